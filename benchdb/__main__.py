@@ -1,0 +1,3 @@
+from benchdb.cli import main
+
+main(prog_name="benchdb")

@@ -1,0 +1,257 @@
+"""The `benchdb` command line. Thin: parse options, call library functions, print.
+
+Imports of runners, ingest and backends happen inside commands, so `benchdb --help` stays light
+(no torch, onnxruntime or openvino).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from benchdb import __version__
+from benchdb.errors import BenchdbError
+
+_DB_HELP = "DuckDB warehouse file (default: $BENCHDB_DB, else ./benchdb.duckdb)."
+
+
+def _csv_ints(ctx, param, value):
+    if value is None:
+        return None
+    try:
+        out = tuple(int(v) for v in str(value).split(",") if v.strip())
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a comma-separated list of integers, e.g. 1,4,8") from None
+    if not out or any(v < 1 for v in out):
+        raise click.BadParameter(f"{value!r}: give positive integers, e.g. 1,4,8")
+    return out
+
+
+def _csv_words(ctx, param, value):
+    if value is None:
+        return None
+    out = tuple(v.strip() for v in str(value).split(",") if v.strip())
+    if not out:
+        raise click.BadParameter("give at least one value")
+    return out
+
+
+class _Group(click.Group):
+    """Turns BenchdbError (and a DuckDB error while querying) into one line and an exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BenchdbError as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"benchdb: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:  # a bug, not the user's fault: still one line unless --debug
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            click.echo(f"benchdb: internal error: {type(exc).__name__}: {first} "
+                       "(run with --debug for the traceback and please report it)", err=True)
+            ctx.exit(70)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="benchdb")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.pass_context
+def main(ctx, debug):
+    """benchdb: a benchmark data warehouse for ML inference across hardware.
+
+    Runners write raw Parquet measurements (`benchdb run`), `benchdb ingest` loads them into a
+    versioned DuckDB file, and `benchdb query` / reports read it.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+# --------------------------------------------------------------------------- run
+@main.command()
+@click.option("--backend", required=True, help="numpy, pytorch, onnxruntime or openvino.")
+@click.option("--device", default="cpu", show_default=True, help="Device to measure on.")
+@click.option("--model", "models", multiple=True, required=True,
+              help="Model spec (repeatable): matmul:<N> for numpy; a path, Hub id or tiny:<type> for ML backends.")
+@click.option("--batch-sizes", callback=_csv_ints, default="1", show_default=True, help="Comma-separated.")
+@click.option("--seq-lens", callback=_csv_ints, default="128", show_default=True,
+              help="Sequence lengths (backends with text inputs).")
+@click.option("--mode", "modes", callback=_csv_words, default="eager", show_default=True,
+              help="Comma-separated: eager, compile.")
+@click.option("--precision", "precisions", callback=_csv_words, default="fp32", show_default=True,
+              help="Comma-separated: fp32, fp16, bf16, fp64.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="Fixed thread count (default: physical cores). Recorded with every result.")
+@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True, help="Warm-up calls.")
+@click.option("--min-iters", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--min-time", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds.")
+@click.option("--max-time", type=click.FloatRange(min=0), default=20.0, show_default=True, help="Seconds.")
+@click.option("--target-ci", type=click.FloatRange(min=0.0001, max=0.99), default=0.02, show_default=True,
+              help="Stop once the 95%% CI of the median is within +- this fraction.")
+@click.option("--max-background-cpu", type=click.FloatRange(min=0, max=100), default=30.0, show_default=True,
+              help="Other processes' CPU %% above which a result is marked invalid.")
+@click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
+              show_default=True, help="Folder for the Parquet measurement files.")
+def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threads, warmup, min_iters,
+        min_time, max_time, target_ci, max_background_cpu, tags, out):
+    """Measure models on this machine and write one Parquet file per scenario."""
+    from benchdb.reports.tabular import render
+    from benchdb.runners.base import RunOptions
+    from benchdb.runners.run import run as run_suite, summary_rows
+    from benchdb.runners.timing import StopRule
+
+    try:
+        rule = StopRule(warmup_iters=warmup, min_iters=min_iters, min_time_s=min_time,
+                        max_time_s=max_time, target_ci=target_ci)
+    except ValueError as exc:
+        raise BenchdbError(f"stopping rule: {exc}") from None
+    opts = RunOptions(backend=backend, models=tuple(models), device=device, batch_sizes=batch_sizes,
+                      seq_lens=seq_lens, modes=modes, precisions=precisions, threads=threads, rule=rule,
+                      out=out, tags=tuple(tags), max_background_cpu=max_background_cpu)
+
+    def progress(outcome, done, total):
+        click.echo(f"[{done}/{total}] {outcome.scenario.label()}: "
+                   f"{outcome.status if outcome.status != 'ok' else outcome.validity}", err=True)
+
+    report = run_suite(opts, progress=progress)
+    rows = summary_rows(report)
+    cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
+    click.echo(render(cols, [[r[c] for c in cols] for r in rows]))
+    click.echo(f"run {report.run_id}: {len(report.files)} file(s) in {report.out_dir}")
+
+
+# --------------------------------------------------------------------------- ingest
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--db", default=None, help=_DB_HELP)
+@click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="Seconds to wait for another process that holds the database.")
+def ingest(paths, db, wait_s):
+    """Load Parquet measurement files (recursively) into the warehouse."""
+    from benchdb.ingest import ingest as do_ingest
+
+    def progress(done, total):
+        click.echo(f"  loaded {done}/{total} file(s)", err=True)
+
+    summary = do_ingest(paths, db, wait_s=wait_s, progress=progress)
+    for path, reason in summary.rejected:
+        click.echo(f"rejected {path}: {reason}", err=True)
+    click.echo(summary.line())
+    if summary.rejected:
+        sys.exit(1)
+
+
+# --------------------------------------------------------------------------- db
+@main.group()
+def db():
+    """Inspect or migrate the warehouse schema."""
+
+
+@db.command("status")
+@click.option("--db", "db_path", default=None, help=_DB_HELP)
+def db_status(db_path):
+    """Schema version of the database against this benchdb's, and table sizes."""
+    from benchdb.schema import warehouse
+
+    st = warehouse.status(db_path)
+    if not st["exists"]:
+        click.echo(f"{st['path']}: does not exist (benchdb schema version {st['code_version']}); "
+                   "`benchdb ingest` creates it")
+        return
+    state = ("up to date" if st["pending"] == 0 and st["schema_version"] <= st["code_version"]
+             else f"{st['pending']} migration(s) pending: run `benchdb db upgrade`"
+             if st["schema_version"] < st["code_version"] else "newer than this benchdb: upgrade benchdb")
+    click.echo(f"{st['path']}: schema version {st['schema_version']}, benchdb supports "
+               f"{st['code_version']} ({state})")
+    for name, n in st["tables"].items():
+        click.echo(f"  {name:<16} {n:>12,} rows")
+
+
+@db.command("upgrade")
+@click.option("--db", "db_path", default=None, help=_DB_HELP)
+def db_upgrade(db_path):
+    """Apply pending migrations in place (each in its own transaction)."""
+    from benchdb.schema import warehouse
+
+    path = warehouse.resolve_db(db_path)
+    con = warehouse._connect(path, read_only=False, wait_s=60.0)
+    try:
+        applied = warehouse.upgrade(con, path)
+        version = warehouse.schema_version(con)
+    finally:
+        con.close()
+    if applied:
+        click.echo(f"{path}: applied {', '.join(f'{m.version:04d}_{m.name}' for m in applied)}; "
+                   f"schema version {version}")
+    else:
+        click.echo(f"{path}: already at schema version {version}")
+
+
+# --------------------------------------------------------------------------- query
+@main.command()
+@click.argument("sql_text", metavar="SQL")
+@click.option("--db", default=None, help=_DB_HELP)
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+def query(sql_text, db, fmt):
+    """Run a read-only SQL query against the warehouse."""
+    import duckdb
+
+    from benchdb.reports.tabular import render
+    from benchdb.schema import warehouse
+    from benchdb.sql.readonly import check_read_only
+
+    check_read_only(sql_text)
+    con, path = warehouse.open_readonly(db)
+    try:
+        try:
+            cur = con.execute(sql_text)
+        except duckdb.Error as exc:
+            text = str(exc).splitlines()[0]
+            if "read-only" in text.lower():
+                raise BenchdbError(f"benchdb query is read-only: {text}") from None
+            raise BenchdbError(f"query failed: {text}") from None
+        if cur.description is None:
+            return
+        cols = [d[0] for d in cur.description]
+        rows = cur.fetchall()
+    finally:
+        con.close()
+    click.echo(render(cols, rows, fmt))
+
+
+# --------------------------------------------------------------------------- hardware
+@main.command("hardware")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def hardware_cmd(as_json):
+    """What this machine has: CPU, memory, installed backends and their versions."""
+    from benchdb.runners import hardware
+
+    rep = hardware.report()
+    if as_json:
+        click.echo(json.dumps(rep, indent=1, default=str))
+        return
+    cpu = rep["cpu"]
+    click.echo(f"host      {rep['host']} (Python {rep['python']}, {cpu['os']}, {cpu['arch']})")
+    click.echo(f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
+               f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)")
+    click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
+    if rep["load_avg_1m"] is not None:
+        click.echo(f"load      {rep['load_avg_1m']:.2f} (1-min average)")
+    for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):
+        click.echo(f"{title}:")
+        for b in items:
+            detail = b["version"] if b["status"] == "available" else f"unavailable - {b['hint']}"
+            click.echo(f"  {b['name']:<16} {detail}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

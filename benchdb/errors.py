@@ -1,0 +1,11 @@
+"""Errors a user can cause. The CLI prints them as one line and exits non-zero."""
+
+
+class BenchdbError(Exception):
+    """A user-facing error: the message names the thing and what to do."""
+
+    exit_code = 2
+
+
+class BackendUnavailable(BenchdbError):
+    """An optional backend (torch, onnxruntime, openvino, ...) is not installed."""

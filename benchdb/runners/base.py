@@ -1,0 +1,135 @@
+"""What every runner shares: options, scenarios, outcomes, measurement conditions.
+
+A backend module (``benchdb.runners.<backend>_runner``) provides:
+- ``software() -> dict``: versions of what it measures with;
+- ``hardware(device) -> dict``: the hardware fingerprint of that device;
+- ``plan(opts) -> list[tuple[str, list[Scenario]]]``: scenarios grouped by model;
+- ``run_model(model, scenarios, opts) -> Iterator[Outcome]``: loads the model once, measures
+  each scenario and yields one outcome per scenario, in order.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchdb.runners import hardware
+from benchdb.runners.timing import Measurement, StopRule
+
+Row = tuple[str, str, int, float, float]   # metric, unit, iteration, t_offset_s, value
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    backend: str
+    models: tuple[str, ...]
+    device: str = "cpu"
+    batch_sizes: tuple[int, ...] = (1,)
+    seq_lens: tuple[int, ...] = (128,)
+    modes: tuple[str, ...] = ("eager",)
+    precisions: tuple[str, ...] = ("fp32",)
+    threads: int | None = None
+    rule: StopRule = field(default_factory=StopRule)
+    out: Path = Path("results")
+    tags: tuple[str, ...] = ()
+    #: Other processes' CPU use (percent of the whole machine) above which a result is invalid.
+    max_background_cpu: float = 30.0
+
+    @property
+    def thread_count(self) -> int:
+        return self.threads or hardware.default_threads()
+
+    def config(self) -> dict[str, Any]:
+        """The run's configuration as recorded in every file it writes."""
+        return {"backend": self.backend, "models": list(self.models), "device": self.device,
+                "batch_sizes": list(self.batch_sizes), "seq_lens": list(self.seq_lens),
+                "modes": list(self.modes), "precisions": list(self.precisions),
+                "threads": self.thread_count, "stop_rule": self.rule.__dict__.copy(),
+                "max_background_cpu": self.max_background_cpu, "tags": list(self.tags)}
+
+
+@dataclass
+class Scenario:
+    model_id: str
+    backend: str
+    device: str
+    mode: str
+    precision: str
+    batch_size: int
+    input_shape: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def key(self) -> dict[str, Any]:
+        return {"model_id": self.model_id, "backend": self.backend, "device": self.device,
+                "mode": self.mode, "precision": self.precision, "batch_size": self.batch_size,
+                "input_shape": self.input_shape}
+
+    def label(self) -> str:
+        return (f"{self.model_id} {self.backend}/{self.device} {self.mode} {self.precision} "
+                f"bs={self.batch_size} {self.input_shape}")
+
+
+@dataclass
+class Conditions:
+    """The state of the machine just before a scenario is measured."""
+
+    load_avg_1m: float | None
+    background_cpu_pct: float
+    threads: int
+
+    @classmethod
+    def now(cls, threads: int) -> "Conditions":
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        return cls(load, hardware.background_cpu_pct(), threads)
+
+
+@dataclass
+class Outcome:
+    scenario: Scenario
+    model: dict[str, Any]                      # contract metadata.model
+    status: str = "ok"
+    error: str | None = None
+    rows: list[Row] = field(default_factory=list)
+    validity_reasons: list[str] = field(default_factory=list)
+    timing_method: str = "host_clock"
+    stop_reason: str | None = None
+    conditions: Conditions | None = None
+    started_at: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def validity(self) -> str:
+        return "valid" if self.status == "ok" and not self.validity_reasons else "invalid"
+
+
+def measurement_rows(m: Measurement, metric: str = "latency_s") -> list[Row]:
+    """Samples of a measurement as contract rows, plus its first call as its own metric."""
+    rows: list[Row] = [(metric, "s", i, o, v) for i, (o, v) in enumerate(zip(m.offsets, m.samples))]
+    rows.append(("first_call_s", "s", 0, 0.0, m.first_call_s))
+    return rows
+
+
+def judge(m: Measurement, rule: StopRule, cond: Conditions, max_background_cpu: float) -> list[str]:
+    """Validity reasons of a measurement taken under the given conditions."""
+    reasons = m.validity_reasons(rule)
+    if cond.background_cpu_pct > max_background_cpu:
+        reasons.append(f"busy_machine: other processes used {cond.background_cpu_pct:.0f}% CPU "
+                       f"before the scenario (limit {max_background_cpu:.0f}%)")
+    return reasons
+
+
+def error_text(exc: BaseException) -> str:
+    """One line naming the exception, plus the innermost frame for the record."""
+    tb = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+    return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{where}"
+
+
+def status_of(exc: BaseException) -> str:
+    text = f"{type(exc).__name__} {exc}".lower()
+    if isinstance(exc, MemoryError) or "out of memory" in text or "outofmemory" in text:
+        return "oom"
+    return "failed"

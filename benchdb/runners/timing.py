@@ -1,0 +1,135 @@
+"""The shared timing loop every runner measures through.
+
+Rules (DESIGN.md, measurement rules):
+- The first call is timed on its own (it includes lazy initialisation and compilation) and is
+  never a steady-state sample.
+- Warm-up: at least ``warmup_iters`` calls and ``warmup_s`` seconds, untimed.
+- Then iterate until at least ``min_iters`` samples AND ``min_time_s`` seconds; stop as soon as
+  the 95 % CI of the median is within ``target_ci`` (relative half-width) of the median, or at
+  ``max_time_s`` / ``max_iters``.
+- ``sync`` (the device's synchronisation) runs inside each timed region, so asynchronous devices
+  are measured to completion.
+
+The clock is injectable so the loop's logic is tested without sleeping. The confidence interval
+comes from benchdb's statistics SQL (:class:`benchdb.sql.Stats`), the same the warehouse uses.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from benchdb.sql import Stats
+
+
+@dataclass(frozen=True)
+class StopRule:
+    warmup_iters: int = 3
+    warmup_s: float = 0.1
+    min_iters: int = 10
+    min_time_s: float = 1.0
+    max_time_s: float = 20.0
+    max_iters: int = 1_000_000
+    target_ci: float = 0.02
+    #: A result whose CI half-width ends above ``noisy_factor * target_ci`` is invalid (too noisy).
+    noisy_factor: float = 5.0
+
+    def __post_init__(self) -> None:
+        if self.min_iters < 1 or self.warmup_iters < 0:
+            raise ValueError("min_iters must be >= 1 and warmup_iters >= 0")
+        if not 0 < self.target_ci < 1:
+            raise ValueError("target_ci must be between 0 and 1 (e.g. 0.02 for +-2 %)")
+        if self.max_time_s < self.min_time_s:
+            raise ValueError("max_time_s must be >= min_time_s")
+        if self.max_iters < self.min_iters:
+            raise ValueError("max_iters must be >= min_iters")
+
+
+@dataclass
+class Measurement:
+    first_call_s: float
+    samples: list[float] = field(default_factory=list)
+    offsets: list[float] = field(default_factory=list)   # start of each sample, from loop start
+    warmup_iters: int = 0
+    stop_reason: str = ""                                 # converged | max_time | max_iters
+    median: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+
+    @property
+    def ci_rel(self) -> float | None:
+        """Relative half-width of the CI of the median (None when too few samples)."""
+        if self.median is None or self.ci_low is None or self.ci_high is None or self.median <= 0:
+            return None
+        return (self.ci_high - self.ci_low) / 2.0 / self.median
+
+    def validity_reasons(self, rule: StopRule) -> list[str]:
+        reasons = []
+        n = len(self.samples)
+        if n < rule.min_iters:
+            reasons.append(f"too_few_samples: {n} < min_iters {rule.min_iters}")
+        ci = self.ci_rel
+        if ci is None:
+            reasons.append(f"no_ci: {n} samples are too few for a CI of the median")
+        elif ci > rule.noisy_factor * rule.target_ci:
+            reasons.append(f"noisy: CI of the median +-{ci:.1%} > {rule.noisy_factor:g} x target "
+                           f"+-{rule.target_ci:.1%}")
+        return reasons
+
+
+def measure(fn: Callable[[], object], rule: StopRule, *,
+            sync: Callable[[], object] | None = None,
+            clock: Callable[[], float] = time.perf_counter,
+            stats: Stats | None = None) -> Measurement:
+    """Time ``fn`` under ``rule``. ``sync`` runs after each call inside the timed region."""
+    own_stats = stats is None
+    stats = stats or Stats()
+    try:
+        t0 = clock()
+        fn()
+        if sync is not None:
+            sync()
+        m = Measurement(first_call_s=clock() - t0)
+
+        w_start = clock()
+        while m.warmup_iters < rule.warmup_iters or clock() - w_start < rule.warmup_s:
+            fn()
+            if sync is not None:
+                sync()
+            m.warmup_iters += 1
+            if clock() - w_start >= rule.max_time_s:
+                break
+
+        samples, offsets = m.samples, m.offsets
+        append_s, append_o = samples.append, offsets.append
+        start = clock()
+        next_check = rule.min_iters
+        while True:
+            a = clock()
+            fn()
+            if sync is not None:
+                sync()
+            b = clock()
+            append_s(b - a)
+            append_o(a - start)
+            n = len(samples)
+            elapsed = b - start
+            if elapsed >= rule.max_time_s:
+                m.stop_reason = "max_time"
+                break
+            if n >= rule.max_iters:
+                m.stop_reason = "max_iters"
+                break
+            if n >= next_check and elapsed >= rule.min_time_s:
+                # Checks are spaced geometrically, so their cost stays small against the loop.
+                next_check = max(n + 1, int(n * 1.1))
+                med, lo, hi = stats.median_ci(samples)
+                if med and lo is not None and hi is not None and (hi - lo) / 2.0 / med <= rule.target_ci:
+                    m.stop_reason = "converged"
+                    break
+        m.median, m.ci_low, m.ci_high = stats.median_ci(samples)
+        return m
+    finally:
+        if own_stats:
+            stats.close()

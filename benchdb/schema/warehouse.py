@@ -1,0 +1,214 @@
+"""The versioned DuckDB warehouse: opening, locking, migrations, views.
+
+Migrations are numbered files ``benchdb/schema/migrations/NNNN_name.sql``, applied in order,
+each inside one transaction together with its ``schema_version`` row. After migrations (and
+whenever the shipped views change) every view in ``benchdb/sql/views`` is re-applied.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from benchdb import __version__, sql
+from benchdb.errors import BenchdbError
+
+DEFAULT_DB = "benchdb.duckdb"
+_MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_LOCK_PID = re.compile(r"PID (\d+)")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+def migrations() -> list[Migration]:
+    """The migrations this code ships, in version order."""
+    folder = resources.files("benchdb.schema").joinpath("migrations")
+    found = []
+    for entry in folder.iterdir():
+        m = _MIGRATION_NAME.match(entry.name)
+        if m:
+            found.append(Migration(int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8")))
+    found.sort(key=lambda mig: mig.version)
+    for i, mig in enumerate(found, start=1):
+        if mig.version != i:
+            raise RuntimeError(f"migration numbering has a gap or duplicate at {mig.version:04d}")
+    return found
+
+
+def code_schema_version(available: list[Migration] | None = None) -> int:
+    return (available if available is not None else migrations())[-1].version
+
+
+def resolve_db(db: str | os.PathLike | None) -> Path:
+    """``--db`` if given, else ``$BENCHDB_DB``, else ``./benchdb.duckdb``."""
+    return Path(db or os.environ.get("BENCHDB_DB") or DEFAULT_DB)
+
+
+def _connect(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
+    deadline = time.monotonic() + wait_s
+    delay = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            text = str(exc)
+            if "lock" not in text.lower():
+                first = text.splitlines()[0] if text else type(exc).__name__
+                raise BenchdbError(f"cannot open database {path}: {first}; "
+                                   "check that it is a benchdb DuckDB file") from None
+            if time.monotonic() >= deadline:
+                pid = _LOCK_PID.search(text)
+                who = f" (PID {pid.group(1)})" if pid else ""
+                raise BenchdbError(f"database {path} is in use by another process{who}; "
+                                   "wait for it to finish and try again, or raise --wait") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+        except duckdb.Error as exc:
+            first = str(exc).splitlines()[0]
+            raise BenchdbError(f"cannot open database {path}: {first}; "
+                               "check that it is a benchdb DuckDB file") from None
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    """The schema version of an open database (0 for an empty one)."""
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    ).fetchall()[0][0]
+    if not exists:
+        return 0
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchall()[0][0]
+
+
+def _refuse_newer(path: Path, have: int, code: int) -> None:
+    if have > code:
+        raise BenchdbError(f"database {path} has schema version {have}, but this benchdb "
+                           f"({__version__}) supports up to {code}; upgrade benchdb to use it")
+
+
+def _apply(con: duckdb.DuckDBPyConnection, pending: list[Migration]) -> list[Migration]:
+    applied = []
+    for mig in pending:
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(mig.sql)
+            con.execute(sql.load("queries/record_migration.sql"), [mig.version, mig.name, __version__])
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        applied.append(mig)
+    return applied
+
+
+def _refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
+    digest = sql.views_digest()
+    rows = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
+    if not force and rows and rows[0][0] == digest:
+        return False
+    con.execute("BEGIN TRANSACTION")
+    try:
+        sql.apply_views(con)
+        con.execute(sql.load("queries/set_meta.sql"), ["views_sha256", digest])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return True
+
+
+def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
+            available: list[Migration] | None = None) -> list[Migration]:
+    """Apply pending migrations, then views. Returns the migrations applied."""
+    available = available if available is not None else migrations()
+    have = schema_version(con)
+    _refuse_newer(path, have, code_schema_version(available))
+    con.execute(_bootstrap_sql())
+    applied = _apply(con, [m for m in available if m.version > have])
+    _refresh_views(con, force=bool(applied))
+    return applied
+
+
+def _bootstrap_sql() -> str:
+    return resources.files("benchdb.schema").joinpath("migrations", "bootstrap.sql").read_text("utf-8")
+
+
+def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,
+                  available: list[Migration] | None = None) -> tuple[duckdb.DuckDBPyConnection, Path]:
+    """Open (creating if new) the warehouse for writing, at the schema this code ships.
+
+    A new or empty database is initialised. An older schema is refused with the command that
+    migrates it; a newer one is refused with the versions of both.
+    """
+    path = resolve_db(db)
+    if path.parent and not path.parent.exists():
+        raise BenchdbError(f"folder {path.parent} for database {path} does not exist; create it first")
+    con = _connect(path, read_only=False, wait_s=wait_s)
+    try:
+        available = available if available is not None else migrations()
+        have, code = schema_version(con), code_schema_version(available)
+        _refuse_newer(path, have, code)
+        if have == 0:
+            upgrade(con, path, available)
+        elif have < code:
+            raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
+                               f"{code}; run `benchdb db upgrade --db {path}` first")
+        else:
+            _refresh_views(con)
+    except BaseException:
+        con.close()
+        raise
+    return con, path
+
+
+def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0) -> tuple[duckdb.DuckDBPyConnection, Path]:
+    """Open an existing warehouse read-only (refusing one newer than this code)."""
+    path = resolve_db(db)
+    if not path.exists():
+        raise BenchdbError(f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {path}`")
+    con = _connect(path, read_only=True, wait_s=wait_s)
+    try:
+        have = schema_version(con)
+        _refuse_newer(path, have, code_schema_version())
+        if have == 0:
+            raise BenchdbError(f"{path} is not a benchdb warehouse (no schema_version table); "
+                               "point --db at a file made by `benchdb ingest`")
+    except BaseException:
+        con.close()
+        raise
+    return con, path
+
+
+def status(db: str | os.PathLike | None) -> dict:
+    """Schema version of a database against this code's, and row counts of the main tables."""
+    path = resolve_db(db)
+    code = code_schema_version()
+    if not path.exists():
+        return {"path": str(path), "exists": False, "schema_version": 0, "code_version": code,
+                "pending": code, "tables": {}}
+    con = _connect(path, read_only=True, wait_s=10.0)
+    try:
+        have = schema_version(con)
+        tables = {}
+        if have:
+            for (name,) in con.execute(sql.load("queries/list_tables.sql")).fetchall():
+                tables[name] = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0][0]
+        return {"path": str(path), "exists": True, "schema_version": have, "code_version": code,
+                "pending": max(code - have, 0), "tables": tables}
+    finally:
+        con.close()
+
+
+def _ident(name: str) -> str:
+    """Quote an identifier read from the catalog (never a value from a user)."""
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,84 @@
+"""SQL as files: views, macros and the queries the library runs, loaded with importlib.resources.
+
+Python passes values as bound parameters; nothing here formats values into SQL text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from importlib import resources
+
+import duckdb
+
+
+@lru_cache(maxsize=None)
+def load(name: str) -> str:
+    """Text of ``benchdb/sql/<name>`` (e.g. ``queries/stage_samples.sql``)."""
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def view_files() -> list[str]:
+    """View definitions in apply order (file names sort in dependency order)."""
+    folder = resources.files(__package__).joinpath("views")
+    return sorted(f"views/{p.name}" for p in folder.iterdir() if p.name.endswith(".sql"))
+
+
+def views_digest() -> str:
+    """Hash of the macros and views this code ships; stored in the database to detect changes."""
+    h = hashlib.sha256(load("macros.sql").encode())
+    for name in view_files():
+        h.update(name.encode())
+        h.update(load(name).encode())
+    return h.hexdigest()
+
+
+def install_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create (or replace) benchdb's SQL macros on a connection (persistent in a database file)."""
+    con.execute(load("macros.sql"))
+
+
+def apply_views(con: duckdb.DuckDBPyConnection) -> None:
+    """Create or replace every macro and view; the caller owns the transaction."""
+    install_macros(con)
+    for name in view_files():
+        con.execute(load(name))
+
+
+class Stats:
+    """benchdb's statistics SQL over in-memory data (a runner's summary, the stopping rule).
+
+    The same ``queries/metric_stats.sql`` that ingest runs over staged files, so the numbers a
+    runner prints are the numbers the warehouse will hold.
+    """
+
+    def __init__(self) -> None:
+        self.con = duckdb.connect()
+        install_macros(self.con)
+        self._query = load("queries/metric_stats.sql")
+
+    def compute(self, table) -> list[dict]:
+        """Statistics per (scenario_id, metric) of an Arrow table with columns
+        scenario_id, metric, unit, value."""
+        self.con.register("stage_samples", table)
+        try:
+            cur = self.con.execute(self._query + " ORDER BY scenario_id, metric")
+            cols = [d[0] for d in cur.description]
+            return [dict(zip(cols, row)) for row in cur.fetchall()]
+        finally:
+            self.con.unregister("stage_samples")
+
+    def median_ci(self, values) -> tuple[float | None, float | None, float | None]:
+        """(median, CI low, CI high) of a sequence of numbers."""
+        import pyarrow as pa
+
+        n = len(values)
+        table = pa.table({"scenario_id": pa.array([""] * n), "metric": pa.array([""] * n),
+                          "unit": pa.array([""] * n), "value": pa.array(values, type=pa.float64())})
+        rows = self.compute(table)
+        if not rows:
+            return None, None, None
+        return rows[0]["median"], rows[0]["median_ci_low"], rows[0]["median_ci_high"]
+
+    def close(self) -> None:
+        self.con.close()

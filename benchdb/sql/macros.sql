@@ -1,0 +1,24 @@
+-- benchdb statistics macros. Stored in the warehouse, so analysts can use them too.
+
+-- A percentile q (0 < q < 1) is only reported when at least 1/min(q, 1-q) samples back it
+-- (p99 needs 100 samples, p90 needs 10, p25/p75 need 4); otherwise it is NULL, not a guess.
+CREATE OR REPLACE MACRO bdb_pct_min_n(q) AS CAST(ceil(1.0 / least(q, 1.0 - q) - 1e-9) AS BIGINT);
+
+-- 1-based ranks of the 95 % distribution-free confidence interval of the median
+-- (binomial order statistics, normal approximation). Outside 1..n there are too few samples.
+CREATE OR REPLACE MACRO bdb_median_ci_lo_rank(n) AS CAST(floor(n / 2.0 - 1.959964 * sqrt(n) / 2.0) AS BIGINT);
+CREATE OR REPLACE MACRO bdb_median_ci_hi_rank(n) AS CAST(ceil(n / 2.0 + 1.0 + 1.959964 * sqrt(n) / 2.0) AS BIGINT);
+
+-- Interval bounds from a sorted list of values.
+CREATE OR REPLACE MACRO bdb_median_ci_low(sorted_values) AS
+    CASE WHEN bdb_median_ci_lo_rank(len(sorted_values)) >= 1
+          AND bdb_median_ci_hi_rank(len(sorted_values)) <= len(sorted_values)
+         THEN sorted_values[bdb_median_ci_lo_rank(len(sorted_values))] END;
+CREATE OR REPLACE MACRO bdb_median_ci_high(sorted_values) AS
+    CASE WHEN bdb_median_ci_lo_rank(len(sorted_values)) >= 1
+          AND bdb_median_ci_hi_rank(len(sorted_values)) <= len(sorted_values)
+         THEN sorted_values[bdb_median_ci_hi_rank(len(sorted_values))] END;
+
+-- An ISO-8601 timestamp text (with or without offset) as a UTC TIMESTAMP; every timestamp
+-- column in the warehouse is UTC.
+CREATE OR REPLACE MACRO bdb_utc(ts_text) AS timezone('UTC', CAST(ts_text AS TIMESTAMPTZ));

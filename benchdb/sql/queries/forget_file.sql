@@ -1,0 +1,1 @@
+DELETE FROM ingested_files WHERE path = $1 AND status IN ('rejected', 'duplicate')

@@ -1,0 +1,1 @@
+SELECT value FROM benchdb_meta WHERE key = $1

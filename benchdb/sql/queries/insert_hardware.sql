@@ -1,0 +1,4 @@
+INSERT OR IGNORE INTO hardware BY NAME
+SELECT hardware_id, kind, vendor, device_name, memory_bytes, compute_capability, cpu_model,
+       cores_physical, cores_logical, arch, os, first_seen_run, CAST(fingerprint AS JSON) AS fingerprint
+FROM new_hardware

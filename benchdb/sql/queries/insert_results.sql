@@ -1,0 +1,18 @@
+-- One row per scenario file; statistics of its primary metric (NULL when it has no samples).
+INSERT INTO results BY NAME
+SELECT f.scenario_id                      AS result_id,
+       f.run_id, f.file_id, f.hardware_id, f.arch_id,
+       f.model_id, f.backend, f.device, f.mode, f.precision, f.batch_size, f.input_shape,
+       f.status, f.error, f.validity, f.validity_reasons, f.timing_method, f.driver,
+       f.threads, f.load_avg_1m, f.stop_reason,
+       bdb_utc(f.started_at)             AS started_at,
+       f.primary_metric                   AS metric,
+       st.unit,
+       coalesce(st.n, 0)                  AS n,
+       st.mean, st.median, st.min, st.max, st.stddev,
+       st.p25, st.p75, st.p90, st.p95, st.p99, st.median_ci_low, st.median_ci_high,
+       CASE WHEN st.unit = 's' AND st.median > 0 THEN f.batch_size / st.median END AS throughput,
+       CAST(f.settings AS JSON)           AS settings,
+       CAST(f.extra AS JSON)              AS extra
+FROM batch_files f
+LEFT JOIN stage_stats st ON st.scenario_id = f.scenario_id AND st.metric = f.primary_metric

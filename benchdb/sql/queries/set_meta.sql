@@ -1,0 +1,1 @@
+INSERT OR REPLACE INTO benchdb_meta (key, value) VALUES ($1, $2)
