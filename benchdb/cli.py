@@ -135,14 +135,17 @@ def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threa
 @click.option("--db", default=None, help=_DB_HELP)
 @click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="Seconds to wait for another process that holds the database.")
-def ingest(paths, db, wait_s):
+@click.option("--batch-rows", type=click.IntRange(min=1), default=None, hidden=True,
+              help="Sample rows per load transaction (tuning and tests).")
+def ingest(paths, db, wait_s, batch_rows):
     """Load Parquet measurement files (recursively) into the warehouse."""
-    from benchdb.ingest import ingest as do_ingest
+    from benchdb.ingest import DEFAULT_BATCH_ROWS, ingest as do_ingest
 
     def progress(done, total):
         click.echo(f"  loaded {done}/{total} file(s)", err=True)
 
-    summary = do_ingest(paths, db, wait_s=wait_s, progress=progress)
+    summary = do_ingest(paths, db, wait_s=wait_s, progress=progress,
+                        batch_rows=batch_rows or DEFAULT_BATCH_ROWS)
     for path, reason in summary.rejected:
         click.echo(f"rejected {path}: {reason}", err=True)
     click.echo(summary.line())

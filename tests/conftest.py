@@ -1,0 +1,77 @@
+"""Shared helpers: real contract files written through the contract module, real DuckDB files."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchdb.schema import contract
+
+REPO = Path(__file__).resolve().parents[1]
+
+HARDWARE = {"kind": "cpu", "vendor": "TestVendor", "device_name": "Test CPU 9000", "cpu_model": "Test CPU 9000",
+            "cores_physical": 2, "cores_logical": 4, "memory_bytes": 16 * 2**30, "arch": "x86_64"}
+
+
+def make_run(run_id: str | None = None, started_at: str = "2026-11-01T10:00:00+00:00", **extra) -> dict:
+    return {"run_id": run_id or contract.new_run_id(), "started_at": started_at, "host": "testhost",
+            "benchdb_version": "0.1.0", "git_commit": None, "software": {"numpy": np.__version__},
+            "config": {}, "tags": [], **extra}
+
+
+def make_meta(run: dict, *, model_id: str = "matmul:64", batch_size: int = 1, status: str = "ok",
+              hardware: dict | None = None, backend: str = "numpy", device: str = "cpu", mode: str = "eager",
+              precision: str = "fp32", input_shape: str = "n=64", validity: str = "valid",
+              error: str | None = None, model: dict | None = None) -> dict:
+    return contract.build_metadata(
+        run=run, hardware=hardware or HARDWARE, model=model or {"model_id": model_id, "family": "synthetic"},
+        scenario={"model_id": model_id, "backend": backend, "device": device, "mode": mode,
+                  "precision": precision, "batch_size": batch_size, "input_shape": input_shape,
+                  "status": status, "error": error, "validity": validity, "validity_reasons": [],
+                  "primary_metric": "latency_s", "timing_method": "host_clock", "threads": 1})
+
+
+def write_file(folder: Path, meta: dict, values=None, name: str | None = None, metric: str = "latency_s",
+               unit: str = "s") -> Path:
+    """Write one contract file with the given latency values (default: 50 values around 1 ms)."""
+    if values is None:
+        values = np.random.default_rng(meta["scenario"]["batch_size"]).normal(1e-3, 1e-5, 50)
+    rows = [(metric, unit, i, i * 1e-3, float(v)) for i, v in enumerate(values)]
+    table = contract.samples_table(meta, rows)
+    name = name or f"{meta['scenario']['scenario_id'][:12]}.parquet"
+    return contract.write_scenario(folder / name, meta, table)
+
+
+def write_suite(folder: Path, n_files: int = 3, n_values: int = 50, run: dict | None = None) -> list[Path]:
+    run = run or make_run()
+    rng = np.random.default_rng(7)
+    return [write_file(folder, make_meta(run, batch_size=bs), rng.normal(1e-3 * bs, 1e-5, n_values))
+            for bs in range(1, n_files + 1)]
+
+
+def benchdb_cmd(*args: str, check: bool = False, env: dict | None = None, cwd=None,
+                timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run the real command line in a subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    proc = subprocess.run([sys.executable, "-m", "benchdb", *args], capture_output=True, text=True,
+                          env=full_env, cwd=cwd, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"benchdb {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def results_dir(tmp_path: Path) -> Path:
+    d = tmp_path / "results"
+    d.mkdir()
+    return d
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "bench.duckdb"

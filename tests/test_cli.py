@@ -1,0 +1,220 @@
+"""The command line, through click's CliRunner and real subprocesses: exit codes and exact lines."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from benchdb.cli import main
+from benchdb.runners import hardware
+from conftest import REPO, benchdb_cmd, write_suite
+
+FAST = ["--min-time", "0.05", "--max-time", "2", "--warmup", "1", "--min-iters", "5"]
+
+
+def invoke(*args, env=None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def test_help_and_import_never_load_heavy_backends():
+    code = ("import sys, benchdb, benchdb.cli\n"
+            "from click.testing import CliRunner\n"
+            "r = CliRunner().invoke(benchdb.cli.main, ['--help'])\n"
+            "assert r.exit_code == 0 and 'ingest' in r.output, r.output\n"
+            "heavy = [m for m in ('torch', 'onnxruntime', 'openvino', 'transformers') if m in sys.modules]\n"
+            "print(','.join(heavy) or 'none')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "none"
+
+
+def test_python_dash_m_and_version():
+    proc = benchdb_cmd("--version", check=True)
+    assert proc.stdout.strip() == "benchdb, version 0.1.0"
+
+
+def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:32", "--batch-sizes", "1,2", "--out", str(out),
+               "--max-background-cpu", "100", *FAST)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
+    assert "matmul:32 numpy/cpu eager fp32 bs=1 n=32" in lines[2]
+    assert lines[-1].startswith("run ") and lines[-1].endswith(" 2 file(s) in " + str(next(out.iterdir())))
+    assert "[2/2] matmul:32 numpy/cpu eager fp32 bs=2 n=32" in r.stderr
+    files = sorted(out.rglob("*.parquet"))
+    assert len(files) == 2
+
+    r = invoke("ingest", str(out), "--db", str(db))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("ingested 2 new file(s), skipped 0 already loaded, rejected 0; ")
+    r = invoke("ingest", str(out), "--db", str(db))
+    assert r.stdout.startswith("ingested 0 new file(s), skipped 2 already loaded, rejected 0; ")
+
+    r = invoke("query", "select model_id, batch_size, status, n > 0 as has_samples from results order by batch_size",
+               "--db", str(db), "--format", "csv")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == ["model_id,batch_size,status,has_samples",
+                                     "matmul:32,1,ok,True", "matmul:32,2,ok,True"]
+    r = invoke("query", "select model_id, batch_size from results_latest order by batch_size", "--db", str(db),
+               "--format", "json")
+    assert json.loads(r.stdout) == [{"model_id": "matmul:32", "batch_size": 1},
+                                    {"model_id": "matmul:32", "batch_size": 2}]
+    r = invoke("query", "select metric, count(*) as n from result_metrics group by 1 order by 1", "--db", str(db))
+    assert r.stdout.splitlines()[2:5] == ["first_call_s  2", "latency_s     2", "load_s        2"]
+    assert r.stdout.splitlines()[-1] == "(3 rows)"
+
+
+def test_run_records_unsupported_combinations_and_goes_on(tmp_path):
+    out = tmp_path / "res"
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--precision", "fp32,bf16",
+               "--mode", "eager,compile", "--out", str(out), "--max-background-cpu", "100", *FAST)
+    assert r.exit_code == 0, r.output
+    assert len(list(out.rglob("*.parquet"))) == 4
+    statuses = [line.split()[6] for line in r.stdout.splitlines()[2:6]]
+    assert sorted(statuses) == ["unsupported", "unsupported", "unsupported", "valid"]
+    assert "numpy has no bf16 matmul" in r.stdout
+
+
+@pytest.mark.parametrize("args,line", [
+    (["run", "--backend", "numpy", "--model", "resnet50"],
+     "benchdb: error: model 'resnet50' is not a numpy model; use matmul:<N> with 1 <= N <= 16384, e.g. --model matmul:512"),
+    (["run", "--backend", "tensorflow", "--model", "x"],
+     "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openvino, pytorch"),
+    (["run", "--backend", "numpy", "--model", "matmul:8", "--min-time", "5", "--max-time", "1"],
+     "benchdb: error: stopping rule: max_time_s must be >= min_time_s"),
+])
+def test_run_user_errors_are_one_line(args, line, tmp_path):
+    r = invoke(*args, "--out", str(tmp_path / "o"))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == line
+    assert not (tmp_path / "o").exists()
+
+
+def test_bad_option_value_is_a_usage_error():
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--batch-sizes", "1,x")
+    assert r.exit_code == 2
+    assert "'1,x' is not a comma-separated list of integers" in r.stderr
+
+
+def test_missing_backend_is_reported_as_unavailable_with_hint():
+    info = hardware.BackendInfo("ghost", "benchdb-ghost-backend", "benchdb_ghost_backend", "pip install ghost")
+    assert hardware.availability(info) == {"name": "ghost", "status": "unavailable", "version": None,
+                                           "hint": "pip install ghost"}
+
+
+def test_ingest_exit_code_reports_rejections(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "w.duckdb"
+    res.mkdir()
+    write_suite(res, n_files=2)
+    (res / "junk.parquet").write_text("not parquet")
+    r = invoke("ingest", str(res), "--db", str(db))
+    assert r.exit_code == 1
+    assert r.stdout.startswith("ingested 2 new file(s), skipped 0 already loaded, rejected 1; ")
+    assert r.stderr.splitlines()[-1].startswith(f"rejected {res.resolve() / 'junk.parquet'}: file: not a readable Parquet file")
+
+
+def test_ingest_missing_path(tmp_path):
+    r = invoke("ingest", str(tmp_path / "nope"), "--db", str(tmp_path / "w.duckdb"))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"benchdb: error: path {tmp_path / 'nope'} does not exist; "
+                                "give a results folder or .parquet file")
+
+
+def test_query_refuses_writes_and_reports_errors(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "w.duckdb"
+    res.mkdir()
+    write_suite(res, n_files=1)
+    invoke("ingest", str(res), "--db", str(db))
+    r = invoke("query", "delete from results", "--db", str(db))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == ("benchdb: error: benchdb query is read-only: DELETE statements are refused; "
+                                "use SELECT (ingest and db upgrade are the only writers)")
+    # a write sqlglot cannot classify still meets the read-only connection
+    r = invoke("query", "CREATE MACRO m(x) AS x + 1", "--db", str(db))
+    assert r.exit_code == 2 and "read-only" in r.stderr
+    r = invoke("query", "select nope from results", "--db", str(db))
+    assert r.exit_code == 2
+    assert r.stderr.startswith("benchdb: error: query failed: Binder Error: Referenced column \"nope\" not found")
+    assert "Traceback" not in r.stderr
+    assert duckdb.connect(str(db), read_only=True).execute("select count(*) from results").fetchall() == [(1,)]
+
+
+def test_query_missing_database(tmp_path):
+    r = invoke("query", "select 1", "--db", str(tmp_path / "none.duckdb"))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"benchdb: error: database {tmp_path / 'none.duckdb'} does not exist; create it "
+                                f"with `benchdb ingest RESULTS_DIR --db {tmp_path / 'none.duckdb'}`")
+
+
+def test_db_env_variable_is_the_default(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "env.duckdb"
+    res.mkdir()
+    write_suite(res, n_files=1)
+    r = invoke("ingest", str(res), env={"BENCHDB_DB": str(db)})
+    assert r.exit_code == 0 and db.exists()
+    r = invoke("query", "select count(*) as n from results", "--format", "csv", env={"BENCHDB_DB": str(db)})
+    assert r.stdout.splitlines() == ["n", "1"]
+
+
+def test_db_status_and_upgrade(tmp_path):
+    db = tmp_path / "w.duckdb"
+    r = invoke("db", "status", "--db", str(db))
+    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 1); `benchdb ingest` creates it"
+    r = invoke("db", "upgrade", "--db", str(db))
+    assert r.exit_code == 0
+    assert r.stdout.strip() == f"{db}: applied 0001_init; schema version 1"
+    r = invoke("db", "upgrade", "--db", str(db))
+    assert r.stdout.strip() == f"{db}: already at schema version 1"
+    r = invoke("db", "status", "--db", str(db))
+    assert r.stdout.splitlines()[0] == f"{db}: schema version 1, benchdb supports 1 (up to date)"
+    assert any(line.split()[:2] == ["samples", "0"] for line in r.stdout.splitlines())
+    con = duckdb.connect(str(db))
+    con.execute("insert into schema_version values (5, 'future', now()::timestamp, '9')")
+    con.close()
+    r = invoke("db", "upgrade", "--db", str(db))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 5, but this benchdb (0.1.0) "
+                                "supports up to 1; upgrade benchdb to use it")
+    r = invoke("db", "status", "--db", str(db))
+    assert "(newer than this benchdb: upgrade benchdb)" in r.stdout
+
+
+def test_hardware_command():
+    r = invoke("hardware")
+    assert r.exit_code == 0
+    assert r.stdout.splitlines()[1].startswith("cpu       ")
+    assert "backends:" in r.stdout and "  numpy " in r.stdout
+    data = json.loads(invoke("hardware", "--json").stdout)
+    assert data["cpu"]["cores_logical"] >= 1
+    assert {b["name"] for b in data["backends"]} == {"numpy", "pytorch", "onnxruntime", "openvino"}
+
+
+def test_debug_shows_traceback(tmp_path):
+    proc = benchdb_cmd("--debug", "query", "select 1", "--db", str(tmp_path / "none.duckdb"))
+    assert proc.returncode != 0 and "Traceback" in proc.stderr
+    proc = benchdb_cmd("query", "select 1", "--db", str(tmp_path / "none.duckdb"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_runner_killed_mid_suite_keeps_completed_scenarios(tmp_path):
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:64",
+                             "--batch-sizes", "1,2,3,4,5,6,7,8", "--min-time", "0.4", "--max-time", "1",
+                             "--target-ci", "0.0001", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.readline()            # "[1/8] ..." once the first file is on disk
+    assert first.startswith("[1/8]"), first
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = list(out.rglob("*.parquet"))
+    assert 1 <= len(done) < 8
+    r = invoke("ingest", str(out), "--db", str(db))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith(f"ingested {len(done)} new file(s), skipped 0 already loaded, rejected 0")

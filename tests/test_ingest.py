@@ -1,0 +1,274 @@
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from benchdb.errors import BenchdbError
+from benchdb.ingest import ingest
+from benchdb.schema import contract
+from conftest import make_meta, make_run, write_file, write_suite
+
+
+def _counts(db_path):
+    con = duckdb.connect(str(db_path), read_only=True)
+    try:
+        return {t: con.execute(f"select count(*) from {t}").fetchall()[0][0]
+                for t in ("results", "samples", "runs", "hardware", "architectures", "result_metrics")}
+    finally:
+        con.close()
+
+
+def test_ingest_loads_files_and_computes_statistics_in_sql(results_dir, db_path):
+    values = np.arange(1, 101, dtype=float) / 1000.0   # 1..100 ms
+    meta = make_meta(make_run(), batch_size=2)
+    write_file(results_dir, meta, values)
+    s = ingest([results_dir], db_path)
+    assert (s.new, s.skipped, s.rejected, s.samples) == (1, 0, [], 100)
+    con = duckdb.connect(str(db_path), read_only=True)
+    row = con.execute("select n, mean, median, min, max, p25, p75, p90, p99, median_ci_low, median_ci_high, "
+                      "throughput, status, validity from results").fetchall()[0]
+    con.close()
+    n, mean, median, mn, mx, p25, p75, p90, p99, lo, hi, tput, status, validity = row
+    assert n == 100
+    assert mean == pytest.approx(np.mean(values))
+    assert median == pytest.approx(np.median(values))
+    assert (mn, mx) == (0.001, 0.1)
+    assert p25 == pytest.approx(np.percentile(values, 25))
+    assert p90 == pytest.approx(np.percentile(values, 90))
+    assert p99 == pytest.approx(np.percentile(values, 99))
+    # order-statistic CI of the median for n=100: ranks 40 and 61 (1-based)
+    assert (lo, hi) == (0.040, 0.061)
+    assert tput == pytest.approx(2 / np.median(values))
+    assert (status, validity) == ("ok", "valid")
+
+
+def test_percentiles_are_null_without_enough_samples(results_dir, db_path):
+    write_file(results_dir, make_meta(make_run()), [0.001, 0.002, 0.003, 0.004, 0.005])
+    ingest([results_dir], db_path)
+    con = duckdb.connect(str(db_path), read_only=True)
+    row = con.execute("select n, median, p25, p75, p90, p95, p99, median_ci_low from results").fetchall()[0]
+    con.close()
+    assert row == (5, 0.003, 0.002, 0.004, None, None, None, None)
+
+
+def test_ingest_is_idempotent(results_dir, db_path):
+    write_suite(results_dir, n_files=4)
+    first = ingest([results_dir], db_path)
+    before = _counts(db_path)
+    second = ingest([results_dir], db_path)
+    assert (first.new, second.new, second.skipped) == (4, 0, 4)
+    assert _counts(db_path) == before == {"results": 4, "samples": 200, "runs": 1, "hardware": 1,
+                                          "architectures": 1, "result_metrics": 4}
+
+
+def test_copied_file_is_a_duplicate_not_a_second_load(results_dir, db_path, tmp_path):
+    (f,) = write_suite(results_dir, n_files=1)
+    ingest([results_dir], db_path)
+    other = tmp_path / "copy"
+    other.mkdir()
+    shutil.copy(f, other / "same.parquet")
+    s = ingest([other], db_path)
+    assert (s.new, s.duplicates) == (0, 1)
+    assert _counts(db_path)["samples"] == 50
+    # recognised on the next call without hashing again
+    s = ingest([other], db_path)
+    assert (s.new, s.skipped, s.duplicates) == (0, 1, 0)
+
+
+def test_rewritten_file_with_same_scenario_is_rejected(results_dir, db_path):
+    meta = make_meta(make_run())
+    write_file(results_dir, meta, [0.001] * 20, name="a.parquet")
+    ingest([results_dir], db_path)
+    write_file(results_dir, meta, [0.002] * 20, name="a.parquet")   # same scenario, new content
+    s = ingest([results_dir], db_path)
+    assert s.new == 0 and len(s.rejected) == 1
+    assert "metadata.scenario.scenario_id: scenario" in s.rejected[0][1]
+    assert _counts(db_path)["samples"] == 20
+
+
+def _bad_files(folder):
+    """One file per rejection rule, each with the reason ingest must give."""
+    run = make_run()
+    out = {}
+    # corrupt / truncated
+    p = write_file(folder, make_meta(run, batch_size=11), name="truncated.parquet")
+    p.write_bytes(p.read_bytes()[:200])
+    out[p] = "file: not a readable Parquet file"
+    # not even Parquet
+    p = folder / "notes.parquet"
+    p.write_text("this is not parquet")
+    out[p] = "file: not a readable Parquet file"
+    # wrong schema
+    meta = make_meta(run, batch_size=12)
+    t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)]).drop_columns(["iteration"])
+    p = folder / "wrong_schema.parquet"
+    pq.write_table(t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}), p)
+    out[p] = "iteration: missing column"
+    # unknown contract version
+    meta = make_meta(run, batch_size=13)
+    t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
+    p = folder / "future.parquet"
+    pq.write_table(t.replace_schema_metadata(
+        {contract.METADATA_KEY: json.dumps({**meta, "contract_version": 2}).encode()}), p)
+    out[p] = "metadata.contract_version: unknown contract version 2"
+    # NaN timing
+    p = write_file(folder, make_meta(run, batch_size=14), [0.001, float("nan"), 0.001], name="nan.parquet")
+    out[p] = "value: 1 non-finite or missing value(s) in metric latency_s"
+    # infinite timing
+    p = write_file(folder, make_meta(run, batch_size=15), [0.001, float("inf")], name="inf.parquet")
+    out[p] = "value: 1 non-finite or missing value(s) in metric latency_s"
+    # negative timing
+    p = write_file(folder, make_meta(run, batch_size=16), [0.001, -0.5, -0.1], name="negative.parquet")
+    out[p] = "value: 2 negative value(s) in metric latency_s"
+    # rows that claim another scenario than the metadata
+    meta = make_meta(run, batch_size=17)
+    t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
+    t = t.set_column(t.schema.get_field_index("batch_size"), "batch_size", pa.array([99], pa.int32()))
+    p = contract.write_scenario(folder / "mismatch.parquet", meta, t)
+    out[p] = "scenario key columns: 1 row(s) differ from metadata.scenario"
+    # status ok with no primary samples
+    p = write_file(folder, make_meta(run, batch_size=18), [], name="empty_ok.parquet")
+    out[p] = "metadata.scenario.status: ok, but the file has no latency_s samples"
+    return out
+
+
+def test_bad_files_are_rejected_with_reasons_while_good_files_load(results_dir, db_path):
+    good = write_suite(results_dir, n_files=3)
+    bad = _bad_files(results_dir)
+    before = {p: p.read_bytes() for p in list(bad) + good}
+    s = ingest([results_dir], db_path)
+    assert s.new == 3
+    got = dict(s.rejected)
+    assert set(got) == {str(p) for p in bad}
+    for p, reason in bad.items():
+        assert got[str(p)].startswith(reason), (p.name, got[str(p)])
+    assert _counts(db_path)["results"] == 3
+    # user files are never moved, changed or deleted
+    assert {p: p.read_bytes() for p in before} == before
+    con = duckdb.connect(str(db_path), read_only=True)
+    recorded = con.execute("select count(*) from ingested_files where status = 'rejected'").fetchall()[0][0]
+    con.close()
+    assert recorded == len(bad)
+    # still rejected (and still reported) on the next call; nothing duplicated
+    s2 = ingest([results_dir], db_path)
+    assert len(s2.rejected) == len(bad) and s2.new == 0
+    con = duckdb.connect(str(db_path), read_only=True)
+    assert con.execute("select count(*) from ingested_files where status = 'rejected'").fetchall()[0][0] == len(bad)
+    con.close()
+
+
+def test_failed_scenario_file_loads_as_a_result_without_statistics(results_dir, db_path):
+    meta = make_meta(make_run(), status="oom", validity="invalid", error="OutOfMemoryError: 2 GiB")
+    write_file(results_dir, meta, [])
+    s = ingest([results_dir], db_path)
+    assert s.new == 1 and not s.rejected
+    con = duckdb.connect(str(db_path), read_only=True)
+    assert con.execute("select status, error, n, median from results").fetchall() == [
+        ("oom", "OutOfMemoryError: 2 GiB", 0, None)]
+    assert con.execute("select count(*) from results_latest").fetchall() == [(0,)]
+    con.close()
+
+
+def test_html_in_model_name_is_stored_verbatim(results_dir, db_path):
+    name = "<script>alert('x')</script>/model"
+    meta = make_meta(make_run(), model_id=name)
+    write_file(results_dir, meta, name="hostile.parquet")
+    assert ingest([results_dir], db_path).new == 1
+    con = duckdb.connect(str(db_path), read_only=True)
+    assert con.execute("select model_id from results where model_id = $1", [name]).fetchall() == [(name,)]
+    con.close()
+
+
+def test_hidden_temp_files_are_ignored(results_dir, db_path):
+    write_suite(results_dir, n_files=1)
+    (results_dir / ".half-written.parquet.123.tmp").write_bytes(b"PAR1 partial")
+    (results_dir / ".x.parquet").write_bytes(b"PAR1 partial")
+    s = ingest([results_dir], db_path)
+    assert (s.found, s.new, s.rejected) == (1, 1, [])
+
+
+def test_missing_path_and_empty_folder_are_clear_errors(tmp_path, db_path):
+    with pytest.raises(BenchdbError, match=r"^path .*nowhere does not exist; give a results folder"):
+        ingest([tmp_path / "nowhere"], db_path)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(BenchdbError, match=r"^no \.parquet files found under .*empty"):
+        ingest([tmp_path / "empty"], db_path)
+    assert not db_path.exists()
+
+
+def test_many_runs_and_hardware_dimensions(results_dir, db_path):
+    hw2 = {"kind": "cuda", "vendor": "NVIDIA", "device_name": "NVIDIA H100", "memory_bytes": 80 * 2**30,
+           "driver": "550.54", "compute_capability": "9.0"}
+    r1, r2 = make_run(), make_run(started_at="2026-11-02T10:00:00+00:00")
+    write_file(results_dir, make_meta(r1), name="a.parquet")
+    write_file(results_dir, make_meta(r2), name="b.parquet")
+    write_file(results_dir, make_meta(r2, hardware=hw2, device="cuda"), name="c.parquet")
+    ingest([results_dir], db_path, batch_rows=60)    # several transactions
+    c = _counts(db_path)
+    assert (c["runs"], c["hardware"], c["results"]) == (2, 2, 3)
+    con = duckdb.connect(str(db_path), read_only=True)
+    # the latest run wins per scenario and hardware
+    rows = con.execute("select run_id, hardware_kind, driver from results_latest order by hardware_kind").fetchall()
+    con.close()
+    assert rows == [(r2["run_id"], "cpu", None), (r2["run_id"], "cuda", "550.54")]
+
+
+def _ingest_proc(results_dir, db_path, *extra):
+    return subprocess.Popen([sys.executable, "-m", "benchdb", "ingest", str(results_dir), "--db", str(db_path),
+                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path):
+    n_files, n_values = 60, 2000
+    write_suite(results_dir, n_files=n_files, n_values=n_values)
+    proc = _ingest_proc(results_dir, db_path, "--batch-rows", str(n_values))   # one file per transaction
+    # wait until at least one batch committed, then kill it hard
+    line = proc.stderr.readline()
+    assert "loaded" in line, line
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = _counts(db_path)
+    assert partial["samples"] == partial["results"] * n_values      # only whole files
+    s = ingest([results_dir], db_path)
+    assert s.new + s.skipped == n_files
+    c = _counts(db_path)
+    assert (c["results"], c["samples"]) == (n_files, n_files * n_values)
+    con = duckdb.connect(str(db_path), read_only=True)
+    assert con.execute("select count(*) from (select result_id from results group by 1 having count(*) > 1)"
+                       ).fetchall() == [(0,)]
+    con.close()
+
+
+def test_two_concurrent_ingests_serialise(results_dir, db_path):
+    write_suite(results_dir, n_files=30, n_values=2000)
+    a = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
+    b = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
+    outs = [p.communicate(timeout=120) for p in (a, b)]
+    assert a.returncode == 0 and b.returncode == 0, outs
+    c = _counts(db_path)
+    assert (c["results"], c["samples"]) == (30, 60000)
+    news = sorted(int(o[0].split("ingested ")[1].split(" new")[0]) for o in outs)
+    assert news == [0, 30]      # one loaded everything, the other waited and found nothing new
+
+
+def test_concurrent_ingest_with_no_wait_fails_clearly(results_dir, db_path):
+    write_suite(results_dir, n_files=40, n_values=5000)
+    a = _ingest_proc(results_dir, db_path, "--batch-rows", "5000")
+    assert "loaded" in a.stderr.readline()       # a holds the database now
+    b = _ingest_proc(results_dir, db_path, "--wait", "0")
+    out, err = b.communicate(timeout=60)
+    a.communicate(timeout=120)
+    if b.returncode == 0:          # a finished before b started: nothing to assert about locking
+        pytest.skip("first ingest finished before the second started")
+    assert b.returncode == 2
+    assert err.strip().startswith(f"benchdb: error: database {db_path} is in use by another process")
+    assert "Traceback" not in err
