@@ -134,7 +134,15 @@ def _bad_files(folder):
     t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
     t = t.set_column(t.schema.get_field_index("batch_size"), "batch_size", pa.array([99], pa.int32()))
     p = contract.write_scenario(folder / "mismatch.parquet", meta, t)
-    out[p] = "scenario key columns: 1 row(s) differ from metadata.scenario"
+    out[p] = "scenario key columns: batch_size differ from metadata.scenario"
+    # the same, from a writer that leaves no column statistics: checked row by row
+    meta = make_meta(run, batch_size=19)
+    t = contract.samples_table(meta, [("latency_s", "s", i, 0.0, 0.001) for i in range(3)])
+    t = t.set_column(t.schema.get_field_index("model_id"), "model_id", pa.array(["a", "b", "matmul:64"]))
+    p = folder / "no_stats.parquet"
+    pq.write_table(t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}), p,
+                   write_statistics=False)
+    out[p] = "scenario key columns: 2 row(s) differ from metadata.scenario"
     # status ok with no primary samples
     p = write_file(folder, make_meta(run, batch_size=18), [], name="empty_ok.parquet")
     out[p] = "metadata.scenario.status: ok, but the file has no latency_s samples"
@@ -164,6 +172,15 @@ def test_bad_files_are_rejected_with_reasons_while_good_files_load(results_dir, 
     con = duckdb.connect(str(db_path), read_only=True)
     assert con.execute("select count(*) from ingested_files where status = 'rejected'").fetchall()[0][0] == len(bad)
     con.close()
+
+
+def test_file_without_statistics_but_right_keys_loads(results_dir, db_path):
+    meta = make_meta(make_run())
+    t = contract.samples_table(meta, [("latency_s", "s", i, 0.0, 0.001) for i in range(3)])
+    pq.write_table(t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}),
+                   results_dir / "plain.parquet", write_statistics=False)
+    s = ingest([results_dir], db_path)
+    assert (s.new, s.rejected) == (1, [])
 
 
 def test_failed_scenario_file_loads_as_a_result_without_statistics(results_dir, db_path):

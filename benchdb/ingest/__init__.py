@@ -209,19 +209,24 @@ class _Loader:
             con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
-            con.execute(sql.load("queries/stage_samples.sql"), {"files": [str(c.path) for c in batch]})
+            files = [str(c.path) for c in batch]
             bad = dict(con.execute(sql.load("queries/check_samples.sql"),
-                                   [list(contract.NON_NEGATIVE_UNITS)]).fetchall())
+                                   {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)}).fetchall())
+            no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql"),
+                                                  {"files": files}).fetchall() if f not in bad]
+            if no_stats:
+                bad.update(con.execute(sql.load("queries/check_keys_rows.sql"), {"files": no_stats}).fetchall())
             if bad:
                 con.execute("DELETE FROM batch_files WHERE list_contains($1, filename)", [list(bad)])
-                con.execute("DELETE FROM stage_samples WHERE list_contains($1, filename)", [list(bad)])
                 for c in batch:
                     if str(c.path) in bad:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
             if good:
-                con.execute(sql.load("queries/insert_samples.sql"))
-                con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/metric_stats.sql"))
+                good_files = [str(c.path) for c in good]
+                con.execute(sql.load("queries/insert_samples.sql"), {"files": good_files})
+                con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/stage_samples.sql")
+                            + sql.load("queries/metric_stats.sql"), {"files": good_files})
                 con.execute(sql.load("queries/insert_result_metrics.sql"))
                 con.execute(sql.load("queries/insert_results.sql"))
                 for name, table in _dimension_tables(good).items():
@@ -229,8 +234,8 @@ class _Loader:
                     con.execute(sql.load(f"queries/insert_{name.removeprefix('new_')}.sql"))
                     con.unregister(name)
                 con.execute(sql.load("queries/insert_ingested_files.sql"))
-            for name in ("stage_samples", "stage_stats", "batch_files"):
-                con.execute(f"DROP TABLE IF EXISTS {name}")
+            con.execute("DROP TABLE IF EXISTS stage_stats")
+            con.execute("DROP TABLE IF EXISTS batch_files")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

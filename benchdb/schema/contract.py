@@ -227,7 +227,12 @@ def samples_table(meta: Mapping[str, Any], rows: Iterable[tuple[str, str, int, f
         cols["iteration"].append(iteration)
         cols["t_offset_s"].append(t_offset)
         cols["value"].append(value)
-    n = len(cols["metric"])
+    return columns_table(meta, cols)
+
+
+def columns_table(meta: Mapping[str, Any], cols: Mapping[str, Any]) -> pa.Table:
+    """Build the sample rows of a scenario from columns (lists or arrays) named as SAMPLE_FIELDS."""
+    n = len(cols["value"])
     sc = meta["scenario"]
     arrays = [pa.array([meta["run"]["run_id"] if name == "run_id" else sc[name]] * n, type=typ)
               for name, typ in KEY_FIELDS]

@@ -4,6 +4,13 @@
 -- (p99 needs 100 samples, p90 needs 10, p25/p75 need 4); otherwise it is NULL, not a guess.
 CREATE OR REPLACE MACRO bdb_pct_min_n(q) AS CAST(ceil(1.0 / least(q, 1.0 - q) - 1e-9) AS BIGINT);
 
+-- Quantile q of a sorted list with linear interpolation between closest ranks (the same
+-- definition as quantile_cont), so one sort per group serves every percentile and the CI.
+CREATE OR REPLACE MACRO bdb_list_quantile(s, q) AS
+    s[CAST(floor(q * (len(s) - 1)) AS BIGINT) + 1]
+    + (q * (len(s) - 1) - floor(q * (len(s) - 1)))
+      * (s[least(CAST(floor(q * (len(s) - 1)) AS BIGINT) + 2, len(s))] - s[CAST(floor(q * (len(s) - 1)) AS BIGINT) + 1]);
+
 -- 1-based ranks of the 95 % distribution-free confidence interval of the median
 -- (binomial order statistics, normal approximation). Outside 1..n there are too few samples.
 CREATE OR REPLACE MACRO bdb_median_ci_lo_rank(n) AS CAST(floor(n / 2.0 - 1.959964 * sqrt(n) / 2.0) AS BIGINT);

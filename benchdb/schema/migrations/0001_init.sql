@@ -118,9 +118,9 @@ CREATE TABLE result_metrics (
 );
 
 -- Raw samples. Deliberately no key or index: dedupe happens per file at ingest.
+-- The file a sample came from is results.file_id of its result.
 CREATE TABLE samples (
     result_id   VARCHAR NOT NULL,
-    file_id     BIGINT NOT NULL,
     metric      VARCHAR NOT NULL,
     unit        VARCHAR,
     iteration   INTEGER,

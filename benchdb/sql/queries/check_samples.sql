@@ -1,50 +1,76 @@
--- Row rules of the contract, checked over a whole staged batch at once.
+-- Row rules of the contract over a batch of files, without copying the rows anywhere.
+-- $files: the batch's paths; $units: units whose values can never be negative.
 -- Returns one row per file that breaks a rule: (filename, reason naming the field).
--- $1: units whose values can never be negative.
-WITH per_file AS (
-    SELECT s.filename,
-           count(*) FILTER (WHERE s.value IS NULL OR NOT isfinite(s.value))            AS bad_value,
-           min(s.metric) FILTER (WHERE s.value IS NULL OR NOT isfinite(s.value))       AS bad_value_metric,
-           count(*) FILTER (WHERE s.value < 0 AND list_contains($1, s.unit))           AS negative,
-           min(s.metric) FILTER (WHERE s.value < 0 AND list_contains($1, s.unit))      AS negative_metric,
-           count(*) FILTER (WHERE s.iteration IS NULL OR s.iteration < 0)              AS bad_iteration,
-           count(*) FILTER (WHERE s.t_offset_s IS NULL OR NOT isfinite(s.t_offset_s)
-                                  OR s.t_offset_s < 0)                                 AS bad_offset,
-           count(*) FILTER (WHERE s.metric IS NULL OR s.metric = '')                   AS bad_metric,
-           count(*) FILTER (WHERE s.run_id IS DISTINCT FROM f.run_id
-                               OR s.scenario_id IS DISTINCT FROM f.scenario_id
-                               OR s.model_id IS DISTINCT FROM f.model_id
-                               OR s.backend IS DISTINCT FROM f.backend
-                               OR s.device IS DISTINCT FROM f.device
-                               OR s.mode IS DISTINCT FROM f.mode
-                               OR s.precision IS DISTINCT FROM f.precision
-                               OR s.batch_size IS DISTINCT FROM f.batch_size
-                               OR s.input_shape IS DISTINCT FROM f.input_shape)        AS key_mismatch,
-           count(*) FILTER (WHERE s.metric = f.primary_metric)                         AS primary_rows
-    FROM stage_samples s
-    JOIN batch_files f ON f.filename = s.filename
-    GROUP BY s.filename
-),
-row_rules AS (
+-- Scenario key columns are checked from the Parquet column statistics (min = max = the
+-- metadata's value in every row group); files whose writer left no statistics are listed
+-- by check_keys_rows.sql instead.
+WITH per_metric AS (
     SELECT filename,
+           metric,
+           count(*)                                                                     AS n,
+           count(*) FILTER (WHERE value IS NULL OR NOT isfinite(value))                 AS bad_value,
+           count(*) FILTER (WHERE value < 0 AND list_contains($units, unit))            AS negative,
+           count(*) FILTER (WHERE iteration IS NULL OR iteration < 0)                   AS bad_iteration,
+           count(*) FILTER (WHERE t_offset_s IS NULL OR NOT isfinite(t_offset_s)
+                                  OR t_offset_s < 0)                                    AS bad_offset
+    FROM read_parquet($files, filename = true)
+    GROUP BY filename, metric
+),
+per_file AS (
+    SELECT filename,
+           sum(bad_value)                                        AS bad_value,
+           min(metric) FILTER (WHERE bad_value > 0)              AS bad_value_metric,
+           sum(negative)                                         AS negative,
+           min(metric) FILTER (WHERE negative > 0)               AS negative_metric,
+           sum(bad_iteration)                                    AS bad_iteration,
+           sum(bad_offset)                                       AS bad_offset,
+           sum(n) FILTER (WHERE metric IS NULL OR metric = '')   AS bad_metric
+    FROM per_metric
+    GROUP BY filename
+),
+expected AS (
+    UNPIVOT (
+        SELECT filename, run_id, scenario_id, model_id, backend, device, mode, precision,
+               CAST(batch_size AS VARCHAR) AS batch_size, input_shape
+        FROM batch_files
+    ) ON run_id, scenario_id, model_id, backend, device, mode, precision, batch_size, input_shape
+    INTO NAME col VALUE want
+),
+keys AS (
+    SELECT m.file_name AS filename,
+           count(*) FILTER (WHERE m.stats_min_value IS NOT NULL
+                              AND (m.stats_min_value IS DISTINCT FROM e.want
+                                   OR m.stats_max_value IS DISTINCT FROM e.want
+                                   OR m.stats_null_count > 0))   AS mismatched,
+           string_agg(DISTINCT m.path_in_schema, ', ' ORDER BY m.path_in_schema)
+               FILTER (WHERE m.stats_min_value IS NOT NULL
+                         AND (m.stats_min_value IS DISTINCT FROM e.want
+                              OR m.stats_max_value IS DISTINCT FROM e.want
+                              OR m.stats_null_count > 0))        AS columns
+    FROM parquet_metadata($files) m
+    JOIN expected e ON e.filename = m.file_name AND e.col = m.path_in_schema
+    GROUP BY m.file_name
+),
+reasons AS (
+    SELECT f.filename,
            CASE
-               WHEN bad_value > 0 THEN
-                   'value: ' || bad_value || ' non-finite or missing value(s) in metric ' || bad_value_metric
-               WHEN negative > 0 THEN
-                   'value: ' || negative || ' negative value(s) in metric ' || negative_metric
-               WHEN bad_metric > 0 THEN 'metric: ' || bad_metric || ' row(s) without a metric name'
-               WHEN bad_iteration > 0 THEN 'iteration: ' || bad_iteration || ' missing or negative value(s)'
-               WHEN bad_offset > 0 THEN 't_offset_s: ' || bad_offset || ' missing, non-finite or negative value(s)'
-               WHEN key_mismatch > 0 THEN
-                   'scenario key columns: ' || key_mismatch || ' row(s) differ from metadata.scenario'
+               WHEN p.bad_value > 0 THEN
+                   'value: ' || p.bad_value || ' non-finite or missing value(s) in metric ' || p.bad_value_metric
+               WHEN p.negative > 0 THEN
+                   'value: ' || p.negative || ' negative value(s) in metric ' || p.negative_metric
+               WHEN p.bad_metric > 0 THEN 'metric: ' || p.bad_metric || ' row(s) without a metric name'
+               WHEN p.bad_iteration > 0 THEN 'iteration: ' || p.bad_iteration || ' missing or negative value(s)'
+               WHEN p.bad_offset > 0 THEN
+                   't_offset_s: ' || p.bad_offset || ' missing, non-finite or negative value(s)'
+               WHEN k.mismatched > 0 THEN
+                   'scenario key columns: ' || k.columns || ' differ from metadata.scenario'
+               WHEN f.status = 'ok' AND NOT EXISTS (
+                        SELECT 1 FROM per_metric pm
+                        WHERE pm.filename = f.filename AND pm.metric = f.primary_metric) THEN
+                   'metadata.scenario.status: ok, but the file has no ' || f.primary_metric || ' samples'
            END AS reason
-    FROM per_file
+    FROM batch_files f
+    LEFT JOIN per_file p ON p.filename = f.filename
+    LEFT JOIN keys k ON k.filename = f.filename
 )
-SELECT filename, reason FROM row_rules WHERE reason IS NOT NULL
-UNION ALL
-SELECT f.filename,
-       'metadata.scenario.status: ok, but the file has no ' || f.primary_metric || ' samples'
-FROM batch_files f
-LEFT JOIN per_file p ON p.filename = f.filename
-WHERE f.status = 'ok' AND coalesce(p.primary_rows, 0) = 0
-ORDER BY filename
+SELECT filename, reason FROM reasons WHERE reason IS NOT NULL ORDER BY filename

@@ -1,3 +1,4 @@
--- Read a batch of contract files into one temporary table (filename says which file a row came from).
-CREATE OR REPLACE TEMP TABLE stage_samples AS
-SELECT * FROM read_parquet($files, filename = true)
+-- Prefix that defines stage_samples over a batch of contract files for metric_stats.sql.
+WITH stage_samples AS (
+    SELECT scenario_id, metric, unit, value FROM read_parquet($files)
+)

@@ -1,0 +1,93 @@
+"""Ingest speed: `benchdb ingest` against a plain DuckDB CTAS of the same files, same run.
+
+    python benchmarks/ingest.py [--samples 10000000] [--files 500] [--workdir DIR]
+
+Prints samples/s for both, their ratio (goal: ingest >= 0.7x the raw DuckDB rate), and the time
+of a no-op re-ingest of the unchanged tree (goal: < 1 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+import numpy as np
+
+from benchdb.ingest import ingest
+from benchdb.schema import contract
+
+HARDWARE = {"kind": "cpu", "vendor": "bench", "device_name": "Benchmark CPU", "memory_bytes": 2**34}
+
+
+def generate(folder: Path, samples: int, files: int) -> list[Path]:
+    per_file = samples // files
+    rng = np.random.default_rng(0)
+    run = {"run_id": contract.new_run_id(), "started_at": "2026-11-21T00:00:00+00:00", "host": "bench",
+           "benchdb_version": "bench", "software": {}, "config": {}}
+    out = []
+    for i in range(files):
+        model = f"matmul:{64 * (1 + i % 25)}"
+        meta = contract.build_metadata(run=run, hardware=HARDWARE, model={"model_id": model}, scenario={
+            "model_id": model, "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
+            "batch_size": 1 + i // 25, "input_shape": "n=64", "status": "ok", "validity": "valid",
+            "validity_reasons": [], "primary_metric": "latency_s", "timing_method": "host_clock"})
+        it = np.arange(per_file, dtype=np.int32)
+        table = contract.columns_table(meta, {
+            "metric": ["latency_s"] * per_file, "unit": ["s"] * per_file, "iteration": it,
+            "t_offset_s": it * 1e-3, "value": rng.lognormal(-7, 0.1, per_file)})
+        out.append(contract.write_scenario(folder / f"f{i:05d}.parquet", meta, table))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--samples", type=int, default=10_000_000)
+    ap.add_argument("--files", type=int, default=500)
+    ap.add_argument("--workdir", type=Path, default=None)
+    args = ap.parse_args()
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="benchdb-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    data = work / "results"
+    try:
+        t = time.perf_counter()
+        files = generate(data, args.samples, args.files)
+        n = args.samples // args.files * args.files
+        print(f"generated {n:,} samples in {len(files)} files ({sum(f.stat().st_size for f in files) / 2**20:.0f} MiB)"
+              f" in {time.perf_counter() - t:.1f} s")
+        for f in files:           # same warm page cache for both contenders
+            f.read_bytes()
+
+        raw_db = work / "raw.duckdb"
+        t = time.perf_counter()
+        con = duckdb.connect(str(raw_db))
+        con.execute("CREATE TABLE samples AS SELECT * FROM read_parquet($files)", {"files": [str(f) for f in files]})
+        con.close()
+        raw_s = time.perf_counter() - t
+
+        db = work / "benchdb.duckdb"
+        t = time.perf_counter()
+        summary = ingest([data], db)
+        ingest_s = time.perf_counter() - t
+        assert summary.new == len(files) and summary.samples == n, summary
+
+        t = time.perf_counter()
+        again = ingest([data], db)
+        reingest_s = time.perf_counter() - t
+        assert again.new == 0 and again.skipped == len(files)
+
+        print(f"raw DuckDB CTAS read_parquet : {raw_s:7.2f} s  {n / raw_s / 1e6:6.2f} M samples/s")
+        print(f"benchdb ingest               : {ingest_s:7.2f} s  {n / ingest_s / 1e6:6.2f} M samples/s"
+              f"  (validation, dedupe, statistics, {len(files)} results)")
+        print(f"ratio ingest / raw rate      : {raw_s / ingest_s:7.2f}x  (goal >= 0.70x)")
+        print(f"no-op re-ingest              : {reingest_s:7.3f} s  (goal < 1 s)")
+    finally:
+        if args.workdir is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
