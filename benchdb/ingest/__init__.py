@@ -260,6 +260,8 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
                            + "; point ingest at the folder a runner wrote with --out")
     con, path = warehouse.open_writable(db, wait_s=wait_s)
     summary = IngestSummary(db=str(path), found=len(files))
+    # Each batch reads its files' footers several times (statistics, checks, load): parse once.
+    con.execute("SET parquet_metadata_cache = true")
     try:
         loader = _Loader(con, summary)
         known = {(p, s, m) for p, s, m in con.execute(sql.load("queries/known_files.sql")).fetchall()}
