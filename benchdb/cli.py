@@ -76,11 +76,29 @@ def main(ctx, debug):
 
 
 # --------------------------------------------------------------------------- run
+def _progress_printer():
+    """A progress bar over scenarios on a terminal; one line per scenario in logs and pipes."""
+    tty = sys.stderr.isatty()
+
+    def progress(outcome, done, total):
+        state = outcome.status if outcome.status != "ok" else outcome.validity
+        if tty:
+            width = 30
+            filled = width * done // total
+            line = f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {outcome.scenario.label()}: {state}"
+            click.echo("\r\033[K" + line[:200], err=True, nl=done == total)
+        else:
+            click.echo(f"[{done}/{total}] {outcome.scenario.label()}: {state}", err=True)
+
+    return progress
+
+
 @main.command()
 @click.option("--backend", required=True, help="numpy, pytorch, onnxruntime or openvino.")
 @click.option("--device", default="cpu", show_default=True, help="Device to measure on.")
 @click.option("--model", "models", multiple=True, required=True,
-              help="Model spec (repeatable): matmul:<N> for numpy; a path, Hub id or tiny:<type> for ML backends.")
+              help="Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
+                   "tiny:<model_type> or list:<key|small|tiny> for ML backends.")
 @click.option("--batch-sizes", callback=_csv_ints, default="1", show_default=True, help="Comma-separated.")
 @click.option("--seq-lens", callback=_csv_ints, default="128", show_default=True,
               help="Sequence lengths (backends with text inputs).")
@@ -98,11 +116,21 @@ def main(ctx, debug):
               help="Stop once the 95%% CI of the median is within +- this fraction.")
 @click.option("--max-background-cpu", type=click.FloatRange(min=0, max=100), default=30.0, show_default=True,
               help="Other processes' CPU %% above which a result is marked invalid.")
+@click.option("--task", default=None, help="Override the detected task (feature-extraction, text-generation).")
+@click.option("--gen-tokens", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Tokens each generate call must produce (generative models).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=900.0, show_default=True,
+              help="Seconds one scenario may take before it is recorded as timeout.")
+@click.option("--load-timeout", "load_timeout_s", type=click.FloatRange(min=0.1), default=900.0,
+              show_default=True, help="Seconds a model may take to load in its child process.")
+@click.option("--no-isolation", is_flag=True,
+              help="Measure in this process (debugging): no child process, no timeouts.")
 @click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
               show_default=True, help="Folder for the Parquet measurement files.")
 def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threads, warmup, min_iters,
-        min_time, max_time, target_ci, max_background_cpu, tags, out):
+        min_time, max_time, target_ci, max_background_cpu, task, gen_tokens, timeout_s, load_timeout_s,
+        no_isolation, tags, out):
     """Measure models on this machine and write one Parquet file per scenario."""
     from benchdb.reports.tabular import render
     from benchdb.runners.base import RunOptions
@@ -116,13 +144,11 @@ def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threa
         raise BenchdbError(f"stopping rule: {exc}") from None
     opts = RunOptions(backend=backend, models=tuple(models), device=device, batch_sizes=batch_sizes,
                       seq_lens=seq_lens, modes=modes, precisions=precisions, threads=threads, rule=rule,
-                      out=out, tags=tuple(tags), max_background_cpu=max_background_cpu)
+                      out=out, tags=tuple(tags), max_background_cpu=max_background_cpu, task=task,
+                      gen_tokens=gen_tokens, isolate=not no_isolation, timeout_s=timeout_s,
+                      load_timeout_s=load_timeout_s)
 
-    def progress(outcome, done, total):
-        click.echo(f"[{done}/{total}] {outcome.scenario.label()}: "
-                   f"{outcome.status if outcome.status != 'ok' else outcome.validity}", err=True)
-
-    report = run_suite(opts, progress=progress)
+    report = run_suite(opts, progress=_progress_printer())
     rows = summary_rows(report)
     cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
     click.echo(render(cols, [[r[c] for c in cols] for r in rows]))
@@ -247,6 +273,14 @@ def hardware_cmd(as_json):
     click.echo(f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
                f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)")
     click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
+    if rep["accelerators"]:
+        for acc in rep["accelerators"]:
+            mem = f", {acc['memory_bytes'] / 2**30:.0f} GiB" if acc["memory_bytes"] else ""
+            click.echo(f"device    {acc['device']}: {acc['name']} ({acc['kind']}{mem})")
+    else:
+        click.echo("device    cpu only (no CUDA, ROCm, MPS or XPU device visible to PyTorch)")
+    tel = rep["nvidia_telemetry"]
+    click.echo(f"nvidia    telemetry {tel['status']}: {tel['detail']}")
     if rep["load_avg_1m"] is not None:
         click.echo(f"load      {rep['load_avg_1m']:.2f} (1-min average)")
     for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):

@@ -2,10 +2,12 @@
 
 A backend module (``benchdb.runners.<backend>_runner``) provides:
 - ``software() -> dict``: versions of what it measures with;
-- ``hardware(device) -> dict``: the hardware fingerprint of that device;
+- ``hardware_of(device) -> dict``: the hardware fingerprint of that device;
 - ``plan(opts) -> list[tuple[str, list[Scenario]]]``: scenarios grouped by model;
-- ``run_model(model, scenarios, opts) -> Iterator[Outcome]``: loads the model once, measures
-  each scenario and yields one outcome per scenario, in order.
+- ``run_model(model, scenarios, opts, on_start=None) -> Iterator[Outcome]``: loads the model
+  once, measures each scenario and yields one outcome per scenario, in order, calling
+  ``on_start(i)`` before scenario ``i`` (isolation times each scenario from there);
+- ``model_info(model) -> dict``: the contract's model metadata, without loading weights.
 """
 
 from __future__ import annotations
@@ -37,6 +39,13 @@ class RunOptions:
     tags: tuple[str, ...] = ()
     #: Other processes' CPU use (percent of the whole machine) above which a result is invalid.
     max_background_cpu: float = 30.0
+    task: str | None = None
+    #: Tokens each generate call must produce (forced: no early end of sequence).
+    gen_tokens: int = 16
+    #: Run each model's scenarios in a child process with per-scenario timeouts.
+    isolate: bool = True
+    timeout_s: float = 900.0
+    load_timeout_s: float = 900.0
 
     @property
     def thread_count(self) -> int:
@@ -48,7 +57,9 @@ class RunOptions:
                 "batch_sizes": list(self.batch_sizes), "seq_lens": list(self.seq_lens),
                 "modes": list(self.modes), "precisions": list(self.precisions),
                 "threads": self.thread_count, "stop_rule": self.rule.__dict__.copy(),
-                "max_background_cpu": self.max_background_cpu, "tags": list(self.tags)}
+                "max_background_cpu": self.max_background_cpu, "tags": list(self.tags),
+                "task": self.task, "gen_tokens": self.gen_tokens, "isolate": self.isolate,
+                "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s}
 
 
 @dataclass

@@ -122,11 +122,38 @@ def background_cpu_pct(interval_s: float = 0.2) -> float:
     return float(psutil.cpu_percent(interval=interval_s))
 
 
+def accelerators() -> list[dict]:
+    """Devices PyTorch can use here (imports torch only when it is installed)."""
+    if availability(BACKENDS["pytorch"])["status"] != "available":
+        return []
+    import torch
+
+    out = []
+    if torch.cuda.is_available():
+        kind = "rocm" if getattr(torch.version, "hip", None) else "cuda"
+        for i in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(i)
+            out.append({"device": f"cuda:{i}", "kind": kind, "name": props.name,
+                        "memory_bytes": int(props.total_memory)})
+    if hasattr(torch.backends, "mps") and torch.backends.mps.is_available():
+        out.append({"device": "mps", "kind": "mps", "name": "Apple GPU", "memory_bytes": None})
+    if hasattr(torch, "xpu") and torch.xpu.is_available():
+        for i in range(torch.xpu.device_count()):
+            out.append({"device": f"xpu:{i}", "kind": "xpu", "name": torch.xpu.get_device_name(i),
+                        "memory_bytes": None})
+    return out
+
+
 def report() -> dict:
     """Everything ``benchdb hardware`` prints."""
     import sys
 
+    from benchdb.runners.monitors import nvml_status
+
+    ok, why = nvml_status()
     return {
+        "accelerators": accelerators(),
+        "nvidia_telemetry": {"status": "available" if ok else "unavailable", "detail": why},
         "host": host(),
         "python": sys.version.split()[0],
         "cpu": cpu_fingerprint(),

@@ -70,14 +70,16 @@ def _unsupported(sc: Scenario, info: dict) -> str | None:
     return None
 
 
-def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions) -> Iterator[Outcome]:
+def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
     info = model_info(spec)
     n = _size(spec)
     t0 = time.perf_counter()
     weights = np.random.default_rng(0).standard_normal((n, n))
     load_s = time.perf_counter() - t0
     rng = np.random.default_rng(1)
-    for sc in scenarios:
+    for i, sc in enumerate(scenarios):
+        if on_start:
+            on_start(i)
         started = datetime.now(timezone.utc).isoformat()
         reason = _unsupported(sc, info)
         if reason:

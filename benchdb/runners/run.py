@@ -17,11 +17,12 @@ from benchdb import __version__
 from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.runners import hardware
 from benchdb.runners.base import Outcome, RunOptions
+from benchdb.runners.isolation import run_isolated
 from benchdb.schema import contract
 from benchdb.sql import Stats
 
 #: backend name -> module implementing it
-_MODULES = {"numpy": "benchdb.runners.numpy_runner"}
+_MODULES = {"numpy": "benchdb.runners.numpy_runner", "pytorch": "benchdb.runners.pytorch_runner"}
 
 
 def backend_names() -> list[str]:
@@ -81,7 +82,11 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
     report = RunReport(run_id, Path(opts.out) / run_id)
     done = 0
     for model, scenarios in plan:
-        for outcome in backend.run_model(model, scenarios, opts):
+        if opts.isolate:
+            outcomes = run_isolated(_MODULES[opts.backend], model, scenarios, opts, backend.model_info(model))
+        else:
+            outcomes = backend.run_model(model, scenarios, opts)
+        for outcome in outcomes:
             sc = outcome.scenario
             cond = outcome.conditions
             meta = contract.build_metadata(run=run_meta, hardware=hw, model=outcome.model, scenario={

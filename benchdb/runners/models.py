@@ -1,0 +1,266 @@
+"""Model specs, task/family detection, tiny configs and loading — shared by every ML runner.
+
+Specs:
+- ``tiny:<model_type>``: random weights from a small transformers config, no download;
+- a local folder with a ``config.json`` (save_pretrained output);
+- a Hugging Face Hub id, resolved from the local cache only (benchdb never downloads).
+
+torch and transformers are imported inside functions: importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from benchdb.errors import BenchdbError
+
+FAMILIES = ("embedding", "text_generation", "vision", "audio", "multimodal")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """How benchdb treats a model type: family, task, auto class, inputs, generation."""
+
+    model_type: str
+    family: str
+    task: str
+    auto_class: str          # transformers Auto* class that builds/loads it
+    inputs: str              # input recipe name, see benchdb.runners.inputs
+    generative: bool = False
+
+
+def _text(**kw):
+    base = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                intermediate_size=64, max_position_embeddings=128, pad_token_id=0, eos_token_id=1,
+                bos_token_id=2)
+    base.update(kw)
+    return base
+
+
+def _vision(**kw):
+    base = dict(image_size=32, patch_size=8, num_channels=3, hidden_size=32, num_hidden_layers=2,
+                num_attention_heads=2, intermediate_size=64)
+    base.update(kw)
+    return base
+
+
+def _tiny_configs() -> dict[str, Callable[[], Any]]:
+    import transformers as T
+
+    def llava():
+        return T.LlavaConfig(vision_config=T.CLIPVisionConfig(**_vision()),
+                             text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2,
+                                                               max_position_embeddings=256)),
+                             image_token_index=110, projector_hidden_act="gelu",
+                             vision_feature_select_strategy="default", vision_feature_layer=-1,
+                             image_seq_length=16, pad_token_id=0)
+
+    def llava_next():
+        return T.LlavaNextConfig(vision_config=T.CLIPVisionConfig(**_vision()),
+                                 text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2,
+                                                                   max_position_embeddings=512)),
+                                 image_token_index=110, image_grid_pinpoints=[[32, 32]],
+                                 vision_feature_select_strategy="default", vision_feature_layer=-1,
+                                 image_seq_length=16, pad_token_id=0)
+
+    clip_text = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=64, max_position_embeddings=64, bos_token_id=2, eos_token_id=1,
+                     pad_token_id=0)
+    return {
+        "bert": lambda: T.BertConfig(**_text()),
+        "llama": lambda: T.LlamaConfig(**_text(num_key_value_heads=2)),
+        "qwen2": lambda: T.Qwen2Config(**_text(num_key_value_heads=2)),
+        "t5": lambda: T.T5Config(vocab_size=100, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
+                                 decoder_start_token_id=0, pad_token_id=0, eos_token_id=1),
+        "vit": lambda: T.ViTConfig(**_vision()),
+        "detr": lambda: T.DetrConfig(
+            backbone_config=T.ResNetConfig(num_channels=3, embedding_size=8, hidden_sizes=[8, 16],
+                                           depths=[1, 1], out_features=["stage2"]),
+            use_timm_backbone=False, use_pretrained_backbone=False, d_model=32, encoder_layers=1,
+            decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+            decoder_ffn_dim=64, num_queries=10, num_labels=5),
+        "wav2vec2": lambda: T.Wav2Vec2Config(
+            vocab_size=32, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+            conv_dim=(16, 16), conv_stride=(5, 4), conv_kernel=(10, 8), num_feat_extract_layers=2,
+            num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2),
+        "whisper": lambda: T.WhisperConfig(
+            vocab_size=100, d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+            decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, num_mel_bins=16,
+            max_source_positions=32, max_target_positions=64, pad_token_id=0, eos_token_id=1,
+            decoder_start_token_id=2, bos_token_id=2, begin_suppress_tokens=None, suppress_tokens=None),
+        "clip": lambda: T.CLIPConfig(text_config=clip_text, vision_config=_vision(), projection_dim=16),
+        "xclip": lambda: T.XCLIPConfig(
+            text_config=clip_text,
+            vision_config=_vision(num_frames=4, mit_hidden_size=32, mit_num_hidden_layers=1,
+                                  mit_num_attention_heads=2, mit_intermediate_size=64),
+            projection_dim=32, prompt_layers=1, prompt_attention_heads=2, prompt_hidden_act="quick_gelu"),
+        "clap": lambda: T.ClapConfig(
+            text_config=clip_text,
+            # audio hidden_size = patch_embeds_hidden_size * 2 ** (len(depths) - 1)
+            audio_config=dict(spec_size=64, patch_size=4, num_mel_bins=16, window_size=4, depths=[1, 1],
+                              num_attention_heads=[2, 2], patch_embeds_hidden_size=16, hidden_size=32,
+                              num_hidden_layers=2, enable_fusion=False, flatten_patch_embeds=True),
+            projection_dim=16),
+        "llava": llava,
+        "llava_next": llava_next,
+    }
+
+
+KINDS: dict[str, Kind] = {k.model_type: k for k in (
+    Kind("bert", "embedding", "feature-extraction", "AutoModel", "text"),
+    Kind("llama", "text_generation", "text-generation", "AutoModelForCausalLM", "text", True),
+    Kind("qwen2", "text_generation", "text-generation", "AutoModelForCausalLM", "text", True),
+    Kind("t5", "text_generation", "text2text-generation", "AutoModelForSeq2SeqLM", "seq2seq_text", True),
+    Kind("vit", "vision", "image-feature-extraction", "AutoModel", "image"),
+    Kind("detr", "vision", "object-detection", "AutoModelForObjectDetection", "image"),
+    Kind("wav2vec2", "audio", "audio-feature-extraction", "AutoModel", "audio_values"),
+    Kind("whisper", "audio", "automatic-speech-recognition", "AutoModelForSpeechSeq2Seq", "audio_features", True),
+    Kind("clip", "multimodal", "zero-shot-image-classification", "AutoModel", "text_image"),
+    Kind("xclip", "multimodal", "zero-shot-video-classification", "AutoModel", "text_video"),
+    Kind("clap", "multimodal", "zero-shot-audio-classification", "AutoModel", "text_audio"),
+    Kind("llava", "multimodal", "image-text-to-text", "AutoModelForImageTextToText", "llava", True),
+    Kind("llava_next", "multimodal", "image-text-to-text", "AutoModelForImageTextToText", "llava_next", True),
+)}
+KEY_CLASSES = tuple(KINDS)
+
+#: Predefined model lists. ``key``/``small`` are real Hub ids for users (they must be in the local
+#: cache); ``tiny`` needs nothing.
+MODEL_LISTS: dict[str, tuple[str, ...]] = {
+    "key": ("google-bert/bert-base-uncased", "laion/clap-htsat-unfused", "openai/clip-vit-base-patch32",
+            "facebook/detr-resnet-50", "meta-llama/Llama-3.2-1B", "llava-hf/llava-1.5-7b-hf",
+            "llava-hf/llava-v1.6-mistral-7b-hf", "Qwen/Qwen2-0.5B", "google-t5/t5-base",
+            "google/vit-base-patch16-224", "facebook/wav2vec2-base-960h", "openai/whisper-base",
+            "microsoft/xclip-base-patch32"),
+    "small": ("sentence-transformers/all-MiniLM-L6-v2", "prajjwal1/bert-tiny", "Qwen/Qwen2-0.5B",
+              "google-t5/t5-small", "openai/whisper-tiny", "facebook/wav2vec2-base",
+              "google/vit-base-patch16-224", "openai/clip-vit-base-patch32", "HuggingFaceTB/SmolLM2-135M"),
+    "tiny": tuple(f"tiny:{t}" for t in KINDS),
+}
+
+
+def expand_models(specs: tuple[str, ...] | list[str]) -> list[str]:
+    """Model specs with ``list:<name>`` entries replaced by the predefined list."""
+    out: list[str] = []
+    for spec in specs:
+        if spec.startswith("list:"):
+            name = spec[5:]
+            if name not in MODEL_LISTS:
+                raise BenchdbError(f"unknown model list {name!r}; choose one of {', '.join(MODEL_LISTS)}")
+            out.extend(MODEL_LISTS[name])
+        else:
+            out.append(spec)
+    return out
+
+
+def kind_from_config(config: Any, task: str | None = None) -> Kind:
+    """The Kind of a config: known model types first, then the architecture's name."""
+    mt = getattr(config, "model_type", "")
+    kind = KINDS.get(mt)
+    if kind is None:
+        arch = (getattr(config, "architectures", None) or [""])[0]
+        if arch.endswith("ForCausalLM"):
+            kind = Kind(mt, "text_generation", "text-generation", "AutoModelForCausalLM", "text", True)
+        elif getattr(config, "is_encoder_decoder", False):
+            kind = Kind(mt, "text_generation", "text2text-generation", "AutoModelForSeq2SeqLM", "seq2seq_text", True)
+        elif hasattr(config, "image_size") and hasattr(config, "num_channels"):
+            kind = Kind(mt, "vision", "image-feature-extraction", "AutoModel", "image")
+        elif hasattr(config, "vocab_size"):
+            kind = Kind(mt, "embedding", "feature-extraction", "AutoModel", "text")
+        else:
+            raise BenchdbError(f"benchdb cannot tell the inputs of model type {mt!r}; "
+                               f"supported types: {', '.join(KINDS)}")
+    if task and task != kind.task:
+        overrides = {"feature-extraction": ("embedding", "AutoModel", False),
+                     "text-generation": ("text_generation", "AutoModelForCausalLM", True)}
+        if task not in overrides:
+            raise BenchdbError(f"--task {task!r} is not supported; use one of {', '.join(overrides)}")
+        fam, auto, gen = overrides[task]
+        kind = Kind(kind.model_type, fam, task, auto, kind.inputs if kind.inputs != "seq2seq_text" else "text", gen)
+    return kind
+
+
+@dataclass
+class ResolvedModel:
+    spec: str                   # what the user typed (the model_id in the warehouse)
+    config: Any
+    kind: Kind
+    path: str | None            # local folder with weights, None for tiny models
+    revision: str | None        # Hub commit or content hash; identifies the weights
+
+    def info(self, num_parameters: int | None = None) -> dict:
+        return {"model_id": self.spec, "revision": self.revision, "model_type": self.kind.model_type,
+                "architecture": (getattr(self.config, "architectures", None) or [None])[0]
+                or self.kind.auto_class, "family": self.kind.family, "task": self.kind.task,
+                "num_parameters": num_parameters, "flops_per_item": None,
+                "source": "tiny" if self.path is None else ("local" if os.path.isdir(self.spec) else "hub")}
+
+
+def _folder_revision(folder: Path) -> str:
+    """Content identity of a local model folder: config bytes plus weight file names and sizes."""
+    h = hashlib.sha256()
+    cfg = folder / "config.json"
+    if cfg.exists():
+        h.update(cfg.read_bytes())
+    for p in sorted(folder.iterdir()):
+        if p.suffix in {".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack"}:
+            h.update(f"{p.name}:{p.stat().st_size}".encode())
+    return "sha256:" + h.hexdigest()[:16]
+
+
+def resolve(spec: str, task: str | None = None) -> ResolvedModel:
+    """Find a model's config without loading weights; clear errors for what is missing."""
+    import transformers as T
+
+    if spec.startswith("tiny:"):
+        mt = spec[5:]
+        tiny = _tiny_configs()
+        if mt not in tiny:
+            raise BenchdbError(f"no tiny config for model type {mt!r}; choose one of "
+                               + ", ".join(f"tiny:{t}" for t in tiny))
+        config = tiny[mt]()
+        return ResolvedModel(spec, config, kind_from_config(config, task), None,
+                             "tiny:" + hashlib.sha256(config.to_json_string().encode()).hexdigest()[:16])
+    folder = Path(spec).expanduser()
+    if folder.is_dir():
+        if not (folder / "config.json").exists():
+            raise BenchdbError(f"model folder {spec} has no config.json; give a folder written by "
+                               "save_pretrained, a cached Hub id, or tiny:<model_type>")
+        config = T.AutoConfig.from_pretrained(folder)
+        return ResolvedModel(spec, config, kind_from_config(config, task), str(folder), _folder_revision(folder))
+    if spec.startswith(("/", ".", "~")) or not _looks_like_hub_id(spec) and "/" in spec:
+        raise BenchdbError(f"model path {spec} does not exist; give a folder written by save_pretrained, "
+                           "a cached Hub id, or tiny:<model_type>")
+    try:
+        from huggingface_hub import snapshot_download
+
+        path = snapshot_download(spec, local_files_only=True)
+    except Exception as exc:  # LocalEntryNotFoundError, bad repo id, missing hub library
+        raise BenchdbError(
+            f"model {spec} is not in the local Hugging Face cache and benchdb does not download; fetch it "
+            f"first with `hf download {spec}` (or `huggingface-cli download {spec}`), or give a local "
+            f"folder or tiny:<model_type> ({type(exc).__name__})") from None
+    config = T.AutoConfig.from_pretrained(path)
+    return ResolvedModel(spec, config, kind_from_config(config, task), path, Path(path).name)
+
+
+def _looks_like_hub_id(spec: str) -> bool:
+    parts = spec.split("/")
+    return len(parts) == 2 and all(parts)
+
+
+def build(model: ResolvedModel):
+    """Instantiate the torch model in eval mode (random weights for tiny specs, seeded)."""
+    import torch
+    import transformers as T
+
+    auto = getattr(T, model.kind.auto_class)
+    if model.path is None:
+        torch.manual_seed(0)
+        net = auto.from_config(model.config)
+    else:
+        net = auto.from_pretrained(model.path)
+    return net.eval()

@@ -1,0 +1,142 @@
+"""Samplers that run beside a timed loop: host RSS and NVIDIA telemetry (pynvml).
+
+A Monitor is one thread that sleeps on an Event between samples (never a busy loop) and
+collects rows (metric, unit, index, t_offset_s, value) from its sources.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Protocol
+
+import psutil
+
+Row = tuple[str, str, int, float, float]
+
+#: NVML throttle-reason bits that mean the GPU ran slower than it could (not idle / app clocks).
+_THROTTLE_BITS = {
+    0x0000000000000004: "sw_power_cap",
+    0x0000000000000008: "hw_slowdown",
+    0x0000000000000020: "sw_thermal_slowdown",
+    0x0000000000000040: "hw_thermal_slowdown",
+    0x0000000000000080: "hw_power_brake_slowdown",
+}
+
+
+class Source(Protocol):
+    def sample(self) -> list[tuple[str, str, float]]: ...
+
+
+class RssSource:
+    """Resident set size of this process (bytes)."""
+
+    def __init__(self) -> None:
+        self.proc = psutil.Process()
+
+    def sample(self) -> list[tuple[str, str, float]]:
+        return [("rss_bytes", "bytes", float(self.proc.memory_info().rss))]
+
+
+def nvml_status() -> tuple[bool, str]:
+    """Whether NVIDIA telemetry works here, and why not when it does not."""
+    try:
+        import pynvml
+    except ImportError:
+        return False, "nvidia-ml-py is not installed (pip install 'benchdb[nvidia]')"
+    try:
+        pynvml.nvmlInit()
+    except Exception as exc:  # NVMLError_LibraryNotFound, driver not loaded, ...
+        return False, f"NVML unavailable: {exc}"
+    try:
+        n = pynvml.nvmlDeviceGetCount()
+        return True, f"{n} NVIDIA device(s), driver {pynvml.nvmlSystemGetDriverVersion()}"
+    finally:
+        pynvml.nvmlShutdown()
+
+
+class NvmlSource:
+    """GPU utilisation, memory, power, energy, SM clock, temperature and throttle reasons."""
+
+    def __init__(self, index: int) -> None:
+        import pynvml
+
+        self.nvml = pynvml
+        pynvml.nvmlInit()
+        self.handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+        self.energy0 = self._energy_mj()
+        self.throttled: set[str] = set()
+
+    def _energy_mj(self) -> float | None:
+        try:
+            return float(self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
+        except Exception:   # not supported before Volta
+            return None
+
+    def sample(self) -> list[tuple[str, str, float]]:
+        n, h = self.nvml, self.handle
+        util = n.nvmlDeviceGetUtilizationRates(h)
+        mem = n.nvmlDeviceGetMemoryInfo(h)
+        rows = [("gpu_util_pct", "pct", float(util.gpu)),
+                ("gpu_mem_used_bytes", "bytes", float(mem.used)),
+                ("power_w", "W", n.nvmlDeviceGetPowerUsage(h) / 1000.0),
+                ("sm_clock_mhz", "MHz", float(n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_SM))),
+                ("temperature_c", "C", float(n.nvmlDeviceGetTemperature(h, n.NVML_TEMPERATURE_GPU)))]
+        energy = self._energy_mj()
+        if energy is not None and self.energy0 is not None:
+            rows.append(("energy_j", "J", (energy - self.energy0) / 1000.0))
+        reasons = int(n.nvmlDeviceGetCurrentClocksEventReasons(h)
+                      if hasattr(n, "nvmlDeviceGetCurrentClocksEventReasons")
+                      else n.nvmlDeviceGetCurrentClocksThrottleReasons(h))
+        rows.append(("throttle_reasons", "bitmask", float(reasons)))
+        self.throttled |= throttle_names(reasons)
+        return rows
+
+    def close(self) -> None:
+        self.nvml.nvmlShutdown()
+
+
+def throttle_names(bits: int) -> set[str]:
+    return {name for bit, name in _THROTTLE_BITS.items() if bits & bit}
+
+
+class Monitor:
+    """Samples its sources every ``interval_s`` on a background thread while active."""
+
+    def __init__(self, sources: list, interval_s: float = 0.02, clock=time.perf_counter):
+        self.sources = sources
+        self.interval_s = interval_s
+        self.clock = clock
+        self.rows: list[Row] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._t0 = 0.0
+        self._index = 0
+
+    def _collect(self) -> None:
+        t = self.clock() - self._t0
+        for src in self.sources:
+            for metric, unit, value in src.sample():
+                self.rows.append((metric, unit, self._index, t, value))
+        self._index += 1
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self._collect()
+
+    def __enter__(self) -> "Monitor":
+        self._t0 = self.clock()
+        self._collect()
+        self._thread = threading.Thread(target=self._loop, name="benchdb-monitor", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        self._collect()
+
+    def peak(self, metric: str) -> float | None:
+        values = [r[4] for r in self.rows if r[0] == metric]
+        return max(values) if values else None

@@ -1,0 +1,358 @@
+"""The PyTorch runner: Hugging Face models on CPU / CUDA / ROCm / MPS / XPU, eager or torch.compile.
+
+Metrics per scenario (raw samples): ``latency_s`` (forward), ``first_call_s`` (includes
+compilation), ``load_s``, ``flops`` (torch.utils.flop_counter, one forward), ``rss_bytes`` (time
+series) and ``peak_rss_bytes``; on CUDA ``peak_device_allocated_bytes`` /
+``peak_device_reserved_bytes`` and NVIDIA telemetry; for generative models ``generate_s``,
+``ttft_s``, ``tpot_s`` (each decode step timed on its own) and ``tokens_per_s``.
+"""
+
+from __future__ import annotations
+
+import copy
+import platform
+import time
+from dataclasses import replace
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterator
+
+from benchdb.errors import BenchdbError
+from benchdb.runners import hardware, inputs, models
+from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
+    measurement_rows, status_of
+from benchdb.runners.monitors import Monitor, NvmlSource, RssSource, nvml_status
+from benchdb.runners.timing import HostTimer, measure
+
+NAME = "pytorch"
+PRECISIONS = ("fp32", "fp16", "bf16")
+COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
+
+def _torch():
+    import torch
+
+    return torch
+
+
+def dtype_of(precision: str):
+    torch = _torch()
+    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[precision]
+
+
+def software() -> dict:
+    torch = _torch()
+    out = {"torch": torch.__version__, "transformers": hardware.package_version("transformers"),
+           "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None)}
+    if torch.backends.cudnn.is_available():
+        out["cudnn"] = torch.backends.cudnn.version()
+    return out
+
+
+def device_kind(device: str) -> str:
+    """cpu / cuda / rocm / mps / xpu: ROCm builds use torch's cuda device but are recorded as rocm."""
+    base = device.split(":")[0]
+    if base == "cuda" and getattr(_torch().version, "hip", None):
+        return "rocm"
+    return base
+
+
+def check_device(device: str) -> None:
+    torch = _torch()
+    base = device.split(":")[0]
+    ok = {"cpu": lambda: True, "cuda": torch.cuda.is_available,
+          "mps": lambda: hasattr(torch.backends, "mps") and torch.backends.mps.is_available(),
+          "xpu": lambda: hasattr(torch, "xpu") and torch.xpu.is_available()}.get(base)
+    if ok is None:
+        raise BenchdbError(f"device {device!r} is not one PyTorch knows; use cpu, cuda[:i], mps or xpu")
+    if not ok():
+        raise BenchdbError(f"device {device} is not available on this machine (torch {torch.__version__}); "
+                           "see `benchdb hardware`, or use --device cpu")
+    if base in ("cuda", "xpu") and ":" in device:
+        count = torch.cuda.device_count() if base == "cuda" else torch.xpu.device_count()
+        if int(device.split(":")[1]) >= count:
+            raise BenchdbError(f"device {device} does not exist: this machine has {count} {base} device(s)")
+
+
+def hardware_of(device: str) -> dict:
+    torch = _torch()
+    kind = device_kind(device)
+    cpu = hardware.cpu_fingerprint()
+    if kind == "cpu":
+        return cpu
+    index = int(device.split(":")[1]) if ":" in device else 0
+    common = {"cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"],
+              "cores_physical": cpu["cores_physical"], "arch": cpu["arch"], "os": cpu["os"]}
+    if kind in ("cuda", "rocm"):
+        props = torch.cuda.get_device_properties(index)
+        driver = None
+        ok, text = nvml_status()
+        if ok:
+            driver = text.rsplit("driver ", 1)[-1]
+        return {"kind": kind, "vendor": "AMD" if kind == "rocm" else "NVIDIA", "device_name": props.name,
+                "memory_bytes": int(props.total_memory),
+                "compute_capability": getattr(props, "gcnArchName", None) if kind == "rocm"
+                else f"{props.major}.{props.minor}",
+                "driver": driver or (torch.version.hip if kind == "rocm" else torch.version.cuda), **common}
+    if kind == "mps":
+        return {"kind": "mps", "vendor": "Apple", "device_name": f"Apple GPU ({platform.machine()})",
+                "memory_bytes": cpu["memory_bytes"], "driver": platform.mac_ver()[0] or None, **common}
+    return {"kind": "xpu", "vendor": "Intel", "device_name": torch.xpu.get_device_name(index),
+            "memory_bytes": None, "driver": None, **common}
+
+
+def sync_for(device) -> Callable[[], object] | None:
+    """The synchronisation of an asynchronous device (None for the CPU)."""
+    torch = _torch()
+    if device.type == "cuda":
+        return lambda: torch.cuda.synchronize(device)
+    if device.type == "mps":
+        return torch.mps.synchronize
+    if device.type == "xpu":
+        return lambda: torch.xpu.synchronize(device)
+    return None
+
+
+class CudaEventTimer:
+    """Times each call with a pair of CUDA events on the current stream."""
+
+    method = "cuda_events"
+
+    def __init__(self, device) -> None:
+        torch = _torch()
+        self.e0 = torch.cuda.Event(enable_timing=True)
+        self.e1 = torch.cuda.Event(enable_timing=True)
+        self.clock = time.perf_counter
+
+    def start(self) -> float:
+        t = self.clock()
+        self.e0.record()
+        return t
+
+    def stop(self) -> float:
+        self.e1.record()
+        self.e1.synchronize()
+        return self.e0.elapsed_time(self.e1) / 1e3
+
+
+def timer_for(device):
+    """CUDA events on CUDA/ROCm; host clock with the device's synchronisation elsewhere."""
+    if device.type == "cuda":
+        return CudaEventTimer(device)
+    return HostTimer(sync=sync_for(device), device=device.type)
+
+
+def parse_mode(mode: str) -> str | None:
+    """None for eager, else the torch.compile mode."""
+    if mode == "eager":
+        return None
+    if mode == "compile":
+        return "default"
+    if mode.startswith("compile:") and mode[8:] in COMPILE_MODES:
+        return mode[8:]
+    raise BenchdbError(f"mode {mode!r} is not valid for pytorch; use eager, compile or "
+                       + ", ".join(f"compile:{m}" for m in COMPILE_MODES[1:]))
+
+
+def model_info(spec: str) -> dict:
+    return models.resolve(spec).info()
+
+
+def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
+    check_device(opts.device)
+    for mode in opts.modes:
+        parse_mode(mode)
+    for p in opts.precisions:
+        if p not in PRECISIONS:
+            raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
+    device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
+    out = []
+    for spec in models.expand_models(opts.models):
+        m = models.resolve(spec, opts.task)
+        lens = opts.seq_lens if inputs.uses_seq_len(m) else opts.seq_lens[:1]
+        scenarios = [Scenario(spec, NAME, device, mode, precision, bs, inputs.describe(m, sl),
+                              {"seq_len": sl if inputs.uses_seq_len(m) else None, "torch_device": opts.device,
+                               "task": m.kind.task, "compile_mode": parse_mode(mode)})
+                     for mode in opts.modes for precision in opts.precisions
+                     for bs in opts.batch_sizes for sl in lens]
+        out.append((spec, scenarios))
+    return out
+
+
+def _unsupported(sc: Scenario, device) -> str | None:
+    torch = _torch()
+    if sc.precision == "bf16" and device.type == "cuda" and not torch.cuda.is_bf16_supported():
+        return "bf16 is not supported on this GPU (compute capability < 8.0)"
+    if sc.precision == "fp16" and device.type == "cpu" and parse_mode(sc.mode) is not None:
+        return "fp16 torch.compile on the CPU is not supported by inductor here; use fp32 or bf16"
+    return None
+
+
+def _classify(exc: BaseException) -> str:
+    text = str(exc)
+    if "not implemented for" in text and any(t in text for t in ("'Half'", "'BFloat16'")):
+        return "unsupported"
+    return status_of(exc)
+
+
+class TokenClock:
+    """A logits processor that timestamps every generated token (called once per decode step)."""
+
+    def __init__(self, sync: Callable[[], object] | None, clock=time.perf_counter) -> None:
+        self.sync = sync
+        self.clock = clock
+        self.calls: list[list[float]] = []
+
+    def begin(self) -> None:
+        self.calls.append([self.clock()])
+
+    def __call__(self, input_ids, scores):
+        if self.sync is not None:
+            self.sync()
+        self.calls[-1].append(self.clock())
+        return scores
+
+
+def generation_rows(clock: TokenClock, m, batch: int, tokens: int) -> list[tuple]:
+    """TTFT, per-token TPOT, end-to-end time and tokens/s of the timed generate calls."""
+    rows: list[tuple] = []
+    timed = clock.calls[-len(m.samples):] if m.samples else []
+    for it, (stamps, total, offset) in enumerate(zip(timed, m.samples, m.offsets)):
+        rows.append(("generate_s", "s", it, offset, total))
+        rows.append(("tokens_per_s", "tokens/s", it, offset, batch * tokens / total))
+        if len(stamps) >= 2:
+            rows.append(("ttft_s", "s", it, offset, stamps[1] - stamps[0]))
+        for k in range(2, len(stamps)):
+            rows.append(("tpot_s", "s", it * tokens + k - 1, offset + stamps[k - 1] - stamps[0],
+                         stamps[k] - stamps[k - 1]))
+    return rows
+
+
+def _flops(torch, net, fwd) -> float | None:
+    from torch.utils.flop_counter import FlopCounterMode
+
+    try:
+        with torch.inference_mode(), FlopCounterMode(display=False) as counter:
+            net(**fwd)
+        return float(counter.get_total_flops())
+    except Exception:   # some ops have no FLOP formula; FLOPs are then unknown, not wrong
+        return None
+
+
+def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
+    torch = _torch()
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    torch.set_num_threads(opts.thread_count)
+    model = models.resolve(spec, opts.task)
+    t0 = time.perf_counter()
+    try:
+        base = models.build(model)
+    except Exception as exc:
+        info = model.info()
+        for i, sc in enumerate(scenarios):
+            if on_start:
+                on_start(i)
+            yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
+                          started_at=datetime.now(timezone.utc).isoformat())
+        return
+    load_s = time.perf_counter() - t0
+    info = model.info(num_parameters=sum(p.numel() for p in base.parameters()))
+    prepared: dict[tuple[str, str], Any] = {}      # (precision, mode) -> callable module
+    cast: dict[str, Any] = {}                      # precision -> module on device
+    for i, sc in enumerate(scenarios):
+        if on_start:
+            on_start(i)
+        started = datetime.now(timezone.utc).isoformat()
+        device = torch.device(sc.settings.get("torch_device", sc.device))
+        reason = _unsupported(sc, device)
+        if reason:
+            yield Outcome(sc, info, status="unsupported", error=reason, started_at=started)
+            continue
+        try:
+            yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast)
+        except Exception as exc:
+            yield Outcome(sc, info, status=_classify(exc), error=error_text(exc), started_at=started)
+        finally:
+            if device.type == "cuda":
+                torch.cuda.empty_cache()
+
+
+def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: dict, load_s: float,
+             started: str, prepared: dict, cast: dict) -> Outcome:
+    dtype = dtype_of(sc.precision)
+    if sc.precision not in cast:
+        cast.clear()          # one precision on the device at a time
+        prepared.clear()
+        net = base if (sc.precision == "fp32" and device.type == "cpu") else copy.deepcopy(base)
+        cast[sc.precision] = net.to(device=device, dtype=dtype)
+    net = cast[sc.precision]
+    compile_mode = parse_mode(sc.mode)
+    key = (sc.precision, sc.mode)
+    if key not in prepared:
+        prepared[key] = net if compile_mode is None else torch.compile(net, mode=compile_mode)
+    module = prepared[key]
+    seq_len = sc.settings.get("seq_len") or 1
+    inp = inputs.make(model, net, sc.batch_size, seq_len, new_tokens=opts.gen_tokens)
+    fwd = inputs.to_device(inp.forward, device, dtype)
+    timer = timer_for(device)
+    sync = sync_for(device)
+
+    def forward():
+        with torch.inference_mode():
+            return module(**fwd)
+
+    sources: list = [RssSource()]
+    nvml = None
+    if device.type == "cuda" and nvml_status()[0]:
+        nvml = NvmlSource(device.index or 0)
+        sources.append(nvml)
+        torch.cuda.reset_peak_memory_stats(device)
+    cond = Conditions.now(opts.thread_count)
+    with Monitor(sources) as mon:
+        m = measure(forward, opts.rule, sync=sync, timer=timer)
+    rows = measurement_rows(m)
+    rows.append(("load_s", "s", 0, 0.0, load_s))
+    rows.extend(mon.rows)
+    peak = mon.peak("rss_bytes")
+    if peak is not None:
+        rows.append(("peak_rss_bytes", "bytes", 0, 0.0, peak))
+    if device.type == "cuda":
+        rows.append(("peak_device_allocated_bytes", "bytes", 0, 0.0, float(torch.cuda.max_memory_allocated(device))))
+        rows.append(("peak_device_reserved_bytes", "bytes", 0, 0.0, float(torch.cuda.max_memory_reserved(device))))
+    flops = _flops(torch, net, fwd)
+    if flops is not None:
+        rows.append(("flops", "flops", 0, 0.0, flops))
+    reasons = judge(m, opts.rule, cond, opts.max_background_cpu)
+    extra: dict[str, Any] = {"image_tokens": inp.extra.get("image_tokens"), "ci_rel": m.ci_rel,
+                             "flops_per_forward": flops}
+    if nvml is not None:
+        if nvml.throttled:
+            reasons.append("throttled: " + ", ".join(sorted(nvml.throttled)))
+        nvml.close()
+    if model.kind.generative and inp.generate is not None:
+        if compile_mode is None:
+            rows.extend(_generation(torch, net, inp, device, dtype, sync, opts))
+        else:
+            extra["generation"] = "not measured under torch.compile (decode shapes change every step)"
+    return Outcome(sc, info, rows=rows, validity_reasons=reasons, timing_method=timer.method,
+                   stop_reason=m.stop_reason, conditions=cond, started_at=started, extra=extra)
+
+
+def _generation(torch, net, inp, device, dtype, sync, opts: RunOptions) -> list[tuple]:
+    from transformers import LogitsProcessorList
+
+    clock = TokenClock(sync)
+    kwargs = dict(inputs.to_device(inp.generate, device, dtype), max_new_tokens=opts.gen_tokens,
+                  min_new_tokens=opts.gen_tokens, do_sample=False,
+                  logits_processor=LogitsProcessorList([clock]))
+
+    def generate():
+        clock.begin()
+        with torch.inference_mode():
+            return net.generate(**kwargs)
+
+    # generation is slower than a forward: its own minimum count, same time limits
+    rule = replace(opts.rule, min_iters=min(opts.rule.min_iters, 5), warmup_iters=1)
+    m = measure(generate, rule, sync=sync)
+    return generation_rows(clock, m, inp.items, opts.gen_tokens)
