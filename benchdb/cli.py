@@ -257,6 +257,93 @@ def query(sql_text, db, fmt):
     click.echo(render(cols, rows, fmt))
 
 
+# --------------------------------------------------------------------------- report
+@main.command()
+@click.option("--optimal-hardware", "kinds", flag_value="optimal-hardware", multiple=True,
+              help="Best hardware/backend per model and batch size (and the runner-up).")
+@click.option("--matrix", "kinds", flag_value="matrix", multiple=True, help="Compatibility matrix.")
+@click.option("--speedup", "kinds", flag_value="speedup", multiple=True, help="Speedup vs CPU PyTorch eager.")
+@click.option("--scaling", "kinds", flag_value="scaling", multiple=True, help="Batch scaling.")
+@click.option("--memory", "kinds", flag_value="memory", multiple=True, help="Peak memory.")
+@click.option("--trends", "kinds", flag_value="trends", multiple=True, help="Medians over runs.")
+@click.option("--all", "all_", is_flag=True, help="Every report above.")
+@click.option("--format", "fmt", type=click.Choice(["md", "html", "json", "csv"]), default=None,
+              help="Default: html when --out ends in .html, else md.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (atomically) instead of standard output.")
+@click.option("--db", default=None, help=_DB_HELP)
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
+@click.option("--objective", type=click.Choice(["throughput", "latency", "energy", "cost"]), default="throughput",
+              show_default=True, help="What --optimal-hardware optimises.")
+@click.option("--max-latency-ms", type=click.FloatRange(min=0), default=None, help="Latency budget (median).")
+@click.option("--max-memory-mb", type=click.FloatRange(min=0), default=None, help="Peak memory budget.")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="YAML: hardware name -> USD per hour (for --objective cost).")
+@click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
+           github_summary):
+    """Reports from the warehouse: optimal hardware, compatibility, speedup, scaling, memory, trends."""
+    from benchdb.reports import build as builder, render as renderer
+    from benchdb.schema import warehouse
+
+    chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
+    if not chosen:
+        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --scaling, --memory, "
+                           "--trends or --all")
+    fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
+    filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
+                              max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
+                              prices=_load_prices(prices) if prices else {})
+    con, path = warehouse.open_readonly(db)
+    try:
+        rep = builder.build(con, str(path), chosen, filters)
+    finally:
+        con.close()
+    text = renderer.render(rep, fmt)
+    if github_summary:
+        import os
+
+        target = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not target:
+            raise BenchdbError("--github-summary: $GITHUB_STEP_SUMMARY is not set (it is set inside "
+                               "GitHub Actions jobs)")
+        with open(target, "a", encoding="utf-8") as fh:
+            fh.write(renderer.markdown(rep) if fmt != "md" else text)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        _write_atomic(out, text)
+        click.echo(f"wrote {out} ({fmt}, {sum(len(s.rows) for s in rep.sections)} rows)", err=True)
+
+
+def _load_prices(path: Path) -> dict[str, float]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise BenchdbError(f"prices file {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             for v in data.values()):
+        raise BenchdbError(f"prices file {path} must map hardware names to USD per hour, "
+                           "e.g. 'NVIDIA H100 80GB HBM3: 4.5'")
+    return {str(k): float(v) for k, v in data.items()}
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    import os
+
+    if path.parent and not path.parent.exists():
+        raise BenchdbError(f"folder {path.parent} does not exist; create it or choose another --out")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 # --------------------------------------------------------------------------- hardware
 @main.command("hardware")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")

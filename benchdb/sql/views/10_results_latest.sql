@@ -1,15 +1,32 @@
 -- results_latest: the latest valid, successful result per scenario key and hardware.
 -- One row per (model_id, backend, device, mode, precision, batch_size, input_shape, hardware_id),
--- taken from the most recent run (runs.started_at) that measured it.
+-- from the most recent run (runs.started_at) that measured it validly, with the run, the
+-- hardware and derived figures: peak memory (device if measured, else host RSS), mean power,
+-- energy per item, FLOPs per forward and achieved FLOP/s.
 CREATE OR REPLACE VIEW results_latest AS
+WITH extra AS (
+    SELECT result_id,
+           max(max) FILTER (WHERE metric = 'peak_device_allocated_bytes') AS peak_device_bytes,
+           max(max) FILTER (WHERE metric = 'peak_rss_bytes')              AS peak_rss_bytes,
+           max(median) FILTER (WHERE metric = 'power_w')                  AS power_w,
+           max(median) FILTER (WHERE metric = 'flops')                    AS flops_per_forward
+    FROM result_metrics
+    GROUP BY result_id
+)
 SELECT r.*,
-       ru.started_at AS run_started_at,
+       ru.started_at                                             AS run_started_at,
        ru.git_commit,
-       h.device_name AS hardware_name,
-       h.kind        AS hardware_kind
+       h.device_name                                             AS hardware_name,
+       h.kind                                                    AS hardware_kind,
+       coalesce(x.peak_device_bytes, x.peak_rss_bytes)           AS peak_memory_bytes,
+       x.power_w,
+       x.power_w * r.median / r.batch_size                       AS energy_per_item_j,
+       x.flops_per_forward,
+       x.flops_per_forward / r.median                            AS achieved_flops
 FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
+LEFT JOIN extra x USING (result_id)
 WHERE r.status = 'ok' AND r.validity = 'valid'
 QUALIFY row_number() OVER (
     PARTITION BY r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,

@@ -1,0 +1,1 @@
+SELECT DISTINCT device_name FROM hardware ORDER BY 1

@@ -1,0 +1,70 @@
+-- bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware):
+-- per model, batch size and input shape, the best candidate (hardware + backend + mode +
+-- precision) from results_latest under the constraints, the runner-up and the margin.
+--   objective: 'throughput' (items/s, higher is better), 'latency' (median s), 'energy'
+--              (J per item, needs power samples) or 'cost' (USD per million items, needs a
+--              price for the hardware in prices: MAP(hardware name -> USD per hour)).
+--   max_latency_s, max_memory_bytes: NULL for no limit.
+--   models, hardware: lists to restrict to (hardware by name or id), NULL for all.
+-- margin: how much better the best is than the runner-up (0.25 = 25 %).
+CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
+WITH cand AS (
+    SELECT r.*,
+           CASE objective
+               WHEN 'throughput' THEN r.throughput
+               WHEN 'latency' THEN r.median
+               WHEN 'energy' THEN r.energy_per_item_j
+               WHEN 'cost' THEN map_extract_value(prices, r.hardware_name) / 3600.0 / r.throughput * 1e6
+           END AS value
+    FROM results_latest r
+    WHERE (max_latency_s IS NULL OR r.median <= max_latency_s)
+      AND (max_memory_bytes IS NULL OR r.peak_memory_bytes <= max_memory_bytes)
+      AND (models IS NULL OR list_contains(models, r.model_id))
+      AND (hardware IS NULL OR list_contains(hardware, r.hardware_name) OR list_contains(hardware, r.hardware_id))
+),
+ranked AS (
+    SELECT *,
+           row_number() OVER (
+               PARTITION BY model_id, batch_size, input_shape
+               ORDER BY CASE WHEN objective = 'throughput' THEN -value ELSE value END,
+                        hardware_name, backend, mode, precision, result_id) AS rank,
+           count(*) OVER (PARTITION BY model_id, batch_size, input_shape) AS candidates
+    FROM cand
+    WHERE value IS NOT NULL
+)
+SELECT b.model_id,
+       b.batch_size,
+       b.input_shape,
+       objective                  AS objective,
+       CASE objective WHEN 'throughput' THEN 'items/s' WHEN 'latency' THEN 's'
+                      WHEN 'energy' THEN 'J/item' WHEN 'cost' THEN 'USD/1M items' END AS unit,
+       b.candidates,
+       b.hardware_name            AS best_hardware,
+       b.backend                  AS best_backend,
+       b.device                   AS best_device,
+       b.mode                     AS best_mode,
+       b.precision                AS best_precision,
+       b.value                    AS best_value,
+       b.median                   AS best_median_s,
+       b.throughput               AS best_throughput,
+       r.hardware_name            AS runner_up_hardware,
+       r.backend                  AS runner_up_backend,
+       r.device                   AS runner_up_device,
+       r.mode                     AS runner_up_mode,
+       r.precision                AS runner_up_precision,
+       r.value                    AS runner_up_value,
+       CASE WHEN r.value IS NULL OR r.value = 0 OR b.value = 0 THEN NULL
+            WHEN objective = 'throughput' THEN b.value / r.value - 1
+            ELSE r.value / b.value - 1 END AS margin,
+       b.result_id                AS best_result_id
+FROM ranked b
+LEFT JOIN ranked r
+       ON r.model_id = b.model_id AND r.batch_size = b.batch_size
+      AND r.input_shape = b.input_shape AND r.rank = 2
+WHERE b.rank = 1;
+
+-- optimal_hardware: the unconstrained answer, by throughput and by latency.
+CREATE OR REPLACE VIEW optimal_hardware AS
+SELECT * FROM bdb_optimal('throughput', NULL, NULL, MAP {}::MAP(VARCHAR, DOUBLE), NULL::VARCHAR[], NULL::VARCHAR[])
+UNION ALL
+SELECT * FROM bdb_optimal('latency', NULL, NULL, MAP {}::MAP(VARCHAR, DOUBLE), NULL::VARCHAR[], NULL::VARCHAR[]);

@@ -1,0 +1,19 @@
+-- trends: every valid result of a scenario over time (runs) and commits, oldest first, with
+-- the change of the median against the previous run of the same series.
+-- series_id identifies a scenario on one piece of hardware across runs.
+CREATE OR REPLACE VIEW trends AS
+SELECT md5(concat_ws('|', r.model_id, r.backend, r.device, r.mode, r.precision,
+                     CAST(r.batch_size AS VARCHAR), r.input_shape, r.hardware_id)) AS series_id,
+       r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size, r.input_shape,
+       r.hardware_id, h.device_name AS hardware_name,
+       r.run_id, ru.started_at AS run_started_at, ru.git_commit,
+       r.median, r.median_ci_low, r.median_ci_high, r.throughput, r.n,
+       r.median / lag(r.median) OVER w - 1 AS change_vs_previous,
+       r.result_id
+FROM results r
+JOIN runs ru USING (run_id)
+JOIN hardware h USING (hardware_id)
+WHERE r.status = 'ok' AND r.validity = 'valid'
+WINDOW w AS (PARTITION BY r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,
+                          r.input_shape, r.hardware_id
+             ORDER BY ru.started_at, r.result_id);

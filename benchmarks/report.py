@@ -1,0 +1,90 @@
+"""Report latency on a large warehouse, against a plain scan of the same results in the same run.
+
+    python benchmarks/report.py [--models 50] [--hardware 8] [--samples-per-result 1000]
+
+Builds a warehouse of models x hardware x 5 backends x 5 batch sizes results (default 10,000)
+with samples-per-result raw samples each (default 10M), then times, warm:
+- `benchdb report --optimal-hardware` and `--matrix` in-process (the library call) and as a
+  full command (a new process: Python start-up and imports included);
+- a baseline: a read-only connection fetching every row of `results` (SELECT *).
+Goal: each report < 1 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+from click.testing import CliRunner
+
+from benchdb.cli import main as cli
+from benchdb.schema import warehouse
+
+
+def best_of(fn, n: int = 5) -> float:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times), statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", type=int, default=50)
+    ap.add_argument("--hardware", type=int, default=8)
+    ap.add_argument("--samples-per-result", type=int, default=1000)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="benchdb-report-"))
+    db = work / "big.duckdb"
+    t = time.perf_counter()
+    con, _ = warehouse.open_writable(db)
+    lines = (Path(__file__).parent / "report_fixture.sql").read_text().splitlines()
+    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    params = {"models": args.models, "hardware": args.hardware, "samples_per_result": args.samples_per_result}
+    for stmt in [s for s in text.split(";") if s.strip()]:
+        used = {k: v for k, v in params.items() if f"${k}" in stmt}
+        con.execute(stmt, used)
+    n_results = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
+    n_samples = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
+    con.execute("CHECKPOINT")
+    con.close()
+    print(f"warehouse: {n_results:,} results, {n_samples:,} samples, built in {time.perf_counter() - t:.1f} s")
+
+    def baseline():
+        c = duckdb.connect(str(db), read_only=True)
+        c.execute("SELECT * FROM results").fetchall()
+        c.close()
+
+    runner = CliRunner()
+
+    def report(flag):
+        def go():
+            r = runner.invoke(cli, ["report", flag, "--db", str(db), "--format", "md"])
+            assert r.exit_code == 0, r.output
+        return go
+
+    base_best, base_med = best_of(baseline)
+    print(f"baseline SELECT * FROM results (read-only connection): best {base_best * 1e3:7.1f} ms, "
+          f"median {base_med * 1e3:7.1f} ms")
+    for flag in ("--optimal-hardware", "--matrix"):
+        report(flag)()                              # warm
+        best, med = best_of(report(flag))
+
+        def command():
+            subprocess.run([sys.executable, "-m", "benchdb", "report", flag, "--db", str(db)], check=True,
+                           capture_output=True)
+        cbest, cmed = best_of(command, 3)
+        print(f"report {flag:<19}: in-process best {best * 1e3:7.1f} ms, median {med * 1e3:7.1f} ms "
+              f"({med / base_med:4.1f}x baseline); full command median {cmed * 1e3:7.1f} ms (goal < 1000 ms)")
+
+
+if __name__ == "__main__":
+    main()

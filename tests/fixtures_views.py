@@ -1,0 +1,47 @@
+"""A small warehouse written row by row, so every view's output can be checked exactly."""
+
+from benchdb.schema import warehouse
+
+HW = {"cpuA": ("cpu", "Test CPU"), "gpuB": ("cuda", "Test GPU")}
+ARCH = {"bert": ("embedding", "bert"), "llama": ("text_generation", "llama")}
+RUNS = {"r1": ("2026-11-01 10:00:00", "c1"), "r2": ("2026-11-02 10:00:00", "c2"), "r3": ("2026-11-03 10:00:00", "c3")}
+
+#: id, run, model, backend, device, hardware, bs, shape, status, validity, median, throughput, error
+RESULTS = [
+    ("1", "r1", "bert", "pytorch", "cpu", "cpuA", 1, "seq_len=16", "ok", "valid", 0.010, 100.0, None),
+    ("2", "r2", "bert", "pytorch", "cpu", "cpuA", 1, "seq_len=16", "ok", "valid", 0.008, 125.0, None),
+    ("3", "r2", "bert", "pytorch", "cuda", "gpuB", 1, "seq_len=16", "ok", "valid", 0.002, 500.0, None),
+    ("4", "r2", "bert", "onnxruntime", "cpu", "cpuA", 1, "seq_len=16", "ok", "valid", 0.005, 200.0, None),
+    ("5", "r2", "bert", "pytorch", "cpu", "cpuA", 4, "seq_len=16", "ok", "valid", 0.020, 200.0, None),
+    ("6", "r2", "bert", "pytorch", "cuda", "gpuB", 4, "seq_len=16", "ok", "valid", 0.004, 1000.0, None),
+    ("7", "r2", "llama", "pytorch", "cuda", "gpuB", 1, "seq_len=16", "oom", "invalid", None, None,
+     "OutOfMemoryError: CUDA out of memory"),
+    ("8", "r2", "llama", "pytorch", "cpu", "cpuA", 1, "seq_len=16", "ok", "valid", 0.100, 10.0, None),
+    ("9", "r3", "bert", "pytorch", "cpu", "cpuA", 1, "seq_len=16", "ok", "invalid", 1 / 110, 110.0, None),
+]
+#: result id -> (metric, median/max value)
+METRICS = {"2": [("peak_rss_bytes", 300 * 2**20)], "3": [("peak_device_allocated_bytes", 900 * 2**20),
+                                                           ("power_w", 200.0)],
+           "4": [("peak_rss_bytes", 200 * 2**20)]}
+
+
+def build(path):
+    con, _ = warehouse.open_writable(path)
+    for hid, (kind, name) in HW.items():
+        con.execute("insert into hardware (hardware_id, kind, device_name) values (?, ?, ?)", [hid, kind, name])
+    for aid, (family, mt) in ARCH.items():
+        con.execute("insert into architectures (arch_id, model_id, model_type, family) values (?, ?, ?, ?)",
+                    [aid, aid, mt, family])
+    for rid, (ts, commit) in RUNS.items():
+        con.execute("insert into runs (run_id, started_at, git_commit) values (?, ?::timestamp, ?)", [rid, ts, commit])
+    for (rid, run, model, backend, device, hw, bs, shape, status, validity, median, tput, error) in RESULTS:
+        con.execute("""insert into results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend,
+                       device, mode, precision, batch_size, input_shape, status, validity, error, median,
+                       throughput, n)
+                       values (?, ?, 0, ?, ?, ?, ?, ?, 'eager', 'fp32', ?, ?, ?, ?, ?, ?, ?, 10)""",
+                    [rid, run, hw, model, model, backend, device, bs, shape, status, validity, error, median, tput])
+    for rid, rows in METRICS.items():
+        for metric, value in rows:
+            con.execute("insert into result_metrics (result_id, metric, n, median, max) values (?, ?, 1, ?, ?)",
+                        [rid, metric, value, value])
+    con.close()
