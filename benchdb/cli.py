@@ -175,6 +175,18 @@ def ingest(paths, db, wait_s, batch_rows):
     for path, reason in summary.rejected:
         click.echo(f"rejected {path}: {reason}", err=True)
     click.echo(summary.line())
+    if summary.run_ids:
+        from benchdb.analysis import changepoints
+        from benchdb.schema import warehouse
+
+        con, _ = warehouse.open_writable(summary.db, wait_s=wait_s)
+        try:
+            found = changepoints.update(con, sorted(summary.run_ids))
+        finally:
+            con.close()
+        if found:
+            click.echo(f"{found} open change point(s) in the history of the series loaded; "
+                       "see `benchdb report --regressions`")
     if summary.rejected:
         sys.exit(1)
 
@@ -266,6 +278,8 @@ def query(sql_text, db, fmt):
 @click.option("--scaling", "kinds", flag_value="scaling", multiple=True, help="Batch scaling.")
 @click.option("--memory", "kinds", flag_value="memory", multiple=True, help="Peak memory.")
 @click.option("--trends", "kinds", flag_value="trends", multiple=True, help="Medians over runs.")
+@click.option("--regressions", "kinds", flag_value="regressions", multiple=True,
+              help="Open change points in the series' history.")
 @click.option("--all", "all_", is_flag=True, help="Every report above.")
 @click.option("--format", "fmt", type=click.Choice(["md", "html", "json", "csv"]), default=None,
               help="Default: html when --out ends in .html, else md.")
@@ -290,7 +304,7 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
     if not chosen:
         raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --scaling, --memory, "
-                           "--trends or --all")
+                           "--trends, --regressions or --all")
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
@@ -302,14 +316,7 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
         con.close()
     text = renderer.render(rep, fmt)
     if github_summary:
-        import os
-
-        target = os.environ.get("GITHUB_STEP_SUMMARY")
-        if not target:
-            raise BenchdbError("--github-summary: $GITHUB_STEP_SUMMARY is not set (it is set inside "
-                               "GitHub Actions jobs)")
-        with open(target, "a", encoding="utf-8") as fh:
-            fh.write(renderer.markdown(rep) if fmt != "md" else text)
+        _append_summary(renderer.markdown(rep) if fmt != "md" else text)
     if out is None:
         click.echo(text, nl=False)
     else:
@@ -342,6 +349,73 @@ def _write_atomic(path: Path, text: str) -> None:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+# --------------------------------------------------------------------------- check / ack
+def _fraction(ctx, param, value):
+    text = str(value).strip()
+    try:
+        v = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a threshold like 5% or 0.05") from None
+    if not 0 <= v < 10:
+        raise click.BadParameter(f"{value!r} is out of range")
+    return v
+
+
+@main.command()
+@click.option("--baseline", required=True, help="Runs to compare against: latest~1, run:ID, commit:SHA, tag:T, time:A..B")
+@click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
+@click.option("--threshold", default="5%", callback=_fraction, show_default=True,
+              help="Smallest change that matters (the series' own noise x3 raises it).")
+@click.option("--metric", default="latency_s", show_default=True, help="Metric to compare (raw samples).")
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+@click.option("--db", default=None, help=_DB_HELP)
+def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
+    """Regression gate: exit 1 when any shared scenario regressed beyond noise and threshold."""
+    from benchdb.analysis import gate
+    from benchdb.reports import render as renderer
+    from benchdb.schema import warehouse
+
+    con, _ = warehouse.open_readonly(db)
+    try:
+        result = gate.compare(con, baseline, candidate, threshold=threshold, metric=metric)
+    finally:
+        con.close()
+    md = renderer.check_markdown(result)
+    if github_summary:
+        _append_summary(md)
+    click.echo(md if fmt == "md" else renderer.check_json(result), nl=False)
+    if result.regressed:
+        sys.exit(1)
+
+
+def _append_summary(text: str) -> None:
+    import os
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        raise BenchdbError("--github-summary: $GITHUB_STEP_SUMMARY is not set (it is set inside GitHub Actions jobs)")
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+@main.command()
+@click.argument("change_id")
+@click.option("--note", required=True, help="Why the shift is intended (kept with the change point).")
+@click.option("--db", default=None, help=_DB_HELP)
+def ack(change_id, note, db):
+    """Accept a change point as intended, so it is no longer reported."""
+    from benchdb.analysis import changepoints
+    from benchdb.schema import warehouse
+
+    con, _ = warehouse.open_writable(db)
+    try:
+        full = changepoints.ack(con, change_id, note)
+    finally:
+        con.close()
+    click.echo(f"acknowledged change point {full}: {note}")
 
 
 # --------------------------------------------------------------------------- hardware

@@ -69,7 +69,8 @@ def test_json_and_csv_use_view_columns(db):
                       "median_s,baseline_hardware,baseline_median_s,speedup,result_id,baseline_result_id")
     assert len(csv) == 7
     both = json.loads(invoke("report", "--all", "--format", "json", "--db", str(db)).stdout)
-    assert list(both) == ["optimal_hardware", "compat_matrix", "speedup", "batch_scaling", "memory", "trends"]
+    assert list(both) == ["optimal_hardware", "compat_matrix", "speedup", "batch_scaling", "memory", "trends",
+                          "regressions"]
 
 
 def test_constraints_and_filters(db, tmp_path):
@@ -91,7 +92,7 @@ def test_report_errors_are_one_line(db, tmp_path):
     r = invoke("report", "--db", str(db))
     assert r.exit_code == 2 and r.stderr.strip() == (
         "benchdb: error: choose a report: --optimal-hardware, --matrix, --speedup, --scaling, --memory, "
-        "--trends or --all")
+        "--trends, --regressions or --all")
     r = invoke("report", "--optimal-hardware", "--model", "nope", "--db", str(db))
     assert r.exit_code == 1
     assert r.stderr.strip().startswith("benchdb: error: nothing to report: no results match models nope;")

@@ -9,12 +9,12 @@ from benchdb.schema.warehouse import Migration
 def test_migrations_from_empty_database(db_path):
     con, _ = warehouse.open_writable(db_path)
     try:
-        assert warehouse.schema_version(con) == warehouse.code_schema_version() == 1
+        assert warehouse.schema_version(con) == warehouse.code_schema_version() == 2
         tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
         assert {"schema_version", "ingested_files", "hardware", "architectures", "runs", "results",
                 "result_metrics", "samples", "results_latest"} <= tables
         rows = con.execute("select version, name from schema_version").fetchall()
-        assert rows == [(1, "init")]
+        assert rows == [(1, "init"), (2, "change_points")]
     finally:
         con.close()
 
@@ -36,20 +36,24 @@ def test_newer_database_is_refused(db_path):
         with pytest.raises(BenchdbError) as err:
             opener(db_path)
         assert str(err.value) == (f"database {db_path} has schema version 7, but this benchdb (0.1.0) "
-                                  "supports up to 1; upgrade benchdb to use it")
+                                  "supports up to 2; upgrade benchdb to use it")
 
 
 def test_older_database_needs_explicit_upgrade(db_path):
     base = warehouse.migrations()
-    con, _ = warehouse.open_writable(db_path, available=base)
+    con, _ = warehouse.open_writable(db_path, available=base[:1])      # a version-1 warehouse
     con.close()
-    newer = base + [Migration(2, "add_notes", "CREATE TABLE notes (note VARCHAR);")]
     with pytest.raises(BenchdbError, match=r"has schema version 1, this benchdb uses 2; run `benchdb db upgrade"):
-        warehouse.open_writable(db_path, available=newer)
+        warehouse.open_writable(db_path)
     con = duckdb.connect(str(db_path))
-    applied = warehouse.upgrade(con, db_path, available=newer)
+    applied = warehouse.upgrade(con, db_path)
     assert [m.version for m in applied] == [2]
     assert warehouse.schema_version(con) == 2
+    assert con.execute("select count(*) from change_points").fetchall() == [(0,)]
+    con.close()
+    newer = base + [Migration(3, "add_notes", "CREATE TABLE notes (note VARCHAR);")]
+    con = duckdb.connect(str(db_path))
+    assert [m.version for m in warehouse.upgrade(con, db_path, available=newer)] == [3]
     assert con.execute("select count(*) from notes").fetchall() == [(0,)]
     con.close()
 
@@ -57,11 +61,11 @@ def test_older_database_needs_explicit_upgrade(db_path):
 def test_failed_migration_rolls_back_whole(db_path):
     base = warehouse.migrations()
     warehouse.open_writable(db_path, available=base)[0].close()
-    broken = base + [Migration(2, "broken", "CREATE TABLE half (x INT); SELECT * FROM no_such_table;")]
+    broken = base + [Migration(3, "broken", "CREATE TABLE half (x INT); SELECT * FROM no_such_table;")]
     con = duckdb.connect(str(db_path))
     with pytest.raises(duckdb.Error):
         warehouse.upgrade(con, db_path, available=broken)
-    assert warehouse.schema_version(con) == 1
+    assert warehouse.schema_version(con) == 2
     assert con.execute("select count(*) from information_schema.tables where table_name='half'").fetchall() == [(0,)]
     con.close()
 

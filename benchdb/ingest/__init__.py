@@ -41,6 +41,7 @@ class IngestSummary:
     rejected: list[tuple[str, str]] = field(default_factory=list)
     samples: int = 0
     seconds: float = 0.0
+    run_ids: set[str] = field(default_factory=set)     # runs that gained results in this call
 
     def line(self) -> str:
         return (f"ingested {self.new} new file(s), skipped {self.skipped + self.duplicates} already "
@@ -244,6 +245,7 @@ class _Loader:
             raise
         self.summary.new += len(good)
         self.summary.samples += sum(c.footer.num_rows for c in good)
+        self.summary.run_ids.update(c.footer.metadata["run"]["run_id"] for c in good)
 
 
 def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = None, *,

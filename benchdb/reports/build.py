@@ -192,11 +192,25 @@ def _memory(con, f: Filters) -> Section:
         keys, rows)
 
 
+def _regressions(con, f: Filters) -> Section:
+    keys, rows = _rows(con, "regressions", f.params())
+    return Section(
+        "regressions", "Open change points",
+        "Shifts in a series' median over runs (E-divisive means, permutation test p < 0.05, at least 3 runs "
+        "on each side, at least 3 % change); acknowledge intended ones with `benchdb ack CHANGE_ID --note ...`.",
+        [Column("change id", "change_id"), Column("model", "model_id"), Column("batch", "batch_size", "int"),
+         Column("input", "input_shape"), Column("hardware", "hardware_name"), Column("backend", "backend"),
+         Column("mode", "mode"), Column("first run after", "run_started_at"), Column("commit", "git_commit"),
+         Column("before", "before_median", "ms"), Column("after", "after_median", "ms"),
+         Column("change", "change", "pct"), Column("p", "p_value", "sci")],
+        keys, rows)
+
+
 BUILDERS: dict[str, Callable[[Any, Filters], Section]] = {
     "optimal-hardware": _optimal, "matrix": _matrix, "speedup": _speedup, "scaling": _scaling,
-    "trends": _trends, "memory": _memory,
+    "trends": _trends, "memory": _memory, "regressions": _regressions,
 }
-ALL = ("optimal-hardware", "matrix", "speedup", "scaling", "memory", "trends")
+ALL = ("optimal-hardware", "matrix", "speedup", "scaling", "memory", "trends", "regressions")
 
 
 def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Filters) -> Report:

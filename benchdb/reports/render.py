@@ -103,6 +103,22 @@ def as_csv(report: Report) -> str:
     return render_rows(s.keys, [[r[k] for k in s.keys] for r in s.rows], "csv") + "\n"
 
 
+def check_markdown(result) -> str:
+    text = _env(autoescape=False).get_template("check.md.j2").render(r=result)
+    return "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+
+
+def check_json(result) -> str:
+    from dataclasses import asdict
+
+    body = {"baseline": result.baseline, "candidate": result.candidate, "metric": result.metric,
+            "threshold": result.threshold, "regressed": result.regressed,
+            "counts": {v: result.count(v) for v in ("regressed", "improved", "unchanged", "inconclusive")},
+            "comparisons": [asdict(c) for c in result.comparisons],
+            "only_baseline": result.only_baseline, "only_candidate": result.only_candidate}
+    return json.dumps(body, default=_json_default, indent=1) + "\n"
+
+
 def render(report: Report, fmt: str) -> str:
     if fmt == "md":
         return markdown(report)

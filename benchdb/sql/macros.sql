@@ -29,3 +29,7 @@ CREATE OR REPLACE MACRO bdb_median_ci_high(sorted_values) AS
 -- An ISO-8601 timestamp text (with or without offset) as a UTC TIMESTAMP; every timestamp
 -- column in the warehouse is UTC.
 CREATE OR REPLACE MACRO bdb_utc(ts_text) AS timezone('UTC', CAST(ts_text AS TIMESTAMPTZ));
+
+-- The identity of a series: one scenario on one piece of hardware, across runs.
+CREATE OR REPLACE MACRO bdb_series_id(model_id, backend, device, mode, precision, batch_size, input_shape, hardware_id) AS
+    md5(concat_ws('|', model_id, backend, device, mode, precision, CAST(batch_size AS VARCHAR), input_shape, hardware_id));

@@ -1,7 +1,8 @@
--- Report: medians over runs for series with at least two valid results.
-SELECT *
-FROM trends
-WHERE ($models IS NULL OR list_contains($models, model_id))
-  AND ($hardware IS NULL OR list_contains($hardware, hardware_name) OR list_contains($hardware, hardware_id))
-QUALIFY count(*) OVER (PARTITION BY series_id) >= 2
-ORDER BY series_id, run_started_at
+-- Report: medians over runs for series with at least two valid results, change points marked.
+SELECT t.*, c.change_id IS NOT NULL AS change_point
+FROM trends t
+LEFT JOIN change_points c ON c.series_id = t.series_id AND c.run_id = t.run_id
+WHERE ($models IS NULL OR list_contains($models, t.model_id))
+  AND ($hardware IS NULL OR list_contains($hardware, t.hardware_name) OR list_contains($hardware, t.hardware_id))
+QUALIFY count(*) OVER (PARTITION BY t.series_id) >= 2
+ORDER BY t.series_id, t.run_started_at

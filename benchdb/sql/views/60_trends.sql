@@ -2,8 +2,8 @@
 -- the change of the median against the previous run of the same series.
 -- series_id identifies a scenario on one piece of hardware across runs.
 CREATE OR REPLACE VIEW trends AS
-SELECT md5(concat_ws('|', r.model_id, r.backend, r.device, r.mode, r.precision,
-                     CAST(r.batch_size AS VARCHAR), r.input_shape, r.hardware_id)) AS series_id,
+SELECT bdb_series_id(r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,
+                     r.input_shape, r.hardware_id) AS series_id,
        r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size, r.input_shape,
        r.hardware_id, h.device_name AS hardware_name,
        r.run_id, ru.started_at AS run_started_at, ru.git_commit,

@@ -1,0 +1,88 @@
+"""How well the regression checks work: recall and false alarms on generated series, and the
+gate on real A/A runs of one scenario on this machine.
+
+    python benchmarks/regressions_eval.py [--series 300] [--aa-runs 6]
+
+1. Change points: series of 30 per-run medians with heavy-tailed noise (Student t, 3 dof, 1 %),
+   steps of 2-20 %, single spikes (+30 %), slow drift, or nothing; prints recall per step size
+   and the false-alarm rate of each no-step kind.
+2. Gate, synthetic: A/A pairs of heavy-tailed samples (should almost never be flagged) and
+   pairs shifted by 3-10 %.
+3. Gate, real: --aa-runs consecutive numpy runs of one scenario; every consecutive pair is
+   compared (same code, same machine: a flag is a false alarm).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+
+from benchdb.analysis import gate
+from benchdb.analysis.stats import e_divisive
+from benchdb.cli import main as cli
+
+
+def series(rng, n=30, step=0.0, at=15, spike=False, drift=0.0, noise=0.01):
+    x = (1 + noise * rng.standard_t(3, n)) * (1 + drift * np.arange(n) / n)
+    x[at:] *= 1 + step
+    if spike:
+        x[rng.integers(3, n - 3)] *= 1.3
+    return x
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--series", type=int, default=300)
+    ap.add_argument("--aa-runs", type=int, default=6)
+    args = ap.parse_args()
+    rng = np.random.default_rng(2026)
+    per = max(args.series // 10, 10)
+    print(f"change points ({per} series per kind, n=30 runs, t(3) noise 1 %):")
+    for step in (0.02, 0.03, 0.05, 0.10, 0.20):
+        hits = 0
+        for _ in range(per):
+            at = int(rng.integers(8, 22))
+            hits += any(abs(c.index - at) <= 1 for c in e_divisive(series(rng, step=step, at=at)))
+        print(f"  step {step:4.0%}: recall {hits / per:5.1%}")
+    for name, kw in (("no change", {}), ("single spike", {"spike": True}), ("drift 2 %", {"drift": 0.02})):
+        fa = sum(bool(e_divisive(series(rng, **kw))) for _ in range(per))
+        print(f"  {name:<12}: false alarms {fa / per:5.1%}")
+
+    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
+
+    def verdict(shift):
+        b = rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)
+        c = (rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)) * (1 + shift)
+        return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
+                           {"b": ("s", list(b)), "c": ("s", list(c))}, None, 0.05, 0).verdict
+
+    print("gate, synthetic (200 samples a side, threshold 5 %):")
+    for shift in (0.0, 0.03, 0.06, 0.10):
+        v = [verdict(shift) for _ in range(per * 2)]
+        print(f"  shift {shift:4.0%}: regressed {v.count('regressed') / len(v):5.1%}, improved "
+              f"{v.count('improved') / len(v):5.1%}, inconclusive {v.count('inconclusive') / len(v):5.1%}")
+
+    work = Path(tempfile.mkdtemp(prefix="benchdb-aa-"))
+    runner = CliRunner()
+    for _ in range(args.aa_runs):
+        r = runner.invoke(cli, ["run", "--backend", "numpy", "--model", "matmul:256", "--threads", "1",
+                                "--min-time", "1", "--max-time", "5", "--out", str(work / "res"), "--no-isolation"])
+        assert r.exit_code == 0, r.output
+    runner.invoke(cli, ["ingest", str(work / "res"), "--db", str(work / "w.duckdb")])
+    print(f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, consecutive pairs:")
+    for i in range(args.aa_runs - 1, 0, -1):
+        r = runner.invoke(cli, ["check", "--baseline", f"latest~{i}", "--candidate", f"latest~{i - 1}",
+                                "--db", str(work / "w.duckdb"), "--format", "json"])
+        (c,) = json.loads(r.stdout)["comparisons"]
+        print(f"  pair {args.aa_runs - i}: change {c['change']:+.2%} CI [{c['ci_low']:+.2%}, {c['ci_high']:+.2%}] "
+              f"n={c['n_base']}/{c['n_cand']} -> {c['verdict']} (exit {r.exit_code})")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

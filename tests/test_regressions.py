@@ -1,0 +1,212 @@
+"""Regression gate and change points on synthetic series generated here, and on a real warehouse."""
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from benchdb.analysis import gate
+from benchdb.analysis.stats import bootstrap_median_ratio, e_divisive, robust_noise
+from benchdb.cli import main
+from conftest import make_meta, make_run, write_file
+
+
+def invoke(*args, env=None):
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+# ----------------------------------------------------------------------------- change points
+def _series(rng, n=30, step=0.0, at=15, spike=False, drift=0.0, noise=0.01):
+    """Per-run medians: heavy-tailed (Student t, 3 dof) noise, optional drift, spike, step."""
+    x = (1 + noise * rng.standard_t(3, n)) * (1 + drift * np.arange(n) / n)
+    x[at:] *= 1 + step
+    if spike:
+        x[rng.integers(3, n - 3)] *= 1.3
+    return x
+
+
+def test_change_point_corpus_recall_and_false_alarms():
+    rng = np.random.default_rng(42)
+    found = {}
+    for step in (0.05, 0.1, 0.2):
+        hits = 0
+        for _ in range(40):
+            at = int(rng.integers(8, 22))
+            cps = e_divisive(_series(rng, step=step, at=at))
+            hits += any(abs(c.index - at) <= 1 and c.change > 0.02 for c in cps)
+        found[step] = hits / 40
+    assert all(r >= 0.9 for r in found.values()), found
+    spikes = sum(bool(e_divisive(_series(rng, spike=True))) for _ in range(60)) / 60
+    flat = sum(bool(e_divisive(_series(rng))) for _ in range(60)) / 60
+    drift = sum(bool(e_divisive(_series(rng, drift=0.02))) for _ in range(60)) / 60
+    assert spikes <= 0.05 and flat <= 0.05 and drift <= 0.1, (spikes, flat, drift)
+
+
+def test_single_spike_is_never_a_change_point():
+    x = np.ones(20)
+    x[10] = 3.0
+    assert e_divisive(x) == []
+
+
+def test_minimum_segment_and_effect():
+    x = np.r_[np.ones(10), np.ones(2) * 1.5]          # only 2 points after: too short
+    assert e_divisive(x, min_segment=3) == []
+    y = np.r_[np.ones(10), np.ones(10) * 1.01]        # 1 % shift: below the minimum effect
+    assert e_divisive(y, min_effect=0.03) == []
+    z = np.r_[np.ones(10), np.ones(10) * 1.10]
+    (cp,) = e_divisive(z)
+    assert cp.index == 10 and cp.change == pytest.approx(0.10)
+
+
+# ----------------------------------------------------------------------------- gate statistics
+def _pair(rng, n=200, shift=0.0, sigma=0.05):
+    base = rng.lognormal(np.log(0.01), sigma, n) + rng.exponential(0.0005, n)     # heavy right tail
+    cand = (rng.lognormal(np.log(0.01), sigma, n) + rng.exponential(0.0005, n)) * (1 + shift)
+    return list(base), list(cand)
+
+
+def _verdict(b, c, history=None, threshold=0.05):
+    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
+    samples = {"b": ("s", b), "c": ("s", c)}
+    return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, history, threshold, 0)
+
+
+def test_a_a_comparisons_are_almost_never_flagged():
+    rng = np.random.default_rng(7)
+    flagged = sum(_verdict(*_pair(rng)).verdict in ("regressed", "improved") for _ in range(200))
+    assert flagged <= 2
+
+
+def test_real_regressions_are_found_and_direction_respected():
+    rng = np.random.default_rng(8)
+    assert sum(_verdict(*_pair(rng, shift=0.10)).verdict == "regressed" for _ in range(50)) >= 48
+    assert sum(_verdict(*_pair(rng, shift=-0.10)).verdict == "improved" for _ in range(50)) >= 48
+    # throughput-like units regress downward
+    b, c = _pair(rng, shift=-0.10)
+    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
+    v = gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
+                    {"b": ("tokens/s", b), "c": ("tokens/s", c)}, None, 0.05, 0)
+    assert v.verdict == "regressed"
+
+
+def test_noisy_history_raises_the_threshold():
+    rng = np.random.default_rng(9)
+    b, c = _pair(rng, shift=0.08)
+    quiet = _verdict(b, c, history=[0.01] * 10)
+    noisy_history = list(0.01 * (1 + 0.05 * rng.standard_normal(12)))
+    noisy = _verdict(b, c, history=noisy_history)
+    assert quiet.verdict == "regressed" and quiet.threshold == 0.05
+    assert noisy.threshold > 0.08 and noisy.verdict != "regressed"
+    assert noisy.noise == pytest.approx(robust_noise(noisy_history))
+
+
+def test_too_few_samples_or_invalid_is_inconclusive():
+    assert _verdict([0.01] * 5, [0.02] * 5).verdict == "inconclusive"
+    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
+    v = gate._judge({}, {**ok, "result_id": "b"}, {"status": "ok", "validity": "invalid",
+                                                    "validity_reasons": ["noisy: x"], "result_id": "c"}, {}, None, 0.05, 0)
+    assert (v.verdict, v.reason) == ("inconclusive", "candidate result is invalid: noisy: x")
+
+
+def test_bootstrap_interval_covers_the_true_change():
+    rng = np.random.default_rng(3)
+    b, c = _pair(rng, n=400, shift=0.05)
+    point, lo, hi = bootstrap_median_ratio(b, c)
+    assert lo < 0.05 < hi and lo < point < hi
+
+
+# ----------------------------------------------------------------------------- through the warehouse
+def _history(folder, n_runs, step_at=None, step=0.0, models=("m1",), extra_last=None):
+    """One run per day; each model's latency samples ~ lognormal around 10 ms, shifted after step_at."""
+    rng = np.random.default_rng(11)
+    runs = []
+    for i in range(n_runs):
+        run = make_run(started_at=f"2026-10-{i + 1:02d}T10:00:00+00:00", git_commit=f"{i:02d}" + "a" * 38,
+                       tags=[f"build-{i}"])
+        runs.append(run)
+        for model in models:
+            scale = 1 + (step if step_at is not None and i >= step_at else 0.0)
+            vals = rng.lognormal(np.log(0.01 * scale), 0.01, 60)
+            write_file(folder, make_meta(run, model_id=model), vals, name=f"{model}-{i}.parquet")
+        if extra_last and i == n_runs - 1:
+            write_file(folder, make_meta(run, model_id=extra_last), rng.lognormal(np.log(0.01), 0.01, 60),
+                       name=f"extra-{i}.parquet")
+    return runs
+
+
+def test_check_gate_through_the_cli(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "w.duckdb"
+    runs = _history(res, 6, step_at=5, step=0.15, models=("m1", "m2"), extra_last="m3")
+    assert invoke("ingest", str(res), "--db", str(db)).exit_code == 0
+    r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db))
+    assert r.exit_code == 1, r.output
+    assert r.stdout.startswith("# benchdb check: REGRESSED\n")
+    assert "**2 regressed**, 0 improved, 0 unchanged, 0 inconclusive" in r.stdout
+    assert "Only in the candidate (1, not compared): m3 numpy/cpu bs=1 n=64" in r.stdout
+    # no change between two earlier runs: exit 0
+    r = invoke("check", "--baseline", f"run:{runs[1]['run_id']}", "--candidate", "commit:03", "--db", str(db),
+               "--format", "json")
+    assert r.exit_code == 0, r.output
+    body = json.loads(r.stdout)
+    assert body["counts"] == {"regressed": 0, "improved": 0, "unchanged": 2, "inconclusive": 0}
+    r = invoke("check", "--baseline", "tag:build-0", "--candidate", "time:2026-10-06..", "--db", str(db),
+               "--format", "json")
+    assert r.exit_code == 1 and json.loads(r.stdout)["counts"]["regressed"] == 2
+
+
+def test_check_selector_errors(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "w.duckdb"
+    _history(res, 2)
+    invoke("ingest", str(res), "--db", str(db))
+    r = invoke("check", "--baseline", "commit:ffff", "--candidate", "latest", "--db", str(db))
+    assert r.exit_code == 2
+    assert r.stderr.startswith("benchdb: error: selector 'commit:ffff' matches no run in the warehouse;")
+    r = invoke("check", "--baseline", "latest", "--candidate", "latest", "--db", str(db))
+    assert r.exit_code == 2 and "pick the same run(s)" in r.stderr
+    r = invoke("check", "--baseline", "branch:main", "--candidate", "latest", "--db", str(db))
+    assert r.exit_code == 2 and "use latest, latest~N, run:ID, commit:SHA, tag:NAME or time:FROM..TO" in r.stderr
+    r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--threshold", "five", "--db", str(db))
+    assert r.exit_code == 2 and "is not a threshold like 5% or 0.05" in r.stderr
+
+
+def test_change_points_found_at_ingest_reported_and_acked(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "w.duckdb"
+    runs = _history(res, 12, step_at=6, step=0.10)
+    r = invoke("ingest", str(res), "--db", str(db))
+    assert r.exit_code == 0
+    assert "1 open change point(s)" in r.stdout
+    rows = json.loads(invoke("report", "--regressions", "--format", "json", "--db", str(db)).stdout)
+    assert len(rows) == 1
+    cp = rows[0]
+    assert cp["run_id"] == runs[6]["run_id"] and cp["git_commit"].startswith("06")
+    assert cp["change"] == pytest.approx(0.10, abs=0.01)
+    assert (cp["points_before"], cp["points_after"]) == (6, 6)
+    trends = json.loads(invoke("report", "--trends", "--format", "json", "--db", str(db)).stdout)
+    assert [t["run_id"] for t in trends if t["change_point"]] == [runs[6]["run_id"]]
+    r = invoke("ack", cp["change_id"][:8], "--note", "expected: bigger model", "--db", str(db))
+    assert r.exit_code == 0 and r.stdout.startswith(f"acknowledged change point {cp['change_id']}")
+    r = invoke("report", "--regressions", "--db", str(db))
+    assert r.exit_code == 1 and "nothing to report" in r.stderr
+    # re-detection keeps the acknowledgement
+    invoke("ingest", str(res), "--db", str(db))
+    assert invoke("report", "--regressions", "--db", str(db)).exit_code == 1
+    r = invoke("ack", "zzzzzz", "--note", "x", "--db", str(db))
+    assert r.exit_code == 2 and "no change point 'zzzzzz'" in r.stderr
+
+
+def test_gate_on_two_real_runs_of_the_same_scenario(tmp_path):
+    """Two real numpy runs of one scenario: one comparison with a CI, and the exit code follows it.
+    (How often real A/A runs get flagged here is measured by benchmarks/regressions_eval.py.)"""
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    for _ in range(2):
+        r = invoke("run", "--backend", "numpy", "--model", "matmul:128", "--min-time", "0.5", "--max-time", "2",
+                   "--max-background-cpu", "100", "--out", str(out), "--no-isolation")
+        assert r.exit_code == 0
+    invoke("ingest", str(out), "--db", str(db))
+    r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--format", "json")
+    body = json.loads(r.stdout)
+    (c,) = body["comparisons"]
+    assert c["n_base"] >= 10 and c["n_cand"] >= 10
+    assert c["ci_low"] <= c["change"] <= c["ci_high"]
+    assert r.exit_code == (1 if c["verdict"] == "regressed" else 0)
