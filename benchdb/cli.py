@@ -103,7 +103,8 @@ def _progress_printer():
 @click.option("--seq-lens", callback=_csv_ints, default="128", show_default=True,
               help="Sequence lengths (backends with text inputs).")
 @click.option("--mode", "modes", callback=_csv_words, default="eager", show_default=True,
-              help="Comma-separated: eager, compile.")
+              help="pytorch: eager, compile[:mode]; onnxruntime: opt-all (default), opt-extended, opt-basic, "
+                   "opt-disabled; openvino: latency (default), throughput.")
 @click.option("--precision", "precisions", callback=_csv_words, default="fp32", show_default=True,
               help="Comma-separated: fp32, fp16, bf16, fp64.")
 @click.option("--threads", type=click.IntRange(min=1), default=None,
@@ -123,6 +124,10 @@ def _progress_printer():
               help="Seconds one scenario may take before it is recorded as timeout.")
 @click.option("--load-timeout", "load_timeout_s", type=click.FloatRange(min=0.1), default=900.0,
               show_default=True, help="Seconds a model may take to load in its child process.")
+@click.option("--verify-only", is_flag=True,
+              help="onnxruntime/openvino: check outputs against PyTorch fp32 without timing.")
+@click.option("--ep", "providers", callback=_csv_words, default="CPU", show_default=True,
+              help="onnxruntime execution providers in priority order: CPU, CUDA, TensorRT, OpenVINO, ...")
 @click.option("--no-isolation", is_flag=True,
               help="Measure in this process (debugging): no child process, no timeouts.")
 @click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
@@ -130,7 +135,7 @@ def _progress_printer():
               show_default=True, help="Folder for the Parquet measurement files.")
 def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threads, warmup, min_iters,
         min_time, max_time, target_ci, max_background_cpu, task, gen_tokens, timeout_s, load_timeout_s,
-        no_isolation, tags, out):
+        verify_only, providers, no_isolation, tags, out):
     """Measure models on this machine and write one Parquet file per scenario."""
     from benchdb.reports.tabular import render
     from benchdb.runners.base import RunOptions
@@ -146,7 +151,7 @@ def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threa
                       seq_lens=seq_lens, modes=modes, precisions=precisions, threads=threads, rule=rule,
                       out=out, tags=tuple(tags), max_background_cpu=max_background_cpu, task=task,
                       gen_tokens=gen_tokens, isolate=not no_isolation, timeout_s=timeout_s,
-                      load_timeout_s=load_timeout_s)
+                      load_timeout_s=load_timeout_s, verify_only=verify_only, providers=providers)
 
     report = run_suite(opts, progress=_progress_printer())
     rows = summary_rows(report)

@@ -46,6 +46,10 @@ class RunOptions:
     isolate: bool = True
     timeout_s: float = 900.0
     load_timeout_s: float = 900.0
+    #: Check outputs against PyTorch fp32 without timing (exported-graph backends).
+    verify_only: bool = False
+    #: ONNX Runtime execution providers, in priority order (CPU, CUDA, TensorRT, OpenVINO, ...).
+    providers: tuple[str, ...] = ("CPU",)
 
     @property
     def thread_count(self) -> int:
@@ -59,7 +63,8 @@ class RunOptions:
                 "threads": self.thread_count, "stop_rule": self.rule.__dict__.copy(),
                 "max_background_cpu": self.max_background_cpu, "tags": list(self.tags),
                 "task": self.task, "gen_tokens": self.gen_tokens, "isolate": self.isolate,
-                "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s}
+                "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s,
+                "verify_only": self.verify_only, "providers": list(self.providers)}
 
 
 @dataclass
@@ -110,6 +115,7 @@ class Outcome:
     conditions: Conditions | None = None
     started_at: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    primary_metric: str = "latency_s"
 
     @property
     def validity(self) -> str:

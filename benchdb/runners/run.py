@@ -22,7 +22,8 @@ from benchdb.schema import contract
 from benchdb.sql import Stats
 
 #: backend name -> module implementing it
-_MODULES = {"numpy": "benchdb.runners.numpy_runner", "pytorch": "benchdb.runners.pytorch_runner"}
+_MODULES = {"numpy": "benchdb.runners.numpy_runner", "pytorch": "benchdb.runners.pytorch_runner",
+            "onnxruntime": "benchdb.runners.onnxruntime_runner", "openvino": "benchdb.runners.openvino_runner"}
 
 
 def backend_names() -> list[str]:
@@ -41,7 +42,13 @@ def load_backend(name: str) -> ModuleType:
     if name not in _MODULES:
         raise BackendUnavailable(f"backend {name} is not implemented in benchdb {__version__} yet; "
                                  f"available: {', '.join(sorted(_MODULES))}")
-    return importlib.import_module(_MODULES[name])
+    try:
+        module = importlib.import_module(_MODULES[name])
+        module.software()          # imports the backend library itself
+    except ImportError as exc:
+        raise BackendUnavailable(f"backend {name} is unavailable: importing {info.module} failed ({exc}); "
+                                 f"reinstall it with: {info.hint}") from None
+    return module
 
 
 @dataclass
@@ -92,7 +99,7 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
             meta = contract.build_metadata(run=run_meta, hardware=hw, model=outcome.model, scenario={
                 **sc.key(), "status": outcome.status, "error": outcome.error,
                 "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
-                "primary_metric": "latency_s", "timing_method": outcome.timing_method,
+                "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
                 "threads": cond.threads if cond else opts.thread_count,
                 "load_avg_1m": cond.load_avg_1m if cond else None,
                 "stop_reason": outcome.stop_reason, "started_at": outcome.started_at,
@@ -109,6 +116,10 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
             if progress:
                 progress(outcome, done, total)
     return report
+
+
+def _clip(text: str, n: int = 110) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def summary_rows(report: RunReport) -> list[dict]:
@@ -131,5 +142,5 @@ def summary_rows(report: RunReport) -> list[dict]:
                     "median_ms": med * 1e3 if med else None,
                     "p90_ms": st["p90"] * 1e3 if st.get("p90") else None,
                     "items_per_s": o.scenario.batch_size / med if med else None,
-                    "n": st.get("n", 0), "note": o.error or "; ".join(o.validity_reasons) or ""})
+                    "n": st.get("n", 0), "note": _clip(o.error or "; ".join(o.validity_reasons) or "")})
     return out

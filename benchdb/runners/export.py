@@ -1,0 +1,236 @@
+"""Export Hugging Face models to ONNX / OpenVINO IR, with an on-disk cache.
+
+ONNX routes, tried in order: the dynamo exporter with a dynamic batch axis, dynamo with static
+shapes, the legacy (TorchScript) exporter with a dynamic batch axis, legacy static. The route
+that produced the file is recorded. OpenVINO converts the ONNX file when there is one, else the
+``torch.export`` program. Artifacts are cached under ``$BENCHDB_CACHE`` (default
+``~/.cache/benchdb``) keyed by the model's content hash, the route, opset, library versions and
+the input signature, so a second run does not export again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchdb.runners import hardware
+from benchdb.runners.models import ResolvedModel
+
+OPSET = 18
+LEGACY_OPSET = 17
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb")
+
+
+class ExportFailed(Exception):
+    """No route could export the model; ``reasons`` says why each one failed."""
+
+    def __init__(self, reasons: list[str]):
+        super().__init__("; ".join(reasons))
+        self.reasons = reasons
+
+
+@dataclass
+class Exported:
+    path: Path
+    route: str            # e.g. onnx:dynamo-dynamic, openvino:torch.export-static
+    dynamic_batch: bool
+    export_s: float | None  # None when it came from the cache
+    cached: bool
+
+
+def _wrapper(net, names: list[str], extra: dict):
+    import torch
+
+    class Flat(torch.nn.Module):
+        """Keyword or positional tensors in, a flat tuple of tensors out (exporters want that)."""
+
+        def __init__(self):
+            super().__init__()
+            self.net = net
+
+        def forward(self, *args, **kwargs):
+            kwargs.update(zip(names, args))
+            out = self.net(**kwargs, **extra)
+            flat: list = []
+
+            def walk(o):
+                if isinstance(o, torch.Tensor):
+                    flat.append(o)
+                elif isinstance(o, (tuple, list)):
+                    for x in o:
+                        walk(x)
+            walk(out)
+            return tuple(flat)
+
+    return Flat().eval()
+
+
+def flat_module(model: ResolvedModel, net, names: list[str]):
+    extra = {"return_dict": False}
+    if model.kind.generative:
+        extra["use_cache"] = False      # the prefill forward only: no KV-cache outputs
+    return _wrapper(net, names, extra)
+
+
+def _signature(fwd: dict, dynamic: bool) -> list:
+    return [(k, str(v.dtype), list(v.shape[1:] if dynamic else v.shape)) for k, v in fwd.items()]
+
+
+def _key(model: ResolvedModel, kind: str, fwd: dict, dynamic: bool) -> str:
+    versions = {p: hardware.package_version(p) for p in ("torch", "transformers", "onnx", "onnxscript", "openvino")}
+    payload = json.dumps({"model": model.spec if model.path is None else None, "revision": model.revision,
+                          "kind": kind, "opset": OPSET, "versions": versions,
+                          "signature": _signature(fwd, dynamic), "dynamic": dynamic}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()[:24]
+
+
+def _first_line(exc: BaseException) -> str:
+    """The root cause's first line (exporters wrap the real error in generic ones)."""
+    while exc.__cause__ is not None:
+        exc = exc.__cause__
+    text = str(exc).strip().replace("\x1b[96m", "").replace("\x1b[0m", "")
+    return f"{type(exc).__name__}: {text.splitlines()[0][:200] if text else ''}"
+
+
+def _cached(model, kind: str, fwd: dict, suffix: str) -> Exported | None:
+    for dynamic in (True, False):
+        folder = cache_root() / kind / _key(model, kind, fwd, dynamic)
+        meta = folder / "export.json"
+        if meta.exists():
+            info = json.loads(meta.read_text())
+            return Exported(folder / f"model{suffix}", info["route"], info["dynamic_batch"], None, True)
+    return None
+
+
+def _store(model, kind: str, fwd: dict, dynamic: bool, route: str, write) -> Exported:
+    """Export into a temp folder, then move it into place (a crash never leaves a half cache)."""
+    folder = cache_root() / kind / _key(model, kind, fwd, dynamic)
+    tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
+    tmp.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    path = write(tmp)
+    export_s = time.perf_counter() - t0
+    (tmp / "export.json").write_text(json.dumps({"route": route, "dynamic_batch": dynamic, "export_s": export_s}))
+    if folder.exists():
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        os.replace(tmp, folder)
+    return Exported(folder / path.name, route, dynamic, export_s, False)
+
+
+def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
+    """An ONNX file for ``net`` on inputs like ``fwd`` (torch tensors), from the cache if there."""
+    import torch
+
+    hit = _cached(model, "onnx", fwd, ".onnx")
+    if hit:
+        return hit
+    names = list(fwd)
+    flat = flat_module(model, net, names)
+    args = tuple(fwd.values())
+    reasons = []
+    # (A dynamo export with a dynamic batch axis failed for every key class with torch 2.13, so
+    # dynamo exports are static per input shape; the legacy fallback keeps a dynamic batch axis.)
+    routes = [
+        ("dynamo-static", False, lambda p: torch.onnx.export(flat, (), p, kwargs=fwd, dynamo=True,
+                                                            opset_version=OPSET)),
+        ("legacy-dynamic", True, lambda p: torch.onnx.export(
+            flat, args, p, input_names=names, dynamo=False, opset_version=LEGACY_OPSET,
+            dynamic_axes={k: {0: "batch"} for k in names})),
+    ]
+    for route, dynamic, fn in routes:
+        def write(folder: Path, fn=fn) -> Path:
+            path = folder / "model.onnx"
+            with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
+                warnings.simplefilter("ignore")
+                _quiet(fn, str(path))
+            return path
+        try:
+            return _store(model, "onnx", fwd, dynamic, f"onnx:{route}", write)
+        except Exception as exc:   # this route cannot export the model: try the next
+            reasons.append(f"{route}: {_first_line(exc)}")
+    raise ExportFailed(reasons)
+
+
+def _quiet(fn, *args):
+    """Run an exporter without its progress chatter on stdout/stderr."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return fn(*args)
+
+
+def openvino_ir(model: ResolvedModel, net, fwd: dict, onnx_file: Exported | None) -> Exported:
+    """OpenVINO IR (.xml/.bin, kept in fp32: compress_to_fp16=False) from ONNX or torch.export."""
+    import openvino as ov
+    import torch
+
+    hit = _cached(model, "openvino", fwd, ".xml")
+    if hit:
+        return hit
+    reasons = []
+    if onnx_file is not None:
+        def from_onnx(folder: Path) -> Path:
+            path = folder / "model.xml"
+            ov.save_model(ov.convert_model(str(onnx_file.path)), str(path), compress_to_fp16=False)
+            return path
+        try:   # as dynamic as the ONNX file it comes from
+            return _store(model, "openvino", fwd, onnx_file.dynamic_batch, "openvino:onnx", from_onnx)
+        except Exception as exc:
+            reasons.append(f"from ONNX: {_first_line(exc)}")
+
+    def from_torch(folder: Path) -> Path:
+        path = folder / "model.xml"
+        flat = flat_module(model, net, list(fwd))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            program = _quiet(torch.export.export, flat, (), fwd)
+            ov.save_model(ov.convert_model(program), str(path), compress_to_fp16=False)
+        return path
+    try:
+        return _store(model, "openvino", fwd, False, "openvino:torch.export", from_torch)
+    except Exception as exc:
+        reasons.append(f"torch.export: {_first_line(exc)}")
+    raise ExportFailed(reasons)
+
+
+def compare(reference, outputs, precision: str) -> tuple[float, float, bool]:
+    """(max abs error, max error relative to the reference's largest magnitude, within tolerance)
+    of the first output, against the PyTorch fp32 reference."""
+    import numpy as np
+
+    ref = np.asarray(reference, dtype=np.float64)
+    out = np.asarray(outputs, dtype=np.float64)
+    if ref.shape != out.shape:
+        return float("inf"), float("inf"), False
+    abs_err = float(np.max(np.abs(out - ref))) if ref.size else 0.0
+    scale = float(np.max(np.abs(ref))) if ref.size else 1.0
+    rel = abs_err / scale if scale > 0 else abs_err
+    return abs_err, rel, rel <= TOLERANCE[precision]
+
+
+#: Largest error (relative to the output's largest magnitude) still counted as agreeing.
+TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "bf16": 5e-2}
+
+
+def reference_output(flat, fwd: dict) -> Any:
+    import torch
+
+    with torch.inference_mode():
+        return flat(**fwd)[0].float().numpy()
+
+
+def describe_failure(exc: ExportFailed) -> str:
+    return "no exporter could convert this model: " + " | ".join(exc.reasons)

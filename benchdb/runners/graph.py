@@ -1,0 +1,142 @@
+"""What the exported-graph runners (ONNX Runtime, OpenVINO) share: plan, export, verify, measure.
+
+A runner supplies an Engine: ``prepare(exported, scenario, opts) -> session`` and
+``session.run(feeds) -> list of outputs`` plus a few facts (name, modes, precisions). Model
+loading and inputs come from the same modules as the PyTorch runner, so every backend sees the
+same models and identical inputs; each output is checked against the PyTorch fp32 reference.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterator, Protocol
+
+from benchdb.errors import BenchdbError
+from benchdb.runners import export, inputs, models
+from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
+    measurement_rows, status_of
+from benchdb.runners.monitors import Monitor, RssSource
+from benchdb.runners.timing import measure
+
+
+class Session(Protocol):
+    input_names: list[str]
+    precision_used: str
+
+    def run(self, feeds: dict[str, Any]) -> list: ...
+
+
+@dataclass
+class Engine:
+    name: str                                        # backend name
+    modes: tuple[str, ...]                           # valid --mode values (first is the default)
+    precisions: tuple[str, ...]
+    artifact: Callable[[models.ResolvedModel, Any, dict], export.Exported]
+    prepare: Callable[[export.Exported, Scenario, RunOptions], Session]
+    software: Callable[[], dict]
+    decode_note: str = ("decode metrics unsupported: the exported graph is the prefill forward "
+                        "(no KV-cache graph); see the pytorch backend for TTFT/TPOT")
+
+
+def plan(engine: Engine, opts: RunOptions, device: str, settings: Callable[[str], dict]) -> list[tuple[str, list[Scenario]]]:
+    for mode in opts.modes:
+        if mode not in engine.modes:
+            raise BenchdbError(f"mode {mode!r} is not valid for {engine.name}; use one of {', '.join(engine.modes)}")
+    for p in opts.precisions:
+        if p not in engine.precisions:
+            raise BenchdbError(f"precision {p!r} is not valid for {engine.name}; use one of "
+                               f"{', '.join(engine.precisions)}")
+    out = []
+    for spec in models.expand_models(opts.models):
+        m = models.resolve(spec, opts.task)
+        lens = opts.seq_lens if inputs.uses_seq_len(m) else opts.seq_lens[:1]
+        out.append((spec, [Scenario(spec, engine.name, device, mode, precision, bs, inputs.describe(m, sl),
+                                    {"seq_len": sl if inputs.uses_seq_len(m) else None, "task": m.kind.task,
+                                     **settings(mode)})
+                           for mode in opts.modes for precision in opts.precisions
+                           for bs in opts.batch_sizes for sl in lens]))
+    return out
+
+
+def feeds_for(session: Session, fwd: dict) -> dict:
+    """Graph inputs by name (dynamo keeps the keyword names; positional exports keep the order)."""
+    names = session.input_names
+    if set(names) <= set(fwd):
+        return {n: fwd[n].numpy() for n in names}
+    return {n: t.numpy() for n, t in zip(names, fwd.values())}
+
+
+def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOptions,
+              on_start=None) -> Iterator[Outcome]:
+    import torch
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    torch.set_num_threads(opts.thread_count)
+    model = models.resolve(spec, opts.task)
+    t0 = time.perf_counter()
+    try:
+        net = models.build(model)
+    except Exception as exc:
+        info = model.info()
+        for i, sc in enumerate(scenarios):
+            if on_start:
+                on_start(i)
+            yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
+                          started_at=datetime.now(timezone.utc).isoformat())
+        return
+    load_s = time.perf_counter() - t0
+    info = model.info(num_parameters=sum(p.numel() for p in net.parameters()))
+    failed: export.ExportFailed | None = None     # an export that failed once fails for every shape
+    for i, sc in enumerate(scenarios):
+        if on_start:
+            on_start(i)
+        started = datetime.now(timezone.utc).isoformat()
+        try:
+            if failed is not None:
+                raise failed
+            yield _scenario(engine, model, net, sc, opts, info, load_s, started, opts.verify_only)
+        except export.ExportFailed as exc:
+            failed = exc
+            yield Outcome(sc, info, status="unsupported", error=export.describe_failure(exc), started_at=started)
+        except Exception as exc:
+            yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
+
+
+def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: dict, load_s: float,
+              started: str, verify_only: bool) -> Outcome:
+    inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)
+    fwd = inp.forward
+    exported = engine.artifact(model, net, fwd)
+    session = engine.prepare(exported, sc, opts)
+    feeds = feeds_for(session, fwd)
+    reference = export.reference_output(export.flat_module(model, net, list(fwd)), fwd)
+    abs_err, rel_err, agrees = export.compare(reference, session.run(feeds)[0], sc.precision)
+    extra: dict[str, Any] = {"route": exported.route, "dynamic_batch": exported.dynamic_batch,
+                             "export_cached": exported.cached, "max_abs_err": abs_err, "max_rel_err": rel_err,
+                             "tolerance": export.TOLERANCE[sc.precision], "precision_used": session.precision_used}
+    if model.kind.generative:
+        extra["decode"] = engine.decode_note
+    status = "ok" if agrees else "mismatch"
+    error = None if agrees else (f"outputs differ from PyTorch fp32: max rel error {rel_err:.3g} > "
+                                 f"{export.TOLERANCE[sc.precision]:g}")
+    base_rows = [("max_abs_err", "abs", 0, 0.0, abs_err), ("max_rel_err", "ratio", 0, 0.0, rel_err),
+                 ("load_s", "s", 0, 0.0, load_s)]
+    if exported.export_s is not None:
+        base_rows.append(("export_s", "s", 0, 0.0, exported.export_s))
+    if verify_only:
+        return Outcome(sc, info, status=status, error=error, rows=base_rows, timing_method="none",
+                       started_at=started, extra={**extra, "verify_only": True}, primary_metric="max_rel_err")
+    cond = Conditions.now(opts.thread_count)
+    with Monitor([RssSource()]) as mon:
+        m = measure(lambda: session.run(feeds), opts.rule)
+    rows = measurement_rows(m) + base_rows + mon.rows
+    peak = mon.peak("rss_bytes")
+    if peak is not None:
+        rows.append(("peak_rss_bytes", "bytes", 0, 0.0, peak))
+    return Outcome(sc, info, status=status, error=error, rows=rows,
+                   validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
+                   timing_method="host_clock", stop_reason=m.stop_reason, conditions=cond,
+                   started_at=started, extra={**extra, "ci_rel": m.ci_rel})

@@ -1,0 +1,98 @@
+"""The ONNX Runtime runner: models exported to ONNX (cached), run by execution providers.
+
+Modes are graph optimisation levels: opt-all (default), opt-extended, opt-basic, opt-disabled.
+Precision is fp32 (the exported graph's); the execution providers are a scenario setting
+(--ep CPU,CUDA,...). A provider that is not installed is refused up front as unavailable.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from benchdb.errors import BackendUnavailable, BenchdbError
+from benchdb.runners import export, graph, hardware, models
+from benchdb.runners.base import Outcome, RunOptions, Scenario
+
+NAME = "onnxruntime"
+PROVIDERS = {"CPU": "CPUExecutionProvider", "CUDA": "CUDAExecutionProvider",
+             "TensorRT": "TensorrtExecutionProvider", "OpenVINO": "OpenVINOExecutionProvider",
+             "QNN": "QNNExecutionProvider", "CoreML": "CoreMLExecutionProvider", "DirectML": "DmlExecutionProvider",
+             "ROCm": "ROCMExecutionProvider", "MIGraphX": "MIGraphXExecutionProvider"}
+HINTS = {"CUDA": "pip install onnxruntime-gpu", "TensorRT": "pip install onnxruntime-gpu (and TensorRT)",
+         "OpenVINO": "pip install onnxruntime-openvino", "QNN": "pip install onnxruntime-qnn",
+         "DirectML": "pip install onnxruntime-directml", "CoreML": "use onnxruntime's macOS wheels",
+         "ROCm": "install onnxruntime built with ROCm", "MIGraphX": "install onnxruntime built with MIGraphX"}
+MODES = {"opt-all": "ORT_ENABLE_ALL", "opt-extended": "ORT_ENABLE_EXTENDED", "opt-basic": "ORT_ENABLE_BASIC",
+         "opt-disabled": "ORT_DISABLE_ALL"}
+
+
+def software() -> dict:
+    import onnxruntime as ort
+
+    return {"onnxruntime": ort.__version__, "torch": hardware.package_version("torch"),
+            "onnx": hardware.package_version("onnx"), "onnxscript": hardware.package_version("onnxscript"),
+            "available_providers": ort.get_available_providers()}
+
+
+def check_providers(names: tuple[str, ...]) -> list[str]:
+    import onnxruntime as ort
+
+    available = set(ort.get_available_providers())
+    out = []
+    for name in names:
+        full = PROVIDERS.get(name)
+        if full is None:
+            raise BenchdbError(f"execution provider {name!r} is not one benchdb knows; use one of "
+                               + ", ".join(PROVIDERS))
+        if full not in available:
+            raise BackendUnavailable(f"execution provider {name} is unavailable in this onnxruntime "
+                                     f"({', '.join(sorted(available))}); install it with: {HINTS.get(name, '')}")
+        out.append(full)
+    return out
+
+
+def hardware_of(device: str) -> dict:
+    return hardware.cpu_fingerprint()
+
+
+def model_info(spec: str) -> dict:
+    return models.resolve(spec).info()
+
+
+class _Session:
+    def __init__(self, path, sc: Scenario, opts: RunOptions):
+        import onnxruntime as ort
+
+        so = ort.SessionOptions()
+        so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, MODES[sc.mode])
+        so.intra_op_num_threads = opts.thread_count
+        so.inter_op_num_threads = 1
+        so.log_severity_level = 3
+        self.sess = ort.InferenceSession(str(path), sess_options=so, providers=check_providers(opts.providers))
+        self.input_names = [i.name for i in self.sess.get_inputs()]
+        self.precision_used = "fp32"
+
+    def run(self, feeds):
+        return self.sess.run(None, feeds)
+
+
+ENGINE = graph.Engine(NAME, tuple(MODES), ("fp32",), export.onnx,
+                      lambda exported, sc, opts: _Session(exported.path, sc, opts), software)
+
+
+def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
+    providers = check_providers(opts.providers)
+    device = "cuda" if providers[0] in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else "cpu"
+    modes = opts.modes if opts.modes != ("eager",) else ("opt-all",)
+    return graph.plan(ENGINE, _with_modes(opts, modes), device,
+                      lambda mode: {"providers": list(opts.providers), "graph_optimization": MODES[mode]})
+
+
+def _with_modes(opts: RunOptions, modes: tuple[str, ...]) -> RunOptions:
+    from dataclasses import replace
+
+    return replace(opts, modes=modes)
+
+
+def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
+    return graph.run_model(ENGINE, spec, scenarios, opts, on_start)
