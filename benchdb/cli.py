@@ -94,9 +94,9 @@ def _progress_printer():
 
 
 @main.command()
-@click.option("--backend", required=True, help="numpy, pytorch, onnxruntime or openvino.")
+@click.option("--backend", default=None, help="numpy, pytorch, onnxruntime or openvino.")
 @click.option("--device", default="cpu", show_default=True, help="Device to measure on.")
-@click.option("--model", "models", multiple=True, required=True,
+@click.option("--model", "models", multiple=True,
               help="Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
                    "tiny:<model_type> or list:<key|small|tiny> for ML backends.")
 @click.option("--batch-sizes", callback=_csv_ints, default="1", show_default=True, help="Comma-separated.")
@@ -131,45 +131,177 @@ def _progress_printer():
 @click.option("--no-isolation", is_flag=True,
               help="Measure in this process (debugging): no child process, no timeouts.")
 @click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=Path("results"),
-              show_default=True, help="Folder for the Parquet measurement files.")
-def run(backend, device, models, batch_sizes, seq_lens, modes, precisions, threads, warmup, min_iters,
-        min_time, max_time, target_ci, max_background_cpu, task, gen_tokens, timeout_s, load_timeout_s,
-        verify_only, providers, no_isolation, tags, out):
+@click.option("--out", default="results", show_default=True,
+              help="Folder for the Parquet measurement files, or an fsspec URL (s3://, gs://, hf://...).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="YAML or JSON file describing the runs; command-line options override it.")
+@click.option("--suite", default=None, help="A predefined suite (see `benchdb suites`).")
+@click.option("--dry-run", is_flag=True, help="Print the scenario plan and stop.")
+@click.option("--shard", default=None, help="Run only slice i of n of the plan, e.g. 2/4.")
+@click.option("--skip-fresh", default=None, help="Skip scenarios with a valid result on this hardware newer "
+              "than this (30m, 12h, 7d); needs --db.")
+@click.option("--db", default=None, help="Warehouse for --skip-fresh and the --dry-run time estimate.")
+def run(**params):
     """Measure models on this machine and write one Parquet file per scenario."""
     from benchdb.reports.tabular import render
-    from benchdb.runners.base import RunOptions
-    from benchdb.runners.run import run as run_suite, summary_rows
-    from benchdb.runners.timing import StopRule
+    from benchdb.runners import config as cfgmod
+    from benchdb.runners.run import build_plan, run_plan, summary_rows
 
-    try:
-        rule = StopRule(warmup_iters=warmup, min_iters=min_iters, min_time_s=min_time,
-                        max_time_s=max_time, target_ci=target_ci)
-    except ValueError as exc:
-        raise BenchdbError(f"stopping rule: {exc}") from None
-    opts = RunOptions(backend=backend, models=tuple(models), device=device, batch_sizes=batch_sizes,
-                      seq_lens=seq_lens, modes=modes, precisions=precisions, threads=threads, rule=rule,
-                      out=out, tags=tuple(tags), max_background_cpu=max_background_cpu, task=task,
-                      gen_tokens=gen_tokens, isolate=not no_isolation, timeout_s=timeout_s,
-                      load_timeout_s=load_timeout_s, verify_only=verify_only, providers=providers)
-
-    report = run_suite(opts, progress=_progress_printer())
+    ctx = click.get_current_context()
+    runs, exclude, source = _run_options(ctx, params)
+    shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
+    items = build_plan(runs, exclude=exclude, shard=shard)
+    if params["skip_fresh"]:
+        skipped = _skip_fresh(items, params["skip_fresh"], params["db"])
+        items = [i for i in items if i.scenarios]
+        click.echo(f"skipped {skipped} scenario(s) with a valid result newer than {params['skip_fresh']}", err=True)
+    if params["dry_run"]:
+        _print_plan(items, params["db"])
+        return
+    if not items:
+        click.echo("0 scenarios to run")
+        return
+    config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
+              "shard": params["shard"], "skip_fresh": params["skip_fresh"]}
+    report = run_plan(items, config=config, out=runs[0].out, tags=runs[0].tags, progress=_progress_printer())
     rows = summary_rows(report)
     cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
     click.echo(render(cols, [[r[c] for c in cols] for r in rows]))
     click.echo(f"run {report.run_id}: {len(report.files)} file(s) in {report.out_dir}")
 
 
+#: command-line option -> RunOptions field (or "rule.<StopRule field>")
+_RUN_FIELDS = {"backend": "backend", "device": "device", "models": "models", "batch_sizes": "batch_sizes",
+               "seq_lens": "seq_lens", "modes": "modes", "precisions": "precisions", "threads": "threads",
+               "warmup": "rule.warmup_iters", "min_iters": "rule.min_iters", "min_time": "rule.min_time_s",
+               "max_time": "rule.max_time_s", "target_ci": "rule.target_ci",
+               "max_background_cpu": "max_background_cpu", "task": "task", "gen_tokens": "gen_tokens",
+               "timeout_s": "timeout_s", "load_timeout_s": "load_timeout_s", "verify_only": "verify_only",
+               "providers": "providers", "tags": "tags", "out": "out"}
+
+
+def _run_options(ctx, params):
+    """RunOptions from --config/--suite with command-line overrides, or from the command line."""
+    from dataclasses import replace
+
+    from click.core import ParameterSource
+
+    from benchdb.runners import config as cfgmod
+    from benchdb.runners.base import RunOptions
+
+    explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+    values = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}
+    if params["config_file"] and params["suite"]:
+        raise BenchdbError("give --config or --suite, not both")
+    if params["config_file"] or params["suite"]:
+        cfg = (cfgmod.load(params["config_file"]) if params["config_file"] else cfgmod.load_suite(params["suite"]))
+        runs, exclude, source = cfg.runs, cfg.exclude, cfg.source
+    else:
+        if not params["backend"] or not params["models"]:
+            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME "
+                               "(see `benchdb suites`)")
+        runs, exclude, source = [RunOptions(backend=params["backend"], models=tuple(params["models"]))], [], "command line"
+        explicit |= {k for k in _RUN_FIELDS if k not in ("backend", "models")}
+    out = []
+    for opts in runs:
+        rule_changes, changes = {}, {}
+        for k in explicit & set(_RUN_FIELDS):
+            target = _RUN_FIELDS[k]
+            if target.startswith("rule."):
+                rule_changes[target[5:]] = values[k]
+            else:
+                changes[target] = values[k]
+        if "no_isolation" in explicit:
+            changes["isolate"] = not params["no_isolation"]
+        try:
+            rule = replace(opts.rule, **rule_changes)
+        except ValueError as exc:
+            raise BenchdbError(f"stopping rule: {exc}") from None
+        out.append(replace(opts, rule=rule, **changes))
+    return out, exclude, source
+
+
+def _skip_fresh(items, duration: str, db) -> int:
+    from datetime import datetime, timedelta, timezone
+
+    from benchdb import sql as sqlmod
+    from benchdb.runners.config import parse_duration
+    from benchdb.runners.run import hardware_ids
+    from benchdb.schema import warehouse
+
+    if not db:
+        raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
+    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parse_duration(duration))
+    con, _ = warehouse.open_readonly(db)
+    try:
+        fresh = set(con.execute(sqlmod.load("queries/fresh_results.sql"), {"since": since}).fetchall())
+    finally:
+        con.close()
+    hw = hardware_ids(items)
+    skipped = 0
+    for item in items:
+        keep = []
+        for sc in item.scenarios:
+            key = (sc.model_id, sc.backend, sc.device, sc.mode, sc.precision, sc.batch_size, sc.input_shape,
+                   hw[(item.opts.backend, item.opts.device)])
+            if key in fresh:
+                skipped += 1
+            else:
+                keep.append(sc)
+        item.scenarios = keep
+    return skipped
+
+
+def _print_plan(items, db) -> None:
+    from benchdb import sql as sqlmod
+    from benchdb.schema import warehouse
+
+    history: dict = {}
+    if db:
+        con, _ = warehouse.open_readonly(db)
+        try:
+            history = {tuple(r[:7]): r[7] for r in con.execute(sqlmod.load("queries/estimate_history.sql")).fetchall()}
+        finally:
+            con.close()
+    total, seconds, known = 0, 0.0, 0
+    for item in items:
+        for sc in item.scenarios:
+            click.echo(sc.label())
+            total += 1
+            est = history.get((sc.model_id, sc.backend, sc.device, sc.mode, sc.precision, sc.batch_size,
+                               sc.input_shape))
+            if est is not None:
+                known += 1
+                seconds += est + 1.0
+            else:
+                seconds += item.opts.rule.min_time_s + 1.0
+    if db:
+        click.echo(f"{total} scenarios, about {seconds / 60:.1f} min ({known} estimated from history)")
+    else:
+        click.echo(f"{total} scenarios")
+
+
+@main.command()
+def suites():
+    """The predefined suites (for `benchdb run --suite NAME`)."""
+    from benchdb.runners import config as cfgmod
+
+    for name in cfgmod.suite_names():
+        cfg = cfgmod.load_suite(name)
+        backends = ", ".join(dict.fromkeys(o.backend for o in cfg.runs))
+        click.echo(f"{name:<16} {cfg.description} [{backends}]")
+
+
 # --------------------------------------------------------------------------- ingest
 @main.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True)
 @click.option("--db", default=None, help=_DB_HELP)
 @click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=60.0, show_default=True,
               help="Seconds to wait for another process that holds the database.")
 @click.option("--batch-rows", type=click.IntRange(min=1), default=None, hidden=True,
               help="Sample rows per load transaction (tuning and tests).")
 def ingest(paths, db, wait_s, batch_rows):
-    """Load Parquet measurement files (recursively) into the warehouse."""
+    """Load Parquet measurement files (folders, files or fsspec URLs, recursively) into the warehouse."""
     from benchdb.ingest import DEFAULT_BATCH_ROWS, ingest as do_ingest
 
     def progress(done, total):
@@ -421,6 +553,25 @@ def ack(change_id, note, db):
     finally:
         con.close()
     click.echo(f"acknowledged change point {full}: {note}")
+
+
+# --------------------------------------------------------------------------- quickstart
+@main.command()
+@click.option("--db", default=None, help=_DB_HELP)
+@click.option("--out", default="results", show_default=True, help="Folder for the measurement files.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("report.html"), show_default=True, help="Where to write the HTML report.")
+def quickstart(db, out, report_path):
+    """Run the smoke suite with every installed backend, ingest it, and write an HTML report."""
+    from benchdb import quickstart as qs
+    from benchdb.schema import warehouse
+
+    result = qs.run(str(warehouse.resolve_db(db)), out, report_path, progress=_progress_printer(),
+                    note=lambda text: click.echo(text, err=True))
+    click.echo(result.optimal_markdown)
+    click.echo(result.ingest_line)
+    click.echo(f"report: {result.report_path.resolve()} (open it in a browser); warehouse: "
+               f"{warehouse.resolve_db(db)} (try `benchdb report --matrix` or `benchdb query`)")
 
 
 # --------------------------------------------------------------------------- hardware

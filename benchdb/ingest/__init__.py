@@ -58,11 +58,39 @@ class _Candidate:
     footer: contract.FileFooter | None = None
 
 
+def _mirror(url: str) -> Path:
+    """Copy the contract files under an fsspec URL into a local mirror (unchanged files are not
+    downloaded again) and return the mirror folder. Remote files are only read."""
+    try:
+        import fsspec
+    except ImportError:
+        raise BenchdbError(f"{url} needs fsspec: pip install fsspec (plus s3fs / gcsfs for those URLs)") from None
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+        found = [p for p in fs.find(root) if p.endswith(".parquet") and not Path(p).name.startswith(".")]
+    except (ImportError, ValueError, OSError) as exc:
+        raise BenchdbError(f"cannot list {url}: {exc}") from None
+    base = Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb") / "remote"
+    mirror = base / hashlib.sha256(url.encode()).hexdigest()[:16]
+    for remote in found:
+        local = mirror / os.path.relpath(remote, root)
+        size = fs.size(remote)
+        if local.exists() and local.stat().st_size == size:
+            continue
+        local.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local.with_name(f".{local.name}.{os.getpid()}.tmp")
+        fs.get_file(remote, str(tmp))
+        os.replace(tmp, local)
+    return mirror
+
+
 def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
-    """Contract files under the given files/folders, recursively, sorted. Hidden files (the
-    writer's in-flight temp files start with '.') are never picked up."""
+    """Contract files under the given files/folders (or fsspec URLs), recursively, sorted. Hidden
+    files (the writer's in-flight temp files start with '.') are never picked up."""
     found: set[Path] = set()
     for raw in paths:
+        if "://" in str(raw):
+            raw = _mirror(str(raw))
         p = Path(raw)
         if not p.exists():
             raise BenchdbError(f"path {raw} does not exist; give a results folder or .parquet file")

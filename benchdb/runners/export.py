@@ -136,6 +136,9 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
     hit = _cached(model, "onnx", fwd, ".onnx")
     if hit:
         return hit
+    import logging
+
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)    # e.g. "torchvision is not installed"
     names = list(fwd)
     flat = flat_module(model, net, names)
     args = tuple(fwd.values())

@@ -16,7 +16,7 @@ import pyarrow as pa
 from benchdb import __version__
 from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.runners import hardware
-from benchdb.runners.base import Outcome, RunOptions
+from benchdb.runners.base import Outcome, RunOptions, Scenario
 from benchdb.runners.isolation import run_isolated
 from benchdb.schema import contract
 from benchdb.sql import Stats
@@ -54,10 +54,17 @@ def load_backend(name: str) -> ModuleType:
 @dataclass
 class RunReport:
     run_id: str
-    out_dir: Path
-    files: list[Path] = field(default_factory=list)
+    out_dir: Path | str
+    files: list = field(default_factory=list)
     outcomes: list[Outcome] = field(default_factory=list)
     tables: list[pa.Table] = field(default_factory=list)
+
+
+@dataclass
+class PlanItem:
+    opts: RunOptions
+    model: str
+    scenarios: list[Scenario]
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
@@ -70,29 +77,79 @@ def _file_name(o: Outcome, sid: str) -> str:
     return f"{slug}-{sid[:8]}.parquet"
 
 
+def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
+               shard: tuple[int, int] | None = None) -> list[PlanItem]:
+    """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
+    scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan."""
+    from benchdb.runners.config import excluded
+
+    items: list[PlanItem] = []
+    for opts in runs:
+        backend = load_backend(opts.backend)
+        for model, scenarios in backend.plan(opts):
+            kept = [sc for sc in scenarios if not (exclude and excluded(exclude, sc))]
+            if kept:
+                items.append(PlanItem(opts, model, kept))
+    if shard is not None:
+        index, count = shard
+        k = 0
+        for item in items:
+            mine = []
+            for sc in item.scenarios:
+                if k % count == index - 1:
+                    mine.append(sc)
+                k += 1
+            item.scenarios = mine
+        items = [i for i in items if i.scenarios]
+    return items
+
+
+def hardware_ids(items: list[PlanItem]) -> dict[tuple[str, str], str]:
+    """(backend, device) -> the hardware id its results will carry."""
+    out = {}
+    for item in items:
+        key = (item.opts.backend, item.opts.device)
+        if key not in out:
+            out[key] = contract.hardware_id(load_backend(item.opts.backend).hardware_of(item.opts.device))
+    return out
+
+
 def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
     """Measure every scenario of ``opts`` and write its files under ``opts.out/<run_id>/``."""
-    backend = load_backend(opts.backend)
-    plan = backend.plan(opts)
-    total = sum(len(s) for _, s in plan)
+    return run_plan(build_plan([opts]), config=opts.config(), out=opts.out, tags=opts.tags, progress=progress)
+
+
+def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
+             progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
+    total = sum(len(i.scenarios) for i in items)
     if total == 0:
         raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
     started = datetime.now(timezone.utc)
     run_id = contract.new_run_id()
+    software = {"python": platform.python_version(), "benchdb": __version__}
+    for name in dict.fromkeys(i.opts.backend for i in items):
+        software[name] = load_backend(name).software()
     run_meta = {
         "run_id": run_id, "started_at": started.isoformat(), "host": hardware.host(),
         "benchdb_version": __version__, "git_commit": hardware.git_commit(),
-        "software": {"python": platform.python_version(), "benchdb": __version__, **backend.software()},
-        "config": opts.config(), "tags": list(opts.tags),
+        "software": software, "config": config, "tags": list(tags),
     }
-    hw = backend.hardware_of(opts.device)
-    report = RunReport(run_id, Path(opts.out) / run_id)
+    sink = _Sink(str(out), run_id)
+    report = RunReport(run_id, sink.display)
     done = 0
-    for model, scenarios in plan:
+    hw_cache: dict[tuple[str, str], dict] = {}
+    for item in items:
+        opts = item.opts
+        backend = load_backend(opts.backend)
+        key = (opts.backend, opts.device)
+        if key not in hw_cache:
+            hw_cache[key] = backend.hardware_of(opts.device)
+        hw = hw_cache[key]
         if opts.isolate:
-            outcomes = run_isolated(_MODULES[opts.backend], model, scenarios, opts, backend.model_info(model))
+            outcomes = run_isolated(_MODULES[opts.backend], item.model, item.scenarios, opts,
+                                    backend.model_info(item.model))
         else:
-            outcomes = backend.run_model(model, scenarios, opts)
+            outcomes = backend.run_model(item.model, item.scenarios, opts)
         for outcome in outcomes:
             sc = outcome.scenario
             cond = outcome.conditions
@@ -107,15 +164,49 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
                 "extra": outcome.extra,
             })
             table = contract.samples_table(meta, outcome.rows)
-            path = contract.write_scenario(report.out_dir / _file_name(outcome, meta["scenario"]["scenario_id"]),
-                                           meta, table)
-            report.files.append(path)
+            report.files.append(sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
             report.outcomes.append(outcome)
             report.tables.append(table)
             done += 1
             if progress:
                 progress(outcome, done, total)
     return report
+
+
+class _Sink:
+    """Where scenario files go: a local folder, or an fsspec URL (s3://, gs://, hf://, file://, ...).
+    Remote files are written atomically here first, then uploaded one by one."""
+
+    def __init__(self, out: str, run_id: str):
+        self.remote = "://" in out
+        if self.remote:
+            try:
+                import fsspec
+            except ImportError:
+                raise BenchdbError(f"--out {out} needs fsspec: pip install fsspec (plus s3fs / gcsfs / "
+                                   "huggingface_hub for that protocol)") from None
+            import tempfile
+
+            try:
+                self.fs, root = fsspec.core.url_to_fs(out)
+            except (ImportError, ValueError) as exc:
+                raise BenchdbError(f"--out {out}: {exc}") from None
+            self.root = f"{root.rstrip('/')}/{run_id}"
+            self.local = Path(tempfile.mkdtemp(prefix="benchdb-out-"))
+            self.display = f"{out.rstrip('/')}/{run_id}"
+        else:
+            self.local = Path(out) / run_id
+            self.display = self.local
+
+    def write(self, name: str, meta: dict, table: pa.Table):
+        path = contract.write_scenario(self.local / name, meta, table)
+        if not self.remote:
+            return path
+        target = f"{self.root}/{name}"
+        self.fs.makedirs(self.root, exist_ok=True)
+        self.fs.put_file(str(path), target)
+        path.unlink()
+        return target
 
 
 def _clip(text: str, n: int = 110) -> str:

@@ -1,0 +1,66 @@
+"""`benchdb quickstart`: the whole product on this machine in one command.
+
+Runs the `smoke` suite with every installed backend (numpy always; PyTorch eager, ONNX Runtime and
+OpenVINO when installed), ingests into the warehouse, writes the HTML report and returns the
+optimal-hardware table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+from benchdb.runners import config as cfgmod, hardware
+
+
+@dataclass
+class QuickstartResult:
+    run_id: str
+    scenarios: int
+    skipped_backends: list[str]
+    ingest_line: str
+    report_path: Path
+    optimal_markdown: str
+    change_points: int
+
+
+def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
+        note: Callable[[str], None] = print) -> QuickstartResult:
+    from benchdb.analysis import changepoints
+    from benchdb.ingest import ingest
+    from benchdb.reports import build as builder, render
+    from benchdb.runners.run import build_plan, run_plan
+    from benchdb.schema import warehouse
+
+    suite = cfgmod.load_suite("smoke")
+    runs, skipped = [], []
+    for opts in suite.runs:
+        avail = hardware.availability(hardware.BACKENDS[opts.backend])
+        if avail["status"] != "available":
+            skipped.append(f"{opts.backend} (unavailable: {avail['hint']})")
+            continue
+        runs.append(replace(opts, out=out))
+    for s in skipped:
+        note(f"skipping {s}")
+    items = build_plan(runs)
+    total = sum(len(i.scenarios) for i in items)
+    note(f"measuring {total} scenarios of the smoke suite with "
+         f"{', '.join(dict.fromkeys(o.backend for o in runs))}")
+    rep = run_plan(items, config={"source": "suite smoke", "runs": [o.config() for o in runs]}, out=out,
+                   tags=("quickstart",), progress=progress)
+    summary = ingest([Path(out) / rep.run_id], db)
+    con, path = warehouse.open_writable(db)
+    try:
+        found = changepoints.update(con, sorted(summary.run_ids))
+    finally:
+        con.close()
+    con, path = warehouse.open_readonly(db)
+    try:
+        full = builder.build(con, str(path), list(builder.ALL), builder.Filters())
+        optimal = builder.build(con, str(path), ["optimal-hardware"], builder.Filters())
+    finally:
+        con.close()
+    report_path.write_text(render.html(full), encoding="utf-8")
+    return QuickstartResult(rep.run_id, total, skipped, summary.line(), report_path,
+                            render.markdown(optimal), found)
