@@ -4,8 +4,6 @@ import json
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -13,7 +11,7 @@ from click.testing import CliRunner
 
 from benchdb.cli import main
 from benchdb.runners import hardware
-from conftest import REPO, benchdb_cmd, write_suite
+from conftest import benchdb_cmd, write_suite
 
 FAST = ["--min-time", "0.05", "--max-time", "2", "--warmup", "1", "--min-iters", "5"]
 

@@ -1,10 +1,8 @@
 import json
-import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
 
 import duckdb
 import numpy as np

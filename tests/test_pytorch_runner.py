@@ -1,7 +1,6 @@
 """The PyTorch runner on the CPU with tiny models built from transformers configs (no download)."""
 
 import importlib.resources
-import json
 
 import duckdb
 import pytest

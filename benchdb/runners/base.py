@@ -145,6 +145,18 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{where}"
 
 
+def fail_all(scenarios: list[Scenario], info: dict[str, Any], exc: BaseException,
+             on_start=None):
+    """One outcome per scenario when the model itself could not be loaded."""
+    from datetime import datetime, timezone
+
+    for i, sc in enumerate(scenarios):
+        if on_start:
+            on_start(i)
+        yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
+                      started_at=datetime.now(timezone.utc).isoformat())
+
+
 def status_of(exc: BaseException) -> str:
     text = f"{type(exc).__name__} {exc}".lower()
     if isinstance(exc, MemoryError) or "out of memory" in text or "outofmemory" in text:

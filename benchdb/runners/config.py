@@ -31,7 +31,6 @@ import yaml
 from benchdb.errors import BenchdbError
 from benchdb.runners.base import RunOptions
 from benchdb.runners.hardware import BACKENDS
-from benchdb.runners.timing import StopRule
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -8,14 +8,13 @@ same models and identical inputs; each output is checked against the PyTorch fp3
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Protocol
 
 from benchdb.errors import BenchdbError
 from benchdb.runners import export, inputs, models
-from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
+from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
 from benchdb.runners.monitors import Monitor, RssSource
 from benchdb.runners.timing import measure
@@ -70,24 +69,10 @@ def feeds_for(session: Session, fwd: dict) -> dict:
 
 def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOptions,
               on_start=None) -> Iterator[Outcome]:
-    import torch
-    import transformers
-
-    transformers.logging.set_verbosity_error()
-    torch.set_num_threads(opts.thread_count)
-    model = models.resolve(spec, opts.task)
-    t0 = time.perf_counter()
-    try:
-        net = models.build(model)
-    except Exception as exc:
-        info = model.info()
-        for i, sc in enumerate(scenarios):
-            if on_start:
-                on_start(i)
-            yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
-                          started_at=datetime.now(timezone.utc).isoformat())
+    model, net, load_s, failure = models.load_for_run(spec, opts.task, opts.thread_count)
+    if failure is not None:
+        yield from fail_all(scenarios, model.info(), failure, on_start)
         return
-    load_s = time.perf_counter() - t0
     info = model.info(num_parameters=sum(p.numel() for p in net.parameters()))
     failed: export.ExportFailed | None = None     # an export that failed once fails for every shape
     for i, sc in enumerate(scenarios):

@@ -252,6 +252,25 @@ def _looks_like_hub_id(spec: str) -> bool:
     return len(parts) == 2 and all(parts)
 
 
+def load_for_run(spec: str, task: str | None, threads: int):
+    """(resolved model, torch module or None, load seconds, load exception or None) for a runner:
+    quiet transformers, fixed torch threads, the load timed on its own."""
+    import time
+
+    import torch
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+    torch.set_num_threads(threads)
+    model = resolve(spec, task)
+    t0 = time.perf_counter()
+    try:
+        net = build(model)
+    except Exception as exc:   # the runner records it as every scenario's status
+        return model, None, 0.0, exc
+    return model, net, time.perf_counter() - t0, None
+
+
 def build(model: ResolvedModel):
     """Instantiate the torch model in eval mode (random weights for tiny specs, seeded)."""
     import torch

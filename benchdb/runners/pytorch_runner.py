@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 
 from benchdb.errors import BenchdbError
 from benchdb.runners import hardware, inputs, models
-from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
+from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
 from benchdb.runners.monitors import Monitor, NvmlSource, RssSource, nvml_status
 from benchdb.runners.timing import HostTimer, measure
@@ -240,23 +240,10 @@ def _flops(torch, net, fwd) -> float | None:
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
     torch = _torch()
-    import transformers
-
-    transformers.logging.set_verbosity_error()
-    torch.set_num_threads(opts.thread_count)
-    model = models.resolve(spec, opts.task)
-    t0 = time.perf_counter()
-    try:
-        base = models.build(model)
-    except Exception as exc:
-        info = model.info()
-        for i, sc in enumerate(scenarios):
-            if on_start:
-                on_start(i)
-            yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
-                          started_at=datetime.now(timezone.utc).isoformat())
+    model, base, load_s, failure = models.load_for_run(spec, opts.task, opts.thread_count)
+    if failure is not None:
+        yield from fail_all(scenarios, model.info(), failure, on_start)
         return
-    load_s = time.perf_counter() - t0
     info = model.info(num_parameters=sum(p.numel() for p in base.parameters()))
     prepared: dict[tuple[str, str], Any] = {}      # (precision, mode) -> callable module
     cast: dict[str, Any] = {}                      # precision -> module on device
