@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import duckdb
@@ -83,7 +83,8 @@ def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]
             if not m:
                 raise BenchdbError(f"selector {selector!r}: time ranges look like time:2026-11-01..2026-11-08")
             params["t0"] = m.group(1) or "1970-01-01"
-            params["t1"] = m.group(2) or (datetime.utcnow() + timedelta(days=1)).isoformat()
+            params["t1"] = m.group(2) or (datetime.now(timezone.utc).replace(tzinfo=None)
+                                          + timedelta(days=1)).isoformat()
         elif kind not in ("run", "commit", "tag"):
             raise BenchdbError(f"selector {selector!r}: use latest, latest~N, run:ID, commit:SHA, tag:NAME "
                                "or time:FROM..TO")
