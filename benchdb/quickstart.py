@@ -58,9 +58,9 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
     con, path = warehouse.open_readonly(db)
     try:
         full = builder.build(con, str(path), list(builder.ALL), builder.Filters())
-        optimal = builder.build(con, str(path), ["optimal-hardware"], builder.Filters())
     finally:
         con.close()
+    optimal = replace(full, sections=[sec for sec in full.sections if sec.name == "optimal_hardware"])
     report_path.write_text(render.html(full), encoding="utf-8")
     return QuickstartResult(rep.run_id, total, skipped, summary.line(), report_path,
                             render.markdown(optimal), found)

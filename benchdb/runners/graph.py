@@ -47,16 +47,7 @@ def plan(engine: Engine, opts: RunOptions, device: str, settings: Callable[[str]
         if p not in engine.precisions:
             raise BenchdbError(f"precision {p!r} is not valid for {engine.name}; use one of "
                                f"{', '.join(engine.precisions)}")
-    out = []
-    for spec in models.expand_models(opts.models):
-        m = models.resolve(spec, opts.task)
-        lens = opts.seq_lens if inputs.uses_seq_len(m) else opts.seq_lens[:1]
-        out.append((spec, [Scenario(spec, engine.name, device, mode, precision, bs, inputs.describe(m, sl),
-                                    {"seq_len": sl if inputs.uses_seq_len(m) else None, "task": m.kind.task,
-                                     **settings(mode)})
-                           for mode in opts.modes for precision in opts.precisions
-                           for bs in opts.batch_sizes for sl in lens]))
-    return out
+    return inputs.expand_scenarios(opts, engine.name, device, settings)
 
 
 def feeds_for(session: Session, fwd: dict) -> dict:

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdb.errors import BenchdbError
+from benchdb.runners import models
+from benchdb.runners.base import RunOptions, Scenario
 from benchdb.runners.models import ResolvedModel
 
 #: Recipes whose size is set by --seq-lens (they contain text); the others have fixed shapes.
@@ -27,6 +29,23 @@ class Inputs:
 
 def uses_seq_len(model: ResolvedModel) -> bool:
     return model.kind.inputs in TEXT_RECIPES
+
+
+def expand_scenarios(opts: RunOptions, backend: str, device: str,
+                     settings) -> list[tuple[str, list[Scenario]]]:
+    """Every (mode, precision, batch size, sequence length) scenario of every model in ``opts``,
+    grouped by model; ``settings(mode)`` adds backend-specific settings. Sequence lengths apply
+    only to models with text inputs."""
+    out = []
+    for spec in models.expand_models(opts.models):
+        m = models.resolve(spec, opts.task)
+        lens = opts.seq_lens if uses_seq_len(m) else opts.seq_lens[:1]
+        out.append((spec, [Scenario(spec, backend, device, mode, precision, bs, describe(m, sl),
+                                    {"seq_len": sl if uses_seq_len(m) else None, "task": m.kind.task,
+                                     **settings(mode)})
+                           for mode in opts.modes for precision in opts.precisions
+                           for bs in opts.batch_sizes for sl in lens]))
+    return out
 
 
 def _sub(config: Any, name: str) -> Any:

@@ -165,17 +165,8 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
         if p not in PRECISIONS:
             raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
     device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
-    out = []
-    for spec in models.expand_models(opts.models):
-        m = models.resolve(spec, opts.task)
-        lens = opts.seq_lens if inputs.uses_seq_len(m) else opts.seq_lens[:1]
-        scenarios = [Scenario(spec, NAME, device, mode, precision, bs, inputs.describe(m, sl),
-                              {"seq_len": sl if inputs.uses_seq_len(m) else None, "torch_device": opts.device,
-                               "task": m.kind.task, "compile_mode": parse_mode(mode)})
-                     for mode in opts.modes for precision in opts.precisions
-                     for bs in opts.batch_sizes for sl in lens]
-        out.append((spec, scenarios))
-    return out
+    return inputs.expand_scenarios(opts, NAME, device, lambda mode: {"torch_device": opts.device,
+                                                                     "compile_mode": parse_mode(mode)})
 
 
 def _unsupported(sc: Scenario, device) -> str | None:
