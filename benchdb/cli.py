@@ -144,8 +144,8 @@ def _progress_printer():
 def run(**params):
     """Measure models on this machine and write one Parquet file per scenario."""
     from benchdb.reports.tabular import render
-    from benchdb.runners import config as cfgmod
-    from benchdb.runners.run import build_plan, run_plan, summary_rows
+    from benchdb.plan import config as cfgmod
+    from benchdb.plan.driver import build_plan, run_plan, summary_rows
 
     ctx = click.get_current_context()
     runs, exclude, source = _run_options(ctx, params)
@@ -186,8 +186,8 @@ def _run_options(ctx, params):
 
     from click.core import ParameterSource
 
-    from benchdb.runners import config as cfgmod
-    from benchdb.runners.base import RunOptions
+    from benchdb.plan import config as cfgmod
+    from benchdb.backends.base import RunOptions
 
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
     values = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}
@@ -225,14 +225,14 @@ def _skip_fresh(items, duration: str, db) -> int:
     from datetime import datetime, timedelta, timezone
 
     from benchdb import sql as sqlmod
-    from benchdb.runners.config import parse_duration
-    from benchdb.runners.run import hardware_ids
-    from benchdb.schema import warehouse
+    from benchdb.plan.config import parse_duration
+    from benchdb.plan.driver import hardware_ids
+    from benchdb.schema import database
 
     if not db:
         raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
     since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parse_duration(duration))
-    con, _ = warehouse.open_readonly(db)
+    con, _ = database.open_readonly(db)
     try:
         fresh = set(con.execute(sqlmod.load("queries/fresh_results.sql"), {"since": since}).fetchall())
     finally:
@@ -254,11 +254,11 @@ def _skip_fresh(items, duration: str, db) -> int:
 
 def _print_plan(items, db) -> None:
     from benchdb import sql as sqlmod
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
     history: dict = {}
     if db:
-        con, _ = warehouse.open_readonly(db)
+        con, _ = database.open_readonly(db)
         try:
             history = {tuple(r[:7]): r[7] for r in con.execute(sqlmod.load("queries/estimate_history.sql")).fetchall()}
         finally:
@@ -284,7 +284,7 @@ def _print_plan(items, db) -> None:
 @main.command()
 def suites():
     """The predefined suites (for `benchdb run --suite NAME`)."""
-    from benchdb.runners import config as cfgmod
+    from benchdb.plan import config as cfgmod
 
     for name in cfgmod.suite_names():
         cfg = cfgmod.load_suite(name)
@@ -314,9 +314,9 @@ def ingest(paths, db, wait_s, batch_rows):
     click.echo(summary.line())
     if summary.run_ids:
         from benchdb.analysis import changepoints
-        from benchdb.schema import warehouse
+        from benchdb.schema import database
 
-        con, _ = warehouse.open_writable(summary.db, wait_s=wait_s)
+        con, _ = database.open_writable(summary.db, wait_s=wait_s)
         try:
             found = changepoints.update(con, sorted(summary.run_ids))
         finally:
@@ -338,9 +338,9 @@ def db():
 @click.option("--db", "db_path", default=None, help=_DB_HELP)
 def db_status(db_path):
     """Schema version of the database against this benchdb's, and table sizes."""
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
-    st = warehouse.status(db_path)
+    st = database.status(db_path)
     if not st["exists"]:
         click.echo(f"{st['path']}: does not exist (benchdb schema version {st['code_version']}); "
                    "`benchdb ingest` creates it")
@@ -358,13 +358,13 @@ def db_status(db_path):
 @click.option("--db", "db_path", default=None, help=_DB_HELP)
 def db_upgrade(db_path):
     """Apply pending migrations in place (each in its own transaction)."""
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
-    path = warehouse.resolve_db(db_path)
-    con = warehouse._connect(path, read_only=False, wait_s=60.0)
+    path = database.resolve_db(db_path)
+    con = database._connect(path, read_only=False, wait_s=60.0)
     try:
-        applied = warehouse.upgrade(con, path)
-        version = warehouse.schema_version(con)
+        applied = database.upgrade(con, path)
+        version = database.schema_version(con)
     finally:
         con.close()
     if applied:
@@ -384,11 +384,11 @@ def query(sql_text, db, fmt):
     import duckdb
 
     from benchdb.reports.tabular import render
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
     from benchdb.sql.readonly import check_read_only
 
     check_read_only(sql_text)
-    con, path = warehouse.open_readonly(db)
+    con, path = database.open_readonly(db)
     try:
         try:
             cur = con.execute(sql_text)
@@ -436,7 +436,7 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
            github_summary):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, scaling, memory, trends."""
     from benchdb.reports import build as builder, render as renderer
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
     if not chosen:
@@ -446,7 +446,7 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
                               prices=_load_prices(prices) if prices else {})
-    con, path = warehouse.open_readonly(db)
+    con, path = database.open_readonly(db)
     try:
         rep = builder.build(con, str(path), chosen, filters)
     finally:
@@ -513,9 +513,9 @@ def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
     """Regression gate: exit 1 when any shared scenario regressed beyond noise and threshold."""
     from benchdb.analysis import gate
     from benchdb.reports import render as renderer
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
-    con, _ = warehouse.open_readonly(db)
+    con, _ = database.open_readonly(db)
     try:
         result = gate.compare(con, baseline, candidate, threshold=threshold, metric=metric)
     finally:
@@ -545,9 +545,9 @@ def _append_summary(text: str) -> None:
 def ack(change_id, note, db):
     """Accept a change point as intended, so it is no longer reported."""
     from benchdb.analysis import changepoints
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
-    con, _ = warehouse.open_writable(db)
+    con, _ = database.open_writable(db)
     try:
         full = changepoints.ack(con, change_id, note)
     finally:
@@ -563,15 +563,15 @@ def ack(change_id, note, db):
               default=Path("report.html"), show_default=True, help="Where to write the HTML report.")
 def quickstart(db, out, report_path):
     """Run the smoke suite with every installed backend, ingest it, and write an HTML report."""
-    from benchdb import quickstart as qs
-    from benchdb.schema import warehouse
+    from benchdb.plan import quickstart as qs
+    from benchdb.schema import database
 
-    result = qs.run(str(warehouse.resolve_db(db)), out, report_path, progress=_progress_printer(),
+    result = qs.run(str(database.resolve_db(db)), out, report_path, progress=_progress_printer(),
                     note=lambda text: click.echo(text, err=True))
     click.echo(result.optimal_markdown)
     click.echo(result.ingest_line)
     click.echo(f"report: {result.report_path.resolve()} (open it in a browser); warehouse: "
-               f"{warehouse.resolve_db(db)} (try `benchdb report --matrix` or `benchdb query`)")
+               f"{database.resolve_db(db)} (try `benchdb report --matrix` or `benchdb query`)")
 
 
 # --------------------------------------------------------------------------- hardware
@@ -579,7 +579,7 @@ def quickstart(db, out, report_path):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 def hardware_cmd(as_json):
     """What this machine has: CPU, memory, installed backends and their versions."""
-    from benchdb.runners import hardware
+    from benchdb.harness import machine as hardware
 
     rep = hardware.report()
     if as_json:

@@ -16,7 +16,7 @@ import argparse
 import statistics
 import time
 
-from benchdb.runners.timing import StopRule, measure
+from benchdb.harness.timing import StopRule, measure
 
 
 def bare_loop(fn, n: int) -> list[float]:
@@ -62,7 +62,7 @@ def main() -> None:
     import torch
     import transformers as T
 
-    from benchdb.runners import inputs, models
+    from benchdb.backends import inputs, models
 
     torch.set_num_threads(args.threads)
     T.logging.set_verbosity_error()

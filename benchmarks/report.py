@@ -24,7 +24,7 @@ import duckdb
 from click.testing import CliRunner
 
 from benchdb.cli import main as cli
-from benchdb.schema import warehouse
+from benchdb.schema import database
 
 
 def best_of(fn, n: int = 5) -> float:
@@ -45,7 +45,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="benchdb-report-"))
     db = work / "big.duckdb"
     t = time.perf_counter()
-    con, _ = warehouse.open_writable(db)
+    con, _ = database.open_writable(db)
     lines = (Path(__file__).parent / "report_fixture.sql").read_text().splitlines()
     text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
     params = {"models": args.models, "hardware": args.hardware, "samples_per_result": args.samples_per_result}

@@ -1,6 +1,6 @@
 """A small warehouse written row by row, so every view's output can be checked exactly."""
 
-from benchdb.schema import warehouse
+from benchdb.schema import database
 
 HW = {"cpuA": ("cpu", "Test CPU"), "gpuB": ("cuda", "Test GPU")}
 ARCH = {"bert": ("embedding", "bert"), "llama": ("text_generation", "llama")}
@@ -26,7 +26,7 @@ METRICS = {"2": [("peak_rss_bytes", 300 * 2**20)], "3": [("peak_device_allocated
 
 
 def build(path):
-    con, _ = warehouse.open_writable(path)
+    con, _ = database.open_writable(path)
     for hid, (kind, name) in HW.items():
         con.execute("insert into hardware (hardware_id, kind, device_name) values (?, ?, ?)", [hid, kind, name])
     for aid, (family, mt) in ARCH.items():

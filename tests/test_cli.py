@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
-from benchdb.runners import hardware
+from benchdb.harness import machine as hardware
 from conftest import benchdb_cmd, write_suite
 
 FAST = ["--min-time", "0.05", "--max-time", "2", "--warmup", "1", "--min-iters", "5"]

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
-from benchdb.runners import config as cfgmod
+from benchdb.plan import config as cfgmod
 
 FAST = {"warmup": 1, "min_iters": 10, "min_time": 0.05, "max_time": 1, "target_ci": 0.5, "max_background_cpu": 100}
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
-from benchdb.runners import export, models
+from benchdb.backends import export, models
 from benchdb.schema import contract
 
 QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",

@@ -9,9 +9,9 @@ from click.testing import CliRunner
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
-from benchdb.runners import inputs, models, pytorch_runner as P
-from benchdb.runners.monitors import Monitor, RssSource, nvml_status, throttle_names
-from benchdb.runners.timing import HostTimer, StopRule, measure
+from benchdb.backends import inputs, models, pytorch as P
+from benchdb.harness.monitors import Monitor, RssSource, nvml_status, throttle_names
+from benchdb.harness.timing import HostTimer, StopRule, measure
 
 # Loose stopping rule for speed; target wide enough that noise never makes a tiny model invalid.
 QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",

@@ -107,10 +107,10 @@ def test_report_errors_are_one_line(db, tmp_path):
 
 
 def test_empty_warehouse_is_a_clear_message(tmp_path):
-    from benchdb.schema import warehouse
+    from benchdb.schema import database
 
     path = tmp_path / "empty.duckdb"
-    warehouse.open_writable(path)[0].close()
+    database.open_writable(path)[0].close()
     r = invoke("report", "--all", "--db", str(path), "--out", str(tmp_path / "r.html"))
     assert r.exit_code == 1
     assert r.stderr.strip() == (f"benchdb: error: nothing to report: {path} holds no results yet; "

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchdb.runners.timing import StopRule, measure
+from benchdb.harness.timing import StopRule, measure
 
 
 class FakeClock:

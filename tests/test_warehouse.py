@@ -2,14 +2,14 @@ import duckdb
 import pytest
 
 from benchdb.errors import BenchdbError
-from benchdb.schema import warehouse
-from benchdb.schema.warehouse import Migration
+from benchdb.schema import database
+from benchdb.schema.database import Migration
 
 
 def test_migrations_from_empty_database(db_path):
-    con, _ = warehouse.open_writable(db_path)
+    con, _ = database.open_writable(db_path)
     try:
-        assert warehouse.schema_version(con) == warehouse.code_schema_version() == 2
+        assert database.schema_version(con) == database.code_schema_version() == 2
         tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
         assert {"schema_version", "ingested_files", "hardware", "architectures", "runs", "results",
                 "result_metrics", "samples", "results_latest"} <= tables
@@ -20,7 +20,7 @@ def test_migrations_from_empty_database(db_path):
 
 
 def test_plain_duckdb_reads_views_read_only(db_path):
-    warehouse.open_writable(db_path)[0].close()
+    database.open_writable(db_path)[0].close()
     con = duckdb.connect(str(db_path), read_only=True)
     assert con.execute("select count(*) from results_latest").fetchall() == [(0,)]
     # the statistics macros are stored in the file for analysts
@@ -29,10 +29,10 @@ def test_plain_duckdb_reads_views_read_only(db_path):
 
 
 def test_newer_database_is_refused(db_path):
-    con, _ = warehouse.open_writable(db_path)
+    con, _ = database.open_writable(db_path)
     con.execute("insert into schema_version values (7, 'future', now()::timestamp, '9.9')")
     con.close()
-    for opener in (warehouse.open_writable, warehouse.open_readonly):
+    for opener in (database.open_writable, database.open_readonly):
         with pytest.raises(BenchdbError) as err:
             opener(db_path)
         assert str(err.value) == (f"database {db_path} has schema version 7, but this benchdb (0.1.0) "
@@ -40,32 +40,32 @@ def test_newer_database_is_refused(db_path):
 
 
 def test_older_database_needs_explicit_upgrade(db_path):
-    base = warehouse.migrations()
-    con, _ = warehouse.open_writable(db_path, available=base[:1])      # a version-1 warehouse
+    base = database.migrations()
+    con, _ = database.open_writable(db_path, available=base[:1])      # a version-1 warehouse
     con.close()
     with pytest.raises(BenchdbError, match=r"has schema version 1, this benchdb uses 2; run `benchdb db upgrade"):
-        warehouse.open_writable(db_path)
+        database.open_writable(db_path)
     con = duckdb.connect(str(db_path))
-    applied = warehouse.upgrade(con, db_path)
+    applied = database.upgrade(con, db_path)
     assert [m.version for m in applied] == [2]
-    assert warehouse.schema_version(con) == 2
+    assert database.schema_version(con) == 2
     assert con.execute("select count(*) from change_points").fetchall() == [(0,)]
     con.close()
     newer = base + [Migration(3, "add_notes", "CREATE TABLE notes (note VARCHAR);")]
     con = duckdb.connect(str(db_path))
-    assert [m.version for m in warehouse.upgrade(con, db_path, available=newer)] == [3]
+    assert [m.version for m in database.upgrade(con, db_path, available=newer)] == [3]
     assert con.execute("select count(*) from notes").fetchall() == [(0,)]
     con.close()
 
 
 def test_failed_migration_rolls_back_whole(db_path):
-    base = warehouse.migrations()
-    warehouse.open_writable(db_path, available=base)[0].close()
+    base = database.migrations()
+    database.open_writable(db_path, available=base)[0].close()
     broken = base + [Migration(3, "broken", "CREATE TABLE half (x INT); SELECT * FROM no_such_table;")]
     con = duckdb.connect(str(db_path))
     with pytest.raises(duckdb.Error):
-        warehouse.upgrade(con, db_path, available=broken)
-    assert warehouse.schema_version(con) == 2
+        database.upgrade(con, db_path, available=broken)
+    assert database.schema_version(con) == 2
     assert con.execute("select count(*) from information_schema.tables where table_name='half'").fetchall() == [(0,)]
     con.close()
 
@@ -74,17 +74,17 @@ def test_not_a_database_file(tmp_path):
     bogus = tmp_path / "notes.duckdb"
     bogus.write_text("hello, I am a text file\n" * 100)
     with pytest.raises(BenchdbError, match=r"^cannot open database .*notes.duckdb: .*check that it is a benchdb DuckDB file"):
-        warehouse.open_writable(bogus)
+        database.open_writable(bogus)
 
 
 def test_missing_database_read_only(tmp_path):
     with pytest.raises(BenchdbError, match=r"does not exist; create it with `benchdb ingest"):
-        warehouse.open_readonly(tmp_path / "none.duckdb")
+        database.open_readonly(tmp_path / "none.duckdb")
 
 
 def test_db_path_resolution(monkeypatch, tmp_path):
     monkeypatch.delenv("BENCHDB_DB", raising=False)
-    assert str(warehouse.resolve_db(None)) == "benchdb.duckdb"
+    assert str(database.resolve_db(None)) == "benchdb.duckdb"
     monkeypatch.setenv("BENCHDB_DB", str(tmp_path / "env.duckdb"))
-    assert warehouse.resolve_db(None) == tmp_path / "env.duckdb"
-    assert str(warehouse.resolve_db("x.duckdb")) == "x.duckdb"
+    assert database.resolve_db(None) == tmp_path / "env.duckdb"
+    assert str(database.resolve_db("x.duckdb")) == "x.duckdb"

@@ -24,7 +24,7 @@ import pyarrow as pa
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
-from benchdb.schema import contract, warehouse
+from benchdb.schema import contract, database
 
 #: Rows per load transaction. Large enough for bulk speed, small enough to bound memory.
 DEFAULT_BATCH_ROWS = 2_000_000
@@ -288,7 +288,7 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
     if not files:
         raise BenchdbError("no .parquet files found under " + ", ".join(map(str, paths))
                            + "; point ingest at the folder a runner wrote with --out")
-    con, path = warehouse.open_writable(db, wait_s=wait_s)
+    con, path = database.open_writable(db, wait_s=wait_s)
     summary = IngestSummary(db=str(path), found=len(files))
     # Each batch reads its files' footers several times (statistics, checks, load): parse once.
     con.execute("SET parquet_metadata_cache = true")

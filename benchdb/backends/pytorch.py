@@ -17,11 +17,12 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
 from benchdb.errors import BenchdbError
-from benchdb.runners import hardware, inputs, models
-from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
+from benchdb.harness import machine as hardware
+from benchdb.backends import inputs, models
+from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
-from benchdb.runners.monitors import Monitor, NvmlSource, RssSource, nvml_status
-from benchdb.runners.timing import HostTimer, measure
+from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status
+from benchdb.harness.timing import HostTimer, measure
 
 NAME = "pytorch"
 PRECISIONS = ("fp32", "fp16", "bf16")

@@ -15,15 +15,15 @@ import pyarrow as pa
 
 from benchdb import __version__
 from benchdb.errors import BackendUnavailable, BenchdbError
-from benchdb.runners import hardware
-from benchdb.runners.base import Outcome, RunOptions, Scenario
-from benchdb.runners.isolation import run_isolated
+from benchdb.harness import machine as hardware
+from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.harness.isolation import run_isolated
 from benchdb.schema import contract
 from benchdb.sql import Stats
 
 #: backend name -> module implementing it
-_MODULES = {"numpy": "benchdb.runners.numpy_runner", "pytorch": "benchdb.runners.pytorch_runner",
-            "onnxruntime": "benchdb.runners.onnxruntime_runner", "openvino": "benchdb.runners.openvino_runner"}
+_MODULES = {"numpy": "benchdb.backends.numpy", "pytorch": "benchdb.backends.pytorch",
+            "onnxruntime": "benchdb.backends.onnxruntime", "openvino": "benchdb.backends.openvino"}
 
 
 def backend_names() -> list[str]:
@@ -81,7 +81,7 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
                shard: tuple[int, int] | None = None) -> list[PlanItem]:
     """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
     scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan."""
-    from benchdb.runners.config import excluded
+    from benchdb.plan.config import excluded
 
     items: list[PlanItem] = []
     for opts in runs:

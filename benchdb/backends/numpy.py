@@ -15,10 +15,10 @@ import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from benchdb.errors import BenchdbError
-from benchdb.runners import hardware
-from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
+from benchdb.harness import machine as hardware
+from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
     measurement_rows, status_of
-from benchdb.runners.timing import measure
+from benchdb.harness.timing import measure
 
 NAME = "numpy"
 _SPEC = re.compile(r"^matmul:(\d+)$")

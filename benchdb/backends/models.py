@@ -29,7 +29,7 @@ class Kind:
     family: str
     task: str
     auto_class: str          # transformers Auto* class that builds/loads it
-    inputs: str              # input recipe name, see benchdb.runners.inputs
+    inputs: str              # input recipe name, see benchdb.backends.inputs
     generative: bool = False
 
 

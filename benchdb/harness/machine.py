@@ -148,7 +148,7 @@ def report() -> dict:
     """Everything ``benchdb hardware`` prints."""
     import sys
 
-    from benchdb.runners.monitors import nvml_status
+    from benchdb.harness.monitors import nvml_status
 
     ok, why = nvml_status()
     return {

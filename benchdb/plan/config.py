@@ -29,8 +29,8 @@ from typing import Any
 import yaml
 
 from benchdb.errors import BenchdbError
-from benchdb.runners.base import RunOptions
-from benchdb.runners.hardware import BACKENDS
+from benchdb.backends.base import RunOptions
+from benchdb.harness.machine import BACKENDS
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -61,7 +61,7 @@ class Config:
 
 
 def suites_dir():
-    return resources.files("benchdb").joinpath("suites")
+    return resources.files("benchdb.plan").joinpath("suites")
 
 
 def suite_names() -> list[str]:

@@ -140,7 +140,7 @@ def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
 
 
 def _bootstrap_sql() -> str:
-    return resources.files("benchdb.schema").joinpath("migrations", "bootstrap.sql").read_text("utf-8")
+    return resources.files("benchdb.schema").joinpath("bootstrap.sql").read_text("utf-8")
 
 
 def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.runners import hardware
-from benchdb.runners.timing import Measurement, StopRule
+from benchdb.harness import machine as hardware
+from benchdb.harness.timing import Measurement, StopRule
 
 Row = tuple[str, str, int, float, float]   # metric, unit, iteration, t_offset_s, value
 

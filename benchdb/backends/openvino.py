@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Iterator
 
 from benchdb.errors import BackendUnavailable
-from benchdb.runners import export, graph, hardware, models
-from benchdb.runners.base import Outcome, RunOptions, Scenario
+from benchdb.backends import export, graph, models
+from benchdb.harness import machine as hardware
+from benchdb.backends.base import Outcome, RunOptions, Scenario
 
 NAME = "openvino"
 MODES = {"latency": "LATENCY", "throughput": "THROUGHPUT"}

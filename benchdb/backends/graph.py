@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Protocol
 
 from benchdb.errors import BenchdbError
-from benchdb.runners import export, inputs, models
-from benchdb.runners.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
+from benchdb.backends import export, inputs, models
+from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
-from benchdb.runners.monitors import Monitor, RssSource
-from benchdb.runners.timing import measure
+from benchdb.harness.monitors import Monitor, RssSource
+from benchdb.harness.timing import measure
 
 
 class Session(Protocol):

@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
-from benchdb.runners import config as cfgmod, hardware
+from benchdb.plan import config as cfgmod
+
+from benchdb.harness import machine as hardware
 
 
 @dataclass
@@ -30,8 +32,8 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
     from benchdb.analysis import changepoints
     from benchdb.ingest import ingest
     from benchdb.reports import build as builder, render
-    from benchdb.runners.run import build_plan, run_plan
-    from benchdb.schema import warehouse
+    from benchdb.plan.driver import build_plan, run_plan
+    from benchdb.schema import database
 
     suite = cfgmod.load_suite("smoke")
     runs, skipped = [], []
@@ -50,12 +52,12 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
     rep = run_plan(items, config={"source": "suite smoke", "runs": [o.config() for o in runs]}, out=out,
                    tags=("quickstart",), progress=progress)
     summary = ingest([Path(out) / rep.run_id], db)
-    con, path = warehouse.open_writable(db)
+    con, path = database.open_writable(db)
     try:
         found = changepoints.update(con, sorted(summary.run_ids))
     finally:
         con.close()
-    con, path = warehouse.open_readonly(db)
+    con, path = database.open_readonly(db)
     try:
         full = builder.build(con, str(path), list(builder.ALL), builder.Filters())
     finally:

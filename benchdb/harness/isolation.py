@@ -16,7 +16,7 @@ import traceback
 from datetime import datetime, timezone
 from typing import Iterator
 
-from benchdb.runners.base import Outcome, RunOptions, Scenario
+from benchdb.backends.base import Outcome, RunOptions, Scenario
 
 _START, _DONE, _CRASH = "start", "done", "crash"
 
