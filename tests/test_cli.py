@@ -33,7 +33,7 @@ def test_help_and_import_never_load_heavy_backends():
 
 def test_python_dash_m_and_version():
     proc = benchdb_cmd("--version", check=True)
-    assert proc.stdout.strip() == "benchdb, version 0.1.0"
+    assert proc.stdout.strip() == "benchdb, version 0.2.0"
 
 
 def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
@@ -75,7 +75,7 @@ def test_run_records_unsupported_combinations_and_goes_on(tmp_path):
                "--mode", "eager,compile", "--out", str(out), "--max-background-cpu", "100", *FAST)
     assert r.exit_code == 0, r.output
     assert len(list(out.rglob("*.parquet"))) == 4
-    statuses = [line.split()[6] for line in r.stdout.splitlines()[2:6]]
+    statuses = [line.split()[7] for line in r.stdout.splitlines()[2:6]]   # label ends "threads=N"
     assert sorted(statuses) == ["unsupported", "unsupported", "unsupported", "valid"]
     assert "numpy has no bf16 matmul" in r.stdout
 
@@ -132,16 +132,59 @@ def test_query_refuses_writes_and_reports_errors(tmp_path):
     invoke("ingest", str(res), "--db", str(db))
     r = invoke("query", "delete from results", "--db", str(db))
     assert r.exit_code == 2
-    assert r.stderr.strip() == ("benchdb: error: benchdb query is read-only: DELETE statements are refused; "
-                                "use SELECT (ingest and db upgrade are the only writers)")
-    # a write sqlglot cannot classify still meets the read-only connection
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert r.stderr.startswith("benchdb: error: benchdb query is read-only and reads only the warehouse: ")
+    assert '"DELETE"' in r.stderr
     r = invoke("query", "CREATE MACRO m(x) AS x + 1", "--db", str(db))
-    assert r.exit_code == 2 and "read-only" in r.stderr
+    assert r.exit_code == 2 and r.stderr.startswith("benchdb: error: benchdb query is read-only")
+    r = invoke("query", " ; -- nothing", "--db", str(db))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == ('benchdb: error: the query is empty; give a SQL statement such as '
+                                '"SELECT * FROM results_latest"')
     r = invoke("query", "select nope from results", "--db", str(db))
     assert r.exit_code == 2
     assert r.stderr.startswith("benchdb: error: query failed: Binder Error: Referenced column \"nope\" not found")
     assert "Traceback" not in r.stderr
     assert duckdb.connect(str(db), read_only=True).execute("select count(*) from results").fetchall() == [(1,)]
+
+
+def _warehouse_with_results(tmp_path):
+    res, db = tmp_path / "res", tmp_path / "w.duckdb"
+    res.mkdir()
+    write_suite(res, n_files=2)
+    r = invoke("ingest", str(res), "--db", str(db))
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def _assert_refused_as_read_only(r):
+    assert r.exit_code != 0
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("benchdb: error: benchdb query is read-only"), r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_query_export_database_is_refused_and_writes_nothing(tmp_path):
+    db, target = _warehouse_with_results(tmp_path), tmp_path / "exported"
+    r = invoke("query", f"EXPORT DATABASE '{target}'", "--db", str(db))
+    _assert_refused_as_read_only(r)
+    assert not target.exists()
+
+
+def test_query_copy_to_file_is_refused_and_writes_nothing(tmp_path):
+    db, target = _warehouse_with_results(tmp_path), tmp_path / "results.csv"
+    r = invoke("query", f"COPY results TO '{target}'", "--db", str(db))
+    _assert_refused_as_read_only(r)
+    assert not target.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res", "w.duckdb"]
+
+
+def test_query_pivot_is_a_read_query(tmp_path):
+    db = _warehouse_with_results(tmp_path)
+    r = invoke("query", "PIVOT results ON backend USING count(*) GROUP BY mode", "--db", str(db),
+               "--format", "csv")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == ["mode,numpy", "eager,2"]
 
 
 def test_query_missing_database(tmp_path):
@@ -164,22 +207,22 @@ def test_db_env_variable_is_the_default(tmp_path):
 def test_db_status_and_upgrade(tmp_path):
     db = tmp_path / "w.duckdb"
     r = invoke("db", "status", "--db", str(db))
-    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 2); `benchdb ingest` creates it"
+    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 3); `benchdb ingest` creates it"
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 0
-    assert r.stdout.strip() == f"{db}: applied 0001_init, 0002_change_points; schema version 2"
+    assert r.stdout.strip() == f"{db}: applied 0001_init, 0002_change_points, 0003_identity; schema version 3"
     r = invoke("db", "upgrade", "--db", str(db))
-    assert r.stdout.strip() == f"{db}: already at schema version 2"
+    assert r.stdout.strip() == f"{db}: already at schema version 3"
     r = invoke("db", "status", "--db", str(db))
-    assert r.stdout.splitlines()[0] == f"{db}: schema version 2, benchdb supports 2 (up to date)"
+    assert r.stdout.splitlines()[0] == f"{db}: schema version 3, benchdb supports 3 (up to date)"
     assert any(line.split()[:2] == ["samples", "0"] for line in r.stdout.splitlines())
     con = duckdb.connect(str(db))
     con.execute("insert into schema_version values (5, 'future', now()::timestamp, '9')")
     con.close()
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 2
-    assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 5, but this benchdb (0.1.0) "
-                                "supports up to 2; upgrade benchdb to use it")
+    assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 5, but this benchdb (0.2.0) "
+                                "supports up to 3; upgrade benchdb to use it")
     r = invoke("db", "status", "--db", str(db))
     assert "(newer than this benchdb: upgrade benchdb)" in r.stdout
 

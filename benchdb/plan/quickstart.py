@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+from benchdb.backends import registry
 from benchdb.plan import config as cfgmod
 
 from benchdb.harness import machine as hardware
@@ -29,16 +30,14 @@ class QuickstartResult:
 
 def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
         note: Callable[[str], None] = print) -> QuickstartResult:
-    from benchdb.analysis import changepoints
-    from benchdb.ingest import ingest
     from benchdb.reports import build as builder, render
     from benchdb.plan.driver import build_plan, run_plan
-    from benchdb.schema import database
+    from benchdb.warehouse import Warehouse
 
     suite = cfgmod.load_suite("smoke")
     runs, skipped = [], []
     for opts in suite.runs:
-        avail = hardware.availability(hardware.BACKENDS[opts.backend])
+        avail = hardware.availability(registry.info(opts.backend))
         if avail["status"] != "available":
             skipped.append(f"{opts.backend} (unavailable: {avail['hint']})")
             continue
@@ -51,18 +50,10 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
          f"{', '.join(dict.fromkeys(o.backend for o in runs))}")
     rep = run_plan(items, config={"source": "suite smoke", "runs": [o.config() for o in runs]}, out=out,
                    tags=("quickstart",), progress=progress)
-    summary = ingest([Path(out) / rep.run_id], db)
-    con, path = database.open_writable(db)
-    try:
-        found = changepoints.update(con, sorted(summary.run_ids))
-    finally:
-        con.close()
-    con, path = database.open_readonly(db)
-    try:
-        full = builder.build(con, str(path), list(builder.ALL), builder.Filters())
-    finally:
-        con.close()
+    warehouse = Warehouse(db)
+    summary = warehouse.ingest([Path(out) / rep.run_id])     # also updates the change points
+    full = warehouse.report(list(builder.ALL), builder.Filters())
     optimal = replace(full, sections=[sec for sec in full.sections if sec.name == "optimal_hardware"])
     report_path.write_text(render.html(full), encoding="utf-8")
     return QuickstartResult(rep.run_id, total, skipped, summary.line(), report_path,
-                            render.markdown(optimal), found)
+                            render.markdown(optimal), summary.change_points)

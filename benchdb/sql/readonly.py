@@ -1,31 +1,28 @@
-"""Refuse statements that would write, before they reach the (read-only) connection."""
+"""What `benchdb query` checks before the text reaches DuckDB.
+
+The guard itself is the connection: :meth:`benchdb.warehouse.Warehouse.query` opens the warehouse
+read-only with ``enable_external_access = false``, so DuckDB refuses every write (INSERT, DELETE,
+CREATE, ...) and every statement that would touch another file (EXPORT, COPY ... TO, ATTACH,
+INSTALL, read_csv of a path) with its own error. There is no allow-list of statement kinds here:
+any query DuckDB can run read-only (PIVOT, SUMMARIZE, DESCRIBE, ...) is allowed. Only what DuckDB
+cannot say nicely is checked.
+"""
 
 from __future__ import annotations
 
-import sqlglot
-from sqlglot import exp
-
 from benchdb.errors import BenchdbError
-
-_READ_ONLY = tuple(getattr(exp, name) for name in (
-    "Select", "SetOperation", "Describe", "Show", "Values", "Subquery", "Summarize", "Pragma")
-    if hasattr(exp, name))
 
 
 def check_read_only(text: str) -> None:
-    """Raise a clear error for any statement that is not a query.
+    """Raise a clear error for a query with no statement in it (blank, ``;`` or only comments).
 
-    Text sqlglot cannot parse is left to DuckDB, whose read-only connection still refuses writes.
+    Text DuckDB cannot parse is left to the execution, which reports the parser error.
     """
+    import duckdb
+
     try:
-        statements = sqlglot.parse(text, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+        statements = duckdb.extract_statements(text)
+    except duckdb.Error:
         return
-    statements = [s for s in statements if s is not None]
     if not statements:
         raise BenchdbError("the query is empty; give a SQL statement such as \"SELECT * FROM results_latest\"")
-    for stmt in statements:
-        if not isinstance(stmt, _READ_ONLY):
-            kind = stmt.key.upper()
-            raise BenchdbError(f"benchdb query is read-only: {kind} statements are refused; "
-                               "use SELECT (ingest and db upgrade are the only writers)")

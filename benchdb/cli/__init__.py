@@ -1,0 +1,66 @@
+"""The `benchdb` command line. Thin: parse options, call the library, print.
+
+Commands live in submodules by theme: :mod:`~benchdb.cli.run` (run, suites, quickstart, hardware),
+:mod:`~benchdb.cli.data` (ingest, db status/upgrade, query, ack) and :mod:`~benchdb.cli.report`
+(report, check); shared options and output helpers are in :mod:`~benchdb.cli.options`. Everything
+done to a warehouse goes through :class:`benchdb.warehouse.Warehouse`.
+
+Runners, ingest, backends and DuckDB are imported inside commands, so `benchdb --help` stays light
+(no torch, onnxruntime, openvino or duckdb).
+"""
+
+from __future__ import annotations
+
+import click
+
+from benchdb import __version__
+from benchdb.errors import BenchdbError
+
+
+class _Group(click.Group):
+    """Turns BenchdbError (and a DuckDB error while querying) into one line and an exit code."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BenchdbError as exc:
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            click.echo(f"benchdb: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+        except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
+            raise
+        except Exception as exc:  # a bug, not the user's fault: still one line unless --debug
+            if ctx.obj and ctx.obj.get("debug"):
+                raise
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            click.echo(f"benchdb: internal error: {type(exc).__name__}: {first} "
+                       "(run with --debug for the traceback and please report it)", err=True)
+            ctx.exit(70)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="benchdb")
+@click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
+@click.pass_context
+def main(ctx, debug):
+    """benchdb: a benchmark data warehouse for ML inference across hardware.
+
+    Runners write raw Parquet measurements (`benchdb run`), `benchdb ingest` loads them into a
+    versioned DuckDB file, and `benchdb query` / reports read it.
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["debug"] = debug
+
+
+def _register() -> None:
+    from benchdb.cli import data, report, run
+
+    for module in (run, data, report):
+        for command in module.COMMANDS:
+            main.add_command(command)
+
+
+_register()
+
+__all__ = ["main"]

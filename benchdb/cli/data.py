@@ -1,0 +1,107 @@
+"""The warehouse itself: `benchdb ingest`, `db status`, `db upgrade`, `query` and `ack`.
+
+Each command parses its options, makes one call on :class:`benchdb.warehouse.Warehouse`
+(imported inside the command: `benchdb --help` imports no duckdb) and prints.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from benchdb.cli.options import READ_WAIT_S, db_option
+
+
+@click.command("ingest")
+@click.argument("paths", nargs=-1, required=True)
+@db_option()
+@click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              help="Seconds to wait for another process that holds the database.")
+@click.option("--batch-rows", type=click.IntRange(min=1), default=None, hidden=True,
+              help="Sample rows per load transaction (tuning and tests).")
+def ingest(paths, db, wait_s, batch_rows):
+    """Load Parquet measurement files (folders, files or fsspec URLs, recursively) into the warehouse."""
+    from benchdb.warehouse import Warehouse
+
+    def progress(done, total):
+        click.echo(f"  loaded {done}/{total} file(s)", err=True)
+
+    summary = Warehouse(db, wait_s=wait_s).ingest(paths, batch_rows=batch_rows, progress=progress)
+    for path, reason in summary.rejected:
+        click.echo(f"rejected {path}: {reason}", err=True)
+    click.echo(summary.line())
+    if summary.change_points:
+        click.echo(f"{summary.change_points} open change point(s) in the history of the series loaded; "
+                   "see `benchdb report --regressions`")
+    if summary.rejected:
+        sys.exit(1)
+
+
+@click.group("db")
+def db_group():
+    """Inspect or migrate the warehouse schema."""
+
+
+@db_group.command("status")
+@db_option()
+def db_status(db):
+    """Schema version of the database against this benchdb's, and table sizes."""
+    from benchdb.warehouse import Warehouse
+
+    st = Warehouse(db).status()
+    if not st["exists"]:
+        click.echo(f"{st['path']}: does not exist (benchdb schema version {st['code_version']}); "
+                   "`benchdb ingest` creates it")
+        return
+    state = ("up to date" if st["pending"] == 0 and st["schema_version"] <= st["code_version"]
+             else f"{st['pending']} migration(s) pending: run `benchdb db upgrade`"
+             if st["schema_version"] < st["code_version"] else "newer than this benchdb: upgrade benchdb")
+    click.echo(f"{st['path']}: schema version {st['schema_version']}, benchdb supports "
+               f"{st['code_version']} ({state})")
+    for name, n in st["tables"].items():
+        click.echo(f"  {name:<16} {n:>12,} rows")
+
+
+@db_group.command("upgrade")
+@db_option()
+def db_upgrade(db):
+    """Apply pending migrations in place (each in its own transaction)."""
+    from benchdb.warehouse import Warehouse
+
+    wh = Warehouse(db)
+    done = wh.upgrade()
+    if done.applied:
+        click.echo(f"{wh.path}: applied {', '.join(f'{m.version:04d}_{m.name}' for m in done.applied)}; "
+                   f"schema version {done.version}")
+    else:
+        click.echo(f"{wh.path}: already at schema version {done.version}")
+
+
+@click.command("query")
+@click.argument("sql_text", metavar="SQL")
+@db_option()
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
+def query(sql_text, db, fmt):
+    """Run a read-only SQL query against the warehouse."""
+    from benchdb.reports.tabular import render
+    from benchdb.warehouse import Warehouse
+
+    cols, rows = Warehouse(db, wait_s=READ_WAIT_S).query(sql_text)
+    if cols:
+        click.echo(render(cols, rows, fmt))
+
+
+@click.command("ack")
+@click.argument("change_id")
+@click.option("--note", required=True, help="Why the shift is intended (kept with the change point).")
+@db_option()
+def ack(change_id, note, db):
+    """Accept a change point as intended, so it is no longer reported."""
+    from benchdb.warehouse import Warehouse
+
+    full = Warehouse(db).ack(change_id, note)
+    click.echo(f"acknowledged change point {full}: {note}")
+
+
+COMMANDS = (ingest, db_group, query, ack)

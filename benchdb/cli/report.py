@@ -1,0 +1,101 @@
+"""Reading results: `benchdb report` and the regression gate `benchdb check`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from benchdb.cli.options import READ_WAIT_S, append_summary, db_option, fraction, write_atomic
+from benchdb.errors import BenchdbError
+
+
+@click.command("report")
+@click.option("--optimal-hardware", "kinds", flag_value="optimal-hardware", multiple=True,
+              help="Best hardware/backend per model and batch size (and the runner-up).")
+@click.option("--matrix", "kinds", flag_value="matrix", multiple=True, help="Compatibility matrix.")
+@click.option("--speedup", "kinds", flag_value="speedup", multiple=True, help="Speedup vs CPU PyTorch eager.")
+@click.option("--scaling", "kinds", flag_value="scaling", multiple=True, help="Batch scaling.")
+@click.option("--memory", "kinds", flag_value="memory", multiple=True, help="Peak memory.")
+@click.option("--trends", "kinds", flag_value="trends", multiple=True, help="Medians over runs.")
+@click.option("--regressions", "kinds", flag_value="regressions", multiple=True,
+              help="Open change points in the series' history.")
+@click.option("--all", "all_", is_flag=True, help="Every report above.")
+@click.option("--format", "fmt", type=click.Choice(["md", "html", "json", "csv"]), default=None,
+              help="Default: html when --out ends in .html, else md.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (atomically) instead of standard output.")
+@db_option()
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
+@click.option("--objective", type=click.Choice(["throughput", "latency", "energy", "cost"]), default="throughput",
+              show_default=True, help="What --optimal-hardware optimises.")
+@click.option("--max-latency-ms", type=click.FloatRange(min=0), default=None, help="Latency budget (median).")
+@click.option("--max-memory-mb", type=click.FloatRange(min=0), default=None, help="Peak memory budget.")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="YAML: hardware name -> USD per hour (for --objective cost).")
+@click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
+           github_summary):
+    """Reports from the warehouse: optimal hardware, compatibility, speedup, scaling, memory, trends."""
+    from benchdb.reports import build as builder, render as renderer
+    from benchdb.warehouse import Warehouse
+
+    chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
+    if not chosen:
+        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --scaling, --memory, "
+                           "--trends, --regressions or --all")
+    fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
+    filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
+                              max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
+                              prices=_load_prices(prices) if prices else {})
+    rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters)
+    text = renderer.render(rep, fmt)
+    if github_summary:
+        append_summary(renderer.markdown(rep) if fmt != "md" else text)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
+        click.echo(f"wrote {out} ({fmt}, {sum(len(s.rows) for s in rep.sections)} rows)", err=True)
+
+
+def _load_prices(path: Path) -> dict[str, float]:
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise BenchdbError(f"prices file {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             for v in data.values()):
+        raise BenchdbError(f"prices file {path} must map hardware names to USD per hour, "
+                           "e.g. 'NVIDIA H100 80GB HBM3: 4.5'")
+    return {str(k): float(v) for k, v in data.items()}
+
+
+@click.command("check")
+@click.option("--baseline", required=True, help="Runs to compare against: latest~1, run:ID, commit:SHA, tag:T, time:A..B")
+@click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
+@click.option("--threshold", default="5%", callback=fraction, show_default=True,
+              help="Smallest change that matters (the series' own noise x3 raises it).")
+@click.option("--metric", default="latency_s", show_default=True, help="Metric to compare (raw samples).")
+@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+@db_option()
+def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
+    """Regression gate: exit 1 when any shared scenario regressed beyond noise and threshold."""
+    from benchdb.reports import render as renderer
+    from benchdb.warehouse import Warehouse
+
+    result = Warehouse(db, wait_s=READ_WAIT_S).check(baseline, candidate, threshold=threshold, metric=metric)
+    md = renderer.check_markdown(result)
+    if github_summary:
+        append_summary(md)
+    click.echo(md if fmt == "md" else renderer.check_json(result), nl=False)
+    if result.regressed:
+        sys.exit(1)
+
+
+COMMANDS = (report, check)

@@ -1,0 +1,263 @@
+"""Measuring: `benchdb run`, `suites`, `quickstart` and `hardware`.
+
+Runners, backends and the warehouse are imported inside the commands, so `benchdb --help` stays
+light (no torch, onnxruntime, openvino or duckdb).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from benchdb.cli.options import READ_WAIT_S, csv_ints, csv_words, db_option, progress_printer
+from benchdb.errors import BenchdbError
+
+
+@click.command("run")
+@click.option("--backend", default=None, help="numpy, pytorch, onnxruntime or openvino.")
+@click.option("--device", default="cpu", show_default=True, help="Device to measure on.")
+@click.option("--model", "models", multiple=True,
+              help="Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
+                   "tiny:<model_type> or list:<key|small|tiny> for ML backends.")
+@click.option("--batch-sizes", callback=csv_ints, default="1", show_default=True, help="Comma-separated.")
+@click.option("--seq-lens", callback=csv_ints, default="128", show_default=True,
+              help="Sequence lengths (backends with text inputs).")
+@click.option("--mode", "modes", callback=csv_words, default="eager", show_default=True,
+              help="pytorch: eager, compile[:mode]; onnxruntime: opt-all (default), opt-extended, opt-basic, "
+                   "opt-disabled; openvino: latency (default), throughput.")
+@click.option("--precision", "precisions", callback=csv_words, default="fp32", show_default=True,
+              help="Comma-separated: fp32, fp16, bf16, fp64.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="Fixed thread count (default: physical cores). Recorded with every result.")
+@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True, help="Warm-up calls.")
+@click.option("--min-iters", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--min-time", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds.")
+@click.option("--max-time", type=click.FloatRange(min=0), default=20.0, show_default=True, help="Seconds.")
+@click.option("--target-ci", type=click.FloatRange(min=0.0001, max=0.99), default=0.02, show_default=True,
+              help="Stop once the 95%% CI of the median is within +- this fraction.")
+@click.option("--max-background-cpu", type=click.FloatRange(min=0, max=100), default=30.0, show_default=True,
+              help="Other processes' CPU %% above which a result is marked invalid.")
+@click.option("--task", default=None, help="Override the detected task (feature-extraction, text-generation).")
+@click.option("--gen-tokens", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Tokens each generate call must produce (generative models).")
+@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=900.0, show_default=True,
+              help="Seconds one scenario may take before it is recorded as timeout.")
+@click.option("--load-timeout", "load_timeout_s", type=click.FloatRange(min=0.1), default=900.0,
+              show_default=True, help="Seconds a model may take to load in its child process.")
+@click.option("--verify-only", is_flag=True,
+              help="onnxruntime/openvino: check outputs against PyTorch fp32 without timing.")
+@click.option("--ep", "providers", callback=csv_words, default="CPU", show_default=True,
+              help="onnxruntime execution providers in priority order: CPU, CUDA, TensorRT, OpenVINO, ...")
+@click.option("--no-isolation", is_flag=True,
+              help="Measure in this process (debugging): no child process, no timeouts.")
+@click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
+@click.option("--out", default="results", show_default=True,
+              help="Folder for the Parquet measurement files, or an fsspec URL (s3://, gs://, hf://...).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="YAML or JSON file describing the runs; command-line options override it.")
+@click.option("--suite", default=None, help="A predefined suite (see `benchdb suites`).")
+@click.option("--dry-run", is_flag=True, help="Print the scenario plan and stop.")
+@click.option("--shard", default=None, help="Run only slice i of n of the plan, e.g. 2/4.")
+@click.option("--skip-fresh", default=None, help="Skip scenarios with a valid result on this hardware newer "
+              "than this (30m, 12h, 7d); needs --db.")
+@db_option(help="Warehouse for --skip-fresh and the --dry-run time estimate.")
+def run(**params):
+    """Measure models on this machine and write one Parquet file per scenario."""
+    from benchdb.reports.tabular import render
+    from benchdb.plan import config as cfgmod
+    from benchdb.plan.driver import build_plan, run_plan, summary_rows
+
+    ctx = click.get_current_context()
+    runs, exclude, source = _run_options(ctx, params)
+    shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
+    items = build_plan(runs, exclude=exclude, shard=shard)
+    if params["skip_fresh"]:
+        skipped = _skip_fresh(items, params["skip_fresh"], params["db"])
+        items = [i for i in items if i.scenarios]
+        click.echo(f"skipped {skipped} scenario(s) with a valid result newer than {params['skip_fresh']}", err=True)
+    if params["dry_run"]:
+        _print_plan(items, params["db"])
+        return
+    if not items:
+        click.echo("0 scenarios to run")
+        return
+    config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
+              "shard": params["shard"], "skip_fresh": params["skip_fresh"]}
+    report = run_plan(items, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress_printer())
+    rows = summary_rows(report)
+    cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
+    click.echo(render(cols, [[r[c] for c in cols] for r in rows]))
+    click.echo(f"run {report.run_id}: {len(report.files)} file(s) in {report.out_dir}")
+
+
+#: command-line option -> RunOptions field (or "rule.<StopRule field>")
+_RUN_FIELDS = {"backend": "backend", "device": "device", "models": "models", "batch_sizes": "batch_sizes",
+               "seq_lens": "seq_lens", "modes": "modes", "precisions": "precisions", "threads": "threads",
+               "warmup": "rule.warmup_iters", "min_iters": "rule.min_iters", "min_time": "rule.min_time_s",
+               "max_time": "rule.max_time_s", "target_ci": "rule.target_ci",
+               "max_background_cpu": "max_background_cpu", "task": "task", "gen_tokens": "gen_tokens",
+               "timeout_s": "timeout_s", "load_timeout_s": "load_timeout_s", "verify_only": "verify_only",
+               "providers": "providers", "tags": "tags", "out": "out"}
+
+
+def _run_options(ctx, params):
+    """RunOptions from --config/--suite with command-line overrides, or from the command line."""
+    from dataclasses import replace
+
+    from click.core import ParameterSource
+
+    from benchdb.plan import config as cfgmod
+    from benchdb.backends.base import RunOptions
+
+    explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
+    values = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}
+    if params["config_file"] and params["suite"]:
+        raise BenchdbError("give --config or --suite, not both")
+    if params["config_file"] or params["suite"]:
+        cfg = (cfgmod.load(params["config_file"]) if params["config_file"] else cfgmod.load_suite(params["suite"]))
+        runs, exclude, source = cfg.runs, cfg.exclude, cfg.source
+    else:
+        if not params["backend"] or not params["models"]:
+            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME "
+                               "(see `benchdb suites`)")
+        runs, exclude, source = [RunOptions(backend=params["backend"], models=tuple(params["models"]))], [], "command line"
+        explicit |= {k for k in _RUN_FIELDS if k not in ("backend", "models")}
+    out = []
+    for opts in runs:
+        rule_changes, changes = {}, {}
+        for k in explicit & set(_RUN_FIELDS):
+            target = _RUN_FIELDS[k]
+            if target.startswith("rule."):
+                rule_changes[target[5:]] = values[k]
+            else:
+                changes[target] = values[k]
+        if "no_isolation" in explicit:
+            changes["isolate"] = not params["no_isolation"]
+        try:
+            rule = replace(opts.rule, **rule_changes)
+        except ValueError as exc:
+            raise BenchdbError(f"stopping rule: {exc}") from None
+        out.append(replace(opts, rule=rule, **changes))
+    return out, exclude, source
+
+
+def _skip_fresh(items, duration: str, db) -> int:
+    from datetime import datetime, timedelta, timezone
+
+    from benchdb import sql as sqlmod
+    from benchdb.plan.config import parse_duration
+    from benchdb.plan.driver import series_ids
+    from benchdb.warehouse import Warehouse
+
+    if not db:
+        raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
+    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parse_duration(duration))
+    with Warehouse(db, wait_s=READ_WAIT_S).reading() as con:
+        fresh = {r[0] for r in con.execute(sqlmod.load("queries/fresh_results.sql"), {"since": since}).fetchall()}
+    ids = iter(series_ids(items))                    # plan order
+    skipped = 0
+    for item in items:
+        keep = []
+        for sc in item.scenarios:
+            if next(ids) in fresh:
+                skipped += 1
+            else:
+                keep.append(sc)
+        item.scenarios = keep
+    return skipped
+
+
+def _print_plan(items, db) -> None:
+    history: dict = {}
+    ids: list = []
+    if db:
+        from benchdb import sql as sqlmod
+        from benchdb.plan.driver import series_ids
+        from benchdb.warehouse import Warehouse
+
+        with Warehouse(db, wait_s=READ_WAIT_S).reading() as con:
+            history = dict(con.execute(sqlmod.load("queries/estimate_history.sql")).fetchall())
+        ids = series_ids(items)                      # plan order
+    total, seconds, known = 0, 0.0, 0
+    for item in items:
+        for sc in item.scenarios:
+            click.echo(sc.label())
+            est = history.get(ids[total]) if ids else None
+            total += 1
+            if est is not None:
+                known += 1
+                seconds += est + 1.0
+            else:
+                seconds += item.opts.rule.min_time_s + 1.0
+    if db:
+        click.echo(f"{total} scenarios, about {seconds / 60:.1f} min ({known} estimated from history)")
+    else:
+        click.echo(f"{total} scenarios")
+
+
+@click.command("suites")
+def suites():
+    """The predefined suites (for `benchdb run --suite NAME`)."""
+    from benchdb.plan import config as cfgmod
+
+    for name in cfgmod.suite_names():
+        cfg = cfgmod.load_suite(name)
+        backends = ", ".join(dict.fromkeys(o.backend for o in cfg.runs))
+        click.echo(f"{name:<16} {cfg.description} [{backends}]")
+
+
+@click.command("quickstart")
+@db_option()
+@click.option("--out", default="results", show_default=True, help="Folder for the measurement files.")
+@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=Path("report.html"), show_default=True, help="Where to write the HTML report.")
+def quickstart(db, out, report_path):
+    """Run the smoke suite with every installed backend, ingest it, and write an HTML report."""
+    from benchdb.plan import quickstart as qs
+    from benchdb.warehouse import Warehouse
+
+    path = Warehouse(db).path
+    result = qs.run(str(path), out, report_path, progress=progress_printer(),
+                    note=lambda text: click.echo(text, err=True))
+    click.echo(result.optimal_markdown)
+    click.echo(result.ingest_line)
+    click.echo(f"report: {result.report_path.resolve()} (open it in a browser); warehouse: "
+               f"{path} (try `benchdb report --matrix` or `benchdb query`)")
+
+
+@click.command("hardware")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def hardware_cmd(as_json):
+    """What this machine has: CPU, memory, installed backends and their versions."""
+    from benchdb.backends import registry
+    from benchdb.harness import machine as hardware
+
+    rep = hardware.report(registry.backends().values())
+    if as_json:
+        click.echo(json.dumps(rep, indent=1, default=str))
+        return
+    cpu = rep["cpu"]
+    click.echo(f"host      {rep['host']} (Python {rep['python']}, {cpu['os']}, {cpu['arch']})")
+    click.echo(f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
+               f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)")
+    click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
+    if rep["accelerators"]:
+        for acc in rep["accelerators"]:
+            mem = f", {acc['memory_bytes'] / 2**30:.0f} GiB" if acc["memory_bytes"] else ""
+            click.echo(f"device    {acc['device']}: {acc['name']} ({acc['kind']}{mem})")
+    else:
+        click.echo("device    cpu only (no CUDA, ROCm, MPS or XPU device visible to PyTorch)")
+    tel = rep["nvidia_telemetry"]
+    click.echo(f"nvidia    telemetry {tel['status']}: {tel['detail']}")
+    if rep["load_avg_1m"] is not None:
+        click.echo(f"load      {rep['load_avg_1m']:.2f} (1-min average)")
+    for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):
+        click.echo(f"{title}:")
+        for b in items:
+            detail = b["version"] if b["status"] == "available" else f"unavailable - {b['hint']}"
+            click.echo(f"  {b['name']:<16} {detail}")
+
+
+COMMANDS = (run, suites, quickstart, hardware_cmd)

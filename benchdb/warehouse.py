@@ -1,0 +1,141 @@
+"""The library facade: one object for everything done to a warehouse file.
+
+The CLI, quickstart and tests use :class:`Warehouse`; it opens connections with the right mode
+(a writer for ingest, upgrade and ack; read-only everywhere else) and closes them again, so a
+caller never holds a connection longer than one call. "Ingest, then look for change points in
+the series it touched" lives here and nowhere else.
+
+    wh = Warehouse("bench.duckdb")
+    summary = wh.ingest(["results/"])
+    cols, rows = wh.query("SELECT model_id, median FROM results_latest")
+    verdict = wh.check("latest~1", "latest")
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+
+from benchdb.errors import BenchdbError
+from benchdb.schema import database
+
+if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` stays light
+    import duckdb
+
+    from benchdb.analysis.gate import GateResult
+    from benchdb.ingest import IngestSummary
+    from benchdb.reports.build import Filters, Report
+
+
+@dataclass(frozen=True)
+class Upgrade:
+    applied: list[database.Migration]
+    version: int
+
+
+class Warehouse:
+    """A benchdb warehouse file (created by the first ingest)."""
+
+    def __init__(self, db: str | os.PathLike | None = None, *, wait_s: float = 60.0):
+        self.path: Path = database.resolve_db(db)
+        self.wait_s = wait_s
+
+    def __repr__(self) -> str:
+        return f"Warehouse({str(self.path)!r})"
+
+    # ------------------------------------------------------------------ connections
+    @contextmanager
+    def reading(self) -> Iterator["duckdb.DuckDBPyConnection"]:
+        """A read-only connection for the duration of a ``with`` block."""
+        con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    @contextmanager
+    def writing(self) -> Iterator["duckdb.DuckDBPyConnection"]:
+        """A writable connection (creating the warehouse when new) for a ``with`` block."""
+        con, _ = database.open_writable(self.path, wait_s=self.wait_s)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    # ------------------------------------------------------------------ schema
+    def status(self) -> dict:
+        return database.status(self.path)
+
+    def upgrade(self) -> Upgrade:
+        """Apply pending migrations in place, each in its own transaction."""
+        con = database.connect(self.path, read_only=False, wait_s=self.wait_s)
+        try:
+            applied = database.upgrade(con, self.path)
+            return Upgrade(applied, database.schema_version(con))
+        finally:
+            con.close()
+
+    # ------------------------------------------------------------------ writing
+    def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,
+               progress: Callable[[int, int], None] | None = None) -> "IngestSummary":
+        """Load contract files, then update the change points of every series they touched
+        (``summary.change_points`` holds the number of open ones found)."""
+        from benchdb.ingest import DEFAULT_BATCH_ROWS, ingest
+
+        summary = ingest(paths, self.path, wait_s=self.wait_s, progress=progress,
+                         batch_rows=batch_rows or DEFAULT_BATCH_ROWS)
+        if summary.run_ids:
+            from benchdb.analysis import changepoints
+
+            with self.writing() as con:
+                summary.change_points = changepoints.update(con, sorted(summary.run_ids))
+        return summary
+
+    def ack(self, change_id: str, note: str) -> str:
+        """Accept a change point as intended; returns its full id."""
+        from benchdb.analysis import changepoints
+
+        with self.writing() as con:
+            return changepoints.ack(con, change_id, note)
+
+    # ------------------------------------------------------------------ reading
+    def query(self, text: str) -> tuple[list[str], list[tuple]]:
+        """Run an analyst's SQL with a connection that can neither write the warehouse nor touch
+        any other file (DuckDB's ``enable_external_access = false``). Returns (columns, rows);
+        a statement that returns nothing gives ([], [])."""
+        import duckdb
+
+        from benchdb.sql.readonly import check_read_only
+
+        check_read_only(text)
+        con, _ = database.open_readonly(self.path, wait_s=self.wait_s, sandboxed=True)
+        try:
+            try:
+                cur = con.execute(text)
+            except duckdb.Error as exc:
+                first = str(exc).splitlines()[0]
+                if isinstance(exc, duckdb.PermissionException) or "read-only" in first.lower() \
+                        or "disabled by configuration" in first:
+                    raise BenchdbError(f"benchdb query is read-only and reads only the warehouse: {first}") from None
+                raise BenchdbError(f"query failed: {first}") from None
+            if cur.description is None:
+                return [], []
+            return [d[0] for d in cur.description], cur.fetchall()
+        finally:
+            con.close()
+
+    def report(self, kinds: list[str], filters: "Filters") -> "Report":
+        from benchdb.reports import build
+
+        with self.reading() as con:
+            return build.build(con, str(self.path), kinds, filters)
+
+    def check(self, baseline: str, candidate: str, **options: Any) -> "GateResult":
+        """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options)."""
+        from benchdb.analysis import gate
+
+        with self.reading() as con:
+            return gate.compare(con, baseline, candidate, **options)
