@@ -3,4 +3,4 @@
 Importing this package imports nothing heavy: no torch, onnxruntime or openvino.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

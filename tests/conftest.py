@@ -27,13 +27,14 @@ def make_run(run_id: str | None = None, started_at: str = "2026-11-01T10:00:00+0
 def make_meta(run: dict, *, model_id: str = "matmul:64", batch_size: int = 1, status: str = "ok",
               hardware: dict | None = None, backend: str = "numpy", device: str = "cpu", mode: str = "eager",
               precision: str = "fp32", input_shape: str = "n=64", validity: str = "valid",
-              error: str | None = None, model: dict | None = None) -> dict:
+              error: str | None = None, model: dict | None = None, options: dict | None = None) -> dict:
     return contract.build_metadata(
         run=run, hardware=hardware or HARDWARE, model=model or {"model_id": model_id, "family": "synthetic"},
         scenario={"model_id": model_id, "backend": backend, "device": device, "mode": mode,
                   "precision": precision, "batch_size": batch_size, "input_shape": input_shape,
                   "status": status, "error": error, "validity": validity, "validity_reasons": [],
-                  "primary_metric": "latency_s", "timing_method": "host_clock", "threads": 1})
+                  "primary_metric": "latency_s", "timing_method": "host_clock", "threads": 1,
+                  "options": {"threads": 1} if options is None else options})
 
 
 def write_file(folder: Path, meta: dict, values=None, name: str | None = None, metric: str = "latency_s",

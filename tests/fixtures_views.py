@@ -1,6 +1,6 @@
 """A small warehouse written row by row, so every view's output can be checked exactly."""
 
-from benchdb.schema import database
+from benchdb.schema import database, identity
 
 HW = {"cpuA": ("cpu", "Test CPU"), "gpuB": ("cuda", "Test GPU")}
 ARCH = {"bert": ("embedding", "bert"), "llama": ("text_generation", "llama")}
@@ -35,11 +35,14 @@ def build(path):
     for rid, (ts, commit) in RUNS.items():
         con.execute("insert into runs (run_id, started_at, git_commit) values (?, ?::timestamp, ?)", [rid, ts, commit])
     for (rid, run, model, backend, device, hw, bs, shape, status, validity, median, tput, error) in RESULTS:
+        key = {"model_id": model, "backend": backend, "device": device, "mode": "eager", "precision": "fp32",
+               "batch_size": bs, "input_shape": shape, "options": {"threads": 1}}
         con.execute("""insert into results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend,
                        device, mode, precision, batch_size, input_shape, status, validity, error, median,
-                       throughput, n)
-                       values (?, ?, 0, ?, ?, ?, ?, ?, 'eager', 'fp32', ?, ?, ?, ?, ?, ?, ?, 10)""",
-                    [rid, run, hw, model, model, backend, device, bs, shape, status, validity, error, median, tput])
+                       throughput, n, options, options_id, series_id)
+                       values (?, ?, 0, ?, ?, ?, ?, ?, 'eager', 'fp32', ?, ?, ?, ?, ?, ?, ?, 10, ?, ?, ?)""",
+                    [rid, run, hw, model, model, backend, device, bs, shape, status, validity, error, median, tput,
+                     '{"threads": 1}', identity.options_id(key["options"]), identity.series_id(key, hw)])
     for rid, rows in METRICS.items():
         for metric, value in rows:
             con.execute("insert into result_metrics (result_id, metric, n, median, max) values (?, ?, 1, ?, ?)",

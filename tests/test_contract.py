@@ -6,7 +6,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from benchdb.schema import contract
+from benchdb.schema import contract, identity
 from conftest import HARDWARE, make_meta, make_run, write_file
 
 
@@ -38,8 +38,8 @@ def test_hardware_id_normalises_case_spacing_and_memory():
     b = dict(HARDWARE, device_name="  test   cpu 9000 ", memory_bytes=HARDWARE["memory_bytes"] - 10_000_000,
              driver="other")
     c = dict(HARDWARE, device_name="Test CPU 9001")
-    assert contract.hardware_id(a) == contract.hardware_id(b)
-    assert contract.hardware_id(a) != contract.hardware_id(c)
+    assert identity.hardware_id(a) == identity.hardware_id(b)
+    assert identity.hardware_id(a) != identity.hardware_id(c)
 
 
 def test_failed_scenario_is_a_zero_row_file(tmp_path):

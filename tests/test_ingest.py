@@ -116,8 +116,8 @@ def _bad_files(folder):
     t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
     p = folder / "future.parquet"
     pq.write_table(t.replace_schema_metadata(
-        {contract.METADATA_KEY: json.dumps({**meta, "contract_version": 2}).encode()}), p)
-    out[p] = "metadata.contract_version: unknown contract version 2"
+        {contract.METADATA_KEY: json.dumps({**meta, "contract_version": 99}).encode()}), p)
+    out[p] = "metadata.contract_version: unknown contract version 99"
     # NaN timing
     p = write_file(folder, make_meta(run, batch_size=14), [0.001, float("nan"), 0.001], name="nan.parquet")
     out[p] = "value: 1 non-finite or missing value(s) in metric latency_s"
@@ -226,7 +226,7 @@ def test_many_runs_and_hardware_dimensions(results_dir, db_path):
     r1, r2 = make_run(), make_run(started_at="2026-11-02T10:00:00+00:00")
     write_file(results_dir, make_meta(r1), name="a.parquet")
     write_file(results_dir, make_meta(r2), name="b.parquet")
-    write_file(results_dir, make_meta(r2, hardware=hw2, device="cuda"), name="c.parquet")
+    write_file(results_dir, make_meta(r2, hardware=hw2, device="cuda:0"), name="c.parquet")
     ingest([results_dir], db_path, batch_rows=60)    # several transactions
     c = _counts(db_path)
     assert (c["runs"], c["hardware"], c["results"]) == (2, 2, 3)

@@ -92,7 +92,7 @@ def test_torch_compile_runs_isolated(tmp_path):
     footer = contract.read_footer(path)
     assert footer.scenario["status"] == "ok", footer.scenario["error"]
     assert footer.scenario["mode"] == "compile"
-    assert footer.scenario["settings"]["compile_mode"] == "default"
+    assert footer.scenario["options"]["compile_mode"] == "default"
     assert footer.scenario["timing_method"] == "host_clock"
 
 

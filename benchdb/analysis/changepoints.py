@@ -7,7 +7,6 @@ and a minimum segment length (a single spike is never a change point).
 
 from __future__ import annotations
 
-import hashlib
 from itertools import groupby
 
 import duckdb
@@ -15,13 +14,10 @@ import duckdb
 from benchdb import sql
 from benchdb.analysis.stats import e_divisive
 from benchdb.errors import BenchdbError
+from benchdb.schema.identity import change_id
 
 MIN_SEGMENT = 3
 MIN_EFFECT = 0.03
-
-
-def change_id(series_id: str, run_id: str) -> str:
-    return hashlib.sha256(f"{series_id}|{run_id}".encode()).hexdigest()[:12]
 
 
 def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min_segment: int = MIN_SEGMENT,
@@ -46,8 +42,8 @@ def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min
                 cid = change_id(series_id, first["run_id"])
                 keep.append(cid)
                 params = {k: first[k] for k in ("model_id", "backend", "device", "mode", "precision", "batch_size",
-                                                "input_shape", "hardware_id", "run_id", "run_started_at",
-                                                "git_commit")}
+                                                "input_shape", "options_id", "hardware_id", "run_id",
+                                                "run_started_at", "git_commit")}
                 con.execute(sql.load("queries/upsert_change_point.sql"), {
                     **params, "change_id": cid, "series_id": series_id, "before_median": cp.before_median,
                     "after_median": cp.after_median, "change": cp.change, "p_value": cp.p_value,

@@ -24,7 +24,9 @@ from benchdb.errors import BenchdbError
 NOISE_MULTIPLE = 3.0
 MIN_SAMPLES = 10
 HIGHER_IS_BETTER_UNITS = {"items/s", "tokens/s"}
-KEY = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "hardware_id")
+#: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
+SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options",
+         "hardware_id")
 
 
 @dataclass
@@ -100,7 +102,13 @@ def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]
 def _results(con, runs: list[str]) -> dict[tuple, dict]:
     cur = con.execute(sql.load("queries/gate_results.sql"), {"runs": runs})
     cols = [d[0] for d in cur.description]
-    return {tuple(r[cols.index(k)] for k in KEY): dict(zip(cols, r)) for r in cur.fetchall()}
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    return {r["series_id"]: r for r in rows}
+
+
+def _shown_order(rows: dict[str, dict]):
+    """Sort series ids by what a reader sees of them (model, backend, device, ...)."""
+    return lambda k: tuple(str(rows[k][f]) for f in SHOWN)
 
 
 def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, threshold: float = 0.05,
@@ -111,9 +119,9 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
         raise BenchdbError(f"selectors {baseline!r} and {candidate!r} pick the same run(s); compare disjoint runs")
     base, cand = _results(con, base_runs), _results(con, cand_runs)
     out = GateResult(baseline, candidate, metric, threshold)
-    out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=str)]
-    out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=str)]
-    shared = sorted(set(base) & set(cand), key=str)
+    out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=_shown_order(base))]
+    out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=_shown_order(cand))]
+    shared = sorted(set(base) & set(cand), key=_shown_order(cand))
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     samples = {rid: (unit, vals) for rid, unit, vals in
                con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchall()}
@@ -123,7 +131,7 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                                 "series": [base[k]["series_id"] for k in shared]}).fetchall()) if shared else {}
     for k in shared:
         b, c = base[k], cand[k]
-        scenario = {**{f: c[f] for f in KEY}, "hardware_name": c["hardware_name"],
+        scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": c["hardware_name"],
                     "base_result_id": b["result_id"], "cand_result_id": c["result_id"]}
         out.comparisons.append(_judge(scenario, b, c, samples, history.get(b["series_id"]), threshold, seed))
     return out

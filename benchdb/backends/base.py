@@ -1,6 +1,6 @@
 """What every runner shares: options, scenarios, outcomes, measurement conditions.
 
-A backend module (``benchdb.runners.<backend>_runner``) provides:
+A backend module (``benchdb.backends.<name>``, found through :mod:`benchdb.backends.registry`) provides:
 - ``software() -> dict``: versions of what it measures with;
 - ``hardware_of(device) -> dict``: the hardware fingerprint of that device;
 - ``plan(opts) -> list[tuple[str, list[Scenario]]]``: scenarios grouped by model;
@@ -76,16 +76,21 @@ class Scenario:
     precision: str
     batch_size: int
     input_shape: str
+    #: The backend's typed option set (benchdb.schema.options) as a dict: part of the identity.
+    options: dict[str, Any] = field(default_factory=dict)
+    #: Everything else the runner needs or records (seq_len, task, torch device): not identity.
     settings: dict[str, Any] = field(default_factory=dict)
 
     def key(self) -> dict[str, Any]:
+        """The scenario key fields plus its options (see benchdb.schema.identity)."""
         return {"model_id": self.model_id, "backend": self.backend, "device": self.device,
                 "mode": self.mode, "precision": self.precision, "batch_size": self.batch_size,
-                "input_shape": self.input_shape}
+                "input_shape": self.input_shape, "options": dict(self.options)}
 
     def label(self) -> str:
+        threads = self.options.get("threads")
         return (f"{self.model_id} {self.backend}/{self.device} {self.mode} {self.precision} "
-                f"bs={self.batch_size} {self.input_shape}")
+                f"bs={self.batch_size} {self.input_shape}" + (f" threads={threads}" if threads else ""))
 
 
 @dataclass

@@ -8,7 +8,7 @@ same models and identical inputs; each output is checked against the PyTorch fp3
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Protocol
 
@@ -39,7 +39,7 @@ class Engine:
                         "(no KV-cache graph); see the pytorch backend for TTFT/TPOT")
 
 
-def plan(engine: Engine, opts: RunOptions, device: str, settings: Callable[[str], dict]) -> list[tuple[str, list[Scenario]]]:
+def plan(engine: Engine, opts: RunOptions, device: str, options: Callable[[str, str], Any]) -> list[tuple[str, list[Scenario]]]:
     for mode in opts.modes:
         if mode not in engine.modes:
             raise BenchdbError(f"mode {mode!r} is not valid for {engine.name}; use one of {', '.join(engine.modes)}")
@@ -47,7 +47,7 @@ def plan(engine: Engine, opts: RunOptions, device: str, settings: Callable[[str]
         if p not in engine.precisions:
             raise BenchdbError(f"precision {p!r} is not valid for {engine.name}; use one of "
                                f"{', '.join(engine.precisions)}")
-    return inputs.expand_scenarios(opts, engine.name, device, settings)
+    return inputs.expand_scenarios(opts, engine.name, device, options)
 
 
 def feeds_for(session: Session, fwd: dict) -> dict:
@@ -87,6 +87,9 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
     fwd = inp.forward
     exported = engine.artifact(model, net, fwd)
     session = engine.prepare(exported, sc, opts)
+    if session.precision_used != sc.precision:
+        # The key holds the precision the engine runs; the requested one stays in the options.
+        sc = replace(sc, precision=session.precision_used)
     feeds = feeds_for(session, fwd)
     reference = export.reference_output(export.flat_module(model, net, list(fwd)), fwd)
     abs_err, rel_err, agrees = export.compare(reference, session.run(feeds)[0], sc.precision)

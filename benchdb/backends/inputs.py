@@ -31,18 +31,22 @@ def uses_seq_len(model: ResolvedModel) -> bool:
     return model.kind.inputs in TEXT_RECIPES
 
 
-def expand_scenarios(opts: RunOptions, backend: str, device: str,
-                     settings) -> list[tuple[str, list[Scenario]]]:
+def expand_scenarios(opts: RunOptions, backend: str, device: str, options, settings=None, *,
+                     generates: bool = False) -> list[tuple[str, list[Scenario]]]:
     """Every (mode, precision, batch size, sequence length) scenario of every model in ``opts``,
-    grouped by model; ``settings(mode)`` adds backend-specific settings. Sequence lengths apply
-    only to models with text inputs."""
+    grouped by model. ``options(mode, precision)`` gives the backend's typed option set (identity),
+    ``settings(mode)`` backend-specific settings (not identity). Sequence lengths apply only to
+    models with text inputs; ``generates``: the backend measures generation, so the forced number
+    of new tokens of a generative model is part of its input shape."""
     out = []
     for spec in models.expand_models(opts.models):
         m = models.resolve(spec, opts.task)
         lens = opts.seq_lens if uses_seq_len(m) else opts.seq_lens[:1]
-        out.append((spec, [Scenario(spec, backend, device, mode, precision, bs, describe(m, sl),
+        new_tokens = opts.gen_tokens if generates and m.kind.generative else None
+        out.append((spec, [Scenario(spec, backend, device, mode, precision, bs,
+                                    describe(m, sl, new_tokens), options(mode, precision).as_dict(),
                                     {"seq_len": sl if uses_seq_len(m) else None, "task": m.kind.task,
-                                     **settings(mode)})
+                                     **(settings(mode) if settings else {})})
                            for mode in opts.modes for precision in opts.precisions
                            for bs in opts.batch_sizes for sl in lens]))
     return out
@@ -79,8 +83,14 @@ def _check_positions(cfg: Any, seq_len: int, extra_tokens: int = 0) -> None:
         raise ValueError(f"seq_len {seq_len}{more} exceeds the model's max_position_embeddings {limit}")
 
 
-def describe(model: ResolvedModel, seq_len: int) -> str:
-    """The input_shape of a scenario, from the config alone (known before the model is built)."""
+def describe(model: ResolvedModel, seq_len: int, new_tokens: int | None = None) -> str:
+    """The input_shape of a scenario, from the config alone (known before the model is built);
+    ``new_tokens``, when given, is appended as ``new_tokens=N`` (generation is measured)."""
+    shape = _describe(model, seq_len)
+    return shape if new_tokens is None else f"{shape},new_tokens={new_tokens}"
+
+
+def _describe(model: ResolvedModel, seq_len: int) -> str:
     cfg, recipe = model.config, model.kind.inputs
     if recipe in ("text", "seq2seq_text"):
         return f"seq_len={seq_len}"

@@ -19,6 +19,8 @@ from benchdb.harness import machine as hardware
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
     measurement_rows, status_of
 from benchdb.harness.timing import measure
+from benchdb.schema.identity import normalize_device
+from benchdb.schema.options import NumpyOptions
 
 NAME = "numpy"
 _SPEC = re.compile(r"^matmul:(\d+)$")
@@ -54,7 +56,8 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     out = []
     for spec in opts.models:
         n = _size(spec)
-        out.append((spec, [Scenario(spec, NAME, opts.device, mode, precision, bs, f"n={n}")
+        out.append((spec, [Scenario(spec, NAME, normalize_device(opts.device), mode, precision, bs, f"n={n}",
+                                    NumpyOptions(threads=opts.thread_count).as_dict())
                            for mode in opts.modes for precision in opts.precisions
                            for bs in opts.batch_sizes]))
     return out

@@ -13,6 +13,8 @@ from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.backends import export, graph, models
 from benchdb.harness import machine as hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.schema.identity import normalize_device
+from benchdb.schema.options import OnnxruntimeOptions, ort_device
 
 NAME = "onnxruntime"
 PROVIDERS = {"CPU": "CPUExecutionProvider", "CUDA": "CUDAExecutionProvider",
@@ -53,7 +55,9 @@ def check_providers(names: tuple[str, ...]) -> list[str]:
 
 
 def hardware_of(device: str) -> dict:
-    return hardware.cpu_fingerprint()
+    """The fingerprint of the device the first execution provider runs on (``plan`` puts it in
+    each scenario): a CUDA or TensorRT session is filed under the GPU, never under the CPU."""
+    return hardware.device_fingerprint(device)
 
 
 def model_info(spec: str) -> dict:
@@ -82,11 +86,13 @@ ENGINE = graph.Engine(NAME, tuple(MODES), ("fp32",), export.onnx,
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
-    providers = check_providers(opts.providers)
-    device = "cuda" if providers[0] in ("CUDAExecutionProvider", "TensorrtExecutionProvider") else "cpu"
+    check_providers(opts.providers)
+    device = normalize_device(ort_device(opts.providers, opts.device))
     modes = opts.modes if opts.modes != ("eager",) else ("opt-all",)
     return graph.plan(ENGINE, _with_modes(opts, modes), device,
-                      lambda mode: {"providers": list(opts.providers), "graph_optimization": MODES[mode]})
+                      lambda mode, precision: OnnxruntimeOptions(
+                          threads=opts.thread_count, providers=tuple(opts.providers),
+                          graph_optimization=MODES[mode]))
 
 
 def _with_modes(opts: RunOptions, modes: tuple[str, ...]) -> RunOptions:

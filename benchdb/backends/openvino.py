@@ -14,6 +14,8 @@ from benchdb.errors import BackendUnavailable
 from benchdb.backends import export, graph, models
 from benchdb.harness import machine as hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.schema.identity import normalize_device
+from benchdb.schema.options import OpenvinoOptions
 
 NAME = "openvino"
 MODES = {"latency": "LATENCY", "throughput": "THROUGHPUT"}
@@ -34,7 +36,8 @@ def software() -> dict:
 
 
 def ov_device(device: str) -> str:
-    return device.upper()
+    """OpenVINO's spelling of a device: cpu -> CPU, gpu:1 (benchdb's canonical form) -> GPU.1."""
+    return device.upper().replace(":", ".")
 
 
 def check_device(device: str) -> None:
@@ -99,8 +102,10 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
 
     check_device(opts.device)
     modes = opts.modes if opts.modes != ("eager",) else ("latency",)
-    return graph.plan(ENGINE, replace(opts, modes=modes), opts.device.lower(),
-                      lambda mode: {"ov_device": ov_device(opts.device), "performance_hint": MODES[mode]})
+    return graph.plan(ENGINE, replace(opts, modes=modes), normalize_device(opts.device),
+                      lambda mode, precision: OpenvinoOptions(
+                          threads=opts.thread_count, ov_device=ov_device(opts.device),
+                          performance_hint=MODES[mode], precision_hint=precision))
 
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:

@@ -23,6 +23,8 @@ from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, err
     measurement_rows, status_of
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status
 from benchdb.harness.timing import HostTimer, measure
+from benchdb.schema.identity import normalize_device
+from benchdb.schema.options import PytorchOptions
 
 NAME = "pytorch"
 PRECISIONS = ("fp32", "fp16", "bf16")
@@ -75,30 +77,8 @@ def check_device(device: str) -> None:
 
 
 def hardware_of(device: str) -> dict:
-    torch = _torch()
-    kind = device_kind(device)
-    cpu = hardware.cpu_fingerprint()
-    if kind == "cpu":
-        return cpu
-    index = int(device.split(":")[1]) if ":" in device else 0
-    common = {"cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"],
-              "cores_physical": cpu["cores_physical"], "arch": cpu["arch"], "os": cpu["os"]}
-    if kind in ("cuda", "rocm"):
-        props = torch.cuda.get_device_properties(index)
-        driver = None
-        ok, text = nvml_status()
-        if ok:
-            driver = text.rsplit("driver ", 1)[-1]
-        return {"kind": kind, "vendor": "AMD" if kind == "rocm" else "NVIDIA", "device_name": props.name,
-                "memory_bytes": int(props.total_memory),
-                "compute_capability": getattr(props, "gcnArchName", None) if kind == "rocm"
-                else f"{props.major}.{props.minor}",
-                "driver": driver or (torch.version.hip if kind == "rocm" else torch.version.cuda), **common}
-    if kind == "mps":
-        return {"kind": "mps", "vendor": "Apple", "device_name": f"Apple GPU ({platform.machine()})",
-                "memory_bytes": cpu["memory_bytes"], "driver": platform.mac_ver()[0] or None, **common}
-    return {"kind": "xpu", "vendor": "Intel", "device_name": torch.xpu.get_device_name(index),
-            "memory_bytes": None, "driver": None, **common}
+    """Fingerprint of a canonical device (cpu, cuda:0, rocm:0, mps, xpu:0)."""
+    return hardware.device_fingerprint(device)
 
 
 def sync_for(device) -> Callable[[], object] | None:
@@ -166,8 +146,10 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
         if p not in PRECISIONS:
             raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
     device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
-    return inputs.expand_scenarios(opts, NAME, device, lambda mode: {"torch_device": opts.device,
-                                                                     "compile_mode": parse_mode(mode)})
+    return inputs.expand_scenarios(
+        opts, NAME, normalize_device(device),
+        lambda mode, precision: PytorchOptions(threads=opts.thread_count, compile_mode=parse_mode(mode)),
+        lambda mode: {"torch_device": opts.device}, generates=True)
 
 
 def _unsupported(sc: Scenario, device) -> str | None:

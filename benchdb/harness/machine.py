@@ -13,6 +13,7 @@ import socket
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Iterable
 
 import psutil
 
@@ -23,14 +24,11 @@ class BackendInfo:
     package: str         # the distribution it needs
     module: str          # the module it imports
     hint: str            # how to install it
+    implementation: str = ""   # for a backend: the module implementing it (benchdb.backends.registry)
 
 
-BACKENDS: dict[str, BackendInfo] = {
-    "numpy": BackendInfo("numpy", "numpy", "numpy", "pip install numpy"),
-    "pytorch": BackendInfo("pytorch", "torch", "torch", "pip install 'benchdb[torch]' torch==2.13.0"),
-    "onnxruntime": BackendInfo("onnxruntime", "onnxruntime", "onnxruntime", "pip install 'benchdb[onnx]'"),
-    "openvino": BackendInfo("openvino", "openvino", "openvino", "pip install 'benchdb[openvino]'"),
-}
+TORCH = BackendInfo("pytorch", "torch", "torch", "pip install 'benchdb[torch]' torch==2.13.0",
+                    "benchdb.backends.pytorch")
 #: Other libraries benchdb uses when present.
 LIBRARIES: dict[str, BackendInfo] = {
     "transformers": BackendInfo("transformers", "transformers", "transformers", "pip install 'benchdb[torch]'"),
@@ -56,44 +54,166 @@ def availability(info: BackendInfo) -> dict:
     return {"name": info.name, "status": "available", "version": version, "hint": None}
 
 
-def _cpuinfo() -> dict[str, str]:
+def _cpuinfo(text: str | None = None) -> dict[str, str]:
+    """The first value of each field of /proc/cpuinfo (or of ``text``)."""
+    if text is None:
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            text = ""
     out: dict[str, str] = {}
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if ":" in line:
-                    k, v = line.split(":", 1)
-                    out.setdefault(k.strip(), v.strip())
-    except OSError:
-        pass
+    for line in text.splitlines():
+        if ":" in line:
+            k, v = line.split(":", 1)
+            out.setdefault(k.strip(), v.strip())
     return out
+
+
+#: ARM implementers and the parts benchdb names (the rest keep their hex part number).
+_ARM_IMPLEMENTERS = {"0x41": "ARM", "0x61": "Apple", "0xc0": "Ampere", "0x48": "HiSilicon",
+                     "0x51": "Qualcomm", "0x4e": "NVIDIA", "0x46": "Fujitsu"}
+_ARM_PARTS = {("0x41", "0xd0c"): "Neoverse-N1", ("0x41", "0xd40"): "Neoverse-V1",
+              ("0x41", "0xd49"): "Neoverse-N2", ("0x41", "0xd4f"): "Neoverse-V2",
+              ("0x41", "0xd8e"): "Neoverse-N3", ("0x41", "0xd84"): "Neoverse-V3",
+              ("0x41", "0xd0b"): "Cortex-A76", ("0x41", "0xd08"): "Cortex-A72",
+              ("0x41", "0xd03"): "Cortex-A53", ("0xc0", "0xac3"): "AmpereOne",
+              ("0x48", "0xd01"): "Kunpeng-920"}
+_FLAGS = {"avx2", "avx512f", "amx_tile", "amx_bf16", "avx512_bf16", "avx512_vnni", "fma",
+          "asimd", "sve", "sve2", "bf16", "i8mm"}
+
+
+def _mac_brand() -> str | None:
+    try:
+        out = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
+                             timeout=5)
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def fingerprint_from(info: dict[str, str], *, system: str, machine: str, release: str = "",
+                     mac_brand: str | None = None) -> dict:
+    """The CPU fingerprint from /proc/cpuinfo fields (empty on macOS) and the platform.
+
+    x86: the model name. ARM Linux: implementer and ``CPU part`` (a bare "aarch64" would file a
+    Graviton 2 and a Graviton 4 as one machine). macOS: the brand string (Apple M2 Pro ...).
+    """
+    model = info.get("model name") or None
+    vendor = info.get("vendor_id") or None
+    part = None
+    if system == "Darwin":
+        model = mac_brand or model or f"Apple {machine}"
+        vendor = "Apple" if machine == "arm64" else (vendor or "Intel")
+    elif "CPU implementer" in info and not model:
+        impl = info["CPU implementer"].lower()
+        part = info.get("CPU part", "").lower() or None
+        vendor = _ARM_IMPLEMENTERS.get(impl, impl)
+        model = f"{vendor} {_ARM_PARTS.get((impl, part), f'part {part}')}"
+    if not model:
+        model = info.get("Processor") or info.get("Hardware") or machine
+    flags = set(info.get("flags", "").split()) | set(info.get("Features", "").split())
+    fp = {"kind": "cpu", "vendor": vendor, "device_name": model, "cpu_model": model,
+          "arch": machine, "os": f"{system} {release}".strip(), "flags": sorted(flags & _FLAGS),
+          "driver": None}
+    if part:
+        fp["cpu_part"] = part
+    return fp
 
 
 @lru_cache(maxsize=1)
 def cpu_fingerprint() -> dict:
-    """The hardware fingerprint of this machine's CPU (contract metadata.hardware)."""
-    info = _cpuinfo()
-    model = info.get("model name") or info.get("Processor") or platform.processor() or platform.machine()
-    vendor = info.get("vendor_id") or info.get("CPU implementer") or None
-    return {
-        "kind": "cpu",
-        "vendor": vendor,
-        "device_name": model,
-        "cpu_model": model,
-        "cores_physical": psutil.cpu_count(logical=False),
-        "cores_logical": psutil.cpu_count(logical=True),
-        "memory_bytes": psutil.virtual_memory().total,
-        "arch": platform.machine(),
-        "os": f"{platform.system()} {platform.release()}",
-        "flags": sorted(set(info.get("flags", "").split()) & {"avx2", "avx512f", "amx_tile", "amx_bf16",
-                                                               "avx512_bf16", "avx512_vnni", "fma"}),
-        "driver": None,
-    }
+    """The hardware fingerprint of this machine's CPU (contract metadata.hardware). Also records
+    the CPUs this process may use (affinity, cgroup quota): not part of the hardware's identity."""
+    system = platform.system()
+    fp = fingerprint_from(_cpuinfo() if system == "Linux" else {}, system=system, machine=platform.machine(),
+                          release=platform.release(), mac_brand=_mac_brand() if system == "Darwin" else None)
+    fp.update({"cores_physical": psutil.cpu_count(logical=False), "cores_logical": psutil.cpu_count(logical=True),
+               "memory_bytes": psutil.virtual_memory().total, "cpu_affinity": len(_affinity()),
+               "cgroup_cpu_quota": cgroup_cpu_quota()})
+    return fp
 
 
-def default_threads() -> int:
-    """Physical cores (or logical when unknown): the thread count runners fix and record."""
-    return psutil.cpu_count(logical=False) or os.cpu_count() or 1
+def _affinity() -> set[int]:
+    try:
+        return os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        return set(range(os.cpu_count() or 1))
+
+
+def cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
+    """CPUs this process's cgroup may use (cgroup v2 ``cpu.max``, else v1 ``cfs_quota/period``);
+    None when unlimited or unknown."""
+    try:
+        with open(os.path.join(root, "cpu.max"), encoding="ascii") as fh:
+            quota, _, period = fh.read().strip().partition(" ")
+        if quota != "max":
+            return int(quota) / int(period or 100000)
+        return None
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(root, "cpu", "cpu.cfs_quota_us"), encoding="ascii") as fh:
+            quota_us = int(fh.read().strip())
+        with open(os.path.join(root, "cpu", "cpu.cfs_period_us"), encoding="ascii") as fh:
+            period_us = int(fh.read().strip())
+        return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+def default_threads(*, physical: int | None = None, affinity: int | None = None,
+                    quota: float | None = None) -> int:
+    """The thread count runners fix and record when none is given: physical cores (logical when
+    unknown), but never more than the CPUs this process may run on (affinity) or its cgroup's CPU
+    quota (rounded down, at least 1). Arguments override what is read from this machine."""
+    physical = physical or psutil.cpu_count(logical=False) or os.cpu_count() or 1
+    affinity = affinity or len(_affinity())
+    quota = quota if quota is not None else cgroup_cpu_quota()
+    limit = min(physical, affinity)
+    if quota:
+        limit = min(limit, max(1, int(quota)))
+    return max(1, limit)
+
+
+def device_fingerprint(device: str) -> dict:
+    """The hardware fingerprint of a device in canonical form (benchdb.schema.identity):
+    cpu; cuda:N / rocm:N / mps / xpu:N read through PyTorch; other accelerators that only an
+    engine can address (dml, coreml, npu, gpu) get a fingerprint naming their family, with the
+    host CPU beside it, so they are never filed under the CPU's name."""
+    cpu = cpu_fingerprint()
+    family, _, index_text = device.partition(":")
+    if family == "cpu":
+        return cpu
+    index = int(index_text) if index_text.isdigit() else 0
+    common = {"cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"],
+              "cores_physical": cpu["cores_physical"], "arch": cpu["arch"], "os": cpu["os"]}
+    if family in ("cuda", "rocm", "mps", "xpu") and availability(TORCH)["status"] == "available":
+        import torch
+
+        if family in ("cuda", "rocm") and torch.cuda.is_available():
+            props = torch.cuda.get_device_properties(index)
+            from benchdb.harness.monitors import nvml_status
+
+            ok, text = nvml_status()
+            driver = text.rsplit("driver ", 1)[-1] if ok else None
+            rocm = family == "rocm"
+            return {"kind": family, "vendor": "AMD" if rocm else "NVIDIA", "device_name": props.name,
+                    "memory_bytes": int(props.total_memory),
+                    "compute_capability": getattr(props, "gcnArchName", None) if rocm
+                    else f"{props.major}.{props.minor}",
+                    "driver": driver or (torch.version.hip if rocm else torch.version.cuda), **common}
+        if family == "mps":
+            return {"kind": "mps", "vendor": "Apple", "device_name": f"Apple GPU ({platform.machine()})",
+                    "memory_bytes": cpu["memory_bytes"], "driver": platform.mac_ver()[0] or None, **common}
+        if family == "xpu" and hasattr(torch, "xpu") and torch.xpu.is_available():
+            return {"kind": "xpu", "vendor": "Intel", "device_name": torch.xpu.get_device_name(index),
+                    "memory_bytes": None, "driver": None, **common}
+    names = {"dml": ("gpu", None, "DirectML GPU"), "coreml": ("npu", "Apple", "Apple Neural Engine (CoreML)"),
+             "npu": ("npu", None, "NPU"), "gpu": ("gpu", None, "GPU")}
+    kind, vendor, name = names.get(family, (family, None, family.upper()))
+    return {"kind": kind, "vendor": vendor, "device_name": f"{name} {index}" if index_text else name,
+            "memory_bytes": None, "driver": None, **common}
 
 
 def host() -> str:
@@ -124,7 +244,7 @@ def background_cpu_pct(interval_s: float = 0.2) -> float:
 
 def accelerators() -> list[dict]:
     """Devices PyTorch can use here (imports torch only when it is installed)."""
-    if availability(BACKENDS["pytorch"])["status"] != "available":
+    if availability(TORCH)["status"] != "available":
         return []
     import torch
 
@@ -144,8 +264,8 @@ def accelerators() -> list[dict]:
     return out
 
 
-def report() -> dict:
-    """Everything ``benchdb hardware`` prints."""
+def report(backends: Iterable[BackendInfo]) -> dict:
+    """Everything ``benchdb hardware`` prints, with the availability of the given backends."""
     import sys
 
     from benchdb.harness.monitors import nvml_status
@@ -158,6 +278,6 @@ def report() -> dict:
         "python": sys.version.split()[0],
         "cpu": cpu_fingerprint(),
         "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-        "backends": [availability(b) for b in BACKENDS.values()],
+        "backends": [availability(b) for b in backends],
         "libraries": [availability(b) for b in LIBRARIES.values()],
     }

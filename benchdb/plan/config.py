@@ -30,7 +30,7 @@ import yaml
 
 from benchdb.errors import BenchdbError
 from benchdb.backends.base import RunOptions
-from benchdb.harness.machine import BACKENDS
+from benchdb.backends.registry import backends as _backends
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -163,12 +163,12 @@ def parse(data: Any, source: str) -> Config:
                 kind = int if AXES[key] in ("batch_sizes", "seq_lens") else str
                 axes[AXES[key]] = _as_list(value, key, kind)
         if "backend" not in axes:
-            raise BenchdbError(f"{where}: 'backends' is required (one of {', '.join(sorted(BACKENDS))})")
+            raise BenchdbError(f"{where}: 'backends' is required (one of {', '.join(sorted(_backends()))})")
         if "models" not in axes:
             raise BenchdbError(f"{where}: 'models' is required")
         for b in axes["backend"]:
-            if b not in BACKENDS:
-                raise BenchdbError(f"{where}: backend {b!r} is not one of {', '.join(sorted(BACKENDS))}")
+            if b not in _backends():
+                raise BenchdbError(f"{where}: backend {b!r} is not one of {', '.join(sorted(_backends()))}")
         local = {k: _setting(k, v) for k, v in entry.items() if k in SETTINGS}
         for backend in axes["backend"]:
             for device in axes.get("device", ["cpu"]):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import platform
 import re
 from dataclasses import dataclass, field
@@ -14,41 +13,20 @@ from typing import Callable
 import pyarrow as pa
 
 from benchdb import __version__
-from benchdb.errors import BackendUnavailable, BenchdbError
+from benchdb.backends import registry
+from benchdb.errors import BenchdbError
 from benchdb.harness import machine as hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 from benchdb.harness.isolation import run_isolated
-from benchdb.schema import contract
+from benchdb.schema import contract, identity
 from benchdb.sql import Stats
 
-#: backend name -> module implementing it
-_MODULES = {"numpy": "benchdb.backends.numpy", "pytorch": "benchdb.backends.pytorch",
-            "onnxruntime": "benchdb.backends.onnxruntime", "openvino": "benchdb.backends.openvino"}
-
-
 def backend_names() -> list[str]:
-    return sorted(hardware.BACKENDS)
+    return registry.names()
 
 
 def load_backend(name: str) -> ModuleType:
-    """Import a backend's runner, or say it is unavailable and how to install it."""
-    info = hardware.BACKENDS.get(name)
-    if info is None:
-        raise BenchdbError(f"unknown backend {name!r}; choose one of {', '.join(backend_names())}")
-    avail = hardware.availability(info)
-    if avail["status"] != "available":
-        raise BackendUnavailable(f"backend {name} is unavailable: {info.package} is not installed; "
-                                 f"install it with: {info.hint}")
-    if name not in _MODULES:
-        raise BackendUnavailable(f"backend {name} is not implemented in benchdb {__version__} yet; "
-                                 f"available: {', '.join(sorted(_MODULES))}")
-    try:
-        module = importlib.import_module(_MODULES[name])
-        module.software()          # imports the backend library itself
-    except ImportError as exc:
-        raise BackendUnavailable(f"backend {name} is unavailable: importing {info.module} failed ({exc}); "
-                                 f"reinstall it with: {info.hint}") from None
-    return module
+    return registry.load(name)
 
 
 @dataclass
@@ -105,13 +83,20 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
 
 
 def hardware_ids(items: list[PlanItem]) -> dict[tuple[str, str], str]:
-    """(backend, device) -> the hardware id its results will carry."""
+    """(backend, device) -> the hardware id its results will carry, for every scenario device."""
     out = {}
     for item in items:
-        key = (item.opts.backend, item.opts.device)
-        if key not in out:
-            out[key] = contract.hardware_id(load_backend(item.opts.backend).hardware_of(item.opts.device))
+        for sc in item.scenarios:
+            key = (sc.backend, sc.device)
+            if key not in out:
+                out[key] = identity.hardware_id(load_backend(sc.backend).hardware_of(sc.device))
     return out
+
+
+def series_ids(items: list[PlanItem]) -> list[str]:
+    """The series id of every planned scenario, in plan order (for --skip-fresh)."""
+    hw = hardware_ids(items)
+    return [identity.series_id(sc.key(), hw[(sc.backend, sc.device)]) for item in items for sc in item.scenarios]
 
 
 def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
@@ -141,17 +126,17 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     for item in items:
         opts = item.opts
         backend = load_backend(opts.backend)
-        key = (opts.backend, opts.device)
-        if key not in hw_cache:
-            hw_cache[key] = backend.hardware_of(opts.device)
-        hw = hw_cache[key]
         if opts.isolate:
-            outcomes = run_isolated(_MODULES[opts.backend], item.model, item.scenarios, opts,
-                                    backend.model_info(item.model))
+            outcomes = run_isolated(registry.info(opts.backend).implementation, item.model, item.scenarios,
+                                    opts, backend.model_info(item.model))
         else:
             outcomes = backend.run_model(item.model, item.scenarios, opts)
         for outcome in outcomes:
             sc = outcome.scenario
+            key = (sc.backend, sc.device)
+            if key not in hw_cache:
+                hw_cache[key] = backend.hardware_of(sc.device)
+            hw = hw_cache[key]
             cond = outcome.conditions
             meta = contract.build_metadata(run=run_meta, hardware=hw, model=outcome.model, scenario={
                 **sc.key(), "status": outcome.status, "error": outcome.error,
@@ -226,7 +211,7 @@ def summary_rows(report: RunReport) -> list[dict]:
         stats.close()
     out = []
     for table, o in zip(report.tables, report.outcomes):
-        sid = contract.scenario_id(report.run_id, o.scenario.key())
+        sid = identity.scenario_id(report.run_id, o.scenario.key())
         st = by_id.get(sid, {})
         med = st.get("median")
         out.append({"scenario": o.scenario.label(), "status": o.status if o.status != "ok" else o.validity,

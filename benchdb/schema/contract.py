@@ -24,9 +24,12 @@ from typing import Any, Iterable, Mapping
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-CONTRACT_VERSION = 1
+from benchdb.schema import identity, options as optionsets
+
+CONTRACT_VERSION = 2
 #: Versions ingest can read. Older versions stay readable: add an upgrader, never drop one.
-SUPPORTED_CONTRACT_VERSIONS = (1,)
+#: v2 (benchdb 0.2): metadata.scenario.options (the backend's typed option set) joins the key.
+SUPPORTED_CONTRACT_VERSIONS = (1, 2)
 METADATA_KEY = b"benchdb.contract"
 
 STATUSES = ("ok", "failed", "oom", "timeout", "unsupported", "skipped", "mismatch")
@@ -67,7 +70,11 @@ _REQUIRED: dict[str, dict[str, tuple[type, ...]]] = {
                  "status": (str,), "validity": (str,), "validity_reasons": (list,),
                  "primary_metric": (str,), "timing_method": (str,)},
 }
-SCENARIO_KEY = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape")
+#: Added in contract v2.
+_REQUIRED_V2 = {"scenario": {"options": (dict,)}}
+SCENARIO_KEY = identity.SCENARIO_KEY
+#: Key columns repeated on every row (the options are in the metadata; scenario_id covers them).
+ROW_KEY = tuple(name for name, _ in KEY_FIELDS)
 
 
 class ContractError(ValueError):
@@ -88,33 +95,6 @@ def new_run_id() -> str:
     return str(uuid.UUID(int=value))
 
 
-def scenario_id(run_id: str, key: Mapping[str, Any]) -> str:
-    """Deterministic id of a scenario inside a run."""
-    payload = json.dumps([run_id] + [key[k] for k in SCENARIO_KEY], separators=(",", ":"))
-    return hashlib.sha256(payload.encode()).hexdigest()[:32]
-
-
-#: Fingerprint fields that identify a piece of hardware. Drivers and software are not part of
-#: it: a driver upgrade on the same machine is a change to compare, not a new machine.
-_HARDWARE_IDENTITY = ("kind", "vendor", "device_name", "memory_gib", "compute_capability",
-                      "cpu_model", "cores_logical", "arch")
-
-
-def hardware_id(fingerprint: Mapping[str, Any]) -> str:
-    """A stable id from a normalised hardware fingerprint (case, spacing and memory rounding)."""
-    norm: dict[str, Any] = {}
-    for k in _HARDWARE_IDENTITY:
-        if k == "memory_gib":
-            mem = fingerprint.get("memory_bytes")
-            v: Any = round(mem / 2**30) if isinstance(mem, (int, float)) and mem else None
-        else:
-            v = fingerprint.get(k)
-        if isinstance(v, str):
-            v = " ".join(v.lower().split())
-        norm[k] = v
-    return hashlib.sha256(json.dumps(norm, sort_keys=True).encode()).hexdigest()[:16]
-
-
 @dataclass(frozen=True)
 class FileFooter:
     """What the footer of a valid contract file says."""
@@ -127,11 +107,11 @@ class FileFooter:
         return self.metadata["scenario"]
 
 
-def _check_section(meta: Mapping[str, Any], section: str) -> None:
+def _check_section(meta: Mapping[str, Any], section: str, required=_REQUIRED) -> None:
     body = meta.get(section)
     if not isinstance(body, dict):
         raise ContractError(f"metadata.{section}", "missing or not an object")
-    for name, types in _REQUIRED[section].items():
+    for name, types in required[section].items():
         if name not in body or body[name] is None:
             raise ContractError(f"metadata.{section}.{name}", "missing")
         value = body[name]
@@ -163,11 +143,58 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
         raise ContractError("metadata.scenario.batch_size", f"must be >= 1, found {sc['batch_size']}")
     if sc["model_id"] != meta["model"]["model_id"]:
         raise ContractError("metadata.scenario.model_id", "differs from metadata.model.model_id")
-    expected = scenario_id(meta["run"]["run_id"], sc)
-    if sc["scenario_id"] != expected:
+    if version == 1:
+        if sc["scenario_id"] != identity.scenario_id_v1(meta["run"]["run_id"], sc):
+            raise ContractError("metadata.scenario.scenario_id",
+                                "does not match the run id and scenario key it claims")
+        sc.update(upgrade_v1_scenario(sc, meta["hardware"], meta["run"].get("config")))
+        return meta
+    _check_section(meta, "scenario", _REQUIRED_V2)
+    try:
+        sc["options"] = optionsets.check(sc["backend"], sc["options"])
+    except ValueError as exc:
+        raise ContractError("metadata.scenario.options", str(exc)) from None
+    if sc["device"] != identity.normalize_device(sc["device"]):
+        raise ContractError("metadata.scenario.device", f"{sc['device']!r} is not in canonical form; "
+                                                        f"write {identity.normalize_device(sc['device'])!r}")
+    if sc["scenario_id"] != identity.scenario_id(meta["run"]["run_id"], sc):
         raise ContractError("metadata.scenario.scenario_id",
-                            "does not match the run id and scenario key it claims")
+                            "does not match the run id and scenario key (with options) it claims")
     return meta
+
+
+def upgrade_v1_scenario(sc: Mapping[str, Any], hardware: Mapping[str, Any], run_config: Mapping[str, Any] | None
+                        ) -> dict[str, Any]:
+    """What a scenario recorded before options joined the key (contract v1, warehouse schema 2)
+    becomes: the options its settings allow, the device in canonical form (ONNX Runtime results
+    take the device of their first execution provider), the precision the engine reported, the
+    generated tokens in the input shape of a PyTorch generative result, and ``recorded_as``
+    keeping the key values its rows carry. A non-CPU result filed under a CPU
+    fingerprint (ONNX Runtime before 0.2) is marked invalid: its hardware is unknown.
+
+    The one rule for both ingest of v1 files and the schema-3 migration of older warehouses.
+    """
+    extra = sc.get("extra") or {}
+    opts = optionsets.from_v1(sc)
+    device = sc["device"]
+    if sc.get("backend") == "onnxruntime":
+        device = optionsets.ort_device(opts.get("providers") or ["CPU"], device)
+    device = identity.normalize_device(device)
+    precision = sc["precision"]
+    used = extra.get("precision_used")
+    if sc.get("backend") == "openvino" and isinstance(used, str) and used and used != precision:
+        precision = used
+    shape = sc["input_shape"]
+    if sc.get("backend") == "pytorch" and (sc.get("settings") or {}).get("task") in optionsets.GENERATIVE_TASKS \
+            and "new_tokens=" not in shape:
+        shape = f"{shape},new_tokens={optionsets.v1_gen_tokens(run_config)}"
+    out = {"options": opts, "device": device, "precision": precision, "input_shape": shape,
+           "recorded_as": {"device": sc["device"], "precision": sc["precision"], "input_shape": sc["input_shape"]}}
+    if device != "cpu" and hardware.get("kind") == "cpu":
+        out["validity"] = "invalid"
+        out["validity_reasons"] = list(sc.get("validity_reasons") or []) + [
+            f"hardware_unknown: a {device} result recorded under the CPU's fingerprint (benchdb 0.1)"]
+    return out
 
 
 def _check_schema(schema: pa.Schema) -> None:
@@ -212,7 +239,8 @@ def build_metadata(*, run: Mapping[str, Any], hardware: Mapping[str, Any], model
                    scenario: Mapping[str, Any]) -> dict[str, Any]:
     """Assemble and check the metadata document of one scenario file."""
     sc = dict(scenario)
-    sc.setdefault("scenario_id", scenario_id(run["run_id"], sc))
+    sc["options"] = identity.canonical_options(sc.get("options"))
+    sc.setdefault("scenario_id", identity.scenario_id(run["run_id"], sc))
     meta = {"contract_version": CONTRACT_VERSION, "run": dict(run), "hardware": dict(hardware),
             "model": dict(model), "scenario": sc}
     return validate_metadata(json.loads(json.dumps(meta, default=str)))

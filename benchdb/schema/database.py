@@ -29,6 +29,16 @@ class Migration:
     version: int
     name: str
     sql: str
+    #: Source of the optional companion ``NNNN_name.py``: its ``migrate(con)`` runs after the SQL,
+    #: in the same transaction, for changes that need benchdb's Python (identity hashes).
+    python: str | None = None
+
+    def run(self, con: duckdb.DuckDBPyConnection) -> None:
+        con.execute(self.sql)
+        if self.python is not None:
+            namespace: dict = {"__name__": f"benchdb.schema.migrations.m{self.version:04d}"}
+            exec(compile(self.python, f"{self.version:04d}_{self.name}.py", "exec"), namespace)
+            namespace["migrate"](con)
 
 
 def migrations() -> list[Migration]:
@@ -38,7 +48,9 @@ def migrations() -> list[Migration]:
     for entry in folder.iterdir():
         m = _MIGRATION_NAME.match(entry.name)
         if m:
-            found.append(Migration(int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8")))
+            companion = folder.joinpath(entry.name[:-4] + ".py")
+            python = companion.read_text(encoding="utf-8") if companion.is_file() else None
+            found.append(Migration(int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8"), python))
     found.sort(key=lambda mig: mig.version)
     for i, mig in enumerate(found, start=1):
         if mig.version != i:
@@ -55,12 +67,15 @@ def resolve_db(db: str | os.PathLike | None) -> Path:
     return Path(db or os.environ.get("BENCHDB_DB") or DEFAULT_DB)
 
 
-def _connect(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open the DuckDB file, waiting up to ``wait_s`` for another process's lock. ``sandboxed``:
+    no file but this database can be read or written (DuckDB's ``enable_external_access``)."""
+    config = {"enable_external_access": False} if sandboxed else {}
     deadline = time.monotonic() + wait_s
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only)
+            return duckdb.connect(str(path), read_only=read_only, config=config)
         except duckdb.IOException as exc:
             text = str(exc)
             if "lock" not in text.lower():
@@ -101,7 +116,7 @@ def _apply(con: duckdb.DuckDBPyConnection, pending: list[Migration]) -> list[Mig
     for mig in pending:
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(mig.sql)
+            mig.run(con)
             con.execute(sql.load("queries/record_migration.sql"), [mig.version, mig.name, __version__])
             con.execute("COMMIT")
         except BaseException:
@@ -153,7 +168,7 @@ def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,
     path = resolve_db(db)
     if path.parent and not path.parent.exists():
         raise BenchdbError(f"folder {path.parent} for database {path} does not exist; create it first")
-    con = _connect(path, read_only=False, wait_s=wait_s)
+    con = connect(path, read_only=False, wait_s=wait_s)
     try:
         available = available if available is not None else migrations()
         have, code = schema_version(con), code_schema_version(available)
@@ -171,12 +186,12 @@ def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,
     return con, path
 
 
-def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0) -> tuple[duckdb.DuckDBPyConnection, Path]:
+def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0, sandboxed: bool = False) -> tuple[duckdb.DuckDBPyConnection, Path]:
     """Open an existing warehouse read-only (refusing one newer than this code)."""
     path = resolve_db(db)
     if not path.exists():
         raise BenchdbError(f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {path}`")
-    con = _connect(path, read_only=True, wait_s=wait_s)
+    con = connect(path, read_only=True, wait_s=wait_s, sandboxed=sandboxed)
     try:
         have = schema_version(con)
         _refuse_newer(path, have, code_schema_version())
@@ -196,7 +211,7 @@ def status(db: str | os.PathLike | None) -> dict:
     if not path.exists():
         return {"path": str(path), "exists": False, "schema_version": 0, "code_version": code,
                 "pending": code, "tables": {}}
-    con = _connect(path, read_only=True, wait_s=10.0)
+    con = connect(path, read_only=True, wait_s=10.0)
     try:
         have = schema_version(con)
         tables = {}

@@ -1,4 +1,6 @@
 -- benchdb statistics macros. Stored in the warehouse, so analysts can use them too.
+-- (Series identity is not a macro: it is computed once, in benchdb/schema/identity.py, and stored
+-- as results.series_id. Group by that column, never by re-spelled key columns.)
 
 -- A percentile q (0 < q < 1) is only reported when at least 1/min(q, 1-q) samples back it
 -- (p99 needs 100 samples, p90 needs 10, p25/p75 need 4); otherwise it is NULL, not a guess.
@@ -29,7 +31,3 @@ CREATE OR REPLACE MACRO bdb_median_ci_high(sorted_values) AS
 -- An ISO-8601 timestamp text (with or without offset) as a UTC TIMESTAMP; every timestamp
 -- column in the warehouse is UTC.
 CREATE OR REPLACE MACRO bdb_utc(ts_text) AS timezone('UTC', CAST(ts_text AS TIMESTAMPTZ));
-
--- The identity of a series: one scenario on one piece of hardware, across runs.
-CREATE OR REPLACE MACRO bdb_series_id(model_id, backend, device, mode, precision, batch_size, input_shape, hardware_id) AS
-    md5(concat_ws('|', model_id, backend, device, mode, precision, CAST(batch_size AS VARCHAR), input_shape, hardware_id));

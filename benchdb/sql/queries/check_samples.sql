@@ -30,8 +30,9 @@ per_file AS (
 ),
 expected AS (
     UNPIVOT (
-        SELECT filename, run_id, scenario_id, model_id, backend, device, mode, precision,
-               CAST(batch_size AS VARCHAR) AS batch_size, input_shape
+        SELECT filename, run_id, scenario_id, model_id, backend, file_device AS device, mode,
+               file_precision AS precision, CAST(batch_size AS VARCHAR) AS batch_size,
+               file_input_shape AS input_shape
         FROM batch_files
     ) ON run_id, scenario_id, model_id, backend, device, mode, precision, batch_size, input_shape
     INTO NAME col VALUE want

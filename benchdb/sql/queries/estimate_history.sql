@@ -1,4 +1,4 @@
--- Seconds the latest result of each scenario key took to measure (samples x median latency).
-SELECT model_id, backend, device, mode, precision, batch_size, input_shape, max(n * median) AS seconds
+-- Seconds the latest result of each series took to measure (samples x median latency).
+SELECT series_id, max(n * median) AS seconds
 FROM results_latest
-GROUP BY ALL
+GROUP BY series_id

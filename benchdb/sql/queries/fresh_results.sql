@@ -1,4 +1,4 @@
--- Scenario keys with a valid result newer than a point in time (for --skip-fresh).
-SELECT model_id, backend, device, mode, precision, batch_size, input_shape, hardware_id
+-- Series with a valid result newer than a point in time (for --skip-fresh).
+SELECT series_id
 FROM results_latest
 WHERE run_started_at >= CAST($since AS TIMESTAMP)

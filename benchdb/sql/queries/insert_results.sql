@@ -13,6 +13,9 @@ SELECT f.scenario_id                      AS result_id,
        st.p25, st.p75, st.p90, st.p95, st.p99, st.median_ci_low, st.median_ci_high,
        CASE WHEN st.unit = 's' AND st.median > 0 THEN f.batch_size / st.median END AS throughput,
        CAST(f.settings AS JSON)           AS settings,
-       CAST(f.extra AS JSON)              AS extra
+       CAST(f.extra AS JSON)              AS extra,
+       CAST(f.options AS JSON)            AS options,
+       f.options_id,
+       f.series_id
 FROM batch_files f
 LEFT JOIN stage_stats st ON st.scenario_id = f.scenario_id AND st.metric = f.primary_metric

@@ -1,11 +1,9 @@
 -- Medians of one metric per valid result of the given series, oldest first, before a time.
-SELECT bdb_series_id(r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size, r.input_shape,
-                     r.hardware_id) AS series_id,
+SELECT r.series_id,
        list(m.median ORDER BY ru.started_at, r.result_id) AS medians
 FROM results r
 JOIN runs ru USING (run_id)
 JOIN result_metrics m USING (result_id)
 WHERE m.metric = $metric AND r.status = 'ok' AND r.validity = 'valid' AND ru.started_at < $before
-  AND list_contains($series, bdb_series_id(r.model_id, r.backend, r.device, r.mode, r.precision,
-                                          r.batch_size, r.input_shape, r.hardware_id))
+  AND list_contains($series, r.series_id)
 GROUP BY 1

@@ -1,6 +1,5 @@
--- results_latest: the latest valid, successful result per scenario key and hardware.
--- One row per (model_id, backend, device, mode, precision, batch_size, input_shape, hardware_id),
--- from the most recent run (runs.started_at) that measured it validly, with the run, the
+-- results_latest: the latest valid, successful result per series (scenario key with its options,
+-- on one piece of hardware: results.series_id), from the most recent run (runs.started_at) that measured it validly, with the run, the
 -- hardware and derived figures: peak memory (device if measured, else host RSS), mean power,
 -- energy per item, FLOPs per forward and achieved FLOP/s.
 CREATE OR REPLACE VIEW results_latest AS
@@ -16,6 +15,7 @@ WITH extra AS (
 SELECT r.*,
        ru.started_at                                             AS run_started_at,
        ru.git_commit,
+       ru.host,
        h.device_name                                             AS hardware_name,
        h.kind                                                    AS hardware_kind,
        coalesce(x.peak_device_bytes, x.peak_rss_bytes)           AS peak_memory_bytes,
@@ -29,7 +29,6 @@ JOIN hardware h USING (hardware_id)
 LEFT JOIN extra x USING (result_id)
 WHERE r.status = 'ok' AND r.validity = 'valid'
 QUALIFY row_number() OVER (
-    PARTITION BY r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,
-                 r.input_shape, r.hardware_id
+    PARTITION BY r.series_id
     ORDER BY ru.started_at DESC, r.result_id DESC
 ) = 1;

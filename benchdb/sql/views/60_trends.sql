@@ -1,12 +1,11 @@
 -- trends: every valid result of a scenario over time (runs) and commits, oldest first, with
 -- the change of the median against the previous run of the same series.
--- series_id identifies a scenario on one piece of hardware across runs.
+-- series_id identifies a scenario (with its options) on one piece of hardware across runs.
 CREATE OR REPLACE VIEW trends AS
-SELECT bdb_series_id(r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,
-                     r.input_shape, r.hardware_id) AS series_id,
+SELECT r.series_id,
        r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size, r.input_shape,
-       r.hardware_id, h.device_name AS hardware_name,
-       r.run_id, ru.started_at AS run_started_at, ru.git_commit,
+       r.options, r.options_id, r.hardware_id, h.device_name AS hardware_name,
+       r.run_id, ru.started_at AS run_started_at, ru.git_commit, ru.host,
        r.median, r.median_ci_low, r.median_ci_high, r.throughput, r.n,
        r.median / lag(r.median) OVER w - 1 AS change_vs_previous,
        r.result_id
@@ -14,6 +13,5 @@ FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
 WHERE r.status = 'ok' AND r.validity = 'valid'
-WINDOW w AS (PARTITION BY r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,
-                          r.input_shape, r.hardware_id
+WINDOW w AS (PARTITION BY r.series_id
              ORDER BY ru.started_at, r.result_id);

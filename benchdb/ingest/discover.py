@@ -1,0 +1,42 @@
+"""Find contract files under folders, files or fsspec URLs, and hash them."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable
+
+from benchdb.errors import BenchdbError
+from benchdb.ingest.mirror import mirror
+
+_HASH_CHUNK = 1 << 20
+
+
+def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
+    """Contract files under the given files/folders (or fsspec URLs), recursively, sorted. Hidden
+    files (the writer's in-flight temp files start with '.') are never picked up."""
+    found: set[Path] = set()
+    for raw in paths:
+        if "://" in str(raw):
+            raw = mirror(str(raw))
+        p = Path(raw)
+        if not p.exists():
+            raise BenchdbError(f"path {raw} does not exist; give a results folder or .parquet file")
+        if p.is_file():
+            found.add(p.resolve())
+            continue
+        for root, dirs, files in os.walk(p):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if name.endswith(".parquet") and not name.startswith("."):
+                    found.add((Path(root) / name).resolve())
+    return sorted(found)
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            h.update(chunk)
+    return h.hexdigest()

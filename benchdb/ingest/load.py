@@ -1,0 +1,201 @@
+"""Load a batch of validated contract files in one transaction: checks in SQL, then inserts.
+
+A file is loaded whole or not at all. Row rules and key columns are checked over the whole batch
+(``check_samples.sql``); a file that breaks them is recorded as rejected and the rest load.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import duckdb
+import pyarrow as pa
+
+from benchdb import sql
+from benchdb.schema import contract, identity
+
+if TYPE_CHECKING:
+    from benchdb.ingest import IngestSummary
+
+
+@dataclass
+class Candidate:
+    path: Path
+    size: int
+    mtime_ns: int
+    sha256: str = ""
+    footer: contract.FileFooter | None = None
+
+
+_BATCH_SCHEMA = pa.schema([
+    ("filename", pa.string()), ("file_id", pa.int64()), ("size_bytes", pa.int64()),
+    ("mtime_ns", pa.int64()), ("sha256", pa.string()), ("num_rows", pa.int64()),
+    ("scenario_id", pa.string()), ("run_id", pa.string()), ("model_id", pa.string()),
+    ("backend", pa.string()), ("device", pa.string()), ("mode", pa.string()),
+    ("precision", pa.string()), ("batch_size", pa.int32()), ("input_shape", pa.string()),
+    ("status", pa.string()), ("error", pa.string()), ("validity", pa.string()),
+    ("validity_reasons", pa.list_(pa.string())), ("timing_method", pa.string()),
+    ("driver", pa.string()), ("threads", pa.int32()), ("load_avg_1m", pa.float64()),
+    ("stop_reason", pa.string()), ("started_at", pa.string()), ("primary_metric", pa.string()),
+    ("settings", pa.string()), ("extra", pa.string()), ("hardware_id", pa.string()),
+    ("arch_id", pa.string()), ("options", pa.string()), ("options_id", pa.string()),
+    ("series_id", pa.string()), ("file_device", pa.string()), ("file_precision", pa.string()),
+    ("file_input_shape", pa.string()),
+])
+
+
+def _batch_row(c: Candidate, file_id: int) -> dict:
+    meta = c.footer.metadata
+    sc = meta["scenario"]
+    options = identity.canonical_options(sc.get("options"))
+    recorded = sc.get("recorded_as") or {}
+    hardware_id = identity.hardware_id(meta["hardware"])
+    return {
+        "filename": str(c.path), "file_id": file_id, "size_bytes": c.size, "mtime_ns": c.mtime_ns,
+        "sha256": c.sha256, "num_rows": c.footer.num_rows,
+        **{k: sc[k] for k in ("scenario_id", "model_id", "backend", "device", "mode", "precision",
+                              "batch_size", "input_shape", "status", "validity", "timing_method",
+                              "primary_metric")},
+        "run_id": meta["run"]["run_id"],
+        "error": sc.get("error"),
+        "validity_reasons": [str(r) for r in sc.get("validity_reasons") or []],
+        "driver": meta["hardware"].get("driver"),
+        "threads": sc.get("threads"),
+        "load_avg_1m": sc.get("load_avg_1m"),
+        "stop_reason": sc.get("stop_reason"),
+        "started_at": sc.get("started_at") or meta["run"]["started_at"],
+        "settings": json.dumps(sc.get("settings") or {}),
+        "extra": json.dumps(sc.get("extra") or {}),
+        "hardware_id": hardware_id,
+        "arch_id": identity.arch_id(meta["model"]),
+        "options": json.dumps(options, sort_keys=True),
+        "options_id": identity.options_id(options),
+        "series_id": identity.series_id(sc, hardware_id),
+        # The key values the file's rows carry (a v1 file upgraded to a canonical device or to
+        # the precision actually run still has its old values on every row).
+        "file_device": recorded.get("device", sc["device"]),
+        "file_precision": recorded.get("precision", sc["precision"]),
+        "file_input_shape": recorded.get("input_shape", sc["input_shape"]),
+    }
+
+
+def _dimension_tables(batch: list[Candidate]) -> dict[str, pa.Table]:
+    runs, hardware, archs = {}, {}, {}
+    for c in batch:
+        meta = c.footer.metadata
+        run, hw, model = meta["run"], meta["hardware"], meta["model"]
+        runs.setdefault(run["run_id"], {
+            "run_id": run["run_id"], "started_at": run["started_at"], "host": run.get("host"),
+            "benchdb_version": run.get("benchdb_version"), "git_commit": run.get("git_commit"),
+            "software": json.dumps(run.get("software") or {}), "config": json.dumps(run.get("config") or {}),
+            "tags": [str(t) for t in run.get("tags") or []]})
+        hid = identity.hardware_id(hw)
+        hardware.setdefault(hid, {
+            "hardware_id": hid, "kind": hw["kind"], "vendor": hw.get("vendor"),
+            "device_name": hw["device_name"], "memory_bytes": hw.get("memory_bytes"),
+            "compute_capability": hw.get("compute_capability"), "cpu_model": hw.get("cpu_model"),
+            "cores_physical": hw.get("cores_physical"), "cores_logical": hw.get("cores_logical"),
+            "arch": hw.get("arch"), "os": hw.get("os"), "first_seen_run": run["run_id"],
+            "fingerprint": json.dumps(hw, sort_keys=True)})
+        aid = identity.arch_id(model)
+        archs.setdefault(aid, {
+            "arch_id": aid, "model_id": model["model_id"], "revision": model.get("revision"),
+            "model_type": model.get("model_type"), "architecture": model.get("architecture"),
+            "family": model.get("family"), "task": model.get("task"),
+            "num_parameters": model.get("num_parameters"), "flops_per_item": model.get("flops_per_item"),
+            "info": json.dumps(model, sort_keys=True)})
+    return {
+        "new_runs": pa.Table.from_pylist(list(runs.values()), schema=pa.schema([
+            ("run_id", pa.string()), ("started_at", pa.string()), ("host", pa.string()),
+            ("benchdb_version", pa.string()), ("git_commit", pa.string()), ("software", pa.string()),
+            ("config", pa.string()), ("tags", pa.list_(pa.string()))])),
+        "new_hardware": pa.Table.from_pylist(list(hardware.values()), schema=pa.schema([
+            ("hardware_id", pa.string()), ("kind", pa.string()), ("vendor", pa.string()),
+            ("device_name", pa.string()), ("memory_bytes", pa.int64()),
+            ("compute_capability", pa.string()), ("cpu_model", pa.string()),
+            ("cores_physical", pa.int32()), ("cores_logical", pa.int32()), ("arch", pa.string()),
+            ("os", pa.string()), ("first_seen_run", pa.string()), ("fingerprint", pa.string())])),
+        "new_architectures": pa.Table.from_pylist(list(archs.values()), schema=pa.schema([
+            ("arch_id", pa.string()), ("model_id", pa.string()), ("revision", pa.string()),
+            ("model_type", pa.string()), ("architecture", pa.string()), ("family", pa.string()),
+            ("task", pa.string()), ("num_parameters", pa.int64()), ("flops_per_item", pa.float64()),
+            ("info", pa.string())])),
+    }
+
+
+class Loader:
+    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary):
+        self.con = con
+        self.summary = summary
+
+    def record(self, c: Candidate, status: str, error: str | None) -> None:
+        self.con.execute(sql.load("queries/forget_file.sql"), [str(c.path)])
+        self.con.execute(sql.load("queries/record_file.sql"),
+                         [str(c.path), c.size, c.mtime_ns, c.sha256, status, error])
+
+    def reject(self, c: Candidate, reason: str) -> None:
+        self.summary.rejected.append((str(c.path), reason))
+        self.record(c, "rejected", reason)
+
+    def load(self, batch: list[Candidate]) -> None:
+        """Load a batch in one transaction; if the batch as a whole fails (e.g. a file
+        DuckDB cannot read), fall back to loading its files one at a time."""
+        try:
+            self._load(batch)
+        except duckdb.Error as exc:
+            if len(batch) == 1:
+                self.con.execute("BEGIN TRANSACTION")
+                self.reject(batch[0], f"file: cannot be loaded ({str(exc).splitlines()[0]})")
+                self.con.execute("COMMIT")
+                return
+            for c in batch:
+                self.load([c])
+
+    def _load(self, batch: list[Candidate]) -> None:
+        con = self.con
+        con.execute("BEGIN TRANSACTION")
+        try:
+            first_id = con.execute(sql.load("queries/next_file_id.sql")).fetchall()[0][0]
+            rows = [_batch_row(c, first_id + i) for i, c in enumerate(batch)]
+            con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
+            con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
+            con.unregister("batch_files_in")
+            files = [str(c.path) for c in batch]
+            bad = dict(con.execute(sql.load("queries/check_samples.sql"),
+                                   {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)}).fetchall())
+            no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql"),
+                                                  {"files": files}).fetchall() if f not in bad]
+            if no_stats:
+                bad.update(con.execute(sql.load("queries/check_keys_rows.sql"), {"files": no_stats}).fetchall())
+            if bad:
+                con.execute("DELETE FROM batch_files WHERE list_contains($1, filename)", [list(bad)])
+                for c in batch:
+                    if str(c.path) in bad:
+                        self.reject(c, bad[str(c.path)])
+            good = [c for c in batch if str(c.path) not in bad]
+            if good:
+                good_files = [str(c.path) for c in good]
+                con.execute(sql.load("queries/insert_samples.sql"), {"files": good_files})
+                con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/stage_samples.sql")
+                            + sql.load("queries/metric_stats.sql"), {"files": good_files})
+                con.execute(sql.load("queries/insert_result_metrics.sql"))
+                con.execute(sql.load("queries/insert_results.sql"))
+                for name, table in _dimension_tables(good).items():
+                    con.register(name, table)
+                    con.execute(sql.load(f"queries/insert_{name.removeprefix('new_')}.sql"))
+                    con.unregister(name)
+                con.execute(sql.load("queries/insert_ingested_files.sql"))
+            con.execute("DROP TABLE IF EXISTS stage_stats")
+            con.execute("DROP TABLE IF EXISTS batch_files")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            self.summary.rejected = [r for r in self.summary.rejected
+                                     if r[0] not in {str(c.path) for c in batch}]
+            raise
+        self.summary.new += len(good)
+        self.summary.samples += sum(c.footer.num_rows for c in good)
+        self.summary.run_ids.update(c.footer.metadata["run"]["run_id"] for c in good)

@@ -1,0 +1,172 @@
+"""One scenario identity: options in the key, true hardware ids, canonical devices, series."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from benchdb.backends.base import RunOptions
+from benchdb.cli import main
+from benchdb.harness import machine
+from benchdb.harness.timing import StopRule
+from benchdb.plan.driver import build_plan, hardware_ids
+from benchdb.schema import contract, identity, options
+from benchdb.warehouse import Warehouse
+
+from conftest import make_meta, make_run, write_file
+
+FAST = "settings: {warmup: 1, min_iters: 5, min_time: 0.01, max_time: 0.1, target_ci: 0.5, max_background_cpu: 100, isolate: false}"
+
+
+def test_config_entries_differing_only_in_threads_give_distinct_files_results_and_series(tmp_path):
+    cfg = tmp_path / "threads.yaml"
+    out = tmp_path / "out"
+    cfg.write_text(FAST + """
+runs:
+  - {backends: numpy, models: matmul:16, threads: 1}
+  - {backends: numpy, models: matmul:16, threads: 2}
+""")
+    res = CliRunner().invoke(main, ["run", "--config", str(cfg), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    files = sorted(out.rglob("*.parquet"))
+    assert len(files) == 2
+    # A second run of one of the two scenarios joins its series.
+    res = CliRunner().invoke(main, ["run", "--backend", "numpy", "--model", "matmul:16", "--threads", "1",
+                                    "--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
+                                    "--max-background-cpu", "100", "--no-isolation", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    db = tmp_path / "w.duckdb"
+    summary = Warehouse(db).ingest([out])
+    assert summary.new == 3 and not summary.rejected
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("SELECT options->>'threads' AS threads, count(*), count(DISTINCT series_id), "
+                       "any_value(series_id) FROM results GROUP BY 1 ORDER BY 1").fetchall()
+    assert [(r[0], r[1], r[2]) for r in rows] == [("1", 2, 1), ("2", 1, 1)]
+    assert rows[0][3] != rows[1][3]
+    assert con.execute("SELECT count(*) FROM results_latest").fetchall() == [(2,)]
+    assert con.execute("SELECT count(DISTINCT series_id) FROM trends").fetchall() == [(2,)]
+
+
+def test_options_are_canonical_and_hashed():
+    a = {"threads": 4, "providers": ["CUDA", "CPU"], "graph_optimization": "ORT_ENABLE_ALL"}
+    b = {"graph_optimization": "ORT_ENABLE_ALL", "providers": ["CUDA", "CPU"], "threads": 4, "x": None}
+    assert identity.options_id(a) == identity.options_id(b)
+    # Provider order is a priority list: a different order is a different measurement.
+    assert identity.options_id(a) != identity.options_id({**a, "providers": ["CPU", "CUDA"]})
+    assert identity.options_id(a) != identity.options_id({**a, "threads": 8})
+    key = {"model_id": "m", "backend": "onnxruntime", "device": "cuda:0", "mode": "opt-all", "precision": "fp32",
+           "batch_size": 1, "input_shape": "seq_len=8"}
+    assert identity.scenario_id("r", {**key, "options": a}) != identity.scenario_id("r", {**key, "options": {**a, "threads": 8}})
+    assert identity.series_id({**key, "options": a}, "hw1") == identity.series_id({**key, "options": b}, "hw1")
+    assert identity.series_id({**key, "options": a}, "hw1") != identity.series_id({**key, "options": a}, "hw2")
+
+
+@pytest.mark.parametrize("raw,canonical", [("cpu", "cpu"), ("CPU", "cpu"), ("cuda", "cuda:0"), ("cuda:1", "cuda:1"),
+                                            ("GPU.1", "gpu:1"), ("GPU", "gpu:0"), ("mps", "mps"), ("rocm", "rocm:0"),
+                                            ("npu", "npu:0"), ("AUTO", "auto")])
+def test_devices_have_one_spelling(raw, canonical):
+    assert identity.normalize_device(raw) == canonical
+
+
+def test_onnxruntime_device_comes_from_the_first_provider():
+    assert options.ort_device(["CPU"]) == "cpu"
+    assert options.ort_device(["CUDA", "CPU"]) == "cuda"
+    assert options.ort_device(["TensorRT", "CUDA", "CPU"], "cuda:1") == "cuda:1"
+    assert options.ort_device(["QNN", "CPU"]) == "npu"
+    assert options.ort_device(["DirectML"]) == "dml"
+    assert options.ort_device(["CoreML"]) == "coreml"
+    assert options.ort_device(["OpenVINO", "CPU"], "gpu") == "gpu"
+
+
+def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):
+    """No GPU here: the installed onnxruntime stands in for onnxruntime-gpu by listing the CUDA provider."""
+    pytest.importorskip("onnxruntime")
+    import onnxruntime as ort
+
+    real = ort.get_available_providers()
+    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", *real])
+    rule = StopRule()
+    cpu = RunOptions("onnxruntime", ("tiny:bert",), seq_lens=(8,), threads=2, rule=rule)
+    gpu = replace(cpu, providers=("CUDA", "CPU"))
+    [cpu_sc] = build_plan([cpu])[0].scenarios
+    [gpu_sc] = build_plan([gpu])[0].scenarios
+    assert cpu_sc.device == "cpu" and gpu_sc.device == "cuda:0"
+    assert gpu_sc.options["providers"] == ["CUDA", "CPU"]
+    ids = hardware_ids(build_plan([cpu, gpu]))
+    assert ids[("onnxruntime", "cpu")] == identity.hardware_id(machine.cpu_fingerprint())
+    assert ids[("onnxruntime", "cuda:0")] != ids[("onnxruntime", "cpu")]
+    fp = machine.device_fingerprint("cuda:0")
+    assert fp["kind"] == "cuda" and fp["device_name"] != machine.cpu_fingerprint()["device_name"]
+
+
+def test_gen_tokens_are_part_of_the_shape_of_generative_pytorch_scenarios():
+    pytest.importorskip("transformers")
+    base = RunOptions("pytorch", ("tiny:llama", "tiny:bert"), seq_lens=(8,), threads=1)
+    plans = {g: {i.model: i.scenarios[0] for i in build_plan([replace(base, gen_tokens=g)])} for g in (4, 8)}
+    assert plans[4]["tiny:llama"].input_shape == "seq_len=8,new_tokens=4"
+    assert plans[8]["tiny:llama"].input_shape == "seq_len=8,new_tokens=8"
+    assert plans[4]["tiny:bert"].input_shape == plans[8]["tiny:bert"].input_shape == "seq_len=8"
+    k4, k8 = plans[4]["tiny:llama"].key(), plans[8]["tiny:llama"].key()
+    assert identity.scenario_id("r", k4) != identity.scenario_id("r", k8)
+
+
+def test_contract_v2_refuses_bad_options_and_non_canonical_devices(tmp_path):
+    run = make_run()
+    with pytest.raises(contract.ContractError, match="options.*threads"):
+        make_meta(run, options={"threads": "4"})
+    with pytest.raises(contract.ContractError, match="options.*not an option of numpy"):
+        make_meta(run, options={"threads": 1, "nosuch": 1})
+    with pytest.raises(contract.ContractError, match="device.*'cuda:0'"):
+        make_meta(run, device="CUDA")
+    meta = make_meta(run)
+    assert meta["contract_version"] == 2 and meta["scenario"]["options"] == {"threads": 1}
+    assert contract.read_footer(write_file(tmp_path, meta)).scenario["options"] == {"threads": 1}
+
+
+ARM_N1 = "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes\nCPU implementer\t: 0x41\n" \
+         "CPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n"
+
+
+def test_arm_cpus_are_told_apart_by_part():
+    n1 = machine.fingerprint_from(machine._cpuinfo(ARM_N1), system="Linux", machine="aarch64")
+    v1 = machine.fingerprint_from(machine._cpuinfo(ARM_N1.replace("0xd0c", "0xd40")), system="Linux",
+                                  machine="aarch64")
+    assert n1["device_name"] == "ARM Neoverse-N1" and v1["device_name"] == "ARM Neoverse-V1"
+    assert n1["cpu_part"] == "0xd0c" and "asimd" in n1["flags"]
+    same = {"cores_logical": 64, "memory_bytes": 128 * 2**30}
+    assert identity.hardware_id({**n1, **same}) != identity.hardware_id({**v1, **same})
+    mac = machine.fingerprint_from({}, system="Darwin", machine="arm64", mac_brand="Apple M2 Pro")
+    assert mac["device_name"] == "Apple M2 Pro" and mac["vendor"] == "Apple"
+
+
+def test_x86_hardware_ids_are_unchanged_by_the_new_identity_fields():
+    fp = {"kind": "cpu", "vendor": "AuthenticAMD", "device_name": "AMD EPYC", "cpu_model": "AMD EPYC",
+          "cores_logical": 2, "memory_bytes": 24 * 2**30, "arch": "x86_64", "cpu_affinity": 2}
+    # The id benchdb 0.1 gave this fingerprint (same fields, same normalisation).
+    norm = {"kind": "cpu", "vendor": "authenticamd", "device_name": "amd epyc", "memory_gib": 24,
+            "compute_capability": None, "cpu_model": "amd epyc", "cores_logical": 2, "arch": "x86_64"}
+    import hashlib
+
+    assert identity.hardware_id(fp) == hashlib.sha256(json.dumps(norm, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def test_default_threads_respect_affinity_and_cgroup_quota(tmp_path):
+    assert machine.default_threads(physical=8, affinity=8, quota=None) == 8
+    assert machine.default_threads(physical=8, affinity=3, quota=None) == 3
+    assert machine.default_threads(physical=8, affinity=8, quota=2.5) == 2
+    assert machine.default_threads(physical=8, affinity=8, quota=0.5) == 1
+    (tmp_path / "cpu.max").write_text("150000 100000\n")
+    assert machine.cgroup_cpu_quota(str(tmp_path)) == 1.5
+    (tmp_path / "cpu.max").write_text("max 100000\n")
+    assert machine.cgroup_cpu_quota(str(tmp_path)) is None
+    v1 = tmp_path / "v1"
+    (v1 / "cpu").mkdir(parents=True)
+    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("200000\n")
+    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
+    assert machine.cgroup_cpu_quota(str(v1)) == 2.0
+    fp = machine.cpu_fingerprint()
+    assert "cpu_affinity" in fp and "cgroup_cpu_quota" in fp
