@@ -127,6 +127,20 @@ class Warehouse:
         finally:
             con.close()
 
+    def fresh_series(self, since) -> set[str]:
+        """Series with a valid result from a run started at or after ``since`` (UTC, naive)."""
+        from benchdb import sql
+
+        with self.reading() as con:
+            return {r[0] for r in con.execute(sql.load("queries/fresh_results.sql"), {"since": since}).fetchall()}
+
+    def measured_seconds(self) -> dict[str, float]:
+        """Per series, how long its latest valid result took to measure (samples x median)."""
+        from benchdb import sql
+
+        with self.reading() as con:
+            return dict(con.execute(sql.load("queries/estimate_history.sql")).fetchall())
+
     def report(self, kinds: list[str], filters: "Filters") -> "Report":
         from benchdb.reports import build
 

@@ -146,52 +146,26 @@ def _run_options(ctx, params):
 def _skip_fresh(items, duration: str, db) -> int:
     from datetime import datetime, timedelta, timezone
 
-    from benchdb import sql as sqlmod
     from benchdb.plan.config import parse_duration
-    from benchdb.plan.driver import series_ids
+    from benchdb.plan.driver import skip_series
     from benchdb.warehouse import Warehouse
 
     if not db:
         raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
     since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parse_duration(duration))
-    with Warehouse(db, wait_s=READ_WAIT_S).reading() as con:
-        fresh = {r[0] for r in con.execute(sqlmod.load("queries/fresh_results.sql"), {"since": since}).fetchall()}
-    ids = iter(series_ids(items))                    # plan order
-    skipped = 0
-    for item in items:
-        keep = []
-        for sc in item.scenarios:
-            if next(ids) in fresh:
-                skipped += 1
-            else:
-                keep.append(sc)
-        item.scenarios = keep
-    return skipped
+    return skip_series(items, Warehouse(db, wait_s=READ_WAIT_S).fresh_series(since))
 
 
 def _print_plan(items, db) -> None:
-    history: dict = {}
-    ids: list = []
-    if db:
-        from benchdb import sql as sqlmod
-        from benchdb.plan.driver import series_ids
-        from benchdb.warehouse import Warehouse
+    from benchdb.plan.driver import estimate_seconds
+    from benchdb.warehouse import Warehouse
 
-        with Warehouse(db, wait_s=READ_WAIT_S).reading() as con:
-            history = dict(con.execute(sqlmod.load("queries/estimate_history.sql")).fetchall())
-        ids = series_ids(items)                      # plan order
-    total, seconds, known = 0, 0.0, 0
     for item in items:
         for sc in item.scenarios:
             click.echo(sc.label())
-            est = history.get(ids[total]) if ids else None
-            total += 1
-            if est is not None:
-                known += 1
-                seconds += est + 1.0
-            else:
-                seconds += item.opts.rule.min_time_s + 1.0
+    total = sum(len(i.scenarios) for i in items)
     if db:
+        seconds, known = estimate_seconds(items, Warehouse(db, wait_s=READ_WAIT_S).measured_seconds())
         click.echo(f"{total} scenarios, about {seconds / 60:.1f} min ({known} estimated from history)")
     else:
         click.echo(f"{total} scenarios")

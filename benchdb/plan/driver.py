@@ -99,6 +99,32 @@ def series_ids(items: list[PlanItem]) -> list[str]:
     return [identity.series_id(sc.key(), hw[(sc.backend, sc.device)]) for item in items for sc in item.scenarios]
 
 
+def skip_series(items: list[PlanItem], skip: set[str]) -> int:
+    """Drop the planned scenarios whose series id is in ``skip`` (in place); returns how many."""
+    ids = iter(series_ids(items))                    # plan order
+    dropped = 0
+    for item in items:
+        kept = [sc for sc in item.scenarios if next(ids) not in skip]
+        dropped += len(item.scenarios) - len(kept)
+        item.scenarios = kept
+    return dropped
+
+
+def estimate_seconds(items: list[PlanItem], history: dict[str, float]) -> tuple[float, int]:
+    """Seconds the plan should take (each scenario's last measurement, else its minimum time,
+    plus 1 s of set-up) and how many scenarios had a history to go by."""
+    seconds, known = 0.0, 0
+    ids = series_ids(items) if history else []
+    k = 0
+    for item in items:
+        for _ in item.scenarios:
+            past = history.get(ids[k]) if ids else None
+            k += 1
+            known += past is not None
+            seconds += (past if past is not None else item.opts.rule.min_time_s) + 1.0
+    return seconds, known
+
+
 def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
     """Measure every scenario of ``opts`` and write its files under ``opts.out/<run_id>/``."""
     return run_plan(build_plan([opts]), config=opts.config(), out=opts.out, tags=opts.tags, progress=progress)
