@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from benchdb.errors import BenchdbError
-from benchdb.schema import database
+from benchdb.schema import database, snapshot
 
 if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` stays light
     import duckdb
@@ -58,41 +58,36 @@ class Warehouse:
 
     @contextmanager
     def writing(self) -> Iterator["duckdb.DuckDBPyConnection"]:
-        """A writable connection (creating the warehouse when new) for a ``with`` block."""
-        con, _ = database.open_writable(self.path, wait_s=self.wait_s)
-        try:
+        """A writable connection (creating the warehouse when new) for a ``with`` block, on a
+        private copy published atomically at its end (:mod:`benchdb.schema.snapshot`): open
+        readers never block it and never see half of it."""
+        with snapshot.write_session(self.path, wait_s=self.wait_s) as (con, _):
             yield con
-        finally:
-            con.close()
 
     # ------------------------------------------------------------------ schema
     def status(self) -> dict:
         return database.status(self.path)
 
     def upgrade(self) -> Upgrade:
-        """Apply pending migrations in place, each in its own transaction."""
-        con = database.connect(self.path, read_only=False, wait_s=self.wait_s)
-        try:
-            applied = database.upgrade(con, self.path)
+        """Apply pending migrations, each in its own transaction, published as one new file."""
+        with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as (con, applied):
             return Upgrade(applied, database.schema_version(con))
-        finally:
-            con.close()
 
     # ------------------------------------------------------------------ writing
     def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,
                progress: Callable[[int, int], None] | None = None) -> "IngestSummary":
         """Load contract files, then update the change points of every series they touched
         (``summary.change_points`` holds the number of open ones found)."""
-        from benchdb.ingest import DEFAULT_BATCH_ROWS, ingest
+        from benchdb.ingest import DEFAULT_BATCH_ROWS, IngestSummary, ingest
 
-        summary = ingest(paths, self.path, wait_s=self.wait_s, progress=progress,
-                         batch_rows=batch_rows or DEFAULT_BATCH_ROWS)
-        if summary.run_ids:
-            from benchdb.analysis import changepoints
+        def detect(con, summary: IngestSummary) -> None:
+            if summary.run_ids:
+                from benchdb.analysis import changepoints
 
-            with self.writing() as con:
                 summary.change_points = changepoints.update(con, sorted(summary.run_ids))
-        return summary
+
+        return ingest(paths, self.path, wait_s=self.wait_s, progress=progress,
+                      batch_rows=batch_rows or DEFAULT_BATCH_ROWS, after=detect)
 
     def ack(self, change_id: str, note: str) -> str:
         """Accept a change point as intended; returns its full id."""

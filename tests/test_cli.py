@@ -173,10 +173,11 @@ def test_query_export_database_is_refused_and_writes_nothing(tmp_path):
 
 def test_query_copy_to_file_is_refused_and_writes_nothing(tmp_path):
     db, target = _warehouse_with_results(tmp_path), tmp_path / "results.csv"
+    before = sorted(p.name for p in tmp_path.iterdir())
     r = invoke("query", f"COPY results TO '{target}'", "--db", str(db))
     _assert_refused_as_read_only(r)
     assert not target.exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["res", "w.duckdb"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_query_pivot_is_a_read_query(tmp_path):
@@ -207,14 +208,14 @@ def test_db_env_variable_is_the_default(tmp_path):
 def test_db_status_and_upgrade(tmp_path):
     db = tmp_path / "w.duckdb"
     r = invoke("db", "status", "--db", str(db))
-    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 3); `benchdb ingest` creates it"
+    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 4); `benchdb ingest` creates it"
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 0
-    assert r.stdout.strip() == f"{db}: applied 0001_init, 0002_change_points, 0003_identity; schema version 3"
+    assert r.stdout.strip() == f"{db}: applied 0001_init, 0002_change_points, 0003_identity, 0004_file_ids; schema version 4"
     r = invoke("db", "upgrade", "--db", str(db))
-    assert r.stdout.strip() == f"{db}: already at schema version 3"
+    assert r.stdout.strip() == f"{db}: already at schema version 4"
     r = invoke("db", "status", "--db", str(db))
-    assert r.stdout.splitlines()[0] == f"{db}: schema version 3, benchdb supports 3 (up to date)"
+    assert r.stdout.splitlines()[0] == f"{db}: schema version 4, benchdb supports 4 (up to date)"
     assert any(line.split()[:2] == ["samples", "0"] for line in r.stdout.splitlines())
     con = duckdb.connect(str(db))
     con.execute("insert into schema_version values (5, 'future', now()::timestamp, '9')")
@@ -222,7 +223,7 @@ def test_db_status_and_upgrade(tmp_path):
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 2
     assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 5, but this benchdb (0.2.0) "
-                                "supports up to 3; upgrade benchdb to use it")
+                                "supports up to 4; upgrade benchdb to use it")
     r = invoke("db", "status", "--db", str(db))
     assert "(newer than this benchdb: upgrade benchdb)" in r.stdout
 

@@ -251,12 +251,13 @@ def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path)
     assert "loaded" in line, line
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    partial = _counts(db_path)
-    assert partial["samples"] == partial["results"] * n_values      # only whole files
+    # A write session is published whole or not at all: the killed one left nothing behind.
+    assert not db_path.exists()
     s = ingest([results_dir], db_path)
     assert s.new + s.skipped == n_files
     c = _counts(db_path)
     assert (c["results"], c["samples"]) == (n_files, n_files * n_values)
+    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))     # the killed copy was discarded
     con = duckdb.connect(str(db_path), read_only=True)
     assert con.execute("select count(*) from (select result_id from results group by 1 having count(*) > 1)"
                        ).fetchall() == [(0,)]

@@ -62,11 +62,11 @@ def test_golden_warehouse_upgrades_in_place_and_keeps_every_row(old_db):
     assert refused.returncode != 0 and "benchdb db upgrade" in refused.stderr
 
     proc = benchdb_cmd("db", "upgrade", "--db", str(old_db), check=True)
-    assert "applied 0003_identity" in proc.stdout
+    assert "applied 0003_identity, 0004_file_ids" in proc.stdout
     assert _counts(old_db) == before
     con = duckdb.connect(str(old_db), read_only=True)
     try:
-        assert database.schema_version(con) == 3
+        assert database.schema_version(con) == database.code_schema_version()
         assert con.execute("SELECT hardware_id FROM hardware").fetchall() == hardware_before
         assert con.execute("SELECT count(*) FROM results WHERE series_id IS NULL OR options_id IS NULL").fetchall() == [(0,)]
         # threads=1 and threads=2 were one series in 0.1; they are two now, per batch size.
@@ -89,7 +89,7 @@ def test_golden_warehouse_upgrades_in_place_and_keeps_every_row(old_db):
         con.close()
 
     again = benchdb_cmd("db", "upgrade", "--db", str(old_db), check=True)
-    assert "already at schema version 3" in again.stdout
+    assert f"already at schema version {database.code_schema_version()}" in again.stdout
 
 
 def test_old_files_ingested_today_get_the_identity_the_upgrade_gave_them(old_db, tmp_path):

@@ -19,11 +19,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+import duckdb
+
 from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.ingest.discover import discover, sha256
 from benchdb.ingest.load import Candidate, Loader
-from benchdb.schema import contract, database
+from benchdb.schema import contract, database, snapshot
 
 #: Rows per load transaction. Large enough for bulk speed, small enough to bound memory.
 DEFAULT_BATCH_ROWS = 2_000_000
@@ -52,82 +54,135 @@ class IngestSummary:
 
 def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = None, *,
            batch_rows: int = DEFAULT_BATCH_ROWS, wait_s: float = 60.0,
-           progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+           progress: Callable[[int, int], None] | None = None,
+           after: Callable[[duckdb.DuckDBPyConnection, IngestSummary], None] | None = None) -> IngestSummary:
     """Ingest every contract file under ``paths`` into the warehouse ``db``.
 
-    ``progress(done, total)`` is called after each committed batch.
+    The load runs in a write session (:mod:`benchdb.schema.snapshot`): open readers never block
+    it, and it is published whole or not at all. ``after(con, summary)`` runs inside the same
+    session once the files are loaded (change-point detection). ``progress(done, total)`` is
+    called after each committed batch. A call that finds nothing new writes nothing.
     """
     start = time.perf_counter()
     files = discover(paths)
     if not files:
         raise BenchdbError("no .parquet files found under " + ", ".join(map(str, paths))
                            + "; point ingest at the folder a runner wrote with --out")
-    con, path = database.open_writable(db, wait_s=wait_s)
+    path = database.resolve_db(db)
     summary = IngestSummary(db=str(path), found=len(files))
-    # Each batch reads its files' footers several times (statistics, checks, load): parse once.
-    con.execute("SET parquet_metadata_cache = true")
+    if path.exists() and not _unknown(files, _known_files(path, wait_s)):
+        summary.skipped = len(files)
+    else:
+        with snapshot.write_session(path, wait_s=wait_s) as (con, _):
+            # Each batch reads its files' footers several times (checks, load): parse once.
+            con.execute("SET parquet_metadata_cache = true")
+            _load_files(con, files, summary, batch_rows, progress)
+            if after is not None:
+                after(con, summary)
+    summary.seconds = time.perf_counter() - start
+    return summary
+
+
+def _known_files(path, wait_s: float) -> set[tuple[str, int, int]]:
+    con, _ = database.open_readonly(path, wait_s=wait_s)
     try:
-        loader = Loader(con, summary)
-        known = {(p, s, m) for p, s, m in con.execute(sql.load("queries/known_files.sql")).fetchall()}
-        todo: list[Candidate] = []
-        for f in files:
-            st = f.stat()
-            if (str(f), st.st_size, st.st_mtime_ns) in known:
-                summary.skipped += 1
-            else:
-                todo.append(Candidate(f, st.st_size, st.st_mtime_ns))
-        for c in todo:
-            c.sha256 = sha256(c.path)
-        loaded = dict(con.execute(sql.load("queries/loaded_hashes.sql"),
-                                  [[c.sha256 for c in todo]]).fetchall()) if todo else {}
-        fresh: list[Candidate] = []
-        seen_hash: set[str] = set()
-        con.execute("BEGIN TRANSACTION")
-        for c in todo:
-            if c.sha256 in loaded or c.sha256 in seen_hash:
-                summary.duplicates += 1
-                loader.record(c, "duplicate", None)
-                continue
-            seen_hash.add(c.sha256)
-            try:
-                c.footer = contract.read_footer(c.path)
-            except contract.ContractError as exc:
-                loader.reject(c, str(exc))
-                continue
-            fresh.append(c)
-        # A scenario id seen before (in the database or earlier in this call) is a different file
-        # claiming an already-loaded scenario: refuse it rather than double-count.
-        ids = [c.footer.scenario["scenario_id"] for c in fresh]
-        owner = dict(con.execute(sql.load("queries/loaded_scenarios.sql"), [ids]).fetchall()) if ids else {}
-        accepted = []
-        for c in fresh:
-            sid = c.footer.scenario["scenario_id"]
-            if sid in owner:
-                loader.reject(c, f"metadata.scenario.scenario_id: scenario {sid} is already loaded "
-                                 f"from {owner[sid]}; a scenario is ingested once")
-                continue
-            owner[sid] = str(c.path)
-            accepted.append(c)
-        con.execute("COMMIT")
-        total, done = len(accepted), 0
-        batch: list[Candidate] = []
-        rows = 0
-        for c in accepted:
-            batch.append(c)
-            rows += c.footer.num_rows
-            if rows >= batch_rows:
-                loader.load(batch)
-                done += len(batch)
-                batch, rows = [], 0
-                if progress:
-                    progress(done, total)
-        if batch:
+        return {(p, s, m) for p, s, m in con.execute(sql.load("queries/known_files.sql")).fetchall()}
+    finally:
+        con.close()
+
+
+def _unknown(files, known: set[tuple[str, int, int]]) -> list[Candidate]:
+    out = []
+    for f in files:
+        st = f.stat()
+        if (str(f), st.st_size, st.st_mtime_ns) not in known:
+            out.append(Candidate(f, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -> None:
+    loader = Loader(con, summary)
+    known = {(p, s, m) for p, s, m in con.execute(sql.load("queries/known_files.sql")).fetchall()}
+    todo = _unknown(files, known)
+    summary.skipped += len(files) - len(todo)
+    for c in todo:
+        c.sha256 = sha256(c.path)
+    loaded = dict(con.execute(sql.load("queries/loaded_hashes.sql"),
+                              [[c.sha256 for c in todo]]).fetchall()) if todo else {}
+    # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
+    # rejected file releases it, so a good copy beside a corrupt one still loads.
+    by_hash: dict[str, list[Candidate]] = {}
+    con.execute("BEGIN TRANSACTION")
+    for c in todo:
+        if c.sha256 in loaded:
+            summary.duplicates += 1
+            loader.record(c, "duplicate", None)
+        else:
+            by_hash.setdefault(c.sha256, []).append(c)
+    by_scenario: dict[str, list[Candidate]] = {}
+    for group in by_hash.values():
+        c = group[0]
+        try:
+            c.footer = contract.read_footer(c.path)
+        except contract.ContractError as exc:
+            for same in group:
+                loader.reject(same, str(exc) if same is c else f"{exc} (same content as {c.path})")
+            continue
+        by_scenario.setdefault(c.footer.scenario["scenario_id"], []).append(c)
+    owner = dict(con.execute(sql.load("queries/loaded_scenarios.sql"), [list(by_scenario)]).fetchall()) \
+        if by_scenario else {}
+    for sid in [sid for sid in by_scenario if sid in owner]:
+        for c in by_scenario.pop(sid):
+            loader.reject(c, _claimed(sid, owner[sid]))
+    con.execute("COMMIT")
+
+    total, done = len(by_scenario), 0
+    pending = [group[0] for group in by_scenario.values()]
+    while pending:
+        for batch in _batches(pending, batch_rows):
             loader.load(batch)
             done += len(batch)
             if progress:
                 progress(done, total)
-        con.execute("CHECKPOINT")
-    finally:
-        con.close()
-    summary.seconds = time.perf_counter() - start
-    return summary
+        promoted = []
+        for c in pending:
+            sid = c.footer.scenario["scenario_id"]
+            if loader.was_rejected(c):
+                by_scenario[sid].pop(0)
+                if by_scenario[sid]:           # the next file claiming this scenario gets its turn
+                    promoted.append(by_scenario[sid][0])
+            else:
+                owner[sid] = str(c.path)
+        pending = promoted
+    con.execute("BEGIN TRANSACTION")
+    for sid, group in by_scenario.items():
+        for c in group:
+            if str(c.path) != owner.get(sid) and not loader.was_rejected(c):
+                loader.reject(c, _claimed(sid, owner[sid]))
+    for group in by_hash.values():          # byte-identical copies of a file follow its fate
+        first = group[0]
+        for same in group[1:]:
+            if loader.was_rejected(first):
+                if not loader.was_rejected(same):
+                    loader.reject(same, f"{loader.reason(first)} (same content as {first.path})")
+            else:
+                summary.duplicates += 1
+                loader.record(same, "duplicate", None)
+    con.execute("COMMIT")
+
+
+def _claimed(sid: str, path: str) -> str:
+    return (f"metadata.scenario.scenario_id: scenario {sid} is already loaded from {path}; "
+            "a scenario is ingested once")
+
+
+def _batches(files: list[Candidate], batch_rows: int):
+    batch, rows = [], 0
+    for c in files:
+        batch.append(c)
+        rows += c.footer.num_rows
+        if rows >= batch_rows:
+            yield batch
+            batch, rows = [], 0
+    if batch:
+        yield batch

@@ -130,6 +130,7 @@ class Loader:
     def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary):
         self.con = con
         self.summary = summary
+        self.rejected: dict[str, str] = {}           # path -> reason, this call
 
     def record(self, c: Candidate, status: str, error: str | None) -> None:
         self.con.execute(sql.load("queries/forget_file.sql"), [str(c.path)])
@@ -138,7 +139,14 @@ class Loader:
 
     def reject(self, c: Candidate, reason: str) -> None:
         self.summary.rejected.append((str(c.path), reason))
+        self.rejected[str(c.path)] = reason
         self.record(c, "rejected", reason)
+
+    def was_rejected(self, c: Candidate) -> bool:
+        return str(c.path) in self.rejected
+
+    def reason(self, c: Candidate) -> str:
+        return self.rejected[str(c.path)]
 
     def load(self, batch: list[Candidate]) -> None:
         """Load a batch in one transaction; if the batch as a whole fails (e.g. a file
@@ -158,8 +166,8 @@ class Loader:
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            first_id = con.execute(sql.load("queries/next_file_id.sql")).fetchall()[0][0]
-            rows = [_batch_row(c, first_id + i) for i, c in enumerate(batch)]
+            ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
+            rows = [_batch_row(c, file_id) for c, file_id in zip(batch, ids)]
             con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
@@ -193,8 +201,10 @@ class Loader:
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
-            self.summary.rejected = [r for r in self.summary.rejected
-                                     if r[0] not in {str(c.path) for c in batch}]
+            undone = {str(c.path) for c in batch}
+            self.summary.rejected = [r for r in self.summary.rejected if r[0] not in undone]
+            for path in undone:
+                self.rejected.pop(path, None)
             raise
         self.summary.new += len(good)
         self.summary.samples += sum(c.footer.num_rows for c in good)

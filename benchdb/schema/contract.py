@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchdb.schema import identity, options as optionsets
+from benchdb.schema import identity, metadata as typed, options as optionsets
 
 CONTRACT_VERSION = 2
 #: Versions ingest can read. Older versions stay readable: add an upgrader, never drop one.
@@ -59,19 +59,6 @@ SAMPLE_SCHEMA = pa.schema([pa.field(n, t, nullable=False) for n, t in KEY_FIELDS
 #: Units whose values can never be negative (timings, sizes, counts, rates).
 NON_NEGATIVE_UNITS = ("s", "bytes", "W", "J", "pct", "Hz", "MHz", "C", "items/s", "tokens/s", "flops", "count")
 
-#: Required metadata fields per section, with the JSON types they must have.
-_REQUIRED: dict[str, dict[str, tuple[type, ...]]] = {
-    "run": {"run_id": (str,), "started_at": (str,), "host": (str,), "benchdb_version": (str,),
-            "software": (dict,), "config": (dict,)},
-    "hardware": {"kind": (str,), "device_name": (str,)},
-    "model": {"model_id": (str,)},
-    "scenario": {"scenario_id": (str,), "model_id": (str,), "backend": (str,), "device": (str,),
-                 "mode": (str,), "precision": (str,), "batch_size": (int,), "input_shape": (str,),
-                 "status": (str,), "validity": (str,), "validity_reasons": (list,),
-                 "primary_metric": (str,), "timing_method": (str,)},
-}
-#: Added in contract v2.
-_REQUIRED_V2 = {"scenario": {"options": (dict,)}}
 SCENARIO_KEY = identity.SCENARIO_KEY
 #: Key columns repeated on every row (the options are in the metadata; scenario_id covers them).
 ROW_KEY = tuple(name for name, _ in KEY_FIELDS)
@@ -107,19 +94,6 @@ class FileFooter:
         return self.metadata["scenario"]
 
 
-def _check_section(meta: Mapping[str, Any], section: str, required=_REQUIRED) -> None:
-    body = meta.get(section)
-    if not isinstance(body, dict):
-        raise ContractError(f"metadata.{section}", "missing or not an object")
-    for name, types in required[section].items():
-        if name not in body or body[name] is None:
-            raise ContractError(f"metadata.{section}.{name}", "missing")
-        value = body[name]
-        if not isinstance(value, types) or (int in types and isinstance(value, bool)):
-            raise ContractError(f"metadata.{section}.{name}",
-                                f"expected {types[0].__name__}, found {type(value).__name__}")
-
-
 def validate_metadata(meta: Any) -> dict[str, Any]:
     """Check the metadata document; return it (upgraded to the current version when older)."""
     if not isinstance(meta, dict):
@@ -131,16 +105,15 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
         raise ContractError("metadata.contract_version",
                             f"unknown contract version {version} (this benchdb reads "
                             f"{', '.join(map(str, SUPPORTED_CONTRACT_VERSIONS))}); upgrade benchdb")
-    for section in _REQUIRED:
-        _check_section(meta, section)
+    problem = typed.check(meta)
+    if problem is not None:
+        raise ContractError(*problem)
     sc = meta["scenario"]
     if sc["status"] not in STATUSES:
         raise ContractError("metadata.scenario.status",
                             f"{sc['status']!r} is not one of {', '.join(STATUSES)}")
     if sc["validity"] not in VALIDITY:
         raise ContractError("metadata.scenario.validity", f"{sc['validity']!r} is not valid/invalid")
-    if sc["batch_size"] < 1:
-        raise ContractError("metadata.scenario.batch_size", f"must be >= 1, found {sc['batch_size']}")
     if sc["model_id"] != meta["model"]["model_id"]:
         raise ContractError("metadata.scenario.model_id", "differs from metadata.model.model_id")
     if version == 1:
@@ -149,7 +122,8 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
                                 "does not match the run id and scenario key it claims")
         sc.update(upgrade_v1_scenario(sc, meta["hardware"], meta["run"].get("config")))
         return meta
-    _check_section(meta, "scenario", _REQUIRED_V2)
+    if sc.get("options") is None:
+        raise ContractError("metadata.scenario.options", "missing (contract v2 keys a scenario by its options)")
     try:
         sc["options"] = optionsets.check(sc["backend"], sc["options"])
     except ValueError as exc:

@@ -166,24 +166,36 @@ def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,
     migrates it; a newer one is refused with the versions of both.
     """
     path = resolve_db(db)
-    if path.parent and not path.parent.exists():
-        raise BenchdbError(f"folder {path.parent} for database {path} does not exist; create it first")
+    check_folder(path)
     con = connect(path, read_only=False, wait_s=wait_s)
     try:
-        available = available if available is not None else migrations()
-        have, code = schema_version(con), code_schema_version(available)
-        _refuse_newer(path, have, code)
-        if have == 0:
-            upgrade(con, path, available)
-        elif have < code:
-            raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
-                               f"{code}; run `benchdb db upgrade --db {path}` first")
-        else:
-            _refresh_views(con)
+        prepare(con, path, available)
     except BaseException:
         con.close()
         raise
     return con, path
+
+
+def check_folder(path: Path) -> None:
+    if path.parent and not path.parent.exists():
+        raise BenchdbError(f"folder {path.parent} for database {path} does not exist; create it first")
+
+
+def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migration] | None = None, *,
+            migrate: bool = False) -> list[Migration]:
+    """Bring an open writable connection to the schema this code ships: initialise a new file,
+    refuse a newer one, and refuse an older one unless ``migrate`` (then apply the migrations).
+    ``path`` is the warehouse named in messages. Returns the migrations applied."""
+    available = available if available is not None else migrations()
+    have, code = schema_version(con), code_schema_version(available)
+    _refuse_newer(path, have, code)
+    if have == 0 or (migrate and have < code):
+        return upgrade(con, path, available)
+    if have < code:
+        raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
+                           f"{code}; run `benchdb db upgrade --db {path}` first")
+    _refresh_views(con)
+    return []
 
 
 def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0, sandboxed: bool = False) -> tuple[duckdb.DuckDBPyConnection, Path]:

@@ -1,1 +1,2 @@
-SELECT coalesce(max(file_id), 0) + 1 FROM ingested_files
+-- $n new file ids from the sequence (gaps after a rollback are harmless; reuse is impossible).
+SELECT nextval('ingested_files_seq') FROM range($n)

@@ -1,0 +1,122 @@
+"""The metadata document of a contract file as a typed model (pydantic v2, strict types).
+
+Every field a reader relies on has a type: a mistyped optional field (``"threads": "4"``) rejects
+that one file with the field's path, instead of failing a whole ingest batch later. Unknown
+fields are kept (a newer runner may add some). Timestamps must carry a UTC offset: a naive
+``10:00`` would be read in the ingesting machine's time zone, so it is refused.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+
+
+def _aware(text: str) -> str:
+    try:
+        value = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not an ISO-8601 timestamp") from None
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"timestamp {text!r} has no UTC offset; write one, e.g. {text}+00:00 "
+                         "(naive times would be read in the ingesting machine's time zone)")
+    return text
+
+
+Timestamp = Annotated[str, AfterValidator(_aware)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(strict=True, extra="allow")
+
+
+class Run(_Section):
+    run_id: str
+    started_at: Timestamp
+    host: str
+    benchdb_version: str
+    software: dict[str, Any]
+    config: dict[str, Any]
+    git_commit: str | None = None
+    tags: list[str] = []
+
+
+class Hardware(_Section):
+    kind: str
+    device_name: str
+    vendor: str | None = None
+    memory_bytes: int | None = None
+    compute_capability: str | None = None
+    cpu_model: str | None = None
+    cores_physical: int | None = None
+    cores_logical: int | None = None
+    arch: str | None = None
+    os: str | None = None
+    driver: str | None = None
+
+
+class Model(_Section):
+    model_id: str
+    revision: str | None = None
+    model_type: str | None = None
+    architecture: str | None = None
+    family: str | None = None
+    task: str | None = None
+    num_parameters: int | None = None
+    flops_per_item: float | None = None
+
+
+class Scenario(_Section):
+    scenario_id: str
+    model_id: str
+    backend: str
+    device: str
+    mode: str
+    precision: str
+    batch_size: Annotated[int, Field(ge=1)]
+    input_shape: str
+    status: str
+    validity: str
+    validity_reasons: list[str]
+    primary_metric: str
+    timing_method: str
+    error: str | None = None
+    threads: int | None = None
+    load_avg_1m: float | None = None
+    stop_reason: str | None = None
+    started_at: Timestamp | None = None
+    settings: dict[str, Any] = {}
+    extra: dict[str, Any] = {}
+    options: dict[str, Any] | None = None
+
+
+class Metadata(_Section):
+    contract_version: int
+    run: Run
+    hardware: Hardware
+    model: Model
+    scenario: Scenario
+
+
+_TYPES = {"int_type": "int", "string_type": "str", "dict_type": "dict", "list_type": "list",
+          "float_type": "float", "bool_type": "bool", "model_type": "object"}
+
+
+def check(meta: dict[str, Any]) -> tuple[str, str] | None:
+    """Validate the document; None when valid, else (field path, reason) of the first error."""
+    try:
+        Metadata.model_validate(meta)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        path = ".".join(["metadata", *(str(p) for p in err["loc"])])
+        kind = err["type"]
+        if kind == "missing" or (err.get("input") is None and kind in _TYPES):
+            return path, "missing"
+        if kind in _TYPES:
+            return path, f"expected {_TYPES[kind]}, found {type(err.get('input')).__name__}"
+        if kind == "greater_than_equal":
+            return path, f"must be >= {err['ctx']['ge']}, found {err.get('input')}"
+        return path, str(err["msg"]).removeprefix("Value error, ")
+    return None
