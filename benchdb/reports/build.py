@@ -62,6 +62,11 @@ class Section:
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
     plots: list[tuple[str, str]] = field(default_factory=list)   # (caption, svg) for HTML
+    #: What an empty section says instead of rows: why it is empty.
+    empty: str = "No rows for this section."
+    #: True when an empty section is itself the answer (no open change points in series that
+    #: were searched): the report is not an error then.
+    answered: bool = False
 
 
 @dataclass
@@ -81,6 +86,14 @@ def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> 
     return keys, [dict(zip(keys, r)) for r in cur.fetchall()]
 
 
+def _one(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    return _rows(con, name, params)[1][0]
+
+
+def _plural(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
 
 
@@ -97,17 +110,24 @@ def _optimal(con, f: Filters) -> Section:
     value_fmt = {"throughput": "num", "latency": "ms", "energy": "sci", "cost": "num"}[f.objective]
     value_head = {"throughput": "items/s", "latency": "latency", "energy": "J/item", "cost": "USD/1M items"}
     notes = []
-    if f.objective == "cost":
-        hw = [r[0] for r in con.execute(sql.load("queries/hardware_names.sql")).fetchall()]
-        missing = sorted(set(hw) - set(f.prices))
-        if missing:
-            notes.append("no price for: " + ", ".join(missing) + " (left out of the cost ranking)")
-    if f.objective == "energy":
-        notes.append("energy needs power samples (NVIDIA telemetry); results without them are left out")
+    empty = "No latest valid timing result to rank."
+    if f.objective in ("energy", "cost") or not rows:
+        scope = _one(con, "optimal_scope", params)
+        if scope["candidates"] and not rows:
+            _objective_unanswerable(f, scope)          # energy/cost data missing: raises
+        if not scope["candidates"] and f.describe():
+            empty = f"No latest valid timing result matches {f.describe()}."
+        if f.objective == "cost":
+            missing = sorted(set(scope["hardware_names"] or []) - set(f.prices))
+            if missing:
+                notes.append("no price for: " + ", ".join(missing) + " (left out of the cost ranking)")
+        if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
+            notes.append("energy needs power samples (power_w, from NVIDIA telemetry); results without "
+                         "them are left out")
     return Section(
         "optimal_hardware", f"Optimal hardware by {f.objective}",
         "Per model, batch size and input shape: the best hardware/backend/mode/precision among the "
-        "latest valid results" + (f" under {f.describe()}" if f.describe() else "") + ", the runner-up, "
+        "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", the runner-up, "
         "and how much better the best is.",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("best hardware", "best_hardware"), Column("backend", "best_backend"),
@@ -116,7 +136,29 @@ def _optimal(con, f: Filters) -> Section:
          Column("runner-up", "runner_up_label"), Column(f"runner-up {value_head[f.objective]}",
                                                         "runner_up_value", value_fmt),
          Column("margin", "margin", "pct"), Column("candidates", "candidates", "int")],
-        keys, [dict(r, runner_up_label=_label(r, "runner_up")) for r in rows], notes)
+        keys, [dict(r, runner_up_label=_label(r, "runner_up")) for r in rows], notes, empty=empty)
+
+
+def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
+    """There are timing results to rank, but none has what the objective needs: say exactly what."""
+    n = scope["candidates"]
+    matching = f" matching {f.describe()}" if f.describe() else ""
+    results = _plural(n, "latest valid timing result") + matching
+    if f.objective == "energy":
+        if scope["with_power"]:
+            raise NothingToReport(
+                f"nothing to report: --objective energy: none of the {results} has power samples (power_w); "
+                f"the {_plural(scope['with_power'], 'result')} with power samples are outside the constraints")
+        raise NothingToReport(
+            f"nothing to report: --objective energy: no result has power samples (power_w) among the {results}; "
+            "energy needs NVIDIA telemetry (pynvml, recorded by the pytorch backend on CUDA devices); "
+            "use --objective throughput, latency or cost")
+    if f.objective == "cost":
+        names = ", ".join(scope["hardware_names"] or [])
+        raise NothingToReport(
+            f"nothing to report: --objective cost: no price matches the hardware of the {results} "
+            f"({names}); --prices gives prices for: {', '.join(sorted(f.prices))} "
+            "(names must match hardware names exactly)")
 
 
 def _label(r: dict, prefix: str) -> str | None:
@@ -130,12 +172,14 @@ def _matrix(con, f: Filters) -> Section:
     keys, rows = _rows(con, "matrix", f.params())
     return Section(
         "compat_matrix", "Compatibility matrix",
-        "Which model families run on which hardware and backend. Counts are over the latest result of "
-        "every scenario; rating from throughput relative to the fastest for the same model and shape "
-        "(3 best, 2 good, 1 slow, 0 broken). Pairs never tried are left out, not guessed.",
+        "Which model families run on which hardware and backend. Counts are over the latest timing attempt "
+        "of every scenario; invalid results (ok but noisy, too few samples, busy machine) are counted "
+        "apart and never rated. Rating from the throughput of valid results relative to the fastest for "
+        "the same model, batch size and shape: best = the fastest (1.00), good >= 0.40, slow < 0.40; "
+        "broken = nothing ran, unrated = ran but no valid timing. Pairs never tried are left out, not guessed.",
         [Column("family", "family"), Column("model type", "model_type"), Column("hardware", "hardware_name"),
-         Column("backend", "backend"), Column("ok", "ok", "int"), Column("failed", "failed", "int"),
-         Column("oom", "oom", "int"), Column("timeout", "timeout", "int"),
+         Column("backend", "backend"), Column("ok", "ok", "int"), Column("invalid", "invalid", "int"),
+         Column("failed", "failed", "int"), Column("oom", "oom", "int"), Column("timeout", "timeout", "int"),
          Column("unsupported", "unsupported", "int"), Column("mismatch", "mismatch", "int"),
          Column("rel. throughput", "relative_throughput", "ratio"), Column("rating", "rating_label"),
          Column("most common error", "top_error")],
@@ -153,7 +197,7 @@ def _speedup(con, f: Filters) -> Section:
          Column("precision", "precision"), Column("median", "median_s", "ms"),
          Column("baseline", "baseline_hardware"), Column("baseline median", "baseline_median_s", "ms"),
          Column("speedup", "speedup", "ratio")],
-        keys, rows)
+        keys, rows, empty="No CPU PyTorch eager fp32 baseline for the same model, batch size and shape.")
 
 
 def _scaling(con, f: Filters) -> Section:
@@ -172,14 +216,20 @@ def _scaling(con, f: Filters) -> Section:
 
 def _trends(con, f: Filters) -> Section:
     keys, rows = _rows(con, "trends", f.params())
+    empty = "No rows for this section."
+    if not rows:
+        n = _one(con, "trends_scope", f.params())["series"]
+        if n:
+            empty = (f"No series has two valid timing results yet ({_plural(n, 'series', 'series')} "
+                     "with one).")
     return Section(
         "trends", "Trends",
-        "Median latency of each scenario over runs (series with at least two valid results).",
+        "Median latency of each scenario over runs (series with at least two valid timing results).",
         [Column("model", "model_id"), Column("hardware", "hardware_name"), Column("backend", "backend"),
          Column("mode", "mode"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("run started", "run_started_at"), Column("commit", "git_commit"),
          Column("median", "median", "ms"), Column("change", "change_vs_previous", "pct")],
-        keys, rows)
+        keys, rows, empty=empty)
 
 
 def _memory(con, f: Filters) -> Section:
@@ -189,11 +239,28 @@ def _memory(con, f: Filters) -> Section:
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("hardware", "hardware_name"), Column("backend", "backend"), Column("mode", "mode"),
          Column("precision", "precision"), Column("peak memory", "peak_memory_bytes", "mib")],
-        keys, rows)
+        keys, rows, empty="No latest valid timing result has peak memory samples (peak_rss_bytes or "
+                          "peak_device_allocated_bytes).")
 
 
 def _regressions(con, f: Filters) -> Section:
+    from benchdb.analysis.changepoints import MIN_SEGMENT
+
     keys, rows = _rows(con, "regressions", f.params())
+    empty, answered = "No rows for this section.", False
+    if not rows:
+        need = 2 * MIN_SEGMENT
+        scope = _one(con, "regressions_scope", {**f.params(), "min_points": need})
+        if scope["series"]:
+            answered = True
+            empty = (f"No open change points in {_plural(scope['series'], 'series', 'series')} "
+                     f"({_plural(scope['runs'], 'run')})")
+            if scope["acked"]:
+                empty += f"; {_plural(scope['acked'], 'acknowledged change point')}"
+            if scope["searchable"] < scope["series"]:
+                empty += (f"; {scope['searchable']} of them {'has' if scope['searchable'] == 1 else 'have'} "
+                          f"the {need} valid runs a change point needs ({MIN_SEGMENT} on each side of it)")
+            empty += "."
     return Section(
         "regressions", "Open change points",
         "Shifts in a series' median over runs (E-divisive means, permutation test p < 0.05, at least 3 runs "
@@ -203,7 +270,7 @@ def _regressions(con, f: Filters) -> Section:
          Column("mode", "mode"), Column("first run after", "run_started_at"), Column("commit", "git_commit"),
          Column("before", "before_median", "ms"), Column("after", "after_median", "ms"),
          Column("change", "change", "pct"), Column("p", "p_value", "sci")],
-        keys, rows)
+        keys, rows, empty=empty, answered=answered)
 
 
 BUILDERS: dict[str, Callable[[Any, Filters], Section]] = {
@@ -220,10 +287,31 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
         raise NothingToReport(f"nothing to report: {db} holds no results yet; "
                               "load some with `benchdb ingest RESULTS_DIR`")
     sections = [BUILDERS[k](con, filters) for k in kinds]
-    if not any(s.rows for s in sections):
-        why = (f"no results match {filters.describe()}" if filters.describe()
-               else f"no valid results for {', '.join(kinds)} in {db}")
-        raise NothingToReport(f"nothing to report: {why}; see `benchdb query \"SELECT model_id, status, "
-                              "validity, validity_reasons FROM results\"`")
+    if not any(s.rows or s.answered for s in sections):
+        raise NothingToReport(f"nothing to report: {_why_empty(con, db, filters, sections)}")
     return Report(db, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), summary,
                   filters.describe(), sections)
+
+
+def _why_empty(con, db: str, f: Filters, sections: list[Section]) -> str:
+    """One line on why every section is empty: nothing matches, nothing is a valid timing (and what
+    there is instead), or each section's own reason."""
+    see = "; see `benchdb query \"SELECT model_id, metric, status, validity, validity_reasons FROM results\"`"
+    scope = _one(con, "scope", f.params())
+    matched = f.params()["models"] or f.params()["hardware"]
+    if not scope["results"]:
+        return f"no results match {f.describe()}{see}"
+    if not scope["valid_timing"]:
+        parts = []
+        if scope["verification"]:
+            parts.append(_plural(scope["verification"], "verification check") +
+                         " (not timings: see the `verification` view)")
+        if scope["invalid_timing"]:
+            parts.append(_plural(scope["invalid_timing"], "invalid timing result"))
+        if scope["not_ok"]:
+            parts.append(_plural(scope["not_ok"], "result") + " that did not run (status not ok)")
+        where = f"matching {f.describe()}" if matched else f"in {db}"
+        return (f"no valid timing result {where}: {_plural(scope['results'], 'result')}, "
+                + ", ".join(parts) + see)
+    reasons = list(dict.fromkeys(s.empty.rstrip(".") for s in sections))
+    return "; ".join(r[0].lower() + r[1:] for r in reasons)

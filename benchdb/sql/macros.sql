@@ -31,3 +31,10 @@ CREATE OR REPLACE MACRO bdb_median_ci_high(sorted_values) AS
 -- An ISO-8601 timestamp text (with or without offset) as a UTC TIMESTAMP; every timestamp
 -- column in the warehouse is UTC.
 CREATE OR REPLACE MACRO bdb_utc(ts_text) AS timezone('UTC', CAST(ts_text AS TIMESTAMPTZ));
+
+-- Is a primary metric a timing of the model (seconds per call)? Only results measured in one of
+-- these can be a latency, a throughput, a point of a trend or a rating (with unit = 's'); a result
+-- whose primary metric is anything else (max_rel_err of a --verify-only check, ...) is not a
+-- timing, whatever its status: see the verification view.
+CREATE OR REPLACE MACRO bdb_timing_metric(metric) AS
+    coalesce(metric IN ('latency_s', 'ttft_s', 'tpot_s', 'generate_s'), false);

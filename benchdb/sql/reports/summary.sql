@@ -1,8 +1,14 @@
--- Report header: what the warehouse holds.
+-- Report header: what the warehouse holds. valid_results counts valid, successful timing results
+-- (what the sections rank); verification_results counts results whose primary metric is not a
+-- timing (--verify-only checks, in the verification view).
 SELECT (SELECT count(*) FROM runs)                                   AS runs,
        (SELECT count(*) FROM hardware)                               AS hardware,
        (SELECT count(DISTINCT model_id) FROM results)                AS models,
        (SELECT count(*) FROM results)                                AS results,
-       (SELECT count(*) FROM results WHERE status = 'ok' AND validity = 'valid') AS valid_results,
+       (SELECT count(*) FROM results
+         WHERE status = 'ok' AND validity = 'valid'
+           AND bdb_timing_metric(metric) AND unit = 's')             AS valid_results,
+       (SELECT count(*) FROM results
+         WHERE NOT bdb_timing_metric(metric))                        AS verification_results,
        (SELECT count(*) FROM samples)                                AS samples,
        (SELECT max(started_at) FROM runs)                            AS latest_run

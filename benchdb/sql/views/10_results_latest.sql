@@ -1,7 +1,10 @@
--- results_latest: the latest valid, successful result per series (scenario key with its options,
--- on one piece of hardware: results.series_id), from the most recent run (runs.started_at) that measured it validly, with the run, the
--- hardware and derived figures: peak memory (device if measured, else host RSS), mean power,
--- energy per item, FLOPs per forward and achieved FLOP/s.
+-- results_latest: the latest valid, successful timing result per series (scenario key with its
+-- options, on one piece of hardware: results.series_id), from the most recent run
+-- (runs.started_at) that measured it validly, with the run, the hardware and derived figures:
+-- peak memory (device if measured, else host RSS), mean power, energy per item, FLOPs per forward
+-- and achieved FLOP/s. Only results whose primary metric is a timing (bdb_timing_metric, unit 's')
+-- count: a --verify-only check (primary metric max_rel_err) is never a median latency here; it is
+-- in the verification view.
 CREATE OR REPLACE VIEW results_latest AS
 WITH extra AS (
     SELECT result_id,
@@ -28,6 +31,7 @@ JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
 LEFT JOIN extra x USING (result_id)
 WHERE r.status = 'ok' AND r.validity = 'valid'
+  AND bdb_timing_metric(r.metric) AND r.unit = 's'
 QUALIFY row_number() OVER (
     PARTITION BY r.series_id
     ORDER BY ru.started_at DESC, r.result_id DESC

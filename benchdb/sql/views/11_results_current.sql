@@ -1,5 +1,7 @@
--- results_current: the latest result per series (results.series_id), whatever its status
--- (ok, failed, oom, timeout, unsupported, skipped, mismatch): what happens today.
+-- results_current: the latest timing attempt per series (results.series_id), whatever its status
+-- (ok, failed, oom, timeout, unsupported, skipped, mismatch) or validity: what happens today when
+-- the scenario is measured. Results whose primary metric is not a timing (--verify-only checks,
+-- primary metric max_rel_err) are left out: they are in the verification view.
 CREATE OR REPLACE VIEW results_current AS
 SELECT r.*,
        ru.started_at  AS run_started_at,
@@ -9,6 +11,7 @@ SELECT r.*,
 FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
+WHERE bdb_timing_metric(r.metric)
 QUALIFY row_number() OVER (
     PARTITION BY r.series_id
     ORDER BY ru.started_at DESC, r.result_id DESC

@@ -1,5 +1,7 @@
--- trends: every valid result of a scenario over time (runs) and commits, oldest first, with
--- the change of the median against the previous run of the same series.
+-- trends: every valid timing result of a scenario over time (runs) and commits, oldest first,
+-- with the change of the median against the previous run of the same series. Only results whose
+-- primary metric is a timing (bdb_timing_metric, unit 's') are points: a --verify-only check
+-- between two runs is neither a point nor the "previous" of the next one.
 -- series_id identifies a scenario (with its options) on one piece of hardware across runs.
 CREATE OR REPLACE VIEW trends AS
 SELECT r.series_id,
@@ -13,5 +15,6 @@ FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
 WHERE r.status = 'ok' AND r.validity = 'valid'
+  AND bdb_timing_metric(r.metric) AND r.unit = 's'
 WINDOW w AS (PARTITION BY r.series_id
              ORDER BY ru.started_at, r.result_id);
