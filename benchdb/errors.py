@@ -6,6 +6,11 @@ class BenchdbError(Exception):
 
     exit_code = 2
 
+    def __init__(self, message: str = "", *, exit_code: int | None = None):
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
 
 class BackendUnavailable(BenchdbError):
     """An optional backend (torch, onnxruntime, openvino, ...) is not installed."""

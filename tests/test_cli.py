@@ -44,7 +44,7 @@ def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0].split() == ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
     assert "matmul:32 numpy/cpu eager fp32 bs=1 n=32" in lines[2]
-    assert lines[-1].startswith("run ") and lines[-1].endswith(" 2 file(s) in " + str(next(out.iterdir())))
+    assert lines[-1].startswith("run ") and lines[-1].endswith(" 2 files in " + str(next(out.iterdir())))
     assert "[2/2] matmul:32 numpy/cpu eager fp32 bs=2 n=32" in r.stderr
     files = sorted(out.rglob("*.parquet"))
     assert len(files) == 2

@@ -28,6 +28,10 @@ class _Group(click.Group):
                 raise
             click.echo(f"benchdb: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("benchdb: interrupted; nothing half-written was kept (warehouse writes are "
+                       "published whole), run the command again to finish", err=True)
+            ctx.exit(130)
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
         except Exception as exc:  # a bug, not the user's fault: still one line unless --debug

@@ -28,8 +28,12 @@ def db_option(help: str = DB_HELP):
 def csv_ints(ctx, param, value):
     if value is None:
         return None
+    parts = [v.strip() for v in str(value).split(",")]
+    if any(not v for v in parts):
+        raise click.BadParameter(f"{value!r} has an empty item; write positive integers separated by "
+                                 "single commas, e.g. 1,4,8")
     try:
-        out = tuple(int(v) for v in str(value).split(",") if v.strip())
+        out = tuple(int(v) for v in parts)
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a comma-separated list of integers, e.g. 1,4,8") from None
     if not out or any(v < 1 for v in out):
@@ -40,10 +44,15 @@ def csv_ints(ctx, param, value):
 def csv_words(ctx, param, value):
     if value is None:
         return None
-    out = tuple(v.strip() for v in str(value).split(",") if v.strip())
-    if not out:
-        raise click.BadParameter("give at least one value")
-    return out
+    parts = [v.strip() for v in str(value).split(",")]
+    if any(not v for v in parts):
+        raise click.BadParameter(f"{value!r} has an empty item; separate values with single commas")
+    return tuple(parts)
+
+
+def plural(n: int, word: str) -> str:
+    """'1 scenario', '2 scenarios'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def fraction(ctx, param, value):

@@ -11,12 +11,14 @@ from pathlib import Path
 
 import click
 
-from benchdb.cli.options import READ_WAIT_S, csv_ints, csv_words, db_option, progress_printer
+from benchdb.cli.options import READ_WAIT_S, csv_ints, csv_words, db_option, plural, progress_printer
 from benchdb.errors import BenchdbError
 
 
 @click.command("run")
-@click.option("--backend", default=None, help="numpy, pytorch, onnxruntime or openvino.")
+@click.option("--backend", default=None, metavar="NAME",
+              help="Required unless --config or --suite: numpy, pytorch, onnxruntime, openvino, or an "
+                   "installed plug-in's name (`benchdb hardware` lists them).")
 @click.option("--device", default="cpu", show_default=True, help="Device to measure on.")
 @click.option("--model", "models", multiple=True,
               help="Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
@@ -32,13 +34,14 @@ from benchdb.errors import BenchdbError
 @click.option("--threads", type=click.IntRange(min=1), default=None,
               help="Fixed thread count (default: physical cores). Recorded with every result.")
 @click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True, help="Warm-up calls.")
-@click.option("--min-iters", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--min-iters", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Timed calls at least, whatever the time.")
 @click.option("--min-time", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds.")
 @click.option("--max-time", type=click.FloatRange(min=0), default=20.0, show_default=True, help="Seconds.")
 @click.option("--target-ci", type=click.FloatRange(min=0.0001, max=0.99), default=0.02, show_default=True,
-              help="Stop once the 95%% CI of the median is within +- this fraction.")
+              help="Stop once the 95% CI of the median is within +- this fraction.")
 @click.option("--max-background-cpu", type=click.FloatRange(min=0, max=100), default=30.0, show_default=True,
-              help="Other processes' CPU %% above which a result is marked invalid.")
+              help="Other processes' CPU % above which a result is marked invalid.")
 @click.option("--task", default=None, help="Override the detected task (feature-extraction, text-generation).")
 @click.option("--gen-tokens", type=click.IntRange(min=1), default=16, show_default=True,
               help="Tokens each generate call must produce (generative models).")
@@ -64,7 +67,13 @@ from benchdb.errors import BenchdbError
               "than this (30m, 12h, 7d); needs --db.")
 @db_option(help="Warehouse for --skip-fresh and the --dry-run time estimate.")
 def run(**params):
-    """Measure models on this machine and write one Parquet file per scenario."""
+    """Measure models on this machine and write one Parquet file per scenario.
+
+    Exit codes: 0 when at least one scenario succeeded (failed, unsupported or timed-out
+    scenarios are recorded in their files, so `benchdb run ... && benchdb ingest ...` keeps working
+    for partial failures); 3 when none did (every file records why); 130 on Ctrl-C (the finished
+    scenarios' files are kept, and the line printed says how to resume); 2 for bad options.
+    """
     from benchdb.reports.tabular import render
     from benchdb.plan import config as cfgmod
     from benchdb.plan.driver import build_plan, run_plan, summary_rows
@@ -72,7 +81,9 @@ def run(**params):
     ctx = click.get_current_context()
     runs, exclude, source = _run_options(ctx, params)
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
-    items = build_plan(runs, exclude=exclude, shard=shard)
+    items = build_plan(runs, exclude=exclude, shard=shard,
+                       unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
+                                                         "of the plan; check its keys and values", err=True))
     if params["skip_fresh"]:
         skipped = _skip_fresh(items, params["skip_fresh"], params["db"])
         items = [i for i in items if i.scenarios]
@@ -83,13 +94,42 @@ def run(**params):
     if not items:
         click.echo("0 scenarios to run")
         return
+    from benchdb.plan.driver import Interrupted
+
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
               "shard": params["shard"], "skip_fresh": params["skip_fresh"]}
-    report = run_plan(items, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress_printer())
+    try:
+        report = run_plan(items, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress_printer())
+    except Interrupted as stop:
+        raise BenchdbError(f"{stop}; resume with: {_resume_command(stop.report.out_dir, params['db'])}",
+                           exit_code=130) from None
     rows = summary_rows(report)
     cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
     click.echo(render(cols, [[r[c] for c in cols] for r in rows]))
-    click.echo(f"run {report.run_id}: {len(report.files)} file(s) in {report.out_dir}")
+    click.echo(f"run {report.run_id}: {plural(len(report.files), 'file')} in {report.out_dir}")
+    ok = sum(o.status == "ok" for o in report.outcomes)
+    if ok == 0:
+        from collections import Counter
+
+        why = ", ".join(f"{n} {status}" for status, n in Counter(o.status for o in report.outcomes).most_common())
+        raise BenchdbError(f"no scenario succeeded ({why}); the files record each error: ingest them to keep "
+                           "the record, and see the note column above", exit_code=3)
+
+
+def _resume_command(out_dir, db) -> str:
+    """The commands that pick up an interrupted run: keep what was measured, skip it, go on."""
+    import shlex
+    import sys
+
+    from benchdb.schema.database import resolve_db
+
+    db = str(resolve_db(db))
+    args = list(sys.argv[1:])
+    if "--skip-fresh" not in args:
+        args += ["--skip-fresh", "1d"]
+    if "--db" not in args:
+        args += ["--db", db]
+    return f"benchdb ingest {shlex.quote(str(out_dir))} --db {shlex.quote(db)} && benchdb {shlex.join(args)}"
 
 
 #: command-line option -> RunOptions field (or "rule.<StopRule field>")
@@ -166,9 +206,9 @@ def _print_plan(items, db) -> None:
     total = sum(len(i.scenarios) for i in items)
     if db:
         seconds, known = estimate_seconds(items, Warehouse(db, wait_s=READ_WAIT_S).measured_seconds())
-        click.echo(f"{total} scenarios, about {seconds / 60:.1f} min ({known} estimated from history)")
+        click.echo(f"{plural(total, 'scenario')}, about {seconds / 60:.1f} min ({known} estimated from history)")
     else:
-        click.echo(f"{total} scenarios")
+        click.echo(plural(total, "scenario"))
 
 
 @click.command("suites")
@@ -202,14 +242,16 @@ def quickstart(db, out, report_path):
 
 
 @click.command("hardware")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-def hardware_cmd(as_json):
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: machine-readable.")
+@click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
+def hardware_cmd(fmt, as_json):
     """What this machine has: CPU, memory, installed backends and their versions."""
     from benchdb.backends import registry
     from benchdb.harness import machine as hardware
 
     rep = hardware.report(registry.backends().values())
-    if as_json:
+    if as_json or fmt == "json":
         click.echo(json.dumps(rep, indent=1, default=str))
         return
     cpu = rep["cpu"]

@@ -72,36 +72,38 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
         started = datetime.now(timezone.utc).isoformat()
         deadline = time.monotonic() + opts.load_timeout_s
         failure: tuple[str, str] | None = None
-        while done < len(remaining):
-            wait = max(deadline - time.monotonic(), 0.0)
-            if not recv.poll(wait):
-                what = (f"scenario exceeded --timeout {opts.timeout_s:g} s" if in_flight is not None
-                        else f"model load exceeded --load-timeout {opts.load_timeout_s:g} s")
-                failure = ("timeout", what)
-                break
-            try:
-                kind, payload = recv.recv()
-            except (EOFError, OSError):
-                proc.join(5)
-                failure = ("failed", _exit_text(proc.exitcode))
-                break
-            if kind == _START:
-                in_flight = payload
-                started = datetime.now(timezone.utc).isoformat()
-                deadline = time.monotonic() + opts.timeout_s
-            elif kind == _DONE:
-                yield payload
-                done += 1
-                in_flight = None
-                deadline = time.monotonic() + opts.timeout_s
-            else:  # crash report
-                proc.join(5)
-                failure = ("failed", payload.strip().splitlines()[0])
-                break
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        recv.close()
+        try:
+            while done < len(remaining):
+                wait = max(deadline - time.monotonic(), 0.0)
+                if not recv.poll(wait):
+                    what = (f"scenario exceeded --timeout {opts.timeout_s:g} s" if in_flight is not None
+                            else f"model load exceeded --load-timeout {opts.load_timeout_s:g} s")
+                    failure = ("timeout", what)
+                    break
+                try:
+                    kind, payload = recv.recv()
+                except (EOFError, OSError):
+                    proc.join(5)
+                    failure = ("failed", _exit_text(proc.exitcode))
+                    break
+                if kind == _START:
+                    in_flight = payload
+                    started = datetime.now(timezone.utc).isoformat()
+                    deadline = time.monotonic() + opts.timeout_s
+                elif kind == _DONE:
+                    yield payload
+                    done += 1
+                    in_flight = None
+                    deadline = time.monotonic() + opts.timeout_s
+                else:  # crash report
+                    proc.join(5)
+                    failure = ("failed", payload.strip().splitlines()[0])
+                    break
+        finally:   # also on Ctrl-C or when the caller stops early: no child outlives its run
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+            recv.close()
         if failure is None:
             return
         status, text = failure

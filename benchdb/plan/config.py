@@ -196,8 +196,11 @@ def load(path: str | os.PathLike) -> Config:
     try:
         data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
     except (ValueError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise BenchdbError(f"config file {p} is not valid {'JSON' if p.suffix == '.json' else 'YAML'}: "
-                           f"{str(exc).splitlines()[0]}") from None
+                           f"{where}{what}") from None
     return parse(data, str(p))
 
 
@@ -208,11 +211,12 @@ def load_suite(name: str) -> Config:
     return parse(data, f"suite {name}")
 
 
-def excluded(exclude: list[dict], scenario) -> bool:
+def matching_rules(exclude: list[dict], scenario) -> list[int]:
+    """Indexes of the exclude rules that match a scenario."""
     fields = {"model": scenario.model_id, "backend": scenario.backend, "device": scenario.device,
               "mode": scenario.mode, "precision": scenario.precision, "batch_size": scenario.batch_size,
               "seq_len": scenario.settings.get("seq_len"), "input_shape": scenario.input_shape}
-    return any(all(fields[k] == v for k, v in e.items()) for e in exclude)
+    return [i for i, e in enumerate(exclude) if all(fields[k] == v for k, v in e.items())]
 
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")

@@ -38,6 +38,17 @@ class RunReport:
     tables: list[pa.Table] = field(default_factory=list)
 
 
+class Interrupted(BenchdbError):
+    """Ctrl-C during a run: every scenario finished before it is kept in its file."""
+
+    exit_code = 130
+
+    def __init__(self, report: "RunReport", total: int):
+        self.report = report
+        self.total = total
+        super().__init__(f"interrupted: kept {len(report.files)} of {total} scenario file(s) in {report.out_dir}")
+
+
 @dataclass
 class PlanItem:
     opts: RunOptions
@@ -56,18 +67,30 @@ def _file_name(o: Outcome, sid: str) -> str:
 
 
 def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
-               shard: tuple[int, int] | None = None) -> list[PlanItem]:
+               shard: tuple[int, int] | None = None,
+               unmatched: Callable[[dict], None] | None = None) -> list[PlanItem]:
     """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
-    scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan."""
-    from benchdb.plan.config import excluded
+    scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan.
+    ``unmatched(rule)`` is called for each exclude rule that matched no scenario (a typo)."""
+    from benchdb.plan.config import matching_rules
 
+    exclude = exclude or []
+    used: set[int] = set()
     items: list[PlanItem] = []
     for opts in runs:
         backend = load_backend(opts.backend)
         for model, scenarios in backend.plan(opts):
-            kept = [sc for sc in scenarios if not (exclude and excluded(exclude, sc))]
+            kept = []
+            for sc in scenarios:
+                hits = matching_rules(exclude, sc)
+                used.update(hits)
+                if not hits:
+                    kept.append(sc)
             if kept:
                 items.append(PlanItem(opts, model, kept))
+    for i, rule in enumerate(exclude):
+        if i not in used and unmatched is not None:
+            unmatched(rule)
     if shard is not None:
         index, count = shard
         k = 0
@@ -149,38 +172,41 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     report = RunReport(run_id, sink.display)
     done = 0
     hw_cache: dict[tuple[str, str], dict] = {}
-    for item in items:
-        opts = item.opts
-        backend = load_backend(opts.backend)
-        if opts.isolate:
-            outcomes = run_isolated(registry.info(opts.backend).implementation, item.model, item.scenarios,
-                                    opts, backend.model_info(item.model))
-        else:
-            outcomes = backend.run_model(item.model, item.scenarios, opts)
-        for outcome in outcomes:
-            sc = outcome.scenario
-            key = (sc.backend, sc.device)
-            if key not in hw_cache:
-                hw_cache[key] = backend.hardware_of(sc.device)
-            hw = hw_cache[key]
-            cond = outcome.conditions
-            meta = contract.build_metadata(run=run_meta, hardware=hw, model=outcome.model, scenario={
-                **sc.key(), "status": outcome.status, "error": outcome.error,
-                "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
-                "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
-                "threads": cond.threads if cond else opts.thread_count,
-                "load_avg_1m": cond.load_avg_1m if cond else None,
-                "stop_reason": outcome.stop_reason, "started_at": outcome.started_at,
-                "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
-                "extra": outcome.extra,
-            })
-            table = contract.samples_table(meta, outcome.rows)
-            report.files.append(sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
-            report.outcomes.append(outcome)
-            report.tables.append(table)
-            done += 1
-            if progress:
-                progress(outcome, done, total)
+    try:
+        for item in items:
+            opts = item.opts
+            backend = load_backend(opts.backend)
+            if opts.isolate:
+                outcomes = run_isolated(registry.info(opts.backend).implementation, item.model, item.scenarios,
+                                        opts, backend.model_info(item.model))
+            else:
+                outcomes = backend.run_model(item.model, item.scenarios, opts)
+            for outcome in outcomes:
+                sc = outcome.scenario
+                key = (sc.backend, sc.device)
+                if key not in hw_cache:
+                    hw_cache[key] = backend.hardware_of(sc.device)
+                hw = hw_cache[key]
+                cond = outcome.conditions
+                meta = contract.build_metadata(run=run_meta, hardware=hw, model=outcome.model, scenario={
+                    **sc.key(), "status": outcome.status, "error": outcome.error,
+                    "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
+                    "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
+                    "threads": cond.threads if cond else opts.thread_count,
+                    "load_avg_1m": cond.load_avg_1m if cond else None,
+                    "stop_reason": outcome.stop_reason, "started_at": outcome.started_at,
+                    "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
+                    "extra": outcome.extra,
+                })
+                table = contract.samples_table(meta, outcome.rows)
+                report.files.append(sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
+                report.outcomes.append(outcome)
+                report.tables.append(table)
+                done += 1
+                if progress:
+                    progress(outcome, done, total)
+    except KeyboardInterrupt:
+        raise Interrupted(report, total) from None
     return report
 
 
