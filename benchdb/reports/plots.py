@@ -130,19 +130,21 @@ def matrix(section: Section) -> list[tuple[str, str]]:
     rows_keys = sorted({(r["family"], r["model_type"]) for r in section.rows})
     cols_keys = sorted({(r["hardware_name"], r["backend"]) for r in section.rows})
     grid = [[math.nan] * len(cols_keys) for _ in rows_keys]
+    names = [[""] * len(cols_keys) for _ in rows_keys]
     for r in section.rows:
-        grid[rows_keys.index((r["family"], r["model_type"]))][cols_keys.index((r["hardware_name"], r["backend"]))] = r["rating"]
+        i, j = rows_keys.index((r["family"], r["model_type"])), cols_keys.index((r["hardware_name"], r["backend"]))
+        grid[i][j] = r["rating"]
+        names[i][j] = r.get("rating_label") or ""
     fig, ax = plt.subplots(figsize=(1.2 * len(cols_keys) + 2.5, 0.35 * len(rows_keys) + 1.5))
     cmap = ListedColormap([RATING_COLORS[i] for i in range(4)])
     cmap = cmap.with_extremes(bad="#ffffff")      # never tried: left empty
     ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto")
     ax.set_xticks(range(len(cols_keys)), [_short(f"{h} / {b}", 30) for h, b in cols_keys], rotation=30, ha="right")
     ax.set_yticks(range(len(rows_keys)), [f"{f} / {m}" for f, m in rows_keys])
-    labels = {0: "broken", 1: "slow", 2: "good", 3: "best"}
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
-            if not math.isnan(v):
-                ax.text(j, i, labels[int(v)], ha="center", va="center", fontsize=7, color="white")
+            if not math.isnan(v):     # the view's own label: rating 0 is "broken" or "unrated"
+                ax.text(j, i, names[i][j], ha="center", va="center", fontsize=7, color="white")
     ax.set_title("Compatibility (blank = never tried)")
     return [("Compatibility heat map: family / model type x hardware / backend", _svg(fig))]
 

@@ -1,8 +1,8 @@
 -- batch_scaling: latency and throughput against batch size per model x hardware x backend x mode
--- x precision x input shape. scaling_efficiency: throughput gained relative to perfect linear
+-- x precision x input shape x options (threads, ...). scaling_efficiency: throughput gained relative to perfect linear
 -- scaling from the smallest batch measured (1.0 = linear).
 CREATE OR REPLACE VIEW batch_scaling AS
-SELECT model_id, hardware_name, hardware_id, backend, device, mode, precision, input_shape,
+SELECT model_id, hardware_name, hardware_id, backend, device, mode, precision, input_shape, options,
        batch_size,
        median                                                       AS latency_s,
        throughput,
@@ -11,5 +11,5 @@ SELECT model_id, hardware_name, hardware_id, backend, device, mode, precision, i
                      * batch_size / first_value(batch_size) OVER w)  AS scaling_efficiency,
        peak_memory_bytes
 FROM results_latest
-WINDOW w AS (PARTITION BY model_id, hardware_id, backend, device, mode, precision, input_shape
+WINDOW w AS (PARTITION BY model_id, hardware_id, backend, device, mode, precision, input_shape, options_id
              ORDER BY batch_size);
