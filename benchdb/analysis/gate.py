@@ -1,15 +1,33 @@
-"""The regression gate: compare the scenarios two run selections share, from their raw samples.
+"""The regression gate: compare the series two selections share, from their raw samples; fail closed.
 
-A scenario is `regressed` (or `improved`) only when the bootstrap CI of the relative change of the
-median lies entirely beyond the practical threshold: the larger of the configured threshold and
-NOISE_MULTIPLE x the series' own run-to-run noise. A significant change whose interval still
-reaches inside the threshold is `inconclusive`; so is a side with too few samples or an invalid
-result. Everything else is `unchanged`.
+Verdicts, in the order a report lists them (the first two fail the gate):
+
+- ``broken``: the candidate failed (status failed, oom, timeout, mismatch, unsupported, or any
+  status other than ok/skipped) where the baseline was ok;
+- ``regressed`` / ``improved``: the bootstrap CI of the relative change of the median lies entirely
+  beyond the practical threshold, the larger of the configured threshold and NOISE_MULTIPLE x the
+  series' own run-to-run noise;
+- ``inconclusive``: a significant change whose interval still reaches inside the threshold, a side
+  with too few samples, an invalid or skipped result, or a metric not measured;
+- ``still_broken``: broken on both sides (reported, not a new failure);
+- ``fixed``: broken in the baseline, ok in the candidate;
+- ``unchanged``: everything else.
+
+Exit codes: 0 pass, 1 something regressed or broke, 2 nothing to compare (no series on both sides,
+a selector that matches nothing, an unknown metric) or another usage error.
+
+Selectors: ``latest~N`` works per hardware and backend: for every (hardware, backend) it picks the
+results of the (N+1)-th newest run that measured that backend on that hardware, so machines that
+feed one warehouse, and one ``benchdb run`` per backend, are each compared with their own previous
+run. The other selectors (run:, commit:, tag:, time:) pick whole runs. Only the same series
+(scenario + options + hardware) is ever compared.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -24,6 +42,15 @@ from benchdb.errors import BenchdbError
 NOISE_MULTIPLE = 3.0
 MIN_SAMPLES = 10
 HIGHER_IS_BETTER_UNITS = {"items/s", "tokens/s"}
+#: Statuses that mean "this scenario does not work" (any status but these two counts as broken).
+WORKING_STATUSES = ("ok", "skipped")
+#: Every verdict, in report order: failing ones first.
+VERDICTS = ("broken", "regressed", "inconclusive", "still_broken", "improved", "fixed", "unchanged")
+FAILING = ("broken", "regressed")
+EXIT_MEANING = {0: "pass: no shared series regressed or broke",
+                1: "fail: a shared series regressed or broke",
+                2: "error: nothing to compare (no series on both sides, a selector matching nothing, "
+                   "an unknown metric) or another usage error"}
 #: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
 SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options",
          "hardware_id")
@@ -32,7 +59,7 @@ SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "in
 @dataclass
 class Comparison:
     scenario: dict[str, Any]
-    verdict: str                  # regressed | improved | unchanged | inconclusive
+    verdict: str                  # one of VERDICTS
     reason: str
     n_base: int = 0
     n_cand: int = 0
@@ -43,6 +70,38 @@ class Comparison:
     ci_high: float | None = None
     threshold: float | None = None
     noise: float | None = None
+    unit: str | None = None
+    base_status: str | None = None
+    cand_status: str | None = None
+
+    @property
+    def failing(self) -> bool:
+        return self.verdict in FAILING
+
+
+@dataclass
+class Side:
+    """What one selector picked: the latest result of each series among its results."""
+    selector: str
+    results: dict[str, dict] = field(default_factory=dict)     # series_id -> result row
+
+    def runs(self) -> list[dict]:
+        """The runs behind the picked results, oldest first, with how many results each gave."""
+        count = Counter(r["run_id"] for r in self.results.values())
+        first = {}
+        for r in self.results.values():
+            first.setdefault(r["run_id"], r)
+        return [{"run_id": rid, "started_at": r["run_started_at"], "git_commit": r["git_commit"],
+                 "host": r["host"], "results": count[rid]}
+                for rid, r in sorted(first.items(), key=lambda kv: (kv[1]["run_started_at"], kv[0]))]
+
+    def by_hardware_backend(self) -> list[dict]:
+        """Series per (hardware, backend); ``label`` is the hardware name, with its id prefix where
+        two hardware ids share a name."""
+        count = Counter((r["hardware_name"], r["hardware_id"], r["backend"]) for r in self.results.values())
+        labels = _labels(self)
+        return [{"hardware_name": n, "hardware_id": h, "label": labels[h], "backend": b, "results": k}
+                for (n, h, b), k in sorted(count.items())]
 
 
 @dataclass
@@ -54,32 +113,54 @@ class GateResult:
     comparisons: list[Comparison] = field(default_factory=list)
     only_baseline: list[dict] = field(default_factory=list)
     only_candidate: list[dict] = field(default_factory=list)
+    base_side: Side | None = None
+    cand_side: Side | None = None
 
     def count(self, verdict: str) -> int:
         return sum(c.verdict == verdict for c in self.comparisons)
 
+    def counts(self) -> dict[str, int]:
+        return {v: self.count(v) for v in VERDICTS}
+
     @property
     def regressed(self) -> bool:
         return self.count("regressed") > 0
+
+    @property
+    def failed(self) -> bool:
+        """Something regressed or broke: the gate fails (exit code 1)."""
+        return any(c.failing for c in self.comparisons)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failed else 0
+
+    @property
+    def exit_meaning(self) -> str:
+        return EXIT_MEANING[self.exit_code]
 
 
 _TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?)?\.\.(\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?)?$")
 
 
 def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]:
-    """Run ids picked by: latest, latest~N, run:<id prefix> (or a bare id prefix),
-    commit:<sha prefix>, tag:<tag>, time:<from>..<to> (ISO dates, either side open)."""
+    """Result ids picked by: latest, latest~N (per hardware and backend: the results of its newest
+    run, or of the N-th run before it), run:<id prefix> (or a bare id prefix), commit:<sha prefix>,
+    tag:<tag>, time:<from>..<to> (ISO dates, either side open)."""
     sel = selector.strip()
+    params: dict[str, Any] = {"kind": "latest", "n": 0, "value": "", "t0": None, "t1": None}
     if sel == "latest" or sel.startswith("latest~"):
         try:
-            n = int(sel[7:] or 0) if sel != "latest" else 0
+            n = int(sel[7:]) if sel != "latest" else 0
         except ValueError:
-            raise BenchdbError(f"selector {selector!r}: use latest or latest~N (N runs before the latest)") from None
-        rows = con.execute(sql.load("queries/nth_latest_run.sql"), {"n": n}).fetchall()
-        runs = [r[0] for r in rows]
+            n = -1
+        if n < 0:
+            raise BenchdbError(f"selector {selector!r}: use latest or latest~N (N runs before the latest "
+                               "on each hardware and backend)")
+        params["n"] = n
     else:
         kind, _, value = sel.partition(":") if ":" in sel else ("run", "", sel)
-        params = {"kind": kind, "value": value, "t0": None, "t1": None}
+        params.update(kind=kind, value=value)
         if kind == "time":
             m = _TIME.match(value)
             if not m:
@@ -92,18 +173,23 @@ def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]
                                "or time:FROM..TO")
         if not value and kind != "time":
             raise BenchdbError(f"selector {selector!r} has nothing after '{kind}:'")
-        runs = [r[0] for r in con.execute(sql.load("queries/select_runs.sql"), params).fetchall()]
-    if not runs:
-        raise BenchdbError(f"selector {selector!r} matches no run in the warehouse; list runs with "
-                           "`benchdb query \"SELECT run_id, started_at, git_commit, tags FROM runs\"`")
-    return runs
+    ids = [r[0] for r in con.execute(sql.load("queries/gate_select.sql"), params).fetchall()]
+    if not ids:
+        more = (f" (no hardware and backend has {params['n'] + 1} runs)" if params["kind"] == "latest" else "")
+        raise BenchdbError(f"selector {selector!r} matches no run in the warehouse{more}; list runs with "
+                           "`benchdb query \"SELECT run_id, started_at, host, git_commit, tags FROM runs "
+                           "ORDER BY started_at\"`")
+    return ids
 
 
-def _results(con, runs: list[str]) -> dict[tuple, dict]:
-    cur = con.execute(sql.load("queries/gate_results.sql"), {"runs": runs})
+def _side(con, selector: str, ids: list[str]) -> Side:
+    cur = con.execute(sql.load("queries/gate_results.sql"), {"results": ids})
     cols = [d[0] for d in cur.description]
     rows = [dict(zip(cols, r)) for r in cur.fetchall()]
-    return {r["series_id"]: r for r in rows}
+    for r in rows:
+        opts = r["options"]
+        r["options"] = json.loads(opts) if isinstance(opts, str) else (opts or {})
+    return Side(selector, {r["series_id"]: r for r in rows})
 
 
 def _shown_order(rows: dict[str, dict]):
@@ -111,46 +197,113 @@ def _shown_order(rows: dict[str, dict]):
     return lambda k: tuple(str(rows[k][f]) for f in SHOWN)
 
 
+def _labels(*sides: Side) -> dict[str, str]:
+    """Hardware id -> a readable label: its name, with the id prefix where two share a name."""
+    names: dict[str, str] = {}
+    for s in sides:
+        for r in s.results.values():
+            names[r["hardware_id"]] = r["hardware_name"]
+    dup = {n for n, k in Counter(names.values()).items() if k > 1}
+    return {h: f"{n} [{h[:8]}]" if n in dup else n for h, n in names.items()}
+
+
+def _describe(side: Side, labels: dict[str, str]) -> str:
+    groups = side.by_hardware_backend()
+    parts = ", ".join(f"{g['results']} on {labels[g['hardware_id']]}/{g['backend']}" for g in groups)
+    runs = len(side.runs())
+    return f"{len(side.results)} series from {runs} run(s): {parts}"
+
+
+def _check_metric(con, metric: str, base: Side, cand: Side) -> None:
+    ids = [r["result_id"] for s in (base, cand) for r in s.results.values()]
+    have = [m for (m,) in con.execute(sql.load("queries/gate_metrics.sql"), {"ids": ids, "metric": metric})
+            .fetchall()]
+    if have and metric not in have:
+        raise BenchdbError(f"--metric {metric!r} is not measured in the results of --baseline {base.selector!r} "
+                           f"or --candidate {cand.selector!r}; metrics there: {', '.join(have)}")
+
+
 def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, threshold: float = 0.05,
             metric: str = "latency_s", seed: int = 0) -> GateResult:
-    base_runs = resolve_selector(con, baseline)
-    cand_runs = resolve_selector(con, candidate)
-    if set(base_runs) & set(cand_runs):
-        raise BenchdbError(f"selectors {baseline!r} and {candidate!r} pick the same run(s); compare disjoint runs")
-    base, cand = _results(con, base_runs), _results(con, cand_runs)
-    out = GateResult(baseline, candidate, metric, threshold)
+    base_ids = resolve_selector(con, baseline)
+    cand_ids = resolve_selector(con, candidate)
+    overlap = set(base_ids) & set(cand_ids)
+    if overlap:
+        raise BenchdbError(f"selectors {baseline!r} and {candidate!r} pick the same run(s) ({len(overlap)} "
+                           "result(s) on both sides); compare disjoint runs")
+    bside, cside = _side(con, baseline, base_ids), _side(con, candidate, cand_ids)
+    base, cand = bside.results, cside.results
+    _check_metric(con, metric, bside, cside)
+    shared = sorted(set(base) & set(cand), key=_shown_order(cand))
+    if not shared:
+        labels = _labels(bside, cside)
+        raise BenchdbError(
+            f"nothing to compare: no series is on both sides. --baseline {baseline!r} has "
+            f"{_describe(bside, labels)}; --candidate {candidate!r} has {_describe(cside, labels)}. "
+            "A series is one scenario (model, shape, backend, device, mode, precision, options) on one "
+            "hardware: choose selectors whose runs measured the same scenarios on the same hardware "
+            "(latest~1 vs latest, tag:, commit: or run:; list runs with `benchdb query \"SELECT run_id, "
+            "started_at, host, git_commit, tags FROM runs ORDER BY started_at\"`)")
+    out = GateResult(baseline, candidate, metric, threshold, base_side=bside, cand_side=cside)
     out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=_shown_order(base))]
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=_shown_order(cand))]
-    shared = sorted(set(base) & set(cand), key=_shown_order(cand))
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     samples = {rid: (unit, vals) for rid, unit, vals in
                con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchall()}
-    before = min((cand[k]["run_started_at"] for k in shared), default=None)
+    before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
-                               {"metric": metric, "before": before,
-                                "series": [base[k]["series_id"] for k in shared]}).fetchall()) if shared else {}
+                               {"metric": metric, "before": before, "series": shared}).fetchall())
     for k in shared:
         b, c = base[k], cand[k]
         scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": c["hardware_name"],
-                    "base_result_id": b["result_id"], "cand_result_id": c["result_id"]}
-        out.comparisons.append(_judge(scenario, b, c, samples, history.get(b["series_id"]), threshold, seed))
+                    "threads": (c["options"] or {}).get("threads"),
+                    "base_result_id": b["result_id"], "cand_result_id": c["result_id"],
+                    "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}
+        out.comparisons.append(_judge(scenario, b, c, samples, history.get(k), threshold, seed))
+    out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
 
 
+def _status(r: dict) -> str:
+    err = (r.get("error") or "").strip().splitlines()
+    detail = f" ({err[0][:160]})" if err else ""
+    return f"{r['status']}{detail}"
+
+
 def _judge(scenario, b, c, samples, history, threshold, seed) -> Comparison:
-    for side, r in (("baseline", b), ("candidate", c)):
-        if r["status"] != "ok" or r["validity"] != "valid":
-            why = r["status"] if r["status"] != "ok" else "invalid: " + "; ".join(r["validity_reasons"] or [])
-            return Comparison(scenario, "inconclusive", f"{side} result is {why}")
     ub, vb = samples.get(b["result_id"], (None, []))
     uc, vc = samples.get(c["result_id"], (None, []))
-    cmp = Comparison(scenario, "unchanged", "", n_base=len(vb), n_cand=len(vc))
+    cmp = Comparison(scenario, "unchanged", "", n_base=len(vb), n_cand=len(vc), unit=uc or ub,
+                     base_status=b["status"], cand_status=c["status"])
+    if len(vb):
+        cmp.base_median = float(np.median(vb))
+    if len(vc):
+        cmp.cand_median = float(np.median(vc))
+    b_broken, c_broken = b["status"] not in WORKING_STATUSES, c["status"] not in WORKING_STATUSES
+    if c_broken and b["status"] == "ok":
+        cmp.verdict, cmp.reason = "broken", f"candidate is {_status(c)}; the baseline was ok"
+        return cmp
+    if b_broken and c_broken:
+        cmp.verdict, cmp.reason = "still_broken", f"baseline was {_status(b)}; candidate is {_status(c)}"
+        return cmp
+    if b_broken and c["status"] == "ok":
+        cmp.verdict, cmp.reason = "fixed", f"baseline was {_status(b)}; candidate is ok"
+        if c["validity"] != "valid":
+            cmp.reason += " (invalid: " + "; ".join(c["validity_reasons"] or []) + ")"
+        return cmp
+    for side, r in (("baseline", b), ("candidate", c)):
+        if r["status"] != "ok" or r["validity"] != "valid":
+            why = _status(r) if r["status"] != "ok" else "invalid: " + "; ".join(r["validity_reasons"] or [])
+            cmp.verdict, cmp.reason = "inconclusive", f"{side} result is {why}"
+            return cmp
+    if not len(vb) and not len(vc):
+        cmp.verdict, cmp.reason = "inconclusive", "metric not measured on either side"
+        return cmp
     if len(vb) < MIN_SAMPLES or len(vc) < MIN_SAMPLES:
         cmp.verdict, cmp.reason = "inconclusive", f"too few samples ({len(vb)} vs {len(vc)}; need {MIN_SAMPLES})"
         return cmp
     point, lo, hi = bootstrap_median_ratio(vb, vc, seed=seed)
     cmp.change, cmp.ci_low, cmp.ci_high = point, lo, hi
-    cmp.base_median, cmp.cand_median = float(np.median(vb)), float(np.median(vc))
     cmp.noise = robust_noise(history) if history else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
     worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS

@@ -75,27 +75,65 @@ def _load_prices(path: Path) -> dict[str, float]:
     return {str(k): float(v) for k, v in data.items()}
 
 
+_SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N = N runs before that on the "
+                  "same hardware and backend; run:ID, commit:SHA, tag:T, time:A..B pick whole runs.")
+
+
 @click.command("check")
-@click.option("--baseline", required=True, help="Runs to compare against: latest~1, run:ID, commit:SHA, tag:T, time:A..B")
+@click.option("--baseline", required=True, help="Runs to compare against, e.g. latest~1. " + _SELECTOR_HELP)
 @click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
 @click.option("--threshold", default="5%", callback=fraction, show_default=True,
               help="Smallest change that matters (the series' own noise x3 raises it).")
-@click.option("--metric", default="latency_s", show_default=True, help="Metric to compare (raw samples).")
+@click.option("--metric", default="latency_s", show_default=True,
+              help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
 @db_option()
 def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
-    """Regression gate: exit 1 when any shared scenario regressed beyond noise and threshold."""
+    """Regression gate: compare the series (scenario + options + hardware) both selections measured.
+
+    Only the same series is ever compared. `latest` / `latest~N` work per hardware and backend: for
+    each (hardware, backend) the newest run that measured it, or the N-th run before that; so
+    several machines feeding one warehouse, or one `benchdb run` per backend, are each compared
+    with their own previous run.
+
+    \b
+    Verdicts (failing first):
+      broken        fails: candidate failed/oom/timeout/mismatch/unsupported, baseline ok
+      regressed     fails: the whole CI of the median's change is beyond the threshold
+      inconclusive  significant but not beyond it; too few samples; invalid or skipped
+      still_broken  broken on both sides (reported, not a new failure)
+      improved      the whole CI is beyond the threshold, the good way
+      fixed         broken in the baseline, ok in the candidate
+      unchanged     the CI includes no change
+
+    \b
+    Exit codes:
+      0  pass: nothing regressed or broke
+      1  fail: a shared series regressed or broke
+      2  nothing to compare (no series on both sides, a selector matching no run),
+         an unknown --metric, or another usage error
+    """
     from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse
 
-    result = Warehouse(db, wait_s=READ_WAIT_S).check(baseline, candidate, threshold=threshold, metric=metric)
+    try:
+        result = Warehouse(db, wait_s=READ_WAIT_S).check(baseline, candidate, threshold=threshold, metric=metric)
+    except BenchdbError as exc:
+        if fmt == "json":
+            click.echo(renderer.check_error_json(baseline, candidate, metric, str(exc), exc.exit_code), nl=False)
+        if github_summary:
+            try:
+                append_summary(renderer.check_error_markdown(baseline, candidate, str(exc), exc.exit_code))
+            except BenchdbError:
+                pass      # no $GITHUB_STEP_SUMMARY: the original error is the one to report
+        raise
     md = renderer.check_markdown(result)
     if github_summary:
         append_summary(md)
     click.echo(md if fmt == "md" else renderer.check_json(result), nl=False)
-    if result.regressed:
-        sys.exit(1)
+    if result.exit_code:
+        sys.exit(result.exit_code)
 
 
 COMMANDS = (report, check)

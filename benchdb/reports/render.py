@@ -103,20 +103,107 @@ def as_csv(report: Report) -> str:
     return render_rows(s.keys, [[r[k] for k in s.keys] for r in s.rows], "csv") + "\n"
 
 
+def fmt_quantity(v: float | None, unit: str | None, ref: float | None = None) -> str:
+    """A measured value with its unit, scaled for reading: seconds as s / ms / µs (chosen by the size of
+    ``ref``, default ``v``, so two values of one row share a scale), bytes as KiB / MiB / GiB, rates
+    (items/s, tokens/s, ...) with thousands separators."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    size = abs(ref if ref is not None else v)
+    if unit == "s":
+        if size >= 1000:
+            return f"{v:,.0f} s"
+        scale, name = (1.0, "s") if size >= 1 else (1e3, "ms") if size >= 1e-3 else (1e6, "µs")
+        return f"{v * scale:.{_decimals(size * scale)}f} {name}"
+    if unit == "bytes":
+        for scale, name in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+            if size >= scale:
+                return f"{v / scale:,.1f} {name}"
+        return f"{v:,.0f} B"
+    text = f"{v:,.1f}" if size >= 100 else f"{v:.{_decimals(size)}f}"
+    return f"{text} {unit}" if unit else text
+
+
+def _decimals(size: float) -> int:
+    """Decimals that show ``size`` with 4 significant digits (0 for 1000 and up, at most 6)."""
+    if size <= 0 or math.isnan(size) or math.isinf(size):
+        return 3
+    return max(0, min(6, 3 - math.floor(math.log10(size))))
+
+
+def _check_context(result) -> dict:
+    from benchdb.analysis.gate import EXIT_MEANING, FAILING, VERDICTS
+
+    def median(c, side: str) -> str:
+        v, status = (c.base_median, c.base_status) if side == "base" else (c.cand_median, c.cand_status)
+        if status not in (None, "ok"):
+            return status
+        ref = max((abs(x) for x in (c.base_median, c.cand_median) if x is not None), default=None)
+        return fmt_quantity(v, c.unit, ref)
+
+    return {"r": result, "verdicts": VERDICTS, "failing": FAILING, "exit_meaning": EXIT_MEANING,
+            "median": median, "run_line": _run_line}
+
+
+def _run_line(side) -> str:
+    """What one selector picked: series per hardware/backend and the runs behind them."""
+    groups = ", ".join(f"{g['label']}/{g['backend']}: {g['results']}" for g in side.by_hardware_backend())
+    runs = side.runs()
+    shown = []
+    for run in runs[:5]:
+        bits = [fmt_value(run["started_at"], "")]
+        if run["git_commit"]:
+            bits.append(f"commit {run['git_commit'][:10]}")
+        if run["host"]:
+            bits.append(str(run["host"]))
+        shown.append(f"{run['run_id']} ({', '.join(bits)})")
+    more = f" and {len(runs) - 5} more" if len(runs) > 5 else ""
+    return (f"{len(side.results)} series ({groups}) from {len(runs)} run(s): "
+            f"{'; '.join(shown)}{more}")
+
+
 def check_markdown(result) -> str:
-    text = _env(autoescape=False).get_template("check.md.j2").render(r=result)
-    return "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+    text = _env(autoescape=False).get_template("check.md.j2").render(**_check_context(result))
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    return "\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n"     # one blank line at most
+
+
+def _side_json(side) -> dict:
+    return {"selector": side.selector, "series": len(side.results), "runs": side.runs(),
+            "by_hardware_backend": side.by_hardware_backend()}
 
 
 def check_json(result) -> str:
     from dataclasses import asdict
 
+    from benchdb.analysis.gate import EXIT_MEANING, FAILING, VERDICTS
+
     body = {"baseline": result.baseline, "candidate": result.candidate, "metric": result.metric,
-            "threshold": result.threshold, "regressed": result.regressed,
-            "counts": {v: result.count(v) for v in ("regressed", "improved", "unchanged", "inconclusive")},
-            "comparisons": [asdict(c) for c in result.comparisons],
+            "threshold": result.threshold, "outcome": "fail" if result.failed else "pass",
+            "exit_code": result.exit_code, "exit_meaning": result.exit_meaning,
+            "exit_codes": {str(k): v for k, v in EXIT_MEANING.items()},
+            "failed": result.failed, "regressed": result.regressed,
+            "verdicts": list(VERDICTS), "failing_verdicts": list(FAILING),
+            "counts": result.counts(),
+            "sides": {"baseline": _side_json(result.base_side) if result.base_side else None,
+                      "candidate": _side_json(result.cand_side) if result.cand_side else None},
+            "comparisons": [{**asdict(c), "failing": c.failing} for c in result.comparisons],
             "only_baseline": result.only_baseline, "only_candidate": result.only_candidate}
     return json.dumps(body, default=_json_default, indent=1) + "\n"
+
+
+def check_error_json(baseline: str, candidate: str, metric: str, error: str, exit_code: int) -> str:
+    """What `check --format json` prints when there is nothing to compare (or another user error)."""
+    from benchdb.analysis.gate import EXIT_MEANING
+
+    body = {"baseline": baseline, "candidate": candidate, "metric": metric, "outcome": "error",
+            "exit_code": exit_code, "exit_meaning": EXIT_MEANING.get(exit_code, "error"), "error": error}
+    return json.dumps(body, indent=1) + "\n"
+
+
+def check_error_markdown(baseline: str, candidate: str, error: str, exit_code: int) -> str:
+    return (f"# benchdb check: ERROR (exit {exit_code})\n\n`{_md_cell(candidate)}` against "
+            f"`{_md_cell(baseline)}`: {_md_cell(error)}\n")
 
 
 def render(report: Report, fmt: str) -> str:

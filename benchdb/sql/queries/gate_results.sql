@@ -1,12 +1,12 @@
--- The latest result of every series among the given runs.
+-- The latest result of every series among the given results, with what the gate shows of it.
 SELECT r.result_id, r.run_id, r.model_id, r.backend, r.device, r.mode, r.precision, r.batch_size,
-       r.input_shape, r.options, r.hardware_id, h.device_name AS hardware_name, r.status, r.validity,
-       r.validity_reasons, ru.started_at AS run_started_at,
-       r.series_id
+       r.input_shape, r.options, r.hardware_id, h.device_name AS hardware_name, h.kind AS hardware_kind,
+       r.status, r.error, r.validity, r.validity_reasons, ru.started_at AS run_started_at,
+       ru.git_commit, ru.host, r.series_id
 FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
-WHERE list_contains($runs, r.run_id)
+WHERE list_contains($results, r.result_id)
 QUALIFY row_number() OVER (
     PARTITION BY r.series_id
     ORDER BY ru.started_at DESC, r.result_id DESC) = 1
