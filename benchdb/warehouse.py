@@ -76,14 +76,17 @@ class Warehouse:
     # ------------------------------------------------------------------ writing
     def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,
                progress: Callable[[int, int], None] | None = None) -> "IngestSummary":
-        """Load contract files, then update the change points of every series they touched
-        (``summary.change_points`` holds the number of open ones found)."""
+        """Load contract files; then give results measured in several processes their
+        hierarchical-bootstrap CI, and update the change points of every series touched
+        (``summary.change_points`` holds the number of open ones found); all in one write."""
         from benchdb.ingest import DEFAULT_BATCH_ROWS, IngestSummary, ingest
 
         def detect(con, summary: IngestSummary) -> None:
+            """What the warehouse judges after a load: intervals over processes, change points."""
             if summary.run_ids:
-                from benchdb.analysis import changepoints
+                from benchdb.analysis import changepoints, hierarchy
 
+                hierarchy.update(con, sorted(summary.run_ids))
                 summary.change_points = changepoints.update(con, sorted(summary.run_ids))
 
         return ingest(paths, self.path, wait_s=self.wait_s, progress=progress,

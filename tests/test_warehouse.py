@@ -9,12 +9,13 @@ from benchdb.schema.database import Migration
 def test_migrations_from_empty_database(db_path):
     con, _ = database.open_writable(db_path)
     try:
-        assert database.schema_version(con) == database.code_schema_version() == 4
+        assert database.schema_version(con) == database.code_schema_version() == len(database.migrations())
         tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
         assert {"schema_version", "ingested_files", "hardware", "architectures", "runs", "results",
                 "result_metrics", "samples", "results_latest"} <= tables
         rows = con.execute("select version, name from schema_version").fetchall()
-        assert rows == [(1, "init"), (2, "change_points"), (3, "identity"), (4, "file_ids")]
+        assert rows[:5] == [(1, "init"), (2, "change_points"), (3, "identity"), (4, "file_ids"), (5, "repeats")]
+        assert rows == [(m.version, m.name) for m in database.migrations()]
         assert {"options", "options_id", "series_id"} <= {r[0] for r in con.execute(
             "select column_name from information_schema.columns where table_name = 'results'").fetchall()}
     finally:
@@ -38,7 +39,7 @@ def test_newer_database_is_refused(db_path):
         with pytest.raises(BenchdbError) as err:
             opener(db_path)
         assert str(err.value) == (f"database {db_path} has schema version 7, but this benchdb (0.2.0) "
-                                  "supports up to 4; upgrade benchdb to use it")
+                                  f"supports up to {database.code_schema_version()}; upgrade benchdb to use it")
 
 
 def test_older_database_needs_explicit_upgrade(db_path):
@@ -47,17 +48,17 @@ def test_older_database_needs_explicit_upgrade(db_path):
     con.execute(database._bootstrap_sql())
     database._apply(con, base[:1])
     con.close()
-    with pytest.raises(BenchdbError, match=r"has schema version 1, this benchdb uses 4; run `benchdb db upgrade"):
+    with pytest.raises(BenchdbError, match=rf"has schema version 1, this benchdb uses {len(base)}; run `benchdb db upgrade"):
         database.open_writable(db_path)
     con = duckdb.connect(str(db_path))
     applied = database.upgrade(con, db_path)
-    assert [m.version for m in applied] == [2, 3, 4]
-    assert database.schema_version(con) == 4
+    assert [m.version for m in applied] == list(range(2, len(base) + 1))
+    assert database.schema_version(con) == len(base)
     assert con.execute("select count(*) from change_points").fetchall() == [(0,)]
     con.close()
-    newer = base + [Migration(5, "add_notes", "CREATE TABLE notes (note VARCHAR);")]
+    newer = base + [Migration(len(base) + 1, "add_notes", "CREATE TABLE notes (note VARCHAR);")]
     con = duckdb.connect(str(db_path))
-    assert [m.version for m in database.upgrade(con, db_path, available=newer)] == [5]
+    assert [m.version for m in database.upgrade(con, db_path, available=newer)] == [len(base) + 1]
     assert con.execute("select count(*) from notes").fetchall() == [(0,)]
     con.close()
 
@@ -65,11 +66,11 @@ def test_older_database_needs_explicit_upgrade(db_path):
 def test_failed_migration_rolls_back_whole(db_path):
     base = database.migrations()
     database.open_writable(db_path, available=base)[0].close()
-    broken = base + [Migration(5, "broken", "CREATE TABLE half (x INT); SELECT * FROM no_such_table;")]
+    broken = base + [Migration(len(base) + 1, "broken", "CREATE TABLE half (x INT); SELECT * FROM no_such_table;")]
     con = duckdb.connect(str(db_path))
     with pytest.raises(duckdb.Error):
         database.upgrade(con, db_path, available=broken)
-    assert database.schema_version(con) == 4
+    assert database.schema_version(con) == len(base)
     assert con.execute("select count(*) from information_schema.tables where table_name='half'").fetchall() == [(0,)]
     con.close()
 

@@ -50,6 +50,8 @@ class RunOptions:
     verify_only: bool = False
     #: ONNX Runtime execution providers, in priority order (CPU, CUDA, TensorRT, OpenVINO, ...).
     providers: tuple[str, ...] = ("CPU",)
+    #: Processes each scenario is measured in, interleaved with the other scenarios' processes.
+    repeats: int = 1
 
     @property
     def thread_count(self) -> int:
@@ -64,7 +66,7 @@ class RunOptions:
                 "max_background_cpu": self.max_background_cpu, "tags": list(self.tags),
                 "task": self.task, "gen_tokens": self.gen_tokens, "isolate": self.isolate,
                 "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s,
-                "verify_only": self.verify_only, "providers": list(self.providers)}
+                "verify_only": self.verify_only, "providers": list(self.providers), "repeats": self.repeats}
 
 
 @dataclass
@@ -125,6 +127,24 @@ class Outcome:
     @property
     def validity(self) -> str:
         return "valid" if self.status == "ok" and not self.validity_reasons else "invalid"
+
+
+def merge_repeats(outcomes: list[Outcome]) -> Outcome:
+    """One outcome from the K processes a scenario was measured in: every sample tagged with its
+    process (``repeat``), the first failure's status, every error and validity reason, and the
+    busiest conditions seen."""
+    from dataclasses import replace
+
+    first = outcomes[0]
+    failed = [o for o in outcomes if o.status != "ok"]
+    errors = [f"repeat {r}: {o.error}" for r, o in enumerate(outcomes) if o.error]
+    conds = [o.conditions for o in outcomes if o.conditions is not None]
+    return replace(
+        first, status=failed[0].status if failed else "ok", error="; ".join(errors) or None,
+        rows=[(*row[:5], r) for r, o in enumerate(outcomes) for row in o.rows],
+        validity_reasons=list(dict.fromkeys(why for o in outcomes for why in o.validity_reasons)),
+        conditions=max(conds, key=lambda c: c.background_cpu_pct) if conds else None,
+        extra={**first.extra, "repeat_status": [o.status for o in outcomes]})
 
 
 def measurement_rows(m: Measurement, metric: str = "latency_s") -> list[Row]:

@@ -43,7 +43,7 @@ _BATCH_SCHEMA = pa.schema([
     ("settings", pa.string()), ("extra", pa.string()), ("hardware_id", pa.string()),
     ("arch_id", pa.string()), ("options", pa.string()), ("options_id", pa.string()),
     ("series_id", pa.string()), ("file_device", pa.string()), ("file_precision", pa.string()),
-    ("file_input_shape", pa.string()),
+    ("file_input_shape", pa.string()), ("repeats", pa.int32()),
 ])
 
 
@@ -79,6 +79,7 @@ def _batch_row(c: Candidate, file_id: int) -> dict:
         "file_device": recorded.get("device", sc["device"]),
         "file_precision": recorded.get("precision", sc["precision"]),
         "file_input_shape": recorded.get("input_shape", sc["input_shape"]),
+        "repeats": sc.get("repeats") or 1,
     }
 
 
@@ -186,7 +187,12 @@ class Loader:
             good = [c for c in batch if str(c.path) not in bad]
             if good:
                 good_files = [str(c.path) for c in good]
-                con.execute(sql.load("queries/insert_samples.sql"), {"files": good_files})
+                by_version = {1: [], 2: []}
+                for c in good:
+                    by_version[1 if c.footer.metadata["contract_version"] == 1 else 2].append(str(c.path))
+                for version, name in ((1, "insert_samples_v1.sql"), (2, "insert_samples.sql")):
+                    if by_version[version]:
+                        con.execute(sql.load(f"queries/{name}"), {"files": by_version[version]})
                 con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/stage_samples.sql")
                             + sql.load("queries/metric_stats.sql"), {"files": good_files})
                 con.execute(sql.load("queries/insert_result_metrics.sql"))

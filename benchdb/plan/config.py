@@ -42,7 +42,7 @@ SETTINGS: dict[str, tuple[type, str]] = {
     "load_timeout": (float, "load_timeout_s"), "gen_tokens": (int, "gen_tokens"),
     "max_background_cpu": (float, "max_background_cpu"), "task": (str, "task"),
     "verify_only": (bool, "verify_only"), "isolate": (bool, "isolate"),
-    "out": (str, "out"), "tags": (list, "tags"), "ep": (list, "providers"),
+    "out": (str, "out"), "tags": (list, "tags"), "ep": (list, "providers"), "repeats": (int, "repeats"),
 }
 #: run-entry axes -> RunOptions field (plural and singular spellings accepted)
 AXES = {"backends": "backend", "backend": "backend", "devices": "device", "device": "device",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+import random
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -16,7 +17,7 @@ from benchdb import __version__
 from benchdb.backends import registry
 from benchdb.errors import BenchdbError
 from benchdb.harness import machine as hardware
-from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.harness.isolation import run_isolated
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
@@ -154,60 +155,109 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
 
 
 def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
-             progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
+             progress: Callable[[Outcome, int, int], None] | None = None,
+             seed: int | None = None) -> RunReport:
+    """Measure every planned scenario and write one file per scenario under ``out/<run_id>/``.
+
+    Scenarios of entries with ``repeats`` K > 1 are measured in K separate processes, in K rounds
+    that each run every such scenario once in a freshly shuffled order (randomised multiple
+    interleaved trials), so slow drifts of the machine spread over all of them; a scenario's file
+    is written when its last process ends. ``seed`` fixes that order (recorded in the run).
+    """
     total = sum(len(i.scenarios) for i in items)
     if total == 0:
         raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
+    for item in items:
+        if item.opts.repeats < 1:
+            raise BenchdbError(f"repeats must be at least 1, found {item.opts.repeats}")
+        if item.opts.repeats > 1 and not item.opts.isolate:
+            raise BenchdbError("--repeats needs separate processes; drop --no-isolation (isolate: false)")
     started = datetime.now(timezone.utc)
     run_id = contract.new_run_id()
     software = {"python": platform.python_version(), "benchdb": __version__}
     for name in dict.fromkeys(i.opts.backend for i in items):
         software[name] = load_backend(name).software()
+    repeated = [i for i in items if i.opts.repeats > 1]
+    if repeated:
+        seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        config = {**config, "interleave_seed": seed}
     run_meta = {
         "run_id": run_id, "started_at": started.isoformat(), "host": hardware.host(),
         "benchdb_version": __version__, "git_commit": hardware.git_commit(),
         "software": software, "config": config, "tags": list(tags),
     }
-    sink = _Sink(str(out), run_id)
-    report = RunReport(run_id, sink.display)
+    writer = _Writer(run_meta, _Sink(str(out), run_id))
+    units = sum(len(i.scenarios) * i.opts.repeats for i in items)
     done = 0
-    hw_cache: dict[tuple[str, str], dict] = {}
     try:
         for item in items:
-            opts = item.opts
-            backend = load_backend(opts.backend)
-            if opts.isolate:
-                outcomes = run_isolated(registry.info(opts.backend).implementation, item.model, item.scenarios,
-                                        opts, backend.model_info(item.model))
-            else:
-                outcomes = backend.run_model(item.model, item.scenarios, opts)
-            for outcome in outcomes:
-                sc = outcome.scenario
-                key = (sc.backend, sc.device)
-                if key not in hw_cache:
-                    hw_cache[key] = backend.hardware_of(sc.device)
-                hw = hw_cache[key]
-                cond = outcome.conditions
-                meta = contract.build_metadata(run=run_meta, hardware=hw, model=outcome.model, scenario={
-                    **sc.key(), "status": outcome.status, "error": outcome.error,
-                    "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
-                    "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
-                    "threads": cond.threads if cond else opts.thread_count,
-                    "load_avg_1m": cond.load_avg_1m if cond else None,
-                    "stop_reason": outcome.stop_reason, "started_at": outcome.started_at,
-                    "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
-                    "extra": outcome.extra,
-                })
-                table = contract.samples_table(meta, outcome.rows)
-                report.files.append(sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
-                report.outcomes.append(outcome)
-                report.tables.append(table)
+            if item.opts.repeats > 1:
+                continue
+            for outcome in _outcomes(item, item.scenarios):
+                writer.write(outcome, item.opts)
                 done += 1
                 if progress:
-                    progress(outcome, done, total)
+                    progress(outcome, done, units)
+        pending: dict[tuple[int, int], list[Outcome]] = {}
+        rng = random.Random(seed)
+        for r in range(max((i.opts.repeats for i in repeated), default=0)):
+            order = [(ii, si) for ii, item in enumerate(repeated) for si in range(len(item.scenarios))
+                     if item.opts.repeats > r]
+            rng.shuffle(order)
+            for ii, si in order:
+                item = repeated[ii]
+                (outcome,) = _outcomes(item, [item.scenarios[si]])
+                got = pending.setdefault((ii, si), [])
+                got.append(outcome)
+                done += 1
+                if progress:
+                    progress(outcome, done, units)
+                if len(got) == item.opts.repeats:
+                    writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
     except KeyboardInterrupt:
-        raise Interrupted(report, total) from None
-    return report
+        raise Interrupted(writer.report, total) from None
+    return writer.report
+
+
+def _outcomes(item: PlanItem, scenarios: list[Scenario]) -> list[Outcome]:
+    """Measure scenarios of one model: in a child process (with timeouts) unless isolation is off."""
+    backend = load_backend(item.opts.backend)
+    if item.opts.isolate:
+        return list(run_isolated(registry.info(item.opts.backend).implementation, item.model, scenarios,
+                                 item.opts, backend.model_info(item.model)))
+    return list(backend.run_model(item.model, scenarios, item.opts))
+
+
+class _Writer:
+    """Turns outcomes into contract files: metadata (with the hardware of the scenario's own
+    device), sample rows, the file, and the report of what was written."""
+
+    def __init__(self, run_meta: dict, sink: "_Sink"):
+        self.run_meta = run_meta
+        self.sink = sink
+        self.report = RunReport(run_meta["run_id"], sink.display)
+        self.hardware: dict[tuple[str, str], dict] = {}
+
+    def write(self, outcome: Outcome, opts: RunOptions) -> None:
+        sc = outcome.scenario
+        key = (sc.backend, sc.device)
+        if key not in self.hardware:
+            self.hardware[key] = load_backend(sc.backend).hardware_of(sc.device)
+        cond = outcome.conditions
+        meta = contract.build_metadata(run=self.run_meta, hardware=self.hardware[key], model=outcome.model, scenario={
+            **sc.key(), "status": outcome.status, "error": outcome.error,
+            "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
+            "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
+            "threads": cond.threads if cond else opts.thread_count,
+            "load_avg_1m": cond.load_avg_1m if cond else None,
+            "stop_reason": outcome.stop_reason, "started_at": outcome.started_at, "repeats": opts.repeats,
+            "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
+            "extra": outcome.extra,
+        })
+        table = contract.samples_table(meta, outcome.rows)
+        self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
+        self.report.outcomes.append(outcome)
+        self.report.tables.append(table)
 
 
 class _Sink:

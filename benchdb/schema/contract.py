@@ -53,7 +53,12 @@ SAMPLE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("iteration", pa.int32()),
     ("t_offset_s", pa.float64()),
     ("value", pa.float64()),
+    # The process (0..repeats-1) the sample was measured in: with --repeats K a scenario is
+    # measured in K separate processes, and the warehouse keeps that level. Added in v2.
+    ("repeat", pa.int32()),
 )
+#: Columns a contract v1 file may lack (read as 0).
+_ADDED_IN_V2 = ("repeat",)
 SAMPLE_SCHEMA = pa.schema([pa.field(n, t, nullable=False) for n, t in KEY_FIELDS + SAMPLE_FIELDS])
 
 #: Units whose values can never be negative (timings, sizes, counts, rates).
@@ -171,14 +176,16 @@ def upgrade_v1_scenario(sc: Mapping[str, Any], hardware: Mapping[str, Any], run_
     return out
 
 
-def _check_schema(schema: pa.Schema) -> None:
+def _check_schema(schema: pa.Schema, version: Any) -> None:
     expected = {f.name: f.type for f in SAMPLE_SCHEMA}
     for name in schema.names:
         if name not in expected:
-            raise ContractError(name, "unexpected column (contract v1 has "
+            raise ContractError(name, f"unexpected column (contract v{CONTRACT_VERSION} has "
                                       f"{', '.join(SAMPLE_SCHEMA.names)})")
     for name, want in expected.items():
         if name not in schema.names:
+            if version == 1 and name in _ADDED_IN_V2:
+                continue
             raise ContractError(name, "missing column")
         got = schema.field(name).type
         ok = (got == want
@@ -197,15 +204,19 @@ def read_footer(path: str | os.PathLike) -> FileFooter:
         md = pq.read_metadata(path)
     except (pa.ArrowException, OSError) as exc:
         raise ContractError("file", f"not a readable Parquet file ({str(exc).splitlines()[0]})") from None
-    _check_schema(md.schema.to_arrow_schema())
     kv = md.metadata or {}
     raw = kv.get(METADATA_KEY)
+    try:
+        meta = json.loads(raw) if raw is not None else None
+    except ValueError as exc:
+        meta, bad_json = None, exc
+    else:
+        bad_json = None
+    _check_schema(md.schema.to_arrow_schema(), meta.get("contract_version") if isinstance(meta, dict) else None)
     if raw is None:
         raise ContractError("metadata", f"no {METADATA_KEY.decode()} key-value metadata")
-    try:
-        meta = json.loads(raw)
-    except ValueError as exc:
-        raise ContractError("metadata", f"not valid JSON ({exc})") from None
+    if bad_json is not None:
+        raise ContractError("metadata", f"not valid JSON ({bad_json})")
     return FileFooter(validate_metadata(meta), md.num_rows)
 
 
@@ -220,15 +231,14 @@ def build_metadata(*, run: Mapping[str, Any], hardware: Mapping[str, Any], model
     return validate_metadata(json.loads(json.dumps(meta, default=str)))
 
 
-def samples_table(meta: Mapping[str, Any], rows: Iterable[tuple[str, str, int, float, float]]) -> pa.Table:
-    """Build the sample rows of a scenario: (metric, unit, iteration, t_offset_s, value) tuples."""
+def samples_table(meta: Mapping[str, Any], rows: Iterable[tuple]) -> pa.Table:
+    """Build the sample rows of a scenario: (metric, unit, iteration, t_offset_s, value[, repeat])
+    tuples (repeat 0 when absent)."""
     cols: dict[str, list] = {name: [] for name, _ in SAMPLE_FIELDS}
-    for metric, unit, iteration, t_offset, value in rows:
-        cols["metric"].append(metric)
-        cols["unit"].append(unit)
-        cols["iteration"].append(iteration)
-        cols["t_offset_s"].append(t_offset)
-        cols["value"].append(value)
+    for row in rows:
+        for name, value in zip(("metric", "unit", "iteration", "t_offset_s", "value"), row):
+            cols[name].append(value)
+        cols["repeat"].append(row[5] if len(row) > 5 else 0)
     return columns_table(meta, cols)
 
 
@@ -238,7 +248,7 @@ def columns_table(meta: Mapping[str, Any], cols: Mapping[str, Any]) -> pa.Table:
     sc = meta["scenario"]
     arrays = [pa.array([meta["run"]["run_id"] if name == "run_id" else sc[name]] * n, type=typ)
               for name, typ in KEY_FIELDS]
-    arrays += [pa.array(cols[name], type=typ) for name, typ in SAMPLE_FIELDS]
+    arrays += [pa.array(cols[name] if name in cols else [0] * n, type=typ) for name, typ in SAMPLE_FIELDS]
     return pa.Table.from_arrays(arrays, schema=SAMPLE_SCHEMA)
 
 

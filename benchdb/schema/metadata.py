@@ -90,6 +90,8 @@ class Scenario(_Section):
     settings: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     options: dict[str, Any] | None = None
+    #: Processes the scenario was measured in (samples carry their process in `repeat`).
+    repeats: Annotated[int, Field(ge=1)] | None = None
 
 
 class Metadata(_Section):

@@ -1,0 +1,87 @@
+"""Intervals that see every level of variance: processes, then iterations within them.
+
+On a shared machine one process's iterations agree closely while two processes of the same
+scenario can differ by 10-40 %. A CI computed from one process's iterations cannot see that. With
+K >= 2 processes (``--repeats K``), the hierarchical bootstrap (Kalibera & Jones, "Rigorous
+Benchmarking in Reasonable Time", ISMM 2013) resamples processes with replacement, then the
+iterations within each chosen process, and takes the statistic of the pooled resample.
+
+Deterministic (seeded). Each process's samples are thinned to at most ``MAX_PER_PROCESS`` evenly
+spaced order statistics first: it keeps each process's distribution, bounds the cost, and can only
+widen the interval (a smaller resample varies more), never narrow it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_PER_PROCESS = 500
+DEFAULT_RESAMPLES = 400
+
+
+def _thin(values: np.ndarray) -> np.ndarray:
+    v = np.sort(np.asarray(values, dtype=float))
+    if v.size <= MAX_PER_PROCESS:
+        return v
+    return v[np.linspace(0, v.size - 1, MAX_PER_PROCESS).round().astype(int)]
+
+
+def resampled_medians(groups: list[np.ndarray], *, resamples: int = DEFAULT_RESAMPLES,
+                      seed: int = 0) -> np.ndarray:
+    """Medians of ``resamples`` two-level bootstrap resamples of the pooled samples."""
+    procs = [_thin(g) for g in groups if len(g)]
+    if not procs:
+        return np.array([])
+    rng = np.random.default_rng(seed)
+    k = len(procs)
+    out = np.empty(resamples)
+    for b in range(resamples):
+        chosen = rng.integers(0, k, size=k)
+        pooled = np.concatenate([procs[i][rng.integers(0, procs[i].size, size=procs[i].size)] for i in chosen])
+        out[b] = np.median(pooled)
+    return out
+
+
+def median_ci(groups: list[np.ndarray], *, level: float = 0.95, resamples: int = DEFAULT_RESAMPLES,
+              seed: int = 0) -> tuple[float, float] | None:
+    """The ``level`` percentile interval of the pooled median, or None with fewer than 2 processes."""
+    if sum(1 for g in groups if len(g)) < 2:
+        return None
+    meds = resampled_medians(groups, resamples=resamples, seed=seed)
+    alpha = (1 - level) / 2
+    return float(np.quantile(meds, alpha)), float(np.quantile(meds, 1 - alpha))
+
+
+def ratio_ci(base: list[np.ndarray], cand: list[np.ndarray], *, level: float = 0.95,
+             resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> tuple[float, float, float] | None:
+    """Point estimate and interval of median(cand) / median(base) - 1, resampling both sides'
+    processes and iterations independently."""
+    if not base or not cand:
+        return None
+    b = resampled_medians(base, resamples=resamples, seed=seed)
+    c = resampled_medians(cand, resamples=resamples, seed=seed + 1)
+    point = float(np.median(np.concatenate(cand)) / np.median(np.concatenate(base)) - 1)
+    ratios = c / b - 1
+    alpha = (1 - level) / 2
+    return point, float(np.quantile(ratios, alpha)), float(np.quantile(ratios, 1 - alpha))
+
+
+def update(con, runs: list[str]) -> int:
+    """Give every result of ``runs`` measured in 2+ processes the hierarchical bootstrap CI of its
+    primary metric's median (results.ci_method = 'hierarchical_bootstrap'). Returns how many."""
+    from benchdb import sql
+
+    rows = con.execute(sql.load("queries/repeated_samples.sql"), {"runs": runs}).fetchall()
+    updates = []
+    for result_id, per_repeat in rows:
+        ci = median_ci([np.asarray(v, dtype=float) for v in per_repeat], seed=0)
+        if ci is not None:
+            updates.append((result_id, ci[0], ci[1]))
+    if updates:
+        import pyarrow as pa
+
+        con.register("hierarchical_cis", pa.table({"result_id": [u[0] for u in updates],
+                                                   "lo": [u[1] for u in updates], "hi": [u[2] for u in updates]}))
+        con.execute(sql.load("queries/set_hierarchical_ci.sql"))
+        con.unregister("hierarchical_cis")
+    return len(updates)

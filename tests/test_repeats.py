@@ -1,0 +1,99 @@
+"""Repeats as a level in the data: K processes per scenario, interleaved in randomised rounds,
+kept apart in the warehouse, and intervals that see process-to-process variance."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+
+from benchdb.analysis import hierarchy
+from benchdb.backends.base import RunOptions
+from benchdb.harness.timing import StopRule
+from benchdb.plan.driver import build_plan, run_plan
+from benchdb.schema import contract
+from benchdb.warehouse import Warehouse
+
+RULE = StopRule(warmup_iters=1, min_iters=5, min_time_s=0.01, max_time_s=0.05)
+
+
+def test_hierarchical_bootstrap_known_answer():
+    """No noise inside processes, process values 1, 2, 3: the resampled pooled median is the median
+    of 3 draws from {1, 2, 3}: P(1) = P(3) = 7/27, P(2) = 13/27, and the 95 % interval is [1, 3]."""
+    groups = [np.full(50, 1.0), np.full(50, 2.0), np.full(50, 3.0)]
+    meds = hierarchy.resampled_medians(groups, resamples=20000, seed=1)
+    freq = {v: float(np.mean(meds == v)) for v in (1.0, 2.0, 3.0)}
+    assert freq[1.0] == pytest.approx(7 / 27, abs=0.01) and freq[3.0] == pytest.approx(7 / 27, abs=0.01)
+    assert freq[2.0] == pytest.approx(13 / 27, abs=0.01)
+    assert hierarchy.median_ci(groups) == (1.0, 3.0)
+    # A within-process interval would have called this 2.0 +- nothing.
+    assert hierarchy.median_ci([np.full(50, 2.0)]) is None
+
+
+def test_hierarchical_interval_widens_with_between_process_spread():
+    rng = np.random.default_rng(0)
+    tight = [rng.normal(1.0, 0.01, 300) for _ in range(4)]
+    spread = [rng.normal(m, 0.01, 300) for m in (0.8, 1.0, 1.1, 1.3)]
+    lo_t, hi_t = hierarchy.median_ci(tight)
+    lo_s, hi_s = hierarchy.median_ci(spread)
+    assert hi_s - lo_s > 10 * (hi_t - lo_t)
+    point, lo, hi = hierarchy.ratio_ci(tight, [g * 1.2 for g in tight])
+    assert point == pytest.approx(0.2, abs=0.01) and lo < 0.2 < hi and lo > 0.15
+
+
+def test_repeats_are_interleaved_in_randomised_rounds(tmp_path):
+    opts = RunOptions("numpy", ("matmul:8", "matmul:16"), batch_sizes=(1, 2), threads=1, rule=RULE,
+                      out=tmp_path, repeats=3)
+    order = []
+    run_plan(build_plan([opts]), config={}, out=str(tmp_path), seed=7,
+             progress=lambda o, done, total: order.append(o.scenario.label()))
+    scenarios = sorted(set(order))
+    assert len(scenarios) == 4 and len(order) == 12
+    rounds = [order[i:i + 4] for i in range(0, 12, 4)]
+    assert all(sorted(r) == scenarios for r in rounds)          # every round runs each scenario once
+    again = []
+    run_plan(build_plan([opts]), config={}, out=str(tmp_path), seed=7,
+             progress=lambda o, done, total: again.append(o.scenario.label()))
+    assert again == order                                       # the seed fixes the order
+    other = []
+    run_plan(build_plan([opts]), config={}, out=str(tmp_path), seed=8,
+             progress=lambda o, done, total: other.append(o.scenario.label()))
+    assert other != order
+
+
+def test_repeats_reach_the_warehouse_as_a_level(tmp_path):
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    opts = RunOptions("numpy", ("matmul:16",), batch_sizes=(1,), threads=1, rule=RULE, out=out, repeats=3,
+                      max_background_cpu=100)
+    report = run_plan(build_plan([opts]), config={}, out=str(out))
+    (path,) = report.files
+    footer = contract.read_footer(path)
+    assert footer.scenario["repeats"] == 3
+    assert sorted(set(pq.read_table(path, columns=["repeat"]).column("repeat").to_pylist())) == [0, 1, 2]
+    Warehouse(db).ingest([out])
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT repeats, ci_method FROM results").fetchall() == [(3, "hierarchical_bootstrap")]
+    assert con.execute("SELECT count(DISTINCT repeat) FROM samples WHERE metric = 'latency_s'").fetchall() == [(3,)]
+    lo, med, hi = con.execute("SELECT median_ci_low, median, median_ci_high FROM results").fetchone()
+    assert lo <= med <= hi
+    con.close()
+
+
+def test_repeats_need_separate_processes(tmp_path):
+    from benchdb.errors import BenchdbError
+
+    opts = RunOptions("numpy", ("matmul:8",), threads=1, rule=RULE, out=tmp_path, repeats=2, isolate=False)
+    with pytest.raises(BenchdbError, match="--repeats needs separate processes"):
+        run_plan(build_plan([opts]), config={}, out=str(tmp_path))
+
+
+def test_contract_v1_files_without_a_repeat_column_still_ingest(tmp_path):
+    fixtures = Path(__file__).parent / "fixtures" / "contract_v1"
+    s = Warehouse(tmp_path / "w.duckdb").ingest([fixtures])
+    assert s.new == 8 and not s.rejected
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    assert con.execute("SELECT DISTINCT repeat FROM samples").fetchall() == [(0,)]
+    assert con.execute("SELECT DISTINCT repeats, ci_method FROM results").fetchall() == [(1, "order_statistics")]
