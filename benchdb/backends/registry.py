@@ -31,6 +31,9 @@ BUILTIN: dict[str, BackendInfo] = {
                                "benchdb.backends.onnxruntime"),
     "openvino": BackendInfo("openvino", "openvino", "openvino", "pip install 'benchdb[openvino]'",
                             "benchdb.backends.openvino"),
+    # your own bench_* functions (benchdb run --bench PATH): needs nothing beyond benchdb itself
+    "userbench": BackendInfo("userbench", "benchdb", "benchdb.bench", "reinstall benchdb",
+                             "benchdb.backends.userbench"),
 }
 
 

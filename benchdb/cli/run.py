@@ -23,6 +23,9 @@ from benchdb.errors import BenchdbError
 @click.option("--model", "models", multiple=True,
               help="Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
                    "tiny:<model_type> or list:<key|small|tiny> for ML backends.")
+@click.option("--bench", "benches", multiple=True, metavar="PATH",
+              help="Your own bench_* functions (repeatable): a .py file, a folder of bench_*.py files, or "
+                   "FILE::FUNCTION. Implies --backend userbench; replaces --model (README: User benchmarks).")
 @click.option("--batch-sizes", callback=csv_ints, default="1", show_default=True, help="Comma-separated.")
 @click.option("--seq-lens", callback=csv_ints, default="128", show_default=True,
               help="Sequence lengths (backends with text inputs).")
@@ -153,6 +156,13 @@ def _run_options(ctx, params):
 
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
     values = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}
+    if params["benches"]:
+        if params["config_file"] or params["suite"]:
+            raise BenchdbError("give --bench or --config/--suite, not both; a config file names benches as "
+                               "models of backend userbench")
+        if params["backend"] not in (None, "userbench"):
+            raise BenchdbError(f"--bench runs backend userbench; leave out --backend {params['backend']}")
+        params = {**params, "backend": "userbench", "models": tuple(params["models"]) + tuple(params["benches"])}
     if params["config_file"] and params["suite"]:
         raise BenchdbError("give --config or --suite, not both")
     if params["config_file"] or params["suite"]:

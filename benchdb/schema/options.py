@@ -56,9 +56,17 @@ class OpenvinoOptions(BackendOptions):
     precision_hint: str = "fp32"
 
 
+@dataclass(frozen=True)
+class UserbenchOptions(BackendOptions):
+    #: The environment variables a user bench declares (module-level ``ENV = [...]``) with their
+    #: values, as canonical JSON text: names sorted, null when unset (``{"BENCH_SCALE":"2"}``).
+    #: None (left out) when it declares none. Another value is another scenario.
+    env: str | None = None
+
+
 BY_BACKEND: dict[str, type[BackendOptions]] = {
     "numpy": NumpyOptions, "pytorch": PytorchOptions, "onnxruntime": OnnxruntimeOptions,
-    "openvino": OpenvinoOptions,
+    "openvino": OpenvinoOptions, "userbench": UserbenchOptions,
 }
 
 
