@@ -5,7 +5,9 @@ gate on real A/A runs of one scenario on this machine.
 
 1. Change points: series of 30 per-run medians with heavy-tailed noise (Student t, 3 dof, 1 %),
    steps of 2-20 %, single spikes (+30 %), slow drift, or nothing; prints recall per step size
-   and the false-alarm rate of each no-step kind.
+   and the false-alarm rate of each no-step kind. Then the same on long series (400 runs) the way
+   an ingest sees them (changepoints.scan: only the last WINDOW runs are examined), with the step
+   in the range that ingest re-examines, and the whole history tiled in windows (600 runs).
 2. Gate, synthetic: A/A pairs of heavy-tailed samples (should almost never be flagged) and
    pairs shifted by 3-10 %.
 3. Gate, real: --aa-runs consecutive numpy runs of one scenario; every consecutive pair is
@@ -23,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from click.testing import CliRunner
 
-from benchdb.analysis import gate
+from benchdb.analysis import changepoints, gate
 from benchdb.analysis.stats import e_divisive
 from benchdb.cli import main as cli
 
@@ -53,6 +55,26 @@ def main() -> None:
     for name, kw in (("no change", {}), ("single spike", {"spike": True}), ("drift 2 %", {"drift": 0.02})):
         fa = sum(bool(e_divisive(series(rng, **kw))) for _ in range(per))
         print(f"  {name:<12}: false alarms {fa / per:5.1%}")
+
+    window = changepoints.WINDOW
+    per_long = per
+    wrng = np.random.default_rng(2027)          # its own stream: the gate's numbers below stay comparable
+    print(f"change points, windowed ({per_long} series per kind, window {window}): after an ingest of run 400 "
+          f"(step in the last {window - window // 4} runs) | the whole history of 600 runs tiled:")
+    for step in (0.03, 0.05, 0.10, 0.20):
+        hits = tiled = 0
+        for _ in range(per_long):
+            at = int(wrng.integers(400 - (window - window // 4) + 3, 400 - 5))
+            x = series(wrng, n=400, step=step, at=at)
+            hits += any(abs(c.index - at) <= 1 for c in changepoints.scan(x, 399)[0])
+            at = int(wrng.integers(10, 590))
+            x = series(wrng, n=600, step=step, at=at)
+            tiled += any(abs(c.index - at) <= 1 for c in changepoints.scan(x, 0)[0])
+        print(f"  step {step:4.0%}: recall {hits / per_long:5.1%} | {tiled / per_long:5.1%}")
+    for name, kw in (("no change", {}), ("single spike", {"spike": True}), ("drift 2 %", {"drift": 0.02})):
+        fa = sum(bool(changepoints.scan(series(wrng, n=400, **kw), 399)[0]) for _ in range(per_long))
+        fa_tiled = sum(bool(changepoints.scan(series(wrng, n=600, **kw), 0)[0]) for _ in range(per_long))
+        print(f"  {name:<12}: false alarms {fa / per_long:5.1%} | {fa_tiled / per_long:5.1%}")
 
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
 

@@ -57,48 +57,99 @@ class ChangePoint:
         return self.after_median / self.before_median - 1.0
 
 
-def _q_all(d: np.ndarray, min_seg: int) -> tuple[np.ndarray, np.ndarray]:
-    """Best split and its E-divisive statistic (alpha = 1) for distance matrices d[..., n, n]."""
-    n = d.shape[-1]
-    s = np.zeros(d.shape[:-2] + (n + 1, n + 1))
-    s[..., 1:, 1:] = d.cumsum(-2).cumsum(-1)               # s[a, b] = sum d[:a, :b]
+#: Permutations evaluated together. Work memory of the test is O(PERMUTATION_CHUNK x n) floats,
+#: never a distance matrix per permutation; the test stops early once it cannot become significant.
+PERMUTATION_CHUNK = 32
+_BLOCK_ELEMENTS = 1 << 16   # floats in one block of differences (512 KiB: stays in cache)
+_TIE = 1e-9        # a permuted statistic within this relative distance of the observed one is a tie
+
+
+def _row_sums(x: np.ndarray) -> np.ndarray:
+    """sum_j |x_i - x_j| for every i, in O(n log n) (sorted prefix sums, no distance matrix)."""
+    n = len(x)
+    order = np.argsort(x, kind="stable")
+    v = x[order]
+    c = np.cumsum(v)
+    k = np.arange(n)
+    below = v * k - (c - v)                               # sum over smaller ranks of v_k - v_j
+    above = (c[-1] - c) - v * (n - 1 - k)                 # sum over larger ranks of v_j - v_k
+    out = np.empty(n)
+    out[order] = below + above
+    return out
+
+
+def _best_splits(xp: np.ndarray, rp: np.ndarray, total: float, min_seg: int) -> tuple[np.ndarray, np.ndarray]:
+    """Best split and its E-divisive statistic (alpha = 1) for each row of ``xp`` (k orderings of
+    the same n values; ``rp`` their row sums ``sum_j |x_i - x_j|`` in the same order, ``total``
+    the sum over all pairs).
+
+    Everything follows from the within-prefix sums W(t) = sum_{i<j<t} |x_i - x_j|: the left
+    segment's within sum is W(tau), the between sum is R(tau) - 2 W(tau) with R the prefix sum of
+    the row sums, the right one total - R(tau) + W(tau). W grows by sum_{i<t} |x_t - x_i| per point,
+    computed for a block of positions and all k orderings at once: O(k n^2) time, memory
+    O(k n) plus one block of at most _BLOCK_ELEMENTS floats (more only when k n exceeds it)."""
+    k, n = xp.shape
+    cols = np.ascontiguousarray(xp.T)                      # n x k, one row per position
+    lower = np.empty((n, k))
+    block = max(1, min(n, _BLOCK_ELEMENTS // (n * k)))    # positions per step: <= _BLOCK_ELEMENTS floats
+    for b0 in range(0, n, block):
+        b1 = min(n, b0 + block)
+        d = np.abs(cols[:b1, None, :] - cols[None, b0:b1, :])                  # b1 x block x k
+        d *= (np.arange(b1)[:, None] < np.arange(b0, b1)[None, :])[:, :, None]  # only i < t
+        lower[b0:b1] = d.sum(axis=0)
     tau = np.arange(min_seg, n - min_seg + 1)
-    m = n - tau
-    diag = s[..., tau, tau]
-    row = s[..., tau, n]
-    between = row - diag
-    left = diag / 2.0
-    right = (s[..., n, n][..., None] - 2.0 * row + diag) / 2.0
-    e = 2.0 * between / (tau * m) - left / (tau * (tau - 1) / 2.0) - right / (m * (m - 1) / 2.0)
-    q = tau * m / n * e
-    i = np.argmax(q, axis=-1)
-    return tau[i], np.take_along_axis(q, i[..., None], -1)[..., 0]
+    w = np.cumsum(lower, axis=0)[tau - 1]                  # W(tau), tau x k
+    r = np.cumsum(rp.T, axis=0)[tau - 1]                   # R(tau)
+    t_, m = tau[:, None].astype(float), (n - tau)[:, None].astype(float)
+    between = r - 2.0 * w
+    right = total - r + w
+    e = 2.0 * between / (t_ * m) - w / (t_ * (t_ - 1) / 2.0) - right / (m * (m - 1) / 2.0)
+    q = t_ * m / n * e
+    i = np.argmax(q, axis=0)
+    return tau[i], q[i, np.arange(k)]
 
 
 def e_divisive(values, *, min_segment: int = 3, min_effect: float = 0.03, alpha: float = 0.05,
-               permutations: int = 199, seed: int = 0, offset: int = 0) -> list[ChangePoint]:
+               permutations: int = 199, seed: int = 0, offset: int = 0,
+               chunk: int = PERMUTATION_CHUNK) -> list[ChangePoint]:
     """Change points by E-divisive means (Matteson & James 2014) with a permutation test, by binary
     segmentation. A split counts only when p < alpha, both segments hold at least ``min_segment``
     points (so a single spike is never a change) and the segments' medians differ by at least
-    ``min_effect`` (relative)."""
+    ``min_effect`` (relative).
+
+    The permutations are those of ``numpy.random.default_rng(seed + offset)`` (``offset``: index
+    of ``values[0]`` in the whole series), drawn as before; they are evaluated ``chunk`` at a time,
+    so time grows linearly with ``permutations`` and memory with ``chunk`` (O(chunk x n)), and the
+    test stops as soon as p >= alpha is certain (a non-significant p-value is never reported).
+    p = (1 + #permuted statistics >= the observed one) / (1 + permutations), where one equal to
+    it up to rounding (relative 1e-9) counts: a permutation that only reorders equal values, or
+    points within a segment, ties with the observed split and is not "less extreme" by chance."""
     x = np.asarray(values, dtype=float)
     n = len(x)
     if n < 2 * min_segment:
         return []
-    d = np.abs(x[:, None] - x[None, :])
-    tau, q = _q_all(d, min_segment)
-    tau = int(tau)
+    rows = _row_sums(x)
+    total = float(rows.sum()) / 2.0
     rng = np.random.default_rng(seed + offset)
-    perms = rng.permuted(np.tile(np.arange(n), (permutations, 1)), axis=1)
-    xp = x[perms]                                               # every permutation at once
-    _, q_perm = _q_all(np.abs(xp[:, :, None] - xp[:, None, :]), min_segment)
-    p_value = (int(np.sum(q_perm >= q)) + 1) / (permutations + 1)
+    perms = rng.permuted(np.tile(np.arange(n), (permutations, 1)), axis=1)    # indices only: O(P n)
+    taus, qs = _best_splits(x[None, :], rows[None, :], total, min_segment)
+    tau, q = int(taus[0]), float(qs[0])
+    bar = q - _TIE * abs(q)
+    exceed = 0
+    for lo in range(0, permutations, max(1, chunk)):
+        p = perms[lo:lo + max(1, chunk)]
+        _, q_perm = _best_splits(x[p], rows[p], total, min_segment)
+        exceed += int(np.sum(q_perm >= bar))
+        if (exceed + 1) / (permutations + 1) >= alpha:
+            return []                                       # cannot become significant any more
+    p_value = (exceed + 1) / (permutations + 1)
     if p_value >= alpha:
         return []
     before, after = float(np.median(x[:tau])), float(np.median(x[tau:]))
     found = []
     if before > 0 and abs(after / before - 1.0) >= min_effect:
         found.append(ChangePoint(offset + tau, p_value, before, after))
-    kw = dict(min_segment=min_segment, min_effect=min_effect, alpha=alpha, permutations=permutations, seed=seed)
+    kw = dict(min_segment=min_segment, min_effect=min_effect, alpha=alpha, permutations=permutations, seed=seed,
+              chunk=chunk)
     return (e_divisive(x[:tau], offset=offset, **kw) + found
             + e_divisive(x[tau:], offset=offset + tau, **kw))
