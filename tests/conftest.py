@@ -38,11 +38,14 @@ def make_meta(run: dict, *, model_id: str = "matmul:64", batch_size: int = 1, st
 
 
 def write_file(folder: Path, meta: dict, values=None, name: str | None = None, metric: str = "latency_s",
-               unit: str = "s") -> Path:
-    """Write one contract file with the given latency values (default: 50 values around 1 ms)."""
+               unit: str = "s", repeats: int = 1) -> Path:
+    """Write one contract file with the given latency values (default: 50 values around 1 ms).
+    ``repeats`` K: the values are dealt round-robin to K processes (the ``repeat`` column)."""
     if values is None:
         values = np.random.default_rng(meta["scenario"]["batch_size"]).normal(1e-3, 1e-5, 50)
-    rows = [(metric, unit, i, i * 1e-3, float(v)) for i, v in enumerate(values)]
+    if repeats > 1:
+        meta = {**meta, "scenario": {**meta["scenario"], "repeats": repeats}}
+    rows = [(metric, unit, i // repeats, i * 1e-3, float(v), i % repeats) for i, v in enumerate(values)]
     table = contract.samples_table(meta, rows)
     name = name or f"{meta['scenario']['scenario_id'][:12]}.parquet"
     return contract.write_scenario(folder / name, meta, table)

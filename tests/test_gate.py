@@ -30,10 +30,11 @@ def _lat(seed: int, ms: float = 10.0, n: int = 60):
 
 
 def _warehouse(tmp_path, files):
-    """Write (meta, values) pairs as contract files, ingest them, return the warehouse path."""
+    """Write (meta, values) pairs as contract files, ingest them, return the warehouse path. Each
+    file's values are dealt to 3 processes (--repeats 3), so verdicts see process-level variance."""
     res, db = tmp_path / "res", tmp_path / "w.duckdb"
     for i, (meta, values) in enumerate(files):
-        write_file(res, meta, values, name=f"f{i:03d}.parquet")
+        write_file(res, meta, values, name=f"f{i:03d}.parquet", repeats=3)
     summary = Warehouse(db).ingest([res])
     assert summary.new == len(files) and not summary.rejected
     return db
@@ -294,9 +295,10 @@ def test_throughput_metric_shows_its_unit_and_regresses_downward(tmp_path):
     res.mkdir()
     for run, rate, name in ((base, 1500.0, "b"), (cand, 1200.0, "c")):
         meta = make_meta(run, model_id="gen")
-        rows = [("latency_s", "s", i, i * 1e-3, 0.01) for i in range(20)]
-        rows += [("tokens_per_s", "tokens/s", i, i * 1e-3, float(v))
-                 for i, v in enumerate(np.linspace(rate - 10, rate + 10, 41))]
+        meta["scenario"]["repeats"] = 3                     # three processes per side
+        rows = [("latency_s", "s", i, i * 1e-3, 0.01, i % 3) for i in range(21)]
+        rows += [("tokens_per_s", "tokens/s", i, i * 1e-3, float(v), i % 3)
+                 for i, v in enumerate(np.linspace(rate - 10, rate + 10, 42))]
         contract.write_scenario(res / f"{name}.parquet", meta, contract.samples_table(meta, rows))
     assert Warehouse(db).ingest([res]).new == 2
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--metric", "tokens_per_s")

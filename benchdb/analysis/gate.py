@@ -4,14 +4,21 @@ Verdicts, in the order a report lists them (the first two fail the gate):
 
 - ``broken``: the candidate failed (status failed, oom, timeout, mismatch, unsupported, or any
   status other than ok/skipped) where the baseline was ok;
-- ``regressed`` / ``improved``: the bootstrap CI of the relative change of the median lies entirely
-  beyond the practical threshold, the larger of the configured threshold and NOISE_MULTIPLE x the
-  series' own run-to-run noise;
-- ``inconclusive``: a significant change whose interval still reaches inside the threshold, a side
-  with too few samples, an invalid or skipped result, or a metric not measured;
+- ``regressed`` / ``improved``: the CI of the relative change of the median lies entirely beyond
+  the practical threshold, the larger of the configured threshold and NOISE_MULTIPLE x the series'
+  own run-to-run noise (from its history);
+- ``unchanged``: the whole CI lies within +-threshold (an equivalence test: "change within noise");
+- ``inconclusive``: a CI that straddles the threshold, run-to-run noise that is unknown (one process
+  per side and no history: the reason names the remedy, ``--repeats``), a side with too few
+  samples, an invalid or skipped result, or a metric not measured;
 - ``still_broken``: broken on both sides (reported, not a new failure);
-- ``fixed``: broken in the baseline, ok in the candidate;
-- ``unchanged``: everything else.
+- ``fixed``: broken in the baseline, ok in the candidate.
+
+The interval: with 2+ processes on each side (``--repeats K``, or several runs of the series in a
+side's selection, all pooled), a hierarchical bootstrap over processes, then iterations
+(:mod:`benchdb.analysis.hierarchy`), so process-to-process variance is in it. With one process per
+side, a bootstrap over one process's iterations, which cannot see run-to-run shifts: then only a
+series with history (its noise raises the threshold) gets a regressed/improved/unchanged verdict.
 
 Exit codes: 0 pass, 1 something regressed or broke, 2 nothing to compare (no series on both sides,
 a selector that matches nothing, an unknown metric) or another usage error.
@@ -36,10 +43,13 @@ import duckdb
 import numpy as np
 
 from benchdb import sql
+from benchdb.analysis import hierarchy
 from benchdb.analysis.stats import bootstrap_median_ratio, robust_noise
 from benchdb.errors import BenchdbError
 
 NOISE_MULTIPLE = 3.0
+#: Points of history before a series' own run-to-run noise is known (stats.robust_noise).
+MIN_HISTORY = 4
 MIN_SAMPLES = 10
 HIGHER_IS_BETTER_UNITS = {"items/s", "tokens/s"}
 #: Statuses that mean "this scenario does not work" (any status but these two counts as broken).
@@ -73,6 +83,8 @@ class Comparison:
     unit: str | None = None
     base_status: str | None = None
     cand_status: str | None = None
+    processes: tuple[int, int] | None = None   # processes pooled on each side
+    interval: str | None = None                # how the CI was computed
 
     @property
     def failing(self) -> bool:
@@ -250,6 +262,11 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     samples = {rid: (unit, vals) for rid, unit, vals in
                con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchall()}
+    processes = {"base": {}, "cand": {}}
+    for side, ids_ in (("base", base_ids), ("cand", cand_ids)):
+        for series, _rid, _repeat, vals in con.execute(sql.load("queries/gate_processes.sql"), {
+                "results": ids_, "series": shared, "metric": metric}).fetchall():
+            processes[side].setdefault(series, []).append(np.asarray(vals, dtype=float))
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
@@ -259,7 +276,8 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                     "threads": (c["options"] or {}).get("threads"),
                     "base_result_id": b["result_id"], "cand_result_id": c["result_id"],
                     "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}
-        out.comparisons.append(_judge(scenario, b, c, samples, history.get(k), threshold, seed))
+        out.comparisons.append(_judge(scenario, b, c, samples, history.get(k), threshold, seed,
+                                      (processes["base"].get(k, []), processes["cand"].get(k, []))))
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
 
@@ -270,9 +288,14 @@ def _status(r: dict) -> str:
     return f"{r['status']}{detail}"
 
 
-def _judge(scenario, b, c, samples, history, threshold, seed) -> Comparison:
+def _judge(scenario, b, c, samples, history, threshold, seed, groups=None) -> Comparison:
+    """One series' verdict. ``groups``: (baseline, candidate) lists of per-process sample arrays
+    (pooled over the side's results); by default each side is the one process of its result."""
     ub, vb = samples.get(b["result_id"], (None, []))
     uc, vc = samples.get(c["result_id"], (None, []))
+    if groups is not None:         # every valid process of the series on each side, pooled
+        vb = np.concatenate(groups[0]) if groups[0] else np.asarray(vb, dtype=float)
+        vc = np.concatenate(groups[1]) if groups[1] else np.asarray(vc, dtype=float)
     cmp = Comparison(scenario, "unchanged", "", n_base=len(vb), n_cand=len(vc), unit=uc or ub,
                      base_status=b["status"], cand_status=c["status"])
     if len(vb):
@@ -302,7 +325,14 @@ def _judge(scenario, b, c, samples, history, threshold, seed) -> Comparison:
     if len(vb) < MIN_SAMPLES or len(vc) < MIN_SAMPLES:
         cmp.verdict, cmp.reason = "inconclusive", f"too few samples ({len(vb)} vs {len(vc)}; need {MIN_SAMPLES})"
         return cmp
-    point, lo, hi = bootstrap_median_ratio(vb, vc, seed=seed)
+    gb, gc = groups if groups is not None else ([np.asarray(vb)], [np.asarray(vc)])
+    cmp.processes = (len(gb), len(gc))
+    if len(gb) >= 2 and len(gc) >= 2:
+        point, lo, hi = hierarchy.ratio_ci(gb, gc, seed=seed)
+        cmp.interval = "hierarchical bootstrap over processes and iterations"
+    else:
+        point, lo, hi = bootstrap_median_ratio(vb, vc, seed=seed)
+        cmp.interval = "bootstrap over one process's iterations"
     cmp.change, cmp.ci_low, cmp.ci_high = point, lo, hi
     cmp.noise = robust_noise(history) if history else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
@@ -310,12 +340,17 @@ def _judge(scenario, b, c, samples, history, threshold, seed) -> Comparison:
     # express the interval as "how much worse": positive = regression, whatever the direction
     w_lo, w_hi = (lo, hi) if worse_up else (-hi, -lo)
     t = cmp.threshold
-    if w_lo > t:
+    if cmp.noise is None and (len(gb) < 2 or len(gc) < 2):
+        cmp.verdict, cmp.reason = "inconclusive", (
+            f"run-to-run noise unknown: {min(len(gb), len(gc))} process on a side and no history of this series "
+            f"(a within-process interval cannot see shifts between runs); measure with --repeats 3 or more, "
+            f"or gate once the series has {MIN_HISTORY} runs")
+    elif w_lo > t:
         cmp.verdict, cmp.reason = "regressed", f"whole CI beyond +{t:.1%}"
     elif w_hi < -t:
         cmp.verdict, cmp.reason = "improved", f"whole CI beyond -{t:.1%}"
-    elif w_lo > 0 or w_hi < 0:
-        cmp.verdict, cmp.reason = "inconclusive", f"significant, but the CI reaches inside +-{t:.1%}; measure longer"
+    elif w_lo >= -t and w_hi <= t:
+        cmp.verdict, cmp.reason = "unchanged", f"whole CI within +-{t:.1%}"
     else:
-        cmp.reason = "CI includes no change"
+        cmp.verdict, cmp.reason = "inconclusive", f"the CI straddles +-{t:.1%}; measure longer or with more --repeats"
     return cmp

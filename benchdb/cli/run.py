@@ -58,6 +58,9 @@ from benchdb.errors import BenchdbError
               help="onnxruntime execution providers in priority order: CPU, CUDA, TensorRT, OpenVINO, ...")
 @click.option("--no-isolation", is_flag=True,
               help="Measure in this process (debugging): no child process, no timeouts.")
+@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Measure each scenario in K separate processes, interleaved with the other scenarios' "
+                   "in randomised rounds, so intervals and verdicts see process-to-process variance.")
 @click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
 @click.option("--out", default="results", show_default=True,
               help="Folder for the Parquet measurement files, or an fsspec URL (s3://, gs://, hf://...).")
@@ -142,7 +145,7 @@ _RUN_FIELDS = {"backend": "backend", "device": "device", "models": "models", "ba
                "max_time": "rule.max_time_s", "target_ci": "rule.target_ci",
                "max_background_cpu": "max_background_cpu", "task": "task", "gen_tokens": "gen_tokens",
                "timeout_s": "timeout_s", "load_timeout_s": "load_timeout_s", "verify_only": "verify_only",
-               "providers": "providers", "tags": "tags", "out": "out"}
+               "providers": "providers", "tags": "tags", "out": "out", "repeats": "repeats"}
 
 
 def _run_options(ctx, params):
