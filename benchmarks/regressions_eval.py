@@ -82,26 +82,31 @@ def main() -> None:
         b = rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)
         c = (rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)) * (1 + shift)
         return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
-                           {"b": ("s", list(b)), "c": ("s", list(c))}, None, 0.05, 0).verdict
+                           {"b": ("s", list(b)), "c": ("s", list(c))}, None, 0.05, 0,
+                           (np.array_split(b, 3), np.array_split(c, 3))).verdict
 
-    print("gate, synthetic (200 samples a side, threshold 5 %):")
+    print("gate, synthetic (200 samples a side in 3 processes, threshold 5 %):")
     for shift in (0.0, 0.03, 0.06, 0.10):
         v = [verdict(shift) for _ in range(per * 2)]
         print(f"  shift {shift:4.0%}: regressed {v.count('regressed') / len(v):5.1%}, improved "
-              f"{v.count('improved') / len(v):5.1%}, inconclusive {v.count('inconclusive') / len(v):5.1%}")
+              f"{v.count('improved') / len(v):5.1%}, unchanged {v.count('unchanged') / len(v):5.1%}, "
+              f"inconclusive {v.count('inconclusive') / len(v):5.1%}")
 
     work = Path(tempfile.mkdtemp(prefix="benchdb-aa-"))
     runner = CliRunner()
     for _ in range(args.aa_runs):
         r = runner.invoke(cli, ["run", "--backend", "numpy", "--model", "matmul:256", "--threads", "1",
-                                "--min-time", "1", "--max-time", "5", "--out", str(work / "res"), "--no-isolation"])
+                                "--min-time", "1", "--max-time", "5", "--out", str(work / "res"), "--repeats", "3"])
         assert r.exit_code == 0, r.output
     runner.invoke(cli, ["ingest", str(work / "res"), "--db", str(work / "w.duckdb")])
-    print(f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, consecutive pairs:")
+    print(f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, --repeats 3, consecutive pairs:")
     for i in range(args.aa_runs - 1, 0, -1):
         r = runner.invoke(cli, ["check", "--baseline", f"latest~{i}", "--candidate", f"latest~{i - 1}",
                                 "--db", str(work / "w.duckdb"), "--format", "json"])
         (c,) = json.loads(r.stdout)["comparisons"]
+        if c["change"] is None:            # no interval (an invalid or broken side): the reason says why
+            print(f"  pair {args.aa_runs - i}: {c['verdict']} ({c['reason']}) (exit {r.exit_code})")
+            continue
         print(f"  pair {args.aa_runs - i}: change {c['change']:+.2%} CI [{c['ci_low']:+.2%}, {c['ci_high']:+.2%}] "
               f"n={c['n_base']}/{c['n_cand']} -> {c['verdict']} (exit {r.exit_code})")
 
