@@ -9,6 +9,8 @@ import pytest
 from benchdb.schema import contract, identity
 from conftest import HARDWARE, make_meta, make_run, write_file
 
+pytestmark = pytest.mark.core
+
 
 def test_round_trip(tmp_path):
     run = make_run()

@@ -19,6 +19,8 @@ from benchdb.warehouse import Warehouse
 
 from conftest import make_meta, make_run, write_file
 
+pytestmark = pytest.mark.core
+
 FAST = "settings: {warmup: 1, min_iters: 5, min_time: 0.01, max_time: 0.1, target_ci: 0.5, max_background_cpu: 100, isolate: false}"
 
 

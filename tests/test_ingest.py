@@ -15,6 +15,8 @@ from benchdb.ingest import ingest
 from benchdb.schema import contract
 from conftest import make_meta, make_run, write_file, write_suite
 
+pytestmark = pytest.mark.core
+
 
 def _counts(db_path):
     con = duckdb.connect(str(db_path), read_only=True)

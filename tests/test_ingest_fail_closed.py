@@ -20,6 +20,8 @@ from benchdb.warehouse import Warehouse
 
 from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
 
+pytestmark = pytest.mark.core
+
 
 def _corrupt_copy(src, dst, column="value"):
     """The same scenario file with one column's values replaced by NaN (a different content hash)."""

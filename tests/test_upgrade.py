@@ -17,6 +17,8 @@ from benchdb.warehouse import Warehouse
 
 from conftest import benchdb_cmd
 
+pytestmark = pytest.mark.core
+
 FIXTURES = Path(__file__).parent / "fixtures"
 TABLES = ("results", "samples", "runs", "hardware", "architectures", "ingested_files", "result_metrics",
           "change_points")

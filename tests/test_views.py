@@ -7,6 +7,8 @@ import sqlglot
 from benchdb import sql
 from fixtures_views import build
 
+pytestmark = pytest.mark.core
+
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory):

@@ -5,6 +5,8 @@ from benchdb.errors import BenchdbError
 from benchdb.schema import database
 from benchdb.schema.database import Migration
 
+pytestmark = pytest.mark.core
+
 
 def test_migrations_from_empty_database(db_path):
     con, _ = database.open_writable(db_path)
