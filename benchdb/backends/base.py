@@ -97,11 +97,17 @@ class Scenario:
 
 @dataclass
 class Conditions:
-    """The state of the machine just before a scenario is measured."""
+    """The state of the machine just before a scenario is measured.
+
+    ``warnings``: what :func:`judge` found about these conditions that is recorded but does not
+    make the result invalid (a busy machine under which the measurement still converged); an
+    :class:`Outcome` built with these conditions carries them in ``extra["warnings"]``.
+    """
 
     load_avg_1m: float | None
     background_cpu_pct: float
     threads: int
+    warnings: list[str] = field(default_factory=list)
 
     @classmethod
     def now(cls, threads: int) -> "Conditions":
@@ -124,8 +130,16 @@ class Outcome:
     extra: dict[str, Any] = field(default_factory=dict)
     primary_metric: str = "latency_s"
 
+    def __post_init__(self) -> None:
+        # warnings judge() left on the conditions (busy machine, converged anyway) travel in extra
+        warnings = self.conditions.warnings if self.conditions is not None else []
+        if warnings:
+            known = list(self.extra.get("warnings") or [])
+            self.extra = {**self.extra, "warnings": list(dict.fromkeys(known + warnings))}
+
     @property
     def validity(self) -> str:
+        """valid when it ran and no validity reason holds (warnings never invalidate)."""
         return "valid" if self.status == "ok" and not self.validity_reasons else "invalid"
 
 
@@ -155,12 +169,36 @@ def measurement_rows(m: Measurement, metric: str = "latency_s") -> list[Row]:
 
 
 def judge(m: Measurement, rule: StopRule, cond: Conditions, max_background_cpu: float) -> list[str]:
-    """Validity reasons of a measurement taken under the given conditions."""
+    """Validity reasons of a measurement taken under the given conditions.
+
+    A busy machine (other processes used more than ``max_background_cpu`` percent CPU just
+    before the scenario) is not fatal on its own: when the measurement converged (its 95 % CI
+    of the median is within the stopping rule's ``target_ci``) the load did not spoil the
+    interval, so the result stays valid and the busy machine is recorded as a warning on
+    ``cond.warnings`` (an Outcome carries it in ``extra["warnings"]``). When it did not
+    converge, the interval is too wide and the load is the likely cause: ``busy_machine`` is a
+    validity reason and the result is invalid. Both texts start with ``busy_machine:`` and
+    name the CPU use and the limit.
+    """
     reasons = m.validity_reasons(rule)
     if cond.background_cpu_pct > max_background_cpu:
-        reasons.append(f"busy_machine: other processes used {cond.background_cpu_pct:.0f}% CPU "
-                       f"before the scenario (limit {max_background_cpu:.0f}%)")
+        busy = (f"busy_machine: other processes used {cond.background_cpu_pct:.0f}% CPU "
+                f"before the scenario (limit {max_background_cpu:.0f}%)")
+        ci = m.ci_rel
+        ci_text = "no CI" if ci is None else f"CI of the median +-{ci:.1%}"
+        if _converged(m, rule):
+            warning = f"{busy}; {ci_text} met the target +-{rule.target_ci:.1%}, so the result stays valid"
+            if warning not in cond.warnings:
+                cond.warnings.append(warning)
+        else:
+            reasons.append(f"{busy}; {ci_text} did not converge to the target +-{rule.target_ci:.1%}")
     return reasons
+
+
+def _converged(m: Measurement, rule: StopRule) -> bool:
+    """The stopping rule's convergence: the CI of the median within ``target_ci``."""
+    ci = m.ci_rel
+    return m.stop_reason == "converged" or (ci is not None and ci <= rule.target_ci)
 
 
 def error_text(exc: BaseException) -> str:

@@ -2,9 +2,10 @@
 -- options, on one piece of hardware: results.series_id), from the most recent run
 -- (runs.started_at) that measured it validly, with the run, the hardware and derived figures:
 -- peak memory (device if measured, else host RSS), mean power, energy per item, FLOPs per forward
--- and achieved FLOP/s. Only results whose primary metric is a timing (bdb_timing_metric, unit 's')
--- count: a --verify-only check (primary metric max_rel_err) is never a median latency here; it is
--- in the verification view.
+-- and achieved FLOP/s, and background_cpu_pct: the CPU use of other processes (percent of the
+-- machine) just before the scenario, from settings (NULL when not recorded). Only results whose
+-- primary metric is a timing (bdb_timing_metric, unit 's') count: a --verify-only check (primary
+-- metric max_rel_err) is never a median latency here; it is in the verification view.
 CREATE OR REPLACE VIEW results_latest AS
 WITH extra AS (
     SELECT result_id,
@@ -25,7 +26,8 @@ SELECT r.*,
        x.power_w,
        x.power_w * r.median / r.batch_size                       AS energy_per_item_j,
        x.flops_per_forward,
-       x.flops_per_forward / r.median                            AS achieved_flops
+       x.flops_per_forward / r.median                            AS achieved_flops,
+       TRY_CAST(json_extract_string(r.settings, '$.background_cpu_pct') AS DOUBLE) AS background_cpu_pct
 FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)

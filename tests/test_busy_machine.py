@@ -1,0 +1,247 @@
+"""A busy machine is recorded, not fatal (issue 12, item 5).
+
+Rule: other processes above ``max_background_cpu`` before a scenario make it invalid only when its
+measurement did not converge (CI of the median wider than the stopping rule's target); a converged
+one stays valid with a ``busy_machine`` warning in ``extra.warnings``. The background CPU is a column
+of results_latest / results_current, and reports open with a banner counting the flagged results.
+"""
+
+import os
+import pickle
+import subprocess
+import sys
+import time
+
+import duckdb
+import pytest
+
+from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, judge
+from benchdb.harness.timing import Measurement, StopRule, measure
+from benchdb.plan.driver import build_plan, run_plan
+from benchdb.reports import build as builder, render
+from benchdb.warehouse import Warehouse
+from conftest import make_meta, make_run, write_file
+
+SC = Scenario("matmul:64", "numpy", "cpu", "eager", "fp32", 1, "n=64", {"threads": 1})
+
+
+class FakeClock:
+    """Each call to fn() advances time by the next duration of a script (no sleeps)."""
+
+    def __init__(self, durations):
+        self.t = 0.0
+        self.durations = iter(durations)
+
+    def clock(self):
+        return self.t
+
+    def fn(self):
+        self.t += next(self.durations)
+
+
+def steady(v):
+    while True:
+        yield v
+
+
+def noisy(seed=0):
+    import random
+    rnd = random.Random(seed)
+    while True:
+        yield rnd.lognormvariate(-4.6, 1.5)     # median 10 ms, far too noisy for +-2 % in 3 s
+
+
+RULE = StopRule(warmup_iters=0, warmup_s=0.0, min_iters=10, min_time_s=0.1, max_time_s=3.0, target_ci=0.02)
+
+
+def test_converged_measurement_on_a_busy_machine_is_valid_with_a_warning():
+    c = FakeClock(steady(0.001))
+    m = measure(c.fn, RULE, clock=c.clock)
+    assert m.stop_reason == "converged" and m.ci_rel <= RULE.target_ci
+    cond = Conditions(load_avg_1m=None, background_cpu_pct=62.0, threads=1)
+    reasons = judge(m, RULE, cond, max_background_cpu=30.0)
+    assert reasons == []
+    (warning,) = cond.warnings
+    assert warning.startswith("busy_machine: other processes used 62% CPU before the scenario (limit 30%); ")
+    assert "met the target +-2.0%" in warning
+    out = Outcome(SC, {}, validity_reasons=reasons, stop_reason=m.stop_reason, conditions=cond,
+                  extra={"ci_rel": m.ci_rel})
+    assert out.validity == "valid"
+    assert out.extra == {"ci_rel": m.ci_rel, "warnings": [warning]}
+    # what crosses the pipe from an isolated child keeps it
+    assert pickle.loads(pickle.dumps(out)).extra["warnings"] == [warning]
+
+
+def test_measurement_that_did_not_converge_on_a_busy_machine_is_invalid():
+    c = FakeClock(noisy())
+    m = measure(c.fn, RULE, clock=c.clock)
+    assert m.stop_reason == "max_time" and m.ci_rel > RULE.target_ci
+    cond = Conditions(load_avg_1m=None, background_cpu_pct=62.0, threads=1)
+    reasons = judge(m, RULE, cond, max_background_cpu=30.0)
+    busy = [r for r in reasons if r.startswith("busy_machine:")]
+    assert len(busy) == 1 and "(limit 30%); CI of the median +-" in busy[0]
+    assert busy[0].endswith("did not converge to the target +-2.0%")
+    assert cond.warnings == []
+    out = Outcome(SC, {}, validity_reasons=reasons, conditions=cond)
+    assert out.validity == "invalid" and "warnings" not in out.extra
+
+
+def test_convergence_is_the_final_interval_not_only_the_stop_reason():
+    # stopped at max_time between two convergence checks, but its final CI is within the target
+    m = Measurement(first_call_s=0.01, samples=[1.0] * 20, offsets=list(range(20)), stop_reason="max_time",
+                    median=1.0, ci_low=0.99, ci_high=1.01)
+    cond = Conditions(None, 90.0, 1)
+    assert judge(m, RULE, cond, 30.0) == [] and len(cond.warnings) == 1
+    # a quiet machine: neither reason nor warning, whatever the interval
+    quiet = Conditions(None, 12.0, 1)
+    c = FakeClock(noisy(1))
+    assert not any(r.startswith("busy_machine") for r in judge(measure(c.fn, RULE, clock=c.clock), RULE, quiet, 30.0))
+    assert quiet.warnings == []
+
+
+# ---------------------------------------------------------------- a real run under real load
+
+HOG = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end:\n    pass\n"
+
+
+@pytest.fixture
+def hog():
+    """A real busy loop on one core; it stops by itself within 30 s (and is killed after the test)."""
+    proc = subprocess.Popen([sys.executable, "-c", HOG])
+    time.sleep(0.5)
+    try:
+        yield proc
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path, hog):
+    # one busy core is 100/cores % of the machine: a limit of half of that is always exceeded
+    limit = 50.0 / (os.cpu_count() or 1)
+    fast = dict(warmup_iters=1, warmup_s=0.0, min_iters=10, min_time_s=0.05, max_time_s=0.5)
+    loose = RunOptions(backend="numpy", models=("matmul:64",), batch_sizes=(1,), threads=1,
+                       rule=StopRule(**fast, target_ci=0.5), max_background_cpu=limit, out=tmp_path / "out")
+    # an unreachable target: never converges, so the busy machine is a reason for invalid
+    tight = RunOptions(backend="numpy", models=("matmul:64",), batch_sizes=(2,), threads=1,
+                       rule=StopRule(**fast, target_ci=1e-9), max_background_cpu=limit, out=tmp_path / "out")
+    rep = run_plan(build_plan([loose, tight]), config={}, out=tmp_path / "out")
+    by_bs = {o.scenario.batch_size: o for o in rep.outcomes}
+    assert {bs: o.status for bs, o in by_bs.items()} == {1: "ok", 2: "ok"}
+    for o in by_bs.values():
+        assert o.conditions.background_cpu_pct > limit
+    ok = by_bs[1]
+    assert ok.stop_reason == "converged" and ok.validity == "valid" and ok.validity_reasons == []
+    assert len(ok.extra["warnings"]) == 1 and ok.extra["warnings"][0].startswith("busy_machine:")
+    bad = by_bs[2]
+    assert bad.validity == "invalid" and any(r.startswith("busy_machine:") for r in bad.validity_reasons)
+
+    wh = Warehouse(tmp_path / "w.duckdb")
+    wh.ingest([tmp_path / "out" / rep.run_id])
+    _, rows = wh.query("SELECT batch_size, validity, background_cpu_pct FROM results_current ORDER BY 1")
+    assert [(r[0], r[1]) for r in rows] == [(1, "valid"), (2, "invalid")]
+    assert all(r[2] > limit for r in rows)
+    _, latest = wh.query("SELECT batch_size, background_cpu_pct FROM results_latest")
+    assert [r[0] for r in latest] == [1] and latest[0][1] > limit
+
+    report = wh.report(list(builder.ALL), builder.Filters())
+    b = report.banner
+    assert (b.flagged, b.total, b.invalid) == (2, 2, 1)
+    assert b.text.startswith("2 of 2 results were measured while other processes used ")
+    assert "1 of them is invalid because its confidence interval did not converge" in b.text
+    md = render.markdown(report)
+    assert md.splitlines()[4].startswith("> **Busy machine:** 2 of 2 results were measured")
+    html = render.html(report, plots=False)
+    assert html.index('id="busy-machine"') < html.index('id="optimal_hardware"')
+    assert "valid (warning)" in html and "invalid: did not converge" in html
+
+
+# ---------------------------------------------------------------- banner counts on a small warehouse
+
+def _write(folder, run, bs, *, validity="valid", reasons=(), cpu=None, warnings=None, model_id="matmul:64"):
+    meta = make_meta(run, batch_size=bs, validity=validity, model_id=model_id)
+    sc = meta["scenario"]
+    sc["validity_reasons"] = list(reasons)
+    if cpu is not None:
+        sc["settings"] = {"background_cpu_pct": cpu}
+    if warnings:
+        sc["extra"] = {"warnings": list(warnings)}
+    write_file(folder, meta)
+
+
+BUSY = "busy_machine: other processes used {:.0f}% CPU before the scenario (limit 30%)"
+
+
+def _warehouse(tmp_path):
+    run = make_run()
+    folder = tmp_path / "results"
+    folder.mkdir()
+    _write(folder, run, 1, cpu=41.0, warnings=[BUSY.format(41) + "; CI of the median +-1.0% met the target "
+                                                                 "+-2.0%, so the result stays valid"])
+    _write(folder, run, 2, validity="invalid", cpu=79.6,
+           reasons=["noisy: x", BUSY.format(80) + "; CI of the median +-15.0% did not converge to the target +-2.0%"])
+    _write(folder, run, 3, cpu=5.0)
+    _write(folder, run, 4, validity="invalid", cpu=12.0, reasons=["noisy: CI of the median +-30.0% > 5 x target"])
+    _write(folder, run, 1, model_id="other", cpu=None)
+    wh = Warehouse(tmp_path / "w.duckdb")
+    wh.ingest([folder])
+    return wh
+
+
+def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_path):
+    wh = _warehouse(tmp_path)
+    _, rows = wh.query("SELECT model_id, batch_size, background_cpu_pct FROM results_current ORDER BY 1, 2")
+    assert rows == [("matmul:64", 1, 41.0), ("matmul:64", 2, 79.6), ("matmul:64", 3, 5.0),
+                    ("matmul:64", 4, 12.0), ("other", 1, None)]
+    report = wh.report(list(builder.ALL), builder.Filters())
+    b = report.banner
+    assert (b.flagged, b.total, b.invalid, b.cpu_min, b.cpu_max) == (2, 5, 1, 41.0, 79.6)
+    assert b.text == (
+        "2 of 5 results were measured while other processes used 41-80 % CPU (limit 30 %); 1 of them is invalid "
+        "because its confidence interval did not converge to the target; the other one converged and stays "
+        "valid, with a warning. Close other programs and measure again, or raise the limit "
+        "(`benchdb run --max-background-cpu`, `max_background_cpu` in a config file's settings).")
+    assert [(r["batch_size"], r["verdict"]) for r in b.rows] == [(2, "invalid: did not converge"),
+                                                                (1, "valid (warning)")]
+    assert b.rows[0]["detail"] == "CI of the median +-15.0% did not converge to the target +-2.0%"
+    md = render.markdown(report)
+    assert "| matmul:64 | Test CPU 9000 | numpy | eager | fp32 | 2 | n=64 | 79.6 | " in md
+
+    # filters apply: only the unflagged model -> no banner
+    assert wh.report(list(builder.ALL), builder.Filters(models=("other",))).banner is None
+    one = builder.Filters(models=("matmul:64",))
+    assert wh.report(list(builder.ALL), one).banner.text.startswith("2 of 4 results were measured")
+
+
+def test_everything_busy_and_invalid_still_explains_itself(tmp_path):
+    run = make_run()
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for bs, cpu in ((1, 35.0), (2, 50.0)):
+        _write(folder, run, bs, validity="invalid", cpu=cpu,
+               reasons=[BUSY.format(cpu) + "; CI of the median +-9.0% did not converge to the target +-2.0%"])
+    wh = Warehouse(tmp_path / "w.duckdb")
+    wh.ingest([folder])
+    with pytest.raises(builder.NothingToReport) as err:
+        wh.report(["optimal-hardware"], builder.Filters())
+    assert "2 of 2 results were measured while other processes used 35-50 % CPU (limit 30 %); all of them are " \
+           "invalid because their confidence interval did not converge" in str(err.value)
+    with wh.reading() as con:      # what the quickstart does: a report whose banner says why
+        report = builder.build(con, str(wh.path), ["optimal-hardware"], builder.Filters(), allow_empty=True)
+    assert report.banner.invalid == 2
+    assert "Busy machine:" in render.html(report, plots=False)
+
+
+def test_results_without_background_cpu_have_a_null_column(tmp_path):
+    run = make_run()
+    folder = tmp_path / "results"
+    folder.mkdir()
+    _write(folder, run, 1)
+    wh = Warehouse(tmp_path / "w.duckdb")
+    wh.ingest([folder])
+    con = duckdb.connect(str(wh.path), read_only=True)
+    try:
+        assert con.execute("SELECT background_cpu_pct FROM results_latest").fetchall() == [(None,)]
+    finally:
+        con.close()
+    assert wh.report(list(builder.ALL), builder.Filters()).banner is None
