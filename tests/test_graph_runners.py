@@ -39,11 +39,11 @@ def cache(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sweep(cache, tmp_path_factory):
-    """All 13 classes through onnxruntime then openvino (verify-only), ingested."""
+    """All 13 classes through onnxruntime then openvino (verify-only, default seq len 128), ingested."""
     tmp = tmp_path_factory.mktemp("sweep")
     out, db = tmp / "res", tmp / "w.duckdb"
     for backend in ("onnxruntime", "openvino"):
-        r = invoke("run", "--backend", backend, "--model", "list:tiny", "--seq-lens", "8", "--verify-only",
+        r = invoke("run", "--backend", backend, "--model", "list:tiny", "--verify-only",
                    "--no-isolation", "--out", str(out))
         assert r.exit_code == 0, r.output + repr(r.exception)
     assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
@@ -54,9 +54,12 @@ def sweep(cache, tmp_path_factory):
 
 @pytest.mark.parametrize("backend", ["onnxruntime", "openvino"])
 def test_every_key_class_has_its_expected_status(sweep, backend):
-    rows = sweep.execute("select model_id, status, error, extra from results where backend = ? order by 1",
-                         [backend]).fetchall()
-    got = {m.removeprefix("tiny:"): (status, error, extra) for m, status, error, extra in rows}
+    rows = sweep.execute("select model_id, status, error, extra, input_shape from results where backend = ? "
+                         "order by 1", [backend]).fetchall()
+    got = {m.removeprefix("tiny:"): (status, error, extra) for m, status, error, extra, _ in rows}
+    shapes = {m: shape for m, *_, shape in rows}
+    assert shapes["tiny:bert"] == shapes["tiny:llama"] == "seq_len=128"          # the default
+    assert shapes["tiny:clip"] == "seq_len=128,image=32x32"
     assert {k: v[0] for k, v in got.items()} == EXPECTED
     status, error, _ = got["llava_next"]
     assert error.startswith("no exporter could convert this model: dynamo-static: ")
@@ -86,17 +89,36 @@ def test_export_routes_are_recorded(sweep):
     assert set(ov.values()) == {"openvino:onnx"}
 
 
-def test_timed_runs_and_export_cache(monkeypatch, tmp_path):
-    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "fresh-cache"))
-    out = tmp_path / "res"
-    args = ["--model", "tiny:vit", "--batch-sizes", "1,2", "--out", str(out), "--no-isolation", *QUICK]
-    r = invoke("run", "--backend", "onnxruntime", "--mode", "opt-all,opt-disabled", *args)
-    assert r.exit_code == 0, r.output
-    r = invoke("run", "--backend", "openvino", "--precision", "fp32,bf16", "--mode", "latency,throughput", *args)
-    assert r.exit_code == 0, r.output
+@pytest.fixture(scope="module")
+def timed(tmp_path_factory):
+    """tiny:vit at batch sizes 1 and 2, timed: ONNX Runtime at two graph levels, OpenVINO at two
+    precisions and both hints, from a fresh export cache; the files' footers and the warehouse."""
+    tmp = tmp_path_factory.mktemp("timed")
+    out, db = tmp / "res", tmp / "w.duckdb"
+    old = os.environ.get("BENCHDB_CACHE")
+    os.environ["BENCHDB_CACHE"] = str(tmp / "fresh-cache")
+    try:
+        args = ["--model", "tiny:vit", "--batch-sizes", "1,2", "--out", str(out), "--no-isolation", *QUICK]
+        r = invoke("run", "--backend", "onnxruntime", "--mode", "opt-all,opt-disabled", *args)
+        assert r.exit_code == 0, r.output
+        r = invoke("run", "--backend", "openvino", "--precision", "fp32,bf16", "--mode", "latency,throughput",
+                   *args)
+        assert r.exit_code == 0, r.output
+    finally:
+        if old is None:
+            os.environ.pop("BENCHDB_CACHE", None)
+        else:
+            os.environ["BENCHDB_CACHE"] = old
+    assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
     files = sorted(out.rglob("*.parquet"))
-    assert len(files) == 12
-    footers = [contract.read_footer(f) for f in files]
+    con = duckdb.connect(str(db), read_only=True)
+    yield [contract.read_footer(f) for f in files], con
+    con.close()
+
+
+def test_timed_runs_and_export_cache(timed):
+    footers, _ = timed
+    assert len(footers) == 12
     assert all(f.scenario["status"] == "ok" for f in footers), [f.scenario["error"] for f in footers]
     ov = [f for f in footers if f.scenario["backend"] == "openvino"]
     assert {(f.scenario["precision"], f.scenario["extra"]["precision_used"]) for f in ov} <= {
@@ -106,6 +128,97 @@ def test_timed_runs_and_export_cache(monkeypatch, tmp_path):
     # then served from the cache to the other modes and precisions
     cached = [f.scenario["extra"]["export_cached"] for f in footers]
     assert cached.count(False) == 4 and cached.count(True) == 8
+
+
+def test_openvino_throughput_hint_runs_the_optimal_number_of_async_requests(timed):
+    footers, con = timed
+    ov = [f for f in footers if f.scenario["backend"] == "openvino"]
+    for f in ov:
+        sc = f.scenario
+        if sc["mode"] == "throughput":
+            n = sc["options"]["num_requests"]          # part of the identity: what ran
+            assert isinstance(n, int) and n >= 1
+            assert sc["extra"]["num_requests"] == n and sc["extra"]["api"] == "async"
+        else:
+            assert "num_requests" not in sc["options"] and "num_requests" not in sc["extra"]
+    rows = con.execute("""
+        select r.mode, r.batch_size, r.metric, r.unit, r.n, r.median, r.throughput, t.median, t.n, t.unit
+        from results r left join result_metrics t on t.result_id = r.result_id and t.metric = 'throughput_items_s'
+        where r.backend = 'openvino'""").fetchall()
+    assert sorted({r[0] for r in rows}) == ["latency", "throughput"]
+    for mode, bs, metric, unit, n, median, throughput, measured, n_measured, measured_unit in rows:
+        assert (metric, unit) == ("latency_s", "s") and n >= 10      # latency of each request
+        if mode == "throughput":
+            # items completed per second of wall time, one figure; results.throughput is that figure
+            assert (n_measured, measured_unit) == (1, "items/s") and measured > 0
+            assert throughput == pytest.approx(measured)
+        else:
+            assert measured is None and throughput == pytest.approx(bs / median)
+
+
+class _FakeQueue:
+    """Requests that each take ``service`` seconds on a simulated clock (OpenVINO's idle order)."""
+
+    def __init__(self, size: int, service: float):
+        self.size, self.service, self.now = size, service, 0.0
+        self.idle_ids = list(range(size))
+        self.running: dict[int, float] = {}       # request -> end time
+
+    def first(self):
+        self.now += self.service
+
+    def idle(self):
+        if not self.idle_ids:
+            i = min(self.running, key=lambda k: (self.running[k], k))
+            self.now = max(self.now, self.running.pop(i))
+            self.idle_ids.append(i)
+        return self.idle_ids[0]
+
+    def start(self):
+        self.running[self.idle_ids.pop(0)] = self.now + self.service
+
+    def latency_s(self, i):
+        return self.service
+
+    def wait_all(self):
+        for i, end in sorted(self.running.items()):
+            self.now = max(self.now, end)
+            self.idle_ids.append(i)
+        self.running.clear()
+
+
+def test_queue_throughput_is_items_completed_over_wall_time():
+    from benchdb.backends.openvino import measure_queue
+    from benchdb.harness.timing import StopRule
+
+    queue = _FakeQueue(size=3, service=0.5)
+    rule = StopRule(warmup_iters=2, warmup_s=0, min_iters=10, min_time_s=50.0, max_time_s=100)
+    m, rows = measure_queue(queue, rule, items=4, clock=lambda: queue.now)
+    # 3 requests of 0.5 s always busy: 6 requests/s, 4 items each (one request at a time: 8 items/s);
+    # fill and drain are outside the window, its edges are worth at most a completion or two
+    assert rows == [("throughput_items_s", "items/s", 0, 0.0, pytest.approx(24.0, rel=0.01))]
+    assert m.first_call_s == 0.5 and m.stop_reason == "converged"
+    assert len(m.samples) >= 10 and set(m.samples) == {0.5}
+    assert m.offsets == sorted(m.offsets) and m.offsets[0] >= 0
+    assert not queue.running                          # drained
+
+
+def test_onnxruntime_memory_increment_excludes_pytorch_and_grows_with_batch(cache, tmp_path):
+    out = tmp_path / "res"
+    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--batch-sizes", "1,128",
+               "--out", str(out), "--no-isolation", *QUICK)
+    assert r.exit_code == 0, r.output
+    rows = duckdb.sql(f"""select batch_size, metric, max(value) from '{out}/**/*.parquet'
+                          where metric in ('peak_rss_bytes', 'rss_before_bytes', 'peak_rss_increment_bytes')
+                          group by all""").fetchall()
+    got = {(bs, metric): value for bs, metric, value in rows}
+    for bs in (1, 128):
+        peak, before, inc = (got[(bs, m)] for m in ("peak_rss_bytes", "rss_before_bytes", "peak_rss_increment_bytes"))
+        assert inc > 0 and inc == pytest.approx(peak - before)
+        # the baseline holds the interpreter, PyTorch and the model kept for verification
+        assert before > 100 * 2**20 and inc < peak
+    # the whole-process peak hides it; the session's own memory grows with the batch (activations)
+    assert got[(128, "peak_rss_increment_bytes")] > got[(1, "peak_rss_increment_bytes")] + 16 * 2**20
 
 
 def test_second_run_uses_the_export_cache(cache, tmp_path):

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
 from benchdb.backends import inputs, models, pytorch as P
+from benchdb.backends.base import RunOptions
 from benchdb.harness.monitors import Monitor, RssSource, nvml_status, throttle_names
 from benchdb.harness.timing import HostTimer, StopRule, measure
 
@@ -59,7 +60,8 @@ def test_every_result_has_load_first_call_memory_and_flops(all_classes):
         select r.model_id, list(distinct m.metric order by m.metric)
         from results r join result_metrics m using (result_id) group by 1""").fetchall()
     for model_id, metrics in rows:
-        assert {"latency_s", "first_call_s", "load_s", "peak_rss_bytes", "rss_bytes"} <= set(metrics), model_id
+        assert {"latency_s", "first_call_s", "load_s", "peak_rss_bytes", "rss_bytes", "rss_before_bytes",
+                "peak_rss_increment_bytes"} <= set(metrics), model_id
     flops = dict(con.execute("select r.model_id, m.median from results r join result_metrics m using (result_id) "
                              "where m.metric = 'flops'").fetchall())
     assert flops["tiny:bert"] > 0 and flops["tiny:llama"] > 0
@@ -79,6 +81,22 @@ def test_generative_models_yield_ttft_tpot_and_tokens_per_second(all_classes):
         assert by[(model_id, "tokens_per_s")][1] > 0
         assert by[(model_id, "tpot_s")][1] > 0
     assert ("tiny:bert", "ttft_s") not in by
+
+
+@pytest.mark.slow
+def test_all_13_tiny_classes_run_with_default_seq_len_and_gen_tokens():
+    """Defaults (seq len 128, 16 generated tokens) fit every tiny config: plan + run, in-process."""
+    opts = RunOptions("pytorch", tuple(models.MODEL_LISTS["tiny"]), isolate=False, max_background_cpu=100.0,
+                      rule=StopRule(warmup_iters=1, warmup_s=0.0, min_iters=3, min_time_s=0.01, max_time_s=0.2))
+    assert (opts.seq_lens, opts.gen_tokens) == ((128,), 16)          # what `benchdb run` uses by default
+    got = {}
+    for spec, scenarios in P.plan(opts):
+        for outcome in P.run_model(spec, scenarios, opts):
+            got[spec] = (outcome.status, outcome.error, outcome.scenario.input_shape)
+    assert {spec: v[0] for spec, v in got.items()} == {f"tiny:{t}": "ok" for t in models.KEY_CLASSES}, got
+    assert got["tiny:llama"][2] == "seq_len=128,new_tokens=16"
+    assert got["tiny:clap"][2] == "seq_len=128,mel=64x16"
+    assert got["tiny:xclip"][2] == "seq_len=128,video=4x32x32"
 
 
 def test_torch_compile_runs_isolated(tmp_path):

@@ -4,6 +4,16 @@ A runner supplies an Engine: ``prepare(exported, scenario, opts) -> session`` an
 ``session.run(feeds) -> list of outputs`` plus a few facts (name, modes, precisions). Model
 loading and inputs come from the same modules as the PyTorch runner, so every backend sees the
 same models and identical inputs; each output is checked against the PyTorch fp32 reference.
+
+A session may also carry ``options_used`` (options known once it exists, merged into the
+scenario's options: identity), ``extra`` (recorded in the scenario's extra) and its own
+``measure(feeds, rule, items) -> (Measurement, extra rows)`` (OpenVINO's throughput hint runs
+a queue of asynchronous requests); otherwise ``session.run`` is timed by the shared loop.
+
+Memory: the PyTorch reference is computed before the session exists and the process RSS is
+taken then (``rss_before_bytes``); ``peak_rss_increment_bytes`` is what the session added at its
+peak, beside the whole-process ``peak_rss_bytes`` (which includes PyTorch and the model kept
+for verification).
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from benchdb.errors import BenchdbError
 from benchdb.backends import export, inputs, models
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
-from benchdb.harness.monitors import Monitor, RssSource
+from benchdb.harness.monitors import Monitor, RssSource, rss_rows, settled_rss
 from benchdb.harness.timing import measure
 
 
@@ -86,16 +96,24 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
     inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)
     fwd = inp.forward
     exported = engine.artifact(model, net, fwd)
+    # The PyTorch reference first (its activations are freed before the baseline is taken), so
+    # verification never counts in the measured backend's memory.
+    reference = export.reference_output(export.flat_module(model, net, list(fwd)), fwd)
+    rss_before = settled_rss()
     session = engine.prepare(exported, sc, opts)
     if session.precision_used != sc.precision:
         # The key holds the precision the engine runs; the requested one stays in the options.
         sc = replace(sc, precision=session.precision_used)
+    used = getattr(session, "options_used", None)
+    if used:
+        # Options only the compiled model knows (OpenVINO's number of requests): what ran.
+        sc = replace(sc, options={**sc.options, **used})
     feeds = feeds_for(session, fwd)
-    reference = export.reference_output(export.flat_module(model, net, list(fwd)), fwd)
     abs_err, rel_err, agrees = export.compare(reference, session.run(feeds)[0], sc.precision)
     extra: dict[str, Any] = {"route": exported.route, "dynamic_batch": exported.dynamic_batch,
                              "export_cached": exported.cached, "max_abs_err": abs_err, "max_rel_err": rel_err,
-                             "tolerance": export.TOLERANCE[sc.precision], "precision_used": session.precision_used}
+                             "tolerance": export.TOLERANCE[sc.precision], "precision_used": session.precision_used,
+                             **(getattr(session, "extra", None) or {})}
     if model.kind.generative:
         extra["decode"] = engine.decode_note
     status = "ok" if agrees else "mismatch"
@@ -109,12 +127,14 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
         return Outcome(sc, info, status=status, error=error, rows=base_rows, timing_method="none",
                        started_at=started, extra={**extra, "verify_only": True}, primary_metric="max_rel_err")
     cond = Conditions.now(opts.thread_count)
+    own_loop = getattr(session, "measure", None)
+    more: list = []
     with Monitor([RssSource()]) as mon:
-        m = measure(lambda: session.run(feeds), opts.rule)
-    rows = measurement_rows(m) + base_rows + mon.rows
-    peak = mon.peak("rss_bytes")
-    if peak is not None:
-        rows.append(("peak_rss_bytes", "bytes", 0, 0.0, peak))
+        if own_loop is not None:
+            m, more = own_loop(feeds, opts.rule, sc.batch_size)
+        else:
+            m = measure(lambda: session.run(feeds), opts.rule)
+    rows = measurement_rows(m) + more + base_rows + mon.rows + rss_rows(mon, rss_before)
     return Outcome(sc, info, status=status, error=error, rows=rows,
                    validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
                    timing_method="host_clock", stop_reason=m.stop_reason, conditions=cond,

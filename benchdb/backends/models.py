@@ -67,13 +67,16 @@ def _tiny_configs() -> dict[str, Callable[[], Any]]:
                                  vision_feature_select_strategy="default", vision_feature_layer=-1,
                                  image_seq_length=16, pad_token_id=0)
 
+    # Text towers fit benchdb's defaults (--seq-lens 128, --gen-tokens 16) with room to spare: 256
+    # positions (CLAP's RoBERTa-style text model needs seq_len + 2). BERT keeps 128 (128 fits).
     clip_text = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64, bos_token_id=2, eos_token_id=1,
+                     intermediate_size=64, max_position_embeddings=256, bos_token_id=2, eos_token_id=1,
                      pad_token_id=0)
     return {
         "bert": lambda: T.BertConfig(**_text()),
-        "llama": lambda: T.LlamaConfig(**_text(num_key_value_heads=2)),
-        "qwen2": lambda: T.Qwen2Config(**_text(num_key_value_heads=2)),
+        # decoders: prompt (128) + forced new tokens (16) must fit their positions
+        "llama": lambda: T.LlamaConfig(**_text(num_key_value_heads=2, max_position_embeddings=256)),
+        "qwen2": lambda: T.Qwen2Config(**_text(num_key_value_heads=2, max_position_embeddings=256)),
         "t5": lambda: T.T5Config(vocab_size=100, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
                                  decoder_start_token_id=0, pad_token_id=0, eos_token_id=1),
         "vit": lambda: T.ViTConfig(**_vision()),

@@ -4,16 +4,25 @@ Modes are performance hints: latency (default) or throughput. Precision is set e
 INFERENCE_PRECISION_HINT (fp32 -> f32, bf16, fp16 -> f16) — on AMX CPUs OpenVINO would pick bf16
 by itself — and the precision the compiled model reports is recorded. IR files are saved with
 compress_to_fp16=False, so the weights stay fp32.
+
+The latency hint is measured with one synchronous request (``latency_s`` per call). The
+throughput hint is measured as OpenVINO's ``benchmark_app`` does: an ``AsyncInferQueue`` with the
+compiled model's ``OPTIMAL_NUMBER_OF_INFER_REQUESTS`` requests kept busy (:func:`measure_queue`).
+Its ``latency_s`` samples are the latency of each request under that load, and
+``throughput_items_s`` is the items completed per second of measured wall time; the number of
+requests is an option (``num_requests``, part of the identity) and in ``extra``.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+import time
+from typing import Callable, Iterator
 
 from benchdb.errors import BackendUnavailable
 from benchdb.backends import export, graph, models
 from benchdb.harness import machine as hardware
-from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.backends.base import Outcome, RunOptions, Row, Scenario
+from benchdb.harness.timing import Measurement, StopRule
 from benchdb.schema.identity import normalize_device
 from benchdb.schema.options import OpenvinoOptions
 
@@ -75,10 +84,147 @@ class _Session:
         used = self.compiled.get_property("INFERENCE_PRECISION_HINT")
         name = used.get_type_name() if hasattr(used, "get_type_name") else str(used).lower()
         self.precision_used = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}.get(name, name)
+        #: Options known only once compiled (merged into the scenario's options by the graph runner).
+        self.options_used: dict = {}
+        self.extra: dict = {}
 
     def run(self, feeds):
         result = self.request.infer(feeds)
         return [result[out] for out in self.compiled.outputs]
+
+
+class _QueueSession(_Session):
+    """The throughput hint: the compiled model's optimal number of requests, run asynchronously."""
+
+    def __init__(self, path, sc: Scenario, opts: RunOptions):
+        import openvino as ov
+
+        super().__init__(path, sc, opts)
+        self.num_requests = max(1, int(self.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
+        self.queue = ov.AsyncInferQueue(self.compiled, self.num_requests)
+        self.options_used = {"num_requests": self.num_requests}
+        self.extra = {"num_requests": self.num_requests, "api": "async",
+                      "streams": _property(self.compiled, "NUM_STREAMS")}
+
+    def measure(self, feeds, rule: StopRule, items: int) -> tuple[Measurement, list[Row]]:
+        import numpy as np
+        import openvino as ov
+
+        # Inputs are set on every request once, as benchmark_app does (-inference_only).
+        for i in range(self.num_requests):
+            for name, value in feeds.items():
+                self.queue[i].set_tensor(name, ov.Tensor(np.ascontiguousarray(value)))
+        return measure_queue(_OvQueue(self.queue, self.num_requests), rule, items)
+
+
+def _property(compiled, name: str):
+    try:
+        value = compiled.get_property(name)
+    except Exception:   # not every device reports every property
+        return None
+    return int(value) if hasattr(value, "__int__") else str(value)
+
+
+class _OvQueue:
+    """The few calls :func:`measure_queue` needs, over an ``openvino.AsyncInferQueue``."""
+
+    def __init__(self, queue, size: int):
+        self.queue, self.size = queue, size
+
+    def first(self) -> None:
+        self.queue[0].infer()
+
+    def idle(self) -> int:                 # blocks until a request is idle
+        return self.queue.get_idle_request_id()
+
+    def latency_s(self, i: int) -> float:  # the request's last inference, start to completion
+        return self.queue[i].latency / 1e3
+
+    def start(self) -> None:               # starts the request idle() returned
+        self.queue.start_async()
+
+    def wait_all(self) -> None:
+        self.queue.wait_all()
+
+
+def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], float] = time.perf_counter,
+                  stats=None) -> tuple[Measurement, list[Row]]:
+    """Measure a queue of ``queue.size`` asynchronous requests kept busy, under ``rule``.
+
+    The first inference is timed on its own (``first_call_s``); warm-up keeps the queue full for
+    ``warmup_iters`` completions and ``warmup_s``, and the queue stays full across the start of
+    the measured window, so its filling and draining fall outside it. Each request started in the
+    window gives a ``latency_s`` sample (its start-to-completion time, as OpenVINO reports it);
+    the stopping rule is that of :func:`benchdb.harness.timing.measure`, on those samples. The
+    window ends at the completion after which the rule stops; ``throughput_items_s`` is the
+    items completed inside the window (``items`` per request) over its wall time, one sample.
+    """
+    from benchdb.sql import Stats
+
+    own_stats = stats is None
+    stats = stats or Stats()
+    try:
+        t = clock()
+        queue.first()
+        m = Measurement(first_call_s=clock() - t)
+        in_flight: set[int] = set()
+
+        w_start = clock()
+        done = 0
+        while done < rule.warmup_iters or clock() - w_start < rule.warmup_s:
+            i = queue.idle()
+            if i in in_flight:
+                done += 1
+            in_flight.add(i)
+            queue.start()
+            if clock() - w_start >= rule.max_time_s:
+                break
+        m.warmup_iters = done
+
+        started: dict[int, float] = {}          # request -> start offset, for requests of the window
+        samples: list[tuple[float, float]] = []  # (start offset, latency)
+        completed = 0
+        start = clock()
+        elapsed = 0.0
+        next_check = rule.min_iters
+        while True:
+            i = queue.idle()
+            now = clock() - start
+            if i in in_flight:
+                completed += 1
+                elapsed = now
+                if i in started:
+                    samples.append((started.pop(i), queue.latency_s(i)))
+            n = len(samples)
+            if elapsed >= rule.max_time_s and completed:
+                m.stop_reason = "max_time"
+                break
+            if n >= rule.max_iters:
+                m.stop_reason = "max_iters"
+                break
+            if n >= next_check and elapsed >= rule.min_time_s:
+                next_check = max(n + 1, int(n * 1.1))
+                med, lo, hi = stats.median_ci([s for _, s in samples])
+                if med and lo is not None and hi is not None and (hi - lo) / 2.0 / med <= rule.target_ci:
+                    m.stop_reason = "converged"
+                    break
+            in_flight.add(i)
+            started[i] = clock() - start
+            queue.start()
+        queue.wait_all()                        # requests still running: latency samples only
+        for i, offset in started.items():
+            samples.append((offset, queue.latency_s(i)))
+        samples.sort()
+        m.offsets = [o for o, _ in samples]
+        m.samples = [s for _, s in samples]
+        m.median, m.ci_low, m.ci_high = stats.median_ci(m.samples)
+        rows: list[Row] = []
+        if elapsed > 0:
+            rows.append(("throughput_items_s", "items/s", 0, 0.0, completed * items / elapsed))
+        return m, rows
+    finally:
+        if own_stats:
+            stats.close()
 
 
 def _artifact(model, net, fwd):
@@ -93,8 +239,12 @@ def _artifact(model, net, fwd):
         raise export.ExportFailed(onnx_reasons + exc.reasons) from None
 
 
-ENGINE = graph.Engine(NAME, tuple(MODES), tuple(PRECISION_HINT), _artifact,
-                      lambda exported, sc, opts: _Session(exported.path, sc, opts), software)
+def _prepare(exported, sc: Scenario, opts: RunOptions) -> _Session:
+    cls = _QueueSession if MODES[sc.mode] == "THROUGHPUT" else _Session
+    return cls(exported.path, sc, opts)
+
+
+ENGINE = graph.Engine(NAME, tuple(MODES), tuple(PRECISION_HINT), _artifact, _prepare, software)
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:

@@ -2,9 +2,11 @@
 
 Metrics per scenario (raw samples): ``latency_s`` (forward), ``first_call_s`` (includes
 compilation), ``load_s``, ``flops`` (torch.utils.flop_counter, one forward), ``rss_bytes`` (time
-series) and ``peak_rss_bytes``; on CUDA ``peak_device_allocated_bytes`` /
-``peak_device_reserved_bytes`` and NVIDIA telemetry; for generative models ``generate_s``,
-``ttft_s``, ``tpot_s`` (each decode step timed on its own) and ``tokens_per_s``.
+series), ``peak_rss_bytes`` (whole process), ``rss_before_bytes`` (the process before the model
+was built, libraries imported) and ``peak_rss_increment_bytes`` (the peak above it); on CUDA
+``peak_device_allocated_bytes`` / ``peak_device_reserved_bytes`` and NVIDIA telemetry; for
+generative models ``generate_s``, ``ttft_s``, ``tpot_s`` (each decode step timed on its own) and
+``tokens_per_s``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from benchdb.harness import machine as hardware
 from benchdb.backends import inputs, models
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
-from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status
+from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
 from benchdb.harness.timing import HostTimer, measure
 from benchdb.schema.identity import normalize_device
 from benchdb.schema.options import PytorchOptions
@@ -214,6 +216,9 @@ def _flops(torch, net, fwd) -> float | None:
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
     torch = _torch()
+    import transformers  # noqa: F401  (imported before the baseline: a library, not the model)
+
+    rss_before = settled_rss()
     model, base, load_s, failure = models.load_for_run(spec, opts.task, opts.thread_count)
     if failure is not None:
         yield from fail_all(scenarios, model.info(), failure, on_start)
@@ -231,7 +236,8 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
             yield Outcome(sc, info, status="unsupported", error=reason, started_at=started)
             continue
         try:
-            yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast)
+            yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast,
+                           rss_before)
         except Exception as exc:
             yield Outcome(sc, info, status=_classify(exc), error=error_text(exc), started_at=started)
         finally:
@@ -240,7 +246,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
 
 
 def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: dict, load_s: float,
-             started: str, prepared: dict, cast: dict) -> Outcome:
+             started: str, prepared: dict, cast: dict, rss_before: float | None = None) -> Outcome:
     dtype = dtype_of(sc.precision)
     if sc.precision not in cast:
         cast.clear()          # one precision on the device at a time
@@ -270,14 +276,13 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         sources.append(nvml)
         torch.cuda.reset_peak_memory_stats(device)
     cond = Conditions.now(opts.thread_count)
+    settled_rss()          # memory an earlier scenario freed goes back to the OS before this peak
     with Monitor(sources) as mon:
         m = measure(forward, opts.rule, sync=sync, timer=timer)
     rows = measurement_rows(m)
     rows.append(("load_s", "s", 0, 0.0, load_s))
     rows.extend(mon.rows)
-    peak = mon.peak("rss_bytes")
-    if peak is not None:
-        rows.append(("peak_rss_bytes", "bytes", 0, 0.0, peak))
+    rows.extend(rss_rows(mon, rss_before))
     if device.type == "cuda":
         rows.append(("peak_device_allocated_bytes", "bytes", 0, 0.0, float(torch.cuda.max_memory_allocated(device))))
         rows.append(("peak_device_reserved_bytes", "bytes", 0, 0.0, float(torch.cuda.max_memory_reserved(device))))

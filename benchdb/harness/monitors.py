@@ -2,10 +2,19 @@
 
 A Monitor is one thread that sleeps on an Event between samples (never a busy loop) and
 collects rows (metric, unit, index, t_offset_s, value) from its sources.
+
+Host memory is whole-process RSS, which includes everything else the runner holds (the Python
+interpreter, imported libraries, a PyTorch model kept for verification). So a runner takes
+:func:`settled_rss` just before it creates what it measures (model, session) and reports, beside
+the total peak, the increment over that baseline (:func:`rss_rows`).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
+import sys
 import threading
 import time
 from typing import Protocol
@@ -36,6 +45,44 @@ class RssSource:
 
     def sample(self) -> list[tuple[str, str, float]]:
         return [("rss_bytes", "bytes", float(self.proc.memory_info().rss))]
+
+
+_LIBC = None
+
+
+def _trim_heap() -> None:
+    """Hand memory already freed back to the OS (glibc ``malloc_trim``); a no-op elsewhere."""
+    global _LIBC
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        if _LIBC is None:
+            _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        _LIBC.malloc_trim(0)
+    except (OSError, AttributeError):   # musl and other libcs have no malloc_trim
+        pass
+
+
+def settled_rss() -> float:
+    """This process's RSS after a garbage collection and a heap trim: a baseline not inflated by
+    memory that is already free (e.g. an exporter's), taken before the measured thing exists."""
+    gc.collect()
+    _trim_heap()
+    return float(psutil.Process().memory_info().rss)
+
+
+def rss_rows(mon: "Monitor", before: float | None) -> list[Row]:
+    """``peak_rss_bytes`` (whole process, the peak of the monitor's ``rss_bytes``) and, with a
+    baseline, ``rss_before_bytes`` and ``peak_rss_increment_bytes`` (peak minus the baseline: what
+    the measured model/session added to the process; 0 when the peak never rose above it)."""
+    peak = mon.peak("rss_bytes")
+    if peak is None:
+        return []
+    rows: list[Row] = [("peak_rss_bytes", "bytes", 0, 0.0, peak)]
+    if before is not None:
+        rows.append(("rss_before_bytes", "bytes", 0, 0.0, before))
+        rows.append(("peak_rss_increment_bytes", "bytes", 0, 0.0, max(0.0, peak - before)))
+    return rows
 
 
 def nvml_status() -> tuple[bool, str]:

@@ -54,6 +54,10 @@ class OpenvinoOptions(BackendOptions):
     performance_hint: str = "LATENCY"
     #: The precision asked for; the key's precision is the one the compiled model reports.
     precision_hint: str = "fp32"
+    #: Asynchronous infer requests kept busy (THROUGHPUT hint: the compiled model's
+    #: OPTIMAL_NUMBER_OF_INFER_REQUESTS, known once compiled); None (left out) for the LATENCY
+    #: hint's single synchronous request.
+    num_requests: int | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,10 @@ BY_BACKEND: dict[str, type[BackendOptions]] = {
     "numpy": NumpyOptions, "pytorch": PytorchOptions, "onnxruntime": OnnxruntimeOptions,
     "openvino": OpenvinoOptions, "userbench": UserbenchOptions,
 }
+
+
+#: Options that are counts (positive integers) besides ``threads``.
+INT_OPTIONS = ("num_requests",)
 
 
 def check(backend: str, options: Any) -> dict[str, Any]:
@@ -88,7 +96,10 @@ def check(backend: str, options: Any) -> dict[str, Any]:
             or options["threads"] < 1:
         raise ValueError("threads: must be a positive integer")
     for name, value in options.items():
-        if name == "providers":
+        if name in INT_OPTIONS:
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                raise ValueError(f"{name}: must be a positive integer")
+        elif name == "providers":
             if not isinstance(value, (list, tuple)) or not value or not all(isinstance(p, str) for p in value):
                 raise ValueError("providers: must be a non-empty list of names")
         elif name != "threads" and value is not None and not isinstance(value, str):
