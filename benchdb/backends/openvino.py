@@ -22,7 +22,7 @@ from benchdb.errors import BackendUnavailable
 from benchdb.backends import export, graph, models
 from benchdb.harness import machine as hardware
 from benchdb.backends.base import Outcome, RunOptions, Row, Scenario
-from benchdb.harness.timing import Measurement, StopRule
+from benchdb.harness.timing import Measurement, StopCheck, StopRule
 from benchdb.schema.identity import normalize_device
 from benchdb.schema.options import OpenvinoOptions
 
@@ -183,10 +183,11 @@ def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], floa
 
         started: dict[int, float] = {}          # request -> start offset, for requests of the window
         samples: list[tuple[float, float]] = []  # (start offset, latency)
+        latencies: list[float] = []
         completed = 0
         start = clock()
         elapsed = 0.0
-        next_check = rule.min_iters
+        should_stop = StopCheck(rule, stats)
         while True:
             i = queue.idle()
             now = clock() - start
@@ -195,19 +196,11 @@ def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], floa
                 elapsed = now
                 if i in started:
                     samples.append((started.pop(i), queue.latency_s(i)))
-            n = len(samples)
-            if elapsed >= rule.max_time_s and completed:
-                m.stop_reason = "max_time"
+                    latencies.append(samples[-1][1])
+            reason = should_stop(latencies, elapsed) if completed else None
+            if reason is not None:
+                m.stop_reason = reason
                 break
-            if n >= rule.max_iters:
-                m.stop_reason = "max_iters"
-                break
-            if n >= next_check and elapsed >= rule.min_time_s:
-                next_check = max(n + 1, int(n * 1.1))
-                med, lo, hi = stats.median_ci([s for _, s in samples])
-                if med and lo is not None and hi is not None and (hi - lo) / 2.0 / med <= rule.target_ci:
-                    m.stop_reason = "converged"
-                    break
             in_flight.add(i)
             started[i] = clock() - start
             queue.start()

@@ -101,6 +101,35 @@ class HostTimer:
         return self.clock() - self.t0
 
 
+class StopCheck:
+    """The stopping rule's decision after each new sample, shared by every timing loop: stop at
+    ``max_time_s`` or ``max_iters``; otherwise, once ``min_iters`` samples and ``min_time_s`` are
+    reached, check at geometrically spaced sample counts (so checks cost little against the loop)
+    whether the 95 % CI of the median is within ``target_ci``."""
+
+    __slots__ = ("rule", "stats", "next_check")
+
+    def __init__(self, rule: StopRule, stats: Stats):
+        self.rule = rule
+        self.stats = stats
+        self.next_check = rule.min_iters
+
+    def __call__(self, samples: list[float], elapsed: float) -> str | None:
+        """The stop reason after ``samples`` measured in ``elapsed`` seconds, or None to go on."""
+        rule = self.rule
+        n = len(samples)
+        if elapsed >= rule.max_time_s:
+            return "max_time"
+        if n >= rule.max_iters:
+            return "max_iters"
+        if n >= self.next_check and elapsed >= rule.min_time_s:
+            self.next_check = max(n + 1, int(n * 1.1))
+            med, lo, hi = self.stats.median_ci(samples)
+            if med and lo is not None and hi is not None and (hi - lo) / 2.0 / med <= rule.target_ci:
+                return "converged"
+        return None
+
+
 def measure(fn: Callable[[], object], rule: StopRule, *,
             sync: Callable[[], object] | None = None,
             clock: Callable[[], float] = time.perf_counter,
@@ -132,29 +161,18 @@ def measure(fn: Callable[[], object], rule: StopRule, *,
         samples, offsets = m.samples, m.offsets
         append_s, append_o = samples.append, offsets.append
         start_timer, stop_timer = timer.start, timer.stop
+        should_stop = StopCheck(rule, stats)
         start = clock()
-        next_check = rule.min_iters
         while True:
             a = start_timer()
             fn()
             dt = stop_timer()
             append_s(dt)
             append_o(a - start)
-            n = len(samples)
-            elapsed = a - start + dt
-            if elapsed >= rule.max_time_s:
-                m.stop_reason = "max_time"
+            reason = should_stop(samples, a - start + dt)
+            if reason is not None:
+                m.stop_reason = reason
                 break
-            if n >= rule.max_iters:
-                m.stop_reason = "max_iters"
-                break
-            if n >= next_check and elapsed >= rule.min_time_s:
-                # Checks are spaced geometrically, so their cost stays small against the loop.
-                next_check = max(n + 1, int(n * 1.1))
-                med, lo, hi = stats.median_ci(samples)
-                if med and lo is not None and hi is not None and (hi - lo) / 2.0 / med <= rule.target_ci:
-                    m.stop_reason = "converged"
-                    break
         m.median, m.ci_low, m.ci_high = stats.median_ci(samples)
         return m
     finally:
