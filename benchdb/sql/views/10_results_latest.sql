@@ -11,6 +11,7 @@ WITH extra AS (
     SELECT result_id,
            max(max) FILTER (WHERE metric = 'peak_device_allocated_bytes') AS peak_device_bytes,
            max(max) FILTER (WHERE metric = 'peak_rss_bytes')              AS peak_rss_bytes,
+           max(max) FILTER (WHERE metric = 'peak_rss_increment_bytes')    AS peak_rss_increment_bytes,
            max(median) FILTER (WHERE metric = 'power_w')                  AS power_w,
            max(median) FILTER (WHERE metric = 'flops')                    AS flops_per_forward
     FROM result_metrics
@@ -23,6 +24,7 @@ SELECT r.*,
        h.device_name                                             AS hardware_name,
        h.kind                                                    AS hardware_kind,
        coalesce(x.peak_device_bytes, x.peak_rss_bytes)           AS peak_memory_bytes,
+       x.peak_rss_increment_bytes,
        x.power_w,
        x.power_w * r.median / r.batch_size                       AS energy_per_item_j,
        x.flops_per_forward,
