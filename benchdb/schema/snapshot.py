@@ -83,7 +83,7 @@ def _clean_stale(path: Path) -> None:
         _discard(stale)
 
 
-def _fsync(path: Path, directory: bool = False) -> None:
+def _fsync(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -119,7 +119,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
             _fsync(tmp)
             os.replace(tmp, path)
             Path(f"{path}.wal").unlink(missing_ok=True)
-            _fsync(path.parent, directory=True)
+            _fsync(path.parent)                   # the rename itself is durable
         finally:
             if con is not None:
                 con.close()
