@@ -61,6 +61,11 @@ from benchdb.errors import BenchdbError
 @click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
               help="Measure each scenario in K separate processes, interleaved with the other scenarios' "
                    "in randomised rounds, so intervals and verdicts see process-to-process variance.")
+@click.option("--ab", nargs=2, default=None, metavar="BASE CAND",
+              help="A/B gate: measure every scenario with two Python interpreters (e.g. the main branch's and "
+                   "the PR's venv) in interleaved trials (--repeats, default 5); prints the check command.")
+@click.option("--ab-env", "ab_env", multiple=True, metavar="SIDE:NAME=VALUE",
+              help="Environment variable for one --ab side (repeatable): base:NAME=VALUE or cand:NAME=VALUE.")
 @click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
 @click.option("--out", default="results", show_default=True,
               help="Folder for the Parquet measurement files, or an fsspec URL (s3://, gs://, hf://...).")
@@ -86,6 +91,12 @@ def run(**params):
 
     ctx = click.get_current_context()
     runs, exclude, source = _run_options(ctx, params)
+    if params["ab"]:
+        from benchdb.plan import ab
+
+        return ab.cli(ctx, params, runs, exclude, source)
+    if params["ab_env"]:
+        raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     items = build_plan(runs, exclude=exclude, shard=shard,
                        unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "

@@ -1,0 +1,589 @@
+"""Interleaved A/B runs for pull-request gates: ``benchdb run ... --ab BASE CAND``.
+
+Each side is a Python interpreter (the virtual environment of the main branch, the one of the pull
+request) with optional environment variables of its own (``--ab-env cand:NAME=VALUE``). For every
+planned scenario, the two sides are measured in K trials (``--repeats K``, default 5): in each
+trial every scenario runs once per side, each in a fresh process, the scenarios in a fresh random
+order and the two sides of a scenario back to back in a random order that is counterbalanced over
+the trials (each side goes first in half of them): randomised multiple interleaved trials (Abedi &
+Brecht, ICPE 2017), so a drift of a shared machine lands on both sides alike.
+
+The sides may run different benchdb versions, so only the stable Parquet contract crosses between
+them: this process plans the scenarios with its own code (the same plan as a normal run of the same
+options), runs ``<side python> -m benchdb run ... --repeats 1`` for each (trial, scenario, side)
+with the scenario's own axes and stopping rule, reads the one contract file it wrote, and when a
+scenario has all its K trials writes one file per side: two runs (one run id per side) tagged
+``ab-<id>`` and ``ab-<id>-base`` / ``ab-<id>-cand``, whose samples carry their trial in the
+``repeat`` column. ``benchdb check --baseline tag:ab-<id>-base --candidate tag:ab-<id>-cand``
+then compares exactly them with the hierarchical interval.
+
+Identity: a side's environment variables are not part of a scenario's key. A variable a user bench
+declares in ``ENV`` is (README: User benchmarks), so each side is planned under its own
+environment; the sides' keys then differ and they are different series, which the gate reports as
+nothing to compare. The key written is the one both sides' processes reported when they agree
+(e.g. an OpenVINO throughput result's request count, known once compiled), else each side's
+planned key (sides running benchdb versions that key options differently are still one series).
+
+A user bench function's parameter combinations cannot be selected one by one on the command line:
+its process runs the whole function and the result of each planned scenario is picked by its key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import platform
+import random
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pyarrow.parquet as pq
+
+from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, merge_repeats
+from benchdb.errors import BenchdbError
+from benchdb.harness import machine as hardware
+from benchdb.plan.driver import PlanItem, RunReport, _Sink, _Writer, build_plan, load_backend
+from benchdb.schema import contract, identity
+
+SIDES = ("base", "cand")
+#: Trials per scenario when neither --repeats nor the config says.
+DEFAULT_TRIALS = 5
+#: Seconds a side's process may take beyond its model's load timeout and its scenarios' timeouts.
+SLACK_S = 120.0
+_ROW_COLUMNS = ("metric", "unit", "iteration", "t_offset_s", "value")
+
+
+@dataclass(frozen=True)
+class Side:
+    name: str                 # base | cand
+    python: str               # absolute path as given (a venv's python is a symlink: never resolved)
+    env: dict[str, str]
+    version: str              # what `<python> -m benchdb --version` says
+
+    def record(self) -> dict[str, Any]:
+        return {"python": self.python, "benchdb_version": self.version, "env": dict(self.env)}
+
+
+@dataclass
+class Group:
+    """What one process of a side measures: the scenarios one `benchdb run` command line selects.
+    One scenario, except a user bench function's parameter combinations, which run together."""
+    opts: RunOptions
+    model: str
+    axes: dict[str, tuple]                    # batch_sizes, seq_lens, modes, precisions
+    planned: dict[str, list[Scenario]]        # side -> the scenarios as planned in its environment
+
+    @property
+    def trials(self) -> int:
+        return self.opts.repeats
+
+    def label(self) -> str:
+        first, n = self.planned["base"][0], len(self.planned["base"])
+        return first.label() if n == 1 else f"{first.model_id} {first.backend}/{first.device} ({n} scenarios)"
+
+
+@dataclass
+class Step:
+    trial: int
+    group: int
+    order: tuple[str, str]                    # the sides in the order their processes run
+
+
+@dataclass
+class AbReport:
+    ab_id: str
+    sides: dict[str, Side]
+    reports: dict[str, RunReport] = field(default_factory=dict)   # side -> the run it wrote
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def tags(self) -> dict[str, str]:
+        return {s: f"ab-{self.ab_id}-{s}" for s in SIDES}
+
+
+# --- sides -----------------------------------------------------------------------------------
+
+def parse_env(values) -> dict[str, dict[str, str]]:
+    """``--ab-env`` values (``base:NAME=VALUE`` / ``cand:NAME=VALUE``) -> side -> {NAME: VALUE}."""
+    out: dict[str, dict[str, str]] = {s: {} for s in SIDES}
+    for text in values or ():
+        side, colon, rest = text.partition(":")
+        name, eq, value = rest.partition("=")
+        if side not in SIDES or not colon or not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise BenchdbError(f"--ab-env {text!r}: write base:NAME=VALUE or cand:NAME=VALUE "
+                               "(e.g. --ab-env cand:BENCH_SCALE=1.1)")
+        out[side][name] = value
+    return out
+
+
+def child_env(side: Side) -> dict[str, str]:
+    """This environment plus the side's variables. PYTHONSAFEPATH (Python 3.11+): `python -m benchdb`
+    must not import packages from the working directory (a checkout) instead of the side's venv."""
+    env = {**os.environ, **side.env}
+    env.setdefault("PYTHONSAFEPATH", "1")
+    return env
+
+
+def probe(name: str, python: str, env: dict[str, str]) -> Side:
+    """The side's interpreter, checked: it exists, starts, and has benchdb (one-line errors)."""
+    path = python if os.sep in python else (shutil.which(python) or python)
+    if not os.path.exists(path):
+        raise BenchdbError(f"--ab {name} interpreter {python} does not exist; give the path of a Python "
+                           "with benchdb installed, e.g. .venv-main/bin/python")
+    if os.path.isdir(path) or not os.access(path, os.X_OK):
+        raise BenchdbError(f"--ab {name} interpreter {python} is not an executable file; give the path of a "
+                           "Python with benchdb installed, e.g. .venv-main/bin/python")
+    path = os.path.abspath(path)
+    side = Side(name, path, dict(env), "")
+    try:
+        proc = subprocess.run([path, "-m", "benchdb", "--version"], env=child_env(side), capture_output=True,
+                              text=True, timeout=120, stdin=subprocess.DEVNULL)
+    except OSError as exc:
+        raise BenchdbError(f"--ab {name} interpreter {python} cannot be started ({exc.strerror or exc})") from None
+    except subprocess.TimeoutExpired:
+        raise BenchdbError(f"--ab {name} interpreter {python}: `-m benchdb --version` took over 120 s") from None
+    if proc.returncode != 0:
+        why = _last_line(proc.stderr) or f"exit code {proc.returncode}"
+        if "No module named" in why and "benchdb" in why:
+            raise BenchdbError(f"--ab {name} interpreter {python} has no benchdb installed ({why}); "
+                               f"install it there: {python} -m pip install benchdb")
+        raise BenchdbError(f"--ab {name} interpreter {python} cannot run benchdb: {why}")
+    m = re.search(r"version\s+(\S+)", proc.stdout)
+    return replace(side, version=m.group(1) if m else proc.stdout.strip()[:80])
+
+
+def _last_line(text: str, n: int = 300) -> str:
+    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    errors = [ln for ln in lines if ln.startswith("benchdb: ")]
+    line = (errors or lines)[-1]
+    return line if len(line) <= n else line[: n - 1] + "…"
+
+
+@contextlib.contextmanager
+def _environ(env: dict[str, str]) -> Iterator[None]:
+    """os.environ with the side's variables set (user benches read declared ENV at plan time)."""
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+# --- the plan --------------------------------------------------------------------------------
+
+def _loose(sc: Scenario) -> tuple:
+    """A scenario's key without precision and options, which an engine may settle only at run time."""
+    return (sc.model_id, sc.backend, sc.device, sc.mode, sc.batch_size, sc.input_shape)
+
+
+def _full(sc: Scenario) -> tuple:
+    key = identity.scenario_key(sc.key())
+    return tuple(key[k] for k in identity.SCENARIO_KEY)
+
+
+def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
+    """The item's scenarios grouped by the smallest command-line axes that plan them: each
+    (mode, precision, batch size, sequence length) is planned alone and a scenario belongs to
+    the first one whose plan has it. Scenarios no single combination plans run with all axes."""
+    opts = item.opts
+    backend = load_backend(opts.backend)
+    wanted = {_full(sc): i for i, sc in enumerate(item.scenarios)}
+    groups: dict[tuple, list[int]] = {}
+    axes_of: dict[tuple, dict[str, tuple]] = {}
+    for mode, precision, bs, seq in itertools.product(opts.modes, opts.precisions, opts.batch_sizes, opts.seq_lens):
+        if not wanted:
+            break
+        axes = {"modes": (mode,), "precisions": (precision,), "batch_sizes": (bs,), "seq_lens": (seq,)}
+        one = replace(opts, models=(item.model,), **axes)
+        for _, scenarios in backend.plan(one):
+            for sc in scenarios:
+                i = wanted.pop(_full(sc), None)
+                if i is not None:
+                    combo = (mode, precision, bs, seq)
+                    groups.setdefault(combo, []).append(i)
+                    axes_of[combo] = axes
+    out = [(axes_of[c], sorted(ix)) for c, ix in groups.items()]
+    if wanted:
+        everything = {"modes": opts.modes, "precisions": opts.precisions, "batch_sizes": opts.batch_sizes,
+                      "seq_lens": opts.seq_lens}
+        out.append((everything, sorted(wanted.values())))
+    return sorted(out, key=lambda g: g[1][0])
+
+
+def plan_ab(runs: list[RunOptions], sides: dict[str, Side], *, exclude=None, shard=None,
+            unmatched: Callable[[dict], None] | None = None) -> list[Group]:
+    """The groups to measure: the plan of a normal run of ``runs``, made once per side in that
+    side's environment (so a user bench's declared ENV keys each side's scenarios)."""
+    plans = {}
+    for name in SIDES:
+        with _environ(sides[name].env):
+            plans[name] = build_plan(runs, exclude=exclude, shard=shard,
+                                     unmatched=unmatched if name == "base" else None)
+    base, cand = plans["base"], plans["cand"]
+    shape = [[_loose(sc) for sc in i.scenarios] for i in base]
+    if shape != [[_loose(sc) for sc in i.scenarios] for i in cand]:
+        n_b, n_c = (sum(len(i.scenarios) for i in p) for p in (base, cand))
+        raise BenchdbError(f"the plan differs between the sides' environments ({n_b} vs {n_c} scenarios, or "
+                           "other shapes or parameters): --ab compares the same scenarios; set variables "
+                           "that change what a bench file plans in the environment of both sides")
+    groups = []
+    for bi, ci in zip(base, cand):
+        with _environ(sides["base"].env):
+            parts = _groups_of(bi)
+        for axes, ix in parts:
+            groups.append(Group(bi.opts, bi.model, axes, {"base": [bi.scenarios[i] for i in ix],
+                                                          "cand": [ci.scenarios[i] for i in ix]}))
+    return groups
+
+
+def need_trials(k: int) -> None:
+    if k < 2:
+        raise BenchdbError(f"--ab needs at least 2 trials per scenario (found --repeats {k}; default "
+                           f"{DEFAULT_TRIALS}): the gate's interval between processes needs 2+ on each side")
+
+
+def schedule(trials: list[int], rng: random.Random) -> list[Step]:
+    """Every process pair, in run order. Trial r runs every group with more than r trials once, in a
+    fresh random order; a group's two sides run back to back, and over its K trials each side goes
+    first floor(K/2) or ceil(K/2) times, in random trials (counterbalanced: A B, B A, B A, A B, ...)."""
+    first = []
+    for k in trials:
+        seq = ["base", "cand"] * (k // 2) + ([rng.choice(SIDES)] if k % 2 else [])
+        rng.shuffle(seq)
+        first.append(seq)
+    steps = []
+    for r in range(max(trials, default=0)):
+        order = [g for g, k in enumerate(trials) if k > r]
+        rng.shuffle(order)
+        for g in order:
+            a = first[g][r]
+            steps.append(Step(r, g, (a, "cand" if a == "base" else "base")))
+    return steps
+
+
+def child_args(group: Group, out: Path) -> list[str]:
+    """`benchdb run` options that measure exactly the group, once, as this process planned it."""
+    o, r = group.opts, group.opts.rule
+    args = ["run", "--backend", o.backend, "--model", group.model, "--device", o.device,
+            "--batch-sizes", ",".join(map(str, group.axes["batch_sizes"])),
+            "--seq-lens", ",".join(map(str, group.axes["seq_lens"])),
+            "--mode", ",".join(group.axes["modes"]), "--precision", ",".join(group.axes["precisions"]),
+            "--threads", str(o.thread_count), "--warmup", str(r.warmup_iters), "--min-iters", str(r.min_iters),
+            "--min-time", repr(r.min_time_s), "--max-time", repr(r.max_time_s), "--target-ci", repr(r.target_ci),
+            "--max-background-cpu", repr(o.max_background_cpu), "--gen-tokens", str(o.gen_tokens),
+            "--timeout", repr(o.timeout_s), "--load-timeout", repr(o.load_timeout_s),
+            "--ep", ",".join(o.providers), "--repeats", "1", "--out", str(out)]
+    if o.task:
+        args += ["--task", o.task]
+    if o.verify_only:
+        args.append("--verify-only")
+    if not o.isolate:
+        args.append("--no-isolation")
+    return args
+
+
+# --- one process -----------------------------------------------------------------------------
+
+@dataclass
+class Measured:
+    """What one side's process gave for one planned scenario."""
+    outcome: Outcome
+    meta: dict[str, Any] | None = None        # the contract metadata of its file (None: no file)
+
+
+def _from_file(path: Path) -> Measured:
+    meta = contract.read_footer(path).metadata
+    sc = meta["scenario"]
+    table = pq.read_table(path, columns=list(_ROW_COLUMNS))
+    rows = list(zip(*(table.column(c).to_pylist() for c in _ROW_COLUMNS)))
+    settings = dict(sc.get("settings") or {})
+    busy = settings.pop("background_cpu_pct", None)
+    scenario = Scenario(sc["model_id"], sc["backend"], sc["device"], sc["mode"], sc["precision"],
+                        sc["batch_size"], sc["input_shape"], dict(sc.get("options") or {}), settings)
+    cond = Conditions(sc.get("load_avg_1m"), float(busy), sc["threads"]) \
+        if busy is not None and sc.get("threads") else None
+    return Measured(Outcome(scenario, meta["model"], status=sc["status"], error=sc.get("error"), rows=rows,
+                            validity_reasons=list(sc.get("validity_reasons") or []),
+                            timing_method=sc.get("timing_method") or "host_clock", stop_reason=sc.get("stop_reason"),
+                            conditions=cond, started_at=sc.get("started_at"), extra=dict(sc.get("extra") or {}),
+                            primary_metric=sc.get("primary_metric") or "latency_s"), meta)
+
+
+def _failed(sc: Scenario, group: Group, status: str, error: str) -> Measured:
+    try:
+        model = load_backend(sc.backend).model_info(group.model)
+    except Exception:  # the record needs a model; the failure is what matters
+        model = {"model_id": sc.model_id}
+    return Measured(Outcome(sc, model, status=status, error=error,
+                            started_at=datetime.now(timezone.utc).isoformat()))
+
+
+def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | None]:
+    """The file of each planned scenario: same key, else the one with the same loose key, else
+    the only file of a single-scenario group."""
+    out = []
+    for sc in planned:
+        exact = [m for m in found if _full(m.outcome.scenario) == _full(sc)]
+        loose = [m for m in found if _loose(m.outcome.scenario) == _loose(sc)]
+        out.append(exact[0] if exact else loose[0] if len(loose) == 1
+                   else found[0] if len(planned) == 1 and len(found) == 1 else None)
+    return out
+
+
+def run_process(side: Side, group: Group, out: Path) -> list[Measured]:
+    """Run one side's process for a group; one Measured per planned scenario, failures included."""
+    planned = group.planned[side.name]
+    cmd = [side.python, "-m", "benchdb", *child_args(group, out)]
+    limit = group.opts.load_timeout_s + group.opts.timeout_s * len(planned) + SLACK_S
+    status, error = None, None
+    proc = subprocess.Popen(cmd, env=child_env(side), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        _, stderr = proc.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        status, error = "timeout", f"the {side.name} process ran past {limit:.0f} s and was killed"
+        stderr = ""
+    except BaseException:          # Ctrl-C: take the process (and its measuring child) down too
+        _kill(proc)
+        raise
+    found, broken = [], []
+    for path in sorted(out.rglob("*.parquet")):
+        try:
+            found.append(_from_file(path))
+        except (contract.ContractError, OSError, KeyError, TypeError, ValueError) as exc:
+            broken.append(f"its file {path.name} is unreadable here ({exc})")
+    if error is None and proc.returncode not in (0, 3):
+        error = f"the {side.name} process exited with code {proc.returncode}: {_last_line(stderr) or 'no message'}"
+    elif error is None and broken:
+        error = f"the {side.name} process wrote a file this benchdb cannot read: {broken[0]}"
+    elif error is None:
+        error = f"the {side.name} process wrote no result for this scenario: {_last_line(stderr) or 'no message'}"
+    return [hit or _failed(sc, group, status or "failed", error) for sc, hit in zip(planned, _pick(planned, found))]
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+def _keys(planned: dict[str, Scenario], got: dict[str, list[Measured]]) -> dict[str, Scenario]:
+    """Each side's key: the one every process of both sides reported when they agree (and the
+    sides were planned alike or both reported), else the side's planned key."""
+    reported = {s: {_full(m.outcome.scenario): m.outcome.scenario for m in got[s] if m.meta is not None}
+                for s in SIDES}
+    union = {**reported["base"], **reported["cand"]}
+    alike = _full(planned["base"]) == _full(planned["cand"]) or all(reported[s] for s in SIDES)
+    if len(union) == 1 and alike:
+        (sc,) = union.values()
+        return {s: sc for s in SIDES}
+    return {s: planned[s] for s in SIDES}
+
+
+def _settings(key: Scenario, got: list[Measured], planned: Scenario) -> Scenario:
+    """The key's scenario with the settings its side recorded (the planned ones without a file)."""
+    settings = next((m.outcome.scenario.settings for m in got if m.meta is not None), planned.settings)
+    return replace(key, options=dict(key.options), settings=dict(settings))
+
+
+class _SideWriter:
+    """One side's run: made when its first file is written (after the first trial has run every
+    scenario, so the software and commit its processes recorded are known)."""
+
+    def __init__(self, side: Side, run_id: str, started: str, out, tags: list[str], config: dict):
+        self.side, self.run_id, self.started, self.out = side, run_id, started, out
+        self.tags, self.config = tags, config
+        self.runs: list[dict] = []              # the run metadata of the side's files until the run is made
+        self.hardware: dict[tuple[str, str], dict] = {}     # (backend, device) -> what its processes recorded
+        self.writer: _Writer | None = None
+
+    def note(self, meta: dict) -> None:
+        """A file one of the side's processes wrote."""
+        sc = meta["scenario"]
+        self.hardware.setdefault((sc["backend"], sc["device"]), meta["hardware"])
+        if self.writer is None:
+            self.runs.append(meta["run"])
+
+    def write(self, outcome: Outcome, opts: RunOptions) -> None:
+        if self.writer is None:
+            first = self.runs[0] if self.runs else {}
+            software: dict[str, Any] = {}
+            for run in self.runs:
+                for k, v in (run.get("software") or {}).items():
+                    software.setdefault(k, v)
+            software.setdefault("python", platform.python_version())
+            run_meta = {"run_id": self.run_id, "started_at": self.started, "host": hardware.host(),
+                        "benchdb_version": first.get("benchdb_version") or self.side.version or "unknown",
+                        "git_commit": first.get("git_commit") if self.runs else hardware.git_commit(),
+                        "software": software, "config": self.config, "tags": self.tags}
+            self.writer = _Writer(run_meta, _Sink(str(self.out), self.run_id))
+            self.runs = []
+        for key, hw in self.hardware.items():
+            self.writer.hardware.setdefault(key, hw)
+        self.writer.write(outcome, opts)
+
+    @property
+    def report(self) -> RunReport:
+        return self.writer.report if self.writer else RunReport(self.run_id, self.out)
+
+
+def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, tags=(), seed: int | None = None,
+           progress: Callable[[Step, str, Group, list[Measured], int, int, float], None] | None = None,
+           ab_id: str | None = None) -> AbReport:
+    """Measure every group in interleaved A/B trials and write one file per scenario and side."""
+    if not groups:
+        raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
+    for g in groups:
+        need_trials(g.trials)
+    ab_id = ab_id or secrets.token_hex(4)
+    seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+    steps = schedule([g.trials for g in groups], random.Random(seed))
+    report = AbReport(ab_id, sides, steps=steps)
+    started = datetime.now(timezone.utc).isoformat()
+    order = [{"scenarios": [sc.label() for sc in g.planned["base"]],
+              "first": [s.order[0] for s in steps if s.group == gi]} for gi, g in enumerate(groups)]
+    sequence = [[s.group for s in steps if s.trial == r] for r in range(max(g.trials for g in groups))]
+    writers = {}
+    for name in SIDES:
+        other = "cand" if name == "base" else "base"
+        ab = {"id": ab_id, "side": name, **sides[name].record(), "other": {"side": other, **sides[other].record()},
+              "trials": max(g.trials for g in groups), "seed": seed, "order": order, "sequence": sequence}
+        writers[name] = _SideWriter(sides[name], contract.new_run_id(), started, out,
+                                    [*tags, f"ab-{ab_id}", report.tags[name]], {**config, "ab": ab})
+    got: dict[tuple[int, str], list[list[Measured]]] = {}
+    tmp = Path(tempfile.mkdtemp(prefix="benchdb-ab-"))
+    done, total = 0, 2 * len(steps)
+    try:
+        for step in steps:
+            group = groups[step.group]
+            for name in step.order:
+                t0 = time.perf_counter()
+                measured = run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
+                for m in measured:
+                    if m.meta is not None:
+                        writers[name].note(m.meta)
+                got.setdefault((step.group, name), []).append(measured)
+                done += 1
+                if progress:
+                    progress(step, name, group, measured, done, total, time.perf_counter() - t0)
+            if len(got[(step.group, "base")]) == group.trials:
+                _write_group(group, step.group, steps, got, writers)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        report.reports = {s: writers[s].report for s in SIDES}
+    return report
+
+
+def _write_group(group: Group, gi: int, steps: list[Step], got, writers: dict[str, _SideWriter]) -> None:
+    orders = [",".join(s.order) for s in steps if s.group == gi]
+    opts = replace(group.opts, repeats=group.trials)
+    for i in range(len(group.planned["base"])):
+        per_side = {s: [trial[i] for trial in got[(gi, s)]] for s in SIDES}
+        planned = {s: group.planned[s][i] for s in SIDES}
+        keys = _keys(planned, per_side)
+        for s in SIDES:
+            merged = merge_repeats([m.outcome for m in per_side[s]])
+            merged = replace(merged, scenario=_settings(keys[s], per_side[s], planned[s]),
+                             extra={**merged.extra, "ab_side": s, "ab_order": orders})
+            writers[s].write(merged, opts)
+    for s in SIDES:
+        got.pop((gi, s), None)
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def check_command(report: AbReport, db: str) -> str:
+    """The commands that load both runs and gate the candidate on the baseline."""
+    import shlex
+
+    dirs = " ".join(shlex.quote(str(report.reports[s].out_dir)) for s in SIDES)
+    tags = report.tags
+    return (f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
+            f"--candidate tag:{tags['cand']} --db {shlex.quote(db)}")
+
+
+def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -> None:
+    """`benchdb run ... --ab BASE CAND`: plan, measure both sides, print the check command."""
+    import click
+    from click.core import ParameterSource
+
+    from benchdb.cli.options import plural
+    from benchdb.plan import config as cfgmod
+    from benchdb.plan.driver import summary_rows
+    from benchdb.reports.tabular import render
+    from benchdb.schema.database import resolve_db
+
+    if params["skip_fresh"]:
+        raise BenchdbError("--ab measures both sides afresh; drop --skip-fresh")
+    envs = parse_env(params["ab_env"])
+    explicit = ctx.get_parameter_source("repeats") == ParameterSource.COMMANDLINE
+    runs = [replace(o, repeats=o.repeats if explicit or o.repeats > 1 else DEFAULT_TRIALS) for o in runs]
+    for o in runs:
+        need_trials(o.repeats)
+    sides = {name: probe(name, python, envs[name]) for name, python in zip(SIDES, params["ab"])}
+    shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
+    groups = plan_ab(runs, sides, exclude=exclude, shard=shard,
+                     unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
+                                                       "of the plan; check its keys and values", err=True))
+    n_sc = sum(len(g.planned["base"]) for g in groups)
+    n_proc = 2 * sum(g.trials for g in groups)
+    processes = f"{n_proc} process{'es' if n_proc != 1 else ''}"
+    if params["dry_run"]:
+        for g in groups:
+            for sc in g.planned["base"]:
+                click.echo(sc.label())
+        click.echo(f"{plural(n_sc, 'scenario')}, {processes} "
+                   f"(base {sides['base'].python}, cand {sides['cand'].python})")
+        return
+    click.echo(f"A/B: base {sides['base'].python} (benchdb {sides['base'].version}), cand "
+               f"{sides['cand'].python} (benchdb {sides['cand'].version}); {plural(n_sc, 'scenario')}, "
+               f"{processes}", err=True)
+
+    def progress(step, name, group, measured, done, total, seconds):
+        state = ", ".join(m.outcome.status if m.outcome.status != "ok" else m.outcome.validity for m in measured)
+        click.echo(f"[{done}/{total}] trial {step.trial + 1}/{group.trials} {name} {group.label()}: {state} "
+                   f"({seconds:.1f} s)", err=True)
+
+    config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude, "shard": params["shard"],
+              "skip_fresh": None}
+    try:
+        report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress)
+    except KeyboardInterrupt:
+        raise BenchdbError("interrupted: the A/B is incomplete; scenarios whose trials had all run are in their "
+                           f"files under {runs[0].out}; run the command again for a complete gate",
+                           exit_code=130) from None
+    rows = {s: summary_rows(report.reports[s]) for s in SIDES}
+    table = []
+    for b, c in zip(rows["base"], rows["cand"]):
+        ratio = c["median_ms"] / b["median_ms"] if b["median_ms"] and c["median_ms"] else None
+        note = "; ".join(f"{s}: {r['note']}" for s, r in zip(SIDES, (b, c)) if r["note"])
+        table.append([b["scenario"], b["status"], b["median_ms"], c["status"], c["median_ms"], ratio, note[:110]])
+    click.echo(render(["scenario", "base", "base_median_ms", "cand", "cand_median_ms", "cand/base", "note"], table))
+    for s in SIDES:
+        r = report.reports[s]
+        click.echo(f"{s} run {r.run_id} (tag {report.tags[s]}): {plural(len(r.files), 'file')} in {r.out_dir}")
+    ok = sum(o.status == "ok" for s in SIDES for o in report.reports[s].outcomes)
+    if ok == 0:
+        raise BenchdbError("no scenario succeeded on either side; the files record each error (note column of "
+                           "`benchdb run`): check both interpreters' environments", exit_code=3)
+    click.echo(f"check with: {check_command(report, str(resolve_db(params['db'])))}")
