@@ -34,7 +34,8 @@ def generate(folder: Path, samples: int, files: int) -> list[Path]:
         meta = contract.build_metadata(run=run, hardware=HARDWARE, model={"model_id": model}, scenario={
             "model_id": model, "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
             "batch_size": 1 + i // 25, "input_shape": "n=64", "status": "ok", "validity": "valid",
-            "validity_reasons": [], "primary_metric": "latency_s", "timing_method": "host_clock"})
+            "validity_reasons": [], "primary_metric": "latency_s", "timing_method": "host_clock",
+            "options": {"threads": 1}})
         it = np.arange(per_file, dtype=np.int32)
         table = contract.columns_table(meta, {
             "metric": ["latency_s"] * per_file, "unit": ["s"] * per_file, "iteration": it,
