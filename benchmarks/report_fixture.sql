@@ -13,7 +13,8 @@ INSERT INTO runs (run_id, started_at, git_commit)
 SELECT 'run' || i, TIMESTAMP '2026-01-01' + i * INTERVAL 1 DAY, 'commit' || i FROM range(20) t(i);
 
 INSERT INTO results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend, device, mode,
-                     precision, batch_size, input_shape, status, validity, n, median, throughput, series_id)
+                     precision, batch_size, input_shape, status, validity, n, median, throughput, series_id,
+                     metric, unit)
 SELECT 'r' || id, 'run' || (id % 20), id, 'hw' || h, 'a' || m, 'model-' || m,
        ['pytorch', 'onnxruntime', 'openvino', 'numpy', 'tensorrt'][1 + b],
        CASE WHEN h % 2 = 0 THEN 'cpu' ELSE 'cuda' END, 'eager', 'fp32', bs, 'seq_len=128',
@@ -22,7 +23,8 @@ SELECT 'r' || id, 'run' || (id % 20), id, 'hw' || h, 'a' || m, 'model-' || m,
        bs / (0.001 * bs * (1 + h) * (1 + b) * (1 + m % 7) / 10),
        -- a synthetic series id (one per model x hardware x backend x batch size); real ones come
        -- from benchdb/schema/identity.py at ingest
-       'series-' || m || '-' || h || '-' || b || '-' || bs
+       'series-' || m || '-' || h || '-' || b || '-' || bs,
+       'latency_s', 's'
 FROM (SELECT row_number() OVER () AS id, m, h, b, bs
       FROM range($models) t1(m), range($hardware) t2(h), range(5) t3(b), (SELECT unnest([1, 2, 4, 8, 16]) AS bs));
 
