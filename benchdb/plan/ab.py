@@ -30,66 +30,31 @@ its process runs the whole function and the result of each planned scenario is p
 
 from __future__ import annotations
 
-import contextlib
 import itertools
-import os
 import platform
 import random
-import re
 import secrets
 import shutil
-import signal
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-import pyarrow.parquet as pq
-
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, merge_repeats
+from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import machine as hardware
+from benchdb.plan.ab_process import (SIDES, Group, Measured, Side, _environ, _full, _loose, parse_env,
+                                    probe, run_process)
 from benchdb.plan.driver import PlanItem, RunReport, _Sink, _Writer, build_plan, load_backend
-from benchdb.schema import contract, identity
+from benchdb.schema import contract
 
-SIDES = ("base", "cand")
 #: Trials per scenario when neither --repeats nor the config says.
 DEFAULT_TRIALS = 5
 #: Seconds a side's process may take beyond its model's load timeout and its scenarios' timeouts.
 SLACK_S = 120.0
 _ROW_COLUMNS = ("metric", "unit", "iteration", "t_offset_s", "value")
-
-
-@dataclass(frozen=True)
-class Side:
-    name: str                 # base | cand
-    python: str               # absolute path as given (a venv's python is a symlink: never resolved)
-    env: dict[str, str]
-    version: str              # what `<python> -m benchdb --version` says
-
-    def record(self) -> dict[str, Any]:
-        return {"python": self.python, "benchdb_version": self.version, "env": dict(self.env)}
-
-
-@dataclass
-class Group:
-    """What one process of a side measures: the scenarios one `benchdb run` command line selects.
-    One scenario, except a user bench function's parameter combinations, which run together."""
-    opts: RunOptions
-    model: str
-    axes: dict[str, tuple]                    # batch_sizes, seq_lens, modes, precisions
-    planned: dict[str, list[Scenario]]        # side -> the scenarios as planned in its environment
-
-    @property
-    def trials(self) -> int:
-        return self.opts.repeats
-
-    def label(self) -> str:
-        first, n = self.planned["base"][0], len(self.planned["base"])
-        return first.label() if n == 1 else f"{first.model_id} {first.backend}/{first.device} ({n} scenarios)"
 
 
 @dataclass
@@ -109,93 +74,6 @@ class AbReport:
     @property
     def tags(self) -> dict[str, str]:
         return {s: f"ab-{self.ab_id}-{s}" for s in SIDES}
-
-
-# --- sides -----------------------------------------------------------------------------------
-
-def parse_env(values) -> dict[str, dict[str, str]]:
-    """``--ab-env`` values (``base:NAME=VALUE`` / ``cand:NAME=VALUE``) -> side -> {NAME: VALUE}."""
-    out: dict[str, dict[str, str]] = {s: {} for s in SIDES}
-    for text in values or ():
-        side, colon, rest = text.partition(":")
-        name, eq, value = rest.partition("=")
-        if side not in SIDES or not colon or not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise BenchdbError(f"--ab-env {text!r}: write base:NAME=VALUE or cand:NAME=VALUE "
-                               "(e.g. --ab-env cand:BENCH_SCALE=1.1)")
-        out[side][name] = value
-    return out
-
-
-def child_env(side: Side) -> dict[str, str]:
-    """This environment plus the side's variables. PYTHONSAFEPATH (Python 3.11+): `python -m benchdb`
-    must not import packages from the working directory (a checkout) instead of the side's venv."""
-    env = {**os.environ, **side.env}
-    env.setdefault("PYTHONSAFEPATH", "1")
-    return env
-
-
-def probe(name: str, python: str, env: dict[str, str]) -> Side:
-    """The side's interpreter, checked: it exists, starts, and has benchdb (one-line errors)."""
-    path = python if os.sep in python else (shutil.which(python) or python)
-    if not os.path.exists(path):
-        raise BenchdbError(f"--ab {name} interpreter {python} does not exist; give the path of a Python "
-                           "with benchdb installed, e.g. .venv-main/bin/python")
-    if os.path.isdir(path) or not os.access(path, os.X_OK):
-        raise BenchdbError(f"--ab {name} interpreter {python} is not an executable file; give the path of a "
-                           "Python with benchdb installed, e.g. .venv-main/bin/python")
-    path = os.path.abspath(path)
-    side = Side(name, path, dict(env), "")
-    try:
-        proc = subprocess.run([path, "-m", "benchdb", "--version"], env=child_env(side), capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL)
-    except OSError as exc:
-        raise BenchdbError(f"--ab {name} interpreter {python} cannot be started ({exc.strerror or exc})") from None
-    except subprocess.TimeoutExpired:
-        raise BenchdbError(f"--ab {name} interpreter {python}: `-m benchdb --version` took over 120 s") from None
-    if proc.returncode != 0:
-        why = _last_line(proc.stderr) or f"exit code {proc.returncode}"
-        if "No module named" in why and "benchdb" in why:
-            raise BenchdbError(f"--ab {name} interpreter {python} has no benchdb installed ({why}); "
-                               f"install it there: {python} -m pip install benchdb")
-        raise BenchdbError(f"--ab {name} interpreter {python} cannot run benchdb: {why}")
-    m = re.search(r"version\s+(\S+)", proc.stdout)
-    return replace(side, version=m.group(1) if m else proc.stdout.strip()[:80])
-
-
-def _last_line(text: str, n: int = 300) -> str:
-    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    errors = [ln for ln in lines if ln.startswith("benchdb: ")]
-    line = (errors or lines)[-1]
-    return line if len(line) <= n else line[: n - 1] + "…"
-
-
-@contextlib.contextmanager
-def _environ(env: dict[str, str]) -> Iterator[None]:
-    """os.environ with the side's variables set (user benches read declared ENV at plan time)."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
-# --- the plan --------------------------------------------------------------------------------
-
-def _loose(sc: Scenario) -> tuple:
-    """A scenario's key without precision and options, which an engine may settle only at run time."""
-    return (sc.model_id, sc.backend, sc.device, sc.mode, sc.batch_size, sc.input_shape)
-
-
-def _full(sc: Scenario) -> tuple:
-    key = identity.scenario_key(sc.key())
-    return tuple(key[k] for k in identity.SCENARIO_KEY)
 
 
 def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
@@ -277,115 +155,6 @@ def schedule(trials: list[int], rng: random.Random) -> list[Step]:
             steps.append(Step(r, g, (a, "cand" if a == "base" else "base")))
     return steps
 
-
-def child_args(group: Group, out: Path) -> list[str]:
-    """`benchdb run` options that measure exactly the group, once, as this process planned it."""
-    o, r = group.opts, group.opts.rule
-    args = ["run", "--backend", o.backend, "--model", group.model, "--device", o.device,
-            "--batch-sizes", ",".join(map(str, group.axes["batch_sizes"])),
-            "--seq-lens", ",".join(map(str, group.axes["seq_lens"])),
-            "--mode", ",".join(group.axes["modes"]), "--precision", ",".join(group.axes["precisions"]),
-            "--threads", str(o.thread_count), "--warmup", str(r.warmup_iters), "--min-iters", str(r.min_iters),
-            "--min-time", repr(r.min_time_s), "--max-time", repr(r.max_time_s), "--target-ci", repr(r.target_ci),
-            "--max-background-cpu", repr(o.max_background_cpu), "--gen-tokens", str(o.gen_tokens),
-            "--timeout", repr(o.timeout_s), "--load-timeout", repr(o.load_timeout_s),
-            "--ep", ",".join(o.providers), "--repeats", "1", "--out", str(out)]
-    if o.task:
-        args += ["--task", o.task]
-    if o.verify_only:
-        args.append("--verify-only")
-    if not o.isolate:
-        args.append("--no-isolation")
-    return args
-
-
-# --- one process -----------------------------------------------------------------------------
-
-@dataclass
-class Measured:
-    """What one side's process gave for one planned scenario."""
-    outcome: Outcome
-    meta: dict[str, Any] | None = None        # the contract metadata of its file (None: no file)
-
-
-def _from_file(path: Path) -> Measured:
-    meta = contract.read_footer(path).metadata
-    sc = meta["scenario"]
-    table = pq.read_table(path, columns=list(_ROW_COLUMNS))
-    rows = list(zip(*(table.column(c).to_pylist() for c in _ROW_COLUMNS)))
-    settings = dict(sc.get("settings") or {})
-    busy = settings.pop("background_cpu_pct", None)
-    scenario = Scenario(sc["model_id"], sc["backend"], sc["device"], sc["mode"], sc["precision"],
-                        sc["batch_size"], sc["input_shape"], dict(sc.get("options") or {}), settings)
-    cond = Conditions(sc.get("load_avg_1m"), float(busy), sc["threads"]) \
-        if busy is not None and sc.get("threads") else None
-    return Measured(Outcome(scenario, meta["model"], status=sc["status"], error=sc.get("error"), rows=rows,
-                            validity_reasons=list(sc.get("validity_reasons") or []),
-                            timing_method=sc.get("timing_method") or "host_clock", stop_reason=sc.get("stop_reason"),
-                            conditions=cond, started_at=sc.get("started_at"), extra=dict(sc.get("extra") or {}),
-                            primary_metric=sc.get("primary_metric") or "latency_s"), meta)
-
-
-def _failed(sc: Scenario, group: Group, status: str, error: str) -> Measured:
-    try:
-        model = load_backend(sc.backend).model_info(group.model)
-    except Exception:  # the record needs a model; the failure is what matters
-        model = {"model_id": sc.model_id}
-    return Measured(Outcome(sc, model, status=status, error=error,
-                            started_at=datetime.now(timezone.utc).isoformat()))
-
-
-def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | None]:
-    """The file of each planned scenario: same key, else the one with the same loose key, else
-    the only file of a single-scenario group."""
-    out = []
-    for sc in planned:
-        exact = [m for m in found if _full(m.outcome.scenario) == _full(sc)]
-        loose = [m for m in found if _loose(m.outcome.scenario) == _loose(sc)]
-        out.append(exact[0] if exact else loose[0] if len(loose) == 1
-                   else found[0] if len(planned) == 1 and len(found) == 1 else None)
-    return out
-
-
-def run_process(side: Side, group: Group, out: Path) -> list[Measured]:
-    """Run one side's process for a group; one Measured per planned scenario, failures included."""
-    planned = group.planned[side.name]
-    cmd = [side.python, "-m", "benchdb", *child_args(group, out)]
-    limit = group.opts.load_timeout_s + group.opts.timeout_s * len(planned) + SLACK_S
-    status, error = None, None
-    proc = subprocess.Popen(cmd, env=child_env(side), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, start_new_session=True)
-    try:
-        _, stderr = proc.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        status, error = "timeout", f"the {side.name} process ran past {limit:.0f} s and was killed"
-        stderr = ""
-    except BaseException:          # Ctrl-C: take the process (and its measuring child) down too
-        _kill(proc)
-        raise
-    found, broken = [], []
-    for path in sorted(out.rglob("*.parquet")):
-        try:
-            found.append(_from_file(path))
-        except (contract.ContractError, OSError, KeyError, TypeError, ValueError) as exc:
-            broken.append(f"its file {path.name} is unreadable here ({exc})")
-    if error is None and proc.returncode not in (0, 3):
-        error = f"the {side.name} process exited with code {proc.returncode}: {_last_line(stderr) or 'no message'}"
-    elif error is None and broken:
-        error = f"the {side.name} process wrote a file this benchdb cannot read: {broken[0]}"
-    elif error is None:
-        error = f"the {side.name} process wrote no result for this scenario: {_last_line(stderr) or 'no message'}"
-    return [hit or _failed(sc, group, status or "failed", error) for sc, hit in zip(planned, _pick(planned, found))]
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-# --- the run ---------------------------------------------------------------------------------
 
 def _keys(planned: dict[str, Scenario], got: dict[str, list[Measured]]) -> dict[str, Scenario]:
     """Each side's key: the one every process of both sides reported when they agree (and the
