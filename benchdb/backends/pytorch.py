@@ -12,7 +12,6 @@ generative models ``generate_s``, ``ttft_s``, ``tpot_s`` (each decode step timed
 from __future__ import annotations
 
 import copy
-import platform
 import time
 from dataclasses import replace
 from datetime import datetime, timezone

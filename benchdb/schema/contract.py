@@ -11,7 +11,6 @@ Runners write through :func:`write_scenario`; ingest validates with :func:`read_
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import secrets
