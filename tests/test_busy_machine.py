@@ -122,9 +122,12 @@ def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path,
     fast = dict(warmup_iters=1, warmup_s=0.0, min_iters=10, min_time_s=0.05, max_time_s=0.5)
     loose = RunOptions(backend="numpy", models=("matmul:64",), batch_sizes=(1,), threads=1,
                        rule=StopRule(**fast, target_ci=0.5), max_background_cpu=limit, out=tmp_path / "out")
-    # an unreachable target: never converges, so the busy machine is a reason for invalid
+    # no interval at all: 5 samples are fewer than the 9 a CI of the median needs, so it cannot
+    # converge (a tiny target alone is not enough: a quantised clock can give a zero-width CI)
     tight = RunOptions(backend="numpy", models=("matmul:64",), batch_sizes=(2,), threads=1,
-                       rule=StopRule(**fast, target_ci=1e-9), max_background_cpu=limit, out=tmp_path / "out")
+                       rule=StopRule(warmup_iters=1, warmup_s=0.0, min_iters=1, min_time_s=0.0, max_time_s=0.5,
+                                     max_iters=5, target_ci=0.5),
+                       max_background_cpu=limit, out=tmp_path / "out")
     rep = run_plan(build_plan([loose, tight]), config={}, out=tmp_path / "out")
     by_bs = {o.scenario.batch_size: o for o in rep.outcomes}
     assert {bs: o.status for bs, o in by_bs.items()} == {1: "ok", 2: "ok"}
