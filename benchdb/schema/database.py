@@ -164,6 +164,10 @@ def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,
 
     A new or empty database is initialised. An older schema is refused with the command that
     migrates it; a newer one is refused with the versions of both.
+
+    This writes the file in place, holding DuckDB's lock against every reader: benchdb's own
+    writers go through :func:`benchdb.schema.snapshot.write_session` instead (readers never block
+    it). Use this only where no reader can be open (test fixtures, a brand-new file).
     """
     path = resolve_db(db)
     check_folder(path)
