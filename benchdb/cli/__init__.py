@@ -58,9 +58,9 @@ def main(ctx, debug):
 
 
 def _register() -> None:
-    from benchdb.cli import data, report, run
+    from benchdb.cli import data, interop, model, publish, report, run, spark
 
-    for module in (run, data, report):
+    for module in (run, data, report, interop, publish, model, spark):
         for command in module.COMMANDS:
             main.add_command(command)
 
