@@ -111,13 +111,16 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     c = list(rng.normal(0.0101, 1e-5, 3000))
     v = _verdict(b, c)
     assert v.ci_low > 0.005 and v.ci_high < 0.015          # significant ...
-    assert (v.verdict, v.reason) == ("unchanged", "whole CI within +-5.0%")   # ... and practically nothing
+    assert v.verdict == "unchanged" and v.reason.startswith("whole 90% CI")   # ... and practically nothing
+    assert "within +-5.0%" in v.reason and "two one-sided tests" in v.reason
+    # the equivalence interval (90 %) comes from the same resamples: nested in the 95 % one
+    assert v.ci_low <= v.eq_low <= v.change <= v.eq_high <= v.ci_high
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
     spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]     # processes disagree
     straddle = gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
                            {"b": ("s", b), "c": ("s", np.concatenate(spread))}, None, 0.05, 0,
                            (np.array_split(np.asarray(b), 3), spread))
-    assert straddle.ci_low < 0.05 < straddle.ci_high
+    assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
     assert straddle.verdict == "inconclusive" and "straddles" in straddle.reason
 
 

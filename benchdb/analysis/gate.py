@@ -7,7 +7,9 @@ Verdicts, in the order a report lists them (the first two fail the gate):
 - ``regressed`` / ``improved``: the CI of the relative change of the median lies entirely beyond
   the practical threshold, the larger of the configured threshold and NOISE_MULTIPLE x the series'
   own run-to-run noise (from its history);
-- ``unchanged``: the whole CI lies within +-threshold (an equivalence test: "change within noise");
+- ``unchanged``: the whole 90 % CI lies within +-threshold: an equivalence test, the two one-sided
+  tests (TOST, Schuirmann 1987) at 5 % each ("change within noise"). Regressed/improved need the
+  whole 95 % CI beyond the threshold, so each claim is a test at 5 % or less;
 - ``inconclusive``: a CI that straddles the threshold, run-to-run noise that is unknown (one process
   per side and no history: the reason names the remedy, ``--repeats``), a side with too few
   samples, an invalid or skipped result, or a metric not measured;
@@ -48,6 +50,9 @@ from benchdb.analysis.stats import bootstrap_median_ratio, robust_noise
 from benchdb.errors import BenchdbError
 
 NOISE_MULTIPLE = 3.0
+#: Levels of the two intervals: a difference is claimed from the 95 % CI, equivalence from the 90 % one
+#: (two one-sided tests at 5 %).
+LEVEL, EQUIVALENCE_LEVEL = 0.95, 0.90
 #: Points of history before a series' own run-to-run noise is known (stats.robust_noise).
 MIN_HISTORY = 4
 MIN_SAMPLES = 10
@@ -76,8 +81,10 @@ class Comparison:
     base_median: float | None = None
     cand_median: float | None = None
     change: float | None = None   # cand / base - 1 of the median
-    ci_low: float | None = None
+    ci_low: float | None = None    # 95 % interval of the change (regressed / improved)
     ci_high: float | None = None
+    eq_low: float | None = None    # 90 % interval (the equivalence test that says unchanged)
+    eq_high: float | None = None
     threshold: float | None = None
     noise: float | None = None
     unit: str | None = None
@@ -328,17 +335,20 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None) -> Co
     gb, gc = groups if groups is not None else ([np.asarray(vb)], [np.asarray(vc)])
     cmp.processes = (len(gb), len(gc))
     if len(gb) >= 2 and len(gc) >= 2:
-        point, lo, hi = hierarchy.ratio_ci(gb, gc, seed=seed)
+        interval = lambda level: hierarchy.ratio_ci(gb, gc, level=level, seed=seed)   # noqa: E731
         cmp.interval = "hierarchical bootstrap over processes and iterations"
     else:
-        point, lo, hi = bootstrap_median_ratio(vb, vc, seed=seed)
+        interval = lambda level: bootstrap_median_ratio(vb, vc, level=level, seed=seed)   # noqa: E731
         cmp.interval = "bootstrap over one process's iterations"
-    cmp.change, cmp.ci_low, cmp.ci_high = point, lo, hi
+    point, lo, hi = interval(LEVEL)
+    _, eq_lo, eq_hi = interval(EQUIVALENCE_LEVEL)     # same seed: the same resamples, a nested interval
+    cmp.change, cmp.ci_low, cmp.ci_high, cmp.eq_low, cmp.eq_high = point, lo, hi, eq_lo, eq_hi
     cmp.noise = robust_noise(history) if history else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
     worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS
     # express the interval as "how much worse": positive = regression, whatever the direction
     w_lo, w_hi = (lo, hi) if worse_up else (-hi, -lo)
+    e_lo, e_hi = (eq_lo, eq_hi) if worse_up else (-eq_hi, -eq_lo)
     t = cmp.threshold
     if cmp.noise is None and (len(gb) < 2 or len(gc) < 2):
         cmp.verdict, cmp.reason = "inconclusive", (
@@ -346,11 +356,12 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None) -> Co
             f"(a within-process interval cannot see shifts between runs); measure with --repeats 3 or more, "
             f"or gate once the series has {MIN_HISTORY} runs")
     elif w_lo > t:
-        cmp.verdict, cmp.reason = "regressed", f"whole CI beyond +{t:.1%}"
+        cmp.verdict, cmp.reason = "regressed", f"whole 95% CI beyond +{t:.1%}"
     elif w_hi < -t:
-        cmp.verdict, cmp.reason = "improved", f"whole CI beyond -{t:.1%}"
-    elif w_lo >= -t and w_hi <= t:
-        cmp.verdict, cmp.reason = "unchanged", f"whole CI within +-{t:.1%}"
+        cmp.verdict, cmp.reason = "improved", f"whole 95% CI beyond -{t:.1%}"
+    elif e_lo >= -t and e_hi <= t:
+        cmp.verdict, cmp.reason = "unchanged", (f"whole 90% CI [{eq_lo:+.1%}, {eq_hi:+.1%}] within +-{t:.1%} "
+                                                "(equivalence: two one-sided tests at 5%)")
     else:
-        cmp.verdict, cmp.reason = "inconclusive", f"the CI straddles +-{t:.1%}; measure longer or with more --repeats"
+        cmp.verdict, cmp.reason = "inconclusive", f"the 90% CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; measure longer or with more --repeats"
     return cmp
