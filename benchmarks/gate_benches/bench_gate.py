@@ -1,0 +1,55 @@
+"""The benches behind benchmarks/gate_real.py: real work, measured by benchdb's own harness.
+
+- ``bench_matmul``: numpy matmul at several sizes (A/A comparisons).
+- ``bench_tiny_bert``: a tiny BERT built from a transformers config (random weights, no download),
+  eager PyTorch, at several batch sizes and sequence lengths (A/A comparisons).
+- ``bench_work``: a fixed amount of numpy + Python work scaled by ``GATE_WORK_SCALE`` (default 1).
+  The variable is *not* declared in ``ENV``, so ``--ab-env cand:GATE_WORK_SCALE=1.1`` makes the
+  candidate do 10 % more work within the same series: a real, controlled slowdown.
+"""
+
+import os
+
+import numpy as np
+
+from benchdb import bench
+
+
+@bench.params(n=[32, 48, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320])
+def bench_matmul(n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((n, n)).astype("float32")
+    b = rng.standard_normal((n, n)).astype("float32")
+    out = np.empty((n, n), dtype="float32")
+    return lambda: np.matmul(a, b, out=out)
+
+
+@bench.params(batch_size=[1, 2, 4, 8], seq_len=[16, 64])
+def bench_tiny_bert(batch_size, seq_len):
+    import torch
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=512, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=128)
+    model = BertModel(config).eval()
+    ids = torch.randint(0, 512, (batch_size, seq_len))
+    mask = torch.ones_like(ids)
+
+    def call():
+        with torch.inference_mode():
+            model(input_ids=ids, attention_mask=mask)
+    return call
+
+
+@bench.params(n=[2_000, 3_000, 4_000, 5_000, 6_000, 8_000, 10_000, 12_000, 16_000, 20_000])
+def bench_work(n):
+    k = int(round(n * float(os.environ.get("GATE_WORK_SCALE", "1"))))
+    x = np.arange(k, dtype=np.float64)
+
+    def call():
+        total = 0.0
+        for i in range(k // 20):          # Python work, linear in k
+            total += i * 0.5
+        return total + float(np.sqrt(x).sum())   # numpy work, linear in k
+    return call
