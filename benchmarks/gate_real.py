@@ -1,6 +1,6 @@
 """The regression gate on real measurements of this machine: A/A false alarms and slowdown recall.
 
-    python benchmarks/gate_real.py [--rounds 9] [--ab-rounds 5] [--work /tmp/gate_real]
+    python benchmarks/gate_real.py [--rounds 9] [--sep3-rounds 6] [--ab-rounds 5] [--work /tmp/gate_real]
 
 Every number comes from real `benchdb run` invocations (the benches in
 benchmarks/gate_benches/bench_gate.py: numpy matmul at 12 sizes, a tiny PyTorch BERT at 8
@@ -85,6 +85,7 @@ def judge(work: Path, mode: str, base: str, cand: str, label: str, rows: list) -
         rows.append({"mode": mode, "label": label, "verdict": c.verdict, "reason": c.reason,
                      "model": c.scenario["model_id"], "shape": c.scenario["input_shape"],
                      "change": c.change, "lo": c.ci_low, "hi": c.ci_high, "threshold": c.threshold,
+                     "eq_lo": c.eq_low, "eq_hi": c.eq_high,
                      "history": c.noise is not None, "min_history": gate.MIN_HISTORY})
 
 
@@ -106,7 +107,13 @@ def summarise(rows: list, mode: str, label: str | None, *, expect: str) -> None:
         if changes:
             print(f"  {'':<24} median measured change {changes[len(changes) // 2]:+.1%} "
                   f"(range {changes[0]:+.1%} .. {changes[-1]:+.1%})")
-    reasons = Counter(re.sub(r"[0-9.]+", "N", r["reason"]) for r in sel if r["verdict"] != expect)
+    if expect == "unchanged":       # the threshold this machine supports: 90 % of A/A pairs unchanged
+        widths = sorted(max(abs(r["eq_lo"]), abs(r["eq_hi"])) for r in sel if r["eq_lo"] is not None)
+        if widths:
+            print(f"  {'':<24} 90 % of these would be unchanged at a threshold of "
+                  f"+-{widths[min(len(widths) - 1, int(0.9 * len(widths)))]:.1%}")
+    reasons = Counter(re.sub(r"[0-9.]+", "N", re.sub(r"\[[^]]*\]", "[..]", r["reason"]))
+                      for r in sel if r["verdict"] != expect)
     for reason, k in reasons.most_common(3):
         print(f"  {'':<24}   {k:3d} x {r_short(reason)}")
 
@@ -117,27 +124,33 @@ def r_short(reason: str) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=9, help="separate invocations per sep mode")
+    ap.add_argument("--rounds", type=int, default=9, help="separate invocations with --repeats 1")
+    ap.add_argument("--sep3-rounds", type=int, default=6, help="separate invocations with --repeats 3")
     ap.add_argument("--ab-rounds", type=int, default=5, help="A/A and slowdown --ab runs")
     ap.add_argument("--work", type=Path, default=Path("/tmp/gate_real"))
     ap.add_argument("--modes", default="ab,slowdown,sep3,sep1")
+    ap.add_argument("--rejudge", action="store_true", help="judge the runs already in --work again (no runs)")
     args = ap.parse_args()
     modes = set(args.modes.split(","))
-    shutil.rmtree(args.work, ignore_errors=True)
-    args.work.mkdir(parents=True)
     rows: list[dict] = []
     sep_tags: dict[str, list[str]] = defaultdict(list)
     t0 = time.perf_counter()
+    if args.rejudge:
+        rejudge(args.work, modes, rows)
+        report(args, rows, time.perf_counter() - t0)
+        return
+    shutil.rmtree(args.work, ignore_errors=True)
+    args.work.mkdir(parents=True)
     with open(args.work / "log.txt", "w") as log:
-        for i in range(max(args.rounds, args.ab_rounds)):
+        for i in range(max(args.rounds, args.sep3_rounds, args.ab_rounds)):
             print(f"round {i + 1} ({time.perf_counter() - t0:.0f} s)", flush=True)
             if i < args.ab_rounds and "ab" in modes:
                 judge(args.work, "ab", *ab_run(args.work, "ab", AA, [], log), f"run {i}", rows)
             if i < args.ab_rounds and "slowdown" in modes:
                 judge(args.work, "slowdown", *ab_run(args.work, "slowdown", WORK,
                                                      ["--ab-env", "cand:GATE_WORK_SCALE=1.1"], log), f"run {i}", rows)
-            for mode, k in (("sep3", 3), ("sep1", 1)):
-                if i < args.rounds and mode in modes:
+            for mode, k, rounds in (("sep3", 3, args.sep3_rounds), ("sep1", 1, args.rounds)):
+                if i < rounds and mode in modes:
                     sep_tags[mode].append(sep_run(args.work, mode, k, i, log))
                     tags = sep_tags[mode]
                     if len(tags) >= 2:
@@ -145,7 +158,28 @@ def main() -> None:
                         for r in rows:
                             if r["mode"] == mode and r["label"] == "pending":
                                 r["label"] = "with history" if r["history"] else "no history"
-    wall = time.perf_counter() - t0
+    report(args, rows, time.perf_counter() - t0)
+
+
+def rejudge(work: Path, modes: set, rows: list) -> None:
+    """The comparisons of an earlier run of this script, from its log (ab tags) and sep tags."""
+    log = (work / "log.txt").read_text()
+    for cmd, base, cand in re.findall(r"\$ benchdb (run .*?)\n(?:.*\n)*?check with: .*?--baseline (tag:ab-[0-9a-f]+-base) "
+                                      r"--candidate (tag:ab-[0-9a-f]+-cand)", log):
+        mode = "slowdown" if "GATE_WORK_SCALE" in cmd else "ab"
+        if mode in modes:
+            judge(work, mode, base, cand, "", rows)
+    for mode in ("sep3", "sep1"):
+        tags = [f"tag:{t}" for t in dict.fromkeys(re.findall(rf"--tag ({mode}-\d+)", log))]
+        for a, b in zip(tags, tags[1:]):
+            if mode in modes:
+                judge(work, mode, a, b, "pending", rows)
+                for r in rows:
+                    if r["label"] == "pending":
+                        r["label"] = "with history" if r["history"] else "no history"
+
+
+def report(args, rows: list, wall: float) -> None:
     from benchdb.analysis import gate
     print(f"\ngate on real runs of this machine ({wall / 60:.1f} min; threshold 5 %; a side's history counts "
           f"once the series has {gate.MIN_HISTORY} earlier runs):")
@@ -158,7 +192,7 @@ def main() -> None:
     aa = [r for r in rows if r["mode"] != "slowdown"]
     fa = sum(r["verdict"] in FALSE_ALARMS for r in aa)
     print(f"  all A/A: {len(aa)} comparisons, {fa} false alarm(s) ({fa / max(len(aa), 1):.1%})")
-    print(f"(commands and their output: {args.work / 'log.txt'})")
+    print(f"(commands and their output: {args.work / 'log.txt'}; judge them again: --rejudge --work {args.work})")
 
 
 if __name__ == "__main__":
