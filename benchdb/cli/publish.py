@@ -1,8 +1,84 @@
-"""The Hugging Face Hub: `benchdb publish` (a dataset, its card and badges).
+"""The Hugging Face Hub: `benchdb publish` (a dataset, its card and badges), and the options
+`benchdb report --model-card MODEL [--dataset ORG/NAME] [--push]` adds to `report`.
 
 Commands import their library modules inside the command body: `benchdb --help` stays light.
 """
 
 from __future__ import annotations
 
-COMMANDS: list = []
+import functools
+
+import click
+
+from benchdb.cli.options import db_option, write_atomic
+from benchdb.errors import BenchdbError
+
+
+@click.command("publish")
+@click.option("--repo", "repo_id", required=True, metavar="ORG/NAME", help="The dataset repository on the Hub.")
+@click.option("--private", is_flag=True, help="Create the repository private (when it does not exist yet).")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
+@click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
+@click.option("--dry-run", is_flag=True, help="List what would be uploaded; upload nothing.")
+@db_option()
+def publish(repo_id, private, models, hardware_names, dry_run, db):
+    """Publish the warehouse's results as a Hugging Face Hub dataset, in one commit.
+
+    Uploads each ingested contract file not on the Hub yet (samples/, what `benchdb ingest
+    hf://datasets/ORG/NAME` reads back), one results file per hardware for them (.results/, the
+    viewer's `results` config), the dataset card (README.md) and a badge per model (badges/). The
+    token comes from HF_TOKEN or `hf auth login`; it is never printed or stored.
+    """
+    from benchdb.hub import publish as hub
+
+    p = hub.plan(db, repo_id, models=list(models), hardware=list(hardware_names), need_token=not dry_run)
+    for u in p.uploads:
+        click.echo(f"  + {u.path_in_repo} ({u.size:,} bytes)")
+    if dry_run:
+        click.echo(f"dry run: would upload {p.line()} to dataset {repo_id} in one commit"
+                   + ("" if p.exists else " (creating it)"))
+        return
+    if not p.uploads:
+        click.echo(f"nothing new to publish: dataset {repo_id} is up to date ({p.already} contract file(s))")
+        return
+    url = hub.push(p, private=private)
+    click.echo(f"published {p.line()} to dataset {repo_id} in one commit: {url}")
+
+
+def model_card_options(command):
+    """Adds `--model-card MODEL`, `--dataset ORG/NAME` and `--push` to the `report` command: with
+    --model-card, the command writes the model-card section instead of a report."""
+
+    @click.option("--push", is_flag=True,
+                  help="With --model-card: open a pull request on the model's Hub repo updating that section.")
+    @click.option("--dataset", default=None, metavar="ORG/NAME",
+                  help="With --model-card: the published dataset to link (and whose badge to show).")
+    @click.option("--model-card", "model_card", default=None, metavar="MODEL",
+                  help="Write the Markdown section for MODEL's Hub model card (between benchdb markers).")
+    @functools.wraps(command)
+    def wrapper(*args, model_card, dataset, push, **kwargs):
+        if model_card is None:
+            if push or dataset:
+                raise BenchdbError("--push and --dataset go with --model-card MODEL")
+            return command(*args, **kwargs)
+        return _model_card(model_card, dataset, push, kwargs.get("db"), kwargs.get("out"))
+
+    return wrapper
+
+
+def _model_card(model_id: str, dataset: str | None, push: bool, db, out) -> None:
+    from benchdb.hub import publish as hub
+
+    section = hub.model_card(db, model_id, dataset)
+    if out is None:
+        click.echo(section, nl=False)
+    else:
+        write_atomic(out, section)
+        click.echo(f"wrote {out} (model-card section for {model_id})", err=True)
+    if push:
+        url = hub.push_model_card(model_id, section)
+        click.echo(f"opened a pull request on {model_id}: {url}" if url else
+                   f"the model card of {model_id} already has this section: no pull request", err=True)
+
+
+COMMANDS = [publish]

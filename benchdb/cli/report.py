@@ -8,10 +8,12 @@ from pathlib import Path
 import click
 
 from benchdb.cli.options import READ_WAIT_S, append_summary, db_option, fraction, write_atomic
+from benchdb.cli.publish import model_card_options
 from benchdb.errors import BenchdbError
 
 
 @click.command("report")
+@model_card_options
 @click.option("--optimal-hardware", "kinds", flag_value="optimal-hardware", multiple=True,
               help="Best hardware/backend per model and batch size (and the runner-up).")
 @click.option("--matrix", "kinds", flag_value="matrix", multiple=True, help="Compatibility matrix.")
