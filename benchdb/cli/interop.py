@@ -5,4 +5,61 @@ Commands import their library modules inside the command body: `benchdb --help` 
 
 from __future__ import annotations
 
-COMMANDS: list = []
+import sys
+
+import click
+
+from benchdb.cli.options import db_option
+
+IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf")
+EXPORT_FORMATS = ("hud-v3", "optimum-benchmark")
+
+
+@click.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(IMPORT_FORMATS))
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--out", "out", default="results", show_default=True,
+              help="Folder for the contract files (then: benchdb ingest DIR).")
+def import_cmd(fmt, paths, out):
+    """Convert other tools' result files (files or folders) into benchdb contract files.
+
+    FORMAT: optimum-benchmark (benchmark.json or benchmark_report.json + benchmark_config.json),
+    pytest-benchmark (--benchmark-json), transformers (benchmark_v2 results), hud-v3 (PyTorch HUD
+    records: JSON list, object or lines), mlperf (LoadGen mlperf_log_summary.txt). A bad file is
+    reported on one line and nothing of it is written; the others are imported (exit 1 if any failed).
+    """
+    from benchdb.interop import import_files
+
+    summary = import_files(fmt, list(paths), out)
+    for src, problem in summary.failed:
+        click.echo(f"benchdb: error: {src}: {problem}", err=True)
+    n = sum(k for _, k in summary.imported)
+    click.echo(f"imported {n} result(s) from {len(summary.imported)} {fmt} file(s) into {out}"
+               + (f"; {len(summary.failed)} file(s) failed" if summary.failed else "")
+               + (f"; next: benchdb ingest {out}" if n else ""))
+    if summary.failed:
+        sys.exit(1)
+
+
+@click.command("export")
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), required=True,
+              help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
+                   "benchmark.json per result.")
+@click.option("--out", "out", default="-", show_default=True,
+              help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark: a folder.")
+@click.option("--model", "models", multiple=True, help="Export only this model id (repeatable).")
+@db_option()
+def export_cmd(fmt, out, models, db):
+    """Write the warehouse's results (with their raw samples) in another tool's format."""
+    from benchdb.interop.export import export
+
+    if fmt == "optimum-benchmark" and out == "-":
+        raise click.BadParameter("optimum-benchmark writes one file per result: give --out FOLDER",
+                                 param_hint="--out")
+    results, written = export(db, fmt, out, list(models))
+    what = "record(s)" if fmt == "hud-v3" else "report(s)"
+    click.echo(f"exported {results} result(s) as {written} {fmt} {what} to {out}",
+               err=out == "-")
+
+
+COMMANDS: list = [import_cmd, export_cmd]

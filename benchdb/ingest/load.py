@@ -44,6 +44,8 @@ _BATCH_SCHEMA = pa.schema([
     ("arch_id", pa.string()), ("options", pa.string()), ("options_id", pa.string()),
     ("series_id", pa.string()), ("file_device", pa.string()), ("file_precision", pa.string()),
     ("file_input_shape", pa.string()), ("repeats", pa.int32()),
+    # An imported result's provenance (JSON) and whether it has no samples (benchdb import).
+    ("source", pa.string()), ("summary_only", pa.bool_()),
 ])
 
 
@@ -80,6 +82,8 @@ def _batch_row(c: Candidate, file_id: int) -> dict:
         "file_precision": recorded.get("precision", sc["precision"]),
         "file_input_shape": recorded.get("input_shape", sc["input_shape"]),
         "repeats": sc.get("repeats") or 1,
+        "source": json.dumps(sc["source"]) if sc.get("source") else None,
+        "summary_only": bool((sc.get("source") or {}).get("summary_only")),
     }
 
 
@@ -197,6 +201,8 @@ class Loader:
                             + sql.load("queries/metric_stats.sql"), {"files": good_files})
                 con.execute(sql.load("queries/insert_result_metrics.sql"))
                 con.execute(sql.load("queries/insert_results.sql"))
+                con.execute(sql.load("interop/insert_sources.sql"))
+                con.execute(sql.load("interop/insert_source_statistics.sql"))
                 for name, table in _dimension_tables(good).items():
                     con.register(name, table)
                     con.execute(sql.load(f"queries/insert_{name.removeprefix('new_')}.sql"))

@@ -128,10 +128,20 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
         return meta
     if sc.get("options") is None:
         raise ContractError("metadata.scenario.options", "missing (contract v2 keys a scenario by its options)")
-    try:
-        sc["options"] = optionsets.check(sc["backend"], sc["options"])
-    except ValueError as exc:
-        raise ContractError("metadata.scenario.options", str(exc)) from None
+    if sc.get("source") is not None:
+        # An imported result keeps the options its tool recorded, with the source format among
+        # them: measured by another harness, it is never the same series as a benchdb run.
+        if not isinstance(sc["options"], dict) or sc["options"].get("source") != sc["source"]["format"]:
+            raise ContractError("metadata.scenario.options",
+                                "an imported result's options must name its source format (options.source)")
+        if sc["source"].get("summary_only") and not sc["source"].get("statistics"):
+            raise ContractError("metadata.scenario.source.statistics",
+                                "a summary-only result must carry the source's statistics")
+    else:
+        try:
+            sc["options"] = optionsets.check(sc["backend"], sc["options"])
+        except ValueError as exc:
+            raise ContractError("metadata.scenario.options", str(exc)) from None
     if sc["device"] != identity.normalize_device(sc["device"]):
         raise ContractError("metadata.scenario.device", f"{sc['device']!r} is not in canonical form; "
                                                         f"write {identity.normalize_device(sc['device'])!r}")

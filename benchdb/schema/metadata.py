@@ -68,6 +68,31 @@ class Model(_Section):
     flops_per_item: float | None = None
 
 
+class SourceStatistic(_Section):
+    """One statistic a foreign tool computed itself (summary-only results carry no samples)."""
+
+    metric: str
+    unit: str
+    #: mean, min, max, stddev, median, p50, p90, p95, p97, p99, p99.9, value (a headline figure), count
+    statistic: str
+    value: float | int
+
+
+class Source(_Section):
+    """Where an imported result came from (`benchdb import`): never set by benchdb's runners."""
+
+    #: optimum-benchmark, pytest-benchmark, transformers-benchmark-v2, hud-v3, mlperf-loadgen
+    format: str
+    file: str
+    tool: str
+    tool_version: str | None = None
+    #: True: the source kept no raw samples; ``statistics`` are the tool's own figures.
+    summary_only: bool = False
+    #: How the source computed its percentiles (e.g. ``nearest_rank`` for LoadGen).
+    percentile_method: str | None = None
+    statistics: list[SourceStatistic] = []
+
+
 class Scenario(_Section):
     scenario_id: str
     model_id: str
@@ -92,6 +117,8 @@ class Scenario(_Section):
     options: dict[str, Any] | None = None
     #: Processes the scenario was measured in (samples carry their process in `repeat`).
     repeats: Annotated[int, Field(ge=1)] | None = None
+    #: Provenance of a result imported from another tool's file (None for benchdb's own runs).
+    source: Source | None = None
 
 
 class Metadata(_Section):

@@ -65,7 +65,7 @@ reasons AS (
                    't_offset_s: ' || p.bad_offset || ' missing, non-finite or negative value(s)'
                WHEN k.mismatched > 0 THEN
                    'scenario key columns: ' || k.columns || ' differ from metadata.scenario'
-               WHEN f.status = 'ok' AND NOT EXISTS (
+               WHEN f.status = 'ok' AND NOT f.summary_only AND NOT EXISTS (
                         SELECT 1 FROM per_metric pm
                         WHERE pm.filename = f.filename AND pm.metric = f.primary_metric) THEN
                    'metadata.scenario.status: ok, but the file has no ' || f.primary_metric || ' samples'

@@ -1,0 +1,160 @@
+"""`benchdb export`: the warehouse's results in other tools' formats.
+
+- ``hud-v3``: JSON lines, one PyTorch HUD v3 record per result x metric; ``benchmark_values`` are
+  the raw samples, ``metric.extra_info`` holds benchdb's unit, n and median, and
+  ``benchmark.extra_info.benchdb`` the full scenario key, so `benchdb import hud-v3` gives back
+  the same samples (same medians and counts).
+- ``optimum-benchmark``: one ``benchmark.json`` (``{"config", "report"}``) per result, in a folder
+  per result; the report's targets hold the raw latency values.
+
+Only results with samples are exported (a summary-only import has none to give).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+from benchdb import __version__, sql
+from benchdb.errors import BenchdbError
+
+FORMATS = ("hud-v3", "optimum-benchmark")
+#: benchdb metric -> optimum-benchmark report target (latency values)
+OPTIMUM_TARGETS = {"latency_s": "forward", "ttft_s": "prefill", "tpot_s": "per_token", "generate_s": "generate",
+                   "decode_s": "decode", "load_s": "load_model", "first_call_s": "first_forward"}
+_DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
+
+
+def _rows(con, models: list[str]) -> tuple[list[dict], dict[str, dict[str, dict]]]:
+    cur = con.execute(sql.load("interop/export_results.sql"), {"models": models})
+    cols = [d[0] for d in cur.description]
+    results = [dict(zip(cols, r)) for r in cur.fetchall()]
+    samples: dict[str, dict[str, dict]] = {}
+    if results:
+        cur = con.execute(sql.load("interop/export_samples.sql"), {"ids": [r["result_id"] for r in results]})
+        cols = [d[0] for d in cur.description]
+        for row in cur.fetchall():
+            d = dict(zip(cols, row))
+            samples.setdefault(d["result_id"], {})[d["metric"]] = d
+    return results, samples
+
+
+def _key(r: dict) -> dict[str, Any]:
+    return {"result_id": r["result_id"], "run_id": r["run_id"], "model_id": r["model_id"], "backend": r["backend"],
+            "device": r["device"], "mode": r["mode"], "precision": r["precision"], "batch_size": r["batch_size"],
+            "input_shape": r["input_shape"], "primary_metric": r["primary_metric"],
+            "options": json.loads(r["options"] or "{}"), "hardware": json.loads(r["fingerprint"] or "{}"),
+            "host": r["host"], "git_commit": r["git_commit"], "started_at": r["started_at"],
+            "timing_method": r["timing_method"]}
+
+
+def hud_records(results: list[dict], samples: dict) -> Iterator[dict]:
+    for r in results:
+        hw = json.loads(r["fingerprint"] or "{}")
+        gpu = hw.get("kind") not in ("cpu", None)
+        for metric, s in samples.get(r["result_id"], {}).items():
+            yield {
+                "benchmark": {"name": "benchdb", "mode": "inference", "dtype": r["precision"],
+                              "extra_info": {"device": r["device"], "batch_size": r["batch_size"],
+                                             "input_shape": r["input_shape"], "benchdb": _key(r)}},
+                "model": {"name": r["model_id"], "type": r["model_type"], "backend": r["backend"],
+                          "origins": ["benchdb"]},
+                "metric": {"name": metric, "benchmark_values": list(s["vals"]), "target_value": None,
+                           "extra_info": {"benchdb_metric": metric, "unit": s["unit"], "n": s["n"],
+                                          "median": s["median"]}},
+                "runners": [{"name": r["device"], "type": hw.get("device_name"), "cpu_info": hw.get("cpu_model"),
+                             "cpu_count": hw.get("cores_logical"),
+                             "gpu_info": hw.get("device_name") if gpu else None,
+                             "gpu_count": 1 if gpu else 0,
+                             "avail_gpu_mem_in_gb": round(hw["memory_bytes"] / 2**30, 3)
+                             if gpu and hw.get("memory_bytes") else None,
+                             "extra_info": {"hardware_id": r["hardware_id"]}}],
+                "dependencies": {"benchdb": {"version": r["benchdb_version"] or __version__}},
+                "timestamp": r["started_at"],
+            }
+
+
+def _latency(values: list[float], s: dict) -> dict:
+    return {"unit": "s", "values": list(values), "count": len(values), "total": sum(values), "mean": s["mean"],
+            "p50": s["median"], "p90": s["p90"], "p95": s["p95"], "p99": s["p99"], "stdev": s["stddev"]}
+
+
+def optimum_document(r: dict, metrics: dict[str, dict]) -> dict:
+    hw = json.loads(r["fingerprint"] or "{}")
+    opts = json.loads(r["options"] or "{}")
+    report: dict[str, Any] = {}
+    for metric, s in metrics.items():
+        target = OPTIMUM_TARGETS.get(metric)
+        if target and s["unit"] == "s":
+            report[target] = {"latency": _latency(s["vals"], s), "throughput": None, "memory": None,
+                              "energy": None, "efficiency": None}
+    shape = dict(part.split("=", 1) for part in r["input_shape"].split(",") if "=" in part)
+    new_tokens = shape.pop("new_tokens", None)
+    gpu = hw.get("kind") not in ("cpu", None)
+    device, _, index = r["device"].partition(":")
+    config = {
+        "name": f"benchdb-{r['result_id'][:12]}",
+        "backend": {"name": r["backend"], "version": __version__, "model": r["model_id"], "task": r["task"],
+                    "device": device, "device_ids": index or None,
+                    "torch_dtype": _DTYPES.get(r["precision"], r["precision"]),
+                    "torch_compile": r["mode"] == "compile",
+                    "intra_op_num_threads": opts.get("threads"), "benchdb": _key(r)},
+        "scenario": {"name": "inference", "input_shapes": {"batch_size": r["batch_size"], **shape},
+                     "new_tokens": int(new_tokens) if new_tokens and new_tokens.isdigit() else None},
+        "environment": {"cpu": hw.get("cpu_model") or hw.get("device_name"), "cpu_count": hw.get("cores_logical"),
+                        "machine": hw.get("arch"), "platform": hw.get("os"),
+                        "gpu": [hw.get("device_name")] if gpu else [], "gpu_count": 1 if gpu else 0,
+                        "gpu_vram_mb": hw["memory_bytes"] / 2**20 if gpu and hw.get("memory_bytes") else None,
+                        "benchdb_version": r["benchdb_version"]},
+    }
+    return {"config": config, "report": report}
+
+
+def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int, int]:
+    """Write the export; returns (results, records or files written)."""
+    from benchdb.warehouse import Warehouse
+
+    if fmt not in FORMATS:
+        raise BenchdbError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    wh = Warehouse(db)
+    if not wh.path.exists():
+        raise BenchdbError(f"{wh.path}: no such warehouse; run `benchdb ingest` first or pass --db")
+    with wh.reading() as con:
+        results, samples = _rows(con, list(models or []))
+    if not results:
+        raise BenchdbError(f"{wh.path}: no results with samples to export"
+                           + (f" for model(s) {', '.join(models)}" if models else ""))
+    if fmt == "hud-v3":
+        lines = [json.dumps(rec, sort_keys=True) for rec in hud_records(results, samples)]
+        _write_text(out, "\n".join(lines) + "\n")
+        return len(results), len(lines)
+    folder = Path(out)
+    n = 0
+    for r in results:
+        doc = optimum_document(r, samples.get(r["result_id"], {}))
+        if not doc["report"]:
+            continue
+        _write_text(str(folder / f"{r['model_id'].replace('/', '_')}-{r['result_id'][:12]}" / "benchmark.json"),
+                    json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        n += 1
+    return len(results), n
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write atomically (temp file + rename); ``-`` is standard output."""
+    if path == "-":
+        import sys
+
+        sys.stdout.write(text)
+        return
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
