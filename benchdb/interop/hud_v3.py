@@ -90,6 +90,10 @@ def parse(path: Path) -> list[Imported]:
         values = metric.get("benchmark_values")
         if not isinstance(values, list) or not values:
             raise SourceError(f"record {i + 1} ({metric.get('name')}): no benchmark_values")
+        bad = [v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool)]
+        if bad:
+            raise SourceError(f"record {i + 1} ({metric.get('name')}): non-numeric value {bad[0]!r} in "
+                              "benchmark_values")
         name, unit, factor = _metric(str(metric.get("name") or "value"), metric.get("extra_info") or {})
         g["metrics"][name] = (unit, [float(v) * factor for v in values])
     out = []
