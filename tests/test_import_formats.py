@@ -182,3 +182,22 @@ def test_importing_the_same_files_again_adds_nothing(tmp_path):
     r = cli("ingest", tmp_path / "imported", "--db", db)
     assert r.exit_code == 0, r.output
     assert rows(db, "SELECT count(*) AS n FROM results") == [{"n": 3}]
+
+
+def test_optimum_benchmark_cpu_environment_maps_to_the_native_hardware_id(tmp_path):
+    """A CPU environment block describing this machine gives the hardware id of benchdb's own runs."""
+    from benchdb.harness import machine
+    from benchdb.schema import identity
+
+    fp = machine.cpu_fingerprint()
+    doc = json.loads((FIX / "optimum_benchmark" / "bert_cpu" / "benchmark.json").read_text())
+    env = doc["config"]["environment"]
+    env.update(cpu=fp["cpu_model"], cpu_count=fp["cores_logical"], machine=fp["arch"],
+               cpu_ram_mb=fp["memory_bytes"] / 2**20 if fp.get("memory_bytes") else None)
+    src = tmp_path / "src" / "benchmark.json"
+    src.parent.mkdir()
+    src.write_text(json.dumps(doc))
+    db = import_and_ingest(tmp_path, "optimum-benchmark", src)
+    if fp.get("cpu_part") or (fp.get("vendor") or "") not in ("GenuineIntel", "AuthenticAMD"):
+        pytest.skip("this CPU's vendor cannot be told from its model name (ARM, Apple)")
+    assert rows(db, "SELECT hardware_id FROM hardware") == [{"hardware_id": identity.hardware_id(fp)}]

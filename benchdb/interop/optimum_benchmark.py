@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchdb.interop import load_json
-from benchdb.interop.writer import Imported, SourceError
+from benchdb.interop.writer import Imported, SourceError, cpu_vendor
 
 FILES = ("benchmark.json", "benchmark_report.json")
 
@@ -41,7 +41,7 @@ def _load(path: Path) -> tuple[dict, dict]:
 
 
 def hardware(env: dict, device: str) -> dict:
-    cpu = env.get("cpu") or "unknown"
+    cpu = str(env.get("cpu") or "unknown").strip()
     common = {"cpu_model": cpu, "cores_logical": env.get("cpu_count"), "arch": env.get("machine"),
               "os": env.get("platform") or env.get("system")}
     gpus = env.get("gpu") or []
@@ -51,7 +51,9 @@ def hardware(env: dict, device: str) -> dict:
         return {"kind": "rocm" if device.startswith("rocm") else "cuda",
                 "vendor": env.get("gpu_vendor") or ("AMD" if device.startswith("rocm") else "NVIDIA"),
                 "device_name": gpus[0], "memory_bytes": int(vram * 2**20 / count) if vram else None, **common}
-    return {"kind": "cpu", "device_name": cpu, **common}
+    ram = env.get("cpu_ram_mb")      # benchdb's CPU fingerprint records the machine's memory
+    return {"kind": "cpu", "vendor": cpu_vendor(cpu), "device_name": cpu,
+            "memory_bytes": int(ram * 2**20) if isinstance(ram, (int, float)) and ram else None, **common}
 
 
 def parse(path: Path) -> list[Imported]:

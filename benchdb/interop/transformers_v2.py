@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchdb.interop import load_json
-from benchdb.interop.writer import Imported, SourceError, utc_iso
+from benchdb.interop.writer import Imported, SourceError, cpu_vendor, utc_iso
 
 FILES = ("*_benchmark_*.json",)
 _DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
@@ -52,7 +52,11 @@ def hardware(info: dict, device: str) -> dict:
                 "memory_bytes": int(mem_mb * 2**20) if isinstance(mem_mb, (int, float)) else None,
                 "driver": _first(info, "cuda_version"), **common}
     name = common["cpu_model"] or "unknown"
-    return {"kind": "cpu" if device == "cpu" else device.split(":")[0], "device_name": gpu or name, **common}
+    if device == "cpu":
+        ram = _first(info, "memory_total_mb")
+        return {"kind": "cpu", "vendor": cpu_vendor(name), "device_name": name,
+                "memory_bytes": int(ram * 2**20) if isinstance(ram, (int, float)) else None, **common}
+    return {"kind": device.split(":")[0], "device_name": gpu or name, **common}
 
 
 def parse(path: Path) -> list[Imported]:

@@ -83,6 +83,17 @@ def utc_iso(value: Any) -> str | None:
     return dt.isoformat()
 
 
+def cpu_vendor(name: str | None) -> str | None:
+    """The CPUID vendor string benchdb's own CPU fingerprint records, from a CPU model name, so an
+    imported result can share the hardware id of a native run on the same machine."""
+    text = (name or "").lower()
+    if "intel" in text:
+        return "GenuineIntel"
+    if "amd" in text:
+        return "AuthenticAMD"
+    return None
+
+
 def run_id_for(started_at: str, digest: str) -> str:
     """A time-ordered (v7 layout) UUID whose time is the source's and whose bits come from ``digest``."""
     ms = int(datetime.fromisoformat(started_at).timestamp() * 1000) & ((1 << 48) - 1)
