@@ -68,7 +68,10 @@ def model_card_options(command):
 
 def _model_card(model_id: str, dataset: str | None, push: bool, db, out) -> None:
     from benchdb.hub import publish as hub
+    from benchdb.hub.client import check_repo_id
 
+    if push:
+        check_repo_id(model_id, "--push needs a Hub model repo: model")
     section = hub.model_card(db, model_id, dataset)
     if out is None:
         click.echo(section, nl=False)

@@ -134,20 +134,19 @@ def push(p: Plan, *, private: bool = False) -> str | None:
 def push_model_card(model_id: str, section: str) -> str | None:
     """Open a pull request on model repo ``model_id`` whose only change is the benchdb section of
     its README.md (between the markers; appended when absent). None when it is already current."""
+    import tempfile
+
     from huggingface_hub import CommitOperationAdd
-    from huggingface_hub.errors import EntryNotFoundError, RemoteEntryNotFoundError
 
     check_repo_id(model_id, "model")
     hf = make_api()
+    current = ""
     with hub_errors(model_id, "model", "reading the model card of"):
-        try:
-            import tempfile
-
+        hf.model_info(model_id)                         # a missing repo: one line, not a new card
+        if hf.file_exists(model_id, "README.md"):
             with tempfile.TemporaryDirectory() as tmp:
                 local = hf.hf_hub_download(model_id, "README.md", repo_type="model", local_dir=tmp)
                 current = Path(local).read_text(encoding="utf-8")
-        except (EntryNotFoundError, RemoteEntryNotFoundError):
-            current = ""
     updated = card.replace_section(current, section)
     if updated == current:
         return None
