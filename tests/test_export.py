@@ -104,3 +104,8 @@ def test_export_errors_are_one_line(tmp_path):
     assert r.output.strip().count("\n") == 0 and "no such warehouse" in r.output
     r = cli("export", "--format", "optimum-benchmark", "--db", tmp_path / "none.duckdb")
     assert r.exit_code == 2 and "give --out FOLDER" in r.output
+
+
+def test_export_needs_a_format(tmp_path):
+    r = cli("export", "--db", tmp_path / "none.duckdb")
+    assert r.exit_code == 2 and "give --format hud-v3 or --format optimum-benchmark" in r.output

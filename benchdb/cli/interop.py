@@ -42,7 +42,7 @@ def import_cmd(fmt, paths, out):
 
 
 @click.command("export")
-@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), required=True,
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default=None,
               help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
                    "benchmark.json per result.")
 @click.option("--out", "out", default="-", show_default=True,
@@ -53,6 +53,9 @@ def export_cmd(fmt, out, models, db):
     """Write the warehouse's results (with their raw samples) in another tool's format."""
     from benchdb.interop.export import export
 
+    # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
+    if fmt is None:
+        raise click.UsageError("give --format hud-v3 or --format optimum-benchmark")
     if fmt == "optimum-benchmark" and out == "-":
         raise click.BadParameter("optimum-benchmark writes one file per result: give --out FOLDER",
                                  param_hint="--out")
