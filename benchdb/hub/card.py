@@ -95,7 +95,7 @@ def model_card_section(con, model_id: str, dataset: str | None, badge: "Badge | 
     for (hw_name, kind, hw_id, batch, shape, backend, device, mode, precision, p50, p90, thr, mem, cands) in rows:
         t = tables.setdefault(hw_id, {"name": _md(hw_name), "kind": kind, "rows": []})
         t["rows"].append({"batch": batch, "shape": _md(shape), "backend": _md(f"{backend} ({device}, {mode}, {precision})"),
-                          "p50": fmt_quantity(p50, "s", p50), "p90": fmt_quantity(p90, "s", p50) or "—",
+                          "p50": fmt_quantity(p50, "s", p50), "p90": fmt_quantity(p90, "s") or "—",
                           "throughput": fmt_quantity(thr, "items/s"), "memory": fmt_quantity(mem, "bytes") or "—",
                           "candidates": cands})
     speedups = [{"batch": r[0], "shape": _md(r[1]), "hardware": _md(r[2]), "backend": _md(f"{r[3]} ({r[4]}, {r[5]}, {r[6]})"),
