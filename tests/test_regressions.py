@@ -250,3 +250,19 @@ def test_gate_on_two_real_runs_of_the_same_scenario(tmp_path):
     else:
         assert c["ci_low"] <= c["change"] <= c["ci_high"]
     assert r.exit_code == (1 if c["verdict"] in ("regressed", "broken") else 0) == body["exit_code"]
+
+
+def test_history_counts_from_min_history_points_and_not_for_an_interleaved_ab_pair():
+    """Noise from 4-7 medians is too rough to widen or narrow a gate; an --ab pair ignores history."""
+    rng = np.random.default_rng(5)
+    b, c = _pair(rng, shift=0.30)
+    short = _verdict(b, c, history=[0.01] * (gate.MIN_HISTORY - 1), processes=1)
+    assert short.noise is None and short.verdict == "inconclusive"
+    assert _verdict(b, c, history=[0.01] * gate.MIN_HISTORY, processes=1).verdict == "regressed"
+
+    def side(role, ab="ab-1234abcd"):
+        return gate.Side("x", {"s": {"run_tags": ["ab-x", f"{ab}-{role}"] if ab else ["nightly"]}})
+    assert gate._ab_pair(side("base"), side("cand"))
+    assert not gate._ab_pair(side("base"), side("cand", ab="ab-99999999"))     # two different A/B runs
+    assert not gate._ab_pair(side("cand"), side("base"))                        # sides swapped
+    assert not gate._ab_pair(side("base", ab=None), side("cand"))               # a plain run

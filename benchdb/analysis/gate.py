@@ -53,8 +53,11 @@ NOISE_MULTIPLE = 3.0
 #: Levels of the two intervals: a difference is claimed from the 95 % CI, equivalence from the 90 % one
 #: (two one-sided tests at 5 %).
 LEVEL, EQUIVALENCE_LEVEL = 0.95, 0.90
-#: Points of history before a series' own run-to-run noise is known (stats.robust_noise).
-MIN_HISTORY = 4
+#: Points of history before a series' own run-to-run noise is known (stats.robust_noise). Measured
+#: on a shared VM (benchmarks/gate_real.py): from 4-5 points the MAD of 3-4 successive changes
+#: came out at 0.1-1.4 % where single runs shifted by 10 %, and one process per side then gave
+#: 7 % false alarms; 8 points (7 changes) is the least that is used.
+MIN_HISTORY = 8
 MIN_SAMPLES = 10
 HIGHER_IS_BETTER_UNITS = {"items/s", "tokens/s"}
 #: Statuses that mean "this scenario does not work" (any status but these two counts as broken).
@@ -277,16 +280,36 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
+    interleaved = _ab_pair(bside, cside)
     for k in shared:
         b, c = base[k], cand[k]
         scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": c["hardware_name"],
                     "threads": (c["options"] or {}).get("threads"),
                     "base_result_id": b["result_id"], "cand_result_id": c["result_id"],
                     "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}
-        out.comparisons.append(_judge(scenario, b, c, samples, history.get(k), threshold, seed,
+        # the two sides of one interleaved A/B run measure run-to-run noise themselves; the series'
+        # history (which holds earlier A/B candidates, other code by design) must not widen the gate
+        out.comparisons.append(_judge(scenario, b, c, samples, None if interleaved else history.get(k),
+                                      threshold, seed,
                                       (processes["base"].get(k, []), processes["cand"].get(k, []))))
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
+
+
+_AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")
+
+
+def _ab_pair(base: Side, cand: Side) -> bool:
+    """True when every baseline result comes from the base side and every candidate result from
+    the candidate side of the same interleaved A/B run (`benchdb run --ab`: tags ab-<id>-base/-cand)."""
+    def ids(side: Side, role: str) -> set:
+        found = set()
+        for r in side.results.values():
+            tags = [m.group(1) for t in (r.get("run_tags") or []) if (m := _AB_TAG.match(t)) and m.group(2) == role]
+            found.add(tags[0] if tags else None)
+        return found
+    b, c = ids(base, "base"), ids(cand, "cand")
+    return len(b) == 1 and b == c and None not in b
 
 
 def _status(r: dict) -> str:
@@ -343,7 +366,7 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None) -> Co
     point, lo, hi = interval(LEVEL)
     _, eq_lo, eq_hi = interval(EQUIVALENCE_LEVEL)     # same seed: the same resamples, a nested interval
     cmp.change, cmp.ci_low, cmp.ci_high, cmp.eq_low, cmp.eq_high = point, lo, hi, eq_lo, eq_hi
-    cmp.noise = robust_noise(history) if history else None
+    cmp.noise = robust_noise(history) if history and len(history) >= MIN_HISTORY else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
     worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS
     # express the interval as "how much worse": positive = regression, whatever the direction
