@@ -36,7 +36,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 BENCH = HERE / "gate_benches" / "bench_gate.py"
 CLI = [sys.executable, "-m", "benchdb"]
-TIMING = ["--min-time", "0.3", "--max-time", "3", "--threads", "1"]
+TIMING = ["--min-time", "1.0", "--max-time", "3", "--threads", "1"]
 AA = [f"{BENCH}::bench_matmul", f"{BENCH}::bench_tiny_bert"]
 WORK = [f"{BENCH}::bench_work"]
 FALSE_ALARMS = ("regressed", "improved", "broken")
@@ -129,8 +129,10 @@ def main() -> None:
     ap.add_argument("--ab-rounds", type=int, default=5, help="A/A and slowdown --ab runs")
     ap.add_argument("--work", type=Path, default=Path("/tmp/gate_real"))
     ap.add_argument("--modes", default="ab,slowdown,sep3,sep1")
+    ap.add_argument("--min-time", default="1.0", help="run's --min-time for every scenario (seconds; 1.0 is run's own default)")
     ap.add_argument("--rejudge", action="store_true", help="judge the runs already in --work again (no runs)")
     args = ap.parse_args()
+    TIMING[1] = args.min_time
     modes = set(args.modes.split(","))
     rows: list[dict] = []
     sep_tags: dict[str, list[str]] = defaultdict(list)
