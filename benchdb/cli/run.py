@@ -275,6 +275,10 @@ def hardware_cmd(fmt, as_json):
     from benchdb.harness import machine as hardware
 
     rep = hardware.report(registry.backends().values())
+    from benchdb.harness import energy
+
+    probe = energy.probe()
+    rep["cpu_energy"] = {"status": "available" if probe.available else "unavailable", "detail": probe.detail}
     if as_json or fmt == "json":
         click.echo(json.dumps(rep, indent=1, default=str))
         return
@@ -291,6 +295,7 @@ def hardware_cmd(fmt, as_json):
         click.echo("device    cpu only (no CUDA, ROCm, MPS or XPU device visible to PyTorch)")
     tel = rep["nvidia_telemetry"]
     click.echo(f"nvidia    telemetry {tel['status']}: {tel['detail']}")
+    click.echo(f"energy    cpu {rep['cpu_energy']['status']}: {rep['cpu_energy']['detail']}")
     if rep["load_avg_1m"] is not None:
         click.echo(f"load      {rep['load_avg_1m']:.2f} (1-min average)")
     for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):

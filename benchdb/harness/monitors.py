@@ -105,6 +105,8 @@ def nvml_status() -> tuple[bool, str]:
 class NvmlSource:
     """GPU utilisation, memory, power, energy, SM clock, temperature and throttle reasons."""
 
+    provides_energy = True     # no CPU (RAPL) energy source beside it: see benchdb.harness.energy
+
     def __init__(self, index: int) -> None:
         import pynvml
 
@@ -151,7 +153,10 @@ class Monitor:
     """Samples its sources every ``interval_s`` on a background thread while active."""
 
     def __init__(self, sources: list, interval_s: float = 0.02, clock=time.perf_counter):
-        self.sources = sources
+        from benchdb.harness.energy import cpu_source
+
+        rapl = cpu_source(sources)          # CPU energy (RAPL) where readable and nothing else measures energy
+        self.sources = sources + [rapl] if rapl is not None else sources
         self.interval_s = interval_s
         self.clock = clock
         self.rows: list[Row] = []
