@@ -112,22 +112,26 @@ def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -
     # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
     # rejected file releases it, so a good copy beside a corrupt one still loads.
     by_hash: dict[str, list[Candidate]] = {}
+    for c in todo:
+        if c.sha256 not in loaded:
+            by_hash.setdefault(c.sha256, []).append(c)
+    # Every footer in one DuckDB pass (it also fills the metadata cache the load reads through),
+    # outside a transaction: a file DuckDB cannot read fails its query, which would abort one.
+    footers = contract.read_footers(con, [group[0].path for group in by_hash.values()])
     con.execute("BEGIN TRANSACTION")
     for c in todo:
         if c.sha256 in loaded:
             summary.duplicates += 1
             loader.record(c, "duplicate", None)
-        else:
-            by_hash.setdefault(c.sha256, []).append(c)
     by_scenario: dict[str, list[Candidate]] = {}
     for group in by_hash.values():
         c = group[0]
-        try:
-            c.footer = contract.read_footer(c.path)
-        except contract.ContractError as exc:
+        footer = footers[str(c.path)]
+        if isinstance(footer, contract.ContractError):
             for same in group:
-                loader.reject(same, str(exc) if same is c else f"{exc} (same content as {c.path})")
+                loader.reject(same, str(footer) if same is c else f"{footer} (same content as {c.path})")
             continue
+        c.footer = footer
         by_scenario.setdefault(c.footer.scenario["scenario_id"], []).append(c)
     owner = dict(con.execute(sql.load("queries/loaded_scenarios.sql"), [list(by_scenario)]).fetchall()) \
         if by_scenario else {}

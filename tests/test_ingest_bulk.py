@@ -1,0 +1,129 @@
+"""Bulk footer checks (issue 19): ``contract.read_footers`` reads a batch's footers in one DuckDB
+pass and checks the Arrow schema once per distinct schema, and must give every file exactly the
+verdict and message ``contract.read_footer`` gives it on its own."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from benchdb.ingest import ingest
+from benchdb.schema import contract
+from conftest import make_meta, make_run, write_file
+
+pytestmark = pytest.mark.core
+
+
+def _raw(path, table, meta):
+    doc = meta if isinstance(meta, bytes) else json.dumps(meta).encode()
+    pq.write_table(table.replace_schema_metadata({contract.METADATA_KEY: doc}), path)
+    return path
+
+
+def _variety(folder):
+    """Good files of several shapes and one file per footer rule."""
+    run = make_run()
+    files = [write_file(folder, make_meta(run, batch_size=b)) for b in range(1, 6)]
+    meta = make_meta(run, batch_size=6)
+    t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
+    col = t.schema.get_field_index
+    files.append(_raw(folder / "wide_int.parquet",
+                      t.set_column(col("batch_size"), "batch_size", pa.array([6], pa.int64())), meta))
+    files.append(_raw(folder / "large_string.parquet",
+                      t.set_column(col("metric"), "metric", pa.array(["latency_s"], pa.large_string())), meta))
+    files.append(_raw(folder / "dictionary.parquet",
+                      t.set_column(col("unit"), "unit", pa.array(["s"]).dictionary_encode()), meta))
+    files.append(_raw(folder / "missing_column.parquet", t.drop_columns(["unit"]), meta))
+    files.append(_raw(folder / "wrong_type.parquet", t.set_column(col("value"), "value", pa.array(["fast"])), meta))
+    files.append(_raw(folder / "extra_column.parquet", t.append_column("extra", pa.array([1])), meta))
+    files.append(_raw(folder / "two_extra.parquet",
+                      t.append_column("zz", pa.array([1])).append_column("aa", pa.array([1])), meta))
+    # the same Parquet columns as a good file, but the stored Arrow schema reads one as a duration
+    dur = t.set_column(col("iteration"), "iteration", pa.array([0], pa.int64()))
+    files.append(_raw(folder / "int64_iteration.parquet", dur, meta))
+    files.append(_raw(folder / "duration_iteration.parquet",
+                      dur.set_column(col("iteration"), "iteration", pa.array([0], pa.duration("s"))), meta))
+    p = folder / "no_metadata.parquet"
+    pq.write_table(t.replace_schema_metadata({}), p)
+    files.append(p)
+    files.append(_raw(folder / "bad_json.parquet", t, b"{not json"))
+    files.append(_raw(folder / "future.parquet", t, {**meta, "contract_version": 99}))
+    bad = json.loads(json.dumps(meta))
+    bad["scenario"]["batch_size"] = "8"
+    files.append(_raw(folder / "typed_field.parquet", t, bad))
+    bad = json.loads(json.dumps(meta))
+    bad["scenario"]["scenario_id"] = "0" * 32
+    files.append(_raw(folder / "claimed_id.parquet", t, bad))
+    p = write_file(folder, make_meta(run, batch_size=7), name="truncated.parquet")
+    p.write_bytes(p.read_bytes()[:200])
+    files.append(p)
+    p = folder / "notes.parquet"
+    p.write_text("this is not parquet")
+    files.append(p)
+    # written by DuckDB: no Arrow schema stored, the contract document as its key-value metadata
+    src = write_file(folder, make_meta(run, batch_size=8), name="src.parquet")
+    con = duckdb.connect()
+    con.register("t", pq.read_table(src))
+    p = folder / "by_duckdb.parquet"
+    con.execute(f"COPY t TO '{p}' (FORMAT parquet, KV_METADATA {{'benchdb.contract': $doc}})",
+                {"doc": json.dumps(make_meta(run, batch_size=8))})
+    con.close()
+    files += [src, p]
+    return files
+
+
+def _verdict(x):
+    return ("error", str(x)) if isinstance(x, contract.ContractError) else ("ok", x.metadata, x.num_rows)
+
+
+def _one(path):
+    try:
+        return contract.read_footer(path)
+    except contract.ContractError as exc:
+        return exc
+
+
+def test_bulk_footers_give_each_file_read_footers_verdict(tmp_path):
+    files = _variety(tmp_path)
+    con = duckdb.connect()
+    bulk = contract.read_footers(con, files)
+    assert sorted(bulk) == sorted(map(str, files))
+    for f in files:
+        assert _verdict(bulk[str(f)]) == _verdict(_one(f)), f.name
+    verdicts = {f.name: _verdict(bulk[str(f)])[0] for f in files}
+    assert verdicts["duration_iteration.parquet"] == "error"           # the stored Arrow schema counts
+    assert verdicts["int64_iteration.parquet"] == verdicts["by_duckdb.parquet"] == "ok"
+    assert str(bulk[str(tmp_path / "notes.parquet")]).startswith("file: not a readable Parquet file")
+    assert sum(v == "ok" for v in verdicts.values()) == 11
+
+
+def test_schema_is_checked_once_per_distinct_schema(tmp_path, monkeypatch):
+    run = make_run()
+    files = [write_file(tmp_path, make_meta(run, batch_size=b), name=f"f{b}.parquet") for b in range(1, 41)]
+    checked = []
+    real = contract._schema_error
+    monkeypatch.setattr(contract, "_schema_error", lambda path, version: checked.append(path) or real(path, version))
+    bulk = contract.read_footers(duckdb.connect(), files)
+    assert all(isinstance(v, contract.FileFooter) for v in bulk.values())
+    assert [v.scenario["batch_size"] for v in bulk.values()] == list(range(1, 41))
+    assert len(checked) == 1
+
+
+def test_ingest_of_a_mixed_batch_loads_the_good_files(tmp_path):
+    folder = tmp_path / "results"
+    folder.mkdir()
+    files = _variety(folder)
+    expected = {str(f.resolve()): _verdict(_one(f)) for f in files}
+    s = ingest([folder], tmp_path / "w.duckdb")
+    rejected = dict(s.rejected)
+    for path, verdict in expected.items():
+        if verdict[0] == "error":
+            assert rejected[path] == verdict[1]
+    # batch sizes 1-5, one of the four good files of batch size 6 and one of src / by_duckdb (the
+    # others claim a scenario already loaded)
+    assert s.new == 7 and len(rejected) == len(files) - 7
+    assert sum("is already loaded from" in r for r in rejected.values()) == 4
