@@ -223,7 +223,7 @@ def test_db_status_and_upgrade(tmp_path):
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 2
     assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 99, but this benchdb (0.2.0) "
-                                "supports up to 6; upgrade benchdb to use it")
+                                "supports up to 7; upgrade benchdb to use it")
     r = invoke("db", "status", "--db", str(db))
     assert "(newer than this benchdb: upgrade benchdb)" in r.stdout
 
