@@ -63,6 +63,6 @@ def test_roofline_puts_a_real_result_against_the_peaks(tmp_path):
 def test_bad_backend_is_one_line_and_writes_nothing(tmp_path):
     db = tmp_path / "w.duckdb"
     r = invoke("calibrate", "--backend", "cuda-magic", "--db", str(db))
-    assert r.exit_code == 1
+    assert r.exit_code == 2
     assert r.output == "benchdb: error: calibrate has no backend 'cuda-magic'; use numpy or pytorch\n"
     assert not db.exists()
