@@ -68,9 +68,10 @@ def info(name: str) -> BackendInfo:
 def load(name: str) -> ModuleType:
     """Import a backend's implementation, or say it is unavailable and how to install it."""
     backend = info(name)
-    if availability(backend)["status"] != "available":
-        raise BackendUnavailable(f"backend {name} is unavailable: {backend.package} is not installed; "
-                                 f"install it with: {backend.hint}")
+    avail = availability(backend, install=True)
+    if avail["status"] != "available":
+        why = avail.get("reason") or f"{backend.package} is not installed"
+        raise BackendUnavailable(f"backend {name} is unavailable: {why}; install it with: {avail['hint']}")
     if not backend.implementation:
         raise BackendUnavailable(f"backend {name} has no implementation in benchdb {__version__}")
     try:

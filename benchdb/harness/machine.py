@@ -25,6 +25,9 @@ class BackendInfo:
     module: str          # the module it imports
     hint: str            # how to install it
     implementation: str = ""   # for a backend: the module implementing it (benchdb.backends.registry)
+    #: "module:function" checking what a package alone does not tell (a browser, downloaded files):
+    #: ``function(install: bool) -> (reason, install command) | None``; light (imports no backend).
+    probe: str = ""
 
 
 TORCH = BackendInfo("pytorch", "torch", "torch", "pip install 'benchdb[torch]' torch==2.13.0",
@@ -46,11 +49,18 @@ def package_version(package: str) -> str | None:
         return None
 
 
-def availability(info: BackendInfo) -> dict:
-    """installed / unavailable with version or install hint, without importing the module."""
+def availability(info: BackendInfo, install: bool = False) -> dict:
+    """installed / unavailable with version or install hint, without importing the module.
+    ``install``: let the backend's probe fetch what it can fetch itself (``benchdb run``)."""
     version = package_version(info.package)
     if version is None or importlib.util.find_spec(info.module) is None:
         return {"name": info.name, "status": "unavailable", "version": None, "hint": info.hint}
+    if info.probe:
+        module, _, function = info.probe.partition(":")
+        lack = getattr(importlib.import_module(module), function)(install)
+        if lack:
+            return {"name": info.name, "status": "unavailable", "version": version, "hint": lack[1],
+                    "reason": lack[0]}
     return {"name": info.name, "status": "available", "version": version, "hint": None}
 
 

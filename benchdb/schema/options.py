@@ -68,9 +68,17 @@ class UserbenchOptions(BackendOptions):
     env: str | None = None
 
 
+@dataclass(frozen=True)
+class OrtwebOptions(BackendOptions):
+    #: onnxruntime-web's execution provider: wasm, webgpu or webnn (``threads``: WASM threads).
+    ep: str = "wasm"
+    #: The browser engine it ran in (its version is in the result's extra and the run's software).
+    browser: str = "chromium"
+
+
 BY_BACKEND: dict[str, type[BackendOptions]] = {
     "numpy": NumpyOptions, "pytorch": PytorchOptions, "onnxruntime": OnnxruntimeOptions,
-    "openvino": OpenvinoOptions, "userbench": UserbenchOptions,
+    "openvino": OpenvinoOptions, "userbench": UserbenchOptions, "ort-web": OrtwebOptions,
 }
 
 

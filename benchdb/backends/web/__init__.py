@@ -1,0 +1,45 @@
+"""The browser side of the ort-web backend (:mod:`benchdb.backends.ortweb`): onnxruntime-web files,
+the local server, the page and the browser. This module is what the ``benchdb.backends`` entry point
+loads: it imports nothing heavy (no playwright, torch or duckdb), so listing backends stays light.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from benchdb.backends.web import assets, browser
+from benchdb.errors import BenchdbError
+from benchdb.harness.machine import BackendInfo
+
+TORCH_HINT = "pip install 'benchdb[torch,onnx,web]' torch==2.13.0"
+
+
+def missing(install: bool = False) -> tuple[str, str] | None:
+    """Why the backend cannot run here and the exact command that fixes it, or None.
+
+    Checked without starting a browser: PyTorch and onnx (exports and the fp32 reference), a
+    Chromium binary, the onnxruntime-web files. With ``install`` (``benchdb run``), missing
+    onnxruntime-web files are fetched now (pinned version, integrity-checked)."""
+    import importlib.util
+
+    for module in ("torch", "transformers", "onnx"):
+        if importlib.util.find_spec(module) is None:
+            return f"{module} is not installed (exports and the PyTorch reference need it)", TORCH_HINT
+    if browser.find() is None:
+        return "no Chromium browser found (" + ", ".join(browser.NAMES) + ", $BENCHDB_CHROMIUM)", browser.INSTALL
+    if assets.missing():
+        if install:
+            try:
+                assets.install(log=lambda text: print(text, file=sys.stderr))
+                return None
+            except BenchdbError as exc:
+                return str(exc), assets.INSTALL
+        return (f"onnxruntime-web {assets.VERSION} is not in {assets.folder()} yet (`benchdb run --backend "
+                f"ort-web` fetches it on first use)", assets.INSTALL)
+    return None
+
+
+BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'", "benchdb.backends.ortweb",
+                      probe="benchdb.backends.web:missing")
+
+

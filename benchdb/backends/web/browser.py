@@ -1,0 +1,65 @@
+"""Headless Chromium driven by playwright (the system browser: no browser download).
+
+``find()`` names the browser (``$BENCHDB_CHROMIUM``, else chromium / chromium-browser /
+google-chrome on the PATH); ``launch()`` starts it with the flags that work on a headless Linux
+box and a fresh profile (playwright's own temporary ``--user-data-dir``), plus per device:
+WebGPU needs ``--enable-unsafe-webgpu`` (a software adapter, SwiftShader, where there is no
+GPU) and WebNN its feature flag, so the browser can say itself why it has none.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+DEVICE_FLAGS = {"wasm": (), "webgpu": ("--enable-unsafe-webgpu",),
+                "webnn": ("--enable-features=WebMachineLearningNeuralNetwork",)}
+NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+INSTALL = "apt-get install -y chromium (or set BENCHDB_CHROMIUM to a Chromium/Chrome binary)"
+
+
+def find() -> str | None:
+    own = os.environ.get("BENCHDB_CHROMIUM")
+    if own:
+        return own if os.path.isfile(own) and os.access(own, os.X_OK) else None
+    for name in NAMES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def flags(device: str) -> list[str]:
+    return list(FLAGS) + list(DEVICE_FLAGS[device])
+
+
+class Browser:
+    """One headless browser (playwright + Chromium); ``close()`` ends both."""
+
+    def __init__(self, device: str):
+        from playwright.sync_api import sync_playwright
+
+        self.device = device
+        self._pw = sync_playwright().start()
+        try:
+            self.browser = self._pw.chromium.launch(executable_path=find(), headless=True, args=flags(device))
+        except Exception:
+            self._pw.stop()
+            raise
+        self.version = self.browser.version
+
+    def page(self, url: str, timeout_s: float):
+        """A fresh page with benchdb's script loaded (every call waits at most ``timeout_s``)."""
+        page = self.browser.new_page()
+        page.set_default_timeout(timeout_s * 1000)
+        page.goto(url + "/")
+        page.wait_for_function("window.benchdb && window.benchdb.ready")
+        return page
+
+    def close(self) -> None:
+        try:
+            self.browser.close()
+        finally:
+            self._pw.stop()
