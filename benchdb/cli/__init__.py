@@ -18,7 +18,22 @@ from benchdb.errors import BenchdbError
 
 
 class _Group(click.Group):
-    """Turns BenchdbError (and a DuckDB error while querying) into one line and an exit code."""
+    """Turns BenchdbError (and a DuckDB error while querying) into one line and an exit code.
+
+    Commands are registered when first looked up: running one imports only its module
+    (:data:`WHERE`); --help, completion and an unknown name import them all.
+    """
+
+    def list_commands(self, ctx):
+        _register(self)
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx, name):
+        if name not in self.commands:
+            _register(self, [WHERE[name]] if name in WHERE else MODULES)
+            if name not in self.commands:
+                _register(self)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx):
         try:
@@ -57,14 +72,24 @@ def main(ctx, debug):
     ctx.obj["debug"] = debug
 
 
-def _register() -> None:
-    from benchdb.cli import data, interop, model, publish, report, run, spark
+#: The modules under benchdb.cli whose COMMANDS make up the command line.
+MODULES = ("run", "data", "report", "interop", "publish", "model", "spark")
+#: Where each command lives, so running one imports only its module (start-up time). A command
+#: missing here still works: an unknown name imports every module (tests/test_startup.py keeps
+#: this table true).
+WHERE = {"run": "run", "suites": "run", "quickstart": "run", "hardware": "run",
+         "ingest": "data", "db": "data", "query": "data", "ack": "data",
+         "report": "report", "check": "report", "import": "interop", "export": "interop",
+         "publish": "publish", "calibrate": "model", "predict": "model"}
 
-    for module in (run, data, report, interop, publish, model, spark):
-        for command in module.COMMANDS:
-            main.add_command(command)
 
+def _register(group: click.Group, names=MODULES) -> None:
+    import importlib
 
-_register()
+    for name in names:
+        for command in importlib.import_module(f"benchdb.cli.{name}").COMMANDS:
+            if command.name not in group.commands:
+                group.add_command(command)
+
 
 __all__ = ["main"]

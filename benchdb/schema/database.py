@@ -11,7 +11,6 @@ import os
 import re
 import time
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import duckdb
@@ -21,6 +20,7 @@ from benchdb.errors import BenchdbError
 
 DEFAULT_DB = "benchdb.duckdb"
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_MIGRATIONS = Path(__file__).parent / "migrations"
 _LOCK_PID = re.compile(r"PID (\d+)")
 
 
@@ -43,12 +43,12 @@ class Migration:
 
 def migrations() -> list[Migration]:
     """The migrations this code ships, in version order."""
-    folder = resources.files("benchdb.schema").joinpath("migrations")
+    folder = _MIGRATIONS
     found = []
     for entry in folder.iterdir():
         m = _MIGRATION_NAME.match(entry.name)
         if m:
-            companion = folder.joinpath(entry.name[:-4] + ".py")
+            companion = folder / (entry.name[:-4] + ".py")
             python = companion.read_text(encoding="utf-8") if companion.is_file() else None
             found.append(Migration(int(m.group(1)), m.group(2), entry.read_text(encoding="utf-8"), python))
     found.sort(key=lambda mig: mig.version)
@@ -59,7 +59,9 @@ def migrations() -> list[Migration]:
 
 
 def code_schema_version(available: list[Migration] | None = None) -> int:
-    return (available if available is not None else migrations())[-1].version
+    if available is None:        # from the file names alone (a reader's start-up)
+        return max(int(m.group(1)) for m in map(_MIGRATION_NAME.match, os.listdir(_MIGRATIONS)) if m)
+    return available[-1].version
 
 
 def resolve_db(db: str | os.PathLike | None) -> Path:
@@ -155,7 +157,7 @@ def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
 
 
 def _bootstrap_sql() -> str:
-    return resources.files("benchdb.schema").joinpath("bootstrap.sql").read_text("utf-8")
+    return (_MIGRATIONS.parent / "bootstrap.sql").read_text("utf-8")
 
 
 def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,

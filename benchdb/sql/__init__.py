@@ -1,31 +1,37 @@
-"""SQL as files: views, macros and the queries the library runs, loaded with importlib.resources.
+"""SQL as files: views, macros and the queries the library runs, read from this package's folder.
 
 Python passes values as bound parameters; nothing here formats values into SQL text.
 """
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
-from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-import duckdb
+if TYPE_CHECKING:       # imported by its callers; this module stays import-light
+    import duckdb
+
+#: The folder of the .sql files (a plain package folder: no importlib.resources at start-up).
+FOLDER = Path(__file__).parent
 
 
 @lru_cache(maxsize=None)
 def load(name: str) -> str:
     """Text of ``benchdb/sql/<name>`` (e.g. ``queries/stage_samples.sql``)."""
-    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    return (FOLDER / name).read_text(encoding="utf-8")
 
 
 def view_files() -> list[str]:
     """View definitions in apply order (file names sort in dependency order)."""
-    folder = resources.files(__package__).joinpath("views")
+    folder = FOLDER / "views"
     return sorted(f"views/{p.name}" for p in folder.iterdir() if p.name.endswith(".sql"))
 
 
 def views_digest() -> str:
     """Hash of the macros and views this code ships; stored in the database to detect changes."""
+    import hashlib
+
     h = hashlib.sha256(load("macros.sql").encode())
     for name in view_files():
         h.update(name.encode())
@@ -53,6 +59,8 @@ class Stats:
     """
 
     def __init__(self) -> None:
+        import duckdb
+
         self.con = duckdb.connect()
         install_macros(self.con)
         self._query = load("queries/metric_stats.sql")

@@ -1,0 +1,96 @@
+"""Command start-up (issue 19): what `benchdb --help` and each reading command import.
+
+Times are not asserted (benchmarks/report.py measures them); the imports that cost them are."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import make_meta, make_run, write_file
+
+pytestmark = pytest.mark.core
+
+HEAVY = ("torch", "onnxruntime", "openvino", "matplotlib", "pyspark", "transformers")
+PROBE = ("import runpy, sys, json\n"
+         "sys.argv = ['benchdb'] + json.loads(sys.argv[1])\n"
+         "try:\n"
+         "    runpy.run_module('benchdb', run_name='__main__')\n"
+         "except SystemExit:\n"
+         "    pass\n"
+         "print('\\nMODULES=' + json.dumps(sorted(m.split('.')[0] for m in sys.modules)))\n")
+
+
+def _imported(*args: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True,
+                         text=True, timeout=120)
+    line = [x for x in out.stdout.splitlines() if x.startswith("MODULES=")]
+    assert line, out.stderr
+    return set(json.loads(line[-1].removeprefix("MODULES=")))
+
+
+def test_help_and_import_load_nothing_heavy():
+    mods = _imported("--help")
+    assert not mods & set(HEAVY + ("duckdb", "numpy", "pyarrow", "jinja2", "sqlglot", "pydantic"))
+    out = subprocess.run([sys.executable, "-c", "import benchdb.cli, sys, json; print(json.dumps(sorted(sys.modules)))"],
+                         capture_output=True, text=True, check=True)
+    assert not {m.split(".")[0] for m in json.loads(out.stdout)} & set(HEAVY + ("duckdb", "jinja2", "numpy"))
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    from benchdb.ingest import ingest
+
+    tmp = tmp_path_factory.mktemp("startup")
+    (tmp / "r").mkdir()
+    for label in ("a", "b"):
+        run = make_run(started_at=f"2026-11-0{1 if label == 'a' else 2}T10:00:00+00:00")
+        write_file(tmp / "r", make_meta(run, batch_size=1), name=f"{label}.parquet")
+    ingest([tmp / "r"], tmp / "w.duckdb")
+    return str(tmp / "w.duckdb")
+
+
+@pytest.mark.parametrize("args,allowed", [
+    (["report", "--optimal-hardware"], {"duckdb", "jinja2"}),
+    (["query", "SELECT count(*) FROM results"], {"duckdb"}),
+    (["check", "--baseline", "latest~1", "--candidate", "latest"], {"duckdb", "jinja2", "numpy"}),
+])
+def test_reading_commands_import_only_what_they_use(warehouse, args, allowed):
+    mods = _imported(*args, "--db", warehouse)
+    assert "duckdb" in mods                       # the command did run
+    unused = set(HEAVY + ("duckdb", "numpy", "pyarrow", "jinja2", "sqlglot", "pydantic", "yaml", "psutil")) - allowed
+    assert not mods & unused
+    # other command modules are not imported to run one command
+    assert not {m for m in ("benchdb.cli.run", "benchdb.cli.interop", "benchdb.cli.model")} & _submodules(*args)
+
+
+def _submodules(*args: str) -> set[str]:
+    code = PROBE.replace("m.split('.')[0] for m in sys.modules", "m for m in sys.modules")
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(list(args) + ["--help"])], capture_output=True,
+                         text=True, timeout=120)
+    return set(json.loads(out.stdout.splitlines()[-1].removeprefix("MODULES=")))
+
+
+def test_command_table_names_where_each_command_lives():
+    from benchdb import cli
+
+    for module in cli.MODULES:
+        for command in importlib.import_module(f"benchdb.cli.{module}").COMMANDS:
+            assert cli.WHERE.get(command.name, module) == module, command.name
+    for name, module in cli.WHERE.items():
+        assert name in {c.name for c in importlib.import_module(f"benchdb.cli.{module}").COMMANDS}, name
+
+
+def test_help_lists_every_command():
+    from click.testing import CliRunner
+
+    from benchdb import cli
+
+    out = CliRunner().invoke(cli.main, ["--help"]).output
+    for module in cli.MODULES:
+        for command in importlib.import_module(f"benchdb.cli.{module}").COMMANDS:
+            assert f"  {command.name} " in out, command.name
