@@ -3,7 +3,10 @@
 Rules (DESIGN.md, measurement rules):
 - The first call is timed on its own (it includes lazy initialisation and compilation) and is
   never a steady-state sample.
-- Warm-up: at least ``warmup_iters`` calls and ``warmup_s`` seconds, untimed.
+- Warm-up: at least ``warmup_iters`` calls and ``warmup_s`` seconds, untimed; with
+  ``warmup_stable`` set (adaptive), it ends before ``warmup_s`` once the per-call time is stable
+  (the last ``STABLE_CALLS`` warm-up calls within ``warmup_stable`` of their median). Warm-up calls are never samples; the stopping rule below is unchanged, so a valid
+  result still meets the CI target.
 - Then iterate until at least ``min_iters`` samples AND ``min_time_s`` seconds; stop as soon as
   the 95 % CI of the median is within ``target_ci`` (relative half-width) of the median, or at
   ``max_time_s`` / ``max_iters``.
@@ -27,6 +30,9 @@ from benchdb.sql import Stats
 class StopRule:
     warmup_iters: int = 3
     warmup_s: float = 0.1
+    #: Adaptive warm-up: end it once the last STABLE_CALLS calls are within this fraction of their
+    #: median (e.g. 0.05), even before ``warmup_s``. None: warm up for ``warmup_s`` regardless.
+    warmup_stable: float | None = None
     min_iters: int = 10
     min_time_s: float = 1.0
     max_time_s: float = 20.0
@@ -130,6 +136,18 @@ class StopCheck:
         return None
 
 
+#: Warm-up calls whose times must agree before warm-up may end early.
+STABLE_CALLS = 3
+
+
+def stable(recent: list[float], tolerance: float) -> bool:
+    """Whether the last STABLE_CALLS warm-up call times are all within ``tolerance`` of their median."""
+    if len(recent) < STABLE_CALLS:
+        return False
+    mid = sorted(recent)[len(recent) // 2]
+    return mid > 0 and all(abs(x - mid) <= tolerance * mid for x in recent)
+
+
 def measure(fn: Callable[[], object], rule: StopRule, *,
             sync: Callable[[], object] | None = None,
             clock: Callable[[], float] = time.perf_counter,
@@ -150,10 +168,15 @@ def measure(fn: Callable[[], object], rule: StopRule, *,
         m = Measurement(first_call_s=timer.stop())
 
         w_start = clock()
-        while m.warmup_iters < rule.warmup_iters or clock() - w_start < rule.warmup_s:
+        recent: list[float] = []
+        while m.warmup_iters < rule.warmup_iters or (clock() - w_start < rule.warmup_s
+                                                     and not (rule.warmup_stable is not None
+                                                              and stable(recent, rule.warmup_stable))):
+            t = clock()
             fn()
             if sync is not None:
                 sync()
+            recent = recent[1 - STABLE_CALLS:] + [clock() - t]
             m.warmup_iters += 1
             if clock() - w_start >= rule.max_time_s:
                 break
