@@ -1,0 +1,144 @@
+"""benchdb on an existing SparkSession: the exported tables, the translated views, and a connection
+adapter that runs benchdb's report SQL unchanged (``benchdb report --engine spark --data DIR``).
+
+    from pyspark.sql import SparkSession
+    from benchdb.spark import register
+    spark = SparkSession.builder.getOrCreate()
+    register(spark, "s3a://bucket/benchdb")          # temporary views: results, samples, ..., trends
+    spark.sql("SELECT * FROM optimal_hardware").show()
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from benchdb.errors import BenchdbError
+
+
+def _spark_path(data: str, root: str, fs) -> str:
+    """The path Spark reads: the URL as given for remote stores, an absolute path for local ones."""
+    if type(fs).__name__ == "LocalFileSystem":
+        return root
+    return data.rstrip("/")
+
+
+def register(spark, data: str, *, views: bool = True) -> list[str]:
+    """Register the tables of a `benchdb export --partitioned` folder/URL as temporary views on
+    ``spark``, then benchdb's views translated to Spark SQL. Returns the names registered.
+
+    Columns come in the warehouse's order and types (from the export's manifest), so ``r.*`` in a
+    view gives the same columns as DuckDB; the partition-only column ``run_month`` is left out."""
+    from benchdb.spark import export, translate
+
+    fs, root, _ = export._fs(str(data))
+    manifest = export.read_manifest(fs, root)
+    if manifest is None:
+        raise BenchdbError(f"{data} is not a `benchdb export --partitioned` folder (no {export.MANIFEST}); "
+                           f"write one with `benchdb export --partitioned {data}`")
+    base = _spark_path(str(data), root, fs)
+    names = []
+    for table, info in manifest["tables"].items():
+        ddl = ", ".join(f"`{c}` {t}" for c, t in info["columns"])
+        folder = posixpath.join(base, table) if "://" not in base else base + "/" + table
+        if fs.exists(posixpath.join(root, table)) and fs.find(posixpath.join(root, table)):
+            df = spark.read.schema(ddl).option("basePath", folder).parquet(folder)
+        else:
+            df = spark.createDataFrame([], ddl)
+        df.select(*[f"`{c}`" for c in info["table_columns"]]).createOrReplaceTempView(table)
+        names.append(table)
+    if views:
+        for stmt in translate.views():
+            try:
+                spark.sql(stmt.text)
+            except Exception as exc:        # a Spark analysis error: name the view, one line
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise BenchdbError(f"Spark refused the view {stmt.name} ({stmt.source}): {first}") from None
+            names.append(stmt.name)
+    return names
+
+
+class _Cursor:
+    def __init__(self, columns: list[str], rows: list[tuple]):
+        self.description = [(c, None, None, None, None, None, None) for c in columns]
+        self._rows = rows
+
+    def fetchall(self) -> list[tuple]:
+        return list(self._rows)
+
+    def fetchone(self):
+        return self._rows[0] if self._rows else None
+
+
+class SparkConnection:
+    """What benchdb's report builder needs of a DuckDB connection (``execute(text, params)``
+    returning ``description`` / ``fetchall`` / ``fetchone``), on Spark: the DuckDB SQL text is
+    translated (cached per text) and ``$name`` parameters are bound as Spark named parameters
+    (``spark.sql(text, args=...)``), never formatted into the SQL."""
+
+    def __init__(self, spark):
+        self.spark = spark
+
+    def execute(self, text: str, params: dict[str, Any] | None = None) -> _Cursor:
+        from benchdb.spark import translate
+
+        spark_sql = translate.translate_query(text)
+        args = {k: _arg(v) for k, v in (params or {}).items() if f":{k}" in spark_sql}
+        df = self.spark.sql(spark_sql, args=args or None)
+        rows = df.collect()
+        return _Cursor(list(df.columns), [tuple(_py(v) for v in r) for r in rows])
+
+    def close(self) -> None:
+        pass
+
+
+def _arg(value):
+    """A Python value as a Spark parameter: lists as typed arrays (an empty or None one too)."""
+    from pyspark.sql import functions as F
+
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, str) for v in value):
+            return F.array(*[F.lit(v) for v in value]).cast("array<string>")
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return F.array(*[F.lit(float(v)) for v in value]).cast("array<double>")
+        raise BenchdbError(f"Spark parameter: a list of {sorted({type(v).__name__ for v in value})} is not supported")
+    if value is None:
+        return F.lit(None)
+    return F.lit(value)
+
+
+def _py(v):
+    """Spark Row values as DuckDB's Python values (Rows -> dicts, Decimals stay Decimals)."""
+    from pyspark.sql import Row
+
+    if isinstance(v, Row):
+        return {k: _py(x) for k, x in v.asDict().items()}
+    if isinstance(v, list):
+        return [_py(x) for x in v]
+    return v
+
+
+def session(app: str = "benchdb", master: str | None = None):
+    """A SparkSession for benchdb on one machine: UTC, 2 shuffle partitions, no UI. On a cluster,
+    use the session spark-submit gives you (SparkSession.builder.getOrCreate())."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise BenchdbError("--engine spark needs pyspark (and Java 17): pip install 'benchdb[spark]'") from None
+    b = SparkSession.builder.appName(app)
+    if master:
+        b = b.master(master)
+    return (b.config("spark.sql.session.timeZone", "UTC")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .getOrCreate())
+
+
+def report(data: str, kinds: list[str], filters, spark=None):
+    """benchdb's report (benchdb.reports.build.build) computed by Spark over an export."""
+    from benchdb.reports import build
+
+    spark = spark or session(master="local[*]")
+    register(spark, data)
+    return build.build(SparkConnection(spark), str(data), kinds, filters)
