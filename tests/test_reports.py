@@ -58,8 +58,13 @@ def test_optimal_hardware_markdown_content(db):
     assert lines[2].startswith("13 results (8 valid timings, 2 verification checks) of 2 models on 2 hardware "
                                "in 3 runs;")
     assert ("| bert | 1 | seq_len=16 | Test GPU | pytorch | eager | fp32 | 500.0 | Test CPU / onnxruntime / eager "
-            "/ fp32 | 200.0 | +150.0% | 3 |") in lines
-    assert "| llama | 1 | seq_len=16 | Test CPU | pytorch | eager | fp32 | 10 |  |  |  | 1 |" in lines
+            "/ fp32 | 200.0 | +150.0% | 3 |  | win? (no CI) | 2.000 ms |  |  | 10 | 1 | 900.0 MiB | 0.4 | 3 | 4 |") in lines
+    assert ("| llama | 1 | seq_len=16 | Test CPU | pytorch | eager | fp32 | 10 |  |  |  | 1 |  | only candidate | "
+            "100.000 ms |  |  | 10 | 1 |  |  | 8 |  |") in lines
+    # what the sections left out, and why; what ran but is invalid is listed, flagged
+    assert ('> Left out: 3 latest timing attempts that are not a valid timing (2 invalid, 1 oom); the 2 that ran '
+            'are listed, flagged, under "Measured but left out".') in lines
+    assert "## Measured but left out" in lines and "## Environment" in lines
 
 
 def test_json_and_csv_use_view_columns(db):
@@ -161,7 +166,9 @@ def test_html_report_is_self_contained_with_plots(db, tmp_path):
     page = out.read_text()
     assert not re.search(r"""(src|href)=["']https?://""", page)          # nothing from the network
     assert page.count("<svg") >= 6                                       # one plot per section at least
-    assert page.count('<table class="sortable"') == 6
+    # the 6 sections, the invalid results (flagged) and the environment: every table sortable
+    assert page.count("<table") == page.count('<table class="sortable') == 8
+    assert 'id="environment"' in page and 'id="left-out"' in page and 'id="results"' in page
 
 
 def _chromium():
@@ -179,7 +186,7 @@ def test_html_report_in_headless_chromium(db, tmp_path):
     dom = subprocess.run([browser, *flags, "--dump-dom", out.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     html = dom.stdout
-    assert html.count('data-sortable="ready"') == 6          # the sorting script ran on every table
+    assert html.count('data-sortable="ready"') == html.count("<table") == 8   # the sorting script ran on every table
     for title in ("Optimal hardware by throughput", "Compatibility matrix", "Speedup against CPU PyTorch eager",
                   "Batch scaling", "Peak memory", "Trends"):
         assert f">{title}</h2>" in html

@@ -52,7 +52,9 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
                               prices=_load_prices(prices) if prices else {})
-    rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters)
+    wh = Warehouse(db, wait_s=READ_WAIT_S)
+    with wh.reading() as con:     # HTML also draws every traced result's samples (the drill-down)
+        rep = builder.build(con, str(wh.path), chosen, filters, detail=fmt == "html")
     text = renderer.render(rep, fmt)
     if github_summary:
         append_summary(renderer.markdown(rep) if fmt != "md" else text)
@@ -88,10 +90,14 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
               help="Smallest change that matters (the series' own noise x3 raises it).")
 @click.option("--metric", default="latency_s", show_default=True,
               help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2).")
-@click.option("--format", "fmt", type=click.Choice(["md", "json"]), default="md", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["md", "json", "html"]), default="md", show_default=True,
+              help="html: one self-contained page (both distributions, the change with its CI, the threshold "
+                   "band and the verdict per series).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write to this file (atomically) instead of standard output.")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
 @db_option()
-def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
+def check(baseline, candidate, threshold, metric, fmt, out, github_summary, db):
     """Regression gate: compare the series (scenario + options + hardware) both selections measured.
 
     Only the same series is ever compared. `latest` / `latest~N` work per hardware and backend: for
@@ -119,8 +125,9 @@ def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
     from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse
 
+    wh = Warehouse(db, wait_s=READ_WAIT_S)
     try:
-        result = Warehouse(db, wait_s=READ_WAIT_S).check(baseline, candidate, threshold=threshold, metric=metric)
+        result = wh.check(baseline, candidate, threshold=threshold, metric=metric)
     except BenchdbError as exc:
         if fmt == "json":
             click.echo(renderer.check_error_json(baseline, candidate, metric, str(exc), exc.exit_code), nl=False)
@@ -133,7 +140,18 @@ def check(baseline, candidate, threshold, metric, fmt, github_summary, db):
     md = renderer.check_markdown(result)
     if github_summary:
         append_summary(md)
-    click.echo(md if fmt == "md" else renderer.check_json(result), nl=False)
+    if fmt == "html":
+        from benchdb.reports import compare
+
+        with wh.reading() as con:
+            text = compare.html(con, result)
+    else:
+        text = md if fmt == "md" else renderer.check_json(result)
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        write_atomic(out, text)
+        click.echo(f"wrote {out} ({fmt}, {len(result.comparisons)} series)", err=True)
     if result.exit_code:
         sys.exit(result.exit_code)
 

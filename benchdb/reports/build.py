@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+import json
+import shlex
 from typing import TYPE_CHECKING, Any, Callable
-
-import duckdb
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
 
 
 if TYPE_CHECKING:
+    import duckdb
+
     from benchdb.reports.banner import Banner
 
 
@@ -53,7 +55,7 @@ class Filters:
 class Column:
     header: str
     key: str
-    fmt: str = "text"          # text | ms | num | pct | ratio | mib | int | sci
+    fmt: str = "text"          # text | ms | num | pct | ratio | mib | int | sci | result (a link to its drill-down)
 
 
 @dataclass
@@ -71,6 +73,8 @@ class Section:
     #: True when an empty section is itself the answer (no open change points in series that
     #: were searched): the report is not an error then.
     answered: bool = False
+    #: Rows a plot needs beyond the table (the optimal section's latency-throughput points).
+    extra: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -82,9 +86,17 @@ class Report:
     sections: list[Section]
     #: Results measured on a busy machine (None when there are none).
     banner: "Banner | None" = None
+    #: One row per hardware x software combination behind the report (environment.sql).
+    environment: list[dict[str, Any]] = field(default_factory=list)
+    #: Why latest timing attempts were left out of the sections: (reason, results, measured) rows.
+    excluded: list[dict[str, Any]] = field(default_factory=list)
+    #: Results that ran but are invalid (measured_invalid.sql): shown flagged, never ranked.
+    measured_invalid: list[dict[str, Any]] = field(default_factory=list)
+    #: Per result behind a figure (HTML only): its statistics, other metrics, samples, command.
+    drilldown: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
+def _rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
     text = sql.load(f"reports/{name}.sql")
     used = {k: v for k, v in params.items() if f"${k}" in text}
     cur = con.execute(text, used)
@@ -92,7 +104,7 @@ def _rows(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> 
     return keys, [dict(zip(keys, r)) for r in cur.fetchall()]
 
 
-def _one(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> dict[str, Any]:
+def _one(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> dict[str, Any]:
     return _rows(con, name, params)[1][0]
 
 
@@ -103,7 +115,7 @@ def _plural(n: int, one: str, many: str | None = None) -> str:
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
 
 
-def _optimal(con, f: Filters) -> Section:
+def _optimal(con, f: Filters, detail: bool = False) -> Section:
     if f.objective not in OBJECTIVES:
         raise BenchdbError(f"--objective {f.objective!r} is not one of {', '.join(OBJECTIVES)}")
     if f.objective == "cost" and not f.prices:
@@ -130,19 +142,66 @@ def _optimal(con, f: Filters) -> Section:
         if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
             notes.append("energy needs power samples (power_w, from NVIDIA telemetry); results without "
                          "them are left out")
+    notes += _optimal_notes(rows)
+    energy = [Column("J/item", "best_energy_per_item_j", "sci")] if any(
+        r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
     return Section(
         "optimal_hardware", f"Optimal hardware by {f.objective}",
         "Per model, batch size and input shape: the best hardware/backend/mode/precision among the "
-        "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", the runner-up, "
-        "and how much better the best is.",
+        "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", its latency "
+        "(p50, p90, p99) and memory, the runner-up, and how much better the best is, with the margin's 95 % "
+        "interval: a win when it excludes 0, a tie when it includes 0 (the interval combines both results' "
+        "median intervals from their raw samples: across processes when they ran with --repeats, else across "
+        "iterations).",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("best hardware", "best_hardware"), Column("backend", "best_backend"),
          Column("mode", "best_mode"), Column("precision", "best_precision"),
          Column(f"best {value_head[f.objective]}", "best_value", value_fmt),
          Column("runner-up", "runner_up_label"), Column(f"runner-up {value_head[f.objective]}",
                                                         "runner_up_value", value_fmt),
-         Column("margin", "margin", "pct"), Column("candidates", "candidates", "int")],
-        keys, [dict(r, runner_up_label=_label(r, "runner_up")) for r in rows], notes, empty=empty)
+         Column("margin", "margin", "pct"), Column("candidates", "candidates", "int"),
+         Column("margin 95% CI", "margin_ci_label"), Column("verdict", "verdict_label"),
+         Column("p50", "best_median_s", "ms"), Column("p90", "best_p90_s", "ms"), Column("p99", "best_p99_s", "ms"),
+         Column("n", "best_n", "int"), Column("processes", "best_repeats", "int"),
+         Column("peak memory", "best_peak_memory_bytes", "mib"), *energy,
+         Column("result", "best_result_id", "result"), Column("runner-up result", "runner_up_result_id", "result")],
+        keys, [_optimal_row(r) for r in rows], notes, empty=empty,
+        extra={"pareto": _rows(con, "pareto", f.params())[1]} if detail else {})
+
+
+def _pct(v: float) -> str:
+    return f"{v * 100:+.1f}%"
+
+
+def _optimal_row(r: dict) -> dict:
+    """The columns a person reads: the runner-up's full label, the margin's interval, the verdict
+    (win / tie / no interval) with a warning when a tail is unstable."""
+    ci = (f"{_pct(r['margin_ci_low'])} .. {_pct(r['margin_ci_high'])}"
+          if r.get("margin_ci_low") is not None else None)
+    verdict = {"win": "win", "tie": "tie (CI includes 0)", "unknown": "win? (no CI)", None: "only candidate"}[
+        r.get("margin_verdict")]
+    tails = [who for who, key in (("best", "best"), ("runner-up", "runner_up")) if r.get(f"{key}_tail_unstable")]
+    if tails:
+        verdict += "; unstable tail: " + ", ".join(tails)
+    return dict(r, runner_up_label=_label(r, "runner_up"), margin_ci_label=ci, verdict_label=verdict)
+
+
+def _optimal_notes(rows: list[dict]) -> list[str]:
+    notes = []
+    ties = [r for r in rows if r.get("margin_verdict") == "tie"]
+    if ties:
+        notes.append(f"{len(ties)} of {_plural(len(rows), 'winner')} tie with the runner-up: the margin's 95 % "
+                     "interval includes 0, so the data do not tell them apart (measure with --repeats 3 or more "
+                     "for a narrower interval).")
+    unknown = sum(1 for r in rows if r.get("margin_verdict") == "unknown")
+    if unknown:
+        notes.append(f"{_plural(unknown, 'margin')} without an interval: a result has no median CI (too few "
+                     "samples, or imported without raw samples).")
+    tail = [r for r in rows if r.get("best_tail_unstable") or r.get("runner_up_tail_unstable")]
+    if tail:
+        notes.append(f"Unstable tail in {_plural(len(tail), 'row')}: p90 above 2x or p99 above 5x the median; "
+                     "the median ranks them, but a latency budget on p90/p99 may not hold.")
+    return notes
 
 
 def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
@@ -202,7 +261,8 @@ def _speedup(con, f: Filters) -> Section:
          Column("hardware", "hardware_name"), Column("backend", "backend"), Column("mode", "mode"),
          Column("precision", "precision"), Column("median", "median_s", "ms"),
          Column("baseline", "baseline_hardware"), Column("baseline median", "baseline_median_s", "ms"),
-         Column("speedup", "speedup", "ratio")],
+         Column("speedup", "speedup", "ratio"), Column("result", "result_id", "result"),
+         Column("baseline result", "baseline_result_id", "result")],
         keys, rows, empty="No CPU PyTorch eager fp32 baseline for the same model, batch size and shape.")
 
 
@@ -216,7 +276,9 @@ def _scaling(con, f: Filters) -> Section:
          Column("mode", "mode"), Column("precision", "precision"), Column("input", "input_shape"),
          Column("batch", "batch_size", "int"), Column("latency", "latency_s", "ms"),
          Column("items/s", "throughput", "num"), Column("efficiency", "scaling_efficiency", "ratio"),
-         Column("peak memory", "peak_memory_bytes", "mib")],
+         Column("peak memory", "peak_memory_bytes", "mib"), Column("latency CI low", "latency_ci_low_s", "ms"),
+         Column("latency CI high", "latency_ci_high_s", "ms"), Column("p90", "latency_p90_s", "ms"),
+         Column("n", "n", "int"), Column("result", "result_id", "result")],
         keys, rows)
 
 
@@ -234,7 +296,9 @@ def _trends(con, f: Filters) -> Section:
         [Column("model", "model_id"), Column("hardware", "hardware_name"), Column("backend", "backend"),
          Column("mode", "mode"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("run started", "run_started_at"), Column("commit", "git_commit"),
-         Column("median", "median", "ms"), Column("change", "change_vs_previous", "pct")],
+         Column("median", "median", "ms"), Column("change", "change_vs_previous", "pct"),
+         Column("CI low", "median_ci_low", "ms"), Column("CI high", "median_ci_high", "ms"), Column("n", "n", "int"),
+         Column("change point", "change_status"), Column("result", "result_id", "result")],
         keys, rows, empty=empty)
 
 
@@ -244,7 +308,8 @@ def _memory(con, f: Filters) -> Section:
         "memory", "Peak memory", "Peak device memory when measured, else peak host RSS of the process.",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("hardware", "hardware_name"), Column("backend", "backend"), Column("mode", "mode"),
-         Column("precision", "precision"), Column("peak memory", "peak_memory_bytes", "mib")],
+         Column("precision", "precision"), Column("peak memory", "peak_memory_bytes", "mib"),
+         Column("result", "result_id", "result")],
         keys, rows, empty="No latest valid timing result has peak memory samples (peak_rss_bytes or "
                           "peak_device_allocated_bytes).")
 
@@ -286,8 +351,8 @@ BUILDERS: dict[str, Callable[[Any, Filters], Section]] = {
 ALL = ("optimal-hardware", "matrix", "speedup", "scaling", "memory", "trends", "regressions")
 
 
-def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Filters, *,
-          allow_empty: bool = False) -> Report:
+def build(con: "duckdb.DuckDBPyConnection", db: str, kinds: list[str], filters: Filters, *,
+          allow_empty: bool = False, detail: bool = False) -> Report:
     """The report of ``kinds`` under ``filters``. Every section empty is an error (NothingToReport,
     saying why) unless ``allow_empty`` (the quickstart: its report's banner and sections say why)."""
     cur = con.execute(sql.load("reports/summary.sql"))
@@ -295,15 +360,109 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
     if summary["results"] == 0:
         raise NothingToReport(f"nothing to report: {db} holds no results yet; "
                               "load some with `benchdb ingest RESULTS_DIR`")
-    sections = [BUILDERS[k](con, filters) for k in kinds]
+    sections = [_optimal(con, filters, detail) if k == "optimal-hardware" else BUILDERS[k](con, filters)
+                for k in kinds]
     from benchdb.reports.banner import busy_banner
 
     banner = busy_banner(con, filters)
     if not allow_empty and not any(s.rows or s.answered for s in sections):
         why = _why_empty(con, db, filters, sections)
         raise NothingToReport(f"nothing to report: {why}" + (f". {banner.text}" if banner else ""))
-    return Report(db, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), summary,
-                  filters.describe(), sections, banner)
+    rep = Report(db, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), summary,
+                 filters.describe(), sections, banner)
+    _left_out(con, filters, rep)
+    rep.environment = [_environment_row(r) for r in _rows(con, "environment", filters.params())[1]]
+    if detail:
+        rep.drilldown = drilldown(con, _traced_ids(rep))
+    return rep
+
+
+#: Sections whose rows come from the latest valid timing results: they say what they left out.
+_RANKED = ("optimal_hardware", "speedup", "batch_scaling", "memory", "trends")
+#: Invalid results listed (flagged) under "Measured but left out", and results drilled into (HTML).
+MEASURED_ROWS = 50
+DRILL_MAX = 60
+
+
+def _left_out(con, f: Filters, rep: Report) -> None:
+    """Each ranked section says how many latest timing attempts it left out and why; results that ran
+    but are invalid are kept, flagged, in ``rep.measured_invalid`` (an all-invalid warehouse still
+    shows what it measured)."""
+    total = _one(con, "excluded_total", f.params())
+    if not total["left_out"]:
+        return
+    rep.excluded = _rows(con, "excluded", f.params())[1]
+    rep.measured_invalid = _rows(con, "measured_invalid", {**f.params(), "limit": MEASURED_ROWS})[1]
+    why = ", ".join(f"{r['results']} {r['reason']}" for r in rep.excluded)
+    note = (f"Left out: {_plural(total['left_out'], 'latest timing attempt')} that {'is' if total['left_out'] == 1 else 'are'}"
+            f" not a valid timing ({why})")
+    if total["measured"]:
+        m = total["measured"]
+        ran = "the one that ran is" if m == 1 else f"the {m} that ran are"
+        note += f'; {ran} listed, flagged, under "Measured but left out"'
+    for s in rep.sections:
+        if s.name not in _RANKED:
+            continue
+        s.notes.append(note + ".")
+        if not s.rows and total["measured"] and not s.answered:
+            s.empty = (f"No valid timing result for this section: {_plural(total['measured'], 'result')} ran but "
+                       f"{'is' if total['measured'] == 1 else 'are'} invalid ({why}); see \"Measured but left out\".")
+
+
+def _environment_row(r: dict) -> dict:
+    try:
+        software = json.loads(r.pop("software_json") or "{}")
+    except ValueError:
+        software = {}
+    flat = software if isinstance(software, dict) else {}
+    r["software"] = ", ".join(f"{k} {v}" for k, v in sorted(flat.items()) if not isinstance(v, (dict, list)))
+    cores = "/".join(str(x) for x in (r.get("cores_physical"), r.get("cores_logical")) if x is not None)
+    r["cpu"] = " ".join(x for x in (r.get("cpu_model") or "", f"({cores} cores)" if cores else "") if x) or None
+    r["platform"] = " / ".join(x for x in (r.get("os"), r.get("arch")) if x) or None
+    return r
+
+
+def _traced_ids(rep: Report) -> list[str]:
+    """The results behind the report's figures, in the order they appear (at most DRILL_MAX)."""
+    ids: list[str] = []
+    for s in rep.sections:
+        for r in s.rows:
+            for key in ("best_result_id", "runner_up_result_id", "result_id"):
+                if r.get(key) is not None and s.name != "trends":
+                    ids.append(r[key])
+    ids += [r["result_id"] for r in rep.measured_invalid]
+    return list(dict.fromkeys(ids))[:DRILL_MAX]
+
+
+def drilldown(con, ids: list[str]) -> list[dict[str, Any]]:
+    """Each result in ``ids``: its row (drilldown.sql), its samples per process (samples.sql) and the
+    `benchdb run` command that measures its scenario again."""
+    if not ids:
+        return []
+    rows = _rows(con, "drilldown", {"ids": ids})[1]
+    per: dict[str, list[list[float]]] = {}
+    for s in _rows(con, "samples", {"ids": ids, "metric": None})[1]:
+        per.setdefault(s["result_id"], []).append(s["vals"])
+    for r in rows:
+        r["samples"] = per.get(r["result_id"], [])
+        r["command"] = reproduce_command(r)
+    return rows
+
+
+def reproduce_command(r: dict) -> str:
+    """The `benchdb run` line that measures this result's scenario again (same model, backend, device,
+    mode, precision, batch size, sequence length, threads, processes)."""
+    args = ["benchdb", "run", "--backend", r["backend"], "--device", r["device"], "--model", r["model_id"],
+            "--batch-sizes", str(r["batch_size"])]
+    shape = dict(p.split("=", 1) for p in str(r.get("input_shape") or "").split(",") if "=" in p)
+    if "seq_len" in shape:
+        args += ["--seq-lens", shape["seq_len"]]
+    args += ["--mode", r["mode"], "--precision", r["precision"]]
+    if r.get("threads"):
+        args += ["--threads", str(r["threads"])]
+    if (r.get("repeats") or 1) > 1:
+        args += ["--repeats", str(r["repeats"])]
+    return " ".join(shlex.quote(str(a)) for a in args)
 
 
 def _why_empty(con, db: str, f: Filters, sections: list[Section]) -> str:

@@ -1,11 +1,16 @@
 """Inline SVG plots for the HTML report (matplotlib, optional).
 
 Text is drawn as paths (svg.fonttype = 'path'), so a hostile model name can never become markup.
+Every figure's root <svg> carries what it shows as escaped attributes read back from the figure itself
+(data-title; data-axes: each axes' x/y label and whether the axis is numeric), so a browser test can
+check that every plot has a title and axis labels with units.
 """
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import math
 from collections import defaultdict
 
@@ -27,12 +32,57 @@ def _plt():
     return plt
 
 
+def _meta(fig) -> tuple[str, list[dict]]:
+    """The figure's title (suptitle, else its axes' titles) and each axes' labels, from the figure."""
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    # fixed tick labels (set_yticks(ticks, labels): FixedFormatter, or FuncFormatter in matplotlib 3.11)
+    # make an axis categorical: its label names what the ticks are, no unit
+    fixed = (FixedFormatter, FuncFormatter)
+
+    axes = [ax for ax in fig.axes if ax.get_label() != "<colorbar>"]
+    title = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
+    title = title or " | ".join(ax.get_title() for ax in axes if ax.get_title())
+    return title, [{"title": ax.get_title(), "x": ax.get_xlabel(), "y": ax.get_ylabel(),
+                    "x_numeric": not isinstance(ax.xaxis.get_major_formatter(), fixed),
+                    "y_numeric": not isinstance(ax.yaxis.get_major_formatter(), fixed)} for ax in axes]
+
+
 def _svg(fig) -> str:
+    title, axes = _meta(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     _plt().close(fig)
     text = buf.getvalue()
-    return text[text.index("<svg"):]
+    text = text[text.index("<svg"):]
+    attrs = (f' role="img" aria-label="{html.escape(title, quote=True)}" data-title="{html.escape(title, quote=True)}"'
+             f' data-axes="{html.escape(json.dumps(axes), quote=True)}"')
+    return "<svg" + attrs + text[4:]
+
+
+def _label(r: dict, batch: bool = True) -> str:
+    """model · shape · bs · hardware / backend / mode / precision: nothing that tells two bars apart is left out."""
+    bs = f" · bs={r['batch_size']}" if batch and r.get("batch_size") is not None else ""
+    return f"{r.get('model_id')} · {r.get('input_shape')}{bs} · {_candidate(r)}"
+
+
+def _legend_below(fig, ax, n: int) -> None:
+    """A legend under the axes, in columns, so it never covers the data or gets cut off."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1 if n > 6 else 2,
+                   fontsize=6, frameon=False)
+
+
+def _batch_axis(ax, batches) -> None:
+    """Log-2 batch axis labelled with the real batch sizes (1, 2, 4, 8), not 2^0..2^3."""
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted(set(batches)))
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.set_xlabel("batch size (items)")
 
 
 def _short(text: str, n: int = 38) -> str:
@@ -55,16 +105,32 @@ def scaling(section: Section) -> list[tuple[str, str]]:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
         for label, points in list(series.items())[:MAX_SERIES]:
             xs = [p["batch_size"] for p in points]
-            ax1.plot(xs, [p["latency_s"] * 1e3 for p in points], marker="o", label=_short(label))
-            ax2.plot(xs, [p["throughput"] for p in points], marker="o", label=_short(label))
-        for ax, name in ((ax1, "latency (ms)"), (ax2, "throughput (items/s)")):
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("batch size")
+            ys = [p["latency_s"] * 1e3 for p in points]
+            err = _yerr(points, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3)
+            ax1.errorbar(xs, ys, yerr=err, marker="o", capsize=2, label=label)
+            # throughput = batch / median: its interval is the latency interval inverted
+            terr = None if err is None else [[max(0.0, p["throughput"] - p["batch_size"] / p["latency_ci_high_s"])
+                                              if p.get("latency_ci_high_s") else 0.0 for p in points],
+                                             [p["batch_size"] / p["latency_ci_low_s"] - p["throughput"]
+                                              if p.get("latency_ci_low_s") else 0.0 for p in points]]
+            ax2.errorbar(xs, [p["throughput"] for p in points], yerr=terr, marker="o", capsize=2)
+        for ax, name in ((ax1, "median latency (ms)"), (ax2, "throughput (items/s)")):
+            _batch_axis(ax, [p["batch_size"] for pts in series.values() for p in pts])
             ax.set_ylabel(name)
-        ax2.legend(fontsize=6, loc="best")
+        ax1.set_title("Latency (95% CI)")
+        ax2.set_title("Throughput (95% CI)")
         fig.suptitle(_short(model, 80))
-        out.append((f"Latency and throughput vs batch size: {model}", _svg(fig)))
+        _legend_below(fig, ax1, len(series))
+        out.append((f"Latency and throughput vs batch size: {model}; bars: 95% CI of the median", _svg(fig)))
     return out
+
+
+def _yerr(points: list[dict], key: str, lo: str, hi: str, scale: float = 1.0):
+    """Error bar lengths from each point's interval (0 where a point has none); None when none has one."""
+    if not any(p.get(lo) is not None and p.get(hi) is not None for p in points):
+        return None
+    return [[max(0.0, (p[key] - p[lo]) * scale) if p.get(lo) is not None else 0.0 for p in points],
+            [max(0.0, (p[hi] - p[key]) * scale) if p.get(hi) is not None else 0.0 for p in points]]
 
 
 def _bars(rows: list[dict], label_fn, value_fn, xlabel: str, title: str, ref: float | None = None) -> str:
@@ -73,11 +139,12 @@ def _bars(rows: list[dict], label_fn, value_fn, xlabel: str, title: str, ref: fl
     fig, ax = plt.subplots(figsize=(8, 0.25 * len(rows) + 1))
     ys = list(range(len(rows)))
     ax.barh(ys, [value_fn(r) for r in rows], color="#0969da")
-    ax.set_yticks(ys, [_short(label_fn(r), 70) for r in rows])
+    ax.set_yticks(ys, [_short(label_fn(r), 90) for r in rows])
     ax.invert_yaxis()
     if ref is not None:
         ax.axvline(ref, color="#59636e", linestyle="--", linewidth=1)
     ax.set_xlabel(xlabel)
+    ax.set_ylabel("model · shape · batch · hardware / backend / mode / precision")
     ax.set_title(title)
     return _svg(fig)
 
@@ -86,9 +153,23 @@ def speedup(section: Section) -> list[tuple[str, str]]:
     rows = [r for r in section.rows if r["speedup"] is not None]
     if not rows:
         return []
-    svg = _bars(rows, lambda r: f"{r['model_id']} bs={r['batch_size']} · {_candidate(r)}",
-                lambda r: r["speedup"], "speedup vs CPU PyTorch eager fp32 (x)", "Speedup", ref=1.0)
+    svg = _bars(rows, _label, lambda r: r["speedup"], "speedup vs CPU PyTorch eager fp32 (x)",
+                "Speedup against CPU PyTorch eager fp32", ref=1.0)
     return [("Speedup against the CPU PyTorch eager baseline (dashed line = 1x)", svg)]
+
+
+def _value_interval(r: dict, prefix: str) -> tuple[float, float] | None:
+    """The objective value's 95 % interval from the result's median interval (throughput = batch / median,
+    the other objectives scale with the median)."""
+    med, lo, hi = r.get(f"{prefix}_median_s"), r.get(f"{prefix}_median_ci_low_s"), r.get(f"{prefix}_median_ci_high_s")
+    if prefix == "runner_up":
+        return None
+    v = r.get(f"{prefix}_value")
+    if not (med and lo and hi and v):
+        return None
+    if r["objective"] == "throughput":
+        return v * med / hi, v * med / lo
+    return v * lo / med, v * hi / med
 
 
 def optimal(section: Section) -> list[tuple[str, str]]:
@@ -97,27 +178,81 @@ def optimal(section: Section) -> list[tuple[str, str]]:
         return []
     plt = _plt()
     rows = rows[:MAX_BARS // 2]
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(rows) + 1))
+    fig, ax = plt.subplots(figsize=(8, 0.6 * len(rows) + 1.2))
     ys = list(range(len(rows)))
-    ax.barh([y - 0.2 for y in ys], [r["best_value"] for r in rows], height=0.4, color="#1a7f37", label="best")
+    best = [r["best_value"] for r in rows]
+    err = [[0.0] * len(rows), [0.0] * len(rows)]
+    for i, r in enumerate(rows):
+        iv = _value_interval(r, "best")
+        if iv:
+            err[0][i], err[1][i] = max(0.0, best[i] - iv[0]), max(0.0, iv[1] - best[i])
+    ax.barh([y - 0.2 for y in ys], best, height=0.4, color="#1a7f37", label="best", xerr=err,
+            error_kw={"capsize": 2, "elinewidth": 0.8})
     ax.barh([y + 0.2 for y in ys], [r["runner_up_value"] or 0 for r in rows], height=0.4, color="#8c959f",
             label="runner-up")
-    ax.set_yticks(ys, [_short(f"{r['model_id']} bs={r['batch_size']}: {r['best_hardware']} / {r['best_backend']}", 70)
-                       for r in rows])
+    for y, r in zip(ys, rows):
+        if r.get("runner_up_label"):        # which candidate the grey bar is, and whether it ties
+            tag = "tie: " if r.get("margin_verdict") == "tie" else ""
+            ax.text(r["runner_up_value"] or 0, y + 0.2, f"  {tag}{_short(r['runner_up_label'], 60)}", va="center",
+                    fontsize=6, color="#59636e")
+    ax.set_yticks(ys, [_short(f"{r['model_id']} · {r['input_shape']} · bs={r['batch_size']}\n"
+                              f"{r['best_hardware']} / {r['best_backend']} / {r['best_mode']} / {r['best_precision']}",
+                              120) for r in rows])
     ax.invert_yaxis()
     values = [v for r in rows for v in (r["best_value"], r["runner_up_value"]) if v]
     if values and min(values) > 0 and max(values) / min(values) > 50:
         ax.set_xscale("log")
     ax.set_xlabel(f"{rows[0]['objective']} ({rows[0]['unit']})")
-    ax.legend(fontsize=7)
-    return [("Hardware comparison: best and runner-up per model and batch size", _svg(fig))]
+    ax.set_ylabel("model · shape · batch: best candidate")
+    ax.set_title(f"Best and runner-up by {rows[0]['objective']} (error bars: 95% CI)")
+    _legend_below(fig, ax, 2)
+    out = [("Best (green, 95% CI) and runner-up (grey, labelled) per model, shape and batch size", _svg(fig))]
+    return out + pareto(section.extra.get("pareto", []))
+
+
+def pareto(points: list[dict]) -> list[tuple[str, str]]:
+    """Latency against throughput per model and shape: every candidate and batch size a point, the
+    Pareto front (nothing both faster and higher-throughput exists) joined by a line."""
+    if not points:
+        return []
+    plt = _plt()
+    by_model: dict[str, list[dict]] = defaultdict(list)
+    for p in points:
+        by_model[f"{p['model_id']} · {p['input_shape']}"].append(p)
+    out = []
+    for model, pts in list(by_model.items())[:8]:
+        if len(pts) < 2:
+            continue
+        fig, ax = plt.subplots(figsize=(7, 3.2))
+        groups: dict[str, list[dict]] = defaultdict(list)
+        for p in pts:
+            groups[_candidate(p)].append(p)
+        for label, g in list(groups.items())[:MAX_SERIES]:
+            ax.errorbar([p["latency_s"] * 1e3 for p in g], [p["throughput"] for p in g],
+                        xerr=_yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3),
+                        marker="o", linestyle="none", capsize=2, label=label)
+            for p in g:
+                ax.annotate(f"bs={p['batch_size']}", (p["latency_s"] * 1e3, p["throughput"]), fontsize=5,
+                            xytext=(3, 3), textcoords="offset points")
+        front, best = [], -math.inf
+        for p in sorted(pts, key=lambda p: (p["latency_s"], -p["throughput"])):
+            if p["throughput"] > best:
+                front.append(p)
+                best = p["throughput"]
+        ax.plot([p["latency_s"] * 1e3 for p in front], [p["throughput"] for p in front], color="#59636e",
+                linestyle="--", linewidth=1, label="Pareto front")
+        ax.set_xlabel("median latency (ms)")
+        ax.set_ylabel("throughput (items/s)")
+        ax.set_title(_short(f"Latency vs throughput: {model}", 90))
+        _legend_below(fig, ax, len(groups) + 1)
+        out.append((f"Latency against throughput: {model}; dashed: the Pareto front; bars: 95% CI", _svg(fig)))
+    return out
 
 
 def memory(section: Section) -> list[tuple[str, str]]:
     if not section.rows:
         return []
-    svg = _bars(section.rows, lambda r: f"{r['model_id']} bs={r['batch_size']} · {_candidate(r)}",
-                lambda r: r["peak_memory_bytes"] / 2**20, "peak memory (MiB)", "Peak memory")
+    svg = _bars(section.rows, _label, lambda r: r["peak_memory_bytes"] / 2**20, "peak memory (MiB)", "Peak memory")
     return [("Peak memory per model, batch size and hardware/backend", svg)]
 
 
@@ -146,6 +281,8 @@ def matrix(section: Section) -> list[tuple[str, str]]:
             if not math.isnan(v):     # the view's own label: rating 0 is "broken" or "unrated"
                 ax.text(j, i, names[i][j], ha="center", va="center", fontsize=7, color="white")
     ax.set_title("Compatibility (blank = never tried)")
+    ax.set_xlabel("hardware / backend")
+    ax.set_ylabel("family / model type")
     return [("Compatibility heat map: family / model type x hardware / backend", _svg(fig))]
 
 
@@ -157,18 +294,55 @@ def trends(section: Section) -> list[tuple[str, str]]:
     for r in section.rows:
         series[r["series_id"]].append(r)
     fig, ax = plt.subplots(figsize=(8, 3.5))
+    marked = set()
     for sid, points in list(series.items())[:MAX_SERIES]:
-        p0 = points[0]
-        label = _short(f"{p0['model_id']} bs={p0['batch_size']} · {p0['hardware_name']} / {p0['backend']}", 60)
         xs = [p["run_started_at"] for p in points]
-        ax.plot(xs, [p["median"] * 1e3 for p in points], marker="o", label=label)
+        ax.errorbar(xs, [p["median"] * 1e3 for p in points], marker="o", capsize=2, label=_label(points[0]),
+                    yerr=_yerr(points, "median", "median_ci_low", "median_ci_high", 1e3))
         for p in points:
             if p.get("change_point"):
-                ax.axvline(p["run_started_at"], color="#cf222e", linestyle=":", linewidth=1)
+                acked = p.get("change_status") == "acked"
+                kind = "acknowledged change point" if acked else "open change point"
+                ax.axvline(p["run_started_at"], color="#59636e" if acked else "#cf222e",
+                           linestyle="--" if acked else ":", linewidth=1,
+                           label=None if kind in marked else kind)
+                marked.add(kind)
     ax.set_ylabel("median latency (ms)")
-    ax.legend(fontsize=6)
+    ax.set_xlabel("run started (UTC)")
+    ax.set_title("Median latency over runs (95% CI)")
     fig.autofmt_xdate()
-    return [("Median latency over runs (dotted red lines: change points)", _svg(fig))]
+    _legend_below(fig, ax, len(series) + len(marked))
+    return [("Median latency over runs; red dotted: open change points, grey dashed: acknowledged ones", _svg(fig))]
+
+
+def drilldown(r: dict) -> str | None:
+    """One result's samples: a histogram (one colour per process) with the median and its interval,
+    and the ECDF."""
+    groups = [g for g in r.get("samples") or [] if g]
+    if not groups:
+        return None
+    plt = _plt()
+    scale, unit = (1e3, "ms") if r.get("unit") == "s" else (1.0, r.get("unit") or "value")
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7, 2.4))
+    data = [[v * scale for v in g] for g in groups]
+    labels = [f"process {i}" for i in range(len(data))] if len(data) > 1 else ["samples"]
+    ax1.hist(data, bins=30, stacked=True, label=labels)
+    for key, style in (("median", "-"), ("median_ci_low", ":"), ("median_ci_high", ":")):
+        if r.get(key) is not None:
+            ax1.axvline(r[key] * scale, color="#cf222e", linestyle=style, linewidth=1)
+    ax1.set_xlabel(f"{r.get('metric')} ({unit})")
+    ax1.set_ylabel("samples (count)")
+    ax1.set_title("Distribution (red: median, 95% CI)")
+    for g, label in zip(data, labels):
+        xs = sorted(g)
+        ax2.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)
+    ax2.set_xlabel(f"{r.get('metric')} ({unit})")
+    ax2.set_ylabel("fraction of samples (0-1)")
+    ax2.set_title("ECDF")
+    fig.suptitle(_short(_label(r), 100))
+    if len(data) > 1:
+        _legend_below(fig, ax1, len(data))
+    return _svg(fig)
 
 
 PLOTTERS = {"batch_scaling": scaling, "speedup": speedup, "optimal_hardware": optimal, "memory": memory,
@@ -185,4 +359,6 @@ def attach(report: Report) -> list[str]:
         fn = PLOTTERS.get(s.name)
         if fn:
             s.plots = fn(s)
+    for r in report.drilldown:
+        r["plot"] = drilldown(r)
     return []

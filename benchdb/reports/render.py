@@ -34,6 +34,8 @@ def fmt_value(v: Any, kind: str) -> str:
         return f"{int(v)}"
     if kind == "sci":
         return f"{v:.3g}"
+    if kind == "result":
+        return str(v)[:12]
     if isinstance(v, datetime):
         return v.strftime("%Y-%m-%d %H:%M")
     if isinstance(v, (list, tuple)):
@@ -89,7 +91,8 @@ def html(report: Report, plots: bool = True) -> str:
     else:
         notes = []
     return _env(autoescape=True).get_template("report.html.j2").render(
-        report=report, plot_notes=notes, svg=lambda s: Markup(s))
+        report=report, plot_notes=notes, svg=lambda s: Markup(s),
+        drill_ids={r["result_id"] for r in report.drilldown})
 
 
 def _json_default(v: Any) -> Any:

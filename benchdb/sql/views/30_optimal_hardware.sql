@@ -7,6 +7,14 @@
 --   max_latency_s, max_memory_bytes: NULL for no limit.
 --   models, hardware: lists to restrict to (hardware by name or id), NULL for all.
 -- margin: how much better the best is than the runner-up (0.25 = 25 %).
+-- margin_ci_low/high: the margin's 95 % interval, from the two results' own 95 % median intervals
+--   (computed from their raw samples: a hierarchical bootstrap over processes then iterations when
+--   a result ran in 2+ processes, else order statistics of its iterations), combined on the log scale
+--   as independent estimates: log(1 + margin) +- 1.96 * sqrt(se_best^2 + se_runner_up^2), se = the
+--   interval's log width / (2 * 1.96). NULL when either interval is unknown.
+-- margin_verdict: 'win' (the interval excludes 0), 'tie' (it includes 0), 'unknown' (no interval),
+--   NULL without a runner-up. best_tail_unstable / runner_up_tail_unstable: p90 > 2x or p99 > 5x the
+--   median (a tail that a median-based ranking hides).
 CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
 WITH cand AS (
     SELECT r.*,
@@ -56,11 +64,49 @@ SELECT b.model_id,
        CASE WHEN r.value IS NULL OR r.value = 0 OR b.value = 0 THEN NULL
             WHEN objective = 'throughput' THEN b.value / r.value - 1
             ELSE r.value / b.value - 1 END AS margin,
-       b.result_id                AS best_result_id
+       b.result_id                AS best_result_id,
+       -- added for reports (issue 13); the columns above keep their names and order
+       r.result_id                AS runner_up_result_id,
+       b.n                        AS best_n,
+       b.repeats                  AS best_repeats,
+       b.ci_method                AS best_ci_method,
+       b.median_ci_low            AS best_median_ci_low_s,
+       b.median_ci_high           AS best_median_ci_high_s,
+       b.p90                      AS best_p90_s,
+       b.p99                      AS best_p99_s,
+       b.peak_memory_bytes        AS best_peak_memory_bytes,
+       b.energy_per_item_j        AS best_energy_per_item_j,
+       r.median                   AS runner_up_median_s,
+       r.p90                      AS runner_up_p90_s,
+       r.p99                      AS runner_up_p99_s,
+       r.n                        AS runner_up_n,
+       r.repeats                  AS runner_up_repeats,
+       r.peak_memory_bytes        AS runner_up_peak_memory_bytes,
+       r.energy_per_item_j        AS runner_up_energy_per_item_j,
+       m.margin_ci_low,
+       m.margin_ci_high,
+       CASE WHEN r.result_id IS NULL THEN NULL
+            WHEN m.margin_ci_low IS NULL THEN 'unknown'
+            WHEN m.margin_ci_low <= 0 THEN 'tie'
+            ELSE 'win' END        AS margin_verdict,
+       coalesce(b.p90 > 2 * b.median OR b.p99 > 5 * b.median, false) AS best_tail_unstable,
+       coalesce(r.p90 > 2 * r.median OR r.p99 > 5 * r.median, false) AS runner_up_tail_unstable
 FROM ranked b
 LEFT JOIN ranked r
        ON r.model_id = b.model_id AND r.batch_size = b.batch_size
       AND r.input_shape = b.input_shape AND r.rank = 2
+LEFT JOIN LATERAL (
+    SELECT exp(ln(1 + margin_pt) - 1.96 * se) - 1 AS margin_ci_low,
+           exp(ln(1 + margin_pt) + 1.96 * se) - 1 AS margin_ci_high
+    FROM (SELECT CASE WHEN r.value IS NULL OR r.value = 0 OR b.value = 0 THEN NULL
+                      WHEN objective = 'throughput' THEN b.value / r.value - 1
+                      ELSE r.value / b.value - 1 END AS margin_pt,
+                 sqrt(pow(ln(b.median_ci_high / b.median_ci_low) / 3.92, 2)
+                      + pow(ln(r.median_ci_high / r.median_ci_low) / 3.92, 2)) AS se
+          WHERE b.median_ci_low > 0 AND b.median_ci_high >= b.median_ci_low
+            AND r.median_ci_low > 0 AND r.median_ci_high >= r.median_ci_low)
+    WHERE margin_pt > -1
+) m ON true
 WHERE b.rank = 1;
 
 -- optimal_hardware: the unconstrained answer, by throughput and by latency.

@@ -1,0 +1,118 @@
+"""`benchdb check --format html`: one self-contained comparison page.
+
+Per series: both sides' sample distributions (histogram and ECDF, as pytest-benchmark's compare
+plus histogram), the relative change of the median with its 95 % interval against the threshold band
+(one forest plot for all series), and the gate's verdict and reason. The gate (analysis/gate.py)
+decides; this module only draws what it decided, from samples fetched through reports.build._rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchdb.reports.build import _rows
+
+MAX_SERIES_PLOTS = 40
+
+
+def _samples(con, result) -> dict[str, list[list[float]]]:
+    ids = [x for c in result.comparisons for x in (c.scenario["base_result_id"], c.scenario["cand_result_id"])]
+    per: dict[str, list[list[float]]] = {}
+    if ids:
+        for s in _rows(con, "samples", {"ids": ids, "metric": result.metric})[1]:
+            per.setdefault(s["result_id"], []).append(s["vals"])
+    return per
+
+
+def _label(s: dict) -> str:
+    return (f"{s['model_id']} · {s['input_shape']} · bs={s['batch_size']} · {s['hardware_name']} / "
+            f"{s['backend']} / {s['mode']} / {s['precision']}")
+
+
+def _scale(unit: str | None) -> tuple[float, str]:
+    return (1e3, "ms") if unit == "s" else (1.0, unit or "value")
+
+
+def forest(result) -> str | None:
+    """Every compared series' change of the median with its 95 % CI, the threshold band shaded."""
+    from benchdb.reports import plots
+
+    rows = [c for c in result.comparisons if c.change is not None][:MAX_SERIES_PLOTS]
+    if not rows:
+        return None
+    plt = plots._plt()
+    colors = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#59636e", "inconclusive": "#d4a72c"}
+    fig, ax = plt.subplots(figsize=(8, 0.4 * len(rows) + 1.4))
+    for y, c in enumerate(rows):
+        t = c.threshold or result.threshold
+        ax.fill_betweenx([y - 0.4, y + 0.4], -t * 100, t * 100, color="#ddf4ff", linewidth=0)
+        lo = (c.change - c.ci_low) * 100 if c.ci_low is not None else 0
+        hi = (c.ci_high - c.change) * 100 if c.ci_high is not None else 0
+        ax.errorbar([c.change * 100], [y], xerr=[[lo], [hi]], marker="o", capsize=3,
+                    color=colors.get(c.verdict, "#59636e"))
+    ax.axvline(0, color="#59636e", linewidth=0.8)
+    ax.set_yticks(range(len(rows)), [plots._short(f"{c.verdict}: {_label(c.scenario)}", 110) for c in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel(f"change of the median {result.metric}, candidate vs baseline (%)")
+    ax.set_ylabel("verdict: series")
+    ax.set_title("Change with its 95% CI; shaded: the threshold band")
+    return plots._svg(fig)
+
+
+def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str | None, metric: str) -> str | None:
+    from benchdb.reports import plots
+
+    b = [v for g in base for v in g]
+    k = [v for g in cand for v in g]
+    if not b and not k:
+        return None
+    plt = plots._plt()
+    scale, name = _scale(unit)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 2.4))
+    bins = 30
+    for vals, label, color in ((b, "baseline", "#8c959f"), (k, "candidate", "#0969da")):
+        if vals:
+            xs = [v * scale for v in vals]
+            ax1.hist(xs, bins=bins, alpha=0.55, label=f"{label} (n={len(xs)})", color=color)
+            srt = sorted(xs)
+            ax2.step(srt, [(i + 1) / len(srt) for i in range(len(srt))], where="post", color=color, label=label)
+    for v, color in ((c.base_median, "#59636e"), (c.cand_median, "#0969da")):
+        if v is not None:
+            ax1.axvline(v * scale, color=color, linestyle="--", linewidth=1)
+    ax1.set_xlabel(f"{metric} ({name})")
+    ax1.set_ylabel("samples (count)")
+    ax1.set_title("Distributions (dashed: medians)")
+    ax2.set_xlabel(f"{metric} ({name})")
+    ax2.set_ylabel("fraction of samples (0-1)")
+    ax2.set_title("ECDF")
+    fig.suptitle(plots._short(_label(c.scenario), 110))
+    plots._legend_below(fig, ax1, 2)
+    return plots._svg(fig)
+
+
+def html(con, result) -> str:
+    """The comparison page of a GateResult (check --format html)."""
+    from markupsafe import Markup
+
+    from benchdb.reports import render
+
+    samples = _samples(con, result)
+    try:
+        from benchdb.reports import plots
+
+        plots._plt()
+        notes: list[str] = []
+        drawn = True
+    except ImportError:
+        notes, drawn = ["Plots are missing: matplotlib is not installed (pip install 'benchdb[plots]')."], False
+    series: list[dict[str, Any]] = []
+    for i, c in enumerate(result.comparisons):
+        s = c.scenario
+        plot = None
+        if drawn and i < MAX_SERIES_PLOTS:
+            plot = distributions(c, samples.get(s["base_result_id"], []), samples.get(s["cand_result_id"], []),
+                                 c.unit, result.metric)
+        series.append({"c": c, "label": _label(s), "plot": plot, "anchor": f"series-{i}"})
+    ctx = render._check_context(result)
+    return render._env(autoescape=True).get_template("check.html.j2").render(
+        **ctx, series=series, forest=forest(result) if drawn else None, notes=notes, svg=lambda x: Markup(x))
