@@ -371,8 +371,8 @@ def build(con: "duckdb.DuckDBPyConnection", db: str, kinds: list[str], filters: 
     rep = Report(db, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), summary,
                  filters.describe(), sections, banner)
     _left_out(con, filters, rep)
-    rep.environment = [_environment_row(r) for r in _rows(con, "environment", filters.params())[1]]
-    if detail:
+    if detail:        # HTML: the environment block and the drill-down (kept off the Markdown/JSON path's time)
+        rep.environment = [_environment_row(r) for r in _rows(con, "environment", filters.params())[1]]
         rep.drilldown = drilldown(con, _traced_ids(rep))
     return rep
 
