@@ -85,7 +85,7 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
     ax2.set_xlabel(f"{metric} ({name})")
     ax2.set_ylabel("fraction of samples (0-1)")
     ax2.set_title("ECDF")
-    fig.suptitle(plots._short(_label(c.scenario), 110))
+    fig.suptitle(plots._short(_label(c.scenario), 110), y=1.06)
     plots._legend_below(fig, ax1, 2)
     return plots._svg(fig)
 

@@ -70,7 +70,7 @@ def _legend_below(fig, ax, n: int) -> None:
     """A legend under the axes, in columns, so it never covers the data or gets cut off."""
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=1 if n > 6 else 2,
+        fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=1 if n > 6 else 2,
                    fontsize=6, frameon=False)
 
 
@@ -119,7 +119,7 @@ def scaling(section: Section) -> list[tuple[str, str]]:
             ax.set_ylabel(name)
         ax1.set_title("Latency (95% CI)")
         ax2.set_title("Throughput (95% CI)")
-        fig.suptitle(_short(model, 80))
+        fig.suptitle(_short(model, 80), y=1.06)
         _legend_below(fig, ax1, len(series))
         out.append((f"Latency and throughput vs batch size: {model}; bars: 95% CI of the median", _svg(fig)))
     return out
@@ -339,7 +339,7 @@ def drilldown(r: dict) -> str | None:
     ax2.set_xlabel(f"{r.get('metric')} ({unit})")
     ax2.set_ylabel("fraction of samples (0-1)")
     ax2.set_title("ECDF")
-    fig.suptitle(_short(_label(r), 100))
+    fig.suptitle(_short(_label(r), 100), y=1.06)
     if len(data) > 1:
         _legend_below(fig, ax1, len(data))
     return _svg(fig)
