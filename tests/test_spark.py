@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
+import shutil
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,6 +21,8 @@ import numpy as np
 import pytest
 
 pyspark = pytest.importorskip("pyspark")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("Spark needs Java 17 (apt-get install openjdk-17-jre-headless)", allow_module_level=True)
 
 from benchdb import sql  # noqa: E402
 from benchdb.schema import contract, database  # noqa: E402
@@ -124,7 +128,12 @@ def spark(exported: Path):
     from benchdb.spark.session import session
 
     s = session(app="benchdb-test", master="local[2]")
-    register(s, str(exported))
+    skipped: list = []
+    with pytest.warns(UserWarning, match="roofline"):
+        register(s, str(exported), skipped=skipped)
+    # views/80_roofline.sql orders correlated subqueries by the outer row: Spark has no form of it
+    assert [v for v, _ in skipped] == ["roofline"], skipped
+    assert "correlated scalar subquery with ORDER BY/LIMIT" in skipped[0][1]
     yield s
     s.stop()
 
@@ -165,7 +174,9 @@ def _same(a, b) -> bool:
 
 
 def assert_same_rows(name, cols_d, rows_d, cols_s, rows_s, ordered=False):
-    assert cols_s == cols_d, f"{name}: columns differ"
+    # an expression the SQL leaves unnamed (count(*)) is named by each engine its own way
+    named = [(a, b) for a, b in zip(cols_d, cols_s) if "(" not in a]
+    assert len(cols_s) == len(cols_d) and all(a == b for a, b in named), f"{name}: columns differ"
     rd = [tuple(_norm(v) for v in r) for r in rows_d]
     rs = [tuple(_norm(v) for v in r) for r in rows_s]
     assert len(rs) == len(rd), f"{name}: {len(rs)} rows on Spark, {len(rd)} on DuckDB"
@@ -195,9 +206,9 @@ def _spark_rows(spark, text: str, args=None):
 def test_every_view_matches_duckdb(warehouse, spark):
     from benchdb.spark import translate
 
-    names = [s.name for s in translate.views()]
+    names = [s.name for s in translate.views([])]
     assert {"results_latest", "results_current", "compat_matrix", "optimal_hardware", "speedup",
-            "batch_scaling", "trends", "verification", "hardware_peaks", "roofline"} <= set(names)
+            "batch_scaling", "trends", "verification", "hardware_peaks"} <= set(names)
     for name in names:
         cols_d, rows_d = _duck(warehouse, f"SELECT * FROM {name}")
         cols_s, rows_s = _spark_rows(spark, f"SELECT * FROM {name}")
@@ -214,7 +225,8 @@ def test_every_report_query_matches_duckdb(warehouse, spark):
     from benchdb.spark import SparkConnection, translate
 
     con_s = SparkConnection(spark)
-    base = {"min_points": 6, "objective": "throughput", "max_latency_s": None, "max_memory_bytes": None,
+    _, ids = _duck(warehouse, "SELECT result_id FROM results ORDER BY result_id LIMIT 3")
+    base = {"ids": [r[0] for r in ids], "metric": None, "limit": 5, "min_points": 6, "objective": "throughput", "max_latency_s": None, "max_memory_bytes": None,
             "price_names": [], "price_values": []}
     variants = [
         {**Filters().params(), **base},

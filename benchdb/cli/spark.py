@@ -5,4 +5,27 @@ Commands import their library modules inside the command body: `benchdb --help` 
 
 from __future__ import annotations
 
-COMMANDS: list = []
+import sys
+
+import click
+
+
+@click.command("sql")
+@click.option("--dialect", type=click.Choice(["spark"]), required=True,
+              help="Print benchdb's views and every report query in this SQL dialect.")
+def sql_cmd(dialect):
+    """Print benchdb's views and report queries translated from DuckDB SQL (macros inlined).
+
+    The translation is generated from the same .sql files DuckDB runs. A view with no faithful
+    Spark form is left out and named on standard error (exit 1)."""
+    from benchdb.spark import translate
+
+    skipped: list = []
+    click.echo(translate.script(skipped), nl=False)
+    for view, why in skipped:
+        click.echo(f"benchdb: error: view {view} not translated: {why}", err=True)
+    if skipped:
+        sys.exit(1)
+
+
+COMMANDS: list = [sql_cmd]

@@ -23,9 +23,11 @@ def _spark_path(data: str, root: str, fs) -> str:
     return data.rstrip("/")
 
 
-def register(spark, data: str, *, views: bool = True) -> list[str]:
+def register(spark, data: str, *, views: bool = True, skipped: list | None = None) -> list[str]:
     """Register the tables of a `benchdb export --partitioned` folder/URL as temporary views on
-    ``spark``, then benchdb's views translated to Spark SQL. Returns the names registered.
+    ``spark``, then benchdb's views translated to Spark SQL. Returns the names registered. A view
+    with no Spark form (:class:`~benchdb.spark.translate.UntranslatableSQL`) is left out: its
+    (name, reason) is appended to ``skipped`` and a warning names it.
 
     Columns come in the warehouse's order and types (from the export's manifest), so ``r.*`` in a
     view gives the same columns as DuckDB; the partition-only column ``run_month`` is left out."""
@@ -48,7 +50,15 @@ def register(spark, data: str, *, views: bool = True) -> list[str]:
         df.select(*[f"`{c}`" for c in info["table_columns"]]).createOrReplaceTempView(table)
         names.append(table)
     if views:
-        for stmt in translate.views():
+        import warnings
+
+        left: list = []
+        stmts = translate.views(left)
+        for view, why in left:
+            warnings.warn(f"benchdb view {view} is not registered on Spark: {why}", stacklevel=2)
+        if skipped is not None:
+            skipped.extend(left)
+        for stmt in stmts:
             try:
                 spark.sql(stmt.text)
             except Exception as exc:        # a Spark analysis error: name the view, one line
@@ -98,9 +108,9 @@ def _arg(value):
 
     if isinstance(value, (list, tuple)):
         if all(isinstance(v, str) for v in value):
-            return F.array(*[F.lit(v) for v in value]).cast("array<string>")
+            return F.array(*[F.lit(v) for v in value])         # typed by the SQL's CAST
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-            return F.array(*[F.lit(float(v)) for v in value]).cast("array<double>")
+            return F.array(*[F.lit(float(v)) for v in value])
         raise BenchdbError(f"Spark parameter: a list of {sorted({type(v).__name__ for v in value})} is not supported")
     if value is None:
         return F.lit(None)
@@ -128,17 +138,24 @@ def session(app: str = "benchdb", master: str | None = None):
     b = SparkSession.builder.appName(app)
     if master:
         b = b.master(master)
-    return (b.config("spark.sql.session.timeZone", "UTC")
+    spark = (b.config("spark.sql.session.timeZone", "UTC")
              .config("spark.sql.shuffle.partitions", "2")
              .config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false")
              .getOrCreate())
+    spark.sparkContext.setLogLevel("FATAL")      # errors reach the caller as exceptions
+    return spark
 
 
-def report(data: str, kinds: list[str], filters, spark=None):
-    """benchdb's report (benchdb.reports.build.build) computed by Spark over an export."""
+def report(data: str, kinds: list[str], filters, spark=None, **options):
+    """benchdb's report (benchdb.reports.build.build) computed by Spark over an export; ``options``
+    go to build (e.g. detail=True for the HTML drill-down)."""
+    import warnings
+
     from benchdb.reports import build
 
     spark = spark or session(master="local[*]")
-    register(spark, data)
-    return build.build(SparkConnection(spark), str(data), kinds, filters)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # views with no Spark form: no report reads them
+        register(spark, data)
+    return build.build(SparkConnection(spark), str(data), kinds, filters, **options)

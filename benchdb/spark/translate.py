@@ -227,7 +227,81 @@ def _is_list(node, aliases: set[str]) -> bool:
         return True
     if isinstance(node, exp.Paren):
         return _is_list(node.this, aliases)
-    return isinstance(node, exp.Column) and node.name.lower() in aliases
+    if isinstance(node, exp.Coalesce):
+        return any(_is_list(a, aliases) for a in [node.this, *node.expressions])
+    return isinstance(node, exp.Column) and (node.name.lower() in aliases or node.name in list_columns())
+
+
+@lru_cache(maxsize=1)
+def table_columns() -> dict[str, list[str]]:
+    """Columns of each warehouse table at the schema this code ships (an in-memory warehouse)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from benchdb.schema import database
+
+    con = duckdb.connect()
+    try:
+        database.prepare(con, Path(":memory:"))
+        out: dict[str, list[str]] = {}
+        for table, column, _ in con.execute(sql.load("spark/table_columns.sql")).fetchall():
+            out.setdefault(table, []).append(column)
+        return out
+    finally:
+        con.close()
+
+
+@lru_cache(maxsize=1)
+def list_columns() -> frozenset[str]:
+    """Names of the warehouse columns that hold lists (validity_reasons, tags, ...)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from benchdb.schema import database
+
+    con = duckdb.connect()
+    try:
+        database.prepare(con, Path(":memory:"))
+        rows = con.execute(sql.load("spark/table_columns.sql")).fetchall()
+        return frozenset(c for _, c, t in rows if str(t).endswith("[]"))
+    finally:
+        con.close()
+
+
+def _expand_stars(tree):
+    """``alias.*`` of a warehouse table in a SELECT with a USING join, spelled out: Spark puts the
+    USING keys first, DuckDB keeps the table's order."""
+    from sqlglot import exp
+
+    for select in list(tree.find_all(exp.Select)):
+        if not any(j.args.get("using") for j in select.args.get("joins") or []):
+            continue
+        sources = {}
+        for t in [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or []):
+            if t is not None and isinstance(t.this, exp.Table):
+                sources[t.this.alias_or_name] = t.this.name
+        cols = None
+        new = []
+        for p in select.expressions:
+            if isinstance(p, exp.Column) and isinstance(p.this, exp.Star) and p.table in sources:
+                cols = cols or table_columns()
+                table = sources[p.table]
+                if table in cols:
+                    new.extend(exp.column(c, table=p.table) for c in cols[table])
+                    continue
+            new.append(p)
+        select.set("expressions", new)
+    return tree
+
+
+def _null_if_no_rows(agg, filt=lambda a: a):
+    """DuckDB's list() over no rows is NULL; Spark's collect_list is an empty array."""
+    from sqlglot import exp
+
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=filt(exp.Count(this=exp.Star())), expression=exp.Literal.number(0)),
+                                true=exp.Null())], default=agg)
 
 
 def _rewrite(tree, where: str):
@@ -238,8 +312,12 @@ def _rewrite(tree, where: str):
         raise UntranslatableSQL(f"{where}: {what} has no faithful Spark SQL form; "
                                 "rewrite it in benchdb/sql so both engines agree")
 
-    def list_agg(node):
-        """list(...) / array_agg(...) -> collect_list or array_sort(collect_list|collect_set)."""
+    def list_agg(node, where_=None):
+        """list(...) / array_agg(...) -> collect_list or array_sort(collect_list|collect_set);
+        ``where_``: the aggregate's FILTER condition, applied to each aggregate it becomes."""
+        def filt(agg):
+            return exp.Filter(this=agg, expression=exp.Where(this=where_.copy())) if where_ is not None else agg
+
         inner = node.this
         order = None
         if isinstance(inner, exp.Order):
@@ -250,20 +328,53 @@ def _rewrite(tree, where: str):
             if len(inner.expressions) != 1:
                 fail("list(DISTINCT a, b)")
             inner = inner.expressions[0]
-        agg = exp.Anonymous(this="collect_set" if distinct else "collect_list", expressions=[inner.copy()])
+        agg = filt(exp.Anonymous(this="collect_set" if distinct else "collect_list", expressions=[inner.copy()]))
         if order is None:
             if distinct:
                 fail("list(DISTINCT x) without ORDER BY x (its order is undefined in both engines)")
-            return agg
+            return _null_if_no_rows(agg, filt)
         keys = order.expressions
-        if len(keys) != 1 or keys[0].this != inner:
-            fail(f"list({inner.sql('duckdb')} ORDER BY {', '.join(k.sql('duckdb') for k in keys)}) "
-                 "ordered by anything but the listed value")
-        sorted_ = exp.Anonymous(this="array_sort", expressions=[agg])
-        return exp.Anonymous(this="reverse", expressions=[sorted_]) if keys[0].args.get("desc") else sorted_
+        desc = {bool(k.args.get("desc")) for k in keys}
+        if len(desc) != 1:
+            fail(f"list(... ORDER BY {', '.join(k.sql('duckdb') for k in keys)}) with mixed directions")
+        if len(keys) == 1 and keys[0].this == inner:
+            sorted_ = exp.Anonymous(this="array_sort", expressions=[agg])
+        else:
+            # ordered by other keys: sort structs (keys first, then the value), keep the values
+            if distinct:
+                fail("list(DISTINCT x ORDER BY another expression)")
+            fields = []
+            for i, k in enumerate(keys):
+                fields += [exp.Literal.string(f"k{i}"), k.this.copy()]
+            fields += [exp.Literal.string("v"), inner.copy()]
+            pairs = filt(exp.Anonymous(this="collect_list", expressions=[exp.Anonymous(this="named_struct",
+                                                                                      expressions=fields)]))
+            sorted_ = exp.Anonymous(this="transform", expressions=[
+                exp.Anonymous(this="array_sort", expressions=[pairs]),
+                exp.Lambda(this=exp.Dot(this=exp.column("e"), expression=exp.to_identifier("v")),
+                           expressions=[exp.to_identifier("e")])])
+        out = exp.Anonymous(this="reverse", expressions=[sorted_]) if desc.pop() else sorted_
+        return _null_if_no_rows(out, filt)
+
+    tree = _expand_stars(tree)
+
+    # 0. Spark cannot run a correlated subquery that orders or limits by the outer row
+    for sub in tree.find_all(exp.Subquery):
+        q = sub.this
+        if not isinstance(q, exp.Select) or isinstance(sub.parent, (exp.From, exp.Join, exp.CTE)):
+            continue
+        if not (q.args.get("order") or q.args.get("limit")):
+            continue
+        local = {t.alias_or_name for t in q.find_all(exp.Table)}
+        outer = sorted({c.table for c in q.find_all(exp.Column) if c.table and c.table not in local})
+        if outer:
+            fail(f"a correlated scalar subquery with ORDER BY/LIMIT (referencing {', '.join(outer)}: "
+                 f"{q.sql('duckdb')[:80]}...)")
 
     # 1. list aggregates (before anything looks at list-valued expressions)
     def repl_lists(node):
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg):
+            return list_agg(node.this, node.expression.this)
         if isinstance(node, exp.ArrayAgg):
             return list_agg(node)
         if isinstance(node, exp.ArraySort):
@@ -390,11 +501,22 @@ def report_files() -> list[str]:
     return sorted(f"reports/{p.name}" for p in (sql.FOLDER / "reports").iterdir() if p.name.endswith(".sql"))
 
 
-def views() -> list[Statement]:
-    """Every view of benchdb/sql/views/, in apply order, as Spark SQL."""
+def views(skip: list | None = None) -> list[Statement]:
+    """Every view of benchdb/sql/views/, in apply order, as Spark SQL. With ``skip`` (a list), a
+    view that cannot be translated is left out and its error appended to ``skip`` instead of raised."""
+    from sqlglot import exp
+
     out: list[Statement] = []
     for name in sql.view_files():
-        out.extend(translate(sql.load(name), name))
+        for stmt in _statements(sql.load(name)):
+            try:
+                out.extend(translate(stmt, name))
+            except UntranslatableSQL as exc:
+                if skip is None:
+                    raise
+                tree = _parse(stmt, name) if not _macro(stmt, name) else None
+                view = tree.this.name if isinstance(tree, exp.Create) else name
+                skip.append((view, str(exc)))
     return out
 
 
@@ -406,12 +528,13 @@ def reports() -> list[Statement]:
     return out
 
 
-def script() -> str:
-    """What `benchdb sql --dialect spark` prints: the views, then every report query."""
+def script(skip: list | None = None) -> str:
+    """What `benchdb sql --dialect spark` prints: the views, then every report query. Views that
+    cannot be translated are left out and named in ``skip`` (or raised when it is None)."""
     parts = ["-- benchdb views and report queries, translated from DuckDB SQL to Spark SQL (Spark 4).",
              "-- Register the tables first (benchdb.spark.register, or temporary views over the",
              "-- `benchdb export --partitioned` files); report parameters are named markers (:name).", ""]
-    for s in views():
+    for s in views(skip):
         parts += [f"-- {s.source}: view {s.name}", s.text + ";", ""]
     for s in reports():
         parts += [f"-- {s.source}", s.text + ";", ""]
