@@ -48,14 +48,26 @@ def import_cmd(fmt, paths, out):
 @click.option("--out", "out", default="-", show_default=True,
               help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark: a folder.")
 @click.option("--model", "models", multiple=True, help="Export only this model id (repeatable).")
+@click.option("--partitioned", "partitioned", default=None, metavar="DIR_OR_URL",
+              help="Instead: the whole warehouse as Hive-partitioned Parquet for Spark (a folder or an "
+                   "fsspec URL); appends what is new to an earlier export.")
 @db_option()
-def export_cmd(fmt, out, models, db):
+def export_cmd(fmt, out, models, partitioned, db):
     """Write the warehouse's results (with their raw samples) in another tool's format."""
     from benchdb.interop.export import export
 
+    if partitioned is not None:
+        if fmt is not None or models:
+            raise click.UsageError("--partitioned exports the whole warehouse: leave out --format and --model")
+        from benchdb.spark import export_partitioned
+
+        s = export_partitioned(db, partitioned)
+        click.echo(f"exported {s.results} new result(s) and {s.samples} sample(s) to {partitioned} "
+                   f"({s.total_results} result(s) in all)")
+        return
     # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
     if fmt is None:
-        raise click.UsageError("give --format hud-v3 or --format optimum-benchmark")
+        raise click.UsageError("give --format hud-v3 or --format optimum-benchmark (or --partitioned DIR)")
     if fmt == "optimum-benchmark" and out == "-":
         raise click.BadParameter("optimum-benchmark writes one file per result: give --out FOLDER",
                                  param_hint="--out")

@@ -38,8 +38,11 @@ from benchdb.errors import BenchdbError
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML: hardware name -> USD per hour (for --objective cost).")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
+              help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
+@click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
 def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
-           github_summary):
+           github_summary, engine, data):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, scaling, memory, trends."""
     from benchdb.reports import build as builder, render as renderer
     from benchdb.warehouse import Warehouse
@@ -52,9 +55,17 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
                               prices=_load_prices(prices) if prices else {})
-    wh = Warehouse(db, wait_s=READ_WAIT_S)
-    with wh.reading() as con:     # HTML also draws every traced result's samples (the drill-down)
-        rep = builder.build(con, str(wh.path), chosen, filters, detail=fmt == "html")
+    if engine == "spark" or data is not None:
+        if engine != "spark" or not data:
+            raise BenchdbError("--engine spark needs --data DIR_OR_URL (a `benchdb export --partitioned` copy), "
+                               "and --data needs --engine spark")
+        from benchdb.spark.session import report as spark_report
+
+        rep = spark_report(data, chosen, filters, detail=fmt == "html")
+    else:
+        wh = Warehouse(db, wait_s=READ_WAIT_S)
+        with wh.reading() as con:     # HTML also draws every traced result's samples (the drill-down)
+            rep = builder.build(con, str(wh.path), chosen, filters, detail=fmt == "html")
     text = renderer.render(rep, fmt)
     if github_summary:
         append_summary(renderer.markdown(rep) if fmt != "md" else text)
