@@ -397,6 +397,9 @@ def _rewrite(tree, where: str):
             if isinstance(idx, exp.Literal) and idx.is_string:
                 return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
             # read without sqlglot's offset shift: idx is DuckDB's 1-based index, as element_at's
+            # (which takes an INT)
+            if not (isinstance(idx, exp.Literal) and idx.is_int):
+                idx = exp.Cast(this=idx, to=exp.DataType.build("INT"))
             return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
         if isinstance(node, exp.Length) and _is_list(node.this, aliases):
             return exp.Anonymous(this="size", expressions=[node.this])
