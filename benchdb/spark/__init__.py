@@ -26,11 +26,11 @@ def register(spark, data, **kw):
 
 
 def __getattr__(name):
-    if name in ("SparkConnection", "session", "report"):
-        from benchdb.spark import session as mod
+    if name == "SparkConnection":
+        import importlib
 
-        return getattr(mod, name)
+        return importlib.import_module("benchdb.spark.session").SparkConnection
     raise AttributeError(name)
 
 
-__all__ = ["export_partitioned", "register", "SparkConnection", "session", "report"]
+__all__ = ["export_partitioned", "register", "SparkConnection"]
