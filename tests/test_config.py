@@ -55,7 +55,7 @@ def test_good_yaml_and_json_configs(tmp_path, monkeypatch):
     ("settings: {speed: 3}\nruns: [{backends: numpy, models: matmul:8}]", "unknown setting 'speed'; allowed: "),
     ("runs: [{backends: numpy, models: matmul:8, colour: red}]", "runs[0]: unknown key 'colour'; allowed: "),
     ("runs: [{backends: numpy, models: matmul:8, batch_sizes: [0]}]", "config key 'batch_sizes': 0 is not a positive integer"),
-    ("runs: [{backends: tensorflow, models: x}]", "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openvino, pytorch, userbench"),
+    ("runs: [{backends: tensorflow, models: x}]", "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openvino, ort-web, pytorch, userbench"),
     ("runs: [{backends: numpy}]", "runs[0]: 'models' is required"),
     ("settings: {min_time: fast}\nruns: [{backends: numpy, models: matmul:8}]", "config key 'min_time': 'fast' is not a valid float"),
     ("runs: [{backends: numpy, models: '${NOPE_NOT_SET}'}]", "environment variable ${NOPE_NOT_SET} is not set"),
