@@ -75,20 +75,23 @@ WITH rapl AS (
                 WHEN matmul_n IS NOT NULL THEN 'parameters + input and output'
                 ELSE 'parameters only' END                                AS bytes_method
     FROM base
-), peaks AS (
-    SELECT s.*,
-           (SELECT p.value FROM hardware_peaks p
-             WHERE p.hardware_id = s.hardware_id AND p.kind = 'matmul' AND p.precision = s.precision
-             ORDER BY abs(coalesce(p.threads, 0) - coalesce(s.threads, 0)), p.calibrated_at DESC LIMIT 1) AS peak_flops,
-           (SELECT p.threads FROM hardware_peaks p
-             WHERE p.hardware_id = s.hardware_id AND p.kind = 'matmul' AND p.precision = s.precision
-             ORDER BY abs(coalesce(p.threads, 0) - coalesce(s.threads, 0)), p.calibrated_at DESC LIMIT 1) AS peak_threads,
-           (SELECT max_by(p.value, p.calibrated_at) FROM hardware_peaks p
-             WHERE p.hardware_id = s.hardware_id AND p.kind = 'triad'
-               AND coalesce(p.threads, 0) = (SELECT q.threads FROM hardware_peaks q
-                   WHERE q.hardware_id = s.hardware_id AND q.kind = 'triad'
-                   ORDER BY abs(coalesce(q.threads, 0) - coalesce(s.threads, 0)) LIMIT 1))  AS peak_bandwidth
+), matmul AS (       -- the matmul peak at the result's precision, nearest thread count, latest
+    SELECT s.result_id, p.value AS peak_flops, p.threads AS peak_threads
     FROM sized s
+    JOIN hardware_peaks p ON p.hardware_id = s.hardware_id AND p.kind = 'matmul' AND p.precision = s.precision
+    QUALIFY row_number() OVER (PARTITION BY s.result_id
+        ORDER BY abs(coalesce(p.threads, 0) - coalesce(s.threads, 0)), p.calibrated_at DESC, p.threads, p.value DESC) = 1
+), triad AS (        -- the triad bandwidth at the nearest thread count, latest (any precision)
+    SELECT s.result_id, p.value AS peak_bandwidth
+    FROM sized s
+    JOIN hardware_peaks p ON p.hardware_id = s.hardware_id AND p.kind = 'triad'
+    QUALIFY row_number() OVER (PARTITION BY s.result_id
+        ORDER BY abs(coalesce(p.threads, 0) - coalesce(s.threads, 0)), p.calibrated_at DESC, p.threads, p.value DESC) = 1
+), peaks AS (
+    SELECT s.*, m.peak_flops, m.peak_threads, t.peak_bandwidth
+    FROM sized s
+    LEFT JOIN matmul m ON m.result_id = s.result_id
+    LEFT JOIN triad t ON t.result_id = s.result_id
 )
 SELECT result_id, series_id, run_id, model_id, family, model_type, num_parameters,
        hardware_id, hardware_name, hardware_kind, hardware_config, threads,
