@@ -141,6 +141,9 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     for p in opts.precisions:
         if p != "fp32":
             raise BenchdbError(f"precision {p!r} is not valid for ort-web; use fp32")
+    from benchdb.backends.web import fetch
+
+    fetch()                                   # the pinned npm files, on first use
     return inputs.expand_scenarios(replace(opts, modes=modes), NAME, device,
                                    lambda mode, precision: OrtwebOptions(threads=opts.thread_count, ep=device,
                                                                          browser="chromium"))
@@ -207,7 +210,10 @@ def _external_files(path) -> list[str]:
     return sorted(names)
 
 
-def _status_of(exc: BaseException) -> tuple[str, str]:
+def _status_of(exc: BaseException, timeout_s: float | None = None) -> tuple[str, str]:
+    """A scenario's status from what ended it; ``timeout_s``: the deadline killed the browser."""
+    if timeout_s is not None:
+        return "timeout", f"scenario exceeded --timeout {timeout_s:g} s in the browser (the browser was ended)"
     text = f"{type(exc).__name__} {exc}".lower()
     if type(exc).__name__ == "TimeoutError" or "timeout" in text and "exceeded" in text:
         return "timeout", f"scenario exceeded --timeout in the page: {error_text(exc)}"
@@ -235,15 +241,21 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         except Exception as exc:
             yield from fail_all(scenarios, info, exc, on_start)
             return
+        holder = [b]                               # _scenarios replaces a browser that died
         try:
-            yield from _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start)
+            yield from _scenarios(holder, srv, model, net, scenarios, opts, info, load_s, on_start)
         finally:
-            b.close()
+            try:
+                holder[0].close()
+            except Exception:
+                if holder[0].alive():
+                    raise
 
 
-def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> Iterator[Outcome]:
+def _scenarios(holder, srv, model, net, scenarios, opts, info, load_s, on_start) -> Iterator[Outcome]:
     from benchdb.backends import export
 
+    b = holder[0]
     env: dict | None = None
     failed: export.ExportFailed | None = None       # an export that failed once fails for every shape
     for i, sc in enumerate(scenarios):
@@ -251,35 +263,41 @@ def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> I
             on_start(i)
         started = datetime.now(timezone.utc).isoformat()
         page = None
+        deadline = {"fired": False}
         try:
-            if not b.browser.is_connected():           # the browser itself died: a new one
-                b.close()
-                b = browser.Browser(sc.device)
-            page = b.page(srv.url, opts.timeout_s)
-            if env is None:
-                env = page.evaluate("() => window.benchdb.environment()")
-                env["browser"] = f"Chromium {b.version}"
-            unsupported = _unsupported(sc.device, env)
-            if unsupported:
-                yield Outcome(sc, info, status="unsupported", error=unsupported, started_at=started,
-                              extra=_identity(env, sc))
-                continue
-            if failed is not None:
-                raise failed
-            yield _scenario(page, srv, model, net, sc, opts, info, load_s, started, env)
+            if not b.alive():                          # the browser died or was ended: a new one
+                try:
+                    b.close()
+                except Exception:
+                    pass
+                b = holder[0] = browser.Browser(sc.device)
+            with b.deadline(opts.timeout_s) as deadline:
+                page = b.page(srv.url, opts.timeout_s)
+                if env is None:
+                    env = page.evaluate("() => window.benchdb.environment()")
+                    env["browser"] = f"Chromium {b.version}"
+                unsupported = _unsupported(sc.device, env)
+                if unsupported:
+                    outcome = Outcome(sc, info, status="unsupported", error=unsupported, started_at=started,
+                                      extra=_identity(env, sc))
+                else:
+                    if failed is not None:
+                        raise failed
+                    outcome = _scenario(page, srv, model, net, sc, opts, info, load_s, started, env)
         except export.ExportFailed as exc:
             failed = exc
-            yield Outcome(sc, info, status="unsupported", error=export.describe_failure(exc), started_at=started)
+            outcome = Outcome(sc, info, status="unsupported", error=export.describe_failure(exc), started_at=started)
         except Exception as exc:
-            status, text = _status_of(exc)
-            yield Outcome(sc, info, status=status, error=text, started_at=started,
-                          extra=_identity(env, sc) if env else {})
+            status, text = _status_of(exc, opts.timeout_s if deadline["fired"] else None)
+            outcome = Outcome(sc, info, status=status, error=text, started_at=started,
+                              extra=_identity(env, sc) if env else {})
         finally:
-            if page is not None:
+            if page is not None and b.alive():
                 try:
                     page.close()
                 except Exception:
                     pass
+        yield outcome
 
 
 def _unsupported(device: str, env: dict) -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from benchdb.backends.web import assets, browser
-from benchdb.errors import BenchdbError
+from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.harness.machine import BackendInfo
 
 TORCH_HINT = "pip install 'benchdb[torch,onnx,web]' torch==2.13.0"
@@ -19,7 +19,7 @@ def missing(install: bool = False) -> tuple[str, str] | None:
 
     Checked without starting a browser: PyTorch and onnx (exports and the fp32 reference), a
     Chromium binary, the onnxruntime-web files. With ``install`` (``benchdb run``), missing
-    onnxruntime-web files are fetched now (pinned version, integrity-checked)."""
+    onnxruntime-web files do not count: :func:`fetch` gets them once the run's options are checked."""
     import importlib.util
 
     for module in ("torch", "transformers", "onnx"):
@@ -28,15 +28,20 @@ def missing(install: bool = False) -> tuple[str, str] | None:
     if browser.find() is None:
         return "no Chromium browser found (" + ", ".join(browser.NAMES) + ", $BENCHDB_CHROMIUM)", browser.INSTALL
     if assets.missing():
-        if install:
-            try:
-                assets.install(log=lambda text: print(text, file=sys.stderr))
-                return None
-            except BenchdbError as exc:
-                return str(exc), assets.INSTALL
+        if install:        # fetched by ortweb.plan once the options are known good (fetch())
+            return None
         return (f"onnxruntime-web {assets.VERSION} is not in {assets.folder()} yet (`benchdb run --backend "
                 f"ort-web` fetches it on first use)", assets.INSTALL)
     return None
+
+
+def fetch() -> None:
+    """Fetch missing onnxruntime-web files now (``benchdb run``, after its options were checked)."""
+    if assets.missing():
+        try:
+            assets.install(log=lambda text: print(text, file=sys.stderr))
+        except BenchdbError as exc:
+            raise BackendUnavailable(f"backend ort-web is unavailable: {exc}") from None
 
 
 BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'", "benchdb.backends.ortweb",

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+import uuid
+from contextlib import contextmanager
 
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync")
@@ -36,15 +39,20 @@ def flags(device: str) -> list[str]:
 
 
 class Browser:
-    """One headless browser (playwright + Chromium); ``close()`` ends both."""
+    """One headless browser (playwright + Chromium); ``close()`` ends both, ``kill()`` the browser alone
+    (from a watchdog thread: :meth:`deadline`)."""
 
     def __init__(self, device: str):
         from playwright.sync_api import sync_playwright
 
         self.device = device
+        # Chromium ignores a switch it does not know: this one names our processes for the watchdog.
+        self.marker = f"--benchdb-browser={uuid.uuid4().hex}"
+        self.killed = False
         self._pw = sync_playwright().start()
         try:
-            self.browser = self._pw.chromium.launch(executable_path=find(), headless=True, args=flags(device))
+            self.browser = self._pw.chromium.launch(executable_path=find(), headless=True,
+                                                    args=flags(device) + [self.marker])
         except Exception:
             self._pw.stop()
             raise
@@ -57,6 +65,40 @@ class Browser:
         page.goto(url + "/")
         page.wait_for_function("window.benchdb && window.benchdb.ready")
         return page
+
+    def alive(self) -> bool:
+        return not self.killed and self.browser.is_connected()
+
+    def kill(self) -> None:
+        """End this browser's processes (from any thread: playwright's own calls are not thread-safe)."""
+        import psutil
+
+        self.killed = True
+        for proc in psutil.process_iter(["cmdline"]):
+            try:
+                if self.marker in (proc.info["cmdline"] or ()):
+                    proc.kill()
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                pass
+
+    @contextmanager
+    def deadline(self, seconds: float):
+        """Kill the browser if the block runs longer than ``seconds``: a page call that never returns
+        (a hung promise, a WebAssembly loop) then fails at once. ``fired`` tells afterwards whether
+        it did; playwright's evaluate() has no timeout of its own."""
+        state = {"fired": False}
+
+        def fire() -> None:
+            state["fired"] = True
+            self.kill()
+
+        timer = threading.Timer(seconds, fire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield state
+        finally:
+            timer.cancel()
 
     def close(self) -> None:
         try:
