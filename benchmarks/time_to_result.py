@@ -1,0 +1,178 @@
+"""Time to a valid result: benchdb against a bare loop and optimum-benchmark, interleaved, one run.
+
+    python benchmarks/time_to_result.py [--model tiny|base] [--rounds 3] [--threads 2]
+                                        [--optimum-python /path/to/venv/bin/python]
+
+One scenario: a BERT saved with ``save_pretrained`` (random weights, seeded: no download; ``tiny``
+is 2 layers of width 128, ``base`` is BertConfig()'s defaults), PyTorch eager fp32 on the CPU,
+batch 1, sequence length 128, a fixed thread count. Each tool runs as its own fresh process, as a
+user would run it, and its wall time is taken from process start to exit:
+
+- ``benchdb``: ``benchdb run --backend pytorch --model FOLDER`` with its default stopping rule
+  (a valid result means the 95 % CI of the median within ±2 %); the median and validity are
+  read back from the Parquet file it wrote.
+- ``bare``: a Python process that imports torch and transformers, loads the folder, warms up 10
+  calls and times 200 calls with ``time.perf_counter``: the reference for the median.
+- ``optimum-benchmark`` (when ``--optimum-python`` names an interpreter that has it, e.g. a
+  separate venv: its pins differ from benchdb's): ``Benchmark.launch`` with ``launcher=inline``
+  and its default inference scenario (latency only), the same shapes and model folder.
+
+The tools alternate, the order rotating every round. Printed: each tool's median wall time and
+median latency over the rounds, the wall-time ratios benchdb / optimum-benchmark and benchdb /
+bare, and each tool's median latency against a bare loop's in the same environment (agreement):
+optimum-benchmark 0.6.0 needs transformers < 5, which runs BERT faster than benchdb's 5.x, so the
+bare loop also runs in its venv. Compare only within
+one invocation: this machine's speed drifts between runs. Never run it beside another benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SEQ, BATCH = 128, 1
+
+BARE = r"""
+import json, statistics, sys, time
+import torch, transformers
+folder, threads = sys.argv[1], int(sys.argv[2])
+torch.set_num_threads(threads)
+model = transformers.AutoModel.from_pretrained(folder).eval()
+ids = torch.randint(0, model.config.vocab_size, (%d, %d), generator=torch.Generator().manual_seed(0))
+inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+with torch.inference_mode():
+    for _ in range(10):
+        model(**inputs)
+    times = []
+    for _ in range(200):
+        t0 = time.perf_counter()
+        model(**inputs)
+        times.append(time.perf_counter() - t0)
+print(json.dumps({"median": statistics.median(times), "valid": True}))
+""" % (BATCH, SEQ)
+
+OPTIMUM = r"""
+import json, statistics, sys
+import torch
+from optimum_benchmark import Benchmark, BenchmarkConfig, InferenceConfig, InlineConfig, PyTorchConfig
+folder, threads = sys.argv[1], int(sys.argv[2])
+torch.set_num_threads(threads)
+config = BenchmarkConfig(
+    name="time_to_result", launcher=InlineConfig(),
+    scenario=InferenceConfig(latency=True, memory=False, input_shapes={"batch_size": %d, "sequence_length": %d}),
+    backend=PyTorchConfig(model=folder, device="cpu", task="feature-extraction", no_weights=False))
+report = Benchmark.launch(config)
+values = report.forward.latency.values
+print(json.dumps({"median": statistics.median(values), "valid": True, "n": len(values)}))
+""" % (BATCH, SEQ)
+
+
+def make_model(kind: str, root: Path) -> Path:
+    folder = root / f"bert-{kind}"
+    if (folder / "config.json").exists():
+        return folder
+    import torch
+    import transformers
+
+    torch.manual_seed(0)
+    config = (transformers.BertConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=2,
+                                      intermediate_size=512) if kind == "tiny" else transformers.BertConfig())
+    transformers.BertModel(config).eval().save_pretrained(folder)
+    return folder
+
+
+def last_json(text: str) -> dict:
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    raise RuntimeError(f"no result line in: {text[-400:]}")
+
+
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    return time.perf_counter() - t0, proc
+
+
+def run_benchdb(folder: Path, threads: int, work: Path) -> tuple[float, dict]:
+    import pyarrow.parquet as pq
+
+    out = Path(tempfile.mkdtemp(prefix="ttr-", dir=work))
+    wall, proc = timed([sys.executable, "-m", "benchdb", "run", "--backend", "pytorch", "--model", str(folder),
+                        "--batch-sizes", str(BATCH), "--seq-lens", str(SEQ), "--threads", str(threads),
+                        "--out", str(out)])
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchdb run failed: {proc.stderr[-600:]}")
+    from benchdb.schema import contract
+
+    (path,) = list(out.rglob("*.parquet"))
+    meta = contract.read_footer(path).metadata
+    table = pq.read_table(path, columns=["metric", "value"]).to_pydict()
+    lat = [v for m, v in zip(table["metric"], table["value"]) if m == "latency_s"]
+    valid = meta["scenario"]["status"] == "ok" and meta["scenario"]["validity"] == "valid"
+    return wall, {"median": statistics.median(lat), "valid": valid, "n": len(lat)}
+
+
+def run_python(python: str, script: str, folder: Path, threads: int) -> tuple[float, dict]:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    wall, proc = timed([python, "-c", script, str(folder), str(threads)], env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{python} failed: {proc.stderr[-800:]}")
+    return wall, last_json(proc.stdout)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", choices=("tiny", "base"), default="tiny")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--optimum-python", help="a Python with optimum-benchmark installed (a separate venv)")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "benchdb-time-to-result")
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    folder = make_model(args.model, args.work)
+
+    tools = {"benchdb": lambda: run_benchdb(folder, args.threads, args.work),
+             "bare": lambda: run_python(sys.executable, BARE, folder, args.threads)}
+    if args.optimum_python:
+        tools["optimum-benchmark"] = lambda: run_python(args.optimum_python, OPTIMUM, folder, args.threads)
+        # its venv pins its own transformers (optimum-benchmark 0.6.0 needs < 5): the same bare loop
+        # there is the reference for its median
+        tools["bare (optimum venv)"] = lambda: run_python(args.optimum_python, BARE, folder, args.threads)
+    names = list(tools)
+    walls: dict[str, list[float]] = {n: [] for n in names}
+    medians: dict[str, list[float]] = {n: [] for n in names}
+    for rnd in range(args.rounds):
+        order = names[rnd % len(names):] + names[:rnd % len(names)]
+        for name in order:
+            wall, res = tools[name]()
+            walls[name].append(wall)
+            medians[name].append(res["median"])
+            print(f"round {rnd + 1} {name:<18} wall {wall:6.2f} s  median {res['median'] * 1e3:8.3f} ms"
+                  f"  valid {res['valid']}" + (f"  n {res['n']}" if "n" in res else ""), flush=True)
+
+    load = os.getloadavg()
+    print(f"\n# time to a result: BERT-{args.model} (save_pretrained, random weights), PyTorch eager fp32 CPU, "
+          f"batch {BATCH}, seq {SEQ}, {args.threads} threads, {args.rounds} rounds; load average {load[0]:.2f}")
+    print(f"{'tool':<22}{'wall (median)':>14}{'wall range':>18}{'latency median':>16}{'vs its bare loop':>18}")
+    for n in names:
+        w, m = statistics.median(walls[n]), statistics.median(medians[n])
+        ref = statistics.median(medians["bare (optimum venv)" if n == "optimum-benchmark" else "bare"])
+        print(f"{n:<22}{w:>12.2f} s{min(walls[n]):>9.2f}-{max(walls[n]):.2f} s{m * 1e3:>13.3f} ms{m / ref:>18.3f}")
+    b = statistics.median(walls["benchdb"])
+    if "optimum-benchmark" in names:
+        print(f"benchdb / optimum-benchmark wall time: {b / statistics.median(walls['optimum-benchmark']):.2f}x "
+              "(goal <= 0.40)")
+    print(f"benchdb / bare loop wall time: {b / statistics.median(walls['bare']):.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
