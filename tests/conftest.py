@@ -79,3 +79,20 @@ def results_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "bench.duckdb"
+
+
+class FakeClock:
+    """For the timing loop's logic (never for figures a user sees): each call to fn() advances
+    time by the next duration from a script; no sleeps."""
+
+    def __init__(self, durations):
+        self.t = 0.0
+        self.durations = iter(durations)
+        self.calls = 0
+
+    def clock(self):
+        return self.t
+
+    def fn(self):
+        self.calls += 1
+        self.t += next(self.durations)

@@ -20,23 +20,9 @@ from benchdb.harness.timing import Measurement, StopRule, measure
 from benchdb.plan.driver import build_plan, run_plan
 from benchdb.reports import build as builder, render
 from benchdb.warehouse import Warehouse
-from conftest import make_meta, make_run, write_file
+from conftest import FakeClock, make_meta, make_run, write_file
 
 SC = Scenario("matmul:64", "numpy", "cpu", "eager", "fp32", 1, "n=64", {"threads": 1})
-
-
-class FakeClock:
-    """Each call to fn() advances time by the next duration of a script (no sleeps)."""
-
-    def __init__(self, durations):
-        self.t = 0.0
-        self.durations = iter(durations)
-
-    def clock(self):
-        return self.t
-
-    def fn(self):
-        self.t += next(self.durations)
 
 
 def steady(v):

@@ -3,22 +3,7 @@
 import pytest
 
 from benchdb.harness.timing import StopRule, measure
-
-
-class FakeClock:
-    """Each call to fn() advances time by the next duration from a script."""
-
-    def __init__(self, durations):
-        self.t = 0.0
-        self.durations = iter(durations)
-        self.calls = 0
-
-    def clock(self):
-        return self.t
-
-    def fn(self):
-        self.calls += 1
-        self.t += next(self.durations)
+from conftest import FakeClock
 
 
 def constant(v):

@@ -5,20 +5,7 @@ is unchanged."""
 import pytest
 
 from benchdb.harness.timing import STABLE_CALLS, StopRule, measure, stable
-
-
-class FakeClock:
-    """Each call to fn() advances time by the next duration from a script."""
-
-    def __init__(self, durations):
-        self.t = 0.0
-        self.durations = iter(durations)
-
-    def clock(self):
-        return self.t
-
-    def fn(self):
-        self.t += next(self.durations)
+from conftest import FakeClock
 
 
 def script(first, warm, steady):

@@ -88,26 +88,15 @@ def spark_type(t) -> str:
     """Spark SQL type of a pyarrow type (the types a warehouse table holds)."""
     import pyarrow as pa
 
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return "STRING"
-    if pa.types.is_int64(t):
-        return "BIGINT"
-    if pa.types.is_int32(t):
-        return "INT"
-    if pa.types.is_int16(t):
-        return "SMALLINT"
-    if pa.types.is_int8(t):
-        return "TINYINT"
-    if pa.types.is_float64(t):
-        return "DOUBLE"
-    if pa.types.is_float32(t):
-        return "FLOAT"
-    if pa.types.is_boolean(t):
-        return "BOOLEAN"
+    simple = ((pa.types.is_string, "STRING"), (pa.types.is_large_string, "STRING"), (pa.types.is_int64, "BIGINT"),
+              (pa.types.is_int32, "INT"), (pa.types.is_int16, "SMALLINT"), (pa.types.is_int8, "TINYINT"),
+              (pa.types.is_float64, "DOUBLE"), (pa.types.is_float32, "FLOAT"), (pa.types.is_boolean, "BOOLEAN"),
+              (pa.types.is_date, "DATE"))
+    for test, name in simple:
+        if test(t):
+            return name
     if pa.types.is_timestamp(t):
         return "TIMESTAMP" if t.tz else "TIMESTAMP_NTZ"
-    if pa.types.is_date(t):
-        return "DATE"
     if pa.types.is_list(t) or pa.types.is_large_list(t):
         return f"ARRAY<{spark_type(t.value_type)}>"
     if pa.types.is_decimal(t):
