@@ -224,6 +224,29 @@ def compare(reference, outputs, precision: str) -> tuple[float, float, bool]:
     return abs_err, rel, rel <= TOLERANCE[precision]
 
 
+def check_outcome(abs_err: float, rel_err: float, agrees: bool, precision: str) -> tuple[str, str | None, list, dict]:
+    """(status, error, metric rows, extra fields) of an output check against PyTorch fp32.
+
+    A non-finite error (NaN or inf in the outputs, or outputs of another shape) is a mismatch
+    whose error says so; it is never written as a metric value (the contract takes finite values
+    only), and its extra fields are null."""
+    import math
+
+    tolerance = TOLERANCE[precision]
+    finite = math.isfinite(abs_err) and math.isfinite(rel_err)
+    if agrees and finite:
+        status, error = "ok", None
+    elif not finite:
+        status, error = "mismatch", ("outputs differ from PyTorch fp32: NaN or inf in the outputs, or another "
+                                     "shape (no finite error to report)")
+    else:
+        status, error = "mismatch", f"outputs differ from PyTorch fp32: max rel error {rel_err:.3g} > {tolerance:g}"
+    rows = [("max_abs_err", "abs", 0, 0.0, abs_err), ("max_rel_err", "ratio", 0, 0.0, rel_err)] if finite else []
+    fields = {"max_abs_err": abs_err if finite else None, "max_rel_err": rel_err if finite else None,
+              "tolerance": tolerance}
+    return status, error, rows, fields
+
+
 #: Largest error (relative to the output's largest magnitude) still counted as agreeing.
 TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "bf16": 5e-2}
 
