@@ -224,14 +224,16 @@ def compare(reference, outputs, precision: str) -> tuple[float, float, bool]:
     return abs_err, rel, rel <= TOLERANCE[precision]
 
 
-def check_outcome(abs_err: float, rel_err: float, agrees: bool, precision: str) -> tuple[str, str | None, list, dict]:
-    """(status, error, metric rows, extra fields) of an output check against PyTorch fp32.
+def check_outcome(reference, outputs, precision: str) -> tuple[str, str | None, list, dict]:
+    """(status, error, metric rows, extra fields) of the first output's check against the PyTorch
+    fp32 reference (:func:`compare`).
 
     A non-finite error (NaN or inf in the outputs, or outputs of another shape) is a mismatch
     whose error says so; it is never written as a metric value (the contract takes finite values
     only), and its extra fields are null."""
     import math
 
+    abs_err, rel_err, agrees = compare(reference, outputs, precision)
     tolerance = TOLERANCE[precision]
     finite = math.isfinite(abs_err) and math.isfinite(rel_err)
     if agrees and finite:

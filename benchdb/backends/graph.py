@@ -109,8 +109,7 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
         # Options only the compiled model knows (OpenVINO's number of requests): what ran.
         sc = replace(sc, options={**sc.options, **used})
     feeds = feeds_for(session, fwd)
-    status, error, base_rows, checked = export.check_outcome(
-        *export.compare(reference, session.run(feeds)[0], sc.precision), sc.precision)
+    status, error, base_rows, checked = export.check_outcome(reference, session.run(feeds)[0], sc.precision)
     extra: dict[str, Any] = {"route": exported.route, "dynamic_batch": exported.dynamic_batch,
                              "export_cached": exported.cached, **checked, "precision_used": session.precision_used,
                              **(getattr(session, "extra", None) or {})}

@@ -346,8 +346,7 @@ def _scenario(page, srv, model, net, sc: Scenario, opts: RunOptions, info: dict,
     session_s = time.perf_counter() - t0
     first = page.evaluate("() => window.benchdb.firstCall()")
     out = np.frombuffer(base64.b64decode(first["b64"]), dtype=np.float32).reshape(first["dims"])
-    status, error, base_rows, checked = export.check_outcome(*export.compare(reference, out, sc.precision),
-                                                             sc.precision)
+    status, error, base_rows, checked = export.check_outcome(reference, out, sc.precision)
     identity = _identity(env, sc)
     identity["wasm_threads"] = loaded.get("threads")
     extra: dict[str, Any] = {"route": exported.route, "dynamic_batch": exported.dynamic_batch,
