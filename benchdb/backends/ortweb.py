@@ -241,21 +241,15 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         except Exception as exc:
             yield from fail_all(scenarios, info, exc, on_start)
             return
-        holder = [b]                               # _scenarios replaces a browser that died
         try:
-            yield from _scenarios(holder, srv, model, net, scenarios, opts, info, load_s, on_start)
+            yield from _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start)
         finally:
-            try:
-                holder[0].close()
-            except Exception:
-                if holder[0].alive():
-                    raise
+            b.close()
 
 
-def _scenarios(holder, srv, model, net, scenarios, opts, info, load_s, on_start) -> Iterator[Outcome]:
+def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> Iterator[Outcome]:
     from benchdb.backends import export
 
-    b = holder[0]
     env: dict | None = None
     failed: export.ExportFailed | None = None       # an export that failed once fails for every shape
     for i, sc in enumerate(scenarios):
@@ -265,12 +259,7 @@ def _scenarios(holder, srv, model, net, scenarios, opts, info, load_s, on_start)
         page = None
         deadline = {"fired": False}
         try:
-            if not b.alive():                          # the browser died or was ended: a new one
-                try:
-                    b.close()
-                except Exception:
-                    pass
-                b = holder[0] = browser.Browser(sc.device)
+            b.revive()                                 # the browser died or was ended: a new one
             with b.deadline(opts.timeout_s) as deadline:
                 page = b.page(srv.url, opts.timeout_s)
                 if env is None:

@@ -43,16 +43,19 @@ class Browser:
     (from a watchdog thread: :meth:`deadline`)."""
 
     def __init__(self, device: str):
+        self.device = device
+        self._launch()
+
+    def _launch(self) -> None:
         from playwright.sync_api import sync_playwright
 
-        self.device = device
         # Chromium ignores a switch it does not know: this one names our processes for the watchdog.
         self.marker = f"--benchdb-browser={uuid.uuid4().hex}"
         self.killed = False
         self._pw = sync_playwright().start()
         try:
             self.browser = self._pw.chromium.launch(executable_path=find(), headless=True,
-                                                    args=flags(device) + [self.marker])
+                                                    args=flags(self.device) + [self.marker])
         except Exception:
             self._pw.stop()
             raise
@@ -100,8 +103,17 @@ class Browser:
         finally:
             timer.cancel()
 
+    def revive(self) -> None:
+        """A new browser in place of one that died or was killed (the next scenario goes on)."""
+        if not self.alive():
+            self.close()
+            self._launch()
+
     def close(self) -> None:
         try:
             self.browser.close()
+        except Exception:
+            if self.alive():            # a killed or crashed browser has nothing left to close
+                raise
         finally:
             self._pw.stop()
