@@ -75,23 +75,19 @@ WITH rapl AS (
                 WHEN matmul_n IS NOT NULL THEN 'parameters + input and output'
                 ELSE 'parameters only' END                                AS bytes_method
     FROM base
-), matmul AS (       -- the matmul peak at the result's precision, nearest thread count, latest
-    SELECT s.result_id, p.value AS peak_flops, p.threads AS peak_threads
+), nearest AS (      -- per result and kind: the matmul peak at its precision and the triad bandwidth
+                     -- (any precision), each at the nearest calibrated thread count, then the latest
+    SELECT s.result_id, p.kind, p.value, p.threads
     FROM sized s
-    JOIN hardware_peaks p ON p.hardware_id = s.hardware_id AND p.kind = 'matmul' AND p.precision = s.precision
-    QUALIFY row_number() OVER (PARTITION BY s.result_id
-        ORDER BY abs(coalesce(p.threads, 0) - coalesce(s.threads, 0)), p.calibrated_at DESC, p.threads, p.value DESC) = 1
-), triad AS (        -- the triad bandwidth at the nearest thread count, latest (any precision)
-    SELECT s.result_id, p.value AS peak_bandwidth
-    FROM sized s
-    JOIN hardware_peaks p ON p.hardware_id = s.hardware_id AND p.kind = 'triad'
-    QUALIFY row_number() OVER (PARTITION BY s.result_id
+    JOIN hardware_peaks p ON p.hardware_id = s.hardware_id
+                         AND (p.kind = 'triad' OR (p.kind = 'matmul' AND p.precision = s.precision))
+    QUALIFY row_number() OVER (PARTITION BY s.result_id, p.kind
         ORDER BY abs(coalesce(p.threads, 0) - coalesce(s.threads, 0)), p.calibrated_at DESC, p.threads, p.value DESC) = 1
 ), peaks AS (
-    SELECT s.*, m.peak_flops, m.peak_threads, t.peak_bandwidth
+    SELECT s.*, m.value AS peak_flops, m.threads AS peak_threads, t.value AS peak_bandwidth
     FROM sized s
-    LEFT JOIN matmul m ON m.result_id = s.result_id
-    LEFT JOIN triad t ON t.result_id = s.result_id
+    LEFT JOIN nearest m ON m.result_id = s.result_id AND m.kind = 'matmul'
+    LEFT JOIN nearest t ON t.result_id = s.result_id AND t.kind = 'triad'
 )
 SELECT result_id, series_id, run_id, model_id, family, model_type, num_parameters,
        hardware_id, hardware_name, hardware_kind, hardware_config, threads,
