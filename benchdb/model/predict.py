@@ -15,7 +15,9 @@ Methods (each says which data it used, or why it cannot answer):
 - ``habitat``: the same scenario (model, backend, mode, precision, batch, shape) measured on other
   hardware, scaled by the ratio of the two hardware's roofline times (Habitat's idea, Yu et al.,
   USENIX ATC 2021, at the level of a whole forward: FLOPs over the peak for compute-bound work,
-  bytes over the bandwidth for memory-bound). Several sources: the geometric mean.
+  bytes over the bandwidth for memory-bound), raised to an exponent fitted on the warehouse's
+  cross-hardware pairs (small models gain less from a bigger peak than the ratio says). Several
+  sources: the geometric mean.
 - ``nearest``: the nearest measured result (same model, then hardware, backend, precision, mode,
   then closest FLOPs), scaled by the FLOPs ratio (a baseline).
 - ``model`` (what `benchdb predict` answers): ``habitat`` when the scenario was measured on other
@@ -82,9 +84,16 @@ class Learned:
         self.vocab = {c: sorted({str(r.get(c)) for r in self.rows}) for c in _CATEGORICAL}
         x = np.array([self._numeric(r) for r in self.rows])
         self.mu, self.sd = x.mean(axis=0), x.std(axis=0)
-        self.sd[self.sd == 0] = 1.0
+        # A feature constant in training (all results at batch 4: its sd is float noise, 1e-15) says
+        # nothing; standardising by that noise turned a batch-1 target into a z of 1e15 and the
+        # prediction into 1e176 x the truth. Such a feature is left out (its z is 0 everywhere).
+        self.constant = self.sd <= 1e-9 * np.maximum(1.0, np.abs(self.mu))
+        self.sd[self.constant] = 1.0
         X = self._design(self.rows)
         y = np.array([math.log(r["latency_s"] / r["roofline_s"]) for r in self.rows])
+        # The correction is not extrapolated past what training saw: a target far outside the
+        # training features gets at most the largest (or smallest) correction measured.
+        self.y_range = (float(y.min()), float(y.max()))
         penalty = ridge * np.eye(X.shape[1])
         penalty[0, 0] = 0.0                                  # the intercept is not shrunk
         self.coef = np.linalg.solve(X.T @ X + penalty, X.T @ y)
@@ -101,6 +110,7 @@ class Learned:
         out = []
         for r in rows:
             num = (np.array(self._numeric(r)) - self.mu) / self.sd
+            num[self.constant] = 0.0
             cat = [1.0 if str(r.get(c)) == v else 0.0 for c in _CATEGORICAL for v in self.vocab[c]]
             out.append(np.concatenate([[1.0], num, cat]))
         return np.array(out)
@@ -108,19 +118,64 @@ class Learned:
     def predict(self, r: dict) -> float | None:
         if not self.ok or not _usable(r):
             return None
-        return float(r["roofline_s"] * math.exp(self._design([r])[0] @ self.coef))
+        correction = float(self._design([r])[0] @ self.coef)
+        return float(r["roofline_s"] * math.exp(min(max(correction, self.y_range[0]), self.y_range[1])))
 
 
-def habitat(train: list[dict], t: dict) -> tuple[float | None, list[dict]]:
-    """The same scenario on other hardware, scaled by the ratio of roofline times."""
-    if not _usable(t):
-        return None, []
-    key, hw = scenario_key(t), hw_key(t)
-    sources = [s for s in train if scenario_key(s) == key and hw_key(s) != hw and _usable(s)]
-    if not sources:
-        return None, []
-    logs = [math.log(s["latency_s"] * t["roofline_s"] / s["roofline_s"]) for s in sources]
-    return float(math.exp(sum(logs) / len(logs))), sources
+MIN_PAIRS = 5           # cross-hardware pairs the habitat exponent needs
+
+
+class Habitat:
+    """The same scenario measured on other hardware, scaled by the ratio of roofline times raised to
+    an exponent fitted on the training data's own cross-hardware pairs: latency_a / latency_b =
+    (roofline_a / roofline_b) ** alpha, least squares through the origin in logs, clamped to [0, 2].
+    alpha = 1 is Habitat's pure scaling; small models that barely speed up with more threads fit
+    alpha << 1. The model's own pairs on the backend (other batch sizes and shapes, >= 2 pairs) give
+    its alpha; else all pairs do; with fewer than MIN_PAIRS of those alpha stays 1."""
+
+    def __init__(self, train: list[dict]):
+        self.by_scenario: dict[tuple, list[dict]] = defaultdict(list)
+        for s in train:
+            if _usable(s):
+                self.by_scenario[scenario_key(s)].append(s)
+        sxy = sxx = 0.0
+        self.pairs = 0
+        own: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+        for group in self.by_scenario.values():
+            for i, a in enumerate(group):
+                for b in group[i + 1:]:
+                    if hw_key(a) == hw_key(b):
+                        continue
+                    x = math.log(a["roofline_s"] / b["roofline_s"])
+                    if abs(x) < 1e-3:
+                        continue
+                    y = math.log(a["latency_s"] / b["latency_s"])
+                    sxy += x * y
+                    sxx += x * x
+                    self.pairs += 1
+                    o = own[(a["model_id"], a["backend"])]
+                    o[0] += x * y; o[1] += x * x; o[2] += 1
+        self.alpha = min(max(sxy / sxx, 0.0), 2.0) if self.pairs >= MIN_PAIRS else 1.0
+        self.own = {k: min(max(xy / xx, 0.0), 2.0) for k, (xy, xx, n) in own.items() if n >= 2}
+
+    def describe(self, t: dict) -> str:
+        if (t["model_id"], t["backend"]) in self.own:
+            return (f"raised to {self.own[(t['model_id'], t['backend'])]:.2f}, fitted on this model's own "
+                    "cross-hardware pairs")
+        if self.pairs >= MIN_PAIRS:
+            return f"raised to {self.alpha:.2f}, fitted on {self.pairs} cross-hardware pairs"
+        return f"unscaled exponent 1 (only {self.pairs} cross-hardware pair(s) to fit one)"
+
+    def predict(self, t: dict) -> tuple[float | None, list[dict]]:
+        if not _usable(t):
+            return None, []
+        hw = hw_key(t)
+        sources = [s for s in self.by_scenario.get(scenario_key(t), ()) if hw_key(s) != hw]
+        if not sources:
+            return None, []
+        alpha = self.own.get((t["model_id"], t["backend"]), self.alpha)
+        logs = [math.log(s["latency_s"]) + alpha * math.log(t["roofline_s"] / s["roofline_s"]) for s in sources]
+        return float(math.exp(sum(logs) / len(logs))), sources
 
 
 def nearest(train: list[dict], t: dict) -> tuple[float | None, dict | None]:
@@ -141,9 +196,9 @@ def nearest(train: list[dict], t: dict) -> tuple[float | None, dict | None]:
     return float(best["latency_s"] * ratio), best
 
 
-def predict_all(train: list[dict], learned: Learned, t: dict) -> dict[str, float | None]:
+def predict_all(train: list[dict], learned: Learned, hab_model: Habitat, t: dict) -> dict[str, float | None]:
     """Every method's latency for target ``t`` from ``train`` only."""
-    hab, _ = habitat(train, t)
+    hab, _ = hab_model.predict(t)
     lrn = learned.predict(t)
     return {"model": hab if hab is not None else lrn, "learned": lrn, "habitat": hab,
             "roofline": t["roofline_s"] if _usable(t) else None, "nearest": nearest(train, t)[0]}
@@ -170,8 +225,8 @@ def evaluate(rows: list[dict]) -> list[dict]:
     """Grouped cross-validation: for each grouping, every group is held out in turn, every method
     predicts its results from the others only. Per grouping and method: MdAPE over the results it
     answered, coverage, and the median Spearman correlation between predicted and measured order
-    of the (hardware, backend) configurations of each model x batch x shape x precision x mode
-    with at least 3 of them."""
+    of the (hardware, backend, mode) configurations of each model x batch x shape x precision
+    with at least 3 of them (the order optimal-hardware ranks)."""
     out = []
     for name, key in groupings(rows):
         groups = sorted({key(r) for r in rows}, key=str)
@@ -179,9 +234,9 @@ def evaluate(rows: list[dict]) -> list[dict]:
         for g in groups:
             test = [r for r in rows if key(r) == g]
             train = [r for r in rows if key(r) != g]
-            learned = Learned(train)
+            learned, hab_model = Learned(train), Habitat(train)
             for t in test:
-                for method, value in predict_all(train, learned, t).items():
+                for method, value in predict_all(train, learned, hab_model, t).items():
                     preds[method].append((t, value))
         for method in METHODS:
             pairs = preds[method]
@@ -189,7 +244,7 @@ def evaluate(rows: list[dict]) -> list[dict]:
             ape = [abs(v - t["latency_s"]) / t["latency_s"] for t, v in answered]
             orders = defaultdict(list)
             for t, v in answered:
-                orders[(t["model_id"], t["batch_size"], t["input_shape"], t["precision"], t["mode"])].append(
+                orders[(t["model_id"], t["batch_size"], t["input_shape"], t["precision"])].append(
                     (v, t["latency_s"]))
             rho = [s for s in (_spearman([p for p, _ in o], [m for _, m in o]) for o in orders.values())
                    if s is not None]
@@ -214,8 +269,8 @@ def format_evaluation(table: list[dict], rows: list[dict]) -> str:
         lines.append(f"{e['grouping']:<24}{e['folds']:>6}  {e['method']:<10}"
                      f"{e['answered']:>6}/{e['results']:<5}{mdape:>10}{rho:>11}{e['rank_groups']:>10}")
     lines.append("MdAPE: median absolute percentage error of latency over the results a method answered; rank "
-                 "corr: median Spearman correlation of predicted vs measured (hardware, backend) order per "
-                 "model x batch x shape; model = habitat where the scenario was measured elsewhere, else learned")
+                 "corr: median Spearman correlation of predicted vs measured (hardware, backend, mode) order per "
+                 "model x batch x shape x precision; model = habitat where the scenario was measured elsewhere, else learned")
     return "\n".join(lines)
 
 
@@ -234,10 +289,13 @@ def _interval(method: str, rows: list[dict]) -> tuple[float, float] | None:
                     if v:
                         errs.append(math.log(v / t["latency_s"]))
     else:
-        for t in rows:
-            v, _ = habitat(rows, t)
-            if v:
-                errs.append(math.log(v / t["latency_s"]))
+        for hw in sorted({hw_key(r) for r in rows}, key=str):
+            hab_model = Habitat([r for r in rows if hw_key(r) != hw])
+            for t in rows:
+                if hw_key(t) == hw:
+                    v, _ = hab_model.predict(t)
+                    if v:
+                        errs.append(math.log(v / t["latency_s"]))
     if len(errs) < 5:
         return None
     lo, hi = np.quantile(errs, [0.1, 0.9])
@@ -321,7 +379,8 @@ def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
         return Answer("model", reason=f"insufficient data: {t['hardware_config']} has no {t['precision']} "
                                       "matmul peak (benchdb calibrate)")
     train = [r for r in rows if not (hw_key(r) == hw_key(t) and scenario_key(r) == scenario_key(t))]
-    value, sources = habitat(train, t)
+    hab_model = Habitat(train)
+    value, sources = hab_model.predict(t)
     if value is not None:
         names = sorted({s["hardware_config"] for s in sources})
         bound = "compute" if t["flops"] / t["peak_flops"] >= (t["bytes"] / t["peak_bandwidth"]
@@ -330,7 +389,8 @@ def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
         iv = _interval("habitat", train)
         return Answer("habitat", value, *(iv and (value * iv[0], value * iv[1]) or (None, None)),
                       detail=(f"habitat: the same scenario measured on {', '.join(names)} ({len(sources)} "
-                              f"result(s)), scaled by the ratio of roofline times ({bound}-bound here)"),
+                              f"result(s)), scaled by the ratio of roofline times ({bound}-bound here), "
+                              f"{hab_model.describe(t)}"),
                       data={"sources": [s["result_id"] for s in sources if s.get("result_id")]})
     learned = learned or Learned(train)
     if not learned.ok:
