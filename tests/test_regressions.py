@@ -66,12 +66,14 @@ def _pair(rng, n=200, shift=0.0, sigma=0.05):
     return list(base), list(cand)
 
 
-def _verdict(b, c, history=None, threshold=0.05, processes=3):
-    """The gate's verdict on two sides, each measured in ``processes`` processes."""
+def _verdict(b, c, history=None, threshold=0.05, processes=3, interleaved=True):
+    """The gate's verdict on two sides, each measured in ``processes`` processes (of one
+    interleaved A/B run unless ``interleaved=False``)."""
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
     samples = {"b": ("s", b), "c": ("s", c)}
     groups = (np.array_split(np.asarray(b), processes), np.array_split(np.asarray(c), processes))
-    return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, history, threshold, 0, groups)
+    return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, history, threshold, 0, groups,
+                       interleaved=interleaved)
 
 
 def test_a_a_comparisons_are_almost_never_flagged():
@@ -89,7 +91,7 @@ def test_real_regressions_are_found_and_direction_respected():
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
     v = gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
                     {"b": ("tokens/s", b), "c": ("tokens/s", c)}, None, 0.05, 0,
-                    (np.array_split(np.asarray(b), 3), np.array_split(np.asarray(c), 3)))
+                    (np.array_split(np.asarray(b), 3), np.array_split(np.asarray(c), 3)), interleaved=True)
     assert v.verdict == "regressed"
 
 
@@ -102,6 +104,22 @@ def test_one_process_per_side_without_history_is_inconclusive_and_names_the_reme
     assert v.reason.startswith("run-to-run noise unknown") and "--repeats" in v.reason
     # with the series' own history the noise is known, and the verdict is definite
     assert _verdict(b, c, history=[0.01] * 10, processes=1).verdict == "regressed"
+
+
+def test_separate_invocations_without_history_are_inconclusive_whatever_their_repeats():
+    """Three processes per side from two invocations minutes apart share two different moments of
+    the machine: their spread cannot see the shift between them (A/A +50 % on this VM)."""
+    rng = np.random.default_rng(5)
+    b, c = _pair(rng, shift=0.30)
+    v = _verdict(b, c, processes=3, interleaved=False)
+    assert v.verdict == "inconclusive" and v.processes == (3, 3)
+    assert v.reason.startswith("run-to-run noise unknown: the sides are separate invocations and the series "
+                               "has no history") and "--ab" in v.reason and "8 runs" in v.reason
+    assert v.change == pytest.approx(0.30, abs=0.03) and v.interval.startswith("hierarchical")
+    assert _verdict(b, c, processes=3, interleaved=True).verdict == "regressed"          # one A/B run
+    assert _verdict(b, c, history=[0.01] * 10, processes=3, interleaved=False).verdict == "regressed"
+    same = _verdict(*_pair(rng), processes=3, interleaved=False)
+    assert same.verdict == "inconclusive"                  # nor "unchanged": it cannot know that either
 
 
 def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
@@ -119,7 +137,7 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]     # processes disagree
     straddle = gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
                            {"b": ("s", b), "c": ("s", np.concatenate(spread))}, None, 0.05, 0,
-                           (np.array_split(np.asarray(b), 3), spread))
+                           (np.array_split(np.asarray(b), 3), spread), interleaved=True)
     assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
     assert straddle.verdict == "inconclusive" and "straddles" in straddle.reason
 
@@ -171,7 +189,8 @@ def _history(folder, n_runs, step_at=None, step=0.0, models=("m1",), extra_last=
 
 def test_check_gate_through_the_cli(tmp_path):
     res, db = tmp_path / "res", tmp_path / "w.duckdb"
-    runs = _history(res, 6, step_at=5, step=0.15, models=("m1", "m2"), extra_last="m3")
+    # 9 runs of history (gate.MIN_HISTORY = 8 before a candidate): separate invocations get verdicts
+    runs = _history(res, 10, step_at=9, step=0.15, models=("m1", "m2"), extra_last="m3")
     assert invoke("ingest", str(res), "--db", str(db)).exit_code == 0
     r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db))
     assert r.exit_code == 1, r.output
@@ -179,16 +198,23 @@ def test_check_gate_through_the_cli(tmp_path):
     assert "0 broken, **2 regressed**, 0 inconclusive, 0 still broken, 0 improved, 0 fixed, 0 unchanged." in r.stdout
     assert "Only in the candidate (1, not compared): m3 numpy/cpu bs=1 n=64 on Test CPU 9000" in r.stdout
     # no change between two earlier runs: exit 0
-    r = invoke("check", "--baseline", f"run:{runs[1]['run_id']}", "--candidate", "commit:03", "--db", str(db),
+    r = invoke("check", "--baseline", f"run:{runs[1]['run_id']}", "--candidate", "commit:08", "--db", str(db),
                "--format", "json")
     assert r.exit_code == 0, r.output
     body = json.loads(r.stdout)
     assert body["counts"] == {"broken": 0, "regressed": 0, "inconclusive": 0, "still_broken": 0, "improved": 0,
                               "fixed": 0, "unchanged": 2}
     assert (body["outcome"], body["exit_code"]) == ("pass", 0)
-    r = invoke("check", "--baseline", "tag:build-0", "--candidate", "time:2026-10-06..", "--db", str(db),
+    r = invoke("check", "--baseline", "tag:build-0", "--candidate", "time:2026-10-10..", "--db", str(db),
                "--format", "json")
     assert r.exit_code == 1 and json.loads(r.stdout)["counts"]["regressed"] == 2
+    # without history, the same separate invocations are inconclusive and say why
+    r = invoke("check", "--baseline", f"run:{runs[2]['run_id']}", "--candidate", "commit:03", "--db", str(db),
+               "--format", "json")
+    body = json.loads(r.stdout)
+    assert r.exit_code == 0 and body["counts"]["inconclusive"] == 2
+    assert all(c["reason"].startswith("run-to-run noise unknown: the sides are separate invocations")
+               for c in body["comparisons"])
 
 
 def test_check_selector_errors(tmp_path):
@@ -261,7 +287,7 @@ def test_history_counts_from_min_history_points_and_not_for_an_interleaved_ab_pa
     assert _verdict(b, c, history=[0.01] * gate.MIN_HISTORY, processes=1).verdict == "regressed"
 
     def side(role, ab="ab-1234abcd"):
-        return gate.Side("x", {"s": {"run_tags": ["ab-x", f"{ab}-{role}"] if ab else ["nightly"]}})
+        return [{"run_tags": ["ab-x", f"{ab}-{role}"] if ab else ["nightly"]}]
     assert gate._ab_pair(side("base"), side("cand"))
     assert not gate._ab_pair(side("base"), side("cand", ab="ab-99999999"))     # two different A/B runs
     assert not gate._ab_pair(side("cand"), side("base"))                        # sides swapped

@@ -33,11 +33,12 @@ def _lat(seed, median, n=60, spread=0.02):
 def wh(tmp_path_factory):
     """Two runs on one CPU. bs=1: onnxruntime eager and graph within 1 % (a tie), pytorch 2x slower.
     bs=2: onnxruntime graph clearly fastest. An invalid result with a 100x tail. The second run measures
-    bs=1 again, pytorch 30 % slower (a regression), in 3 processes per side."""
+    bs=1 again, pytorch 30 % slower (a regression), in 3 processes per side; the two runs are the
+    sides of one interleaved A/B run (their tags), so the gate knows their run-to-run noise."""
     tmp = tmp_path_factory.mktemp("pages")
     res, path = tmp / "res", tmp / "w.duckdb"
-    r1 = make_run(started_at="2026-11-01T10:00:00+00:00", git_commit="a" * 40)
-    r2 = make_run(started_at="2026-11-02T10:00:00+00:00", git_commit="b" * 40)
+    r1 = make_run(started_at="2026-11-01T10:00:00+00:00", git_commit="a" * 40, tags=["ab-0a1b2c3d", "ab-0a1b2c3d-base"])
+    r2 = make_run(started_at="2026-11-02T10:00:00+00:00", git_commit="b" * 40, tags=["ab-0a1b2c3d", "ab-0a1b2c3d-cand"])
     seq = {"model_id": MODEL, "input_shape": "seq_len=16"}
     write_file(res, make_meta(r1, backend="onnxruntime", mode="eager", **seq), _lat(1, 1.00e-3), name="a.parquet")
     write_file(res, make_meta(r1, backend="onnxruntime", mode="graph", **seq), _lat(2, 1.005e-3), name="b.parquet")

@@ -10,17 +10,24 @@ Verdicts, in the order a report lists them (the first two fail the gate):
 - ``unchanged``: the whole 90 % CI lies within +-threshold: an equivalence test, the two one-sided
   tests (TOST, Schuirmann 1987) at 5 % each ("change within noise"). Regressed/improved need the
   whole 95 % CI beyond the threshold, so each claim is a test at 5 % or less;
-- ``inconclusive``: a CI that straddles the threshold, run-to-run noise that is unknown (one process
-  per side and no history: the reason names the remedy, ``--repeats``), a side with too few
-  samples, an invalid or skipped result, or a metric not measured;
+- ``inconclusive``: a CI that straddles the threshold, run-to-run noise that is unknown (no history
+  of the series and the sides are not one interleaved ``--ab`` run: the reason names the remedy),
+  a side with too few samples, an invalid or skipped result, or a metric not measured;
 - ``still_broken``: broken on both sides (reported, not a new failure);
 - ``fixed``: broken in the baseline, ok in the candidate.
 
 The interval: with 2+ processes on each side (``--repeats K``, or several runs of the series in a
 side's selection, all pooled), a hierarchical bootstrap over processes, then iterations
 (:mod:`benchdb.analysis.hierarchy`), so process-to-process variance is in it. With one process per
-side, a bootstrap over one process's iterations, which cannot see run-to-run shifts: then only a
-series with history (its noise raises the threshold) gets a regressed/improved/unchanged verdict.
+side, a bootstrap over one process's iterations, which cannot see run-to-run shifts.
+
+When run-to-run noise is known. Two ways: the sides are the two halves of one interleaved A/B run
+(``benchdb run --ab``: their processes alternate, so each side's spread includes the machine's
+drifts), or the series has MIN_HISTORY earlier runs (its noise raises the threshold). Otherwise --
+separate invocations without history, whatever their --repeats -- the verdict is inconclusive:
+processes of one invocation share one moment of the machine, and A/A pairs of 3-process
+invocations minutes apart on a shared VM differed by up to +50 % with a hierarchical CI of
+[+36 %, +70 %] (benchmarks/gate_real.py: 10 % false alarms before this rule).
 
 Exit codes: 0 pass, 1 something regressed or broke, 2 nothing to compare (no series on both sides,
 a selector that matches nothing, an unknown metric) or another usage error.
@@ -280,7 +287,7 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
-    interleaved = _ab_pair(bside, cside)
+    interleaved = _ab_pair([base[k] for k in shared], [cand[k] for k in shared])
     for k in shared:
         b, c = base[k], cand[k]
         scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": c["hardware_name"],
@@ -291,7 +298,8 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
         # history (which holds earlier A/B candidates, other code by design) must not widen the gate
         out.comparisons.append(_judge(scenario, b, c, samples, None if interleaved else history.get(k),
                                       threshold, seed,
-                                      (processes["base"].get(k, []), processes["cand"].get(k, []))))
+                                      (processes["base"].get(k, []), processes["cand"].get(k, [])),
+                                      interleaved=interleaved))
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
 
@@ -299,12 +307,13 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")
 
 
-def _ab_pair(base: Side, cand: Side) -> bool:
-    """True when every baseline result comes from the base side and every candidate result from
-    the candidate side of the same interleaved A/B run (`benchdb run --ab`: tags ab-<id>-base/-cand)."""
-    def ids(side: Side, role: str) -> set:
+def _ab_pair(base: list[dict], cand: list[dict]) -> bool:
+    """True when every compared baseline result comes from the base side and every compared
+    candidate result from the candidate side of the same interleaved A/B run (`benchdb run --ab`:
+    tags ab-<id>-base/-cand)."""
+    def ids(results: list[dict], role: str) -> set:
         found = set()
-        for r in side.results.values():
+        for r in results:
             tags = [m.group(1) for t in (r.get("run_tags") or []) if (m := _AB_TAG.match(t)) and m.group(2) == role]
             found.add(tags[0] if tags else None)
         return found
@@ -318,9 +327,14 @@ def _status(r: dict) -> str:
     return f"{r['status']}{detail}"
 
 
-def _judge(scenario, b, c, samples, history, threshold, seed, groups=None) -> Comparison:
+def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, interleaved=False) -> Comparison:
     """One series' verdict. ``groups``: (baseline, candidate) lists of per-process sample arrays
-    (pooled over the side's results); by default each side is the one process of its result."""
+    (pooled over the side's results); by default each side is the one process of its result.
+    ``interleaved``: the two sides are one interleaved A/B run, whose alternating processes see
+    the same drifts of the machine, so their spread is the run-to-run noise. Sides from separate
+    invocations see different moments of the machine: without the series' history their
+    difference cannot be told from noise (A/A pairs minutes apart on a shared VM: +50 % with a
+    3-process CI of [+36 %, +70 %]), and the verdict is inconclusive, naming the remedy."""
     ub, vb = samples.get(b["result_id"], (None, []))
     uc, vc = samples.get(c["result_id"], (None, []))
     if groups is not None:         # every valid process of the series on each side, pooled
@@ -376,8 +390,14 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None) -> Co
     if cmp.noise is None and (len(gb) < 2 or len(gc) < 2):
         cmp.verdict, cmp.reason = "inconclusive", (
             f"run-to-run noise unknown: {min(len(gb), len(gc))} process on a side and no history of this series "
-            f"(a within-process interval cannot see shifts between runs); measure with --repeats 3 or more, "
-            f"or gate once the series has {MIN_HISTORY} runs")
+            f"(a within-process interval cannot see shifts between runs); compare an interleaved "
+            f"`benchdb run --ab` run (--repeats 3 or more), or gate once the series has {MIN_HISTORY} runs")
+    elif cmp.noise is None and not interleaved:
+        cmp.verdict, cmp.reason = "inconclusive", (
+            f"run-to-run noise unknown: the sides are separate invocations and the series has no history "
+            f"(processes of one invocation share its moment of the machine, so their spread cannot see "
+            f"shifts between invocations); compare an interleaved `benchdb run --ab` run, or gate once "
+            f"the series has {MIN_HISTORY} runs")
     elif w_lo > t:
         cmp.verdict, cmp.reason = "regressed", f"whole 95% CI beyond +{t:.1%}"
     elif w_hi < -t:
