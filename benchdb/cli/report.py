@@ -119,12 +119,14 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, db):
     \b
     Verdicts (failing first):
       broken        fails: candidate failed/oom/timeout/mismatch/unsupported, baseline ok
-      regressed     fails: the whole CI of the median's change is beyond the threshold
-      inconclusive  significant but not beyond it; too few samples; invalid or skipped
+      regressed     fails: the whole 95% CI of the median's change is beyond the threshold
+      inconclusive  the CI straddles the threshold; run-to-run noise unknown (separate
+                    runs and fewer than 8 runs of history: compare an --ab run); too few
+                    samples; invalid or skipped
       still_broken  broken on both sides (reported, not a new failure)
-      improved      the whole CI is beyond the threshold, the good way
+      improved      the whole 95% CI is beyond the threshold, the good way
       fixed         broken in the baseline, ok in the candidate
-      unchanged     the CI includes no change
+      unchanged     the whole 90% CI is within +-threshold (an equivalence test)
 
     \b
     Exit codes:
