@@ -97,3 +97,38 @@ def test_contract_v1_files_without_a_repeat_column_still_ingest(tmp_path):
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     assert con.execute("SELECT DISTINCT repeat FROM samples").fetchall() == [(0,)]
     assert con.execute("SELECT DISTINCT repeats, ci_method FROM results").fetchall() == [(1, "order_statistics")]
+
+
+def _procs(shifts, n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.lognormal(np.log(0.01 * (1 + s)), 0.01, n) for s in shifts]
+
+
+def test_outlier_processes_known_answers():
+    """One process of five sat on a bad moment of the host (+50 %): it is set aside. A faster one
+    is not (a shared machine only slows), nor any when every process moved (a real change),
+    nor with three processes; two slow ones in five: only the slowest (one per 4 processes)."""
+    assert hierarchy.outlier_processes(_procs([0, 0.01, 0.5, -0.01, 0])) == [2]
+    assert hierarchy.outlier_processes(_procs([0, 0.01, -0.4, -0.01, 0])) == []
+    assert hierarchy.outlier_processes(_procs([0, 0.01, -0.4, -0.01, 0]), slow_is_higher=False) == [2]
+    assert hierarchy.outlier_processes(_procs([0.3, 0.31, 0.29, 0.3, 0.3])) == []
+    assert hierarchy.outlier_processes(_procs([0, 0.9, 0])) == []
+    assert hierarchy.outlier_processes(_procs([0.2, 0, 0.6, 0.01, 0])) == [2]
+    assert hierarchy.outlier_processes(_procs([0, 0.03, 0, 0.01, 0])) == []          # within the 5 % floor
+    assert hierarchy.outlier_processes(_procs([0] * 8 + [0.4, 0.5])) == [8, 9]          # 10 processes: 2
+
+
+def test_the_gate_sets_an_outlier_process_aside_and_says_so():
+    from benchdb.analysis import gate
+
+    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
+
+    def verdict(base, cand):
+        samples = {"b": ("s", np.concatenate(base)), "c": ("s", np.concatenate(cand))}
+        return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
+                           (base, cand), interleaved=True)
+    aa = verdict(_procs([0, 0.01, 0.7, -0.01, 0], seed=1), _procs([0, 0, 0.01, -0.01, 0], seed=2))
+    assert aa.verdict == "unchanged" and aa.reason.endswith("; set aside as outlier processes: baseline +70%")
+    assert aa.n_base == 1600 and "(1 + 0 outlier process(es) set aside)" in aa.interval
+    slower = verdict(_procs([0, 0.01, 0, -0.01, 0.6], seed=3), _procs([0.1, 0.11, 0.1, 0.09, 0.8], seed=4))
+    assert slower.verdict == "regressed" and slower.change == pytest.approx(0.10, abs=0.01)

@@ -371,9 +371,24 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
         return cmp
     gb, gc = groups if groups is not None else ([np.asarray(vb)], [np.asarray(vc)])
     cmp.processes = (len(gb), len(gc))
+    aside = ""
     if len(gb) >= 2 and len(gc) >= 2:
+        slow_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS
+        out_b, out_c = hierarchy.outlier_processes(gb, slow_up), hierarchy.outlier_processes(gc, slow_up)
+        if out_b or out_c:
+            def shift(g, out, i):        # the outlier's median against the pooled median of the others
+                return np.median(g[i]) / np.median(np.concatenate([x for j, x in enumerate(g) if j not in out])) - 1
+            aside = "; set aside as outlier processes: " + ", ".join(
+                [f"baseline {shift(gb, out_b, i):+.0%}" for i in out_b]
+                + [f"candidate {shift(gc, out_c, i):+.0%}" for i in out_c])
+            gb = [g for i, g in enumerate(gb) if i not in out_b]
+            gc = [g for i, g in enumerate(gc) if i not in out_c]
+            cmp.base_median, cmp.cand_median = float(np.median(np.concatenate(gb))), float(np.median(np.concatenate(gc)))
+            cmp.n_base, cmp.n_cand = sum(map(len, gb)), sum(map(len, gc))
         interval = lambda level: hierarchy.ratio_ci(gb, gc, level=level, seed=seed)   # noqa: E731
         cmp.interval = "hierarchical bootstrap over processes and iterations"
+        if aside:
+            cmp.interval += f" ({len(out_b)} + {len(out_c)} outlier process(es) set aside)"
     else:
         interval = lambda level: bootstrap_median_ratio(vb, vc, level=level, seed=seed)   # noqa: E731
         cmp.interval = "bootstrap over one process's iterations"
@@ -407,4 +422,5 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
                                                 "(equivalence: two one-sided tests at 5%)")
     else:
         cmp.verdict, cmp.reason = "inconclusive", f"the 90% CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; measure longer or with more --repeats"
+    cmp.reason += aside
     return cmp

@@ -66,6 +66,37 @@ def ratio_ci(base: list[np.ndarray], cand: list[np.ndarray], *, level: float = 0
     return point, float(np.quantile(ratios, alpha)), float(np.quantile(ratios, 1 - alpha))
 
 
+#: A process is set aside as an outlier when its median lies further than this many robust standard
+#: deviations (1.4826 x MAD) of its side's process medians from their median, and further than
+#: OUTLIER_FLOOR (relative). Only with OUTLIER_MIN_PROCESSES or more, and a majority always stays.
+OUTLIER_MADS, OUTLIER_FLOOR, OUTLIER_MIN_PROCESSES = 4.0, 0.05, 4
+
+
+def outlier_processes(groups: list[np.ndarray], slow_is_higher: bool = True) -> list[int]:
+    """Indices of the processes whose whole run sat apart from the others'.
+
+    On a shared VM a process now and then runs 10-90 % slower throughout (it landed on a bad
+    moment of the host: CPU steal, a neighbour), while the others agree within 1-2 %. Measured in
+    interleaved A/A runs here (5 processes a side): such a process, resampled two or three times
+    out of five, stretched the bootstrap interval to +-40 %, and 45 % of A/A comparisons were
+    inconclusive. A real change moves every process of a side, so it never looks like this.
+    Only the slow direction (``slow_is_higher``: latency; else throughput): a shared machine
+    makes a process slower, never faster, and two modes of a bimodal benchmark are both real.
+    Each index is at least OUTLIER_FLOOR and OUTLIER_MADS robust deviations slower than the median
+    of the process medians (log scale); at most one per 4 processes is set aside, the slowest."""
+    meds = [float(np.median(g)) for g in groups]
+    k = len(meds)
+    if k < OUTLIER_MIN_PROCESSES or min(meds) <= 0:
+        return []
+    logs = np.log(meds)
+    center = float(np.median(logs))
+    spread = 1.4826 * float(np.median(np.abs(logs - center)))
+    limit = max(OUTLIER_MADS * spread, float(np.log1p(OUTLIER_FLOOR)))
+    slow = (logs - center) if slow_is_higher else (center - logs)
+    far = sorted((i for i in range(k) if slow[i] > limit), key=lambda i: -slow[i])
+    return sorted(far[:k // 4])
+
+
 def update(con, runs: list[str]) -> int:
     """Give every result of ``runs`` measured in 2+ processes the hierarchical bootstrap CI of its
     primary metric's median (results.ci_method = 'hierarchical_bootstrap'). Returns how many."""
