@@ -107,6 +107,11 @@ def summarise(rows: list, mode: str, label: str | None, *, expect: str) -> None:
         if changes:
             print(f"  {'':<24} median measured change {changes[len(changes) // 2]:+.1%} "
                   f"(range {changes[0]:+.1%} .. {changes[-1]:+.1%})")
+    benches = sorted({r["model"] for r in sel})
+    if len(benches) > 1:              # per bench: a tiny PyTorch model is noisier than numpy here
+        print(f"  {'':<24} " + "; ".join(
+            f"{b.split('::')[-1]} {sum(r['verdict'] == expect for r in sel if r['model'] == b)}"
+            f"/{sum(r['model'] == b for r in sel)} {expect}" for b in benches))
     if expect == "unchanged":       # the threshold this machine supports: 90 % of A/A pairs unchanged
         widths = sorted(max(abs(r["eq_lo"]), abs(r["eq_hi"])) for r in sel if r["eq_lo"] is not None)
         if widths:
