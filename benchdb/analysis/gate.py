@@ -371,10 +371,10 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
         return cmp
     gb, gc = groups if groups is not None else ([np.asarray(vb)], [np.asarray(vc)])
     cmp.processes = (len(gb), len(gc))
+    worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS        # latency-like: a larger value is slower
     aside = ""
     if len(gb) >= 2 and len(gc) >= 2:
-        slow_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS
-        out_b, out_c = hierarchy.outlier_processes(gb, slow_up), hierarchy.outlier_processes(gc, slow_up)
+        out_b, out_c = hierarchy.outlier_processes(gb, worse_up), hierarchy.outlier_processes(gc, worse_up)
         if out_b or out_c:
             def shift(g, out, i):        # the outlier's median against the pooled median of the others
                 return np.median(g[i]) / np.median(np.concatenate([x for j, x in enumerate(g) if j not in out])) - 1
@@ -397,7 +397,6 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
     cmp.change, cmp.ci_low, cmp.ci_high, cmp.eq_low, cmp.eq_high = point, lo, hi, eq_lo, eq_hi
     cmp.noise = robust_noise(history) if history and len(history) >= MIN_HISTORY else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
-    worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS
     # express the interval as "how much worse": positive = regression, whatever the direction
     w_lo, w_hi = (lo, hi) if worse_up else (-hi, -lo)
     e_lo, e_hi = (eq_lo, eq_hi) if worse_up else (-eq_hi, -eq_lo)

@@ -67,8 +67,8 @@ def ratio_ci(base: list[np.ndarray], cand: list[np.ndarray], *, level: float = 0
 
 
 #: A process is set aside as an outlier when its median lies further than this many robust standard
-#: deviations (1.4826 x MAD) of its side's process medians from their median, and further than
-#: OUTLIER_FLOOR (relative). Only with OUTLIER_MIN_PROCESSES or more, and a majority always stays.
+#: deviations (1.4826 x MAD) of its side's process medians on the slow side of their median, and
+#: further than OUTLIER_FLOOR (relative). Only with OUTLIER_MIN_PROCESSES or more; at most one per 4.
 OUTLIER_MADS, OUTLIER_FLOOR, OUTLIER_MIN_PROCESSES = 4.0, 0.05, 4
 
 

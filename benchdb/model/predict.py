@@ -158,13 +158,14 @@ class Habitat:
         self.alpha = min(max(sxy / sxx, 0.0), 2.0) if self.pairs >= MIN_PAIRS else 1.0
         self.own = {k: min(max(xy / xx, 0.0), 2.0) for k, (xy, xx, n) in own.items() if n >= 2}
 
-    def describe(self, t: dict) -> str:
-        if (t["model_id"], t["backend"]) in self.own:
-            return (f"raised to {self.own[(t['model_id'], t['backend'])]:.2f}, fitted on this model's own "
-                    "cross-hardware pairs")
+    def exponent(self, t: dict) -> tuple[float, str]:
+        """The alpha that scales towards ``t``, and where it came from."""
+        own = self.own.get((t["model_id"], t["backend"]))
+        if own is not None:
+            return own, f"raised to {own:.2f}, fitted on this model's own cross-hardware pairs"
         if self.pairs >= MIN_PAIRS:
-            return f"raised to {self.alpha:.2f}, fitted on {self.pairs} cross-hardware pairs"
-        return f"unscaled exponent 1 (only {self.pairs} cross-hardware pair(s) to fit one)"
+            return self.alpha, f"raised to {self.alpha:.2f}, fitted on {self.pairs} cross-hardware pairs"
+        return self.alpha, f"unscaled exponent 1 (only {self.pairs} cross-hardware pair(s) to fit one)"
 
     def predict(self, t: dict) -> tuple[float | None, list[dict]]:
         if not _usable(t):
@@ -173,7 +174,7 @@ class Habitat:
         sources = [s for s in self.by_scenario.get(scenario_key(t), ()) if hw_key(s) != hw]
         if not sources:
             return None, []
-        alpha = self.own.get((t["model_id"], t["backend"]), self.alpha)
+        alpha, _ = self.exponent(t)
         logs = [math.log(s["latency_s"]) + alpha * math.log(t["roofline_s"] / s["roofline_s"]) for s in sources]
         return float(math.exp(sum(logs) / len(logs))), sources
 
@@ -390,7 +391,7 @@ def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
         return Answer("habitat", value, *(iv and (value * iv[0], value * iv[1]) or (None, None)),
                       detail=(f"habitat: the same scenario measured on {', '.join(names)} ({len(sources)} "
                               f"result(s)), scaled by the ratio of roofline times ({bound}-bound here), "
-                              f"{hab_model.describe(t)}"),
+                              f"{hab_model.exponent(t)[1]}"),
                       data={"sources": [s["result_id"] for s in sources if s.get("result_id")]})
     learned = learned or Learned(train)
     if not learned.ok:
