@@ -104,13 +104,13 @@ class Warehouse:
         """Run an analyst's SQL with a connection that can neither write the warehouse nor touch
         any other file (DuckDB's ``enable_external_access = false``). Returns (columns, rows);
         a statement that returns nothing gives ([], [])."""
-        import duckdb
+        from benchdb.engine import duckdb
 
         from benchdb.sql.readonly import check_read_only
 
-        check_read_only(text)
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s, sandboxed=True)
         try:
+            check_read_only(con, text)
             try:
                 cur = con.execute(text)
             except duckdb.Error as exc:

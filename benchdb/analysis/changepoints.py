@@ -31,9 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import groupby
 
-import duckdb
-
 from benchdb import sql
+from benchdb.engine import duckdb
 from benchdb.analysis.stats import ChangePoint, e_divisive
 from benchdb.errors import BenchdbError
 from benchdb.schema.identity import change_id

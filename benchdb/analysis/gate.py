@@ -48,12 +48,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-import duckdb
-import numpy as np
-
 from benchdb import sql
-from benchdb.analysis import hierarchy
-from benchdb.analysis.stats import bootstrap_median_ratio, robust_noise
+from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
 
 NOISE_MULTIPLE = 3.0
@@ -276,6 +272,8 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     out = GateResult(baseline, candidate, metric, threshold, base_side=bside, cand_side=cside)
     out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=_shown_order(base))]
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=_shown_order(cand))]
+    import numpy as np       # only once there is something to compare: the rest of a check stays light
+
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     samples = {rid: (unit, vals) for rid, unit, vals in
                con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchall()}
@@ -335,6 +333,11 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
     invocations see different moments of the machine: without the series' history their
     difference cannot be told from noise (A/A pairs minutes apart on a shared VM: +50 % with a
     3-process CI of [+36 %, +70 %]), and the verdict is inconclusive, naming the remedy."""
+    import numpy as np
+
+    from benchdb.analysis import hierarchy
+    from benchdb.analysis.stats import bootstrap_median_ratio, robust_noise
+
     ub, vb = samples.get(b["result_id"], (None, []))
     uc, vc = samples.get(c["result_id"], (None, []))
     if groups is not None:         # every valid process of the series on each side, pooled

@@ -7,9 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-
 from benchdb import sql
+from benchdb.engine import duckdb
 from benchdb.reports.build import Column, Filters, _plural
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import math
 from datetime import date, datetime
-from typing import Any
-
-import jinja2
-from markupsafe import Markup
+from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import BenchdbError
 from benchdb.reports.build import Report, Section
 from benchdb.reports.tabular import render as render_rows
+
+if TYPE_CHECKING:   # Jinja is imported when a template renders: JSON, CSV and errors never load it
+    import jinja2
 
 FORMATS = ("md", "html", "json", "csv")
 
@@ -62,6 +62,8 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept between commands (the per-user temp folder Jinja checks is safe;
     keyed by template source and Python version): compiling a template took a third of a
     command's run time (issue 19)."""
+    import jinja2
+
     try:
         return jinja2.FileSystemBytecodeCache()
     except (OSError, RuntimeError):
@@ -69,6 +71,8 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 
 
 def _env(autoescape: bool) -> jinja2.Environment:
+    import jinja2
+
     env = jinja2.Environment(loader=jinja2.PackageLoader("benchdb.reports", "templates"),
                              autoescape=autoescape, trim_blocks=True, lstrip_blocks=True,
                              undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache())
@@ -84,6 +88,8 @@ def markdown(report: Report) -> str:
 
 
 def html(report: Report, plots: bool = True) -> str:
+    from markupsafe import Markup
+
     if plots:
         from benchdb.reports import plots as plotting
 

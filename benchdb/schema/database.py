@@ -13,9 +13,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
-from benchdb import __version__, sql
+from benchdb import __version__, engine, sql
+from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
 
 DEFAULT_DB = "benchdb.duckdb"
@@ -73,6 +72,8 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
     """Open the DuckDB file, waiting up to ``wait_s`` for another process's lock. ``sandboxed``:
     no file but this database can be read or written (DuckDB's ``enable_external_access``)."""
     config = {"enable_external_access": False} if sandboxed else {}
+    if not read_only:   # writers register Arrow tables (ingest, migrations): the whole package
+        engine.full()
     deadline = time.monotonic() + wait_s
     delay = 0.05
     while True:
@@ -99,8 +100,8 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     """The schema version of an open database (0 for an empty one)."""
-    exists = con.execute(
-        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_version'"
+    exists = con.execute(     # duckdb_tables(), not information_schema: 1 ms against 16 ms
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'schema_version'"
     ).fetchall()[0][0]
     if not exists:
         return 0

@@ -22,12 +22,13 @@ import shutil
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
-
-import duckdb
+from typing import TYPE_CHECKING, Iterator
 
 from benchdb.errors import BenchdbError
 from benchdb.schema import database
+
+if TYPE_CHECKING:
+    import duckdb
 
 
 def _lock_path(path: Path) -> Path:

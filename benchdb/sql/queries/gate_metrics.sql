@@ -1,5 +1,6 @@
--- The metrics measured for the given results (from their per-metric statistics and raw samples).
-SELECT metric FROM result_metrics WHERE list_contains($ids, result_id)
+-- The metrics measured for the given results: those with per-metric statistics, plus $metric when
+-- raw samples of it exist (EXISTS stops at the first sample instead of scanning them all).
+SELECT metric FROM result_metrics WHERE result_id IN (SELECT unnest($ids))
 UNION
-SELECT metric FROM samples WHERE list_contains($ids, result_id) AND metric = $metric
+SELECT $metric WHERE EXISTS (SELECT 1 FROM samples WHERE metric = $metric AND result_id IN (SELECT unnest($ids)))
 ORDER BY metric

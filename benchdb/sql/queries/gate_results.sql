@@ -6,7 +6,7 @@ SELECT r.result_id, r.run_id, r.model_id, r.backend, r.device, r.mode, r.precisi
 FROM results r
 JOIN runs ru USING (run_id)
 JOIN hardware h USING (hardware_id)
-WHERE list_contains($results, r.result_id)
+WHERE r.result_id IN (SELECT unnest($results))
 QUALIFY row_number() OVER (
     PARTITION BY r.series_id
     ORDER BY ru.started_at DESC, r.result_id DESC) = 1
