@@ -1,3 +1,3 @@
-from benchdb.cli import main
+from benchdb.cli import entry
 
-main(prog_name="benchdb")
+entry()

@@ -255,6 +255,14 @@ def _looks_like_hub_id(spec: str) -> bool:
     return len(parts) == 2 and all(parts)
 
 
+def prewarm() -> None:
+    """Import what loading any model needs: torch and transformers' model code
+    (``transformers.modeling_utils`` alone takes ~1.7 s on a small machine; the model itself then
+    loads in ~0.1 s). For a child process started ahead of its work (isolation.prestart)."""
+    import torch  # noqa: F401
+    import transformers.modeling_utils  # noqa: F401
+
+
 def load_for_run(spec: str, task: str | None, threads: int):
     """(resolved model, torch module or None, load seconds, load exception or None) for a runner:
     quiet transformers, fixed torch threads, the load timed on its own."""

@@ -44,6 +44,13 @@ def software() -> dict:
             "onnx": hardware.package_version("onnx"), "devices": _core().available_devices}
 
 
+def prewarm(opts: RunOptions) -> None:
+    """Imports of run_model (the runtime, and the model code the export needs), done by a child
+    started ahead of its work (isolation.prestart)."""
+    software()
+    models.prewarm()
+
+
 def ov_device(device: str) -> str:
     """OpenVINO's spelling of a device: cpu -> CPU, gpu:1 (benchdb's canonical form) -> GPU.1."""
     return device.upper().replace(":", ".")

@@ -52,6 +52,12 @@ def software() -> dict:
     return out
 
 
+def prewarm(opts: RunOptions) -> None:
+    """Imports of run_model, done by a child started ahead of its work (isolation.prestart)."""
+    software()
+    models.prewarm()
+
+
 def device_kind(device: str) -> str:
     """cpu / cuda / rocm / mps / xpu: ROCm builds use torch's cuda device but are recorded as rocm."""
     base = device.split(":")[0]

@@ -85,9 +85,7 @@ def run(**params):
     for partial failures); 3 when none did (every file records why); 130 on Ctrl-C (the finished
     scenarios' files are kept, and the line printed says how to resume); 2 for bad options.
     """
-    from benchdb.reports.tabular import render
     from benchdb.plan import config as cfgmod
-    from benchdb.plan.driver import build_plan, run_plan, summary_rows
 
     ctx = click.get_current_context()
     runs, exclude, source = _run_options(ctx, params)
@@ -98,6 +96,36 @@ def run(**params):
     if params["ab_env"]:
         raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
+    if not params["dry_run"]:
+        _prestart(runs[0])
+    try:
+        return _plan_and_run(params, runs, exclude, source, shard)
+    finally:
+        from benchdb.harness import isolation
+
+        isolation.discard()
+
+
+def _prestart(opts) -> None:
+    """Start the child that will measure the first model now, so that its imports (torch and
+    transformers' model code: ~4 s here) overlap the planning, which imports much of the same."""
+    from benchdb.backends import registry
+    from benchdb.harness import isolation
+
+    if not opts.isolate or opts.repeats < 1:
+        return
+    try:
+        module = registry.info(opts.backend).implementation
+    except BenchdbError:
+        return                       # an unknown backend: planning says so
+    if module:
+        isolation.prestart(module, opts)
+
+
+def _plan_and_run(params, runs, exclude, source, shard):
+    from benchdb.reports.tabular import render
+    from benchdb.plan.driver import build_plan, run_plan, summary_rows
+
     items = build_plan(runs, exclude=exclude, shard=shard,
                        unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
                                                          "of the plan; check its keys and values", err=True))

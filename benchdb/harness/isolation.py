@@ -4,6 +4,11 @@ The child loads the model once and measures its scenarios in order, sending each
 through a pipe as soon as it is done. The parent blocks on that pipe (``poll`` with a timeout:
 a select, never a busy loop), so it takes no CPU while the child measures. A crash, OOM kill or
 hang becomes the status of the scenario in flight; a fresh child then takes the rest.
+
+The first child can start before it has work (:func:`prestart`): ``benchdb run`` starts it as soon
+as the backend is known, and it imports the backend's libraries (torch and transformers' model
+code: ~4 s on a small machine) while the parent plans, which imports much of the same. Nothing is
+being measured then; the child measures only once the parent has sent its scenarios and waits.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from typing import Iterator
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 
 _START, _DONE, _CRASH = "start", "done", "crash"
+#: Children started ahead of their work, by backend module: (process, work pipe, result pipe).
+_WARM: dict[str, tuple] = {}
 
 
 def _die_with_parent() -> None:
@@ -46,6 +53,76 @@ def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
         conn.close()
 
 
+def _warm_child(module: str, opts: RunOptions, work, conn) -> None:
+    """A child started before its work: import what the backend needs (its ``prewarm(opts)``),
+    then wait for (model, scenarios, opts) and run them as :func:`_child` does."""
+    _die_with_parent()
+    try:
+        backend = importlib.import_module(module)
+        prewarm = getattr(backend, "prewarm", None)
+        if prewarm is not None:
+            prewarm(opts)
+    except BaseException:   # noqa: BLE001  run_model meets the same failure and reports it
+        pass
+    try:
+        job = work.recv()
+    except (EOFError, OSError):
+        return
+    if job is None:
+        return
+    _child(module, *job, conn)
+
+
+def prestart(module: str, opts: RunOptions) -> None:
+    """Start the child for ``module``'s first model now (see the module's docstring). The first
+    :func:`run_isolated` of ``module`` takes it; :func:`discard` ends one that is left unused."""
+    if module in _WARM:
+        return
+    ctx = mp.get_context("spawn")
+    recv, send = ctx.Pipe(duplex=False)
+    work_recv, work_send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_warm_child, args=(module, opts, work_recv, send), daemon=True)
+    proc.start()
+    send.close()
+    work_recv.close()
+    _WARM[module] = (proc, work_send, recv)
+
+
+def discard() -> None:
+    """End every child started ahead that no run took (a dry run, a plan that failed)."""
+    while _WARM:
+        _, (proc, work_send, recv) = _WARM.popitem()
+        if proc.is_alive():
+            proc.kill()
+        proc.join()
+        work_send.close()
+        recv.close()
+
+
+def _start(ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions):
+    """(process, result pipe) measuring ``scenarios``: the child started ahead for ``module`` if
+    there is one still alive, else a new one."""
+    warm = _WARM.pop(module, None)
+    if warm is not None:
+        proc, work_send, recv = warm
+        try:
+            if not proc.is_alive():
+                raise BrokenPipeError
+            work_send.send((model, scenarios, opts))
+            return proc, recv
+        except (BrokenPipeError, OSError):
+            proc.kill()
+            proc.join()
+            recv.close()
+        finally:
+            work_send.close()
+    recv, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(module, model, scenarios, opts, send), daemon=True)
+    proc.start()
+    send.close()
+    return proc, recv
+
+
 def _exit_text(code: int | None) -> str:
     if code is not None and code < 0:
         name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
@@ -63,10 +140,8 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
     ctx = mp.get_context("spawn")
     remaining = list(scenarios)
     while remaining:
-        recv, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_child, args=(module, model, remaining, opts, send), daemon=True)
-        proc.start()
-        send.close()
+        warm = module in _WARM
+        proc, recv = _start(ctx, module, model, remaining, opts)
         done = 0
         in_flight: int | None = None
         started = datetime.now(timezone.utc).isoformat()
@@ -106,6 +181,8 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
             recv.close()
         if failure is None:
             return
+        if warm and in_flight is None and done == 0 and failure[0] == "failed":
+            continue            # the child started ahead died before it began: a fresh one starts
         status, text = failure
         if in_flight is None:
             # nothing was measuring: the model never loaded (or the child could not start), and
