@@ -177,10 +177,11 @@ class Loader:
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
             files = [str(c.path) for c in batch]
+            con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
             bad = dict(con.execute(sql.load("queries/check_samples.sql"),
                                    {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)}).fetchall())
-            no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql"),
-                                                  {"files": files}).fetchall() if f not in bad]
+            no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall()
+                        if f not in bad]
             if no_stats:
                 bad.update(con.execute(sql.load("queries/check_keys_rows.sql"), {"files": no_stats}).fetchall())
             if bad:
@@ -210,6 +211,7 @@ class Loader:
                 con.execute(sql.load("queries/insert_ingested_files.sql"))
             con.execute("DROP TABLE IF EXISTS stage_stats")
             con.execute("DROP TABLE IF EXISTS batch_files")
+            con.execute("DROP TABLE IF EXISTS batch_key_stats")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -2,7 +2,7 @@
 -- $files: the batch's paths; $units: units whose values can never be negative.
 -- Returns one row per file that breaks a rule: (filename, reason naming the field).
 -- Scenario key columns are checked from the Parquet column statistics (min = max = the
--- metadata's value in every row group); files whose writer left no statistics are listed
+-- metadata's value in every row group; table batch_key_stats, batch_key_stats.sql); files whose writer left no statistics are listed
 -- by check_keys_rows.sql instead.
 WITH per_metric AS (
     SELECT filename,
@@ -48,7 +48,7 @@ keys AS (
                          AND (m.stats_min_value IS DISTINCT FROM e.want
                               OR m.stats_max_value IS DISTINCT FROM e.want
                               OR m.stats_null_count > 0))        AS columns
-    FROM parquet_metadata($files) m
+    FROM batch_key_stats m
     JOIN expected e ON e.filename = m.file_name AND e.col = m.path_in_schema
     GROUP BY m.file_name
 ),
