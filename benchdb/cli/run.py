@@ -112,7 +112,7 @@ def _prestart(opts) -> None:
     from benchdb.backends import registry
     from benchdb.harness import isolation
 
-    if not opts.isolate or opts.repeats < 1:
+    if not opts.isolate:
         return
     try:
         module = registry.info(opts.backend).implementation
