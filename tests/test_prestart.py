@@ -15,8 +15,6 @@ from benchdb.harness.timing import StopRule
 
 from conftest import benchdb_cmd
 
-pytestmark = pytest.mark.core
-
 MODULE = "benchdb.backends.numpy"
 RULE = StopRule(warmup_iters=1, warmup_s=0.0, min_iters=5, min_time_s=0.02, max_time_s=0.2)
 
@@ -30,6 +28,7 @@ def _outcomes(opts):
     return list(isolation.run_isolated(MODULE, model, scenarios, opts, numpy_backend.model_info(model)))
 
 
+@pytest.mark.core
 def test_the_first_run_takes_the_child_started_ahead(tmp_path):
     opts = _opts(tmp_path)
     isolation.prestart(MODULE, opts)
@@ -44,6 +43,7 @@ def test_the_first_run_takes_the_child_started_ahead(tmp_path):
     assert [o.status for o in again] == ["ok"]
 
 
+@pytest.mark.core
 def test_a_dead_or_unused_child_started_ahead_is_replaced_or_ended(tmp_path):
     opts = _opts(tmp_path)
     isolation.prestart(MODULE, opts)
@@ -55,7 +55,7 @@ def test_a_dead_or_unused_child_started_ahead_is_replaced_or_ended(tmp_path):
     assert not isolation._WARM and not proc.is_alive()
 
 
-@pytest.mark.slow
+@pytest.mark.slow          # needs torch: not a core test (the floors have no torch)
 def test_run_with_torch_exits_fast_with_its_file_and_exit_code(tmp_path):
     out = tmp_path / "out"
     proc = benchdb_cmd("run", "--backend", "pytorch", "--model", "tiny:bert", "--seq-lens", "8",
