@@ -31,7 +31,7 @@ def _outcomes(opts):
 @pytest.mark.core
 def test_the_first_run_takes_the_child_started_ahead(tmp_path):
     opts = _opts(tmp_path)
-    isolation.prestart(MODULE, opts)
+    isolation.prestart(MODULE)
     proc = isolation._WARM[MODULE][0]
     assert proc.is_alive()
     outcomes = _outcomes(opts)
@@ -46,10 +46,10 @@ def test_the_first_run_takes_the_child_started_ahead(tmp_path):
 @pytest.mark.core
 def test_a_dead_or_unused_child_started_ahead_is_replaced_or_ended(tmp_path):
     opts = _opts(tmp_path)
-    isolation.prestart(MODULE, opts)
+    isolation.prestart(MODULE)
     isolation._WARM[MODULE][0].kill()        # e.g. killed for memory while importing
     assert [o.status for o in _outcomes(opts)] == ["ok"]     # a fresh child measured instead
-    isolation.prestart(MODULE, opts)
+    isolation.prestart(MODULE)
     proc = isolation._WARM[MODULE][0]
     isolation.discard()                                      # a dry run, a plan that failed
     assert not isolation._WARM and not proc.is_alive()

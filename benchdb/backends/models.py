@@ -258,7 +258,8 @@ def _looks_like_hub_id(spec: str) -> bool:
 def prewarm() -> None:
     """Import what loading any model needs: torch and transformers' model code
     (``transformers.modeling_utils`` alone takes ~1.7 s on a small machine; the model itself then
-    loads in ~0.1 s). For a child process started ahead of its work (isolation.prestart)."""
+    loads in ~0.1 s). For a child process started ahead of its work (isolation.prestart): the
+    ``prewarm`` of the PyTorch, ONNX Runtime and OpenVINO runners."""
     import torch  # noqa: F401
     import transformers.modeling_utils  # noqa: F401
 

@@ -37,11 +37,8 @@ def software() -> dict:
             "available_providers": ort.get_available_providers()}
 
 
-def prewarm(opts: RunOptions) -> None:
-    """Imports of run_model (the runtime, and the model code the export needs), done by a child
-    started ahead of its work (isolation.prestart)."""
-    software()
-    models.prewarm()
+#: What a child started ahead of its work imports besides the library (isolation.prestart).
+prewarm = models.prewarm
 
 
 def check_providers(names: tuple[str, ...]) -> list[str]:

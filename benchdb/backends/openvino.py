@@ -44,11 +44,8 @@ def software() -> dict:
             "onnx": hardware.package_version("onnx"), "devices": _core().available_devices}
 
 
-def prewarm(opts: RunOptions) -> None:
-    """Imports of run_model (the runtime, and the model code the export needs), done by a child
-    started ahead of its work (isolation.prestart)."""
-    software()
-    models.prewarm()
+#: What a child started ahead of its work imports besides the library (isolation.prestart).
+prewarm = models.prewarm
 
 
 def ov_device(device: str) -> str:

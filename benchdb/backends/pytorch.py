@@ -52,10 +52,8 @@ def software() -> dict:
     return out
 
 
-def prewarm(opts: RunOptions) -> None:
-    """Imports of run_model, done by a child started ahead of its work (isolation.prestart)."""
-    software()
-    models.prewarm()
+#: What a child started ahead of its work imports besides the library (isolation.prestart).
+prewarm = models.prewarm
 
 
 def device_kind(device: str) -> str:

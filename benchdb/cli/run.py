@@ -119,7 +119,7 @@ def _prestart(opts) -> None:
     except BenchdbError:
         return                       # an unknown backend: planning says so
     if module:
-        isolation.prestart(module, opts)
+        isolation.prestart(module)
 
 
 def _plan_and_run(params, runs, exclude, source, shard):

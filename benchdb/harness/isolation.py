@@ -53,15 +53,15 @@ def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
         conn.close()
 
 
-def _warm_child(module: str, opts: RunOptions, work, conn) -> None:
-    """A child started before its work: import what the backend needs (its ``prewarm(opts)``),
-    then wait for (model, scenarios, opts) and run them as :func:`_child` does."""
+def _warm_child(module: str, work, conn) -> None:
+    """A child started before its work: import the backend's library (``software()``, as
+    :func:`benchdb.backends.registry.load` does) and whatever else it names in an optional
+    ``prewarm()``, then wait for (model, scenarios, opts) and run them as :func:`_child` does."""
     _die_with_parent()
     try:
         backend = importlib.import_module(module)
-        prewarm = getattr(backend, "prewarm", None)
-        if prewarm is not None:
-            prewarm(opts)
+        backend.software()
+        getattr(backend, "prewarm", lambda: None)()
     except BaseException:   # noqa: BLE001  run_model meets the same failure and reports it
         pass
     try:
@@ -73,7 +73,7 @@ def _warm_child(module: str, opts: RunOptions, work, conn) -> None:
     _child(module, *job, conn)
 
 
-def prestart(module: str, opts: RunOptions) -> None:
+def prestart(module: str) -> None:
     """Start the child for ``module``'s first model now (see the module's docstring). The first
     :func:`run_isolated` of ``module`` takes it; :func:`discard` ends one that is left unused."""
     if module in _WARM:
@@ -81,7 +81,7 @@ def prestart(module: str, opts: RunOptions) -> None:
     ctx = mp.get_context("spawn")
     recv, send = ctx.Pipe(duplex=False)
     work_recv, work_send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_warm_child, args=(module, opts, work_recv, send), daemon=True)
+    proc = ctx.Process(target=_warm_child, args=(module, work_recv, send), daemon=True)
     proc.start()
     send.close()
     work_recv.close()

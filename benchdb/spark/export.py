@@ -74,14 +74,12 @@ def _fs(dest: str):
 
 def _reader(con, text: str, rows: int = 1 << 17):
     """A streaming Arrow reader over a query's rows (the caller reads it to the end)."""
-    engine.full()           # the relation API (con.sql) is the duckdb package's Python layer
     rel = con.sql(text)
     return rel.to_arrow_reader(rows) if hasattr(rel, "to_arrow_reader") else rel.fetch_arrow_reader(rows)
 
 
 def _schema(con, text: str):
     """The Arrow schema of a query's rows, without running it."""
-    engine.full()           # the relation API (con.sql) is the duckdb package's Python layer
     rel = con.sql(text).limit(0)
     return (rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.arrow()).schema
 
@@ -197,7 +195,8 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
     wh = Warehouse(db)
     with wh.reading() as con:
         exported = _exported_ids(fs, root, pa_fs, manifest)
-        engine.full()       # scanning a Python Arrow table is set up by the duckdb package
+        engine.full()       # Arrow scans (register) and the relation API (con.sql, in _reader and
+        #                     _schema below) are the duckdb package's Python layer
         con.register("exported", exported)
         new = con.execute(sql.load("spark/export_new_count.sql")).fetchall()[0][0]
         batch = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
