@@ -74,7 +74,7 @@ def main() -> None:
     skipped: list = []
     views = [v.name for v in translate.views(skipped)]
     stage = "SELECT result_id AS scenario_id, metric, unit, value FROM samples"
-    stats = sql.load("queries/metric_stats.sql")
+    stats = sql.metric_stats_query()
 
     con, _ = database.open_readonly(db)
     con.execute(f"CREATE TEMP VIEW stage_samples AS {stage}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -129,3 +130,59 @@ def test_ingest_of_a_mixed_batch_loads_the_good_files(tmp_path):
     # others claim a scenario already loaded)
     assert s.new == 7 and len(rejected) == len(files) - 7
     assert sum("is already loaded from" in r for r in rejected.values()) == 4
+
+
+def test_a_file_whose_rows_claim_another_scenario_never_mixes_into_its_statistics(tmp_path):
+    """Ingest takes its row checks and its statistics in one pass over a batch, grouped by file:
+    a file whose rows carry another file's scenario id is rejected, and the statistics of the
+    file it imitates come from that file's own rows only."""
+    folder = tmp_path / "results"
+    folder.mkdir()
+    run = make_run()
+    good_values = np.linspace(1e-3, 2e-3, 51)
+    good = write_file(folder, make_meta(run, batch_size=1), good_values)
+    sid = contract.read_footer(good).scenario["scenario_id"]
+    meta = make_meta(run, batch_size=2)
+    rows = [("latency_s", "s", i, i * 1e-3, 5.0, 0) for i in range(200)]       # far from good's values
+    table = contract.samples_table(meta, rows)
+    table = table.set_column(table.schema.get_field_index("scenario_id"), "scenario_id",
+                             pa.array([sid] * table.num_rows))
+    bad = _raw(folder / "imitator.parquet", table, meta)
+    s = ingest([folder], tmp_path / "w.duckdb")
+    assert s.new == 1
+    assert dict(s.rejected)[str(bad.resolve())].startswith("scenario key columns: scenario_id")
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        n, median, high = con.execute("SELECT n, median, max FROM results WHERE result_id = ?", [sid]).fetchone()
+        kept = con.execute("SELECT count(*) FROM samples").fetchone()[0]
+    finally:
+        con.close()
+    assert (n, kept) == (51, 51)
+    assert median == pytest.approx(float(np.median(good_values)), rel=1e-12) and high == pytest.approx(2e-3)
+
+
+def test_samples_come_back_in_measurement_order(tmp_path):
+    """Ingest loads rows in parallel, in no particular order; what reads them back for statistics
+    (the gate, the bootstrap) gets them per process in iteration order whatever the file's order."""
+    from benchdb import sql
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    meta = make_meta(make_run())
+    meta = {**meta, "scenario": {**meta["scenario"], "repeats": 2}}
+    rows = [("latency_s", "s", i, i * 1e-3, 1e-3 + r * 1e-4 + i * 1e-6, r) for r in (0, 1) for i in range(3000)]
+    rows.reverse()                                          # written last iteration first
+    path = contract.write_scenario(folder / "rev.parquet", meta, contract.samples_table(meta, rows))
+    ingest([folder], tmp_path / "w.duckdb")
+    sid = contract.read_footer(path).scenario["scenario_id"]
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        (_rid, _unit, vals), = con.execute(sql.load("queries/samples_for.sql"),
+                                           {"ids": [sid], "metric": "latency_s"}).fetchall()
+        per = dict((rep, v) for _r, rep, v in con.execute(
+            "SELECT result_id, repeat, list(value ORDER BY iteration) FROM samples GROUP BY ALL").fetchall())
+    finally:
+        con.close()
+    expected = [1e-3 + r * 1e-4 + i * 1e-6 for r in (0, 1) for i in range(3000)]
+    assert vals == expected
+    assert per[0] == expected[:3000] and per[1] == expected[3000:]

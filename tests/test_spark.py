@@ -250,7 +250,7 @@ def test_statistics_from_raw_samples_match(warehouse, spark):
 
     stage = "SELECT result_id AS scenario_id, metric, unit, value FROM samples"
     spark.sql(stage).createOrReplaceTempView("stage_samples")
-    text = sql.load("queries/metric_stats.sql")
+    text = sql.metric_stats_query()
     cols_s, rows_s = _spark_rows(spark, translate.translate_query(text, "metric_stats"))
     con, _ = database.open_readonly(warehouse)
     try:

@@ -76,6 +76,9 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
         with snapshot.write_session(path, wait_s=wait_s) as (con, _):
             # Each batch reads its files' footers several times (checks, load): parse once.
             con.execute("SET parquet_metadata_cache = true")
+            # Rows load in parallel, in no particular order (about 1/3 faster): every query that
+            # needs measurement order sorts by repeat and iteration.
+            con.execute("SET preserve_insertion_order = false")
             _load_files(con, files, summary, batch_rows, progress)
             if after is not None:
                 after(con, summary)

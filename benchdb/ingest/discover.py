@@ -28,9 +28,11 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
             continue
         for root, dirs, files in os.walk(p):
             dirs[:] = [d for d in dirs if not d.startswith(".")]
+            real_root = Path(os.path.realpath(root))     # once per folder, not once per file
             for name in files:
                 if name.endswith(".parquet") and not name.startswith("."):
-                    found.add((Path(root) / name).resolve())
+                    full = os.path.join(root, name)
+                    found.add(Path(full).resolve() if os.path.islink(full) else real_root / name)
     return sorted(found)
 
 

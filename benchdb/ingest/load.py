@@ -1,7 +1,8 @@
 """Load a batch of validated contract files in one transaction: checks in SQL, then inserts.
 
 A file is loaded whole or not at all. Row rules and key columns are checked over the whole batch
-(``check_samples.sql``); a file that breaks them is recorded as rejected and the rest load.
+(``check_samples.sql``, from the one pass ``batch_groups.sql`` makes over the rows, which also
+gives the statistics); a file that breaks them is recorded as rejected and the rest load.
 """
 
 from __future__ import annotations
@@ -49,12 +50,13 @@ _BATCH_SCHEMA = pa.schema([
 ])
 
 
-def _batch_row(c: Candidate, file_id: int) -> dict:
+def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
     meta = c.footer.metadata
     sc = meta["scenario"]
     options = identity.canonical_options(sc.get("options"))
+    oid = identity.options_id(options)
     recorded = sc.get("recorded_as") or {}
-    hardware_id = identity.hardware_id(meta["hardware"])
+    hardware_id = _hardware_id(meta["hardware"], hardware_ids)
     return {
         "filename": str(c.path), "file_id": file_id, "size_bytes": c.size, "mtime_ns": c.mtime_ns,
         "sha256": c.sha256, "num_rows": c.footer.num_rows,
@@ -74,8 +76,8 @@ def _batch_row(c: Candidate, file_id: int) -> dict:
         "hardware_id": hardware_id,
         "arch_id": identity.arch_id(meta["model"]),
         "options": json.dumps(options, sort_keys=True),
-        "options_id": identity.options_id(options),
-        "series_id": identity.series_id(sc, hardware_id),
+        "options_id": oid,
+        "series_id": identity.series_id({**sc, "options_id": oid}, hardware_id),
         # The key values the file's rows carry (a v1 file upgraded to a canonical device or to
         # the precision actually run still has its old values on every row).
         "file_device": recorded.get("device", sc["device"]),
@@ -87,31 +89,42 @@ def _batch_row(c: Candidate, file_id: int) -> dict:
     }
 
 
-def _dimension_tables(batch: list[Candidate]) -> dict[str, pa.Table]:
+def _hardware_id(hw: dict, memo: dict[str, str]) -> str:
+    """identity.hardware_id, once per distinct fingerprint in a batch (a run's files repeat it)."""
+    key = json.dumps(hw, sort_keys=True, default=str)
+    if key not in memo:
+        memo[key] = identity.hardware_id(hw)
+    return memo[key]
+
+
+def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> dict[str, pa.Table]:
     runs, hardware, archs = {}, {}, {}
     for c in batch:
         meta = c.footer.metadata
         run, hw, model = meta["run"], meta["hardware"], meta["model"]
-        runs.setdefault(run["run_id"], {
-            "run_id": run["run_id"], "started_at": run["started_at"], "host": run.get("host"),
-            "benchdb_version": run.get("benchdb_version"), "git_commit": run.get("git_commit"),
-            "software": json.dumps(run.get("software") or {}), "config": json.dumps(run.get("config") or {}),
-            "tags": [str(t) for t in run.get("tags") or []]})
-        hid = identity.hardware_id(hw)
-        hardware.setdefault(hid, {
-            "hardware_id": hid, "kind": hw["kind"], "vendor": hw.get("vendor"),
-            "device_name": hw["device_name"], "memory_bytes": hw.get("memory_bytes"),
-            "compute_capability": hw.get("compute_capability"), "cpu_model": hw.get("cpu_model"),
-            "cores_physical": hw.get("cores_physical"), "cores_logical": hw.get("cores_logical"),
-            "arch": hw.get("arch"), "os": hw.get("os"), "first_seen_run": run["run_id"],
-            "fingerprint": json.dumps(hw, sort_keys=True)})
+        if run["run_id"] not in runs:
+            runs[run["run_id"]] = {
+                "run_id": run["run_id"], "started_at": run["started_at"], "host": run.get("host"),
+                "benchdb_version": run.get("benchdb_version"), "git_commit": run.get("git_commit"),
+                "software": json.dumps(run.get("software") or {}), "config": json.dumps(run.get("config") or {}),
+                "tags": [str(t) for t in run.get("tags") or []]}
+        hid = _hardware_id(hw, hardware_ids)
+        if hid not in hardware:
+            hardware[hid] = {
+                "hardware_id": hid, "kind": hw["kind"], "vendor": hw.get("vendor"),
+                "device_name": hw["device_name"], "memory_bytes": hw.get("memory_bytes"),
+                "compute_capability": hw.get("compute_capability"), "cpu_model": hw.get("cpu_model"),
+                "cores_physical": hw.get("cores_physical"), "cores_logical": hw.get("cores_logical"),
+                "arch": hw.get("arch"), "os": hw.get("os"), "first_seen_run": run["run_id"],
+                "fingerprint": json.dumps(hw, sort_keys=True)}
         aid = identity.arch_id(model)
-        archs.setdefault(aid, {
-            "arch_id": aid, "model_id": model["model_id"], "revision": model.get("revision"),
-            "model_type": model.get("model_type"), "architecture": model.get("architecture"),
-            "family": model.get("family"), "task": model.get("task"),
-            "num_parameters": model.get("num_parameters"), "flops_per_item": model.get("flops_per_item"),
-            "info": json.dumps(model, sort_keys=True)})
+        if aid not in archs:
+            archs[aid] = {
+                "arch_id": aid, "model_id": model["model_id"], "revision": model.get("revision"),
+                "model_type": model.get("model_type"), "architecture": model.get("architecture"),
+                "family": model.get("family"), "task": model.get("task"),
+                "num_parameters": model.get("num_parameters"), "flops_per_item": model.get("flops_per_item"),
+                "info": json.dumps(model, sort_keys=True)}
     return {
         "new_runs": pa.Table.from_pylist(list(runs.values()), schema=pa.schema([
             ("run_id", pa.string()), ("started_at", pa.string()), ("host", pa.string()),
@@ -172,14 +185,17 @@ class Loader:
         con.execute("BEGIN TRANSACTION")
         try:
             ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
-            rows = [_batch_row(c, file_id) for c, file_id in zip(batch, ids)]
+            hardware_ids: dict[str, str] = {}
+            rows = [_batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids)]
             con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
             files = [str(c.path) for c in batch]
             con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
-            bad = dict(con.execute(sql.load("queries/check_samples.sql"),
-                                   {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)}).fetchall())
+            # the batch's one pass over its rows before the insert: row checks and statistics
+            con.execute(sql.load("queries/batch_groups.sql"),
+                        {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)})
+            bad = dict(con.execute(sql.load("queries/check_samples.sql")).fetchall())
             no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall()
                         if f not in bad]
             if no_stats:
@@ -191,20 +207,19 @@ class Loader:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
             if good:
-                good_files = [str(c.path) for c in good]
                 by_version = {1: [], 2: []}
                 for c in good:
                     by_version[1 if c.footer.metadata["contract_version"] == 1 else 2].append(str(c.path))
                 for version, name in ((1, "insert_samples_v1.sql"), (2, "insert_samples.sql")):
                     if by_version[version]:
                         con.execute(sql.load(f"queries/{name}"), {"files": by_version[version]})
-                con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/stage_samples.sql")
-                            + sql.load("queries/metric_stats.sql"), {"files": good_files})
+                con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/batch_stat_groups.sql")
+                            + sql.load("queries/metric_stats.sql"))
                 con.execute(sql.load("queries/insert_result_metrics.sql"))
                 con.execute(sql.load("queries/insert_results.sql"))
                 con.execute(sql.load("interop/insert_sources.sql"))
                 con.execute(sql.load("interop/insert_source_statistics.sql"))
-                for name, table in _dimension_tables(good).items():
+                for name, table in _dimension_tables(good, hardware_ids).items():
                     con.register(name, table)
                     con.execute(sql.load(f"queries/insert_{name.removeprefix('new_')}.sql"))
                     con.unregister(name)
@@ -212,6 +227,7 @@ class Loader:
             con.execute("DROP TABLE IF EXISTS stage_stats")
             con.execute("DROP TABLE IF EXISTS batch_files")
             con.execute("DROP TABLE IF EXISTS batch_key_stats")
+            con.execute("DROP TABLE IF EXISTS batch_groups")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")

@@ -212,6 +212,9 @@ def _list_aliases(tree) -> set[str]:
     for alias in tree.find_all(exp.Alias):
         if _is_list(alias.this, set()):
             out.add(alias.alias.lower())
+    for field in tree.find_all(exp.PropertyEQ):      # list-valued fields of a struct literal (g.sorted_values)
+        if isinstance(field.parent, exp.Struct) and _is_list(field.expression, set()):
+            out.add(field.this.name.lower())
     return out
 
 

@@ -18,7 +18,7 @@ FOLDER = Path(__file__).parent
 
 @lru_cache(maxsize=None)
 def load(name: str) -> str:
-    """Text of ``benchdb/sql/<name>`` (e.g. ``queries/stage_samples.sql``)."""
+    """Text of ``benchdb/sql/<name>`` (e.g. ``queries/metric_stats.sql``)."""
     return (FOLDER / name).read_text(encoding="utf-8")
 
 
@@ -39,6 +39,12 @@ def views_digest() -> str:
     return h.hexdigest()
 
 
+def metric_stats_query() -> str:
+    """``queries/metric_stats.sql`` over a relation ``stage_samples`` (columns scenario_id, metric,
+    unit, value): statistics per (scenario_id, metric)."""
+    return load("queries/stat_groups.sql") + load("queries/metric_stats.sql")
+
+
 def install_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or replace) benchdb's SQL macros on a connection (persistent in a database file)."""
     con.execute(load("macros.sql"))
@@ -54,7 +60,7 @@ def apply_views(con: duckdb.DuckDBPyConnection) -> None:
 class Stats:
     """benchdb's statistics SQL over in-memory data (a runner's summary, the stopping rule).
 
-    The same ``queries/metric_stats.sql`` that ingest runs over staged files, so the numbers a
+    The same ``queries/metric_stats.sql`` that ingest runs over a batch's files, so the numbers a
     runner prints are the numbers the warehouse will hold.
     """
 
@@ -63,7 +69,7 @@ class Stats:
 
         self.con = duckdb.connect()
         install_macros(self.con)
-        self._query = load("queries/metric_stats.sql")
+        self._query = metric_stats_query()
 
     def compute(self, table) -> list[dict]:
         """Statistics per (scenario_id, metric) of an Arrow table with columns

@@ -13,6 +13,14 @@ CREATE OR REPLACE MACRO bdb_list_quantile(s, q) AS
     + (q * (len(s) - 1) - floor(q * (len(s) - 1)))
       * (s[least(CAST(floor(q * (len(s) - 1)) AS BIGINT) + 2, len(s))] - s[CAST(floor(q * (len(s) - 1)) AS BIGINT) + 1]);
 
+-- The aggregates of one group of sample values that every statistic is derived from
+-- (queries/metric_stats.sql): a struct, so that one GROUP BY can compute them beside other
+-- aggregates (ingest computes its row checks in the same pass over a batch's files).
+-- Use in a GROUP BY query: bdb_group_values(value) AS g, then g.n, g.sorted_values, ...
+CREATE OR REPLACE MACRO bdb_group_values(v) AS
+    {'n': count(*), 'mean': avg(v), 'min': min(v), 'max': max(v), 'stddev': stddev_samp(v),
+     'sorted_values': list_sort(list(v))};
+
 -- 1-based ranks of the 95 % distribution-free confidence interval of the median
 -- (binomial order statistics, normal approximation). Outside 1..n there are too few samples.
 CREATE OR REPLACE MACRO bdb_median_ci_lo_rank(n) AS CAST(floor(n / 2.0 - 1.959964 * sqrt(n) / 2.0) AS BIGINT);

@@ -1,20 +1,11 @@
--- Row rules of the contract over a batch of files, without copying the rows anywhere.
--- $files: the batch's paths; $units: units whose values can never be negative.
--- Returns one row per file that breaks a rule: (filename, reason naming the field).
+-- Row rules of the contract over a batch of files, from the counts batch_groups.sql took in its one
+-- pass over the rows (nothing is copied). Returns one row per file that breaks a rule: (filename, reason naming the field).
 -- Scenario key columns are checked from the Parquet column statistics (min = max = the
 -- metadata's value in every row group; table batch_key_stats, batch_key_stats.sql); files whose writer left no statistics are listed
 -- by check_keys_rows.sql instead.
 WITH per_metric AS (
-    SELECT filename,
-           metric,
-           count(*)                                                                     AS n,
-           count(*) FILTER (WHERE value IS NULL OR NOT isfinite(value))                 AS bad_value,
-           count(*) FILTER (WHERE value < 0 AND list_contains($units, unit))            AS negative,
-           count(*) FILTER (WHERE iteration IS NULL OR iteration < 0)                   AS bad_iteration,
-           count(*) FILTER (WHERE t_offset_s IS NULL OR NOT isfinite(t_offset_s)
-                                  OR t_offset_s < 0)                                    AS bad_offset
-    FROM read_parquet($files, filename = true)
-    GROUP BY filename, metric
+    SELECT filename, metric, g.n AS n, bad_value, negative, bad_iteration, bad_offset
+    FROM batch_groups
 ),
 per_file AS (
     SELECT filename,
