@@ -411,6 +411,10 @@ def _rewrite(tree, where: str):
         if isinstance(node, exp.IsInf):
             return exp.EQ(this=exp.Abs(this=node.this),
                           expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")))
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "isfinite" and len(node.expressions) == 1:
+            x = node.expressions[0]
+            return exp.And(this=exp.Not(this=exp.IsNan(this=x.copy())),
+                           expression=exp.Not(this=exp.IsInf(this=x.copy())))
         if isinstance(node, (exp.Map, exp.VarMap)) and not node.args.get("keys") and not node.args.get("values"):
             return exp.Anonymous(this="map", expressions=[])
         if isinstance(node, exp.ToMap):

@@ -18,7 +18,10 @@ CREATE OR REPLACE MACRO bdb_list_quantile(s, q) AS
 -- aggregates (ingest computes its row checks in the same pass over a batch's files).
 -- Use in a GROUP BY query: bdb_group_values(value) AS g, then g.n, g.sorted_values, ...
 CREATE OR REPLACE MACRO bdb_group_values(v) AS
-    {'n': count(*), 'mean': avg(v), 'min': min(v), 'max': max(v), 'stddev': stddev_samp(v),
+    {'n': count(*), 'mean': avg(v), 'min': min(v), 'max': max(v),
+     -- non-finite values reject their file (batch_groups.sql); they are kept out of stddev_samp,
+     -- which raises 'out of range' on them in duckdb 1.x instead of returning NaN
+     'stddev': stddev_samp(CASE WHEN isfinite(v) THEN v END),
      'sorted_values': list_sort(list(v))};
 
 -- 1-based ranks of the 95 % distribution-free confidence interval of the median
