@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from benchdb.cli import main
 from benchdb.harness import energy
-from benchdb.harness.monitors import Monitor, RssSource
+from benchdb.harness.monitors import ENERGY_INTERVAL_S, RSS_INTERVAL_S, Monitor, RssSource
 
 FAST = ["--min-time", "0.5", "--max-time", "2", "--warmup", "1", "--min-iters", "5"]
 
@@ -122,6 +122,7 @@ def test_monitor_adds_rapl_unless_a_source_measures_energy(powercap, monkeypatch
     monkeypatch.setenv(energy.POWERCAP_ENV, str(root))
     mon = Monitor([RssSource()])
     assert [type(s).__name__ for s in mon.sources] == ["RssSource", "RaplSource"]
+    assert mon.interval_s == ENERGY_INTERVAL_S          # power: a wrapping counter, sampled often
 
     class GpuEnergy:                       # stands for NvmlSource (provides_energy = True)
         provides_energy = True
@@ -129,9 +130,11 @@ def test_monitor_adds_rapl_unless_a_source_measures_energy(powercap, monkeypatch
         def sample(self):
             return []
     assert [type(s).__name__ for s in Monitor([GpuEnergy()]).sources] == ["GpuEnergy"]
+    assert Monitor([GpuEnergy()]).interval_s == ENERGY_INTERVAL_S
     monkeypatch.setenv(energy.POWERCAP_ENV, str(root / "missing"))
     monkeypatch.setenv(energy.HWMON_ENV, str(root / "missing"))
     assert [type(s).__name__ for s in Monitor([RssSource()]).sources] == ["RssSource"]
+    assert Monitor([RssSource()]).interval_s == RSS_INTERVAL_S > ENERGY_INTERVAL_S   # RSS alone: rarer wakes
 
 
 @pytest.mark.slow
