@@ -1,6 +1,6 @@
 """The regression gate on real measurements of this machine: A/A false alarms and slowdown recall.
 
-    python benchmarks/gate_real.py [--rounds 9] [--sep3-rounds 6] [--ab-rounds 5] [--work /tmp/gate_real]
+    python benchmarks/gate_real.py [--rounds 9] [--sep3-rounds 6] [--ab-rounds 5] [--ab-max-trials N] [--work /tmp/gate_real]
 
 Every number comes from real `benchdb run` invocations (the benches in
 benchmarks/gate_benches/bench_gate.py: numpy matmul at 12 sizes, a tiny PyTorch BERT at 8
@@ -40,6 +40,8 @@ TIMING = ["--min-time", "1.0", "--max-time", "3", "--threads", "1"]
 AA = [f"{BENCH}::bench_matmul", f"{BENCH}::bench_tiny_bert"]
 WORK = [f"{BENCH}::bench_work"]
 FALSE_ALARMS = ("regressed", "improved", "broken")
+#: --ab-max-trials of the ab and slowdown modes (0: exactly 5 trials); set by --ab-max-trials
+AB_MAX_TRIALS = 0
 
 
 def _benches(specs):
@@ -60,6 +62,7 @@ def run(args: list[str], log) -> str:
 
 def ab_run(work: Path, mode: str, specs, extra, log) -> tuple[str, str]:
     out = run(["run", *_benches(specs), *TIMING, "--ab", sys.executable, sys.executable, "--repeats", "5",
+               *(["--ab-max-trials", str(AB_MAX_TRIALS)] if AB_MAX_TRIALS else []),
                *extra, "--out", str(work / mode / "files")], log)
     m = re.search(r"--baseline (tag:ab-[0-9a-f]+-base) --candidate (tag:ab-[0-9a-f]+-cand)", out)
     if not m:
@@ -132,11 +135,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=9, help="separate invocations with --repeats 1")
     ap.add_argument("--sep3-rounds", type=int, default=6, help="separate invocations with --repeats 3")
     ap.add_argument("--ab-rounds", type=int, default=5, help="A/A and slowdown --ab runs")
+    ap.add_argument("--ab-max-trials", type=int, default=0,
+                    help="--ab-max-trials of the --ab runs: more trials while a verdict is open (0: exactly 5)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/gate_real"))
     ap.add_argument("--modes", default="ab,slowdown,sep3,sep1")
     ap.add_argument("--min-time", default="1.0", help="run's --min-time for every scenario (seconds; 1.0 is run's own default)")
     ap.add_argument("--rejudge", action="store_true", help="judge the runs already in --work again (no runs)")
     args = ap.parse_args()
+    global AB_MAX_TRIALS
+    AB_MAX_TRIALS = args.ab_max_trials
     TIMING[1] = args.min_time
     modes = set(args.modes.split(","))
     rows: list[dict] = []

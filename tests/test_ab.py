@@ -14,7 +14,9 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from benchdb.plan.ab import SIDES, schedule
+from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.plan.ab import SIDES, decided, extension, schedule
+from benchdb.plan.ab_process import Group, Measured
 from benchdb.schema import contract
 from conftest import REPO, benchdb_cmd
 
@@ -72,6 +74,105 @@ def test_schedule_runs_both_sides_once_per_trial_in_counterbalanced_orders():
     rounds = [[s.group for s in steps if s.trial == r] for r in range(3)]
     assert len({tuple(r) for r in rounds}) > 1                        # the scenario order is reshuffled
     assert schedule(trials, random.Random(3)) == steps                # the seed fixes it all
+
+
+def test_extension_adds_two_counterbalanced_trials_per_open_group_up_to_the_cap():
+    steps = extension([0, 2, 3], {0: 5, 2: 5, 3: 6}, 7, random.Random(1))
+    for g, want in ((0, [5, 6]), (2, [5, 6]), (3, [6])):            # group 3 has one trial left
+        mine = [s for s in steps if s.group == g]
+        assert [s.trial for s in mine] == want
+        assert all(sorted(s.order) == sorted(SIDES) for s in mine)
+        if len(mine) == 2:                                          # each side first once
+            assert {s.order[0] for s in mine} == set(SIDES)
+    assert not [s for s in steps if s.group == 1]                   # a decided group gets none
+    assert {s.group for s in steps[:3]} == {0, 2, 3} and {s.group for s in steps[3:]} == {0, 2}   # in waves
+
+
+def _trials(per_process: list[list[float]], status: str = "ok") -> list[list[Measured]]:
+    """One group of one scenario: a Measured per process (trial), latency samples as given."""
+    sc = Scenario("m", "numpy", "cpu", "eager", "fp32", 1, "n=1", {}, {})
+    return [[Measured(Outcome(sc, {}, status=status,
+                              rows=[("latency_s", "s", i, i * 1e-3, v) for i, v in enumerate(vals)]))]
+            for vals in per_process]
+
+
+def _group() -> Group:
+    sc = Scenario("m", "numpy", "cpu", "eager", "fp32", 1, "n=1", {}, {})
+    return Group(RunOptions("numpy", ("m",), repeats=2), "m", {}, {"base": [sc], "cand": [sc]})
+
+
+def test_decided_follows_the_gate_on_the_trials_so_far():
+    def procs(level: float, spread: list[float]) -> list[list[float]]:
+        rng = random.Random(0)
+        return [[level * f * (1 + rng.gauss(0, 0.002)) for _ in range(200)] for f in spread]
+
+    tight = [1.0, 1.002, 0.998, 1.001]
+    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.0, tight)), 0.05, 1)      # unchanged
+    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.3, tight)), 0.05, 1)      # regressed
+    flip = [1.0, 1.5, 1.0, 1.5]                      # half the processes 50 % slower on both sides
+    assert not decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip[::-1])), 0.05, 1)
+    # a failed side: more trials would not mend it
+    assert decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip), status="failed"), 0.05, 1)
+    # an equivalence interval that holds at one look (90 %: [-0.4 %, +4.5 %]) is too wide at the
+    # level of 20 looks (99.5 %: [-1.5 %, +5.4 %])
+    near = [1.0, 1.02, 0.98, 1.01]
+    base, cand = _trials(procs(1.0, near)), _trials(procs(1.02, near[::-1]))
+    assert decided(_group(), base, cand, 0.05, 1) and not decided(_group(), base, cand, 0.05, 20)
+
+
+FLIP_BENCH = '''\
+import os
+
+_SLOW = None
+
+
+def bench_flip():
+    """Every second process (in run order, counted in a file) does 1.5x the work."""
+    global _SLOW
+    if _SLOW is None:
+        path = os.environ["AB_COUNTER"]
+        n = int(open(path).read()) if os.path.exists(path) else 0
+        with open(path, "w") as f:
+            f.write(str(n + 1))
+        _SLOW = n % 2 == 1
+    total = 0
+    for i in range(6_000 if _SLOW else 4_000):
+        total += i * i
+    return total
+'''
+
+
+@pytest.mark.slow
+def test_ab_max_trials_adds_trials_while_the_verdict_is_open(tmp_path):
+    """Process k of the run is slow when k is odd; a side goes first in half the trials, so each
+    side has as many slow as fast processes and the interval stays wide: the run goes on to
+    --ab-max-trials, two trials at a time, and the files and the gate see all of them."""
+    bench = tmp_path / "bench_flip.py"
+    bench.write_text(FLIP_BENCH)
+    counter = tmp_path / "counter"
+    proc = _ab(tmp_path, "--bench", str(bench), "--ab", PY, PY, "--repeats", "2", "--ab-max-trials", "4",
+               "--ab-env", f"base:AB_COUNTER={counter}", "--ab-env", f"cand:AB_COUNTER={counter}", *SHORT)
+    assert proc.returncode == 0, proc.stderr
+    assert "up to 8 while verdicts are open" in proc.stderr
+    lines = re.findall(r"\] trial (\d)/4 (base|cand) ", proc.stderr)
+    assert [int(t) for t, _ in lines] == [1, 1, 2, 2, 3, 3, 4, 4] and int(counter.read_text()) == 8
+    command = _check_command(proc)
+    ab_id = re.search(r"tag:ab-([0-9a-f]+)-base", command).group(1)
+    for side in SIDES:
+        (path,) = _files(tmp_path, f"ab-{ab_id}-{side}")
+        meta = contract.read_footer(path).metadata
+        ab = meta["run"]["config"]["ab"]
+        assert ab["trials"] == 4 and ab["max_trials"] == 4 and len(ab["sequence"]) == 4
+        assert meta["scenario"]["repeats"] == 4
+        assert Counter(o.split(",")[0] for o in meta["scenario"]["extra"]["ab_order"]) == {"base": 2, "cand": 2}
+        assert sorted(set(pq.read_table(path, columns=["repeat"]).column("repeat").to_pylist())) == [0, 1, 2, 3]
+    check = _run_printed(command, tmp_path)
+    assert "inconclusive" in check.stdout and "4 vs 4" not in check.stderr, check.stdout + check.stderr
+
+
+def test_ab_max_trials_needs_ab(tmp_path):
+    proc = benchdb_cmd("run", "--backend", "numpy", "--model", "matmul:8", "--ab-max-trials", "6", cwd=tmp_path)
+    assert proc.returncode == 2 and "--ab-max-trials extends the trials of --ab" in proc.stderr and "Traceback" not in proc.stderr
 
 
 @pytest.mark.slow

@@ -325,7 +325,8 @@ def _status(r: dict) -> str:
     return f"{r['status']}{detail}"
 
 
-def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, interleaved=False) -> Comparison:
+def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, interleaved=False,
+           level: float = LEVEL, eq_level: float = EQUIVALENCE_LEVEL) -> Comparison:
     """One series' verdict. ``groups``: (baseline, candidate) lists of per-process sample arrays
     (pooled over the side's results); by default each side is the one process of its result.
     ``interleaved``: the two sides are one interleaved A/B run, whose alternating processes see
@@ -395,8 +396,8 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
     else:
         interval = lambda level: bootstrap_median_ratio(vb, vc, level=level, seed=seed)   # noqa: E731
         cmp.interval = "bootstrap over one process's iterations"
-    point, lo, hi = interval(LEVEL)
-    _, eq_lo, eq_hi = interval(EQUIVALENCE_LEVEL)     # same seed: the same resamples, a nested interval
+    point, lo, hi = interval(level)
+    _, eq_lo, eq_hi = interval(eq_level)     # same seed: the same resamples, a nested interval
     cmp.change, cmp.ci_low, cmp.ci_high, cmp.eq_low, cmp.eq_high = point, lo, hi, eq_lo, eq_hi
     cmp.noise = robust_noise(history) if history and len(history) >= MIN_HISTORY else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
@@ -416,13 +417,13 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
             f"shifts between invocations); compare an interleaved `benchdb run --ab` run, or gate once "
             f"the series has {MIN_HISTORY} runs")
     elif w_lo > t:
-        cmp.verdict, cmp.reason = "regressed", f"whole 95% CI beyond +{t:.1%}"
+        cmp.verdict, cmp.reason = "regressed", f"whole {level:.0%} CI beyond +{t:.1%}"
     elif w_hi < -t:
-        cmp.verdict, cmp.reason = "improved", f"whole 95% CI beyond -{t:.1%}"
+        cmp.verdict, cmp.reason = "improved", f"whole {level:.0%} CI beyond -{t:.1%}"
     elif e_lo >= -t and e_hi <= t:
-        cmp.verdict, cmp.reason = "unchanged", (f"whole 90% CI [{eq_lo:+.1%}, {eq_hi:+.1%}] within +-{t:.1%} "
+        cmp.verdict, cmp.reason = "unchanged", (f"whole {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] within +-{t:.1%} "
                                                 "(equivalence: two one-sided tests at 5%)")
     else:
-        cmp.verdict, cmp.reason = "inconclusive", f"the 90% CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; measure longer or with more --repeats"
+        cmp.verdict, cmp.reason = "inconclusive", f"the {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; measure longer or with more --repeats"
     cmp.reason += aside
     return cmp

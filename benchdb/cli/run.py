@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from benchdb.cli.options import READ_WAIT_S, csv_ints, csv_words, db_option, plural, progress_printer
+from benchdb.cli.options import READ_WAIT_S, csv_ints, csv_words, db_option, fraction, plural, progress_printer
 from benchdb.errors import BenchdbError
 
 
@@ -66,6 +66,11 @@ from benchdb.errors import BenchdbError
                    "the PR's venv) in interleaved trials (--repeats, default 5); prints the check command.")
 @click.option("--ab-env", "ab_env", multiple=True, metavar="SIDE:NAME=VALUE",
               help="Environment variable for one --ab side (repeatable): base:NAME=VALUE or cand:NAME=VALUE.")
+@click.option("--ab-max-trials", "ab_max_trials", type=click.IntRange(min=0), default=0, show_default=True,
+              metavar="N", help="With --ab: after the --repeats trials, give each scenario whose verdict is still "
+                                "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).")
+@click.option("--ab-threshold", "ab_threshold", default="5%", callback=fraction, show_default=True,
+              help="With --ab-max-trials: the threshold of the `benchdb check` that follows.")
 @click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
 @click.option("--out", default="results", show_default=True,
               help="Folder for the Parquet measurement files, or an fsspec URL (s3://, gs://, hf://...).")
@@ -95,6 +100,8 @@ def run(**params):
         return ab.cli(ctx, params, runs, exclude, source)
     if params["ab_env"]:
         raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
+    if params["ab_max_trials"]:
+        raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     if not params["dry_run"]:
         _prestart(runs[0])

@@ -218,49 +218,136 @@ class _SideWriter:
 
 def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, tags=(), seed: int | None = None,
            progress: Callable[[Step, str, Group, list[Measured], int, int, float], None] | None = None,
-           ab_id: str | None = None) -> AbReport:
-    """Measure every group in interleaved A/B trials and write one file per scenario and side."""
+           ab_id: str | None = None, max_trials: int = 0, threshold: float = 0.05) -> AbReport:
+    """Measure every group in interleaved A/B trials and write one file per scenario and side.
+    ``max_trials`` above a group's trials: after them, a group whose verdict (``decided``, at
+    ``threshold``) is still open gets two more trials at a time, up to ``max_trials``."""
     if not groups:
         raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
     for g in groups:
         need_trials(g.trials)
     ab_id = ab_id or secrets.token_hex(4)
     seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
-    steps = schedule([g.trials for g in groups], random.Random(seed))
+    rng = random.Random(seed)
+    steps = schedule([g.trials for g in groups], rng)
+    adaptive = any(max_trials > g.trials for g in groups)
     report = AbReport(ab_id, sides, steps=steps)
     started = datetime.now(timezone.utc).isoformat()
-    order = [{"scenarios": [sc.label() for sc in g.planned["base"]],
-              "first": [s.order[0] for s in steps if s.group == gi]} for gi, g in enumerate(groups)]
-    sequence = [[s.group for s in steps if s.trial == r] for r in range(max(g.trials for g in groups))]
     writers = {}
     for name in SIDES:
         other = "cand" if name == "base" else "base"
         ab = {"id": ab_id, "side": name, **sides[name].record(), "other": {"side": other, **sides[other].record()},
-              "trials": max(g.trials for g in groups), "seed": seed, "order": order, "sequence": sequence}
+              "seed": seed, **({"max_trials": max_trials, "threshold": threshold} if adaptive else {})}
         writers[name] = _SideWriter(sides[name], contract.new_run_id(), started, out,
                                     [*tags, f"ab-{ab_id}", report.tags[name]], {**config, "ab": ab})
+
+    def record_order() -> None:     # the trials' order, in the runs' config (before their first file)
+        for name in SIDES:
+            writers[name].config["ab"].update(_order_record(groups, steps))
+
+    record_order()
     got: dict[tuple[int, str], list[list[Measured]]] = {}
     tmp = Path(tempfile.mkdtemp(prefix="benchdb-ab-"))
-    done, total = 0, 2 * len(steps)
+    done = 0
     try:
-        for step in steps:
-            group = groups[step.group]
-            for name in step.order:
-                t0 = time.perf_counter()
-                measured = run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
-                for m in measured:
-                    if m.meta is not None:
-                        writers[name].note(m.meta)
-                got.setdefault((step.group, name), []).append(measured)
-                done += 1
-                if progress:
-                    progress(step, name, group, measured, done, total, time.perf_counter() - t0)
-            if len(got[(step.group, "base")]) == group.trials:
-                _write_group(group, step.group, steps, got, writers)
+        def run_steps(todo: list[Step]) -> None:
+            nonlocal done
+            for step in todo:
+                group = groups[step.group]
+                for name in step.order:
+                    t0 = time.perf_counter()
+                    measured = run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
+                    for m in measured:
+                        if m.meta is not None:
+                            writers[name].note(m.meta)
+                    got.setdefault((step.group, name), []).append(measured)
+                    done += 1
+                    if progress:
+                        progress(step, name, group, measured, done, 2 * len(steps), time.perf_counter() - t0)
+                if not adaptive and len(got[(step.group, "base")]) == group.trials:
+                    _write_group(group, step.group, steps, got, writers)
+
+        run_steps(steps)
+        if adaptive:
+            looks = 1 + max(-(-(max_trials - g.trials) // 2) for g in groups)
+            while True:
+                open_ = [gi for gi, g in enumerate(groups)
+                         if len(got[(gi, "base")]) < max_trials
+                         and not decided(g, got[(gi, "base")], got[(gi, "cand")], threshold, looks)]
+                if not open_:
+                    break
+                more = extension(open_, {gi: len(got[(gi, "base")]) for gi in open_}, max_trials, rng)
+                steps.extend(more)
+                run_steps(more)
+            record_order()
+            for gi, g in enumerate(groups):
+                _write_group(replace(g, opts=replace(g.opts, repeats=len(got[(gi, "base")]))), gi, steps, got,
+                             writers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         report.reports = {s: writers[s].report for s in SIDES}
     return report
+
+
+def _order_record(groups: list[Group], steps: list[Step]) -> dict[str, Any]:
+    """The runs' record of the trials: per group its scenarios and which side went first in each
+    trial, and per trial the groups in the order they ran."""
+    trials = 1 + max((s.trial for s in steps), default=-1)
+    return {"trials": trials,
+            "order": [{"scenarios": [sc.label() for sc in g.planned["base"]],
+                       "first": [s.order[0] for s in steps if s.group == gi]} for gi, g in enumerate(groups)],
+            "sequence": [[s.group for s in steps if s.trial == r] for r in range(trials)]}
+
+
+def extension(open_groups: list[int], done: dict[int, int], max_trials: int, rng: random.Random) -> list[Step]:
+    """Two more trials for each open group (one if only one is left before ``max_trials``): each
+    side goes first in one of the two, in random order; the groups in a fresh random order per trial."""
+    firsts = {}
+    for g in open_groups:
+        seq = list(SIDES)
+        rng.shuffle(seq)
+        firsts[g] = seq[:min(2, max_trials - done[g])]
+    steps = []
+    for k in range(2):
+        order = [g for g in open_groups if len(firsts[g]) > k]
+        rng.shuffle(order)
+        for g in order:
+            a = firsts[g][k]
+            steps.append(Step(done[g] + k, g, (a, "cand" if a == "base" else "base")))
+    return steps
+
+
+def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]], threshold: float,
+            looks: int) -> bool:
+    """Whether more trials could not change the gate's verdict on any of the group's scenarios: a side
+    failed or is invalid (more trials would not mend it), or the verdict on the trials so far is
+    regressed, improved or unchanged at the gate's levels made stricter for ``looks`` looks
+    (Bonferroni: a run that looks after every two trials must not find a change more often than
+    one that looks once; ``benchdb check`` then judges the written trials at its usual levels)."""
+    import numpy as np
+
+    from benchdb.analysis import gate
+
+    level = 1 - (1 - gate.LEVEL) / looks
+    eq_level = 1 - (1 - gate.EQUIVALENCE_LEVEL) / looks
+    for i in range(len(group.planned["base"])):
+        procs, rows = {}, {}
+        for side, trials in (("base", base), ("cand", cand)):
+            outcomes = [trial[i].outcome for trial in trials]
+            merged = merge_repeats(outcomes)
+            if merged.status != "ok" or merged.validity != "valid":
+                return True
+            metric = merged.primary_metric
+            procs[side] = [np.asarray([r[4] for r in o.rows if r[0] == metric], dtype=float) for o in outcomes]
+            unit = next((r[1] for o in outcomes for r in o.rows if r[0] == metric), None)
+            rows[side] = {"result_id": side, "status": "ok", "validity": "valid", "validity_reasons": [],
+                          "unit": unit}
+        samples = {s: (rows[s]["unit"], []) for s in SIDES}
+        cmp = gate._judge({}, rows["base"], rows["cand"], samples, None, threshold, 0,
+                          (procs["base"], procs["cand"]), interleaved=True, level=level, eq_level=eq_level)
+        if cmp.verdict == "inconclusive":
+            return False
+    return True
 
 
 def _write_group(group: Group, gi: int, steps: list[Step], got, writers: dict[str, _SideWriter]) -> None:
@@ -309,6 +396,10 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     runs = [replace(o, repeats=o.repeats if explicit or o.repeats > 1 else DEFAULT_TRIALS) for o in runs]
     for o in runs:
         need_trials(o.repeats)
+    max_trials = params.get("ab_max_trials") or 0
+    if max_trials and max_trials < max(o.repeats for o in runs):
+        raise BenchdbError(f"--ab-max-trials {max_trials} is below --repeats {max(o.repeats for o in runs)}; "
+                           "give at least as many (or 0 for exactly --repeats trials)")
     sides = {name: probe(name, python, envs[name]) for name, python in zip(SIDES, params["ab"])}
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     groups = plan_ab(runs, sides, exclude=exclude, shard=shard,
@@ -317,6 +408,8 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     n_sc = sum(len(g.planned["base"]) for g in groups)
     n_proc = 2 * sum(g.trials for g in groups)
     processes = f"{n_proc} process{'es' if n_proc != 1 else ''}"
+    if max_trials > max(g.trials for g in groups):
+        processes += f" (up to {2 * sum(max(max_trials, g.trials) for g in groups)} while verdicts are open)"
     if params["dry_run"]:
         for g in groups:
             for sc in g.planned["base"]:
@@ -330,13 +423,14 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
 
     def progress(step, name, group, measured, done, total, seconds):
         state = ", ".join(m.outcome.status if m.outcome.status != "ok" else m.outcome.validity for m in measured)
-        click.echo(f"[{done}/{total}] trial {step.trial + 1}/{group.trials} {name} {group.label()}: {state} "
+        click.echo(f"[{done}/{total}] trial {step.trial + 1}/{max(group.trials, max_trials)} {name} {group.label()}: {state} "
                    f"({seconds:.1f} s)", err=True)
 
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude, "shard": params["shard"],
               "skip_fresh": None}
     try:
-        report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress)
+        report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress,
+                        max_trials=max_trials, threshold=params["ab_threshold"])
     except KeyboardInterrupt:
         raise BenchdbError("interrupted: the A/B is incomplete; scenarios whose trials had all run are in their "
                            f"files under {runs[0].out}; run the command again for a complete gate",
