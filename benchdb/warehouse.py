@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from benchdb.errors import BenchdbError
-from benchdb.schema import database, snapshot
+from benchdb.schema import resolve_db
 
-if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` stays light
+if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.memo) stays light
     import duckdb
+
+    from benchdb.schema import database
 
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
@@ -40,7 +42,7 @@ class Warehouse:
     """A benchdb warehouse file (created by the first ingest)."""
 
     def __init__(self, db: str | os.PathLike | None = None, *, wait_s: float = 60.0):
-        self.path: Path = database.resolve_db(db)
+        self.path: Path = resolve_db(db)
         self.wait_s = wait_s
 
     def __repr__(self) -> str:
@@ -50,6 +52,8 @@ class Warehouse:
     @contextmanager
     def reading(self) -> Iterator["duckdb.DuckDBPyConnection"]:
         """A read-only connection for the duration of a ``with`` block."""
+        from benchdb.schema import database
+
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:
             yield con
@@ -61,15 +65,21 @@ class Warehouse:
         """A writable connection (creating the warehouse when new) for a ``with`` block, on a
         private copy published atomically at its end (:mod:`benchdb.schema.snapshot`): open
         readers never block it and never see half of it."""
+        from benchdb.schema import snapshot
+
         with snapshot.write_session(self.path, wait_s=self.wait_s) as (con, _):
             yield con
 
     # ------------------------------------------------------------------ schema
     def status(self) -> dict:
+        from benchdb.schema import database
+
         return database.status(self.path)
 
     def upgrade(self) -> Upgrade:
         """Apply pending migrations, each in its own transaction, published as one new file."""
+        from benchdb.schema import database, snapshot
+
         with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as (con, applied):
             return Upgrade(applied, database.schema_version(con))
 
@@ -108,6 +118,8 @@ class Warehouse:
 
         from benchdb.sql.readonly import check_read_only
 
+        from benchdb.schema import database
+
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s, sandboxed=True)
         try:
             check_read_only(con, text)
@@ -139,15 +151,53 @@ class Warehouse:
         with self.reading() as con:
             return dict(con.execute(sql.load("queries/estimate_history.sql")).fetchall())
 
-    def report(self, kinds: list[str], filters: "Filters") -> "Report":
-        from benchdb.reports import build
+    def report(self, kinds: list[str], filters: "Filters", *, detail: bool = False) -> "Report":
+        """The report of ``kinds`` (``detail``: with the environment and drill-down HTML shows),
+        answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same;
+        its generation time is now either way."""
+        from dataclasses import asdict, replace
+        from datetime import datetime, timezone
 
-        with self.reading() as con:
-            return build.build(con, str(self.path), kinds, filters)
+        from benchdb import memo
+
+        def compute():
+            from benchdb.reports import build
+
+            with self.reading() as con:       # opening errors are raised, never kept
+                return _outcome(lambda: build.build(con, str(self.path), kinds, filters, detail=detail))
+
+        rep = _unwrap(memo.answer(self.path, "report", {"kinds": list(kinds), "filters": asdict(filters),
+                                                         "detail": detail}, compute))
+        return replace(rep, generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 
     def check(self, baseline: str, candidate: str, **options: Any) -> "GateResult":
-        """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options)."""
-        from benchdb.analysis import gate
+        """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),
+        answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same
+        (a time: selector open at its end depends on the clock: always computed)."""
+        from benchdb import memo
 
-        with self.reading() as con:
-            return gate.compare(con, baseline, candidate, **options)
+        def compute():
+            from benchdb.analysis import gate
+
+            with self.reading() as con:
+                return _outcome(lambda: gate.compare(con, baseline, candidate, **options))
+
+        if any(s.strip().startswith("time:") and s.strip().endswith("..") for s in (baseline, candidate)):
+            return _unwrap(compute())
+        return _unwrap(memo.answer(self.path, "check", {"baseline": baseline, "candidate": candidate,
+                                                        **options}, compute))
+
+
+def _outcome(fn: Callable[[], Any]) -> tuple[str, Any]:
+    """("ok", answer) or ("error", the BenchdbError it raised): a deterministic answer either way."""
+    try:
+        return "ok", fn()
+    except BenchdbError as exc:
+        return "error", exc
+
+
+def _unwrap(outcome: tuple[str, Any]) -> Any:
+    kind, value = outcome
+    if kind == "error":
+        raise value
+    return value

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,11 @@ import pytest
 from benchdb.schema import contract
 
 REPO = Path(__file__).resolve().parents[1]
+
+# Answers kept by `report` and `check` (benchdb.memo) go to a folder of this test session, never the
+# user's cache; commands started by tests inherit it.
+os.environ["BENCHDB_ANSWERS_DIR"] = tempfile.mkdtemp(prefix="benchdb-answers-")
+os.environ.pop("BENCHDB_NO_CACHE", None)
 
 HARDWARE = {"kind": "cpu", "vendor": "TestVendor", "device_name": "Test CPU 9000", "cpu_model": "Test CPU 9000",
             "cores_physical": 2, "cores_logical": 4, "memory_bytes": 16 * 2**30, "arch": "x86_64"}

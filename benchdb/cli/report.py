@@ -63,9 +63,8 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
 
         rep = spark_report(data, chosen, filters, detail=fmt == "html")
     else:
-        wh = Warehouse(db, wait_s=READ_WAIT_S)
-        with wh.reading() as con:     # HTML also draws every traced result's samples (the drill-down)
-            rep = builder.build(con, str(wh.path), chosen, filters, detail=fmt == "html")
+        # HTML also draws every traced result's samples (the drill-down)
+        rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters, detail=fmt == "html")
     text = renderer.render(rep, fmt)
     if github_summary:
         append_summary(renderer.markdown(rep) if fmt != "md" else text)

@@ -16,8 +16,8 @@ from pathlib import Path
 from benchdb import __version__, engine, sql
 from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
+from benchdb.schema import DEFAULT_DB, resolve_db  # noqa: F401  (where callers have found them)
 
-DEFAULT_DB = "benchdb.duckdb"
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _MIGRATIONS = Path(__file__).parent / "migrations"
 _LOCK_PID = re.compile(r"PID (\d+)")
@@ -61,11 +61,6 @@ def code_schema_version(available: list[Migration] | None = None) -> int:
     if available is None:        # from the file names alone (a reader's start-up)
         return max(int(m.group(1)) for m in map(_MIGRATION_NAME.match, os.listdir(_MIGRATIONS)) if m)
     return available[-1].version
-
-
-def resolve_db(db: str | os.PathLike | None) -> Path:
-    """``--db`` if given, else ``$BENCHDB_DB``, else ``./benchdb.duckdb``."""
-    return Path(db or os.environ.get("BENCHDB_DB") or DEFAULT_DB)
 
 
 def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:

@@ -1,0 +1,130 @@
+"""Answers of reading commands, kept per state of the warehouse.
+
+A benchdb warehouse does not change under a reader: every benchdb write publishes a new file (a
+copy renamed over the old one, :mod:`benchdb.schema.snapshot`). So the identity of the file --
+device, inode, size, modification and change times, with its write-ahead log's for a file that another
+program wrote in place -- names one state of its data. The answer of a deterministic read (the
+rows of a report, the verdicts of a gate) over one state, under the same options and the same
+benchdb code, is the same answer. ``benchdb report`` and ``benchdb check`` keep theirs in the
+user's cache folder and answer from it while the warehouse, the options and the code are
+unchanged: one ``stat`` instead of starting DuckDB and running the queries (issue 19). What is
+rendered from an answer (Markdown, HTML, JSON, the report's generation time) is made anew each time.
+
+Where: ``$BENCHDB_ANSWERS_DIR``, else ``$BENCHDB_CACHE/answers`` (``$BENCHDB_CACHE`` defaults to
+``~/.cache/benchdb``, as for exported models); a folder of this user's alone (made 0700; one that another user owns
+or may write is not used). ``BENCHDB_NO_CACHE=1`` turns it off. At most :data:`KEEP` answers are
+kept (the oldest go first). Any trouble reading or writing the cache means the answer is computed,
+never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import stat
+from pathlib import Path
+from typing import Any, Callable
+
+from benchdb import __version__
+
+#: Answers kept; past this the oldest files are removed after a write.
+KEEP = 256
+_PACKAGE = Path(__file__).resolve().parent
+_code: str | None = None
+
+
+def folder() -> Path | None:
+    """The cache folder, or None when caching is off."""
+    if os.environ.get("BENCHDB_NO_CACHE", "").strip() not in ("", "0"):
+        return None
+    if os.environ.get("BENCHDB_ANSWERS_DIR"):
+        return Path(os.environ["BENCHDB_ANSWERS_DIR"])
+    return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb") / "answers"
+
+
+def code_digest() -> str:
+    """benchdb's version and the name, size and modification time of every file of the package
+    (its Python, SQL and templates): an edited checkout never answers from an older code's cache."""
+    global _code
+    if _code is None:
+        h = hashlib.sha256(__version__.encode())
+        for root, dirs, files in os.walk(_PACKAGE):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+            for name in sorted(files):
+                st = os.stat(os.path.join(root, name))
+                h.update(f"{os.path.relpath(os.path.join(root, name), _PACKAGE)}:{st.st_size}:{st.st_mtime_ns}\n"
+                         .encode())
+        _code = h.hexdigest()
+    return _code
+
+
+def state(path: Path) -> tuple | None:
+    """The identity of the warehouse's current state, or None when there is no such file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    try:
+        wal = os.stat(f"{path}.wal")
+        wal_id: tuple | None = (wal.st_ino, wal.st_size, wal.st_mtime_ns, wal.st_ctime_ns)
+    except OSError:
+        wal_id = None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, wal_id)
+
+
+def _usable(d: Path) -> bool:
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.stat(d)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
+
+
+def answer(path: Path, kind: str, options: dict[str, Any], compute: Callable[[], Any]) -> Any:
+    """``compute()``'s answer for ``kind`` under ``options`` over the warehouse at ``path``, from
+    the cache when this state of the warehouse was asked the same under the same code."""
+    d = folder()
+    before = state(path) if d is not None else None
+    if before is None or not _usable(d):
+        return compute()
+    key = hashlib.sha256(json.dumps([kind, str(path), before, options, code_digest()], sort_keys=True,
+                                    default=repr).encode()).hexdigest()
+    file = d / f"{kind}-{key}.pickle"
+    try:
+        with open(file, "rb") as f:
+            return pickle.load(f)
+    except Exception:          # absent, partial, from another Python: compute it
+        pass
+    value = compute()
+    if state(path) == before:        # a write published meanwhile: keep nothing
+        tmp = d / f".{file.name}.{os.getpid()}"
+        try:
+            with open(tmp, "wb") as f:
+                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, file)
+            _trim(d)
+        except Exception:
+            try:
+                tmp.unlink()
+            except OSError:
+                pass
+    return value
+
+
+def _trim(d: Path) -> None:
+    entries = []
+    for e in os.scandir(d):
+        if e.name.endswith(".pickle") and not e.name.startswith("."):
+            try:
+                entries.append((e.stat().st_mtime_ns, e.path))
+            except OSError:
+                pass
+    if len(entries) > KEEP:
+        for _, p in sorted(entries)[:len(entries) - KEEP]:
+            try:
+                os.unlink(p)
+            except OSError:
+                pass

@@ -1,0 +1,108 @@
+"""Answers of `report` and `check` kept per state of the warehouse (benchdb.memo, issue 19): the
+same answer again without starting DuckDB, a new answer after any write, and never an error of its own.
+
+Real contract files, a real DuckDB warehouse, the real command line (subprocesses for what a
+command imports, click's CliRunner otherwise)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchdb.cli import main
+from benchdb.engine import duckdb
+from benchdb.warehouse import Warehouse
+from conftest import make_meta, make_run, write_file
+from test_startup import ENGINE, _imported
+
+pytestmark = pytest.mark.core
+
+
+def _warehouse(tmp_path: Path, runs=("a", "b")) -> Path:
+    res, db = tmp_path / "r", tmp_path / "w.duckdb"
+    res.mkdir(exist_ok=True)
+    for i, label in enumerate(runs):
+        run = make_run(started_at=f"2026-11-0{i + 1}T10:00:00+00:00")
+        for bs in (1, 2):
+            write_file(res, make_meta(run, batch_size=bs), name=f"{label}{bs}.parquet")
+    Warehouse(db).ingest([res])
+    return db
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    d = tmp_path / "answers"
+    monkeypatch.setenv("BENCHDB_ANSWERS_DIR", str(d))
+    return d
+
+
+def _cli(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_second_report_answers_from_the_cache_without_the_engine(tmp_path, cache):
+    db = _warehouse(tmp_path)
+    args = ("report", "--optimal-hardware", "--format", "json", "--db", str(db))
+    assert ENGINE in _imported(*args)                 # computed: DuckDB ran the queries
+    assert len(list(cache.glob("report-*.pickle"))) == 1
+    mods = _imported(*args)
+    assert ENGINE not in mods and "numpy" not in mods  # answered from the cache: no engine started
+    first, again = _cli(*args), _cli(*args)
+    assert first.exit_code == again.exit_code == 0
+    assert first.output == again.output and '"model_id": "matmul:64"' in first.output
+    assert oct(cache.stat().st_mode & 0o777) == "0o700"
+
+
+def test_a_write_gives_a_new_answer(tmp_path, cache):
+    db = _warehouse(tmp_path)
+    args = ("report", "--optimal-hardware", "--format", "json", "--db", str(db))
+    before = _cli(*args).output
+    run = make_run(started_at="2026-11-05T10:00:00+00:00")
+    write_file(tmp_path / "r", make_meta(run, model_id="matmul:128", input_shape="n=128"), name="c.parquet")
+    Warehouse(db).ingest([tmp_path / "r"])            # benchdb's writer: a new file
+    after = _cli(*args).output
+    assert "matmul:128" in after and "matmul:128" not in before
+    # another program writing the file in place (no benchdb writer) is a new state too
+    con = duckdb.connect(str(db))
+    con.execute("UPDATE results SET model_id = 'renamed' WHERE model_id = 'matmul:128'")
+    con.close()
+    assert "renamed" in _cli(*args).output
+    assert len(list(cache.glob("report-*.pickle"))) == 3
+
+
+def test_check_keeps_its_verdicts_and_its_errors(tmp_path, cache):
+    db = _warehouse(tmp_path)
+    nothing = ("check", "--baseline", "run:nope", "--candidate", "latest", "--db", str(db))
+    r1, r2 = _cli(*nothing), _cli(*nothing)
+    assert r1.exit_code == r2.exit_code == 2 and r1.output == r2.output and "matches no run" in r1.output
+    assert len(list(cache.glob("check-*.pickle"))) == 1      # a selector matching nothing: kept too
+    gate = ("check", "--baseline", "latest~1", "--candidate", "latest", "--format", "json", "--db", str(db))
+    g1, g2 = _cli(*gate), _cli(*gate)
+    assert g1.exit_code == g2.exit_code and g1.output == g2.output and '"verdict"' in g1.output
+    other = _cli(*gate, "--threshold", "50%")
+    assert '"threshold": 0.5' in other.output          # other options: another answer
+
+
+def test_open_ended_time_selector_is_never_kept(tmp_path, cache):
+    db = _warehouse(tmp_path)
+    _cli("check", "--baseline", "time:..2026-11-01T12:00", "--candidate", "time:2026-11-02..", "--db", str(db))
+    assert not list(cache.glob("check-*.pickle"))
+
+
+def test_no_cache_and_unusable_or_corrupt_caches_compute(tmp_path, cache, monkeypatch):
+    db = _warehouse(tmp_path)
+    args = ("report", "--optimal-hardware", "--format", "json", "--db", str(db))
+    monkeypatch.setenv("BENCHDB_NO_CACHE", "1")
+    assert ENGINE in _imported(*args) and not cache.exists()
+    monkeypatch.delenv("BENCHDB_NO_CACHE")
+    expected = _cli(*args).output
+    (kept,) = cache.glob("report-*.pickle")
+    kept.write_bytes(b"not a pickle")                 # a damaged answer: computed again, replaced
+    assert _cli(*args).output == expected and kept.read_bytes() != b"not a pickle"
+    os.chmod(cache, 0o777)                            # a folder others may write: not trusted
+    kept.write_bytes(b"not a pickle")
+    assert ENGINE in _imported(*args)
+    assert _cli(*args).output == expected and kept.read_bytes() == b"not a pickle"
