@@ -156,19 +156,17 @@ class Warehouse:
         answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same;
         its generation time is now either way."""
         from dataclasses import asdict, replace
-        from datetime import datetime, timezone
 
         from benchdb import memo
+        from benchdb.reports import build
 
         def compute():
-            from benchdb.reports import build
-
             with self.reading() as con:       # opening errors are raised, never kept
                 return _outcome(lambda: build.build(con, str(self.path), kinds, filters, detail=detail))
 
         rep = _unwrap(memo.answer(self.path, "report", {"kinds": list(kinds), "filters": asdict(filters),
                                                          "detail": detail}, compute))
-        return replace(rep, generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+        return replace(rep, generated_at=build.generated_now())
 
     def check(self, baseline: str, candidate: str, **options: Any) -> "GateResult":
         """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),

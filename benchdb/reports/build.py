@@ -96,6 +96,11 @@ class Report:
     drilldown: list[dict[str, Any]] = field(default_factory=list)
 
 
+def generated_now() -> str:
+    """A report's generation time, as it prints it."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
 def _rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
     text = sql.load(f"reports/{name}.sql")
     used = {k: v for k, v in params.items() if f"${k}" in text}
@@ -368,7 +373,7 @@ def build(con: "duckdb.DuckDBPyConnection", db: str, kinds: list[str], filters: 
     if not allow_empty and not any(s.rows or s.answered for s in sections):
         why = _why_empty(con, db, filters, sections)
         raise NothingToReport(f"nothing to report: {why}" + (f". {banner.text}" if banner else ""))
-    rep = Report(db, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), summary,
+    rep = Report(db, generated_now(), summary,
                  filters.describe(), sections, banner)
     _left_out(con, filters, rep)
     if detail:        # HTML: the environment block and the drill-down (kept off the Markdown/JSON path's time)
