@@ -18,8 +18,10 @@ Verdicts, in the order a report lists them (the first two fail the gate):
 
 The interval: with 2+ processes on each side (``--repeats K``, or several runs of the series in a
 side's selection, all pooled), a hierarchical bootstrap over processes, then iterations
-(:mod:`benchdb.analysis.hierarchy`), so process-to-process variance is in it. With one process per
-side, a bootstrap over one process's iterations, which cannot see run-to-run shifts.
+(:mod:`benchdb.analysis.hierarchy`), so process-to-process variance is in it; a side's value is
+then its typical process, the geometric mean of its process medians (a pooled median jumps between
+the modes of processes that fall into modes). With one process per side, a bootstrap over one
+process's iterations, which cannot see run-to-run shifts.
 
 When run-to-run noise is known. Two ways: the sides are the two halves of one interleaved A/B run
 (``benchdb run --ab``: their processes alternate, so each side's spread includes the machine's
@@ -387,10 +389,13 @@ def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, in
                 + [f"candidate {shift(gc, out_c, i):+.0%}" for i in out_c])
             gb = [g for i, g in enumerate(gb) if i not in out_b]
             gc = [g for i, g in enumerate(gc) if i not in out_c]
-            cmp.base_median, cmp.cand_median = float(np.median(np.concatenate(gb))), float(np.median(np.concatenate(gc)))
             cmp.n_base, cmp.n_cand = sum(map(len, gb)), sum(map(len, gc))
+        # each side's value: its typical process (geometric mean of the process medians), so that
+        # the change shown is the one the interval is about
+        cmp.base_median, cmp.cand_median = hierarchy.typical(gb), hierarchy.typical(gc)
         interval = lambda level: hierarchy.ratio_ci(gb, gc, level=level, seed=seed)   # noqa: E731
-        cmp.interval = "hierarchical bootstrap over processes and iterations"
+        cmp.interval = ("hierarchical bootstrap over processes and iterations (medians: geometric mean of "
+                        "the process medians)")
         if aside:
             cmp.interval += f" ({len(out_b)} + {len(out_c)} outlier process(es) set aside)"
     else:
