@@ -75,6 +75,8 @@ def main() -> None:
         c.close()
 
     runner = CliRunner()
+    # in-process: the report computed each time (not answered from benchdb.memo's cache)
+    os.environ["BENCHDB_NO_CACHE"] = "1"
 
     def report(flag):
         def go():
