@@ -135,8 +135,8 @@ def test_the_gate_sets_an_outlier_process_aside_and_says_so():
 
 
 def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
-    """15 processes a side, some ~10 % slower throughout (numpy matmul at n=96 on this VM: memory
-    alignment). The base has 6 slow processes, the A/A candidate 8: the pooled median jumps from
+    """15 processes a side, some ~10 % slower throughout (processes that fall into modes, as numpy
+    matmul's at n=96 did on this VM). The base has 6 slow processes, the A/A candidate 8: the pooled median jumps from
     the fast mode to the slow one (+10 %), the typical process (geometric mean of the process
     medians) moves by 1.1 ** (2/15) - 1 = +1.3 % with a 90 % interval inside +-5 %. Through the
     gate, a slow minority (3 and 5 of 15) is unchanged, and every process 10 % slower is regressed

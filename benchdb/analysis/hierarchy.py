@@ -75,11 +75,10 @@ def ratio_ci(base: list[np.ndarray], cand: list[np.ndarray], *, level: float = 0
 
     The process is the unit of replication: each gives its median, and a side's value is the
     geometric mean of those. The median of all samples pooled is a poor statistic here: where
-    processes fall into modes (numpy matmul at n=96 here: a third of the processes ~10 % apart
-    from the rest, as memory alignment falls), the pooled median jumps between the modes as the
-    resampled mix changes, and an A/A pair of 15 processes a side came out at -5.5 % with a 90 %
-    interval of [-8.8 %, +3.9 %], where this statistic gave -1.2 % [-4.9 %, +2.7 %]
-    (benchmarks/gate_real.py)."""
+    processes fall into modes (whole processes some percent apart from the others throughout), the
+    pooled median jumps between the modes as the resampled mix changes. numpy matmul at n=96 on this
+    VM, an A/A pair of 15 processes a side: -5.5 % with a 90 % interval of [-8.8 %, +3.9 %] by the
+    pooled median, -1.2 % [-4.9 %, +2.7 %] by this statistic (benchmarks/gate_real.py)."""
     base, cand = [g for g in base if len(g)], [g for g in cand if len(g)]
     if not base or not cand:
         return None
