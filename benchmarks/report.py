@@ -134,6 +134,10 @@ def main() -> None:
                 else "")
         print(f"full command {name:<40}: median {statistics.median(ts) * 1e3:7.1f} ms, "
               f"best {min(ts) * 1e3:7.1f} ms over {len(ts)}{goal}")
+    for name in fresh:
+        asked = name.removesuffix(" (computed)")
+        print(f"{asked}: answered from the memo / computed = "
+              f"{statistics.median(times[asked]) / statistics.median(times[name]):.2f}x (medians, same run)")
 
 if __name__ == "__main__":
     main()
