@@ -116,9 +116,8 @@ class Warehouse:
         a statement that returns nothing gives ([], [])."""
         from benchdb.engine import duckdb
 
-        from benchdb.sql.readonly import check_read_only
-
         from benchdb.schema import database
+        from benchdb.sql.readonly import check_read_only
 
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s, sandboxed=True)
         try:
@@ -157,45 +156,39 @@ class Warehouse:
         its generation time is now either way."""
         from dataclasses import asdict, replace
 
-        from benchdb import memo
         from benchdb.reports import build
 
-        def compute():
-            with self.reading() as con:       # opening errors are raised, never kept
-                return _outcome(lambda: build.build(con, str(self.path), kinds, filters, detail=detail))
-
-        rep = _unwrap(memo.answer(self.path, "report", {"kinds": list(kinds), "filters": asdict(filters),
-                                                         "detail": detail}, compute))
+        rep = self._answer("report", {"kinds": list(kinds), "filters": asdict(filters), "detail": detail},
+                           lambda con: build.build(con, str(self.path), kinds, filters, detail=detail))
         return replace(rep, generated_at=build.generated_now())
 
     def check(self, baseline: str, candidate: str, **options: Any) -> "GateResult":
         """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),
         answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same
         (a time: selector open at its end depends on the clock: always computed)."""
-        from benchdb import memo
-
-        def compute():
+        def compare(con):
             from benchdb.analysis import gate
 
+            return gate.compare(con, baseline, candidate, **options)
+
+        clock = any(s.strip().startswith("time:") and s.strip().endswith("..") for s in (baseline, candidate))
+        return self._answer("check", {"baseline": baseline, "candidate": candidate, **options}, compare,
+                            keep=not clock)
+
+    def _answer(self, kind: str, options: dict[str, Any], fn: Callable[[Any], Any], *, keep: bool = True) -> Any:
+        """``fn(read-only connection)``, or the answer :mod:`benchdb.memo` kept for it (``keep``: the
+        answer depends on this state of the warehouse and ``options`` alone). A BenchdbError ``fn``
+        raises is an answer too (kept, and raised again); errors opening the warehouse are not."""
+        from benchdb import memo
+
+        def compute() -> tuple[str, Any]:
             with self.reading() as con:
-                return _outcome(lambda: gate.compare(con, baseline, candidate, **options))
+                try:
+                    return "ok", fn(con)
+                except BenchdbError as exc:
+                    return "error", exc
 
-        if any(s.strip().startswith("time:") and s.strip().endswith("..") for s in (baseline, candidate)):
-            return _unwrap(compute())
-        return _unwrap(memo.answer(self.path, "check", {"baseline": baseline, "candidate": candidate,
-                                                        **options}, compute))
-
-
-def _outcome(fn: Callable[[], Any]) -> tuple[str, Any]:
-    """("ok", answer) or ("error", the BenchdbError it raised): a deterministic answer either way."""
-    try:
-        return "ok", fn()
-    except BenchdbError as exc:
-        return "error", exc
-
-
-def _unwrap(outcome: tuple[str, Any]) -> Any:
-    kind, value = outcome
-    if kind == "error":
-        raise value
-    return value
+        outcome, value = memo.answer(self.path, kind, options, compute) if keep else compute()
+        if outcome == "error":
+            raise value
+        return value
