@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
@@ -84,3 +85,20 @@ def test_yaml_errors_name_the_line_and_unused_excludes_are_reported(tmp_path):
     r = invoke("run", "--config", str(cfg), "--dry-run")
     assert r.exit_code == 0
     assert "warning: exclude rule {'model': 'matmul:61'} matches no scenario" in r.stderr
+
+
+def test_ctrl_c_while_a_file_is_written_takes_effect_once_it_is_recorded():
+    """The driver writes a scenario file and records it in one step that Ctrl-C cannot split: a
+    SIGINT inside waits for the block's end, then raises KeyboardInterrupt as usual."""
+    import os
+
+    from benchdb.plan.driver import _ctrl_c_deferred
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with _ctrl_c_deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            done.append("recorded")
+    assert done == ["recorded"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

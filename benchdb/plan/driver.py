@@ -5,6 +5,9 @@ from __future__ import annotations
 import platform
 import random
 import re
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -255,9 +258,29 @@ class _Writer:
             "extra": outcome.extra,
         })
         table = contract.samples_table(meta, outcome.rows)
-        self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
-        self.report.outcomes.append(outcome)
-        self.report.tables.append(table)
+        with _ctrl_c_deferred():     # a file on disk is a file in the report, whenever Ctrl-C comes
+            self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]),
+                                                     meta, table))
+            self.report.outcomes.append(outcome)
+            self.report.tables.append(table)
+
+
+@contextmanager
+def _ctrl_c_deferred():
+    """Ctrl-C inside the block takes effect when it ends. Without this, a Ctrl-C between a scenario
+    file's rename into place and its entry in the run report left a file that the interrupted run's
+    "kept N of M" did not count (tests/test_cli_fail_closed.py: "kept 1" with 2 files on disk)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if got and callable(previous):
+            previous(signal.SIGINT, None)
 
 
 class _Sink:
