@@ -8,6 +8,8 @@ of results_latest / results_current, and reports open with a banner counting the
 
 import os
 import pickle
+import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -90,16 +92,52 @@ def test_convergence_is_the_final_interval_not_only_the_stop_reason():
 HOG = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end:\n    pass\n"
 
 
+def _foreign(code: str) -> int:
+    """Start ``code`` in a Python process that is not below this one (a shell starts it in the
+    background and exits, so it is re-parented): another program's load, not benchdb's own."""
+    out = subprocess.run(["sh", "-c", f'{shlex.quote(sys.executable)} -c {shlex.quote(code)} >/dev/null 2>&1 & echo $!'],
+                         capture_output=True, text=True, check=True)
+    return int(out.stdout.strip())
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 @pytest.fixture
 def hog():
-    """A real busy loop on one core; it stops by itself within 30 s (and is killed after the test)."""
-    proc = subprocess.Popen([sys.executable, "-c", HOG])
+    """A real busy loop on one core, in a process outside benchdb's tree; it stops by itself within
+    30 s (and is killed after the test)."""
+    pid = _foreign(HOG)
     time.sleep(0.5)
     try:
-        yield proc
+        yield pid
     finally:
-        proc.kill()
-        proc.wait()
+        _kill(pid)
+
+
+@pytest.mark.core
+def test_benchdb_own_children_are_never_background_load():
+    """The measuring children, the fork server and an exporter are benchdb's work: a busy loop below
+    this process is not counted; the same loop outside benchdb's tree is."""
+    from benchdb.harness.machine import background_cpu_pct
+
+    own = subprocess.Popen([sys.executable, "-c", HOG])
+    try:
+        time.sleep(0.5)
+        assert background_cpu_pct(0.5) < 100 / (os.cpu_count() or 1) * 0.5
+    finally:
+        own.kill()
+        own.wait()
+    pid = _foreign(HOG)
+    try:
+        time.sleep(0.5)
+        assert background_cpu_pct(0.5) > 100 / (os.cpu_count() or 1) * 0.5
+    finally:
+        _kill(pid)
 
 
 def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path, hog):
@@ -139,7 +177,9 @@ def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path,
     assert b.text.startswith("2 of 2 results were measured while other processes used ")
     assert "1 of them is invalid because its confidence interval did not converge" in b.text
     md = render.markdown(report)
-    assert md.splitlines()[4].startswith("> **Busy machine:** 2 of 2 results were measured")
+    (first,) = [ln for ln in md.splitlines() if ln.startswith("> **Busy machine:**")]     # above the sections
+    assert first.startswith("> **Busy machine:** 2 of 2 results were measured") and md.index(first) < md.index("## ")
+    assert max(len(ln) for ln in md.splitlines()) <= 120
     html = render.html(report, plots=False)
     assert html.index('id="busy-machine"') < html.index('id="optimal_hardware"')
     assert "valid (warning)" in html and "invalid: did not converge" in html
@@ -193,7 +233,7 @@ def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_
     assert [(r["batch_size"], r["verdict"]) for r in b.rows] == [(2, "invalid: did not converge"),
                                                                 (1, "valid (warning)")]
     assert b.rows[0]["detail"] == "CI of the median +-15.0% did not converge to the target +-2.0%"
-    md = render.markdown(report)
+    md = render.markdown(report, wide=True)
     assert "| matmul:64 | Test CPU 9000 | numpy | eager | fp32 | 2 | n=64 | 79.6 | " in md
 
     # filters apply: only the unflagged model -> no banner

@@ -31,8 +31,10 @@ processes of one invocation share one moment of the machine, and A/A pairs of 3-
 invocations minutes apart on a shared VM differed by up to +50 % with a hierarchical CI of
 [+36 %, +70 %] (benchmarks/gate_real.py: 10 % false alarms before this rule).
 
-Exit codes: 0 pass, 1 something regressed or broke, 2 nothing to compare (no series on both sides,
-a selector that matches nothing, an unknown metric) or another usage error.
+Exit codes: 0 pass (every compared series unchanged, improved or fixed), 1 something regressed or
+broke, 2 nothing to compare (no series on both sides, a selector that matches nothing, an unknown
+metric) or another usage error, 3 undecided: nothing failed but some verdicts are inconclusive (a
+CI step must not read "nothing decided" as a pass; ``--allow-inconclusive`` makes it 0).
 
 Selectors: ``latest~N`` works per hardware and backend: for every (hardware, backend) it picks the
 results of the (N+1)-th newest run that measured that backend on that hardware, so machines that
@@ -70,10 +72,14 @@ WORKING_STATUSES = ("ok", "skipped")
 #: Every verdict, in report order: failing ones first.
 VERDICTS = ("broken", "regressed", "inconclusive", "still_broken", "improved", "fixed", "unchanged")
 FAILING = ("broken", "regressed")
-EXIT_MEANING = {0: "pass: no shared series regressed or broke",
+EXIT_MEANING = {0: "pass: every compared series is unchanged, improved or fixed",
                 1: "fail: a shared series regressed or broke",
                 2: "error: nothing to compare (no series on both sides, a selector matching nothing, "
-                   "an unknown metric) or another usage error"}
+                   "an unknown metric) or another usage error",
+                3: "undecided: nothing failed, but some verdicts are inconclusive (--allow-inconclusive "
+                   "passes them)"}
+#: The exit code of a check whose verdicts leave something undecided (see EXIT_MEANING).
+UNDECIDED = 3
 #: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
 SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options",
          "hardware_id")
@@ -142,6 +148,8 @@ class GateResult:
     only_candidate: list[dict] = field(default_factory=list)
     base_side: Side | None = None
     cand_side: Side | None = None
+    #: Inconclusive verdicts pass (exit 0) instead of leaving the check undecided (exit 3).
+    allow_inconclusive: bool = False
 
     def count(self, verdict: str) -> int:
         return sum(c.verdict == verdict for c in self.comparisons)
@@ -159,8 +167,20 @@ class GateResult:
         return any(c.failing for c in self.comparisons)
 
     @property
+    def undecided(self) -> bool:
+        """Nothing failed, but some verdicts are inconclusive: no pass can be claimed."""
+        return not self.failed and self.count("inconclusive") > 0
+
+    @property
+    def outcome(self) -> str:
+        """fail, undecided, or pass (undecided counts as pass with ``allow_inconclusive``)."""
+        if self.failed:
+            return "fail"
+        return "undecided" if self.undecided and not self.allow_inconclusive else "pass"
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.failed else 0
+        return {"fail": 1, "undecided": UNDECIDED, "pass": 0}[self.outcome]
 
     @property
     def exit_meaning(self) -> str:

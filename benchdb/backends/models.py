@@ -255,13 +255,11 @@ def _looks_like_hub_id(spec: str) -> bool:
     return len(parts) == 2 and all(parts)
 
 
-def prewarm() -> None:
-    """Import what loading any model needs: torch and transformers' model code
-    (``transformers.modeling_utils`` alone takes ~1.7 s on a small machine; the model itself then
-    loads in ~0.1 s). For a child process started ahead of its work (isolation.prestart): the
-    ``prewarm`` of the PyTorch, ONNX Runtime and OpenVINO runners."""
-    import torch  # noqa: F401
-    import transformers.modeling_utils  # noqa: F401
+#: What loading any model needs: torch and transformers' model code (``transformers.modeling_utils``
+#: alone takes ~1.7 s on a small machine; the model itself then loads in ~0.1 s). The fork server of
+#: the measuring children imports them once (isolation.prestart; the PRELOAD of the PyTorch, ONNX
+#: Runtime and OpenVINO runners).
+PRELOAD = ("torch", "transformers.modeling_utils")
 
 
 def load_for_run(spec: str, task: str | None, threads: int):

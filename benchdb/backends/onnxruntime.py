@@ -37,8 +37,8 @@ def software() -> dict:
             "available_providers": ort.get_available_providers()}
 
 
-#: What a child started ahead of its work imports besides the library (isolation.prestart).
-prewarm = models.prewarm
+#: What the fork server imports for this backend's measuring children (isolation.prestart).
+PRELOAD = ('onnxruntime', *models.PRELOAD)
 
 
 def check_providers(names: tuple[str, ...]) -> list[str]:

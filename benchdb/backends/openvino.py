@@ -44,8 +44,8 @@ def software() -> dict:
             "onnx": hardware.package_version("onnx"), "devices": _core().available_devices}
 
 
-#: What a child started ahead of its work imports besides the library (isolation.prestart).
-prewarm = models.prewarm
+#: What the fork server imports for this backend's measuring children (isolation.prestart).
+PRELOAD = ('openvino', *models.PRELOAD)
 
 
 def ov_device(device: str) -> str:

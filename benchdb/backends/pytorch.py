@@ -52,8 +52,8 @@ def software() -> dict:
     return out
 
 
-#: What a child started ahead of its work imports besides the library (isolation.prestart).
-prewarm = models.prewarm
+#: What the fork server imports for this backend's measuring children (isolation.prestart).
+PRELOAD = models.PRELOAD
 
 
 def device_kind(device: str) -> str:

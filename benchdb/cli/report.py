@@ -38,11 +38,13 @@ from benchdb.errors import BenchdbError
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML: hardware name -> USD per hour (for --objective cost).")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default tables keep their key "
+                                          "columns and fit 120 columns).")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
 def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
-           github_summary, engine, data):
+           github_summary, wide, engine, data):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, scaling, memory, trends."""
     from benchdb.reports import build as builder, render as renderer
     from benchdb.warehouse import Warehouse
@@ -65,9 +67,9 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     else:
         # HTML also draws every traced result's samples (the drill-down)
         rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters, detail=fmt == "html")
-    text = renderer.render(rep, fmt)
-    if github_summary:
-        append_summary(renderer.markdown(rep) if fmt != "md" else text)
+    text = renderer.render(rep, fmt, wide)
+    if github_summary:         # a browser shows wide tables: every column
+        append_summary(renderer.markdown(rep, wide=True))
     if out is None:
         click.echo(text, nl=False)
     else:
@@ -106,8 +108,11 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (atomically) instead of standard output.")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
+@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default lines fit 120 columns).")
+@click.option("--allow-inconclusive", is_flag=True,
+              help="Exit 0 when nothing failed, even if some verdicts are inconclusive (default: exit 3).")
 @db_option()
-def check(baseline, candidate, threshold, metric, fmt, out, github_summary, db):
+def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide, allow_inconclusive, db):
     """Regression gate: compare the series (scenario + options + hardware) both selections measured.
 
     Only the same series is ever compared. `latest` / `latest~N` work per hardware and backend: for
@@ -129,10 +134,13 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, db):
 
     \b
     Exit codes:
-      0  pass: nothing regressed or broke
+      0  pass: every compared series is unchanged, improved or fixed (still_broken
+         is reported, not a new failure)
       1  fail: a shared series regressed or broke
       2  nothing to compare (no series on both sides, a selector matching no run),
          an unknown --metric, or another usage error
+      3  undecided: nothing failed, but N of M verdicts are inconclusive
+         (--allow-inconclusive makes that exit 0)
     """
     from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse
@@ -149,9 +157,10 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, db):
             except BenchdbError:
                 pass      # no $GITHUB_STEP_SUMMARY: the original error is the one to report
         raise
-    md = renderer.check_markdown(result)
+    result.allow_inconclusive = allow_inconclusive
+    md = renderer.check_markdown(result, wide)
     if github_summary:
-        append_summary(md)
+        append_summary(renderer.check_markdown(result, wide=True))
     if fmt == "html":
         from benchdb.reports import compare
 

@@ -104,29 +104,15 @@ def run(**params):
         raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     if not params["dry_run"]:
-        _prestart(runs[0])
+        from benchdb.plan.driver import prestart
+
+        prestart(runs)
     try:
         return _plan_and_run(params, runs, exclude, source, shard)
     finally:
         from benchdb.harness import isolation
 
         isolation.discard()
-
-
-def _prestart(opts) -> None:
-    """Start the child that will measure the first model now, so that its imports (torch and
-    transformers' model code: ~4 s here) overlap the planning, which imports much of the same."""
-    from benchdb.backends import registry
-    from benchdb.harness import isolation
-
-    if not opts.isolate:
-        return
-    try:
-        module = registry.info(opts.backend).implementation
-    except BenchdbError:
-        return                       # an unknown backend: planning says so
-    if module:
-        isolation.prestart(module)
 
 
 def _plan_and_run(params, runs, exclude, source, shard):
@@ -286,14 +272,17 @@ def suites():
 @click.option("--out", default="results", show_default=True, help="Folder for the measurement files.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
               default=Path("report.html"), show_default=True, help="Where to write the HTML report.")
-def quickstart(db, out, report_path):
+@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Processes per scenario, interleaved (each with 1/K of the suite's time); 1: one process "
+                   "per model, and no winner can be confirmed.")
+def quickstart(db, out, report_path, repeats):
     """Run the smoke suite with every installed backend, ingest it, and write an HTML report."""
     from benchdb.plan import quickstart as qs
     from benchdb.warehouse import Warehouse
 
     path = Warehouse(db).path
     result = qs.run(str(path), out, report_path, progress=progress_printer(),
-                    note=lambda text: click.echo(text, err=True))
+                    note=lambda text: click.echo(text, err=True), repeats=repeats)
     click.echo(result.optimal_markdown)
     click.echo(result.ingest_line)
     click.echo(f"report: {result.report_path.resolve()} (open it in a browser); warehouse: "

@@ -5,31 +5,33 @@ through a pipe as soon as it is done. The parent blocks on that pipe (``poll`` w
 a select, never a busy loop), so it takes no CPU while the child measures. A crash, OOM kill or
 hang becomes the status of the scenario in flight; a fresh child then takes the rest.
 
-The first child can start before it has work (:func:`prestart`): ``benchdb run`` starts it as soon
-as the backend is known, and it imports the backend's libraries (torch and transformers' model
-code: ~4 s on a small machine) while the parent plans, which imports much of the same. Nothing is
-being measured then; the child measures only once the parent has sent its scenarios and waits.
+Children are forked from a server process (multiprocessing's ``forkserver``) that has imported the
+backends' libraries once (:func:`prestart`: torch and transformers' model code take ~4 s on a small
+machine). Each child is still a process of its own -- its own heap, model, thread pools and
+scheduling -- so ``--repeats`` sees process-to-process variance, but it starts in milliseconds
+instead of seconds, which is what makes 3 processes per scenario affordable in the quickstart. The
+server computes nothing (no thread pool is started before a fork) and idles while a child measures.
+Where fork is not available (Windows), children are spawned and import everything themselves.
 """
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing as mp
 import signal
 import time
 import traceback
 from datetime import datetime, timezone
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 
 _START, _DONE, _CRASH = "start", "done", "crash"
-#: Children started ahead of their work, by backend module: (process, work pipe, result pipe).
-_WARM: dict[str, tuple] = {}
+_PRELOAD: set[str] = set()
 
 
 def _die_with_parent() -> None:
-    """Linux: have the kernel kill this child if the parent dies (e.g. SIGKILL of the run)."""
+    """Linux: have the kernel kill this child if its parent dies (e.g. SIGKILL of the run; a forked
+    child's parent is the fork server, which ends with the run)."""
     try:
         import ctypes
 
@@ -40,6 +42,8 @@ def _die_with_parent() -> None:
 
 
 def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions, conn) -> None:
+    import importlib
+
     _die_with_parent()
     try:
         backend = importlib.import_module(module)
@@ -53,69 +57,46 @@ def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
         conn.close()
 
 
-def _warm_child(module: str, work, conn) -> None:
-    """A child started before its work: import the backend's library (``software()``, as
-    :func:`benchdb.backends.registry.load` does) and whatever else it names in an optional
-    ``prewarm()``, then wait for (model, scenarios, opts) and run them as :func:`_child` does."""
-    _die_with_parent()
+def _context():
+    return mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+
+
+def preload_modules(module: str) -> list[str]:
+    """What the fork server imports for a backend module: the module itself and the names in its
+    optional ``PRELOAD`` (its libraries and the model code it loads with)."""
+    import importlib
+
     try:
         backend = importlib.import_module(module)
-        backend.software()
-        getattr(backend, "prewarm", lambda: None)()
-    except BaseException:   # noqa: BLE001  run_model meets the same failure and reports it
-        pass
-    try:
-        job = work.recv()
-    except (EOFError, OSError):
-        return
-    if job is None:
-        return
-    _child(module, *job, conn)
+    except Exception:      # noqa: BLE001  an unknown or broken backend: planning says so
+        return []
+    return [module, *getattr(backend, "PRELOAD", ())]
 
 
-def prestart(module: str) -> None:
-    """Start the child for ``module``'s first model now (see the module's docstring). The first
-    :func:`run_isolated` of ``module`` takes it; :func:`discard` ends one that is left unused."""
-    if module in _WARM:
+def prestart(modules: str | Iterable[str]) -> None:
+    """Start the fork server now, importing what the children of these backend modules need, so
+    that its imports overlap the parent's planning. Only the first call before the server starts
+    decides what it imports; a module it lacks is imported by each child itself."""
+    names = [modules] if isinstance(modules, str) else list(modules)
+    ctx = _context()
+    if ctx.get_start_method() != "forkserver":
         return
-    ctx = mp.get_context("spawn")
-    recv, send = ctx.Pipe(duplex=False)
-    work_recv, work_send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_warm_child, args=(module, work_recv, send), daemon=True)
-    proc.start()
-    send.close()
-    work_recv.close()
-    _WARM[module] = (proc, work_send, recv)
+    from multiprocessing import forkserver
+
+    wanted = [m for name in names for m in preload_modules(name)]
+    if not set(wanted) <= _PRELOAD and forkserver._forkserver._forkserver_pid is None:
+        _PRELOAD.update(wanted)
+        ctx.set_forkserver_preload(sorted(_PRELOAD))
+    forkserver.ensure_running()
 
 
 def discard() -> None:
-    """End every child started ahead that no run took (a dry run, a plan that failed)."""
-    while _WARM:
-        _, (proc, work_send, recv) = _WARM.popitem()
-        if proc.is_alive():
-            proc.kill()
-        proc.join()
-        work_send.close()
-        recv.close()
+    """Kept for callers that ended children started ahead: forked children start on demand, and the
+    fork server ends with this process."""
 
 
 def _start(ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions):
-    """(process, result pipe) measuring ``scenarios``: the child started ahead for ``module`` if
-    there is one still alive, else a new one."""
-    warm = _WARM.pop(module, None)
-    if warm is not None:
-        proc, work_send, recv = warm
-        try:
-            if not proc.is_alive():
-                raise BrokenPipeError
-            work_send.send((model, scenarios, opts))
-            return proc, recv
-        except (BrokenPipeError, OSError):
-            proc.kill()
-            proc.join()
-            recv.close()
-        finally:
-            work_send.close()
+    """(process, result pipe) measuring ``scenarios`` in a new child."""
     recv, send = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(module, model, scenarios, opts, send), daemon=True)
     proc.start()
@@ -137,10 +118,9 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
 
     ``info`` is the contract's model metadata used for outcomes the child could not report.
     """
-    ctx = mp.get_context("spawn")
+    ctx = _context()
     remaining = list(scenarios)
     while remaining:
-        warm = module in _WARM
         proc, recv = _start(ctx, module, model, remaining, opts)
         done = 0
         in_flight: int | None = None
@@ -181,8 +161,6 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
             recv.close()
         if failure is None:
             return
-        if warm and in_flight is None and done == 0 and failure[0] == "failed":
-            continue            # the child started ahead died before it began: a fresh one starts
         status, text = failure
         if in_flight is None:
             # nothing was measuring: the model never loaded (or the child could not start), and

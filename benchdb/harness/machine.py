@@ -10,6 +10,7 @@ import importlib.util
 import os
 import platform
 import socket
+import time
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
@@ -244,12 +245,53 @@ def git_commit(cwd: str | None = None) -> str | None:
         return None
 
 
+#: The process whose tree is benchdb's own (set by the command line for its children); else this process.
+ROOT_ENV = "BENCHDB_ROOT_PID"
+
+
+def _family() -> list:
+    """benchdb's own processes: the root of this command (``$BENCHDB_ROOT_PID``, else this process),
+    everything below it (measuring children, the fork server, exporters), and this process."""
+    me = psutil.Process()
+    try:
+        root = psutil.Process(int(os.environ.get(ROOT_ENV) or os.getpid()))
+        procs = [root, *root.children(recursive=True)]
+    except (ValueError, psutil.Error):
+        procs = [*me.children(recursive=True)]
+    if me.pid not in {p.pid for p in procs}:
+        procs.append(me)
+    return procs
+
+
+def _cpu_seconds(procs: list) -> dict[int, float]:
+    out = {}
+    for p in procs:
+        try:
+            t = p.cpu_times()
+            out[p.pid] = t.user + t.system
+        except psutil.Error:
+            continue
+    return out
+
+
 def background_cpu_pct(interval_s: float = 0.2) -> float:
-    """CPU use by everything else while this process idles for ``interval_s`` (0-100, all cores).
+    """CPU use by processes other than benchdb's own while this process idles for ``interval_s``
+    (0-100, all cores): the machine's CPU use, less that of benchdb's process tree (the command, its
+    measuring children, the fork server, an exporter), which is benchdb's work, not background load.
 
     A 1-minute load average also counts this process's own previous scenarios; this does not.
     """
-    return float(psutil.cpu_percent(interval=interval_s))
+    family = _family()
+    before = _cpu_seconds(family)
+    psutil.cpu_percent(interval=None)
+    t0 = time.monotonic()
+    time.sleep(interval_s)
+    total = psutil.cpu_percent(interval=None)
+    elapsed = max(time.monotonic() - t0, 1e-6)
+    after = _cpu_seconds(family)
+    own = sum(max(after[pid] - before[pid], 0.0) for pid in after if pid in before)
+    own_pct = 100.0 * own / (elapsed * (psutil.cpu_count() or 1))
+    return float(max(total - own_pct, 0.0))
 
 
 def accelerators() -> list[dict]:

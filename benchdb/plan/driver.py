@@ -152,6 +152,31 @@ def estimate_seconds(items: list[PlanItem], history: dict[str, float]) -> tuple[
     return seconds, known
 
 
+def prestart(runs: list[RunOptions]) -> None:
+    """Start the fork server of the measuring children for these runs' backends now, so that its
+    imports (torch and transformers' model code: ~4 s here) overlap the planning."""
+    from benchdb.harness import isolation
+
+    _mark_root()
+    modules = []
+    for opts in runs:
+        if not opts.isolate:
+            continue
+        try:
+            modules.append(registry.info(opts.backend).implementation)
+        except BenchdbError:
+            continue                 # an unknown backend: planning says so
+    isolation.prestart([m for m in dict.fromkeys(modules) if m])
+
+
+def _mark_root() -> None:
+    """Name this process the root of benchdb's own process tree for the children (and the fork
+    server) it starts, so their CPU use is never counted as background load."""
+    import os
+
+    os.environ.setdefault(hardware.ROOT_ENV, str(os.getpid()))
+
+
 def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
     """Measure every scenario of ``opts`` and write its files under ``opts.out/<run_id>/``."""
     return run_plan(build_plan([opts]), config=opts.config(), out=opts.out, tags=opts.tags, progress=progress)
@@ -162,10 +187,11 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
              seed: int | None = None) -> RunReport:
     """Measure every planned scenario and write one file per scenario under ``out/<run_id>/``.
 
-    Scenarios of entries with ``repeats`` K > 1 are measured in K separate processes, in K rounds
-    that each run every such scenario once in a freshly shuffled order (randomised multiple
-    interleaved trials), so slow drifts of the machine spread over all of them; a scenario's file
-    is written when its last process ends. ``seed`` fixes that order (recorded in the run).
+    Scenarios of entries with ``repeats`` K > 1 are measured in K separate processes, in K rounds:
+    each round measures every such model in a new child, models and their scenarios in a freshly
+    shuffled order (randomised multiple interleaved trials), so slow drifts of the machine spread
+    over all of them; a scenario's file is written when its last process ends. ``seed`` fixes that
+    order (recorded in the run).
     """
     total = sum(len(i.scenarios) for i in items)
     if total == 0:
@@ -175,6 +201,7 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
             raise BenchdbError(f"repeats must be at least 1, found {item.opts.repeats}")
         if item.opts.repeats > 1 and not item.opts.isolate:
             raise BenchdbError("--repeats needs separate processes; drop --no-isolation (isolate: false)")
+    _mark_root()
     started = datetime.now(timezone.utc)
     run_id = contract.new_run_id()
     software = {"python": platform.python_version(), "benchdb": __version__}
@@ -204,19 +231,21 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
         pending: dict[tuple[int, int], list[Outcome]] = {}
         rng = random.Random(seed)
         for r in range(max((i.opts.repeats for i in repeated), default=0)):
-            order = [(ii, si) for ii, item in enumerate(repeated) for si in range(len(item.scenarios))
-                     if item.opts.repeats > r]
+            # one child per model per round, models and their scenarios in a fresh random order
+            order = [ii for ii, item in enumerate(repeated) if item.opts.repeats > r]
             rng.shuffle(order)
-            for ii, si in order:
+            for ii in order:
                 item = repeated[ii]
-                (outcome,) = _outcomes(item, [item.scenarios[si]])
-                got = pending.setdefault((ii, si), [])
-                got.append(outcome)
-                done += 1
-                if progress:
-                    progress(outcome, done, units)
-                if len(got) == item.opts.repeats:
-                    writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
+                picks = list(range(len(item.scenarios)))
+                rng.shuffle(picks)
+                for si, outcome in zip(picks, _outcomes(item, [item.scenarios[si] for si in picks])):
+                    got = pending.setdefault((ii, si), [])
+                    got.append(outcome)
+                    done += 1
+                    if progress:
+                        progress(outcome, done, units)
+                    if len(got) == item.opts.repeats:
+                        writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
     except KeyboardInterrupt:
         raise Interrupted(writer.report, total) from None
     return writer.report

@@ -56,6 +56,8 @@ class Column:
     header: str
     key: str
     fmt: str = "text"          # text | ms | num | pct | ratio | mib | int | sci | result (a link to its drill-down)
+    #: Shown in a terminal's Markdown; False: only with --wide, in HTML, JSON and CSV.
+    compact: bool = True
 
 
 @dataclass
@@ -148,29 +150,36 @@ def _optimal(con, f: Filters, detail: bool = False) -> Section:
             notes.append("energy needs power samples (power_w, from NVIDIA telemetry); results without "
                          "them are left out")
     notes += _optimal_notes(rows)
-    energy = [Column("J/item", "best_energy_per_item_j", "sci")] if any(
+    energy = [Column("J/item", "best_energy_per_item_j", "sci", compact=False)] if any(
         r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
     return Section(
         "optimal_hardware", f"Optimal hardware by {f.objective}",
         "Per model, batch size and input shape: the best hardware/backend/mode/precision among the "
-        "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", its latency "
-        "(p50, p90, p99) and memory, the runner-up, and how much better the best is, with the margin's 95 % "
-        "interval: a win when it excludes 0, a tie when it includes 0 (the interval combines both results' "
-        "median intervals from their raw samples: across processes when they ran with --repeats, else across "
-        "iterations).",
+        "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", how much better "
+        "it is than the runner-up, and how sure that is. The same rule as `benchdb check`: the margin gets a 95 % "
+        "interval only where run-to-run noise is known -- both results ran in 2+ interleaved processes of one run "
+        "(`--repeats 3`), or both series have 8+ earlier runs. A win needs the whole interval above +5 %; a tie's "
+        "interval includes 0 or stays below 5 %; anything else is unconfirmed (one process cannot see the shifts "
+        "between runs, which reach 10-40 % on shared machines). proc and runs count the processes and runs "
+        "behind the best (+ the runner-up).",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
-         Column("best hardware", "best_hardware"), Column("backend", "best_backend"),
-         Column("mode", "best_mode"), Column("precision", "best_precision"),
+         Column("best hardware", "best_hardware", compact=False), Column("backend", "best_backend", compact=False),
+         Column("mode", "best_mode", compact=False), Column("precision", "best_precision", compact=False),
+         Column("best", "best_short"),
          Column(f"best {value_head[f.objective]}", "best_value", value_fmt),
-         Column("runner-up", "runner_up_label"), Column(f"runner-up {value_head[f.objective]}",
-                                                        "runner_up_value", value_fmt),
-         Column("margin", "margin", "pct"), Column("candidates", "candidates", "int"),
-         Column("margin 95% CI", "margin_ci_label"), Column("verdict", "verdict_label"),
-         Column("p50", "best_median_s", "ms"), Column("p90", "best_p90_s", "ms"), Column("p99", "best_p99_s", "ms"),
-         Column("n", "best_n", "int"), Column("processes", "best_repeats", "int"),
-         Column("peak memory", "best_peak_memory_bytes", "mib"), *energy,
-         Column("result", "best_result_id", "result"), Column("runner-up result", "runner_up_result_id", "result")],
-        keys, [_optimal_row(r) for r in rows], notes, empty=empty,
+         Column("margin", "margin", "pct", compact=False), Column("margin 95% CI", "margin_ci_label", compact=False),
+         Column("margin [95% CI]", "margin_short"),
+         Column("verdict", "verdict_label"), Column("proc", "proc_label"), Column("runs", "runs_label"),
+         Column("runner-up", "runner_up_label", compact=False), Column("runner-up", "runner_up_short"),
+         Column(f"runner-up {value_head[f.objective]}", "runner_up_value", value_fmt, compact=False),
+         Column("candidates", "candidates", "int", compact=False),
+         Column("p50", "best_median_s", "ms", compact=False), Column("p90", "best_p90_s", "ms", compact=False),
+         Column("p99", "best_p99_s", "ms", compact=False), Column("n", "best_n", "int", compact=False),
+         Column("processes", "best_repeats", "int", compact=False),
+         Column("peak memory", "best_peak_memory_bytes", "mib", compact=False), *energy,
+         Column("result", "best_result_id", "result", compact=False),
+         Column("runner-up result", "runner_up_result_id", "result", compact=False)],
+        keys, _short_labels([_optimal_row(r) for r in rows]), notes, empty=empty,
         extra={"pareto": _rows(con, "pareto", f.params())[1]} if detail else {})
 
 
@@ -178,30 +187,78 @@ def _pct(v: float) -> str:
     return f"{v * 100:+.1f}%"
 
 
+#: What each margin verdict reads as (None: no runner-up).
+VERDICT_LABELS = {"win": "win", "tie": "tie", "unconfirmed": "unconfirmed", "unknown": "unconfirmed",
+                  None: "only one"}
+
+
 def _optimal_row(r: dict) -> dict:
     """The columns a person reads: the runner-up's full label, the margin's interval, the verdict
-    (win / tie / no interval) with a warning when a tail is unstable."""
+    (win / tie / unconfirmed) with a warning when a tail is unstable, and what stands behind it."""
     ci = (f"{_pct(r['margin_ci_low'])} .. {_pct(r['margin_ci_high'])}"
           if r.get("margin_ci_low") is not None else None)
-    verdict = {"win": "win", "tie": "tie (CI includes 0)", "unknown": "win? (no CI)", None: "only candidate"}[
-        r.get("margin_verdict")]
+    if ci is None and r.get("runner_up_result_id") is not None:
+        ci = "noise unknown"
+    verdict = VERDICT_LABELS.get(r.get("margin_verdict"), str(r.get("margin_verdict")))
     tails = [who for who, key in (("best", "best"), ("runner-up", "runner_up")) if r.get(f"{key}_tail_unstable")]
     if tails:
         verdict += "; unstable tail: " + ", ".join(tails)
-    return dict(r, runner_up_label=_label(r, "runner_up"), margin_ci_label=ci, verdict_label=verdict)
+    short = None
+    if r.get("margin") is not None:
+        short = f"{r['margin'] * 100:+.0f}%"
+        if r.get("margin_ci_low") is not None:
+            short += f" [{r['margin_ci_low'] * 100:+.0f}, {r['margin_ci_high'] * 100:+.0f}]"
+    return dict(r, runner_up_label=_label(r, "runner_up"), margin_ci_label=ci, verdict_label=verdict,
+                margin_short=short, proc_label=_pair(r, "best_repeats", "runner_up_repeats"),
+                runs_label=_pair(r, "best_runs", "runner_up_runs"))
+
+
+def _pair(r: dict, best: str, runner_up: str) -> str:
+    """'3+3': the best's and the runner-up's count ('3' alone without a runner-up)."""
+    def n(key: str) -> str:
+        return "?" if r.get(key) is None else str(r[key])
+    return n(best) if r.get("runner_up_result_id") is None else f"{n(best)}+{n(runner_up)}"
+
+
+_PARTS = ("hardware", "backend", "mode", "precision")
+
+
+def _short_labels(rows: list[dict]) -> list[dict]:
+    """Terminal labels of the best and the runner-up: only the parts (hardware, backend, mode,
+    precision) that differ somewhere in the table; the full labels stay in their own columns."""
+    varying = [p for p in _PARTS if len({r.get(f"{who}_{p}") for r in rows for who in ("best", "runner_up")
+                                         if r.get(f"{who}_hardware") is not None}) > 1] or ["backend"]
+    for r in rows:
+        for who in ("best", "runner_up"):
+            r[f"{who}_short"] = ("/".join(str(r.get(f"{who}_{p}")) for p in varying)
+                                 if r.get(f"{who}_hardware") is not None else None)
+    return rows
 
 
 def _optimal_notes(rows: list[dict]) -> list[str]:
     notes = []
-    ties = [r for r in rows if r.get("margin_verdict") == "tie"]
+    ranked = [r for r in rows if r.get("margin_verdict") is not None]
+    wins = sum(1 for r in ranked if r.get("margin_verdict") == "win")
+    ties = sum(1 for r in ranked if r.get("margin_verdict") == "tie")
+    unconfirmed = [r for r in ranked if r.get("margin_verdict") in ("unconfirmed", "unknown")]
+    if ranked:
+        notes.append(f"Of {_plural(len(ranked), 'winner')} with a runner-up: {wins} win, {ties} tie, "
+                     f"{len(unconfirmed)} unconfirmed.")
+    no_basis = [r for r in unconfirmed if r.get("margin_ci_low") is None]
+    if no_basis:
+        single = sum(1 for r in no_basis if (r.get("margin_processes") or 1) < 2)
+        notes.append(f"{_plural(len(no_basis), 'winner')} unconfirmed because run-to-run noise is unknown"
+                     + (f" ({single} measured in one process)" if single else " (the two results come from "
+                        "separate runs without 8 runs of history)")
+                     + ": the winner within run-to-run noise is unknown. Measure both in one run with "
+                       "`--repeats 3` (interleaved processes), or let each series collect 8 runs.")
+    between = len(unconfirmed) - len(no_basis)
+    if between:
+        notes.append(f"{_plural(between, 'winner')} unconfirmed: the margin's interval excludes 0 but not +5 %; "
+                     "measure with more --repeats to tell.")
     if ties:
-        notes.append(f"{len(ties)} of {_plural(len(rows), 'winner')} tie with the runner-up: the margin's 95 % "
-                     "interval includes 0, so the data do not tell them apart (measure with --repeats 3 or more "
-                     "for a narrower interval).")
-    unknown = sum(1 for r in rows if r.get("margin_verdict") == "unknown")
-    if unknown:
-        notes.append(f"{_plural(unknown, 'margin')} without an interval: a result has no median CI (too few "
-                     "samples, or imported without raw samples).")
+        notes.append(f"{_plural(ties, 'tie')}: the margin's interval includes 0 or stays within 5 %, so the data "
+                     "do not tell the two apart.")
     tail = [r for r in rows if r.get("best_tail_unstable") or r.get("runner_up_tail_unstable")]
     if tail:
         notes.append(f"Unstable tail in {_plural(len(tail), 'row')}: p90 above 2x or p99 above 5x the median; "

@@ -82,9 +82,16 @@ def _env(autoescape: bool) -> jinja2.Environment:
     return env
 
 
-def markdown(report: Report) -> str:
-    text = _env(autoescape=False).get_template("report.md.j2").render(report=report)
-    return "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+def markdown(report: Report, wide: bool = False) -> str:
+    """The report as Markdown; unless ``wide``, its tables keep their compact columns and every line
+    fits a 120-column terminal (:mod:`benchdb.reports.fit`)."""
+    text = _env(autoescape=False).get_template("report.md.j2").render(report=report, wide=wide)
+    text = "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+    if wide:
+        return text
+    from benchdb.reports.fit import fit
+
+    return fit(text)
 
 
 def html(report: Report, plots: bool = True) -> str:
@@ -181,10 +188,16 @@ def _run_line(side) -> str:
             f"{'; '.join(shown)}{more}")
 
 
-def check_markdown(result) -> str:
+def check_markdown(result, wide: bool = False) -> str:
+    """The verdicts as Markdown; unless ``wide``, every line fits a 120-column terminal."""
     text = _env(autoescape=False).get_template("check.md.j2").render(**_check_context(result))
     lines = [line.rstrip() for line in text.strip().splitlines()]
-    return "\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n"     # one blank line at most
+    text = "\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n"     # one blank line at most
+    if wide:
+        return text
+    from benchdb.reports.fit import fit
+
+    return fit(text)
 
 
 def _side_json(side) -> dict:
@@ -198,7 +211,8 @@ def check_json(result) -> str:
     from benchdb.analysis.gate import EXIT_MEANING, FAILING, VERDICTS
 
     body = {"baseline": result.baseline, "candidate": result.candidate, "metric": result.metric,
-            "threshold": result.threshold, "outcome": "fail" if result.failed else "pass",
+            "threshold": result.threshold, "outcome": result.outcome,
+            "undecided": result.undecided, "allow_inconclusive": result.allow_inconclusive,
             "exit_code": result.exit_code, "exit_meaning": result.exit_meaning,
             "exit_codes": {str(k): v for k, v in EXIT_MEANING.items()},
             "failed": result.failed, "regressed": result.regressed,
@@ -225,9 +239,9 @@ def check_error_markdown(baseline: str, candidate: str, error: str, exit_code: i
             f"`{_md_cell(baseline)}`: {_md_cell(error)}\n")
 
 
-def render(report: Report, fmt: str) -> str:
+def render(report: Report, fmt: str, wide: bool = False) -> str:
     if fmt == "md":
-        return markdown(report)
+        return markdown(report, wide)
     if fmt == "html":
         return html(report)
     if fmt == "json":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 
-from benchdb.backends.web import assets, browser
+from benchdb.backends.web import browser
 from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.harness.machine import BackendInfo
 
@@ -21,6 +21,8 @@ def missing(install: bool = False) -> tuple[str, str] | None:
     Chromium binary, the onnxruntime-web files. With ``install`` (``benchdb run``), missing
     onnxruntime-web files do not count: :func:`fetch` gets them once the run's options are checked."""
     import importlib.util
+
+    from benchdb.backends.web import assets     # not at import: `python -m ...web.assets` would run it twice
 
     for module in ("torch", "transformers", "onnx"):
         if importlib.util.find_spec(module) is None:
@@ -37,6 +39,8 @@ def missing(install: bool = False) -> tuple[str, str] | None:
 
 def fetch() -> None:
     """Fetch missing onnxruntime-web files now (``benchdb run``, after its options were checked)."""
+    from benchdb.backends.web import assets
+
     if assets.missing():
         try:
             assets.install(log=lambda text: print(text, file=sys.stderr))

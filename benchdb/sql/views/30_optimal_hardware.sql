@@ -7,17 +7,48 @@
 --   max_latency_s, max_memory_bytes: NULL for no limit.
 --   models, hardware: lists to restrict to (hardware by name or id), NULL for all.
 -- margin: how much better the best is than the runner-up (0.25 = 25 %).
--- margin_ci_low/high: the margin's 95 % interval, from the two results' own 95 % median intervals
---   (computed from their raw samples: a hierarchical bootstrap over processes then iterations when
---   a result ran in 2+ processes, else order statistics of its iterations), combined on the log scale
---   as independent estimates: log(1 + margin) +- 1.96 * sqrt(se_best^2 + se_runner_up^2), se = the
---   interval's log width / (2 * 1.96). NULL when either interval is unknown.
--- margin_verdict: 'win' (the interval excludes 0), 'tie' (it includes 0), 'unknown' (no interval),
---   NULL without a runner-up. best_tail_unstable / runner_up_tail_unstable: p90 > 2x or p99 > 5x the
---   median (a tail that a median-based ranking hides).
+-- How sure: the same rule as the regression gate (benchdb check). A margin gets an interval only
+-- where run-to-run noise is known (margin_basis):
+--   'processes': both results ran in 2+ processes (--repeats) of the same run, interleaved, so the
+--       processes' spread includes the machine's drifts: the two results' hierarchical-bootstrap
+--       median intervals, combined on the log scale as independent estimates;
+--   'history': both series have 8+ earlier valid runs: each series' run-to-run noise (scaled MAD of
+--       successive log changes of its medians, as the gate's robust_noise) is added in quadrature
+--       to the intervals' own standard errors;
+--   NULL: neither (one process, or two separate runs without history): the margin's interval is
+--       NULL -- an interval from one process's iterations cannot see shifts between runs (a
+--       +1.0 % [0.7, 1.4] "win" became +82 % on the next run).
+-- margin_ci_low/high: the margin's 95 % interval: log(1 + margin) +- 1.96 * se, se from the above.
+-- margin_verdict: 'win' (the whole interval above +5 %, the gate's default threshold), 'tie' (the
+--   interval includes 0, or lies below +5 %), 'unconfirmed' (no interval, or one between 0 and 5 %),
+--   NULL without a runner-up. margin_processes: the fewer processes of the two results; best_runs /
+--   runner_up_runs: valid runs of each series so far. best_tail_unstable / runner_up_tail_unstable:
+--   p90 > 2x or p99 > 5x the median (a tail that a median-based ranking hides).
 CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
-WITH cand AS (
+WITH steps AS (
+    SELECT r.series_id,
+           ln(r.median) - ln(lag(r.median) OVER (PARTITION BY r.series_id ORDER BY ru.started_at, r.result_id)) AS d
+    FROM results r
+    JOIN runs ru USING (run_id)
+    WHERE r.status = 'ok' AND r.validity = 'valid' AND bdb_timing_metric(r.metric) AND r.unit = 's'
+      AND r.median > 0
+),
+step_centre AS (
+    SELECT series_id, median(d) AS centre, count(d) AS changes FROM steps WHERE d IS NOT NULL GROUP BY series_id
+),
+noise AS (
+    SELECT s.series_id,
+           c.changes + 1 AS runs,
+           CASE WHEN c.changes >= 8 THEN median(abs(s.d - c.centre)) * 1.4826 / sqrt(2.0) END AS noise
+    FROM steps s
+    JOIN step_centre c USING (series_id)
+    WHERE s.d IS NOT NULL
+    GROUP BY s.series_id, c.changes
+),
+cand AS (
     SELECT r.*,
+           coalesce(n.runs, 1) AS runs,
+           n.noise,
            CASE objective
                WHEN 'throughput' THEN r.throughput
                WHEN 'latency' THEN r.median
@@ -25,6 +56,7 @@ WITH cand AS (
                WHEN 'cost' THEN map_extract_value(prices, r.hardware_name) / 3600.0 / r.throughput * 1e6
            END AS value
     FROM results_latest r
+    LEFT JOIN noise n USING (series_id)
     WHERE (max_latency_s IS NULL OR r.median <= max_latency_s)
       AND (max_memory_bytes IS NULL OR r.peak_memory_bytes <= max_memory_bytes)
       AND (models IS NULL OR list_contains(models, r.model_id))
@@ -86,11 +118,21 @@ SELECT b.model_id,
        m.margin_ci_low,
        m.margin_ci_high,
        CASE WHEN r.result_id IS NULL THEN NULL
-            WHEN m.margin_ci_low IS NULL THEN 'unknown'
-            WHEN m.margin_ci_low <= 0 THEN 'tie'
-            ELSE 'win' END        AS margin_verdict,
+            WHEN m.margin_ci_low IS NULL THEN 'unconfirmed'
+            WHEN m.margin_ci_low > 0.05 THEN 'win'
+            WHEN m.margin_ci_low <= 0 OR m.margin_ci_high < 0.05 THEN 'tie'
+            ELSE 'unconfirmed' END AS margin_verdict,
        coalesce(b.p90 > 2 * b.median OR b.p99 > 5 * b.median, false) AS best_tail_unstable,
-       coalesce(r.p90 > 2 * r.median OR r.p99 > 5 * r.median, false) AS runner_up_tail_unstable
+       coalesce(r.p90 > 2 * r.median OR r.p99 > 5 * r.median, false) AS runner_up_tail_unstable,
+       CASE WHEN r.result_id IS NULL THEN NULL
+            WHEN b.noise IS NOT NULL AND r.noise IS NOT NULL THEN 'history'
+            WHEN b.run_id = r.run_id AND b.ci_method = 'hierarchical_bootstrap'
+                 AND r.ci_method = 'hierarchical_bootstrap' THEN 'processes'
+       END                        AS margin_basis,
+       CASE WHEN r.result_id IS NOT NULL THEN least(coalesce(b.repeats, 1), coalesce(r.repeats, 1)) END
+                                  AS margin_processes,
+       b.runs                     AS best_runs,
+       r.runs                     AS runner_up_runs
 FROM ranked b
 LEFT JOIN ranked r
        ON r.model_id = b.model_id AND r.batch_size = b.batch_size
@@ -102,9 +144,14 @@ LEFT JOIN LATERAL (
                       WHEN objective = 'throughput' THEN b.value / r.value - 1
                       ELSE r.value / b.value - 1 END AS margin_pt,
                  sqrt(pow(ln(b.median_ci_high / b.median_ci_low) / 3.92, 2)
-                      + pow(ln(r.median_ci_high / r.median_ci_low) / 3.92, 2)) AS se
+                      + pow(ln(r.median_ci_high / r.median_ci_low) / 3.92, 2)
+                      + CASE WHEN b.noise IS NOT NULL AND r.noise IS NOT NULL
+                             THEN pow(b.noise, 2) + pow(r.noise, 2) ELSE 0 END) AS se
           WHERE b.median_ci_low > 0 AND b.median_ci_high >= b.median_ci_low
-            AND r.median_ci_low > 0 AND r.median_ci_high >= r.median_ci_low)
+            AND r.median_ci_low > 0 AND r.median_ci_high >= r.median_ci_low
+            AND ((b.noise IS NOT NULL AND r.noise IS NOT NULL)
+                 OR (b.run_id = r.run_id AND b.ci_method = 'hierarchical_bootstrap'
+                     AND r.ci_method = 'hierarchical_bootstrap')))
     WHERE margin_pt > -1
 ) m ON true
 WHERE b.rank = 1;

@@ -1,0 +1,103 @@
+"""Markdown that fits a terminal: tables and prose within WIDTH columns (``--wide`` skips this).
+
+A table too wide for the terminal first loses the columns whose value is the same in every row
+(named once above it: "all rows: hardware AMD EPYC, precision fp32"), then its widest cells are cut
+with an ellipsis, widest column first, until each line fits. Prose is wrapped. The result is still
+valid Markdown; ``--wide`` (and ``--format json``/``--out FILE.md`` with ``--wide``) keep every column whole.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+WIDTH = 120
+#: The narrowest a cut column gets: enough to recognise a value.
+MIN_CELL = 8
+_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _cells(line: str) -> list[str]:
+    parts = _SPLIT.split(line.strip())
+    return [p.strip() for p in parts[1:-1]]
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _cut(text: str, n: int) -> str:
+    if len(text) <= n:
+        return text
+    cut = text[: n - 1].rstrip()
+    if cut.endswith("\\"):          # never leave a dangling escape of a pipe
+        cut = cut[:-1]
+    return cut + "…"
+
+
+def _fit_table(lines: list[str], width: int) -> list[str]:
+    if max(len(ln) for ln in lines) <= width or len(lines) < 3:
+        return lines
+    header, body = _cells(lines[0]), [_cells(ln) for ln in lines[2:]]
+    if any(len(r) != len(header) for r in body):
+        return lines
+    keep = list(range(len(header)))
+    constant = []
+    if len(body) >= 2:
+        for i in range(len(header)):
+            values = {r[i] for r in body}
+            if len(values) == 1:
+                constant.append(i)
+    if constant and len(constant) < len(header):
+        shown = [f"{header[i]} {body[0][i]}" for i in constant if body[0][i]]
+        keep = [i for i in keep if i not in constant]
+    else:
+        shown = []
+    header = [header[i] for i in keep]
+    body = [[r[i] for i in keep] for r in body]
+    widths = [max([len(header[i])] + [len(r[i]) for r in body]) for i in range(len(header))]
+    total = lambda: sum(widths) + 3 * len(widths) + 1       # noqa: E731  "| " + " | " ... + " |"
+    for floor in (MIN_CELL, 3):            # recognisable cells first; any table with <= 29 columns fits
+        while total() > width:
+            i = max(range(len(widths)), key=lambda k: widths[k])
+            if widths[i] <= floor:
+                break
+            widths[i] -= 1
+    cut = any(len(c) > widths[i] for r in [header] + body for i, c in enumerate(r))
+    out = []
+    if shown:
+        out += textwrap.wrap("All rows: " + "; ".join(shown) + ".", width) + [""]
+    out.append(_row([_cut(c, widths[i]) for i, c in enumerate(header)]))
+    out.append("|" + "|".join(" --- " for _ in header) + "|")
+    out += [_row([_cut(c, widths[i]) for i, c in enumerate(r)]) for r in body]
+    if cut:
+        out += ["", "_Cells cut to fit the terminal (…): `--wide` shows every column whole._"]
+    return out
+
+
+def _wrap(line: str, width: int) -> list[str]:
+    if len(line) <= width or line.startswith(("#", "    ", "```")):
+        return [line]
+    m = re.match(r"^(> |- |\d+\. )?", line)
+    lead = m.group(1) or "" if m else ""
+    rest = "> " if lead == "> " else " " * len(lead)
+    return textwrap.wrap(line[len(lead):], width, initial_indent=lead, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [line]
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """``text`` (Markdown) with every table and paragraph within ``width`` columns where it can be."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|"):
+            j = i
+            while j < len(lines) and lines[j].startswith("|"):
+                j += 1
+            out += _fit_table(lines[i:j], width)
+            i = j
+            continue
+        out += _wrap(lines[i], width)
+        i += 1
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
