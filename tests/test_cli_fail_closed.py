@@ -33,12 +33,21 @@ def test_run_exits_3_when_no_scenario_succeeded_and_0_on_partial_failure(tmp_pat
     assert "2 files in" in r.stdout
 
 
-def test_ctrl_c_keeps_finished_files_and_says_how_to_resume(tmp_path):
+def test_ctrl_c_keeps_finished_files_and_resume_measures_exactly_the_rest(tmp_path):
+    """The warehouse already holds the whole plan (an earlier run): the printed resume command still
+    measures exactly the scenarios the interrupted run left, into the same run, whatever else exists."""
+    from benchdb.warehouse import Warehouse
+
+    db = tmp_path / "w.duckdb"
+    args = ["run", "--backend", "numpy", "--model", "matmul:64", "--batch-sizes",
+            ",".join(str(b) for b in range(1, 13)), "--threads", "1", "--max-background-cpu", "100"]
+    earlier = subprocess.run([sys.executable, "-m", "benchdb", *args, "--min-time", "0.01", "--max-time", "0.02",
+                              "--out", str(tmp_path / "earlier")], capture_output=True, text=True, timeout=300)
+    assert earlier.returncode == 0, earlier.stderr
+    assert invoke("ingest", str(tmp_path / "earlier"), "--db", str(db)).exit_code == 0
     out = tmp_path / "res"
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:64",
-                             "--batch-sizes", ",".join(str(b) for b in range(1, 41)), "--min-time", "0.3",
-                             "--max-time", "0.3", "--max-background-cpu", "100", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args, "--min-time", "0.3", "--max-time", "0.3",
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -46,11 +55,43 @@ def test_ctrl_c_keeps_finished_files_and_says_how_to_resume(tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     last = err.strip().splitlines()[-1]
-    kept = len(list(out.rglob("*.parquet")))
-    assert last.startswith(f"benchdb: error: interrupted: kept {kept} of 40 scenario file(s) in {out}")
-    assert "resume with: benchdb ingest" in last and "--skip-fresh 1d" in last
-    assert "Traceback" not in err and 1 <= kept < 40
+    kept = sorted(out.rglob("*.parquet"))
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    assert last.startswith(f"benchdb: error: interrupted: kept {len(kept)} of 12 scenario file(s) in {run_dir}")
+    assert f"resume with: benchdb run --resume {run_dir} && benchdb ingest {run_dir}" in last
+    assert "Traceback" not in err and 1 <= len(kept) < 12
     assert not list(out.rglob(".*.tmp"))
+    before = {p.name: p.stat().st_mtime_ns for p in kept}
+    r = subprocess.run([sys.executable, "-m", "benchdb", "run", "--resume", str(run_dir), "--db", str(db)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert f"{12 - len(kept)} of 12 planned scenarios left ({len(kept)} measured before)" in r.stderr
+    after = sorted(run_dir.glob("*.parquet"))
+    assert len(after) == 12 and all(before[p.name] == p.stat().st_mtime_ns for p in kept)   # kept untouched
+    batches = {contract_batch(p) for p in after}
+    assert batches == set(range(1, 13))                   # each planned scenario once, none twice
+    again = subprocess.run([sys.executable, "-m", "benchdb", "run", "--resume", str(run_dir)],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "nothing left to measure: all 12 planned scenarios" in again.stdout
+    assert invoke("ingest", str(run_dir), "--db", str(db)).exit_code == 0
+    with Warehouse(db).reading() as con:
+        (runs,) = con.execute("SELECT count(DISTINCT run_id) FROM results WHERE run_id = ?",
+                              [run_dir.name]).fetchone()
+        (n,) = con.execute("SELECT count(*) FROM results WHERE run_id = ?", [run_dir.name]).fetchone()
+    assert (runs, n) == (1, 12)                           # one run, whole
+
+
+def contract_batch(path) -> int:
+    from benchdb.schema import contract
+
+    return contract.read_footer(path).scenario["batch_size"]
+
+
+def test_resume_refuses_plan_options_and_folders_without_a_plan(tmp_path):
+    r = invoke("run", "--resume", str(tmp_path), "--backend", "numpy")
+    assert r.exit_code == 2 and "leave out --backend" in r.output
+    r = invoke("run", "--resume", str(tmp_path))
+    assert r.exit_code == 2 and "no plan.json there" in r.output and "Traceback" not in r.output
 
 
 def test_list_options_refuse_empty_items_and_counts_read_well(tmp_path):

@@ -22,7 +22,9 @@ OTHER_MACHINE = {**HARDWARE, "vendor": "OtherVendor", "device_name": "Other CPU 
 
 
 def check(db, *args):
-    return CliRunner().invoke(main, ["check", *args, "--db", str(db)])
+    """The check command, its tables with every column whole (the tests read rows)."""
+    wide = [] if "--format" in args else ["--wide"]
+    return CliRunner().invoke(main, ["check", *args, *wide, "--db", str(db)])
 
 
 def _lat(seed: int, ms: float = 10.0, n: int = 60):
@@ -115,7 +117,7 @@ def test_fixed_and_still_broken_pass_the_gate(tmp_path):
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("# benchdb check: pass\n")
     assert "0 broken, 0 regressed, 0 inconclusive, 1 still broken, 0 improved, 1 fixed, 0 unchanged." in r.stdout
-    assert r.stdout.splitlines()[-1].startswith("Exit 0: pass: no shared series regressed or broke.")
+    assert r.stdout.splitlines()[-1].startswith("Exit 0: pass: every compared series is unchanged, improved or fixed.")
 
 
 def test_skipped_or_invalid_candidate_is_inconclusive_not_broken(tmp_path):
@@ -126,9 +128,9 @@ def test_skipped_or_invalid_candidate_is_inconclusive_not_broken(tmp_path):
         _ok(base, "invalid", 2), (make_meta(cand, model_id="invalid", validity="invalid"), _lat(3)),
     ])
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 3, r.output            # nothing failed, nothing decided: undecided, not pass
     body = json.loads(r.stdout)
-    assert body["counts"]["inconclusive"] == 2 and body["outcome"] == "pass"
+    assert body["counts"]["inconclusive"] == 2 and body["outcome"] == "undecided"
     assert sorted(c["reason"] for c in body["comparisons"]) == ["candidate result is invalid: ",
                                                                 "candidate result is skipped"]
 
@@ -164,7 +166,7 @@ def test_unknown_metric_is_an_error_listing_the_metrics(tmp_path):
     assert r.exit_code == 2
     assert r.stderr == ("benchdb: error: --metric 'nosuch' is not measured in the results of --baseline "
                         "'latest~1' or --candidate 'latest'; metrics there: latency_s\n")
-    assert check(db, "--baseline", "latest~1", "--candidate", "latest", "--metric", "latency_s").exit_code == 0
+    assert check(db, "--baseline", "latest~1", "--candidate", "latest", "--metric", "latency_s").exit_code == 3
 
 
 def test_errors_also_reach_the_github_summary_and_bad_latest_is_refused(tmp_path):
@@ -190,7 +192,8 @@ def test_check_help_documents_exit_codes_and_latest():
     r = CliRunner().invoke(main, ["check", "--help"])
     assert r.exit_code == 0
     text = " ".join(r.stdout.split())
-    assert "0 pass: nothing regressed or broke" in text
+    assert "0 pass: every compared series is unchanged, improved or fixed" in text
+    assert "3 undecided: nothing failed, but N of M verdicts are inconclusive" in text
     assert "1 fail: a shared series regressed or broke" in text
     assert "2 nothing to compare" in text
     assert "latest = per hardware and backend, its newest run" in text
@@ -209,7 +212,7 @@ def test_latest_compares_each_machine_with_its_own_previous_run(tmp_path):
         _ok(b1, "m1", 3, hardware=OTHER_MACHINE), _ok(b2, "m1", 4, ms=13.0, hardware=OTHER_MACHINE),  # B slower
     ])
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json")
-    assert r.exit_code == 0, r.output        # separate invocations, no history: nothing is claimed
+    assert r.exit_code == 3, r.output        # separate invocations, no history: nothing is claimed
     body = json.loads(r.stdout)
     pairs = {c["scenario"]["hardware_name"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"],
                                              round(c["change"], 1), c["verdict"]) for c in body["comparisons"]}
@@ -239,7 +242,7 @@ def test_latest_with_one_run_per_backend(tmp_path):
         _ok(np2, "m1", 3), _ok(pt2, "m1", 4, ms=12.0, **pt),
     ])
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 3, r.output
     body = json.loads(r.stdout)
     got = {c["scenario"]["backend"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"],
                                       round(c["change"], 1)) for c in body["comparisons"]}
@@ -289,8 +292,8 @@ def test_values_carry_units_and_the_table_shows_mode_precision_threads(tmp_path)
     assert tiny["scenario"]["mode"] == "compile" and tiny["scenario"]["threads"] == 4
     for key in ("cand_median", "change", "ci_low", "ci_high", "threshold", "noise", "verdict", "reason"):
         assert key in tiny
-    assert body["exit_meaning"] == "pass: no shared series regressed or broke"
-    assert set(body["exit_codes"]) == {"0", "1", "2"}
+    assert body["exit_meaning"] == "pass: every compared series is unchanged, improved or fixed"
+    assert set(body["exit_codes"]) == {"0", "1", "2", "3"}
 
 
 def test_throughput_metric_shows_its_unit_and_regresses_downward(tmp_path):

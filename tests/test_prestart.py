@@ -1,5 +1,5 @@
-"""Time to a result (issue 19): the first child starts ahead of its work, and a command that
-imported torch skips the interpreter's teardown. Real processes, real numpy / PyTorch runs."""
+"""Time to a result (issues 19, 28): measuring children fork from a server that imported the
+backend ahead of the work, and a command that imported torch skips the interpreter's teardown. Real processes, real numpy / PyTorch runs."""
 
 from __future__ import annotations
 
@@ -28,31 +28,51 @@ def _outcomes(opts):
     return list(isolation.run_isolated(MODULE, model, scenarios, opts, numpy_backend.model_info(model)))
 
 
-@pytest.mark.core
-def test_the_first_run_takes_the_child_started_ahead(tmp_path):
-    opts = _opts(tmp_path)
-    isolation.prestart(MODULE)
-    proc = isolation._WARM[MODULE][0]
-    assert proc.is_alive()
-    outcomes = _outcomes(opts)
-    assert MODULE not in isolation._WARM              # taken, not left behind
-    assert [o.status for o in outcomes] == ["ok"] and len(outcomes[0].rows) >= 5
-    proc.join(10)
-    assert not proc.is_alive()                       # it measured and was ended with its run
-    again = _outcomes(opts)                          # later models get a child of their own
-    assert [o.status for o in again] == ["ok"]
+def _server_pid():
+    from multiprocessing import forkserver
+
+    return forkserver._forkserver._forkserver_pid
+
+
+def _alive(pid) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, TypeError):
+        return False
+    return True
 
 
 @pytest.mark.core
-def test_a_dead_or_unused_child_started_ahead_is_replaced_or_ended(tmp_path):
+def test_children_fork_from_a_server_that_imported_the_backend_ahead(tmp_path):
+    opts = _opts(tmp_path)
+    assert isolation.preload_modules(MODULE)[0] == MODULE
+    assert isolation.preload_modules("benchdb.backends.nosuch") == []      # planning reports it, not this
+    isolation.prestart(MODULE)
+    pid = _server_pid()
+    assert _alive(pid)                                   # started before any work was sent
+    first, second = _outcomes(opts), _outcomes(opts)     # each model gets a fresh child of the one server
+    assert [o.status for o in first + second] == ["ok", "ok"] and len(first[0].rows) >= 5
+    assert _server_pid() == pid and _alive(pid)
+
+
+@pytest.mark.core
+def test_a_fork_server_that_died_is_replaced(tmp_path):
+    import os
+    import signal
+    import time
+
     opts = _opts(tmp_path)
     isolation.prestart(MODULE)
-    isolation._WARM[MODULE][0].kill()        # e.g. killed for memory while importing
-    assert [o.status for o in _outcomes(opts)] == ["ok"]     # a fresh child measured instead
-    isolation.prestart(MODULE)
-    proc = isolation._WARM[MODULE][0]
-    isolation.discard()                                      # a dry run, a plan that failed
-    assert not isolation._WARM and not proc.is_alive()
+    pid = _server_pid()
+    os.kill(pid, signal.SIGKILL)                 # e.g. killed for memory
+    for _ in range(100):
+        if not _alive(pid):
+            break
+        time.sleep(0.05)
+    assert [o.status for o in _outcomes(opts)] == ["ok"]      # a new server forked the child
+    assert _server_pid() != pid and _alive(_server_pid())
 
 
 @pytest.mark.slow          # needs torch: not a core test (the floors have no torch)

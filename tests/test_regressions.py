@@ -212,7 +212,7 @@ def test_check_gate_through_the_cli(tmp_path):
     r = invoke("check", "--baseline", f"run:{runs[2]['run_id']}", "--candidate", "commit:03", "--db", str(db),
                "--format", "json")
     body = json.loads(r.stdout)
-    assert r.exit_code == 0 and body["counts"]["inconclusive"] == 2
+    assert r.exit_code == 3 and body["counts"]["inconclusive"] == 2 and body["outcome"] == "undecided"
     assert all(c["reason"].startswith("run-to-run noise unknown: the sides are separate invocations")
                for c in body["comparisons"])
 
@@ -275,7 +275,8 @@ def test_gate_on_two_real_runs_of_the_same_scenario(tmp_path):
         assert c["verdict"] == "inconclusive" and "result is invalid" in c["reason"], c
     else:
         assert c["ci_low"] <= c["change"] <= c["ci_high"]
-    assert r.exit_code == (1 if c["verdict"] in ("regressed", "broken") else 0) == body["exit_code"]
+    expected = {"regressed": 1, "broken": 1, "inconclusive": 3}.get(c["verdict"], 0)
+    assert r.exit_code == expected == body["exit_code"]
 
 
 def test_history_counts_from_min_history_points_and_not_for_an_interleaved_ab_pair():

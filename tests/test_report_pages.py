@@ -40,12 +40,14 @@ def wh(tmp_path_factory):
     r1 = make_run(started_at="2026-11-01T10:00:00+00:00", git_commit="a" * 40, tags=["ab-0a1b2c3d", "ab-0a1b2c3d-base"])
     r2 = make_run(started_at="2026-11-02T10:00:00+00:00", git_commit="b" * 40, tags=["ab-0a1b2c3d", "ab-0a1b2c3d-cand"])
     seq = {"model_id": MODEL, "input_shape": "seq_len=16"}
-    write_file(res, make_meta(r1, backend="onnxruntime", mode="eager", **seq), _lat(1, 1.00e-3), name="a.parquet")
-    write_file(res, make_meta(r1, backend="onnxruntime", mode="graph", **seq), _lat(2, 1.005e-3), name="b.parquet")
+    write_file(res, make_meta(r1, backend="onnxruntime", mode="eager", **seq), _lat(1, 1.00e-3), name="a.parquet",
+               repeats=3)
+    write_file(res, make_meta(r1, backend="onnxruntime", mode="graph", **seq), _lat(2, 1.005e-3), name="b.parquet",
+               repeats=3)
     write_file(res, make_meta(r1, backend="pytorch", **seq), _lat(3, 2e-3, n=90), name="c.parquet", repeats=3)
     for i, (backend, mode, med) in enumerate((("onnxruntime", "graph", 1.0e-3), ("pytorch", "eager", 3e-3))):
         write_file(res, make_meta(r1, backend=backend, mode=mode, batch_size=2, **seq), _lat(10 + i, med),
-                   name=f"bs2-{i}.parquet")
+                   name=f"bs2-{i}.parquet", repeats=3)
     tail = np.concatenate([_lat(5, 1e-3, n=40), np.full(20, 0.1)])
     write_file(res, make_meta(r1, backend="openvino", validity="invalid", **seq), tail, name="inv.parquet")
     write_file(res, make_meta(r2, backend="pytorch", **seq), _lat(4, 2.6e-3, n=90), name="d.parquet", repeats=3)
@@ -64,14 +66,15 @@ def test_optimal_tells_a_tie_from_a_win(wh):
     assert tie["margin_verdict"] == "tie"
     assert win["margin_verdict"] == "win" and win["margin_ci_low"] > 1.0      # 3x: the whole CI far above 0
     assert tie["best_p90_s"] > tie["best_median_s"] and tie["best_n"] == 60
+    assert tie["margin_basis"] == win["margin_basis"] == "processes"     # 3 interleaved processes each
     md = invoke("report", "--optimal-hardware", "--db", str(wh)).stdout
-    assert "tie (CI includes 0)" in md and "| win |" in md
-    assert "1 of 2 winners tie with the runner-up" in md
+    assert "| tie |" in md and "| win |" in md
+    assert "Of 2 winners with a runner-up: 1 win, 1 tie, 0 unconfirmed." in md
     assert "(1 invalid); the one that ran is listed, flagged" in md
 
 
 def test_invalid_results_are_shown_flagged(wh):
-    md = invoke("report", "--all", "--db", str(wh)).stdout
+    md = invoke("report", "--all", "--wide", "--db", str(wh)).stdout
     section = md.split("## Measured but left out", 1)[1]
     line = next(ln for ln in section.splitlines() if ln.startswith(f"| {MODEL} "))
     cells = [c.strip() for c in line.split("|")]

@@ -284,8 +284,9 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     shared = sorted(set(base) & set(cand), key=_shown_order(cand))
     if not shared:
         labels = _labels(bside, cside)
+        split = _options_split(bside, cside)
         raise BenchdbError(
-            f"nothing to compare: no series is on both sides. --baseline {baseline!r} has "
+            f"nothing to compare: no series is on both sides{split}. --baseline {baseline!r} has "
             f"{_describe(bside, labels)}; --candidate {candidate!r} has {_describe(cside, labels)}. "
             "A series is one scenario (model, shape, backend, device, mode, precision, options) on one "
             "hardware: choose selectors whose runs measured the same scenarios on the same hardware "
@@ -322,6 +323,39 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                                       interleaved=interleaved))
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
+
+
+_LOOSE = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "hardware_id")
+
+
+def _options_split(base: Side, cand: Side) -> str:
+    """Where the two sides measured the same scenarios on the same hardware with different options
+    (e.g. --ab-env on a variable a user bench declares in ENV, which is part of identity): which."""
+    def loose(r: dict) -> tuple:
+        return tuple(str(r.get(k)) for k in _LOOSE)
+
+    cands = {loose(r): r for r in cand.results.values()}
+    differ: dict[str, set[str]] = {}
+    for r in base.results.values():
+        other = cands.get(loose(r))
+        if other is None:
+            continue
+        bo, co = r.get("options") or {}, other.get("options") or {}
+        for k in sorted(set(bo) | set(co)):
+            if bo.get(k) != co.get(k):
+                names = differ.setdefault(k, set())
+                if k == "env":             # a user bench's declared ENV: name the variables, not their values
+                    try:
+                        be, ce = json.loads(bo.get(k) or "{}"), json.loads(co.get(k) or "{}")
+                        names.update(n for n in set(be) | set(ce) if be.get(n) != ce.get(n))
+                    except (TypeError, ValueError):
+                        pass
+    if not differ:
+        return ""
+    parts = [f"{k} ({', '.join(sorted(v))})" if v else k for k, v in sorted(differ.items())]
+    hint = (" -- a variable a bench declares in ENV is part of a series' identity, so --ab-env on it makes "
+            "base and cand different series" if "env" in differ else "")
+    return f": the same scenarios were measured with different options: {', '.join(parts)}{hint}"
 
 
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")

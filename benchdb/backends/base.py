@@ -57,6 +57,16 @@ class RunOptions:
     def thread_count(self) -> int:
         return self.threads or hardware.default_threads()
 
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any], out: Path | str) -> "RunOptions":
+        """The options a run recorded with :meth:`config` (``benchdb run --resume``)."""
+        tuples = ("models", "batch_sizes", "seq_lens", "modes", "precisions", "tags", "providers")
+        known = {f for f in cls.__dataclass_fields__ if f not in ("rule", "out")}
+        kwargs = {k: (tuple(v) if k in tuples else v) for k, v in cfg.items() if k in known}
+        rule = StopRule(**{k: v for k, v in (cfg.get("stop_rule") or {}).items()
+                           if k in StopRule.__dataclass_fields__})
+        return cls(**kwargs, rule=rule, out=Path(out))
+
     def config(self) -> dict[str, Any]:
         """The run's configuration as recorded in every file it writes."""
         return {"backend": self.backend, "models": list(self.models), "device": self.device,

@@ -38,8 +38,8 @@ from benchdb.errors import BenchdbError
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML: hardware name -> USD per hour (for --objective cost).")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
-@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default tables keep their key "
-                                          "columns and fit 120 columns).")
+@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default a terminal's tables keep "
+                                          "their key columns and fit 120 columns; --out files are always wide).")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
@@ -67,7 +67,7 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     else:
         # HTML also draws every traced result's samples (the drill-down)
         rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters, detail=fmt == "html")
-    text = renderer.render(rep, fmt, wide)
+    text = renderer.render(rep, fmt, wide or out is not None)     # a file is not a terminal: every column
     if github_summary:         # a browser shows wide tables: every column
         append_summary(renderer.markdown(rep, wide=True))
     if out is None:
@@ -108,7 +108,8 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write to this file (atomically) instead of standard output.")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
-@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default lines fit 120 columns).")
+@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default lines fit 120 columns; --out "
+                                          "files are always wide).")
 @click.option("--allow-inconclusive", is_flag=True,
               help="Exit 0 when nothing failed, even if some verdicts are inconclusive (default: exit 3).")
 @db_option()
@@ -158,7 +159,7 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide
                 pass      # no $GITHUB_STEP_SUMMARY: the original error is the one to report
         raise
     result.allow_inconclusive = allow_inconclusive
-    md = renderer.check_markdown(result, wide)
+    md = renderer.check_markdown(result, wide or out is not None)
     if github_summary:
         append_summary(renderer.check_markdown(result, wide=True))
     if fmt == "html":

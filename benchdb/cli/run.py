@@ -81,6 +81,10 @@ from benchdb.errors import BenchdbError
 @click.option("--shard", default=None, help="Run only slice i of n of the plan, e.g. 2/4.")
 @click.option("--skip-fresh", default=None, help="Skip scenarios with a valid result on this hardware newer "
               "than this (30m, 12h, 7d); needs --db.")
+@click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              metavar="RUN_DIR", help="Finish an interrupted run: measure the scenarios of its plan that have no "
+                                      "file in RUN_DIR (RESULTS_DIR/RUN_ID) yet, into the same run; no other plan "
+                                      "options.")
 @db_option(help="Warehouse for --skip-fresh and the --dry-run time estimate.")
 def run(**params):
     """Measure models on this machine and write one Parquet file per scenario.
@@ -93,6 +97,8 @@ def run(**params):
     from benchdb.plan import config as cfgmod
 
     ctx = click.get_current_context()
+    if params["resume_dir"] is not None:
+        return _resume(ctx, params)
     runs, exclude, source = _run_options(ctx, params)
     if params["ab"]:
         from benchdb.plan import ab
@@ -136,10 +142,18 @@ def _plan_and_run(params, runs, exclude, source, shard):
 
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
               "shard": params["shard"], "skip_fresh": params["skip_fresh"]}
+    _measure(items, config, runs[0].out, runs[0].tags, params["db"])
+
+
+def _measure(items, config, out, tags, db, resume=None) -> None:
+    """Run the plan, print what each scenario gave, and say how to resume after Ctrl-C."""
+    from benchdb.reports.tabular import render
+    from benchdb.plan.driver import Interrupted, run_plan, summary_rows
+
     try:
-        report = run_plan(items, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress_printer())
+        report = run_plan(items, config=config, out=out, tags=tags, progress=progress_printer(), resume=resume)
     except Interrupted as stop:
-        raise BenchdbError(f"{stop}; resume with: {_resume_command(stop.report.out_dir, params['db'])}",
+        raise BenchdbError(f"{stop}; resume with: {_resume_command(stop.report.out_dir, db)}",
                            exit_code=130) from None
     rows = summary_rows(report)
     cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
@@ -155,19 +169,39 @@ def _plan_and_run(params, runs, exclude, source, shard):
 
 
 def _resume_command(out_dir, db) -> str:
-    """The commands that pick up an interrupted run: keep what was measured, skip it, go on."""
+    """The commands that finish an interrupted run (exactly its missing scenarios), then ingest it."""
     import shlex
-    import sys
 
     from benchdb.schema.database import resolve_db
 
-    db = str(resolve_db(db))
-    args = list(sys.argv[1:])
-    if "--skip-fresh" not in args:
-        args += ["--skip-fresh", "1d"]
-    if "--db" not in args:
-        args += ["--db", db]
-    return f"benchdb ingest {shlex.quote(str(out_dir))} --db {shlex.quote(db)} && benchdb {shlex.join(args)}"
+    folder = shlex.quote(str(out_dir))
+    if "://" in str(out_dir):          # a remote --out records no plan: ingest what was kept
+        return f"benchdb ingest {folder} --db {shlex.quote(str(resolve_db(db)))}"
+    return f"benchdb run --resume {folder} && benchdb ingest {folder} --db {shlex.quote(str(resolve_db(db)))}"
+
+
+def _resume(ctx, params) -> None:
+    from click.core import ParameterSource
+
+    from benchdb.plan.driver import prestart, resume_plan
+
+    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_max_trials", "shard",
+                    "skip_fresh", "dry_run", "repeats"}
+    given = sorted(k for k in plan_options if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE)
+    if given:
+        raise BenchdbError(f"--resume finishes the plan the interrupted run recorded; leave out "
+                           f"{', '.join('--' + k.replace('_', '-') for k in given)}")
+    resume = resume_plan(params["resume_dir"])
+    left = sum(len(i.scenarios) for i in resume.items)
+    if not left:
+        click.echo(f"nothing left to measure: all {plural(resume.planned, 'planned scenario')} of run "
+                   f"{resume.run_id} have their files in {resume.folder}")
+        return
+    click.echo(f"resuming run {resume.run_id}: {left} of {plural(resume.planned, 'planned scenario')} left "
+               f"({resume.done} measured before)", err=True)
+    runs = [i.opts for i in resume.items]
+    prestart(runs)
+    _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume)
 
 
 #: command-line option -> RunOptions field (or "rule.<StopRule field>")
@@ -285,8 +319,8 @@ def quickstart(db, out, report_path, repeats):
                     note=lambda text: click.echo(text, err=True), repeats=repeats)
     click.echo(result.optimal_markdown)
     click.echo(result.ingest_line)
-    click.echo(f"report: {result.report_path.resolve()} (open it in a browser); warehouse: "
-               f"{path} (try `benchdb report --matrix` or `benchdb query`)")
+    click.echo(f"report: {result.report_path.resolve()} (open it in a browser)")
+    click.echo(f"warehouse: {path} (try `benchdb report --matrix` or `benchdb query`)")
 
 
 @click.command("hardware")

@@ -41,10 +41,15 @@ def _die_with_parent() -> None:
         pass
 
 
-def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions, conn) -> None:
+def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions, conn,
+           environ: dict[str, str] | None = None) -> None:
     import importlib
+    import os
 
     _die_with_parent()
+    if environ is not None:        # a forked child has the fork server's environment: take the parent's now
+        os.environ.clear()
+        os.environ.update(environ)
     try:
         backend = importlib.import_module(module)
         gen = backend.run_model(model, scenarios, opts, on_start=lambda i: conn.send((_START, i)))
@@ -98,7 +103,9 @@ def discard() -> None:
 def _start(ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions):
     """(process, result pipe) measuring ``scenarios`` in a new child."""
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(module, model, scenarios, opts, send), daemon=True)
+    import os
+
+    proc = ctx.Process(target=_child, args=(module, model, scenarios, opts, send, dict(os.environ)), daemon=True)
     proc.start()
     send.close()
     return proc, recv

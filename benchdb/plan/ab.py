@@ -378,6 +378,29 @@ def check_command(report: AbReport, db: str) -> str:
             f"--candidate tag:{tags['cand']} --db {shlex.quote(db)}")
 
 
+def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:
+    """--ab-env on a variable a bench declares in ENV changes the scenario key of one side: the sides
+    become different series, and the check that follows has nothing to compare. Say so before measuring."""
+    import json
+
+    names = set(envs["base"]) | set(envs["cand"])
+    split = set()
+    for g in groups:
+        for b, c in zip(g.planned["base"], g.planned["cand"]):
+            if b.key() != c.key():
+                try:
+                    be = json.loads(b.options.get("env") or "{}")
+                    ce = json.loads(c.options.get("env") or "{}")
+                except (TypeError, ValueError):
+                    be, ce = {}, {}
+                split |= {n for n in names if n in be or n in ce}
+    if split:
+        warn(f"warning: --ab-env {', '.join(sorted(split))}: the bench declares it in ENV, so it is part of the "
+             "scenario's identity and base and cand become different series; `benchdb check` will find nothing "
+             "to compare. To gate code with the variable as a setting, give both sides the same value (or leave it "
+             "out of ENV)")
+
+
 def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -> None:
     """`benchdb run ... --ab BASE CAND`: plan, measure both sides, print the check command."""
     import click
@@ -405,6 +428,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     groups = plan_ab(runs, sides, exclude=exclude, shard=shard,
                      unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
                                                        "of the plan; check its keys and values", err=True))
+    _warn_split(groups, envs, lambda text: click.echo(text, err=True))
     n_sc = sum(len(g.planned["base"]) for g in groups)
     n_proc = 2 * sum(g.trials for g in groups)
     processes = f"{n_proc} process{'es' if n_proc != 1 else ''}"

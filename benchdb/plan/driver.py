@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import platform
 import random
 import re
@@ -182,9 +183,86 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
     return run_plan(build_plan([opts]), config=opts.config(), out=opts.out, tags=opts.tags, progress=progress)
 
 
+#: What a run records of its plan in its folder, for `benchdb run --resume`.
+PLAN_FILE = "plan.json"
+
+
+def _key_text(key: dict) -> str:
+    return json.dumps(key, sort_keys=True, default=str)
+
+
+def _loose_key(key: dict) -> str:
+    return _key_text({k: v for k, v in key.items() if k != "options"})
+
+
+@dataclass
+class Resume:
+    """An interrupted run to finish: its id, start, interleaving seed and what is left to measure."""
+    run_id: str
+    started_at: str
+    seed: int | None
+    config: dict
+    tags: tuple[str, ...]
+    items: list[PlanItem]
+    planned: int
+    done: int
+    folder: Path
+
+
+def resume_plan(folder: Path | str) -> Resume:
+    """The scenarios of the run in ``folder`` (``out/<run_id>``) that have no file there yet, from the
+    plan the run recorded when it started, whatever other results exist elsewhere."""
+    folder = Path(folder)
+    path = folder / PLAN_FILE
+    if not folder.is_dir():
+        raise BenchdbError(f"--resume {folder}: no such folder; give the run folder the interrupted run "
+                           "printed (RESULTS_DIR/RUN_ID)")
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+        runs = [RunOptions.from_config(c, folder.parent) for c in plan["runs"]]
+        planned = [_key_text(k) for k in plan["planned"]]
+    except FileNotFoundError:
+        raise BenchdbError(f"--resume {folder}: no {PLAN_FILE} there; only a folder that `benchdb run` wrote "
+                           "(RESULTS_DIR/RUN_ID, local --out) can be resumed") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BenchdbError(f"--resume {folder}: {PLAN_FILE} is not a plan benchdb wrote ({exc})") from None
+    written: list[dict] = []
+    for f in sorted(folder.glob("*.parquet")):
+        try:
+            footer = contract.read_footer(f)
+        except contract.ContractError:
+            continue                 # a damaged file does not count as measured
+        if footer.metadata["run"]["run_id"] == plan["run_id"]:
+            written.append(footer.scenario)
+    full = {_key_text({k: sc.get(k) for k in ("model_id", "backend", "device", "mode", "precision",
+                                               "batch_size", "input_shape", "options")}) for sc in written}
+    loose = {_loose_key({k: sc.get(k) for k in ("model_id", "backend", "device", "mode", "precision",
+                                                 "batch_size", "input_shape")}) for sc in written}
+    loose_planned = [_loose_key(json.loads(k)) for k in planned]
+    wanted = set(planned)
+    items = build_plan(runs)
+    done = 0
+    for item in items:
+        left = []
+        for sc in item.scenarios:
+            k = _key_text(sc.key())
+            if k not in wanted:
+                continue
+            lk = _loose_key(sc.key())
+            # a run may key a scenario with what it learns while measuring (an OpenVINO request count):
+            # then its file matches on everything but the options, when that is unambiguous
+            if k in full or (lk in loose and loose_planned.count(lk) == 1):
+                done += 1
+                continue
+            left.append(sc)
+        item.scenarios = left
+    return Resume(plan["run_id"], plan["started_at"], plan.get("seed"), plan.get("config") or {},
+                  tuple(plan.get("tags") or ()), [i for i in items if i.scenarios], len(planned), done, folder)
+
+
 def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
              progress: Callable[[Outcome, int, int], None] | None = None,
-             seed: int | None = None) -> RunReport:
+             seed: int | None = None, resume: Resume | None = None) -> RunReport:
     """Measure every planned scenario and write one file per scenario under ``out/<run_id>/``.
 
     Scenarios of entries with ``repeats`` K > 1 are measured in K separate processes, in K rounds:
@@ -204,6 +282,8 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     _mark_root()
     started = datetime.now(timezone.utc)
     run_id = contract.new_run_id()
+    if resume is not None:
+        run_id, started, seed = resume.run_id, datetime.fromisoformat(resume.started_at), resume.seed
     software = {"python": platform.python_version(), "benchdb": __version__}
     for name in dict.fromkeys(i.opts.backend for i in items):
         software[name] = load_backend(name).software()
@@ -217,6 +297,8 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
         "software": software, "config": config, "tags": list(tags),
     }
     writer = _Writer(run_meta, _Sink(str(out), run_id))
+    if resume is None and not writer.sink.remote:
+        _write_plan(writer.sink.local, run_meta, seed, items)
     units = sum(len(i.scenarios) * i.opts.repeats for i in items)
     done = 0
     try:
@@ -249,6 +331,21 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     except KeyboardInterrupt:
         raise Interrupted(writer.report, total) from None
     return writer.report
+
+
+def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
+    """Record the plan beside the run's files (atomically), so `benchdb run --resume` can measure
+    exactly what an interrupted run left."""
+    import os
+
+    folder.mkdir(parents=True, exist_ok=True)
+    runs = list({id(i.opts): i.opts for i in items}.values())
+    body = {"benchdb_plan": 1, "run_id": run_meta["run_id"], "started_at": run_meta["started_at"], "seed": seed,
+            "config": run_meta["config"], "tags": run_meta["tags"], "runs": [o.config() for o in runs],
+            "planned": [sc.key() for i in items for sc in i.scenarios]}
+    tmp = folder / f".{PLAN_FILE}.tmp"
+    tmp.write_text(json.dumps(body, indent=1, default=str), encoding="utf-8")
+    os.replace(tmp, folder / PLAN_FILE)
 
 
 def _outcomes(item: PlanItem, scenarios: list[Scenario]) -> list[Outcome]:

@@ -56,8 +56,10 @@ class Column:
     header: str
     key: str
     fmt: str = "text"          # text | ms | num | pct | ratio | mib | int | sci | result (a link to its drill-down)
-    #: Shown in a terminal's Markdown; False: only with --wide, in HTML, JSON and CSV.
+    #: Shown in a terminal's Markdown; False: only with --wide and in HTML.
     compact: bool = True
+    #: Shown with --wide and in HTML; False: a terminal's shorter form of other columns.
+    full: bool = True
 
 
 @dataclass
@@ -160,17 +162,19 @@ def _optimal(con, f: Filters, detail: bool = False) -> Section:
         "interval only where run-to-run noise is known -- both results ran in 2+ interleaved processes of one run "
         "(`--repeats 3`), or both series have 8+ earlier runs. A win needs the whole interval above +5 %; a tie's "
         "interval includes 0 or stays below 5 %; anything else is unconfirmed (one process cannot see the shifts "
-        "between runs, which reach 10-40 % on shared machines). proc and runs count the processes and runs "
-        "behind the best (+ the runner-up).",
+        "between runs, which reach 10-40 % on shared machines). proc and runs (HTML, `--wide`) count the processes "
+        "and runs behind the best (+ the runner-up).",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("best hardware", "best_hardware", compact=False), Column("backend", "best_backend", compact=False),
          Column("mode", "best_mode", compact=False), Column("precision", "best_precision", compact=False),
-         Column("best", "best_short"),
-         Column(f"best {value_head[f.objective]}", "best_value", value_fmt),
+         Column("best", "best_short", full=False),
+         Column(f"best {value_head[f.objective]}", "best_value", value_fmt, compact=False),
+         Column(value_head[f.objective], "best_value", value_fmt, full=False),
          Column("margin", "margin", "pct", compact=False), Column("margin 95% CI", "margin_ci_label", compact=False),
-         Column("margin [95% CI]", "margin_short"),
-         Column("verdict", "verdict_label"), Column("proc", "proc_label"), Column("runs", "runs_label"),
-         Column("runner-up", "runner_up_label", compact=False), Column("runner-up", "runner_up_short"),
+         Column("margin [95% CI]", "margin_short", full=False),
+         Column("verdict", "verdict_label"), Column("proc", "proc_label", compact=False),
+         Column("runs", "runs_label", compact=False),
+         Column("runner-up", "runner_up_label", compact=False), Column("runner-up", "runner_up_short", full=False),
          Column(f"runner-up {value_head[f.objective]}", "runner_up_value", value_fmt, compact=False),
          Column("candidates", "candidates", "int", compact=False),
          Column("p50", "best_median_s", "ms", compact=False), Column("p90", "best_p90_s", "ms", compact=False),

@@ -1,9 +1,10 @@
 """Markdown that fits a terminal: tables and prose within WIDTH columns (``--wide`` skips this).
 
-A table too wide for the terminal first loses the columns whose value is the same in every row
-(named once above it: "all rows: hardware AMD EPYC, precision fp32"), then its widest cells are cut
-with an ellipsis, widest column first, until each line fits. Prose is wrapped. The result is still
-valid Markdown; ``--wide`` (and ``--format json``/``--out FILE.md`` with ``--wide``) keep every column whole.
+A table too wide for the terminal with one row is shown one line per column. Otherwise it first
+loses the columns whose value is the same in every row (named once above it: "All rows: hardware
+AMD EPYC; precision fp32."), then the rare long values of a column are cut to its typical width,
+then its widest cells are cut with an ellipsis, widest column first, until each line fits. Prose is
+wrapped. The result is still valid Markdown; ``--wide`` keeps every column whole.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     header, body = _cells(lines[0]), [_cells(ln) for ln in lines[2:]]
     if any(len(r) != len(header) for r in body):
         return lines
+    if len(body) == 1:              # one row: one line per column reads better than cut cells
+        pairs = [(h, c) for h, c in zip(header, body[0]) if c]
+        return _fit_table([_row(["column", "value"]), "| --- | --- |", *(_row([h, c]) for h, c in pairs)], width)
     keep = list(range(len(header)))
     constant = []
     if len(body) >= 2:
@@ -57,6 +61,14 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     body = [[r[i] for i in keep] for r in body]
     widths = [max([len(header[i])] + [len(r[i]) for r in body]) for i in range(len(header))]
     total = lambda: sum(widths) + 3 * len(widths) + 1       # noqa: E731  "| " + " | " ... + " |"
+    # a few long values (one model's input shape) are cut before the column every row needs whole
+    typical = [max(len(header[i]), MIN_CELL, _quantile([len(r[i]) for r in body], 0.75)) for i in range(len(header))]
+    while total() > width:
+        over = [k for k in range(len(widths)) if widths[k] > typical[k]]
+        if not over:
+            break
+        i = max(over, key=lambda k: widths[k] - typical[k])
+        widths[i] -= 1
     for floor in (MIN_CELL, 3):            # recognisable cells first; any table with <= 29 columns fits
         while total() > width:
             i = max(range(len(widths)), key=lambda k: widths[k])
@@ -73,6 +85,11 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     if cut:
         out += ["", "_Cells cut to fit the terminal (…): `--wide` shows every column whole._"]
     return out
+
+
+def _quantile(values: list[int], q: float) -> int:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _wrap(line: str, width: int) -> list[str]:

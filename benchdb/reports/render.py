@@ -79,7 +79,18 @@ def _env(autoescape: bool) -> jinja2.Environment:
     env.filters["fmt"] = fmt_value
     env.filters["md"] = _md_cell
     env.filters["sortkey"] = sort_key
+    env.filters["code"] = code_spans
     return env
+
+
+def code_spans(text: str) -> Any:
+    """HTML of prose written with Markdown `code` spans: escaped, the spans as <code>, no backticks."""
+    from markupsafe import Markup, escape
+
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:            # an unpaired backtick: plain text
+        return escape(text)
+    return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else escape(p) for i, p in enumerate(parts))
 
 
 def markdown(report: Report, wide: bool = False) -> str:
@@ -190,7 +201,7 @@ def _run_line(side) -> str:
 
 def check_markdown(result, wide: bool = False) -> str:
     """The verdicts as Markdown; unless ``wide``, every line fits a 120-column terminal."""
-    text = _env(autoescape=False).get_template("check.md.j2").render(**_check_context(result))
+    text = _env(autoescape=False).get_template("check.md.j2").render(**_check_context(result), wide=wide)
     lines = [line.rstrip() for line in text.strip().splitlines()]
     text = "\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n"     # one blank line at most
     if wide:
