@@ -102,21 +102,3 @@ class FakeClock:
     def fn(self):
         self.calls += 1
         self.t += next(self.durations)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def _fork_server():
-    """One fork server for the whole session, with every installed backend's libraries imported, as
-    `benchdb run` starts it: without it, the first test that measures starts a server that imports
-    nothing, and every later child imports torch itself (seconds each)."""
-    from benchdb.backends import registry
-    from benchdb.harness import isolation
-
-    modules = []
-    for name in registry.names():
-        try:
-            modules.append(registry.info(name).implementation)
-        except Exception:          # noqa: BLE001  an unavailable backend: its tests skip
-            continue
-    isolation.prestart([m for m in modules if m])
-    yield

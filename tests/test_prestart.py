@@ -29,9 +29,7 @@ def _outcomes(opts):
 
 
 def _server_pid():
-    from multiprocessing import forkserver
-
-    return forkserver._forkserver._forkserver_pid
+    return isolation.server_pid(MODULE)
 
 
 def _alive(pid) -> bool:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
-from typing import Callable
+from typing import Callable, Iterable
 
 import pyarrow as pa
 
@@ -153,12 +153,7 @@ def estimate_seconds(items: list[PlanItem], history: dict[str, float]) -> tuple[
     return seconds, known
 
 
-def prestart(runs: list[RunOptions]) -> None:
-    """Start the fork server of the measuring children for these runs' backends now, so that its
-    imports (torch and transformers' model code: ~4 s here) overlap the planning."""
-    from benchdb.harness import isolation
-
-    _mark_root()
+def _isolated_modules(runs: Iterable[RunOptions]) -> list[str]:
     modules = []
     for opts in runs:
         if not opts.isolate:
@@ -167,7 +162,24 @@ def prestart(runs: list[RunOptions]) -> None:
             modules.append(registry.info(opts.backend).implementation)
         except BenchdbError:
             continue                 # an unknown backend: planning says so
-    isolation.prestart([m for m in dict.fromkeys(modules) if m])
+    return [m for m in dict.fromkeys(modules) if m]
+
+
+def prestart(runs: list[RunOptions]) -> None:
+    """Start the fork servers of the measuring children for these runs' backends now, so that
+    their imports (torch and transformers' model code: ~4 s here) overlap the planning."""
+    from benchdb.harness import isolation
+
+    _mark_root()
+    isolation.prestart(_isolated_modules(runs))
+
+
+def _servers_ready(items: list[PlanItem]) -> None:
+    """Wait until every fork server the plan uses has finished importing: nothing imports while
+    something measures."""
+    from benchdb.harness import isolation
+
+    isolation.ready(_isolated_modules(i.opts for i in items))
 
 
 def _mark_root() -> None:
@@ -301,6 +313,7 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
         _write_plan(writer.sink.local, run_meta, seed, items)
     units = sum(len(i.scenarios) * i.opts.repeats for i in items)
     done = 0
+    _servers_ready(items)
     try:
         for item in items:
             if item.opts.repeats > 1:
