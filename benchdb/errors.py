@@ -14,3 +14,25 @@ class BenchdbError(Exception):
 
 class BackendUnavailable(BenchdbError):
     """An optional backend (torch, onnxruntime, openvino, ...) is not installed."""
+
+
+#: The longest message line benchdb prints about one input (a 10 MB field stays out of the terminal).
+LINE_LIMIT = 300
+
+
+def clip(text: str, limit: int = LINE_LIMIT) -> str:
+    """``text`` on one line of at most ``limit`` characters, saying how long it was when cut."""
+    text = " ".join(str(text).split("\n"))
+    if len(text) <= limit:
+        return text
+    tail = f"... ({len(text):,} characters)"
+    return text[: limit - len(tail)] + tail
+
+
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), 0x0b, 0x0c, *range(0x0e, 0x20), *range(0x7f, 0xa0)]}
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters (terminal escapes, bells, carriage returns) written as
+    ``\\xNN``: a value from a file (a device name) can never drive the terminal. Newlines and tabs stay."""
+    return str(text).translate(_CONTROL)

@@ -77,40 +77,94 @@ def state(path: Path) -> tuple | None:
 def _usable(d: Path) -> bool:
     try:
         d.mkdir(mode=0o700, parents=True, exist_ok=True)
-        st = os.stat(d)
+        st = os.lstat(d)
     except OSError:
         return False
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o022
 
 
+def private_folder() -> Path | None:
+    """The cache folder when it is usable: a real folder of this user's that nobody else may write."""
+    d = folder()
+    return d if d is not None and _usable(d) else None
+
+
+def _dir_fd(d: Path) -> int:
+    """The folder opened once (not followed if it is a link), checked again through its descriptor:
+    a folder swapped after the check cannot redirect what is read or written below."""
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    st = os.fstat(fd)
+    if st.st_uid != os.getuid() or st.st_mode & 0o022:
+        os.close(fd)
+        raise PermissionError(f"{d} is not a private folder of this user")
+    return fd
+
+
+def open_private(d: Path, name: str) -> int:
+    """A descriptor of ``d/name`` opened for reading through the folder's descriptor, never
+    following a link, and only when it is a regular file of this user's that nobody else may write."""
+    dfd = _dir_fd(d)
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dfd)
+    finally:
+        os.close(dfd)
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        os.close(fd)
+        raise PermissionError(f"{d / name} is not a private file of this user")
+    return fd
+
+
+def write_private(d: Path, name: str, data: bytes) -> bool:
+    """Write ``d/name`` (mode 0600) through the folder's descriptor, atomically; False on any trouble."""
+    tmp = f".{name}.{os.getpid()}"
+    try:
+        dfd = _dir_fd(d)
+    except OSError:
+        return False
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=dfd)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        return True
+    except OSError:
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+        return False
+    finally:
+        os.close(dfd)
+
+
 def answer(path: Path, kind: str, options: dict[str, Any], compute: Callable[[], Any]) -> Any:
     """``compute()``'s answer for ``kind`` under ``options`` over the warehouse at ``path``, from
-    the cache when this state of the warehouse was asked the same under the same code."""
+    the cache when this state of the warehouse was asked the same under the same code.
+
+    The answer is a pickle: it is only ever read through :func:`open_private` (a regular file this
+    user owns that nobody else may write, in a folder checked through its descriptor), so no other
+    user can plant one."""
     d = folder()
     before = state(path) if d is not None else None
     if before is None or not _usable(d):
         return compute()
     key = hashlib.sha256(json.dumps([kind, str(path), before, options, code_digest()], sort_keys=True,
                                     default=repr).encode()).hexdigest()
-    file = d / f"{kind}-{key}.pickle"
+    name = f"{kind}-{key}.pickle"
     try:
-        with open(file, "rb") as f:
+        with os.fdopen(open_private(d, name), "rb") as f:
             return pickle.load(f)
-    except Exception:          # absent, partial, from another Python: compute it
+    except Exception:          # absent, partial, not private, from another Python: compute it
         pass
     value = compute()
     if state(path) == before:        # a write published meanwhile: keep nothing
-        tmp = d / f".{file.name}.{os.getpid()}"
         try:
-            with open(tmp, "wb") as f:
-                pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, file)
-            _trim(d)
+            data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:
-            try:
-                tmp.unlink()
-            except OSError:
-                pass
+            return value
+        if write_private(d, name, data):
+            _trim(d)
     return value
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, clip
 from benchdb.schema import resolve_db
 
 if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.memo) stays light
@@ -36,6 +36,8 @@ if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answ
 class Upgrade:
     applied: list[database.Migration]
     version: int
+    #: What another program had changed of benchdb's views, macros or tables, now restored.
+    restored: str | None = None
 
 
 class Warehouse:
@@ -51,7 +53,8 @@ class Warehouse:
     # ------------------------------------------------------------------ connections
     @contextmanager
     def reading(self) -> Iterator["duckdb.DuckDBPyConnection"]:
-        """A read-only connection for the duration of a ``with`` block."""
+        """A read-only, sandboxed connection (no file but the warehouse; views checked against
+        benchdb's own) for the duration of a ``with`` block."""
         from benchdb.schema import database
 
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
@@ -78,10 +81,18 @@ class Warehouse:
 
     def upgrade(self) -> Upgrade:
         """Apply pending migrations, each in its own transaction, published as one new file."""
-        from benchdb.schema import database, snapshot
+        from benchdb.schema import catalog, database, snapshot
 
+        changed = None
+        if self.path.exists():
+            con = database.connect(self.path, read_only=True, wait_s=self.wait_s, sandboxed=True)
+            try:
+                if database.schema_version(con) == database.code_schema_version():
+                    changed = catalog.mismatch(con)
+            finally:
+                con.close()
         with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as (con, applied):
-            return Upgrade(applied, database.schema_version(con))
+            return Upgrade(applied, database.schema_version(con), changed)
 
     # ------------------------------------------------------------------ writing
     def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,
@@ -119,20 +130,20 @@ class Warehouse:
         from benchdb.schema import database
         from benchdb.sql.readonly import check_read_only
 
-        con, _ = database.open_readonly(self.path, wait_s=self.wait_s, sandboxed=True)
+        con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:
             check_read_only(con, text)
-            try:
+            try:     # rows are computed while fetched too: an error there is the query's, not benchdb's
                 cur = con.execute(text)
+                if cur.description is None:
+                    return [], []
+                return [d[0] for d in cur.description], cur.fetchall()
             except duckdb.Error as exc:
-                first = str(exc).splitlines()[0]
+                first = clip(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
                 if isinstance(exc, duckdb.PermissionException) or "read-only" in first.lower() \
                         or "disabled by configuration" in first:
                     raise BenchdbError(f"benchdb query is read-only and reads only the warehouse: {first}") from None
                 raise BenchdbError(f"query failed: {first}") from None
-            if cur.description is None:
-                return [], []
-            return [d[0] for d in cur.description], cur.fetchall()
         finally:
             con.close()
 

@@ -166,9 +166,10 @@ def test_bad_files_are_rejected_with_reasons_while_good_files_load(results_dir, 
     recorded = con.execute("select count(*) from ingested_files where status = 'rejected'").fetchall()[0][0]
     con.close()
     assert recorded == len(bad)
-    # still rejected (and still reported) on the next call; nothing duplicated
+    # the next call skips them as rejected before (with the reason then), and reports them; nothing duplicated
     s2 = ingest([results_dir], db_path)
-    assert len(s2.rejected) == len(bad) and s2.new == 0
+    assert s2.rejected == [] and s2.new == 0
+    assert dict(s2.rejected_before) == got
     con = duckdb.connect(str(db_path), read_only=True)
     assert con.execute("select count(*) from ingested_files where status = 'rejected'").fetchall()[0][0] == len(bad)
     con.close()

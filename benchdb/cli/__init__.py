@@ -17,7 +17,7 @@ import sys
 import click
 
 from benchdb import __version__
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, clip, printable
 
 
 class _Group(click.Group):
@@ -44,7 +44,7 @@ class _Group(click.Group):
         except BenchdbError as exc:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(f"benchdb: error: {exc}", err=True)
+            click.echo(f"benchdb: error: {printable(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("benchdb: interrupted; nothing half-written was kept (warehouse writes are "
@@ -56,7 +56,7 @@ class _Group(click.Group):
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            click.echo(f"benchdb: internal error: {type(exc).__name__}: {first} "
+            click.echo(f"benchdb: internal error: {type(exc).__name__}: {printable(clip(first))} "
                        "(run with --debug for the traceback and please report it)", err=True)
             ctx.exit(70)
 

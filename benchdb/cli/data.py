@@ -10,6 +10,8 @@ import sys
 
 import click
 
+from benchdb.errors import printable
+
 from benchdb.cli.options import READ_WAIT_S, db_option
 
 
@@ -28,8 +30,10 @@ def ingest(paths, db, wait_s, batch_rows):
         click.echo(f"  loaded {done}/{total} file(s)", err=True)
 
     summary = Warehouse(db, wait_s=wait_s).ingest(paths, batch_rows=batch_rows, progress=progress)
+    for path, reason in summary.rejected_before:
+        click.echo(printable(f"skipped {path}: rejected before, unchanged since: {reason}"), err=True)
     for path, reason in summary.rejected:
-        click.echo(f"rejected {path}: {reason}", err=True)
+        click.echo(printable(f"rejected {path}: {reason}"), err=True)
     click.echo(summary.line())
     if summary.change_points:
         click.echo(f"{summary.change_points} open change point(s) in the history of the series loaded; "
@@ -76,6 +80,8 @@ def db_upgrade(db):
                    f"schema version {done.version}")
     else:
         click.echo(f"{wh.path}: already at schema version {done.version}")
+    if done.restored:
+        click.echo(printable(f"{wh.path}: restored benchdb's views and macros ({done.restored})"))
 
 
 @click.command("query")

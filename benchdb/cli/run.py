@@ -65,7 +65,10 @@ from benchdb.errors import BenchdbError
               help="A/B gate: measure every scenario with two Python interpreters (e.g. the main branch's and "
                    "the PR's venv) in interleaved trials (--repeats, default 5); prints the check command.")
 @click.option("--ab-env", "ab_env", multiple=True, metavar="SIDE:NAME=VALUE",
-              help="Environment variable for one --ab side (repeatable): base:NAME=VALUE or cand:NAME=VALUE.")
+              help="Environment variable for one --ab side (repeatable): base:NAME=VALUE or cand:NAME=VALUE. "
+                   "The run records its value hashed (it may be a token) unless --ab-env-public NAME.")
+@click.option("--ab-env-public", "ab_env_public", multiple=True, metavar="NAME",
+              help="Record this --ab-env variable's value as given in the run's config (repeatable).")
 @click.option("--ab-max-trials", "ab_max_trials", type=click.IntRange(min=0), default=0, show_default=True,
               metavar="N", help="With --ab: after the --repeats trials, give each scenario whose verdict is still "
                                 "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).")
@@ -104,7 +107,7 @@ def run(**params):
         from benchdb.plan import ab
 
         return ab.cli(ctx, params, runs, exclude, source)
-    if params["ab_env"]:
+    if params["ab_env"] or params.get("ab_env_public"):
         raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
     if params["ab_max_trials"]:
         raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
@@ -185,7 +188,7 @@ def _resume(ctx, params) -> None:
 
     from benchdb.plan.driver import prestart, resume_plan
 
-    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_max_trials", "shard",
+    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_env_public", "ab_max_trials", "shard",
                     "skip_fresh", "dry_run", "repeats"}
     given = sorted(k for k in plan_options if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE)
     if given:

@@ -41,14 +41,17 @@ class IngestSummary:
     skipped: int = 0
     duplicates: int = 0
     rejected: list[tuple[str, str]] = field(default_factory=list)
+    #: Files rejected by an earlier ingest and unchanged since: (path, the reason then).
+    rejected_before: list[tuple[str, str]] = field(default_factory=list)
     samples: int = 0
     seconds: float = 0.0
     run_ids: set[str] = field(default_factory=set)     # runs that gained results in this call
     change_points: int = 0                             # open change points found after loading
 
     def line(self) -> str:
+        before = f" and {len(self.rejected_before)} rejected before (unchanged)" if self.rejected_before else ""
         return (f"ingested {self.new} new file(s), skipped {self.skipped + self.duplicates} already "
-                f"loaded, rejected {len(self.rejected)}; {self.samples:,} samples in "
+                f"loaded{before}, rejected {len(self.rejected)}; {self.samples:,} samples in "
                 f"{self.seconds:.2f} s into {self.db}")
 
 
@@ -70,8 +73,9 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
                            + "; point ingest at the folder a runner wrote with --out")
     path = database.resolve_db(db)
     summary = IngestSummary(db=str(path), found=len(files))
-    if path.exists() and not _unknown(files, _known_files(path, wait_s)):
-        summary.skipped = len(files)
+    known = _known_files(path, wait_s) if path.exists() else None
+    if known is not None and not _unknown(files, known):
+        _skip_known(files, known, summary)
     else:
         with snapshot.write_session(path, wait_s=wait_s) as (con, _):
             # Each batch reads its files' footers several times (checks, load): parse once.
@@ -86,15 +90,32 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
     return summary
 
 
-def _known_files(path, wait_s: float) -> set[tuple[str, int, int]]:
-    con, _ = database.open_readonly(path, wait_s=wait_s)
+def _known_files(path, wait_s: float) -> dict[tuple[str, int, int], tuple[str, str | None]]:
+    con, _ = database.open_readonly(path, wait_s=wait_s, verify=False)
     try:
-        return {(p, s, m) for p, s, m in con.execute(sql.load("queries/known_files.sql")).fetchall()}
+        return _known(con)
     finally:
         con.close()
 
 
-def _unknown(files, known: set[tuple[str, int, int]]) -> list[Candidate]:
+def _known(con) -> dict[tuple[str, int, int], tuple[str, str | None]]:
+    """(path, size, mtime) of every file seen before -> (status, error)."""
+    return {(p, s, m): (status, error) for p, s, m, status, error
+            in con.execute(sql.load("queries/known_files.sql")).fetchall()}
+
+
+def _skip_known(files, known: dict, summary: IngestSummary) -> None:
+    """Count the files seen before: loaded ones as skipped, rejected ones with their reason."""
+    for f in files:
+        st = f.stat()
+        status, error = known.get((str(f), st.st_size, st.st_mtime_ns), ("ingested", None))
+        if status == "rejected":
+            summary.rejected_before.append((str(f), error or ""))
+        else:
+            summary.skipped += 1
+
+
+def _unknown(files, known) -> list[Candidate]:
     out = []
     for f in files:
         st = f.stat()
@@ -105,9 +126,10 @@ def _unknown(files, known: set[tuple[str, int, int]]) -> list[Candidate]:
 
 def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -> None:
     loader = Loader(con, summary)
-    known = {(p, s, m) for p, s, m in con.execute(sql.load("queries/known_files.sql")).fetchall()}
+    known = _known(con)
     todo = _unknown(files, known)
-    summary.skipped += len(files) - len(todo)
+    new = {c.path for c in todo}
+    _skip_known([f for f in files if f not in new], known, summary)
     for c in todo:
         c.sha256 = sha256(c.path)
     loaded = dict(con.execute(sql.load("queries/loaded_hashes.sql"),

@@ -16,6 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from benchdb import sql
+from benchdb.errors import clip
 from benchdb.schema import contract, identity
 
 if TYPE_CHECKING:
@@ -156,6 +157,7 @@ class Loader:
                          [str(c.path), c.size, c.mtime_ns, c.sha256, status, error])
 
     def reject(self, c: Candidate, reason: str) -> None:
+        reason = clip(reason)
         self.summary.rejected.append((str(c.path), reason))
         self.rejected[str(c.path)] = reason
         self.record(c, "rejected", reason)
@@ -167,14 +169,16 @@ class Loader:
         return self.rejected[str(c.path)]
 
     def load(self, batch: list[Candidate]) -> None:
-        """Load a batch in one transaction; if the batch as a whole fails (e.g. a file
-        DuckDB cannot read), fall back to loading its files one at a time."""
+        """Load a batch in one transaction; if the batch as a whole fails (a file DuckDB cannot
+        read, a value Arrow cannot convert), fall back to loading its files one at a time."""
         try:
             self._load(batch)
-        except duckdb.Error as exc:
+        except (duckdb.Error, pa.ArrowException, OverflowError) as exc:
+            # a value one column cannot hold fails the batch as a whole: alone, it fails its own file
             if len(batch) == 1:
                 self.con.execute("BEGIN TRANSACTION")
-                self.reject(batch[0], f"file: cannot be loaded ({str(exc).splitlines()[0]})")
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                self.reject(batch[0], f"file: cannot be loaded ({type(exc).__name__}: {first})")
                 self.con.execute("COMMIT")
                 return
             for c in batch:
@@ -190,7 +194,7 @@ class Loader:
             con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
-            files = [str(c.path) for c in batch]
+            files = sql.literals(c.path for c in batch)     # names, never patterns
             con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
             # the batch's one pass over its rows before the insert: row checks and statistics
             con.execute(sql.load("queries/batch_groups.sql"),
@@ -199,7 +203,8 @@ class Loader:
             no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall()
                         if f not in bad]
             if no_stats:
-                bad.update(con.execute(sql.load("queries/check_keys_rows.sql"), {"files": no_stats}).fetchall())
+                bad.update(con.execute(sql.load("queries/check_keys_rows.sql"),
+                                       {"files": sql.literals(no_stats)}).fetchall())
             if bad:
                 con.execute("DELETE FROM batch_files WHERE list_contains($1, filename)", [list(bad)])
                 for c in batch:
@@ -212,7 +217,7 @@ class Loader:
                     by_version[1 if c.footer.metadata["contract_version"] == 1 else 2].append(str(c.path))
                 for version, name in ((1, "insert_samples_v1.sql"), (2, "insert_samples.sql")):
                     if by_version[version]:
-                        con.execute(sql.load(f"queries/{name}"), {"files": by_version[version]})
+                        con.execute(sql.load(f"queries/{name}"), {"files": sql.literals(by_version[version])})
                 con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/batch_stat_groups.sql")
                             + sql.load("queries/metric_stats.sql"))
                 con.execute(sql.load("queries/insert_result_metrics.sql"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from pathlib import Path
 
 from benchdb.errors import BenchdbError
@@ -24,12 +25,39 @@ def mirror(url: str) -> Path:
     base = Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb") / "remote"
     mirror = base / hashlib.sha256(url.encode()).hexdigest()[:16]
     for remote in found:
-        local = mirror / os.path.relpath(remote, root)
-        size = fs.size(remote)
-        if local.exists() and local.stat().st_size == size:
+        rel = _safe_key(url, root, remote)
+        local = mirror / rel
+        info = fs.info(remote)
+        tag = _version_tag(info)
+        stamp = local.with_name(f".{local.name}.version")
+        if local.exists() and local.stat().st_size == info.get("size") and tag is not None \
+                and stamp.is_file() and stamp.read_text(encoding="utf-8") == tag:
             continue
         local.parent.mkdir(parents=True, exist_ok=True)
         tmp = local.with_name(f".{local.name}.{os.getpid()}.tmp")
         fs.get_file(remote, str(tmp))
         os.replace(tmp, local)
+        if tag is not None:
+            stamp.write_text(tag, encoding="utf-8")
+        else:
+            stamp.unlink(missing_ok=True)
     return mirror
+
+
+def _safe_key(url: str, root: str, remote: str) -> str:
+    """The remote file's path below the listed root, refused when it could leave the mirror."""
+    rel = posixpath.relpath(remote, root) if remote.startswith(root.rstrip("/") + "/") or not root else None
+    if rel is None or rel.startswith("/") or any(part in ("..", "") for part in rel.split("/")):
+        raise BenchdbError(f"{url}: refusing remote key {remote!r}: it is absolute or contains '..' and would be "
+                           "written outside benchdb's mirror; rename it on the remote")
+    return rel
+
+
+def _version_tag(info: dict) -> str | None:
+    """What names one version of a remote file: its ETag, checksum or modification time (with size).
+    None when the remote names none: then the file is always fetched again."""
+    for key in ("ETag", "etag", "md5", "checksum", "sha256", "crc32c", "mtime", "LastModified", "last_modified",
+                "updated", "created"):
+        if info.get(key) not in (None, ""):
+            return f"{key}={info[key]}:size={info.get('size')}"
+    return None

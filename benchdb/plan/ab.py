@@ -423,7 +423,12 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     if max_trials and max_trials < max(o.repeats for o in runs):
         raise BenchdbError(f"--ab-max-trials {max_trials} is below --repeats {max(o.repeats for o in runs)}; "
                            "give at least as many (or 0 for exactly --repeats trials)")
-    sides = {name: probe(name, python, envs[name]) for name, python in zip(SIDES, params["ab"])}
+    public = frozenset(params.get("ab_env_public") or ())
+    unknown = sorted(public - {k for env in envs.values() for k in env})
+    if unknown:
+        raise BenchdbError(f"--ab-env-public {', '.join(unknown)}: no --ab-env sets it; name a variable an "
+                           "--ab-env gives (e.g. --ab-env cand:BENCH_SCALE=1.1 --ab-env-public BENCH_SCALE)")
+    sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"])}
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     groups = plan_ab(runs, sides, exclude=exclude, shard=shard,
                      unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "

@@ -38,9 +38,21 @@ class Side:
     python: str               # absolute path as given (a venv's python is a symlink: never resolved)
     env: dict[str, str]
     version: str              # what `<python> -m benchdb --version` says
+    #: Variables whose values may be recorded as given (--ab-env-public); the others are recorded hashed.
+    public: frozenset[str] = frozenset()
 
     def record(self) -> dict[str, Any]:
-        return {"python": self.python, "benchdb_version": self.version, "env": dict(self.env)}
+        """What the run's config keeps of the side: an --ab-env value (possibly a token) only as a
+        hash, unless its name was marked public; the files are published with the config."""
+        return {"python": self.python, "benchdb_version": self.version,
+                "env": {k: v if k in self.public else hashed(v) for k, v in self.env.items()}}
+
+
+def hashed(value: str) -> str:
+    """How a private --ab-env value is recorded: enough to tell two values apart, not to read one."""
+    import hashlib
+
+    return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -85,7 +97,7 @@ def child_env(side: Side) -> dict[str, str]:
     return env
 
 
-def probe(name: str, python: str, env: dict[str, str]) -> Side:
+def probe(name: str, python: str, env: dict[str, str], public: frozenset[str] = frozenset()) -> Side:
     """The side's interpreter, checked: it exists, starts, and has benchdb (one-line errors)."""
     path = python if os.sep in python else (shutil.which(python) or python)
     if not os.path.exists(path):
@@ -95,7 +107,7 @@ def probe(name: str, python: str, env: dict[str, str]) -> Side:
         raise BenchdbError(f"--ab {name} interpreter {python} is not an executable file; give the path of a "
                            "Python with benchdb installed, e.g. .venv-main/bin/python")
     path = os.path.abspath(path)
-    side = Side(name, path, dict(env), "")
+    side = Side(name, path, dict(env), "", frozenset(public))
     try:
         proc = subprocess.run([path, "-m", "benchdb", "--version"], env=child_env(side), capture_output=True,
                               text=True, timeout=120, stdin=subprocess.DEVNULL)

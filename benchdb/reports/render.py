@@ -7,7 +7,7 @@ import math
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, printable
 from benchdb.reports.build import Report, Section
 from benchdb.reports.tabular import render as render_rows
 
@@ -54,7 +54,7 @@ def sort_key(v: Any) -> str:
 
 def _md_cell(text: str) -> str:
     """Escape a table cell for Markdown that GitHub also renders as HTML."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("|", "\\|").replace("\n", " "))
 
 
@@ -97,7 +97,7 @@ def markdown(report: Report, wide: bool = False) -> str:
     """The report as Markdown; unless ``wide``, its tables keep their compact columns and every line
     fits a 120-column terminal (:mod:`benchdb.reports.fit`)."""
     text = _env(autoescape=False).get_template("report.md.j2").render(report=report, wide=wide)
-    text = "\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n"
+    text = printable("\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n")
     if wide:
         return text
     from benchdb.reports.fit import fit
@@ -203,7 +203,7 @@ def check_markdown(result, wide: bool = False) -> str:
     """The verdicts as Markdown; unless ``wide``, every line fits a 120-column terminal."""
     text = _env(autoescape=False).get_template("check.md.j2").render(**_check_context(result), wide=wide)
     lines = [line.rstrip() for line in text.strip().splitlines()]
-    text = "\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n"     # one blank line at most
+    text = printable("\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n")   # one blank line at most
     if wide:
         return text
     from benchdb.reports.fit import fit

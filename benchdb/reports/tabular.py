@@ -10,10 +10,16 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any, Sequence
 
+from benchdb.errors import printable
+
 FORMATS = ("table", "csv", "json")
 
 
 def _cell(v: Any) -> str:
+    return printable(_text(v)).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _text(v: Any) -> str:
     if v is None:
         return ""
     if isinstance(v, float):
@@ -23,7 +29,7 @@ def _cell(v: Any) -> str:
     if isinstance(v, (datetime, date)):
         return v.isoformat(sep=" ") if isinstance(v, datetime) else v.isoformat()
     if isinstance(v, (list, tuple)):
-        return ", ".join(_cell(x) for x in v)
+        return ", ".join(_text(x) for x in v)
     return str(v)
 
 

@@ -72,6 +72,9 @@ class ContractError(ValueError):
     """A file breaks the contract. ``field`` names the column or metadata field at fault."""
 
     def __init__(self, field: str, reason: str):
+        from benchdb.errors import clip
+
+        reason = clip(reason, 300 - len(field) - 2)     # a 10 MB value is named by its size, not echoed
         super().__init__(f"{field}: {reason}")
         self.field = field
         self.reason = reason
@@ -249,7 +252,8 @@ def read_footers(con, paths: Iterable[str | os.PathLike]) -> dict[str, FileFoote
         return out
     try:
         rows = con.execute(sql.load("queries/contract_footers.sql"),
-                           {"files": names, "contract_key": METADATA_KEY, "arrow_key": b"ARROW:schema"}).fetchall()
+                           {"files": sql.literals(names), "contract_key": METADATA_KEY,
+                            "arrow_key": b"ARROW:schema"}).fetchall()
     except duckdb.Error:
         if len(names) == 1:
             out[names[0]] = _footer_or_error(names[0])

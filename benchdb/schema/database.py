@@ -125,9 +125,13 @@ def _apply(con: duckdb.DuckDBPyConnection, pending: list[Migration]) -> list[Mig
 
 
 def _refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
+    """Apply the shipped macros and views when they changed, or when another program changed the
+    file's copies (:mod:`benchdb.schema.catalog`): a writer restores benchdb's definitions."""
+    from benchdb.schema import catalog
+
     digest = sql.views_digest()
     rows = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
-    if not force and rows and rows[0][0] == digest:
+    if not force and rows and rows[0][0] == digest and catalog.mismatch(con) is None:
         return False
     con.execute("BEGIN TRANSACTION")
     try:
@@ -200,18 +204,28 @@ def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migratio
     return []
 
 
-def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0, sandboxed: bool = False) -> tuple[duckdb.DuckDBPyConnection, Path]:
-    """Open an existing warehouse read-only (refusing one newer than this code)."""
+def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
+                  verify: bool = True) -> tuple[duckdb.DuckDBPyConnection, Path]:
+    """Open an existing warehouse to read it: read-only and sandboxed (DuckDB reads no file but this
+    one: a stored view can never read or write another), at the schema this code ships, with the
+    views, macros and tables this code ships (:mod:`benchdb.schema.catalog`)."""
+    from benchdb.schema import catalog
+
     path = resolve_db(db)
     if not path.exists():
         raise BenchdbError(f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {path}`")
-    con = connect(path, read_only=True, wait_s=wait_s, sandboxed=sandboxed)
+    con = connect(path, read_only=True, wait_s=wait_s, sandboxed=True)
     try:
-        have = schema_version(con)
-        _refuse_newer(path, have, code_schema_version())
+        have, code = schema_version(con), code_schema_version()
+        _refuse_newer(path, have, code)
         if have == 0:
             raise BenchdbError(f"{path} is not a benchdb warehouse (no schema_version table); "
                                "point --db at a file made by `benchdb ingest`")
+        if have < code:
+            raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
+                               f"{code}; run `benchdb db upgrade --db {path}` first")
+        if verify:         # (ingest reads only its file list first; its write session restores the views)
+            catalog.verify(con, path)
     except BaseException:
         con.close()
         raise
@@ -225,7 +239,7 @@ def status(db: str | os.PathLike | None) -> dict:
     if not path.exists():
         return {"path": str(path), "exists": False, "schema_version": 0, "code_version": code,
                 "pending": code, "tables": {}}
-    con = connect(path, read_only=True, wait_s=10.0)
+    con = connect(path, read_only=True, wait_s=10.0, sandboxed=True)
     try:
         have = schema_version(con)
         tables = {}

@@ -26,6 +26,13 @@ def _aware(text: str) -> str:
 
 
 Timestamp = Annotated[str, AfterValidator(_aware)]
+#: Integers bounded by the warehouse column that holds them: a value past it rejects its own file,
+#: never the batch it was loaded with (Arrow would refuse the whole batch).
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+Count = Annotated[int, Field(ge=1, le=2**31 - 1)]
+#: A finite float (JSON's 1e999 parses as infinity).
+Finite = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class _Section(BaseModel):
@@ -47,11 +54,11 @@ class Hardware(_Section):
     kind: str
     device_name: str
     vendor: str | None = None
-    memory_bytes: int | None = None
+    memory_bytes: Int64 | None = None
     compute_capability: str | None = None
     cpu_model: str | None = None
-    cores_physical: int | None = None
-    cores_logical: int | None = None
+    cores_physical: Int32 | None = None
+    cores_logical: Int32 | None = None
     arch: str | None = None
     os: str | None = None
     driver: str | None = None
@@ -64,8 +71,8 @@ class Model(_Section):
     architecture: str | None = None
     family: str | None = None
     task: str | None = None
-    num_parameters: int | None = None
-    flops_per_item: float | None = None
+    num_parameters: Int64 | None = None
+    flops_per_item: Finite | None = None
 
 
 class SourceStatistic(_Section):
@@ -75,7 +82,7 @@ class SourceStatistic(_Section):
     unit: str
     #: mean, min, max, stddev, median, p50, p90, p95, p97, p99, p99.9, value (a headline figure), count
     statistic: str
-    value: float | int
+    value: Finite | Int64
 
 
 class Source(_Section):
@@ -100,7 +107,7 @@ class Scenario(_Section):
     device: str
     mode: str
     precision: str
-    batch_size: Annotated[int, Field(ge=1)]
+    batch_size: Count
     input_shape: str
     status: str
     validity: str
@@ -108,15 +115,15 @@ class Scenario(_Section):
     primary_metric: str
     timing_method: str
     error: str | None = None
-    threads: int | None = None
-    load_avg_1m: float | None = None
+    threads: Int32 | None = None
+    load_avg_1m: Finite | None = None
     stop_reason: str | None = None
     started_at: Timestamp | None = None
     settings: dict[str, Any] = {}
     extra: dict[str, Any] = {}
     options: dict[str, Any] | None = None
     #: Processes the scenario was measured in (samples carry their process in `repeat`).
-    repeats: Annotated[int, Field(ge=1)] | None = None
+    repeats: Count | None = None
     #: Provenance of a result imported from another tool's file (None for benchdb's own runs).
     source: Source | None = None
 
@@ -146,6 +153,17 @@ def check(meta: dict[str, Any]) -> tuple[str, str] | None:
         if kind in _TYPES:
             return path, f"expected {_TYPES[kind]}, found {type(err.get('input')).__name__}"
         if kind == "greater_than_equal":
-            return path, f"must be >= {err['ctx']['ge']}, found {err.get('input')}"
+            return path, f"must be >= {err['ctx']['ge']}, found {_short(err.get('input'))}"
+        if kind == "less_than_equal":
+            return path, (f"{_short(err.get('input'))} is out of range: the warehouse column holds at most "
+                          f"{err['ctx']['le']}")
+        if kind == "finite_number":
+            return path, "must be a finite number"
         return path, str(err["msg"]).removeprefix("Value error, ")
     return None
+
+
+def _short(value: Any) -> str:
+    """A value for a message: a huge integer by its size, not its 10,000 digits."""
+    text = str(value) if not isinstance(value, int) or abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit integer"
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -13,12 +13,18 @@ nightly ``benchdb ingest`` fail against them. So a benchdb writer (ingest, ``db 
 An open reader keeps the snapshot it opened (the old file stays alive until it closes); every new
 connection sees the new data. A writer that dies (even ``kill -9``) leaves the warehouse exactly as
 it was: its copy is discarded by the next writer. The cost is one file copy per write session.
+
+Another program's writes are never lost silently: the copy is taken under a shared lock DuckDB's
+own writers exclude, and if the file or its WAL changed by the end of the session nothing is
+published (the session's copy is kept under another name). The published file keeps the
+warehouse's mode, group and owner; a symlinked warehouse keeps its link.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -92,34 +98,114 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
+def _identity(path: Path) -> tuple:
+    """What changes when any program writes the file: its inode and times, and its WAL's."""
+    def one(p: str) -> tuple | None:
+        try:
+            st = os.stat(p)
+        except FileNotFoundError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return one(str(path)), one(f"{path}.wal")
+
+
+def _copy_consistent(path: Path, tmp: Path, wait_s: float) -> None:
+    """Copy the warehouse (and a WAL another program left) while no other program holds DuckDB's
+    write lock on it: a shared POSIX lock, which DuckDB's readers share and its writers exclude."""
+    try:
+        import fcntl
+    except ImportError:        # not POSIX: DuckDB's own lock is all there is
+        shutil.copyfile(path, tmp)
+        if Path(f"{path}.wal").exists():
+            shutil.copyfile(f"{path}.wal", f"{tmp}.wal")
+        return
+    with open(path, "rb") as src:
+        deadline = time.monotonic() + wait_s
+        while True:
+            try:
+                fcntl.lockf(src, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise BenchdbError(f"database {path} is open for writing by another program (a DuckDB "
+                                       "connection that is not read-only); close it and try again") from None
+                time.sleep(0.1)
+        try:
+            with open(tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+            wal = Path(f"{path}.wal")
+            if wal.exists():   # left by a writer that was not benchdb: DuckDB replays it on open
+                shutil.copyfile(wal, Path(f"{tmp}.wal"))
+        finally:
+            fcntl.lockf(src, fcntl.LOCK_UN)
+
+
+def _keep_attributes(st: os.stat_result | None, tmp: Path) -> None:
+    """The published file keeps the warehouse's mode, group and (where allowed) owner."""
+    if st is None:
+        return
+    os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    for uid in (st.st_uid, -1):      # only root may give a file away; the group is ours to keep
+        try:
+            os.chown(tmp, uid, st.st_gid)
+            return
+        except PermissionError:
+            continue
+
+
+def _kept_name(path: Path) -> Path:
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    return path.with_name(f"{path.stem}.unpublished-{stamp}-{os.getpid()}{path.suffix}")
+
+
 @contextmanager
 def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                   available: list[database.Migration] | None = None
                   ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[database.Migration]]]:
     """A writable connection to a private copy of the warehouse, published when the ``with``
     block ends without an exception (discarded otherwise). Yields (connection, migrations
-    applied). ``migrate``: apply pending migrations instead of refusing an older schema."""
-    path = database.resolve_db(db)
-    database.check_folder(path)
+    applied). ``migrate``: apply pending migrations instead of refusing an older schema.
+
+    A symlinked warehouse is written through: the target is replaced (the link stays) and the lock
+    is taken beside the target. If another program changed the warehouse (or its WAL) during the
+    session, nothing is published: the session's copy is kept beside it and the error names both."""
+    named = database.resolve_db(db)
+    database.check_folder(named)
+    path = Path(os.path.realpath(named))
     with _writer_lock(path, wait_s):
         _clean_stale(path)
         tmp = _temp_path(path)
-        if path.exists():
-            shutil.copyfile(path, tmp)
-            wal = Path(f"{path}.wal")
-            if wal.exists():   # left by a writer that was not benchdb: DuckDB replays it on open
-                shutil.copyfile(wal, Path(f"{tmp}.wal"))
+        try:
+            st: os.stat_result | None = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        before = _identity(path)
+        if st is not None:
+            _copy_consistent(path, tmp, wait_s)
+            if _identity(path) != before:
+                _discard(tmp)
+                raise BenchdbError(f"database {named} changed while benchdb copied it (another program "
+                                   "is writing it); try again once it has finished")
         con = None
         try:
             con = database.connect(tmp, read_only=False, wait_s=0)
-            applied = database.prepare(con, path, available, migrate=migrate)
+            applied = database.prepare(con, named, available, migrate=migrate)
             yield con, applied
             con.execute("CHECKPOINT")
             con.close()
             con = None
+            _keep_attributes(st, tmp)
             _fsync(tmp)
+            if _identity(path) != before:
+                kept = _kept_name(path)
+                os.replace(tmp, kept)
+                Path(f"{tmp}.wal").unlink(missing_ok=True)
+                raise BenchdbError(f"database {named} was changed by another program during this write "
+                                   f"(its changes would be lost): nothing published; {named} is as that "
+                                   f"program left it and this write is kept in {kept}. Stop the other "
+                                   "writer and run the command again")
+            Path(f"{path}.wal").unlink(missing_ok=True)      # the old file's log never meets the new file
             os.replace(tmp, path)
-            Path(f"{path}.wal").unlink(missing_ok=True)
             _fsync(path.parent)                   # the rename itself is durable
         finally:
             if con is not None:

@@ -5,6 +5,7 @@ Python passes values as bound parameters; nothing here formats values into SQL t
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,18 @@ FOLDER = Path(__file__).parent
 def load(name: str) -> str:
     """Text of ``benchdb/sql/<name>`` (e.g. ``queries/metric_stats.sql``)."""
     return (FOLDER / name).read_text(encoding="utf-8")
+
+
+def literal(path: str | os.PathLike) -> str:
+    """``path`` as DuckDB's file readers take it literally: every name DuckDB is given is a glob
+    pattern, so ``*``, ``?`` and ``[`` become one-character classes (``evil*.parquet`` would also
+    read every ``evil....parquet`` beside it)."""
+    return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in str(path))
+
+
+def literals(paths) -> list[str]:
+    """:func:`literal` of each path: the ``$files`` parameter of a query over discovered files."""
+    return [literal(p) for p in paths]
 
 
 def view_files() -> list[str]:

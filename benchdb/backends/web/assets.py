@@ -69,8 +69,13 @@ def _check_integrity(path: Path) -> None:
 def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
     """Put the pinned files into :func:`folder` (from ``tarball``, else downloaded); returns it."""
     target = folder()
-    if not missing():
+    lacking = missing()
+    if not lacking:
         return target
+    if os.environ.get("BENCHDB_ORTWEB_DIR"):       # the user's folder: read, never written or removed
+        raise BackendUnavailable(f"BENCHDB_ORTWEB_DIR={target} lacks {', '.join(lacking)}; point it at a complete "
+                                 f"onnxruntime-web {VERSION} dist folder, or unset it to let benchdb fetch its "
+                                 "own copy into its cache")
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".ortweb-") as tmp:
         tmp_path = Path(tmp)
@@ -99,7 +104,7 @@ def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
                     raise BackendUnavailable(f"onnxruntime-web {VERSION} tarball lacks dist/{name}") from None
                 with tar.extractfile(member) as src, open(staged / name, "wb") as dst:
                     shutil.copyfileobj(src, dst)
-        if target.exists():            # a partial folder from elsewhere: replace it whole
+        if target.exists():            # benchdb's own partial cache folder: replace it whole
             shutil.rmtree(target)
         os.replace(staged, target)
     return target

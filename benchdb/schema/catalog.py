@@ -1,0 +1,101 @@
+"""Stored SQL is benchdb's SQL: the views, macros and tables a warehouse holds are checked against
+the definitions this benchdb ships before any answer is read from it.
+
+A warehouse is a file anyone can edit with DuckDB. A ``results_latest`` view redefined to read
+another file (or to drop rows) would otherwise speak through ``benchdb report`` and ``check``. Every
+reader opens the file sandboxed (no file but the warehouse, :func:`database.connect`), and before
+reading it compares the catalog with what this code builds: each shipped view's and macro's
+definition as DuckDB stores it, and each shipped table being a table. Objects benchdb does not
+ship (an analyst's own views) are not benchdb's business and are left alone.
+
+The expected catalog is built once per code version by running the migrations and views on an
+in-memory database (~0.3 s), then kept in the user's private cache (:func:`benchdb.memo.private_folder`)
+as JSON; a read costs three catalog queries.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdb import sql
+from benchdb.errors import BenchdbError
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+def current(con: "duckdb.DuckDBPyConnection") -> dict:
+    """The views, macros and tables of the open database's main schema."""
+    views = dict(con.execute(sql.load("queries/catalog_views.sql")).fetchall())
+    macros = dict(con.execute(sql.load("queries/catalog_macros.sql")).fetchall())
+    tables = sorted(t for (t,) in con.execute(sql.load("queries/catalog_tables.sql")).fetchall())
+    return {"views": views, "macros": macros, "tables": tables}
+
+
+def _build() -> dict:
+    from benchdb.engine import duckdb
+    from benchdb.schema import database
+
+    con = duckdb.connect()
+    try:
+        database.upgrade(con, Path(":memory:"))
+        return current(con)
+    finally:
+        con.close()
+
+
+@lru_cache(maxsize=1)
+def expected() -> dict:
+    """The catalog this benchdb ships (from the cache when this code built it before)."""
+    from benchdb import memo
+
+    folder = memo.private_folder()
+    file = folder / f"catalog-{memo.code_digest()[:32]}.json" if folder is not None else None
+    if file is not None:
+        try:
+            fd = memo.open_private(folder, file.name)
+            with os.fdopen(fd, "r", encoding="utf-8") as f:
+                got = json.load(f)
+            if isinstance(got, dict) and set(got) == {"views", "macros", "tables"}:
+                return got
+        except (OSError, ValueError):
+            pass
+    built = _build()
+    if file is not None:
+        memo.write_private(folder, file.name, json.dumps(built, sort_keys=True).encode())
+    return built
+
+
+def mismatch(con: "duckdb.DuckDBPyConnection") -> str | None:
+    """The first shipped object whose stored definition differs, described; None when all match."""
+    want, have = expected(), current(con)
+    for name in sorted(want["tables"]):
+        if name not in have["tables"]:
+            what = "is a view" if name in have["views"] else "is missing"
+            return f"table {name} {what}"
+    for kind in ("views", "macros"):
+        for name, definition in sorted(want[kind].items()):
+            got = have[kind].get(name)
+            if got is None:
+                return f"{kind[:-1]} {name} is missing"
+            if got != definition:
+                return f"{kind[:-1]} {name} differs from the definition this benchdb ships"
+    return None
+
+
+def verify(con: "duckdb.DuckDBPyConnection", path: Path) -> None:
+    """Refuse a warehouse whose shipped views, macros or tables were changed by another program
+    (or that holds another benchdb version's views: its last writer was older or newer)."""
+    problem = mismatch(con)
+    if problem is None:
+        return
+    stored = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
+    if not stored or stored[0][0] != sql.views_digest():
+        raise BenchdbError(f"database {path} holds the views of another benchdb version ({problem}); run "
+                           f"`benchdb db upgrade --db {path}` to apply this version's")
+    raise BenchdbError(f"database {path}: {problem}; benchdb will not answer from SQL it did not write. "
+                       f"Run `benchdb db upgrade --db {path}` to restore benchdb's definitions")

@@ -1,0 +1,296 @@
+"""Nothing lost, nothing leaked (issue 29): file names are data, a bad file costs only itself,
+another program's writes are never lost silently, readers run only benchdb's own SQL in a sandbox,
+and values from files never drive the terminal. Real contract files, a real DuckDB warehouse, the
+real command line."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import pickle
+import stat
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from benchdb.cli import main
+from benchdb.errors import BenchdbError
+from benchdb.schema import contract
+from benchdb.warehouse import Warehouse
+
+from conftest import HARDWARE, make_meta, make_run, write_file
+
+pytestmark = pytest.mark.core
+
+
+def invoke(*args, env=None):
+    return CliRunner().invoke(main, [str(a) for a in args], env=env)
+
+
+def _samples(db: Path, scenario_id: str) -> tuple[int, float]:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute("SELECT count(*), coalesce(max(value), 0) FROM samples WHERE result_id = ?",
+                           [scenario_id]).fetchone()
+    finally:
+        con.close()
+
+
+# ----------------------------------------------------------------------------- paths are data
+def test_a_glob_character_in_a_file_name_reads_that_file_alone(tmp_path):
+    """`a*.parquet` beside `ab.parquet`, a file ingest rejects because it claims a scenario already
+    loaded: the claimed scenario keeps its samples; `a*.parquet` loads its own rows only."""
+    db = tmp_path / "w.duckdb"
+    run = make_run()
+    good = make_meta(run, batch_size=1)
+    write_file(tmp_path / "first", good, np.full(50, 1e-3))
+    assert invoke("ingest", tmp_path / "first", "--db", db).exit_code == 0
+    before = _samples(db, good["scenario"]["scenario_id"])
+    later = tmp_path / "later"
+    star = make_meta(run, batch_size=2)
+    write_file(later, star, np.full(40, 2e-3), name="a*.parquet")
+    write_file(later, good, np.full(500, 1000.0), name="ab.parquet")        # claims the loaded scenario
+    write_file(later, make_meta(run, batch_size=3), np.full(30, 3e-3), name="a[b].parquet")
+    r = invoke("ingest", later, "--db", db)
+    assert r.exit_code == 1 and "rejected" in r.stderr and "ab.parquet" in r.stderr
+    assert "ingested 2 new file(s)" in r.stdout
+    assert _samples(db, good["scenario"]["scenario_id"]) == before == (50, 1e-3)
+    assert _samples(db, star["scenario"]["scenario_id"]) == (40, 2e-3)
+
+
+# ----------------------------------------------------------------------------- a bad file costs only itself
+def _bad(meta: dict, path: tuple[str, ...], value) -> dict:
+    meta = copy.deepcopy(meta)
+    node = meta
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return meta
+
+
+def test_a_value_past_its_column_rejects_its_file_alone_and_a_rerun_skips_it(tmp_path):
+    db, res = tmp_path / "w.duckdb", tmp_path / "res"
+    run = make_run()
+    for bs in (1, 2, 3):
+        write_file(res, make_meta(run, batch_size=bs))
+    meta = make_meta(run, batch_size=4)
+    write_file(res, _bad(meta, ("scenario", "threads"), 2**31), name="threads.parquet")
+    r = invoke("ingest", res, "--db", db)
+    assert r.exit_code == 1, r.output
+    assert "ingested 3 new file(s)" in r.stdout
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("rejected")]
+    assert "threads.parquet: metadata.scenario.threads: 2147483648 is out of range" in line
+    again = invoke("ingest", res, "--db", db)
+    assert again.exit_code == 0, again.output                      # not the same failure on every rerun
+    assert "skipped 3 already loaded and 1 rejected before (unchanged)" in again.stdout
+    assert again.stderr.startswith(f"skipped {res / 'threads.parquet'}: rejected before, unchanged since: "
+                                   "metadata.scenario.threads:")
+
+
+@pytest.mark.parametrize("path,value,field", [
+    (("hardware", "memory_bytes"), 2**63, "metadata.hardware.memory_bytes"),
+    (("model", "num_parameters"), 10**400, "metadata.model.num_parameters"),
+    (("scenario", "status"), "x" * 10_000_000, "metadata.scenario.status"),
+])
+def test_huge_values_give_one_short_line(tmp_path, path, value, field):
+    db, res = tmp_path / "w.duckdb", tmp_path / "res"
+    run = make_run()
+    write_file(res, make_meta(run, batch_size=1))
+    meta = make_meta(run, batch_size=2)
+    write_file(res, _bad(meta, path, value), name="bad.parquet")
+    r = invoke("ingest", res, "--db", db)
+    assert r.exit_code == 1 and "ingested 1 new file(s)" in r.stdout, r.output
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("rejected")]
+    assert len(line) <= 300 + len(f"rejected {res / 'bad.parquet'}: ") and field in line, line[:400]
+
+
+# ----------------------------------------------------------------------------- foreign writers
+def _warehouse(tmp_path: Path) -> Path:
+    db = tmp_path / "w.duckdb"
+    write_file(tmp_path / "res", make_meta(make_run()))
+    assert invoke("ingest", tmp_path / "res", "--db", db).exit_code == 0
+    return db
+
+
+def test_a_foreign_write_during_a_write_session_is_never_lost(tmp_path):
+    db = _warehouse(tmp_path)
+    wh = Warehouse(db, wait_s=1)
+    with pytest.raises(BenchdbError, match="was changed by another program during this write") as err:
+        with wh.writing() as con:
+            con.execute("CREATE TABLE mine AS SELECT 1 AS x")
+            other = duckdb.connect(str(db))                       # an analyst's plain connection
+            other.execute("CREATE TABLE notes AS SELECT 'keep me' AS note")
+            other.execute("UPDATE runs SET host = 'edited'")
+            other.close()
+    kept = Path(str(err.value).split("this write is kept in ")[1].split(". ")[0])
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT note FROM notes").fetchall() == [("keep me",)]      # theirs: untouched
+    assert con.execute("SELECT DISTINCT host FROM runs").fetchall() == [("edited",)]
+    con.close()
+    con = duckdb.connect(str(kept), read_only=True)
+    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]                   # ours: kept
+    con.close()
+
+
+def test_a_write_keeps_mode_group_and_a_symlinked_db(tmp_path):
+    data, me = tmp_path / "data", tmp_path / "me"
+    data.mkdir()
+    me.mkdir()
+    link = me / "w.duckdb"
+    link.symlink_to(Path("..") / "data" / "w.duckdb")
+    run = make_run()
+    write_file(tmp_path / "r1", make_meta(run, batch_size=1))
+    write_file(tmp_path / "r2", make_meta(run, batch_size=2))
+    assert invoke("ingest", tmp_path / "r1", "--db", link).exit_code == 0
+    target = data / "w.duckdb"
+    assert link.is_symlink() and target.is_file() and (data / ".w.duckdb.lock").exists()
+    os.chmod(target, 0o600)
+    groups = sorted({g for g in os.getgroups() if g != os.stat(target).st_gid} or {os.stat(target).st_gid})
+    os.chown(target, -1, groups[0])
+    r = invoke("ingest", tmp_path / "r2", "--db", link)
+    assert r.exit_code == 0, r.output
+    st = os.stat(target)
+    assert link.is_symlink() and os.readlink(link) == str(Path("..") / "data" / "w.duckdb")
+    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_gid == groups[0]
+    con = duckdb.connect(str(target), read_only=True)
+    assert con.execute("SELECT count(*) FROM results").fetchone() == (2,)
+    con.close()
+
+
+# ----------------------------------------------------------------------------- stored SQL
+def test_a_redefined_view_is_refused_by_every_reader_until_upgrade(tmp_path):
+    db = _warehouse(tmp_path)
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOPSECRET-4711")
+    con = duckdb.connect(str(db))
+    con.execute(f"CREATE OR REPLACE VIEW results_latest AS SELECT r.*, t.content FROM results r, "
+                f"read_text('{secret}') t")
+    con.close()
+    for args in (("report", "--optimal-hardware"), ("report", "--all", "--format", "json"),
+                 ("check", "--baseline", "latest", "--candidate", "latest"), ("query", "SELECT 1")):
+        r = invoke(*args, "--db", db)
+        assert r.exit_code == 2, (args, r.output)
+        assert "TOPSECRET" not in r.output
+        assert r.stderr.strip() == (f"benchdb: error: database {db}: view results_latest differs from the "
+                                    "definition this benchdb ships; benchdb will not answer from SQL it did not "
+                                    f"write. Run `benchdb db upgrade --db {db}` to restore benchdb's definitions")
+    assert invoke("db", "upgrade", "--db", db).exit_code == 0
+    r = invoke("report", "--optimal-hardware", "--db", db)
+    assert r.exit_code == 0 and "TOPSECRET" not in r.output
+
+
+def test_readers_are_sandboxed(tmp_path):
+    db = _warehouse(tmp_path)
+    with Warehouse(db).reading() as con:
+        with pytest.raises(duckdb.Error, match="disabled"):
+            con.execute(f"SELECT * FROM read_text('{tmp_path / 'res'}/*')").fetchall()
+
+
+# ----------------------------------------------------------------------------- smaller items
+def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
+    from benchdb.backends.web import assets
+    from benchdb.errors import BackendUnavailable
+
+    mine = tmp_path / "my-dist"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine")
+    monkeypatch.setenv("BENCHDB_ORTWEB_DIR", str(mine))
+    with pytest.raises(BackendUnavailable, match="lacks ort.wasm.min.mjs"):
+        assets.install(tarball=tmp_path / "nope.tgz")
+    assert (mine / "notes.txt").read_text() == "mine"
+
+
+def test_mirror_refuses_traversal_and_refetches_changed_content(tmp_path, monkeypatch):
+    fsspec = pytest.importorskip("fsspec")
+    from benchdb.ingest.mirror import mirror
+
+    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))
+    fs = fsspec.filesystem("memory")
+    run = make_run()
+    a = write_file(tmp_path / "src", make_meta(run, batch_size=1), np.full(20, 1e-3))
+    b = write_file(tmp_path / "src", make_meta(run, batch_size=2), np.full(20, 2e-3))
+    fs.pipe("/bucket29/r/x.parquet", a.read_bytes())
+    local = mirror("memory://bucket29/r")
+    assert (local / "x.parquet").read_bytes() == a.read_bytes()
+    same_size = b.read_bytes()
+    if len(same_size) == len(a.read_bytes()):
+        fs.pipe("/bucket29/r/x.parquet", same_size)
+        assert (mirror("memory://bucket29/r") / "x.parquet").read_bytes() == same_size
+    fs.pipe("/bucket29/r/../../escape.parquet", a.read_bytes())
+    found = [p for p in fs.find("/bucket29/r") if ".." in p]
+    if found:     # the store keeps the key as written: the mirror must refuse it
+        with pytest.raises(BenchdbError, match="refusing remote key"):
+            mirror("memory://bucket29/r")
+    assert not list((tmp_path / "cache").rglob("escape.parquet"))
+    assert not (tmp_path / "escape.parquet").exists()
+
+
+def test_escape_bytes_never_reach_the_terminal(tmp_path):
+    db = tmp_path / "w.duckdb"
+    hw = dict(HARDWARE, device_name="Evil\x1b[2J\x07 CPU", cpu_model="Evil\x1b[2J\x07 CPU")
+    write_file(tmp_path / "res", make_meta(make_run(), hardware=hw))
+    assert invoke("ingest", tmp_path / "res", "--db", db).exit_code == 0
+    for args in (("report", "--optimal-hardware"), ("report", "--optimal-hardware", "--wide"),
+                 ("query", "SELECT device_name FROM hardware")):
+        r = invoke(*args, "--db", db)
+        assert r.exit_code == 0, r.output
+        assert "\x1b" not in r.output and "\x07" not in r.output
+        if args[-1] != "--optimal-hardware":           # the compact table names no hardware when only one
+            assert "Evil\\x1b[2J\\x07 CPU" in r.output
+
+
+def test_ab_env_values_are_recorded_hashed_unless_public():
+    from benchdb.plan.ab_process import Side, hashed
+
+    side = Side("cand", "/usr/bin/python3", {"HF_TOKEN": "hf_secret", "BENCH_SCALE": "1.1"}, "0.2.0",
+                frozenset({"BENCH_SCALE"}))
+    rec = side.record()
+    assert rec["env"] == {"HF_TOKEN": hashed("hf_secret"), "BENCH_SCALE": "1.1"}
+    assert "hf_secret" not in json.dumps(rec) and hashed("hf_secret") != hashed("hf_secreT")
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--ab", "python3", "python3",
+               "--ab-env", "cand:A=1", "--ab-env-public", "B", "--dry-run")
+    assert r.exit_code == 2 and "--ab-env-public B: no --ab-env sets it" in r.stderr
+
+
+def test_a_query_error_while_fetching_is_one_line(tmp_path):
+    db = _warehouse(tmp_path)
+    # the first rows are fine: DuckDB returns from execute, and the error comes while fetching
+    r = invoke("query", "SELECT CASE WHEN i > 500000 THEN CAST(('x' || i) AS INTEGER) ELSE i END AS v "
+                        "FROM range(1000000) t(i)", "--db", db)
+    assert r.exit_code == 2, r.output
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("benchdb: error: query failed: Conversion Error") and "internal" not in line
+
+
+def test_the_answer_cache_is_read_only_through_a_private_real_folder(tmp_path, monkeypatch):
+    db = _warehouse(tmp_path)
+    answers = tmp_path / "answers"
+    monkeypatch.setenv("BENCHDB_ANSWERS_DIR", str(answers))
+    assert invoke("report", "--optimal-hardware", "--db", db).exit_code == 0
+    (kept,) = [p for p in answers.iterdir() if p.name.startswith("report-")]
+    marker = tmp_path / "ran"
+
+    class Planted:
+        def __reduce__(self):
+            return (Path.touch, (marker,))
+
+    # the same name in a folder swapped in for the cache (a link): never opened
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    (elsewhere / kept.name).write_bytes(pickle.dumps(Planted()))
+    os.chmod(elsewhere / kept.name, 0o600)
+    answers.rename(tmp_path / "answers.old")
+    answers.symlink_to(elsewhere)
+    assert invoke("report", "--optimal-hardware", "--db", db).exit_code == 0
+    assert not marker.exists()
+    # a file in the real folder that others may write: never opened
+    answers.unlink()
+    (tmp_path / "answers.old").rename(answers)
+    kept.write_bytes(pickle.dumps(Planted()))
+    os.chmod(kept, 0o666)
+    assert invoke("report", "--optimal-hardware", "--db", db).exit_code == 0
+    assert not marker.exists()
