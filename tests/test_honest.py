@@ -145,3 +145,30 @@ def test_html_showscode_spans_as_code_never_backticks():
     assert str(code_spans("acknowledge with `benchdb ack ID` <now>")) == \
         "acknowledge with <code>benchdb ack ID</code> &lt;now&gt;"
     assert str(code_spans("an odd ` tick")) == "an odd ` tick"
+
+
+def _speedup_rows(db):
+    r = invoke("report", "--speedup", "--format", "json", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    import json
+
+    return {row["backend"]: row for row in json.loads(r.stdout)}
+
+
+def test_speedups_follow_the_same_rule(tmp_path):
+    """onnxruntime 2x faster than the PyTorch eager baseline: one process each -> unconfirmed;
+    3 interleaved processes each -> faster, with its interval."""
+    for repeats, verdict in ((1, "unconfirmed"), (3, "faster")):
+        db = tmp_path / f"w{repeats}.duckdb"
+        run = make_run()
+        rng = np.random.default_rng(repeats)
+        for backend, scale in (("pytorch", 2.0), ("onnxruntime", 1.0)):
+            write_file(tmp_path / f"r{repeats}", make_meta(run, backend=backend),
+                       rng.normal(1e-3 * scale, 2e-5, 600), repeats=repeats)
+        assert invoke("ingest", str(tmp_path / f"r{repeats}"), "--db", str(db)).exit_code == 0
+        rows = _speedup_rows(db)
+        assert rows["pytorch"]["speedup_verdict"] == "baseline"
+        ort = rows["onnxruntime"]
+        assert 1.9 < ort["speedup"] < 2.1 and ort["speedup_verdict"] == verdict
+        assert (ort["speedup_ci_low"] is None) == (repeats == 1) and ort["speedup_basis"] == (
+            None if repeats == 1 else "processes")

@@ -77,7 +77,8 @@ def test_json_and_csv_use_view_columns(db):
                              "invalid", "relative_throughput", "rating", "rating_label", "top_error"]
     csv = invoke("report", "--speedup", "--format", "csv", "--db", str(db)).stdout.splitlines()
     assert csv[0] == ("model_id,batch_size,input_shape,hardware_name,hardware_id,backend,device,mode,precision,"
-                      "median_s,baseline_hardware,baseline_median_s,speedup,result_id,baseline_result_id")
+                      "median_s,baseline_hardware,baseline_median_s,speedup,result_id,baseline_result_id,"
+                      "speedup_ci_low,speedup_ci_high,speedup_basis,speedup_verdict")
     assert len(csv) == 8
     both = json.loads(invoke("report", "--all", "--format", "json", "--db", str(db)).stdout)
     assert list(both) == ["optimal_hardware", "compat_matrix", "speedup", "batch_scaling", "memory", "trends",

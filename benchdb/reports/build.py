@@ -319,17 +319,35 @@ def _matrix(con, f: Filters) -> Section:
 
 def _speedup(con, f: Filters) -> Section:
     keys, rows = _rows(con, "speedup", f.params())
+    rows = [dict(r, speedup_ci_label=(f"{r['speedup_ci_low']:.2f} .. {r['speedup_ci_high']:.2f}"
+                                      if r.get("speedup_ci_low") is not None else None))
+            for r in rows]
+    judged = [r for r in rows if r.get("speedup_verdict") != "baseline"]
+    unconfirmed = sum(1 for r in judged if r.get("speedup_verdict") == "unconfirmed")
+    notes = []
+    if judged:
+        counts = {v: sum(1 for r in judged if r.get("speedup_verdict") == v) for v in ("faster", "slower", "same")}
+        notes.append(f"Of {_plural(len(judged), 'result')} against the baseline: {counts['faster']} faster, "
+                     f"{counts['slower']} slower, {counts['same']} same, {unconfirmed} unconfirmed.")
+    if unconfirmed:
+        notes.append("Unconfirmed: run-to-run noise is unknown for the pair (separate runs without 8 runs of "
+                     "history, or one process each) or the interval spans the 5 % line. Measure both in one run "
+                     "with `--repeats 3`, or let each series collect 8 runs.")
     return Section(
         "speedup", "Speedup against CPU PyTorch eager",
         "Median latency of each latest valid result against PyTorch eager fp32 on a CPU for the same "
-        "model, batch size and input shape (>1 is faster).",
+        "model, batch size and input shape (>1 is faster). The same rule as the optimal-hardware margin: "
+        "an interval only where run-to-run noise is known (2+ interleaved processes of one run, or 8+ runs "
+        "of history); faster or slower when the whole interval is beyond 5 %, same when it includes 1.",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("hardware", "hardware_name"), Column("backend", "backend"), Column("mode", "mode"),
          Column("precision", "precision"), Column("median", "median_s", "ms"),
-         Column("baseline", "baseline_hardware"), Column("baseline median", "baseline_median_s", "ms"),
-         Column("speedup", "speedup", "ratio"), Column("result", "result_id", "result"),
-         Column("baseline result", "baseline_result_id", "result")],
-        keys, rows, empty="No CPU PyTorch eager fp32 baseline for the same model, batch size and shape.")
+         Column("baseline", "baseline_hardware", compact=False),
+         Column("baseline median", "baseline_median_s", "ms"),
+         Column("speedup", "speedup", "ratio"), Column("95% CI", "speedup_ci_label"),
+         Column("verdict", "speedup_verdict"), Column("result", "result_id", "result", compact=False),
+         Column("baseline result", "baseline_result_id", "result", compact=False)],
+        keys, rows, notes, empty="No CPU PyTorch eager fp32 baseline for the same model, batch size and shape.")
 
 
 def _scaling(con, f: Filters) -> Section:

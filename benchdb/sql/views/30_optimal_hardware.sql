@@ -12,9 +12,8 @@
 --   'processes': both results ran in 2+ processes (--repeats) of the same run, interleaved, so the
 --       processes' spread includes the machine's drifts: the two results' hierarchical-bootstrap
 --       median intervals, combined on the log scale as independent estimates;
---   'history': both series have 8+ earlier valid runs: each series' run-to-run noise (scaled MAD of
---       successive log changes of its medians, as the gate's robust_noise) is added in quadrature
---       to the intervals' own standard errors;
+--   'history': both series have 8+ earlier valid runs: each series' run-to-run noise (series_noise)
+--       is added in quadrature to the intervals' own standard errors;
 --   NULL: neither (one process, or two separate runs without history): the margin's interval is
 --       NULL -- an interval from one process's iterations cannot see shifts between runs (a
 --       +1.0 % [0.7, 1.4] "win" became +82 % on the next run).
@@ -25,26 +24,7 @@
 --   runner_up_runs: valid runs of each series so far. best_tail_unstable / runner_up_tail_unstable:
 --   p90 > 2x or p99 > 5x the median (a tail that a median-based ranking hides).
 CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
-WITH steps AS (
-    SELECT r.series_id,
-           ln(r.median) - ln(lag(r.median) OVER (PARTITION BY r.series_id ORDER BY ru.started_at, r.result_id)) AS d
-    FROM results r
-    JOIN runs ru USING (run_id)
-    WHERE r.status = 'ok' AND r.validity = 'valid' AND bdb_timing_metric(r.metric) AND r.unit = 's'
-      AND r.median > 0
-),
-step_centre AS (
-    SELECT series_id, median(d) AS centre, count(d) AS changes FROM steps WHERE d IS NOT NULL GROUP BY series_id
-),
-noise AS (
-    SELECT s.series_id,
-           c.changes + 1 AS runs,
-           CASE WHEN c.changes >= 8 THEN median(abs(s.d - c.centre)) * 1.4826 / sqrt(2.0) END AS noise
-    FROM steps s
-    JOIN step_centre c USING (series_id)
-    WHERE s.d IS NOT NULL
-    GROUP BY s.series_id, c.changes
-),
+WITH noise AS (SELECT * FROM series_noise),
 cand AS (
     SELECT r.*,
            coalesce(n.runs, 1) AS runs,
