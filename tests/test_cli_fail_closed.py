@@ -70,8 +70,8 @@ def test_ctrl_c_keeps_finished_files_and_resume_measures_exactly_the_rest(tmp_pa
     assert len(after) == 12 and all(before[p.name] == p.stat().st_mtime_ns for p in kept)   # kept untouched
     batches = {contract_batch(p) for p in after}
     assert batches == set(range(1, 13))                   # each planned scenario once, none twice
-    again = subprocess.run([sys.executable, "-m", "benchdb", "run", "--resume", str(run_dir)],
-                           capture_output=True, text=True, timeout=300)
+    again = subprocess.run([sys.executable, "-m", "benchdb", "run", "--resume", run_dir.name, "--out", str(out)],
+                           capture_output=True, text=True, timeout=300)         # the run id under --out
     assert again.returncode == 0 and "nothing left to measure: all 12 planned scenarios" in again.stdout
     assert invoke("ingest", str(run_dir), "--db", str(db)).exit_code == 0
     with Warehouse(db).reading() as con:

@@ -238,7 +238,7 @@ def test_reports_include_the_browser_rows(warehouse):
     r = invoke("report", "--matrix", "--format", "csv", "--db", str(db))
     assert r.exit_code == 0, r.output
     assert "ort-web" in r.output and "webgpu" in r.output.lower()
-    r = invoke("report", "--optimal-hardware", "--format", "md", "--db", str(db))
+    r = invoke("report", "--optimal-hardware", "--format", "md", "--wide", "--db", str(db))
     assert r.exit_code == 0 and "ort-web" in r.output, r.output
 
 

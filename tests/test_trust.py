@@ -294,3 +294,16 @@ def test_the_answer_cache_is_read_only_through_a_private_real_folder(tmp_path, m
     os.chmod(kept, 0o666)
     assert invoke("report", "--optimal-hardware", "--db", db).exit_code == 0
     assert not marker.exists()
+
+
+def test_a_library_user_holding_a_connection_still_gets_answers(tmp_path):
+    """A notebook holds a plain read-only connection: DuckDB shares its database within the process,
+    so the reader takes its settings; the catalog check still applies."""
+    db = _warehouse(tmp_path)
+    mine = duckdb.connect(str(db), read_only=True)
+    try:
+        r = invoke("report", "--matrix", "--format", "csv", "--db", db)
+        assert r.exit_code == 0, r.output
+        assert Warehouse(db).query("SELECT count(*) FROM results")[1] == [(1,)]
+    finally:
+        mine.close()

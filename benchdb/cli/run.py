@@ -86,8 +86,8 @@ from benchdb.errors import BenchdbError
               "than this (30m, 12h, 7d); needs --db.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               metavar="RUN_DIR", help="Finish an interrupted run: measure the scenarios of its plan that have no "
-                                      "file in RUN_DIR (RESULTS_DIR/RUN_ID) yet, into the same run; no other plan "
-                                      "options.")
+                                      "file in RUN_DIR (RESULTS_DIR/RUN_ID, or a RUN_ID under --out) yet, into the "
+                                      "same run; no other plan options.")
 @db_option(help="Warehouse for --skip-fresh and the --dry-run time estimate.")
 def run(**params):
     """Measure models on this machine and write one Parquet file per scenario.
@@ -188,13 +188,16 @@ def _resume(ctx, params) -> None:
 
     from benchdb.plan.driver import prestart, resume_plan
 
-    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_env_public", "ab_max_trials", "shard",
-                    "skip_fresh", "dry_run", "repeats"}
+    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_env_public",
+                    "ab_max_trials", "shard", "skip_fresh", "dry_run", "repeats"}
     given = sorted(k for k in plan_options if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE)
     if given:
         raise BenchdbError(f"--resume finishes the plan the interrupted run recorded; leave out "
                            f"{', '.join('--' + k.replace('_', '-') for k in given)}")
-    resume = resume_plan(params["resume_dir"])
+    folder = params["resume_dir"]
+    if not folder.is_dir() and len(folder.parts) == 1 and (Path(params["out"]) / folder).is_dir():
+        folder = Path(params["out"]) / folder          # a run id: the run's folder under --out
+    resume = resume_plan(folder)
     left = sum(len(i.scenarios) for i in resume.items)
     if not left:
         click.echo(f"nothing left to measure: all {plural(resume.planned, 'planned scenario')} of run "

@@ -76,6 +76,9 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
             return duckdb.connect(str(path), read_only=read_only, config=config)
         except duckdb.IOException as exc:
             text = str(exc)
+            if config and "different configuration" in text:
+                config = {}
+                continue
             if "lock" not in text.lower():
                 first = text.splitlines()[0] if text else type(exc).__name__
                 raise BenchdbError(f"cannot open database {path}: {first}; "
@@ -89,6 +92,12 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
             delay = min(delay * 2, 0.5)
         except duckdb.Error as exc:
             first = str(exc).splitlines()[0]
+            if config and "different configuration" in first:
+                # this process already holds a connection to the file (a notebook using the library):
+                # DuckDB shares its database, whose settings cannot differ; the catalog check still
+                # guards the stored SQL (the command line never holds one)
+                config = {}
+                continue
             raise BenchdbError(f"cannot open database {path}: {first}; "
                                "check that it is a benchdb DuckDB file") from None
 
