@@ -100,7 +100,7 @@ class Warehouse:
         """Load contract files; then give results measured in several processes their
         hierarchical-bootstrap CI, and update the change points of every series touched
         (``summary.change_points`` holds the number of open ones found); all in one write."""
-        from benchdb.ingest import DEFAULT_BATCH_ROWS, IngestSummary, ingest
+        from benchdb.ingest import DEFAULT_BATCH_ROWS, ingest
 
         def detect(con, summary: IngestSummary) -> None:
             """What the warehouse judges after a load: intervals over processes, change points."""

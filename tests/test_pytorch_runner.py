@@ -122,7 +122,7 @@ def test_failing_and_timed_out_scenarios_do_not_stop_the_suite(tmp_path):
     assert r.exit_code == 0, r.output
     # a numpy scenario far longer than --timeout, then a quick one, in the same child-process pool
     r = invoke("run", "--backend", "numpy", "--model", "matmul:256", "--batch-sizes", "512,1",
-               "--min-iters", "40", "--min-time", "0", "--max-time", "60", "--timeout", "5",
+               "--min-iters", "1000", "--min-time", "0", "--max-time", "600", "--timeout", "3",
                "--max-background-cpu", "100", "--out", str(out))
     assert r.exit_code == 0, r.output
     invoke("ingest", str(out), "--db", str(db))
@@ -136,7 +136,7 @@ def test_failing_and_timed_out_scenarios_do_not_stop_the_suite(tmp_path):
         ("tiny:bert", 1, "seq_len=16", "ok"),
         ("tiny:bert", 1, "seq_len=512", "failed"),
     ]
-    assert got[1][4] == "scenario exceeded --timeout 5 s"
+    assert got[1][4] == "scenario exceeded --timeout 3 s"
     assert "exceeds the model's max_position_embeddings 128" in got[3][4]
 
 

@@ -72,7 +72,7 @@ def _verdict(b, c, history=None, threshold=0.05, processes=3, interleaved=True):
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
     samples = {"b": ("s", b), "c": ("s", c)}
     groups = (np.array_split(np.asarray(b), processes), np.array_split(np.asarray(c), processes))
-    return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, history, threshold, 0, groups,
+    return gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, history, threshold, 0, groups,
                        interleaved=interleaved)
 
 
@@ -89,7 +89,7 @@ def test_real_regressions_are_found_and_direction_respected():
     # throughput-like units regress downward
     b, c = _pair(rng, shift=-0.10)
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-    v = gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
+    v = gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
                     {"b": ("tokens/s", b), "c": ("tokens/s", c)}, None, 0.05, 0,
                     (np.array_split(np.asarray(b), 3), np.array_split(np.asarray(c), 3)), interleaved=True)
     assert v.verdict == "regressed"
@@ -135,7 +135,7 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     assert v.ci_low <= v.eq_low <= v.change <= v.eq_high <= v.ci_high
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
     spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]     # processes disagree
-    straddle = gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
+    straddle = gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
                            {"b": ("s", b), "c": ("s", np.concatenate(spread))}, None, 0.05, 0,
                            (np.array_split(np.asarray(b), 3), spread), interleaved=True)
     assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
@@ -156,7 +156,7 @@ def test_noisy_history_raises_the_threshold():
 def test_too_few_samples_or_invalid_is_inconclusive():
     assert _verdict([0.01] * 5, [0.02] * 5).verdict == "inconclusive"
     ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-    v = gate._judge({}, {**ok, "result_id": "b"}, {"status": "ok", "validity": "invalid",
+    v = gate.judge({}, {**ok, "result_id": "b"}, {"status": "ok", "validity": "invalid",
                                                     "validity_reasons": ["noisy: x"], "result_id": "c"}, {}, None, 0.05, 0)
     assert (v.verdict, v.reason) == ("inconclusive", "candidate result is invalid: noisy: x")
 

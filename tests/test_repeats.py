@@ -125,7 +125,7 @@ def test_the_gate_sets_an_outlier_process_aside_and_says_so():
 
     def verdict(base, cand):
         samples = {"b": ("s", np.concatenate(base)), "c": ("s", np.concatenate(cand))}
-        return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
+        return gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
                            (base, cand), interleaved=True)
     aa = verdict(_procs([0, 0.01, 0.7, -0.01, 0], seed=1), _procs([0, 0, 0.01, -0.01, 0], seed=2))
     assert aa.verdict == "unchanged" and aa.reason.endswith("; set aside as outlier processes: baseline +70%")
@@ -157,7 +157,7 @@ def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
 
     def verdict(b, c):
         samples = {"b": ("s", np.concatenate(b)), "c": ("s", np.concatenate(c))}
-        return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
+        return gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
                            (b, c), interleaved=True)
     aa = verdict(side(3), side(5))
     assert aa.verdict == "unchanged" and aa.change == pytest.approx(aa.cand_median / aa.base_median - 1)

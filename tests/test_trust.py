@@ -21,7 +21,6 @@ from click.testing import CliRunner
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
-from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
 
 from conftest import HARDWARE, make_meta, make_run, write_file

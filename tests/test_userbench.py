@@ -19,7 +19,6 @@ from benchdb import bench
 from benchdb.backends import registry, userbench
 from benchdb.backends.base import RunOptions
 from benchdb.cli import main
-from benchdb.errors import BenchdbError
 from benchdb.harness.timing import StopRule
 from benchdb.schema import identity
 from conftest import REPO, benchdb_cmd

@@ -317,7 +317,7 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                     "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}
         # the two sides of one interleaved A/B run measure run-to-run noise themselves; the series'
         # history (which holds earlier A/B candidates, other code by design) must not widen the gate
-        out.comparisons.append(_judge(scenario, b, c, samples, None if interleaved else history.get(k),
+        out.comparisons.append(judge(scenario, b, c, samples, None if interleaved else history.get(k),
                                       threshold, seed,
                                       (processes["base"].get(k, []), processes["cand"].get(k, [])),
                                       interleaved=interleaved))
@@ -381,7 +381,7 @@ def _status(r: dict) -> str:
     return f"{r['status']}{detail}"
 
 
-def _judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, interleaved=False,
+def judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, interleaved=False,
            level: float = LEVEL, eq_level: float = EQUIVALENCE_LEVEL) -> Comparison:
     """One series' verdict. ``groups``: (baseline, candidate) lists of per-process sample arrays
     (pooled over the side's results); by default each side is the one process of its result.

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from benchdb.errors import BenchdbError
+from benchdb.text import plural  # noqa: F401  (the command modules take it from here)
 
 DB_HELP = "DuckDB warehouse file (default: $BENCHDB_DB, else ./benchdb.duckdb)."
 
@@ -48,11 +49,6 @@ def csv_words(ctx, param, value):
     if any(not v for v in parts):
         raise click.BadParameter(f"{value!r} has an empty item; separate values with single commas")
     return tuple(parts)
-
-
-def plural(n: int, word: str) -> str:
-    """'1 scenario', '2 scenarios'."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def fraction(ctx, param, value):

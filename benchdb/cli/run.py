@@ -125,8 +125,7 @@ def run(**params):
 
 
 def _plan_and_run(params, runs, exclude, source, shard):
-    from benchdb.reports.tabular import render
-    from benchdb.plan.driver import build_plan, run_plan, summary_rows
+    from benchdb.plan.driver import build_plan
 
     items = build_plan(runs, exclude=exclude, shard=shard,
                        unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
@@ -141,7 +140,6 @@ def _plan_and_run(params, runs, exclude, source, shard):
     if not items:
         click.echo("0 scenarios to run")
         return
-    from benchdb.plan.driver import Interrupted
 
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
               "shard": params["shard"], "skip_fresh": params["skip_fresh"]}

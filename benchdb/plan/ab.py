@@ -45,9 +45,9 @@ from typing import Any, Callable
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import machine as hardware
-from benchdb.plan.ab_process import (SIDES, Group, Measured, Side, _environ, _full, _loose, parse_env,
+from benchdb.plan.ab_process import (SIDES, Group, Measured, Side, side_environ, full_key, loose_key, parse_env,
                                     probe, run_process)
-from benchdb.plan.driver import PlanItem, RunReport, _Sink, _Writer, build_plan, load_backend
+from benchdb.plan.driver import PlanItem, RunReport, Sink, Writer, build_plan, load_backend
 from benchdb.schema import contract
 
 #: Trials per scenario when neither --repeats nor the config says.
@@ -82,7 +82,7 @@ def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
     the first one whose plan has it. Scenarios no single combination plans run with all axes."""
     opts = item.opts
     backend = load_backend(opts.backend)
-    wanted = {_full(sc): i for i, sc in enumerate(item.scenarios)}
+    wanted = {full_key(sc): i for i, sc in enumerate(item.scenarios)}
     groups: dict[tuple, list[int]] = {}
     axes_of: dict[tuple, dict[str, tuple]] = {}
     for mode, precision, bs, seq in itertools.product(opts.modes, opts.precisions, opts.batch_sizes, opts.seq_lens):
@@ -92,7 +92,7 @@ def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
         one = replace(opts, models=(item.model,), **axes)
         for _, scenarios in backend.plan(one):
             for sc in scenarios:
-                i = wanted.pop(_full(sc), None)
+                i = wanted.pop(full_key(sc), None)
                 if i is not None:
                     combo = (mode, precision, bs, seq)
                     groups.setdefault(combo, []).append(i)
@@ -111,19 +111,19 @@ def plan_ab(runs: list[RunOptions], sides: dict[str, Side], *, exclude=None, sha
     side's environment (so a user bench's declared ENV keys each side's scenarios)."""
     plans = {}
     for name in SIDES:
-        with _environ(sides[name].env):
+        with side_environ(sides[name].env):
             plans[name] = build_plan(runs, exclude=exclude, shard=shard,
                                      unmatched=unmatched if name == "base" else None)
     base, cand = plans["base"], plans["cand"]
-    shape = [[_loose(sc) for sc in i.scenarios] for i in base]
-    if shape != [[_loose(sc) for sc in i.scenarios] for i in cand]:
+    shape = [[loose_key(sc) for sc in i.scenarios] for i in base]
+    if shape != [[loose_key(sc) for sc in i.scenarios] for i in cand]:
         n_b, n_c = (sum(len(i.scenarios) for i in p) for p in (base, cand))
         raise BenchdbError(f"the plan differs between the sides' environments ({n_b} vs {n_c} scenarios, or "
                            "other shapes or parameters): --ab compares the same scenarios; set variables "
                            "that change what a bench file plans in the environment of both sides")
     groups = []
     for bi, ci in zip(base, cand):
-        with _environ(sides["base"].env):
+        with side_environ(sides["base"].env):
             parts = _groups_of(bi)
         for axes, ix in parts:
             groups.append(Group(bi.opts, bi.model, axes, {"base": [bi.scenarios[i] for i in ix],
@@ -159,10 +159,10 @@ def schedule(trials: list[int], rng: random.Random) -> list[Step]:
 def _keys(planned: dict[str, Scenario], got: dict[str, list[Measured]]) -> dict[str, Scenario]:
     """Each side's key: the one every process of both sides reported when they agree (and the
     sides were planned alike or both reported), else the side's planned key."""
-    reported = {s: {_full(m.outcome.scenario): m.outcome.scenario for m in got[s] if m.meta is not None}
+    reported = {s: {full_key(m.outcome.scenario): m.outcome.scenario for m in got[s] if m.meta is not None}
                 for s in SIDES}
     union = {**reported["base"], **reported["cand"]}
-    alike = _full(planned["base"]) == _full(planned["cand"]) or all(reported[s] for s in SIDES)
+    alike = full_key(planned["base"]) == full_key(planned["cand"]) or all(reported[s] for s in SIDES)
     if len(union) == 1 and alike:
         (sc,) = union.values()
         return {s: sc for s in SIDES}
@@ -184,7 +184,7 @@ class _SideWriter:
         self.tags, self.config = tags, config
         self.runs: list[dict] = []              # the run metadata of the side's files until the run is made
         self.hardware: dict[tuple[str, str], dict] = {}     # (backend, device) -> what its processes recorded
-        self.writer: _Writer | None = None
+        self.writer: Writer | None = None
 
     def note(self, meta: dict) -> None:
         """A file one of the side's processes wrote."""
@@ -205,7 +205,7 @@ class _SideWriter:
                         "benchdb_version": first.get("benchdb_version") or self.side.version or "unknown",
                         "git_commit": first.get("git_commit") if self.runs else hardware.git_commit(),
                         "software": software, "config": self.config, "tags": self.tags}
-            self.writer = _Writer(run_meta, _Sink(str(self.out), self.run_id))
+            self.writer = Writer(run_meta, Sink(str(self.out), self.run_id))
             self.runs = []
         for key, hw in self.hardware.items():
             self.writer.hardware.setdefault(key, hw)
@@ -343,7 +343,7 @@ def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]]
             rows[side] = {"result_id": side, "status": "ok", "validity": "valid", "validity_reasons": [],
                           "unit": unit}
         samples = {s: (rows[s]["unit"], []) for s in SIDES}
-        cmp = gate._judge({}, rows["base"], rows["cand"], samples, None, threshold, 0,
+        cmp = gate.judge({}, rows["base"], rows["cand"], samples, None, threshold, 0,
                           (procs["base"], procs["cand"]), interleaved=True, level=level, eq_level=eq_level)
         if cmp.verdict == "inconclusive":
             return False
@@ -406,7 +406,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     import click
     from click.core import ParameterSource
 
-    from benchdb.cli.options import plural
+    from benchdb.text import plural
     from benchdb.plan import config as cfgmod
     from benchdb.plan.driver import summary_rows
     from benchdb.reports.tabular import render

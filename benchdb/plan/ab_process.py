@@ -135,7 +135,7 @@ def _last_line(text: str, n: int = 300) -> str:
 
 
 @contextlib.contextmanager
-def _environ(env: dict[str, str]) -> Iterator[None]:
+def side_environ(env: dict[str, str]) -> Iterator[None]:
     """os.environ with the side's variables set (user benches read declared ENV at plan time)."""
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
@@ -213,8 +213,8 @@ def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | Non
     the only file of a single-scenario group."""
     out = []
     for sc in planned:
-        exact = [m for m in found if _full(m.outcome.scenario) == _full(sc)]
-        loose = [m for m in found if _loose(m.outcome.scenario) == _loose(sc)]
+        exact = [m for m in found if full_key(m.outcome.scenario) == full_key(sc)]
+        loose = [m for m in found if loose_key(m.outcome.scenario) == loose_key(sc)]
         out.append(exact[0] if exact else loose[0] if len(loose) == 1
                    else found[0] if len(planned) == 1 and len(found) == 1 else None)
     return out
@@ -261,11 +261,11 @@ def _kill(proc: subprocess.Popen) -> None:
 # --- the run ---------------------------------------------------------------------------------
 
 
-def _loose(sc: Scenario) -> tuple:
+def loose_key(sc: Scenario) -> tuple:
     """A scenario's key without precision and options, which an engine may settle only at run time."""
     return (sc.model_id, sc.backend, sc.device, sc.mode, sc.batch_size, sc.input_shape)
 
 
-def _full(sc: Scenario) -> tuple:
+def full_key(sc: Scenario) -> tuple:
     key = identity.scenario_key(sc.key())
     return tuple(key[k] for k in identity.SCENARIO_KEY)

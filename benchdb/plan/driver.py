@@ -308,7 +308,7 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
         "benchdb_version": __version__, "git_commit": hardware.git_commit(),
         "software": software, "config": config, "tags": list(tags),
     }
-    writer = _Writer(run_meta, _Sink(str(out), run_id))
+    writer = Writer(run_meta, Sink(str(out), run_id))
     if resume is None and not writer.sink.remote:
         _write_plan(writer.sink.local, run_meta, seed, items)
     units = sum(len(i.scenarios) * i.opts.repeats for i in items)
@@ -370,11 +370,11 @@ def _outcomes(item: PlanItem, scenarios: list[Scenario]) -> list[Outcome]:
     return list(backend.run_model(item.model, scenarios, item.opts))
 
 
-class _Writer:
+class Writer:
     """Turns outcomes into contract files: metadata (with the hardware of the scenario's own
     device), sample rows, the file, and the report of what was written."""
 
-    def __init__(self, run_meta: dict, sink: "_Sink"):
+    def __init__(self, run_meta: dict, sink: "Sink"):
         self.run_meta = run_meta
         self.sink = sink
         self.report = RunReport(run_meta["run_id"], sink.display)
@@ -422,7 +422,7 @@ def _ctrl_c_deferred():
             previous(signal.SIGINT, None)
 
 
-class _Sink:
+class Sink:
     """Where scenario files go: a local folder, or an fsspec URL (s3://, gs://, hf://, file://, ...).
     Remote files are written atomically here first, then uploaded one by one."""
 

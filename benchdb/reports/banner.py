@@ -9,7 +9,8 @@ from typing import Any
 
 from benchdb import sql
 from benchdb.engine import duckdb
-from benchdb.reports.build import Column, Filters, _plural
+from benchdb.reports.build import Column, Filters
+from benchdb.text import plural
 
 
 @dataclass
@@ -66,7 +67,7 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
     if limits:
         lims = sorted(limits)
         limit = (f" (limit {lims[0]:g} %)" if len(lims) == 1 else f" (limits {lims[0]:g}-{lims[-1]:g} %)")
-    text = (f"{n} of {_plural(total, 'result')} {'was' if n == 1 else 'were'} measured while other processes "
+    text = (f"{n} of {plural(total, 'result')} {'was' if n == 1 else 'were'} measured while other processes "
             f"used {used}{limit}; ")
     if invalid == 0:
         text += ("it converged (its confidence interval met the target), so it stays valid, with a warning. "

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
+from benchdb.text import plural
 
 
 if TYPE_CHECKING:
@@ -105,7 +106,7 @@ def generated_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
+def section_rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
     text = sql.load(f"reports/{name}.sql")
     used = {k: v for k, v in params.items() if f"${k}" in text}
     cur = con.execute(text, used)
@@ -114,11 +115,7 @@ def _rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -
 
 
 def _one(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> dict[str, Any]:
-    return _rows(con, name, params)[1][0]
-
-
-def _plural(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
+    return section_rows(con, name, params)[1][0]
 
 
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
@@ -133,7 +130,7 @@ def _optimal(con, f: Filters, detail: bool = False) -> Section:
               "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
               "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
               "price_names": list(f.prices), "price_values": list(f.prices.values())}
-    keys, rows = _rows(con, "optimal_hardware", params)
+    keys, rows = section_rows(con, "optimal_hardware", params)
     value_fmt = {"throughput": "num", "latency": "ms", "energy": "sci", "cost": "num"}[f.objective]
     value_head = {"throughput": "items/s", "latency": "latency", "energy": "J/item", "cost": "USD/1M items"}
     notes = []
@@ -184,7 +181,7 @@ def _optimal(con, f: Filters, detail: bool = False) -> Section:
          Column("result", "best_result_id", "result", compact=False),
          Column("runner-up result", "runner_up_result_id", "result", compact=False)],
         keys, _short_labels([_optimal_row(r) for r in rows]), notes, empty=empty,
-        extra={"pareto": _rows(con, "pareto", f.params())[1]} if detail else {})
+        extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {})
 
 
 def _pct(v: float) -> str:
@@ -246,26 +243,26 @@ def _optimal_notes(rows: list[dict]) -> list[str]:
     ties = sum(1 for r in ranked if r.get("margin_verdict") == "tie")
     unconfirmed = [r for r in ranked if r.get("margin_verdict") in ("unconfirmed", "unknown")]
     if ranked:
-        notes.append(f"Of {_plural(len(ranked), 'winner')} with a runner-up: {wins} win, {ties} tie, "
+        notes.append(f"Of {plural(len(ranked), 'winner')} with a runner-up: {wins} win, {ties} tie, "
                      f"{len(unconfirmed)} unconfirmed.")
     no_basis = [r for r in unconfirmed if r.get("margin_ci_low") is None]
     if no_basis:
         single = sum(1 for r in no_basis if (r.get("margin_processes") or 1) < 2)
-        notes.append(f"{_plural(len(no_basis), 'winner')} unconfirmed because run-to-run noise is unknown"
+        notes.append(f"{plural(len(no_basis), 'winner')} unconfirmed because run-to-run noise is unknown"
                      + (f" ({single} measured in one process)" if single else " (the two results come from "
                         "separate runs without 8 runs of history)")
                      + ": the winner within run-to-run noise is unknown. Measure both in one run with "
                        "`--repeats 3` (interleaved processes), or let each series collect 8 runs.")
     between = len(unconfirmed) - len(no_basis)
     if between:
-        notes.append(f"{_plural(between, 'winner')} unconfirmed: the margin's interval excludes 0 but not +5 %; "
+        notes.append(f"{plural(between, 'winner')} unconfirmed: the margin's interval excludes 0 but not +5 %; "
                      "measure with more --repeats to tell.")
     if ties:
-        notes.append(f"{_plural(ties, 'tie')}: the margin's interval includes 0 or stays within 5 %, so the data "
+        notes.append(f"{plural(ties, 'tie')}: the margin's interval includes 0 or stays within 5 %, so the data "
                      "do not tell the two apart.")
     tail = [r for r in rows if r.get("best_tail_unstable") or r.get("runner_up_tail_unstable")]
     if tail:
-        notes.append(f"Unstable tail in {_plural(len(tail), 'row')}: p90 above 2x or p99 above 5x the median; "
+        notes.append(f"Unstable tail in {plural(len(tail), 'row')}: p90 above 2x or p99 above 5x the median; "
                      "the median ranks them, but a latency budget on p90/p99 may not hold.")
     return notes
 
@@ -274,12 +271,12 @@ def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
     """There are timing results to rank, but none has what the objective needs: say exactly what."""
     n = scope["candidates"]
     matching = f" matching {f.describe()}" if f.describe() else ""
-    results = _plural(n, "latest valid timing result") + matching
+    results = plural(n, "latest valid timing result") + matching
     if f.objective == "energy":
         if scope["with_power"]:
             raise NothingToReport(
                 f"nothing to report: --objective energy: none of the {results} has power samples (power_w); "
-                f"the {_plural(scope['with_power'], 'result')} with power samples are outside the constraints")
+                f"the {plural(scope['with_power'], 'result')} with power samples are outside the constraints")
         raise NothingToReport(
             f"nothing to report: --objective energy: no result has power samples (power_w) among the {results}; "
             "energy needs NVIDIA telemetry (pynvml, recorded by the pytorch backend on CUDA devices); "
@@ -300,7 +297,7 @@ def _label(r: dict, prefix: str) -> str | None:
 
 
 def _matrix(con, f: Filters) -> Section:
-    keys, rows = _rows(con, "matrix", f.params())
+    keys, rows = section_rows(con, "matrix", f.params())
     return Section(
         "compat_matrix", "Compatibility matrix",
         "Which model families run on which hardware and backend. Counts are over the latest timing attempt "
@@ -318,7 +315,7 @@ def _matrix(con, f: Filters) -> Section:
 
 
 def _speedup(con, f: Filters) -> Section:
-    keys, rows = _rows(con, "speedup", f.params())
+    keys, rows = section_rows(con, "speedup", f.params())
     rows = [dict(r, speedup_ci_label=(f"{r['speedup_ci_low']:.2f} .. {r['speedup_ci_high']:.2f}"
                                       if r.get("speedup_ci_low") is not None else None))
             for r in rows]
@@ -327,7 +324,7 @@ def _speedup(con, f: Filters) -> Section:
     notes = []
     if judged:
         counts = {v: sum(1 for r in judged if r.get("speedup_verdict") == v) for v in ("faster", "slower", "same")}
-        notes.append(f"Of {_plural(len(judged), 'result')} against the baseline: {counts['faster']} faster, "
+        notes.append(f"Of {plural(len(judged), 'result')} against the baseline: {counts['faster']} faster, "
                      f"{counts['slower']} slower, {counts['same']} same, {unconfirmed} unconfirmed.")
     if unconfirmed:
         notes.append("Unconfirmed: run-to-run noise is unknown for the pair (separate runs without 8 runs of "
@@ -351,7 +348,7 @@ def _speedup(con, f: Filters) -> Section:
 
 
 def _scaling(con, f: Filters) -> Section:
-    keys, rows = _rows(con, "scaling", f.params())
+    keys, rows = section_rows(con, "scaling", f.params())
     return Section(
         "batch_scaling", "Batch scaling",
         "Latency and throughput against batch size; scaling efficiency is throughput relative to "
@@ -367,12 +364,12 @@ def _scaling(con, f: Filters) -> Section:
 
 
 def _trends(con, f: Filters) -> Section:
-    keys, rows = _rows(con, "trends", f.params())
+    keys, rows = section_rows(con, "trends", f.params())
     empty = "No rows for this section."
     if not rows:
         n = _one(con, "trends_scope", f.params())["series"]
         if n:
-            empty = (f"No series has two valid timing results yet ({_plural(n, 'series', 'series')} "
+            empty = (f"No series has two valid timing results yet ({plural(n, 'series', 'series')} "
                      "with one).")
     return Section(
         "trends", "Trends",
@@ -387,7 +384,7 @@ def _trends(con, f: Filters) -> Section:
 
 
 def _memory(con, f: Filters) -> Section:
-    keys, rows = _rows(con, "memory", f.params())
+    keys, rows = section_rows(con, "memory", f.params())
     return Section(
         "memory", "Peak memory", "Peak device memory when measured, else peak host RSS of the process.",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
@@ -401,17 +398,17 @@ def _memory(con, f: Filters) -> Section:
 def _regressions(con, f: Filters) -> Section:
     from benchdb.analysis.changepoints import MIN_SEGMENT
 
-    keys, rows = _rows(con, "regressions", f.params())
+    keys, rows = section_rows(con, "regressions", f.params())
     empty, answered = "No rows for this section.", False
     if not rows:
         need = 2 * MIN_SEGMENT
         scope = _one(con, "regressions_scope", {**f.params(), "min_points": need})
         if scope["series"]:
             answered = True
-            empty = (f"No open change points in {_plural(scope['series'], 'series', 'series')} "
-                     f"({_plural(scope['runs'], 'run')})")
+            empty = (f"No open change points in {plural(scope['series'], 'series', 'series')} "
+                     f"({plural(scope['runs'], 'run')})")
             if scope["acked"]:
-                empty += f"; {_plural(scope['acked'], 'acknowledged change point')}"
+                empty += f"; {plural(scope['acked'], 'acknowledged change point')}"
             if scope["searchable"] < scope["series"]:
                 empty += (f"; {scope['searchable']} of them {'has' if scope['searchable'] == 1 else 'have'} "
                           f"the {need} valid runs a change point needs ({MIN_SEGMENT} on each side of it)")
@@ -456,7 +453,7 @@ def build(con: "duckdb.DuckDBPyConnection", db: str, kinds: list[str], filters: 
                  filters.describe(), sections, banner)
     _left_out(con, filters, rep)
     if detail:        # HTML: the environment block and the drill-down (kept off the Markdown/JSON path's time)
-        rep.environment = [_environment_row(r) for r in _rows(con, "environment", filters.params())[1]]
+        rep.environment = [_environment_row(r) for r in section_rows(con, "environment", filters.params())[1]]
         rep.drilldown = drilldown(con, _traced_ids(rep))
     return rep
 
@@ -475,10 +472,10 @@ def _left_out(con, f: Filters, rep: Report) -> None:
     total = _one(con, "excluded_total", f.params())
     if not total["left_out"]:
         return
-    rep.excluded = _rows(con, "excluded", f.params())[1]
-    rep.measured_invalid = _rows(con, "measured_invalid", {**f.params(), "limit": MEASURED_ROWS})[1]
+    rep.excluded = section_rows(con, "excluded", f.params())[1]
+    rep.measured_invalid = section_rows(con, "measured_invalid", {**f.params(), "limit": MEASURED_ROWS})[1]
     why = ", ".join(f"{r['results']} {r['reason']}" for r in rep.excluded)
-    note = (f"Left out: {_plural(total['left_out'], 'latest timing attempt')} that {'is' if total['left_out'] == 1 else 'are'}"
+    note = (f"Left out: {plural(total['left_out'], 'latest timing attempt')} that {'is' if total['left_out'] == 1 else 'are'}"
             f" not a valid timing ({why})")
     if total["measured"]:
         m = total["measured"]
@@ -489,7 +486,7 @@ def _left_out(con, f: Filters, rep: Report) -> None:
             continue
         s.notes.append(note + ".")
         if not s.rows and total["measured"] and not s.answered:
-            s.empty = (f"No valid timing result for this section: {_plural(total['measured'], 'result')} ran but "
+            s.empty = (f"No valid timing result for this section: {plural(total['measured'], 'result')} ran but "
                        f"{'is' if total['measured'] == 1 else 'are'} invalid ({why}); see \"Measured but left out\".")
 
 
@@ -523,9 +520,9 @@ def drilldown(con, ids: list[str]) -> list[dict[str, Any]]:
     `benchdb run` command that measures its scenario again."""
     if not ids:
         return []
-    rows = _rows(con, "drilldown", {"ids": ids})[1]
+    rows = section_rows(con, "drilldown", {"ids": ids})[1]
     per: dict[str, list[list[float]]] = {}
-    for s in _rows(con, "samples", {"ids": ids, "metric": None})[1]:
+    for s in section_rows(con, "samples", {"ids": ids, "metric": None})[1]:
         per.setdefault(s["result_id"], []).append(s["vals"])
     for r in rows:
         r["samples"] = per.get(r["result_id"], [])
@@ -560,14 +557,14 @@ def _why_empty(con, db: str, f: Filters, sections: list[Section]) -> str:
     if not scope["valid_timing"]:
         parts = []
         if scope["verification"]:
-            parts.append(_plural(scope["verification"], "verification check") +
+            parts.append(plural(scope["verification"], "verification check") +
                          " (not timings: see the `verification` view)")
         if scope["invalid_timing"]:
-            parts.append(_plural(scope["invalid_timing"], "invalid timing result"))
+            parts.append(plural(scope["invalid_timing"], "invalid timing result"))
         if scope["not_ok"]:
-            parts.append(_plural(scope["not_ok"], "result") + " that did not run (status not ok)")
+            parts.append(plural(scope["not_ok"], "result") + " that did not run (status not ok)")
         where = f"matching {f.describe()}" if matched else f"in {db}"
-        return (f"no valid timing result {where}: {_plural(scope['results'], 'result')}, "
+        return (f"no valid timing result {where}: {plural(scope['results'], 'result')}, "
                 + ", ".join(parts) + see)
     reasons = list(dict.fromkeys(s.empty.rstrip(".") for s in sections))
     return "; ".join(r[0].lower() + r[1:] for r in reasons)

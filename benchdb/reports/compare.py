@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchdb.reports.build import _rows
+from benchdb.reports.build import section_rows
 
 MAX_SERIES_PLOTS = 40
 
@@ -19,7 +19,7 @@ def _samples(con, result) -> dict[str, list[list[float]]]:
     ids = [x for c in result.comparisons for x in (c.scenario["base_result_id"], c.scenario["cand_result_id"])]
     per: dict[str, list[list[float]]] = {}
     if ids:
-        for s in _rows(con, "samples", {"ids": ids, "metric": result.metric})[1]:
+        for s in section_rows(con, "samples", {"ids": ids, "metric": result.metric})[1]:
             per.setdefault(s["result_id"], []).append(s["vals"])
     return per
 
@@ -40,7 +40,7 @@ def forest(result) -> str | None:
     rows = [c for c in result.comparisons if c.change is not None][:MAX_SERIES_PLOTS]
     if not rows:
         return None
-    plt = plots._plt()
+    plt = plots.pyplot()
     colors = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#59636e", "inconclusive": "#d4a72c"}
     fig, ax = plt.subplots(figsize=(8, 0.4 * len(rows) + 1.4))
     for y, c in enumerate(rows):
@@ -51,12 +51,12 @@ def forest(result) -> str | None:
         ax.errorbar([c.change * 100], [y], xerr=[[lo], [hi]], marker="o", capsize=3,
                     color=colors.get(c.verdict, "#59636e"))
     ax.axvline(0, color="#59636e", linewidth=0.8)
-    ax.set_yticks(range(len(rows)), [plots._short(f"{c.verdict}: {_label(c.scenario)}", 110) for c in rows])
+    ax.set_yticks(range(len(rows)), [plots.short(f"{c.verdict}: {_label(c.scenario)}", 110) for c in rows])
     ax.invert_yaxis()
     ax.set_xlabel(f"change of the median {result.metric}, candidate vs baseline (%)")
     ax.set_ylabel("verdict: series")
     ax.set_title("Change with its 95% CI; shaded: the threshold band")
-    return plots._svg(fig)
+    return plots.svg(fig)
 
 
 def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str | None, metric: str) -> str | None:
@@ -66,7 +66,7 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
     k = [v for g in cand for v in g]
     if not b and not k:
         return None
-    plt = plots._plt()
+    plt = plots.pyplot()
     scale, name = _scale(unit)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 2.4))
     bins = 30
@@ -85,9 +85,9 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
     ax2.set_xlabel(f"{metric} ({name})")
     ax2.set_ylabel("fraction of samples (0-1)")
     ax2.set_title("ECDF")
-    fig.suptitle(plots._short(_label(c.scenario), 110), y=1.06)
-    plots._legend_below(fig, ax1, 2)
-    return plots._svg(fig)
+    fig.suptitle(plots.short(_label(c.scenario), 110), y=1.06)
+    plots.legend_below(fig, ax1, 2)
+    return plots.svg(fig)
 
 
 def html(con, result) -> str:
@@ -100,7 +100,7 @@ def html(con, result) -> str:
     try:
         from benchdb.reports import plots
 
-        plots._plt()
+        plots.pyplot()
         notes: list[str] = []
         drawn = True
     except ImportError:
@@ -113,6 +113,6 @@ def html(con, result) -> str:
             plot = distributions(c, samples.get(s["base_result_id"], []), samples.get(s["cand_result_id"], []),
                                  c.unit, result.metric)
         series.append({"c": c, "label": _label(s), "plot": plot, "anchor": f"series-{i}"})
-    ctx = render._check_context(result)
-    return render._env(autoescape=True).get_template("check.html.j2").render(
+    ctx = render.check_context(result)
+    return render.environment(autoescape=True).get_template("check.html.j2").render(
         **ctx, series=series, forest=forest(result) if drawn else None, notes=notes, svg=lambda x: Markup(x))

@@ -21,7 +21,7 @@ MAX_BARS = 40
 RATING_COLORS = {0: "#cf222e", 1: "#d4a72c", 2: "#8cc265", 3: "#1a7f37"}
 
 
-def _plt():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -48,11 +48,11 @@ def _meta(fig) -> tuple[str, list[dict]]:
                     "y_numeric": not isinstance(ax.yaxis.get_major_formatter(), fixed)} for ax in axes]
 
 
-def _svg(fig) -> str:
+def svg(fig) -> str:
     title, axes = _meta(fig)
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    _plt().close(fig)
+    pyplot().close(fig)
     text = buf.getvalue()
     text = text[text.index("<svg"):]
     attrs = (f' role="img" aria-label="{html.escape(title, quote=True)}" data-title="{html.escape(title, quote=True)}"'
@@ -66,7 +66,7 @@ def _label(r: dict, batch: bool = True) -> str:
     return f"{r.get('model_id')} · {r.get('input_shape')}{bs} · {_candidate(r)}"
 
 
-def _legend_below(fig, ax, n: int) -> None:
+def legend_below(fig, ax, n: int) -> None:
     """A legend under the axes, in columns, so it never covers the data or gets cut off."""
     handles, labels = ax.get_legend_handles_labels()
     if handles:
@@ -85,7 +85,7 @@ def _batch_axis(ax, batches) -> None:
     ax.set_xlabel("batch size (items)")
 
 
-def _short(text: str, n: int = 38) -> str:
+def short(text: str, n: int = 38) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
@@ -94,7 +94,7 @@ def _candidate(r: dict) -> str:
 
 
 def scaling(section: Section) -> list[tuple[str, str]]:
-    plt = _plt()
+    plt = pyplot()
     by_model: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for r in section.rows:
         by_model[f"{r['model_id']} ({r['input_shape']})"][_candidate(r)].append(r)
@@ -119,9 +119,9 @@ def scaling(section: Section) -> list[tuple[str, str]]:
             ax.set_ylabel(name)
         ax1.set_title("Latency (95% CI)")
         ax2.set_title("Throughput (95% CI)")
-        fig.suptitle(_short(model, 80), y=1.06)
-        _legend_below(fig, ax1, len(series))
-        out.append((f"Latency and throughput vs batch size: {model}; bars: 95% CI of the median", _svg(fig)))
+        fig.suptitle(short(model, 80), y=1.06)
+        legend_below(fig, ax1, len(series))
+        out.append((f"Latency and throughput vs batch size: {model}; bars: 95% CI of the median", svg(fig)))
     return out
 
 
@@ -134,19 +134,19 @@ def _yerr(points: list[dict], key: str, lo: str, hi: str, scale: float = 1.0):
 
 
 def _bars(rows: list[dict], label_fn, value_fn, xlabel: str, title: str, ref: float | None = None) -> str:
-    plt = _plt()
+    plt = pyplot()
     rows = rows[:MAX_BARS]
     fig, ax = plt.subplots(figsize=(8, 0.25 * len(rows) + 1))
     ys = list(range(len(rows)))
     ax.barh(ys, [value_fn(r) for r in rows], color="#0969da")
-    ax.set_yticks(ys, [_short(label_fn(r), 90) for r in rows])
+    ax.set_yticks(ys, [short(label_fn(r), 90) for r in rows])
     ax.invert_yaxis()
     if ref is not None:
         ax.axvline(ref, color="#59636e", linestyle="--", linewidth=1)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("model · shape · batch · hardware / backend / mode / precision")
     ax.set_title(title)
-    return _svg(fig)
+    return svg(fig)
 
 
 def speedup(section: Section) -> list[tuple[str, str]]:
@@ -176,7 +176,7 @@ def optimal(section: Section) -> list[tuple[str, str]]:
     rows = [r for r in section.rows if r["best_value"] is not None]
     if not rows:
         return []
-    plt = _plt()
+    plt = pyplot()
     rows = rows[:MAX_BARS // 2]
     fig, ax = plt.subplots(figsize=(8, 0.6 * len(rows) + 1.2))
     ys = list(range(len(rows)))
@@ -193,9 +193,9 @@ def optimal(section: Section) -> list[tuple[str, str]]:
     for y, r in zip(ys, rows):
         if r.get("runner_up_label"):        # which candidate the grey bar is, and whether it ties
             tag = "tie: " if r.get("margin_verdict") == "tie" else ""
-            ax.text(r["runner_up_value"] or 0, y + 0.2, f"  {tag}{_short(r['runner_up_label'], 60)}", va="center",
+            ax.text(r["runner_up_value"] or 0, y + 0.2, f"  {tag}{short(r['runner_up_label'], 60)}", va="center",
                     fontsize=6, color="#59636e")
-    ax.set_yticks(ys, [_short(f"{r['model_id']} · {r['input_shape']} · bs={r['batch_size']}\n"
+    ax.set_yticks(ys, [short(f"{r['model_id']} · {r['input_shape']} · bs={r['batch_size']}\n"
                               f"{r['best_hardware']} / {r['best_backend']} / {r['best_mode']} / {r['best_precision']}",
                               120) for r in rows])
     ax.invert_yaxis()
@@ -205,8 +205,8 @@ def optimal(section: Section) -> list[tuple[str, str]]:
     ax.set_xlabel(f"{rows[0]['objective']} ({rows[0]['unit']})")
     ax.set_ylabel("model · shape · batch: best candidate")
     ax.set_title(f"Best and runner-up by {rows[0]['objective']} (error bars: 95% CI)")
-    _legend_below(fig, ax, 2)
-    out = [("Best (green, 95% CI) and runner-up (grey, labelled) per model, shape and batch size", _svg(fig))]
+    legend_below(fig, ax, 2)
+    out = [("Best (green, 95% CI) and runner-up (grey, labelled) per model, shape and batch size", svg(fig))]
     return out + pareto(section.extra.get("pareto", []))
 
 
@@ -215,7 +215,7 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
     Pareto front (nothing both faster and higher-throughput exists) joined by a line."""
     if not points:
         return []
-    plt = _plt()
+    plt = pyplot()
     by_model: dict[str, list[dict]] = defaultdict(list)
     for p in points:
         by_model[f"{p['model_id']} · {p['input_shape']}"].append(p)
@@ -243,9 +243,9 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
                 linestyle="--", linewidth=1, label="Pareto front")
         ax.set_xlabel("median latency (ms)")
         ax.set_ylabel("throughput (items/s)")
-        ax.set_title(_short(f"Latency vs throughput: {model}", 90))
-        _legend_below(fig, ax, len(groups) + 1)
-        out.append((f"Latency against throughput: {model}; dashed: the Pareto front; bars: 95% CI", _svg(fig)))
+        ax.set_title(short(f"Latency vs throughput: {model}", 90))
+        legend_below(fig, ax, len(groups) + 1)
+        out.append((f"Latency against throughput: {model}; dashed: the Pareto front; bars: 95% CI", svg(fig)))
     return out
 
 
@@ -259,7 +259,7 @@ def memory(section: Section) -> list[tuple[str, str]]:
 def matrix(section: Section) -> list[tuple[str, str]]:
     if not section.rows:
         return []
-    plt = _plt()
+    plt = pyplot()
     from matplotlib.colors import ListedColormap
 
     rows_keys = sorted({(r["family"], r["model_type"]) for r in section.rows})
@@ -274,7 +274,7 @@ def matrix(section: Section) -> list[tuple[str, str]]:
     cmap = ListedColormap([RATING_COLORS[i] for i in range(4)])
     cmap = cmap.with_extremes(bad="#ffffff")      # never tried: left empty
     ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto")
-    ax.set_xticks(range(len(cols_keys)), [_short(f"{h} / {b}", 30) for h, b in cols_keys], rotation=30, ha="right")
+    ax.set_xticks(range(len(cols_keys)), [short(f"{h} / {b}", 30) for h, b in cols_keys], rotation=30, ha="right")
     ax.set_yticks(range(len(rows_keys)), [f"{f} / {m}" for f, m in rows_keys])
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
@@ -283,13 +283,13 @@ def matrix(section: Section) -> list[tuple[str, str]]:
     ax.set_title("Compatibility (blank = never tried)")
     ax.set_xlabel("hardware / backend")
     ax.set_ylabel("family / model type")
-    return [("Compatibility heat map: family / model type x hardware / backend", _svg(fig))]
+    return [("Compatibility heat map: family / model type x hardware / backend", svg(fig))]
 
 
 def trends(section: Section) -> list[tuple[str, str]]:
     if not section.rows:
         return []
-    plt = _plt()
+    plt = pyplot()
     series: dict[str, list[dict]] = defaultdict(list)
     for r in section.rows:
         series[r["series_id"]].append(r)
@@ -311,8 +311,8 @@ def trends(section: Section) -> list[tuple[str, str]]:
     ax.set_xlabel("run started (UTC)")
     ax.set_title("Median latency over runs (95% CI)")
     fig.autofmt_xdate()
-    _legend_below(fig, ax, len(series) + len(marked))
-    return [("Median latency over runs; red dotted: open change points, grey dashed: acknowledged ones", _svg(fig))]
+    legend_below(fig, ax, len(series) + len(marked))
+    return [("Median latency over runs; red dotted: open change points, grey dashed: acknowledged ones", svg(fig))]
 
 
 def drilldown(r: dict) -> str | None:
@@ -321,7 +321,7 @@ def drilldown(r: dict) -> str | None:
     groups = [g for g in r.get("samples") or [] if g]
     if not groups:
         return None
-    plt = _plt()
+    plt = pyplot()
     scale, unit = (1e3, "ms") if r.get("unit") == "s" else (1.0, r.get("unit") or "value")
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7, 2.4))
     data = [[v * scale for v in g] for g in groups]
@@ -339,10 +339,10 @@ def drilldown(r: dict) -> str | None:
     ax2.set_xlabel(f"{r.get('metric')} ({unit})")
     ax2.set_ylabel("fraction of samples (0-1)")
     ax2.set_title("ECDF")
-    fig.suptitle(_short(_label(r), 100), y=1.06)
+    fig.suptitle(short(_label(r), 100), y=1.06)
     if len(data) > 1:
-        _legend_below(fig, ax1, len(data))
-    return _svg(fig)
+        legend_below(fig, ax1, len(data))
+    return svg(fig)
 
 
 PLOTTERS = {"batch_scaling": scaling, "speedup": speedup, "optimal_hardware": optimal, "memory": memory,
@@ -352,7 +352,7 @@ PLOTTERS = {"batch_scaling": scaling, "speedup": speedup, "optimal_hardware": op
 def attach(report: Report) -> list[str]:
     """Draw every section's plots into it; returns notes when plots cannot be drawn."""
     try:
-        _plt()
+        pyplot()
     except ImportError:
         return ["Plots are missing: matplotlib is not installed (pip install 'benchdb[plots]')."]
     for s in report.sections:

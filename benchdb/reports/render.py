@@ -70,7 +70,7 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
-def _env(autoescape: bool) -> jinja2.Environment:
+def environment(autoescape: bool) -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("benchdb.reports", "templates"),
@@ -96,7 +96,7 @@ def code_spans(text: str) -> Any:
 def markdown(report: Report, wide: bool = False) -> str:
     """The report as Markdown; unless ``wide``, its tables keep their compact columns and every line
     fits a 120-column terminal (:mod:`benchdb.reports.fit`)."""
-    text = _env(autoescape=False).get_template("report.md.j2").render(report=report, wide=wide)
+    text = environment(autoescape=False).get_template("report.md.j2").render(report=report, wide=wide)
     text = printable("\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n")
     if wide:
         return text
@@ -114,7 +114,7 @@ def html(report: Report, plots: bool = True) -> str:
         notes = plotting.attach(report)
     else:
         notes = []
-    return _env(autoescape=True).get_template("report.html.j2").render(
+    return environment(autoescape=True).get_template("report.html.j2").render(
         report=report, plot_notes=notes, svg=lambda s: Markup(s),
         drill_ids={r["result_id"] for r in report.drilldown})
 
@@ -168,7 +168,7 @@ def _decimals(size: float) -> int:
     return max(0, min(6, 3 - math.floor(math.log10(size))))
 
 
-def _check_context(result) -> dict:
+def check_context(result) -> dict:
     from benchdb.analysis.gate import EXIT_MEANING, FAILING, VERDICTS
 
     def median(c, side: str) -> str:
@@ -201,7 +201,7 @@ def _run_line(side) -> str:
 
 def check_markdown(result, wide: bool = False) -> str:
     """The verdicts as Markdown; unless ``wide``, every line fits a 120-column terminal."""
-    text = _env(autoescape=False).get_template("check.md.j2").render(**_check_context(result), wide=wide)
+    text = environment(autoescape=False).get_template("check.md.j2").render(**check_context(result), wide=wide)
     lines = [line.rstrip() for line in text.strip().splitlines()]
     text = printable("\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n")   # one blank line at most
     if wide:

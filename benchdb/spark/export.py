@@ -53,7 +53,7 @@ class ExportSummary:
     resumed: int = 0        # interrupted exports finished first
 
 
-def _fs(dest: str):
+def filesystem(dest: str):
     """(fsspec filesystem, root path, pyarrow filesystem) for a folder or an fsspec URL."""
     try:
         import fsspec
@@ -182,7 +182,7 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
     from benchdb.schema import database
     from benchdb.warehouse import Warehouse
 
-    fs, root, pa_fs = _fs(str(dest))
+    fs, root, pa_fs = filesystem(str(dest))
     if fs.exists(root) and not fs.isdir(root):
         raise BenchdbError(f"--partitioned {dest} is a file; give a folder or URL prefix")
     manifest = read_manifest(fs, root)

@@ -33,7 +33,7 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
     view gives the same columns as DuckDB; the partition-only column ``run_month`` is left out."""
     from benchdb.spark import export, translate
 
-    fs, root, _ = export._fs(str(data))
+    fs, root, _ = export.filesystem(str(data))
     manifest = export.read_manifest(fs, root)
     if manifest is None:
         raise BenchdbError(f"{data} is not a `benchdb export --partitioned` folder (no {export.MANIFEST}); "

@@ -1,0 +1,55 @@
+"""The seams the code keeps (issue 30): no module uses another module's private name, and nothing
+below `benchdb/cli/` imports the command line. Read from the source with `ast`, so a new breach
+fails here before it spreads."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "benchdb"
+
+pytestmark = pytest.mark.core
+
+
+def _modules():
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def test_no_module_uses_another_modules_private_names():
+    found = []
+    for path, tree in _modules():
+        imported: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("benchdb"):
+                for alias in node.names:
+                    if _private(alias.name):
+                        found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports {alias.name}")
+                    imported.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                imported.update((a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("benchdb"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name) \
+                    and node.value.id in imported:
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} uses {node.value.id}.{node.attr}")
+    assert found == []
+
+
+def test_nothing_below_the_command_line_imports_it():
+    found = []
+    for path, tree in _modules():
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] == "cli" or rel.name == "__main__.py":
+            continue
+        for node in ast.walk(tree):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{rel}:{node.lineno} imports {n}" for n in names if n == "benchdb.cli" or n.startswith("benchdb.cli.")]
+    assert found == []
