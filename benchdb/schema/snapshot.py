@@ -22,13 +22,14 @@ warehouse's mode, group and owner; a symlinked warehouse keeps its link.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from benchdb.errors import BenchdbError
 from benchdb.schema import database
@@ -45,6 +46,24 @@ def _temp_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.{os.getpid()}.writing")
 
 
+def _acquire(lock: Callable[[], None], wait_s: float, refused: Callable[[], BenchdbError]) -> None:
+    """Call ``lock`` (one non-blocking attempt at a lock) until it succeeds, backing off up to 0.5 s
+    between attempts; once ``wait_s`` has passed, raise ``refused()``."""
+    deadline = time.monotonic() + wait_s
+    delay = 0.05
+    while True:
+        try:
+            lock()
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                raise
+            if time.monotonic() >= deadline:
+                raise refused() from None
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+
+
 @contextmanager
 def _writer_lock(path: Path, wait_s: float) -> Iterator[None]:
     try:
@@ -53,21 +72,15 @@ def _writer_lock(path: Path, wait_s: float) -> Iterator[None]:
         yield
         return
     fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+
+    def refused() -> BenchdbError:
+        holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        who = f" (PID {holder})" if holder.isdigit() else ""
+        return BenchdbError(f"database {path} is in use by another process{who}; wait for it "
+                            "to finish and try again, or raise --wait")
+
     try:
-        deadline = time.monotonic() + wait_s
-        delay = 0.05
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-                    who = f" (PID {holder})" if holder.isdigit() else ""
-                    raise BenchdbError(f"database {path} is in use by another process{who}; wait for it "
-                                       "to finish and try again, or raise --wait") from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.5)
+        _acquire(lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB), wait_s, refused)
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode(), 0)
         try:
@@ -109,35 +122,32 @@ def _identity(path: Path) -> tuple:
     return one(str(path)), one(f"{path}.wal")
 
 
-def _copy_consistent(path: Path, tmp: Path, wait_s: float) -> None:
-    """Copy the warehouse (and a WAL another program left) while no other program holds DuckDB's
-    write lock on it: a shared POSIX lock, which DuckDB's readers share and its writers exclude."""
+@contextmanager
+def _shared_lock(src, path: Path, wait_s: float) -> Iterator[None]:
+    """A shared POSIX lock on the open warehouse: DuckDB's readers share it, its writers exclude it."""
     try:
         import fcntl
     except ImportError:        # not POSIX: DuckDB's own lock is all there is
-        shutil.copyfile(path, tmp)
-        if Path(f"{path}.wal").exists():
-            shutil.copyfile(f"{path}.wal", f"{tmp}.wal")
+        yield
         return
-    with open(path, "rb") as src:
-        deadline = time.monotonic() + wait_s
-        while True:
-            try:
-                fcntl.lockf(src, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() >= deadline:
-                    raise BenchdbError(f"database {path} is open for writing by another program (a DuckDB "
-                                       "connection that is not read-only); close it and try again") from None
-                time.sleep(0.1)
-        try:
-            with open(tmp, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-            wal = Path(f"{path}.wal")
-            if wal.exists():   # left by a writer that was not benchdb: DuckDB replays it on open
-                shutil.copyfile(wal, Path(f"{tmp}.wal"))
-        finally:
-            fcntl.lockf(src, fcntl.LOCK_UN)
+    _acquire(lambda: fcntl.lockf(src, fcntl.LOCK_SH | fcntl.LOCK_NB), wait_s,
+             lambda: BenchdbError(f"database {path} is open for writing by another program (a DuckDB "
+                                  "connection that is not read-only); close it and try again"))
+    try:
+        yield
+    finally:
+        fcntl.lockf(src, fcntl.LOCK_UN)
+
+
+def _copy_consistent(path: Path, tmp: Path, wait_s: float) -> None:
+    """Copy the warehouse (and a WAL another program left) while no other program holds DuckDB's
+    write lock on it."""
+    with open(path, "rb") as src, _shared_lock(src, path, wait_s):
+        with open(tmp, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        wal = Path(f"{path}.wal")
+        if wal.exists():   # left by a writer that was not benchdb: DuckDB replays it on open
+            shutil.copyfile(wal, Path(f"{tmp}.wal"))
 
 
 def _keep_attributes(st: os.stat_result | None, tmp: Path) -> None:
