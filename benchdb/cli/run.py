@@ -116,12 +116,7 @@ def run(**params):
         from benchdb.plan.driver import prestart
 
         prestart(runs)
-    try:
-        return _plan_and_run(params, runs, exclude, source, shard)
-    finally:
-        from benchdb.harness import isolation
-
-        isolation.discard()
+    return _plan_and_run(params, runs, exclude, source, shard)
 
 
 def _plan_and_run(params, runs, exclude, source, shard):

@@ -137,11 +137,6 @@ def ready(modules: Iterable[str]) -> None:
         proc.join()
 
 
-def discard() -> None:
-    """Kept for callers that ended children started ahead: forked children start on demand, and the
-    fork servers end with this process."""
-
-
 class _Popen(popen_forkserver.Popen):
     """popen_forkserver.Popen, forking from the process's backend's own server (``_SERVERS``)."""
 

@@ -54,7 +54,7 @@ def sort_key(v: Any) -> str:
 
 def _md_cell(text: str) -> str:
     """Escape a table cell for Markdown that GitHub also renders as HTML."""
-    return (printable(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("|", "\\|").replace("\n", " "))
 
 

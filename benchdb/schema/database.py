@@ -76,9 +76,6 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
             return duckdb.connect(str(path), read_only=read_only, config=config)
         except duckdb.IOException as exc:
             text = str(exc)
-            if config and "different configuration" in text:
-                config = {}
-                continue
             if "lock" not in text.lower():
                 first = text.splitlines()[0] if text else type(exc).__name__
                 raise BenchdbError(f"cannot open database {path}: {first}; "
