@@ -73,9 +73,9 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
                            + "; point ingest at the folder a runner wrote with --out")
     path = database.resolve_db(db)
     summary = IngestSummary(db=str(path), found=len(files))
-    known = _known_files(path, wait_s) if path.exists() else None
-    if known is not None and not _unknown(files, known):
-        _skip_known(files, known, summary)
+    todo, seen = _partition(files, _known_files(path, wait_s)) if path.exists() else (files, [])
+    if not todo:          # nothing new: no write session at all
+        _count_seen(seen, summary)
     else:
         with snapshot.write_session(path, wait_s=wait_s) as (con, _):
             # Each batch reads its files' footers several times (checks, load): parse once.
@@ -104,32 +104,33 @@ def _known(con) -> dict[tuple[str, int, int], tuple[str, str | None]]:
             in con.execute(sql.load("queries/known_files.sql")).fetchall()}
 
 
-def _skip_known(files, known: dict, summary: IngestSummary) -> None:
-    """Count the files seen before: loaded ones as skipped, rejected ones with their reason."""
+def _partition(files, known: dict) -> tuple[list[Candidate], list[tuple[str, str, str | None]]]:
+    """(files to judge, files seen before as (path, status, error)), each file stat'ed once: a file
+    is seen before while its path, size and modification time are the ones recorded."""
+    todo, seen = [], []
     for f in files:
         st = f.stat()
-        status, error = known.get((str(f), st.st_size, st.st_mtime_ns), ("ingested", None))
+        before = known.get((str(f), st.st_size, st.st_mtime_ns))
+        if before is None:
+            todo.append(Candidate(f, st.st_size, st.st_mtime_ns))
+        else:
+            seen.append((str(f), *before))
+    return todo, seen
+
+
+def _count_seen(seen: list[tuple[str, str, str | None]], summary: IngestSummary) -> None:
+    """Loaded files count as skipped; rejected ones are listed with the reason they got then."""
+    for path, status, error in seen:
         if status == "rejected":
-            summary.rejected_before.append((str(f), error or ""))
+            summary.rejected_before.append((path, error or ""))
         else:
             summary.skipped += 1
 
 
-def _unknown(files, known) -> list[Candidate]:
-    out = []
-    for f in files:
-        st = f.stat()
-        if (str(f), st.st_size, st.st_mtime_ns) not in known:
-            out.append(Candidate(f, st.st_size, st.st_mtime_ns))
-    return out
-
-
 def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -> None:
     loader = Loader(con, summary)
-    known = _known(con)
-    todo = _unknown(files, known)
-    new = {c.path for c in todo}
-    _skip_known([f for f in files if f not in new], known, summary)
+    todo, seen = _partition(files, _known(con))
+    _count_seen(seen, summary)
     for c in todo:
         c.sha256 = sha256(c.path)
     loaded = dict(con.execute(sql.load("queries/loaded_hashes.sql"),
