@@ -267,5 +267,4 @@ def loose_key(sc: Scenario) -> tuple:
 
 
 def full_key(sc: Scenario) -> tuple:
-    key = identity.scenario_key(sc.key())
-    return tuple(key[k] for k in identity.SCENARIO_KEY)
+    return identity.scenario_key_tuple(sc.key())

@@ -8,6 +8,7 @@ import random
 import re
 import signal
 import threading
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -199,14 +200,6 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
 PLAN_FILE = "plan.json"
 
 
-def _key_text(key: dict) -> str:
-    return json.dumps(key, sort_keys=True, default=str)
-
-
-def _loose_key(key: dict) -> str:
-    return _key_text({k: v for k, v in key.items() if k != "options"})
-
-
 @dataclass
 class Resume:
     """An interrupted run to finish: its id, start, interleaving seed and what is left to measure."""
@@ -232,38 +225,34 @@ def resume_plan(folder: Path | str) -> Resume:
     try:
         plan = json.loads(path.read_text(encoding="utf-8"))
         runs = [RunOptions.from_config(c, folder.parent) for c in plan["runs"]]
-        planned = [_key_text(k) for k in plan["planned"]]
+        planned = [identity.scenario_key_tuple(k) for k in plan["planned"]]
     except FileNotFoundError:
         raise BenchdbError(f"--resume {folder}: no {PLAN_FILE} there; only a folder that `benchdb run` wrote "
                            "(RESULTS_DIR/RUN_ID, local --out) can be resumed") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise BenchdbError(f"--resume {folder}: {PLAN_FILE} is not a plan benchdb wrote ({exc})") from None
-    written: list[dict] = []
+    written: set[tuple] = set()
     for f in sorted(folder.glob("*.parquet")):
         try:
             footer = contract.read_footer(f)
         except contract.ContractError:
             continue                 # a damaged file does not count as measured
         if footer.metadata["run"]["run_id"] == plan["run_id"]:
-            written.append(footer.scenario)
-    full = {_key_text({k: sc.get(k) for k in ("model_id", "backend", "device", "mode", "precision",
-                                               "batch_size", "input_shape", "options")}) for sc in written}
-    loose = {_loose_key({k: sc.get(k) for k in ("model_id", "backend", "device", "mode", "precision",
-                                                 "batch_size", "input_shape")}) for sc in written}
-    loose_planned = [_loose_key(json.loads(k)) for k in planned]
+            written.add(identity.scenario_key_tuple(footer.scenario))
+    # a run may key a scenario with what it learns while measuring (an OpenVINO request count): then
+    # its file matches on everything but the options, when no other planned scenario shares that
+    written_loose = {k[:-1] for k in written}
+    planned_loose = Counter(k[:-1] for k in planned)
     wanted = set(planned)
     items = build_plan(runs)
     done = 0
     for item in items:
         left = []
         for sc in item.scenarios:
-            k = _key_text(sc.key())
+            k = identity.scenario_key_tuple(sc.key())
             if k not in wanted:
                 continue
-            lk = _loose_key(sc.key())
-            # a run may key a scenario with what it learns while measuring (an OpenVINO request count):
-            # then its file matches on everything but the options, when that is unambiguous
-            if k in full or (lk in loose and loose_planned.count(lk) == 1):
+            if k in written or (k[:-1] in written_loose and planned_loose[k[:-1]] == 1):
                 done += 1
                 continue
             left.append(sc)

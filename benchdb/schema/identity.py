@@ -80,6 +80,13 @@ def scenario_key(scenario: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def scenario_key_tuple(scenario: Mapping[str, Any]) -> tuple:
+    """:func:`scenario_key` as a tuple in :data:`SCENARIO_KEY` order (hashable): equal for a planned
+    scenario and for the file that measured it."""
+    key = scenario_key(scenario)
+    return tuple(key[k] for k in SCENARIO_KEY)
+
+
 def scenario_id(run_id: str, scenario: Mapping[str, Any]) -> str:
     """Deterministic id of a scenario inside a run (the id of its result)."""
     key = scenario_key(scenario)
