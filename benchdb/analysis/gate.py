@@ -55,6 +55,7 @@ from typing import Any
 from benchdb import sql
 from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
+from benchdb.schema.options import env_differences
 
 NOISE_MULTIPLE = 3.0
 #: Levels of the two intervals: a difference is claimed from the 95 % CI, equivalence from the 90 % one
@@ -345,11 +346,7 @@ def _options_split(base: Side, cand: Side) -> str:
             if bo.get(k) != co.get(k):
                 names = differ.setdefault(k, set())
                 if k == "env":             # a user bench's declared ENV: name the variables, not their values
-                    try:
-                        be, ce = json.loads(bo.get(k) or "{}"), json.loads(co.get(k) or "{}")
-                        names.update(n for n in set(be) | set(ce) if be.get(n) != ce.get(n))
-                    except (TypeError, ValueError):
-                        pass
+                    names.update(env_differences(bo.get(k), co.get(k)))
     if not differ:
         return ""
     parts = [f"{k} ({', '.join(sorted(v))})" if v else k for k, v in sorted(differ.items())]

@@ -381,19 +381,13 @@ def check_command(report: AbReport, db: str) -> str:
 def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:
     """--ab-env on a variable a bench declares in ENV changes the scenario key of one side: the sides
     become different series, and the check that follows has nothing to compare. Say so before measuring."""
-    import json
+    from benchdb.schema.options import env_differences
 
     names = set(envs["base"]) | set(envs["cand"])
     split = set()
     for g in groups:
         for b, c in zip(g.planned["base"], g.planned["cand"]):
-            if b.key() != c.key():
-                try:
-                    be = json.loads(b.options.get("env") or "{}")
-                    ce = json.loads(c.options.get("env") or "{}")
-                except (TypeError, ValueError):
-                    be, ce = {}, {}
-                split |= {n for n in names if n in be or n in ce}
+            split |= names & env_differences(b.options.get("env"), c.options.get("env"))
     if split:
         warn(f"warning: --ab-env {', '.join(sorted(split))}: the bench declares it in ENV, so it is part of the "
              "scenario's identity and base and cand become different series; `benchdb check` will find nothing "

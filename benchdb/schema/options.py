@@ -68,6 +68,18 @@ class UserbenchOptions(BackendOptions):
     env: str | None = None
 
 
+def env_differences(a: str | None, b: str | None) -> set[str]:
+    """The names of the declared ENV variables whose values differ between two ``env`` option texts
+    (:class:`UserbenchOptions`); text that is not such JSON names none."""
+    import json
+
+    try:
+        ea, eb = json.loads(a or "{}"), json.loads(b or "{}")
+        return {n for n in set(ea) | set(eb) if ea.get(n) != eb.get(n)}
+    except (TypeError, ValueError, AttributeError):
+        return set()
+
+
 @dataclass(frozen=True)
 class OrtwebOptions(BackendOptions):
     #: onnxruntime-web's execution provider: wasm, webgpu or webnn (``threads``: WASM threads).
