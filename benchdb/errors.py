@@ -36,3 +36,9 @@ def printable(text: str) -> str:
     """``text`` with control characters (terminal escapes, bells, carriage returns) written as
     ``\\xNN``: a value from a file (a device name) can never drive the terminal. Newlines and tabs stay."""
     return str(text).translate(_CONTROL)
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message, or its type's name when it has none."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

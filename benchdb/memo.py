@@ -145,9 +145,9 @@ def answer(path: Path, kind: str, options: dict[str, Any], compute: Callable[[],
     The answer is a pickle: it is only ever read through :func:`open_private` (a regular file this
     user owns that nobody else may write, in a folder checked through its descriptor), so no other
     user can plant one."""
-    d = folder()
+    d = private_folder()
     before = state(path) if d is not None else None
-    if before is None or not _usable(d):
+    if before is None:
         return compute()
     key = hashlib.sha256(json.dumps([kind, str(path), before, options, code_digest()], sort_keys=True,
                                     default=repr).encode()).hexdigest()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from benchdb.errors import BenchdbError, clip
+from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.schema import resolve_db
 
 if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.memo) stays light
@@ -139,7 +139,7 @@ class Warehouse:
                     return [], []
                 return [d[0] for d in cur.description], cur.fetchall()
             except duckdb.Error as exc:
-                first = clip(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                first = clip(first_line(exc))
                 if isinstance(exc, duckdb.PermissionException) or "read-only" in first.lower() \
                         or "disabled by configuration" in first:
                     raise BenchdbError(f"benchdb query is read-only and reads only the warehouse: {first}") from None

@@ -16,7 +16,7 @@ import duckdb
 import pyarrow as pa
 
 from benchdb import sql
-from benchdb.errors import clip
+from benchdb.errors import clip, first_line
 from benchdb.schema import contract, identity
 
 if TYPE_CHECKING:
@@ -177,8 +177,7 @@ class Loader:
             # a value one column cannot hold fails the batch as a whole: alone, it fails its own file
             if len(batch) == 1:
                 self.con.execute("BEGIN TRANSACTION")
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                self.reject(batch[0], f"file: cannot be loaded ({type(exc).__name__}: {first})")
+                self.reject(batch[0], f"file: cannot be loaded ({type(exc).__name__}: {first_line(exc)})")
                 self.con.execute("COMMIT")
                 return
             for c in batch:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, first_line
 
 
 def _spark_path(data: str, root: str, fs) -> str:
@@ -62,7 +62,7 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
             try:
                 spark.sql(stmt.text)
             except Exception as exc:        # a Spark analysis error: name the view, one line
-                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                first = first_line(exc)
                 raise BenchdbError(f"Spark refused the view {stmt.name} ({stmt.source}): {first}") from None
             names.append(stmt.name)
     return names
