@@ -312,3 +312,34 @@ def test_a_library_user_holding_a_connection_still_gets_answers(tmp_path):
         assert Warehouse(db).query("SELECT count(*) FROM results")[1] == [(1,)]
     finally:
         mine.close()
+
+
+def test_a_warehouse_open_for_writing_elsewhere_is_waited_for_then_refused(tmp_path):
+    """Another process holds a writable DuckDB connection: a write session waits for the copy's shared
+    lock, then says so in one line; nothing is published and the warehouse keeps its results. (The
+    command line's ingest already stops earlier, at DuckDB's own lock: "in use by another process".)"""
+    import subprocess
+    import sys
+
+    db = _warehouse(tmp_path)
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('ready', flush=True); time.sleep(60)", str(db)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        with pytest.raises(BenchdbError) as err:
+            with Warehouse(db, wait_s=0.5).writing() as con:
+                con.execute("CREATE TABLE mine AS SELECT 1 AS x")
+        assert str(err.value) == (f"database {db} is open for writing by another program (a DuckDB "
+                                  "connection that is not read-only); close it and try again")
+        r = invoke("ingest", tmp_path / "res", "--db", db, "--wait", "0.5")
+        assert r.exit_code == 2 and r.stderr.startswith(f"benchdb: error: database {db} is in use by another "
+                                                        "process") and len(r.stderr.splitlines()) == 1
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not list(tmp_path.glob("*.unpublished-*"))
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM results").fetchone() == (1,)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'mine'").fetchone() == (0,)
+    con.close()
