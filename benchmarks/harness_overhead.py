@@ -62,7 +62,7 @@ def main() -> None:
     import torch
     import transformers as T
 
-    from benchdb.backends import inputs, models
+    from benchdb.backends.shared import inputs, models
 
     torch.set_num_threads(args.threads)
     T.logging.set_verbosity_error()

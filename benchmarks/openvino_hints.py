@@ -41,7 +41,7 @@ def bert_base_folder() -> Path:
     import torch
     import transformers as T
 
-    from benchdb.backends import export
+    from benchdb.backends.shared import onnx_export as export
 
     folder = export.cache_root() / "benchmarks" / "bert-base-random"
     if not (folder / "config.json").exists():
@@ -55,7 +55,8 @@ def bert_base_folder() -> Path:
 
 def ir_path(spec: str, seq_len: int) -> Path:
     """The IR benchdb runs for this model at bs=1 (exported into benchdb's cache if not there yet)."""
-    from benchdb.backends import inputs, models, openvino
+    from benchdb.backends.shared import inputs, models
+from benchdb.backends.openvino.backend import backend as openvino
 
     model = models.resolve(spec)
     net = models.build(model)
@@ -99,7 +100,7 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
 
 
 def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: int) -> dict:
-    from benchdb.backends import openvino
+    from benchdb.backends.openvino.backend import backend as openvino
     from benchdb.backends.base import RunOptions
     from benchdb.harness.timing import StopRule
 

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
-from benchdb.harness import machine as hardware
+from benchdb.backends.api import BackendInfo
+from benchdb.harness import hardware
 from conftest import benchdb_cmd, write_suite
 
 FAST = ["--min-time", "0.05", "--max-time", "2", "--warmup", "1", "--min-iters", "5"]
@@ -102,7 +103,7 @@ def test_bad_option_value_is_a_usage_error():
 
 
 def test_missing_backend_is_reported_as_unavailable_with_hint():
-    info = hardware.BackendInfo("ghost", "benchdb-ghost-backend", "benchdb_ghost_backend", "pip install ghost")
+    info = BackendInfo("ghost", "benchdb-ghost-backend", "benchdb_ghost_backend", "pip install ghost")
     assert hardware.availability(info) == {"name": "ghost", "status": "unavailable", "version": None,
                                            "hint": "pip install ghost"}
 

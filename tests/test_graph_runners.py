@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
-from benchdb.backends import export, models
+from benchdb.backends.shared import models, onnx_export as export
 from benchdb.schema import contract
 
 QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",
@@ -188,7 +188,7 @@ class _FakeQueue:
 
 
 def test_queue_throughput_is_items_completed_over_wall_time():
-    from benchdb.backends.openvino import measure_queue
+    from benchdb.backends.openvino.backend import measure_queue
     from benchdb.harness.timing import StopRule
 
     queue = _FakeQueue(size=3, service=0.5)

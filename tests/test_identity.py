@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from benchdb.backends.base import RunOptions
 from benchdb.cli import main
-from benchdb.harness import machine
+from benchdb.harness import hardware as machine
 from benchdb.harness.timing import StopRule
 from benchdb.plan.driver import build_plan, hardware_ids
 from benchdb.schema import contract, identity, options
@@ -93,7 +93,7 @@ def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):
     monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", *real])
     rule = StopRule()
     cpu = RunOptions("onnxruntime", ("tiny:bert",), seq_lens=(8,), threads=2, rule=rule)
-    gpu = replace(cpu, providers=("CUDA", "CPU"))
+    gpu = replace(cpu, backend_options={"providers": ("CUDA", "CPU")})
     [cpu_sc] = build_plan([cpu])[0].scenarios
     [gpu_sc] = build_plan([gpu])[0].scenarios
     assert cpu_sc.device == "cpu" and gpu_sc.device == "cuda:0"

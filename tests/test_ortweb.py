@@ -20,8 +20,8 @@ from click.testing import CliRunner
 
 from conftest import benchdb_cmd
 
-from benchdb.backends.web import assets, browser
-from benchdb.backends.web.server import Server
+from benchdb.backends.ortweb import assets, browser
+from benchdb.backends.ortweb.server import Server
 from benchdb.errors import BackendUnavailable
 
 QUICK = ["--min-time", "0.2", "--max-time", "1.5", "--warmup", "2", "--min-iters", "12",
@@ -108,7 +108,7 @@ def test_missing_browser_or_files_is_unavailable_with_the_install_command(tmp_pa
     if _has_browser():        # the npm files missing (an empty folder named by BENCHDB_ORTWEB_DIR)
         text = benchdb_cmd("hardware", env={"BENCHDB_ORTWEB_DIR": str(tmp_path)}, check=True).stdout
         (line,) = [ln for ln in text.splitlines() if ln.strip().startswith("ort-web")]
-        assert "unavailable" in line and "-m benchdb.backends.web.assets" in line
+        assert "unavailable" in line and "-m benchdb.backends.ortweb.assets" in line
 
 
 def test_a_device_ort_web_does_not_have_is_one_line(tmp_path):
@@ -125,7 +125,7 @@ def test_a_device_ort_web_does_not_have_is_one_line(tmp_path):
 @needs_browser
 @pytest.mark.slow
 def test_page_crash_and_hang_become_statuses(tmp_path):
-    from benchdb.backends.ortweb import _status_of
+    from benchdb.backends.ortweb.backend import _status_of
 
     (tmp_path / "ort.min.mjs").write_text("export {}")
     with Server(tmp_path) as srv:
@@ -190,7 +190,7 @@ def _results(con, device):
 
 @pytest.mark.slow
 def test_wasm_bert_and_vit_are_ok_verified_and_identified(warehouse):
-    from benchdb.harness.machine import cpu_fingerprint
+    from benchdb.harness.hardware import cpu_fingerprint
     from benchdb.schema.identity import hardware_id
 
     con, _ = warehouse

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from benchdb.backends import export
+from benchdb.backends.shared import onnx_export as export
 
 
 @pytest.mark.core

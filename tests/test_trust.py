@@ -197,7 +197,7 @@ def test_readers_are_sandboxed(tmp_path):
 
 # ----------------------------------------------------------------------------- smaller items
 def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
-    from benchdb.backends.web import assets
+    from benchdb.backends.ortweb import assets
     from benchdb.errors import BackendUnavailable
 
     mine = tmp_path / "my-dist"

@@ -118,7 +118,7 @@ def test_a_new_run_joins_the_series_of_an_upgraded_result(old_db, tmp_path):
     from benchdb.plan.driver import build_plan, series_ids
 
     items = build_plan([RunOptions("numpy", ("matmul:32",), threads=1)])
-    from benchdb.harness import machine
+    from benchdb.harness import hardware as machine
     from benchdb.schema import identity
 
     if identity.hardware_id(machine.cpu_fingerprint()) != old[1]:

@@ -1,13 +1,7 @@
 """What every runner shares: options, scenarios, outcomes, measurement conditions.
 
-A backend module (``benchdb.backends.<name>``, found through :mod:`benchdb.backends.registry`) provides:
-- ``software() -> dict``: versions of what it measures with;
-- ``hardware_of(device) -> dict``: the hardware fingerprint of that device;
-- ``plan(opts) -> list[tuple[str, list[Scenario]]]``: scenarios grouped by model;
-- ``run_model(model, scenarios, opts, on_start=None) -> Iterator[Outcome]``: loads the model
-  once, measures each scenario and yields one outcome per scenario, in order, calling
-  ``on_start(i)`` before scenario ``i`` (isolation times each scenario from there);
-- ``model_info(model) -> dict``: the contract's model metadata, without loading weights.
+What a backend provides is :class:`benchdb.backends.api.Backend`; the options a run takes are
+declared in :mod:`benchdb.backends.options` (core) and by each backend (its own).
 """
 
 from __future__ import annotations
@@ -18,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 from benchdb.harness.timing import Measurement, StopRule
 
 Row = tuple[str, str, int, float, float]   # metric, unit, iteration, t_offset_s, value
@@ -48,24 +42,37 @@ class RunOptions:
     load_timeout_s: float = 900.0
     #: Check outputs against PyTorch fp32 without timing (exported-graph backends).
     verify_only: bool = False
-    #: ONNX Runtime execution providers, in priority order (CPU, CUDA, TensorRT, OpenVINO, ...).
-    providers: tuple[str, ...] = ("CPU",)
     #: Processes each scenario is measured in, interleaved with the other scenarios' processes.
     repeats: int = 1
+    #: The backend's own options (:attr:`benchdb.backends.api.BackendInfo.options`) that were set.
+    backend_options: dict[str, Any] = field(default_factory=dict, hash=False)
 
     @property
     def thread_count(self) -> int:
         return self.threads or hardware.default_threads()
 
+    def option(self, name: str) -> Any:
+        """The value of one of the backend's own options (its declared default when not set)."""
+        from benchdb.backends import options
+
+        for opt in options.of_backend(self.backend):
+            if opt.name == name:
+                return options.value_of(self, opt)
+        raise KeyError(f"backend {self.backend} declares no option {name!r}")
+
     @classmethod
     def from_config(cls, cfg: dict[str, Any], out: Path | str) -> "RunOptions":
         """The options a run recorded with :meth:`config` (``benchdb run --resume``)."""
-        tuples = ("models", "batch_sizes", "seq_lens", "modes", "precisions", "tags", "providers")
-        known = {f for f in cls.__dataclass_fields__ if f not in ("rule", "out")}
+        tuples = ("models", "batch_sizes", "seq_lens", "modes", "precisions", "tags")
+        known = {f for f in cls.__dataclass_fields__ if f not in ("rule", "out", "backend_options")}
         kwargs = {k: (tuple(v) if k in tuples else v) for k, v in cfg.items() if k in known}
         rule = StopRule(**{k: v for k, v in (cfg.get("stop_rule") or {}).items()
                            if k in StopRule.__dataclass_fields__})
-        return cls(**kwargs, rule=rule, out=Path(out))
+        extra = dict(cfg.get("backend_options") or {})
+        if "providers" in cfg and cfg.get("backend") == "onnxruntime":    # recorded by benchdb 0.2
+            extra.setdefault("providers", cfg["providers"])
+        extra = {k: (tuple(v) if isinstance(v, list) else v) for k, v in extra.items()}
+        return cls(**kwargs, rule=rule, out=Path(out), backend_options=extra)
 
     def config(self) -> dict[str, Any]:
         """The run's configuration as recorded in every file it writes."""
@@ -76,7 +83,16 @@ class RunOptions:
                 "max_background_cpu": self.max_background_cpu, "tags": list(self.tags),
                 "task": self.task, "gen_tokens": self.gen_tokens, "isolate": self.isolate,
                 "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s,
-                "verify_only": self.verify_only, "providers": list(self.providers), "repeats": self.repeats}
+                "verify_only": self.verify_only, "repeats": self.repeats,
+                "backend_options": self.effective_backend_options()}
+
+    def effective_backend_options(self) -> dict[str, Any]:
+        """Every option the backend declares with its value in this run (JSON-plain)."""
+        from benchdb.backends import options
+
+        values = {**{o.name: options.value_of(self, o) for o in options.of_backend(self.backend)},
+                  **self.backend_options}
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(values.items())}
 
 
 @dataclass

@@ -1,57 +1,60 @@
-"""The registry of backends: benchdb's own, plus any a third party adds through an entry point.
+"""The registry of backends: every one, benchdb's own included, registers through the
+``benchdb.backends`` entry-point group.
 
-A third-party package adds a backend by exposing a :class:`~benchdb.harness.machine.BackendInfo`
-in the ``benchdb.backends`` entry-point group, for example in its ``pyproject.toml``::
+A backend is a package (see :mod:`benchdb.backends.api`) whose light ``__init__`` exposes a
+:class:`~benchdb.backends.api.BackendInfo`; its distribution names it in ``pyproject.toml``::
 
     [project.entry-points."benchdb.backends"]
     tensorrt_llm = "mypkg.benchdb_backend:BACKEND"
 
 where ``BACKEND = BackendInfo("tensorrt_llm", "tensorrt_llm", "tensorrt_llm", "pip install ...",
-"mypkg.benchdb_backend")`` names the module that implements the backend protocol described in
-:mod:`benchdb.backends.base`. Listing backends imports no backend library; loading one does.
+"mypkg.benchdb_backend.backend", options=(...))`` names the module implementing
+:class:`~benchdb.backends.api.Backend`. Listing backends imports no backend library; loading one does.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from functools import lru_cache
 from importlib import metadata
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from benchdb import __version__
+from benchdb.backends.api import METHODS, Backend, BackendInfo
 from benchdb.errors import BackendUnavailable, BenchdbError
-from benchdb.harness.machine import TORCH, BackendInfo, availability
+from benchdb.harness.hardware import availability
 
 ENTRY_POINT_GROUP = "benchdb.backends"
-
-BUILTIN: dict[str, BackendInfo] = {
-    "numpy": BackendInfo("numpy", "numpy", "numpy", "pip install numpy", "benchdb.backends.numpy"),
-    "pytorch": TORCH,
-    "onnxruntime": BackendInfo("onnxruntime", "onnxruntime", "onnxruntime", "pip install 'benchdb[onnx]'",
-                               "benchdb.backends.onnxruntime"),
-    "openvino": BackendInfo("openvino", "openvino", "openvino", "pip install 'benchdb[openvino]'",
-                            "benchdb.backends.openvino"),
-    # your own bench_* functions (benchdb run --bench PATH): needs nothing beyond benchdb itself
-    "userbench": BackendInfo("userbench", "benchdb", "benchdb.bench", "reinstall benchdb",
-                             "benchdb.backends.userbench"),
-}
 
 
 @lru_cache(maxsize=1)
 def backends() -> dict[str, BackendInfo]:
-    """Every known backend by name: the built-in ones, then those of installed plug-ins."""
-    found = dict(BUILTIN)
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    """Every registered backend by name: benchdb's own first, then installed plug-ins' (a plug-in
+    cannot take a name benchdb's own backend has)."""
+    points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP),
+                    key=lambda ep: (not _is_own(ep), ep.name))
+    found: dict[str, BackendInfo] = {}
+    for ep in points:
         if ep.name in found:
             continue
         try:
             info = ep.load()
         except Exception:  # a broken plug-in must not break benchdb: it is listed as unavailable
-            info = BackendInfo(ep.name, ep.dist.name if ep.dist else ep.name, ep.value.split(":")[0],
-                               f"reinstall the package that provides {ep.name}", ep.value.split(":")[0])
+            module = ep.value.split(":")[0]
+            info = BackendInfo(ep.name, ep.dist.name if ep.dist else ep.name, module,
+                               f"reinstall the package that provides {ep.name}", "")
         if isinstance(info, BackendInfo):
             found[ep.name] = info
+    if not any(n in found for n in ("numpy", "userbench")):
+        raise BenchdbError("benchdb's own backends are not registered (no `benchdb.backends` entry points): "
+                           "install benchdb, e.g. pip install -e .")
     return found
+
+
+def _is_own(ep: metadata.EntryPoint) -> bool:
+    return ep.value.startswith("benchdb.")
 
 
 def names() -> list[str]:
@@ -65,7 +68,7 @@ def info(name: str) -> BackendInfo:
     return found
 
 
-def load(name: str) -> ModuleType:
+def load(name: str) -> Backend:
     """Import a backend's implementation, or say it is unavailable and how to install it."""
     backend = info(name)
     avail = availability(backend, install=True)
@@ -80,4 +83,39 @@ def load(name: str) -> ModuleType:
     except ImportError as exc:
         raise BackendUnavailable(f"backend {name} is unavailable: importing {backend.module} failed ({exc}); "
                                  f"reinstall it with: {backend.hint}") from None
-    return module
+    lacks = missing_methods(module)
+    if lacks:
+        raise BackendUnavailable(f"backend {name} is broken: {backend.implementation} lacks {', '.join(lacks)} "
+                                 "(see benchdb.backends.api.Backend)")
+    return module  # type: ignore[return-value]  # checked just above; a module is not a class instance
+
+
+def missing_methods(module: ModuleType) -> list[str]:
+    """What a backend module lacks of :class:`Backend`: missing functions, or ones whose required
+    parameters do not match the protocol's."""
+    out = []
+    for name in METHODS:
+        fn = getattr(module, name, None)
+        if not callable(fn):
+            out.append(f"{name}()")
+            continue
+        want = [p for p in inspect.signature(getattr(Backend, name)).parameters.values()
+                if p.name != "self" and p.default is inspect.Parameter.empty]
+        try:
+            got = [p for p in inspect.signature(fn).parameters.values() if p.default is inspect.Parameter.empty]
+        except (TypeError, ValueError):
+            continue
+        if len(got) != len(want):
+            out.append(f"{name}({', '.join(p.name for p in want)})")
+    return out
+
+
+if TYPE_CHECKING:       # mypy checks benchdb's own backends against the protocol
+    from benchdb.backends.numpy import backend as _numpy
+    from benchdb.backends.onnxruntime import backend as _onnxruntime
+    from benchdb.backends.openvino import backend as _openvino
+    from benchdb.backends.ortweb import backend as _ortweb
+    from benchdb.backends.pytorch import backend as _pytorch
+    from benchdb.backends.userbench import backend as _userbench
+
+    _checked: list[Backend] = [_numpy, _onnxruntime, _openvino, _ortweb, _pytorch, _userbench]

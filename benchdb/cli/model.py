@@ -61,13 +61,13 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
                        f"threads={r['threads']}  {r['backend']:<8} {r['kind']:<6} {r['precision']:<5} "
                        f"{_si(r['value'], r['unit'])}")
         return
-    from benchdb.harness import machine
+    from benchdb.harness import hardware
     from benchdb.model import calibrate as cal
     from benchdb.schema.identity import normalize_device
 
     device = normalize_device(device)
     if threads is None and device == "cpu":
-        threads = machine.default_threads()
+        threads = hardware.default_threads()
     settings = cal.Settings(trials=trials, trial_time=trial_time, matmul_n=matmul_n,
                             stream_bytes=int(stream_mb * 2**20), threads=threads)
     peaks = cal.measure(device, tuple(backends), settings, progress=lambda m: click.echo(m, err=True))

@@ -16,51 +16,6 @@ from benchdb.errors import BenchdbError
 
 
 @click.command("run")
-@click.option("--backend", default=None, metavar="NAME",
-              help="Required unless --config or --suite: numpy, pytorch, onnxruntime, openvino, or an "
-                   "installed plug-in's name (`benchdb hardware` lists them).")
-@click.option("--device", default="cpu", show_default=True, help="Device to measure on.")
-@click.option("--model", "models", multiple=True,
-              help="Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
-                   "tiny:<model_type> or list:<key|small|tiny> for ML backends.")
-@click.option("--bench", "benches", multiple=True, metavar="PATH",
-              help="Your own bench_* functions (repeatable): a .py file, a folder of bench_*.py files, or "
-                   "FILE::FUNCTION. Implies --backend userbench; replaces --model (README: User benchmarks).")
-@click.option("--batch-sizes", callback=csv_ints, default="1", show_default=True, help="Comma-separated.")
-@click.option("--seq-lens", callback=csv_ints, default="128", show_default=True,
-              help="Sequence lengths (backends with text inputs).")
-@click.option("--mode", "modes", callback=csv_words, default="eager", show_default=True,
-              help="pytorch: eager, compile[:mode]; onnxruntime: opt-all (default), opt-extended, opt-basic, "
-                   "opt-disabled; openvino: latency (default), throughput.")
-@click.option("--precision", "precisions", callback=csv_words, default="fp32", show_default=True,
-              help="Comma-separated: fp32, fp16, bf16, fp64.")
-@click.option("--threads", type=click.IntRange(min=1), default=None,
-              help="Fixed thread count (default: physical cores). Recorded with every result.")
-@click.option("--warmup", type=click.IntRange(min=0), default=3, show_default=True, help="Warm-up calls.")
-@click.option("--min-iters", type=click.IntRange(min=1), default=10, show_default=True,
-              help="Timed calls at least, whatever the time.")
-@click.option("--min-time", type=click.FloatRange(min=0), default=1.0, show_default=True, help="Seconds.")
-@click.option("--max-time", type=click.FloatRange(min=0), default=20.0, show_default=True, help="Seconds.")
-@click.option("--target-ci", type=click.FloatRange(min=0.0001, max=0.99), default=0.02, show_default=True,
-              help="Stop once the 95% CI of the median is within +- this fraction.")
-@click.option("--max-background-cpu", type=click.FloatRange(min=0, max=100), default=30.0, show_default=True,
-              help="Other processes' CPU % above which a result is marked invalid.")
-@click.option("--task", default=None, help="Override the detected task (feature-extraction, text-generation).")
-@click.option("--gen-tokens", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Tokens each generate call must produce (generative models).")
-@click.option("--timeout", "timeout_s", type=click.FloatRange(min=0.1), default=900.0, show_default=True,
-              help="Seconds one scenario may take before it is recorded as timeout.")
-@click.option("--load-timeout", "load_timeout_s", type=click.FloatRange(min=0.1), default=900.0,
-              show_default=True, help="Seconds a model may take to load in its child process.")
-@click.option("--verify-only", is_flag=True,
-              help="onnxruntime/openvino: check outputs against PyTorch fp32 without timing.")
-@click.option("--ep", "providers", callback=csv_words, default="CPU", show_default=True,
-              help="onnxruntime execution providers in priority order: CPU, CUDA, TensorRT, OpenVINO, ...")
-@click.option("--no-isolation", is_flag=True,
-              help="Measure in this process (debugging): no child process, no timeouts.")
-@click.option("--repeats", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Measure each scenario in K separate processes, interleaved with the other scenarios' "
-                   "in randomised rounds, so intervals and verdicts see process-to-process variance.")
 @click.option("--ab", nargs=2, default=None, metavar="BASE CAND",
               help="A/B gate: measure every scenario with two Python interpreters (e.g. the main branch's and "
                    "the PR's venv) in interleaved trials (--repeats, default 5); prints the check command.")
@@ -74,9 +29,6 @@ from benchdb.errors import BenchdbError
                                 "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).")
 @click.option("--ab-threshold", "ab_threshold", default="5%", callback=fraction, show_default=True,
               help="With --ab-max-trials: the threshold of the `benchdb check` that follows.")
-@click.option("--tag", "tags", multiple=True, help="Tag recorded on the run (repeatable).")
-@click.option("--out", default="results", show_default=True,
-              help="Folder for the Parquet measurement files, or an fsspec URL (s3://, gs://, hf://...).")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON file describing the runs; command-line options override it.")
 @click.option("--suite", default=None, help="A predefined suite (see `benchdb suites`).")
@@ -89,6 +41,9 @@ from benchdb.errors import BenchdbError
                                       "file in RUN_DIR (RESULTS_DIR/RUN_ID, or a RUN_ID under --out) yet, into the "
                                       "same run; no other plan options.")
 @db_option(help="Warehouse for --skip-fresh and the --dry-run time estimate.")
+@click.option("--bench", "benches", multiple=True, metavar="PATH",
+              help="Your own bench_* functions (repeatable): a .py file, a folder of bench_*.py files, or "
+                   "FILE::FUNCTION. Implies --backend userbench; replaces --model (README: User benchmarks).")
 def run(**params):
     """Measure models on this machine and write one Parquet file per scenario.
 
@@ -203,27 +158,49 @@ def _resume(ctx, params) -> None:
     _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume)
 
 
-#: command-line option -> RunOptions field (or "rule.<StopRule field>")
-_RUN_FIELDS = {"backend": "backend", "device": "device", "models": "models", "batch_sizes": "batch_sizes",
-               "seq_lens": "seq_lens", "modes": "modes", "precisions": "precisions", "threads": "threads",
-               "warmup": "rule.warmup_iters", "min_iters": "rule.min_iters", "min_time": "rule.min_time_s",
-               "max_time": "rule.max_time_s", "target_ci": "rule.target_ci",
-               "max_background_cpu": "max_background_cpu", "task": "task", "gen_tokens": "gen_tokens",
-               "timeout_s": "timeout_s", "load_timeout_s": "load_timeout_s", "verify_only": "verify_only",
-               "providers": "providers", "tags": "tags", "out": "out", "repeats": "repeats"}
+def _click_option(opt, owners: list[str]) -> click.Option:
+    """The `benchdb run` option of a declared run option (benchdb.backends.options)."""
+    text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
+    kw: dict = {"help": text, "metavar": opt.metavar}
+    if opt.kind == "bool":
+        return click.Option([opt.cli_flag, _param(opt)], is_flag=True, **kw)
+    if opt.repeat:
+        return click.Option([opt.cli_flag, _param(opt)], multiple=True, **kw)
+    if opt.kind in ("words", "ints"):
+        default = ",".join(map(str, opt.default)) if opt.default else None
+        return click.Option([opt.cli_flag, _param(opt)], default=default, show_default=default is not None,
+                            callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
+    kind = {"int": click.IntRange(min=opt.minimum, max=opt.maximum),
+            "float": click.FloatRange(min=opt.minimum, max=opt.maximum)}.get(opt.kind, click.STRING)
+    if opt.kind in ("int", "float") and opt.minimum is None and opt.maximum is None:
+        kind = click.INT if opt.kind == "int" else click.FLOAT
+    return click.Option([opt.cli_flag, _param(opt)], type=kind, default=opt.default,
+                        show_default=opt.default is not None, **kw)
+
+
+def _param(opt) -> str:
+    """The click parameter name: the option's name (``no_<name>`` for a flag that turns it off)."""
+    return f"no_{opt.name}" if opt.negate else opt.name
+
+
+def _declared(command: click.Command) -> click.Command:
+    """Adds every declared run option, core and backends' own, before the command's other options."""
+    from benchdb.backends import options
+
+    command.params[:0] = [_click_option(opt, owners) for opt, owners in options.every()]
+    return command
 
 
 def _run_options(ctx, params):
     """RunOptions from --config/--suite with command-line overrides, or from the command line."""
-    from dataclasses import replace
-
     from click.core import ParameterSource
 
-    from benchdb.plan import config as cfgmod
+    from benchdb.backends import options
     from benchdb.backends.base import RunOptions
+    from benchdb.plan import config as cfgmod
 
+    declared = {_param(opt): opt for opt, _ in options.every()}
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
-    values = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in params.items()}
     if params["benches"]:
         if params["config_file"] or params["suite"]:
             raise BenchdbError("give --bench or --config/--suite, not both; a config file names benches as "
@@ -241,24 +218,14 @@ def _run_options(ctx, params):
             raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME "
                                "(see `benchdb suites`)")
         runs, exclude, source = [RunOptions(backend=params["backend"], models=tuple(params["models"]))], [], "command line"
-        explicit |= {k for k in _RUN_FIELDS if k not in ("backend", "models")}
-    out = []
-    for opts in runs:
-        rule_changes, changes = {}, {}
-        for k in explicit & set(_RUN_FIELDS):
-            target = _RUN_FIELDS[k]
-            if target.startswith("rule."):
-                rule_changes[target[5:]] = values[k]
-            else:
-                changes[target] = values[k]
-        if "no_isolation" in explicit:
-            changes["isolate"] = not params["no_isolation"]
-        try:
-            rule = replace(opts.rule, **rule_changes)
-        except ValueError as exc:
-            raise BenchdbError(f"stopping rule: {exc}") from None
-        out.append(replace(opts, rule=rule, **changes))
-    return out, exclude, source
+        core = {_param(o) for o in options.CORE if o.name not in ("backend", "models")}
+        explicit |= core
+    given = {}
+    for param in explicit & set(declared):
+        opt = declared[param]
+        value = params[param]
+        given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
+    return [options.apply(opts, given, "command line", strict=len(runs) == 1) for opts in runs], exclude, source
 
 
 def _skip_fresh(items, duration: str, db) -> int:
@@ -329,7 +296,7 @@ def quickstart(db, out, report_path, repeats):
 def hardware_cmd(fmt, as_json):
     """What this machine has: CPU, memory, installed backends and their versions."""
     from benchdb.backends import registry
-    from benchdb.harness import machine as hardware
+    from benchdb.harness import hardware
 
     rep = hardware.report(registry.backends().values())
     from benchdb.harness import energy
@@ -362,4 +329,4 @@ def hardware_cmd(fmt, as_json):
             click.echo(f"  {b['name']:<16} {detail}")
 
 
-COMMANDS = (run, suites, quickstart, hardware_cmd)
+COMMANDS = (_declared(run), suites, quickstart, hardware_cmd)

@@ -174,16 +174,18 @@ def measure(device: str = "cpu", backends: tuple[str, ...] = BACKENDS, settings:
             progress: Callable[[str], None] | None = None) -> list[Peak]:
     """Every peak the given backends can measure on ``device``; a backend not installed is skipped
     (named in ``progress``), one that cannot drive the device measures nothing."""
-    from benchdb.harness import machine
+    from benchdb.backends import registry
+    from benchdb.harness import hardware
 
     unknown = [b for b in backends if b not in BACKENDS]
     if unknown:
         raise BenchdbError(f"calibrate has no backend {unknown[0]!r}; use {' or '.join(BACKENDS)}")
     peaks: list[Peak] = []
     for backend in backends:
-        if backend == "pytorch" and machine.availability(machine.TORCH)["status"] != "available":
+        torch = registry.info("pytorch")
+        if backend == "pytorch" and hardware.availability(torch)["status"] != "available":
             if progress:
-                progress(f"pytorch skipped: not installed ({machine.TORCH.hint})")
+                progress(f"pytorch skipped: not installed ({torch.hint})")
             continue
         if progress:
             progress(f"{backend}: measuring matmul and copy/triad on {device} ...")
@@ -202,10 +204,10 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
 
     from benchdb import __version__
     from benchdb import sql
-    from benchdb.harness import machine
+    from benchdb.harness import hardware
     from benchdb.schema import contract, identity
 
-    fp = fingerprint or machine.device_fingerprint(device)
+    fp = fingerprint or hardware.device_fingerprint(device)
     hid = identity.hardware_id(fp)
     cal_id = contract.new_run_id()
     now = datetime.now(timezone.utc).replace(tzinfo=None).isoformat()
@@ -222,7 +224,7 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
             for p in peaks:
                 con.execute(sql.load("model/insert_calibration.sql"), {
                     "calibration_id": cal_id, "hardware_id": hid, "calibrated_at": now,
-                    "host": machine.host(), "benchdb_version": __version__, "backend": p.backend,
+                    "host": hardware.host(), "benchdb_version": __version__, "backend": p.backend,
                     "device": p.device, "threads": threads, "kind": p.kind, "precision": p.precision,
                     "value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high, "unit": p.unit,
                     "trials": p.trials, "size": p.size, "details": json.dumps(p.details)})

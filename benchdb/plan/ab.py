@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 from benchdb.plan.ab_process import (SIDES, Group, Measured, Side, side_environ, full_key, loose_key, parse_env,
                                     probe, run_process)
 from benchdb.plan.driver import PlanItem, RunReport, Sink, Writer, build_plan, load_backend

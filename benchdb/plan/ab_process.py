@@ -153,23 +153,12 @@ def side_environ(env: dict[str, str]) -> Iterator[None]:
 
 def child_args(group: Group, out: Path) -> list[str]:
     """`benchdb run` options that measure exactly the group, once, as this process planned it."""
-    o, r = group.opts, group.opts.rule
-    args = ["run", "--backend", o.backend, "--model", group.model, "--device", o.device,
-            "--batch-sizes", ",".join(map(str, group.axes["batch_sizes"])),
-            "--seq-lens", ",".join(map(str, group.axes["seq_lens"])),
-            "--mode", ",".join(group.axes["modes"]), "--precision", ",".join(group.axes["precisions"]),
-            "--threads", str(o.thread_count), "--warmup", str(r.warmup_iters), "--min-iters", str(r.min_iters),
-            "--min-time", repr(r.min_time_s), "--max-time", repr(r.max_time_s), "--target-ci", repr(r.target_ci),
-            "--max-background-cpu", repr(o.max_background_cpu), "--gen-tokens", str(o.gen_tokens),
-            "--timeout", repr(o.timeout_s), "--load-timeout", repr(o.load_timeout_s),
-            "--ep", ",".join(o.providers), "--repeats", "1", "--out", str(out)]
-    if o.task:
-        args += ["--task", o.task]
-    if o.verify_only:
-        args.append("--verify-only")
-    if not o.isolate:
-        args.append("--no-isolation")
-    return args
+    from benchdb.backends import options
+
+    return options.child_args(group.opts, {
+        "models": (group.model,), "batch_sizes": group.axes["batch_sizes"], "seq_lens": group.axes["seq_lens"],
+        "modes": group.axes["modes"], "precisions": group.axes["precisions"], "repeats": 1, "out": str(out),
+        "tags": ()})
 
 
 # --- one process -----------------------------------------------------------------------------

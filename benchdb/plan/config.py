@@ -21,34 +21,20 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from benchdb.errors import BenchdbError
+from benchdb.backends import options
 from benchdb.backends.base import RunOptions
 from benchdb.backends.registry import backends as _backends
+from benchdb.errors import BenchdbError
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
-#: settings key -> (type, RunOptions/StopRule field)
-SETTINGS: dict[str, tuple[type, str]] = {
-    "warmup": (int, "rule.warmup_iters"), "min_iters": (int, "rule.min_iters"),
-    "min_time": (float, "rule.min_time_s"), "max_time": (float, "rule.max_time_s"),
-    "target_ci": (float, "rule.target_ci"), "threads": (int, "threads"), "timeout": (float, "timeout_s"),
-    "load_timeout": (float, "load_timeout_s"), "gen_tokens": (int, "gen_tokens"),
-    "max_background_cpu": (float, "max_background_cpu"), "task": (str, "task"),
-    "verify_only": (bool, "verify_only"), "isolate": (bool, "isolate"),
-    "out": (str, "out"), "tags": (list, "tags"), "ep": (list, "providers"), "repeats": (int, "repeats"),
-}
-#: run-entry axes -> RunOptions field (plural and singular spellings accepted)
-AXES = {"backends": "backend", "backend": "backend", "devices": "device", "device": "device",
-        "models": "models", "model": "models", "modes": "modes", "mode": "modes",
-        "precisions": "precisions", "precision": "precisions", "batch_sizes": "batch_sizes",
-        "batch_size": "batch_sizes", "seq_lens": "seq_lens", "seq_len": "seq_lens"}
 EXCLUDE_KEYS = ("model", "backend", "device", "mode", "precision", "batch_size", "seq_len", "input_shape")
 
 
@@ -83,52 +69,18 @@ def _substitute(value: Any, where: str) -> Any:
     return value
 
 
-def _as_list(value: Any, key: str, kind: type) -> list:
-    items = value if isinstance(value, list) else [value]
-    if not items:
-        raise BenchdbError(f"config key {key!r}: give at least one value")
-    out = []
-    for v in items:
-        if kind is int:
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise BenchdbError(f"config key {key!r}: {v!r} is not a positive integer")
-        elif not isinstance(v, str) or not v:
-            raise BenchdbError(f"config key {key!r}: {v!r} is not a non-empty string")
-        out.append(v)
+def _values(mapping: dict[str, Any], where: str, axes: bool) -> dict[str, Any]:
+    """Option values by option name from config keys (run entries may hold axes too)."""
+    known = options.by_config_key()
+    out: dict[str, Any] = {}
+    for key, value in mapping.items():
+        opt = known.get(key)
+        if opt is None or (opt.axis and not axes):
+            allowed = sorted(k for k, o in known.items() if axes or not o.axis)
+            what = "key" if axes else "setting"
+            raise BenchdbError(f"{where}: unknown {what} {key!r}; allowed: {', '.join(allowed)}")
+        out[opt.name] = options.config_value(opt, value, f"config key {key!r}")
     return out
-
-
-def _setting(key: str, value: Any) -> Any:
-    kind, _ = SETTINGS[key]
-    if kind is bool and isinstance(value, bool):
-        return value
-    if kind is int and isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-        return value
-    if kind is float and isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    if kind is str and isinstance(value, str):
-        return value
-    if kind is list:
-        return tuple(_as_list(value, key, str))
-    raise BenchdbError(f"config key {key!r}: {value!r} is not a valid {kind.__name__}")
-
-
-def apply_settings(opts: RunOptions, settings: dict[str, Any]) -> RunOptions:
-    rule_changes, changes = {}, {}
-    for key, value in settings.items():
-        target = SETTINGS[key][1]
-        if target.startswith("rule."):
-            rule_changes[target[5:]] = value
-        elif target == "out":
-            changes["out"] = value
-        else:
-            changes[target] = value
-    if rule_changes:
-        try:
-            changes["rule"] = replace(opts.rule, **rule_changes)
-        except ValueError as exc:
-            raise BenchdbError(f"config settings: {exc}") from None
-    return replace(opts, **changes)
 
 
 def parse(data: Any, source: str) -> Config:
@@ -142,10 +94,7 @@ def parse(data: Any, source: str) -> Config:
     settings = data.get("settings") or {}
     if not isinstance(settings, dict):
         raise BenchdbError(f"{source}: 'settings' must be a mapping")
-    bad = sorted(set(settings) - set(SETTINGS))
-    if bad:
-        raise BenchdbError(f"{source}: unknown setting {bad[0]!r}; allowed: {', '.join(sorted(SETTINGS))}")
-    settings = {k: _setting(k, v) for k, v in settings.items()}
+    shared = _values(settings, source, axes=False)
     entries = data.get("runs")
     if not isinstance(entries, list) or not entries:
         raise BenchdbError(f"{source}: 'runs' must be a non-empty list of run entries")
@@ -154,30 +103,19 @@ def parse(data: Any, source: str) -> Config:
         where = f"{source}: runs[{i}]"
         if not isinstance(entry, dict):
             raise BenchdbError(f"{where} must be a mapping")
-        extra = sorted(set(entry) - set(AXES) - set(SETTINGS))
-        if extra:
-            raise BenchdbError(f"{where}: unknown key {extra[0]!r}; allowed: {', '.join(sorted(set(AXES) | set(SETTINGS)))}")
-        axes: dict[str, list] = {}
-        for key, value in entry.items():
-            if key in AXES:
-                kind = int if AXES[key] in ("batch_sizes", "seq_lens") else str
-                axes[AXES[key]] = _as_list(value, key, kind)
-        if "backend" not in axes:
+        values = _values(entry, where, axes=True)
+        if "backend" not in values:
             raise BenchdbError(f"{where}: 'backends' is required (one of {', '.join(sorted(_backends()))})")
-        if "models" not in axes:
+        if "models" not in values:
             raise BenchdbError(f"{where}: 'models' is required")
-        for b in axes["backend"]:
+        for b in values["backend"]:
             if b not in _backends():
                 raise BenchdbError(f"{where}: backend {b!r} is not one of {', '.join(sorted(_backends()))}")
-        local = {k: _setting(k, v) for k, v in entry.items() if k in SETTINGS}
-        for backend in axes["backend"]:
-            for device in axes.get("device", ["cpu"]):
-                opts = RunOptions(backend=backend, models=tuple(axes["models"]), device=device,
-                                  batch_sizes=tuple(axes.get("batch_sizes", [1])),
-                                  seq_lens=tuple(axes.get("seq_lens", [128])),
-                                  modes=tuple(axes.get("modes", ["eager"])),
-                                  precisions=tuple(axes.get("precisions", ["fp32"])))
-                runs.append(apply_settings(opts, {**settings, **local}))
+        rest = {k: v for k, v in {**shared, **values}.items() if k not in ("backend", "device")}
+        for backend in values["backend"]:
+            for device in values.get("device", ("cpu",)):
+                opts = RunOptions(backend=backend, models=values["models"], device=device)
+                runs.append(options.apply(opts, rest, where))
     exclude = data.get("exclude") or []
     if not isinstance(exclude, list) or not all(isinstance(e, dict) and e for e in exclude):
         raise BenchdbError(f"{source}: 'exclude' must be a list of mappings like {{backend: onnxruntime, batch_size: 8}}")

@@ -21,7 +21,7 @@ import pyarrow as pa
 from benchdb import __version__
 from benchdb.backends import registry
 from benchdb.errors import BenchdbError
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.harness.isolation import run_isolated
 from benchdb.schema import contract, identity
@@ -78,16 +78,21 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
     """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
     scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan.
     ``unmatched(rule)`` is called for each exclude rule that matched no scenario (a typo)."""
+    from benchdb.backends.options import identity_options
     from benchdb.plan.config import matching_rules
+    from benchdb.schema.identity import canonical_options
 
     exclude = exclude or []
     used: set[int] = set()
     items: list[PlanItem] = []
     for opts in runs:
         backend = load_backend(opts.backend)
+        declared = identity_options(opts)
         for model, scenarios in backend.plan(opts):
             kept = []
             for sc in scenarios:
+                if declared:     # a backend's identity options are in its scenarios' identity, set or not
+                    sc.options = canonical_options({**declared, **sc.options})
                 hits = matching_rules(exclude, sc)
                 used.update(hits)
                 if not hits:

@@ -19,7 +19,7 @@ from typing import Callable
 from benchdb.backends import registry
 from benchdb.plan import config as cfgmod
 
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 
 
 @dataclass

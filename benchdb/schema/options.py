@@ -1,76 +1,23 @@
-"""Each backend's options as a typed set: everything besides the key columns that changes a number.
+"""Checking a result's options, and rebuilding them for files written before options were part
+of the key (contract v1).
 
 The option set of a scenario is hashed into its identity (:func:`benchdb.schema.identity.options_id`)
-and stored in full on the result. The sets live in the contract, beside the key, because both
-sides need them: runners build them, and ingest rebuilds them for files written before options
-were part of the key (contract v1). A backend benchdb does not know may pass any JSON object.
-
-What is deliberately *not* an option: the stopping rule, the background-CPU limit, timeouts and
-tags change how long or how carefully a scenario is measured, not what is measured.
+and stored in full on the result. Each backend declares its typed set
+(:attr:`benchdb.backends.api.BackendInfo.option_set`); a backend not registered here may pass any
+JSON object.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import fields
 from typing import Any, Mapping
 
-from benchdb.schema import identity
-
-
-@dataclass(frozen=True)
-class BackendOptions:
-    #: Threads the engine was given (intra-op for ONNX Runtime, inference threads for OpenVINO).
-    threads: int
-
-    def as_dict(self) -> dict[str, Any]:
-        """The canonical form (benchdb.schema.identity): unset values dropped, JSON-plain types."""
-        return identity.canonical_options(asdict(self))
-
-
-@dataclass(frozen=True)
-class NumpyOptions(BackendOptions):
-    pass
-
-
-@dataclass(frozen=True)
-class PytorchOptions(BackendOptions):
-    #: torch.compile mode (default, reduce-overhead, max-autotune, ...); None when eager.
-    compile_mode: str | None = None
-
-
-@dataclass(frozen=True)
-class OnnxruntimeOptions(BackendOptions):
-    #: Execution providers in priority order, as benchdb names them (CPU, CUDA, TensorRT, ...).
-    providers: tuple[str, ...] = ("CPU",)
-    #: ORT_ENABLE_ALL, ORT_ENABLE_EXTENDED, ORT_ENABLE_BASIC or ORT_DISABLE_ALL.
-    graph_optimization: str = "ORT_ENABLE_ALL"
-
-
-@dataclass(frozen=True)
-class OpenvinoOptions(BackendOptions):
-    #: The OpenVINO device the model was compiled for (CPU, GPU.0, NPU, AUTO).
-    ov_device: str = "CPU"
-    #: LATENCY or THROUGHPUT.
-    performance_hint: str = "LATENCY"
-    #: The precision asked for; the key's precision is the one the compiled model reports.
-    precision_hint: str = "fp32"
-    #: Asynchronous infer requests kept busy (THROUGHPUT hint: the compiled model's
-    #: OPTIMAL_NUMBER_OF_INFER_REQUESTS, known once compiled); None (left out) for the LATENCY
-    #: hint's single synchronous request.
-    num_requests: int | None = None
-
-
-@dataclass(frozen=True)
-class UserbenchOptions(BackendOptions):
-    #: The environment variables a user bench declares (module-level ``ENV = [...]``) with their
-    #: values, as canonical JSON text: names sorted, null when unset (``{"BENCH_SCALE":"2"}``).
-    #: None (left out) when it declares none. Another value is another scenario.
-    env: str | None = None
+from benchdb.errors import BenchdbError
 
 
 def env_differences(a: str | None, b: str | None) -> set[str]:
     """The names of the declared ENV variables whose values differ between two ``env`` option texts
-    (:class:`UserbenchOptions`); text that is not such JSON names none."""
+    (:class:`benchdb.backends.userbench.options.UserbenchOptions`); text that is not such JSON names none."""
     import json
 
     try:
@@ -80,18 +27,16 @@ def env_differences(a: str | None, b: str | None) -> set[str]:
         return set()
 
 
-@dataclass(frozen=True)
-class OrtwebOptions(BackendOptions):
-    #: onnxruntime-web's execution provider: wasm, webgpu or webnn (``threads``: WASM threads).
-    ep: str = "wasm"
-    #: The browser engine it ran in (its version is in the result's extra and the run's software).
-    browser: str = "chromium"
+def option_set(backend: str) -> type | None:
+    """The backend's typed option set (:attr:`benchdb.backends.api.BackendInfo.option_set`), or
+    None for a backend not registered here."""
+    from benchdb.backends import registry
 
-
-BY_BACKEND: dict[str, type[BackendOptions]] = {
-    "numpy": NumpyOptions, "pytorch": PytorchOptions, "onnxruntime": OnnxruntimeOptions,
-    "openvino": OpenvinoOptions, "userbench": UserbenchOptions, "ort-web": OrtwebOptions,
-}
+    try:
+        found = registry.backends().get(backend)
+    except BenchdbError:       # no backends registered (benchdb not installed): check JSON only
+        return None
+    return found.option_set if found is not None else None
 
 
 #: Options that are counts (positive integers) besides ``threads``.
@@ -105,7 +50,7 @@ def check(backend: str, options: Any) -> dict[str, Any]:
     """
     if not isinstance(options, Mapping):
         raise ValueError("not an object")
-    cls = BY_BACKEND.get(backend)
+    cls = option_set(backend)
     if cls is None:
         return dict(options)
     known = {f.name: f for f in fields(cls)}

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from benchdb.errors import BackendUnavailable, BenchdbError
-from benchdb.backends import export, graph, models
-from benchdb.harness import machine as hardware
+from benchdb.backends.shared import graph, models, onnx_export as export
+from benchdb.harness import hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 from benchdb.schema.identity import normalize_device
-from benchdb.schema.options import OnnxruntimeOptions, ort_device
+from benchdb.backends.onnxruntime.options import OnnxruntimeOptions
+from benchdb.schema.options import ort_device
 
 NAME = "onnxruntime"
 PROVIDERS = {"CPU": "CPUExecutionProvider", "CUDA": "CUDAExecutionProvider",
@@ -77,7 +78,7 @@ class _Session:
         so.intra_op_num_threads = opts.thread_count
         so.inter_op_num_threads = 1
         so.log_severity_level = 3
-        self.sess = ort.InferenceSession(str(path), sess_options=so, providers=check_providers(opts.providers))
+        self.sess = ort.InferenceSession(str(path), sess_options=so, providers=check_providers(opts.option("providers")))
         self.input_names = [i.name for i in self.sess.get_inputs()]
         self.precision_used = "fp32"
 
@@ -90,12 +91,12 @@ ENGINE = graph.Engine(NAME, tuple(MODES), ("fp32",), export.onnx,
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
-    check_providers(opts.providers)
-    device = normalize_device(ort_device(opts.providers, opts.device))
+    check_providers(opts.option("providers"))
+    device = normalize_device(ort_device(opts.option("providers"), opts.device))
     modes = opts.modes if opts.modes != ("eager",) else ("opt-all",)
     return graph.plan(ENGINE, _with_modes(opts, modes), device,
                       lambda mode, precision: OnnxruntimeOptions(
-                          threads=opts.thread_count, providers=tuple(opts.providers),
+                          threads=opts.thread_count, providers=tuple(opts.option("providers")),
                           graph_optimization=MODES[mode]))
 
 

@@ -47,12 +47,12 @@ from threadpoolctl import threadpool_limits
 
 from benchdb.bench import PARAMS_ATTR
 from benchdb.errors import BenchdbError
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
 from benchdb.harness.timing import measure
 from benchdb.schema.identity import normalize_device
-from benchdb.schema.options import UserbenchOptions
+from benchdb.backends.userbench.options import UserbenchOptions
 
 NAME = "userbench"
 SEP = "::"

@@ -19,12 +19,12 @@ import time
 from typing import Callable, Iterator
 
 from benchdb.errors import BackendUnavailable
-from benchdb.backends import export, graph, models
-from benchdb.harness import machine as hardware
+from benchdb.backends.shared import graph, models, onnx_export as export
+from benchdb.harness import hardware
 from benchdb.backends.base import Outcome, RunOptions, Row, Scenario
 from benchdb.harness.timing import Measurement, StopCheck, StopRule
 from benchdb.schema.identity import normalize_device
-from benchdb.schema.options import OpenvinoOptions
+from benchdb.backends.openvino.options import OpenvinoOptions
 
 NAME = "openvino"
 MODES = {"latency": "LATENCY", "throughput": "THROUGHPUT"}

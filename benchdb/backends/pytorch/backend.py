@@ -18,14 +18,14 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
 from benchdb.errors import BenchdbError
-from benchdb.harness import machine as hardware
-from benchdb.backends import inputs, models
+from benchdb.harness import hardware
+from benchdb.backends.shared import inputs, models
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
 from benchdb.harness.timing import HostTimer, measure
 from benchdb.schema.identity import normalize_device
-from benchdb.schema.options import PytorchOptions
+from benchdb.backends.pytorch.options import PytorchOptions
 
 NAME = "pytorch"
 PRECISIONS = ("fp32", "fp16", "bf16")

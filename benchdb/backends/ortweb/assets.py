@@ -9,7 +9,7 @@ folder that is renamed into place, so a failed fetch leaves nothing half-written
 ``benchdb run --backend ort-web`` fetches them on first use; to fetch them ahead (or offline,
 from a tarball ``npm pack onnxruntime-web@VERSION`` wrote)::
 
-    python -m benchdb.backends.web.assets [--tarball onnxruntime-web-1.30.0.tgz]
+    python -m benchdb.backends.ortweb.assets [--tarball onnxruntime-web-1.30.0.tgz]
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-thread
          "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm")
 #: The module entry per execution provider.
 ENTRY = {"wasm": "ort.wasm.min.mjs", "webgpu": "ort.min.mjs", "webnn": "ort.min.mjs"}
-INSTALL = f"{sys.executable} -m benchdb.backends.web.assets"
+INSTALL = f"{sys.executable} -m benchdb.backends.ortweb.assets"
 
 
 def cache_root() -> Path:
@@ -113,7 +113,7 @@ def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m benchdb.backends.web.assets",
+    p = argparse.ArgumentParser(prog="python -m benchdb.backends.ortweb.assets",
                                 description=f"Fetch onnxruntime-web {VERSION} for benchdb's ort-web backend.")
     p.add_argument("--tarball", help="an onnxruntime-web tarball (npm pack) instead of downloading")
     args = p.parse_args(argv)

@@ -14,32 +14,40 @@ import time
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Protocol
 
 import psutil
 
 
+class Installable(Protocol):
+    """Something a package provides: a backend (:class:`benchdb.backends.api.BackendInfo`) or a
+    :class:`Library`."""
+
+    name: str
+    package: str        # the distribution it needs
+    module: str         # the module it imports
+    hint: str           # how to install it
+    probe: str          # "module:function" checking what the package alone does not tell, or ""
+
+
 @dataclass(frozen=True)
-class BackendInfo:
-    name: str            # benchdb's backend name
-    package: str         # the distribution it needs
-    module: str          # the module it imports
-    hint: str            # how to install it
-    implementation: str = ""   # for a backend: the module implementing it (benchdb.backends.registry)
-    #: "module:function" checking what a package alone does not tell (a browser, downloaded files):
-    #: ``function(install: bool) -> (reason, install command) | None``; light (imports no backend).
+class Library:
+    name: str
+    package: str
+    module: str
+    hint: str
     probe: str = ""
 
 
-TORCH = BackendInfo("pytorch", "torch", "torch", "pip install 'benchdb[torch]' torch==2.13.0",
-                    "benchdb.backends.pytorch")
+#: PyTorch as the probe of accelerators (the pytorch backend's metadata is its own).
+_TORCH = Library("torch", "torch", "torch", "pip install torch")
 #: Other libraries benchdb uses when present.
-LIBRARIES: dict[str, BackendInfo] = {
-    "transformers": BackendInfo("transformers", "transformers", "transformers", "pip install 'benchdb[torch]'"),
-    "nvidia-ml-py": BackendInfo("nvidia-ml-py", "nvidia-ml-py", "pynvml", "pip install 'benchdb[nvidia]'"),
-    "huggingface_hub": BackendInfo("huggingface_hub", "huggingface_hub", "huggingface_hub",
-                                   "pip install 'benchdb[hub]'"),
-    "matplotlib": BackendInfo("matplotlib", "matplotlib", "matplotlib", "pip install 'benchdb[plots]'"),
+LIBRARIES: dict[str, Library] = {
+    "transformers": Library("transformers", "transformers", "transformers", "pip install 'benchdb[torch]'"),
+    "nvidia-ml-py": Library("nvidia-ml-py", "nvidia-ml-py", "pynvml", "pip install 'benchdb[nvidia]'"),
+    "huggingface_hub": Library("huggingface_hub", "huggingface_hub", "huggingface_hub",
+                               "pip install 'benchdb[hub]'"),
+    "matplotlib": Library("matplotlib", "matplotlib", "matplotlib", "pip install 'benchdb[plots]'"),
 }
 
 
@@ -50,7 +58,7 @@ def package_version(package: str) -> str | None:
         return None
 
 
-def availability(info: BackendInfo, install: bool = False) -> dict:
+def availability(info: Installable, install: bool = False) -> dict:
     """installed / unavailable with version or install hint, without importing the module.
     ``install``: let the backend's probe fetch what it can fetch itself (``benchdb run``)."""
     version = package_version(info.package)
@@ -199,7 +207,7 @@ def device_fingerprint(device: str) -> dict:
     index = int(index_text) if index_text.isdigit() else 0
     common = {"cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"],
               "cores_physical": cpu["cores_physical"], "arch": cpu["arch"], "os": cpu["os"]}
-    if family in ("cuda", "rocm", "mps", "xpu") and availability(TORCH)["status"] == "available":
+    if family in ("cuda", "rocm", "mps", "xpu") and availability(_TORCH)["status"] == "available":
         import torch
 
         if family in ("cuda", "rocm") and torch.cuda.is_available():
@@ -311,7 +319,7 @@ def background_cpu_pct(interval_s: float = 0.2) -> float:
 
 def accelerators() -> list[dict]:
     """Devices PyTorch can use here (imports torch only when it is installed)."""
-    if availability(TORCH)["status"] != "available":
+    if availability(_TORCH)["status"] != "available":
         return []
     import torch
 
@@ -331,7 +339,7 @@ def accelerators() -> list[dict]:
     return out
 
 
-def report(backends: Iterable[BackendInfo]) -> dict:
+def report(backends: Iterable[Installable]) -> dict:
     """Everything ``benchdb hardware`` prints, with the availability of the given backends."""
     import sys
 

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdb.errors import BenchdbError
-from benchdb.backends import models
+from benchdb.backends.shared import models
 from benchdb.backends.base import RunOptions, Scenario
-from benchdb.backends.models import ResolvedModel
+from benchdb.backends.shared.models import ResolvedModel
 
 #: Recipes whose size is set by --seq-lens (they contain text); the others have fixed shapes.
 TEXT_RECIPES = {"text", "seq2seq_text", "text_image", "text_video", "text_audio", "llava", "llava_next"}

@@ -1,4 +1,4 @@
-"""The browser side of the ort-web backend (:mod:`benchdb.backends.ortweb`): onnxruntime-web files,
+"""The ort-web backend (:mod:`benchdb.backends.ortweb.backend`) and its browser side: onnxruntime-web files,
 the local server, the page and the browser. This module is what the ``benchdb.backends`` entry point
 loads: it imports nothing heavy (no playwright, torch or duckdb), so listing backends stays light.
 """
@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import sys
 
-from benchdb.backends.web import browser
+from benchdb.backends.ortweb import browser
 from benchdb.errors import BackendUnavailable, BenchdbError
-from benchdb.harness.machine import BackendInfo
+from benchdb.backends.api import BackendInfo
+from benchdb.backends.ortweb.options import OrtwebOptions
 
 TORCH_HINT = "pip install 'benchdb[torch,onnx,web]' torch==2.13.0"
 
@@ -22,7 +23,7 @@ def missing(install: bool = False) -> tuple[str, str] | None:
     onnxruntime-web files do not count: :func:`fetch` gets them once the run's options are checked."""
     import importlib.util
 
-    from benchdb.backends.web import assets     # not at import: `python -m ...web.assets` would run it twice
+    from benchdb.backends.ortweb import assets     # not at import: `python -m ...web.assets` would run it twice
 
     for module in ("torch", "transformers", "onnx"):
         if importlib.util.find_spec(module) is None:
@@ -39,7 +40,7 @@ def missing(install: bool = False) -> tuple[str, str] | None:
 
 def fetch() -> None:
     """Fetch missing onnxruntime-web files now (``benchdb run``, after its options were checked)."""
-    from benchdb.backends.web import assets
+    from benchdb.backends.ortweb import assets
 
     if assets.missing():
         try:
@@ -48,7 +49,9 @@ def fetch() -> None:
             raise BackendUnavailable(f"backend ort-web is unavailable: {exc}") from None
 
 
-BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'", "benchdb.backends.ortweb",
-                      probe="benchdb.backends.web:missing")
+BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'",
+                      "benchdb.backends.ortweb.backend", probe="benchdb.backends.ortweb:missing",
+                      devices=("cpu", "webgpu"), option_set=OrtwebOptions,
+                      summary="onnxruntime-web in a headless Chromium (WASM, WebGPU, WebNN)")
 
 

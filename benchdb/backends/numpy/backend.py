@@ -15,12 +15,12 @@ import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
 from benchdb.errors import BenchdbError
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
     measurement_rows, status_of
 from benchdb.harness.timing import measure
 from benchdb.schema.identity import normalize_device
-from benchdb.schema.options import NumpyOptions
+from benchdb.backends.numpy.options import NumpyOptions
 
 NAME = "numpy"
 _SPEC = re.compile(r"^matmul:(\d+)$")

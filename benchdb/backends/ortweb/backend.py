@@ -5,9 +5,9 @@ cached ONNX exports (:mod:`benchdb.backends.export`) and the same deterministic 
 (:mod:`benchdb.backends.inputs`) as the native backends; the first output is checked against
 PyTorch fp32 like the onnxruntime backend's.
 
-How a scenario runs: one browser per model (:mod:`benchdb.backends.web.browser`), a fresh page
-per scenario loaded from a 127.0.0.1-only server (:mod:`benchdb.backends.web.server`) that
-closes with the model; the page imports onnxruntime-web (:mod:`benchdb.backends.web.assets`),
+How a scenario runs: one browser per model (:mod:`benchdb.backends.ortweb.browser`), a fresh page
+per scenario loaded from a 127.0.0.1-only server (:mod:`benchdb.backends.ortweb.server`) that
+closes with the model; the page imports onnxruntime-web (:mod:`benchdb.backends.ortweb.assets`),
 creates the session and answers calls from Python through playwright.
 
 Timing: every sample is timed inside the page with ``performance.now()`` around ``k`` calls
@@ -42,9 +42,9 @@ from typing import Any, Iterator
 
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows
-from benchdb.backends.web import BACKEND, assets, browser, missing  # noqa: F401 (BACKEND, missing: re-exported)
+from benchdb.backends.ortweb import BACKEND, assets, browser, missing  # noqa: F401 (BACKEND, missing: re-exported)
 from benchdb.errors import BenchdbError
-from benchdb.harness import machine as hardware
+from benchdb.harness import hardware
 
 NAME = "ort-web"
 DEVICES = ("wasm", "webgpu", "webnn")
@@ -82,7 +82,7 @@ def software() -> dict:
 @lru_cache(maxsize=None)
 def environment(device: str) -> dict:
     """What the browser, started with ``device``'s flags, says about itself (one short launch)."""
-    from benchdb.backends.web.server import Server
+    from benchdb.backends.ortweb.server import Server
 
     with Server(assets.folder()) as srv:
         b = browser.Browser(device)
@@ -120,7 +120,7 @@ def hardware_of(device: str) -> dict:
 
 
 def model_info(spec: str) -> dict:
-    from benchdb.backends import models
+    from benchdb.backends.shared import models
 
     return models.resolve(spec).info()
 
@@ -128,8 +128,8 @@ def model_info(spec: str) -> dict:
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     from dataclasses import replace
 
-    from benchdb.backends import inputs
-    from benchdb.schema.options import OrtwebOptions
+    from benchdb.backends.shared import inputs
+    from benchdb.backends.ortweb.options import OrtwebOptions
 
     device = (opts.device or "").lower()
     if device not in DEVICES:
@@ -141,7 +141,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     for p in opts.precisions:
         if p != "fp32":
             raise BenchdbError(f"precision {p!r} is not valid for ort-web; use fp32")
-    from benchdb.backends.web import fetch
+    from benchdb.backends.ortweb import fetch
 
     fetch()                                   # the pinned npm files, on first use
     return inputs.expand_scenarios(replace(opts, modes=modes), NAME, device,
@@ -225,8 +225,8 @@ def _status_of(exc: BaseException, timeout_s: float | None = None) -> tuple[str,
 
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
-    from benchdb.backends import models
-    from benchdb.backends.web.server import Server
+    from benchdb.backends.shared import models
+    from benchdb.backends.ortweb.server import Server
 
     model, net, load_s, failure = models.load_for_run(spec, opts.task, opts.thread_count)
     if failure is not None:
@@ -248,7 +248,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
 
 
 def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> Iterator[Outcome]:
-    from benchdb.backends import export
+    from benchdb.backends.shared import onnx_export as export
 
     env: dict | None = None
     failed: export.ExportFailed | None = None       # an export that failed once fails for every shape
@@ -316,7 +316,7 @@ def _scenario(page, srv, model, net, sc: Scenario, opts: RunOptions, info: dict,
               env: dict) -> Outcome:
     import numpy as np
 
-    from benchdb.backends import export, inputs
+    from benchdb.backends.shared import inputs, onnx_export as export
     from benchdb.harness.timing import measure
 
     inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)

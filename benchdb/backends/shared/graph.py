@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterator, Protocol
 
 from benchdb.errors import BenchdbError
-from benchdb.backends import export, inputs, models
+from benchdb.backends.shared import inputs, models, onnx_export as export
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
     measurement_rows, status_of
 from benchdb.harness.monitors import Monitor, RssSource, rss_rows, settled_rss

@@ -1,0 +1,206 @@
+"""Run options, declared once: the core options every backend takes, and what is built from the
+declarations (the core ones here and each backend's own, :attr:`BackendInfo.options`).
+
+From one :class:`~benchdb.backends.api.Option` come its ``benchdb run`` flag (:mod:`benchdb.cli.run`
+builds the click options from :func:`every`), its config-file key (:func:`config_value`,
+:func:`apply`), the arguments that pass it to an ``--ab`` child (:func:`child_args`) and, for a
+backend's identity option, its place in the scenario's options (:func:`identity_options`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Mapping
+
+from benchdb.backends.api import Option
+from benchdb.errors import BenchdbError
+
+if TYPE_CHECKING:
+    from benchdb.backends.base import RunOptions
+
+#: Every backend takes these. Axes first (a config run entry's lists expand to their product).
+CORE: tuple[Option, ...] = (
+    Option("backend", "str", None, "Required unless --config or --suite: numpy, pytorch, onnxruntime, openvino, "
+           "or an installed plug-in's name (`benchdb hardware` lists them).", metavar="NAME",
+           key="backends", aliases=("backend",), axis=True),
+    Option("device", "str", "cpu", "Device to measure on.", key="devices", aliases=("device",), axis=True),
+    Option("models", "words", (), "Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
+           "tiny:<model_type> or list:<key|small|tiny> for ML backends.", flag="--model", repeat=True,
+           aliases=("model",), axis=True),
+    Option("batch_sizes", "ints", (1,), "Comma-separated.", minimum=1, aliases=("batch_size",), axis=True),
+    Option("seq_lens", "ints", (128,), "Sequence lengths (backends with text inputs).", minimum=1,
+           aliases=("seq_len",), axis=True),
+    Option("modes", "words", ("eager",), "pytorch: eager, compile[:mode]; onnxruntime: opt-all (default), "
+           "opt-extended, opt-basic, opt-disabled; openvino: latency (default), throughput.", flag="--mode",
+           aliases=("mode",), axis=True),
+    Option("precisions", "words", ("fp32",), "Comma-separated: fp32, fp16, bf16, fp64.", flag="--precision",
+           aliases=("precision",), axis=True),
+    Option("threads", "int", None, "Fixed thread count (default: physical cores). Recorded with every result.",
+           minimum=1),
+    Option("warmup", "int", 3, "Warm-up calls.", minimum=0, target="rule.warmup_iters"),
+    Option("min_iters", "int", 10, "Timed calls at least, whatever the time.", minimum=1,
+           target="rule.min_iters"),
+    Option("min_time", "float", 1.0, "Seconds.", minimum=0, target="rule.min_time_s"),
+    Option("max_time", "float", 20.0, "Seconds.", minimum=0, target="rule.max_time_s"),
+    Option("target_ci", "float", 0.02, "Stop once the 95% CI of the median is within +- this fraction.",
+           minimum=0.0001, maximum=0.99, target="rule.target_ci"),
+    Option("max_background_cpu", "float", 30.0, "Other processes' CPU % above which a result is marked invalid.",
+           minimum=0, maximum=100),
+    Option("task", "str", None, "Override the detected task (feature-extraction, text-generation)."),
+    Option("gen_tokens", "int", 16, "Tokens each generate call must produce (generative models).", minimum=1),
+    Option("timeout_s", "float", 900.0, "Seconds one scenario may take before it is recorded as timeout.",
+           flag="--timeout", key="timeout", minimum=0.1),
+    Option("load_timeout_s", "float", 900.0, "Seconds a model may take to load in its child process.",
+           flag="--load-timeout", key="load_timeout", minimum=0.1),
+    Option("verify_only", "bool", False, "onnxruntime/openvino: check outputs against PyTorch fp32 without timing."),
+    Option("isolate", "bool", True, "Measure in this process (debugging): no child process, no timeouts.",
+           flag="--no-isolation", negate=True),
+    Option("repeats", "int", 1, "Measure each scenario in K separate processes, interleaved with the other "
+           "scenarios' in randomised rounds, so intervals and verdicts see process-to-process variance.", minimum=1),
+    Option("tags", "words", (), "Tag recorded on the run (repeatable).", flag="--tag", repeat=True),
+    Option("out", "str", "results", "Folder for the Parquet measurement files, or an fsspec URL "
+           "(s3://, gs://, hf://...)."),
+)
+
+CORE_BY_NAME = {o.name: o for o in CORE}
+
+
+def of_backend(backend: str) -> tuple[Option, ...]:
+    """A backend's own options (none for a backend benchdb does not know)."""
+    from benchdb.backends import registry
+
+    found = registry.backends().get(backend)
+    return found.options if found is not None else ()
+
+
+def backend_owned() -> dict[str, tuple[Option, list[str]]]:
+    """Every backend option by name, with the backends that declare it (same name: one option;
+    the first declaration gives its flag, type and help)."""
+    from benchdb.backends import registry
+
+    out: dict[str, tuple[Option, list[str]]] = {}
+    for name, info in sorted(registry.backends().items()):
+        for opt in info.options:
+            if opt.name in CORE_BY_NAME:
+                continue          # a backend cannot redefine a core option
+            out.setdefault(opt.name, (opt, []))[1].append(name)
+    return out
+
+
+def every() -> list[tuple[Option, list[str]]]:
+    """Core options (owned by no backend: ``[]``) then each backend option with its owners."""
+    return [(o, []) for o in CORE] + list(backend_owned().values())
+
+
+def by_config_key() -> dict[str, Option]:
+    """Every option by its config key and aliases (run entries and ``settings``)."""
+    out: dict[str, Option] = {}
+    for opt, _ in every():
+        for key in (opt.config_key, *opt.aliases):
+            out.setdefault(key, opt)
+    return out
+
+
+def config_value(opt: Option, value: Any, where: str) -> Any:
+    """A config file's value for an option, checked and converted (lists for axes)."""
+    def bad(what: str) -> BenchdbError:
+        return BenchdbError(f"{where}: {value!r} is not {what}")
+
+    if opt.kind in ("words", "ints") or opt.axis:
+        items = value if isinstance(value, list) else [value]
+        if not items:
+            raise BenchdbError(f"{where}: give at least one value")
+        item = Option(opt.name, "int" if opt.kind == "ints" else "str", None, "", minimum=opt.minimum)
+        return tuple(config_value(item, v, where) for v in items)
+    if opt.kind == "bool":
+        if not isinstance(value, bool):
+            raise bad("true or false")
+        return value
+    if opt.kind == "str":
+        if not isinstance(value, str) or not value:
+            raise bad("a non-empty string")
+        return value
+    number = int if opt.kind == "int" else float
+    if number is int and (isinstance(value, bool) or not isinstance(value, int) or value < (opt.minimum or 0)):
+        raise bad("a positive integer" if opt.minimum == 1 else "a non-negative integer")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise bad("a valid float")
+    if (opt.minimum is not None and value < opt.minimum) or (opt.maximum is not None and value > opt.maximum):
+        span = f">= {opt.minimum:g}" if opt.maximum is None else f"between {opt.minimum:g} and {opt.maximum:g}"
+        raise bad(f"a number {span}")
+    return number(value)
+
+
+def apply(opts: RunOptions, values: Mapping[str, Any], where: str = "options",
+          strict: bool = False) -> RunOptions:
+    """``opts`` with the given option values (by option name) set.
+
+    A backend option applies to the runs of the backends that declare it; ``strict`` (the command
+    line, where the backend is named) refuses one that the run's backend does not take."""
+    owned = backend_owned()
+    rule, fields = {}, {}
+    backend_options = dict(opts.backend_options)
+    for name, value in values.items():
+        if name in CORE_BY_NAME:
+            target = CORE_BY_NAME[name].field
+            if target.startswith("rule."):
+                rule[target[5:]] = value
+            else:
+                fields[target] = value
+        elif name in owned:
+            opt, owners = owned[name]
+            if opts.backend in owners:
+                backend_options[name] = value
+            elif strict:
+                raise BenchdbError(f"{opt.cli_flag} is an option of {', '.join(owners)}; backend {opts.backend} "
+                                   "does not take it")
+        else:
+            raise BenchdbError(f"{where}: {name!r} is not a run option")
+    try:
+        if rule:
+            fields["rule"] = replace(opts.rule, **rule)
+    except ValueError as exc:
+        prefix = "" if where == "command line" else f"{where}: "
+        raise BenchdbError(f"{prefix}stopping rule: {exc}") from None
+    return replace(opts, backend_options=backend_options, **fields)
+
+
+def value_of(opts: RunOptions, opt: Option) -> Any:
+    """The option's value in a run (its declared default when not set)."""
+    if opt.name in CORE_BY_NAME:
+        obj: Any = opts
+        for part in opt.field.split("."):
+            obj = getattr(obj, part)
+        return obj
+    return opts.backend_options.get(opt.name, opt.default)
+
+
+def _argument(opt: Option, value: Any) -> list[str]:
+    if opt.kind == "bool":
+        return [opt.cli_flag] if bool(value) != opt.negate else []
+    if value is None:
+        return []
+    if opt.repeat:
+        return [part for v in value for part in (opt.cli_flag, str(v))]
+    if opt.kind in ("words", "ints"):
+        return [opt.cli_flag, ",".join(map(str, value))]
+    return [opt.cli_flag, repr(value) if opt.kind == "float" else str(value)]
+
+
+def child_args(opts: RunOptions, overrides: Mapping[str, Any]) -> list[str]:
+    """``benchdb run`` arguments that give a child process exactly these options, with
+    ``overrides`` (by option name) in place of the run's values."""
+    args = ["run"]
+    for opt in (*CORE, *of_backend(opts.backend)):
+        if opt.name in CORE_BY_NAME and opt is not CORE_BY_NAME[opt.name]:
+            continue
+        value = overrides[opt.name] if opt.name in overrides else value_of(opts, opt)
+        if opt.name == "threads" and value is None:
+            value = opts.thread_count
+        args += _argument(opt, value)
+    return args
+
+
+def identity_options(opts: RunOptions) -> dict[str, Any]:
+    """The backend options declared part of the identity, with this run's values."""
+    return {o.name: value_of(opts, o) for o in of_backend(opts.backend) if o.identity}

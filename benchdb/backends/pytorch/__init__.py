@@ -1,0 +1,15 @@
+"""The pytorch backend: Hugging Face models in PyTorch, eager or torch.compile.
+
+This module is what the ``benchdb.backends`` entry point loads; it imports nothing heavy.
+The implementation is :mod:`benchdb.backends.pytorch.backend`.
+"""
+
+from __future__ import annotations
+
+from benchdb.backends.api import BackendInfo
+from benchdb.backends.pytorch.options import PytorchOptions
+
+BACKEND = BackendInfo("pytorch", "torch", "torch", "pip install 'benchdb[torch]' torch==2.13.0",
+                      "benchdb.backends.pytorch.backend",
+                      devices=('cpu', 'cuda', 'rocm', 'mps', 'xpu'), option_set=PytorchOptions,
+                      summary="Hugging Face models in PyTorch, eager or torch.compile")

@@ -1,0 +1,13 @@
+"""The pytorch backend's typed option set: part of every scenario's identity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchdb.backends.api import BackendOptions
+
+
+@dataclass(frozen=True)
+class PytorchOptions(BackendOptions):
+    #: torch.compile mode (default, reduce-overhead, max-autotune, ...); None when eager.
+    compile_mode: str | None = None
