@@ -340,9 +340,8 @@ def test_userbench_is_a_builtin_backend_that_needs_no_library():
     assert out.stdout.strip() == "[]"             # a bench file's import of benchdb.bench is light
 
 
-def test_the_readme_shows_the_example_file():
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("### User benchmarks (`--bench`)", 1)[1].split("\n### ", 1)[0]
+def test_the_docs_show_the_example_file():
+    section = (REPO / "docs" / "guides" / "user-benches.md").read_text()
     shown = section.split("# examples/benches/bench_example.py (docstring left out)\n", 1)[1].split("```", 1)[0]
     text = EXAMPLE.read_text()
     assert text.split('"""', 2)[2].lstrip("\n") == shown

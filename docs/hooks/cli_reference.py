@@ -1,0 +1,59 @@
+"""MkDocs hook: writes the CLI reference page (reference/cli.md) from the commands' own help.
+
+Configured in mkdocs.yml (``hooks:``). On every build it walks the click group
+``benchdb.cli:main`` -- every command and, recursively, every subcommand of a group -- and adds
+the page to the build as a generated file, so the reference cannot drift from ``benchdb --help``
+and nothing hand-written is committed for it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from mkdocs.structure.files import File
+
+PAGE = "reference/cli.md"
+
+INTRO = """\
+# CLI reference
+
+Generated at build time from the commands' own `--help` (`docs/hooks/cli_reference.py`), so it
+always matches the installed `benchdb`. `--db` defaults to `$BENCHDB_DB`, else
+`./benchdb.duckdb`. Errors you can cause (a bad file, a bad option, a missing backend, a
+database newer than this benchdb) end in one line naming the thing and what to do, with a
+non-zero exit; `benchdb --debug ...` shows the traceback.
+"""
+
+
+def _walk(command: click.Command, ctx: click.Context, depth: int) -> list[str]:
+    path = ctx.command_path
+    parts = [f"{'#' * depth} `{path}`", "", "```text", command.get_help(ctx).rstrip(), "```", ""]
+    if isinstance(command, click.Group):
+        for name in command.list_commands(ctx):  # benchdb's group registers its commands here
+            sub = command.get_command(ctx, name)
+            if sub is None or sub.hidden:
+                continue
+            parts += _walk(sub, click.Context(sub, info_name=name, parent=ctx, **sub.context_settings),
+                           min(depth + 1, 6))
+    return parts
+
+
+def markdown(root: str | None = None) -> str:
+    """The page's Markdown; ``root``, the checkout's folder, goes first on sys.path so the page
+    documents this checkout's commands even where another benchdb is installed."""
+    if root and root not in sys.path:
+        sys.path.insert(0, root)
+    from benchdb.cli import main
+
+    settings = {"terminal_width": 100, "max_content_width": 100, **main.context_settings}
+    ctx = click.Context(main, info_name="benchdb", **settings)
+    names = main.list_commands(ctx)
+    toc = ["Commands: " + ", ".join(f"`{n}`" for n in names) + ".", ""]
+    return INTRO + "\n" + "\n".join(toc + _walk(main, ctx, 2))
+
+
+def on_files(files, config):
+    files.append(File.generated(config, PAGE, content=markdown(str(Path(config.config_file_path).parent))))
+    return files
