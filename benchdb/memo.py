@@ -147,7 +147,7 @@ def answer(path: Path, kind: str, options: dict[str, Any], compute: Callable[[],
     user can plant one."""
     d = private_folder()
     before = state(path) if d is not None else None
-    if before is None:
+    if d is None or before is None:
         return compute()
     key = hashlib.sha256(json.dumps([kind, str(path), before, options, code_digest()], sort_keys=True,
                                     default=repr).encode()).hexdigest()

@@ -56,7 +56,7 @@ def bert_base_folder() -> Path:
 def ir_path(spec: str, seq_len: int) -> Path:
     """The IR benchdb runs for this model at bs=1 (exported into benchdb's cache if not there yet)."""
     from benchdb.backends.shared import inputs, models
-from benchdb.backends.openvino.backend import backend as openvino
+    from benchdb.backends.openvino import backend as openvino
 
     model = models.resolve(spec)
     net = models.build(model)
@@ -100,7 +100,7 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
 
 
 def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: int) -> dict:
-    from benchdb.backends.openvino.backend import backend as openvino
+    from benchdb.backends.openvino import backend as openvino
     from benchdb.backends.base import RunOptions
     from benchdb.harness.timing import StopRule
 

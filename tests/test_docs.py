@@ -42,3 +42,11 @@ def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
     assert "Usage: benchdb db status [OPTIONS]" in text           # subcommands of a group too
     # nothing hand-written stands in for it
     assert not (REPO / "docs" / "reference" / "cli.md").exists()
+
+    # the config reference's option table comes from the declarations: every one has its row
+    from benchdb.backends import options
+
+    config = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference" / "config" / "index.html").read_text("utf-8")))
+    assert "<!-- run-options -->" not in config
+    for opt, _ in options.every():
+        assert opt.cli_flag in config, opt.name

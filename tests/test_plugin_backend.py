@@ -169,3 +169,32 @@ def test_without_the_package_the_backend_is_unknown(tmp_path):
     proc = benchdb_cmd("run", "--backend", "mine", "--model", "matmul:16", "--out", str(tmp_path / "o"))
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("benchdb: error: unknown backend 'mine'; choose one of ")
+
+
+def test_every_registered_backend_implements_the_protocol():
+    import dataclasses
+    import importlib
+    import types
+
+    from benchdb.backends import options
+    from benchdb.backends.api import Backend
+    from benchdb.harness.hardware import availability
+
+    names = registry.names()
+    assert {"numpy", "pytorch", "onnxruntime", "openvino", "userbench", "ort-web"} <= set(names)
+    for name in names:
+        info = registry.info(name)
+        assert info.name == name and info.hint and info.devices
+        assert info.option_set is not None and "threads" in {f.name for f in dataclasses.fields(info.option_set)}
+        if availability(info)["status"] != "available":
+            continue
+        module = importlib.import_module(info.implementation)
+        assert isinstance(module, Backend), name
+        assert registry.missing_methods(module) == [], name
+    flags = [o.cli_flag for o, _ in options.every()]
+    assert len(flags) == len(set(flags)), "two declared options share a flag"
+
+    broken = types.ModuleType("broken")
+    broken.software = lambda: {}
+    broken.plan = lambda opts, extra: []
+    assert registry.missing_methods(broken) == ["hardware_of()", "plan(opts)", "run_model()", "model_info()"]

@@ -149,7 +149,9 @@ def e_divisive(values, *, min_segment: int = 3, min_effect: float = 0.03, alpha:
     found = []
     if before > 0 and abs(after / before - 1.0) >= min_effect:
         found.append(ChangePoint(offset + tau, p_value, before, after))
-    kw = dict(min_segment=min_segment, min_effect=min_effect, alpha=alpha, permutations=permutations, seed=seed,
-              chunk=chunk)
-    return (e_divisive(x[:tau], offset=offset, **kw) + found
-            + e_divisive(x[tau:], offset=offset + tau, **kw))
+
+    def part(segment, at: int) -> list[ChangePoint]:
+        return e_divisive(segment, min_segment=min_segment, min_effect=min_effect, alpha=alpha,
+                          permutations=permutations, seed=seed, offset=at, chunk=chunk)
+
+    return part(x[:tau], offset) + found + part(x[tau:], offset + tau)

@@ -15,7 +15,8 @@ from typing import Any
 from benchdb.harness import hardware
 from benchdb.harness.timing import Measurement, StopRule
 
-Row = tuple[str, str, int, float, float]   # metric, unit, iteration, t_offset_s, value
+#: metric, unit, iteration, t_offset_s, value; and the repeat (process) once repeats are merged
+Row = tuple[str, str, int, float, float] | tuple[str, str, int, float, float, int]
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class RunOptions:
         """The options a run recorded with :meth:`config` (``benchdb run --resume``)."""
         tuples = ("models", "batch_sizes", "seq_lens", "modes", "precisions", "tags")
         known = {f for f in cls.__dataclass_fields__ if f not in ("rule", "out", "backend_options")}
-        kwargs = {k: (tuple(v) if k in tuples else v) for k, v in cfg.items() if k in known}
+        kwargs: dict[str, Any] = {k: (tuple(v) if k in tuples else v) for k, v in cfg.items() if k in known}
         rule = StopRule(**{k: v for k, v in (cfg.get("stop_rule") or {}).items()
                            if k in StopRule.__dataclass_fields__})
         extra = dict(cfg.get("backend_options") or {})

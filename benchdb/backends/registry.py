@@ -87,7 +87,7 @@ def load(name: str) -> Backend:
     if lacks:
         raise BackendUnavailable(f"backend {name} is broken: {backend.implementation} lacks {', '.join(lacks)} "
                                  "(see benchdb.backends.api.Backend)")
-    return module  # type: ignore[return-value]  # checked just above; a module is not a class instance
+    return module
 
 
 def missing_methods(module: ModuleType) -> list[str]:

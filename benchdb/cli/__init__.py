@@ -88,7 +88,7 @@ def entry() -> None:
     """
     try:
         main(prog_name="benchdb")
-        code = 0
+        code: str | int | None = 0
     except SystemExit as exc:
         code = exc.code
     if "torch" in sys.modules and (code is None or isinstance(code, int)):

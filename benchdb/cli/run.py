@@ -43,7 +43,7 @@ from benchdb.errors import BenchdbError
 @db_option(help="Warehouse for --skip-fresh and the --dry-run time estimate.")
 @click.option("--bench", "benches", multiple=True, metavar="PATH",
               help="Your own bench_* functions (repeatable): a .py file, a folder of bench_*.py files, or "
-                   "FILE::FUNCTION. Implies --backend userbench; replaces --model (README: User benchmarks).")
+                   "FILE::FUNCTION. Implies --backend userbench; replaces --model (docs: guides/user-benches.md).")
 def run(**params):
     """Measure models on this machine and write one Parquet file per scenario.
 

@@ -62,7 +62,7 @@ def _read(path: Path) -> str | None:
 
 
 def _powercap_zones(root: Path) -> list[Zone]:
-    zones = []
+    zones: list[Zone] = []
     if not root.is_dir():
         return zones
     for zone in sorted(root.iterdir()):
@@ -80,7 +80,7 @@ def _powercap_zones(root: Path) -> list[Zone]:
 
 
 def _hwmon_zones(root: Path) -> list[Zone]:
-    zones = []
+    zones: list[Zone] = []
     if not root.is_dir():
         return zones
     for mon in sorted(root.iterdir()):

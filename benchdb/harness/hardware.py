@@ -23,11 +23,16 @@ class Installable(Protocol):
     """Something a package provides: a backend (:class:`benchdb.backends.api.BackendInfo`) or a
     :class:`Library`."""
 
-    name: str
-    package: str        # the distribution it needs
-    module: str         # the module it imports
-    hint: str           # how to install it
-    probe: str          # "module:function" checking what the package alone does not tell, or ""
+    @property
+    def name(self) -> str: ...
+    @property
+    def package(self) -> str: ...      # the distribution it needs
+    @property
+    def module(self) -> str: ...       # the module it imports
+    @property
+    def hint(self) -> str: ...         # how to install it
+    @property
+    def probe(self) -> str: ...        # "module:function" checking what the package alone does not tell, or ""
 
 
 @dataclass(frozen=True)

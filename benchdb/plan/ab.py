@@ -18,7 +18,7 @@ scenario has all its K trials writes one file per side: two runs (one run id per
 then compares exactly them with the hierarchical interval.
 
 Identity: a side's environment variables are not part of a scenario's key. A variable a user bench
-declares in ``ENV`` is (README: User benchmarks), so each side is planned under its own
+declares in ``ENV`` is (docs/guides/user-benches.md), so each side is planned under its own
 environment; the sides' keys then differ and they are different series, which the gate reports as
 nothing to compare. The key written is the one both sides' processes reported when they agree
 (e.g. an OpenVINO throughput result's request count, known once compiled), else each side's

@@ -43,7 +43,9 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
     flagged = [dict(zip(keys, r)) for r in cur.fetchall()]
     if not flagged:
         return None
-    total = con.execute(sql.load("reports/busy_total.sql"), f.params()).fetchone()[0]
+    row = con.execute(sql.load("reports/busy_total.sql"), f.params()).fetchone()
+    assert row is not None             # count(*) without GROUP BY: always one row
+    total = row[0]
     limits: set[float] = set()
     for r in flagged:
         reasons = [t for t in (r["validity_reasons"] or []) if t.startswith("busy_machine:")]
@@ -61,7 +63,7 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
     n, invalid = len(flagged), sum(1 for r in flagged if r["busy_invalid"])
     cpus = [r["background_cpu_pct"] for r in flagged if r["background_cpu_pct"] is not None]
     lo, hi = (min(cpus), max(cpus)) if cpus else (None, None)
-    used = ("more CPU than allowed" if lo is None else
+    used = ("more CPU than allowed" if lo is None or hi is None else
             f"{lo:.0f} % CPU" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f} % CPU")
     limit = ""
     if limits:

@@ -55,7 +55,7 @@ def expected() -> dict:
 
     folder = memo.private_folder()
     file = folder / f"catalog-{memo.code_digest()[:32]}.json" if folder is not None else None
-    if file is not None:
+    if folder is not None and file is not None:
         try:
             fd = memo.open_private(folder, file.name)
             with os.fdopen(fd, "r", encoding="utf-8") as f:
@@ -65,7 +65,7 @@ def expected() -> dict:
         except (OSError, ValueError):
             pass
     built = _build()
-    if file is not None:
+    if folder is not None and file is not None:
         memo.write_private(folder, file.name, json.dumps(built, sort_keys=True).encode())
     return built
 

@@ -66,7 +66,7 @@ def code_schema_version(available: list[Migration] | None = None) -> int:
 def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, waiting up to ``wait_s`` for another process's lock. ``sandboxed``:
     no file but this database can be read or written (DuckDB's ``enable_external_access``)."""
-    config = {"enable_external_access": False} if sandboxed else {}
+    config: dict[str, str | bool | int | float | list[str]] = {"enable_external_access": False} if sandboxed else {}
     if not read_only:   # writers register Arrow tables (ingest, migrations): the whole package
         engine.full()
     deadline = time.monotonic() + wait_s

@@ -1,4 +1,5 @@
-"""MkDocs hook: writes the CLI reference page (reference/cli.md) from the commands' own help.
+"""MkDocs hook: writes the CLI reference page (reference/cli.md) from the commands' own help, and
+the run options' table of reference/config.md from their declarations.
 
 Configured in mkdocs.yml (``hooks:``). On every build it walks the click group
 ``benchdb.cli:main`` -- every command and, recursively, every subcommand of a group -- and adds
@@ -52,6 +53,32 @@ def markdown(root: str | None = None) -> str:
     names = main.list_commands(ctx)
     toc = ["Commands: " + ", ".join(f"`{n}`" for n in names) + ".", ""]
     return INTRO + "\n" + "\n".join(toc + _walk(main, ctx, 2))
+
+
+def options_table() -> str:
+    """Every declared run option (core, then each backend's own) as a Markdown table."""
+    from benchdb.backends import options
+
+    kinds = {"int": "integer", "float": "number", "str": "string", "bool": "true / false",
+             "words": "list of strings", "ints": "list of integers"}
+    rows = ["| key | values | `benchdb run` | default | backend | what |", "|---|---|---|---|---|---|"]
+    for opt, owners in options.every():
+        keys = " / ".join(f"`{k}`" for k in (opt.config_key, *opt.aliases))
+        flag = f"`{opt.cli_flag}`" + (" (as `false`)" if opt.negate else "")
+        default = opt.default
+        if isinstance(default, tuple):
+            default = ",".join(map(str, default))
+        shown = f"`{default}`" if default not in (None, "") else ""
+        what = opt.help.replace("|", "\\|") + (" Part of the scenario's identity." if opt.identity else "")
+        axis = "axis: " if opt.axis else ""
+        rows.append(f"| {keys} | {axis}{kinds[opt.kind]} | {flag} | {shown} | {', '.join(owners) or 'all'} | {what} |")
+    return "\n".join(rows)
+
+
+def on_page_markdown(markdown_text, page, config, files):
+    if page.file.src_uri == "reference/config.md":
+        return markdown_text.replace("<!-- run-options -->", options_table())
+    return markdown_text
 
 
 def on_files(files, config):

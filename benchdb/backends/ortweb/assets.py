@@ -102,7 +102,10 @@ def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
                     member = tar.getmember(f"package/dist/{name}")
                 except KeyError:
                     raise BackendUnavailable(f"onnxruntime-web {VERSION} tarball lacks dist/{name}") from None
-                with tar.extractfile(member) as src, open(staged / name, "wb") as dst:
+                src = tar.extractfile(member)
+                if src is None:        # a link or folder where the file should be
+                    raise BackendUnavailable(f"onnxruntime-web {VERSION} tarball's dist/{name} is not a regular file")
+                with src, open(staged / name, "wb") as dst:
                     shutil.copyfileobj(src, dst)
         if target.exists():            # benchdb's own partial cache folder: replace it whole
             shutil.rmtree(target)
