@@ -1,8 +1,18 @@
 """The library facade: one object for everything done to a warehouse file.
 
-The CLI, quickstart and tests use :class:`Warehouse`; it opens connections with the right mode
-(a writer for ingest, upgrade and ack; read-only everywhere else) and closes them again, so a
-caller never holds a connection longer than one call. "Ingest, then look for change points in
+Every command that touches a warehouse opens it through :class:`Warehouse`, which opens
+connections with the right mode (a writer for ingest, upgrade, ack and calibrate; read-only
+everywhere else) and closes them again, so a caller never holds a connection longer than one call:
+
+- one method call each: ``ingest``, ``db status``, ``db upgrade``, ``query``, ``ack``, ``report``,
+  ``check``, ``run --skip-fresh`` / ``--dry-run`` (:meth:`fresh_series`, :meth:`measured_seconds`)
+  and ``quickstart`` (:meth:`ingest`, :meth:`report`);
+- through :meth:`reading` / :meth:`writing` in the library function that does the work, since
+  each reads its own tables: ``publish`` (:mod:`benchdb.hub.publish`), ``export`` and ``export
+  --partitioned`` (:mod:`benchdb.interop`, :mod:`benchdb.spark`), ``calibrate`` and ``predict``
+  (the performance model).
+
+``import`` writes contract files and touches no warehouse. "Ingest, then look for change points in
 the series it touched" lives here and nowhere else.
 
     wh = Warehouse("bench.duckdb")

@@ -271,8 +271,7 @@ def matrix(section: Section) -> list[tuple[str, str]]:
         grid[i][j] = r["rating"]
         names[i][j] = r.get("rating_label") or ""
     fig, ax = plt.subplots(figsize=(1.2 * len(cols_keys) + 2.5, 0.35 * len(rows_keys) + 1.5))
-    cmap = ListedColormap([RATING_COLORS[i] for i in range(4)])
-    cmap = cmap.with_extremes(bad="#ffffff")      # never tried: left empty
+    cmap = ListedColormap([RATING_COLORS[i] for i in range(4)]).with_extremes(bad="#ffffff")  # never tried: empty
     ax.imshow(grid, cmap=cmap, vmin=-0.5, vmax=3.5, aspect="auto")
     ax.set_xticks(range(len(cols_keys)), [short(f"{h} / {b}", 30) for h, b in cols_keys], rotation=30, ha="right")
     ax.set_yticks(range(len(rows_keys)), [f"{f} / {m}" for f, m in rows_keys])
