@@ -133,7 +133,7 @@ def fingerprint_from(info: dict[str, str], *, system: str, machine: str, release
         impl = info["CPU implementer"].lower()
         part = info.get("CPU part", "").lower() or None
         vendor = _ARM_IMPLEMENTERS.get(impl, impl)
-        model = f"{vendor} {_ARM_PARTS.get((impl, part), f'part {part}')}"
+        model = f"{vendor} {_ARM_PARTS.get((impl, part or ''), f'part {part}')}"
     if not model:
         model = info.get("Processor") or info.get("Hardware") or machine
     flags = set(info.get("flags", "").split()) | set(info.get("Features", "").split())

@@ -23,9 +23,12 @@ import signal
 import time
 import traceback
 from datetime import datetime, timezone
-from typing import Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario
+
+if TYPE_CHECKING:
+    from multiprocessing.forkserver import ForkServer
 
 _START, _DONE, _CRASH = "start", "done", "crash"
 
@@ -87,10 +90,10 @@ def preload_modules(module: str) -> list[str]:
 
 #: One fork server per backend module: a child must never inherit another backend's libraries
 #: (OpenVINO measured 24 % slower in a child whose parent had also imported ONNX Runtime).
-_SERVERS: dict[str, object] = {}
+_SERVERS: dict[str, ForkServer] = {}
 
 
-def _server(module: str):
+def _server(module: str) -> ForkServer:
     """The fork server of ``module``, started (its imports run before it forks its first child)."""
     from multiprocessing import forkserver
 
@@ -155,9 +158,10 @@ class _Popen(popen_forkserver.Popen):
             reduction.dump(process_obj, buf)
         finally:
             set_spawning_popen(None)
-        self.sentinel, w = server.connect_to_new_process(self._fds)
+        # _fds (set by popen_forkserver.Popen.__init__) and util.close_fds are missing from typeshed
+        self.sentinel, w = server.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
         _parent_w = os.dup(w)
-        self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))
+        self.finalizer = util.Finalize(self, util.close_fds, (_parent_w, self.sentinel))  # type: ignore[attr-defined]
         with open(w, "wb", closefd=True) as f:
             f.write(buf.getbuffer())
         self.pid = forkserver.read_signed(self.sentinel)

@@ -33,7 +33,7 @@ def _env() -> "jinja2.Environment":
 
 
 def _source(name: str) -> str:
-    return resources.files("benchdb.hub").joinpath("templates", name).read_text(encoding="utf-8")
+    return resources.files("benchdb.hub").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
 
 
 def template(name: str) -> "jinja2.Template":

@@ -176,7 +176,7 @@ def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -
                 progress(done, total)
         promoted = []
         for c in pending:
-            sid = c.footer.scenario["scenario_id"]
+            sid = c.valid_footer.scenario["scenario_id"]
             if loader.was_rejected(c):
                 by_scenario[sid].pop(0)
                 if by_scenario[sid]:           # the next file claiming this scenario gets its turn
@@ -210,7 +210,7 @@ def _batches(files: list[Candidate], batch_rows: int):
     batch, rows = [], 0
     for c in files:
         batch.append(c)
-        rows += c.footer.num_rows
+        rows += c.valid_footer.num_rows
         if rows >= batch_rows:
             yield batch
             batch, rows = [], 0

@@ -31,6 +31,12 @@ class Candidate:
     sha256: str = ""
     footer: contract.FileFooter | None = None
 
+    @property
+    def valid_footer(self) -> contract.FileFooter:
+        """The footer, once read and validated (every file that reaches a batch has one)."""
+        assert self.footer is not None, f"{self.path}: footer not read yet"
+        return self.footer
+
 
 _BATCH_SCHEMA = pa.schema([
     ("filename", pa.string()), ("file_id", pa.int64()), ("size_bytes", pa.int64()),
@@ -52,7 +58,7 @@ _BATCH_SCHEMA = pa.schema([
 
 
 def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
-    meta = c.footer.metadata
+    meta = c.valid_footer.metadata
     sc = meta["scenario"]
     options = identity.canonical_options(sc.get("options"))
     oid = identity.options_id(options)
@@ -60,7 +66,7 @@ def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict
     hardware_id = _hardware_id(meta["hardware"], hardware_ids)
     return {
         "filename": str(c.path), "file_id": file_id, "size_bytes": c.size, "mtime_ns": c.mtime_ns,
-        "sha256": c.sha256, "num_rows": c.footer.num_rows,
+        "sha256": c.sha256, "num_rows": c.valid_footer.num_rows,
         **{k: sc[k] for k in ("scenario_id", "model_id", "backend", "device", "mode", "precision",
                               "batch_size", "input_shape", "status", "validity", "timing_method",
                               "primary_metric")},
@@ -101,7 +107,7 @@ def _hardware_id(hw: dict, memo: dict[str, str]) -> str:
 def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> dict[str, pa.Table]:
     runs, hardware, archs = {}, {}, {}
     for c in batch:
-        meta = c.footer.metadata
+        meta = c.valid_footer.metadata
         run, hw, model = meta["run"], meta["hardware"], meta["model"]
         if run["run_id"] not in runs:
             runs[run["run_id"]] = {
@@ -211,9 +217,10 @@ class Loader:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
             if good:
-                by_version = {1: [], 2: []}
+                by_version: dict[int, list[str]] = {1: [], 2: []}
                 for c in good:
-                    by_version[1 if c.footer.metadata["contract_version"] == 1 else 2].append(str(c.path))
+                    v1 = c.valid_footer.metadata["contract_version"] == 1
+                    by_version[1 if v1 else 2].append(str(c.path))
                 for version, name in ((1, "insert_samples_v1.sql"), (2, "insert_samples.sql")):
                     if by_version[version]:
                         con.execute(sql.load(f"queries/{name}"), {"files": sql.literals(by_version[version])})
@@ -241,5 +248,5 @@ class Loader:
                 self.rejected.pop(path, None)
             raise
         self.summary.new += len(good)
-        self.summary.samples += sum(c.footer.num_rows for c in good)
-        self.summary.run_ids.update(c.footer.metadata["run"]["run_id"] for c in good)
+        self.summary.samples += sum(c.valid_footer.num_rows for c in good)
+        self.summary.run_ids.update(c.valid_footer.metadata["run"]["run_id"] for c in good)

@@ -33,7 +33,8 @@ def _records(path: Path) -> list:
                 try:
                     out.append(json.loads(line))
                 except ValueError as exc:
-                    raise SourceError(f"line {i} is not valid JSON ({exc.msg}); the JSON lines file may be "
+                    why = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                    raise SourceError(f"line {i} is not valid JSON ({why}); the JSON lines file may be "
                                       "truncated") from None
         return out
     doc = load_json(path)

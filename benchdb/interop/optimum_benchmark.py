@@ -88,10 +88,10 @@ def parse(path: Path) -> list[Imported]:
         if isinstance(tp.get("value"), (int, float)):
             stats.append((f"{target}_throughput", tp.get("unit") or "", "value", float(tp["value"])))
         mem = measures.get("memory") or {}
-        for key, name in _MEMORY.items():
-            if isinstance(mem.get(key), (int, float)):
-                samples.setdefault(name, ("bytes", [float(mem[key]) * 2**20 if mem.get("unit", "MB") == "MB"
-                                                   else float(mem[key])]))
+        for field, name in _MEMORY.items():
+            if isinstance(mem.get(field), (int, float)):
+                samples.setdefault(name, ("bytes", [float(mem[field]) * 2**20 if mem.get("unit", "MB") == "MB"
+                                                   else float(mem[field])]))
         energy = measures.get("energy") or {}
         if isinstance(energy.get("total"), (int, float)):
             samples[f"{target}_energy_j"] = ("J", [float(energy["total"]) * 3.6e6 if energy.get("unit", "kWh") == "kWh"
@@ -109,6 +109,8 @@ def parse(path: Path) -> list[Imported]:
     key = backend.get("benchdb") or {}       # written by `benchdb export --format optimum-benchmark`
     if key:
         options = {k: v for k, v in (key.get("options") or {}).items() if k != "source"}
+        if isinstance(key.get("primary_metric"), str) and key["primary_metric"] in samples:
+            primary = key["primary_metric"]
     return [Imported(
         model_id=key.get("model_id") or backend.get("model") or "unknown",
         backend=key.get("backend") or backend.get("name") or "unknown",
@@ -116,7 +118,7 @@ def parse(path: Path) -> list[Imported]:
                                                                      else "eager"),
         precision=key.get("precision") or precision, batch_size=key.get("batch_size") or batch,
         input_shape=key.get("input_shape") or shape or "na", samples=samples,
-        primary_metric=key.get("primary_metric") if key.get("primary_metric") in samples else primary,
+        primary_metric=primary,
         options=options, hardware=key.get("hardware") or hardware(env, device),
         model={"task": backend.get("task"), "revision": (backend.get("model_kwargs") or {}).get("revision")},
         host=key.get("host") or "unknown", git_commit=key.get("git_commit"),

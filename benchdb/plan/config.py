@@ -98,32 +98,36 @@ def parse(data: Any, source: str) -> Config:
     entries = data.get("runs")
     if not isinstance(entries, list) or not entries:
         raise BenchdbError(f"{source}: 'runs' must be a non-empty list of run entries")
-    runs: list[RunOptions] = []
-    for i, entry in enumerate(entries):
-        where = f"{source}: runs[{i}]"
-        if not isinstance(entry, dict):
-            raise BenchdbError(f"{where} must be a mapping")
-        values = _values(entry, where, axes=True)
-        if "backend" not in values:
-            raise BenchdbError(f"{where}: 'backends' is required (one of {', '.join(sorted(_backends()))})")
-        if "models" not in values:
-            raise BenchdbError(f"{where}: 'models' is required")
-        for b in values["backend"]:
-            if b not in _backends():
-                raise BenchdbError(f"{where}: backend {b!r} is not one of {', '.join(sorted(_backends()))}")
-        rest = {k: v for k, v in {**shared, **values}.items() if k not in ("backend", "device")}
-        for backend in values["backend"]:
-            for device in values.get("device", ("cpu",)):
-                opts = RunOptions(backend=backend, models=values["models"], device=device)
-                runs.append(options.apply(opts, rest, where))
-    exclude = data.get("exclude") or []
+    runs = [opts for i, entry in enumerate(entries) for opts in _entry(entry, shared, f"{source}: runs[{i}]")]
+    return Config(source, runs, _exclude(data.get("exclude") or [], source), str(data.get("description") or ""))
+
+
+def _entry(entry: Any, shared: dict[str, Any], where: str) -> list[RunOptions]:
+    """The runs of one run entry: one per backend and device, the shared settings under its own."""
+    if not isinstance(entry, dict):
+        raise BenchdbError(f"{where} must be a mapping")
+    values = _values(entry, where, axes=True)
+    known = ", ".join(sorted(_backends()))
+    if "backend" not in values:
+        raise BenchdbError(f"{where}: 'backends' is required (one of {known})")
+    if "models" not in values:
+        raise BenchdbError(f"{where}: 'models' is required")
+    for b in values["backend"]:
+        if b not in _backends():
+            raise BenchdbError(f"{where}: backend {b!r} is not one of {known}")
+    rest = {k: v for k, v in {**shared, **values}.items() if k not in ("backend", "device")}
+    return [options.apply(RunOptions(backend=backend, models=values["models"], device=device), rest, where)
+            for backend in values["backend"] for device in values.get("device", ("cpu",))]
+
+
+def _exclude(exclude: Any, source: str) -> list[dict[str, Any]]:
     if not isinstance(exclude, list) or not all(isinstance(e, dict) and e for e in exclude):
         raise BenchdbError(f"{source}: 'exclude' must be a list of mappings like {{backend: onnxruntime, batch_size: 8}}")
     for e in exclude:
         bad = sorted(set(e) - set(EXCLUDE_KEYS))
         if bad:
             raise BenchdbError(f"{source}: exclude key {bad[0]!r} is not one of {', '.join(EXCLUDE_KEYS)}")
-    return Config(source, runs, exclude, str(data.get("description") or ""))
+    return exclude
 
 
 def load(path: str | os.PathLike) -> Config:

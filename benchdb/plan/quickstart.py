@@ -59,7 +59,7 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
         if repeats > 1:
             opts = replace(opts, repeats=repeats, rule=replace(
                 opts.rule, min_time_s=opts.rule.min_time_s / repeats, max_time_s=opts.rule.max_time_s / repeats))
-        runs.append(replace(opts, out=out))
+        runs.append(replace(opts, out=Path(out)))
     for s in skipped:
         note(f"skipping {s}")
     prestart(runs)

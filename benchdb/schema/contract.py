@@ -218,6 +218,7 @@ def read_footer(path: str | os.PathLike) -> FileFooter:
         raise ContractError("file", f"not a readable Parquet file ({str(exc).splitlines()[0]})") from None
     kv = md.metadata or {}
     raw = kv.get(METADATA_KEY)
+    bad_json: ValueError | None
     try:
         meta = json.loads(raw) if raw is not None else None
     except ValueError as exc:

@@ -11,9 +11,12 @@ adapter that runs benchdb's report SQL unchanged (``benchdb report --engine spar
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from benchdb.errors import BenchdbError, first_line
+
+if TYPE_CHECKING:
+    from benchdb.engine import duckdb
 
 
 def _spark_path(data: str, root: str, fs) -> str:
@@ -158,4 +161,6 @@ def report(data: str, kinds: list[str], filters, spark=None, **options):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # views with no Spark form: no report reads them
         register(spark, data)
-    return build.build(SparkConnection(spark), str(data), kinds, filters, **options)
+    # SparkConnection has the part of a DuckDB connection that build uses (execute, description, fetch*)
+    con = cast("duckdb.DuckDBPyConnection", SparkConnection(spark))
+    return build.build(con, str(data), kinds, filters, **options)

@@ -79,7 +79,8 @@ def model_info(spec: str) -> dict:
 class _Session:
     def __init__(self, path, sc: Scenario, opts: RunOptions):
         core = _core()
-        config = {"INFERENCE_PRECISION_HINT": PRECISION_HINT[sc.precision], "PERFORMANCE_HINT": MODES[sc.mode]}
+        config: dict[str, str | int] = {"INFERENCE_PRECISION_HINT": PRECISION_HINT[sc.precision],
+                                        "PERFORMANCE_HINT": MODES[sc.mode]}
         if ov_device(opts.device) == "CPU":
             config["INFERENCE_NUM_THREADS"] = opts.thread_count
         self.compiled = core.compile_model(core.read_model(str(path)), ov_device(opts.device), config)

@@ -175,7 +175,7 @@ def make(model: ResolvedModel, net: Any, batch: int, seq_len: int, *, new_tokens
     if recipe in ("llava", "llava_next"):
         tcfg, vcfg = _sub(cfg, "text_config"), _sub(cfg, "vision_config")
         size = _image_size(vcfg)
-        image_token = int(getattr(cfg, "image_token_index", None) or getattr(cfg, "image_token_id"))
+        image_token = int(getattr(cfg, "image_token_index", None) or cfg.image_token_id)
         vision: dict[str, Any] = {}
         if recipe == "llava":
             vision["pixel_values"] = torch.randn(batch, 3, size, size, generator=gen)

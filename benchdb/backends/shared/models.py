@@ -49,10 +49,12 @@ def _vision(**kw):
 
 
 def _tiny_configs() -> dict[str, Callable[[], Any]]:
+    # ignore[call-arg] below: transformers' config classes accept extra keyword arguments at run time
+    # (wrap_init_to_accept_kwargs passes them on to __post_init__), but their dataclass signatures omit **kwargs
     import transformers as T
 
     def llava():
-        return T.LlavaConfig(vision_config=T.CLIPVisionConfig(**_vision()),
+        return T.LlavaConfig(vision_config=T.CLIPVisionConfig(**_vision()),  # type: ignore[call-arg]
                              text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2,
                                                                max_position_embeddings=256)),
                              image_token_index=110, projector_hidden_act="gelu",
@@ -60,7 +62,7 @@ def _tiny_configs() -> dict[str, Callable[[], Any]]:
                              image_seq_length=16, pad_token_id=0)
 
     def llava_next():
-        return T.LlavaNextConfig(vision_config=T.CLIPVisionConfig(**_vision()),
+        return T.LlavaNextConfig(vision_config=T.CLIPVisionConfig(**_vision()),  # type: ignore[call-arg]
                                  text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2,
                                                                    max_position_embeddings=512)),
                                  image_token_index=110, image_grid_pinpoints=[[32, 32]],
@@ -77,18 +79,19 @@ def _tiny_configs() -> dict[str, Callable[[], Any]]:
         # decoders: prompt (128) + forced new tokens (16) must fit their positions
         "llama": lambda: T.LlamaConfig(**_text(num_key_value_heads=2, max_position_embeddings=256)),
         "qwen2": lambda: T.Qwen2Config(**_text(num_key_value_heads=2, max_position_embeddings=256)),
-        "t5": lambda: T.T5Config(vocab_size=100, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
-                                 decoder_start_token_id=0, pad_token_id=0, eos_token_id=1),
+        "t5": lambda: T.T5Config(  # type: ignore[call-arg]
+            vocab_size=100, d_model=32, d_kv=16, d_ff=64, num_layers=2, num_heads=2,
+            decoder_start_token_id=0, pad_token_id=0, eos_token_id=1),
         "vit": lambda: T.ViTConfig(**_vision()),
-        "detr": lambda: T.DetrConfig(
-            backbone_config=T.ResNetConfig(num_channels=3, embedding_size=8, hidden_sizes=[8, 16],
-                                           depths=[1, 1], out_features=["stage2"]),
+        "detr": lambda: T.DetrConfig(  # type: ignore[call-arg]
+            backbone_config=T.ResNetConfig(  # type: ignore[call-arg]
+                num_channels=3, embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], out_features=["stage2"]),
             use_timm_backbone=False, use_pretrained_backbone=False, d_model=32, encoder_layers=1,
             decoder_layers=1, encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
             decoder_ffn_dim=64, num_queries=10, num_labels=5),
         "wav2vec2": lambda: T.Wav2Vec2Config(
             vocab_size=32, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-            conv_dim=(16, 16), conv_stride=(5, 4), conv_kernel=(10, 8), num_feat_extract_layers=2,
+            conv_dim=(16, 16), conv_stride=(5, 4), conv_kernel=(10, 8),
             num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2),
         "whisper": lambda: T.WhisperConfig(
             vocab_size=100, d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
@@ -100,7 +103,7 @@ def _tiny_configs() -> dict[str, Callable[[], Any]]:
             text_config=clip_text,
             vision_config=_vision(num_frames=4, mit_hidden_size=32, mit_num_hidden_layers=1,
                                   mit_num_attention_heads=2, mit_intermediate_size=64),
-            projection_dim=32, prompt_layers=1, prompt_attention_heads=2, prompt_hidden_act="quick_gelu"),
+            projection_dim=32, prompt_layers=1, prompt_num_attention_heads=2, prompt_hidden_act="quick_gelu"),
         "clap": lambda: T.ClapConfig(
             text_config=clip_text,
             # audio hidden_size = patch_embeds_hidden_size * 2 ** (len(depths) - 1)

@@ -247,7 +247,8 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             module = _import(path)
             mid = model_id(path, name)
             options = UserbenchOptions(threads=opts.thread_count, env=env_text(module, str(path))).as_dict()
-            scenarios, keys = [], {}
+            scenarios: list[Scenario] = []
+            keys: dict[tuple[str, int, str], dict[str, Any]] = {}
             for i, combo in enumerate(combinations(getattr(module, name), mid)):
                 precision, bs, shape = key_fields(combo, mid)
                 if (precision, bs, shape) in keys:
