@@ -331,20 +331,18 @@ def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]]
     level = 1 - (1 - gate.LEVEL) / looks
     eq_level = 1 - (1 - gate.EQUIVALENCE_LEVEL) / looks
     for i in range(len(group.planned["base"])):
-        procs, rows = {}, {}
+        sides = {}
         for side, trials in (("base", base), ("cand", cand)):
             outcomes = [trial[i].outcome for trial in trials]
             merged = merge_repeats(outcomes)
             if merged.status != "ok" or merged.validity != "valid":
                 return True
             metric = merged.primary_metric
-            procs[side] = [np.asarray([r[4] for r in o.rows if r[0] == metric], dtype=float) for o in outcomes]
             unit = next((r[1] for o in outcomes for r in o.rows if r[0] == metric), None)
-            rows[side] = {"result_id": side, "status": "ok", "validity": "valid", "validity_reasons": [],
-                          "unit": unit}
-        samples = {s: (rows[s]["unit"], []) for s in SIDES}
-        cmp = gate.judge({}, rows["base"], rows["cand"], samples, None, threshold, 0,
-                          (procs["base"], procs["cand"]), interleaved=True, level=level, eq_level=eq_level)
+            sides[side] = gate.SideSamples("ok", "valid", unit=unit, processes=[
+                np.asarray([r[4] for r in o.rows if r[0] == metric], dtype=float) for o in outcomes])
+        cmp = gate.judge({}, sides["base"], sides["cand"], threshold=threshold, seed=0, interleaved=True,
+                         level=level, eq_level=eq_level)
         if cmp.verdict == "inconclusive":
             return False
     return True
