@@ -105,6 +105,7 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
     method and data used; --evaluate measures the methods' errors (exit 2: insufficient data)."""
     import sys
 
+    from benchdb.perfmodel import evaluate as ev
     from benchdb.perfmodel import predict as pr
     from benchdb.warehouse import Warehouse
 
@@ -116,8 +117,8 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
             click.echo(f"insufficient data: --evaluate needs results of at least 3 models; the warehouse has "
                        f"{len({r['model_id'] for r in usable})}")
             sys.exit(2)
-        table = pr.evaluate(usable)
-        click.echo(json.dumps(table, indent=1) if fmt == "json" else pr.format_evaluation(table, usable))
+        table = ev.evaluate(usable)
+        click.echo(json.dumps(table, indent=1) if fmt == "json" else ev.format_evaluation(table, usable))
         return
     if not model or not hardware:
         raise click.UsageError("give --model and --hardware (or --evaluate)")
