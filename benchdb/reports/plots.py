@@ -14,7 +14,7 @@ import json
 import math
 from collections import defaultdict
 
-from benchdb.reports.build import Report, Section
+from benchdb.reports.document import Report, Section
 
 MAX_SERIES = 10
 MAX_BARS = 40
