@@ -73,8 +73,8 @@ def _speedup(con, f: Filters) -> Section:
         keys, rows, notes, empty="No CPU PyTorch eager fp32 baseline for the same model, batch size and shape.")
 
 
-def _scaling(con, f: Filters) -> Section:
-    keys, rows = section_rows(con, "scaling", f.params())
+def _batch_scaling(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "batch_scaling", f.params())
     return Section(
         "batch_scaling", "Batch scaling",
         "Latency and throughput against batch size; scaling efficiency is throughput relative to "
@@ -152,10 +152,10 @@ def _regressions(con, f: Filters) -> Section:
 
 
 BUILDERS: dict[str, Callable[[Any, Filters], Section]] = {
-    "optimal-hardware": optimal_section, "matrix": _matrix, "speedup": _speedup, "scaling": _scaling,
+    "optimal-hardware": optimal_section, "matrix": _matrix, "speedup": _speedup, "batch-scaling": _batch_scaling,
     "trends": _trends, "memory": _memory, "regressions": _regressions,
 }
-ALL = ("optimal-hardware", "matrix", "speedup", "scaling", "memory", "trends", "regressions")
+ALL = ("optimal-hardware", "matrix", "speedup", "batch-scaling", "memory", "trends", "regressions")
 
 
 def build(con: "duckdb.DuckDBPyConnection", db: str, kinds: list[str], filters: Filters, *,
