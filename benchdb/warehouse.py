@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answ
 
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
-    from benchdb.reports.build import Filters, Report
+    from benchdb.reports.document import Filters, Report
 
 
 @dataclass(frozen=True)

@@ -77,14 +77,12 @@ def main() -> None:
         fa_tiled = sum(bool(changepoints.scan(series(wrng, n=600, **kw), 0)[0]) for _ in range(per_long))
         print(f"  {name:<12}: false alarms {fa / per_long:5.1%} | {fa_tiled / per_long:5.1%}")
 
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-
     def verdict(shift):
         b = rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)
         c = (rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)) * (1 + shift)
-        return gate._judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
-                           {"b": ("s", list(b)), "c": ("s", list(c))}, None, 0.05, 0,
-                           (np.array_split(b, 3), np.array_split(c, 3)), interleaved=True).verdict
+        return gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=list(b), processes=np.array_split(b, 3)),
+                          gate.SideSamples("ok", "valid", unit="s", values=list(c), processes=np.array_split(c, 3)),
+                          threshold=0.05, interleaved=True).verdict
 
     # the two sides as one interleaved --ab run: separate invocations without history are inconclusive
     # by rule (run-to-run noise unknown), whatever their samples

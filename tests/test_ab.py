@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario
-from benchdb.plan.ab import SIDES, decided, extension, schedule
+from benchdb.plan.ab import SIDES, extension, schedule
+from benchdb.plan.ab_stats import decided
 from benchdb.plan.ab_process import Group, Measured
 from benchdb.schema import contract
 from conftest import REPO, benchdb_cmd

@@ -133,11 +133,11 @@ def test_ctrl_c_while_a_file_is_written_takes_effect_once_it_is_recorded():
     SIGINT inside waits for the block's end, then raises KeyboardInterrupt as usual."""
     import os
 
-    from benchdb.plan.driver import _ctrl_c_deferred
+    from benchdb.plan.files import ctrl_c_deferred
 
     done = []
     with pytest.raises(KeyboardInterrupt):
-        with _ctrl_c_deferred():
+        with ctrl_c_deferred():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
             done.append("recorded")

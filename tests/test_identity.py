@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from benchdb.backends.base import RunOptions
 from benchdb.cli import main
-from benchdb.harness import hardware as machine
+from benchdb.harness import hardware
 from benchdb.harness.timing import StopRule
 from benchdb.plan.driver import build_plan, hardware_ids
 from benchdb.schema import contract, identity, options
@@ -99,10 +99,10 @@ def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):
     assert cpu_sc.device == "cpu" and gpu_sc.device == "cuda:0"
     assert gpu_sc.options["providers"] == ["CUDA", "CPU"]
     ids = hardware_ids(build_plan([cpu, gpu]))
-    assert ids[("onnxruntime", "cpu")] == identity.hardware_id(machine.cpu_fingerprint())
+    assert ids[("onnxruntime", "cpu")] == identity.hardware_id(hardware.cpu_fingerprint())
     assert ids[("onnxruntime", "cuda:0")] != ids[("onnxruntime", "cpu")]
-    fp = machine.device_fingerprint("cuda:0")
-    assert fp["kind"] == "cuda" and fp["device_name"] != machine.cpu_fingerprint()["device_name"]
+    fp = hardware.device_fingerprint("cuda:0")
+    assert fp["kind"] == "cuda" and fp["device_name"] != hardware.cpu_fingerprint()["device_name"]
 
 
 def test_gen_tokens_are_part_of_the_shape_of_generative_pytorch_scenarios():
@@ -170,5 +170,5 @@ def test_default_threads_respect_affinity_and_cgroup_quota(tmp_path):
     (v1 / "cpu" / "cpu.cfs_quota_us").write_text("200000\n")
     (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
     assert machine.cgroup_cpu_quota(str(v1)) == 2.0
-    fp = machine.cpu_fingerprint()
+    fp = hardware.cpu_fingerprint()
     assert "cpu_affinity" in fp and "cgroup_cpu_quota" in fp

@@ -186,10 +186,10 @@ def test_importing_the_same_files_again_adds_nothing(tmp_path):
 
 def test_optimum_benchmark_cpu_environment_maps_to_the_native_hardware_id(tmp_path):
     """A CPU environment block describing this machine gives the hardware id of benchdb's own runs."""
-    from benchdb.harness import hardware as machine
+    from benchdb.harness import hardware
     from benchdb.schema import identity
 
-    fp = machine.cpu_fingerprint()
+    fp = hardware.cpu_fingerprint()
     doc = json.loads((FIX / "optimum_benchmark" / "bert_cpu" / "benchmark.json").read_text())
     env = doc["config"]["environment"]
     env.update(cpu=fp["cpu_model"], cpu_count=fp["cores_logical"], machine=fp["arch"],

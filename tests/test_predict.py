@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
-from benchdb.model import calibrate as cal
-from benchdb.model import predict as pr
+from benchdb.perfmodel import calibrate as cal
+from benchdb.perfmodel import predict as pr
 from benchdb.schema import identity
 from benchdb.warehouse import Warehouse
 from conftest import HARDWARE, make_meta, make_run, write_file

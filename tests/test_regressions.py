@@ -69,11 +69,9 @@ def _pair(rng, n=200, shift=0.0, sigma=0.05):
 def _verdict(b, c, history=None, threshold=0.05, processes=3, interleaved=True):
     """The gate's verdict on two sides, each measured in ``processes`` processes (of one
     interleaved A/B run unless ``interleaved=False``)."""
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-    samples = {"b": ("s", b), "c": ("s", c)}
-    groups = (np.array_split(np.asarray(b), processes), np.array_split(np.asarray(c), processes))
-    return gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, history, threshold, 0, groups,
-                       interleaved=interleaved)
+    base = gate.SideSamples("ok", "valid", unit="s", values=b, processes=np.array_split(np.asarray(b), processes))
+    cand = gate.SideSamples("ok", "valid", unit="s", values=c, processes=np.array_split(np.asarray(c), processes))
+    return gate.judge({}, base, cand, history=history, threshold=threshold, interleaved=interleaved)
 
 
 def test_a_a_comparisons_are_almost_never_flagged():
@@ -88,10 +86,10 @@ def test_real_regressions_are_found_and_direction_respected():
     assert sum(_verdict(*_pair(rng, shift=-0.10)).verdict == "improved" for _ in range(50)) >= 48
     # throughput-like units regress downward
     b, c = _pair(rng, shift=-0.10)
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-    v = gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
-                    {"b": ("tokens/s", b), "c": ("tokens/s", c)}, None, 0.05, 0,
-                    (np.array_split(np.asarray(b), 3), np.array_split(np.asarray(c), 3)), interleaved=True)
+    v = gate.judge({}, gate.SideSamples("ok", "valid", unit="tokens/s", values=b,
+                                        processes=np.array_split(np.asarray(b), 3)),
+                   gate.SideSamples("ok", "valid", unit="tokens/s", values=c,
+                                    processes=np.array_split(np.asarray(c), 3)), threshold=0.05, interleaved=True)
     assert v.verdict == "regressed"
 
 
@@ -133,11 +131,11 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     assert "within +-5.0%" in v.reason and "two one-sided tests" in v.reason
     # the equivalence interval (90 %) comes from the same resamples: nested in the 95 % one
     assert v.ci_low <= v.eq_low <= v.change <= v.eq_high <= v.ci_high
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
     spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]     # processes disagree
-    straddle = gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"},
-                           {"b": ("s", b), "c": ("s", np.concatenate(spread))}, None, 0.05, 0,
-                           (np.array_split(np.asarray(b), 3), spread), interleaved=True)
+    straddle = gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=b,
+                                               processes=np.array_split(np.asarray(b), 3)),
+                          gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(spread), processes=spread),
+                          threshold=0.05, interleaved=True)
     assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
     assert straddle.verdict == "inconclusive" and "straddles" in straddle.reason
 
@@ -155,9 +153,8 @@ def test_noisy_history_raises_the_threshold():
 
 def test_too_few_samples_or_invalid_is_inconclusive():
     assert _verdict([0.01] * 5, [0.02] * 5).verdict == "inconclusive"
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-    v = gate.judge({}, {**ok, "result_id": "b"}, {"status": "ok", "validity": "invalid",
-                                                    "validity_reasons": ["noisy: x"], "result_id": "c"}, {}, None, 0.05, 0)
+    v = gate.judge({}, gate.SideSamples("ok", "valid"), gate.SideSamples("ok", "invalid", ("noisy: x",)),
+                   threshold=0.05)
     assert (v.verdict, v.reason) == ("inconclusive", "candidate result is invalid: noisy: x")
 
 

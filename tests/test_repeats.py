@@ -121,12 +121,10 @@ def test_outlier_processes_known_answers():
 def test_the_gate_sets_an_outlier_process_aside_and_says_so():
     from benchdb.analysis import gate
 
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
-
     def verdict(base, cand):
-        samples = {"b": ("s", np.concatenate(base)), "c": ("s", np.concatenate(cand))}
-        return gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
-                           (base, cand), interleaved=True)
+        return gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(base), processes=base),
+                          gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(cand), processes=cand),
+                          threshold=0.05, interleaved=True)
     aa = verdict(_procs([0, 0.01, 0.7, -0.01, 0], seed=1), _procs([0, 0, 0.01, -0.01, 0], seed=2))
     assert aa.verdict == "unchanged" and aa.reason.endswith("; set aside as outlier processes: baseline +70%")
     assert aa.n_base == 1600 and "(1 + 0 outlier process(es) set aside)" in aa.interval
@@ -153,12 +151,11 @@ def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
     assert np.median(np.concatenate(cand)) / np.median(np.concatenate(base)) - 1 > 0.09
     point, lo, hi = hierarchy.ratio_ci(base, cand, level=0.90)
     assert point == pytest.approx(1.1 ** (2 / 15) - 1, abs=2e-3) and -0.05 < lo < point < hi < 0.05
-    ok = {"status": "ok", "validity": "valid", "validity_reasons": []}
 
     def verdict(b, c):
-        samples = {"b": ("s", np.concatenate(b)), "c": ("s", np.concatenate(c))}
-        return gate.judge({}, {**ok, "result_id": "b"}, {**ok, "result_id": "c"}, samples, None, 0.05, 0,
-                           (b, c), interleaved=True)
+        return gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(b), processes=b),
+                          gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(c), processes=c),
+                          threshold=0.05, interleaved=True)
     aa = verdict(side(3), side(5))
     assert aa.verdict == "unchanged" and aa.change == pytest.approx(aa.cand_median / aa.base_median - 1)
     slower = verdict(side(5), side(5, shift=1.1))

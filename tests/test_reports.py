@@ -32,7 +32,8 @@ def db(tmp_path_factory):
 
 
 @pytest.mark.parametrize("flag,section", [("--optimal-hardware", "optimal_hardware"), ("--matrix", "compat_matrix"),
-                                          ("--speedup", "speedup"), ("--scaling", "batch_scaling"),
+                                          ("--speedup", "speedup"), ("--batch-scaling", "batch_scaling"),
+                                          ("--scaling", "batch_scaling"),
                                           ("--memory", "memory"), ("--trends", "trends")])
 @pytest.mark.parametrize("fmt", ["md", "json", "csv", "html"])
 def test_each_report_in_each_format(db, flag, section, fmt):
@@ -96,14 +97,14 @@ def test_constraints_and_filters(db, tmp_path):
     got = json.loads(r.stdout)
     assert [(x["batch_size"], x["best_backend"], round(x["best_value"], 6)) for x in got] == [
         (1, "onnxruntime", 0.5), (4, "pytorch", 0.5)]
-    r = invoke("report", "--scaling", "--hardware", "Test GPU", "--format", "json", "--db", str(db))
+    r = invoke("report", "--batch-scaling", "--hardware", "Test GPU", "--format", "json", "--db", str(db))
     assert {x["hardware_name"] for x in json.loads(r.stdout)} == {"Test GPU"}
 
 
 def test_report_errors_are_one_line(db, tmp_path):
     r = invoke("report", "--db", str(db))
     assert r.exit_code == 2 and r.stderr.strip() == (
-        "benchdb: error: choose a report: --optimal-hardware, --matrix, --speedup, --scaling, --memory, "
+        "benchdb: error: choose a report: --optimal-hardware, --matrix, --speedup, --batch-scaling, --memory, "
         "--trends, --regressions or --all")
     r = invoke("report", "--optimal-hardware", "--model", "nope", "--db", str(db))
     assert r.exit_code == 1

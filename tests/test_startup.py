@@ -71,7 +71,7 @@ def test_reading_commands_import_only_what_they_use(warehouse, args, allowed):
         unused.discard("duckdb")
     assert not mods & unused
     # other command modules are not imported to run one command
-    assert not {m for m in ("benchdb.cli.run", "benchdb.cli.interop", "benchdb.cli.model")} & _submodules(*args)
+    assert not {m for m in ("benchdb.cli.run", "benchdb.cli.interop", "benchdb.cli.perfmodel")} & _submodules(*args)
 
 
 def _submodules(*args: str) -> set[str]:

@@ -118,10 +118,10 @@ def test_a_new_run_joins_the_series_of_an_upgraded_result(old_db, tmp_path):
     from benchdb.plan.driver import build_plan, series_ids
 
     items = build_plan([RunOptions("numpy", ("matmul:32",), threads=1)])
-    from benchdb.harness import hardware as machine
+    from benchdb.harness import hardware
     from benchdb.schema import identity
 
-    if identity.hardware_id(machine.cpu_fingerprint()) != old[1]:
+    if identity.hardware_id(hardware.cpu_fingerprint()) != old[1]:
         # The fixture was written on another machine: compare on its hardware id instead.
         sc = items[0].scenarios[0]
         assert identity.series_id(sc.key(), old[1]) == old[0]

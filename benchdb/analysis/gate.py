@@ -45,17 +45,19 @@ run. The other selectors (run:, commit:, tag:, time:) pick whole runs. Only the 
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchdb import sql
+from benchdb.analysis import selection
+from benchdb.analysis.selection import SHOWN, Selection
 from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
-from benchdb.schema.options import env_differences
+
+if TYPE_CHECKING:
+    import numpy as np
 
 NOISE_MULTIPLE = 3.0
 #: Levels of the two intervals: a difference is claimed from the 95 % CI, equivalence from the 90 % one
@@ -81,9 +83,6 @@ EXIT_MEANING = {0: "pass: every compared series is unchanged, improved or fixed"
                    "passes them)"}
 #: The exit code of a check whose verdicts leave something undecided (see EXIT_MEANING).
 UNDECIDED = 3
-#: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
-SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options",
-         "hardware_id")
 
 
 @dataclass
@@ -114,31 +113,6 @@ class Comparison:
 
 
 @dataclass
-class Side:
-    """What one selector picked: the latest result of each series among its results."""
-    selector: str
-    results: dict[str, dict] = field(default_factory=dict)     # series_id -> result row
-
-    def runs(self) -> list[dict]:
-        """The runs behind the picked results, oldest first, with how many results each gave."""
-        count = Counter(r["run_id"] for r in self.results.values())
-        first = {}
-        for r in self.results.values():
-            first.setdefault(r["run_id"], r)
-        return [{"run_id": rid, "started_at": r["run_started_at"], "git_commit": r["git_commit"],
-                 "host": r["host"], "results": count[rid]}
-                for rid, r in sorted(first.items(), key=lambda kv: (kv[1]["run_started_at"], kv[0]))]
-
-    def by_hardware_backend(self) -> list[dict]:
-        """Series per (hardware, backend); ``label`` is the hardware name, with its id prefix where
-        two hardware ids share a name."""
-        count = Counter((r["hardware_name"], r["hardware_id"], r["backend"]) for r in self.results.values())
-        labels = _labels(self)
-        return [{"hardware_name": n, "hardware_id": h, "label": labels[h], "backend": b, "results": k}
-                for (n, h, b), k in sorted(count.items())]
-
-
-@dataclass
 class GateResult:
     baseline: str
     candidate: str
@@ -147,8 +121,8 @@ class GateResult:
     comparisons: list[Comparison] = field(default_factory=list)
     only_baseline: list[dict] = field(default_factory=list)
     only_candidate: list[dict] = field(default_factory=list)
-    base_side: Side | None = None
-    cand_side: Side | None = None
+    base_side: Selection | None = None
+    cand_side: Selection | None = None
     #: Inconclusive verdicts pass (exit 0) instead of leaving the check undecided (exit 3).
     allow_inconclusive: bool = False
 
@@ -188,114 +162,23 @@ class GateResult:
         return EXIT_MEANING[self.exit_code]
 
 
-_TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?)?\.\.(\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?)?$")
-
-
-def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]:
-    """Result ids picked by: latest, latest~N (per hardware and backend: the results of its newest
-    run, or of the N-th run before it), run:<id prefix> (or a bare id prefix), commit:<sha prefix>,
-    tag:<tag>, time:<from>..<to> (ISO dates, either side open)."""
-    sel = selector.strip()
-    params: dict[str, Any] = {"kind": "latest", "n": 0, "value": "", "t0": None, "t1": None}
-    if sel == "latest" or sel.startswith("latest~"):
-        try:
-            n = int(sel[7:]) if sel != "latest" else 0
-        except ValueError:
-            n = -1
-        if n < 0:
-            raise BenchdbError(f"selector {selector!r}: use latest or latest~N (N runs before the latest "
-                               "on each hardware and backend)")
-        params["n"] = n
-    else:
-        kind, _, value = sel.partition(":") if ":" in sel else ("run", "", sel)
-        params.update(kind=kind, value=value)
-        if kind == "time":
-            m = _TIME.match(value)
-            if not m:
-                raise BenchdbError(f"selector {selector!r}: time ranges look like time:2026-11-01..2026-11-08")
-            params["t0"] = m.group(1) or "1970-01-01"
-            params["t1"] = m.group(2) or (datetime.now(timezone.utc).replace(tzinfo=None)
-                                          + timedelta(days=1)).isoformat()
-        elif kind not in ("run", "commit", "tag"):
-            raise BenchdbError(f"selector {selector!r}: use latest, latest~N, run:ID, commit:SHA, tag:NAME "
-                               "or time:FROM..TO")
-        if not value and kind != "time":
-            raise BenchdbError(f"selector {selector!r} has nothing after '{kind}:'")
-    ids = [r[0] for r in con.execute(sql.load("queries/gate_select.sql"), params).fetchall()]
-    if not ids:
-        more = (f" (no hardware and backend has {params['n'] + 1} runs)" if params["kind"] == "latest" else "")
-        raise BenchdbError(f"selector {selector!r} matches no run in the warehouse{more}; list runs with "
-                           "`benchdb query \"SELECT run_id, started_at, host, git_commit, tags FROM runs "
-                           "ORDER BY started_at\"`")
-    return ids
-
-
-def _side(con, selector: str, ids: list[str]) -> Side:
-    cur = con.execute(sql.load("queries/gate_results.sql"), {"results": ids})
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
-    for r in rows:
-        opts = r["options"]
-        r["options"] = json.loads(opts) if isinstance(opts, str) else (opts or {})
-    return Side(selector, {r["series_id"]: r for r in rows})
-
-
-def _shown_order(rows: dict[str, dict]):
-    """Sort series ids by what a reader sees of them (model, backend, device, ...)."""
-    return lambda k: tuple(str(rows[k][f]) for f in SHOWN)
-
-
-def _labels(*sides: Side) -> dict[str, str]:
-    """Hardware id -> a readable label: its name, with the id prefix where two share a name."""
-    names: dict[str, str] = {}
-    for s in sides:
-        for r in s.results.values():
-            names[r["hardware_id"]] = r["hardware_name"]
-    dup = {n for n, k in Counter(names.values()).items() if k > 1}
-    return {h: f"{n} [{h[:8]}]" if n in dup else n for h, n in names.items()}
-
-
-def _describe(side: Side, labels: dict[str, str]) -> str:
-    groups = side.by_hardware_backend()
-    parts = ", ".join(f"{g['results']} on {labels[g['hardware_id']]}/{g['backend']}" for g in groups)
-    runs = len(side.runs())
-    return f"{len(side.results)} series from {runs} run(s): {parts}"
-
-
-def _check_metric(con, metric: str, base: Side, cand: Side) -> None:
-    ids = [r["result_id"] for s in (base, cand) for r in s.results.values()]
-    have = [m for (m,) in con.execute(sql.load("queries/gate_metrics.sql"), {"ids": ids, "metric": metric})
-            .fetchall()]
-    if have and metric not in have:
-        raise BenchdbError(f"--metric {metric!r} is not measured in the results of --baseline {base.selector!r} "
-                           f"or --candidate {cand.selector!r}; metrics there: {', '.join(have)}")
-
-
 def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, threshold: float = 0.05,
             metric: str = "latency_s", seed: int = 0) -> GateResult:
-    base_ids = resolve_selector(con, baseline)
-    cand_ids = resolve_selector(con, candidate)
+    base_ids = selection.resolve_selector(con, baseline)
+    cand_ids = selection.resolve_selector(con, candidate)
     overlap = set(base_ids) & set(cand_ids)
     if overlap:
         raise BenchdbError(f"selectors {baseline!r} and {candidate!r} pick the same run(s) ({len(overlap)} "
                            "result(s) on both sides); compare disjoint runs")
-    bside, cside = _side(con, baseline, base_ids), _side(con, candidate, cand_ids)
+    bside, cside = selection.load(con, baseline, base_ids), selection.load(con, candidate, cand_ids)
     base, cand = bside.results, cside.results
-    _check_metric(con, metric, bside, cside)
-    shared = sorted(set(base) & set(cand), key=_shown_order(cand))
+    selection.check_metric(con, metric, bside, cside)
+    shared = sorted(set(base) & set(cand), key=selection.shown_order(cand))
     if not shared:
-        labels = _labels(bside, cside)
-        split = _options_split(bside, cside)
-        raise BenchdbError(
-            f"nothing to compare: no series is on both sides{split}. --baseline {baseline!r} has "
-            f"{_describe(bside, labels)}; --candidate {candidate!r} has {_describe(cside, labels)}. "
-            "A series is one scenario (model, shape, backend, device, mode, precision, options) on one "
-            "hardware: choose selectors whose runs measured the same scenarios on the same hardware "
-            "(latest~1 vs latest, tag:, commit: or run:; list runs with `benchdb query \"SELECT run_id, "
-            "started_at, host, git_commit, tags FROM runs ORDER BY started_at\"`)")
+        raise selection.nothing_shared(bside, cside)
     out = GateResult(baseline, candidate, metric, threshold, base_side=bside, cand_side=cside)
-    out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=_shown_order(base))]
-    out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=_shown_order(cand))]
+    out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=selection.shown_order(base))]
+    out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=selection.shown_order(cand))]
     import numpy as np       # only once there is something to compare: the rest of a check stays light
 
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
@@ -318,41 +201,12 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                     "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}
         # the two sides of one interleaved A/B run measure run-to-run noise themselves; the series'
         # history (which holds earlier A/B candidates, other code by design) must not widen the gate
-        out.comparisons.append(judge(scenario, b, c, samples, None if interleaved else history.get(k),
-                                      threshold, seed,
-                                      (processes["base"].get(k, []), processes["cand"].get(k, [])),
-                                      interleaved=interleaved))
+        out.comparisons.append(judge(scenario, SideSamples.of(b, samples, processes["base"].get(k, [])),
+                                     SideSamples.of(c, samples, processes["cand"].get(k, [])),
+                                     history=None if interleaved else history.get(k), threshold=threshold,
+                                     seed=seed, interleaved=interleaved))
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
-
-
-_LOOSE = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "hardware_id")
-
-
-def _options_split(base: Side, cand: Side) -> str:
-    """Where the two sides measured the same scenarios on the same hardware with different options
-    (e.g. --ab-env on a variable a user bench declares in ENV, which is part of identity): which."""
-    def loose(r: dict) -> tuple:
-        return tuple(str(r.get(k)) for k in _LOOSE)
-
-    cands = {loose(r): r for r in cand.results.values()}
-    differ: dict[str, set[str]] = {}
-    for r in base.results.values():
-        other = cands.get(loose(r))
-        if other is None:
-            continue
-        bo, co = r.get("options") or {}, other.get("options") or {}
-        for k in sorted(set(bo) | set(co)):
-            if bo.get(k) != co.get(k):
-                names = differ.setdefault(k, set())
-                if k == "env":             # a user bench's declared ENV: name the variables, not their values
-                    names.update(env_differences(bo.get(k), co.get(k)))
-    if not differ:
-        return ""
-    parts = [f"{k} ({', '.join(sorted(v))})" if v else k for k, v in sorted(differ.items())]
-    hint = (" -- a variable a bench declares in ENV is part of a series' identity, so --ab-env on it makes "
-            "base and cand different series" if "env" in differ else "")
-    return f": the same scenarios were measured with different options: {', '.join(parts)}{hint}"
 
 
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")
@@ -372,17 +226,40 @@ def _ab_pair(base: list[dict], cand: list[dict]) -> bool:
     return len(b) == 1 and b == c and None not in b
 
 
-def _status(r: dict) -> str:
-    err = (r.get("error") or "").strip().splitlines()
-    detail = f" ({err[0][:160]})" if err else ""
-    return f"{r['status']}{detail}"
+@dataclass(frozen=True)
+class SideSamples:
+    """One side of a series as :func:`judge` reads it: its result's state and its samples of the metric."""
+    status: str
+    validity: str | None
+    validity_reasons: tuple[str, ...] = ()
+    error: str | None = None
+    unit: str | None = None
+    values: Sequence[float] = ()
+    #: Per-process sample arrays (every valid process of the series on this side, pooled over its
+    #: results); None: ``values`` are the one process of the side's result.
+    processes: Sequence[np.ndarray] | None = None
+
+    @classmethod
+    def of(cls, row: dict[str, Any], samples: dict[str, tuple[str | None, Sequence[float]]],
+           processes: Sequence[np.ndarray] | None = None) -> SideSamples:
+        """From a result row (status, validity, validity_reasons, error, result_id) and the
+        samples of each result id: (unit, values)."""
+        unit, values = samples.get(row["result_id"], (None, []))
+        return cls(row["status"], row["validity"], tuple(row.get("validity_reasons") or ()), row.get("error"),
+                   unit, values, processes)
+
+    def describe_status(self) -> str:
+        """The status, with the first line of its error."""
+        err = (self.error or "").strip().splitlines()
+        detail = f" ({err[0][:160]})" if err else ""
+        return f"{self.status}{detail}"
 
 
-def judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, interleaved=False,
-           level: float = LEVEL, eq_level: float = EQUIVALENCE_LEVEL) -> Comparison:
-    """One series' verdict. ``groups``: (baseline, candidate) lists of per-process sample arrays
-    (pooled over the side's results); by default each side is the one process of its result.
-    ``interleaved``: the two sides are one interleaved A/B run, whose alternating processes see
+def judge(scenario: dict[str, Any], b: SideSamples, c: SideSamples, *, threshold: float,
+          history: Sequence[float] | None = None, seed: int = 0, interleaved: bool = False,
+          level: float = LEVEL, eq_level: float = EQUIVALENCE_LEVEL) -> Comparison:
+    """One series' verdict on its baseline ``b`` and candidate ``c``. ``history``: the series'
+    earlier values (its run-to-run noise, once MIN_HISTORY long). ``interleaved``: the two sides are one interleaved A/B run, whose alternating processes see
     the same drifts of the machine, so their spread is the run-to-run noise. Sides from separate
     invocations see different moments of the machine: without the series' history their
     difference cannot be told from noise (A/A pairs minutes apart on a shared VM: +50 % with a
@@ -392,32 +269,30 @@ def judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, int
     from benchdb.analysis import hierarchy
     from benchdb.analysis.stats import bootstrap_median_ratio, robust_noise
 
-    ub, vb = samples.get(b["result_id"], (None, []))
-    uc, vc = samples.get(c["result_id"], (None, []))
-    if groups is not None:         # every valid process of the series on each side, pooled
-        vb = np.concatenate(groups[0]) if groups[0] else np.asarray(vb, dtype=float)
-        vc = np.concatenate(groups[1]) if groups[1] else np.asarray(vc, dtype=float)
+    ub, uc = b.unit, c.unit
+    vb = np.concatenate(b.processes) if b.processes else np.asarray(b.values, dtype=float)
+    vc = np.concatenate(c.processes) if c.processes else np.asarray(c.values, dtype=float)
     cmp = Comparison(scenario, "unchanged", "", n_base=len(vb), n_cand=len(vc), unit=uc or ub,
-                     base_status=b["status"], cand_status=c["status"])
+                     base_status=b.status, cand_status=c.status)
     if len(vb):
         cmp.base_median = float(np.median(vb))
     if len(vc):
         cmp.cand_median = float(np.median(vc))
-    b_broken, c_broken = b["status"] not in WORKING_STATUSES, c["status"] not in WORKING_STATUSES
-    if c_broken and b["status"] == "ok":
-        cmp.verdict, cmp.reason = "broken", f"candidate is {_status(c)}; the baseline was ok"
+    b_broken, c_broken = b.status not in WORKING_STATUSES, c.status not in WORKING_STATUSES
+    if c_broken and b.status == "ok":
+        cmp.verdict, cmp.reason = "broken", f"candidate is {c.describe_status()}; the baseline was ok"
         return cmp
     if b_broken and c_broken:
-        cmp.verdict, cmp.reason = "still_broken", f"baseline was {_status(b)}; candidate is {_status(c)}"
+        cmp.verdict, cmp.reason = "still_broken", f"baseline was {b.describe_status()}; candidate is {c.describe_status()}"
         return cmp
-    if b_broken and c["status"] == "ok":
-        cmp.verdict, cmp.reason = "fixed", f"baseline was {_status(b)}; candidate is ok"
-        if c["validity"] != "valid":
-            cmp.reason += " (invalid: " + "; ".join(c["validity_reasons"] or []) + ")"
+    if b_broken and c.status == "ok":
+        cmp.verdict, cmp.reason = "fixed", f"baseline was {b.describe_status()}; candidate is ok"
+        if c.validity != "valid":
+            cmp.reason += " (invalid: " + "; ".join(c.validity_reasons) + ")"
         return cmp
     for side, r in (("baseline", b), ("candidate", c)):
-        if r["status"] != "ok" or r["validity"] != "valid":
-            why = _status(r) if r["status"] != "ok" else "invalid: " + "; ".join(r["validity_reasons"] or [])
+        if r.status != "ok" or r.validity != "valid":
+            why = r.describe_status() if r.status != "ok" else "invalid: " + "; ".join(r.validity_reasons)
             cmp.verdict, cmp.reason = "inconclusive", f"{side} result is {why}"
             return cmp
     if not len(vb) and not len(vc):
@@ -426,7 +301,8 @@ def judge(scenario, b, c, samples, history, threshold, seed, groups=None, *, int
     if len(vb) < MIN_SAMPLES or len(vc) < MIN_SAMPLES:
         cmp.verdict, cmp.reason = "inconclusive", f"too few samples ({len(vb)} vs {len(vc)}; need {MIN_SAMPLES})"
         return cmp
-    gb, gc = groups if groups is not None else ([np.asarray(vb)], [np.asarray(vc)])
+    gb = list(b.processes) if b.processes is not None else [vb]
+    gc = list(c.processes) if c.processes is not None else [vc]
     cmp.processes = (len(gb), len(gc))
     worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS        # latency-like: a larger value is slower
     aside = ""

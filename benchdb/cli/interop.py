@@ -54,7 +54,7 @@ def import_cmd(fmt, paths, out):
 @db_option()
 def export_cmd(fmt, out, models, partitioned, db):
     """Write the warehouse's results (with their raw samples) in another tool's format."""
-    from benchdb.interop.export import export
+    from benchdb.interop.export_formats import export
 
     if partitioned is not None:
         if fmt is not None or models:

@@ -18,7 +18,8 @@ from benchdb.errors import BenchdbError
               help="Best hardware/backend per model and batch size (and the runner-up).")
 @click.option("--matrix", "kinds", flag_value="matrix", multiple=True, help="Compatibility matrix.")
 @click.option("--speedup", "kinds", flag_value="speedup", multiple=True, help="Speedup vs CPU PyTorch eager.")
-@click.option("--scaling", "kinds", flag_value="scaling", multiple=True, help="Batch scaling.")
+@click.option("--batch-scaling", "--scaling", "kinds", flag_value="batch-scaling", multiple=True,
+              help="Batch scaling: latency and throughput against batch size (--scaling: the same).")
 @click.option("--memory", "kinds", flag_value="memory", multiple=True, help="Peak memory.")
 @click.option("--trends", "kinds", flag_value="trends", multiple=True, help="Medians over runs.")
 @click.option("--regressions", "kinds", flag_value="regressions", multiple=True,
@@ -45,13 +46,13 @@ from benchdb.errors import BenchdbError
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
 def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
            github_summary, wide, engine, data):
-    """Reports from the warehouse: optimal hardware, compatibility, speedup, scaling, memory, trends."""
+    """Reports from the warehouse: optimal hardware, compatibility, speedup, batch scaling, memory, trends."""
     from benchdb.reports import build as builder, render as renderer
     from benchdb.warehouse import Warehouse
 
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
     if not chosen:
-        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --scaling, --memory, "
+        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --batch-scaling, --memory, "
                            "--trends, --regressions or --all")
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,

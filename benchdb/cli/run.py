@@ -59,7 +59,7 @@ def run(**params):
         return _resume(ctx, params)
     runs, exclude, source = _run_options(ctx, params)
     if params["ab"]:
-        from benchdb.plan import ab
+        from benchdb.cli import ab
 
         return ab.cli(ctx, params, runs, exclude, source)
     if params["ab_env"] or params.get("ab_env_public"):

@@ -3,8 +3,9 @@
 
 One module per format, each with ``FILES`` (the file names it picks from a folder) and
 ``parse(path) -> list[Imported]`` (raising :class:`~benchdb.interop.writer.SourceError` on bad
-input); :mod:`.writer` writes contract files, :mod:`.export` reads the warehouse.
-A bad file is reported with its problem and nothing of it is written; the other files still are.
+input); :mod:`.writer` writes contract files, :mod:`.export_formats` writes the warehouse in other
+tools' formats. A bad file is reported with its problem and nothing of it is written; the other
+files still are.
 """
 
 from __future__ import annotations

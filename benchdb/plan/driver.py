@@ -5,12 +5,8 @@ from __future__ import annotations
 import json
 import platform
 import random
-import re
-import signal
-import threading
 from collections import Counter
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
@@ -24,8 +20,10 @@ from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.harness.isolation import run_isolated
+from benchdb.plan.files import RunReport, Sink, Writer
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
+
 
 def backend_names() -> list[str]:
     return registry.names()
@@ -33,15 +31,6 @@ def backend_names() -> list[str]:
 
 def load_backend(name: str) -> ModuleType:
     return registry.load(name)
-
-
-@dataclass
-class RunReport:
-    run_id: str
-    out_dir: Path | str
-    files: list = field(default_factory=list)
-    outcomes: list[Outcome] = field(default_factory=list)
-    tables: list[pa.Table] = field(default_factory=list)
 
 
 class Interrupted(BenchdbError):
@@ -60,16 +49,6 @@ class PlanItem:
     opts: RunOptions
     model: str
     scenarios: list[Scenario]
-
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
-
-
-def _file_name(o: Outcome, sid: str) -> str:
-    sc = o.scenario
-    parts = [sc.model_id, sc.backend, sc.device, sc.mode, sc.precision, f"bs{sc.batch_size}", sc.input_shape]
-    slug = "__".join(_UNSAFE.sub("-", p).strip("-")[:60] or "x" for p in parts)
-    return f"{slug}-{sid[:8]}.parquet"
 
 
 def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
@@ -362,94 +341,6 @@ def _outcomes(item: PlanItem, scenarios: list[Scenario]) -> list[Outcome]:
         return list(run_isolated(registry.info(item.opts.backend).implementation, item.model, scenarios,
                                  item.opts, backend.model_info(item.model)))
     return list(backend.run_model(item.model, scenarios, item.opts))
-
-
-class Writer:
-    """Turns outcomes into contract files: metadata (with the hardware of the scenario's own
-    device), sample rows, the file, and the report of what was written."""
-
-    def __init__(self, run_meta: dict, sink: "Sink"):
-        self.run_meta = run_meta
-        self.sink = sink
-        self.report = RunReport(run_meta["run_id"], sink.display)
-        self.hardware: dict[tuple[str, str], dict] = {}
-
-    def write(self, outcome: Outcome, opts: RunOptions) -> None:
-        sc = outcome.scenario
-        key = (sc.backend, sc.device)
-        if key not in self.hardware:
-            self.hardware[key] = load_backend(sc.backend).hardware_of(sc.device)
-        cond = outcome.conditions
-        meta = contract.build_metadata(run=self.run_meta, hardware=self.hardware[key], model=outcome.model, scenario={
-            **sc.key(), "status": outcome.status, "error": outcome.error,
-            "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
-            "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
-            "threads": cond.threads if cond else opts.thread_count,
-            "load_avg_1m": cond.load_avg_1m if cond else None,
-            "stop_reason": outcome.stop_reason, "started_at": outcome.started_at, "repeats": opts.repeats,
-            "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
-            "extra": outcome.extra,
-        })
-        table = contract.samples_table(meta, outcome.rows)
-        with _ctrl_c_deferred():     # a file on disk is a file in the report, whenever Ctrl-C comes
-            self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]),
-                                                     meta, table))
-            self.report.outcomes.append(outcome)
-            self.report.tables.append(table)
-
-
-@contextmanager
-def _ctrl_c_deferred():
-    """Ctrl-C inside the block takes effect when it ends. Without this, a Ctrl-C between a scenario
-    file's rename into place and its entry in the run report left a file that the interrupted run's
-    "kept N of M" did not count (tests/test_cli_fail_closed.py: "kept 1" with 2 files on disk)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if got and callable(previous):
-            previous(signal.SIGINT, None)
-
-
-class Sink:
-    """Where scenario files go: a local folder, or an fsspec URL (s3://, gs://, hf://, file://, ...).
-    Remote files are written atomically here first, then uploaded one by one."""
-
-    def __init__(self, out: str, run_id: str):
-        self.remote = "://" in out
-        if self.remote:
-            try:
-                import fsspec
-            except ImportError:
-                raise BenchdbError(f"--out {out} needs fsspec: pip install fsspec (plus s3fs / gcsfs / "
-                                   "huggingface_hub for that protocol)") from None
-            import tempfile
-
-            try:
-                self.fs, root = fsspec.core.url_to_fs(out)
-            except (ImportError, ValueError) as exc:
-                raise BenchdbError(f"--out {out}: {exc}") from None
-            self.root = f"{root.rstrip('/')}/{run_id}"
-            self.local = Path(tempfile.mkdtemp(prefix="benchdb-out-"))
-            self.display = f"{out.rstrip('/')}/{run_id}"
-        else:
-            self.local = Path(out) / run_id
-            self.display = self.local
-
-    def write(self, name: str, meta: dict, table: pa.Table):
-        path = contract.write_scenario(self.local / name, meta, table)
-        if not self.remote:
-            return path
-        target = f"{self.root}/{name}"
-        self.fs.makedirs(self.root, exist_ok=True)
-        self.fs.put_file(str(path), target)
-        path.unlink()
-        return target
 
 
 def _clip(text: str, n: int = 110) -> str:

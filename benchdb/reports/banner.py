@@ -9,7 +9,7 @@ from typing import Any
 
 from benchdb import sql
 from benchdb.engine import duckdb
-from benchdb.reports.build import Column, Filters
+from benchdb.reports.document import Column, Filters
 from benchdb.text import plural
 
 

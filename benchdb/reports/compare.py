@@ -3,14 +3,14 @@
 Per series: both sides' sample distributions (histogram and ECDF, as pytest-benchmark's compare
 plus histogram), the relative change of the median with its 95 % interval against the threshold band
 (one forest plot for all series), and the gate's verdict and reason. The gate (analysis/gate.py)
-decides; this module only draws what it decided, from samples fetched through reports.build._rows.
+decides; this module only draws what it decided, from samples fetched through reports.document.section_rows.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from benchdb.reports.build import section_rows
+from benchdb.reports.document import section_rows
 
 MAX_SERIES_PLOTS = 40
 

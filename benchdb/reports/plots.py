@@ -14,7 +14,7 @@ import json
 import math
 from collections import defaultdict
 
-from benchdb.reports.build import Report, Section
+from benchdb.reports.document import Report, Section
 
 MAX_SERIES = 10
 MAX_BARS = 40
@@ -93,7 +93,7 @@ def _candidate(r: dict) -> str:
     return f"{r.get('hardware_name')} / {r.get('backend')} / {r.get('mode')} / {r.get('precision')}"
 
 
-def scaling(section: Section) -> list[tuple[str, str]]:
+def batch_scaling(section: Section) -> list[tuple[str, str]]:
     plt = pyplot()
     by_model: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
     for r in section.rows:
@@ -344,7 +344,7 @@ def drilldown(r: dict) -> str | None:
     return svg(fig)
 
 
-PLOTTERS = {"batch_scaling": scaling, "speedup": speedup, "optimal_hardware": optimal, "memory": memory,
+PLOTTERS = {"batch_scaling": batch_scaling, "speedup": speedup, "optimal_hardware": optimal, "memory": memory,
             "compat_matrix": matrix, "trends": trends}
 
 

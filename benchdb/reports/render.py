@@ -8,7 +8,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import BenchdbError, printable
-from benchdb.reports.build import Report, Section
+from benchdb.reports.document import Report, Section
 from benchdb.reports.tabular import render as render_rows
 
 if TYPE_CHECKING:   # Jinja is imported when a template renders: JSON, CSV and errors never load it

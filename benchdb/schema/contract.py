@@ -1,4 +1,5 @@
-"""The Parquet measurement contract (v1): the only thing runners and ingest share.
+"""The Parquet measurement contract (v2, :data:`CONTRACT_VERSION`; v1 files are still read and
+upgraded): the only thing runners and ingest share.
 
 A contract file holds the raw samples of one scenario in long format (one row per timed
 iteration per metric) plus one JSON document in the Parquet key-value metadata under

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 
 def export_partitioned(db, dest, **kw):
-    from benchdb.spark.export import export_partitioned as run
+    from benchdb.spark.partitioned_export import export_partitioned as run
 
     return run(db, dest, **kw)
 

@@ -34,13 +34,13 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
 
     Columns come in the warehouse's order and types (from the export's manifest), so ``r.*`` in a
     view gives the same columns as DuckDB; the partition-only column ``run_month`` is left out."""
-    from benchdb.spark import export, translate
+    from benchdb.spark import partitioned_export, translate
 
-    fs, root, _ = export.filesystem(str(data))
-    manifest = export.read_manifest(fs, root)
+    fs, root, _ = partitioned_export.filesystem(str(data))
+    manifest = partitioned_export.read_manifest(fs, root)
     if manifest is None:
-        raise BenchdbError(f"{data} is not a `benchdb export --partitioned` folder (no {export.MANIFEST}); "
-                           f"write one with `benchdb export --partitioned {data}`")
+        raise BenchdbError(f"{data} is not a `benchdb export --partitioned` folder (no "
+                           f"{partitioned_export.MANIFEST}); write one with `benchdb export --partitioned {data}`")
     base = _spark_path(str(data), root, fs)
     names = []
     for table, info in manifest["tables"].items():

@@ -1,4 +1,4 @@
--- One measured peak of one calibration (benchdb/model/calibrate.py); rows are only ever added.
+-- One measured peak of one calibration (benchdb/perfmodel/calibrate.py); rows are only ever added.
 INSERT INTO hardware_calibration
     (calibration_id, hardware_id, calibrated_at, host, benchdb_version, backend, device, threads,
      kind, precision, value, ci_low, ci_high, unit, trials, size, details)

@@ -1,4 +1,4 @@
-"""The hardware model: `benchdb calibrate` (measured peaks) and `benchdb predict`.
+"""The performance model: `benchdb calibrate` (measured peaks) and `benchdb predict`.
 
 Commands import their library modules inside the command body: `benchdb --help` stays light.
 """
@@ -62,7 +62,7 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
                        f"{_si(r['value'], r['unit'])}")
         return
     from benchdb.harness import hardware
-    from benchdb.model import calibrate as cal
+    from benchdb.perfmodel import calibrate as cal
     from benchdb.schema.identity import normalize_device
 
     device = normalize_device(device)
@@ -105,7 +105,8 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
     method and data used; --evaluate measures the methods' errors (exit 2: insufficient data)."""
     import sys
 
-    from benchdb.model import predict as pr
+    from benchdb.perfmodel import evaluate as ev
+    from benchdb.perfmodel import predict as pr
     from benchdb.warehouse import Warehouse
 
     with Warehouse(db).reading() as con:
@@ -116,8 +117,8 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
             click.echo(f"insufficient data: --evaluate needs results of at least 3 models; the warehouse has "
                        f"{len({r['model_id'] for r in usable})}")
             sys.exit(2)
-        table = pr.evaluate(usable)
-        click.echo(json.dumps(table, indent=1) if fmt == "json" else pr.format_evaluation(table, usable))
+        table = ev.evaluate(usable)
+        click.echo(json.dumps(table, indent=1) if fmt == "json" else ev.format_evaluation(table, usable))
         return
     if not model or not hardware:
         raise click.UsageError("give --model and --hardware (or --evaluate)")

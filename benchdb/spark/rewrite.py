@@ -1,0 +1,341 @@
+"""The syntax-tree work behind :mod:`benchdb.spark.translate`: inlining benchdb's macros and the
+rewrites its docstring lists, each fixing what sqlglot's Spark output gets wrong for benchdb's SQL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from benchdb import sql
+from benchdb.errors import BenchdbError
+
+
+class UntranslatableSQL(BenchdbError):
+    """A construct of benchdb's DuckDB SQL with no faithful Spark SQL form."""
+
+
+@dataclass(frozen=True)
+class Macro:
+    name: str
+    params: tuple[str, ...]
+    body: object            # sqlglot expression (a query for table macros)
+    table: bool
+
+
+def inline_macros(tree, defs: dict[str, Macro], where: str, depth: int = 0):
+    """Replace macro calls by their bodies with the arguments substituted (recursively)."""
+    from sqlglot import exp
+
+    if depth > 20:
+        raise UntranslatableSQL(f"{where}: macros nest more than 20 deep (a recursive macro?)")
+
+    def substitute(m: Macro, call_args: list):
+        if len(call_args) != len(m.params):
+            raise UntranslatableSQL(f"{where}: macro {m.name} takes {len(m.params)} arguments, "
+                                    f"got {len(call_args)}")
+        mapping = dict(zip(m.params, call_args))
+        body = m.body.copy()
+
+        def repl(node):
+            if isinstance(node, exp.Column) and not node.table and node.name.lower() in mapping:
+                arg = mapping[node.name.lower()].copy()
+                return arg if isinstance(arg, (exp.Literal, exp.Column, exp.Null, exp.Paren,
+                                               exp.Placeholder, exp.Parameter, exp.Cast)) else exp.Paren(this=arg)
+            return node
+
+        body = body.transform(repl, copy=False)
+        return inline_macros(body, defs, where, depth + 1)
+
+    def repl_call(node):
+        name = _func_name(node)
+        if name and name in defs:
+            m = defs[name]
+            if m.table:
+                parent = node.parent
+                if not isinstance(parent, exp.Table):
+                    raise UntranslatableSQL(f"{where}: table macro {m.name} used outside FROM")
+                return node
+            return substitute(m, _call_args(node))
+        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
+                and node.this.name.lower() in defs and defs[node.this.name.lower()].table:
+            m = defs[node.this.name.lower()]
+            body = substitute(m, list(node.this.expressions))
+            alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(m.name))
+            return exp.Subquery(this=body, alias=alias.copy())
+        return node
+
+    return tree.transform(repl_call, copy=False)
+
+
+def _func_name(node) -> str | None:
+    from sqlglot import exp
+
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    return None
+
+
+def _call_args(node) -> list:
+    return list(node.expressions)
+
+
+def _list_aliases(tree) -> set[str]:
+    """Names of columns aliased from list-valued expressions (after the list rewrites)."""
+    from sqlglot import exp
+
+    out = set()
+    for alias in tree.find_all(exp.Alias):
+        if _is_list(alias.this, set()):
+            out.add(alias.alias.lower())
+    for field in tree.find_all(exp.PropertyEQ):      # list-valued fields of a struct literal (g.sorted_values)
+        if isinstance(field.parent, exp.Struct) and _is_list(field.expression, set()):
+            out.add(field.this.name.lower())
+    return out
+
+
+def _is_list(node, aliases: set[str]) -> bool:
+    from sqlglot import exp
+
+    if isinstance(node, (exp.ArrayAgg, exp.ArraySort, exp.Array, exp.ArrayConcat)):
+        return True
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ("collect_list", "collect_set", "array_sort",
+                                                                 "list_sort", "array_distinct"):
+        return True
+    if isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.ARRAY):
+        return True
+    if isinstance(node, exp.Paren):
+        return _is_list(node.this, aliases)
+    if isinstance(node, exp.Coalesce):
+        return any(_is_list(a, aliases) for a in [node.this, *node.expressions])
+    return isinstance(node, exp.Column) and (node.name.lower() in aliases or node.name in list_columns())
+
+
+@lru_cache(maxsize=1)
+def table_columns() -> dict[str, list[str]]:
+    """Columns of each warehouse table at the schema this code ships (an in-memory warehouse)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from benchdb.schema import database
+
+    con = duckdb.connect()
+    try:
+        database.prepare(con, Path(":memory:"))
+        out: dict[str, list[str]] = {}
+        for table, column, _ in con.execute(sql.load("spark/table_columns.sql")).fetchall():
+            out.setdefault(table, []).append(column)
+        return out
+    finally:
+        con.close()
+
+
+@lru_cache(maxsize=1)
+def list_columns() -> frozenset[str]:
+    """Names of the warehouse columns that hold lists (validity_reasons, tags, ...)."""
+    from pathlib import Path
+
+    import duckdb
+
+    from benchdb.schema import database
+
+    con = duckdb.connect()
+    try:
+        database.prepare(con, Path(":memory:"))
+        rows = con.execute(sql.load("spark/table_columns.sql")).fetchall()
+        return frozenset(c for _, c, t in rows if str(t).endswith("[]"))
+    finally:
+        con.close()
+
+
+def _expand_stars(tree):
+    """``alias.*`` of a warehouse table in a SELECT with a USING join, spelled out: Spark puts the
+    USING keys first, DuckDB keeps the table's order."""
+    from sqlglot import exp
+
+    for select in list(tree.find_all(exp.Select)):
+        if not any(j.args.get("using") for j in select.args.get("joins") or []):
+            continue
+        sources = {}
+        for t in [select.args.get("from_") or select.args.get("from")] + list(select.args.get("joins") or []):
+            if t is not None and isinstance(t.this, exp.Table):
+                sources[t.this.alias_or_name] = t.this.name
+        cols = None
+        new = []
+        for p in select.expressions:
+            if isinstance(p, exp.Column) and isinstance(p.this, exp.Star) and p.table in sources:
+                cols = cols or table_columns()
+                table = sources[p.table]
+                if table in cols:
+                    new.extend(exp.column(c, table=p.table) for c in cols[table])
+                    continue
+            new.append(p)
+        select.set("expressions", new)
+    return tree
+
+
+def _null_if_no_rows(agg, filt=lambda a: a):
+    """DuckDB's list() over no rows is NULL; Spark's collect_list is an empty array."""
+    from sqlglot import exp
+
+    return exp.Case(ifs=[exp.If(this=exp.EQ(this=filt(exp.Count(this=exp.Star())), expression=exp.Literal.number(0)),
+                                true=exp.Null())], default=agg)
+
+
+def rewrite(tree, where: str):
+    """The fixes on top of sqlglot's duckdb -> spark translation (see the module docstring)."""
+    from sqlglot import exp
+
+    def fail(what: str):
+        raise UntranslatableSQL(f"{where}: {what} has no faithful Spark SQL form; "
+                                "rewrite it in benchdb/sql so both engines agree")
+
+    def list_agg(node, where_=None):
+        """list(...) / array_agg(...) -> collect_list or array_sort(collect_list|collect_set);
+        ``where_``: the aggregate's FILTER condition, applied to each aggregate it becomes."""
+        def filt(agg):
+            return exp.Filter(this=agg, expression=exp.Where(this=where_.copy())) if where_ is not None else agg
+
+        inner = node.this
+        order = None
+        if isinstance(inner, exp.Order):
+            order = inner
+            inner = inner.this
+        distinct = isinstance(inner, exp.Distinct)
+        if distinct:
+            if len(inner.expressions) != 1:
+                fail("list(DISTINCT a, b)")
+            inner = inner.expressions[0]
+        agg = filt(exp.Anonymous(this="collect_set" if distinct else "collect_list", expressions=[inner.copy()]))
+        if order is None:
+            if distinct:
+                fail("list(DISTINCT x) without ORDER BY x (its order is undefined in both engines)")
+            return _null_if_no_rows(agg, filt)
+        keys = order.expressions
+        desc = {bool(k.args.get("desc")) for k in keys}
+        if len(desc) != 1:
+            fail(f"list(... ORDER BY {', '.join(k.sql('duckdb') for k in keys)}) with mixed directions")
+        if len(keys) == 1 and keys[0].this == inner:
+            sorted_ = exp.Anonymous(this="array_sort", expressions=[agg])
+        else:
+            # ordered by other keys: sort structs (keys first, then the value), keep the values
+            if distinct:
+                fail("list(DISTINCT x ORDER BY another expression)")
+            fields = []
+            for i, k in enumerate(keys):
+                fields += [exp.Literal.string(f"k{i}"), k.this.copy()]
+            fields += [exp.Literal.string("v"), inner.copy()]
+            pairs = filt(exp.Anonymous(this="collect_list", expressions=[exp.Anonymous(this="named_struct",
+                                                                                      expressions=fields)]))
+            sorted_ = exp.Anonymous(this="transform", expressions=[
+                exp.Anonymous(this="array_sort", expressions=[pairs]),
+                exp.Lambda(this=exp.Dot(this=exp.column("e"), expression=exp.to_identifier("v")),
+                           expressions=[exp.to_identifier("e")])])
+        out = exp.Anonymous(this="reverse", expressions=[sorted_]) if desc.pop() else sorted_
+        return _null_if_no_rows(out, filt)
+
+    tree = _expand_stars(tree)
+
+    # 0. Spark cannot run a correlated subquery that orders or limits by the outer row
+    for sub in tree.find_all(exp.Subquery):
+        q = sub.this
+        if not isinstance(q, exp.Select) or isinstance(sub.parent, (exp.From, exp.Join, exp.CTE)):
+            continue
+        if not (q.args.get("order") or q.args.get("limit")):
+            continue
+        local = {t.alias_or_name for t in q.find_all(exp.Table)}
+        outer = sorted({c.table for c in q.find_all(exp.Column) if c.table and c.table not in local})
+        if outer:
+            fail(f"a correlated scalar subquery with ORDER BY/LIMIT (referencing {', '.join(outer)}: "
+                 f"{q.sql('duckdb')[:80]}...)")
+
+    # 1. list aggregates (before anything looks at list-valued expressions)
+    def repl_lists(node):
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg):
+            return list_agg(node.this, node.expression.this)
+        if isinstance(node, exp.ArrayAgg):
+            return list_agg(node)
+        if isinstance(node, exp.ArraySort):
+            if node.expression is not None:
+                fail("list_sort(x, order)")
+            this = node.this
+            if isinstance(this, exp.Anonymous) and this.name.lower() == "collect_list":
+                return exp.Anonymous(this="array_sort", expressions=[this])
+            return exp.Anonymous(this="array_sort", expressions=[this])
+        return node
+
+    tree = tree.transform(repl_lists)
+    aliases = _list_aliases(tree)
+
+    def repl(node):
+        if isinstance(node, exp.Bracket):
+            if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
+                fail(f"the list slice {node.sql('duckdb')}")
+            idx = node.expressions[0]
+            if isinstance(idx, exp.Literal) and idx.is_string:
+                return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
+            # read without sqlglot's offset shift: idx is DuckDB's 1-based index, as element_at's
+            # (which takes an INT)
+            if not (isinstance(idx, exp.Literal) and idx.is_int):
+                idx = exp.Cast(this=idx, to=exp.DataType.build("INT"))
+            return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
+        if isinstance(node, exp.Length) and _is_list(node.this, aliases):
+            return exp.Anonymous(this="size", expressions=[node.this])
+        if isinstance(node, exp.PercentileCont):
+            return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
+        if isinstance(node, exp.IsInf):
+            return exp.EQ(this=exp.Abs(this=node.this),
+                          expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")))
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "isfinite" and len(node.expressions) == 1:
+            x = node.expressions[0]
+            return exp.And(this=exp.Not(this=exp.IsNan(this=x.copy())),
+                           expression=exp.Not(this=exp.IsInf(this=x.copy())))
+        if isinstance(node, (exp.Map, exp.VarMap)) and not node.args.get("keys") and not node.args.get("values"):
+            return exp.Anonymous(this="map", expressions=[])
+        if isinstance(node, exp.ToMap):
+            if isinstance(node.this, exp.Struct) and not node.this.expressions:
+                return exp.Anonymous(this="map", expressions=[])
+            fail(f"the map literal {node.sql('duckdb')}")
+        if isinstance(node, exp.Case) and node.this is not None:
+            # simple CASE x WHEN v -> searched CASE WHEN x = v (Spark's parser trips on CASE 'literal')
+            subject = node.this
+            ifs = [exp.If(this=exp.EQ(this=subject.copy(), expression=i.this.copy()), true=i.args["true"].copy())
+                   for i in node.args.get("ifs") or []]
+            return exp.Case(ifs=ifs, default=node.args.get("default"))
+        if isinstance(node, exp.Anonymous) and node.name.lower() in ("map_extract_value", "map_extract", "element_at"):
+            return exp.Anonymous(this="try_element_at", expressions=list(node.expressions))
+        if isinstance(node, exp.Div):
+            return exp.Anonymous(this="try_divide", expressions=[node.this, node.expression])
+        if isinstance(node, exp.Parameter):
+            return exp.Placeholder(this=node.name)
+        return node
+
+    for _ in range(50):          # to a fixed point: a replaced node's children are rewritten too
+        before = tree.sql("duckdb")
+        tree = tree.transform(repl)
+        if tree.sql("duckdb") == before:
+            break
+
+    # 2. FILTER inside a window: Spark refuses it; the aggregate of a CASE is the same.
+    for win in list(tree.find_all(exp.Window)):
+        f = win.this
+        if isinstance(f, exp.Filter):
+            agg, cond = f.this, f.expression.this
+            agg = agg.copy()
+            if isinstance(agg, exp.Count) and isinstance(agg.this, exp.Star):
+                agg.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=exp.Literal.number(1))]))
+            else:
+                agg.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=agg.this.copy())]))
+            win.set("this", agg)
+
+    # 3. parameters used as lists: typed, so that NULL binds
+    for ph in list(tree.find_all(exp.Placeholder)):
+        parent = ph.parent
+        if isinstance(parent, exp.ArrayContains) and parent.this is ph:
+            ph.replace(exp.Cast(this=ph.copy(), to=exp.DataType.build("ARRAY<STRING>", dialect="spark")))
+
+    for node in tree.find_all(exp.Anonymous):
+        if node.name.lower() in ("list", "array_agg", "quantile_cont", "quantile_disc", "list_slice",
+                                 "list_element", "array_extract", "unnest", "struct_pack"):
+            fail(f"{node.name}()")
+    return tree
