@@ -47,7 +47,7 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
         from benchdb import sql
 
         with wh.reading() as con:
-            cur = con.execute(sql.load("model/calibrations.sql"))
+            cur = con.execute(sql.load("perfmodel/calibrations.sql"))
             cols = [d[0] for d in cur.description]
             rows = [dict(zip(cols, r)) for r in cur.fetchall()]
         if fmt == "json":

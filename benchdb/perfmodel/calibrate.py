@@ -215,14 +215,14 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
     with wh.writing() as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(sql.load("model/insert_hardware.sql"), {
+            con.execute(sql.load("perfmodel/insert_hardware.sql"), {
                 "hardware_id": hid, "kind": fp["kind"], "vendor": fp.get("vendor"),
                 "device_name": fp["device_name"], "memory_bytes": fp.get("memory_bytes"),
                 "compute_capability": fp.get("compute_capability"), "cpu_model": fp.get("cpu_model"),
                 "cores_physical": fp.get("cores_physical"), "cores_logical": fp.get("cores_logical"),
                 "arch": fp.get("arch"), "os": fp.get("os"), "fingerprint": json.dumps(fp, sort_keys=True)})
             for p in peaks:
-                con.execute(sql.load("model/insert_calibration.sql"), {
+                con.execute(sql.load("perfmodel/insert_calibration.sql"), {
                     "calibration_id": cal_id, "hardware_id": hid, "calibrated_at": now,
                     "host": hardware.host(), "benchdb_version": __version__, "backend": p.backend,
                     "device": p.device, "threads": threads, "kind": p.kind, "precision": p.precision,

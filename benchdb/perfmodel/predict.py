@@ -343,4 +343,4 @@ def load(con) -> tuple[list[dict], list[dict]]:
         cur = con.execute(sql.load(name))
         cols = [d[0] for d in cur.description]
         return [dict(zip(cols, r)) for r in cur.fetchall()]
-    return fetch("model/training.sql"), fetch("model/peaks.sql")
+    return fetch("perfmodel/training.sql"), fetch("perfmodel/peaks.sql")
