@@ -16,7 +16,8 @@ Each combination of the values is one scenario (``benchdb run --bench PATH``; th
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: Where :func:`params` keeps a function's axes (name -> list of values, in declaration order).
 PARAMS_ATTR = "__benchdb_params__"

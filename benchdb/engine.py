@@ -19,7 +19,7 @@ from __future__ import annotations
 try:
     import _duckdb as duckdb
 except ImportError:  # a duckdb build without the separate extension module: the package it is
-    import duckdb  # type: ignore[no-redef]  # the same engine, re-exported by the package
+    pass  # type: ignore[no-redef]  # the same engine, re-exported by the package
 
 
 def full():

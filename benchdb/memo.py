@@ -24,8 +24,9 @@ import json
 import os
 import pickle
 import stat
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from benchdb import __version__
 

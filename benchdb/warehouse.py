@@ -24,10 +24,11 @@ the series it touched" lives here and nowhere else.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.schema import resolve_db
@@ -35,11 +36,10 @@ from benchdb.schema import resolve_db
 if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.memo) stays light
     import duckdb
 
-    from benchdb.schema import database
-
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
     from benchdb.reports.document import Filters, Report
+    from benchdb.schema import database
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ connections
     @contextmanager
-    def reading(self) -> Iterator["duckdb.DuckDBPyConnection"]:
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only, sandboxed connection (no file but the warehouse; views checked against
         benchdb's own) for the duration of a ``with`` block."""
         from benchdb.schema import database
@@ -74,7 +74,7 @@ class Warehouse:
             con.close()
 
     @contextmanager
-    def writing(self) -> Iterator["duckdb.DuckDBPyConnection"]:
+    def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A writable connection (creating the warehouse when new) for a ``with`` block, on a
         private copy published atomically at its end (:mod:`benchdb.schema.snapshot`): open
         readers never block it and never see half of it."""
@@ -106,7 +106,7 @@ class Warehouse:
 
     # ------------------------------------------------------------------ writing
     def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> "IngestSummary":
+               progress: Callable[[int, int], None] | None = None) -> IngestSummary:
         """Load contract files; then give results measured in several processes their
         hierarchical-bootstrap CI, and update the change points of every series touched
         (``summary.change_points`` holds the number of open ones found); all in one write."""
@@ -136,7 +136,6 @@ class Warehouse:
         any other file (DuckDB's ``enable_external_access = false``). Returns (columns, rows);
         a statement that returns nothing gives ([], [])."""
         from benchdb.engine import duckdb
-
         from benchdb.schema import database
         from benchdb.sql.readonly import check_read_only
 
@@ -171,7 +170,7 @@ class Warehouse:
         with self.reading() as con:
             return dict(con.execute(sql.load("queries/estimate_history.sql")).fetchall())
 
-    def report(self, kinds: list[str], filters: "Filters", *, detail: bool = False) -> "Report":
+    def report(self, kinds: list[str], filters: Filters, *, detail: bool = False) -> Report:
         """The report of ``kinds`` (``detail``: with the environment and drill-down HTML shows),
         answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same;
         its generation time is now either way."""
@@ -183,7 +182,7 @@ class Warehouse:
                            lambda con: build.build(con, str(self.path), kinds, filters, detail=detail))
         return replace(rep, generated_at=build.generated_now())
 
-    def check(self, baseline: str, candidate: str, **options: Any) -> "GateResult":
+    def check(self, baseline: str, candidate: str, **options: Any) -> GateResult:
         """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),
         answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same
         (a time: selector open at its end depends on the clock: always computed)."""

@@ -55,8 +55,8 @@ def bert_base_folder() -> Path:
 
 def ir_path(spec: str, seq_len: int) -> Path:
     """The IR benchdb runs for this model at bs=1 (exported into benchdb's cache if not there yet)."""
-    from benchdb.backends.shared import inputs, models
     from benchdb.backends.openvino import backend as openvino
+    from benchdb.backends.shared import inputs, models
 
     model = models.resolve(spec)
     net = models.build(model)
@@ -100,8 +100,8 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
 
 
 def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: int) -> dict:
-    from benchdb.backends.openvino import backend as openvino
     from benchdb.backends.base import RunOptions
+    from benchdb.backends.openvino import backend as openvino
     from benchdb.harness.timing import StopRule
 
     opts = RunOptions("openvino", (spec,), device="CPU", modes=(hint,), seq_lens=(seq_len,), threads=threads,

@@ -53,7 +53,7 @@ class FakeHub:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> "FakeHub":
+    def __enter__(self) -> FakeHub:
         self.thread.start()
         return self
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import REPO, benchdb_cmd
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 from benchdb.plan.ab import SIDES, extension, schedule
-from benchdb.plan.ab_stats import decided
 from benchdb.plan.ab_process import Group, Measured
+from benchdb.plan.ab_stats import decided
 from benchdb.schema import contract
-from conftest import REPO, benchdb_cmd
 
 SHORT = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.2",
          "--max-background-cpu", "100"]

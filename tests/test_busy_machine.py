@@ -16,13 +16,14 @@ import time
 
 import duckdb
 import pytest
+from conftest import FakeClock, make_meta, make_run, write_file
 
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, judge
 from benchdb.harness.timing import Measurement, StopRule, measure
 from benchdb.plan.driver import build_plan, run_plan
-from benchdb.reports import build as builder, render
+from benchdb.reports import build as builder
+from benchdb.reports import render
 from benchdb.warehouse import Warehouse
-from conftest import FakeClock, make_meta, make_run, write_file
 
 SC = Scenario("matmul:64", "numpy", "cpu", "eager", "fp32", 1, "n=64", {"threads": 1})
 

@@ -8,11 +8,11 @@ import sys
 import duckdb
 import pytest
 from click.testing import CliRunner
-
-from benchdb.cli import main
-from benchdb.backends.api import BackendInfo
-from benchdb.harness import hardware
 from conftest import benchdb_cmd, write_suite
+
+from benchdb.backends.api import BackendInfo
+from benchdb.cli import main
+from benchdb.harness import hardware
 
 FAST = ["--min-time", "0.05", "--max-time", "2", "--warmup", "1", "--min-iters", "5"]
 

@@ -5,9 +5,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import HARDWARE, make_meta, make_run, write_file
 
 from benchdb.schema import contract, identity
-from conftest import HARDWARE, make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 

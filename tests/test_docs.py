@@ -11,7 +11,6 @@ import sys
 
 import click
 import pytest
-
 from conftest import REPO
 
 pytestmark = pytest.mark.skipif(

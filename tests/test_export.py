@@ -11,9 +11,9 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import make_meta, make_run, write_file
 
 from benchdb.cli import main
-from conftest import make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 

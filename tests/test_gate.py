@@ -10,12 +10,12 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import HARDWARE, make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.reports.render import fmt_quantity
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
-from conftest import HARDWARE, make_meta, make_run, write_file
 
 OTHER_MACHINE = {**HARDWARE, "vendor": "OtherVendor", "device_name": "Other CPU 5000", "cpu_model": "Other CPU 5000",
                  "cores_logical": 8}

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from benchdb.backends.shared import models
+from benchdb.backends.shared import onnx_export as export
 from benchdb.cli import main
-from benchdb.backends.shared import models, onnx_export as export
 from benchdb.schema import contract
 
 QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",

@@ -9,11 +9,10 @@ import inspect
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.reports.fit import fit
-
-from conftest import make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from conftest import benchdb_cmd, make_meta, make_run, write_file
+from fakehub import READ, WRITE, FakeHub
 
 from benchdb.hub.card import END, START, replace_section
 from benchdb.warehouse import Warehouse
-from conftest import benchdb_cmd, make_meta, make_run, write_file
-from fakehub import READ, WRITE, FakeHub
 
 REPO_ID = "org/bench"
 MODEL = "org/bert"          # a Hub id, so --push has a model repo to open the pull request on

@@ -8,6 +8,7 @@ from dataclasses import replace
 import duckdb
 import pytest
 from click.testing import CliRunner
+from conftest import make_meta, make_run, write_file
 
 from benchdb.backends.base import RunOptions
 from benchdb.cli import main
@@ -16,8 +17,6 @@ from benchdb.harness.timing import StopRule
 from benchdb.plan.driver import build_plan, hardware_ids
 from benchdb.schema import contract, identity, options
 from benchdb.warehouse import Warehouse
-
-from conftest import make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 

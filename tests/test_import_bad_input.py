@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import benchdb_cmd
 
 from benchdb.schema import contract
-from conftest import benchdb_cmd
 
 pytestmark = pytest.mark.core
 

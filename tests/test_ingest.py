@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import make_meta, make_run, write_file, write_suite
 
 from benchdb.errors import BenchdbError
 from benchdb.ingest import ingest
 from benchdb.schema import contract
-from conftest import make_meta, make_run, write_file, write_suite
 
 pytestmark = pytest.mark.core
 

@@ -11,10 +11,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import make_meta, make_run, write_file
 
 from benchdb.ingest import ingest
 from benchdb.schema import contract
-from conftest import make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 

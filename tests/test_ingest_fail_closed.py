@@ -14,11 +14,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
 
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
-
-from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
 
 pytestmark = pytest.mark.core
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import make_meta, make_run, write_file
+from test_startup import ENGINE, _imported
 
 from benchdb.cli import main
 from benchdb.engine import duckdb
 from benchdb.warehouse import Warehouse
-from conftest import make_meta, make_run, write_file
-from test_startup import ENGINE, _imported
 
 pytestmark = pytest.mark.core
 

@@ -17,7 +17,6 @@ import urllib.request
 import duckdb
 import pytest
 from click.testing import CliRunner
-
 from conftest import benchdb_cmd
 
 from benchdb.backends.ortweb import assets, browser

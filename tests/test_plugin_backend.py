@@ -13,9 +13,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import benchdb_cmd
 
 from benchdb.backends import registry
-from conftest import benchdb_cmd
 
 FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
         "--max-background-cpu", "100"]

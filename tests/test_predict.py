@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import HARDWARE, make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.perfmodel import calibrate as cal
 from benchdb.perfmodel import predict as pr
 from benchdb.schema import identity
 from benchdb.warehouse import Warehouse
-from conftest import HARDWARE, make_meta, make_run, write_file
 
 #: name -> (peak FLOP/s fp32, triad bytes/s)
 HW = {"Alpha": (100e9, 20e9), "Beta": (50e9, 40e9), "Gamma": (200e9, 10e9)}

@@ -7,13 +7,12 @@ import re
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import benchdb_cmd
 
-from benchdb.backends.numpy import backend as numpy_backend
 from benchdb.backends.base import RunOptions
+from benchdb.backends.numpy import backend as numpy_backend
 from benchdb.harness import isolation
 from benchdb.harness.timing import StopRule
-
-from conftest import benchdb_cmd
 
 MODULE = "benchdb.backends.numpy.backend"
 RULE = StopRule(warmup_iters=1, warmup_s=0.0, min_iters=5, min_time_s=0.02, max_time_s=0.2)

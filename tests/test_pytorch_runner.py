@@ -7,11 +7,11 @@ import pytest
 import torch
 from click.testing import CliRunner
 
+from benchdb.backends.base import RunOptions
+from benchdb.backends.pytorch import backend as P
+from benchdb.backends.shared import inputs, models
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
-from benchdb.backends.shared import inputs, models
-from benchdb.backends.pytorch import backend as P
-from benchdb.backends.base import RunOptions
 from benchdb.harness.monitors import Monitor, RssSource, nvml_status, throttle_names
 from benchdb.harness.timing import HostTimer, StopRule, measure
 

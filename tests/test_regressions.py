@@ -5,11 +5,11 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import make_meta, make_run, write_file
 
 from benchdb.analysis import gate
 from benchdb.analysis.stats import bootstrap_median_ratio, e_divisive, robust_noise
 from benchdb.cli import main
-from conftest import make_meta, make_run, write_file
 
 
 def invoke(*args, env=None):

@@ -13,9 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import REPO, make_meta, make_run, write_file
 
 from benchdb.cli import main
-from conftest import REPO, make_meta, make_run, write_file
 
 ARTIFACTS = Path(os.environ.get("BENCHDB_ARTIFACTS", REPO / "test-artifacts"))
 MODEL = "tiny:bert"

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import REPO, make_meta, make_run, write_file
+from fixtures_views import build
 
 from benchdb.cli import main
 from benchdb.schema import contract
-from conftest import REPO, make_meta, make_run, write_file
-from fixtures_views import build
 
 HOSTILE = "<script>alert('pwned')</script>"
 ARTIFACTS = Path(os.environ.get("BENCHDB_ARTIFACTS", REPO / "test-artifacts"))

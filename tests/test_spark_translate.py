@@ -17,11 +17,12 @@ from click.testing import CliRunner
 pytest.importorskip("sqlglot")
 pytest.importorskip("fsspec")
 
+from conftest import make_meta, make_run, write_file  # noqa: E402
+
 from benchdb.cli import main as cli  # noqa: E402
 from benchdb.spark import translate  # noqa: E402
 from benchdb.spark.translate import UntranslatableSQL  # noqa: E402
 from benchdb.warehouse import Warehouse  # noqa: E402
-from conftest import make_meta, make_run, write_file  # noqa: E402
 
 
 def q(text: str) -> str:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core

@@ -1,9 +1,9 @@
 """The timing loop's logic, driven by a fake clock (no sleeps, no real timings asserted)."""
 
 import pytest
+from conftest import FakeClock
 
 from benchdb.harness.timing import StopRule, measure
-from conftest import FakeClock
 
 
 def constant(v):

@@ -5,9 +5,8 @@ real command line."""
 
 from __future__ import annotations
 
-import inspect
-
 import copy
+import inspect
 import json
 import os
 import pickle
@@ -18,12 +17,11 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import HARDWARE, make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
 from benchdb.warehouse import Warehouse
-
-from conftest import HARDWARE, make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 

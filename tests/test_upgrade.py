@@ -11,11 +11,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from conftest import benchdb_cmd
 
 from benchdb.schema import database
 from benchdb.warehouse import Warehouse
-
-from conftest import benchdb_cmd
 
 # Not in the core (dependency floors) set: the fixture is a duckdb 2.x file, which older DuckDB
 # versions cannot open.

@@ -5,7 +5,6 @@ added through the `benchdb.backends` entry-point group (a real distribution inst
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -14,15 +13,15 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from conftest import REPO
 
 from benchdb import bench
 from benchdb.backends import registry
-from benchdb.backends.userbench import backend as userbench
 from benchdb.backends.base import RunOptions
+from benchdb.backends.userbench import backend as userbench
 from benchdb.cli import main
 from benchdb.harness.timing import StopRule
 from benchdb.schema import identity
-from conftest import REPO, benchdb_cmd
 
 FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
         "--max-background-cpu", "100"]

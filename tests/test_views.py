@@ -3,9 +3,9 @@
 import duckdb
 import pytest
 import sqlglot
+from fixtures_views import build
 
 from benchdb import sql
-from fixtures_views import build
 
 pytestmark = pytest.mark.core
 

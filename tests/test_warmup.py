@@ -3,9 +3,9 @@ stable, never before ``warmup_iters`` calls, never after ``warmup_s``; the sampl
 is unchanged."""
 
 import pytest
+from conftest import FakeClock
 
 from benchdb.harness.timing import STABLE_CALLS, StopRule, measure, stable
-from conftest import FakeClock
 
 
 def script(first, warm, steady):

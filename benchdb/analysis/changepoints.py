@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from benchdb import sql
-from benchdb.engine import duckdb
 from benchdb.analysis.stats import ChangePoint, e_divisive
+from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
 from benchdb.schema.identity import change_id
 

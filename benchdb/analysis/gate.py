@@ -179,7 +179,7 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     out = GateResult(baseline, candidate, metric, threshold, base_side=bside, cand_side=cside)
     out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=selection.shown_order(base))]
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=selection.shown_order(cand))]
-    import numpy as np       # only once there is something to compare: the rest of a check stays light
+    import numpy as np  # only once there is something to compare: the rest of a check stays light
 
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     samples = {rid: (unit, vals) for rid, unit, vals in

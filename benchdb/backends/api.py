@@ -16,8 +16,9 @@ benchdb's own backends register through the same entry-point group as third-part
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from benchdb.schema import identity
 

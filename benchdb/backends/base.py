@@ -62,7 +62,7 @@ class RunOptions:
         raise KeyError(f"backend {self.backend} declares no option {name!r}")
 
     @classmethod
-    def from_config(cls, cfg: dict[str, Any], out: Path | str) -> "RunOptions":
+    def from_config(cls, cfg: dict[str, Any], out: Path | str) -> RunOptions:
         """The options a run recorded with :meth:`config` (``benchdb run --resume``)."""
         tuples = ("models", "batch_sizes", "seq_lens", "modes", "precisions", "tags")
         known = {f for f in cls.__dataclass_fields__ if f not in ("rule", "out", "backend_options")}
@@ -137,7 +137,7 @@ class Conditions:
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
-    def now(cls, threads: int) -> "Conditions":
+    def now(cls, threads: int) -> Conditions:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         return cls(load, hardware.background_cpu_pct(), threads)
 

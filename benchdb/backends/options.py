@@ -9,8 +9,9 @@ backend's identity option, its place in the scenario's options (:func:`identity_
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 from benchdb.backends.api import Option
 from benchdb.errors import BenchdbError

@@ -3,8 +3,8 @@ sides with progress on stderr, then print each side's summary and the command th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from benchdb.backends.base import RunOptions
 from benchdb.errors import BenchdbError
@@ -44,11 +44,11 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     import click
     from click.core import ParameterSource
 
-    from benchdb.text import plural
     from benchdb.plan import config as cfgmod
     from benchdb.plan.driver import summary_rows
     from benchdb.reports.tabular import render
     from benchdb.schema.database import resolve_db
+    from benchdb.text import plural
 
     if params["skip_fresh"]:
         raise BenchdbError("--ab measures both sides afresh; drop --skip-fresh")

@@ -10,9 +10,8 @@ import sys
 
 import click
 
-from benchdb.errors import printable
-
 from benchdb.cli.options import READ_WAIT_S, db_option
+from benchdb.errors import printable
 
 
 @click.command("ingest")

@@ -47,7 +47,8 @@ from benchdb.errors import BenchdbError
 def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
            github_summary, wide, engine, data):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, batch scaling, memory, trends."""
-    from benchdb.reports import build as builder, render as renderer
+    from benchdb.reports import build as builder
+    from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse
 
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))

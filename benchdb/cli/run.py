@@ -98,8 +98,8 @@ def _plan_and_run(params, runs, exclude, source, shard):
 
 def _measure(items, config, out, tags, db, resume=None) -> None:
     """Run the plan, print what each scenario gave, and say how to resume after Ctrl-C."""
-    from benchdb.reports.tabular import render
     from benchdb.plan.driver import Interrupted, run_plan, summary_rows
+    from benchdb.reports.tabular import render
 
     try:
         report = run_plan(items, config=config, out=out, tags=tags, progress=progress_printer(), resume=resume)

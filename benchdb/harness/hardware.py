@@ -10,11 +10,12 @@ import importlib.util
 import os
 import platform
 import socket
-import time
 import subprocess
+import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Protocol
+from typing import Protocol
 
 import psutil
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import multiprocessing.context
-from multiprocessing import popen_forkserver
 import signal
 import time
 import traceback
+from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Iterable, Iterator
+from multiprocessing import popen_forkserver
+from typing import TYPE_CHECKING
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 

@@ -71,7 +71,7 @@ def settled_rss() -> float:
     return float(psutil.Process().memory_info().rss)
 
 
-def rss_rows(mon: "Monitor", before: float | None) -> list[Row]:
+def rss_rows(mon: Monitor, before: float | None) -> list[Row]:
     """``peak_rss_bytes`` (whole process, the peak of the monitor's ``rss_bytes``) and, with a
     baseline, ``rss_before_bytes`` and ``peak_rss_increment_bytes`` (peak minus the baseline: what
     the measured model/session added to the process; 0 when the peak never rose above it)."""
@@ -189,7 +189,7 @@ class Monitor:
         while not self._stop.wait(self.interval_s):
             self._collect()
 
-    def __enter__(self) -> "Monitor":
+    def __enter__(self) -> Monitor:
         self._t0 = self.clock()
         self._collect()
         self._thread = threading.Thread(target=self._loop, name="benchdb-monitor", daemon=True)

@@ -20,8 +20,8 @@ comes from benchdb's statistics SQL (:class:`benchdb.sql.Stats`), the same the w
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from benchdb.sql import Stats
 

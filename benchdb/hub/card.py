@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +23,8 @@ RESULTS_DIR = ".results"         # per-result summaries for the viewer (hidden: 
 BADGES_DIR = "badges"
 
 
-@lru_cache(maxsize=None)
-def _env() -> "jinja2.Environment":
+@cache
+def _env() -> jinja2.Environment:
     import jinja2
 
     return jinja2.Environment(loader=jinja2.FunctionLoader(_source), autoescape=jinja2.select_autoescape(["svg.j2"]),
@@ -36,7 +36,7 @@ def _source(name: str) -> str:
     return resources.files("benchdb.hub").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
 
 
-def template(name: str) -> "jinja2.Template":
+def template(name: str) -> jinja2.Template:
     return _env().get_template(name)
 
 
@@ -60,7 +60,7 @@ def card_yaml(repo_id: str) -> dict:
 
 
 def dataset_card(con, repo_id: str, columns: list[str], models: list[str] | None, hardware: list[str] | None,
-                 badges: list["Badge"], counts: dict[str, int]) -> str:
+                 badges: list[Badge], counts: dict[str, int]) -> str:
     """README.md of the dataset repository."""
     import yaml
 
@@ -80,7 +80,7 @@ def dataset_card(con, repo_id: str, columns: list[str], models: list[str] | None
         samples_dir=SAMPLES_DIR, results_dir=RESULTS_DIR, badges_dir=BADGES_DIR)
 
 
-def model_card_section(con, model_id: str, dataset: str | None, badge: "Badge | None") -> str:
+def model_card_section(con, model_id: str, dataset: str | None, badge: Badge | None) -> str:
     """The Markdown section for ``model_id``'s model card, between the START and END markers."""
     from benchdb.reports.render import fmt_quantity
 

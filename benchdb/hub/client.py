@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from benchdb.errors import BenchdbError
 
@@ -31,7 +32,7 @@ def check_repo_id(repo_id: str, what: str = "--repo") -> str:
     return repo_id
 
 
-def api(*, need_token: bool = True) -> "HfApi":
+def api(*, need_token: bool = True) -> HfApi:
     """An :class:`HfApi` for ``$HF_ENDPOINT``; with ``need_token``, refuse to go on without one."""
     try:
         from huggingface_hub import HfApi, get_token

@@ -26,7 +26,8 @@ from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.hub import badges as badge_mod
 from benchdb.hub import card
-from benchdb.hub.client import HubError, api as make_api, check_repo_id, hub_errors
+from benchdb.hub.client import HubError, check_repo_id, hub_errors
+from benchdb.hub.client import api as make_api
 
 
 @dataclass(frozen=True)

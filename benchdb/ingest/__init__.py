@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 import duckdb
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from benchdb.errors import BenchdbError
 from benchdb.ingest.mirror import mirror

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError

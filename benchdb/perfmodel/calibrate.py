@@ -19,9 +19,9 @@ Arrays are sized well beyond the caches (default 128 MiB each) so the figure is 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
-from typing import Callable
 
 from benchdb.errors import BenchdbError
 
@@ -202,8 +202,7 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
     Returns the calibration id, hardware id and name."""
     import json
 
-    from benchdb import __version__
-    from benchdb import sql
+    from benchdb import __version__, sql
     from benchdb.harness import hardware
     from benchdb.schema import contract, identity
 

@@ -37,10 +37,11 @@ import secrets
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError

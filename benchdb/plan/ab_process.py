@@ -14,10 +14,11 @@ import re
 import shutil
 import signal
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pyarrow.parquet as pq
 

@@ -6,19 +6,19 @@ import json
 import platform
 import random
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterable
 
 import pyarrow as pa
 
 from benchdb import __version__
 from benchdb.backends import registry
+from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
-from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.harness.isolation import run_isolated
 from benchdb.plan.files import RunReport, Sink, Writer
 from benchdb.schema import contract, identity
@@ -38,7 +38,7 @@ class Interrupted(BenchdbError):
 
     exit_code = 130
 
-    def __init__(self, report: "RunReport", total: int):
+    def __init__(self, report: RunReport, total: int):
         self.report = report
         self.total = total
         super().__init__(f"interrupted: kept {len(report.files)} of {total} scenario file(s) in {report.out_dir}")

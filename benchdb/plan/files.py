@@ -41,7 +41,7 @@ class Writer:
     """Turns outcomes into contract files: metadata (with the hardware of the scenario's own
     device), sample rows, the file, and the report of what was written."""
 
-    def __init__(self, run_meta: dict, sink: "Sink"):
+    def __init__(self, run_meta: dict, sink: Sink):
         self.run_meta = run_meta
         self.sink = sink
         self.report = RunReport(run_meta["run_id"], sink.display)

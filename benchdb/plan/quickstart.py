@@ -12,14 +12,13 @@ optimal-hardware table returned for the terminal) says how many results were fla
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 from benchdb.backends import registry
-from benchdb.plan import config as cfgmod
-
 from benchdb.harness import hardware
+from benchdb.plan import config as cfgmod
 
 
 @dataclass
@@ -45,8 +44,9 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
     """With ``repeats`` K > 1, each scenario runs in K interleaved processes, each with 1/K of the
     suite's minimum and maximum time (the suite's total measuring time stays about the same);
     ``repeats=1`` is the suite as written, one process per model."""
-    from benchdb.reports import build as builder, render
     from benchdb.plan.driver import build_plan, prestart, run_plan
+    from benchdb.reports import build as builder
+    from benchdb.reports import render
     from benchdb.warehouse import Warehouse
 
     suite = cfgmod.load_suite("smoke")

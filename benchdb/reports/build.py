@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import json
 import shlex
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from benchdb import sql
-from benchdb.reports.document import (Column, Filters, NothingToReport, Report, Section, generated_now, one_row,
-                                      section_rows)
+from benchdb.reports.document import (
+    Column,
+    Filters,
+    NothingToReport,
+    Report,
+    Section,
+    generated_now,
+    one_row,
+    section_rows,
+)
 from benchdb.reports.optimal import optimal_section
 from benchdb.text import plural
 
@@ -158,7 +167,7 @@ BUILDERS: dict[str, Callable[[Any, Filters], Section]] = {
 ALL = ("optimal-hardware", "matrix", "speedup", "batch-scaling", "memory", "trends", "regressions")
 
 
-def build(con: "duckdb.DuckDBPyConnection", db: str, kinds: list[str], filters: Filters, *,
+def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Filters, *,
           allow_empty: bool = False, detail: bool = False) -> Report:
     """The report of ``kinds`` under ``filters``. Every section empty is an error (NothingToReport,
     saying why) unless ``allow_empty`` (the quickstart: its report's banner and sections say why)."""

@@ -83,7 +83,7 @@ class Report:
     filters: str
     sections: list[Section]
     #: Results measured on a busy machine (None when there are none).
-    banner: "Banner | None" = None
+    banner: Banner | None = None
     #: One row per hardware x software combination behind the report (environment.sql).
     environment: list[dict[str, Any]] = field(default_factory=list)
     #: Why latest timing attempts were left out of the sections: (reason, results, measured) rows.
@@ -99,7 +99,7 @@ def generated_now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def section_rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
+def section_rows(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> tuple[list[str], list[dict]]:
     text = sql.load(f"reports/{name}.sql")
     used = {k: v for k, v in params.items() if f"${k}" in text}
     cur = con.execute(text, used)
@@ -107,5 +107,5 @@ def section_rows(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, 
     return keys, [dict(zip(keys, r)) for r in cur.fetchall()]
 
 
-def one_row(con: "duckdb.DuckDBPyConnection", name: str, params: dict[str, Any]) -> dict[str, Any]:
+def one_row(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> dict[str, Any]:
     return section_rows(con, name, params)[1][0]

@@ -9,7 +9,6 @@ from benchdb.errors import BenchdbError
 from benchdb.reports.document import Column, Filters, NothingToReport, Section, one_row, section_rows
 from benchdb.text import plural
 
-
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
 
 

@@ -6,9 +6,10 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any
 
 from benchdb.errors import printable
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     import duckdb
 
 
-def current(con: "duckdb.DuckDBPyConnection") -> dict:
+def current(con: duckdb.DuckDBPyConnection) -> dict:
     """The views, macros and tables of the open database's main schema."""
     views = dict(con.execute(sql.load("queries/catalog_views.sql")).fetchall())
     macros = dict(con.execute(sql.load("queries/catalog_macros.sql")).fetchall())
@@ -70,7 +70,7 @@ def expected() -> dict:
     return built
 
 
-def mismatch(con: "duckdb.DuckDBPyConnection") -> str | None:
+def mismatch(con: duckdb.DuckDBPyConnection) -> str | None:
     """The first shipped object whose stored definition differs, described; None when all match."""
     want, have = expected(), current(con)
     for name in sorted(want["tables"]):
@@ -87,7 +87,7 @@ def mismatch(con: "duckdb.DuckDBPyConnection") -> str | None:
     return None
 
 
-def verify(con: "duckdb.DuckDBPyConnection", path: Path) -> None:
+def verify(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Refuse a warehouse whose shipped views, macros or tables were changed by another program
     (or that holds another benchdb version's views: its last writer was older or newer)."""
     problem = mismatch(con)

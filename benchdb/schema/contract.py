@@ -17,14 +17,17 @@ import os
 import secrets
 import time
 import uuid
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchdb.schema import identity, metadata as typed, options as optionsets
+from benchdb.schema import identity
+from benchdb.schema import metadata as typed
+from benchdb.schema import options as optionsets
 
 CONTRACT_VERSION = 2
 #: Versions ingest can read. Older versions stay readable: add an upgrader, never drop one.

@@ -24,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 #: The scenario key, in order. ``options_id`` is the hash of the scenario's ``options`` object.
 SCENARIO_KEY = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape",

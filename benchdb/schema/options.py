@@ -9,8 +9,9 @@ JSON object.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any, Mapping
+from typing import Any
 
 from benchdb.errors import BenchdbError
 

@@ -27,9 +27,10 @@ import os
 import shutil
 import stat
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING
 
 from benchdb.errors import BenchdbError
 from benchdb.schema import database

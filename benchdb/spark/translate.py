@@ -71,8 +71,8 @@ def dialect():
 
 def _statements(text: str) -> list[str]:
     """The statements of a .sql file (split on top-level semicolons by sqlglot's tokenizer)."""
-    from sqlglot.tokens import TokenType
     from sqlglot.dialects.duckdb import DuckDB
+    from sqlglot.tokens import TokenType
 
     out, start = [], 0
     for tok in DuckDB().tokenize(text):

@@ -6,7 +6,7 @@ Python passes values as bound parameters; nothing here formats values into SQL t
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:       # imported by its callers; this module stays import-ligh
 FOLDER = Path(__file__).parent
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> str:
     """Text of ``benchdb/sql/<name>`` (e.g. ``queries/metric_stats.sql``)."""
     return (FOLDER / name).read_text(encoding="utf-8")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import duckdb
 
 
-def check_read_only(con: "duckdb.DuckDBPyConnection", text: str) -> None:
+def check_read_only(con: duckdb.DuckDBPyConnection, text: str) -> None:
     """Raise a clear error for a query with no statement in it (blank, ``;`` or only comments).
     ``con``: the connection the query will run on (parsing with the module-level function would
     first open DuckDB's default in-memory database: 20 ms of a command's start-up).

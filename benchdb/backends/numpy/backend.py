@@ -8,20 +8,28 @@ from __future__ import annotations
 
 import re
 import time
-from functools import partial
+from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import Iterator
+from functools import partial
 
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
+from benchdb.backends.base import (
+    Conditions,
+    Outcome,
+    RunOptions,
+    Scenario,
+    error_text,
+    judge,
+    measurement_rows,
+    status_of,
+)
+from benchdb.backends.numpy.options import NumpyOptions
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, judge, \
-    measurement_rows, status_of
 from benchdb.harness.timing import measure
 from benchdb.schema.identity import normalize_device
-from benchdb.backends.numpy.options import NumpyOptions
 
 NAME = "numpy"
 _SPEC = re.compile(r"^matmul:(\d+)$")

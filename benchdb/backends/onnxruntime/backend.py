@@ -7,14 +7,15 @@ Precision is fp32 (the exported graph's); the execution providers are a scenario
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
-from benchdb.errors import BackendUnavailable, BenchdbError
-from benchdb.backends.shared import graph, models, onnx_export as export
-from benchdb.harness import hardware
 from benchdb.backends.base import Outcome, RunOptions, Scenario
-from benchdb.schema.identity import normalize_device
 from benchdb.backends.onnxruntime.options import OnnxruntimeOptions
+from benchdb.backends.shared import graph, models
+from benchdb.backends.shared import onnx_export as export
+from benchdb.errors import BackendUnavailable, BenchdbError
+from benchdb.harness import hardware
+from benchdb.schema.identity import normalize_device
 from benchdb.schema.options import ort_device
 
 NAME = "onnxruntime"

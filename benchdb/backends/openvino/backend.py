@@ -16,15 +16,16 @@ requests is an option (``num_requests``, part of the identity) and in ``extra``.
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
+from benchdb.backends.base import Outcome, Row, RunOptions, Scenario
+from benchdb.backends.openvino.options import OpenvinoOptions
+from benchdb.backends.shared import graph, models
+from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BackendUnavailable
-from benchdb.backends.shared import graph, models, onnx_export as export
 from benchdb.harness import hardware
-from benchdb.backends.base import Outcome, RunOptions, Row, Scenario
 from benchdb.harness.timing import Measurement, StopCheck, StopRule
 from benchdb.schema.identity import normalize_device
-from benchdb.backends.openvino.options import OpenvinoOptions
 
 NAME = "openvino"
 MODES = {"latency": "LATENCY", "throughput": "THROUGHPUT"}

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import sys
 
-from benchdb.backends.ortweb import browser
-from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.backends.api import BackendInfo
+from benchdb.backends.ortweb import browser
 from benchdb.backends.ortweb.options import OrtwebOptions
+from benchdb.errors import BackendUnavailable, BenchdbError
 
 TORCH_HINT = "pip install 'benchdb[torch,onnx,web]' torch==2.13.0"
 
@@ -23,7 +23,7 @@ def missing(install: bool = False) -> tuple[str, str] | None:
     onnxruntime-web files do not count: :func:`fetch` gets them once the run's options are checked."""
     import importlib.util
 
-    from benchdb.backends.ortweb import assets     # not at import: `python -m ...ortweb.assets` would run it twice
+    from benchdb.backends.ortweb import assets  # not at import: `python -m ...ortweb.assets` would run it twice
 
     for module in ("torch", "transformers", "onnx"):
         if importlib.util.find_spec(module) is None:

@@ -36,12 +36,21 @@ import base64
 import math
 import subprocess
 import time
+from collections.abc import Iterator
 from datetime import datetime, timezone
-from functools import lru_cache
-from typing import Any, Iterator
+from functools import cache, lru_cache
+from typing import Any
 
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
-    measurement_rows
+from benchdb.backends.base import (
+    Conditions,
+    Outcome,
+    RunOptions,
+    Scenario,
+    error_text,
+    fail_all,
+    judge,
+    measurement_rows,
+)
 from benchdb.backends.ortweb import BACKEND, assets, browser, missing  # noqa: F401 (BACKEND, missing: re-exported)
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
@@ -79,7 +88,7 @@ def software() -> dict:
             "onnxscript": hardware.package_version("onnxscript")}
 
 
-@lru_cache(maxsize=None)
+@cache
 def environment(device: str) -> dict:
     """What the browser, started with ``device``'s flags, says about itself (one short launch)."""
     from benchdb.backends.ortweb.server import Server
@@ -128,8 +137,8 @@ def model_info(spec: str) -> dict:
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     from dataclasses import replace
 
-    from benchdb.backends.shared import inputs
     from benchdb.backends.ortweb.options import OrtwebOptions
+    from benchdb.backends.shared import inputs
 
     device = (opts.device or "").lower()
     if device not in DEVICES:
@@ -225,8 +234,8 @@ def _status_of(exc: BaseException, timeout_s: float | None = None) -> tuple[str,
 
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
-    from benchdb.backends.shared import models
     from benchdb.backends.ortweb.server import Server
+    from benchdb.backends.shared import models
 
     model, net, load_s, failure = models.load_for_run(spec, opts.task, opts.thread_count)
     if failure is not None:
@@ -316,7 +325,8 @@ def _scenario(page, srv, model, net, sc: Scenario, opts: RunOptions, info: dict,
               env: dict) -> Outcome:
     import numpy as np
 
-    from benchdb.backends.shared import inputs, onnx_export as export
+    from benchdb.backends.shared import inputs
+    from benchdb.backends.shared import onnx_export as export
     from benchdb.harness.timing import measure
 
     inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)

@@ -65,7 +65,7 @@ class Server:
                 self.routes[f"/model/{f.name}"] = f
         return f"/model/{path.name}"
 
-    def __enter__(self) -> "Server":
+    def __enter__(self) -> Server:
         self.thread.start()
         return self
 

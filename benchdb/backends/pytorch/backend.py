@@ -13,19 +13,29 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator
+from typing import Any
 
+from benchdb.backends.base import (
+    Conditions,
+    Outcome,
+    RunOptions,
+    Scenario,
+    error_text,
+    fail_all,
+    judge,
+    measurement_rows,
+    status_of,
+)
+from benchdb.backends.pytorch.options import PytorchOptions
+from benchdb.backends.shared import inputs, models
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
-from benchdb.backends.shared import inputs, models
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
-    measurement_rows, status_of
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
 from benchdb.harness.timing import HostTimer, measure
 from benchdb.schema.identity import normalize_device
-from benchdb.backends.pytorch.options import PytorchOptions
 
 NAME = "pytorch"
 PRECISIONS = ("fp32", "fp16", "bf16")

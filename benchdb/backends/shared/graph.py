@@ -18,14 +18,25 @@ for verification).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterator, Protocol
+from typing import Any, Protocol
 
+from benchdb.backends.base import (
+    Conditions,
+    Outcome,
+    RunOptions,
+    Scenario,
+    error_text,
+    fail_all,
+    judge,
+    measurement_rows,
+    status_of,
+)
+from benchdb.backends.shared import inputs, models
+from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BenchdbError
-from benchdb.backends.shared import inputs, models, onnx_export as export
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
-    measurement_rows, status_of
 from benchdb.harness.monitors import Monitor, RssSource, rss_rows, settled_rss
 from benchdb.harness.timing import measure
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchdb.harness import hardware
 from benchdb.backends.shared.models import ResolvedModel
+from benchdb.harness import hardware
 
 OPSET = 18
 LEGACY_OPSET = 17

@@ -38,21 +38,31 @@ import platform
 import re
 import sys
 import time
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from threadpoolctl import threadpool_limits
 
+from benchdb.backends.base import (
+    Conditions,
+    Outcome,
+    RunOptions,
+    Scenario,
+    error_text,
+    fail_all,
+    judge,
+    measurement_rows,
+    status_of,
+)
+from benchdb.backends.userbench.options import UserbenchOptions
 from benchdb.bench import PARAMS_ATTR
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, error_text, fail_all, judge, \
-    measurement_rows, status_of
 from benchdb.harness.timing import measure
 from benchdb.schema.identity import normalize_device
-from benchdb.backends.userbench.options import UserbenchOptions
 
 NAME = "userbench"
 SEP = "::"
