@@ -3,8 +3,9 @@ versions, one for each `>=` floor of the core dependencies and of the `test` ext
 
 import re
 import sys
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 root = Path(__file__).resolve().parents[1]
 project = tomllib.loads((root / "pyproject.toml").read_text())["project"]

@@ -19,7 +19,9 @@ from __future__ import annotations
 try:
     import _duckdb as duckdb
 except ImportError:  # a duckdb build without the separate extension module: the package it is
-    pass  # type: ignore[no-redef]  # the same engine, re-exported by the package
+    import duckdb  # type: ignore[no-redef]  # the same engine, re-exported by the package
+
+__all__ = ["duckdb", "full"]
 
 
 def full():

@@ -133,14 +133,14 @@ ARM_N1 = "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes\n
 
 
 def test_arm_cpus_are_told_apart_by_part():
-    n1 = machine.fingerprint_from(machine._cpuinfo(ARM_N1), system="Linux", machine="aarch64")
-    v1 = machine.fingerprint_from(machine._cpuinfo(ARM_N1.replace("0xd0c", "0xd40")), system="Linux",
+    n1 = hardware.fingerprint_from(hardware._cpuinfo(ARM_N1), system="Linux", machine="aarch64")
+    v1 = hardware.fingerprint_from(hardware._cpuinfo(ARM_N1.replace("0xd0c", "0xd40")), system="Linux",
                                   machine="aarch64")
     assert n1["device_name"] == "ARM Neoverse-N1" and v1["device_name"] == "ARM Neoverse-V1"
     assert n1["cpu_part"] == "0xd0c" and "asimd" in n1["flags"]
     same = {"cores_logical": 64, "memory_bytes": 128 * 2**30}
     assert identity.hardware_id({**n1, **same}) != identity.hardware_id({**v1, **same})
-    mac = machine.fingerprint_from({}, system="Darwin", machine="arm64", mac_brand="Apple M2 Pro")
+    mac = hardware.fingerprint_from({}, system="Darwin", machine="arm64", mac_brand="Apple M2 Pro")
     assert mac["device_name"] == "Apple M2 Pro" and mac["vendor"] == "Apple"
 
 
@@ -156,18 +156,18 @@ def test_x86_hardware_ids_are_unchanged_by_the_new_identity_fields():
 
 
 def test_default_threads_respect_affinity_and_cgroup_quota(tmp_path):
-    assert machine.default_threads(physical=8, affinity=8, quota=None) == 8
-    assert machine.default_threads(physical=8, affinity=3, quota=None) == 3
-    assert machine.default_threads(physical=8, affinity=8, quota=2.5) == 2
-    assert machine.default_threads(physical=8, affinity=8, quota=0.5) == 1
+    assert hardware.default_threads(physical=8, affinity=8, quota=None) == 8
+    assert hardware.default_threads(physical=8, affinity=3, quota=None) == 3
+    assert hardware.default_threads(physical=8, affinity=8, quota=2.5) == 2
+    assert hardware.default_threads(physical=8, affinity=8, quota=0.5) == 1
     (tmp_path / "cpu.max").write_text("150000 100000\n")
-    assert machine.cgroup_cpu_quota(str(tmp_path)) == 1.5
+    assert hardware.cgroup_cpu_quota(str(tmp_path)) == 1.5
     (tmp_path / "cpu.max").write_text("max 100000\n")
-    assert machine.cgroup_cpu_quota(str(tmp_path)) is None
+    assert hardware.cgroup_cpu_quota(str(tmp_path)) is None
     v1 = tmp_path / "v1"
     (v1 / "cpu").mkdir(parents=True)
     (v1 / "cpu" / "cpu.cfs_quota_us").write_text("200000\n")
     (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
-    assert machine.cgroup_cpu_quota(str(v1)) == 2.0
+    assert hardware.cgroup_cpu_quota(str(v1)) == 2.0
     fp = hardware.cpu_fingerprint()
     assert "cpu_affinity" in fp and "cgroup_cpu_quota" in fp

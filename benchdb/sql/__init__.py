@@ -6,7 +6,7 @@ Python passes values as bound parameters; nothing here formats values into SQL t
 from __future__ import annotations
 
 import os
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
