@@ -1,6 +1,7 @@
 """The regression gate on real measurements of this machine: A/A false alarms and slowdown recall.
 
-    python benchmarks/gate_real.py [--rounds 9] [--sep3-rounds 6] [--ab-rounds 5] [--ab-max-trials N] [--work /tmp/gate_real]
+    python benchmarks/gate_real.py [--rounds 9] [--sep3-rounds 6] [--ab-rounds 5] [--ab-max-trials N]
+                                   [--work /tmp/gate_real]
 
 Every number comes from real `benchdb run` invocations (the benches in
 benchmarks/gate_benches/bench_gate.py: numpy matmul at 12 sizes, a tiny PyTorch BERT at 8
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
+from itertools import pairwise
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -103,7 +105,8 @@ def summarise(rows: list, mode: str, label: str | None, *, expect: str) -> None:
                       if counts[v])
     if expect == "unchanged":
         fa = sum(counts[v] for v in FALSE_ALARMS)
-        print(f"  {name:<24} {n:4d} comparisons: {parts}; false alarms {fa / n:6.1%}; unchanged {counts['unchanged'] / n:6.1%}")
+        print(f"  {name:<24} {n:4d} comparisons: {parts}; false alarms {fa / n:6.1%}; "
+              f"unchanged {counts['unchanged'] / n:6.1%}")
     else:
         print(f"  {name:<24} {n:4d} comparisons: {parts}; recall {counts['regressed'] / n:6.1%}")
         changes = sorted(r["change"] for r in sel if r["change"] is not None)
@@ -139,7 +142,8 @@ def main() -> None:
                     help="--ab-max-trials of the --ab runs: more trials while a verdict is open (0: exactly 5)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/gate_real"))
     ap.add_argument("--modes", default="ab,slowdown,sep3,sep1")
-    ap.add_argument("--min-time", default="1.0", help="run's --min-time for every scenario (seconds; 1.0 is run's own default)")
+    ap.add_argument("--min-time", default="1.0",
+                    help="run's --min-time for every scenario (seconds; 1.0 is run's own default)")
     ap.add_argument("--rejudge", action="store_true", help="judge the runs already in --work again (no runs)")
     args = ap.parse_args()
     global AB_MAX_TRIALS
@@ -178,14 +182,15 @@ def main() -> None:
 def rejudge(work: Path, modes: set, rows: list) -> None:
     """The comparisons of an earlier run of this script, from its log (ab tags) and sep tags."""
     log = (work / "log.txt").read_text()
-    for cmd, base, cand in re.findall(r"\$ benchdb (run .*?)\n(?:.*\n)*?check with: .*?--baseline (tag:ab-[0-9a-f]+-base) "
-                                      r"--candidate (tag:ab-[0-9a-f]+-cand)", log):
+    ab_runs = re.findall(r"\$ benchdb (run .*?)\n(?:.*\n)*?check with: .*?--baseline (tag:ab-[0-9a-f]+-base) "
+                         r"--candidate (tag:ab-[0-9a-f]+-cand)", log)
+    for cmd, base, cand in ab_runs:
         mode = "slowdown" if "GATE_WORK_SCALE" in cmd else "ab"
         if mode in modes:
             judge(work, mode, base, cand, "", rows)
     for mode in ("sep3", "sep1"):
         tags = [f"tag:{t}" for t in dict.fromkeys(re.findall(rf"--tag ({mode}-\d+)", log))]
-        for a, b in zip(tags, tags[1:]):
+        for a, b in pairwise(tags):
             if mode in modes:
                 judge(work, mode, a, b, "pending", rows)
                 for r in rows:

@@ -75,7 +75,7 @@ def main() -> None:
         net = T.AutoModel.from_config(m.config).eval()
         fwd = inputs.make(m, net, 1, seq).forward
 
-        def forward():
+        def forward(net=net, fwd=fwd):
             with torch.inference_mode():
                 return net(**fwd)
 

@@ -68,12 +68,13 @@ def main() -> None:
 
         # Interleaved rounds (raw, benchdb, raw, benchdb, ...) so both see the same machine; medians.
         raws, ingests, unordered = [], [], []
-        for r in range(args.rounds):
+        for _ in range(args.rounds):
             raw_db = work / "raw.duckdb"
             raw_db.unlink(missing_ok=True)
             t = time.perf_counter()
             con = duckdb.connect(str(raw_db))
-            con.execute("CREATE TABLE samples AS SELECT * FROM read_parquet($files)", {"files": [str(f) for f in files]})
+            con.execute("CREATE TABLE samples AS SELECT * FROM read_parquet($files)",
+                        {"files": [str(f) for f in files]})
             con.close()
             raws.append(time.perf_counter() - t)
 
@@ -83,7 +84,8 @@ def main() -> None:
             t = time.perf_counter()
             con = duckdb.connect(str(raw_db))
             con.execute("SET preserve_insertion_order = false")
-            con.execute("CREATE TABLE samples AS SELECT * FROM read_parquet($files)", {"files": [str(f) for f in files]})
+            con.execute("CREATE TABLE samples AS SELECT * FROM read_parquet($files)",
+                        {"files": [str(f) for f in files]})
             con.close()
             unordered.append(time.perf_counter() - t)
 
@@ -94,7 +96,7 @@ def main() -> None:
             ingests.append(time.perf_counter() - t)
             assert summary.new == len(files) and summary.samples == n, summary
         raw_s, ingest_s = statistics.median(raws), statistics.median(ingests)
-        ratios = sorted(raw / ing for raw, ing in zip(raws, ingests))
+        ratios = sorted(raw / ing for raw, ing in zip(raws, ingests, strict=True))
 
         t = time.perf_counter()
         again = ingest([data], db)
@@ -115,7 +117,8 @@ def main() -> None:
 
         print(f"raw DuckDB CTAS read_parquet : {raw_s:7.2f} s  {n / raw_s / 1e6:6.2f} M samples/s")
         un_s = statistics.median(unordered)
-        print(f"  same, insertion order off  : {un_s:7.2f} s  {n / un_s / 1e6:6.2f} M samples/s  (not the goal's baseline)")
+        print(f"  same, insertion order off  : {un_s:7.2f} s  {n / un_s / 1e6:6.2f} M samples/s"
+              "  (not the goal's baseline)")
         print(f"benchdb ingest               : {ingest_s:7.2f} s  {n / ingest_s / 1e6:6.2f} M samples/s"
               f"  (validation, dedupe, statistics, {len(files)} results)")
         print(f"ratio ingest / raw rate      : {raw_s / ingest_s:7.2f}x  (medians of {args.rounds} interleaved rounds;"

@@ -147,7 +147,8 @@ def main() -> None:
                        else run_benchdb(spec, hint, args.duration, args.threads, args.seq_len))
                 got.setdefault((hint, tool), []).append(res)
                 print(f"round {r + 1} {hint:10s} {tool:13s} {res['items_s']:8.2f} items/s  median latency "
-                      f"{res['latency_ms']:8.2f} ms  requests {int(res['requests'] or 0)}  n {int(res['count'] or 0):5d}"
+                      f"{res['latency_ms']:8.2f} ms  requests {int(res['requests'] or 0)}  "
+                      f"n {int(res['count'] or 0):5d}"
                       f"  ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})")
 
     print()

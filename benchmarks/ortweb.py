@@ -69,7 +69,7 @@ def main() -> int:
                            stdout=subprocess.DEVNULL)
             con = duckdb.connect(str(db), read_only=True)
             run_id = con.execute("SELECT max(run_id) FROM runs").fetchone()[0]
-            for model, backend, status, median, error, validity in con.execute(QUERY, [run_id]).fetchall():
+            for model, _backend, status, median, error, validity in con.execute(QUERY, [run_id]).fetchall():
                 key = (model, side)
                 if validity == "invalid":
                     invalid.add(key)

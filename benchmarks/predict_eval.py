@@ -37,7 +37,8 @@ def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="tiny:bert, tiny:vit, matmul:128; pytorch + onnxruntime; threads 1,2")
+    ap.add_argument("--quick", action="store_true",
+                    help="tiny:bert, tiny:vit, matmul:128; pytorch + onnxruntime; threads 1,2")
     ap.add_argument("--models", default=",".join(f"tiny:{t}" for t in TINY))
     ap.add_argument("--matmul", default="matmul:128,matmul:384", help="numpy models")
     ap.add_argument("--backends", default="pytorch,onnxruntime,openvino")
@@ -59,8 +60,8 @@ def main() -> None:
         for threads in a.threads.split(","):
             out = work / f"results-t{threads}"
             common = ["--threads", threads, "--batch-sizes", a.batch_sizes, "--min-time", a.min_time,
-                      "--max-time", a.max_time, "--target-ci", "0.05", "--min-iters", "5", "--warmup", "1", "--max-background-cpu", "100",
-                      "--out", str(out)]
+                      "--max-time", a.max_time, "--target-ci", "0.05", "--min-iters", "5", "--warmup", "1",
+                      "--max-background-cpu", "100", "--out", str(out)]
             for backend in a.backends.split(","):
                 models = [m for spec in a.models.split(",") for m in ("--model", spec)]
                 sh("run", "--backend", backend, *models, "--seq-lens", a.seq_lens, *common)

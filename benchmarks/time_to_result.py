@@ -39,14 +39,14 @@ from pathlib import Path
 
 SEQ, BATCH = 128, 1
 
-BARE = r"""
+BARE = rf"""
 import json, statistics, sys, time
 import torch, transformers
 folder, threads = sys.argv[1], int(sys.argv[2])
 torch.set_num_threads(threads)
 model = transformers.AutoModel.from_pretrained(folder).eval()
-ids = torch.randint(0, model.config.vocab_size, (%d, %d), generator=torch.Generator().manual_seed(0))
-inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+ids = torch.randint(0, model.config.vocab_size, ({BATCH}, {SEQ}), generator=torch.Generator().manual_seed(0))
+inputs = {{"input_ids": ids, "attention_mask": torch.ones_like(ids)}}
 with torch.inference_mode():
     for _ in range(10):
         model(**inputs)
@@ -55,10 +55,12 @@ with torch.inference_mode():
         t0 = time.perf_counter()
         model(**inputs)
         times.append(time.perf_counter() - t0)
-print(json.dumps({"median": statistics.median(times), "valid": True}))
-""" % (BATCH, SEQ)
+print(json.dumps({{"median": statistics.median(times), "valid": True}}))
+"""
 
-OPTIMUM = r"""
+SHAPES = f'{{"batch_size": {BATCH}, "sequence_length": {SEQ}}}'
+
+OPTIMUM = rf"""
 import json, statistics, sys
 import torch
 from optimum_benchmark import Benchmark, BenchmarkConfig, InferenceConfig, InlineConfig, PyTorchConfig
@@ -66,12 +68,12 @@ folder, threads = sys.argv[1], int(sys.argv[2])
 torch.set_num_threads(threads)
 config = BenchmarkConfig(
     name="time_to_result", launcher=InlineConfig(),
-    scenario=InferenceConfig(latency=True, memory=False, input_shapes={"batch_size": %d, "sequence_length": %d}),
+    scenario=InferenceConfig(latency=True, memory=False, input_shapes={SHAPES}),
     backend=PyTorchConfig(model=folder, device="cpu", task="feature-extraction", no_weights=False))
 report = Benchmark.launch(config)
 values = report.forward.latency.values
-print(json.dumps({"median": statistics.median(values), "valid": True, "n": len(values)}))
-""" % (BATCH, SEQ)
+print(json.dumps({{"median": statistics.median(values), "valid": True, "n": len(values)}}))
+"""
 
 
 def make_model(kind: str, root: Path) -> Path:
@@ -115,7 +117,7 @@ def run_benchdb(folder: Path, threads: int, work: Path) -> tuple[float, dict]:
     (path,) = list(out.rglob("*.parquet"))
     meta = contract.read_footer(path).metadata
     table = pq.read_table(path, columns=["metric", "value"]).to_pydict()
-    lat = [v for m, v in zip(table["metric"], table["value"]) if m == "latency_s"]
+    lat = [v for m, v in zip(table["metric"], table["value"], strict=True) if m == "latency_s"]
     valid = meta["scenario"]["status"] == "ok" and meta["scenario"]["validity"] == "valid"
     return wall, {"median": statistics.median(lat), "valid": valid, "n": len(lat)}
 

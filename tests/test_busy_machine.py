@@ -96,8 +96,8 @@ HOG = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end:\n
 def _foreign(code: str) -> int:
     """Start ``code`` in a Python process that is not below this one (a shell starts it in the
     background and exits, so it is re-parented): another program's load, not benchdb's own."""
-    out = subprocess.run(["sh", "-c", f'{shlex.quote(sys.executable)} -c {shlex.quote(code)} >/dev/null 2>&1 & echo $!'],
-                         capture_output=True, text=True, check=True)
+    script = f"{shlex.quote(sys.executable)} -c {shlex.quote(code)} >/dev/null 2>&1 & echo $!"
+    out = subprocess.run(["sh", "-c", script], capture_output=True, text=True, check=True)
     return int(out.stdout.strip())
 
 

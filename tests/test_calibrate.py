@@ -50,7 +50,8 @@ def test_roofline_puts_a_real_result_against_the_peaks(tmp_path):
     assert invoke("calibrate", *QUICK, "--db", str(db)).exit_code == 0
     con = duckdb.connect(str(db), read_only=True)
     row = con.execute("select flops, flops_method, bytes, bytes_method, arithmetic_intensity, peak_flops, "
-                      "peak_bandwidth, pct_of_peak, roofline_s, latency_s, bound, hardware_config from roofline").fetchone()
+                      "peak_bandwidth, pct_of_peak, roofline_s, latency_s, bound, hardware_config "
+                      "from roofline").fetchone()
     flops, method, nbytes, bmethod, ai, peak, bw, pct, roof, lat, bound, config = row
     assert flops == 2 * 128 ** 3 and method == "model"
     assert nbytes == 3 * 128 * 128 * 4 and bmethod == "parameters + input and output"

@@ -4,6 +4,7 @@ change_points table on a real warehouse (rows written through benchdb's schema).
 
 import json
 from datetime import datetime, timedelta
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -58,7 +59,7 @@ def test_statistic_equals_its_definition(n):
         x = np.round(x) if rounded else x                  # ties too
         xp = np.vstack([x] + [x[rng.permutation(n)] for _ in range(5)])
         taus, qs = best(xp)
-        for row, tau, q in zip(xp, taus, qs):
+        for row, tau, q in zip(xp, taus, qs, strict=True):
             want_tau, want_q = naive_best(row)
             assert q == pytest.approx(want_q, rel=1e-10, abs=1e-12)
             assert naive_q(row, int(tau)) == pytest.approx(want_q, rel=1e-10, abs=1e-12)   # a best split
@@ -142,7 +143,7 @@ def test_windows_tile_the_reexamined_range():
     assert windows(1000, 999) == [Window(800, 1000, 850, 1000)]     # one appended run: the last 200
     plan = windows(1000, 0)
     assert plan[-1].zone_start == 0 and plan[0].zone_end == 1000
-    for newer, older in zip(plan, plan[1:]):
+    for newer, older in pairwise(plan):
         assert older.zone_end == newer.zone_start                  # zones tile, newest first
     for w in plan:
         assert w.end - w.start == 200 and w.start <= w.zone_start and w.zone_end <= w.end

@@ -83,9 +83,11 @@ def test_run_records_unsupported_combinations_and_goes_on(tmp_path):
 
 @pytest.mark.parametrize("args,line", [
     (["run", "--backend", "numpy", "--model", "resnet50"],
-     "benchdb: error: model 'resnet50' is not a numpy model; use matmul:<N> with 1 <= N <= 16384, e.g. --model matmul:512"),
+     "benchdb: error: model 'resnet50' is not a numpy model; use matmul:<N> with 1 <= N <= 16384, "
+     "e.g. --model matmul:512"),
     (["run", "--backend", "tensorflow", "--model", "x"],
-     "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openvino, ort-web, pytorch, userbench"),
+     "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openvino, ort-web, pytorch, "
+     "userbench"),
     (["run", "--backend", "numpy", "--model", "matmul:8", "--min-time", "5", "--max-time", "1"],
      "benchdb: error: stopping rule: max_time_s must be >= min_time_s"),
 ])
@@ -116,7 +118,8 @@ def test_ingest_exit_code_reports_rejections(tmp_path):
     r = invoke("ingest", str(res), "--db", str(db))
     assert r.exit_code == 1
     assert r.stdout.startswith("ingested 2 new file(s), skipped 0 already loaded, rejected 1; ")
-    assert r.stderr.splitlines()[-1].startswith(f"rejected {res.resolve() / 'junk.parquet'}: file: not a readable Parquet file")
+    assert r.stderr.splitlines()[-1].startswith(
+        f"rejected {res.resolve() / 'junk.parquet'}: file: not a readable Parquet file")
 
 
 def test_ingest_missing_path(tmp_path):
@@ -212,7 +215,8 @@ def test_db_status_and_upgrade(tmp_path):
     assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 7); `benchdb ingest` creates it"
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 0
-    assert r.stdout.strip() == f"{db}: applied 0001_init, 0002_change_points, 0003_identity, 0004_file_ids, 0005_repeats, 0006_interop, 0007_calibration; schema version 7"
+    assert r.stdout.strip() == (f"{db}: applied 0001_init, 0002_change_points, 0003_identity, 0004_file_ids, "
+                                "0005_repeats, 0006_interop, 0007_calibration; schema version 7")
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.stdout.strip() == f"{db}: already at schema version 7"
     r = invoke("db", "status", "--db", str(db))
@@ -236,7 +240,8 @@ def test_hardware_command():
     assert "backends:" in r.stdout and "  numpy " in r.stdout
     data = json.loads(invoke("hardware", "--json").stdout)
     assert data["cpu"]["cores_logical"] >= 1
-    assert {b["name"] for b in data["backends"]} == {"numpy", "pytorch", "onnxruntime", "openvino", "ort-web", "userbench"}
+    assert {b["name"] for b in data["backends"]} == {"numpy", "pytorch", "onnxruntime", "openvino", "ort-web",
+                                                     "userbench"}
 
 
 def test_debug_shows_traceback(tmp_path):

@@ -68,7 +68,7 @@ def test_round_trip_gives_the_same_medians_and_counts(mixed_db, tmp_path, fmt):
     if fmt == "optimum-benchmark":    # a report holds timings (latency targets) only
         before = [row for row in before if row[4] in ("latency_s", "ttft_s", "tpot_s", "generate_s")]
     assert len(after) == len(before) > 0
-    for a, b in zip(after, before):
+    for a, b in zip(after, before, strict=True):
         assert a[:6] == b[:6]                          # key, metric, sample count
         assert a[6] == pytest.approx(b[6], rel=1e-12)  # median
 

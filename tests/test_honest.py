@@ -138,7 +138,8 @@ def test_terminal_tables_fit_120_columns_and_wide_keeps_every_column():
                       "| --- | --- | --- | --- | --- | --- |", *rows, "", "word " * 60]) + "\n"
     out = fit(text)
     assert max(len(line) for line in out.splitlines()) <= 120
-    assert "All rows: input seq_len=32,new_tokens=8; hardware AMD EPYC 7B13 64-Core Processor; precision fp32." in out   # constants named once
+    # constants named once
+    assert "All rows: input seq_len=32,new_tokens=8; hardware AMD EPYC 7B13 64-Core Processor; precision fp32." in out
     assert "| tiny:model-0 | 0 |" in out and "…" in out and "`--wide`" in out
     narrow = "| a | b |\n| --- | --- |\n| 1 | 2 |\n"
     assert fit(narrow) == narrow                                                         # fits: unchanged

@@ -20,7 +20,8 @@ from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
 
-FAST = "settings: {warmup: 1, min_iters: 5, min_time: 0.01, max_time: 0.1, target_ci: 0.5, max_background_cpu: 100, isolate: false}"
+FAST = ("settings: {warmup: 1, min_iters: 5, min_time: 0.01, max_time: 0.1, target_ci: 0.5, max_background_cpu: 100, "
+        "isolate: false}")
 
 
 def test_config_entries_differing_only_in_threads_give_distinct_files_results_and_series(tmp_path):
@@ -61,7 +62,8 @@ def test_options_are_canonical_and_hashed():
     assert identity.options_id(a) != identity.options_id({**a, "threads": 8})
     key = {"model_id": "m", "backend": "onnxruntime", "device": "cuda:0", "mode": "opt-all", "precision": "fp32",
            "batch_size": 1, "input_shape": "seq_len=8"}
-    assert identity.scenario_id("r", {**key, "options": a}) != identity.scenario_id("r", {**key, "options": {**a, "threads": 8}})
+    assert (identity.scenario_id("r", {**key, "options": a})
+            != identity.scenario_id("r", {**key, "options": {**a, "threads": 8}}))
     assert identity.series_id({**key, "options": a}, "hw1") == identity.series_id({**key, "options": b}, "hw1")
     assert identity.series_id({**key, "options": a}, "hw1") != identity.series_id({**key, "options": a}, "hw2")
 

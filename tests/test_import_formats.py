@@ -39,7 +39,7 @@ def rows(db, sql, params=None):
     try:
         cur = con.execute(sql, params or [])
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row)) for row in cur.fetchall()]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
     finally:
         con.close()
 

@@ -51,5 +51,6 @@ def test_nothing_below_the_command_line_imports_it():
         for node in ast.walk(tree):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            found += [f"{rel}:{node.lineno} imports {n}" for n in names if n == "benchdb.cli" or n.startswith("benchdb.cli.")]
+            found += [f"{rel}:{node.lineno} imports {n}" for n in names
+                      if n == "benchdb.cli" or n.startswith("benchdb.cli.")]
     assert found == []

@@ -183,8 +183,8 @@ def _results(con, device):
                (select median from result_metrics m where m.result_id = r.result_id and m.metric = 'max_rel_err')
         from results r join hardware h using (hardware_id)
         where r.backend = 'ort-web' and r.device = ? order by r.model_id""", [device]).fetchall()
-    return [dict(zip(["model", "status", "error", "timing", "extra", "options", "hw", "hw_id", "n", "rel"], r))
-            for r in rows]
+    keys = ["model", "status", "error", "timing", "extra", "options", "hw", "hw_id", "n", "rel"]
+    return [dict(zip(keys, r, strict=True)) for r in rows]
 
 
 @pytest.mark.slow

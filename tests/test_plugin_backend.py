@@ -139,7 +139,8 @@ def test_its_option_is_in_help_config_identity_and_the_ab_child(plugin_site, tmp
     benchdb_cmd("ingest", str(tmp_path / "a"), str(tmp_path / "b"), "--db", str(db), env=env, check=True)
     assert _options_of(db) == [{"mine_scale": 2, "threads": 1}, {"mine_scale": 3, "threads": 1}]
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT count(DISTINCT series_id), count(DISTINCT options_id) FROM results WHERE backend = 'mine'").fetchone() == (2, 2)
+        assert con.execute("SELECT count(DISTINCT series_id), count(DISTINCT options_id) FROM results "
+                           "WHERE backend = 'mine'").fetchone() == (2, 2)
 
     # a bad value in a config file: one line naming the key
     bad = write(tmp_path / "bad.yaml", "runs: [{backends: mine, models: matmul:16, mine_scale: 0}]")

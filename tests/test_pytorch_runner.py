@@ -44,7 +44,7 @@ def test_all_13_key_classes_run_eager_end_to_end(all_classes):
     rows = con.execute("select r.model_id, r.status, r.validity, r.n, a.family, a.model_type, r.input_shape "
                        "from results r join architectures a using (arch_id) order by 1").fetchall()
     assert [r[0] for r in rows] == sorted(f"tiny:{t}" for t in models.KEY_CLASSES)
-    for model_id, status, validity, n, family, model_type, shape in rows:
+    for model_id, status, validity, n, family, model_type, _shape in rows:
         assert (status, validity) == ("ok", "valid"), model_id
         assert n >= 10
         assert family == models.KINDS[model_type].family

@@ -166,21 +166,22 @@ def _same(a, b) -> bool:
             return math.isnan(a) and math.isnan(b)
         return a == b or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
     if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
 def assert_same_rows(name, cols_d, rows_d, cols_s, rows_s, ordered=False):
     # an expression the SQL leaves unnamed (count(*)) is named by each engine its own way
-    named = [(a, b) for a, b in zip(cols_d, cols_s) if "(" not in a]
-    assert len(cols_s) == len(cols_d) and all(a == b for a, b in named), f"{name}: columns differ"
+    assert len(cols_s) == len(cols_d), f"{name}: columns differ"
+    named = [(a, b) for a, b in zip(cols_d, cols_s, strict=True) if "(" not in a]
+    assert all(a == b for a, b in named), f"{name}: columns differ"
     rd = [tuple(_norm(v) for v in r) for r in rows_d]
     rs = [tuple(_norm(v) for v in r) for r in rows_s]
     assert len(rs) == len(rd), f"{name}: {len(rs)} rows on Spark, {len(rd)} on DuckDB"
     if not ordered:
         rd, rs = sorted(rd, key=_sort_key), sorted(rs, key=_sort_key)
-    for i, (x, y) in enumerate(zip(rd, rs)):
-        bad = [c for c, a, b in zip(cols_d, x, y) if not _same(a, b)]
+    for i, (x, y) in enumerate(zip(rd, rs, strict=True)):
+        bad = [c for c, a, b in zip(cols_d, x, y, strict=True) if not _same(a, b)]
         assert not bad, f"{name}: row {i} differs in {bad}: DuckDB {x} vs Spark {y}"
 
 
@@ -223,8 +224,8 @@ def test_every_report_query_matches_duckdb(warehouse, spark):
 
     con_s = SparkConnection(spark)
     _, ids = _duck(warehouse, "SELECT result_id FROM results ORDER BY result_id LIMIT 3")
-    base = {"ids": [r[0] for r in ids], "metric": None, "limit": 5, "min_points": 6, "objective": "throughput", "max_latency_s": None, "max_memory_bytes": None,
-            "price_names": [], "price_values": []}
+    base = {"ids": [r[0] for r in ids], "metric": None, "limit": 5, "min_points": 6, "objective": "throughput",
+            "max_latency_s": None, "max_memory_bytes": None, "price_names": [], "price_values": []}
     variants = [
         {**Filters().params(), **base},
         {**Filters(models=("bert-tiny",), hardware=("Alpha CPU", "Gamma GPU")).params(), **base,
@@ -262,7 +263,7 @@ def test_statistics_from_raw_samples_match(warehouse, spark):
         con.close()
     assert n_samples > 100_000
     assert_same_rows("metric_stats", cols_d, rows_d, cols_s, rows_s)
-    by = {r[0]: dict(zip(cols_d, r)) for r in rows_d if r[1] == "latency_s"}
+    by = {r[0]: dict(zip(cols_d, r, strict=True)) for r in rows_d if r[1] == "latency_s"}
     assert any(r["p90"] is None and r["p25"] is not None for r in by.values())
     assert any(r["median_ci_low"] is None for r in by.values())
     assert sum(r["median_ci_low"] is not None for r in by.values()) > 150

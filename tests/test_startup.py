@@ -38,8 +38,8 @@ def _imported(*args: str) -> set[str]:
 def test_help_and_import_load_nothing_heavy():
     mods = _imported("--help")
     assert not mods & set(HEAVY + ("duckdb", "_duckdb", "numpy", "pyarrow", "jinja2", "sqlglot", "pydantic"))
-    out = subprocess.run([sys.executable, "-c", "import benchdb.cli, sys, json; print(json.dumps(sorted(sys.modules)))"],
-                         capture_output=True, text=True, check=True)
+    code = "import benchdb.cli, sys, json; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert not {m.split(".")[0] for m in json.loads(out.stdout)} & set(HEAVY + ("duckdb", "jinja2", "numpy"))
 
 

@@ -70,7 +70,8 @@ def test_golden_warehouse_upgrades_in_place_and_keeps_every_row(old_db):
     try:
         assert database.schema_version(con) == database.code_schema_version()
         assert con.execute("SELECT hardware_id FROM hardware").fetchall() == hardware_before
-        assert con.execute("SELECT count(*) FROM results WHERE series_id IS NULL OR options_id IS NULL").fetchall() == [(0,)]
+        assert con.execute("SELECT count(*) FROM results "
+                           "WHERE series_id IS NULL OR options_id IS NULL").fetchall() == [(0,)]
         # threads=1 and threads=2 were one series in 0.1; they are two now, per batch size.
         numpy = con.execute("SELECT batch_size, count(DISTINCT series_id), count(DISTINCT options->>'threads') "
                             "FROM results WHERE backend = 'numpy' GROUP BY 1 ORDER BY 1").fetchall()

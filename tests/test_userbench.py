@@ -319,7 +319,8 @@ def test_user_errors_are_one_line(tmp_path, make, args, line):
              "text": {"notes.txt": "hi"}, "one": {"bench_one.py": "def bench_one():\n    pass\n"},
              "syntax": {"bench_syntax.py": "def bench_(:\n"},
              "imports": {"bench_imports.py": "import no_such_module_benchdb\n"},
-             "signature": {"bench_sig.py": "from benchdb import bench\n@bench.params(n=[1])\ndef bench_sig():\n    pass\n"},
+             "signature": {"bench_sig.py": "from benchdb import bench\n@bench.params(n=[1])\n"
+                                           "def bench_sig():\n    pass\n"},
              "batch": {"bench_batch.py": "from benchdb import bench\n@bench.params(batch_size=[0])\n"
                                          "def bench_batch(batch_size):\n    pass\n"},
              "env": {"bench_env.py": "ENV = 'BENCH_SCALE'\ndef bench_e():\n    pass\n"}}

@@ -50,7 +50,8 @@ def test_older_database_needs_explicit_upgrade(db_path):
     con.execute(database._bootstrap_sql())
     database._apply(con, base[:1])
     con.close()
-    with pytest.raises(BenchdbError, match=rf"has schema version 1, this benchdb uses {len(base)}; run `benchdb db upgrade"):
+    with pytest.raises(BenchdbError,
+                       match=rf"has schema version 1, this benchdb uses {len(base)}; run `benchdb db upgrade"):
         database.open_writable(db_path)
     con = duckdb.connect(str(db_path))
     applied = database.upgrade(con, db_path)
@@ -80,7 +81,8 @@ def test_failed_migration_rolls_back_whole(db_path):
 def test_not_a_database_file(tmp_path):
     bogus = tmp_path / "notes.duckdb"
     bogus.write_text("hello, I am a text file\n" * 100)
-    with pytest.raises(BenchdbError, match=r"^cannot open database .*notes.duckdb: .*check that it is a benchdb DuckDB file"):
+    with pytest.raises(BenchdbError,
+                       match=r"^cannot open database .*notes.duckdb: .*check that it is a benchdb DuckDB file"):
         database.open_writable(bogus)
 
 

@@ -116,7 +116,7 @@ def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min
     """
     cur = con.execute(sql.load("queries/series_points.sql"), {"runs": runs, "context": window})
     cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     series = {sid: list(group) for sid, group in groupby(rows, key=lambda r: r["series_id"])}
     stored: dict[str, list[tuple]] = {}
     if series:

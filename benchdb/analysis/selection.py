@@ -30,7 +30,7 @@ class Selection:
     def runs(self) -> list[dict]:
         """The runs behind the picked results, oldest first, with how many results each gave."""
         count = Counter(r["run_id"] for r in self.results.values())
-        first = {}
+        first: dict[str, dict] = {}
         for r in self.results.values():
             first.setdefault(r["run_id"], r)
         return [{"run_id": rid, "started_at": r["run_started_at"], "git_commit": r["git_commit"],
@@ -92,7 +92,7 @@ def load(con: duckdb.DuckDBPyConnection, selector: str, ids: list[str]) -> Selec
     """The latest result of each series among ``ids`` (which ``selector`` resolved to)."""
     cur = con.execute(sql.load("queries/gate_results.sql"), {"results": ids})
     cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     for r in rows:
         opts = r["options"]
         r["options"] = json.loads(opts) if isinstance(opts, str) else (opts or {})

@@ -191,7 +191,7 @@ def merge_repeats(outcomes: list[Outcome]) -> Outcome:
 
 def measurement_rows(m: Measurement, metric: str = "latency_s") -> list[Row]:
     """Samples of a measurement as contract rows, plus its first call as its own metric."""
-    rows: list[Row] = [(metric, "s", i, o, v) for i, (o, v) in enumerate(zip(m.offsets, m.samples))]
+    rows: list[Row] = [(metric, "s", i, o, v) for i, (o, v) in enumerate(zip(m.offsets, m.samples, strict=True))]
     rows.append(("first_call_s", "s", 0, 0.0, m.first_call_s))
     return rows
 

@@ -30,7 +30,7 @@ def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[s
     names = set(envs["base"]) | set(envs["cand"])
     split = set()
     for g in groups:
-        for b, c in zip(g.planned["base"], g.planned["cand"]):
+        for b, c in zip(g.planned["base"], g.planned["cand"], strict=True):
             split |= names & env_differences(b.options.get("env"), c.options.get("env"))
     if split:
         warn(f"warning: --ab-env {', '.join(sorted(split))}: the bench declares it in ENV, so it is part of the "
@@ -66,7 +66,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     if unknown:
         raise BenchdbError(f"--ab-env-public {', '.join(unknown)}: no --ab-env sets it; name a variable an "
                            "--ab-env gives (e.g. --ab-env cand:BENCH_SCALE=1.1 --ab-env-public BENCH_SCALE)")
-    sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"])}
+    sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"], strict=True)}
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     groups = plan_ab(runs, sides, exclude=exclude, shard=shard,
                      unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
@@ -90,8 +90,8 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
 
     def progress(step, name, group, measured, done, total, seconds):
         state = ", ".join(m.outcome.status if m.outcome.status != "ok" else m.outcome.validity for m in measured)
-        click.echo(f"[{done}/{total}] trial {step.trial + 1}/{max(group.trials, max_trials)} {name} {group.label()}: {state} "
-                   f"({seconds:.1f} s)", err=True)
+        click.echo(f"[{done}/{total}] trial {step.trial + 1}/{max(group.trials, max_trials)} {name} "
+                   f"{group.label()}: {state} ({seconds:.1f} s)", err=True)
 
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude, "shard": params["shard"],
               "skip_fresh": None}
@@ -104,9 +104,9 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
                            exit_code=130) from None
     rows = {s: summary_rows(report.reports[s]) for s in SIDES}
     table = []
-    for b, c in zip(rows["base"], rows["cand"]):
+    for b, c in zip(rows["base"], rows["cand"], strict=True):
         ratio = c["median_ms"] / b["median_ms"] if b["median_ms"] and c["median_ms"] else None
-        note = "; ".join(f"{s}: {r['note']}" for s, r in zip(SIDES, (b, c)) if r["note"])
+        note = "; ".join(f"{s}: {r['note']}" for s, r in zip(SIDES, (b, c), strict=True) if r["note"])
         table.append([b["scenario"], b["status"], b["median_ms"], c["status"], c["median_ms"], ratio, note[:110]])
     click.echo(render(["scenario", "base", "base_median_ms", "cand", "cand_median_ms", "cand/base", "note"], table))
     for s in SIDES:

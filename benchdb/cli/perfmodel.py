@@ -49,7 +49,7 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
         with wh.reading() as con:
             cur = con.execute(sql.load("perfmodel/calibrations.sql"))
             cols = [d[0] for d in cur.description]
-            rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
         if fmt == "json":
             click.echo(json.dumps(rows, indent=1, default=str))
             return

@@ -217,7 +217,8 @@ def _run_options(ctx, params):
         if not params["backend"] or not params["models"]:
             raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME "
                                "(see `benchdb suites`)")
-        runs, exclude, source = [RunOptions(backend=params["backend"], models=tuple(params["models"]))], [], "command line"
+        runs = [RunOptions(backend=params["backend"], models=tuple(params["models"]))]
+        exclude, source = [], "command line"
         core = {_param(o) for o in options.CORE if o.name not in ("backend", "models")}
         explicit |= core
     given = {}

@@ -13,8 +13,8 @@ Where the counters come from:
   with ``energy*_label`` ``Esocket<N>`` per socket (64-bit counters: no wrap in practice).
 
 A counter that went backwards wrapped: the step is ``(now - before) mod (max_energy_range_uj + 1)``.
-Sampled every 20 ms by the harness monitor (monitors.ENERGY_INTERVAL_S), a 32-bit RAPL counter (wrapping after minutes at full
-power) can never wrap twice between two samples.
+Sampled every 20 ms by the harness monitor (monitors.ENERGY_INTERVAL_S), a 32-bit RAPL counter
+(wrapping after minutes at full power) can never wrap twice between two samples.
 
 Since 2020 (CVE-2020-8694) ``energy_uj`` is readable by root only on most distributions:
 ``sudo chmod a+r /sys/class/powercap/intel-rapl:*/energy_uj`` (until reboot) lets benchdb read it.

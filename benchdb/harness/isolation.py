@@ -7,8 +7,9 @@ hang becomes the status of the scenario in flight; a fresh child then takes the 
 
 Children are forked from a server process (multiprocessing's ``forkserver``), one per backend, that
 has imported that backend's libraries once (:func:`prestart`: torch and transformers' model code
-take ~4 s on a small machine); a child never inherits another backend's libraries. Each child is still a process of its own -- its own heap, model, thread pools and
-scheduling -- so ``--repeats`` sees process-to-process variance, but it starts in milliseconds
+take ~4 s on a small machine); a child never inherits another backend's libraries. Each child is
+still a process of its own -- its own heap, model, thread pools and scheduling -- so
+``--repeats`` sees process-to-process variance, but it starts in milliseconds
 instead of seconds, which is what makes 3 processes per scenario affordable in the quickstart. The
 server computes nothing (no thread pool is started before a fork) and idles while a child measures.
 Where fork is not available (Windows), children are spawned and import everything themselves.
@@ -68,7 +69,7 @@ def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
             conn.send((_DONE, outcome))
     except BaseException as exc:  # report, then exit non-zero
         conn.send((_CRASH, f"{type(exc).__name__}: {exc}".strip() + "\n" + traceback.format_exc(limit=3)))
-        raise SystemExit(1)
+        raise SystemExit(1) from None    # the parent has the traceback, sent above
     finally:
         conn.close()
 

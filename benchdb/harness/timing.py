@@ -5,8 +5,9 @@ Rules (DESIGN.md, measurement rules):
   never a steady-state sample.
 - Warm-up: at least ``warmup_iters`` calls and ``warmup_s`` seconds, untimed; with
   ``warmup_stable`` set (adaptive), it ends before ``warmup_s`` once the per-call time is stable
-  (the last ``STABLE_CALLS`` warm-up calls within ``warmup_stable`` of their median). Warm-up calls are never samples; the stopping rule below is unchanged, so a valid
-  result still meets the CI target.
+  (the last ``STABLE_CALLS`` warm-up calls within ``warmup_stable`` of their median). Warm-up
+  calls are never samples; the stopping rule below is unchanged, so a valid result still meets
+  the CI target.
 - Then iterate until at least ``min_iters`` samples AND ``min_time_s`` seconds; stop as soon as
   the 95 % CI of the median is within ``target_ci`` (relative half-width) of the median, or at
   ``max_time_s`` / ``max_iters``.

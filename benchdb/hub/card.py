@@ -94,12 +94,15 @@ def model_card_section(con, model_id: str, dataset: str | None, badge: Badge | N
     tables: dict[str, dict] = {}
     for (hw_name, kind, hw_id, batch, shape, backend, device, mode, precision, p50, p90, thr, mem, cands) in rows:
         t = tables.setdefault(hw_id, {"name": _md(hw_name), "kind": kind, "rows": []})
-        t["rows"].append({"batch": batch, "shape": _md(shape), "backend": _md(f"{backend} ({device}, {mode}, {precision})"),
+        t["rows"].append({"batch": batch, "shape": _md(shape),
+                          "backend": _md(f"{backend} ({device}, {mode}, {precision})"),
                           "p50": fmt_quantity(p50, "s", p50), "p90": fmt_quantity(p90, "s") or "—",
                           "throughput": fmt_quantity(thr, "items/s"), "memory": fmt_quantity(mem, "bytes") or "—",
                           "candidates": cands})
-    speedups = [{"batch": r[0], "shape": _md(r[1]), "hardware": _md(r[2]), "backend": _md(f"{r[3]} ({r[4]}, {r[5]}, {r[6]})"),
-                 "median": fmt_quantity(r[7], "s", r[9]), "baseline_hardware": _md(r[8]),
+    speedups = [{"batch": r[0], "shape": _md(r[1]), "hardware": _md(r[2]),
+                 "backend": _md(f"{r[3]} ({r[4]}, {r[5]}, {r[6]})"),
+                 "median"
+: fmt_quantity(r[7], "s", r[9]), "baseline_hardware": _md(r[8]),
                  "baseline": fmt_quantity(r[9], "s", r[9]), "speedup": f"{r[10]:.2f}x"}
                 for r in con.execute(sql.load("hub/speedup.sql"), {"model": model_id}).fetchall()]
     base = _endpoint()

@@ -149,6 +149,19 @@ def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -
         if c.sha256 in loaded:
             summary.duplicates += 1
             loader.record(c, "duplicate", None)
+    by_scenario, owner = _claim_scenarios(con, loader, by_hash, footers)
+    con.execute("COMMIT")
+    _load_claims(loader, by_scenario, owner, batch_rows, progress)
+    con.execute("BEGIN TRANSACTION")
+    _settle_losers(loader, summary, by_scenario, by_hash, owner)
+    con.execute("COMMIT")
+
+
+def _claim_scenarios(con, loader: Loader, by_hash: dict[str, list[Candidate]],
+                     footers: dict) -> tuple[dict[str, list[Candidate]], dict[str, str]]:
+    """Group the files of readable footers by scenario id (content-hash groups whose footer is bad
+    are rejected whole), and reject those of scenarios the warehouse already has. Returns the
+    claims by scenario and the owners (paths) of scenarios already loaded."""
     by_scenario: dict[str, list[Candidate]] = {}
     for group in by_hash.values():
         c = group[0]
@@ -164,8 +177,13 @@ def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -
     for sid in [sid for sid in by_scenario if sid in owner]:
         for c in by_scenario.pop(sid):
             loader.reject(c, _claimed(sid, owner[sid]))
-    con.execute("COMMIT")
+    return by_scenario, owner
 
+
+def _load_claims(loader: Loader, by_scenario: dict[str, list[Candidate]], owner: dict[str, str],
+                 batch_rows: int, progress) -> None:
+    """Load the first claim of every scenario; where it is rejected the next claim gets its turn.
+    A scenario's claims shrink to start at the file that loaded; ``owner`` records that file."""
     total, done = len(by_scenario), 0
     pending = [group[0] for group in by_scenario.values()]
     while pending:
@@ -184,7 +202,11 @@ def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -
             else:
                 owner[sid] = str(c.path)
         pending = promoted
-    con.execute("BEGIN TRANSACTION")
+
+
+def _settle_losers(loader: Loader, summary: IngestSummary, by_scenario: dict[str, list[Candidate]],
+                   by_hash: dict[str, list[Candidate]], owner: dict[str, str]) -> None:
+    """Reject the claims that lost their scenario to a loaded file, and settle the copies of each file."""
     for sid, group in by_scenario.items():
         for c in group:
             if str(c.path) != owner.get(sid) and not loader.was_rejected(c):
@@ -198,7 +220,6 @@ def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -
             else:
                 summary.duplicates += 1
                 loader.record(same, "duplicate", None)
-    con.execute("COMMIT")
 
 
 def _claimed(sid: str, path: str) -> str:

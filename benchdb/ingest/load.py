@@ -195,7 +195,7 @@ class Loader:
         try:
             ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
             hardware_ids: dict[str, str] = {}
-            rows = [_batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids)]
+            rows = [_batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids, strict=True)]
             con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")

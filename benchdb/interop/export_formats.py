@@ -31,13 +31,13 @@ _DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 def _rows(con, models: list[str]) -> tuple[list[dict], dict[str, dict[str, dict]]]:
     cur = con.execute(sql.load("interop/export_results.sql"), {"models": models})
     cols = [d[0] for d in cur.description]
-    results = [dict(zip(cols, r)) for r in cur.fetchall()]
+    results = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     samples: dict[str, dict[str, dict]] = {}
     if results:
         cur = con.execute(sql.load("interop/export_samples.sql"), {"ids": [r["result_id"] for r in results]})
         cols = [d[0] for d in cur.description]
         for row in cur.fetchall():
-            d = dict(zip(cols, row))
+            d = dict(zip(cols, row, strict=True))
             samples.setdefault(d["result_id"], {})[d["metric"]] = d
     return results, samples
 

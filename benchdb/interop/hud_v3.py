@@ -123,7 +123,8 @@ def parse(path: Path) -> list[Imported]:
             git_commit=key.get("git_commit") or torch.get("sha"),
             software={k: (v.get("version") if isinstance(v, dict) else v) for k, v in deps.items()},
             config={"hud": {"benchmark": bench.get("name"), "origins": model.get("origins")}},
-            run_key=str(key.get("run_id") or rec.get("timestamp") or ""), timing_method=key.get("timing_method") or "source",
+            run_key=str(key.get("run_id") or rec.get("timestamp") or ""),
+            timing_method=key.get("timing_method") or "source",
             tool="hud-v3", tool_version=str(rec.get("schema_version") or "v3"),
             settings={"target_value": rec["metric"].get("target_value")} if rec["metric"].get("target_value")
             is not None else {},

@@ -45,10 +45,8 @@ def _detail(path: Path) -> dict:
     return out
 
 
-def parse(path: Path) -> list[Imported]:
-    text = path.read_text(encoding="utf-8", errors="replace")
-    if "MLPerf Results Summary" not in text:
-        raise SourceError("not an MLPerf LoadGen summary (no 'MLPerf Results Summary' header)")
+def _summary_fields(text: str) -> tuple[dict[str, str], list[str]]:
+    """The summary's ``key : value`` fields (the first of each key) and its ``* `` reason lines."""
     fields: dict[str, str] = {}
     reasons: list[str] = []
     for line in text.splitlines():
@@ -57,6 +55,32 @@ def parse(path: Path) -> list[Imported]:
         m = _LINE.match(line)
         if m and m.group(1) not in fields:
             fields[m.group(1)] = m.group(2)
+    return fields, reasons
+
+
+def _statistic(key: str, number: float) -> tuple[str, str, str, float] | None:
+    """The (metric, unit, statistic, value) a numeric summary field records, or None for other fields."""
+    pct = _PCT.match(key)
+    if pct:
+        return ("latency_s", "s", f"p{float(pct.group(1)):g}", number / 1e9)
+    if key in ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)"):
+        return ("latency_s", "s", key.split()[0].lower(), number / 1e9)
+    if key in _HEADLINES:
+        metric, unit = _HEADLINES[key]
+        return (metric, unit, "value", number)
+    if key.startswith("QPS w/"):
+        return ("throughput_items_s", "items/s",
+                "value_without_overhead" if "w/o" in key else "value_with_overhead", number)
+    if re.match(r"^\d+(\.\d+)?th percentile latency \(ns\)$", key):
+        return ("latency_s", "s", f"headline_p{float(key.split('th')[0]):g}", number / 1e9)
+    return None
+
+
+def parse(path: Path) -> list[Imported]:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if "MLPerf Results Summary" not in text:
+        raise SourceError("not an MLPerf LoadGen summary (no 'MLPerf Results Summary' header)")
+    fields, reasons = _summary_fields(text)
     if "Result is" not in fields:
         raise SourceError("no 'Result is : VALID|INVALID' line (the log is incomplete)")
     verdict = fields["Result is"].upper()
@@ -71,19 +95,9 @@ def parse(path: Path) -> list[Imported]:
             number = float(value)
         except ValueError:
             continue
-        pct = _PCT.match(key)
-        if pct:
-            stats.append(("latency_s", "s", f"p{float(pct.group(1)):g}", number / 1e9))
-        elif key in ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)"):
-            stats.append(("latency_s", "s", key.split()[0].lower(), number / 1e9))
-        elif key in _HEADLINES:
-            metric, unit = _HEADLINES[key]
-            stats.append((metric, unit, "value", number))
-        elif key.startswith("QPS w/"):
-            stats.append(("throughput_items_s", "items/s",
-                          "value_without_overhead" if "w/o" in key else "value_with_overhead", number))
-        elif re.match(r"^\d+(\.\d+)?th percentile latency \(ns\)$", key):
-            stats.append(("latency_s", "s", f"headline_p{float(key.split('th')[0]):g}", number / 1e9))
+        stat = _statistic(key, number)
+        if stat is not None:
+            stats.append(stat)
     if not stats:
         raise SourceError("no result figures (latency percentiles or samples per second) in the summary")
     failed = [c for c in _CHECKS if fields.get(c, "Yes").strip().lower() not in ("yes", "true")]

@@ -127,7 +127,7 @@ def parse(path: Path) -> list[Imported]:
         config={"optimum_benchmark": {"name": config.get("name"), "scenario": scenario.get("name"),
                                       "iterations": scenario.get("iterations"),
                                       "warmup_runs": scenario.get("warmup_runs")}},
-        run_key=str(key.get("run_id") or config.get("name") or ""), timing_method="cuda_events" if device.startswith("cuda")
-        and backend.get("name") == "pytorch" else "host_clock",
+        run_key=str(key.get("run_id") or config.get("name") or ""),
+        timing_method="cuda_events" if device.startswith("cuda") and backend.get("name") == "pytorch" else "host_clock",
         tool="optimum-benchmark", tool_version=version, statistics=stats,
     )]

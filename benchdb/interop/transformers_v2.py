@@ -87,7 +87,10 @@ def parse(path: Path) -> list[Imported]:
         if itl:
             samples["tpot_s"] = ("s", itl)
         gpu = measures.get("gpu_metrics")
-        gpu = [g for g in gpu if isinstance(g, dict)] if isinstance(gpu, list) else [gpu] if isinstance(gpu, dict) else []
+        if isinstance(gpu, list):
+            gpu = [g for g in gpu if isinstance(g, dict)]
+        else:
+            gpu = [gpu] if isinstance(gpu, dict) else []
         util = [v for g in gpu for v in _numbers(_first(g, "utilization", "gpu_utilization"))]
         if util:
             samples["gpu_util_pct"] = ("pct", util)
@@ -116,6 +119,7 @@ def parse(path: Path) -> list[Imported]:
                                      "warmup_iterations": config.get("warmup_iterations"),
                                      "measurement_iterations": config.get("measurement_iterations")}},
             run_key=str(_first(meta, "timestamp", default="")), timing_method="host_clock",
-            tool="transformers", tool_version=_first(info, "transformers_version") or _first(meta, "transformers_version"),
+            tool="transformers",
+            tool_version=_first(info, "transformers_version") or _first(meta, "transformers_version"),
         ))
     return out

@@ -52,7 +52,7 @@ class Peak:
     details: dict = field(default_factory=dict)
 
 
-def _trials(step: Callable[[], None], work: float, s: Settings, sync: Callable[[], None]) -> list[float]:
+def _trials(step: Callable[[], object], work: float, s: Settings, sync: Callable[[], None]) -> list[float]:
     """Rates (work per second) of ``s.trials`` timed trials after one untimed one."""
     rates = []
     for i in range(s.trials + 1):
@@ -71,7 +71,7 @@ def _trials(step: Callable[[], None], work: float, s: Settings, sync: Callable[[
     return rates
 
 
-def _order(product: Callable[[int], Callable[[], None]], s: Settings, sync: Callable[[], None]) -> int:
+def _order(product: Callable[[int], Callable[[], object]], s: Settings, sync: Callable[[], None]) -> int:
     """The matrix order to use: ``s.matmul_n``, unless one product would take more than a quarter
     of a trial at the rate one 128 x 128 product shows (bf16 on a CPU without bf16 units)."""
     step = product(128)
@@ -93,6 +93,9 @@ def _summarise(backend, device, kind, precision, rates, unit, s: Settings, size,
         median, low, high = stats.median_ci(rates)
     finally:
         stats.close()
+    if median is None:
+        # median_ci has no row for an empty sequence: Settings.trials was 0.
+        raise BenchdbError(f"calibrate measured no trial of {backend} {kind} {precision} (trials must be >= 1)")
     return Peak(backend, device, kind, precision, float(median), low, high, unit, len(rates), size,
                 {"trial_values": rates, "trial_time_s": s.trial_time, **details})
 
@@ -127,18 +130,24 @@ def _numpy(device: str, s: Settings) -> list[Peak]:
     return out
 
 
+def _no_sync() -> None:
+    """CPU work is synchronous: nothing to wait for."""
+
+
 def _pytorch(device: str, s: Settings) -> list[Peak]:
     import torch
 
     dev = torch.device(device)
+    sync: Callable[[], None]
+    precisions: tuple[tuple[str, torch.dtype], ...]
     if dev.type == "cuda":
         sync = torch.cuda.synchronize
         precisions = (("fp32", torch.float32), ("fp16", torch.float16), ("bf16", torch.bfloat16))
     elif dev.type == "cpu":
-        sync = lambda: None  # noqa: E731
+        sync = _no_sync
         precisions = (("fp32", torch.float32), ("bf16", torch.bfloat16))
     else:
-        sync = getattr(getattr(torch, dev.type, None), "synchronize", lambda: None)
+        sync = getattr(getattr(torch, dev.type, None), "synchronize", _no_sync)
         precisions = (("fp32", torch.float32), ("fp16", torch.float16))
     before = torch.get_num_threads()
     if s.threads:

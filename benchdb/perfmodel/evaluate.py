@@ -4,6 +4,7 @@ cross-validation of every method of :mod:`benchdb.perfmodel.predict` on the ware
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Hashable
 
 import numpy as np
 
@@ -19,8 +20,9 @@ def _spearman(a: list[float], b: list[float]) -> float | None:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
-def groupings(rows: list[dict]) -> list[tuple[str, callable]]:
-    out = [("model", lambda r: r["model_id"]), ("batch size", lambda r: r["batch_size"])]
+def groupings(rows: list[dict]) -> list[tuple[str, Callable[[dict], Hashable]]]:
+    out: list[tuple[str, Callable[[dict], Hashable]]] = [("model", lambda r: r["model_id"]),
+                                                         ("batch size", lambda r: r["batch_size"])]
     if len({hw_key(r) for r in rows}) >= 3:
         out.append(("hardware", hw_key))
     return out
@@ -75,5 +77,6 @@ def format_evaluation(table: list[dict], rows: list[dict]) -> str:
                      f"{e['answered']:>6}/{e['results']:<5}{mdape:>10}{rho:>11}{e['rank_groups']:>10}")
     lines.append("MdAPE: median absolute percentage error of latency over the results a method answered; rank "
                  "corr: median Spearman correlation of predicted vs measured (hardware, backend, mode) order per "
-                 "model x batch x shape x precision; model = habitat where the scenario was measured elsewhere, else learned")
+                 "model x batch x shape x precision; model = habitat where the scenario was measured elsewhere, "
+                 "else learned")
     return "\n".join(lines)

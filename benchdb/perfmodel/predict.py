@@ -154,7 +154,9 @@ class Habitat:
                     sxx += x * x
                     self.pairs += 1
                     o = own[(a["model_id"], a["backend"])]
-                    o[0] += x * y; o[1] += x * x; o[2] += 1
+                    o[0] += x * y
+                    o[1] += x * x
+                    o[2] += 1
         self.alpha = min(max(sxy / sxx, 0.0), 2.0) if self.pairs >= MIN_PAIRS else 1.0
         self.own = {k: min(max(xy / xx, 0.0), 2.0) for k, (xy, xx, n) in own.items() if n >= 2}
 
@@ -193,7 +195,10 @@ def nearest(train: list[dict], t: dict) -> tuple[float | None, dict | None]:
             best, best_d = s, d
     if best is None:
         return None, None
-    ratio = (t["flops"] / best["flops"]) if best.get("flops") and t.get("flops") else t["batch_size"] / best["batch_size"]
+    if best.get("flops") and t.get("flops"):
+        ratio = t["flops"] / best["flops"]
+    else:
+        ratio = t["batch_size"] / best["batch_size"]
     return float(best["latency_s"] * ratio), best
 
 
@@ -266,7 +271,7 @@ def targets(rows: list[dict], peaks: list[dict], model: str, hardware: str, *, t
     thread_counts = sorted({p["threads"] for p in match}, key=lambda t: t or 0)
     if threads is not None:
         thread_counts = [min(thread_counts, key=lambda t: abs((t or 0) - threads))]
-    shapes = defaultdict(int)
+    shapes: dict[str, int] = defaultdict(int)
     for r in mine:
         shapes[r["input_shape"]] += 1
     shape = shape or max(sorted(shapes), key=lambda s: shapes[s])
@@ -274,12 +279,13 @@ def targets(rows: list[dict], peaks: list[dict], model: str, hardware: str, *, t
     precision = precision or "fp32"
     backends = [backend] if backend else sorted({r["backend"] for r in mine})
     out = []
+    def peak(th: int | None, kind: str, prec: str | None = None) -> float | None:
+        vals = [p["value"] for p in match if p["threads"] == th and p["kind"] == kind
+                and (prec is None or p["precision"] == prec)]
+        return max(vals) if vals else None
+
     for th in thread_counts:
-        def peak(kind, prec=None):
-            vals = [p["value"] for p in match if p["threads"] == th and p["kind"] == kind
-                    and (prec is None or p["precision"] == prec)]
-            return max(vals) if vals else None
-        pf, bw = peak("matmul", precision), peak("triad")
+        pf, bw = peak(th, "matmul", precision), peak(th, "triad")
         for b in backends:
             same = [r for r in mine if r["backend"] == b] or mine
             md = mode or same[0]["mode"]
@@ -301,6 +307,11 @@ def targets(rows: list[dict], peaks: list[dict], model: str, hardware: str, *, t
     return out, ""
 
 
+def _bounds(value: float, iv: tuple[float, float] | None) -> tuple[float | None, float | None]:
+    """The interval around ``value`` (None, None when there are too few errors for one)."""
+    return (value * iv[0], value * iv[1]) if iv else (None, None)
+
+
 def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
     """The ``model`` method for one target: habitat when possible, else learned, else why not."""
     if not t.get("flops"):
@@ -317,8 +328,8 @@ def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
         bound = "compute" if t["flops"] / t["peak_flops"] >= (t["bytes"] / t["peak_bandwidth"]
                                                                if t.get("bytes") and t.get("peak_bandwidth") else 0) \
             else "memory"
-        iv = _interval("habitat", train)
-        return Answer("habitat", value, *(iv and (value * iv[0], value * iv[1]) or (None, None)),
+        low, high = _bounds(value, _interval("habitat", train))
+        return Answer("habitat", value, low, high,
                       detail=(f"habitat: the same scenario measured on {', '.join(names)} ({len(sources)} "
                               f"result(s)), scaled by the ratio of roofline times ({bound}-bound here), "
                               f"{hab_model.exponent(t)[1]}"),
@@ -327,8 +338,13 @@ def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
     if not learned.ok:
         return Answer("learned", reason=learned.why)
     value = learned.predict(t)
-    iv = _interval("learned", learned.rows)
-    return Answer("learned", value, *(iv and (value * iv[0], value * iv[1]) or (None, None)),
+    if value is None:
+        # Learned.predict needs a positive roofline term (FLOPs and peak are checked above, but a
+        # target built elsewhere may lack roofline_s); scaling None by the interval used to crash.
+        return Answer("learned", reason=f"insufficient data: no roofline term for {t['model_id']} on "
+                                        f"{t['hardware_config']}")
+    low, high = _bounds(value, _interval("learned", learned.rows))
+    return Answer("learned", value, low, high,
                   detail=(f"roofline + learned correction (ridge regression on {len(learned.rows)} results of "
                           f"{len(learned.models)} models on {len(learned.hardware)} hardware configuration(s); "
                           f"roofline term {t['roofline_s']:.3g} s)"),
@@ -342,5 +358,5 @@ def load(con) -> tuple[list[dict], list[dict]]:
     def fetch(name):
         cur = con.execute(sql.load(name))
         cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r)) for r in cur.fetchall()]
+        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     return fetch("perfmodel/training.sql"), fetch("perfmodel/peaks.sql")

@@ -90,8 +90,10 @@ def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
     for mode, precision, bs, seq in itertools.product(opts.modes, opts.precisions, opts.batch_sizes, opts.seq_lens):
         if not wanted:
             break
-        axes = {"modes": (mode,), "precisions": (precision,), "batch_sizes": (bs,), "seq_lens": (seq,)}
-        one = replace(opts, models=(item.model,), **axes)
+        axes: dict[str, tuple] = {"modes": (mode,), "precisions": (precision,), "batch_sizes": (bs,),
+                                  "seq_lens": (seq,)}
+        one = replace(opts, models=(item.model,), modes=(mode,), precisions=(precision,), batch_sizes=(bs,),
+                      seq_lens=(seq,))
         for _, scenarios in backend.plan(one):
             for sc in scenarios:
                 i = wanted.pop(full_key(sc), None)
@@ -124,7 +126,7 @@ def plan_ab(runs: list[RunOptions], sides: dict[str, Side], *, exclude=None, sha
                            "other shapes or parameters): --ab compares the same scenarios; set variables "
                            "that change what a bench file plans in the environment of both sides")
     groups = []
-    for bi, ci in zip(base, cand):
+    for bi, ci in zip(base, cand, strict=True):      # same shape: checked above
         with side_environ(sides["base"].env):
             parts = _groups_of(bi)
         for axes, ix in parts:
@@ -235,13 +237,8 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
     adaptive = any(max_trials > g.trials for g in groups)
     report = AbReport(ab_id, sides, steps=steps)
     started = datetime.now(timezone.utc).isoformat()
-    writers = {}
-    for name in SIDES:
-        other = "cand" if name == "base" else "base"
-        ab = {"id": ab_id, "side": name, **sides[name].record(), "other": {"side": other, **sides[other].record()},
-              "seed": seed, **({"max_trials": max_trials, "threshold": threshold} if adaptive else {})}
-        writers[name] = _SideWriter(sides[name], contract.new_run_id(), started, out,
-                                    [*tags, f"ab-{ab_id}", report.tags[name]], {**config, "ab": ab})
+    stopping = {"max_trials": max_trials, "threshold": threshold} if adaptive else {}
+    writers = _side_writers(sides, report, {"seed": seed, **stopping}, started, out, tags, config)
 
     def record_order() -> None:     # the trials' order, in the runs' config (before their first file)
         for name in SIDES:
@@ -271,16 +268,8 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
 
         run_steps(steps)
         if adaptive:
-            looks = 1 + max(-(-(max_trials - g.trials) // 2) for g in groups)
-            while True:
-                open_ = [gi for gi, g in enumerate(groups)
-                         if len(got[(gi, "base")]) < max_trials
-                         and not decided(g, got[(gi, "base")], got[(gi, "cand")], threshold, looks)]
-                if not open_:
-                    break
-                more = extension(open_, {gi: len(got[(gi, "base")]) for gi in open_}, max_trials, rng)
-                steps.extend(more)
-                run_steps(more)
+            _extend_until_decided(groups, got, steps, run_steps, max_trials=max_trials, threshold=threshold,
+                                  rng=rng)
             record_order()
             for gi, g in enumerate(groups):
                 _write_group(replace(g, opts=replace(g.opts, repeats=len(got[(gi, "base")]))), gi, steps, got,
@@ -289,6 +278,37 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
         shutil.rmtree(tmp, ignore_errors=True)
         report.reports = {s: writers[s].report for s in SIDES}
     return report
+
+
+def _side_writers(sides: dict[str, Side], report: AbReport, settings: dict[str, Any], started: str, out,
+                  tags, config: dict) -> dict[str, _SideWriter]:
+    """Each side's writer; its run's config records the A/B run: its id, both sides and the
+    run's ``settings`` (seed, and the adaptive stopping when used)."""
+    writers = {}
+    for name in SIDES:
+        other = "cand" if name == "base" else "base"
+        ab = {"id": report.ab_id, "side": name, **sides[name].record(),
+              "other": {"side": other, **sides[other].record()}, **settings}
+        writers[name] = _SideWriter(sides[name], contract.new_run_id(), started, out,
+                                    [*tags, f"ab-{report.ab_id}", report.tags[name]], {**config, "ab": ab})
+    return writers
+
+
+def _extend_until_decided(groups: list[Group], got: dict[tuple[int, str], list[list[Measured]]], steps: list[Step],
+                          run_steps: Callable[[list[Step]], None], *, max_trials: int, threshold: float,
+                          rng: random.Random) -> None:
+    """Two more trials at a time for every group whose verdict is still open, up to ``max_trials``
+    (appended to ``steps`` as they run)."""
+    looks = 1 + max(-(-(max_trials - g.trials) // 2) for g in groups)
+    while True:
+        open_ = [gi for gi, g in enumerate(groups)
+                 if len(got[(gi, "base")]) < max_trials
+                 and not decided(g, got[(gi, "base")], got[(gi, "cand")], threshold, looks)]
+        if not open_:
+            break
+        more = extension(open_, {gi: len(got[(gi, "base")]) for gi in open_}, max_trials, rng)
+        steps.extend(more)
+        run_steps(more)
 
 
 def _order_record(groups: list[Group], steps: list[Step]) -> dict[str, Any]:

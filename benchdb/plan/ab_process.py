@@ -175,7 +175,7 @@ def _from_file(path: Path) -> Measured:
     meta = contract.read_footer(path).metadata
     sc = meta["scenario"]
     table = pq.read_table(path, columns=list(_ROW_COLUMNS))
-    rows = list(zip(*(table.column(c).to_pylist() for c in _ROW_COLUMNS)))
+    rows = list(zip(*(table.column(c).to_pylist() for c in _ROW_COLUMNS), strict=True))   # one table's columns
     settings = dict(sc.get("settings") or {})
     busy = settings.pop("background_cpu_pct", None)
     scenario = Scenario(sc["model_id"], sc["backend"], sc["device"], sc["mode"], sc["precision"],
@@ -239,7 +239,8 @@ def run_process(side: Side, group: Group, out: Path) -> list[Measured]:
         error = f"the {side.name} process wrote a file this benchdb cannot read: {broken[0]}"
     elif error is None:
         error = f"the {side.name} process wrote no result for this scenario: {_last_line(stderr) or 'no message'}"
-    return [hit or _failed(sc, group, status or "failed", error) for sc, hit in zip(planned, _pick(planned, found))]
+    return [hit or _failed(sc, group, status or "failed", error)
+            for sc, hit in zip(planned, _pick(planned, found), strict=True)]     # _pick: one per planned
 
 
 def _kill(proc: subprocess.Popen) -> None:

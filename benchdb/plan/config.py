@@ -122,7 +122,8 @@ def _entry(entry: Any, shared: dict[str, Any], where: str) -> list[RunOptions]:
 
 def _exclude(exclude: Any, source: str) -> list[dict[str, Any]]:
     if not isinstance(exclude, list) or not all(isinstance(e, dict) and e for e in exclude):
-        raise BenchdbError(f"{source}: 'exclude' must be a list of mappings like {{backend: onnxruntime, batch_size: 8}}")
+        raise BenchdbError(f"{source}: 'exclude' must be a list of mappings like "
+                           "{backend: onnxruntime, batch_size: 8}")
     for e in exclude:
         bad = sorted(set(e) - set(EXCLUDE_KEYS))
         if bad:

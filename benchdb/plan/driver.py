@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from types import ModuleType
 
 import pyarrow as pa
 
 from benchdb import __version__
 from benchdb.backends import registry
+from benchdb.backends.api import Backend
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
@@ -29,7 +29,7 @@ def backend_names() -> list[str]:
     return registry.names()
 
 
-def load_backend(name: str) -> ModuleType:
+def load_backend(name: str) -> Backend:
     return registry.load(name)
 
 
@@ -259,19 +259,13 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     total = sum(len(i.scenarios) for i in items)
     if total == 0:
         raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
-    for item in items:
-        if item.opts.repeats < 1:
-            raise BenchdbError(f"repeats must be at least 1, found {item.opts.repeats}")
-        if item.opts.repeats > 1 and not item.opts.isolate:
-            raise BenchdbError("--repeats needs separate processes; drop --no-isolation (isolate: false)")
+    _check_repeats(items)
     _mark_root()
     started = datetime.now(timezone.utc)
     run_id = contract.new_run_id()
     if resume is not None:
         run_id, started, seed = resume.run_id, datetime.fromisoformat(resume.started_at), resume.seed
-    software = {"python": platform.python_version(), "benchdb": __version__}
-    for name in dict.fromkeys(i.opts.backend for i in items):
-        software[name] = load_backend(name).software()
+    software = _software(items)
     repeated = [i for i in items if i.opts.repeats > 1]
     if repeated:
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
@@ -284,8 +278,7 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     writer = Writer(run_meta, Sink(str(out), run_id))
     if resume is None and not writer.sink.remote:
         _write_plan(writer.sink.local, run_meta, seed, items)
-    units = sum(len(i.scenarios) * i.opts.repeats for i in items)
-    done = 0
+    counter = _Counter(progress, sum(len(i.scenarios) * i.opts.repeats for i in items))
     _servers_ready(items)
     try:
         for item in items:
@@ -293,30 +286,60 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
                 continue
             for outcome in _outcomes(item, item.scenarios):
                 writer.write(outcome, item.opts)
-                done += 1
-                if progress:
-                    progress(outcome, done, units)
-        pending: dict[tuple[int, int], list[Outcome]] = {}
-        rng = random.Random(seed)
-        for r in range(max((i.opts.repeats for i in repeated), default=0)):
-            # one child per model per round, models and their scenarios in a fresh random order
-            order = [ii for ii, item in enumerate(repeated) if item.opts.repeats > r]
-            rng.shuffle(order)
-            for ii in order:
-                item = repeated[ii]
-                picks = list(range(len(item.scenarios)))
-                rng.shuffle(picks)
-                for si, outcome in zip(picks, _outcomes(item, [item.scenarios[si] for si in picks])):
-                    got = pending.setdefault((ii, si), [])
-                    got.append(outcome)
-                    done += 1
-                    if progress:
-                        progress(outcome, done, units)
-                    if len(got) == item.opts.repeats:
-                        writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
+                counter.tick(outcome)
+        _measure_interleaved(repeated, random.Random(seed), writer, counter)
     except KeyboardInterrupt:
         raise Interrupted(writer.report, total) from None
     return writer.report
+
+
+def _check_repeats(items: list[PlanItem]) -> None:
+    for item in items:
+        if item.opts.repeats < 1:
+            raise BenchdbError(f"repeats must be at least 1, found {item.opts.repeats}")
+        if item.opts.repeats > 1 and not item.opts.isolate:
+            raise BenchdbError("--repeats needs separate processes; drop --no-isolation (isolate: false)")
+
+
+def _software(items: list[PlanItem]) -> dict[str, object]:
+    """The run's software record: Python, benchdb and each planned backend's own versions."""
+    software: dict[str, object] = {"python": platform.python_version(), "benchdb": __version__}
+    for name in dict.fromkeys(i.opts.backend for i in items):
+        software[name] = load_backend(name).software()
+    return software
+
+
+class _Counter:
+    """Outcomes measured so far, each reported to ``progress`` as (outcome, done, units)."""
+
+    def __init__(self, progress: Callable[[Outcome, int, int], None] | None, units: int):
+        self.progress, self.units, self.done = progress, units, 0
+
+    def tick(self, outcome: Outcome) -> None:
+        self.done += 1
+        if self.progress:
+            self.progress(outcome, self.done, self.units)
+
+
+def _measure_interleaved(repeated: list[PlanItem], rng: random.Random, writer: Writer, counter: _Counter) -> None:
+    """Measure the items with repeats K > 1 in K rounds; a scenario's file is written when its last
+    process ends."""
+    pending: dict[tuple[int, int], list[Outcome]] = {}
+    for r in range(max((i.opts.repeats for i in repeated), default=0)):
+        # one child per model per round, models and their scenarios in a fresh random order
+        order = [ii for ii, item in enumerate(repeated) if item.opts.repeats > r]
+        rng.shuffle(order)
+        for ii in order:
+            item = repeated[ii]
+            picks = list(range(len(item.scenarios)))
+            rng.shuffle(picks)
+            # _outcomes yields exactly one outcome per scenario, whatever happens to the child
+            for si, outcome in zip(picks, _outcomes(item, [item.scenarios[si] for si in picks]), strict=True):
+                got = pending.setdefault((ii, si), [])
+                got.append(outcome)
+                counter.tick(outcome)
+                if len(got) == item.opts.repeats:
+                    writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
 
 
 def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
@@ -361,7 +384,7 @@ def summary_rows(report: RunReport) -> list[dict]:
     finally:
         stats.close()
     out = []
-    for table, o in zip(report.tables, report.outcomes):
+    for o in report.outcomes:
         sid = identity.scenario_id(report.run_id, o.scenario.key())
         st = by_id.get(sid, {})
         med = st.get("median")

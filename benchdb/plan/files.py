@@ -109,7 +109,8 @@ class Sink:
                 raise BenchdbError(f"--out {out}: {exc}") from None
             self.root = f"{root.rstrip('/')}/{run_id}"
             self.local = Path(tempfile.mkdtemp(prefix="benchdb-out-"))
-            self.display = f"{out.rstrip('/')}/{run_id}"
+            # a URL is shown (and kept in the report) as written; a local folder stays a Path
+            self.display: Path | str = f"{out.rstrip('/')}/{run_id}"
         else:
             self.local = Path(out) / run_id
             self.display = self.local

@@ -40,7 +40,7 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
     not converge), the CPU range, and what to do; None when no result was flagged."""
     cur = con.execute(sql.load("reports/busy.sql"), f.params())
     keys = [d[0] for d in cur.description]
-    flagged = [dict(zip(keys, r)) for r in cur.fetchall()]
+    flagged = [dict(zip(keys, r, strict=True)) for r in cur.fetchall()]
     if not flagged:
         return None
     row = con.execute(sql.load("reports/busy_total.sql"), f.params()).fetchone()

@@ -172,7 +172,7 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
     """The report of ``kinds`` under ``filters``. Every section empty is an error (NothingToReport,
     saying why) unless ``allow_empty`` (the quickstart: its report's banner and sections say why)."""
     cur = con.execute(sql.load("reports/summary.sql"))
-    summary = dict(zip([d[0] for d in cur.description], cur.fetchall()[0]))
+    summary = dict(zip([d[0] for d in cur.description], cur.fetchall()[0], strict=True))
     if summary["results"] == 0:
         raise NothingToReport(f"nothing to report: {db} holds no results yet; "
                               "load some with `benchdb ingest RESULTS_DIR`")
@@ -210,7 +210,8 @@ def _left_out(con, f: Filters, rep: Report) -> None:
     rep.excluded = section_rows(con, "excluded", f.params())[1]
     rep.measured_invalid = section_rows(con, "measured_invalid", {**f.params(), "limit": MEASURED_ROWS})[1]
     why = ", ".join(f"{r['results']} {r['reason']}" for r in rep.excluded)
-    note = (f"Left out: {plural(total['left_out'], 'latest timing attempt')} that {'is' if total['left_out'] == 1 else 'are'}"
+    verb = "is" if total["left_out"] == 1 else "are"
+    note = (f"Left out: {plural(total['left_out'], 'latest timing attempt')} that {verb}"
             f" not a valid timing ({why})")
     if total["measured"]:
         m = total["measured"]

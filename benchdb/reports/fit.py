@@ -43,7 +43,7 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     if any(len(r) != len(header) for r in body):
         return lines
     if len(body) == 1:              # one row: one line per column reads better than cut cells
-        pairs = [(h, c) for h, c in zip(header, body[0]) if c]
+        pairs = [(h, c) for h, c in zip(header, body[0], strict=True) if c]
         return _fit_table([_row(["column", "value"]), "| --- | --- |", *(_row([h, c]) for h, c in pairs)], width)
     keep = list(range(len(header)))
     constant = []

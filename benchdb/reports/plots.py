@@ -190,7 +190,7 @@ def optimal(section: Section) -> list[tuple[str, str]]:
             error_kw={"capsize": 2, "elinewidth": 0.8})
     ax.barh([y + 0.2 for y in ys], [r["runner_up_value"] or 0 for r in rows], height=0.4, color="#8c959f",
             label="runner-up")
-    for y, r in zip(ys, rows):
+    for y, r in zip(ys, rows, strict=True):
         if r.get("runner_up_label"):        # which candidate the grey bar is, and whether it ties
             tag = "tie: " if r.get("margin_verdict") == "tie" else ""
             ax.text(r["runner_up_value"] or 0, y + 0.2, f"  {tag}{short(r['runner_up_label'], 60)}", va="center",
@@ -294,7 +294,7 @@ def trends(section: Section) -> list[tuple[str, str]]:
         series[r["series_id"]].append(r)
     fig, ax = plt.subplots(figsize=(8, 3.5))
     marked = set()
-    for sid, points in list(series.items())[:MAX_SERIES]:
+    for points in list(series.values())[:MAX_SERIES]:
         xs = [p["run_started_at"] for p in points]
         ax.errorbar(xs, [p["median"] * 1e3 for p in points], marker="o", capsize=2, label=_label(points[0]),
                     yerr=_yerr(points, "median", "median_ci_low", "median_ci_high", 1e3))
@@ -332,7 +332,7 @@ def drilldown(r: dict) -> str | None:
     ax1.set_xlabel(f"{r.get('metric')} ({unit})")
     ax1.set_ylabel("samples (count)")
     ax1.set_title("Distribution (red: median, 95% CI)")
-    for g, label in zip(data, labels):
+    for g, label in zip(data, labels, strict=True):
         xs = sorted(g)
         ax2.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)
     ax2.set_xlabel(f"{r.get('metric')} ({unit})")

@@ -203,7 +203,8 @@ def check_markdown(result, wide: bool = False) -> str:
     """The verdicts as Markdown; unless ``wide``, every line fits a 120-column terminal."""
     text = environment(autoescape=False).get_template("check.md.j2").render(**check_context(result), wide=wide)
     lines = [line.rstrip() for line in text.strip().splitlines()]
-    text = printable("\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n")   # one blank line at most
+    # one blank line at most
+    text = printable("\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n")
     if wide:
         return text
     from benchdb.reports.fit import fit

@@ -46,7 +46,7 @@ def _json_default(v: Any) -> Any:
 
 def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "table") -> str:
     if fmt == "json":
-        return json.dumps([dict(zip(columns, r)) for r in rows], default=_json_default, indent=1)
+        return json.dumps([dict(zip(columns, r, strict=True)) for r in rows], default=_json_default, indent=1)
     if fmt == "csv":
         buf = io.StringIO()
         w = csv.writer(buf, lineterminator="\n")
@@ -60,7 +60,7 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
 
     def line(vals: Sequence[str]) -> str:
         return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(vals, widths, numeric)).rstrip()
+                         for v, w, num in zip(vals, widths, numeric, strict=True)).rstrip()
 
     out = [line(columns), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]

@@ -105,8 +105,8 @@ class FileFooter:
         return self.metadata["scenario"]
 
 
-def validate_metadata(meta: Any) -> dict[str, Any]:
-    """Check the metadata document; return it (upgraded to the current version when older)."""
+def _contract_version(meta: Any) -> int:
+    """The document's contract version, which this benchdb must read."""
     if not isinstance(meta, dict):
         raise ContractError("metadata", "not a JSON object")
     version = meta.get("contract_version")
@@ -116,6 +116,33 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
         raise ContractError("metadata.contract_version",
                             f"unknown contract version {version} (this benchdb reads "
                             f"{', '.join(map(str, SUPPORTED_CONTRACT_VERSIONS))}); upgrade benchdb")
+    return version
+
+
+def _check_options(sc: dict[str, Any]) -> None:
+    """A v2 scenario's options: an imported result's must name its source format; benchdb's own
+    are checked (and normalised in place) against the backend's option set."""
+    if sc.get("options") is None:
+        raise ContractError("metadata.scenario.options", "missing (contract v2 keys a scenario by its options)")
+    if sc.get("source") is not None:
+        # An imported result keeps the options its tool recorded, with the source format among
+        # them: measured by another harness, it is never the same series as a benchdb run.
+        if not isinstance(sc["options"], dict) or sc["options"].get("source") != sc["source"]["format"]:
+            raise ContractError("metadata.scenario.options",
+                                "an imported result's options must name its source format (options.source)")
+        if sc["source"].get("summary_only") and not sc["source"].get("statistics"):
+            raise ContractError("metadata.scenario.source.statistics",
+                                "a summary-only result must carry the source's statistics")
+    else:
+        try:
+            sc["options"] = optionsets.check(sc["backend"], sc["options"])
+        except ValueError as exc:
+            raise ContractError("metadata.scenario.options", str(exc)) from None
+
+
+def validate_metadata(meta: Any) -> dict[str, Any]:
+    """Check the metadata document; return it (upgraded to the current version when older)."""
+    version = _contract_version(meta)
     problem = typed.check(meta)
     if problem is not None:
         raise ContractError(*problem)
@@ -133,22 +160,7 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
                                 "does not match the run id and scenario key it claims")
         sc.update(upgrade_v1_scenario(sc, meta["hardware"], meta["run"].get("config")))
         return meta
-    if sc.get("options") is None:
-        raise ContractError("metadata.scenario.options", "missing (contract v2 keys a scenario by its options)")
-    if sc.get("source") is not None:
-        # An imported result keeps the options its tool recorded, with the source format among
-        # them: measured by another harness, it is never the same series as a benchdb run.
-        if not isinstance(sc["options"], dict) or sc["options"].get("source") != sc["source"]["format"]:
-            raise ContractError("metadata.scenario.options",
-                                "an imported result's options must name its source format (options.source)")
-        if sc["source"].get("summary_only") and not sc["source"].get("statistics"):
-            raise ContractError("metadata.scenario.source.statistics",
-                                "a summary-only result must carry the source's statistics")
-    else:
-        try:
-            sc["options"] = optionsets.check(sc["backend"], sc["options"])
-        except ValueError as exc:
-            raise ContractError("metadata.scenario.options", str(exc)) from None
+    _check_options(sc)
     if sc["device"] != identity.normalize_device(sc["device"]):
         raise ContractError("metadata.scenario.device", f"{sc['device']!r} is not in canonical form; "
                                                         f"write {identity.normalize_device(sc['device'])!r}")
@@ -338,7 +350,8 @@ def samples_table(meta: Mapping[str, Any], rows: Iterable[tuple]) -> pa.Table:
     tuples (repeat 0 when absent)."""
     cols: dict[str, list] = {name: [] for name, _ in SAMPLE_FIELDS}
     for row in rows:
-        for name, value in zip(("metric", "unit", "iteration", "t_offset_s", "value"), row):
+        # zip stops at the five named fields: the optional sixth, repeat, is read below
+        for name, value in zip(("metric", "unit", "iteration", "t_offset_s", "value"), row, strict=False):
             cols[name].append(value)
         cols["repeat"].append(row[5] if len(row) > 5 else 0)
     return columns_table(meta, cols)

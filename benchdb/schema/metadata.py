@@ -165,5 +165,8 @@ def check(meta: dict[str, Any]) -> tuple[str, str] | None:
 
 def _short(value: Any) -> str:
     """A value for a message: a huge integer by its size, not its 10,000 digits."""
-    text = str(value) if not isinstance(value, int) or abs(value) < 10**30 else f"a {len(str(abs(value)))}-digit integer"
+    if not isinstance(value, int) or abs(value) < 10**30:
+        text = str(value)
+    else:
+        text = f"a {len(str(abs(value)))}-digit integer"
     return text if len(text) <= 60 else text[:57] + "..."

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, NoReturn
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
+
+if TYPE_CHECKING:
+    from sqlglot import exp
 
 
 class UntranslatableSQL(BenchdbError):
@@ -18,7 +22,7 @@ class UntranslatableSQL(BenchdbError):
 class Macro:
     name: str
     params: tuple[str, ...]
-    body: object            # sqlglot expression (a query for table macros)
+    body: exp.Expression    # a query for table macros
     table: bool
 
 
@@ -33,7 +37,7 @@ def inline_macros(tree, defs: dict[str, Macro], where: str, depth: int = 0):
         if len(call_args) != len(m.params):
             raise UntranslatableSQL(f"{where}: macro {m.name} takes {len(m.params)} arguments, "
                                     f"got {len(call_args)}")
-        mapping = dict(zip(m.params, call_args))
+        mapping = dict(zip(m.params, call_args, strict=True))      # lengths checked above
         body = m.body.copy()
 
         def repl(node):
@@ -161,7 +165,7 @@ def _expand_stars(tree):
             if t is not None and isinstance(t.this, exp.Table):
                 sources[t.this.alias_or_name] = t.this.name
         cols = None
-        new = []
+        new: list[exp.Expression] = []
         for p in select.expressions:
             if isinstance(p, exp.Column) and isinstance(p.this, exp.Star) and p.table in sources:
                 cols = cols or table_columns()
@@ -184,59 +188,78 @@ def _null_if_no_rows(agg, filt=lambda a: a):
 
 def rewrite(tree, where: str):
     """The fixes on top of sqlglot's duckdb -> spark translation (see the module docstring)."""
+    tree = _expand_stars(tree)
+    _reject_correlated_order(tree, where)
+    # 1. list aggregates (before anything looks at list-valued expressions)
+    tree = tree.transform(lambda node: _repl_lists(node, where))
+    aliases = _list_aliases(tree)
+    for _ in range(50):          # to a fixed point: a replaced node's children are rewritten too
+        before = tree.sql("duckdb")
+        tree = tree.transform(lambda node: _repl(node, where, aliases))
+        if tree.sql("duckdb") == before:
+            break
+    _unfilter_windows(tree)
+    _type_list_params(tree)
+    _reject_leftovers(tree, where)
+    return tree
+
+
+def _fail(where: str, what: str) -> NoReturn:
+    raise UntranslatableSQL(f"{where}: {what} has no faithful Spark SQL form; "
+                            "rewrite it in benchdb/sql so both engines agree")
+
+
+def _list_agg(node, where: str, where_=None):
+    """list(...) / array_agg(...) -> collect_list or array_sort(collect_list|collect_set);
+    ``where_``: the aggregate's FILTER condition, applied to each aggregate it becomes."""
     from sqlglot import exp
 
-    def fail(what: str):
-        raise UntranslatableSQL(f"{where}: {what} has no faithful Spark SQL form; "
-                                "rewrite it in benchdb/sql so both engines agree")
+    def filt(agg):
+        return exp.Filter(this=agg, expression=exp.Where(this=where_.copy())) if where_ is not None else agg
 
-    def list_agg(node, where_=None):
-        """list(...) / array_agg(...) -> collect_list or array_sort(collect_list|collect_set);
-        ``where_``: the aggregate's FILTER condition, applied to each aggregate it becomes."""
-        def filt(agg):
-            return exp.Filter(this=agg, expression=exp.Where(this=where_.copy())) if where_ is not None else agg
-
-        inner = node.this
-        order = None
-        if isinstance(inner, exp.Order):
-            order = inner
-            inner = inner.this
-        distinct = isinstance(inner, exp.Distinct)
+    inner = node.this
+    order = None
+    if isinstance(inner, exp.Order):
+        order = inner
+        inner = inner.this
+    distinct = isinstance(inner, exp.Distinct)
+    if distinct:
+        if len(inner.expressions) != 1:
+            _fail(where, "list(DISTINCT a, b)")
+        inner = inner.expressions[0]
+    agg = filt(exp.Anonymous(this="collect_set" if distinct else "collect_list", expressions=[inner.copy()]))
+    if order is None:
         if distinct:
-            if len(inner.expressions) != 1:
-                fail("list(DISTINCT a, b)")
-            inner = inner.expressions[0]
-        agg = filt(exp.Anonymous(this="collect_set" if distinct else "collect_list", expressions=[inner.copy()]))
-        if order is None:
-            if distinct:
-                fail("list(DISTINCT x) without ORDER BY x (its order is undefined in both engines)")
-            return _null_if_no_rows(agg, filt)
-        keys = order.expressions
-        desc = {bool(k.args.get("desc")) for k in keys}
-        if len(desc) != 1:
-            fail(f"list(... ORDER BY {', '.join(k.sql('duckdb') for k in keys)}) with mixed directions")
-        if len(keys) == 1 and keys[0].this == inner:
-            sorted_ = exp.Anonymous(this="array_sort", expressions=[agg])
-        else:
-            # ordered by other keys: sort structs (keys first, then the value), keep the values
-            if distinct:
-                fail("list(DISTINCT x ORDER BY another expression)")
-            fields = []
-            for i, k in enumerate(keys):
-                fields += [exp.Literal.string(f"k{i}"), k.this.copy()]
-            fields += [exp.Literal.string("v"), inner.copy()]
-            pairs = filt(exp.Anonymous(this="collect_list", expressions=[exp.Anonymous(this="named_struct",
-                                                                                      expressions=fields)]))
-            sorted_ = exp.Anonymous(this="transform", expressions=[
-                exp.Anonymous(this="array_sort", expressions=[pairs]),
-                exp.Lambda(this=exp.Dot(this=exp.column("e"), expression=exp.to_identifier("v")),
-                           expressions=[exp.to_identifier("e")])])
-        out = exp.Anonymous(this="reverse", expressions=[sorted_]) if desc.pop() else sorted_
-        return _null_if_no_rows(out, filt)
+            _fail(where, "list(DISTINCT x) without ORDER BY x (its order is undefined in both engines)")
+        return _null_if_no_rows(agg, filt)
+    keys = order.expressions
+    desc = {bool(k.args.get("desc")) for k in keys}
+    if len(desc) != 1:
+        _fail(where, f"list(... ORDER BY {', '.join(k.sql('duckdb') for k in keys)}) with mixed directions")
+    if len(keys) == 1 and keys[0].this == inner:
+        sorted_ = exp.Anonymous(this="array_sort", expressions=[agg])
+    else:
+        # ordered by other keys: sort structs (keys first, then the value), keep the values
+        if distinct:
+            _fail(where, "list(DISTINCT x ORDER BY another expression)")
+        fields = []
+        for i, k in enumerate(keys):
+            fields += [exp.Literal.string(f"k{i}"), k.this.copy()]
+        fields += [exp.Literal.string("v"), inner.copy()]
+        pairs = filt(exp.Anonymous(this="collect_list", expressions=[exp.Anonymous(this="named_struct",
+                                                                                  expressions=fields)]))
+        sorted_ = exp.Anonymous(this="transform", expressions=[
+            exp.Anonymous(this="array_sort", expressions=[pairs]),
+            exp.Lambda(this=exp.Dot(this=exp.column("e"), expression=exp.to_identifier("v")),
+                       expressions=[exp.to_identifier("e")])])
+    out = exp.Anonymous(this="reverse", expressions=[sorted_]) if desc.pop() else sorted_
+    return _null_if_no_rows(out, filt)
 
-    tree = _expand_stars(tree)
 
-    # 0. Spark cannot run a correlated subquery that orders or limits by the outer row
+def _reject_correlated_order(tree, where: str) -> None:
+    """Spark cannot run a correlated subquery that orders or limits by the outer row."""
+    from sqlglot import exp
+
     for sub in tree.find_all(exp.Subquery):
         q = sub.this
         if not isinstance(q, exp.Select) or isinstance(sub.parent, (exp.From, exp.Join, exp.CTE)):
@@ -246,77 +269,92 @@ def rewrite(tree, where: str):
         local = {t.alias_or_name for t in q.find_all(exp.Table)}
         outer = sorted({c.table for c in q.find_all(exp.Column) if c.table and c.table not in local})
         if outer:
-            fail(f"a correlated scalar subquery with ORDER BY/LIMIT (referencing {', '.join(outer)}: "
-                 f"{q.sql('duckdb')[:80]}...)")
+            _fail(where, f"a correlated scalar subquery with ORDER BY/LIMIT (referencing {', '.join(outer)}: "
+                         f"{q.sql('duckdb')[:80]}...)")
 
-    # 1. list aggregates (before anything looks at list-valued expressions)
-    def repl_lists(node):
-        if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg):
-            return list_agg(node.this, node.expression.this)
-        if isinstance(node, exp.ArrayAgg):
-            return list_agg(node)
-        if isinstance(node, exp.ArraySort):
-            if node.expression is not None:
-                fail("list_sort(x, order)")
-            this = node.this
-            if isinstance(this, exp.Anonymous) and this.name.lower() == "collect_list":
-                return exp.Anonymous(this="array_sort", expressions=[this])
-            return exp.Anonymous(this="array_sort", expressions=[this])
-        return node
 
-    tree = tree.transform(repl_lists)
-    aliases = _list_aliases(tree)
+def _repl_lists(node, where: str):
+    """The list aggregates and list_sort, as Spark spells them."""
+    from sqlglot import exp
 
-    def repl(node):
-        if isinstance(node, exp.Bracket):
-            if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
-                fail(f"the list slice {node.sql('duckdb')}")
-            idx = node.expressions[0]
-            if isinstance(idx, exp.Literal) and idx.is_string:
-                return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
-            # read without sqlglot's offset shift: idx is DuckDB's 1-based index, as element_at's
-            # (which takes an INT)
-            if not (isinstance(idx, exp.Literal) and idx.is_int):
-                idx = exp.Cast(this=idx, to=exp.DataType.build("INT"))
-            return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
-        if isinstance(node, exp.Length) and _is_list(node.this, aliases):
-            return exp.Anonymous(this="size", expressions=[node.this])
-        if isinstance(node, exp.PercentileCont):
-            return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
-        if isinstance(node, exp.IsInf):
-            return exp.EQ(this=exp.Abs(this=node.this),
-                          expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")))
-        if isinstance(node, exp.Anonymous) and node.name.lower() == "isfinite" and len(node.expressions) == 1:
-            x = node.expressions[0]
-            return exp.And(this=exp.Not(this=exp.IsNan(this=x.copy())),
-                           expression=exp.Not(this=exp.IsInf(this=x.copy())))
-        if isinstance(node, (exp.Map, exp.VarMap)) and not node.args.get("keys") and not node.args.get("values"):
+    if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg):
+        return _list_agg(node.this, where, node.expression.this)
+    if isinstance(node, exp.ArrayAgg):
+        return _list_agg(node, where)
+    if isinstance(node, exp.ArraySort):
+        if node.expression is not None:
+            _fail(where, "list_sort(x, order)")
+        return exp.Anonymous(this="array_sort", expressions=[node.this])
+    return node
+
+
+def _repl(node, where: str, aliases: set[str]):
+    """One node with the expression rewrites applied (list access and size, functions, literals)."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Bracket):
+        return _element_at(node, where)
+    if isinstance(node, exp.Length) and _is_list(node.this, aliases):
+        return exp.Anonymous(this="size", expressions=[node.this])
+    if isinstance(node, exp.PercentileCont):
+        return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
+    if isinstance(node, exp.IsInf):
+        return exp.EQ(this=exp.Abs(this=node.this),
+                      expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")))
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "isfinite" and len(node.expressions) == 1:
+        x = node.expressions[0]
+        return exp.And(this=exp.Not(this=exp.IsNan(this=x.copy())),
+                       expression=exp.Not(this=exp.IsInf(this=x.copy())))
+    if isinstance(node, (exp.Map, exp.VarMap, exp.ToMap)):
+        return _map_literal(node, where)
+    if isinstance(node, exp.Case) and node.this is not None:
+        # simple CASE x WHEN v -> searched CASE WHEN x = v (Spark's parser trips on CASE 'literal')
+        subject = node.this
+        ifs = [exp.If(this=exp.EQ(this=subject.copy(), expression=i.this.copy()), true=i.args["true"].copy())
+               for i in node.args.get("ifs") or []]
+        return exp.Case(ifs=ifs, default=node.args.get("default"))
+    if isinstance(node, exp.Anonymous) and node.name.lower() in ("map_extract_value", "map_extract", "element_at"):
+        return exp.Anonymous(this="try_element_at", expressions=list(node.expressions))
+    if isinstance(node, exp.Div):
+        return exp.Anonymous(this="try_divide", expressions=[node.this, node.expression])
+    if isinstance(node, exp.Parameter):
+        return exp.Placeholder(this=node.name)
+    return node
+
+
+def _element_at(node, where: str):
+    """``x[i]`` (DuckDB's 1-based list index, or a map key) as try_element_at."""
+    from sqlglot import exp
+
+    if len(node.expressions) != 1 or isinstance(node.expressions[0], exp.Slice):
+        _fail(where, f"the list slice {node.sql('duckdb')}")
+    idx = node.expressions[0]
+    if isinstance(idx, exp.Literal) and idx.is_string:
+        return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
+    # read without sqlglot's offset shift: idx is DuckDB's 1-based index, as element_at's
+    # (which takes an INT)
+    if not (isinstance(idx, exp.Literal) and idx.is_int):
+        idx = exp.Cast(this=idx, to=exp.DataType.build("INT"))
+    return exp.Anonymous(this="try_element_at", expressions=[node.this, idx])
+
+
+def _map_literal(node, where: str):
+    """An empty map literal as Spark's map(); any other map literal has no Spark form here."""
+    from sqlglot import exp
+
+    if isinstance(node, (exp.Map, exp.VarMap)):
+        if not node.args.get("keys") and not node.args.get("values"):
             return exp.Anonymous(this="map", expressions=[])
-        if isinstance(node, exp.ToMap):
-            if isinstance(node.this, exp.Struct) and not node.this.expressions:
-                return exp.Anonymous(this="map", expressions=[])
-            fail(f"the map literal {node.sql('duckdb')}")
-        if isinstance(node, exp.Case) and node.this is not None:
-            # simple CASE x WHEN v -> searched CASE WHEN x = v (Spark's parser trips on CASE 'literal')
-            subject = node.this
-            ifs = [exp.If(this=exp.EQ(this=subject.copy(), expression=i.this.copy()), true=i.args["true"].copy())
-                   for i in node.args.get("ifs") or []]
-            return exp.Case(ifs=ifs, default=node.args.get("default"))
-        if isinstance(node, exp.Anonymous) and node.name.lower() in ("map_extract_value", "map_extract", "element_at"):
-            return exp.Anonymous(this="try_element_at", expressions=list(node.expressions))
-        if isinstance(node, exp.Div):
-            return exp.Anonymous(this="try_divide", expressions=[node.this, node.expression])
-        if isinstance(node, exp.Parameter):
-            return exp.Placeholder(this=node.name)
         return node
+    if isinstance(node.this, exp.Struct) and not node.this.expressions:
+        return exp.Anonymous(this="map", expressions=[])
+    _fail(where, f"the map literal {node.sql('duckdb')}")
 
-    for _ in range(50):          # to a fixed point: a replaced node's children are rewritten too
-        before = tree.sql("duckdb")
-        tree = tree.transform(repl)
-        if tree.sql("duckdb") == before:
-            break
 
-    # 2. FILTER inside a window: Spark refuses it; the aggregate of a CASE is the same.
+def _unfilter_windows(tree) -> None:
+    """FILTER inside a window: Spark refuses it; the aggregate of a CASE is the same."""
+    from sqlglot import exp
+
     for win in list(tree.find_all(exp.Window)):
         f = win.this
         if isinstance(f, exp.Filter):
@@ -328,14 +366,22 @@ def rewrite(tree, where: str):
                 agg.set("this", exp.Case(ifs=[exp.If(this=cond.copy(), true=agg.this.copy())]))
             win.set("this", agg)
 
-    # 3. parameters used as lists: typed, so that NULL binds
+
+def _type_list_params(tree) -> None:
+    """Parameters used as lists: typed, so that NULL binds."""
+    from sqlglot import exp
+
     for ph in list(tree.find_all(exp.Placeholder)):
         parent = ph.parent
         if isinstance(parent, exp.ArrayContains) and parent.this is ph:
             ph.replace(exp.Cast(this=ph.copy(), to=exp.DataType.build("ARRAY<STRING>", dialect="spark")))
 
+
+def _reject_leftovers(tree, where: str) -> None:
+    """DuckDB list and struct functions that no rewrite turned into Spark's."""
+    from sqlglot import exp
+
     for node in tree.find_all(exp.Anonymous):
         if node.name.lower() in ("list", "array_agg", "quantile_cont", "quantile_disc", "list_slice",
                                  "list_element", "array_extract", "unnest", "struct_pack"):
-            fail(f"{node.name}()")
-    return tree
+            _fail(where, f"{node.name}()")

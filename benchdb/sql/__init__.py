@@ -91,7 +91,7 @@ class Stats:
         try:
             cur = self.con.execute(self._query + " ORDER BY scenario_id, metric")
             cols = [d[0] for d in cur.description]
-            return [dict(zip(cols, row)) for row in cur.fetchall()]
+            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
         finally:
             self.con.unregister("stage_samples")
 

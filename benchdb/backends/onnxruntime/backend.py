@@ -79,7 +79,8 @@ class _Session:
         so.intra_op_num_threads = opts.thread_count
         so.inter_op_num_threads = 1
         so.log_severity_level = 3
-        self.sess = ort.InferenceSession(str(path), sess_options=so, providers=check_providers(opts.option("providers")))
+        self.sess = ort.InferenceSession(str(path), sess_options=so,
+                                         providers=check_providers(opts.option("providers")))
         self.input_names = [i.name for i in self.sess.get_inputs()]
         self.precision_used = "fp32"
 

@@ -205,7 +205,7 @@ def generation_rows(clock: TokenClock, m, batch: int, tokens: int) -> list[tuple
     """TTFT, per-token TPOT, end-to-end time and tokens/s of the timed generate calls."""
     rows: list[tuple] = []
     timed = clock.calls[-len(m.samples):] if m.samples else []
-    for it, (stamps, total, offset) in enumerate(zip(timed, m.samples, m.offsets)):
+    for it, (stamps, total, offset) in enumerate(zip(timed, m.samples, m.offsets, strict=True)):
         rows.append(("generate_s", "s", it, offset, total))
         rows.append(("tokens_per_s", "tokens/s", it, offset, batch * tokens / total))
         if len(stamps) >= 2:

@@ -60,7 +60,8 @@ class Engine:
                         "(no KV-cache graph); see the pytorch backend for TTFT/TPOT")
 
 
-def plan(engine: Engine, opts: RunOptions, device: str, options: Callable[[str, str], Any]) -> list[tuple[str, list[Scenario]]]:
+def plan(engine: Engine, opts: RunOptions, device: str,
+         options: Callable[[str, str], Any]) -> list[tuple[str, list[Scenario]]]:
     for mode in opts.modes:
         if mode not in engine.modes:
             raise BenchdbError(f"mode {mode!r} is not valid for {engine.name}; use one of {', '.join(engine.modes)}")
@@ -76,7 +77,8 @@ def feeds_for(session: Session, fwd: dict) -> dict:
     names = session.input_names
     if set(names) <= set(fwd):
         return {n: fwd[n].numpy() for n in names}
-    return {n: t.numpy() for n, t in zip(names, fwd.values())}
+    # an export may drop inputs the model never reads, so the graph can have fewer than fwd
+    return {n: t.numpy() for n, t in zip(names, fwd.values(), strict=False)}
 
 
 def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOptions,

@@ -58,7 +58,8 @@ def _wrapper(net, names: list[str], extra: dict):
             self.net = net
 
         def forward(self, *args, **kwargs):
-            kwargs.update(zip(names, args))
+            # a dynamo export passes every input as a keyword (args empty), the legacy one positionally
+            kwargs.update(zip(names, args, strict=False))
             out = self.net(**kwargs, **extra)
             flat: list = []
 

@@ -201,7 +201,7 @@ def combinations(fn: Callable, where: str) -> list[dict[str, Any]]:
     if not isinstance(axes, dict):
         raise BenchdbError(f"bench {where}: {PARAMS_ATTR} must be a dict; declare parameters with "
                            "@benchdb.bench.params(name=[values])")
-    combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
+    combos = [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
     try:
         signature = inspect.signature(fn)
         for combo in combos:
@@ -322,7 +322,8 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         started = datetime.now(timezone.utc).isoformat()
         if sc.device != "cpu":
             yield Outcome(sc, info, status="unsupported", started_at=started,
-                          error=f"userbench times Python code on the host clock (device {sc.device!r}); use --device cpu")
+                          error=f"userbench times Python code on the host clock (device {sc.device!r}); "
+                                "use --device cpu")
             continue
         index = sc.settings.get("params_index", 0)
         problem = None

@@ -18,7 +18,7 @@ def migrate(con) -> None:
     cols = [d[0] for d in cur.description]
     updates, moved = [], {}
     for row in cur.fetchall():
-        r = dict(zip(cols, row))
+        r = dict(zip(cols, row, strict=True))
         sc = {**r, "settings": json.loads(r["settings"] or "{}"), "extra": json.loads(r["extra"] or "{}")}
         up = contract.upgrade_v1_scenario(sc, json.loads(r["fingerprint"] or "{}"), json.loads(r["config"] or "{}"))
         new = {**sc, **up}
@@ -34,9 +34,9 @@ def migrate(con) -> None:
         moved[old_key] = (series, new["device"], new["precision"], new["input_shape"], identity.options_id(options))
     if updates:
         table = pa.Table.from_pylist(updates, schema=pa.schema([
-            ("result_id", pa.string()), ("device", pa.string()), ("precision", pa.string()), ("input_shape", pa.string()),
-            ("validity", pa.string()), ("validity_reasons", pa.list_(pa.string())), ("options", pa.string()),
-            ("options_id", pa.string()), ("series_id", pa.string())]))
+            ("result_id", pa.string()), ("device", pa.string()), ("precision", pa.string()),
+            ("input_shape", pa.string()), ("validity", pa.string()), ("validity_reasons", pa.list_(pa.string())),
+            ("options", pa.string()), ("options_id", pa.string()), ("series_id", pa.string())]))
         con.register("identity_updates", table)
         con.execute(sql.load("queries/migrate_0003_apply.sql"))
         con.unregister("identity_updates")
@@ -48,7 +48,7 @@ def _change_points(con, moved: dict) -> None:
     status and note stay. One whose run no longer has the result keeps its old ids."""
     cur = con.execute("SELECT * FROM change_points")
     cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
     if not rows:
         return
     for cp in rows:
