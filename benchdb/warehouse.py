@@ -135,9 +135,9 @@ class Warehouse:
         """Run an analyst's SQL with a connection that can neither write the warehouse nor touch
         any other file (DuckDB's ``enable_external_access = false``). Returns (columns, rows);
         a statement that returns nothing gives ([], [])."""
-        from benchdb.engine import duckdb
         from benchdb.schema import database
         from benchdb.sql.readonly import check_read_only
+        from benchdb.startup import duckdb
 
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:

@@ -15,7 +15,7 @@ from conftest import make_meta, make_run, write_file
 from test_startup import ENGINE, _imported
 
 from benchdb.cli import main
-from benchdb.engine import duckdb
+from benchdb.startup import duckdb
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core

@@ -30,12 +30,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import groupby
+from typing import TYPE_CHECKING
 
 from benchdb import sql
 from benchdb.analysis.stats import ChangePoint, e_divisive
-from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
 from benchdb.schema.identity import change_id
+
+if TYPE_CHECKING:      # the caller's connection; report's import of MIN_SEGMENT stays light
+    import duckdb
 
 MIN_SEGMENT = 3
 MIN_EFFECT = 0.03

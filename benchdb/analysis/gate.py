@@ -53,8 +53,8 @@ from typing import TYPE_CHECKING, Any
 from benchdb import sql
 from benchdb.analysis import selection
 from benchdb.analysis.selection import SHOWN, Selection
-from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
+from benchdb.startup import duckdb
 
 if TYPE_CHECKING:
     import numpy as np

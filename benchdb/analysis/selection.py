@@ -12,9 +12,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from benchdb import sql
-from benchdb.engine import duckdb
 from benchdb.errors import BenchdbError
 from benchdb.schema.options import env_differences
+from benchdb.startup import duckdb
 
 #: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
 SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options",

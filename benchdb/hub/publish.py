@@ -203,11 +203,9 @@ def _check_local(path: Path, sha: str, size: int) -> None:
 
 
 def _results_parquet(con, file_ids: list[int]) -> tuple[bytes, int]:
+    import duckdb  # noqa: F401  # the relation API (con.sql) is the package's Python layer, set up on import
     import pyarrow.parquet as pq
 
-    from benchdb import engine
-
-    engine.full()               # the relation API (con.sql) is the duckdb package's Python layer
     rel = con.sql(sql.load("hub/results.sql"), params={"file_ids": file_ids})
     table = (getattr(rel, "to_arrow_table", None) or rel.arrow)()     # duckdb 2 / 1.x
     buf = io.BytesIO()

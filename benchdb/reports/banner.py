@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchdb import sql
-from benchdb.engine import duckdb
 from benchdb.reports.document import Column, Filters
+from benchdb.startup import duckdb
 from benchdb.text import plural
 
 

@@ -37,8 +37,8 @@ def current(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def _build() -> dict:
-    from benchdb.engine import duckdb
     from benchdb.schema import database
+    from benchdb.startup import duckdb
 
     con = duckdb.connect()
     try:

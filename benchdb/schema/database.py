@@ -13,10 +13,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchdb import __version__, engine, sql
-from benchdb.engine import duckdb
+from benchdb import __version__, sql, startup
 from benchdb.errors import BenchdbError
 from benchdb.schema import DEFAULT_DB, resolve_db  # noqa: F401  (where callers have found them)
+from benchdb.startup import duckdb
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _MIGRATIONS = Path(__file__).parent / "migrations"
@@ -68,7 +68,7 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
     no file but this database can be read or written (DuckDB's ``enable_external_access``)."""
     config: dict[str, str | bool | int | float | list[str]] = {"enable_external_access": False} if sandboxed else {}
     if not read_only:   # writers register Arrow tables (ingest, migrations): the whole package
-        engine.full()
+        startup.full()
     deadline = time.monotonic() + wait_s
     delay = 0.05
     while True:

@@ -28,7 +28,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from benchdb import engine, sql
+from benchdb import sql
 from benchdb.errors import BenchdbError
 
 MANIFEST = "_benchdb.json"
@@ -195,8 +195,8 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
     wh = Warehouse(db)
     with wh.reading() as con:
         exported = _exported_ids(fs, root, pa_fs, manifest)
-        engine.full()       # Arrow scans (register) and the relation API (con.sql, in _reader and
-        #                     _schema below) are the duckdb package's Python layer
+        import duckdb  # noqa: F401  # Arrow scans (register) and the relation API (con.sql, in _reader
+        #                              and _schema below) are the package's Python layer, set up on import
         con.register("exported", exported)
         new = con.execute(sql.load("spark/export_new_count.sql")).fetchall()[0][0]
         batch = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]

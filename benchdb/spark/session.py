@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from benchdb.errors import BenchdbError, first_line
 
 if TYPE_CHECKING:
-    from benchdb.engine import duckdb
+    import duckdb
 
 
 def _spark_path(data: str, root: str, fs) -> str:

@@ -25,7 +25,7 @@ def check_read_only(con: duckdb.DuckDBPyConnection, text: str) -> None:
 
     Text DuckDB cannot parse is left to the execution, which reports the parser error.
     """
-    from benchdb.engine import duckdb
+    from benchdb.startup import duckdb
 
     try:
         statements = con.extract_statements(text)
