@@ -69,7 +69,7 @@ LEVEL, EQUIVALENCE_LEVEL = 0.95, 0.90
 #: 7 % false alarms; 8 points (7 changes) is the least that is used.
 MIN_HISTORY = 8
 MIN_SAMPLES = 10
-HIGHER_IS_BETTER_UNITS = {"items/s", "tokens/s"}
+HIGHER_IS_BETTER_UNITS = {"items/s", "tokens/s", "req/s"}
 #: Statuses that mean "this scenario does not work" (any status but these two counts as broken).
 WORKING_STATUSES = ("ok", "skipped")
 #: Every verdict, in report order: failing ones first.

@@ -24,7 +24,13 @@ from benchdb.errors import BenchdbError
 @click.option("--trends", "kinds", flag_value="trends", multiple=True, help="Medians over runs.")
 @click.option("--regressions", "kinds", flag_value="regressions", multiple=True,
               help="Open change points in the series' history.")
-@click.option("--all", "all_", is_flag=True, help="Every report above.")
+@click.option("--serving", "kinds", flag_value="serving", multiple=True,
+              help="Serving benchmarks (openai backend): load points, throughput-interactivity frontier and, "
+                   "with --slo, the best hardware/engine at the SLO (not part of --all).")
+@click.option("--slo", default=None, metavar="SLO",
+              help="--serving: e.g. ttft:500ms,tpot:50ms (TTFT p90, TPOT p50) or ttft:1s,interactivity:20 "
+                   "(tokens/s per user).")
+@click.option("--all", "all_", is_flag=True, help="Every report above but --serving.")
 @click.option("--format", "fmt", type=click.Choice(["md", "html", "json", "csv"]), default=None,
               help="Default: html when --out ends in .html, else md.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -37,14 +43,15 @@ from benchdb.errors import BenchdbError
 @click.option("--max-latency-ms", type=click.FloatRange(min=0), default=None, help="Latency budget (median).")
 @click.option("--max-memory-mb", type=click.FloatRange(min=0), default=None, help="Peak memory budget.")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="YAML: hardware name -> USD per hour (for --objective cost).")
+              help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
+                   "--serving); for --objective cost and the --serving SLO table.")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
 @click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default a terminal's tables keep "
                                           "their key columns and fit 120 columns; --out files are always wide).")
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
-def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
+def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
            github_summary, wide, engine, data):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, batch scaling, memory, trends."""
     from benchdb.reports import build as builder
@@ -55,11 +62,16 @@ def report(kinds, all_, fmt, out, db, models, hardware_names, objective, max_lat
     if not chosen:
         raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --batch-scaling, --memory, "
                            "--trends, --regressions or --all")
+    if slo is not None and "serving" not in chosen:
+        raise BenchdbError("--slo applies to --serving")
+    from benchdb.reports.serving import parse_slo
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
-                              prices=_load_prices(prices) if prices else {})
+                              prices=_load_prices(prices) if prices else {}, slo=parse_slo(slo))
     if engine == "spark" or data is not None:
+        if "serving" in chosen:
+            raise BenchdbError("--serving reads the warehouse's serving views: use --engine duckdb")
         if engine != "spark" or not data:
             raise BenchdbError("--engine spark needs --data DIR_OR_URL (a `benchdb export --partitioned` copy), "
                                "and --data needs --engine spark")

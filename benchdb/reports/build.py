@@ -25,6 +25,7 @@ from benchdb.reports.document import (
     section_rows,
 )
 from benchdb.reports.optimal import optimal_section
+from benchdb.reports.serving import sections as serving_sections
 from benchdb.text import plural
 
 if TYPE_CHECKING:
@@ -160,9 +161,9 @@ def _regressions(con, f: Filters) -> Section:
         keys, rows, empty=empty, answered=answered)
 
 
-BUILDERS: dict[str, Callable[[Any, Filters], Section]] = {
+BUILDERS: dict[str, Callable[[Any, Filters], Section | list[Section]]] = {
     "optimal-hardware": optimal_section, "matrix": _matrix, "speedup": _speedup, "batch-scaling": _batch_scaling,
-    "trends": _trends, "memory": _memory, "regressions": _regressions,
+    "trends": _trends, "memory": _memory, "regressions": _regressions, "serving": serving_sections,
 }
 ALL = ("optimal-hardware", "matrix", "speedup", "batch-scaling", "memory", "trends", "regressions")
 
@@ -176,8 +177,10 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
     if summary["results"] == 0:
         raise NothingToReport(f"nothing to report: {db} holds no results yet; "
                               "load some with `benchdb ingest RESULTS_DIR`")
-    sections = [optimal_section(con, filters, detail) if k == "optimal-hardware" else BUILDERS[k](con, filters)
-                for k in kinds]
+    sections: list[Section] = []
+    for k in kinds:       # a kind gives one section, or several (--serving: points, frontier, SLO)
+        got = optimal_section(con, filters, detail) if k == "optimal-hardware" else BUILDERS[k](con, filters)
+        sections += got if isinstance(got, list) else [got]
     from benchdb.reports.banner import busy_banner
 
     banner = busy_banner(con, filters)

@@ -28,6 +28,9 @@ class Filters:
     max_latency_ms: float | None = None
     max_memory_mb: float | None = None
     prices: dict[str, float] = field(default_factory=dict)
+    #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
+    #: min_interactivity; empty: none.
+    slo: dict[str, float] = field(default_factory=dict)
 
     def params(self) -> dict[str, Any]:
         return {"models": list(self.models) or None, "hardware": list(self.hardware) or None}

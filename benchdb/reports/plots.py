@@ -15,6 +15,7 @@ import math
 from collections import defaultdict
 
 from benchdb.reports.document import Report, Section
+from benchdb.reports.serving import frontier_plots, points_plots
 
 MAX_SERIES = 10
 MAX_BARS = 40
@@ -345,7 +346,8 @@ def drilldown(r: dict) -> str | None:
 
 
 PLOTTERS = {"batch_scaling": batch_scaling, "speedup": speedup, "optimal_hardware": optimal, "memory": memory,
-            "compat_matrix": matrix, "trends": trends}
+            "compat_matrix": matrix, "trends": trends, "serving_points": points_plots,
+            "serving_frontier": frontier_plots}
 
 
 def attach(report: Report) -> list[str]:

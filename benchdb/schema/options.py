@@ -40,12 +40,33 @@ def option_set(backend: str) -> type | None:
     return found.option_set if found is not None else None
 
 
-#: Options that are counts (positive integers) besides ``threads``.
-INT_OPTIONS = ("num_requests",)
+def _kind(annotation: Any) -> str:
+    """What a typed option set's field holds, from its annotation: int (a positive count), bool,
+    list (of names: a tuple field) or str."""
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
+    for kind, marks in (("list", ("tuple", "list")), ("bool", ("bool",)), ("int", ("int",))):
+        if any(m in text for m in marks):
+            return kind
+    return "str"
+
+
+def _check_value(name: str, kind: str, value: Any) -> None:
+    if value is None:
+        return
+    if kind == "int" and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ValueError(f"{name}: must be a positive integer")
+    if kind == "bool" and not isinstance(value, bool):
+        raise ValueError(f"{name}: must be true or false, found {type(value).__name__}")
+    if kind == "list" and (not isinstance(value, (list, tuple)) or not value
+                           or not all(isinstance(p, str) for p in value)):
+        raise ValueError(f"{name}: must be a non-empty list of names")
+    if kind == "str" and not isinstance(value, str):
+        raise ValueError(f"{name}: must be a string, found {type(value).__name__}")
 
 
 def check(backend: str, options: Any) -> dict[str, Any]:
-    """Validate an options object against the backend's typed set; returns it as a plain dict.
+    """Validate an options object against the backend's typed set (each field's type from its
+    annotation); returns it as a plain dict.
 
     Raises ValueError naming the field. Unknown backends only need a JSON object.
     """
@@ -58,18 +79,10 @@ def check(backend: str, options: Any) -> dict[str, Any]:
     for name in options:
         if name not in known:
             raise ValueError(f"{name}: not an option of {backend} (it has {', '.join(known)})")
-    if not isinstance(options.get("threads"), int) or isinstance(options.get("threads"), bool) \
-            or options["threads"] < 1:
+    if options.get("threads") is None:
         raise ValueError("threads: must be a positive integer")
     for name, value in options.items():
-        if name in INT_OPTIONS:
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise ValueError(f"{name}: must be a positive integer")
-        elif name == "providers":
-            if not isinstance(value, (list, tuple)) or not value or not all(isinstance(p, str) for p in value):
-                raise ValueError("providers: must be a non-empty list of names")
-        elif name != "threads" and value is not None and not isinstance(value, str):
-            raise ValueError(f"{name}: must be a string, found {type(value).__name__}")
+        _check_value(name, _kind(known[name].type), value)
     return dict(options)
 
 

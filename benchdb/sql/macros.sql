@@ -49,3 +49,9 @@ CREATE OR REPLACE MACRO bdb_utc(ts_text) AS timezone('UTC', CAST(ts_text AS TIME
 -- timing, whatever its status: see the verification view.
 CREATE OR REPLACE MACRO bdb_timing_metric(metric) AS
     coalesce(metric IN ('latency_s', 'ttft_s', 'tpot_s', 'generate_s'), false);
+
+-- Is a result a serving load point (an endpoint measured under load: modes completions and chat)?
+-- Its batch size is a concurrency and its latency a time to first token, so it has no per-call
+-- throughput: the serving views rank it, the per-call ones (optimal_hardware, speedup,
+-- batch_scaling) leave it out.
+CREATE OR REPLACE MACRO bdb_serving_point(mode) AS coalesce(mode IN ('completions', 'chat'), false);

@@ -37,7 +37,8 @@ cand AS (
            END AS value
     FROM results_latest r
     LEFT JOIN noise n USING (series_id)
-    WHERE (max_latency_s IS NULL OR r.median <= max_latency_s)
+    WHERE NOT bdb_serving_point(r.mode)
+      AND (max_latency_s IS NULL OR r.median <= max_latency_s)
       AND (max_memory_bytes IS NULL OR r.peak_memory_bytes <= max_memory_bytes)
       AND (models IS NULL OR list_contains(models, r.model_id))
       AND (hardware IS NULL OR list_contains(hardware, r.hardware_name) OR list_contains(hardware, r.hardware_id))

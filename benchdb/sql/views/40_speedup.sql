@@ -22,6 +22,7 @@ WITH pairs AS (
      AND b.backend = 'pytorch' AND b.mode = 'eager' AND b.precision = 'fp32' AND b.hardware_kind = 'cpu'
     LEFT JOIN series_noise nr ON nr.series_id = r.series_id
     LEFT JOIN series_noise nb ON nb.series_id = b.series_id
+    WHERE NOT bdb_serving_point(r.mode)
 ),
 intervals AS (
     SELECT *,

@@ -15,5 +15,6 @@ SELECT model_id, hardware_name, hardware_id, backend, device, mode, precision, i
        result_id, n, repeats, median_ci_low AS latency_ci_low_s, median_ci_high AS latency_ci_high_s,
        p90 AS latency_p90_s, p99 AS latency_p99_s
 FROM results_latest
+WHERE NOT bdb_serving_point(mode)
 WINDOW w AS (PARTITION BY model_id, hardware_id, backend, device, mode, precision, input_shape, options_id
              ORDER BY batch_size);

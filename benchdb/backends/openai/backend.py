@@ -1,0 +1,289 @@
+"""The openai runner: an OpenAI-compatible endpoint measured under load, one load point a scenario.
+
+A model's sweep runs against one server: benchdb starts it from ``--server`` (and stops its
+process group after the sweep) or measures an existing ``--url``. Each scenario is one load point
+-- a concurrency (closed loop) or a request rate (open loop) at an input and output token count
+-- measured by :mod:`benchdb.serving.loadgen` until the stopping rule holds. A server that never
+becomes healthy fails every scenario of the model with its log tail; one that dies mid-sweep keeps
+the finished points and fails the rest; the suite goes on either way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from benchdb.backends.base import Conditions, Outcome, Row, RunOptions, Scenario, error_text, fail_all, status_of
+from benchdb.backends.openai.options import OpenaiOptions
+from benchdb.errors import BenchdbError
+from benchdb.harness import hardware
+from benchdb.schema.identity import normalize_device
+
+NAME = "openai"
+ENDPOINTS = ("completions", "chat")
+_RATE = re.compile(r"^(poisson|constant|gamma):(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$")
+#: Words generated prompts are made of (a prompt of N words; the server's usage gives its tokens).
+_WORDS = ("the", "model", "serves", "tokens", "under", "load", "and", "every", "request", "streams",
+          "a", "reply", "while", "others", "wait", "in", "line", "for", "their", "turn")
+
+
+def software() -> dict:
+    return {"httpx": hardware.package_version("httpx"), "benchdb-loadgen": "asyncio+httpx"}
+
+
+def hardware_of(device: str) -> dict:
+    family, _, name = device.partition(":")
+    if family == "remote":      # --url: what the user declared; this machine is only the client
+        return {"kind": "remote", "vendor": None, "device_name": name, "memory_bytes": None, "driver": None,
+                "declared": True}
+    return hardware.device_fingerprint(device)
+
+
+def model_info(spec: str) -> dict:
+    info: dict[str, Any] = {"model_id": spec, "revision": None, "model_type": "llm", "architecture": "openai-endpoint",
+                            "family": None, "task": "text-generation", "num_parameters": None, "flops_per_item": None}
+    config = Path(spec) / "config.json"
+    if config.is_file():        # a local folder: what it holds
+        try:
+            cfg = json.loads(config.read_text(encoding="utf-8"))
+            info["model_type"] = cfg.get("model_type") or "llm"
+            info["architecture"] = (cfg.get("architectures") or ["openai-endpoint"])[0]
+        except (OSError, ValueError):
+            pass
+    return info
+
+
+def parse_rate(spec: str) -> tuple[str, float, float]:
+    """``poisson:2`` -> (poisson, 2.0, 1.0); ``gamma:4:0.5`` -> (gamma, 4.0, 0.5) (shape < 1: bursty)."""
+    m = _RATE.match(spec.strip().lower())
+    if not m or float(m.group(2)) <= 0 or (m.group(3) is not None and float(m.group(3)) <= 0):
+        raise BenchdbError(f"--request-rate {spec!r} is not poisson:R, constant:R or gamma:R:SHAPE with R > 0 "
+                           "requests per second, e.g. poisson:2")
+    kind, rate = m.group(1), float(m.group(2))
+    shape = float(m.group(3)) if m.group(3) else 1.0
+    if m.group(3) and kind != "gamma":
+        raise BenchdbError(f"--request-rate {spec!r}: only gamma takes a shape (gamma:R:SHAPE)")
+    return kind, rate, shape
+
+
+def _loads(opts: RunOptions) -> list[tuple[str, str, int]]:
+    """(label, spec, batch size) per load point: request rates, else concurrencies."""
+    rates = opts.option("request_rate")
+    if rates:
+        for r in rates:
+            parse_rate(r)
+        return [(f"rate={r}", r, 1) for r in rates]
+    return [(f"concurrency={c}", str(c), c) for c in opts.option("concurrency")]
+
+
+def _check(opts: RunOptions) -> str:
+    """The scenarios' device; refuses contradictory options."""
+    server, url, declared = opts.option("server"), opts.option("url"), opts.option("server_hardware")
+    if bool(server) == bool(url):
+        raise BenchdbError("backend openai needs --server COMMAND (benchdb starts it) or --url URL (one running "
+                           "already), not both")
+    if url and not declared:
+        raise BenchdbError("--url measures a server on other hardware: name it with --server-hardware NAME")
+    if server and declared:
+        raise BenchdbError("--server-hardware names a --url server's hardware; a --server runs here")
+    if server:
+        from benchdb.serving.server import render
+
+        render(server, "model", "127.0.0.1", 1)     # refuses a template that cannot be filled in
+    bad = [m for m in opts.modes if m not in (*ENDPOINTS, "eager")]
+    if bad:
+        raise BenchdbError(f"backend openai has no mode {bad[0]!r}; use --mode completions or chat")
+    if opts.option("slo"):
+        from benchdb.serving.metrics import parse_slo
+
+        parse_slo(opts.option("slo"))
+    return f"remote:{declared.strip().lower()}" if url else normalize_device(opts.device)
+
+
+def _prompts_hash(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError as exc:
+        raise BenchdbError(f"--prompts {path}: {exc.strerror or exc}") from None
+
+
+def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
+    device = _check(opts)
+    server = opts.option("server")
+    prompts = _prompts_hash(opts.option("prompts"))
+    options = OpenaiOptions(threads=opts.thread_count, server=server,
+                            engine=_engine(server) if server else None,
+                            server_hardware=opts.option("server_hardware"), ignore_eos=opts.option("ignore_eos"),
+                            prompts=prompts).as_dict()
+    modes = ["completions" if m == "eager" else m for m in opts.modes]
+    lens: tuple[int | None, ...] = (None,) if prompts else opts.seq_lens
+    out = []
+    for model in opts.models:
+        out.append((model, [
+            Scenario(model, NAME, device, mode, precision, batch,
+                     f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}", dict(options),
+                     {"seq_len": sl, "gen_tokens": opts.gen_tokens, "load": spec, "task": "text-generation"})
+            for mode in dict.fromkeys(modes) for precision in opts.precisions
+            for label, spec, batch in _loads(opts) for sl in lens]))
+    return out
+
+
+def _engine(template: str) -> str:
+    from benchdb.serving.server import engine_of
+
+    return engine_of(template)
+
+
+def _prompts(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
+    path = opts.option("prompts")
+    if path:
+        out = []
+        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    out.append(str(json.loads(line)["prompt"]))
+                except (ValueError, KeyError, TypeError):
+                    raise BenchdbError(f"--prompts {path} line {n}: not a JSON object with \"prompt\"") from None
+        if not out:
+            raise BenchdbError(f"--prompts {path} holds no prompt")
+        return out
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choice(_WORDS) for _ in range(words or 1)) for _ in range(count)]
+    return _to_tokens(texts, words or 1, model)
+
+
+def _to_tokens(texts: list[str], n: int, model: str) -> list[str]:
+    """Prompts of exactly ``n`` tokens where the model is a local folder with a tokenizer.json (cut
+    to ``n`` token ids and decoded); elsewhere ``n`` words (the server's usage records the tokens)."""
+    path = Path(model) / "tokenizer.json"
+    if not path.is_file():
+        return texts
+    try:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(path))
+    except Exception:  # tokenizers missing or the file unreadable: words, as for a remote model
+        return texts
+    out = []
+    for text in texts:
+        ids = tok.encode(text * max(1, n), add_special_tokens=False).ids[:n]
+        out.append(tok.decode(ids))
+    return out
+
+
+def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
+              on_start: Callable[[int], None] | None = None) -> Iterator[Outcome]:
+    info = model_info(spec)
+    template = opts.option("server")
+    if not template:
+        yield from _sweep(opts.option("url"), None, spec, scenarios, opts, info, on_start)
+        return
+    from benchdb.serving.server import Server, ServerFailed
+
+    try:
+        server = Server(template, spec, startup_timeout_s=opts.option("server_timeout"))
+        server.start()
+    except (ServerFailed, BenchdbError) as exc:
+        yield from fail_all(scenarios, info, exc, on_start)
+        return
+    try:
+        yield from _sweep(server.url, server, spec, scenarios, opts, info, on_start)
+    finally:
+        server.stop()
+        server.cleanup()
+
+
+def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptions, info: dict,
+           on_start: Callable[[int], None] | None) -> Iterator[Outcome]:
+    from benchdb.serving import loadgen, metrics
+
+    model = opts.option("served_model") or _served_model(url) or spec
+    record = ({"command": server.rendered.template, "engine": server.rendered.engine,
+               "version": server.rendered.version} if server is not None else {"url": url})
+    for i, sc in enumerate(scenarios):
+        if on_start:
+            on_start(i)
+        started = datetime.now(timezone.utc).isoformat()
+        if server is not None and not server.alive():
+            yield Outcome(sc, info, status="failed", started_at=started, extra={"server": record},
+                          error=f"the server exited (code {server.returncode()}) before this load point; its log "
+                                f"ends: {server.tail(5) or '(empty)'}")
+            continue
+        try:
+            load = _spec(url, model, sc, opts, i)
+            cond = Conditions.now(opts.thread_count)
+            result = loadgen.run(load)
+        except Exception as exc:  # a load point's failure is its status, the sweep goes on
+            yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
+            continue
+        slo = metrics.parse_slo(opts.option("slo")) if opts.option("slo") else {}
+        window = result.window_end - result.window_start
+        summary = metrics.summary(result.records, window, slo)
+        rows: list[Row] = [*metrics.rows(result.records, result.window_start),
+                           *metrics.point_rows(summary, result.client_cpu_pct)]
+        extra: dict[str, Any] = {"server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
+                                 "errors": result.errors, "requests": summary.get("requests"),
+                                 "client_cpu_pct": result.client_cpu_pct, "slo": opts.option("slo")}
+        died = server is not None and not server.alive()
+        status, error = _status(summary, died, server)
+        yield Outcome(sc, info, status=status, error=error, rows=rows, primary_metric="ttft_s",
+                      validity_reasons=_validity(summary, opts, result.stop_reason), timing_method="host_clock",
+                      stop_reason=result.stop_reason, conditions=cond, started_at=started, extra=extra)
+
+
+def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:
+    if summary.get("ok", 0) == 0:
+        why = f"the server exited mid-sweep; its log ends: {server.tail(5)}" if died else "every request failed"
+        return "failed", why
+    return "ok", None
+
+
+def _validity(summary: dict, opts: RunOptions, stop_reason: str) -> list[str]:
+    reasons = []
+    ok = summary.get("ok", 0)
+    if ok < opts.rule.min_iters:
+        reasons.append(f"too_few_samples: {ok} completed requests < min_iters {opts.rule.min_iters}")
+    return reasons
+
+
+def _served_model(url: str) -> str | None:
+    """The one model a server lists at /v1/models (servers pinned to one model expect its exact id)."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/v1/models", timeout=10) as resp:
+            data = json.loads(resp.read()).get("data") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    ids = [d.get("id") for d in data if isinstance(d, dict) and d.get("id")]
+    return str(ids[0]) if len(ids) == 1 else None
+
+
+def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
+    from benchdb.serving.loadgen import LoadSpec
+
+    load = str(sc.settings["load"])
+    rate = arrival = None
+    shape = 1.0
+    concurrency = None
+    if load.isdigit():
+        concurrency = int(load)
+    else:
+        arrival, rate, shape = parse_rate(load)
+    gen = int(sc.settings["gen_tokens"])
+    extra = {"ignore_eos": True, "min_tokens": gen} if opts.option("ignore_eos") else {}
+    rule = replace(opts.rule, max_iters=max(opts.option("max_requests"), opts.rule.min_iters))
+    return LoadSpec(base_url=url, endpoint=sc.mode, model=model,
+                    prompts=_prompts(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
+                    max_tokens=gen, concurrency=concurrency, rate=rate, arrival=arrival or "poisson",
+                    burstiness=shape, warmup_requests=opts.rule.warmup_iters, rule=rule,
+                    request_timeout_s=opts.option("request_timeout"), seed=index, extra_body=extra)

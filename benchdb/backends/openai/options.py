@@ -1,0 +1,53 @@
+"""The openai backend's typed option set (part of every scenario's identity) and its own run options.
+
+The load point (concurrency or request rate) and the input and output tokens are in the
+scenario's key (its input shape); what the server runs -- its command template, hence the engine
+and its flags (tensor parallel size, quantization, KV-cache dtype, ...) -- is in its options.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchdb.backends.api import BackendOptions, Option
+
+
+@dataclass(frozen=True)
+class OpenaiOptions(BackendOptions):
+    #: The command template that started the server (``{port}`` left unfilled); None with --url.
+    server: str | None = None
+    #: The serving program (transformers, vllm, sglang.launch_server, ...); None with --url.
+    engine: str | None = None
+    #: The hardware the user declared for a server at --url (None: benchdb started it here).
+    server_hardware: str | None = None
+    #: ``ignore_eos`` and ``min_tokens`` were sent (servers that support them produce exactly
+    #: the asked tokens; the output tokens are recorded either way).
+    ignore_eos: bool | None = None
+    #: The prompts file's content hash (None: generated prompts of the input tokens asked).
+    prompts: str | None = None
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("server", "str", None, "Start the server for each model from this command, with {model}, {port} "
+           "(and {host}) filled in, e.g. \"transformers serve {model} --port {port}\"; its process group is "
+           "stopped after the model's sweep.", metavar="COMMAND"),
+    Option("url", "str", None, "Measure an existing OpenAI-compatible endpoint at this base URL instead of "
+           "--server (give --server-hardware).", metavar="URL"),
+    Option("server_hardware", "str", None, "With --url: the name of the server's hardware (the scenario's "
+           "device is remote:NAME; this machine is only the client).", metavar="NAME"),
+    Option("served_model", "str", None, "The model name sent in requests (default: --model).", metavar="NAME"),
+    Option("concurrency", "ints", (1,), "Closed loop: requests kept in flight (comma-separated: one load point "
+           "each).", minimum=1),
+    Option("request_rate", "words", (), "Open loop instead: poisson:R, constant:R or gamma:R:SHAPE requests per "
+           "second (comma-separated: one load point each).", metavar="SPEC"),
+    Option("prompts", "str", None, "A JSONL file of prompts ({\"prompt\": ...} per line) instead of generated "
+           "prompts of --seq-lens tokens (exact for a local model folder with a tokenizer.json, else words).",
+           metavar="FILE"),
+    Option("max_requests", "int", 5000, "Measured requests at most per load point.", minimum=1),
+    Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),
+    Option("ignore_eos", "bool", False, "Send ignore_eos and min_tokens = --gen-tokens (vLLM, SGLang) so every "
+           "request produces exactly that many tokens.", identity=True),
+    Option("server_timeout", "float", 600.0, "Seconds the server may take to become healthy.", minimum=1),
+    Option("request_timeout", "float", 300.0, "Seconds one request may take before it counts as an error.",
+           minimum=0.1),
+)

@@ -1,0 +1,306 @@
+"""The serving sections of `benchdb report --serving` (issue 31): every load point of an
+OpenAI-compatible endpoint (the ``serving_points`` view), each configuration's Pareto front of
+output-token throughput per device against interactivity (``serving_frontier``), and, with
+``--slo``, the best hardware/engine at the SLO with its cost (the ``bdb_serving_at_slo`` macro).
+The SQL is in ``benchdb/sql/views/9x_serving*.sql``, ``benchdb/sql/reports/serving_*.sql`` and
+``benchdb/sql/queries/serving_at_slo.sql``;
+the plots (throughput per device against interactivity, TTFT against load) are drawn here."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from benchdb import sql
+from benchdb.errors import BenchdbError
+from benchdb.reports.document import Column, Filters, Section, section_rows
+from benchdb.text import plural
+
+#: What ``--slo`` may bound here: TTFT (its p90), TPOT (its p50) and interactivity (tokens/s per user).
+SLO_KEYS = ("max_ttft_p90_s", "max_tpot_p50_s", "min_interactivity")
+_INTERACTIVITY = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(tok/s|tokens/s)?\s*")
+
+
+def parse_slo(text: str | None) -> dict[str, float]:
+    """``--slo ttft:500ms,tpot:50ms`` (or ``interactivity:20`` tokens/s per user instead of tpot) ->
+    {max_ttft_p90_s, max_tpot_p50_s, min_interactivity}: TTFT is bounded at its p90, TPOT at its p50.
+    The time bounds are parsed by :func:`benchdb.serving.metrics.parse_slo` (one vocabulary)."""
+    from benchdb.serving import TPOT, TTFT
+    from benchdb.serving.metrics import parse_slo as parse_bounds
+
+    parts = [p for p in (text or "").split(",") if p.strip()]
+    inter = [p for p in parts if p.strip().lower().startswith("interactivity:")]
+    bounds = parse_bounds(",".join(p for p in parts if p not in inter))
+    other = sorted(set(bounds) - {TTFT, TPOT})
+    if other:
+        raise BenchdbError(f"--slo: the serving report bounds ttft (p90), tpot (p50) and interactivity "
+                           f"(tokens/s per user), not {', '.join(other)}")
+    out = {k: v for k, v in (("max_ttft_p90_s", bounds.get(TTFT)), ("max_tpot_p50_s", bounds.get(TPOT)))
+           if v is not None}
+    if len(inter) > 1:
+        raise BenchdbError("--slo: interactivity is bounded twice")
+    if inter:
+        m = _INTERACTIVITY.fullmatch(inter[0].split(":", 1)[1])
+        if m is None or not float(m.group(1)) > 0:
+            raise BenchdbError(f"--slo part {inter[0].strip()!r}: interactivity is a positive number of "
+                               "tokens/s per user (e.g. interactivity:20)")
+        out["min_interactivity"] = float(m.group(1))
+    return out
+
+
+def describe_slo(slo: dict[str, float]) -> str:
+    parts = []
+    if slo.get("max_ttft_p90_s") is not None:
+        parts.append(f"TTFT p90 <= {slo['max_ttft_p90_s'] * 1e3:g} ms")
+    if slo.get("max_tpot_p50_s") is not None:
+        parts.append(f"TPOT p50 <= {slo['max_tpot_p50_s'] * 1e3:g} ms")
+    if slo.get("min_interactivity") is not None:
+        parts.append(f"interactivity >= {slo['min_interactivity']:g} tokens/s per user")
+    return " and ".join(parts)
+
+
+def _ci(lo: float | None, hi: float | None, scale: float = 1e3, unit: str = "ms") -> str | None:
+    if lo is None or hi is None:
+        return None
+    return f"{lo * scale:.1f} .. {hi * scale:.1f} {unit}"
+
+
+def _config(r: dict) -> str:
+    engine = r.get("engine") or "?"
+    if r.get("engine_version"):
+        engine += f" {r['engine_version']}"
+    devices = f" x{r['devices']}" if (r.get("devices") or 1) > 1 else ""
+    return f"{r.get('hardware_name')}{devices} / {engine} / {r.get('precision')}"
+
+
+def _load(r: dict) -> str | None:
+    if r.get("load_kind") == "concurrency":
+        return f"c={r['concurrency']}"
+    if r.get("load_kind") == "rate":
+        return f"{r['request_rate']:g} req/s" + (f" {r['arrival']}" if r.get("arrival") else "")
+    return None
+
+
+def _workload(r: dict) -> str:
+    return f"{r.get('model_id')} · {r.get('endpoint')} · in={r.get('in_tokens')} out={r.get('out_tokens')}"
+
+
+def _point_row(r: dict) -> dict:
+    return dict(r, config=_config(r), load=_load(r), workload=_workload(r),
+                ttft_ci=_ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
+                tpot_ci=_ci(r.get("tpot_p50_ci_low_s"), r.get("tpot_p50_ci_high_s")),
+                options_text=str(r.get("options") or ""))
+
+
+_LOAD_COLUMNS = [Column("workload", "workload"), Column("hardware / engine / precision", "config"),
+                 Column("options", "options_text", compact=False), Column("load", "load")]
+
+
+def points_section(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "serving_points", f.params())
+    rows = [_point_row(r) for r in rows]
+    notes = ["Percentiles need their requests: p90 10, p99 100 (blank below, never the maximum). p50 95% CIs: "
+             "distribution-free order statistics over the requests of every process pooled; TTFT with "
+             "`--repeats` takes the hierarchical bootstrap over processes then requests (ttft_ci_method)."]
+    errs = [r for r in rows if r.get("errors")]
+    if errs:
+        notes.append(f"{plural(len(errs), 'load point')} had failed requests (errors column): their latencies "
+                     "describe the requests that completed.")
+    busy = [r for r in rows if (r.get("client_cpu_pct") or 0) >= 90]
+    if busy:
+        notes.append(f"{plural(len(busy), 'load point')} ran the load generator at 90 % or more of a core: "
+                     "the client, not the server, may have set their pace.")
+    if not f.slo:
+        notes.append("Give `--slo ttft:500ms,tpot:50ms` (or interactivity:20) for the best hardware/engine at "
+                     "an SLO, and `--prices FILE` for its cost per million tokens.")
+    return Section(
+        "serving_points", "Serving load points",
+        "One row per load point of an OpenAI-compatible endpoint (the latest valid result of each serving "
+        "series): time to first token (TTFT), time per output token after the first (TPOT), inter-token "
+        "latency per token (ITL) and end-to-end latency (E2E) over its requests, the throughput of the "
+        "load point, and interactivity = 1 / TPOT p50 (tokens/s each user sees).",
+        [*_LOAD_COLUMNS, Column("requests", "n_requests", "int"), Column("errors", "errors", "int"),
+         Column("TTFT p50", "ttft_p50_s", "ms"), Column("TTFT p50 95% CI", "ttft_ci", compact=False),
+         Column("TTFT p90", "ttft_p90_s", "ms"), Column("TTFT p99", "ttft_p99_s", "ms", compact=False),
+         Column("TPOT p50", "tpot_p50_s", "ms"), Column("TPOT p50 95% CI", "tpot_ci", compact=False),
+         Column("TPOT p90", "tpot_p90_s", "ms", compact=False), Column("TPOT p99", "tpot_p99_s", "ms", compact=False),
+         Column("ITL p50", "itl_p50_s", "ms", compact=False), Column("ITL p90", "itl_p90_s", "ms", compact=False),
+         Column("ITL p99", "itl_p99_s", "ms", compact=False), Column("E2E p50", "e2e_p50_s", "ms", compact=False),
+         Column("E2E p90", "e2e_p90_s", "ms", compact=False), Column("E2E p99", "e2e_p99_s", "ms", compact=False),
+         Column("req/s", "request_throughput", "num", compact=False),
+         Column("out tok/s", "output_throughput", "num", compact=False),
+         Column("out tok/s/device", "output_throughput_per_device", "num"),
+         Column("goodput req/s", "goodput", "num", compact=False),
+         Column("tok/s/user", "interactivity", "num"), Column("result", "result_id", "result", compact=False)],
+        keys, rows, notes, empty="No serving results (backend openai) to report: measure an "
+                                 "OpenAI-compatible endpoint with the openai backend, then ingest its results.")
+
+
+def frontier_section(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "serving_frontier", f.params())
+    rows = [_point_row(r) for r in rows]
+    return Section(
+        "serving_frontier", "Serving frontier",
+        "Per configuration (hardware x engine x precision x options, for one model, endpoint and token "
+        "counts), the load points on its Pareto front of output-token throughput per device against "
+        "interactivity: no other load point of it is at least as good on both and better on one. overall: "
+        "not beaten by any other configuration either.",
+        [*_LOAD_COLUMNS, Column("out tok/s/device", "output_throughput_per_device", "num"),
+         Column("tok/s/user", "interactivity", "num"), Column("TTFT p50", "ttft_p50_s", "ms"),
+         Column("TPOT p50", "tpot_p50_s", "ms", compact=False), Column("overall", "on_overall_front"),
+         Column("result", "result_id", "result", compact=False)],
+        keys, rows, empty="No serving load point has both an output throughput and a TPOT.")
+
+
+def slo_section(con, f: Filters) -> Section:
+    params = {**f.params(), **{k: f.slo.get(k) for k in SLO_KEYS},
+              "price_names": list(f.prices), "price_values": list(f.prices.values())}
+    text = sql.load("queries/serving_at_slo.sql")       # DuckDB only: not among the reports/ queries Spark runs
+    cur = con.execute(text, {k: v for k, v in params.items() if f"${k}" in text})
+    keys = [d[0] for d in cur.description]
+    rows = [dict(zip(keys, r, strict=True)) for r in cur.fetchall()]
+    rows = [dict(r, config=_config(r), workload=_workload(r), load=_slo_load(r),
+                 throughput_range=_ci(r.get("output_throughput_per_device_low"),
+                                      r.get("output_throughput_per_device_high"), 1.0, "tok/s"),
+                 ttft_ci=_ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
+                 options_text=str(r.get("options") or "")) for r in rows]
+    notes = []
+    if f.prices:
+        missing = sorted({r["hardware_name"] for r in rows if r.get("usd_per_hour") is None})
+        if missing:
+            notes.append("no price for: " + ", ".join(missing) + " (prices match hardware names or ids exactly)")
+    misses = sum(1 for r in rows if r.get("slo_status") == "misses_at_min_load")
+    if misses:
+        notes.append(f"{plural(misses, 'configuration')} miss the SLO at their lowest load: no answer for them.")
+    return Section(
+        "serving_at_slo", f"Best serving configuration at {describe_slo(f.slo)}",
+        "Per model, endpoint and token counts, each configuration's most output-token throughput per device "
+        "while the SLO holds, best first. Monotone and never extrapolated: a curve counts from its lowest load "
+        "to its first load point that misses the SLO, and between that point and the last that meets it every "
+        "figure is interpolated linearly in load (status interpolated); holds_at_max_load: the SLO holds at "
+        "every load measured (measure higher loads to find its limit). Range: the same answer with TPOT p50 at "
+        "the ends of its 95 % CI. Cost: the device-hour price (--prices) over the tokens of each kind.",
+        [Column("rank", "rank", "int"), Column("workload", "workload"),
+         Column("hardware / engine / precision", "config"), Column("options", "options_text", compact=False),
+         Column("status", "slo_status"), Column("load", "load"),
+         Column("out tok/s/device", "output_throughput_per_device", "num"),
+         Column("range (TPOT CI)", "throughput_range", compact=False),
+         Column("tok/s/user", "interactivity", "num"), Column("TTFT p50", "ttft_p50_s", "ms", compact=False),
+         Column("TTFT p50 95% CI", "ttft_ci", compact=False), Column("TTFT p90", "ttft_p90_s", "ms"),
+         Column("TPOT p50", "tpot_p50_s", "ms", compact=False),
+         Column("USD/1M in", "usd_per_m_input_tokens", "num"), Column("USD/1M out", "usd_per_m_output_tokens", "num"),
+         Column("lower result", "lower_result_id", "result", compact=False),
+         Column("upper result", "upper_result_id", "result", compact=False)],
+        keys, rows, notes, empty="No serving curve to judge against the SLO.")
+
+
+def _slo_load(r: dict) -> str | None:
+    v = r.get("load_at_slo")
+    if v is None:
+        return None
+    return f"c={v:.3g}" if r.get("load_kind") == "concurrency" else f"{v:.3g} req/s"
+
+
+def sections(con, f: Filters) -> list[Section]:
+    """The sections of `--serving`: the load points, the frontier and (with an SLO) the answer at it."""
+    out = [points_section(con, f), frontier_section(con, f)]
+    if not out[0].rows:          # one reason, not one per section
+        out[1].empty = out[0].empty
+    if f.slo:
+        out.append(slo_section(con, f))
+    return out
+
+
+def _curves(rows: list[dict], extra: tuple[str, ...] = ()) -> dict[str, dict[str, list[dict]]]:
+    """workload (+ extra keys) -> configuration and load kind -> its load points in order of load
+    (a closed-loop and an open-loop sweep of one configuration are two curves)."""
+    out: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    for r in sorted(rows, key=lambda r: (r.get("load_value") or 0)):
+        head = " · ".join([r["workload"], *(str(r.get(k)) for k in extra)])
+        label = r["config"] + ("" if not r.get("options_id") else f" [{str(r['options_id'])[:6]}]")
+        if "load_kind" not in extra and r.get("load_kind") == "rate":
+            label += " (open loop)"
+        out[head][label].append(r)
+    return out
+
+
+def points_plots(section: Section) -> list[tuple[str, str]]:
+    """Per workload: output-token throughput per device against interactivity (one line per
+    configuration, x bars: the interactivity CI), and TTFT p50 against load with its 95 % CI band."""
+    from benchdb.reports import plots
+
+    rows = [r for r in section.rows if r.get("load_value") is not None]
+    if not rows:
+        return []
+    plt = plots.pyplot()
+    out = []
+    for head, configs in list(_curves(rows).items())[:8]:
+        fig, ax = plt.subplots(figsize=(7, 3.2))
+        for label, pts in list(configs.items())[:plots.MAX_SERIES]:
+            pts = [p for p in pts if p.get("interactivity") and p.get("output_throughput_per_device") is not None]
+            if not pts:
+                continue
+            xerr = plots._yerr(pts, "interactivity", "interactivity_ci_low", "interactivity_ci_high")
+            ax.errorbar([p["interactivity"] for p in pts], [p["output_throughput_per_device"] for p in pts],
+                        xerr=xerr, marker="o", capsize=2, label=plots.short(label, 60))
+            for p in pts:
+                ax.annotate(p["load"] or "", (p["interactivity"], p["output_throughput_per_device"]), fontsize=5,
+                            xytext=(3, 3), textcoords="offset points")
+        ax.set_xlabel("interactivity (tokens/s per user)")
+        ax.set_ylabel("output throughput (tokens/s per device)")
+        ax.set_title(plots.short(f"Throughput vs interactivity: {head}", 90))
+        plots.legend_below(fig, ax, len(configs))
+        out.append((f"Output-token throughput per device against interactivity: {head}; bars: 95% CI", plots.svg(fig)))
+    for head, configs in list(_curves(rows, ("load_kind",)).items())[:8]:
+        fig, ax = plt.subplots(figsize=(7, 3.2))
+        unit = "concurrent requests"
+        for label, pts in list(configs.items())[:plots.MAX_SERIES]:
+            pts = [p for p in pts if p.get("ttft_p50_s") is not None]
+            if not pts:
+                continue
+            unit = "concurrent requests" if pts[0]["load_kind"] == "concurrency" else "requests/s"
+            xs = [p["load_value"] for p in pts]
+            line = ax.plot(xs, [p["ttft_p50_s"] * 1e3 for p in pts], marker="o", label=plots.short(label, 60))
+            band = [p for p in pts
+                    if p.get("ttft_p50_ci_low_s") is not None and p.get("ttft_p50_ci_high_s") is not None]
+            if band:
+                ax.fill_between([p["load_value"] for p in band], [p["ttft_p50_ci_low_s"] * 1e3 for p in band],
+                                [p["ttft_p50_ci_high_s"] * 1e3 for p in band], color=line[0].get_color(), alpha=0.2)
+        ax.set_xlabel(f"load ({unit})")
+        ax.set_ylabel("TTFT p50 (ms)")
+        ax.set_title(plots.short(f"TTFT vs load: {head}", 90))
+        plots.legend_below(fig, ax, len(configs))
+        out.append((f"TTFT p50 against load: {head}; band: 95% CI of the median", plots.svg(fig)))
+    return out
+
+
+def frontier_plots(section: Section) -> list[tuple[str, str]]:
+    """Per workload: every configuration's front, the overall front joined by a dashed line."""
+    from benchdb.reports import plots
+
+    if not section.rows:
+        return []
+    plt = plots.pyplot()
+    out = []
+    by_head: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in section.rows:
+        by_head[r["workload"]].append(r)
+    for head, rows in list(by_head.items())[:8]:
+        fig, ax = plt.subplots(figsize=(7, 3.2))
+        configs = _curves(rows)[head]
+        for label, pts in list(configs.items())[:plots.MAX_SERIES]:
+            pts = sorted(pts, key=lambda p: p["interactivity"])
+            ax.plot([p["interactivity"] for p in pts], [p["output_throughput_per_device"] for p in pts],
+                    marker="o", label=plots.short(label, 60))
+        front = sorted((r for r in rows if r.get("on_overall_front")), key=lambda p: p["interactivity"])
+        if front:
+            ax.plot([p["interactivity"] for p in front], [p["output_throughput_per_device"] for p in front],
+                    color="#59636e", linestyle="--", linewidth=1, label="overall front")
+        ax.set_xlabel("interactivity (tokens/s per user)")
+        ax.set_ylabel("output throughput (tokens/s per device)")
+        ax.set_title(plots.short(f"Serving frontier: {head}", 90))
+        plots.legend_below(fig, ax, len(configs) + 1)
+        out.append((f"Pareto fronts of throughput per device against interactivity: {head}; dashed: overall",
+                    plots.svg(fig)))
+    return out

@@ -1,0 +1,46 @@
+"""Serving benchmarks: OpenAI-compatible LLM endpoints under load (the ``openai`` backend).
+
+- :mod:`benchdb.serving.server`: start a server from a command template, wait for health, stop
+  its whole process group; its command, version and log tail recorded.
+- :mod:`benchdb.serving.loadgen`: the asyncio load generator (closed loop at a concurrency, open
+  loop at a request rate), streaming requests timed on one monotonic clock.
+- :mod:`benchdb.serving.metrics`: the metric vocabulary, defined once (docs: guides/serving.md).
+- :mod:`benchdb.serving.tiny_llm`: a random-weight tiny LLaMA with a BPE tokenizer trained
+  offline, servable by ``transformers serve`` (tests, the README's tour).
+
+The contract rows of a serving result (``metric``, ``unit``; ``iteration`` is the request's index
+in send order, warm-up requests excluded; ``t_offset_s`` is seconds from the measurement window's
+start to the request's send, or to the chunk's arrival for ``chunk_tokens``):
+"""
+
+from __future__ import annotations
+
+#: Per request (one row each; ``tpot_s`` only when it produced more than one token).
+TTFT = "ttft_s"                 # send -> first streamed chunk with content
+E2E = "e2e_s"                   # send -> end of the stream
+TPOT = "tpot_s"                 # (E2E - TTFT) / (output_tokens - 1)
+FIRST_BYTE = "first_byte_s"     # send -> response headers
+INPUT_TOKENS = "input_tokens"   # from the server's usage
+OUTPUT_TOKENS = "output_tokens"  # from the server's usage, else the content chunks
+REQUEST_ERROR = "request_error"  # value 1 for a request that failed (its error is in extra["errors"])
+#: Per gap (several rows per request): the gap between content chunks, and per token (a gap
+#: shared by the tokens of the later chunk: gap / tokens, once per token). The first is excluded.
+ITL_CHUNK = "itl_chunk_s"
+ITL_TOKEN = "itl_token_s"
+#: The raw timeline: one row per content chunk, value = tokens it carried.
+CHUNK_TOKENS = "chunk_tokens"
+#: Per load point (one row each, iteration 0).
+REQUEST_THROUGHPUT = "request_throughput"     # completed requests / window
+OUTPUT_THROUGHPUT = "output_throughput"       # output tokens / window
+TOTAL_THROUGHPUT = "total_throughput"         # (input + output tokens) / window
+GOODPUT = "goodput"                           # requests within every SLO / window
+WINDOW = "window_s"                           # the measurement window
+CLIENT_CPU = "client_cpu_pct"                 # the load generator's CPU use, % of one core
+
+UNITS = {TTFT: "s", E2E: "s", TPOT: "s", FIRST_BYTE: "s", INPUT_TOKENS: "tokens", OUTPUT_TOKENS: "tokens",
+         REQUEST_ERROR: "count", ITL_CHUNK: "s", ITL_TOKEN: "s", CHUNK_TOKENS: "tokens",
+         REQUEST_THROUGHPUT: "req/s", OUTPUT_THROUGHPUT: "tokens/s", TOTAL_THROUGHPUT: "tokens/s",
+         GOODPUT: "req/s", WINDOW: "s", CLIENT_CPU: "%"}
+
+#: A percentile needs this many values; below, it is NULL (never the maximum).
+PERCENTILE_MIN_N = {50: 1, 90: 10, 95: 20, 99: 100}

@@ -1,0 +1,359 @@
+"""The load generator: streamed requests to an OpenAI-compatible endpoint, closed or open loop.
+
+Why it is built this way:
+- One clock (``time.perf_counter``) for sends, headers, chunk arrivals and ends, so every metric of
+  :mod:`benchdb.serving.metrics` is a difference on the same monotonic clock.
+- Closed loop (``concurrency`` requests always in flight, a new one as each ends) measures latency
+  at a load level; open loop (``rate`` requests/s with Poisson, constant or gamma arrivals, whatever
+  the server's speed) measures what users see when arrivals do not wait for the server.
+- Warm-up requests run first and all end before the window opens: the window holds steady state.
+- Stopping reuses the timing loop's :class:`~benchdb.harness.timing.StopCheck` twice: once on TTFT,
+  once on the per-token ITL. Issuing stops once ``min_iters`` requests and ``min_time_s`` are
+  reached and both medians' 95 % CIs are within ``target_ci``, or at ``max_time_s`` /
+  ``max_iters`` requests; in-flight requests then finish (each bounded by its timeout).
+  The CI checks (benchdb's statistics SQL) run in a worker thread so they do not stall the event
+  loop while chunks are being timed.
+- httpx over HTTP/1.1, one single-connection client per request in flight (a pool the size of the
+  concurrency, kept by :class:`_Clients`): httpcore's own pool scans every connection on each
+  request and response (O(n^2) per round), which made it 80 % of the client's CPU at concurrency
+  128. A connection that answered a non-200 status is closed, never reused (its server may be in
+  a bad state). Failed requests (status, error event, timeout, connection error) carry a one-line
+  error and are never latency samples.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from benchdb.errors import BenchdbError, clip, first_line
+from benchdb.harness.timing import StopCheck, StopRule
+from benchdb.serving.metrics import RequestRecord, StreamParser, request_metrics
+from benchdb.sql import Stats
+
+if TYPE_CHECKING:
+    import httpx
+
+ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
+ARRIVALS = ("poisson", "constant", "gamma")
+#: httpcore trace events that mark a request leaving (the first one seen is its send time).
+_SEND_EVENTS = frozenset({"connection.connect_tcp.started", "http11.send_request_headers.started"})
+#: Bytes of a non-200 body kept for the error message.
+ERROR_BODY_BYTES = 2048
+
+
+@dataclass
+class LoadSpec:
+    """One load point: where, what, how hard, and when to stop."""
+
+    base_url: str
+    model: str
+    prompts: list[str]
+    endpoint: str = "completions"
+    max_tokens: int = 64
+    #: Closed loop: requests in flight. Exactly one of ``concurrency`` and ``rate`` is set.
+    concurrency: int | None = None
+    #: Open loop: requests per second, arrivals drawn per ``arrival``.
+    rate: float | None = None
+    arrival: str = "poisson"
+    #: Gamma shape of the inter-arrival times: 1.0 is Poisson, below is burstier, above steadier.
+    burstiness: float = 1.0
+    warmup_requests: int = 0
+    #: min_iters: measured requests at least; max_iters: requests at most; the times and the CI
+    #: target as in the timing loop (warm-up fields unused: see ``warmup_requests``).
+    rule: StopRule = field(default_factory=lambda: StopRule(warmup_iters=0, min_iters=20, min_time_s=2.0,
+                                                            max_time_s=60.0, target_ci=0.02))
+    request_timeout_s: float = 60.0
+    seed: int = 0
+    #: Extra body fields (e.g. {"ignore_eos": True}), sent only when given: some servers reject them.
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for bad, why in (
+                ((self.concurrency is None) == (self.rate is None),
+                 "a load point needs exactly one of concurrency (closed loop) and rate (open loop)"),
+                (self.concurrency is not None and self.concurrency < 1,
+                 f"concurrency {self.concurrency}: must be >= 1"),
+                (self.rate is not None and not self.rate > 0, f"rate {self.rate}: must be > 0 requests/s"),
+                (self.endpoint not in ENDPOINTS, f"endpoint {self.endpoint!r}: expected one of {', '.join(ENDPOINTS)}"),
+                (self.arrival not in ARRIVALS, f"arrival {self.arrival!r}: expected one of {', '.join(ARRIVALS)}"),
+                (not self.burstiness > 0, f"burstiness {self.burstiness}: must be > 0"),
+                (not self.prompts, "a load point needs at least one prompt"),
+                (self.max_tokens < 1 or self.warmup_requests < 0 or not self.request_timeout_s > 0,
+                 "max_tokens must be >= 1, warmup_requests >= 0 and request_timeout_s > 0")):
+            if bad:
+                raise BenchdbError(why)
+
+    def bodies(self) -> list[bytes]:
+        """The request bodies, one per prompt, serialized once (not per request: client CPU)."""
+        out = []
+        for p in self.prompts:
+            body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "stream": True,
+                                    "stream_options": {"include_usage": True}}
+            if self.endpoint == "chat":
+                body["messages"] = [{"role": "user", "content": p}]
+            else:
+                body["prompt"] = p
+            out.append(json.dumps({**body, **self.extra_body}).encode())
+        return out
+
+
+@dataclass
+class LoadResult:
+    records: list[RequestRecord]          # warm-up requests included, flagged
+    window_start: float
+    window_end: float
+    stop_reason: str                      # converged | max_time | max_iters
+    client_cpu_pct: float | None          # this process's CPU over the window, % of one core
+    errors: dict[str, int]                # measured failures by message
+
+    @property
+    def window_s(self) -> float:
+        return self.window_end - self.window_start
+
+    @property
+    def measured(self) -> list[RequestRecord]:
+        return [r for r in self.records if not r.warmup]
+
+
+async def _request(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], rec: RequestRecord,
+                   chat: bool) -> None:
+    """One streamed request into ``rec``.
+
+    ``rec.sent`` is when the request leaves: the start of its TCP connect on a new connection, else
+    of writing its headers (httpx's trace hook), so the client's own request building (a few
+    hundred microseconds of Python, more on a loaded client) is not counted as server time."""
+    rec.sent = time.perf_counter()
+    sent = False
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        nonlocal sent
+        if not sent and name in _SEND_EVENTS:
+            rec.sent = time.perf_counter()
+            sent = True
+
+    async with client.stream("POST", url, content=body, headers=headers, extensions={"trace": trace}) as resp:
+        rec.first_byte = time.perf_counter()
+        if resp.status_code != 200:
+            # Read at most the first piece and close the response before its end: httpx then
+            # closes the connection instead of returning it to the pool.
+            text = b""
+            async for piece in resp.aiter_raw():
+                text = piece[:ERROR_BODY_BYTES]
+                break
+            rec.error = clip(f"HTTP {resp.status_code}: {text.decode(errors='replace').strip()}")
+            return
+        sse = StreamParser(rec, chat)
+        async for piece in resp.aiter_bytes():
+            if not sse.feed(piece, time.perf_counter()):
+                return           # closed before its end: the connection is not reused
+        sse.close(time.perf_counter())
+
+
+class _Clients:
+    """Single-connection httpx clients, one per request in flight: a free list is O(1) where
+    httpcore's pool is O(connections) per event (module doc). Closed loop: at most ``concurrency``
+    exist; open loop: as many as requests overlap."""
+
+    def __init__(self, timeout_s: float):
+        try:
+            import httpx
+        except ImportError as e:
+            raise BenchdbError("serving benchmarks need httpx: pip install 'benchdb[serving]'") from e
+        self.httpx = httpx
+        self.timeout_s = timeout_s
+        self.ssl = httpx.create_ssl_context()      # once: building one per client costs ~20 ms
+        self.free: list[httpx.AsyncClient] = []
+        self.every: list[httpx.AsyncClient] = []
+
+    def take(self) -> httpx.AsyncClient:
+        if self.free:
+            return self.free.pop()
+        hx = self.httpx
+        client = hx.AsyncClient(limits=hx.Limits(max_connections=1, max_keepalive_connections=1),
+                                timeout=hx.Timeout(self.timeout_s), http1=True, http2=False, verify=self.ssl)
+        self.every.append(client)
+        return client
+
+    def give(self, client: httpx.AsyncClient) -> None:
+        self.free.append(client)
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.every), return_exceptions=True)
+
+
+class _Generator:
+    """Issues the requests of one load point and decides when to stop issuing."""
+
+    def __init__(self, spec: LoadSpec, clients: _Clients, stats: Stats):
+        self.spec = spec
+        self.clients = clients
+        self.url = spec.base_url.rstrip("/") + ENDPOINTS[spec.endpoint]
+        self.headers = {"Content-Type": "application/json", **spec.headers}
+        self.bodies = spec.bodies()
+        self.chat = spec.endpoint == "chat"
+        self.records: list[RequestRecord] = []
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.sent = 0            # requests issued, warm-up included (cycles the prompts)
+        self.measured = 0        # measured requests issued
+        self.warmup = True
+        self.window_start = 0.0
+        self.stop_reason = ""
+        rule = spec.rule
+        self.ttft: list[float] = []
+        self.itl: list[float] = []
+        self.checks = [StopCheck(rule, stats), StopCheck(dataclasses.replace(rule, max_iters=sys.maxsize), stats)]
+        self.converged = [False, False]
+        self.checking = False
+
+    # -- issuing -------------------------------------------------------------------------------
+    def may_issue(self) -> bool:
+        if self.warmup:
+            return self.sent < self.spec.warmup_requests
+        if not self.stop_reason:
+            rule = self.spec.rule
+            if time.perf_counter() - self.window_start >= rule.max_time_s:
+                self.stop_reason = "max_time"
+            elif self.measured >= rule.max_iters:
+                self.stop_reason = "max_iters"
+        return not self.stop_reason
+
+    def new_record(self) -> tuple[RequestRecord, bytes]:
+        """Count a request as issued (synchronously, so the limits hold however tasks interleave)."""
+        rec = RequestRecord(index=self.measured if not self.warmup else self.sent, sent=0.0, warmup=self.warmup)
+        body = self.bodies[self.sent % len(self.bodies)]
+        self.sent += 1
+        if not self.warmup:
+            self.measured += 1
+        self.records.append(rec)
+        return rec, body
+
+    async def issue(self, rec: RequestRecord, body: bytes) -> None:
+        """Send one request and await its end (bounded by the request timeout)."""
+        client = self.clients.take()
+        rec.sent = time.perf_counter()          # retaken by _request when the request leaves
+        try:
+            await asyncio.wait_for(_request(client, self.url, body, self.headers, rec, self.chat),
+                                   self.spec.request_timeout_s)
+        except asyncio.TimeoutError:
+            rec.error = f"timeout after {self.spec.request_timeout_s:g} s"
+        except Exception as e:    # httpx transport errors and the like: the request failed
+            rec.error = clip(f"{type(e).__name__}: {first_line(e)}")
+        rec.end = time.perf_counter()
+        self.clients.give(client)
+        if rec.ok and rec.output_tokens is None:
+            rec.output_tokens = sum(k for _, k in rec.chunks)
+        if not rec.warmup:
+            self.completed(rec)
+
+    # -- stopping ------------------------------------------------------------------------------
+    def completed(self, rec: RequestRecord) -> None:
+        m = request_metrics(rec)
+        if m is not None and m.ttft is not None:
+            self.ttft.append(m.ttft)
+            self.itl.extend(m.itl_token)
+        if self.stop_reason or self.checking:
+            return
+        elapsed = time.perf_counter() - self.window_start
+        rule = self.spec.rule
+        due = [len(s) >= c.next_check for s, c in zip((self.ttft, self.itl), self.checks, strict=True)]
+        if elapsed >= rule.min_time_s and len(self.ttft) >= rule.min_iters and any(due):
+            self.checking = True
+            task = asyncio.get_running_loop().create_task(self.check(due, elapsed))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+
+    async def check(self, due: list[bool], elapsed: float) -> None:
+        """Re-evaluate the CIs that are due (in a thread); stop once both medians converged. With
+        no ITL at all (one-token outputs) only TTFT has to converge."""
+        samples = [list(self.ttft), list(self.itl)]
+        try:
+            for k in (0, 1):
+                if due[k]:
+                    reason = await asyncio.to_thread(self.checks[k], samples[k], elapsed)
+                    self.converged[k] = reason == "converged"
+            if self.converged[0] and (self.converged[1] or not self.itl) and not self.stop_reason:
+                self.stop_reason = "converged"
+        finally:
+            self.checking = False
+
+    # -- the two loops -------------------------------------------------------------------------
+    async def closed(self, concurrency: int) -> None:
+        async def worker() -> None:
+            while self.may_issue():
+                await self.issue(*self.new_record())
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+
+    async def open(self, rate: float, rng: random.Random) -> None:
+        spec = self.spec
+        next_t = time.perf_counter()
+        running: set[asyncio.Task[None]] = set()
+        while self.may_issue():
+            delay = next_t - time.perf_counter()
+            await asyncio.sleep(max(0.0, delay))     # 0: behind schedule, still let requests start
+            if not self.may_issue():
+                break
+            task = asyncio.get_running_loop().create_task(self.issue(*self.new_record()))
+            running.add(task)
+            task.add_done_callback(running.discard)
+            if spec.arrival == "constant":
+                gap = 1.0 / rate
+            else:
+                shape = 1.0 if spec.arrival == "poisson" else spec.burstiness
+                gap = rng.gammavariate(shape, 1.0 / (rate * shape))
+            next_t += gap
+        if running:
+            await asyncio.gather(*running)
+
+    async def phase(self, rng: random.Random) -> None:
+        spec = self.spec
+        if spec.concurrency is not None:
+            await self.closed(spec.concurrency)
+        else:
+            assert spec.rate is not None
+            await self.open(spec.rate, rng)
+
+
+async def run_async(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
+    """Run one load point (warm-up, then the measured window) and return its records."""
+    clients = _Clients(spec.request_timeout_s)
+    own_stats = stats is None
+    stats = stats or Stats()
+    gen = _Generator(spec, clients, stats)
+    try:
+        rng = random.Random(spec.seed)
+        if spec.warmup_requests:
+            await gen.phase(rng)
+        gen.warmup = False
+        gen.window_start = time.perf_counter()
+        cpu0 = time.process_time()
+        await gen.phase(rng)
+        while gen.tasks:                          # a CI check still running
+            await asyncio.gather(*list(gen.tasks))
+        window_end = time.perf_counter()
+        cpu = time.process_time() - cpu0
+    finally:
+        await clients.aclose()
+        if own_stats:
+            stats.close()
+    errors: dict[str, int] = {}
+    for r in gen.records:
+        if not r.warmup and r.error is not None:
+            errors[r.error] = errors.get(r.error, 0) + 1
+    wall = window_end - gen.window_start
+    return LoadResult(records=gen.records, window_start=gen.window_start, window_end=window_end,
+                      stop_reason=gen.stop_reason or "max_iters", errors=errors,
+                      client_cpu_pct=100.0 * cpu / wall if wall > 0 else None)
+
+
+def run(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
+    """:func:`run_async` on a fresh event loop."""
+    return asyncio.run(run_async(spec, stats))
+

@@ -1,0 +1,166 @@
+-- Serving benchmarks (backend 'openai': an OpenAI-compatible endpoint under load; issue 31).
+--
+-- serving_points: one row per serving load point: the latest valid result of each serving series
+-- (results_latest, backend 'openai'), its load parsed from input_shape ('in=128,out=64,concurrency=4'
+-- closed loop; 'in=128,out=64,rate=poisson:2.0' open loop), and per-request statistics from
+-- result_metrics (ingest's statistics over every request of every process, pooled):
+--   ttft/tpot/itl (per token: itl_token_s)/e2e p50, p90, p99. A percentile needs its samples
+--   (p90: 10, p99: 100: bdb_pct_min_n) AND as many completed requests, so an ITL p99 over 5000 gaps of
+--   30 requests is NULL too; never the maximum.
+--   *_p50_ci_low/high: the 95 % distribution-free (order-statistic) CI of the median over the pooled
+--   request samples; TTFT, the primary metric, takes the result's own CI: with --repeats K the
+--   hierarchical bootstrap over processes then requests (ttft_ci_method says which).
+--   interactivity: 1 / TPOT p50 (tokens/s seen by one user), its CI the inverted TPOT CI.
+--   devices: GPUs the server used: options.devices, else options.tensor_parallel_size, else the
+--   --tensor-parallel-size / --tp-size / --tp of its command template (options.server), else 1;
+--   *_per_device: the load point's throughput over them.
+-- hardware_name: the server's (options.server_hardware, declared with --url), else the hardware the
+-- result ran on. engine: options.engine (the serving program), else 'openai' (a server at --url);
+-- engine_version: extra.server.version (what the runner recorded of the server it started).
+--   Throughputs are per load point (one row per process: the median over processes).
+-- errors: failed requests (request_error rows); n_requests = completed (e2e_s) + failed.
+CREATE OR REPLACE VIEW serving_points AS
+WITH pts AS (
+    SELECT r.*,
+           coalesce(json_extract_string(r.options, '$.server_hardware'), r.hardware_name) AS server_hardware_name,
+           coalesce(json_extract_string(r.options, '$.engine'), r.backend)            AS engine,
+           json_extract_string(r.extra, '$.server.version')                          AS engine_version,
+           regexp_extract(r.input_shape, '(^|,)(concurrency|rate)=', 2)              AS load_kind_raw,
+           TRY_CAST(nullif(regexp_extract(r.input_shape, '(^|,)concurrency=([0-9.]+)', 2), '') AS DOUBLE)
+                                                                                      AS concurrency_v,
+           nullif(regexp_extract(r.input_shape, '(^|,)rate=([a-z_]+):', 2), '')       AS arrival,
+           TRY_CAST(nullif(regexp_extract(r.input_shape, '(^|,)rate=([a-z_]+:)?([0-9.]+)', 3), '') AS DOUBLE)
+                                                                                      AS rate_v,
+           TRY_CAST(nullif(regexp_extract(r.input_shape, '(^|,)in=([0-9]+)', 2), '') AS INTEGER)  AS in_tokens,
+           TRY_CAST(nullif(regexp_extract(r.input_shape, '(^|,)out=([0-9]+)', 2), '') AS INTEGER) AS out_tokens,
+           greatest(coalesce(TRY_CAST(json_extract_string(r.options, '$.devices') AS INTEGER),
+                             TRY_CAST(json_extract_string(r.options, '$.tensor_parallel_size') AS INTEGER),
+                             TRY_CAST(nullif(regexp_extract(coalesce(json_extract_string(r.options, '$.server'), ''),
+                                 '(--tensor-parallel-size|--tp-size|--tp|-tp)[= ]+([0-9]+)', 2), '') AS INTEGER),
+                             1), 1)                                                   AS devices
+    FROM results_latest r
+    WHERE r.backend = 'openai'
+),
+m AS (
+    SELECT result_id AS metrics_result_id,
+           max(median)         FILTER (WHERE metric = 'ttft_s')             AS ttft_p50,
+           max(median_ci_low)  FILTER (WHERE metric = 'ttft_s')             AS ttft_lo,
+           max(median_ci_high) FILTER (WHERE metric = 'ttft_s')             AS ttft_hi,
+           max(p90)            FILTER (WHERE metric = 'ttft_s')             AS ttft_p90,
+           max(p99)            FILTER (WHERE metric = 'ttft_s')             AS ttft_p99,
+           max(median)         FILTER (WHERE metric = 'tpot_s')             AS tpot_p50,
+           max(median_ci_low)  FILTER (WHERE metric = 'tpot_s')             AS tpot_lo,
+           max(median_ci_high) FILTER (WHERE metric = 'tpot_s')             AS tpot_hi,
+           max(p90)            FILTER (WHERE metric = 'tpot_s')             AS tpot_p90,
+           max(p99)            FILTER (WHERE metric = 'tpot_s')             AS tpot_p99,
+           max(median)         FILTER (WHERE metric = 'itl_token_s')        AS itl_p50,
+           max(median_ci_low)  FILTER (WHERE metric = 'itl_token_s')        AS itl_lo,
+           max(median_ci_high) FILTER (WHERE metric = 'itl_token_s')        AS itl_hi,
+           max(p90)            FILTER (WHERE metric = 'itl_token_s')        AS itl_p90,
+           max(p99)            FILTER (WHERE metric = 'itl_token_s')        AS itl_p99,
+           max(n)              FILTER (WHERE metric = 'e2e_s')              AS e2e_n,
+           max(median)         FILTER (WHERE metric = 'e2e_s')              AS e2e_p50,
+           max(median_ci_low)  FILTER (WHERE metric = 'e2e_s')              AS e2e_lo,
+           max(median_ci_high) FILTER (WHERE metric = 'e2e_s')              AS e2e_hi,
+           max(p90)            FILTER (WHERE metric = 'e2e_s')              AS e2e_p90,
+           max(p99)            FILTER (WHERE metric = 'e2e_s')              AS e2e_p99,
+           max(mean)           FILTER (WHERE metric = 'input_tokens')       AS input_tokens_mean,
+           max(mean)           FILTER (WHERE metric = 'output_tokens')      AS output_tokens_mean,
+           CAST(max(round(mean * n)) FILTER (WHERE metric = 'request_error') AS BIGINT) AS errors,
+           max(median)         FILTER (WHERE metric = 'request_throughput') AS request_throughput,
+           max(median)         FILTER (WHERE metric = 'output_throughput')  AS output_throughput,
+           max(median)         FILTER (WHERE metric = 'total_throughput')   AS total_throughput,
+           max(median)         FILTER (WHERE metric = 'goodput')            AS goodput,
+           max(median)         FILTER (WHERE metric = 'window_s')           AS window_s,
+           max(median)         FILTER (WHERE metric = 'client_cpu_pct')     AS client_cpu_pct
+    FROM result_metrics
+    WHERE result_id IN (SELECT result_id FROM pts)
+    GROUP BY result_id
+),
+j AS (
+    SELECT p.*, m.*,
+           coalesce(m.e2e_n, p.n, 0)                                              AS n_completed,
+           coalesce(m.errors, 0)                                                  AS n_errors
+    FROM pts p
+    LEFT JOIN m ON m.metrics_result_id = p.result_id
+)
+SELECT result_id, series_id, run_id, run_started_at, git_commit,
+       hardware_id, server_hardware_name AS hardware_name, hardware_kind, devices,
+       model_id, engine, engine_version,
+       options, options_id, precision,
+       mode                                                                       AS endpoint,
+       CASE load_kind_raw WHEN 'concurrency' THEN 'concurrency' WHEN 'rate' THEN 'rate' END AS load_kind,
+       CASE load_kind_raw WHEN 'concurrency' THEN concurrency_v WHEN 'rate' THEN rate_v END AS load_value,
+       CASE WHEN load_kind_raw = 'concurrency' THEN CAST(concurrency_v AS INTEGER) END    AS concurrency,
+       CASE WHEN load_kind_raw = 'rate' THEN rate_v END                           AS request_rate,
+       CASE WHEN load_kind_raw = 'rate' THEN arrival END                          AS arrival,
+       input_shape, in_tokens, out_tokens, input_tokens_mean, output_tokens_mean,
+       n_completed + n_errors                                                     AS n_requests,
+       n_completed,
+       n_errors                                                                   AS errors,
+       CASE WHEN n_completed + n_errors > 0 THEN n_errors / (n_completed + n_errors) END AS error_rate,
+       repeats,
+       CASE WHEN metric = 'ttft_s' THEN median ELSE ttft_p50 END                  AS ttft_p50_s,
+       CASE WHEN metric = 'ttft_s' THEN median_ci_low ELSE ttft_lo END            AS ttft_p50_ci_low_s,
+       CASE WHEN metric = 'ttft_s' THEN median_ci_high ELSE ttft_hi END           AS ttft_p50_ci_high_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.90) THEN ttft_p90 END             AS ttft_p90_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.99) THEN ttft_p99 END             AS ttft_p99_s,
+       CASE WHEN metric = 'ttft_s' THEN ci_method ELSE 'order_statistics' END     AS ttft_ci_method,
+       tpot_p50                                                                   AS tpot_p50_s,
+       tpot_lo                                                                    AS tpot_p50_ci_low_s,
+       tpot_hi                                                                    AS tpot_p50_ci_high_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.90) THEN tpot_p90 END             AS tpot_p90_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.99) THEN tpot_p99 END             AS tpot_p99_s,
+       itl_p50                                                                    AS itl_p50_s,
+       itl_lo                                                                     AS itl_p50_ci_low_s,
+       itl_hi                                                                     AS itl_p50_ci_high_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.90) THEN itl_p90 END              AS itl_p90_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.99) THEN itl_p99 END              AS itl_p99_s,
+       e2e_p50                                                                    AS e2e_p50_s,
+       e2e_lo                                                                     AS e2e_p50_ci_low_s,
+       e2e_hi                                                                     AS e2e_p50_ci_high_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.90) THEN e2e_p90 END              AS e2e_p90_s,
+       CASE WHEN n_completed >= bdb_pct_min_n(0.99) THEN e2e_p99 END              AS e2e_p99_s,
+       request_throughput,
+       output_throughput,
+       total_throughput,
+       total_throughput - output_throughput                                       AS input_throughput,
+       goodput,
+       window_s,
+       client_cpu_pct,
+       CASE WHEN tpot_p50 > 0 THEN 1.0 / tpot_p50 END                             AS interactivity,
+       CASE WHEN tpot_hi > 0 THEN 1.0 / tpot_hi END                               AS interactivity_ci_low,
+       CASE WHEN tpot_lo > 0 THEN 1.0 / tpot_lo END                               AS interactivity_ci_high,
+       request_throughput / devices                                               AS request_throughput_per_device,
+       output_throughput / devices                                                AS output_throughput_per_device,
+       total_throughput / devices                                                 AS total_throughput_per_device
+FROM j;
+
+-- serving_frontier: per configuration (hardware x engine x precision x options, for one model,
+-- endpoint and in/out token counts) the load points on its Pareto front of output-token throughput
+-- per device against interactivity: no other point of the configuration has both at least as high
+-- and one higher. on_overall_front: not dominated by any configuration's point for the same model,
+-- endpoint and in/out tokens either (the hardware/engine choices worth making).
+CREATE OR REPLACE VIEW serving_frontier AS
+WITH p AS (
+    SELECT * FROM serving_points
+    WHERE output_throughput_per_device IS NOT NULL AND interactivity IS NOT NULL
+),
+beaten AS (
+    -- (point, whether the point that beats it is of the same configuration)
+    SELECT a.result_id,
+           max(CASE WHEN b.hardware_id = a.hardware_id AND b.engine = a.engine AND b.precision = a.precision
+                     AND b.options_id IS NOT DISTINCT FROM a.options_id THEN 1 ELSE 0 END) AS by_own
+    FROM p a
+    JOIN p b
+      ON b.model_id = a.model_id AND b.endpoint = a.endpoint
+     AND b.in_tokens IS NOT DISTINCT FROM a.in_tokens AND b.out_tokens IS NOT DISTINCT FROM a.out_tokens
+     AND b.output_throughput_per_device >= a.output_throughput_per_device
+     AND b.interactivity >= a.interactivity
+     AND (b.output_throughput_per_device > a.output_throughput_per_device OR b.interactivity > a.interactivity)
+    GROUP BY a.result_id
+)
+SELECT p.*, x.result_id IS NULL AS on_overall_front
+FROM p
+LEFT JOIN beaten x ON x.result_id = p.result_id
+WHERE coalesce(x.by_own, 0) = 0;

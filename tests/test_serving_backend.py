@@ -1,0 +1,150 @@
+"""The openai backend end to end: a real `transformers serve` on this CPU serving a random-weight
+tiny LLaMA built here, swept over concurrency 1, 2, 4; a server that exits at once; a server
+that dies mid-sweep; requests that fail (the stub server), counted, with goodput lower."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from conftest import benchdb_cmd
+
+from benchdb.schema import contract
+
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+
+QUICK = ["--warmup", "2", "--min-iters", "8", "--min-time", "0.3", "--max-time", "4", "--target-ci", "0.5",
+         "--max-background-cpu", "100", "--seq-lens", "8", "--gen-tokens", "8"]
+#: The `transformers` command of this interpreter's environment.
+TRANSFORMERS = Path(sys.executable).parent / "transformers"
+STUB = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 5 --itl-ms 2"
+
+
+def _results(folder: Path) -> list[dict]:
+    out = []
+    for path in sorted(folder.rglob("*.parquet")):
+        meta = contract.read_footer(path).metadata
+        out.append({"path": path, "scenario": meta["scenario"], "status": meta["scenario"].get("status"),
+                    "meta": meta})
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_llm(tmp_path_factory):
+    if not TRANSFORMERS.exists() or importlib.util.find_spec("fastapi") is None:
+        pytest.skip("transformers serve needs transformers[serving]")
+    from benchdb.serving.tiny_llm import build
+
+    return build(tmp_path_factory.mktemp("llm") / "tiny-llama")
+
+
+@pytest.mark.slow
+def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm, tmp_path):
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    server = f"{TRANSFORMERS} serve {{model}} --port {{port}} --device cpu"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", str(tiny_llm), "--server", server,
+                       "--concurrency", "1,2,4", "--slo", "ttft:5s,tpot:2s", "--out", str(out), *QUICK, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    results = _results(out)
+    assert len(results) == 3
+    shapes = sorted(r["scenario"]["input_shape"] for r in results)
+    assert shapes == [f"in=8,out=8,concurrency={c}" for c in (1, 2, 4)]
+    benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("SELECT status, validity, batch_size, metric FROM results ORDER BY batch_size").fetchall()
+        assert rows == [("ok", "valid", c, "ttft_s") for c in (1, 2, 4)]
+        per_metric = dict(con.execute("SELECT metric, count(*) FROM samples GROUP BY metric").fetchall())
+        assert per_metric["ttft_s"] >= 3 * 8 and per_metric["itl_token_s"] > 0 and per_metric["chunk_tokens"] > 0
+        # every completed request streamed exactly the 8 tokens asked (the tiny model never ends early)
+        outs = {v for (v,) in con.execute(
+            "SELECT DISTINCT value FROM samples WHERE metric = 'output_tokens'").fetchall()}
+        assert outs == {8.0}
+        assert con.execute("SELECT count(*) FROM serving_points").fetchone()[0] == 3
+        assert con.execute("SELECT count(*) FROM serving_frontier").fetchone()[0] >= 1
+    meta = results[0]["meta"]
+    server_record = meta["scenario"]["extra"]["server"]
+    assert server_record["engine"] == "transformers" and server_record["version"]
+    assert "{port}" in server_record["command"] and server_record["log_tail"]
+
+
+def test_a_server_that_exits_at_once_fails_its_points_with_its_log_tail(tmp_path):
+    script = tmp_path / "boom.py"
+    script.write_text("import sys\nprint('boom: no GPU here', flush=True)\nsys.exit(3)\n")
+    out = tmp_path / "res"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", "m1", "--model", "m2",
+                       "--server", f"{sys.executable} {script} {{model}} {{port}}", "--concurrency", "1,2",
+                       "--out", str(out), *QUICK)
+    assert proc.returncode == 3, proc.stderr           # no scenario succeeded; every file says why
+    results = _results(out)
+    assert len(results) == 4
+    for r in results:
+        meta = r["meta"]["scenario"]
+        assert meta["status"] == "failed"
+        assert "code 3" in meta["error"] and "boom: no GPU here" in meta["error"]
+
+
+def test_a_server_that_dies_mid_sweep_keeps_the_finished_points(tmp_path):
+    out = tmp_path / "res"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-model", "--server",
+                       STUB + " --exit-after-requests 40", "--concurrency", "1,2,4,8", "--out", str(out),
+                       "--warmup", "2", "--min-iters", "20", "--min-time", "0", "--max-time", "5",
+                       "--max-requests", "20", "--max-background-cpu", "100", "--seq-lens", "8",
+                       "--gen-tokens", "4")
+    assert proc.returncode == 0, proc.stderr           # some points succeeded
+    by_shape = {r["scenario"]["input_shape"]: r["scenario"] for r in _results(out)}
+    assert by_shape["in=8,out=4,concurrency=1"]["status"] == "ok"
+    last = by_shape["in=8,out=4,concurrency=8"]
+    assert last["status"] == "failed" and "server exited" in last["error"]
+
+
+def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    for fail, folder in ((0, "clean"), (3, "faulty")):
+        proc = benchdb_cmd("run", "--backend", "openai", "--model", f"stub-{folder}", "--server",
+                           STUB + f" --fail-every {fail}", "--concurrency", "2", "--slo", "ttft:1s,tpot:1s",
+                           "--out", str(out / folder), "--warmup", "0", "--min-iters", "30", "--min-time", "0",
+                           "--max-time", "10", "--max-requests", "30", "--max-background-cpu", "100",
+                           "--seq-lens", "8", "--gen-tokens", "4")
+        assert proc.returncode == 0, proc.stderr
+    benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
+    with duckdb.connect(str(db), read_only=True) as con:
+        got = dict(con.execute("""
+            SELECT r.model_id, (SELECT count(*) FROM samples s WHERE s.result_id = r.result_id
+                                AND s.metric = 'request_error')
+            FROM results r""").fetchall())
+        assert got["stub-clean"] == 0 and got["stub-faulty"] >= 8
+        rates = {m: dict(con.execute("""
+            SELECT s.metric, s.value FROM samples s JOIN results r USING (result_id)
+            WHERE r.model_id = ? AND s.metric IN ('goodput', 'request_throughput', 'window_s')""",
+                                     [m]).fetchall())
+                 for m in ("stub-clean", "stub-faulty")}
+        measured = dict(con.execute("""
+            SELECT r.model_id, count(*) FROM samples s JOIN results r USING (result_id)
+            WHERE s.metric = 'ttft_s' GROUP BY r.model_id""").fetchall())
+    clean, faulty = rates["stub-clean"], rates["stub-faulty"]
+    assert clean["goodput"] == pytest.approx(clean["request_throughput"], rel=0.01)
+    # goodput counts only the requests that completed within the SLO: every third failed, so the
+    # good ones are two thirds of those sent, and the errors are not among them
+    sent = measured["stub-faulty"] + got["stub-faulty"]
+    good = faulty["goodput"] * faulty["window_s"]
+    assert good == pytest.approx(measured["stub-faulty"], abs=0.5)
+    assert good / sent == pytest.approx(2 / 3, abs=0.1)
+    errors = json.loads(json.dumps(_results(out / "faulty")[0]["meta"]["scenario"]["extra"]["errors"]))
+    assert errors and sum(errors.values()) >= 8
+
+
+def test_bad_options_are_one_line(tmp_path):
+    cases = [
+        (["--model", "m"], "needs --server COMMAND"),
+        (["--model", "m", "--url", "http://127.0.0.1:9"], "--server-hardware NAME"),
+        (["--model", "m", "--server", "serve {model}"], "lacks {port}"),
+        (["--model", "m", "--server", STUB, "--request-rate", "fast"], "--request-rate 'fast' is not"),
+        (["--model", "m", "--server", STUB, "--slo", "ttft:fast"], "ttft:fast"),
+    ]
+    for args, text in cases:
+        proc = benchdb_cmd("run", "--backend", "openai", *args, "--out", str(tmp_path / "o"), "--dry-run")
+        assert proc.returncode == 2 and text in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
