@@ -65,6 +65,14 @@ def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm
         assert outs == {8.0}
         assert con.execute("SELECT count(*) FROM serving_points").fetchone()[0] == 3
         assert con.execute("SELECT count(*) FROM serving_frontier").fetchone()[0] >= 1
+        # a generous SLO holds at every load measured: the answer is the most throughput measured (at
+        # the highest load, or at a lower one where throughput fell at saturation), never beyond
+        status, load, best = con.execute(
+            "SELECT slo_status, load_at_slo, output_throughput_per_device "
+            "FROM bdb_serving_at_slo(10.0, 2.0, NULL, NULL)").fetchone()
+        most = con.execute("SELECT max(output_throughput_per_device) FROM serving_points").fetchone()[0]
+        assert status in ("holds_at_max_load", "measured") and load in (1, 2, 4)
+        assert best == pytest.approx(most)
     meta = results[0]["meta"]
     server_record = meta["scenario"]["extra"]["server"]
     assert server_record["engine"] == "transformers" and server_record["version"]
@@ -148,3 +156,19 @@ def test_bad_options_are_one_line(tmp_path):
     for args, text in cases:
         proc = benchdb_cmd("run", "--backend", "openai", *args, "--out", str(tmp_path / "o"), "--dry-run")
         assert proc.returncode == 2 and text in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+
+
+def test_an_ab_run_of_a_serving_point_gives_each_side_its_server_and_a_verdict(tmp_path):
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-ab", "--server", STUB, "--concurrency", "2",
+                       "--ab", sys.executable, sys.executable, "--repeats", "2", "--out", str(out), "--db", str(db),
+                       "--warmup", "2", "--min-iters", "20", "--min-time", "0.3", "--max-time", "3",
+                       "--max-background-cpu", "100", "--seq-lens", "8", "--gen-tokens", "4", timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    sides = {r["meta"]["run"]["config"]["ab"]["side"]: r["scenario"] for r in _results(out)}
+    assert set(sides) == {"base", "cand"}
+    for sc in sides.values():      # each side's child got the backend's own options (--server, --concurrency)
+        assert sc["status"] == "ok" and sc["input_shape"] == "in=8,out=4,concurrency=2"
+        assert sc["options"]["server"] == STUB and sc["extra"]["server"]["engine"]
+    command = [ln for ln in proc.stdout.splitlines() if ln.startswith("check with: ")][0].removeprefix("check with: ")
+    assert "benchdb check" in command
