@@ -179,7 +179,7 @@ def value_of(opts: RunOptions, opt: Option) -> Any:
 def _argument(opt: Option, value: Any) -> list[str]:
     if opt.kind == "bool":
         return [opt.cli_flag] if bool(value) != opt.negate else []
-    if value is None:
+    if value is None or (opt.kind in ("words", "ints") and not value):   # unset: the child's default
         return []
     if opt.repeat:
         return [part for v in value for part in (opt.cli_flag, str(v))]
