@@ -86,8 +86,8 @@ def test_run_records_unsupported_combinations_and_goes_on(tmp_path):
      "benchdb: error: model 'resnet50' is not a numpy model; use matmul:<N> with 1 <= N <= 16384, "
      "e.g. --model matmul:512"),
     (["run", "--backend", "tensorflow", "--model", "x"],
-     "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openvino, ort-web, pytorch, "
-     "userbench"),
+     "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openai, openvino, ort-web, "
+     "pytorch, userbench"),
     (["run", "--backend", "numpy", "--model", "matmul:8", "--min-time", "5", "--max-time", "1"],
      "benchdb: error: stopping rule: max_time_s must be >= min_time_s"),
 ])
@@ -241,7 +241,7 @@ def test_hardware_command():
     data = json.loads(invoke("hardware", "--json").stdout)
     assert data["cpu"]["cores_logical"] >= 1
     assert {b["name"] for b in data["backends"]} == {"numpy", "pytorch", "onnxruntime", "openvino", "ort-web",
-                                                     "userbench"}
+                                                     "openai", "userbench"}
 
 
 def test_debug_shows_traceback(tmp_path):

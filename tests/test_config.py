@@ -57,7 +57,7 @@ def test_good_yaml_and_json_configs(tmp_path, monkeypatch):
     ("runs: [{backends: numpy, models: matmul:8, batch_sizes: [0]}]",
      "config key 'batch_sizes': 0 is not a positive integer"),
     ("runs: [{backends: tensorflow, models: x}]",
-     "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openvino, ort-web, pytorch, userbench"),
+     "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openai, openvino, ort-web, pytorch, userbench"),
     ("runs: [{backends: numpy}]", "runs[0]: 'models' is required"),
     ("settings: {min_time: fast}\nruns: [{backends: numpy, models: matmul:8}]",
      "config key 'min_time': 'fast' is not a valid float"),

@@ -107,7 +107,7 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
         for label, points in list(series.items())[:MAX_SERIES]:
             xs = [p["batch_size"] for p in points]
             ys = [p["latency_s"] * 1e3 for p in points]
-            err = _yerr(points, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3)
+            err = yerr(points, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3)
             ax1.errorbar(xs, ys, yerr=err, marker="o", capsize=2, label=label)
             # throughput = batch / median: its interval is the latency interval inverted
             terr = None if err is None else [[max(0.0, p["throughput"] - p["batch_size"] / p["latency_ci_high_s"])
@@ -126,7 +126,7 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
     return out
 
 
-def _yerr(points: list[dict], key: str, lo: str, hi: str, scale: float = 1.0):
+def yerr(points: list[dict], key: str, lo: str, hi: str, scale: float = 1.0):
     """Error bar lengths from each point's interval (0 where a point has none); None when none has one."""
     if not any(p.get(lo) is not None and p.get(hi) is not None for p in points):
         return None
@@ -230,7 +230,7 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
             groups[_candidate(p)].append(p)
         for label, g in list(groups.items())[:MAX_SERIES]:
             ax.errorbar([p["latency_s"] * 1e3 for p in g], [p["throughput"] for p in g],
-                        xerr=_yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3),
+                        xerr=yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3),
                         marker="o", linestyle="none", capsize=2, label=label)
             for p in g:
                 ax.annotate(f"bs={p['batch_size']}", (p["latency_s"] * 1e3, p["throughput"]), fontsize=5,
@@ -298,7 +298,7 @@ def trends(section: Section) -> list[tuple[str, str]]:
     for points in list(series.values())[:MAX_SERIES]:
         xs = [p["run_started_at"] for p in points]
         ax.errorbar(xs, [p["median"] * 1e3 for p in points], marker="o", capsize=2, label=_label(points[0]),
-                    yerr=_yerr(points, "median", "median_ci_low", "median_ci_high", 1e3))
+                    yerr=yerr(points, "median", "median_ci_low", "median_ci_high", 1e3))
         for p in points:
             if p.get("change_point"):
                 acked = p.get("change_status") == "acked"

@@ -241,7 +241,7 @@ def points_plots(section: Section) -> list[tuple[str, str]]:
             pts = [p for p in pts if p.get("interactivity") and p.get("output_throughput_per_device") is not None]
             if not pts:
                 continue
-            xerr = plots._yerr(pts, "interactivity", "interactivity_ci_low", "interactivity_ci_high")
+            xerr = plots.yerr(pts, "interactivity", "interactivity_ci_low", "interactivity_ci_high")
             ax.errorbar([p["interactivity"] for p in pts], [p["output_throughput_per_device"] for p in pts],
                         xerr=xerr, marker="o", capsize=2, label=plots.short(label, 60))
             for p in pts:
