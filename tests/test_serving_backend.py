@@ -172,3 +172,50 @@ def test_an_ab_run_of_a_serving_point_gives_each_side_its_server_and_a_verdict(t
         assert sc["options"]["server"] == STUB and sc["extra"]["server"]["engine"]
     command = [ln for ln in proc.stdout.splitlines() if ln.startswith("check with: ")][0].removeprefix("check with: ")
     assert "benchdb check" in command
+
+
+def test_energy_per_output_token_from_the_servers_device(tmp_path):
+    """RAPL (a fake powercap folder whose package counter a thread advances by 1 J every 10 ms while
+    the load point runs): the result records its joules and joules per output token, and
+    serving_points shows them; never an estimate."""
+    import threading
+    import time
+
+    zone = tmp_path / "powercap" / "intel-rapl:0"
+    zone.mkdir(parents=True)
+    (zone / "name").write_text("package-0\n")
+    (zone / "max_energy_range_uj").write_text("262143328850\n")
+    counter = zone / "energy_uj"
+    counter.write_text("1000000\n")
+    stop = threading.Event()
+
+    def advance():
+        value = 1_000_000
+        while not stop.is_set():
+            value += 1_000_000
+            tmp = zone / "energy_uj.tmp"
+            tmp.write_text(f"{value}\n")
+            tmp.replace(counter)
+            time.sleep(0.01)
+
+    ticker = threading.Thread(target=advance, daemon=True)
+    ticker.start()
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    try:
+        proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-energy", "--server", STUB,
+                           "--concurrency", "2", "--out", str(out), "--warmup", "0", "--min-iters", "30",
+                           "--min-time", "0.5", "--max-time", "3", "--max-requests", "30",
+                           "--max-background-cpu", "100", "--seq-lens", "8", "--gen-tokens", "4",
+                           env={"BENCHDB_POWERCAP_ROOT": str(tmp_path / "powercap")})
+    finally:
+        stop.set()
+        ticker.join()
+    assert proc.returncode == 0, proc.stderr
+    benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
+    with duckdb.connect(str(db), read_only=True) as con:
+        got = dict(con.execute("SELECT metric, value FROM samples WHERE metric LIKE 'energy%'").fetchall())
+        tokens = con.execute("SELECT sum(value) FROM samples WHERE metric = 'output_tokens'").fetchone()[0]
+        shown = con.execute("SELECT energy_per_output_token_j FROM serving_points").fetchone()[0]
+    assert got["energy_j"] > 0.4                       # >= 0.5 s of a 100 W fake counter, loosely
+    assert got["energy_per_output_token_j"] == pytest.approx(got["energy_j"] / tokens)
+    assert shown == pytest.approx(got["energy_per_output_token_j"])

@@ -36,11 +36,15 @@ TOTAL_THROUGHPUT = "total_throughput"         # (input + output tokens) / window
 GOODPUT = "goodput"                           # requests within every SLO / window
 WINDOW = "window_s"                           # the measurement window
 CLIENT_CPU = "client_cpu_pct"                 # the load generator's CPU use, % of one core
+#: Measured energy of the device the server ran on (RAPL for a CPU, NVML for a CUDA device; only
+#: when benchdb started the server here), over the whole load point, warm-up included.
+ENERGY = "energy_j"
+ENERGY_PER_OUTPUT_TOKEN = "energy_per_output_token_j"
 
 UNITS = {TTFT: "s", E2E: "s", TPOT: "s", FIRST_BYTE: "s", INPUT_TOKENS: "tokens", OUTPUT_TOKENS: "tokens",
          REQUEST_ERROR: "count", ITL_CHUNK: "s", ITL_TOKEN: "s", CHUNK_TOKENS: "tokens",
          REQUEST_THROUGHPUT: "req/s", OUTPUT_THROUGHPUT: "tokens/s", TOTAL_THROUGHPUT: "tokens/s",
-         GOODPUT: "req/s", WINDOW: "s", CLIENT_CPU: "%"}
+         GOODPUT: "req/s", WINDOW: "s", CLIENT_CPU: "%", ENERGY: "J", ENERGY_PER_OUTPUT_TOKEN: "J"}
 
 #: A percentile needs this many values; below, it is NULL (never the maximum).
 PERCENTILE_MIN_N = {50: 1, 90: 10, 95: 20, 99: 100}

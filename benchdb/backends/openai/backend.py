@@ -221,7 +221,9 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         try:
             load = _spec(url, model, sc, opts, i)
             cond = Conditions.now(opts.thread_count)
+            meter = _energy_meter(sc.device) if server is not None else None
             result = loadgen.run(load)
+            joules = _joules(meter)
         except Exception as exc:  # a load point's failure is its status, the sweep goes on
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
@@ -229,7 +231,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         window = result.window_end - result.window_start
         summary = metrics.summary(result.records, window, slo)
         rows: list[Row] = [*metrics.rows(result.records, result.window_start),
-                           *metrics.point_rows(summary, result.client_cpu_pct)]
+                           *metrics.point_rows(summary, result.client_cpu_pct), *_energy_rows(joules, result)]
         extra: dict[str, Any] = {"server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
                                  "errors": result.errors, "requests": summary.get("requests"),
                                  "client_cpu_pct": result.client_cpu_pct, "slo": opts.option("slo")}
@@ -238,6 +240,40 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         yield Outcome(sc, info, status=status, error=error, rows=rows, primary_metric="ttft_s",
                       validity_reasons=_validity(summary, opts, result.stop_reason), timing_method="host_clock",
                       stop_reason=result.stop_reason, conditions=cond, started_at=started, extra=extra)
+
+
+def _energy_meter(device: str):
+    """A counter of the server's device energy: NVML for CUDA, RAPL for the CPU; None when not
+    measurable here (never estimated)."""
+    from benchdb.harness import energy, monitors
+
+    family, _, index = device.partition(":")
+    try:
+        if family == "cuda" and monitors.nvml_status()[0]:
+            return monitors.NvmlSource(int(index or 0))
+        if family == "cpu":
+            return energy.cpu_source([])
+    except Exception:  # a meter that cannot start measures nothing; the load point goes on
+        return None
+    return None
+
+
+def _joules(meter) -> float | None:
+    if meter is None:
+        return None
+    try:
+        return next((v for metric, _, v in meter.sample() if metric == "energy_j"), None)
+    except Exception:  # a counter that failed mid-way: no energy, rather than a wrong one
+        return None
+
+
+def _energy_rows(joules: float | None, result) -> list[Row]:
+    """Energy over the load point and per output token (every request's tokens, warm-up included,
+    as the energy was)."""
+    tokens = sum(r.tokens_out for r in result.records if r.ok)
+    if joules is None or joules <= 0 or tokens <= 0:
+        return []
+    return [("energy_j", "J", 0, 0.0, joules), ("energy_per_output_token_j", "J", 0, 0.0, joules / tokens)]
 
 
 def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:

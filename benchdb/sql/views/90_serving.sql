@@ -72,7 +72,8 @@ m AS (
            max(median)         FILTER (WHERE metric = 'total_throughput')   AS total_throughput,
            max(median)         FILTER (WHERE metric = 'goodput')            AS goodput,
            max(median)         FILTER (WHERE metric = 'window_s')           AS window_s,
-           max(median)         FILTER (WHERE metric = 'client_cpu_pct')     AS client_cpu_pct
+           max(median)         FILTER (WHERE metric = 'client_cpu_pct')     AS client_cpu_pct,
+           max(median)         FILTER (WHERE metric = 'energy_per_output_token_j') AS energy_per_output_token_j
     FROM result_metrics
     WHERE result_id IN (SELECT result_id FROM pts)
     GROUP BY result_id
@@ -128,6 +129,7 @@ SELECT result_id, series_id, run_id, run_started_at, git_commit,
        goodput,
        window_s,
        client_cpu_pct,
+       energy_per_output_token_j,
        CASE WHEN tpot_p50 > 0 THEN 1.0 / tpot_p50 END                             AS interactivity,
        CASE WHEN tpot_hi > 0 THEN 1.0 / tpot_hi END                               AS interactivity_ci_low,
        CASE WHEN tpot_lo > 0 THEN 1.0 / tpot_lo END                               AS interactivity_ci_high,
