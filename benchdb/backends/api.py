@@ -80,8 +80,9 @@ class Option:
 
     @property
     def param(self) -> str:
-        """The click parameter name (``run(**params)``)."""
-        return self.name
+        """The click parameter name (``run(**params)``): the option's name, ``no_<name>`` for a flag
+        that turns it off."""
+        return f"no_{self.name}" if self.negate else self.name
 
 
 @dataclass(frozen=True)

@@ -163,24 +163,19 @@ def _click_option(opt, owners: list[str]) -> click.Option:
     text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
     kw: dict = {"help": text, "metavar": opt.metavar}
     if opt.kind == "bool":
-        return click.Option([opt.cli_flag, _param(opt)], is_flag=True, **kw)
+        return click.Option([opt.cli_flag, opt.param], is_flag=True, **kw)
     if opt.repeat:
-        return click.Option([opt.cli_flag, _param(opt)], multiple=True, **kw)
+        return click.Option([opt.cli_flag, opt.param], multiple=True, **kw)
     if opt.kind in ("words", "ints"):
         default = ",".join(map(str, opt.default)) if opt.default else None
-        return click.Option([opt.cli_flag, _param(opt)], default=default, show_default=default is not None,
+        return click.Option([opt.cli_flag, opt.param], default=default, show_default=default is not None,
                             callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
     kind = {"int": click.IntRange(min=opt.minimum, max=opt.maximum),
             "float": click.FloatRange(min=opt.minimum, max=opt.maximum)}.get(opt.kind, click.STRING)
     if opt.kind in ("int", "float") and opt.minimum is None and opt.maximum is None:
         kind = click.INT if opt.kind == "int" else click.FLOAT
-    return click.Option([opt.cli_flag, _param(opt)], type=kind, default=opt.default,
+    return click.Option([opt.cli_flag, opt.param], type=kind, default=opt.default,
                         show_default=opt.default is not None, **kw)
-
-
-def _param(opt) -> str:
-    """The click parameter name: the option's name (``no_<name>`` for a flag that turns it off)."""
-    return f"no_{opt.name}" if opt.negate else opt.name
 
 
 def _declared(command: click.Command) -> click.Command:
@@ -199,7 +194,7 @@ def _run_options(ctx, params):
     from benchdb.backends.base import RunOptions
     from benchdb.plan import config as cfgmod
 
-    declared = {_param(opt): opt for opt, _ in options.every()}
+    declared = {opt.param: opt for opt, _ in options.every()}
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
     if params["benches"]:
         if params["config_file"] or params["suite"]:
@@ -219,7 +214,7 @@ def _run_options(ctx, params):
                                "(see `benchdb suites`)")
         runs = [RunOptions(backend=params["backend"], models=tuple(params["models"]))]
         exclude, source = [], "command line"
-        core = {_param(o) for o in options.CORE if o.name not in ("backend", "models")}
+        core = {o.param for o in options.CORE if o.name not in ("backend", "models")}
         explicit |= core
     given = {}
     for param in explicit & set(declared):

@@ -45,6 +45,3 @@ UNITS = {TTFT: "s", E2E: "s", TPOT: "s", FIRST_BYTE: "s", INPUT_TOKENS: "tokens"
          REQUEST_ERROR: "count", ITL_CHUNK: "s", ITL_TOKEN: "s", CHUNK_TOKENS: "tokens",
          REQUEST_THROUGHPUT: "req/s", OUTPUT_THROUGHPUT: "tokens/s", TOTAL_THROUGHPUT: "tokens/s",
          GOODPUT: "req/s", WINDOW: "s", CLIENT_CPU: "%", ENERGY: "J", ENERGY_PER_OUTPUT_TOKEN: "J"}
-
-#: A percentile needs this many values; below, it is NULL (never the maximum).
-PERCENTILE_MIN_N = {50: 1, 90: 10, 95: 20, 99: 100}

@@ -16,7 +16,7 @@ Definitions (all times in seconds, from the request's send):
 - ITL per chunk: the gaps between consecutive content chunks. ITL per token: each gap divided by
   the later chunk's tokens, once per token, so a server that batches k tokens per chunk is not
   reported as k times slower per token (nor are its tokens counted once).
-- Percentiles interpolate linearly (numpy's default) and need ``PERCENTILE_MIN_N`` values:
+- Percentiles interpolate linearly (numpy's default) and need :func:`min_n` values:
   a p99 of 30 requests is NULL, never their maximum passed off as a p99.
 - Goodput: requests that met every SLO, per second of the window; a failed request never meets it.
 """
@@ -43,7 +43,6 @@ from benchdb.serving import (
     ITL_TOKEN,
     OUTPUT_THROUGHPUT,
     OUTPUT_TOKENS,
-    PERCENTILE_MIN_N,
     REQUEST_ERROR,
     REQUEST_THROUGHPUT,
     TOTAL_THROUGHPUT,
@@ -130,10 +129,9 @@ def request_metrics(rec: RequestRecord) -> RequestMetrics | None:
 
 
 def min_n(q: float) -> int:
-    """Values a ``q``-th percentile needs: ``PERCENTILE_MIN_N`` where listed, else enough that
-    the percentile lies between two observed values (1 / (1 - q) for upper tails)."""
-    if q in PERCENTILE_MIN_N:
-        return PERCENTILE_MIN_N[int(q)]
+    """Values a ``q``-th percentile needs, so that it lies between two observed values: 1 / tail
+    (p90: 10, p95: 20, p99: 100), the rule of the warehouse's ``bdb_pct_min_n`` macro; a median
+    needs one."""
     tail = min(q, 100.0 - q)
     return 1 if tail >= 50 else math.ceil(100.0 / tail - 1e-9) if tail > 0 else 1_000_000_000
 

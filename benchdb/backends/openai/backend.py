@@ -117,11 +117,13 @@ def _prompts_hash(path: str | None) -> str | None:
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
+    from benchdb.serving.server import engine_of
+
     device = _check(opts)
     server = opts.option("server")
     prompts = _prompts_hash(opts.option("prompts"))
     options = OpenaiOptions(threads=opts.thread_count, server=server,
-                            engine=_engine(server) if server else None,
+                            engine=engine_of(server) if server else None,
                             server_hardware=opts.option("server_hardware"), ignore_eos=opts.option("ignore_eos"),
                             prompts=prompts).as_dict()
     modes = ["completions" if m == "eager" else m for m in opts.modes]
@@ -135,12 +137,6 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             for mode in dict.fromkeys(modes) for precision in opts.precisions
             for label, spec, batch in _loads(opts) for sl in lens]))
     return out
-
-
-def _engine(template: str) -> str:
-    from benchdb.serving.server import engine_of
-
-    return engine_of(template)
 
 
 def _prompts(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
@@ -207,6 +203,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
     from benchdb.serving import loadgen, metrics
 
     model = opts.option("served_model") or _served_model(url) or spec
+    slo = metrics.parse_slo(opts.option("slo")) if opts.option("slo") else {}
     record = ({"command": server.rendered.template, "engine": server.rendered.engine,
                "version": server.rendered.version} if server is not None else {"url": url})
     for i, sc in enumerate(scenarios):
@@ -227,9 +224,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         except Exception as exc:  # a load point's failure is its status, the sweep goes on
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
-        slo = metrics.parse_slo(opts.option("slo")) if opts.option("slo") else {}
-        window = result.window_end - result.window_start
-        summary = metrics.summary(result.records, window, slo)
+        summary = metrics.summary(result.records, result.window_s, slo)
         rows: list[Row] = [*metrics.rows(result.records, result.window_start),
                            *metrics.point_rows(summary, result.client_cpu_pct), *_energy_rows(joules, result)]
         extra: dict[str, Any] = {"server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
@@ -238,7 +233,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         died = server is not None and not server.alive()
         status, error = _status(summary, died, server)
         yield Outcome(sc, info, status=status, error=error, rows=rows, primary_metric="ttft_s",
-                      validity_reasons=_validity(summary, opts, result.stop_reason), timing_method="host_clock",
+                      validity_reasons=_validity(summary, opts), timing_method="host_clock",
                       stop_reason=result.stop_reason, conditions=cond, started_at=started, extra=extra)
 
 
@@ -283,9 +278,9 @@ def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:
     return "ok", None
 
 
-def _validity(summary: dict, opts: RunOptions, stop_reason: str) -> list[str]:
+def _validity(summary: dict, opts: RunOptions) -> list[str]:
     reasons = []
-    ok = summary.get("ok", 0)
+    ok = summary["ok"]
     if ok < opts.rule.min_iters:
         reasons.append(f"too_few_samples: {ok} completed requests < min_iters {opts.rule.min_iters}")
     return reasons
