@@ -146,12 +146,16 @@ def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
 
 
 def test_bad_options_are_one_line(tmp_path):
+    bad = tmp_path / "prompts.jsonl"
+    bad.write_text('{"prompt": "hello"}\n{"text": "no prompt key"}\n')
     cases = [
         (["--model", "m"], "needs --server COMMAND"),
         (["--model", "m", "--url", "http://127.0.0.1:9"], "--server-hardware NAME"),
         (["--model", "m", "--server", "serve {model}"], "lacks {port}"),
         (["--model", "m", "--server", STUB, "--request-rate", "fast"], "--request-rate 'fast' is not"),
         (["--model", "m", "--server", STUB, "--slo", "ttft:fast"], "ttft:fast"),
+        (["--model", "m", "--server", STUB, "--prompts", str(bad)], f"--prompts {bad} line 2: not a JSON object"),
+        (["--model", "m", "--server", STUB, "--prompts", str(tmp_path / "none.jsonl")], "No such file"),
     ]
     for args, text in cases:
         proc = benchdb_cmd("run", "--backend", "openai", *args, "--out", str(tmp_path / "o"), "--dry-run")

@@ -108,12 +108,29 @@ def _check(opts: RunOptions) -> str:
 
 
 def _prompts_hash(path: str | None) -> str | None:
+    """The prompts file's content hash, once its prompts are read (a bad file is refused at
+    planning, in one line, before any server starts)."""
     if not path:
         return None
+    _read_prompts(path)
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def _read_prompts(path: str) -> list[str]:
+    out = []
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-    except OSError as exc:
-        raise BenchdbError(f"--prompts {path}: {exc.strerror or exc}") from None
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchdbError(f"--prompts {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                out.append(str(json.loads(line)["prompt"]))
+            except (ValueError, KeyError, TypeError):
+                raise BenchdbError(f"--prompts {path} line {n}: not a JSON object with \"prompt\"") from None
+    if not out:
+        raise BenchdbError(f"--prompts {path} holds no prompt")
+    return out
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
@@ -142,16 +159,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
 def _prompts(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
     path = opts.option("prompts")
     if path:
-        out = []
-        for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    out.append(str(json.loads(line)["prompt"]))
-                except (ValueError, KeyError, TypeError):
-                    raise BenchdbError(f"--prompts {path} line {n}: not a JSON object with \"prompt\"") from None
-        if not out:
-            raise BenchdbError(f"--prompts {path} holds no prompt")
-        return out
+        return _read_prompts(path)
     rng = random.Random(seed)
     texts = [" ".join(rng.choice(_WORDS) for _ in range(words or 1)) for _ in range(count)]
     return _to_tokens(texts, words or 1, model)
