@@ -11,7 +11,8 @@ import click
 
 from benchdb.cli.options import db_option
 
-IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf")
+IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
+                  "sglang-serve", "aiperf", "guidellm")
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark")
 
 
@@ -20,17 +21,33 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark")
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--out", "out", default="results", show_default=True,
               help="Folder for the contract files (then: benchdb ingest DIR).")
-def import_cmd(fmt, paths, out):
+@click.option("--hardware", "hardware", default=None, metavar="NAME",
+              help="The hardware the results ran on, where the files do not name it (a serving tool's files "
+                   "never do): the same name as a benchdb run's --server-hardware gives the same hardware.")
+@click.option("--hardware-file", "hardware_file", default=None, metavar="FILE",
+              help="Instead of --hardware: `benchdb hardware --format json` saved on that machine (its first "
+                   "accelerator, else its CPU), or one fingerprint object.")
+@click.option("--engine", "engine", default=None, metavar="NAME",
+              help="Serving formats: the engine that served (vllm, sglang, transformers, ...) where the file does "
+                   "not name it (AIPerf, GuideLLM); else recorded as an OpenAI-compatible server.")
+def import_cmd(fmt, paths, out, hardware, hardware_file, engine):
     """Convert other tools' result files (files or folders) into benchdb contract files.
 
     FORMAT: optimum-benchmark (benchmark.json or benchmark_report.json + benchmark_config.json),
     pytest-benchmark (--benchmark-json), transformers (benchmark_v2 results), hud-v3 (PyTorch HUD
-    records: JSON list, object or lines), mlperf (LoadGen mlperf_log_summary.txt). A bad file is
-    reported on one line and nothing of it is written; the others are imported (exit 1 if any failed).
+    records: JSON list, object or lines), mlperf (LoadGen mlperf_log_summary.txt); serving load
+    points: vllm-serve (vllm bench serve --save-result JSON), sglang-serve (sglang.bench_serving
+    --output-file JSON lines), aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm
+    (benchmarks.json or .yaml), recomputed in benchdb's serving definitions from their per-request
+    data. A bad file is reported on one line and nothing of it is written; the others are imported
+    (exit 1 if any failed). Results never take this machine's hardware: a file's own, --hardware or
+    --hardware-file, else unknown.
     """
-    from benchdb.interop import import_files
+    from benchdb.interop import Declared, declared_hardware, import_files
 
-    summary = import_files(fmt, list(paths), out)
+    fingerprint, device = declared_hardware(hardware, hardware_file)
+    engine = engine.strip().lower() if engine else None
+    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine))
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
     n = sum(k for _, k in summary.imported)

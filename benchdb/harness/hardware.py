@@ -241,6 +241,13 @@ def device_fingerprint(device: str) -> dict:
             "memory_bytes": None, "driver": None, **common}
 
 
+def declared(name: str) -> dict:
+    """The fingerprint of hardware known only by the name a user gave it (a server at ``--url``,
+    an imported result's ``--hardware``): one name, one hardware id, on every machine."""
+    return {"kind": "remote", "vendor": None, "device_name": name.strip().lower(), "memory_bytes": None,
+            "driver": None, "declared": True}
+
+
 def host() -> str:
     return socket.gethostname()
 
@@ -335,7 +342,8 @@ def accelerators() -> list[dict]:
         for i in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(i)
             out.append({"device": f"cuda:{i}", "kind": kind, "name": props.name,
-                        "memory_bytes": int(props.total_memory)})
+                        "memory_bytes": int(props.total_memory),
+                        "fingerprint": device_fingerprint(f"{kind}:{i}")})
     if hasattr(torch.backends, "mps") and torch.backends.mps.is_available():
         out.append({"device": "mps", "kind": "mps", "name": "Apple GPU", "memory_bytes": None})
     if hasattr(torch, "xpu") and torch.xpu.is_available():

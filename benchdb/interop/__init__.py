@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.writer import SourceError
+from benchdb.interop.writer import Imported, SourceError
 
 #: format name -> module
 FORMATS = {
@@ -25,10 +25,73 @@ FORMATS = {
     "transformers": "transformers_v2",
     "hud-v3": "hud_v3",
     "mlperf": "mlperf",
+    "vllm-serve": "vllm_serve",
+    "sglang-serve": "sglang_serve",
+    "aiperf": "aiperf",
+    "guidellm": "guidellm",
 }
 #: The name recorded as the source format (options.source, result_sources.format).
 FORMAT_IDS = {"optimum-benchmark": "optimum-benchmark", "pytest-benchmark": "pytest-benchmark",
-              "transformers": "transformers-benchmark-v2", "hud-v3": "hud-v3", "mlperf": "mlperf-loadgen"}
+              "transformers": "transformers-benchmark-v2", "hud-v3": "hud-v3", "mlperf": "mlperf-loadgen",
+              "vllm-serve": "vllm-bench-serve", "sglang-serve": "sglang-bench-serving", "aiperf": "aiperf",
+              "guidellm": "guidellm"}
+
+
+@dataclass(frozen=True)
+class Declared:
+    """What the user states about results whose files do not say it: the hardware they ran on
+    (``--hardware NAME`` or ``--hardware-file FILE``) and the serving engine (``--engine``). A file
+    that names either itself wins only where the two agree; this machine's fingerprint is never
+    taken by default (an imported result ran elsewhere, or at another time)."""
+
+    hardware: dict[str, Any] | None = None
+    device: str | None = None
+    engine: str | None = None
+
+    def apply(self, item: Imported) -> None:
+        if self.hardware is not None:
+            named = item.hardware.get("kind") not in (None, "unknown")
+            if named and item.hardware.get("device_name") != self.hardware.get("device_name"):
+                raise SourceError(f"the file names its hardware ({item.hardware.get('device_name')}); "
+                                  "leave out --hardware/--hardware-file for it")
+            if not named:
+                item.hardware, item.device = dict(self.hardware), self.device or item.device
+        if self.engine is not None and item.mode in ("completions", "chat"):
+            named_engine = item.options.get("engine")
+            if named_engine and named_engine != self.engine:
+                raise SourceError(f"the file names its engine ({named_engine}); --engine {self.engine} contradicts it")
+            item.options["engine"], item.backend = self.engine, self.engine
+
+
+def declared_hardware(name: str | None, file: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """(fingerprint, device) from ``--hardware NAME`` or ``--hardware-file FILE``: the JSON of
+    ``benchdb hardware --format json`` run on that machine (its first accelerator, else its CPU) or
+    one fingerprint object (``SELECT fingerprint FROM hardware``)."""
+    from benchdb.harness.hardware import declared
+    from benchdb.schema.identity import normalize_device
+
+    if name and file:
+        raise SourceError("give --hardware NAME or --hardware-file FILE, not both")
+    if name:
+        fp = declared(name)
+        return fp, f"remote:{fp['device_name']}"
+    if not file:
+        return None, None
+    doc = load_json(Path(file))
+    if isinstance(doc, dict) and isinstance(doc.get("cpu"), dict):
+        accels = [a for a in doc.get("accelerators") or [] if isinstance(a, dict)]
+        if accels:
+            acc = accels[0]
+            fp = acc.get("fingerprint") or {"kind": acc.get("kind"), "device_name": acc.get("name"),
+                                            "memory_bytes": acc.get("memory_bytes")}
+            return dict(fp), normalize_device(str(acc.get("device") or f"{fp.get('kind')}:0"))
+        return dict(doc["cpu"]), "cpu"
+    if isinstance(doc, dict) and doc.get("device_name") and doc.get("kind"):
+        kind = str(doc["kind"])
+        return dict(doc), "cpu" if kind == "cpu" else normalize_device(f"{kind}:0") if kind in (
+            "cuda", "rocm", "xpu") else kind
+    raise SourceError(f"--hardware-file {file}: expected the JSON of `benchdb hardware --format json` or a "
+                      "fingerprint object with kind and device_name")
 
 
 @dataclass
@@ -68,12 +131,14 @@ def find_sources(fmt: str, paths: list[str]) -> list[Path]:
             found.append(p)
         else:
             raise SourceError(f"{p}: no such file or folder")
+    if hasattr(mod, "select"):        # a format whose files come in sets (AIPerf: records + summary)
+        found = mod.select(found)
     if not found:
         raise SourceError(f"no {fmt} files ({', '.join(mod.FILES)}) under {', '.join(paths)}")
     return list(dict.fromkeys(found))
 
 
-def import_files(fmt: str, paths: list[str], out: str | Path) -> ImportSummary:
+def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared | None = None) -> ImportSummary:
     """Convert every source file of ``fmt`` under ``paths`` into contract files under ``out``."""
     from benchdb.interop import writer
 
@@ -86,6 +151,8 @@ def import_files(fmt: str, paths: list[str], out: str | Path) -> ImportSummary:
             items = mod.parse(src)
             if not items:
                 raise SourceError(f"no results in it (is it a {fmt} file?)")
+            for item in items:
+                (declared or Declared()).apply(item)
             planned = writer.plan_files(items, FORMAT_IDS[fmt], src, Path(out))
         except SourceError as exc:
             summary.failed.append((src, str(exc)))

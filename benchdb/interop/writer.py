@@ -38,6 +38,10 @@ class Imported:
     input_shape: str
     #: metric -> (unit, [values in measurement order]); empty for summary-only results.
     samples: dict[str, tuple[str, list[float]]] = field(default_factory=dict)
+    #: Contract rows (metric, unit, iteration, t_offset_s, value) where a result's samples have
+    #: their own iterations and times (a serving load point: a request per iteration, several
+    #: ITL rows each); written instead of ``samples``.
+    rows: list[tuple[str, str, int, float, float]] = field(default_factory=list)
     primary_metric: str = "latency_s"
     options: dict[str, Any] = field(default_factory=dict)
     hardware: dict[str, Any] = field(default_factory=lambda: {"kind": "unknown", "device_name": "unknown"})
@@ -62,6 +66,14 @@ class Imported:
     #: The source's own figures: (metric, unit, statistic, value).
     statistics: list[tuple[str, str, str, float]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
+    #: What the source meant by its figures and how benchdb recomputed its own (serving tools).
+    definitions: dict[str, Any] = field(default_factory=dict)
+
+    def values(self, metric: str) -> list[float]:
+        """The values of ``metric`` this result holds (from ``rows`` or ``samples``)."""
+        if self.rows:
+            return [r[4] for r in self.rows if r[0] == metric]
+        return list(self.samples.get(metric, ("", []))[1])
 
 
 def utc_iso(value: Any) -> str | None:
@@ -116,6 +128,7 @@ def _document(item: Imported, fmt: str, source: Path, file_hash: str, fallback_t
     model = {"model_id": item.model_id, **{k: v for k, v in item.model.items() if v is not None}}
     source_doc = {"format": fmt, "file": str(source), "tool": item.tool or fmt, "tool_version": item.tool_version,
                   "summary_only": item.summary_only, "percentile_method": item.percentile_method,
+                  "definitions": item.definitions or None,
                   "statistics": [{"metric": m, "unit": u, "statistic": s, "value": float(v)}
                                  for m, u, s, v in item.statistics]}
     scenario = {
@@ -131,8 +144,8 @@ def _document(item: Imported, fmt: str, source: Path, file_hash: str, fallback_t
         meta = contract.build_metadata(run=run, hardware=hardware, model=model, scenario=scenario)
     except contract.ContractError as exc:
         raise SourceError(f"cannot be expressed as a benchdb result ({exc})") from None
-    rows = []
-    for metric, (unit, values) in item.samples.items():
+    rows = [(m, u, int(i), float(t), float(v)) for m, u, i, t, v in item.rows]
+    for metric, (unit, values) in ({} if item.rows else item.samples).items():
         for i, v in enumerate(values):
             rows.append((metric, unit, i, 0.0, float(v)))
     return meta, rows
@@ -145,11 +158,12 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
     mtime = datetime.fromtimestamp(source.stat().st_mtime, tz=timezone.utc).isoformat()
     planned, seen = [], set()
     for item in items:
-        for metric, (_unit, values) in item.samples.items():
-            bad = [v for v in values if not isinstance(v, (int, float)) or isinstance(v, bool) or v != v]
-            if bad:
-                raise SourceError(f"metric {metric} has a non-numeric value {bad[0]!r}")
-        if item.status == "ok" and not item.summary_only and not item.samples.get(item.primary_metric, ("", []))[1]:
+        series = [(m, v) for m, (_u, values) in item.samples.items() for v in values]
+        series += [(r[0], r[4]) for r in item.rows]
+        bad = [(m, v) for m, v in series if not isinstance(v, (int, float)) or isinstance(v, bool) or v != v]
+        if bad:
+            raise SourceError(f"metric {bad[0][0]} has a non-numeric value {bad[0][1]!r}")
+        if item.status == "ok" and not item.summary_only and not item.values(item.primary_metric):
             raise SourceError(f"{item.model_id}: no {item.primary_metric} values (the source kept no samples)")
         meta, rows = _document(item, fmt, source, file_hash, mtime)
         sid = meta["scenario"]["scenario_id"]

@@ -94,7 +94,8 @@ def _point_row(r: dict) -> dict:
 
 
 _LOAD_COLUMNS = [Column("workload", "workload"), Column("hardware / engine / precision", "config"),
-                 Column("options", "options_text", compact=False), Column("load", "load")]
+                 Column("measured by", "measured_by"), Column("options", "options_text", compact=False),
+                 Column("load", "load")]
 
 
 def points_section(con, f: Filters) -> Section:
@@ -202,13 +203,49 @@ def _slo_load(r: dict) -> str | None:
     return f"c={v:.3g}" if r.get("load_kind") == "concurrency" else f"{v:.3g} req/s"
 
 
+def _figure(metric: str, value: float | None) -> str | None:
+    if value is None:
+        return None
+    return f"{value * 1e3:.2f} ms" if metric.endswith("_s") else f"{value:.4g}"
+
+
+def sources_section(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "serving_sources", f.params())
+    rows = [dict(r, workload=f"{r.get('model_id')} · {r.get('endpoint')} · {r.get('input_shape')}",
+                 config=_config(r), benchdb_text=_figure(r["metric"], r.get("benchdb_p50")),
+                 source_text=_figure(r["metric"], r.get("source_p50")),
+                 same=None if r.get("same_definition") is None else ("yes" if r["same_definition"] else "no"),
+                 note=r.get("why") if not r.get("recomputed") else r.get("source_definition")) for r in rows]
+    differ = sum(1 for r in rows if r.get("same_definition") is False)
+    notes = [f"{plural(differ, 'figure')} of the tools are defined otherwise than benchdb's (same: no): compare "
+             "the benchdb column across tools, not the tools' own figures."] if differ else []
+    return Section(
+        "serving_sources", "Imported serving results: the tools' own figures beside benchdb's",
+        "Each tool defines TTFT, TPOT and ITL its own way. benchdb recomputes every imported load point from "
+        "the tool's per-request data in its own definitions (the rows of the load points above); here, per "
+        "figure, benchdb's p50 beside the tool's own p50 of its closest figure, whether the two are defined "
+        "the same, and the tool's definition (or why benchdb cannot recompute the figure from its data).",
+        [Column("workload", "workload"), Column("hardware / engine / precision", "config"),
+         Column("measured by", "measured_by"), Column("metric", "metric"),
+         Column("benchdb p50", "benchdb_text"), Column("tool's figure", "source_metric"),
+         Column("tool's p50", "source_text"), Column("same definition", "same"),
+         Column("tool's definition / why not recomputed", "note", compact=False),
+         Column("result", "result_id", "result", compact=False)],
+        keys, rows, notes,
+        empty="No imported serving results (benchdb import vllm-serve|sglang-serve|aiperf|guidellm).")
+
+
 def sections(con, f: Filters) -> list[Section]:
-    """The sections of `--serving`: the load points, the frontier and (with an SLO) the answer at it."""
+    """The sections of `--serving`: the load points, the frontier, (with an SLO) the answer at it,
+    and (when the warehouse holds imported serving results) their tools' own figures."""
     out = [points_section(con, f), frontier_section(con, f)]
     if not out[0].rows:          # one reason, not one per section
         out[1].empty = out[0].empty
     if f.slo:
         out.append(slo_section(con, f))
+    sources = sources_section(con, f)
+    if sources.rows:
+        out.append(sources)
     return out
 
 
@@ -219,6 +256,8 @@ def _curves(rows: list[dict], extra: tuple[str, ...] = ()) -> dict[str, dict[str
     for r in sorted(rows, key=lambda r: (r.get("load_value") or 0)):
         head = " · ".join([r["workload"], *(str(r.get(k)) for k in extra)])
         label = r["config"] + ("" if not r.get("options_id") else f" [{str(r['options_id'])[:6]}]")
+        if r.get("measured_by") not in (None, "benchdb"):
+            label += f" ({r['measured_by']})"
         if "load_kind" not in extra and r.get("load_kind") == "rate":
             label += " (open loop)"
         out[head][label].append(r)

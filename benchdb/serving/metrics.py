@@ -79,6 +79,9 @@ class RequestRecord:
     output_tokens: int | None = None
     error: str | None = None
     warmup: bool = False
+    #: The first content chunk's arrival where no chunk timeline was kept (an imported GuideLLM
+    #: request keeps only its first and last token times): TTFT is defined, the ITLs are not.
+    first_token: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -113,7 +116,8 @@ def request_metrics(rec: RequestRecord) -> RequestMetrics | None:
     (its partial timings would flatter the latency distribution)."""
     if not rec.ok:
         return None
-    ttft = rec.chunks[0][0] - rec.sent if rec.chunks else None
+    first = rec.chunks[0][0] if rec.chunks else rec.first_token
+    ttft = first - rec.sent if first is not None else None
     e2e = rec.end - rec.sent if rec.end is not None else None
     out = rec.tokens_out
     tpot = (e2e - ttft) / (out - 1) if ttft is not None and e2e is not None and out > 1 else None

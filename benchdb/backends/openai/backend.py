@@ -41,8 +41,7 @@ def software() -> dict:
 def hardware_of(device: str) -> dict:
     family, _, name = device.partition(":")
     if family == "remote":      # --url: what the user declared; this machine is only the client
-        return {"kind": "remote", "vendor": None, "device_name": name, "memory_bytes": None, "driver": None,
-                "declared": True}
+        return hardware.declared(name)
     return hardware.device_fingerprint(device)
 
 

@@ -19,6 +19,10 @@
 -- engine_version: extra.server.version (what the runner recorded of the server it started).
 --   Throughputs are per load point (one row per process: the median over processes).
 -- errors: failed requests (request_error rows); n_requests = completed (e2e_s) + failed.
+-- measured_by: 'benchdb' for benchdb's own runs, else the tool an imported load point came from
+-- ('guidellm 0.8.1', 'vllm bench serve 0.11.0', ...; result_sources): every figure here is
+-- recomputed by benchdb from its requests either way, so the rows compare (source_figures: the
+-- tool's own, in its definitions). A summary-only import has no requests and is not a row here.
 CREATE OR REPLACE VIEW serving_points AS
 WITH pts AS (
     SELECT r.*,
@@ -37,9 +41,13 @@ WITH pts AS (
                              TRY_CAST(json_extract_string(r.options, '$.tensor_parallel_size') AS INTEGER),
                              TRY_CAST(nullif(regexp_extract(coalesce(json_extract_string(r.options, '$.server'), ''),
                                  '(--tensor-parallel-size|--tp-size|--tp|-tp)[= ]+([0-9]+)', 2), '') AS INTEGER),
-                             1), 1)                                                   AS devices
+                             1), 1)                                                   AS devices,
+           CASE WHEN src.result_id IS NULL THEN 'benchdb'
+                ELSE src.tool || coalesce(' ' || src.tool_version, '') END             AS measured_by,
+           src.format                                                                 AS source_format
     FROM results_latest r
-    WHERE r.backend = 'openai'
+    LEFT JOIN result_sources src ON src.result_id = r.result_id
+    WHERE bdb_serving_point(r.mode)
 ),
 m AS (
     SELECT result_id AS metrics_result_id,
@@ -87,7 +95,7 @@ j AS (
 )
 SELECT result_id, series_id, run_id, run_started_at, git_commit,
        hardware_id, server_hardware_name AS hardware_name, hardware_kind, devices,
-       model_id, engine, engine_version,
+       model_id, engine, engine_version, measured_by, source_format,
        options, options_id, precision,
        mode                                                                       AS endpoint,
        CASE load_kind_raw WHEN 'concurrency' THEN 'concurrency' WHEN 'rate' THEN 'rate' END AS load_kind,

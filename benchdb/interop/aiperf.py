@@ -1,0 +1,184 @@
+"""NVIDIA AIPerf artifacts: ``profile_export.jsonl`` (one record per request) with the run's summary
+``profile_export_aiperf.json`` beside it (``aiperf profile --artifact-dir DIR``).
+
+Each record keeps its send time (``metadata.request_start_ns``, epoch ns), its time to first token
+and every gap between streamed chunks (``inter_chunk_latency``, ms), so benchdb rebuilds the
+chunk timeline and recomputes TTFT, TPOT, ITL and E2E in its own definitions. Output tokens are
+the server's usage (``usage_completion_tokens``) where the server sent one, as in benchdb's own
+runs: AIPerf's ``inter_token_latency`` divides by ``output_sequence_length``, which it counts by
+re-tokenizing the text with the client's tokenizer unless ``--use-server-token-count`` was given,
+and can then differ from the server's count several-fold. Failed requests (``error``) count as
+errors; warm-up records are not measured. The summary JSON names the model, the endpoint, the load
+(concurrency, or a poisson/gamma/constant rate) and the synthetic lengths, and its figures are
+kept as AIPerf computed them. Only the summary (``--export-level summary``) gives a summary-only
+result.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchdb.errors import clip
+from benchdb.interop import load_json
+from benchdb.interop.serving import LoadPoint, definitions, distribution_stats, number, records_in_order, to_imported
+from benchdb.interop.writer import Imported, SourceError, utc_iso
+from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.serving.metrics import RequestRecord
+
+FILES = ("profile_export.jsonl", "profile_export_aiperf.json")
+SUMMARY = "profile_export_aiperf.json"
+_STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "min": "min", "max": "max",
+          "std": "stddev", "count": "count"}
+_SUMMARY_METRICS = ("time_to_first_token", "inter_token_latency", "inter_chunk_latency", "request_latency",
+                    "input_sequence_length", "output_sequence_length", "usage_completion_tokens",
+                    "request_throughput", "output_token_throughput", "total_token_throughput",
+                    "benchmark_duration", "request_count", "error_request_count")
+
+
+def _definitions(server_counts: bool) -> dict[str, Any]:
+    counted = "the server's usage" if server_counts else "the client's tokenizer re-counting the text"
+    return definitions(
+        {TTFT: ("time_to_first_token", "request start -> first response with content", True),
+         TPOT: ("inter_token_latency", f"(request latency - TTFT) / (output_sequence_length - 1), lengths from "
+                f"{counted}", server_counts),
+         ITL_CHUNK: ("inter_chunk_latency", "each gap between streamed responses with content", True),
+         ITL_TOKEN: (None, "AIPerf has no per-token gap; benchdb splits each chunk gap over the chunk's tokens",
+                     False),
+         E2E: ("request_latency", "request start -> last response", True),
+         OUTPUT_TOKENS: ("output_sequence_length", counted, server_counts)})
+
+
+def select(found: list[Path]) -> list[Path]:
+    """A run's summary JSON is read with its records; alone (``--export-level summary``) it is the run."""
+    records = {p.parent for p in found if p.name == "profile_export.jsonl"}
+    return [p for p in found if not (p.name == SUMMARY and p.parent in records)]
+
+
+def _value(metrics: dict, name: str) -> Any:
+    m = metrics.get(name)
+    return m.get("value") if isinstance(m, dict) else None
+
+
+def _start_ns(doc: dict, line: int) -> int:
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict) or not isinstance(meta.get("request_start_ns"), int):
+        raise SourceError(f"line {line} is not an AIPerf request record (no metadata.request_start_ns)")
+    return meta["request_start_ns"]
+
+
+def _record(doc: dict, line: int, base_ns: int) -> RequestRecord:
+    """A request on a clock starting at ``base_ns`` (epoch ns in float seconds would lose 0.2 us)."""
+    meta = doc["metadata"]
+    sent = (meta["request_start_ns"] - base_ns) / 1e9
+    warm = meta.get("benchmark_phase", "profiling") != "profiling" or bool(meta.get("was_cancelled"))
+    metrics = doc.get("metrics") or {}
+    err = doc.get("error")
+    if err:
+        text = f"HTTP {err.get('code')} {err.get('type')}: {err.get('message')}" if isinstance(err, dict) else str(err)
+        return RequestRecord(index=line, sent=sent, error=clip(text), warmup=warm)
+    latency = _value(metrics, "request_latency")
+    if latency is None:
+        raise SourceError(f"line {line}: a completed request without request_latency")
+    end = sent + number(latency, f"line {line}: request_latency") / 1e3
+    rec = RequestRecord(index=line, sent=sent, end=end, warmup=warm)
+    ttft = _value(metrics, "time_to_first_token")
+    if ttft is not None:
+        t = sent + number(ttft, f"line {line}: time_to_first_token") / 1e3
+        rec.chunks.append((t, 1))
+        gaps = _value(metrics, "inter_chunk_latency") or []
+        if not isinstance(gaps, list):
+            raise SourceError(f"line {line}: inter_chunk_latency is not a list")
+        for g in gaps:
+            t += number(g, f"line {line}: inter_chunk_latency") / 1e3
+            rec.chunks.append((t, 1))
+    usage_out, osl = _value(metrics, "usage_completion_tokens"), _value(metrics, "output_sequence_length")
+    usage_in, isl = _value(metrics, "usage_prompt_tokens"), _value(metrics, "input_sequence_length")
+    out = usage_out if usage_out is not None else osl
+    inp = usage_in if usage_in is not None else isl
+    rec.output_tokens = int(out) if out is not None else None
+    rec.input_tokens = int(inp) if inp is not None else None
+    return rec
+
+
+def _records(path: Path) -> list[RequestRecord]:
+    docs = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise SourceError("not a text file (expected AIPerf JSON lines)") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            end = " (the file looks truncated)" if n == len(lines) else ""
+            raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
+        if not isinstance(doc, dict):
+            raise SourceError(f"line {n} is not a JSON object")
+        docs.append((n, doc, _start_ns(doc, n)))
+    if not docs:
+        raise SourceError("no request records in it")
+    base = min(ns for _, _, ns in docs)
+    return records_in_order(_record(doc, n, base) for n, doc, _ in docs)
+
+
+def _load(config: dict) -> dict[str, Any]:
+    phases = [p for p in config.get("phases") or [] if isinstance(p, dict)]
+    prof = next((p for p in phases if p.get("kind", p.get("name")) == "profiling"), phases[-1] if phases else None)
+    if prof is None:
+        raise SourceError("input_config names no profiling phase (its load)")
+    kind = prof.get("type")
+    cap = prof.get("concurrency")
+    if kind == "concurrency":
+        return {"concurrency": int(number(cap, "the profiling phase's concurrency"))}
+    if kind in ("poisson", "gamma", "constant"):
+        return {"rate": number(prof.get("rate"), "the profiling phase's rate"), "arrival": kind,
+                "burstiness": float(prof.get("smoothness") or 1.0), "concurrency": int(cap) if cap else None}
+    raise SourceError(f"AIPerf phase type {kind!r} is not a concurrency or a request rate benchdb can key "
+                      "(concurrency, poisson, gamma, constant)")
+
+
+def _statistics(summary: dict) -> list[tuple[str, str, str, float]]:
+    out = []
+    for name in _SUMMARY_METRICS:
+        dist = summary.get(name)
+        if isinstance(dist, dict):
+            out += distribution_stats(name, str(dist.get("unit") or ""), dist, _STATS)
+    return out
+
+
+def parse(path: Path) -> list[Imported]:
+    summary_path = path if path.name.endswith(".json") else path.with_name(SUMMARY)
+    if not summary_path.is_file():
+        raise SourceError(f"no {SUMMARY} beside it (AIPerf writes it with the records; it names the model "
+                          "and the load)")
+    summary = load_json(summary_path)
+    if not isinstance(summary, dict) or "aiperf_version" not in summary or "input_config" not in summary:
+        raise SourceError(f"{summary_path.name} is not an AIPerf summary (no aiperf_version and input_config)")
+    config = summary["input_config"] or {}
+    endpoint = config.get("endpoint") or {}
+    models = [m.get("name") for m in (config.get("models") or {}).get("items") or [] if isinstance(m, dict)]
+    if not models or not models[0]:
+        raise SourceError("input_config names no model")
+    kind = str(endpoint.get("type") or "")
+    if kind not in ("chat", "completions"):
+        raise SourceError(f"AIPerf endpoint type {kind!r}: only chat and completions are serving load points")
+    prompts = ((config.get("datasets") or [{}])[0] or {}).get("prompts") or {}
+    isl, osl = (prompts.get("isl") or {}).get("mean"), (prompts.get("osl") or {}).get("mean")
+    records = None if path == summary_path else _records(path)
+    server_counts = bool(endpoint.get("use_server_token_count"))
+    point = LoadPoint(
+        tool="aiperf", tool_version=summary.get("aiperf_version"), model_id=str(models[0]), endpoint=kind,
+        run_key=str(summary.get("benchmark_id") or path.parent), records=records,
+        in_tokens=round(isl) if isinstance(isl, (int, float)) else None,
+        out_tokens=round(osl) if isinstance(osl, (int, float)) else None,
+        started_at=utc_iso(summary.get("start_time")), statistics=_statistics(summary),
+        definitions=_definitions(server_counts),
+        settings={"streaming": endpoint.get("streaming"),
+                  "use_server_token_count": endpoint.get("use_server_token_count"),
+                  "url": (endpoint.get("urls") or [None])[0], "error_summary": summary.get("error_summary")},
+        **_load(config))
+    return [to_imported(point)]

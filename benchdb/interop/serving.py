@@ -1,0 +1,246 @@
+"""Serving results of other tools (vLLM, SGLang, AIPerf, GuideLLM) in benchdb's one vocabulary.
+
+Each tool defines TTFT, ITL and TPOT its own way, so its summary figures cannot be compared with
+another's. A format module reads a file into :class:`LoadPoint` objects: what was served (model,
+engine and its options, endpoint), the load (concurrency or rate, input/output tokens), each
+request as a :class:`~benchdb.serving.metrics.RequestRecord` on the tool's own clock, the tool's
+own figures and what it meant by them. :func:`to_imported` then computes every per-request and
+per-load-point row with :mod:`benchdb.serving.metrics` -- the functions benchdb's own serving runs
+use -- so an imported load point and a measured one hold the same metrics with the same meaning.
+The tool's own figures go to ``source_statistics`` beside them, untouched, and the definitions to
+``result_sources.definitions``. A load point whose file kept no per-request data is summary-only.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchdb.interop.writer import Imported, SourceError
+from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.serving.metrics import RequestRecord, point_rows, rows, summary
+
+#: Engine names as their tools spell them -> benchdb's backend names.
+_ENGINES = {"vllm": "vllm", "sglang": "sglang", "sglang-oai": "sglang", "sglang-native": "sglang",
+            "tgi": "tgi", "lmdeploy": "lmdeploy", "trt-llm": "tensorrt-llm", "tensorrt-llm": "tensorrt-llm",
+            "transformers": "transformers", "llama.cpp": "llama.cpp", "ollama": "ollama"}
+#: dtype spellings -> benchdb precisions.
+_DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "half": "fp16", "fp16": "fp16",
+           "float32": "fp32", "float": "fp32", "fp32": "fp32", "fp8": "fp8", "int8": "int8", "int4": "int4"}
+#: Engine options that describe what served (part of the result's identity where the file has them).
+ENGINE_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "dtype",
+                  "quantization", "kv_cache_dtype", "max_num_seqs", "max_model_len", "enable_prefix_caching")
+
+
+@dataclass
+class LoadPoint:
+    """One load point of a serving tool's file."""
+
+    tool: str
+    tool_version: str | None
+    model_id: str
+    endpoint: str                                   # completions | chat
+    run_key: str                                    # load points of one source run share it
+    concurrency: int | None = None                  # closed loop (or the cap of an open loop)
+    rate: float | None = None                       # open loop, requests per second
+    arrival: str = "poisson"                        # poisson | constant | gamma
+    burstiness: float = 1.0
+    in_tokens: int | None = None                    # the requested input / output lengths
+    out_tokens: int | None = None
+    #: Every request in send order (warm-up ones flagged), or None: the file kept only summaries.
+    records: list[RequestRecord] | None = None
+    #: The tool's measured duration, the window where the requests carry no send times.
+    window_s: float | None = None
+    started_at: str | None = None
+    engine: str | None = None
+    engine_options: dict[str, Any] = field(default_factory=dict)
+    hardware: dict[str, Any] | None = None
+    statistics: list[tuple[str, str, str, float]] = field(default_factory=list)
+    definitions: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    software: dict[str, Any] = field(default_factory=dict)
+    percentile_method: str | None = "linear"
+    #: The tool kept a sample of the requests: latencies hold, throughputs over them would not.
+    sampled: bool = False
+
+
+#: benchdb's definitions (docs/guides/serving.md), recorded beside each source's own.
+BENCHDB_DEFINITIONS = {
+    TTFT: "request send -> first streamed chunk with content",
+    TPOT: "(E2E - TTFT) / (output tokens - 1), per request with more than one output token",
+    ITL_TOKEN: "each gap between content chunks, split over the later chunk's tokens (once per token)",
+    ITL_CHUNK: "each gap between consecutive content chunks",
+    E2E: "request send -> end of the stream",
+    OUTPUT_TOKENS: "the server's usage count, else the content chunks",
+}
+
+
+def definitions(entries: Mapping[str, tuple[str | None, str, bool]],
+                missing: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The definitions a load point records: per benchdb metric, the source's closest figure
+    (``source_metric``), the source's definition of it, benchdb's, and whether they agree
+    (``same_definition``); ``missing``: benchdb metrics the source's data cannot give, and why."""
+    out: dict[str, Any] = {}
+    for metric, (source_metric, text, same) in entries.items():
+        out[metric] = {"source_metric": source_metric, "source_definition": text,
+                       "benchdb_definition": BENCHDB_DEFINITIONS.get(metric), "same_definition": same,
+                       "recomputed": True}
+    for metric, why in (missing or {}).items():
+        out[metric] = {**out.get(metric, {}), "benchdb_definition": BENCHDB_DEFINITIONS.get(metric),
+                       "recomputed": False, "why": why}
+    return out
+
+
+def engine_name(text: Any) -> str | None:
+    """benchdb's backend name for an engine a file names (``vllm``, ``sglang-oai``, ...)."""
+    if not text:
+        return None
+    key = str(text).strip().lower()
+    return _ENGINES.get(key) or _ENGINES.get(key.split("-")[0]) or None
+
+
+def precision_of(options: Mapping[str, Any]) -> str:
+    """The precision an engine served at: its quantization where it names one, else its dtype."""
+    quant = options.get("quantization")
+    if quant and str(quant).lower() not in ("none", "null"):
+        return str(quant).lower()
+    dtype = str(options.get("dtype") or "").lower().replace("torch.", "")
+    return _DTYPES.get(dtype, dtype or "unknown")
+
+
+def engine_options(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The engine options among ``values`` (``--metadata`` pairs, server info), typed: numbers as
+    numbers, true/false as booleans."""
+    out: dict[str, Any] = {}
+    aliases = {"tp": "tensor_parallel_size", "tp_size": "tensor_parallel_size", "pp_size": "pipeline_parallel_size",
+               "dp_size": "data_parallel_size", "quant": "quantization"}
+    for key, value in values.items():
+        name = aliases.get(str(key).strip().lower().replace("-", "_"), str(key).strip().lower().replace("-", "_"))
+        if name in ENGINE_OPTIONS and value is not None and value != "":
+            out[name] = _typed(value)
+    return out
+
+
+def _typed(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if re.fullmatch(r"-?\d+", value):
+        return int(value)
+    return value
+
+
+def distribution_stats(metric: str, unit: str, dist: Mapping[str, Any] | None,
+                       names: Mapping[str, str]) -> list[tuple[str, str, str, float]]:
+    """(metric, unit, statistic, value) rows of a tool's distribution object: ``names`` maps its
+    keys (``median``, ``p99`` ...) to benchdb's statistic names; missing or non-finite values skipped."""
+    out: list[tuple[str, str, str, float]] = []
+    if not isinstance(dist, Mapping):
+        return out
+    for key, stat in names.items():
+        value = dist.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            out.append((metric, unit, stat, float(value)))
+    return out
+
+
+def number(value: Any, what: str) -> float:
+    """A finite number from a source file, or a SourceError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise SourceError(f"{what} is {value!r}, not a number")
+    return float(value)
+
+
+def same_lengths(lists: Mapping[str, Any], what: str) -> int:
+    """The common length of per-request lists, or a SourceError naming the ones that disagree."""
+    sizes = {k: len(v) for k, v in lists.items() if isinstance(v, list)}
+    bad = [k for k, v in lists.items() if v is not None and not isinstance(v, list)]
+    if bad:
+        raise SourceError(f"{what}: {bad[0]} is not a list")
+    if len(set(sizes.values())) > 1:
+        detail = ", ".join(f"{k} {n}" for k, n in sizes.items())
+        raise SourceError(f"{what}: the per-request lists disagree in length ({detail})")
+    return next(iter(sizes.values()), 0)
+
+
+def _shape(p: LoadPoint, measured: list[RequestRecord]) -> str:
+    def tokens(requested: int | None, attr: str) -> str:
+        if requested is not None:
+            return str(int(requested))
+        values = sorted(v for r in measured if r.ok and (v := getattr(r, attr)) is not None)
+        return str(round(values[len(values) // 2])) if values else "unknown"
+
+    parts = [f"in={tokens(p.in_tokens, 'input_tokens')}", f"out={tokens(p.out_tokens, 'output_tokens')}"]
+    if p.rate is not None and math.isfinite(p.rate):
+        shape = f":{p.burstiness:g}" if p.arrival == "gamma" else ""
+        parts.append(f"rate={p.arrival}:{p.rate:g}{shape}")
+        if p.concurrency:
+            parts.append(f"max_concurrency={p.concurrency}")
+    elif p.concurrency:
+        parts.append(f"concurrency={p.concurrency}")
+    else:
+        raise SourceError(f"{p.model_id}: the file gives neither a concurrency nor a request rate for this run")
+    return ",".join(parts)
+
+
+def _window(p: LoadPoint, measured: list[RequestRecord]) -> tuple[float, float]:
+    """(window start on the requests' clock, window length): from the first send to the last end
+    where the requests carry send times, else the tool's duration."""
+    if p.window_s is not None:
+        start = min((r.sent for r in measured), default=0.0)
+        return start, p.window_s
+    if not measured:
+        raise SourceError(f"{p.model_id}: no measured requests and no duration")
+    start = min(r.sent for r in measured)
+    end = max((r.end if r.end is not None else r.sent) for r in measured)
+    return start, end - start
+
+
+def to_imported(p: LoadPoint) -> Imported:
+    """The benchdb result of a load point: its rows recomputed by benchdb's serving metrics."""
+    if p.endpoint not in ("completions", "chat"):
+        raise SourceError(f"{p.model_id}: endpoint {p.endpoint!r} is neither completions nor chat")
+    measured = [r for r in (p.records or []) if not r.warmup]
+    engine = p.engine
+    options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
+    settings: dict[str, Any] = {"task": "text-generation", **p.settings}
+    out_rows: list[tuple[str, str, int, float, float]] = []
+    summary_only = p.records is None
+    if not summary_only:
+        if not any(r.ok for r in measured):
+            raise SourceError(f"{p.model_id}: no request of this run completed")
+        start, window = _window(p, measured)
+        if not window > 0:
+            raise SourceError(f"{p.model_id}: the requests span no time (window {window:g} s)")
+        summ = summary(measured, window)
+        out_rows = rows(measured, start) + ([] if p.sampled else point_rows(summ, None))
+        settings.update(requests=summ["requests"], errors=summ["errors"],
+                        errors_by_message=summ["errors_by_message"])
+    elif not p.statistics:
+        raise SourceError(f"{p.model_id}: neither per-request data nor summary figures")
+    return Imported(
+        model_id=p.model_id, backend=engine or "openai", device=(p.hardware or {}).get("device", "unknown"),
+        mode=p.endpoint, precision=precision_of(p.engine_options),
+        batch_size=p.concurrency if p.concurrency and (p.rate is None or not math.isfinite(p.rate)) else 1,
+        input_shape=_shape(p, measured), rows=out_rows, primary_metric=TTFT,
+        options={k: v for k, v in options.items() if v is not None},
+        hardware={k: v for k, v in (p.hardware or {"kind": "unknown", "device_name": "unknown"}).items()
+                  if k != "device"},
+        model={"model_type": "llm", "architecture": "openai-endpoint", "task": "text-generation"},
+        started_at=p.started_at, run_key=p.run_key, timing_method="source-client", tool=p.tool,
+        tool_version=p.tool_version, summary_only=summary_only, percentile_method=p.percentile_method,
+        statistics=p.statistics, settings=settings, definitions=p.definitions,
+        software={p.tool: p.tool_version} if p.tool_version else dict(p.software),
+    )
+
+
+def records_in_order(records: Iterable[RequestRecord]) -> list[RequestRecord]:
+    """Requests renumbered in send order (a tool lists them by completion, or by outcome)."""
+    out = sorted(records, key=lambda r: (r.sent, r.index))
+    for i, r in enumerate(out):
+        r.index = i
+    return out
