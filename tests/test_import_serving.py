@@ -65,10 +65,10 @@ def definition(db, metric, input_shape):
     return json.loads(got["d"])[metric]
 
 
-def reimport_adds_nothing(tmp_path, fmt, *paths):
+def reimport_adds_nothing(tmp_path, fmt, *paths, extra=()):
     out, db = tmp_path / "imported", tmp_path / "bench.duckdb"
     before = sorted(p.name for p in out.rglob("*.parquet"))
-    r = cli("import", fmt, *paths, "--out", out)
+    r = cli("import", fmt, *paths, "--out", out, *extra)
     assert r.exit_code == 0, r.output
     assert sorted(p.name for p in out.rglob("*.parquet")) == before
     r = cli("ingest", out, "--db", db)
@@ -201,3 +201,159 @@ def test_truncated_files_and_files_of_another_tool_are_refused_by_name(tmp_path,
     assert "truncated" in errs[0]
     files = list(out.rglob("*.parquet"))
     assert len(files) == 1 and good.stem.split("_")[0] in str(files[0])
+
+
+# -- vLLM -----------------------------------------------------------------------------------------
+
+def _lists_by_hand(doc):
+    """(ok indices, {metric: values}) from vLLM/SGLang per-request lists, seconds."""
+    ok = [i for i, e in enumerate(doc["errors"]) if not e]
+    ends = doc.get("latencies") or [doc["ttfts"][i] + sum(doc["itls"][i]) for i in range(len(doc["ttfts"]))]
+    return ok, {"ttft_s": [doc["ttfts"][i] for i in ok], "e2e_s": [ends[i] for i in ok],
+                "tpot_s": [(ends[i] - doc["ttfts"][i]) / (doc["output_lens"][i] - 1) for i in ok
+                           if doc["output_lens"][i] > 1],
+                "itl_chunk_s": [g for i in ok for g in doc["itls"][i]]}
+
+
+def test_vllm_recomputed_medians_metadata_and_summary(tmp_path):
+    v = FIX / "vllm"
+    db = import_and_ingest(tmp_path, "vllm-serve", v / "c2_detailed.json", v / "c4_fail7_detailed.json",
+                           v / "rate20_summary.json", extra=("--hardware", "h100-sxm"))
+    points = {p["concurrency"]: p for p in rows(db, "SELECT * FROM serving_points")}
+    assert sorted(points) == [2, 4]
+    for conc, name in ((2, "c2_detailed.json"), (4, "c4_fail7_detailed.json")):
+        doc = json.loads((v / name).read_text())
+        ok, hand = _lists_by_hand(doc)
+        got = medians(db, points[conc]["input_shape"])
+        for metric, values in hand.items():
+            assert got[metric][1] == len(values), metric
+            assert got[metric][0] == pytest.approx(statistics.median(values), rel=1e-9), metric
+        assert points[conc]["errors"] == doc["failed"] and points[conc]["n_requests"] == doc["num_prompts"]
+        # vLLM's own summary, kept as it wrote it (ms).
+        assert source_stat(db, "ttft_ms", "median", points[conc]["input_shape"]) == doc["median_ttft_ms"]
+    c2 = points[2]
+    assert (c2["engine"], c2["precision"], c2["hardware_name"], c2["devices"]) == ("vllm", "bf16", "h100-sxm", 1)
+    assert json.loads(c2["options"])["tensor_parallel_size"] == 1        # --metadata pairs become engine options
+    # Without --save-detailed: summary-only, never mixed with sample statistics.
+    (summ,) = rows(db, "SELECT r.n, r.median, s.summary_only, r.input_shape FROM results r "
+                       "JOIN result_sources s USING (result_id) WHERE s.summary_only")
+    assert summ["n"] == 0 and summ["median"] is None and summ["input_shape"].endswith("rate=poisson:20")
+    rate_doc = json.loads((v / "rate20_summary.json").read_text())
+    assert source_stat(db, "ttft_ms", "p99.9", summ["input_shape"]) == rate_doc["p99.9_ttft_ms"]
+    reimport_adds_nothing(tmp_path, "vllm-serve", v / "c2_detailed.json", v / "c4_fail7_detailed.json",
+                          v / "rate20_summary.json", extra=("--hardware", "h100-sxm"))
+
+
+# -- SGLang ---------------------------------------------------------------------------------------
+
+def test_sglang_lines_recomputed_and_a_summary_only_line(tmp_path):
+    s = FIX / "sglang"
+    db = import_and_ingest(tmp_path, "sglang-serve", s)
+    lines = [json.loads(line) for f in ("c2_details.jsonl", "runs.jsonl") for line in (s / f).read_text().splitlines()]
+    detailed = [d for d in lines if "ttfts" in d]
+    assert len(lines) == 3 and len(detailed) == 2
+    for doc in detailed:
+        ok, hand = _lists_by_hand(doc)
+        (pt,) = rows(db, "SELECT * FROM serving_points WHERE concurrency = $c", {"c": doc["max_concurrency"]})
+        got = medians(db, pt["input_shape"])
+        for metric, values in hand.items():
+            assert got[metric][0] == pytest.approx(statistics.median(values), rel=1e-9), metric
+        assert (pt["errors"], pt["engine"], pt["precision"]) == (len(doc["errors"]) - len(ok), "sglang", "bf16")
+        # The window is SGLang's duration (it keeps no send times).
+        assert pt["request_throughput"] == pytest.approx(len(ok) / doc["duration"], rel=1e-9)
+    (summ,) = rows(db, "SELECT r.n, s.summary_only, s.tool_version FROM results r JOIN result_sources s "
+                       "USING (result_id) WHERE s.summary_only")
+    assert summ == {"n": 0, "summary_only": True, "tool_version": "0.5.23"}
+    figs = rows(db, "SELECT * FROM serving_source_figures WHERE metric = 'e2e_s' AND NOT summary_only")
+    assert len(figs) == 2 and all(f["same_definition"] is False for f in figs)   # [DONE] vs the last chunk
+    reimport_adds_nothing(tmp_path, "sglang-serve", s)
+
+
+def test_sglang_line_without_server_info_needs_a_model(tmp_path):
+    doc = json.loads((FIX / "sglang" / "c2_details.jsonl").read_text().splitlines()[0])
+    doc["server_info"] = None
+    src = tmp_path / "bare.jsonl"
+    src.write_text(json.dumps(doc) + "\n")
+    r = cli("import", "sglang-serve", src, "--out", tmp_path / "out")
+    assert r.exit_code == 1 and "give --model NAME" in r.output
+    r = cli("import", "sglang-serve", src, "--out", tmp_path / "out", "--model", "meta-llama/Llama-3.1-8B")
+    assert r.exit_code == 0, r.output
+
+
+# -- bad per-request lists ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("fmt, name", [("vllm-serve", "vllm/c2_detailed.json"),
+                                       ("sglang-serve", "sglang/c2_details.jsonl")])
+def test_per_request_lists_of_different_lengths_reject_the_file_only(tmp_path, fmt, name):
+    good = FIX / name
+    doc = json.loads(good.read_text().splitlines()[0] if fmt == "sglang-serve" else good.read_text())
+    doc["ttfts"] = doc["ttfts"][:-1]
+    bad = tmp_path / ("bad.jsonl" if fmt == "sglang-serve" else "bad.json")
+    bad.write_text(json.dumps(doc) + "\n")
+    wrong = tmp_path / ("wrong.jsonl" if fmt == "sglang-serve" else "wrong.json")
+    wrong.write_text((FIX / "aiperf" / "c2" / "profile_export_aiperf.json").read_text().replace("\n", " ") + "\n")
+    trunc = tmp_path / ("trunc.jsonl" if fmt == "sglang-serve" else "trunc.json")
+    trunc.write_text(good.read_text()[:4000])
+    out = tmp_path / "out"
+    r = cli("import", fmt, bad, wrong, trunc, good, "--out", out)
+    assert r.exit_code == 1
+    errs = _errors(r.output)
+    assert len(errs) == 3, errs
+    assert str(bad) in errs[0] and "disagree in length" in errs[0] and "ttfts" in errs[0]
+    assert str(wrong) in errs[1] and "not a" in errs[1]
+    assert str(trunc) in errs[2] and "truncated" in errs[2]
+    assert len(list(out.rglob("*.parquet"))) == 1
+
+
+# -- export and the same server measured by two tools ---------------------------------------------
+
+def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_path):
+    """benchdb measures the stub server GuideLLM measured for the fixture (same timings, same load,
+    same hardware via --hardware-file): report --serving shows both, every figure in benchdb's
+    definitions, GuideLLM's own TPOT beside it; exporting the benchdb point as vLLM's format and
+    importing it again gives the same medians."""
+    import sys
+
+    from conftest import benchdb_cmd
+
+    pytest.importorskip("httpx")          # benchdb[serving]: not among the core floors
+
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    stub = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 50 --itl-ms 10"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub", "--server", stub, "--concurrency", "2",
+                       "--seq-lens", "16", "--gen-tokens", "32", "--warmup", "2", "--min-iters", "10",
+                       "--max-time", "5", "--max-background-cpu", "100", "--out", str(out), timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    hw = tmp_path / "hw.json"
+    hw.write_text(benchdb_cmd("hardware", "--format", "json", check=True).stdout)
+    r = cli("import", "guidellm", FIX / "guidellm" / "guidellm_c2.json", "--hardware-file", hw, "--out", out)
+    assert r.exit_code == 0, r.output
+    assert cli("ingest", out, "--db", db).exit_code == 0
+    pts = {p["measured_by"]: p for p in rows(db, "SELECT * FROM serving_points")}
+    assert set(pts) == {"benchdb", "guidellm 0.8.1"}
+    assert pts["benchdb"]["hardware_id"] == pts["guidellm 0.8.1"]["hardware_id"]     # one machine
+    assert pts["benchdb"]["input_shape"] == pts["guidellm 0.8.1"]["input_shape"] == "in=16,out=32,concurrency=2"
+    rep = cli("report", "--serving", "--db", db, "--format", "json")
+    assert rep.exit_code == 0, rep.output
+    sections = json.loads(rep.output)
+    assert {r["measured_by"] for r in sections["serving_points"]} == {"benchdb", "guidellm 0.8.1"}
+    (tpot,) = [r for r in sections["serving_sources"] if r["metric"] == "tpot_s"]
+    assert tpot["same_definition"] is False and tpot["source_p50"] > tpot["benchdb_p50"]
+
+    ex = tmp_path / "vllm"
+    r = cli("export", "--format", "vllm-serve", "--db", db, "--out", ex)
+    assert r.exit_code == 0 and "1 vllm-serve result file(s)" in r.output, r.output   # GuideLLM's: no chunks
+    (doc_path,) = ex.glob("*.json")
+    doc = json.loads(doc_path.read_text())
+    ok, hand = _lists_by_hand(doc)
+    assert doc["median_ttft_ms"] == pytest.approx(statistics.median(hand["ttft_s"]) * 1e3, rel=1e-9)
+    back, db2 = tmp_path / "back", tmp_path / "w2.duckdb"
+    assert cli("import", "vllm-serve", ex, "--out", back).exit_code == 0
+    assert cli("ingest", back, "--db", db2).exit_code == 0
+    (orig,) = rows(db, "SELECT result_id FROM serving_points WHERE measured_by = 'benchdb'")
+    before = {m["metric"]: m for m in rows(db, "SELECT * FROM result_metrics WHERE result_id = $r",
+                                           {"r": orig["result_id"]})}
+    after = {m["metric"]: m for m in rows(db2, "SELECT * FROM result_metrics")}
+    for metric in ("ttft_s", "tpot_s", "itl_chunk_s", "e2e_s", "output_tokens"):
+        assert after[metric]["n"] == before[metric]["n"], metric
+        assert after[metric]["median"] == pytest.approx(before[metric]["median"], rel=1e-9), metric

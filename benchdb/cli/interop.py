@@ -13,7 +13,7 @@ from benchdb.cli.options import db_option
 
 IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
                   "sglang-serve", "aiperf", "guidellm")
-EXPORT_FORMATS = ("hud-v3", "optimum-benchmark")
+EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
 
 @click.command("import")
@@ -30,7 +30,9 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark")
 @click.option("--engine", "engine", default=None, metavar="NAME",
               help="Serving formats: the engine that served (vllm, sglang, transformers, ...) where the file does "
                    "not name it (AIPerf, GuideLLM); else recorded as an OpenAI-compatible server.")
-def import_cmd(fmt, paths, out, hardware, hardware_file, engine):
+@click.option("--model", "model", default=None, metavar="NAME",
+              help="The model, for results whose files do not name it (an SGLang line without server_info).")
+def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model):
     """Convert other tools' result files (files or folders) into benchdb contract files.
 
     FORMAT: optimum-benchmark (benchmark.json or benchmark_report.json + benchmark_config.json),
@@ -47,7 +49,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine):
 
     fingerprint, device = declared_hardware(hardware, hardware_file)
     engine = engine.strip().lower() if engine else None
-    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine))
+    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model))
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
     n = sum(k for _, k in summary.imported)
@@ -61,9 +63,10 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine):
 @click.command("export")
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default=None,
               help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
-                   "benchmark.json per result.")
+                   "benchmark.json per result; vllm-serve: one `vllm bench serve --save-detailed` JSON per "
+                   "serving load point (every request, vLLM's summary figures).")
 @click.option("--out", "out", default="-", show_default=True,
-              help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark: a folder.")
+              help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark, vllm-serve: a folder.")
 @click.option("--model", "models", multiple=True, help="Export only this model id (repeatable).")
 @click.option("--partitioned", "partitioned", default=None, metavar="DIR_OR_URL",
               help="Instead: the whole warehouse as Hive-partitioned Parquet for Spark (a folder or an "
@@ -84,12 +87,11 @@ def export_cmd(fmt, out, models, partitioned, db):
         return
     # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
     if fmt is None:
-        raise click.UsageError("give --format hud-v3 or --format optimum-benchmark (or --partitioned DIR)")
-    if fmt == "optimum-benchmark" and out == "-":
-        raise click.BadParameter("optimum-benchmark writes one file per result: give --out FOLDER",
-                                 param_hint="--out")
+        raise click.UsageError("give --format hud-v3, optimum-benchmark or vllm-serve (or --partitioned DIR)")
+    if fmt in ("optimum-benchmark", "vllm-serve") and out == "-":
+        raise click.BadParameter(f"{fmt} writes one file per result: give --out FOLDER", param_hint="--out")
     results, written = export(db, fmt, out, list(models))
-    what = "record(s)" if fmt == "hud-v3" else "report(s)"
+    what = {"hud-v3": "record(s)", "vllm-serve": "result file(s)"}.get(fmt, "report(s)")
     click.echo(f"exported {results} result(s) as {written} {fmt} {what} to {out}",
                err=out == "-")
 

@@ -47,8 +47,14 @@ class Declared:
     hardware: dict[str, Any] | None = None
     device: str | None = None
     engine: str | None = None
+    model: str | None = None
 
     def apply(self, item: Imported) -> None:
+        if not item.model_id:
+            if not self.model:
+                raise SourceError("the file names no model (an SGLang line against a server without "
+                                  "/server_info): give --model NAME")
+            item.model_id = self.model
         if self.hardware is not None:
             named = item.hardware.get("kind") not in (None, "unknown")
             if named and item.hardware.get("device_name") != self.hardware.get("device_name"):
@@ -57,7 +63,7 @@ class Declared:
             if not named:
                 item.hardware, item.device = dict(self.hardware), self.device or item.device
         if self.engine is not None and item.mode in ("completions", "chat"):
-            named_engine = item.options.get("engine")
+            named_engine = item.options.get("engine") if item.settings.get("engine_named_by_file") else None
             if named_engine and named_engine != self.engine:
                 raise SourceError(f"the file names its engine ({named_engine}); --engine {self.engine} contradicts it")
             item.options["engine"], item.backend = self.engine, self.engine

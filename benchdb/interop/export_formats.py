@@ -6,13 +6,21 @@
   the same samples (same medians and counts).
 - ``optimum-benchmark``: one ``benchmark.json`` (``{"config", "report"}``) per result, in a folder
   per result; the report's targets hold the raw latency values.
+- ``vllm-serve``: one ``vllm bench serve --save-result --save-detailed`` JSON (vLLM 0.33.0's
+  layout) per serving load point with a chunk timeline: every request in send order (failed ones
+  in place, as vLLM keeps them), its TTFT, chunk gaps, E2E and tokens, and vLLM's summary figures
+  computed from them in vLLM's way (mean, median, population std, linear p99); its TPOT and ITL
+  are then benchdb's own, and ``latencies`` hold benchdb's E2E (to the end of the stream, where
+  vLLM's end at the last chunk), so `benchdb import vllm-serve` gives back the same medians.
 
 Only results with samples are exported (a summary-only import has none to give).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +29,7 @@ from typing import Any
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
 
-FORMATS = ("hud-v3", "optimum-benchmark")
+FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 #: benchdb metric -> optimum-benchmark report target (latency values)
 OPTIMUM_TARGETS = {"latency_s": "forward", "ttft_s": "prefill", "tpot_s": "per_token", "generate_s": "generate",
                    "decode_s": "decode", "load_s": "load_model", "first_call_s": "first_forward"}
@@ -113,6 +121,104 @@ def optimum_document(r: dict, metrics: dict[str, dict]) -> dict:
     return {"config": config, "report": report}
 
 
+def _stats(name: str, values_s: list[float]) -> dict[str, float]:
+    """vLLM's summary of a metric (ms): mean, median, population std, p99 (0.0 when empty, as vLLM)."""
+    from benchdb.serving.metrics import percentile
+
+    if not values_s:
+        return {f"mean_{name}_ms": 0.0, f"median_{name}_ms": 0.0, f"std_{name}_ms": 0.0, f"p99_{name}_ms": 0.0}
+    mean = sum(values_s) / len(values_s)
+    std = (sum((v - mean) ** 2 for v in values_s) / len(values_s)) ** 0.5
+    return {f"mean_{name}_ms": mean * 1e3, f"median_{name}_ms": (percentile(values_s, 50) or 0.0) * 1e3,
+            f"std_{name}_ms": std * 1e3, f"p99_{name}_ms": (percentile(values_s, 99, need_min_n=False) or 0.0) * 1e3}
+
+
+def vllm_document(r: dict, requests: list[dict]) -> dict:
+    """One serving result as ``vllm bench serve --save-result --save-detailed`` writes it."""
+    shape = dict(part.split("=", 1) for part in r["input_shape"].split(",") if "=" in part)
+    rate = shape.get("rate", "inf").split(":")
+    arrival, rate_value = (rate[0], float(rate[1])) if len(rate) > 1 else ("poisson", math.inf)
+    burst = float(rate[2]) if len(rate) > 2 else 1.0
+    cap = shape.get("concurrency") or shape.get("max_concurrency")
+    lists: dict[str, list] = {k: [] for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
+                                              "start_times", "errors")}
+    windows = sum(q["window_s"] for q in requests if q["window_s"] is not None)
+    # Processes (--repeats) one after another on one clock: each starts where the previous window ended.
+    starts: dict[int, float] = {}
+    for q in requests:
+        if q["process"] not in starts:
+            starts[q["process"]] = sum(w["window_s"] or 0.0 for w in requests
+                                       if w["process"] in starts and w["window_s"] is not None)
+    for q in requests:
+        if q["sent_s"] is None:        # only the process's window row
+            continue
+        lists["start_times"].append(starts[q["process"]] + q["sent_s"])
+        lists["input_lens"].append(int(q["input_tokens"] or 0))
+        done = not q["failed"] and q["ttft_s"] is not None
+        times = list(q["chunk_times"] or [])
+        lists["ttfts"].append(q["ttft_s"] if done else 0.0)
+        lists["itls"].append([b - a for a, b in itertools.pairwise(times)] if done else [])
+        lists["latencies"].append(q["e2e_s"] if done and q["e2e_s"] is not None else 0.0)
+        lists["output_lens"].append(int(q["output_tokens"] or 0) if done else 0)
+        lists["errors"].append("" if done else "failed (benchdb: request_error)")
+    ok = [i for i, e in enumerate(lists["errors"]) if not e]
+    duration = windows or (max((lists["start_times"][i] + lists["latencies"][i] for i in ok), default=0.0)
+                           - min(lists["start_times"], default=0.0))
+    out_tokens = sum(lists["output_lens"][i] for i in ok)
+    in_tokens = sum(lists["input_lens"][i] for i in ok)
+    tpots = [(lists["latencies"][i] - lists["ttfts"][i]) / (lists["output_lens"][i] - 1)
+             for i in ok if lists["output_lens"][i] > 1]
+    opts = json.loads(r["options"] or "{}")
+    doc: dict[str, Any] = {
+        "date": (r["started_at"] or "")[:19].replace("-", "").replace("T", "-").replace(":", ""),
+        "endpoint_type": "openai-chat" if r["mode"] == "chat" else "openai",
+        "backend": "openai-chat" if r["mode"] == "chat" else "openai",
+        "label": f"benchdb-{r['result_id'][:12]}", "model_id": r["model_id"], "tokenizer_id": r["model_id"],
+        "num_prompts": len(lists["errors"]),
+        "benchdb_result_id": r["result_id"],
+        "benchdb_hardware": json.loads(r["fingerprint"] or "{}").get("device_name"),
+        "benchdb_engine": opts.get("engine") or r["backend"],
+        "request_rate": "inf" if math.isinf(rate_value) else rate_value,
+        "burstiness": burst if arrival == "gamma" else 1.0, "max_concurrency": int(cap) if cap else None,
+        "duration": duration, "completed": len(ok), "failed": len(lists["errors"]) - len(ok),
+        "total_input_tokens": in_tokens, "total_output_tokens": out_tokens,
+        "request_throughput": len(ok) / duration if duration else 0.0, "request_goodput": None,
+        "output_throughput": out_tokens / duration if duration else 0.0,
+        "total_token_throughput": (in_tokens + out_tokens) / duration if duration else 0.0,
+        **{k: lists[k] for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times")},
+        "generated_texts": [""] * len(lists["errors"]), "errors": lists["errors"],
+    }
+    for name, values in (("ttft", [lists["ttfts"][i] for i in ok]), ("tpot", tpots),
+                         ("itl", [g for i in ok for g in lists["itls"][i]]),
+                         ("e2el", [lists["latencies"][i] for i in ok])):
+        doc.update(_stats(name, values))
+    return doc
+
+
+def _export_vllm(con, results: list[dict], out: str) -> int:
+    serving = [r for r in results if r["mode"] in ("completions", "chat")]
+    if not serving:
+        raise BenchdbError("no serving results (modes completions, chat) to export as vllm-serve")
+    cur = con.execute(sql.load("interop/export_serving_requests.sql"), {"ids": [r["result_id"] for r in serving]})
+    cols = [d[0] for d in cur.description]
+    by_result: dict[str, list[dict]] = {}
+    for row in cur.fetchall():
+        d = dict(zip(cols, row, strict=True))
+        by_result.setdefault(d["result_id"], []).append(d)
+    n = 0
+    for r in serving:
+        requests = by_result.get(r["result_id"], [])
+        if not any(q["chunk_times"] for q in requests):
+            continue               # no chunk timeline (a GuideLLM import): vLLM's ITL cannot be given
+        doc = vllm_document(r, requests)
+        rate = doc["request_rate"]
+        cap = f"-concurrency{doc['max_concurrency']}" if doc["max_concurrency"] else ""
+        name = f"{doc['label']}-{rate}qps{cap}-{r['model_id'].rstrip('/').split('/')[-1]}-{doc['date']}.json"
+        _write_text(str(Path(out) / name), json.dumps(doc, indent=2) + "\n")
+        n += 1
+    return n
+
+
 def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int, int]:
     """Write the export; returns (results, records or files written)."""
     from benchdb.warehouse import Warehouse
@@ -127,6 +233,9 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
     if not results:
         raise BenchdbError(f"{wh.path}: no results with samples to export"
                            + (f" for model(s) {', '.join(models)}" if models else ""))
+    if fmt == "vllm-serve":
+        with wh.reading() as con:
+            return len([r for r in results if r["mode"] in ("completions", "chat")]), _export_vllm(con, results, out)
     if fmt == "hud-v3":
         lines = [json.dumps(rec, sort_keys=True) for rec in hud_records(results, samples)]
         _write_text(out, "\n".join(lines) + "\n")

@@ -55,7 +55,10 @@ class LoadPoint:
     #: The tool's measured duration, the window where the requests carry no send times.
     window_s: float | None = None
     started_at: str | None = None
+    #: The engine the file names; else ``assumed_engine`` (what the tool is normally pointed at),
+    #: which ``--engine`` may correct without contradicting the file.
     engine: str | None = None
+    assumed_engine: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
     hardware: dict[str, Any] | None = None
     statistics: list[tuple[str, str, str, float]] = field(default_factory=list)
@@ -205,9 +208,10 @@ def to_imported(p: LoadPoint) -> Imported:
     if p.endpoint not in ("completions", "chat"):
         raise SourceError(f"{p.model_id}: endpoint {p.endpoint!r} is neither completions nor chat")
     measured = [r for r in (p.records or []) if not r.warmup]
-    engine = p.engine
+    engine = p.engine or p.assumed_engine
     options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
-    settings: dict[str, Any] = {"task": "text-generation", **p.settings}
+    settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": p.engine is not None,
+                                **p.settings}
     out_rows: list[tuple[str, str, int, float, float]] = []
     summary_only = p.records is None
     if not summary_only:
@@ -236,6 +240,38 @@ def to_imported(p: LoadPoint) -> Imported:
         statistics=p.statistics, settings=settings, definitions=p.definitions,
         software={p.tool: p.tool_version} if p.tool_version else dict(p.software),
     )
+
+
+def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]:
+    """Requests from the per-request lists vLLM and SGLang write (seconds): ``ttfts``, ``itls`` (the
+    gaps between content chunks), ``input_lens``, ``output_lens``, ``errors`` and, where the tool
+    keeps them, ``start_times`` and ``latencies`` (vLLM). A failed request has a non-empty error.
+    Without start times every request is sent at 0 (the window is then the tool's duration);
+    without latencies a request ends at its last chunk."""
+    names = ("input_lens", "output_lens", "ttfts", "itls", "errors", "start_times", "latencies")
+    lists: dict[str, Any] = {k: doc[k] for k in names if doc.get(k) is not None}
+    n = same_lengths(lists, what)
+    starts, latencies, errors = lists.get("start_times"), lists.get("latencies"), lists.get("errors")
+    out = []
+    for i in range(n):
+        sent = number(starts[i], f"start_times[{i}]") if starts is not None else 0.0
+        error = errors[i] if errors is not None else None
+        if error:
+            out.append(RequestRecord(index=i, sent=sent, error=str(error).strip().splitlines()[-1][:500]))
+            continue
+        t = sent + number(lists["ttfts"][i], f"ttfts[{i}]")
+        rec = RequestRecord(index=i, sent=sent, chunks=[(t, 1)],
+                            input_tokens=int(number(lists["input_lens"][i], f"input_lens[{i}]")),
+                            output_tokens=int(number(lists["output_lens"][i], f"output_lens[{i}]")))
+        gaps = lists["itls"][i]
+        if not isinstance(gaps, list):
+            raise SourceError(f"{what}: itls[{i}] is not a list of gaps")
+        for j, g in enumerate(gaps):
+            t += number(g, f"itls[{i}][{j}]")
+            rec.chunks.append((t, 1))
+        rec.end = sent + number(latencies[i], f"latencies[{i}]") if latencies is not None else t
+        out.append(rec)
+    return out
 
 
 def records_in_order(records: Iterable[RequestRecord]) -> list[RequestRecord]:

@@ -86,9 +86,13 @@ def utc_iso(value: Any) -> str | None:
     try:
         dt = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
-        try:
-            dt = datetime.strptime(text, "%Y%m%d_%H%M%S")
-        except ValueError:
+        for layout in ("%Y%m%d_%H%M%S", "%Y%m%d-%H%M%S"):     # transformers benchmark_v2; vllm bench serve
+            try:
+                dt = datetime.strptime(text, layout)
+                break
+            except ValueError:
+                continue
+        else:
             return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)

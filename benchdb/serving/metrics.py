@@ -140,13 +140,14 @@ def min_n(q: float) -> int:
     return 1 if tail >= 50 else math.ceil(100.0 / tail - 1e-9) if tail > 0 else 1_000_000_000
 
 
-def percentile(values: Sequence[float], q: float) -> float | None:
+def percentile(values: Sequence[float], q: float, *, need_min_n: bool = True) -> float | None:
     """The ``q``-th percentile (0..100) by linear interpolation between order statistics (numpy's
-    default method); None with fewer than :func:`min_n` values."""
+    default method); None with fewer than :func:`min_n` values (``need_min_n=False``: any value,
+    as other tools' formats compute it, for an export in their terms)."""
     if not 0 <= q <= 100:
         raise ValueError(f"percentile must be within 0..100, got {q}")
     n = len(values)
-    if n == 0 or n < min_n(q):
+    if n == 0 or (need_min_n and n < min_n(q)):
         return None
     x = sorted(values)
     pos = (n - 1) * q / 100.0

@@ -1,0 +1,134 @@
+"""SGLang ``python -m sglang.bench_serving --output-file F`` results: JSON lines, one appended per
+run; matched to SGLang 0.5.23's writer (``sglang/benchmark/serving.py``).
+
+With ``--output-details`` a line keeps every request in send order, failed ones in place
+(``errors[i]`` non-empty): ``ttfts``, ``itls`` (gaps between chunks with text, seconds),
+``input_lens`` and ``output_lens``. SGLang writes no send times and no per-request end, so
+benchdb's requests all start at 0 (the window is SGLang's ``duration``) and end at their last
+content chunk: SGLang's own E2E and TPOT run to the stream's ``[DONE]`` and differ from the
+recomputed ones by that trailer, as the definitions say. A line without details is summary-only.
+The server's ``server_info`` (``/server_info``; null against other servers) names the model and
+the engine options (``tp_size``, ``dtype``, ``quantization``, ``kv_cache_dtype``); without it
+give ``--model``. Lines carry no time or run id: each is keyed by file and line. ``Infinity``
+(no ``--request-rate``) and ``NaN`` are read as Python writes them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+from benchdb.interop.serving import (
+    LoadPoint,
+    definitions,
+    engine_name,
+    engine_options,
+    number,
+    records_from_lists,
+    to_imported,
+)
+from benchdb.interop.writer import Imported, SourceError
+from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+
+FILES = ("*.jsonl",)
+_STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(\w+)_ms$")
+_VALUES = {"request_throughput": "req/s", "input_throughput": "tokens/s", "output_throughput": "tokens/s",
+           "total_throughput": "tokens/s", "duration": "s", "completed": "requests", "concurrency": "requests",
+           "total_input_tokens": "tokens", "total_output_tokens": "tokens", "accept_length": "tokens"}
+DEFINITIONS = definitions(
+    {TTFT: ("ttft_ms", "first chunk with text - request start", True),
+     TPOT: ("tpot_ms", "(latency at the stream's [DONE] - TTFT) / (output_len - 1); benchdb's figure here ends at "
+                       "the last chunk with text (SGLang keeps no per-request end)", False),
+     ITL_CHUNK: ("itl_ms", "each gap between consecutive chunks with text, pooled over requests", True),
+     ITL_TOKEN: (None, "SGLang's OpenAI client has no per-token gap; benchdb splits each chunk gap over the "
+                       "chunk's tokens (one per chunk)", False),
+     E2E: ("e2e_latency_ms", "request start -> the stream's [DONE]; benchdb's figure here ends at the last chunk "
+                             "with text (SGLang keeps no per-request end)", False),
+     OUTPUT_TOKENS: (None, "the server's usage completion_tokens (the OpenAI client), else the tokenizer's count",
+                     True)})
+
+
+def _lines(path: Path) -> list[tuple[int, dict]]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise SourceError("not a text file (expected SGLang bench_serving JSON lines)") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except json.JSONDecodeError as exc:
+            end = " (the file looks truncated)" if n == len(lines) else ""
+            raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
+        out.append((n, doc))
+    if not out:
+        raise SourceError("empty file (expected SGLang bench_serving JSON lines)")
+    return out
+
+
+def _statistics(doc: dict) -> list[tuple[str, str, str, float]]:
+    out = []
+    for key, value in doc.items():
+        m = _STAT.match(key)
+        if m and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+            out.append((f"{m.group(2)}_ms", "ms", {"std": "stddev"}.get(m.group(1), m.group(1)), float(value)))
+        elif key in _VALUES and isinstance(value, (int, float)) and not isinstance(value, bool) \
+                and math.isfinite(value):
+            out.append((key, _VALUES[key], "value", float(value)))
+    return out
+
+
+def _lengths(doc: dict) -> tuple[int | None, int | None]:
+    """The requested input/output lengths where every request had them (a random dataset with
+    range ratio 1), else None (the median of the requests' lengths is used)."""
+    if doc.get("dataset_name") == "random" and float(doc.get("random_range_ratio") or 0) == 1.0:
+        return doc.get("random_input_len"), doc.get("random_output_len")
+    return None, None
+
+
+def _point(n: int, doc: Any, path: Path) -> Imported:
+    where = f"line {n}"
+    if not isinstance(doc, dict) or "backend" not in doc or "duration" not in doc or "completed" not in doc \
+            or not any(k in doc for k in ("mean_ttft_ms", "median_ttft_ms", "median_e2e_latency_ms")):
+        raise SourceError(f"{where} is not an SGLang bench_serving result (no backend, duration, completed "
+                          "and latency figures)")
+    info: dict[str, Any] = doc["server_info"] if isinstance(doc.get("server_info"), dict) else {}
+    backend = str(doc["backend"])
+    rate = doc.get("request_rate")
+    if rate is None or (isinstance(rate, float) and math.isinf(rate) and rate > 0):
+        rate = math.inf                                  # no --request-rate: all at once, up to the cap
+    else:
+        rate = number(rate, f"{where}: request_rate")
+    cap = doc.get("max_concurrency")
+    detailed = "ttfts" in doc and "itls" in doc
+    records = records_from_lists(doc, where) if detailed else None
+    completed = int(doc.get("completed") or 0)
+    in_len, out_len = _lengths(doc)
+    if in_len is None and not detailed and completed:
+        in_len = round(doc.get("total_input_tokens", 0) / completed)
+        out_len = round(doc.get("total_output_tokens", 0) / completed)
+    model = info.get("served_model_name") or info.get("model_path") or ""
+    opts = engine_options({**{k: info.get(k) for k in ("tp_size", "pp_size", "dp_size", "dtype", "quantization",
+                                                       "kv_cache_dtype", "max_running_requests")}})
+    point = LoadPoint(
+        tool="sglang bench_serving", tool_version=str(info["version"]) if info.get("version") else None,
+        model_id=str(model), endpoint="chat" if "chat" in backend else "completions",
+        run_key=f"{path.name}|{n}", records=records,
+        concurrency=int(cap) if cap else (None if math.isfinite(rate) else len(records or []) or completed),
+        rate=rate if math.isfinite(rate) else None, in_tokens=in_len, out_tokens=out_len,
+        window_s=number(doc["duration"], f"{where}: duration") if records is not None else None,
+        engine=engine_name(backend) if engine_name(backend) != "sglang" else None,
+        assumed_engine="sglang", engine_options=opts, statistics=_statistics(doc), definitions=DEFINITIONS,
+        settings={"tag": doc.get("tag"), "client_backend": backend, "dataset_name": doc.get("dataset_name"),
+                  "line": n, "random_range_ratio": doc.get("random_range_ratio")})
+    return to_imported(point)
+
+
+def parse(path: Path) -> list[Imported]:
+    # Lines carry no time: the writer takes the file's modification time for the run's.
+    return [_point(n, doc, path) for n, doc in _lines(path)]
