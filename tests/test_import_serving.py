@@ -60,9 +60,9 @@ def source_stat(db, metric, statistic, input_shape):
 
 
 def definition(db, metric, input_shape):
-    (got,) = rows(db, "SELECT CAST(s.definitions AS VARCHAR) AS d FROM result_sources s JOIN results r "
-                      "USING (result_id) WHERE r.input_shape = $i", {"i": input_shape})
-    return json.loads(got["d"])[metric]
+    (got,) = rows(db, "SELECT d.* FROM source_definitions d JOIN results r USING (result_id) "
+                      "WHERE r.input_shape = $i AND d.metric = $m", {"i": input_shape, "m": metric})
+    return got
 
 
 def reimport_adds_nothing(tmp_path, fmt, *paths, extra=()):

@@ -230,6 +230,7 @@ class Loader:
                 con.execute(sql.load("queries/insert_results.sql"))
                 con.execute(sql.load("interop/insert_sources.sql"))
                 con.execute(sql.load("interop/insert_source_statistics.sql"))
+                con.execute(sql.load("interop/insert_source_definitions.sql"))
                 for name, table in _dimension_tables(good, hardware_ids).items():
                     con.register(name, table)
                     con.execute(sql.load(f"queries/insert_{name.removeprefix('new_')}.sql"))

@@ -132,7 +132,7 @@ def _document(item: Imported, fmt: str, source: Path, file_hash: str, fallback_t
     model = {"model_id": item.model_id, **{k: v for k, v in item.model.items() if v is not None}}
     source_doc = {"format": fmt, "file": str(source), "tool": item.tool or fmt, "tool_version": item.tool_version,
                   "summary_only": item.summary_only, "percentile_method": item.percentile_method,
-                  "definitions": item.definitions or None,
+                  "definitions": [{"metric": m, **d} for m, d in item.definitions.items()] or None,
                   "statistics": [{"metric": m, "unit": u, "statistic": s, "value": float(v)}
                                  for m, u, s, v in item.statistics]}
     scenario = {

@@ -7,11 +7,12 @@ Layout under the destination (a folder or an fsspec URL: s3://, gs://, abfs://, 
     samples/hardware_id=H/run_month=YYYY-MM/part-B-i.parquet
     result_metrics/part-B-i.parquet
     runs/ hardware/ architectures/ change_points/ hardware_calibration/   (one file each, replaced)
+    result_sources/ source_statistics/ source_definitions/            (imports' provenance, replaced)
 
 Each export is a batch B. Results, their samples and their per-metric statistics are appended:
 only results not yet exported are written (results are immutable once ingested). The small
-tables (runs, hardware, architectures, change points, calibrations) are replaced whole, since
-acknowledging a change point edits it.
+tables (runs, hardware, architectures, change points, calibrations, imported results' provenance)
+are replaced whole, since acknowledging a change point edits it.
 
 Nothing half-written is published: a batch is written under ``_staging/B/`` (a leading underscore:
 Spark and Hive skip it), marked ready, then moved into place and recorded in the manifest. An
@@ -37,7 +38,8 @@ STAGING = "_staging"
 APPENDED = {"results": ["hardware_id", "run_month"], "samples": ["hardware_id", "run_month"],
             "result_metrics": []}
 #: Replaced whole by every export.
-REPLACED = ("runs", "hardware", "architectures", "change_points", "hardware_calibration")
+REPLACED = ("runs", "hardware", "architectures", "change_points", "hardware_calibration", "result_sources",
+            "source_statistics", "source_definitions")
 TABLES = (*APPENDED, *REPLACED)
 #: Columns added for partitioning only (not columns of the warehouse table).
 EXTRA_COLUMNS = {"results": ["run_month"], "samples": ["hardware_id", "run_month"]}

@@ -7,7 +7,6 @@ SELECT scenario_id                                                     AS result
        json_extract_string(source, '$.tool')                           AS tool,
        json_extract_string(source, '$.tool_version')                   AS tool_version,
        coalesce(TRY_CAST(json_extract(source, '$.summary_only') AS BOOLEAN), false) AS summary_only,
-       json_extract_string(source, '$.percentile_method')              AS percentile_method,
-       json_extract(source, '$.definitions')                           AS definitions
+       json_extract_string(source, '$.percentile_method')              AS percentile_method
 FROM batch_files
 WHERE source IS NOT NULL

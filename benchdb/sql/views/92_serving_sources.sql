@@ -1,5 +1,5 @@
 -- serving_source_figures: an imported serving load point's figures beside the source tool's own,
--- one row per benchdb metric the import recorded a definition for (result_sources.definitions).
+-- one row per benchdb metric the import recorded a definition for (source_definitions).
 -- Tools define TTFT, TPOT and ITL their own way (GuideLLM's TPOT includes the first token;
 -- AIPerf's counts tokens with the client's tokenizer; vLLM and SGLang's ITL is the gap between
 -- chunks): benchdb_p50 is benchdb's figure, recomputed from the tool's per-request data in
@@ -22,17 +22,11 @@ WITH latest AS (
 ),
 d AS (
     SELECT l.*, s.format AS source_format, s.tool || coalesce(' ' || s.tool_version, '') AS measured_by,
-           s.summary_only, k AS metric,
-           s.definitions -> k ->> 'source_metric'                       AS source_metric,
-           s.definitions -> k ->> 'source_definition'                   AS source_definition,
-           s.definitions -> k ->> 'benchdb_definition'                  AS benchdb_definition,
-           TRY_CAST(s.definitions -> k ->> 'same_definition' AS BOOLEAN) AS same_definition,
-           coalesce(TRY_CAST(s.definitions -> k ->> 'recomputed' AS BOOLEAN), false) AS recomputed,
-           s.definitions -> k ->> 'why'                                 AS why
+           s.summary_only, sd.metric, sd.source_metric, sd.source_definition, sd.benchdb_definition,
+           sd.same_definition, sd.recomputed, sd.why
     FROM latest l
-    JOIN result_sources s USING (result_id),
-         unnest(json_keys(s.definitions)) AS t(k)
-    WHERE s.definitions IS NOT NULL
+    JOIN result_sources s USING (result_id)
+    JOIN source_definitions sd USING (result_id)
 ),
 src AS (
     SELECT result_id, metric AS source_metric,
