@@ -35,12 +35,13 @@ def test_plain_duckdb_reads_views_read_only(db_path):
 
 def test_newer_database_is_refused(db_path):
     con, _ = database.open_writable(db_path)
-    con.execute("insert into schema_version values (8, 'future', now()::timestamp, '9.9')")
+    future = database.code_schema_version() + 1
+    con.execute("insert into schema_version values ($v, 'future', now()::timestamp, '9.9')", {"v": future})
     con.close()
     for opener in (database.open_writable, database.open_readonly):
         with pytest.raises(BenchdbError) as err:
             opener(db_path)
-        assert str(err.value) == (f"database {db_path} has schema version 8, but this benchdb (0.2.0) "
+        assert str(err.value) == (f"database {db_path} has schema version {future}, but this benchdb (0.2.0) "
                                   f"supports up to {database.code_schema_version()}; upgrade benchdb to use it")
 
 

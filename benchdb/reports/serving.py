@@ -134,8 +134,9 @@ def points_section(con, f: Filters) -> Section:
          Column("out tok/s/device", "output_throughput_per_device", "num"),
          Column("goodput req/s", "goodput", "num", compact=False),
          Column("tok/s/user", "interactivity", "num"), Column("result", "result_id", "result", compact=False)],
-        keys, rows, notes, empty="No serving results (backend openai) to report: measure an "
-                                 "OpenAI-compatible endpoint with the openai backend, then ingest its results.")
+        keys, rows, notes, empty="No serving results to report: measure an OpenAI-compatible endpoint with the "
+                                 "openai backend (or import vllm-serve, sglang-serve, aiperf or guidellm "
+                                 "results), then ingest them.")
 
 
 def frontier_section(con, f: Filters) -> Section:
@@ -217,8 +218,8 @@ def sources_section(con, f: Filters) -> Section:
                  same=None if r.get("same_definition") is None else ("yes" if r["same_definition"] else "no"),
                  note=r.get("why") if not r.get("recomputed") else r.get("source_definition")) for r in rows]
     differ = sum(1 for r in rows if r.get("same_definition") is False)
-    notes = [f"{plural(differ, 'figure')} of the tools are defined otherwise than benchdb's (same: no): compare "
-             "the benchdb column across tools, not the tools' own figures."] if differ else []
+    notes = [f"Defined otherwise than benchdb's (same definition: no): {plural(differ, 'tool figure')}. Compare "
+             "the benchdb p50 column across tools, not the tools' own figures."] if differ else []
     return Section(
         "serving_sources", "Imported serving results: the tools' own figures beside benchdb's",
         "Each tool defines TTFT, TPOT and ITL its own way. benchdb recomputes every imported load point from "
