@@ -75,6 +75,39 @@ def benchdb_cmd(*args: str, check: bool = False, env: dict | None = None, cwd=No
     return proc
 
 
+def cli(*args):
+    """The command line in this process (click's runner): quicker than a subprocess."""
+    from click.testing import CliRunner
+
+    from benchdb.cli import main
+
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def import_and_ingest(tmp_path: Path, fmt: str, *paths, extra=()) -> Path:
+    """`benchdb import FMT PATHS --out tmp/imported` then `benchdb ingest` into tmp/bench.duckdb."""
+    out, db = tmp_path / "imported", tmp_path / "bench.duckdb"
+    r = cli("import", fmt, *paths, "--out", out, *extra)
+    assert r.exit_code == 0, r.output
+    assert f"next: benchdb ingest {out}" in r.output
+    r = cli("ingest", out, "--db", db)
+    assert r.exit_code == 0, r.output
+    return db
+
+
+def db_rows(db, query: str, params=None) -> list[dict]:
+    """A read-only query's rows as dicts."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        cur = con.execute(query, params or [])
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+    finally:
+        con.close()
+
+
 @pytest.fixture
 def results_dir(tmp_path: Path) -> Path:
     d = tmp_path / "results"

@@ -9,39 +9,13 @@ import json
 import statistics
 from pathlib import Path
 
-import duckdb
 import pytest
-from click.testing import CliRunner
-
-from benchdb.cli import main
+from conftest import cli, import_and_ingest
+from conftest import db_rows as rows
 
 pytestmark = pytest.mark.core
 
 FIX = Path(__file__).parent / "fixtures" / "interop"
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def import_and_ingest(tmp_path, fmt, *paths):
-    out, db = tmp_path / "imported", tmp_path / "bench.duckdb"
-    r = cli("import", fmt, *paths, "--out", out)
-    assert r.exit_code == 0, r.output
-    assert f"next: benchdb ingest {out}" in r.output
-    r = cli("ingest", out, "--db", db)
-    assert r.exit_code == 0, r.output
-    return db
-
-
-def rows(db, sql, params=None):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        cur = con.execute(sql, params or [])
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-    finally:
-        con.close()
 
 
 def metric(db, model_id, name, **where):

@@ -10,39 +10,14 @@ import json
 import statistics
 from pathlib import Path
 
-import duckdb
 import pytest
 import yaml
-from click.testing import CliRunner
-
-from benchdb.cli import main
+from conftest import benchdb_cmd, cli, import_and_ingest
+from conftest import db_rows as rows
 
 pytestmark = pytest.mark.core
 
 FIX = Path(__file__).parent / "fixtures" / "interop" / "serving"
-
-
-def cli(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-def import_and_ingest(tmp_path, fmt, *paths, extra=()):
-    out, db = tmp_path / "imported", tmp_path / "bench.duckdb"
-    r = cli("import", fmt, *paths, "--out", out, *extra)
-    assert r.exit_code == 0, r.output
-    r = cli("ingest", out, "--db", db)
-    assert r.exit_code == 0, r.output
-    return db
-
-
-def rows(db, sql, params=None):
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        cur = con.execute(sql, params or [])
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
-    finally:
-        con.close()
 
 
 def medians(db, input_shape):
@@ -313,8 +288,6 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     definitions, GuideLLM's own TPOT beside it; exporting the benchdb point as vLLM's format and
     importing it again gives the same medians."""
     import sys
-
-    from conftest import benchdb_cmd
 
     pytest.importorskip("httpx")          # benchdb[serving]: not among the core floors
 

@@ -8,10 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pytest
-from conftest import HARDWARE, benchdb_cmd, make_meta, make_run
+from conftest import HARDWARE, benchdb_cmd, db_rows, make_meta, make_run
 
 from benchdb.schema import contract
 from benchdb.serving import UNITS
@@ -89,22 +88,12 @@ def serving_db(tmp_path_factory) -> Path:
     return db
 
 
-def _rows(db: Path, query: str, params=None) -> list[dict]:
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        cur = con.execute(query, params or [])
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    finally:
-        con.close()
-
-
 def _key(r: dict) -> tuple:
     return (r["hardware_name"], r["load_kind"], r["load_value"])
 
 
 def test_points_one_row_per_load_point_with_hand_checked_statistics(serving_db):
-    rows = {_key(r): r for r in _rows(serving_db, "SELECT * FROM serving_points")}
+    rows = {_key(r): r for r in db_rows(serving_db, "SELECT * FROM serving_points")}
     assert len(rows) == len(POINTS)
     a1 = rows[("Test GPU A", "concurrency", 1.0)]
     assert (a1["endpoint"], a1["engine"], a1["engine_version"], a1["precision"]) == (
@@ -144,7 +133,7 @@ def test_points_one_row_per_load_point_with_hand_checked_statistics(serving_db):
 
 
 def test_frontier_keeps_the_points_no_other_beats_on_both(serving_db):
-    rows = {_key(r): r["on_overall_front"] for r in _rows(serving_db, "SELECT * FROM serving_frontier")}
+    rows = {_key(r): r["on_overall_front"] for r in db_rows(serving_db, "SELECT * FROM serving_frontier")}
     # A: c=8 (250 tok/s/device, 33 tok/s/user) is beaten by c=4 (260, 62.5); B (2 devices): every
     # point is on its own front (the rate point trades 5 tok/s/device for 2.4 tok/s/user against c=1)
     assert set(rows) == {("Test GPU A", "concurrency", 1.0), ("Test GPU A", "concurrency", 2.0),
@@ -157,7 +146,7 @@ def test_frontier_keeps_the_points_no_other_beats_on_both(serving_db):
 
 
 def _at_slo(db: Path, ttft, tpot, inter, prices: dict[str, float]) -> dict[tuple, dict]:
-    rows = _rows(db, "SELECT * FROM bdb_serving_at_slo(?, ?, ?, MAP(?::VARCHAR[], ?::DOUBLE[]))",
+    rows = db_rows(db, "SELECT * FROM bdb_serving_at_slo(?, ?, ?, MAP(?::VARCHAR[], ?::DOUBLE[]))",
                  [ttft, tpot, inter, list(prices), list(prices.values())])
     return {(r["hardware_name"], r["load_kind"]): r for r in rows}
 
@@ -183,7 +172,7 @@ def test_slo_interpolates_between_adjacent_load_points_and_prices_tokens(serving
 
 
 def test_slo_takes_the_best_measured_point_and_prices_by_hardware_id(serving_db):
-    b_id = _rows(serving_db, "SELECT DISTINCT hardware_id FROM serving_points WHERE hardware_name = 'Test GPU B'")
+    b_id = db_rows(serving_db, "SELECT DISTINCT hardware_id FROM serving_points WHERE hardware_name = 'Test GPU B'")
     rows = _at_slo(serving_db, None, None, 40.0, {b_id[0]["hardware_id"]: 1.8})   # 40 tok/s/user: TPOT 25 ms
     a, b = rows[("Test GPU A", "concurrency")], rows[("Test GPU B", "concurrency")]
     # A: 25 ms lies between c=4 (16 ms, 260 tok/s) and c=8 (30 ms, 250): the crossing gives 253.6 < 260

@@ -126,6 +126,27 @@ def load_json(path: Path) -> Any:
         raise SourceError(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{end}") from None
 
 
+def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
+    """(line number, document) of each non-blank line of a JSON-lines file, or a SourceError naming
+    the line where it breaks (the last one: the file looks truncated)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise SourceError(f"not a text file (expected {what})") from None
+    out = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((n, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            end = " (the file looks truncated)" if n == len(lines) else ""
+            raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
+    if not out:
+        raise SourceError(f"empty file (expected {what})")
+    return out
+
+
 def find_sources(fmt: str, paths: list[str]) -> list[Path]:
     """Files given, and inside folders the files the format's tool writes (recursively)."""
     mod = module(fmt)

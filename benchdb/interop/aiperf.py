@@ -16,12 +16,11 @@ result.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import load_json
+from benchdb.interop import load_json, load_json_lines
 from benchdb.interop.serving import LoadPoint, definitions, distribution_stats, number, records_in_order, to_imported
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
@@ -104,23 +103,10 @@ def _record(doc: dict, line: int, base_ns: int) -> RequestRecord:
 
 def _records(path: Path) -> list[RequestRecord]:
     docs = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise SourceError("not a text file (expected AIPerf JSON lines)") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            end = " (the file looks truncated)" if n == len(lines) else ""
-            raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
+    for n, doc in load_json_lines(path, "AIPerf request records, JSON lines"):
         if not isinstance(doc, dict):
             raise SourceError(f"line {n} is not a JSON object")
         docs.append((n, doc, _start_ns(doc, n)))
-    if not docs:
-        raise SourceError("no request records in it")
     base = min(ns for _, _, ns in docs)
     return records_in_order(_record(doc, n, base) for n, doc, _ in docs)
 

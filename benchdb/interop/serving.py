@@ -151,6 +151,25 @@ def distribution_stats(metric: str, unit: str, dist: Mapping[str, Any] | None,
     return out
 
 
+#: vLLM's and SGLang's summary keys: ``{mean|median|std|pNN}_{metric}_ms``.
+SUMMARY_KEY = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(\w+)_ms$")
+
+
+def summary_figures(doc: Mapping[str, Any], values: Mapping[str, str]) -> list[tuple[str, str, str, float]]:
+    """A vLLM or SGLang result's own figures: every ``{stat}_{metric}_ms`` key as (``{metric}_ms``,
+    ms, stat) and the plain ``values`` keys (name -> unit) as (name, unit, value); finite numbers only."""
+    out: list[tuple[str, str, str, float]] = []
+    for key, value in doc.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            continue
+        m = SUMMARY_KEY.match(key)
+        if m:
+            out.append((f"{m.group(2)}_ms", "ms", {"std": "stddev"}.get(m.group(1), m.group(1)), float(value)))
+        elif key in values:
+            out.append((key, values[key], "value", float(value)))
+    return out
+
+
 def number(value: Any, what: str) -> float:
     """A finite number from a source file, or a SourceError naming the field."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

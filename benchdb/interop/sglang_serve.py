@@ -15,12 +15,11 @@ give ``--model``. Lines carry no time or run id: each is keyed by file and line.
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
+from benchdb.interop import load_json_lines
 from benchdb.interop.serving import (
     LoadPoint,
     definitions,
@@ -28,13 +27,13 @@ from benchdb.interop.serving import (
     engine_options,
     number,
     records_from_lists,
+    summary_figures,
     to_imported,
 )
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
 FILES = ("*.jsonl",)
-_STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(\w+)_ms$")
 _VALUES = {"request_throughput": "req/s", "input_throughput": "tokens/s", "output_throughput": "tokens/s",
            "total_throughput": "tokens/s", "duration": "s", "completed": "requests", "concurrency": "requests",
            "total_input_tokens": "tokens", "total_output_tokens": "tokens", "accept_length": "tokens"}
@@ -49,38 +48,6 @@ DEFINITIONS = definitions(
                              "with text (SGLang keeps no per-request end)", False),
      OUTPUT_TOKENS: (None, "the server's usage completion_tokens (the OpenAI client), else the tokenizer's count",
                      True)})
-
-
-def _lines(path: Path) -> list[tuple[int, dict]]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise SourceError("not a text file (expected SGLang bench_serving JSON lines)") from None
-    out = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except json.JSONDecodeError as exc:
-            end = " (the file looks truncated)" if n == len(lines) else ""
-            raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
-        out.append((n, doc))
-    if not out:
-        raise SourceError("empty file (expected SGLang bench_serving JSON lines)")
-    return out
-
-
-def _statistics(doc: dict) -> list[tuple[str, str, str, float]]:
-    out = []
-    for key, value in doc.items():
-        m = _STAT.match(key)
-        if m and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            out.append((f"{m.group(2)}_ms", "ms", {"std": "stddev"}.get(m.group(1), m.group(1)), float(value)))
-        elif key in _VALUES and isinstance(value, (int, float)) and not isinstance(value, bool) \
-                and math.isfinite(value):
-            out.append((key, _VALUES[key], "value", float(value)))
-    return out
 
 
 def _lengths(doc: dict) -> tuple[int | None, int | None]:
@@ -123,7 +90,7 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
         rate=rate if math.isfinite(rate) else None, in_tokens=in_len, out_tokens=out_len,
         window_s=number(doc["duration"], f"{where}: duration") if records is not None else None,
         engine=engine_name(backend) if engine_name(backend) != "sglang" else None,
-        assumed_engine="sglang", engine_options=opts, statistics=_statistics(doc), definitions=DEFINITIONS,
+        assumed_engine="sglang", engine_options=opts, statistics=summary_figures(doc, _VALUES), definitions=DEFINITIONS,
         settings={"tag": doc.get("tag"), "client_backend": backend, "dataset_name": doc.get("dataset_name"),
                   "line": n, "random_range_ratio": doc.get("random_range_ratio")})
     return to_imported(point)
@@ -131,4 +98,4 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
 
 def parse(path: Path) -> list[Imported]:
     # Lines carry no time: the writer takes the file's modification time for the run's.
-    return [_point(n, doc, path) for n, doc in _lines(path)]
+    return [_point(n, doc, path) for n, doc in load_json_lines(path, "SGLang bench_serving JSON lines")]

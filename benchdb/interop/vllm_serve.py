@@ -16,19 +16,20 @@ of the run) is read as UTC minus the run's duration. vLLM's summary figures (``*
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from benchdb.interop.serving import (
+    SUMMARY_KEY,
     LoadPoint,
     definitions,
     engine_name,
     engine_options,
     number,
     records_from_lists,
+    summary_figures,
     to_imported,
 )
 from benchdb.interop.writer import Imported, SourceError, utc_iso
@@ -41,7 +42,6 @@ _KNOWN = {"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id
           "total_output_tokens", "request_throughput", "request_goodput", "request_goodput:", "output_throughput",
           "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests", "rtfx",
           "ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps"}
-_STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(\w+)_ms$")
 DEFINITIONS = definitions(
     {TTFT: ("ttft_ms", "first chunk with choices - request start", True),
      TPOT: ("tpot_ms", "(latency - TTFT) / (output_len - 1), per request with more than one output token", True),
@@ -53,40 +53,20 @@ DEFINITIONS = definitions(
      OUTPUT_TOKENS: (None, "the server's usage completion_tokens, else the tokenizer's count of the text", True)})
 
 
-def _documents(path: Path) -> list[dict]:
-    from benchdb.interop import load_json
+def _documents(path: Path) -> list[Any]:
+    from benchdb.interop import load_json, load_json_lines
 
     try:
         doc = load_json(path)
         return [doc] if isinstance(doc, dict) else doc if isinstance(doc, list) else [doc]
     except SourceError as first:
-        lines = [ln for ln in path.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]
-        if len(lines) < 2:
+        if len([ln for ln in path.read_text(encoding="utf-8", errors="replace").splitlines() if ln.strip()]) < 2:
             raise first from None
-        out = []
-        for n, line in enumerate(lines, 1):          # --append-result: one result per line
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                end = " (the file looks truncated)" if n == len(lines) else ""
-                raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
-        return out
+        return [doc for _, doc in load_json_lines(path, "vllm bench serve JSON")]   # --append-result
 
 
-def _statistics(doc: dict) -> list[tuple[str, str, str, float]]:
-    out = []
-    for key, value in doc.items():
-        m = _STAT.match(key)
-        if m and isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            stat = {"std": "stddev"}.get(m.group(1), m.group(1))
-            out.append((f"{m.group(2)}_ms", "ms", stat, float(value)))
-    for key, unit in (("request_throughput", "req/s"), ("output_throughput", "tokens/s"),
-                      ("total_token_throughput", "tokens/s"), ("duration", "s"), ("completed", "requests"),
-                      ("failed", "requests"), ("request_goodput", "req/s")):
-        value = doc.get(key)
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-            out.append((key, unit, "value", float(value)))
-    return out
+_VALUES = {"request_throughput": "req/s", "output_throughput": "tokens/s", "total_token_throughput": "tokens/s",
+           "duration": "s", "completed": "requests", "failed": "requests", "request_goodput": "req/s"}
 
 
 def _started(doc: dict) -> str | None:
@@ -111,7 +91,7 @@ def _point(doc: dict, n: int, path: Path) -> Imported:
     detailed = "ttfts" in doc and "itls" in doc
     records = records_from_lists(doc, where) if detailed else None
     total = int(doc.get("num_prompts") or (doc.get("completed", 0) + doc.get("failed", 0)))
-    metadata = {k: v for k, v in doc.items() if k not in _KNOWN and not _STAT.match(k)
+    metadata = {k: v for k, v in doc.items() if k not in _KNOWN and not SUMMARY_KEY.match(k)
                 and isinstance(v, (str, int, float, bool)) and not isinstance(v, list)
                 and k not in ("tokenizer_id",)}
     completed = doc.get("completed") or 0
@@ -125,7 +105,7 @@ def _point(doc: dict, n: int, path: Path) -> Imported:
         out_tokens=None if detailed or not completed else round(doc.get("total_output_tokens", 0) / completed),
         window_s=None if records is None or "start_times" in doc else number(doc["duration"], "duration"),
         started_at=_started(doc), engine=engine_name(backend) if engine_name(backend) != "vllm" else None,
-        assumed_engine="vllm", engine_options=engine_options(metadata), statistics=_statistics(doc),
+        assumed_engine="vllm", engine_options=engine_options(metadata), statistics=summary_figures(doc, _VALUES),
         definitions=DEFINITIONS,
         settings={"label": doc.get("label"), "client_backend": backend, "num_prompts": doc.get("num_prompts"),
                   "tokenizer_id": doc.get("tokenizer_id"), "metadata": metadata})
