@@ -96,9 +96,9 @@ def test_guidellm_yaml_with_failed_requests(tmp_path):
     assert (pt["n_requests"], pt["errors"], pt["concurrency"]) == (len(ok) + 5, 5, 4)
     assert pt["ttft_p50_s"] == pytest.approx(statistics.median(hand["ttft_s"]), rel=1e-9)
     assert (pt["measured_by"], pt["hardware_name"], pt["engine"]) == ("guidellm 0.8.1", "lab-box-7", "openai")
-    # The window: first send to last end over every measured request, failed ones included.
+    # The window: first send to last end over every measured request (a failed one ends at its send).
     starts = [r["info"]["timings"]["request_start"] for r in ok + errored]
-    ends = [r["info"]["timings"]["request_end"] for r in ok] + [r["info"]["timings"]["resolve_end"] for r in errored]
+    ends = [r["info"]["timings"]["request_end"] for r in ok] + [r["info"]["timings"]["request_start"] for r in errored]
     assert pt["request_throughput"] == pytest.approx(len(ok) / (max(ends) - min(starts)), rel=1e-9)
 
 
@@ -330,3 +330,48 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     for metric in ("ttft_s", "tpot_s", "itl_chunk_s", "e2e_s", "output_tokens"):
         assert after[metric]["n"] == before[metric]["n"], metric
         assert after[metric]["median"] == pytest.approx(before[metric]["median"], rel=1e-9), metric
+    (same,) = rows(db2, "SELECT * FROM serving_points")
+    for key in ("input_shape", "engine", "precision", "endpoint", "concurrency"):
+        assert same[key] == pts["benchdb"][key], key
+
+
+def test_vllm_file_variants_window_ramp_up_and_side_files(tmp_path):
+    doc = json.loads((FIX / "vllm" / "c2_detailed.json").read_text())
+    folder = tmp_path / "results"
+    folder.mkdir()
+    no_starts = dict(doc, start_times=None)          # an older writer: no send times
+    (folder / "openai-infqps-concurrency2-stub-20261125-100000.json").write_text(json.dumps(no_starts))
+    (folder / "openai-infqps-concurrency2-stub-20261125-100000.pytorch.json").write_text("[]")   # vLLM's side file
+    db = import_and_ingest(tmp_path, "vllm-serve", folder)
+    (pt,) = rows(db, "SELECT * FROM serving_points")
+    assert pt["request_throughput"] == pytest.approx(doc["completed"] / doc["duration"], rel=1e-9)
+    ramp = tmp_path / "ramp.json"
+    ramp.write_text(json.dumps(dict(doc, ramp_up_strategy="linear", ramp_up_start_rps=1, ramp_up_end_rps=10)))
+    r = cli("import", "vllm-serve", ramp, "--out", tmp_path / "out2")
+    assert r.exit_code == 1 and "ramps its request rate" in r.output
+
+
+def test_sglang_folder_skips_other_json_lines_and_summary_only_is_not_recomputed(tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "runs.jsonl").write_text((FIX / "sglang" / "runs.jsonl").read_text())
+    (folder / "prompts.jsonl").write_text('{"prompt": "hello"}\n')
+    db = import_and_ingest(tmp_path, "sglang-serve", folder)
+    shapes = {r["input_shape"] for r in rows(db, "SELECT input_shape FROM results")}
+    assert shapes == {"in=16,out=32,concurrency=4", "in=16,out=32,rate=poisson:20"}   # the lengths asked for
+    defs = rows(db, "SELECT d.recomputed, d.why FROM source_definitions d JOIN result_sources s USING (result_id) "
+                    "WHERE s.summary_only")
+    assert defs and all(not d["recomputed"] and "summary-only" in d["why"] for d in defs)
+
+
+def test_declared_hardware_file_must_be_readable(tmp_path):
+    r = cli("import", "guidellm", FIX / "guidellm" / "guidellm_c2.json", "--hardware-file", tmp_path / "nope.json",
+            "--out", tmp_path / "out")
+    assert r.exit_code != 0 and "--hardware-file" in r.output and "Traceback" not in r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_rates_are_written_without_exponents():
+    from benchdb.interop.serving import decimal
+
+    assert [decimal(x) for x in (1e-5, 20.0, 1234567.0, 0.5)] == ["0.00001", "20", "1234567", "0.5"]

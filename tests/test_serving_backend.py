@@ -109,6 +109,22 @@ def test_a_server_that_dies_mid_sweep_keeps_the_finished_points(tmp_path):
     assert last["status"] == "failed" and "server exited" in last["error"]
 
 
+def test_a_point_whose_every_request_fails_says_what_the_server_answered(tmp_path):
+    """A server that refuses every request (transformers serve refuses ignore_eos with HTTP 422)
+    fails the point with the server's own answer, the thing to change, not just a count."""
+    out = tmp_path / "res"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-refuses", "--server", STUB + " --fail-every 1",
+                       "--concurrency", "2", "--out", str(out), "--warmup", "0", "--min-iters", "6",
+                       "--min-time", "0", "--max-time", "5", "--max-requests", "6", "--max-background-cpu", "100",
+                       "--seq-lens", "8", "--gen-tokens", "4")
+    assert proc.returncode != 0
+    (res,) = _results(out)
+    assert res["status"] == "failed"
+    assert res["scenario"]["error"].startswith("all 6 requests failed: HTTP 500")
+    assert "stub: injected failure" in res["scenario"]["error"]
+    assert "stub: injected failure" in proc.stdout + proc.stderr
+
+
 def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     for fail, folder in ((0, "clean"), (3, "faulty")):

@@ -317,3 +317,24 @@ def test_report_cli_engine_spark(warehouse, exported, spark):
                          list(js[name][0]), [tuple(r[k] for k in keys) for r in js[name]])
     bad = CliRunner().invoke(cli, ["report", "--matrix", "--engine", "spark"])
     assert bad.exit_code != 0 and "--engine spark needs --data" in bad.output
+
+
+def test_an_export_from_before_the_source_tables_still_registers(exported, spark, tmp_path):
+    """An export written before result_sources / source_statistics / source_definitions were
+    exported: they are registered empty, so serving_points (which joins result_sources) runs."""
+    import json
+    import shutil
+
+    from benchdb.spark import partitioned_export, register
+
+    old = tmp_path / "old-export"
+    shutil.copytree(exported, old)
+    manifest = json.loads((old / partitioned_export.MANIFEST).read_text())
+    for table in partitioned_export.LATER_TABLES:
+        manifest["tables"].pop(table)
+        shutil.rmtree(old / table, ignore_errors=True)
+    (old / partitioned_export.MANIFEST).write_text(json.dumps(manifest))
+    names = register(spark, str(old))
+    assert set(partitioned_export.LATER_TABLES) <= set(names) and "serving_points" in names
+    assert spark.sql("SELECT count(*) AS n FROM result_sources").collect()[0]["n"] == 0
+    spark.sql("SELECT * FROM serving_points").collect()

@@ -48,7 +48,10 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model):
     from benchdb.interop import Declared, declared_hardware, import_files
 
     fingerprint, device = declared_hardware(hardware, hardware_file)
-    engine = engine.strip().lower() if engine else None
+    if engine:
+        from benchdb.interop.serving import engine_name
+
+        engine = engine_name(engine) or engine.strip().lower()
     summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model))
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)

@@ -83,7 +83,10 @@ def declared_hardware(name: str | None, file: str | None) -> tuple[dict[str, Any
         return fp, f"remote:{fp['device_name']}"
     if not file:
         return None, None
-    doc = load_json(Path(file))
+    try:
+        doc = load_json(Path(file))
+    except OSError as exc:
+        raise SourceError(f"--hardware-file {file}: {exc.strerror or exc}") from None
     if isinstance(doc, dict) and isinstance(doc.get("cpu"), dict):
         accels = [a for a in doc.get("accelerators") or [] if isinstance(a, dict)]
         if accels:
@@ -153,13 +156,14 @@ def find_sources(fmt: str, paths: list[str]) -> list[Path]:
     found: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found += sorted(f for pattern in mod.FILES for f in p.rglob(pattern) if f.is_file())
+            inside = sorted(f for pattern in mod.FILES for f in p.rglob(pattern) if f.is_file())
+            # A format whose files come in sets (AIPerf: records + summary) or share names with
+            # others (vLLM's .pytorch.json beside its results) picks its own in a folder.
+            found += mod.select(inside) if hasattr(mod, "select") else inside
         elif p.is_file():
             found.append(p)
         else:
             raise SourceError(f"{p}: no such file or folder")
-    if hasattr(mod, "select"):        # a format whose files come in sets (AIPerf: records + summary)
-        found = mod.select(found)
     if not found:
         raise SourceError(f"no {fmt} files ({', '.join(mod.FILES)}) under {', '.join(paths)}")
     return list(dict.fromkeys(found))
@@ -184,7 +188,7 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
         except SourceError as exc:
             summary.failed.append((src, str(exc)))
             continue
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
             summary.failed.append((src, f"unexpected content for {fmt} ({type(exc).__name__}: {exc}); "
                                         f"is it a {fmt} file?"))
             continue

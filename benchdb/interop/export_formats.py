@@ -23,6 +23,7 @@ import json
 import math
 import os
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -169,15 +170,25 @@ def vllm_document(r: dict, requests: list[dict]) -> dict:
     tpots = [(lists["latencies"][i] - lists["ttfts"][i]) / (lists["output_lens"][i] - 1)
              for i in ok if lists["output_lens"][i] > 1]
     opts = json.loads(r["options"] or "{}")
+    # vLLM dates its file when the run ends; `--metadata` values are text.
+    started = datetime.fromisoformat(r["started_at"]) if r["started_at"] else datetime.now(timezone.utc)
+    date = (started.astimezone(timezone.utc) + timedelta(seconds=duration)).strftime("%Y%m%d-%H%M%S")
+    from benchdb.interop.serving import ENGINE_OPTIONS
+
+    metadata = {k: str(opts[k]) for k in ENGINE_OPTIONS if opts.get(k) is not None}
+    if "dtype" not in metadata and r["precision"] in _DTYPES:
+        metadata["dtype"] = _DTYPES[r["precision"]]
     doc: dict[str, Any] = {
-        "date": (r["started_at"] or "")[:19].replace("-", "").replace("T", "-").replace(":", ""),
+        "date": date,
         "endpoint_type": "openai-chat" if r["mode"] == "chat" else "openai",
         "backend": "openai-chat" if r["mode"] == "chat" else "openai",
         "label": f"benchdb-{r['result_id'][:12]}", "model_id": r["model_id"], "tokenizer_id": r["model_id"],
         "num_prompts": len(lists["errors"]),
+        **metadata,
         "benchdb_result_id": r["result_id"],
-        "benchdb_hardware": json.loads(r["fingerprint"] or "{}").get("device_name"),
-        "benchdb_engine": opts.get("engine") or r["backend"],
+        "benchdb_hardware": str(json.loads(r["fingerprint"] or "{}").get("device_name") or "unknown"),
+        "benchdb_engine": str(opts.get("engine") or r["backend"]),
+        "benchdb_input_shape": r["input_shape"], "benchdb_arrival": arrival,
         "request_rate": "inf" if math.isinf(rate_value) else rate_value,
         "burstiness": burst if arrival == "gamma" else 1.0, "max_concurrency": int(cap) if cap else None,
         "duration": duration, "completed": len(ok), "failed": len(lists["errors"]) - len(ok),
@@ -196,7 +207,7 @@ def vllm_document(r: dict, requests: list[dict]) -> dict:
 
 
 def _export_vllm(con, results: list[dict], out: str) -> int:
-    serving = [r for r in results if r["mode"] in ("completions", "chat")]
+    serving = [r for r in results if r["mode"] in ("completions", "chat") and r["status"] == "ok"]
     if not serving:
         raise BenchdbError("no serving results (modes completions, chat) to export as vllm-serve")
     cur = con.execute(sql.load("interop/export_serving_requests.sql"), {"ids": [r["result_id"] for r in serving]})
@@ -228,14 +239,18 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
     wh = Warehouse(db)
     if not wh.path.exists():
         raise BenchdbError(f"{wh.path}: no such warehouse; run `benchdb ingest` first or pass --db")
+    if fmt == "vllm-serve":       # per request, from its own query: not every sample of every result
+        with wh.reading() as con:
+            cur = con.execute(sql.load("interop/export_results.sql"), {"models": list(models or [])})
+            cols = [d[0] for d in cur.description]
+            found = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+            written = _export_vllm(con, found, out)
+        return written, written
     with wh.reading() as con:
         results, samples = _rows(con, list(models or []))
     if not results:
         raise BenchdbError(f"{wh.path}: no results with samples to export"
                            + (f" for model(s) {', '.join(models)}" if models else ""))
-    if fmt == "vllm-serve":
-        with wh.reading() as con:
-            return len([r for r in results if r["mode"] in ("completions", "chat")]), _export_vllm(con, results, out)
     if fmt == "hud-v3":
         lines = [json.dumps(rec, sort_keys=True) for rec in hud_records(results, samples)]
         _write_text(out, "\n".join(lines) + "\n")

@@ -97,8 +97,8 @@ def _record(req: dict, i: int, outcome: str) -> RequestRecord:
         raise SourceError(f"{outcome} request {req.get('request_id')} has no start time")
     if outcome == "errored":
         error = info.get("error") or "errored"
-        return RequestRecord(index=i, sent=sent, end=_time(t, "resolve_end") or _time(info, "completed_at"),
-                             error=clip(str(error).splitlines()[0]))
+        # No end, as the other formats' failed requests: a timeout's wait must not stretch the window.
+        return RequestRecord(index=i, sent=sent, error=clip(str(error).splitlines()[0]))
     first = _time(t, "first_output_token_iteration", "first_token_iteration")
     end = _time(t, "request_end") or _time(req, "request_end_time")
     if end is None:

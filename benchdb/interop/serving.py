@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError
-from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.serving.metrics import RequestRecord, point_rows, rows, summary
 
 #: Engine names as their tools spell them -> benchdb's backend names.
@@ -68,6 +68,8 @@ class LoadPoint:
     percentile_method: str | None = "linear"
     #: The tool kept a sample of the requests: latencies hold, throughputs over them would not.
     sampled: bool = False
+    #: The per-request gaps are per token, not per chunk (SGLang's native client): no chunk rows.
+    gaps_per_token: bool = False
 
 
 #: benchdb's definitions (docs/guides/serving.md), recorded beside each source's own.
@@ -189,17 +191,26 @@ def same_lengths(lists: Mapping[str, Any], what: str) -> int:
     return next(iter(sizes.values()), 0)
 
 
+def decimal(x: float) -> str:
+    """A number as the views read it back: digits and a point, never an exponent."""
+    text = f"{x:.6f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
+
+
 def _shape(p: LoadPoint, measured: list[RequestRecord]) -> str:
+    """The input shape, in the grammar of benchdb's own serving runs; lengths the tool did not say
+    it asked for are the mean over completed requests (as a tool's totals / completed give it for
+    a summary-only file: one rule, so a sweep's points share their workload)."""
     def tokens(requested: int | None, attr: str) -> str:
         if requested is not None:
             return str(int(requested))
-        values = sorted(v for r in measured if r.ok and (v := getattr(r, attr)) is not None)
-        return str(round(values[len(values) // 2])) if values else "unknown"
+        values = [v for r in measured if r.ok and (v := getattr(r, attr)) is not None]
+        return str(round(sum(values) / len(values))) if values else "unknown"
 
     parts = [f"in={tokens(p.in_tokens, 'input_tokens')}", f"out={tokens(p.out_tokens, 'output_tokens')}"]
     if p.rate is not None and math.isfinite(p.rate):
-        shape = f":{p.burstiness:g}" if p.arrival == "gamma" else ""
-        parts.append(f"rate={p.arrival}:{p.rate:g}{shape}")
+        shape = f":{decimal(p.burstiness)}" if p.arrival == "gamma" else ""
+        parts.append(f"rate={p.arrival}:{decimal(p.rate)}{shape}")
         if p.concurrency:
             parts.append(f"max_concurrency={p.concurrency}")
     elif p.concurrency:
@@ -241,10 +252,16 @@ def to_imported(p: LoadPoint) -> Imported:
             raise SourceError(f"{p.model_id}: the requests span no time (window {window:g} s)")
         summ = summary(measured, window)
         out_rows = rows(measured, start) + ([] if p.sampled else point_rows(summ, None))
+        if p.gaps_per_token:
+            out_rows = [r for r in out_rows if r[0] not in (ITL_CHUNK, CHUNK_TOKENS)]
         settings.update(requests=summ["requests"], errors=summ["errors"],
                         errors_by_message=summ["errors_by_message"])
     elif not p.statistics:
         raise SourceError(f"{p.model_id}: neither per-request data nor summary figures")
+    defs = p.definitions
+    if summary_only:        # nothing was recomputed: the source's figures are all there is
+        defs = {m: {**d, "recomputed": False, "why": "summary-only file: no per-request data"}
+                for m, d in p.definitions.items()}
     return Imported(
         model_id=p.model_id, backend=engine or "openai", device=(p.hardware or {}).get("device", "unknown"),
         mode=p.endpoint, precision=precision_of(p.engine_options),
@@ -256,7 +273,7 @@ def to_imported(p: LoadPoint) -> Imported:
         model={"model_type": "llm", "architecture": "openai-endpoint", "task": "text-generation"},
         started_at=p.started_at, run_key=p.run_key, timing_method="source-client", tool=p.tool,
         tool_version=p.tool_version, summary_only=summary_only, percentile_method=p.percentile_method,
-        statistics=p.statistics, settings=settings, definitions=p.definitions,
+        statistics=p.statistics, settings=settings, definitions=defs,
         software={p.tool: p.tool_version} if p.tool_version else dict(p.software),
     )
 
@@ -269,18 +286,22 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
     without latencies a request ends at its last chunk."""
     names = ("input_lens", "output_lens", "ttfts", "itls", "errors", "start_times", "latencies")
     lists: dict[str, Any] = {k: doc[k] for k in names if doc.get(k) is not None}
+    missing = [k for k in ("output_lens", "ttfts", "itls") if k not in lists]
+    if missing:
+        raise SourceError(f"{what}: per-request {', '.join(missing)} missing (the file keeps ttfts and itls)")
     n = same_lengths(lists, what)
     starts, latencies, errors = lists.get("start_times"), lists.get("latencies"), lists.get("errors")
     out = []
     for i in range(n):
         sent = number(starts[i], f"start_times[{i}]") if starts is not None else 0.0
-        error = errors[i] if errors is not None else None
-        if error:
-            out.append(RequestRecord(index=i, sent=sent, error=str(error).strip().splitlines()[-1][:500]))
+        error = str(errors[i]).strip() if errors is not None and errors[i] else ""
+        if error:       # a traceback's last line names the exception
+            out.append(RequestRecord(index=i, sent=sent, error=error.splitlines()[-1][:500]))
             continue
         t = sent + number(lists["ttfts"][i], f"ttfts[{i}]")
+        ins = lists.get("input_lens")
         rec = RequestRecord(index=i, sent=sent, chunks=[(t, 1)],
-                            input_tokens=int(number(lists["input_lens"][i], f"input_lens[{i}]")),
+                            input_tokens=int(number(ins[i], f"input_lens[{i}]")) if ins is not None else None,
                             output_tokens=int(number(lists["output_lens"][i], f"output_lens[{i}]")))
         gaps = lists["itls"][i]
         if not isinstance(gaps, list):

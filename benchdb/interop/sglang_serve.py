@@ -34,6 +34,25 @@ from benchdb.interop.writer import Imported, SourceError
 from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
 FILES = ("*.jsonl",)
+
+
+def select(found: list[Path]) -> list[Path]:
+    """In a folder, the JSON-lines files whose first line is a bench_serving result (not prompts,
+    datasets or other tools' records)."""
+    import json
+
+    out = []
+    for p in found:
+        try:
+            with p.open(encoding="utf-8") as f:
+                first = next((line for line in f if line.strip()), "")
+            doc = json.loads(first)
+        except (OSError, UnicodeDecodeError, ValueError):
+            out.append(p)           # unreadable: let parse name the problem
+            continue
+        if isinstance(doc, dict) and "duration" in doc and "completed" in doc and "backend" in doc:
+            out.append(p)
+    return out
 _VALUES = {"request_throughput": "req/s", "input_throughput": "tokens/s", "output_throughput": "tokens/s",
            "total_throughput": "tokens/s", "duration": "s", "completed": "requests", "concurrency": "requests",
            "total_input_tokens": "tokens", "total_output_tokens": "tokens", "accept_length": "tokens"}
@@ -48,13 +67,19 @@ DEFINITIONS = definitions(
                              "with text (SGLang keeps no per-request end)", False),
      OUTPUT_TOKENS: (None, "the server's usage completion_tokens (the OpenAI client), else the tokenizer's count",
                      True)})
+PER_TOKEN_DEFINITIONS = definitions(
+    {**{m: (d["source_metric"], d["source_definition"], d["same_definition"]) for m, d in DEFINITIONS.items()
+        if m not in (ITL_CHUNK, ITL_TOKEN)},
+     ITL_TOKEN: ("itl_ms", "each gap between chunks split evenly over the chunk's new tokens (the native client, "
+                           "or speculative decoding's accept length)", True)},
+    missing={ITL_CHUNK: "this client keeps per-token gaps, not the chunks they came in"})
 
 
 def _lengths(doc: dict) -> tuple[int | None, int | None]:
-    """The requested input/output lengths where every request had them (a random dataset with
-    range ratio 1), else None (the median of the requests' lengths is used)."""
-    if doc.get("dataset_name") == "random" and float(doc.get("random_range_ratio") or 0) == 1.0:
-        return doc.get("random_input_len"), doc.get("random_output_len")
+    """The lengths a random dataset asked for (with a range ratio below 1, the most it asked for:
+    each request drew between ratio x and that); else None (the mean over the requests)."""
+    if doc.get("dataset_name") == "random" and doc.get("random_input_len") and doc.get("random_output_len"):
+        return int(doc["random_input_len"]), int(doc["random_output_len"])
     return None, None
 
 
@@ -80,6 +105,9 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
         in_len = round(doc.get("total_input_tokens", 0) / completed)
         out_len = round(doc.get("total_output_tokens", 0) / completed)
     model = info.get("served_model_name") or info.get("model_path") or ""
+    # The native client, and the OpenAI ones with speculative decoding, split each chunk's gap
+    # over its tokens: their itls are per token, so no chunk timeline can be rebuilt from them.
+    per_token = backend == "sglang" or bool(doc.get("accept_length"))
     opts = engine_options({**{k: info.get(k) for k in ("tp_size", "pp_size", "dp_size", "dtype", "quantization",
                                                        "kv_cache_dtype", "max_running_requests")}})
     point = LoadPoint(
@@ -90,7 +118,8 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
         rate=rate if math.isfinite(rate) else None, in_tokens=in_len, out_tokens=out_len,
         window_s=number(doc["duration"], f"{where}: duration") if records is not None else None,
         engine=engine_name(backend) if engine_name(backend) != "sglang" else None,
-        assumed_engine="sglang", engine_options=opts, statistics=summary_figures(doc, _VALUES), definitions=DEFINITIONS,
+        assumed_engine="sglang", engine_options=opts, statistics=summary_figures(doc, _VALUES),
+        definitions=PER_TOKEN_DEFINITIONS if per_token else DEFINITIONS, gaps_per_token=per_token,
         settings={"tag": doc.get("tag"), "client_backend": backend, "dataset_name": doc.get("dataset_name"),
                   "line": n, "random_range_ratio": doc.get("random_range_ratio")})
     return to_imported(point)

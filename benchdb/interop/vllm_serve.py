@@ -36,6 +36,11 @@ from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
 FILES = ("*qps*.json", "*vllm*.json")
+
+
+def select(found: list[Path]) -> list[Path]:
+    """vLLM's results, not the PyTorch-format copy it writes beside each (SAVE_TO_PYTORCH_BENCHMARK_FORMAT)."""
+    return [p for p in found if not p.name.endswith(".pytorch.json")]
 #: Keys vLLM writes itself; any other top-level key with a text value is a ``--metadata`` pair.
 _KNOWN = {"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "request_rate",
           "burstiness", "max_concurrency", "duration", "completed", "failed", "total_input_tokens",
@@ -83,29 +88,41 @@ def _point(doc: dict, n: int, path: Path) -> Imported:
         raise SourceError(f"{where} is not a vllm bench serve result (no model_id, duration and completed)")
     if "ttfts" not in doc and "mean_ttft_ms" not in doc:
         raise SourceError(f"{where} is not a text-generation result (no TTFT: a pooling or audio benchmark?)")
+    if doc.get("ramp_up_strategy"):
+        raise SourceError(f"{where} ramps its request rate ({doc['ramp_up_strategy']}): not one load point "
+                          "benchdb can key; import runs at a fixed rate or concurrency")
     backend = str(doc.get("backend") or doc.get("endpoint_type") or "")
     rate_text = doc.get("request_rate", "inf")
     rate = math.inf if str(rate_text).lower() == "inf" else number(rate_text, "request_rate")
     burst = float(doc.get("burstiness") or 1.0)
     cap = doc.get("max_concurrency")
-    detailed = "ttfts" in doc and "itls" in doc
+    detailed = doc.get("ttfts") is not None and doc.get("itls") is not None
     records = records_from_lists(doc, where) if detailed else None
     total = int(doc.get("num_prompts") or (doc.get("completed", 0) + doc.get("failed", 0)))
     metadata = {k: v for k, v in doc.items() if k not in _KNOWN and not SUMMARY_KEY.match(k)
                 and isinstance(v, (str, int, float, bool)) and not isinstance(v, list)
                 and k not in ("tokenizer_id",)}
     completed = doc.get("completed") or 0
+    # A file benchdb exported names what vLLM's layout cannot: the engine, the lengths asked for.
+    mark = str(doc.get("benchdb_engine") or "")
+    named = engine_name(mark) or mark.strip().lower() or engine_name(backend)
+    engine = named if named and named != "vllm" else None
+    shape = {k: int(v) for k, v in (part.split("=", 1) for part in str(doc.get("benchdb_input_shape") or "").split(",")
+                                    if "=" in part) if k in ("in", "out") and v.isdigit()}
     point = LoadPoint(
         tool="vllm bench serve", tool_version=str(doc.get("vllm_version")) if doc.get("vllm_version") else None,
         model_id=str(doc["model_id"]), endpoint="chat" if "chat" in backend else "completions",
         run_key=f"{doc.get('label')}|{doc.get('date')}|{n}", records=records,
         concurrency=int(cap) if cap else (None if math.isfinite(rate) else total),
-        rate=rate if math.isfinite(rate) else None, arrival="poisson" if burst == 1.0 else "gamma", burstiness=burst,
-        in_tokens=None if detailed or not completed else round(doc.get("total_input_tokens", 0) / completed),
-        out_tokens=None if detailed or not completed else round(doc.get("total_output_tokens", 0) / completed),
-        window_s=None if records is None or "start_times" in doc else number(doc["duration"], "duration"),
-        started_at=_started(doc), engine=engine_name(backend) if engine_name(backend) != "vllm" else None,
-        assumed_engine="vllm", engine_options=engine_options(metadata), statistics=summary_figures(doc, _VALUES),
+        rate=rate if math.isfinite(rate) else None,
+        arrival=str(doc.get("benchdb_arrival") or ("poisson" if burst == 1.0 else "gamma")), burstiness=burst,
+        in_tokens=shape.get("in", None if detailed or not completed
+                            else round(doc.get("total_input_tokens", 0) / completed)),
+        out_tokens=shape.get("out", None if detailed or not completed
+                             else round(doc.get("total_output_tokens", 0) / completed)),
+        window_s=None if records is None or doc.get("start_times") is not None else number(doc["duration"], "duration"),
+        started_at=_started(doc), engine=engine, assumed_engine="vllm", engine_options=engine_options(metadata),
+        statistics=summary_figures(doc, _VALUES),
         definitions=DEFINITIONS,
         settings={"label": doc.get("label"), "client_backend": backend, "num_prompts": doc.get("num_prompts"),
                   "tokenizer_id": doc.get("tokenizer_id"), "metadata": metadata})

@@ -41,6 +41,16 @@ APPENDED = {"results": ["hardware_id", "run_month"], "samples": ["hardware_id", 
 REPLACED = ("runs", "hardware", "architectures", "change_points", "hardware_calibration", "result_sources",
             "source_statistics", "source_definitions")
 TABLES = (*APPENDED, *REPLACED)
+#: Tables an export made by an earlier benchdb lacks (Spark types), registered empty for it so the
+#: views that join them still run.
+LATER_TABLES = {
+    "result_sources": "result_id STRING, format STRING, source_file STRING, tool STRING, tool_version STRING, "
+                      "summary_only BOOLEAN, percentile_method STRING",
+    "source_statistics": "result_id STRING, metric STRING, unit STRING, statistic STRING, value DOUBLE, "
+                         "percentile_method STRING",
+    "source_definitions": "result_id STRING, metric STRING, source_metric STRING, source_definition STRING, "
+                          "benchdb_definition STRING, same_definition BOOLEAN, recomputed BOOLEAN, why STRING",
+}
 #: Columns added for partitioning only (not columns of the warehouse table).
 EXTRA_COLUMNS = {"results": ["run_month"], "samples": ["hardware_id", "run_month"]}
 

@@ -52,6 +52,10 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
             df = spark.createDataFrame([], ddl)
         df.select(*[f"`{c}`" for c in info["table_columns"]]).createOrReplaceTempView(table)
         names.append(table)
+    for table, ddl in partitioned_export.LATER_TABLES.items():
+        if table not in manifest["tables"]:        # exported by an earlier benchdb: none then
+            spark.createDataFrame([], ddl).createOrReplaceTempView(table)
+            names.append(table)
     if views:
         import warnings
 

@@ -280,8 +280,16 @@ def _energy_rows(joules: float | None, result) -> list[Row]:
 
 def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:
     if summary.get("ok", 0) == 0:
-        why = f"the server exited mid-sweep; its log ends: {server.tail(5)}" if died else "every request failed"
-        return "failed", why
+        if died:
+            return "failed", f"the server exited mid-sweep; its log ends: {server.tail(5)}"
+        errors = summary.get("errors_by_message") or {}
+        if not errors:
+            return "failed", "every request failed"
+        # The server's own answer says what to change (a refused field, an unknown model, ...).
+        message, n = max(errors.items(), key=lambda kv: kv[1])
+        total = summary.get("requests", n)
+        share = "" if n == total else f" ({n} of them)"
+        return "failed", f"all {total} requests failed: {message}{share}"
     return "ok", None
 
 

@@ -26,7 +26,8 @@
 CREATE OR REPLACE VIEW serving_points AS
 WITH pts AS (
     SELECT r.*,
-           coalesce(json_extract_string(r.options, '$.server_hardware'), r.hardware_name) AS server_hardware_name,
+           coalesce(lower(trim(json_extract_string(r.options, '$.server_hardware'))), r.hardware_name)
+                                                                                      AS server_hardware_name,
            coalesce(json_extract_string(r.options, '$.engine'), r.backend)            AS engine,
            json_extract_string(r.extra, '$.server.version')                          AS engine_version,
            regexp_extract(r.input_shape, '(^|,)(concurrency|rate)=', 2)              AS load_kind_raw,
