@@ -95,14 +95,15 @@ def entry() -> None:
 
 
 #: The modules under benchdb.cli whose COMMANDS make up the command line.
-MODULES = ("run", "data", "report", "interop", "publish", "perfmodel", "spark")
+MODULES = ("run", "data", "report", "interop", "publish", "perfmodel", "spark", "dashboard")
 #: Where each command lives, so running one imports only its module (start-up time). A command
 #: missing here still works: an unknown name imports every module (tests/test_startup.py keeps
 #: this table true).
 WHERE = {"run": "run", "suites": "run", "quickstart": "run", "hardware": "run",
          "ingest": "data", "db": "data", "query": "data", "ack": "data",
          "report": "report", "check": "report", "import": "interop", "export": "interop",
-         "publish": "publish", "calibrate": "perfmodel", "predict": "perfmodel"}
+         "publish": "publish", "calibrate": "perfmodel", "predict": "perfmodel",
+         "serve": "dashboard", "site": "dashboard"}
 
 
 def _register(group: click.Group, names=MODULES) -> None:

@@ -1,0 +1,58 @@
+"""The dashboard: `benchdb serve` (a read-only local web app) and `benchdb site` (static files).
+
+Commands import their library modules inside the command body: `benchdb --help` stays light.
+"""
+
+from __future__ import annotations
+
+import click
+
+from benchdb.cli.options import db_option
+
+
+@click.command("serve")
+@db_option()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but this machine's loopback is warned about.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port (0: any free one).")
+def serve_cmd(db, host, port):
+    """A read-only dashboard over the warehouse in your browser: latest runs, results, the history
+    of any series with its change points, raw samples, serving load points. Filters live in the URL;
+    data ingested while it runs appears on the next load. Stop it with Ctrl-C."""
+    from benchdb.dashboard.server import is_loopback, make_server
+    from benchdb.errors import BenchdbError
+    from benchdb.warehouse import Warehouse
+
+    with Warehouse(db).reading():       # a missing or foreign file is refused before listening
+        pass
+    if not is_loopback(host):
+        click.echo(f"benchdb: warning: serving on {host}: anyone who can reach it can read the warehouse "
+                   "(the dashboard is read-only)", err=True)
+    try:
+        server = make_server(db, host, port)
+    except OSError as exc:
+        raise BenchdbError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"benchdb dashboard on http://{shown}:{server.server_address[1]}/ (Ctrl-C stops it)", err=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@click.command("site")
+@db_option()
+@click.option("--out", "out", required=True, help="Folder for the static site (replaced whole).")
+def site_cmd(db, out):
+    """The dashboard as static files (the page and its data as JSON) for any static host: GitHub
+    Pages, a Hugging Face static Space, or `python -m http.server` in the folder."""
+    from benchdb.dashboard.site import build
+
+    counts = build(db, out)
+    click.echo(f"wrote the dashboard to {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+
+
+COMMANDS: list = [serve_cmd, site_cmd]

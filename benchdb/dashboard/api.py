@@ -1,0 +1,83 @@
+"""The dashboard's data: named views with the URL filters each takes, as JSON-ready rows.
+
+A view is a SQL file ``benchdb/sql/dashboard/<name>.sql`` whose parameters are its filters
+(``$model``, ``$hardware``, ...); an absent filter binds NULL (no restriction). Nothing else can
+be asked: an unknown view or filter is refused, and the connection is read-only and sandboxed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from benchdb import sql
+from benchdb.errors import BenchdbError
+
+
+@dataclass(frozen=True)
+class View:
+    name: str
+    title: str
+    #: URL parameters it takes; the required ones must be given.
+    filters: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    #: The column each filter matches (the static site filters in the browser with it).
+    columns: tuple[tuple[str, str], ...] = ()
+
+
+VIEWS = {v.name: v for v in (
+    View("runs", "Latest runs"),
+    View("change_points", "Change points", ("model", "hardware"),
+         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
+    View("results", "Latest results", ("model", "hardware", "backend"),
+         columns=(("model", "model_id"), ("hardware", "hardware_name"), ("backend", "backend"))),
+    View("trends", "History of a series", ("series",), ("series",), (("series", "series_id"),)),
+    View("samples", "Raw samples of a result", ("result",), ("result",)),
+    View("serving", "Serving load points", ("model", "hardware"),
+         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
+    View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
+    View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
+)}
+
+
+class UnknownView(BenchdbError):
+    """A request for a view or filter the dashboard does not have (HTTP 404 / 400)."""
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (_dt.datetime, _dt.date)):
+        return v.isoformat()
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def query(con, name: str, params: dict[str, str]) -> dict[str, Any]:
+    """``{"view", "title", "filters", "columns", "rows"}`` of view ``name`` under ``params``."""
+    view = VIEWS.get(name)
+    if view is None:
+        raise UnknownView(f"no dashboard view {name!r}; the views: {', '.join(VIEWS)}")
+    extra = sorted(set(params) - set(view.filters))
+    if extra:
+        raise UnknownView(f"view {name} takes no filter {extra[0]!r} (it takes: {', '.join(view.filters) or 'none'})")
+    missing = [f for f in view.required if not params.get(f)]
+    if missing:
+        raise UnknownView(f"view {name} needs {missing[0]}=...")
+    cur = con.execute(sql.load(f"dashboard/{name}.sql"), {f: (params.get(f) or None) for f in view.filters})
+    columns = [d[0] for d in cur.description]
+    rows = [[_plain(v) for v in row] for row in cur.fetchall()]
+    return {"view": name, "title": view.title, "filters": {f: params.get(f) for f in view.filters},
+            "columns": columns, "rows": rows}
+
+
+def catalog() -> dict[str, Any]:
+    """What the page needs to draw its navigation and filter fields."""
+    return {"views": [{"name": v.name, "title": v.title, "filters": list(v.filters), "required": list(v.required),
+                       "columns": dict(v.columns)} for v in VIEWS.values()]}

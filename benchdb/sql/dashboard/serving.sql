@@ -1,0 +1,9 @@
+-- Dashboard: serving load points (serving_points) under the model and hardware filters.
+SELECT result_id, series_id, model_id, hardware_name, engine, measured_by, precision, endpoint, input_shape,
+       load_kind, load_value, n_requests, errors, ttft_p50_s, ttft_p90_s, tpot_p50_s, itl_p50_s, e2e_p50_s,
+       request_throughput, output_throughput_per_device, interactivity
+FROM serving_points
+WHERE ($model IS NULL OR model_id = $model)
+  AND ($hardware IS NULL OR hardware_name = $hardware)
+ORDER BY model_id, endpoint, input_shape, hardware_name, engine, load_value
+LIMIT 5000

@@ -1,0 +1,237 @@
+"""`benchdb serve` and `benchdb site`: the read-only dashboard over a real warehouse, over real HTTP,
+and in a real Chromium (playwright) for both the server and the static site served by
+`python -m http.server` with no benchdb process running. Screenshots go to build/dashboard-screens/."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import REPO, make_meta, make_run, write_file
+
+from benchdb.backends.ortweb import browser
+from benchdb.warehouse import Warehouse
+
+SCREENS = REPO / "build" / "dashboard-screens"
+
+
+def _write_run(folder: Path, day: int, shift: float = 1.0) -> None:
+    run = make_run(started_at=f"2026-11-{day:02d}T10:00:00+00:00")
+    for model in ("matmul:64", "matmul:128"):
+        rng = np.random.default_rng(day)
+        write_file(folder, make_meta(run, model_id=model), rng.normal(1e-3 * shift, 1e-5, 40))
+
+
+@pytest.fixture
+def warehouse(tmp_path) -> Path:
+    res = tmp_path / "results"
+    for day in (1, 2, 3):
+        _write_run(res / f"d{day}", day, shift=1.0 if day < 3 else 1.3)
+    db = tmp_path / "w.duckdb"
+    Warehouse(db).ingest([res])
+    return db
+
+
+@pytest.fixture
+def server(warehouse):
+    from benchdb.dashboard.server import make_server
+
+    srv = make_server(str(warehouse), "127.0.0.1", 0)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def get(url: str, method: str = "GET") -> tuple[int, dict]:
+    req = urllib.request.Request(url, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+@pytest.mark.core
+def test_api_views_filters_and_refusals(server):
+    status, cat = get(f"{server}/api/views")
+    assert status == 200 and {v["name"] for v in cat["views"]} >= {"runs", "results", "trends", "samples"}
+    status, res = get(f"{server}/api/results?model=matmul:64")
+    assert status == 200 and len(res["rows"]) == 1
+    row = dict(zip(res["columns"], res["rows"][0], strict=True))
+    assert row["model_id"] == "matmul:64" and row["n"] == 40
+    status, hist = get(f"{server}/api/trends?series={row['series_id']}")
+    assert status == 200 and len(hist["rows"]) == 3                     # three runs of the series
+    status, samples = get(f"{server}/api/samples?result={row['result_id']}")
+    assert status == 200 and len(samples["rows"]) == 40
+    assert get(f"{server}/api/results?modle=x")[0] == 400              # a misspelt filter is refused
+    assert get(f"{server}/api/trends")[0] == 400                       # a required filter
+    assert get(f"{server}/api/nothing")[0] == 404
+    assert get(f"{server}/static/..%2Fserver.py")[0] == 404
+    assert get(f"{server}/api/results", method="POST")[0] == 405       # read-only: no write method
+    assert get(f"{server}/api/results", method="DELETE")[0] == 405
+
+
+@pytest.mark.core
+def test_compare_and_environment_of_two_runs(server):
+    runs = get(f"{server}/api/runs")[1]
+    recs = [dict(zip(runs["columns"], r, strict=True)) for r in runs["rows"]]
+    newest = recs[0]                                     # day 3: every median 1.3x
+    assert newest["previous_run_id"] == recs[1]["run_id"]
+    status, cmp = get(f"{server}/api/compare?base={newest['previous_run_id']}&cand={newest['run_id']}")
+    assert status == 200 and len(cmp["rows"]) == 2
+    for row in cmp["rows"]:
+        rec = dict(zip(cmp["columns"], row, strict=True))
+        assert rec["change"] == pytest.approx(0.3, abs=0.05)
+        assert rec["change_low"] <= rec["change"] <= rec["change_high"]
+    status, env = get(f"{server}/api/environment?base={newest['previous_run_id']}&cand={newest['run_id']}")
+    items = {r[0]: r for r in env["rows"]}
+    assert status == 200 and items["started_at"][3] is True and items["hardware"][3] is False
+    assert any(k.startswith("software: numpy") for k in items)
+
+
+@pytest.mark.core
+def test_a_run_ingested_while_serving_appears_on_the_next_request(server, warehouse, tmp_path):
+    before = len(get(f"{server}/api/runs")[1]["rows"])
+    _write_run(tmp_path / "later", 9)
+    summary = Warehouse(warehouse).ingest([tmp_path / "later"])    # the server holds no connection open
+    assert summary.new == 2
+    assert len(get(f"{server}/api/runs")[1]["rows"]) == before + 1
+
+
+@pytest.mark.core
+def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path):
+    from benchdb.dashboard.site import build
+
+    out = tmp_path / "site"
+    counts = build(str(warehouse), out)
+    assert counts["runs"] == 3 and counts["results"] == 2
+    results = json.loads((out / "data" / "results.json").read_text())
+    for row in results["rows"]:
+        rec = dict(zip(results["columns"], row, strict=True))
+        assert (out / "data" / "trends" / f"{rec['series_id']}.json").is_file()
+        assert len(json.loads((out / "data" / "samples" / f"{rec['result_id']}.json").read_text())["rows"]) == 40
+    assert 'content="static"' in (out / "index.html").read_text()
+    assert (out / "static" / "app.js").is_file()
+    build(str(warehouse), out)                 # again: replaced whole, nothing left over
+    assert not list(tmp_path.glob(".site.*"))
+
+
+# ------------------------------------------------------------------ in a real browser
+
+def _has_browser() -> bool:
+    import importlib.util
+
+    return browser.find() is not None and importlib.util.find_spec("playwright") is not None
+
+
+needs_browser = pytest.mark.skipif(not _has_browser(), reason="no Chromium or playwright here (CI installs both)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(url: str, proc: subprocess.Popen) -> None:
+    for _ in range(200):
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered")
+
+
+def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
+    """The views load without console errors; a filter survives a reload; results -> series history
+    -> raw samples by clicking; with a warehouse, a run ingested meanwhile shows after a reload."""
+    from playwright.sync_api import sync_playwright
+
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=browser.find(), headless=True, args=["--no-sandbox"])
+        page = b.new_page(viewport={"width": 1280, "height": 800})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for view in ("runs", "results", "change_points", "serving"):   # every view without a required filter
+            page.goto(f"{base}/?view={view}")
+            page.wait_for_selector("#status:has-text('row(s)')")
+        page.screenshot(path=str(SCREENS / f"{name}-serving.png"))
+        page.goto(f"{base}/?view=results")
+        page.wait_for_selector("#status:has-text('2 row(s)')")
+        page.screenshot(path=str(SCREENS / f"{name}-results.png"))
+        page.fill("input[name=model]", "matmul:128")
+        page.dispatch_event("input[name=model]", "change")
+        page.wait_for_selector("#status:has-text('1 row(s)')")
+        assert "model=matmul%3A128" in page.url
+        page.reload()
+        page.wait_for_selector("#status:has-text('1 row(s)')")
+        assert page.input_value("input[name=model]") == "matmul:128"
+        page.click("td a[title='history of this series']")
+        page.wait_for_selector("svg[aria-label^='median per run']")
+        assert "view=trends" in page.url
+        page.screenshot(path=str(SCREENS / f"{name}-trends.png"))
+        page.click("td a[title='raw samples of this result'] >> nth=-1")
+        page.wait_for_selector("figcaption:has-text('n = 40')")
+        page.screenshot(path=str(SCREENS / f"{name}-samples.png"))
+        page.goto(f"{base}/?view=runs")
+        page.click("td a[title='compare this run with the one before it'] >> nth=0")
+        page.wait_for_selector("svg[aria-label^='change per scenario']")
+        assert page.locator("svg circle.mark").count() == 2
+        page.screenshot(path=str(SCREENS / f"{name}-compare.png"))
+        page.click("text=How the two runs' environments differ")
+        page.wait_for_selector("td:has-text('started_at')")
+        page.screenshot(path=str(SCREENS / f"{name}-environment.png"))
+        if warehouse is not None:
+            page.goto(f"{base}/?view=runs")
+            page.wait_for_selector("#status:has-text('3 row(s)')")
+            _write_run(tmp_path / "later", 9)
+            Warehouse(warehouse).ingest([tmp_path / "later"])
+            page.reload()
+            page.wait_for_selector("#status:has-text('4 row(s)')")
+        b.close()
+    assert errors == []
+
+
+@needs_browser
+def test_serve_in_a_browser(warehouse, tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", str(port)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(f"http://127.0.0.1:{port}/api/views", proc)
+        _walk(f"http://127.0.0.1:{port}", "serve", warehouse, tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+@needs_browser
+def test_static_site_in_a_browser_with_no_benchdb_running(warehouse, tmp_path):
+    out = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(warehouse), "--out", str(out)], check=True,
+                   capture_output=True)
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], cwd=out,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait(f"http://127.0.0.1:{port}/", proc)
+        _walk(f"http://127.0.0.1:{port}", "site", None, tmp_path)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
