@@ -42,6 +42,22 @@ def best_of(fn, n: int = 5) -> float:
     return min(times), statistics.median(times)
 
 
+def build(db: Path, models: int, hardware: int, samples_per_result: int) -> tuple[int, int]:
+    """The synthetic warehouse of report_fixture.sql at ``db``: (results, samples)."""
+    con, _ = database.open_writable(db)
+    lines = (Path(__file__).parent / "report_fixture.sql").read_text().splitlines()
+    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    params = {"models": models, "hardware": hardware, "samples_per_result": samples_per_result}
+    for stmt in [s for s in text.split(";") if s.strip()]:
+        used = {k: v for k, v in params.items() if f"${k}" in stmt}
+        con.execute(stmt, used)
+    n_results = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
+    n_samples = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
+    con.execute("CHECKPOINT")
+    con.close()
+    return n_results, n_samples
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", type=int, default=50)
@@ -56,17 +72,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="benchdb-report-"))
     db = work / "big.duckdb"
     t = time.perf_counter()
-    con, _ = database.open_writable(db)
-    lines = (Path(__file__).parent / "report_fixture.sql").read_text().splitlines()
-    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
-    params = {"models": args.models, "hardware": args.hardware, "samples_per_result": args.samples_per_result}
-    for stmt in [s for s in text.split(";") if s.strip()]:
-        used = {k: v for k, v in params.items() if f"${k}" in stmt}
-        con.execute(stmt, used)
-    n_results = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
-    n_samples = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-    con.execute("CHECKPOINT")
-    con.close()
+    n_results, n_samples = build(db, args.models, args.hardware, args.samples_per_result)
     print(f"warehouse: {n_results:,} results, {n_samples:,} samples, built in {time.perf_counter() - t:.1f} s")
 
     def baseline():

@@ -83,6 +83,16 @@ def test_api_views_filters_and_refusals(server):
 
 
 @pytest.mark.core
+def test_a_long_view_says_it_was_cut(server, monkeypatch):
+    from benchdb.dashboard import api
+
+    monkeypatch.setattr(api, "MAX_ROWS", 1)          # the server runs in this process
+    status, res = get(f"{server}/api/results")
+    assert status == 200 and len(res["rows"]) == 1 and res["truncated"] is True
+    assert get(f"{server}/api/results?model=matmul:64")[1]["truncated"] is False
+
+
+@pytest.mark.core
 def test_compare_and_environment_of_two_runs(server):
     runs = get(f"{server}/api/runs")[1]
     recs = [dict(zip(runs["columns"], r, strict=True)) for r in runs["rows"]]

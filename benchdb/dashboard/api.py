@@ -43,6 +43,12 @@ VIEWS = {v.name: v for v in (
 )}
 
 
+#: Rows a page receives at most (a view's first rows in its order); ``truncated`` says there are more.
+MAX_ROWS = 5000
+#: The raw samples of one result can be many more, and a histogram wants them all.
+MAX_SAMPLES = 200_000
+
+
 class UnknownView(BenchdbError):
     """A request for a view or filter the dashboard does not have (HTTP 404 / 400)."""
 
@@ -59,8 +65,9 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def query(con, name: str, params: dict[str, str]) -> dict[str, Any]:
-    """``{"view", "title", "filters", "columns", "rows"}`` of view ``name`` under ``params``."""
+def query(con, name: str, params: dict[str, str], limit: int | None = None) -> dict[str, Any]:
+    """``{"view", "title", "filters", "columns", "rows", "truncated"}`` of view ``name`` under
+    ``params``: at most ``limit`` rows (default :data:`MAX_ROWS`, :data:`MAX_SAMPLES` for samples)."""
     view = VIEWS.get(name)
     if view is None:
         raise UnknownView(f"no dashboard view {name!r}; the views: {', '.join(VIEWS)}")
@@ -72,9 +79,10 @@ def query(con, name: str, params: dict[str, str]) -> dict[str, Any]:
         raise UnknownView(f"view {name} needs {missing[0]}=...")
     cur = con.execute(sql.load(f"dashboard/{name}.sql"), {f: (params.get(f) or None) for f in view.filters})
     columns = [d[0] for d in cur.description]
-    rows = [[_plain(v) for v in row] for row in cur.fetchall()]
+    limit = limit or (MAX_SAMPLES if name == "samples" else MAX_ROWS)
+    rows = [[_plain(v) for v in row] for row in cur.fetchmany(limit + 1)]
     return {"view": name, "title": view.title, "filters": {f: params.get(f) for f in view.filters},
-            "columns": columns, "rows": rows}
+            "columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
 
 
 def catalog() -> dict[str, Any]:

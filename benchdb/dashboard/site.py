@@ -18,6 +18,9 @@ from pathlib import Path
 from benchdb.dashboard import api
 from benchdb.dashboard.server import STATIC, page
 
+#: A static page filters in the browser: every row, not the server's first ones.
+ALL = 10**9
+
 
 def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
     """Write the site; returns {view: rows written}."""
@@ -41,17 +44,17 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
             for name, view in api.VIEWS.items():
                 if view.required:
                     continue
-                doc = api.query(con, name, {})
+                doc = api.query(con, name, {}, limit=ALL)      # the page filters them all
                 write(f"data/{name}.json", doc)
                 counts[name] = len(doc["rows"])
-            results = api.query(con, "results", {})
+            results = api.query(con, "results", {}, limit=ALL)
             cols = results["columns"]
             for row in results["rows"]:
                 rec = dict(zip(cols, row, strict=True))
                 write(f"data/trends/{rec['series_id']}.json", api.query(con, "trends", {"series": rec["series_id"]}))
                 write(f"data/samples/{rec['result_id']}.json", api.query(con, "samples", {"result": rec["result_id"]}))
             counts["trends"] = counts["samples"] = len(results["rows"])
-            runs = api.query(con, "runs", {})
+            runs = api.query(con, "runs", {}, limit=ALL)
             pairs = [(rec["previous_run_id"], rec["run_id"]) for rec in
                      (dict(zip(runs["columns"], row, strict=True)) for row in runs["rows"]) if rec["previous_run_id"]]
             for base, cand in pairs:       # each run against the one before it, as the runs page links them

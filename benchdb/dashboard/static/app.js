@@ -266,7 +266,8 @@ async function render() {
       if (f) chart.append(f);
     }
     $("table").replaceChildren(table(doc));
-    status.textContent = `${doc.rows.length} row(s)`;
+    status.textContent = `${doc.rows.length} row(s)` +
+      (doc.truncated ? " shown, the first in order: there are more; filter to narrow them" : "");
   } catch (err) {
     status.className = "error";
     status.textContent = String(err.message || err);

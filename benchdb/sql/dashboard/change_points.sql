@@ -7,4 +7,3 @@ JOIN hardware h USING (hardware_id)
 WHERE ($model IS NULL OR c.model_id = $model)
   AND ($hardware IS NULL OR h.device_name = $hardware)
 ORDER BY c.status = 'acked', c.run_started_at DESC, c.change_id
-LIMIT 500

@@ -17,4 +17,3 @@ WHERE b.run_id = $base AND c.run_id = $cand
   AND b.status = 'ok' AND c.status = 'ok' AND b.validity = 'valid' AND c.validity = 'valid'
   AND bdb_timing_metric(b.metric) AND b.unit = 's' AND b.median > 0
 ORDER BY change DESC, b.model_id, b.series_id
-LIMIT 5000

@@ -8,4 +8,3 @@ WHERE ($model IS NULL OR model_id = $model)
   AND ($hardware IS NULL OR hardware_name = $hardware)
   AND ($backend IS NULL OR backend = $backend)
 ORDER BY model_id, hardware_name, backend, mode, precision, batch_size, input_shape, result_id
-LIMIT 5000

@@ -16,4 +16,3 @@ WITH r AS (
 SELECT *, lead(run_id) OVER (ORDER BY started_at DESC, run_id DESC) AS previous_run_id
 FROM r
 ORDER BY started_at DESC, run_id DESC
-LIMIT 200

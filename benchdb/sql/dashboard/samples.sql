@@ -6,4 +6,3 @@ FROM samples s
 JOIN results r USING (result_id)
 WHERE s.result_id = $result
 ORDER BY s.metric, s.repeat, s.iteration, s.t_offset_s
-LIMIT 100000

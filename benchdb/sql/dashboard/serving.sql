@@ -6,4 +6,3 @@ FROM serving_points
 WHERE ($model IS NULL OR model_id = $model)
   AND ($hardware IS NULL OR hardware_name = $hardware)
 ORDER BY model_id, endpoint, input_shape, hardware_name, engine, load_value
-LIMIT 5000

@@ -8,4 +8,3 @@ FROM trends t
 LEFT JOIN change_points c ON c.series_id = t.series_id AND c.run_id = t.run_id
 WHERE t.series_id = $series
 ORDER BY t.run_started_at, t.result_id
-LIMIT 5000

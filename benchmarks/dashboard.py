@@ -1,0 +1,90 @@
+"""Dashboard data requests on a large warehouse, against a SELECT * of the same view in the same run.
+
+    python benchmarks/dashboard.py [--models 50] [--hardware 8] [--samples-per-result 1000] [--requests 40] [--small]
+
+Builds the synthetic warehouse of benchmarks/report.py (default 10,000 results, 10M samples),
+starts `benchdb serve`'s server in this process and times each view's API request over HTTP
+(a new read-only connection each, as the server opens one per request), p50 and p95 over
+--requests; beside each, the baseline: a new read-only connection fetching every row of the
+warehouse view the page's query reads (results_latest, trends, samples, ...) on a connection
+configured as the server's (read-only, sandboxed), in the same run.
+Goal: every p95 < 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from report import build
+
+from benchdb.dashboard.server import make_server
+from benchdb.schema import database
+
+
+def p95(xs: list[float]) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(0.95 * (len(xs) - 1)))]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--models", type=int, default=50)
+    ap.add_argument("--hardware", type=int, default=8)
+    ap.add_argument("--samples-per-result", type=int, default=1000)
+    ap.add_argument("--requests", type=int, default=40)
+    ap.add_argument("--small", action="store_true", help="10 models, 4 hardware, 10 samples a result, 10 "
+                                                         "requests: checks that the script works")
+    args = ap.parse_args()
+    if args.small:
+        args.models, args.hardware, args.samples_per_result, args.requests = 10, 4, 10, 10
+    db = Path(tempfile.mkdtemp(prefix="benchdb-dashboard-")) / "big.duckdb"
+    t = time.perf_counter()
+    n_results, n_samples = build(db, args.models, args.hardware, args.samples_per_result)
+    print(f"warehouse: {n_results:,} results, {n_samples:,} samples, built in {time.perf_counter() - t:.1f} s")
+
+    srv = make_server(str(db), "127.0.0.1", 0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.server_address[1]}/api"
+    # (request, the warehouse view its query reads: the baseline selects all of it)
+    cases = {
+        "runs": ("runs", "SELECT * FROM runs"),
+        "results": ("results", "SELECT * FROM results_latest"),
+        "results?model=model-1": ("results?model=model-1", "SELECT * FROM results_latest"),
+        "change_points": ("change_points", "SELECT * FROM change_points"),
+        "serving": ("serving", "SELECT * FROM serving_points"),
+        "trends?series=...": ("trends?series=series-1-1-1-1", "SELECT * FROM trends"),
+        "samples?result=r1": ("samples?result=r1", "SELECT * FROM samples WHERE result_id = 'r1'"),
+        "compare?base=run18&cand=run19": ("compare?base=run18&cand=run19", "SELECT * FROM results"),
+        "environment?base=run18&cand=run19": ("environment?base=run18&cand=run19", "SELECT * FROM runs"),
+    }
+    print(f"{'request':<36} {'p50 ms':>8} {'p95 ms':>8}   {'SELECT * p50':>12} {'p95':>8}   p95 ratio")
+    worst = 0.0
+    for name, (path, baseline) in cases.items():
+        api, sel = [], []
+        urllib.request.urlopen(f"{base}/{path}").read()         # warm
+        for _ in range(args.requests):                          # interleaved: the same machine state
+            t = time.perf_counter()
+            with urllib.request.urlopen(f"{base}/{path}") as resp:
+                assert resp.status == 200
+                resp.read()
+            api.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            con = database.connect(db, read_only=True, wait_s=10, sandboxed=True)   # as the server's
+            con.execute(baseline).fetchall()
+            con.close()
+            sel.append(time.perf_counter() - t)
+        worst = max(worst, p95(api))
+        print(f"{name:<36} {statistics.median(api) * 1e3:8.1f} {p95(api) * 1e3:8.1f}   "
+              f"{statistics.median(sel) * 1e3:12.1f} {p95(sel) * 1e3:8.1f}   {p95(api) / p95(sel):6.2f}x")
+    print(f"worst p95 {worst * 1e3:.1f} ms (goal < 150 ms)")
+    srv.shutdown()
+
+
+if __name__ == "__main__":
+    main()
