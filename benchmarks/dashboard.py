@@ -54,6 +54,11 @@ def main() -> None:
     # (request, the warehouse view its query reads: the baseline selects all of it)
     cases = {
         "runs": ("runs", "SELECT * FROM runs"),
+        "matrix": ("matrix", "SELECT * FROM compat_matrix"),
+        "optimal": ("optimal", "SELECT * FROM optimal_hardware"),
+        "optimal?objective=latency&max_latency_ms=5": ("optimal?objective=latency&max_latency_ms=5",
+                                                        "SELECT * FROM optimal_hardware"),
+        "frontier": ("frontier", "SELECT * FROM serving_frontier"),
         "results": ("results", "SELECT * FROM results_latest"),
         "results?model=model-1": ("results?model=model-1", "SELECT * FROM results_latest"),
         "change_points": ("change_points", "SELECT * FROM change_points"),
@@ -63,7 +68,7 @@ def main() -> None:
         "compare?base=run18&cand=run19": ("compare?base=run18&cand=run19", "SELECT * FROM results"),
         "environment?base=run18&cand=run19": ("environment?base=run18&cand=run19", "SELECT * FROM runs"),
     }
-    print(f"{'request':<36} {'p50 ms':>8} {'p95 ms':>8}   {'SELECT * p50':>12} {'p95':>8}   p95 ratio")
+    print(f"{'request':<46} {'p50 ms':>8} {'p95 ms':>8}   {'SELECT * p50':>12} {'p95':>8}   p95 ratio")
     worst = 0.0
     for name, (path, baseline) in cases.items():
         api, sel = [], []
@@ -80,7 +85,7 @@ def main() -> None:
             con.close()
             sel.append(time.perf_counter() - t)
         worst = max(worst, p95(api))
-        print(f"{name:<36} {statistics.median(api) * 1e3:8.1f} {p95(api) * 1e3:8.1f}   "
+        print(f"{name:<46} {statistics.median(api) * 1e3:8.1f} {p95(api) * 1e3:8.1f}   "
               f"{statistics.median(sel) * 1e3:12.1f} {p95(sel) * 1e3:8.1f}   {p95(api) / p95(sel):6.2f}x")
     print(f"worst p95 {worst * 1e3:.1f} ms (goal < 150 ms)")
     srv.shutdown()

@@ -80,6 +80,13 @@ def test_api_views_filters_and_refusals(server):
     assert get(f"{server}/static/..%2Fserver.py")[0] == 404
     assert get(f"{server}/api/results", method="POST")[0] == 405       # read-only: no write method
     assert get(f"{server}/api/results", method="DELETE")[0] == 405
+    status, best = get(f"{server}/api/optimal?objective=latency&batch=1")
+    assert status == 200 and len(best["rows"]) == 2 and {r[best["columns"].index("objective")] for r in best["rows"]} \
+        == {"latency"}
+    assert get(f"{server}/api/optimal?objective=cheapest")[0] == 400
+    assert get(f"{server}/api/optimal?batch=one")[0] == 400
+    status, matrix = get(f"{server}/api/matrix?family=synthetic")
+    assert status == 200 and len(matrix["rows"]) == 1                   # one family x hardware x backend
 
 
 @pytest.mark.core
@@ -178,13 +185,25 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page = b.new_page(viewport={"width": 1280, "height": 800})
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
-        for view in ("runs", "results", "change_points", "serving"):   # every view without a required filter
+        for view in ("runs", "matrix", "optimal", "results", "change_points", "serving", "frontier"):
             page.goto(f"{base}/?view={view}")
             page.wait_for_selector("#status:has-text('row(s)')")
         page.screenshot(path=str(SCREENS / f"{name}-serving.png"))
         page.goto(f"{base}/?view=results")
         page.wait_for_selector("#status:has-text('2 row(s)')")
         page.screenshot(path=str(SCREENS / f"{name}-results.png"))
+        page.goto(f"{base}/?view=matrix")
+        page.wait_for_selector("a.matrix-cell")
+        page.screenshot(path=str(SCREENS / f"{name}-matrix.png"))
+        page.click("a.matrix-cell >> nth=0")                  # matrix -> the results it counts
+        page.wait_for_selector("#status:has-text('2 row(s)')")
+        assert "view=results" in page.url and "family=synthetic" in page.url
+        page.goto(f"{base}/?view=optimal&objective=latency")
+        page.wait_for_selector("#status:has-text('row(s)')")
+        assert page.input_value("select[name=objective]") == "latency"
+        page.screenshot(path=str(SCREENS / f"{name}-optimal.png"))
+        page.goto(f"{base}/?view=results")
+        page.wait_for_selector("#status:has-text('2 row(s)')")
         page.fill("input[name=model]", "matmul:128")
         page.dispatch_event("input[name=model]", "change")
         page.wait_for_selector("#status:has-text('1 row(s)')")
@@ -198,6 +217,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page.screenshot(path=str(SCREENS / f"{name}-trends.png"))
         page.click("td a[title='raw samples of this result'] >> nth=-1")
         page.wait_for_selector("figcaption:has-text('n = 40')")
+        assert page.inner_text("pre").startswith("benchdb run --backend numpy --device cpu --model matmul:")
         page.screenshot(path=str(SCREENS / f"{name}-samples.png"))
         page.goto(f"{base}/?view=runs")
         page.click("td a[title='compare this run with the one before it'] >> nth=0")

@@ -26,17 +26,27 @@ class View:
     required: tuple[str, ...] = ()
     #: The column each filter matches (the static site filters in the browser with it).
     columns: tuple[tuple[str, str], ...] = ()
+    #: Filters that take one of a few values.
+    choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 VIEWS = {v.name: v for v in (
     View("runs", "Latest runs"),
     View("change_points", "Change points", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
-    View("results", "Latest results", ("model", "hardware", "backend"),
-         columns=(("model", "model_id"), ("hardware", "hardware_name"), ("backend", "backend"))),
+    View("matrix", "Compatibility matrix", ("family",), columns=(("family", "family"),)),
+    View("optimal", "Optimal hardware", ("model", "family", "batch", "precision", "objective", "max_latency_ms"),
+         columns=(("model", "model_id"), ("family", "family"), ("batch", "batch_size"),
+                  ("precision", "best_precision")),
+         choices=(("objective", ("throughput", "latency", "energy")),)),
+    View("results", "Latest results", ("model", "hardware", "backend", "family"),
+         columns=(("model", "model_id"), ("hardware", "hardware_name"), ("backend", "backend"),
+                  ("family", "family"))),
     View("trends", "History of a series", ("series",), ("series",), (("series", "series_id"),)),
     View("samples", "Raw samples of a result", ("result",), ("result",)),
     View("serving", "Serving load points", ("model", "hardware"),
+         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
+    View("frontier", "Serving frontiers", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
     View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
     View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
@@ -77,15 +87,30 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
     missing = [f for f in view.required if not params.get(f)]
     if missing:
         raise UnknownView(f"view {name} needs {missing[0]}=...")
+    for f, allowed in view.choices:
+        if params.get(f) and params[f] not in allowed:
+            raise UnknownView(f"view {name}: {f} is one of {', '.join(allowed)}, not {params[f]!r}")
+    for f in ("batch", "max_latency_ms"):
+        if params.get(f) and f in view.filters:
+            try:
+                float(params[f])
+            except ValueError:
+                raise UnknownView(f"view {name}: {f} must be a number, not {params[f]!r}") from None
     cur = con.execute(sql.load(f"dashboard/{name}.sql"), {f: (params.get(f) or None) for f in view.filters})
     columns = [d[0] for d in cur.description]
     limit = limit or (MAX_SAMPLES if name == "samples" else MAX_ROWS)
     rows = [[_plain(v) for v in row] for row in cur.fetchmany(limit + 1)]
-    return {"view": name, "title": view.title, "filters": {f: params.get(f) for f in view.filters},
-            "columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
+    doc = {"view": name, "title": view.title, "filters": {f: params.get(f) for f in view.filters},
+           "columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
+    if name == "samples" and rows:
+        from benchdb.reports.build import reproduce_command
+
+        doc["command"] = reproduce_command(dict(zip(columns, rows[0], strict=True)))
+    return doc
 
 
 def catalog() -> dict[str, Any]:
     """What the page needs to draw its navigation and filter fields."""
     return {"views": [{"name": v.name, "title": v.title, "filters": list(v.filters), "required": list(v.required),
-                       "columns": dict(v.columns)} for v in VIEWS.values()]}
+                       "columns": dict(v.columns), "choices": {f: list(c) for f, c in v.choices}}
+                      for v in VIEWS.values()]}

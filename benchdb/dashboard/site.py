@@ -47,6 +47,8 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
                 doc = api.query(con, name, {}, limit=ALL)      # the page filters them all
                 write(f"data/{name}.json", doc)
                 counts[name] = len(doc["rows"])
+            for objective in dict(api.VIEWS["optimal"].choices)["objective"]:   # one file per objective
+                write(f"data/optimal__{objective}.json", api.query(con, "optimal", {"objective": objective}, limit=ALL))
             results = api.query(con, "results", {}, limit=ALL)
             cols = results["columns"]
             for row in results["rows"]:

@@ -36,8 +36,13 @@ async function load(view, filters, catalog) {
   if (view === "compare" || view === "environment") {
     return getJSON(`data/${view}/${encodeURIComponent(filters.base)}__${encodeURIComponent(filters.cand)}.json`);
   }
-  const doc = await getJSON(`data/${encodeURIComponent(view)}.json`);
-  const keep = Object.entries(filters).map(([f, v]) => [doc.columns.indexOf(spec.columns[f]), v]);
+  if (view === "optimal" && filters.max_latency_ms) {
+    throw new Error("a latency limit is computed by the server: run `benchdb serve` for max_latency_ms");
+  }
+  const file = view === "optimal" ? `optimal__${filters.objective || "throughput"}` : view;
+  const doc = await getJSON(`data/${encodeURIComponent(file)}.json`);
+  const keep = Object.entries(filters).filter(([f]) => spec.columns[f])
+    .map(([f, v]) => [doc.columns.indexOf(spec.columns[f]), v]);
   doc.rows = doc.rows.filter((row) => keep.every(([i, v]) => i < 0 || String(row[i]) === v));
   doc.filters = filters;
   return doc;
@@ -102,7 +107,8 @@ function svg(tag, attrs, text) {
 function trendChart(doc) {
   const col = (name) => doc.columns.indexOf(name);
   const pts = doc.rows.map((r) => ({ t: r[col("run_started_at")], m: r[col("median")], lo: r[col("median_ci_low")],
-                                     hi: r[col("median_ci_high")], cp: r[col("change_id")] }));
+                                     hi: r[col("median_ci_high")], cp: r[col("change_id")],
+                                     acked: r[col("change_status")] === "acked" }));
   if (!pts.length) return null;
   const W = 720, H = 270, L = 60, B = 30, T = 24, R = 10;
   const ys = pts.flatMap((p) => [p.m, p.lo ?? p.m, p.hi ?? p.m]);
@@ -116,8 +122,10 @@ function trendChart(doc) {
   s.append(svg("polygon", { class: "band", points: band.join(" ") }));
   s.append(svg("polyline", { class: "line", points: pts.map((p, i) => `${x(i)},${y(p.m)}`).join(" ") }));
   pts.forEach((p, i) => {
-    const dot = svg("circle", { cx: x(i), cy: y(p.m), r: p.cp ? 5 : 2.5, class: p.cp ? "mark" : "line" });
-    dot.append(svg("title", {}, `${p.t}: ${NUMBER.format(p.m * 1e3)} ms${p.cp ? " (change point)" : ""}`));
+    const dot = svg("circle", { cx: x(i), cy: y(p.m), r: p.cp ? 5 : 2.5,
+                                class: p.cp ? (p.acked ? "mark acked" : "mark") : "line" });
+    const what = p.cp ? (p.acked ? " (change point, acknowledged)" : " (change point, open)") : "";
+    dot.append(svg("title", {}, `${p.t}: ${NUMBER.format(p.m * 1e3)} ms${what}`));
     s.append(dot);
   });
   s.append(svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }));
@@ -156,6 +164,41 @@ function forest(doc) {
   }
   s.append(svg("text", { x: L, y: 12 }, "change of the median (candidate / base - 1; right: slower)"));
   return s;
+}
+
+// The matrix as families x (hardware, backend): each cell its rating, linked to the latest results
+// it counts (then to a series' history, then to raw samples).
+function matrixTable(doc) {
+  const col = (name) => doc.columns.indexOf(name);
+  const keys = [...new Set(doc.rows.map((r) => `${r[col("hardware_name")]}\u0000${r[col("backend")]}`))].sort();
+  const families = [...new Set(doc.rows.map((r) => r[col("family")]))].sort();
+  const t = document.createElement("table");
+  t.setAttribute("aria-label", "compatibility matrix");
+  const head = t.createTHead().insertRow();
+  head.append(Object.assign(document.createElement("th"), { textContent: "family", scope: "col" }));
+  for (const k of keys) {
+    const [hw, be] = k.split("\u0000");
+    head.append(Object.assign(document.createElement("th"), { textContent: `${hw} · ${be}`, scope: "col" }));
+  }
+  const body = t.createTBody();
+  for (const fam of families) {
+    const tr = body.insertRow();
+    tr.append(Object.assign(document.createElement("th"), { textContent: fam ?? "(none)", scope: "row" }));
+    for (const k of keys) {
+      const [hw, be] = k.split("\u0000");
+      const r = doc.rows.find((x) => x[col("family")] === fam && x[col("hardware_name")] === hw && x[col("backend")] === be);
+      const td = tr.insertCell();
+      if (!r) continue;
+      const a = document.createElement("a");
+      a.href = href("results", Object.fromEntries(Object.entries({ hardware: hw, backend: be, family: fam })
+        .filter(([, v]) => v !== null && v !== undefined)));
+      a.textContent = `${r[col("rating_label")]}`;
+      a.title = `${fam} on ${hw} with ${be}: ${r[col("ok")]} of ${r[col("results")]} ran ok`;
+      a.className = "matrix-cell";
+      td.append(a);
+    }
+  }
+  return t;
 }
 
 // One histogram per metric of a result's raw samples, with n and the median.
@@ -198,11 +241,20 @@ function filterForm(spec, filters, doc) {
   for (const f of spec.filters) {
     const label = document.createElement("label");
     label.textContent = f;
-    const input = document.createElement("input");
+    const choices = (spec.choices || {})[f];
+    const input = document.createElement(choices ? "select" : "input");
     input.name = f;
+    if (choices) {
+      for (const c of ["", ...choices]) {
+        const o = document.createElement("option");
+        o.value = c;
+        o.textContent = c || "(default)";
+        input.append(o);
+      }
+    }
     input.value = filters[f] || "";
     const column = spec.columns[f];
-    if (column && doc) {
+    if (column && doc && !choices) {
       const i = doc.columns.indexOf(column);
       const list = document.createElement("datalist");
       list.id = `values-${f}`;
@@ -254,7 +306,15 @@ async function render() {
       const c = trendChart(doc);
       if (c) chart.append(c);
     } else if (view === "samples") {
+      if (doc.command) {
+        const pre = document.createElement("pre");
+        pre.textContent = doc.command;
+        pre.setAttribute("aria-label", "the command that measures this result again");
+        chart.append(pre);
+      }
       chart.append(sampleCharts(doc));
+    } else if (view === "matrix") {
+      chart.append(matrixTable(doc));
     } else if (view === "compare") {
       const a = document.createElement("a");
       a.href = href("environment", filters);

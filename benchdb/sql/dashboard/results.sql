@@ -1,10 +1,12 @@
 -- Dashboard: the latest valid result of every series (results_latest) under the filters, with
 -- its series (the link to its history) and its result (the link to its raw samples).
-SELECT result_id, series_id, model_id, backend, device, mode, precision, batch_size, input_shape,
-       hardware_name, metric, unit, n, median, median_ci_low, median_ci_high, throughput,
-       run_started_at, git_commit
-FROM results_latest
-WHERE ($model IS NULL OR model_id = $model)
-  AND ($hardware IS NULL OR hardware_name = $hardware)
-  AND ($backend IS NULL OR backend = $backend)
-ORDER BY model_id, hardware_name, backend, mode, precision, batch_size, input_shape, result_id
+SELECT r.result_id, r.series_id, r.model_id, a.family, r.backend, r.device, r.mode, r.precision, r.batch_size,
+       r.input_shape, r.hardware_name, r.metric, r.unit, r.n, r.median, r.median_ci_low, r.median_ci_high,
+       r.throughput, r.run_started_at, r.git_commit
+FROM results_latest r
+LEFT JOIN architectures a USING (arch_id)
+WHERE ($model IS NULL OR r.model_id = $model)
+  AND ($hardware IS NULL OR r.hardware_name = $hardware)
+  AND ($backend IS NULL OR r.backend = $backend)
+  AND ($family IS NULL OR a.family = $family)
+ORDER BY r.model_id, r.hardware_name, r.backend, r.mode, r.precision, r.batch_size, r.input_shape, r.result_id
