@@ -140,6 +140,10 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
         assert len(json.loads((out / "data" / "samples" / f"{rec['result_id']}.json").read_text())["rows"]) == 40
     assert 'content="static"' in (out / "index.html").read_text()
     assert (out / "static" / "app.js").is_file()
+    from benchdb.dashboard import assets
+
+    for name in assets.files():                # the charting library travels with the site: no CDN
+        assert (out / "static" / "vendor" / name).read_bytes() == assets.files()[name].read_bytes()
     build(str(warehouse), out)                 # again: replaced whole, nothing left over
     assert not list(tmp_path.glob(".site.*"))
 
@@ -222,7 +226,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page.goto(f"{base}/?view=runs")
         page.click("td a[title='compare this run with the one before it'] >> nth=0")
         page.wait_for_selector("svg[aria-label^='change per scenario']")
-        assert page.locator("svg circle.mark").count() == 2
+        assert page.locator("svg g.changes circle").count() == 2          # one dot per scenario
         page.screenshot(path=str(SCREENS / f"{name}-compare.png"))
         page.click("text=How the two runs' environments differ")
         page.wait_for_selector("td:has-text('started_at')")
@@ -238,17 +242,23 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
     assert errors == []
 
 
-@needs_browser
-def test_serve_in_a_browser(warehouse, tmp_path):
+def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path, cwd=None) -> None:
+    """Start a server process (``argv`` + ``--port``-like PORT at the end), walk it, stop it."""
     port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", str(port)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
-        _wait(f"http://127.0.0.1:{port}/api/views", proc)
-        _walk(f"http://127.0.0.1:{port}", "serve", warehouse, tmp_path)
+        _wait(f"http://127.0.0.1:{port}{probe}", proc)
+        _walk(f"http://127.0.0.1:{port}", name, warehouse, tmp_path)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+@needs_browser
+def test_serve_in_a_browser(warehouse, tmp_path):
+    _serve_and_walk([sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "PORT"],
+                    "/api/views", "serve", warehouse, tmp_path)
 
 
 @needs_browser
@@ -256,12 +266,5 @@ def test_static_site_in_a_browser_with_no_benchdb_running(warehouse, tmp_path):
     out = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(warehouse), "--out", str(out)], check=True,
                    capture_output=True)
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"], cwd=out,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        _wait(f"http://127.0.0.1:{port}/", proc)
-        _walk(f"http://127.0.0.1:{port}", "site", None, tmp_path)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    _serve_and_walk([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], "/", "site", None,
+                    tmp_path, cwd=out)

@@ -20,12 +20,14 @@ def serve_cmd(db, host, port):
     """A read-only dashboard over the warehouse in your browser: latest runs, results, the history
     of any series with its change points, raw samples, serving load points. Filters live in the URL;
     data ingested while it runs appears on the next load. Stop it with Ctrl-C."""
+    from benchdb.dashboard import assets
     from benchdb.dashboard.server import is_loopback, make_server
     from benchdb.errors import BenchdbError
     from benchdb.warehouse import Warehouse
 
     with Warehouse(db).reading():       # a missing or foreign file is refused before listening
         pass
+    assets.ensure(log=lambda text: click.echo(text, err=True))      # the charting library, once
     if not is_loopback(host):
         click.echo(f"benchdb: warning: serving on {host}: anyone who can reach it can read the warehouse "
                    "(the dashboard is read-only)", err=True)

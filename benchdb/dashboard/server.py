@@ -65,6 +65,13 @@ class Handler(BaseHTTPRequestHandler):
         path = url.path
         if path in ("/", "/index.html"):
             return self._send(200, page("server"), "text/html; charset=utf-8")
+        if path.startswith("/static/vendor/"):
+            from benchdb.dashboard import assets
+
+            vendored = assets.files().get(path.removeprefix("/static/vendor/"))
+            if vendored is None or not vendored.is_file():
+                return self._json(404, {"error": f"no vendored file {path}: fetch them with {assets.INSTALL}"})
+            return self._send(200, vendored.read_bytes(), mimetypes.guess_type(vendored.name)[0] or "text/plain")
         if path.startswith("/static/"):
             name = path.removeprefix("/static/")
             f = STATIC / name

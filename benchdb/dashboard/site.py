@@ -15,7 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
-from benchdb.dashboard import api
+from benchdb.dashboard import api, assets
 from benchdb.dashboard.server import STATIC, page
 
 #: A static page filters in the browser: every row, not the server's first ones.
@@ -68,6 +68,9 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
         for f in STATIC.iterdir():
             if f.is_file() and f.name != "index.html":
                 shutil.copy2(f, stage / "static" / f.name)
+        (stage / "static" / "vendor").mkdir()
+        for name, f in assets.ensure().items():     # the charting library, checked, beside the page
+            shutil.copy2(f, stage / "static" / "vendor" / name)
         old = out.with_name(f".{out.name}.old")
         shutil.rmtree(old, ignore_errors=True)
         if out.exists():

@@ -14,15 +14,11 @@ from a tarball ``npm pack onnxruntime-web@VERSION`` wrote)::
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import os
-import shutil
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
+from benchdb import npm
 from benchdb.errors import BackendUnavailable
 
 VERSION = "1.30.0"
@@ -30,40 +26,20 @@ VERSION = "1.30.0"
 INTEGRITY = "sha512-q0y+JrrtukXSzsBWEMccVfqX25LRmosXHF+CaRJmg8pZClzcV7svNc4rKY3jL02Vb7QmRMDs1SigqR4CXAfKYQ=="
 FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
          "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm")
+PACKAGE = npm.Package("onnxruntime-web", VERSION, INTEGRITY, tuple(f"dist/{f}" for f in FILES), size="33 MB")
 #: The module entry per execution provider.
 ENTRY = {"wasm": "ort.wasm.min.mjs", "webgpu": "ort.min.mjs", "webnn": "ort.min.mjs"}
 INSTALL = f"{sys.executable} -m benchdb.backends.ortweb.assets"
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb")
-
-
 def folder() -> Path:
     """Where the files are: ``$BENCHDB_ORTWEB_DIR`` (an onnxruntime-web ``dist`` folder), else the cache."""
     own = os.environ.get("BENCHDB_ORTWEB_DIR")
-    return Path(own) if own else cache_root() / "onnxruntime-web" / VERSION
+    return Path(own) if own else npm.cache_root() / "onnxruntime-web" / VERSION
 
 
 def missing() -> list[str]:
-    where = folder()
-    return [f for f in FILES if not (where / f).is_file()]
-
-
-def tarball_url() -> str:
-    registry = os.environ.get("npm_config_registry") or "https://registry.npmjs.org/"
-    return f"{registry.rstrip('/')}/onnxruntime-web/-/onnxruntime-web-{VERSION}.tgz"
-
-
-def _check_integrity(path: Path) -> None:
-    algo, _, expected = INTEGRITY.partition("-")
-    h = hashlib.new(algo)
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    if base64.b64encode(h.digest()).decode() != expected:
-        raise BackendUnavailable(f"onnxruntime-web {VERSION} tarball {path} does not match its registry "
-                                 f"integrity {INTEGRITY[:20]}...; fetch it again with: {INSTALL}")
+    return npm.missing(PACKAGE, folder())
 
 
 def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
@@ -76,41 +52,7 @@ def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
         raise BackendUnavailable(f"BENCHDB_ORTWEB_DIR={target} lacks {', '.join(lacking)}; point it at a complete "
                                  f"onnxruntime-web {VERSION} dist folder, or unset it to let benchdb fetch its "
                                  "own copy into its cache")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".ortweb-") as tmp:
-        tmp_path = Path(tmp)
-        if tarball is None:
-            import urllib.request
-
-            url = tarball_url()
-            if log:
-                log(f"fetching onnxruntime-web {VERSION} (33 MB) from {url} into {target}")
-            tarball = tmp_path / "ort.tgz"
-            try:
-                with urllib.request.urlopen(url, timeout=120) as resp, open(tarball, "wb") as out:
-                    shutil.copyfileobj(resp, out)
-            except OSError as exc:
-                raise BackendUnavailable(f"could not download onnxruntime-web {VERSION} from {url} ({exc}); "
-                                         f"with npm: npm pack onnxruntime-web@{VERSION} && {INSTALL} --tarball "
-                                         f"onnxruntime-web-{VERSION}.tgz") from None
-        _check_integrity(Path(tarball))
-        staged = tmp_path / "dist"
-        staged.mkdir()
-        with tarfile.open(tarball, "r:gz") as tar:
-            for name in FILES:
-                try:
-                    member = tar.getmember(f"package/dist/{name}")
-                except KeyError:
-                    raise BackendUnavailable(f"onnxruntime-web {VERSION} tarball lacks dist/{name}") from None
-                src = tar.extractfile(member)
-                if src is None:        # a link or folder where the file should be
-                    raise BackendUnavailable(f"onnxruntime-web {VERSION} tarball's dist/{name} is not a regular file")
-                with src, open(staged / name, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-        if target.exists():            # benchdb's own partial cache folder: replace it whole
-            shutil.rmtree(target)
-        os.replace(staged, target)
-    return target
+    return npm.install(PACKAGE, target, tarball, log, error=BackendUnavailable, hint=INSTALL)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -96,74 +96,98 @@ function table(doc) {
   return t;
 }
 
-function svg(tag, attrs, text) {
-  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  if (text !== undefined) el.textContent = text;
-  return el;
+// Charts: Observable Plot (vendored, pinned: static/vendor/), SVG with labels and units on every axis,
+// colours from the Okabe-Ito palette (told apart with colour-blindness), following light or dark.
+const COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
+const BLUE = COLORS[0], ORANGE = COLORS[5];
+const rec = (doc) => doc.rows.map((r) => Object.fromEntries(doc.columns.map((c, i) => [c, r[i]])));
+
+function labelled(chart, label) {
+  chart.setAttribute("role", "img");
+  chart.setAttribute("aria-label", label);
+  return chart;
 }
 
-// The median of each run with its 95 % CI as a band; change points marked, seconds shown in ms.
+// The median of each run with its 95 % CI as a band, in ms; change points marked (hollow: acknowledged).
 function trendChart(doc) {
-  const col = (name) => doc.columns.indexOf(name);
-  const pts = doc.rows.map((r) => ({ t: r[col("run_started_at")], m: r[col("median")], lo: r[col("median_ci_low")],
-                                     hi: r[col("median_ci_high")], cp: r[col("change_id")],
-                                     acked: r[col("change_status")] === "acked" }));
+  const pts = rec(doc).map((r) => ({ ...r, t: new Date(r.run_started_at), m: r.median * 1e3,
+                                     lo: (r.median_ci_low ?? r.median) * 1e3, hi: (r.median_ci_high ?? r.median) * 1e3 }));
   if (!pts.length) return null;
-  const W = 720, H = 270, L = 60, B = 30, T = 24, R = 10;
-  const ys = pts.flatMap((p) => [p.m, p.lo ?? p.m, p.hi ?? p.m]);
-  const y0 = Math.min(...ys), y1 = Math.max(...ys), span = y1 - y0 || y1 || 1;
-  const x = (i) => L + (pts.length === 1 ? (W - L - R) / 2 : (i * (W - L - R)) / (pts.length - 1));
-  const y = (v) => T + (H - T - B) * (1 - (v - (y0 - 0.05 * span)) / (1.1 * span));
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
-                         "aria-label": "median per run with its 95% CI; change points marked" });
-  const band = pts.map((p, i) => `${x(i)},${y(p.hi ?? p.m)}`).concat(
-    pts.map((p, i) => `${x(i)},${y(p.lo ?? p.m)}`).reverse());
-  s.append(svg("polygon", { class: "band", points: band.join(" ") }));
-  s.append(svg("polyline", { class: "line", points: pts.map((p, i) => `${x(i)},${y(p.m)}`).join(" ") }));
-  pts.forEach((p, i) => {
-    const dot = svg("circle", { cx: x(i), cy: y(p.m), r: p.cp ? 5 : 2.5,
-                                class: p.cp ? (p.acked ? "mark acked" : "mark") : "line" });
-    const what = p.cp ? (p.acked ? " (change point, acknowledged)" : " (change point, open)") : "";
-    dot.append(svg("title", {}, `${p.t}: ${NUMBER.format(p.m * 1e3)} ms${what}`));
-    s.append(dot);
-  });
-  s.append(svg("line", { class: "axis", x1: L, y1: H - B, x2: W - R, y2: H - B }));
-  s.append(svg("line", { class: "axis", x1: L, y1: T, x2: L, y2: H - B }));
-  for (const v of [y0, (y0 + y1) / 2, y1]) {
-    s.append(svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, NUMBER.format(v * 1e3)));
-  }
-  s.append(svg("text", { x: 4, y: 12 }, "median (ms), band: its 95 % CI"));
-  s.append(svg("text", { x: (W + L) / 2, y: H - 8, "text-anchor": "middle" }, "run (oldest left)"));
-  return s;
+  const cps = pts.filter((p) => p.change_id);
+  return labelled(Plot.plot({
+    width: 760, height: 280, marginLeft: 60,
+    x: { label: "run started (UTC)", type: "time" },
+    y: { label: "median (ms)", grid: true },
+    marks: [
+      Plot.areaY(pts, { x: "t", y1: "lo", y2: "hi", fill: BLUE, fillOpacity: 0.2 }),
+      Plot.lineY(pts, { x: "t", y: "m", stroke: BLUE }),
+      Plot.dot(pts, { x: "t", y: "m", r: 2.5, fill: BLUE,
+                      title: (p) => `${p.run_started_at}: ${NUMBER.format(p.m)} ms [${NUMBER.format(p.lo)}, ${NUMBER.format(p.hi)}]` }),
+      Plot.dot(cps, { x: "t", y: "m", r: 6, stroke: ORANGE, strokeWidth: 2,
+                      fill: (p) => (p.change_status === "acked" ? "none" : ORANGE), className: "change-points",
+                      title: (p) => `change point (${p.change_status}): ${NUMBER.format(p.change_point_change * 100)} %` }),
+    ],
+  }), "median per run with its 95% CI; change points marked");
 }
 
 // Per scenario, the change between two runs: a dot at the change, a bar over the interval the two
 // medians' CIs allow; the zero line is no change.
 function forest(doc) {
-  const col = (name) => doc.columns.indexOf(name);
-  const rows = doc.rows.filter((r) => r[col("change")] !== null);
+  const rows = rec(doc).filter((r) => r.change !== null).map((r) => ({
+    ...r, name: `${r.model_id} · ${r.backend} · bs=${r.batch_size} · ${r.input_shape}`,
+    lo: r.change_low ?? r.change, hi: r.change_high ?? r.change }));
   if (!rows.length) return null;
-  const W = 720, row = 18, L = 260, R = 20, T = 24, H = T + rows.length * row + 24;
-  const xs = rows.flatMap((r) => [r[col("change_low")] ?? r[col("change")], r[col("change_high")] ?? r[col("change")], 0]);
-  const x0 = Math.min(...xs), x1 = Math.max(...xs), span = x1 - x0 || 1;
-  const x = (v) => L + ((v - x0) / span) * (W - L - R);
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img",
-                         "aria-label": "change per scenario, candidate against base, with the interval its medians allow" });
-  s.append(svg("line", { class: "axis", x1: x(0), y1: T - 6, x2: x(0), y2: H - 20 }));
-  rows.forEach((r, i) => {
-    const y = T + i * row + row / 2;
-    const name = `${r[col("model_id")]} ${r[col("backend")]} bs=${r[col("batch_size")]} ${r[col("input_shape")]}`;
-    s.append(svg("text", { x: L - 8, y: y + 4, "text-anchor": "end" }, name.slice(0, 42)));
-    s.append(svg("line", { class: "line", x1: x(r[col("change_low")] ?? r[col("change")]), y1: y,
-                           x2: x(r[col("change_high")] ?? r[col("change")]), y2: y }));
-    s.append(svg("circle", { class: "mark", cx: x(r[col("change")]), cy: y, r: 3.5 }));
-  });
-  for (const [v, anchor] of [[x0, "start"], [0, "middle"], [x1, "end"]]) {
-    s.append(svg("text", { x: x(v), y: H - 6, "text-anchor": anchor }, `${NUMBER.format(v * 100)} %`));
+  return labelled(Plot.plot({
+    width: 760, height: 40 + 22 * rows.length, marginLeft: 280,
+    x: { label: "change of the median, candidate against base (%; right: slower)", percent: true, grid: true },
+    y: { label: null },
+    marks: [
+      Plot.ruleX([0], { stroke: "currentColor" }),
+      Plot.link(rows, { x1: "lo", x2: "hi", y1: "name", y2: "name", stroke: BLUE, strokeWidth: 2 }),
+      Plot.dot(rows, { x: "change", y: "name", fill: ORANGE, r: 4, className: "changes",
+                       title: (r) => `${r.name}: ${NUMBER.format(r.change * 100)} %` }),
+    ],
+  }), "change per scenario, candidate against base, with the interval its medians allow");
+}
+
+// One histogram per metric of a result's raw samples, with n and the median (a rule).
+function sampleCharts(doc) {
+  const by = new Map();
+  for (const r of rec(doc)) {
+    const k = `${r.metric} (${r.unit})`;
+    if (!by.has(k)) by.set(k, []);
+    by.get(k).push(r.value);
   }
-  s.append(svg("text", { x: L, y: 12 }, "change of the median (candidate / base - 1; right: slower)"));
-  return s;
+  const box = document.createElement("div");
+  for (const [name, values] of by) {
+    const med = d3.median(values);
+    const fig = document.createElement("figure");
+    const cap = document.createElement("figcaption");
+    cap.textContent = `${name}: n = ${values.length}, median ${NUMBER.format(med)}`;
+    fig.append(cap, labelled(Plot.plot({
+      width: 480, height: 200, marginLeft: 50,
+      x: { label: name }, y: { label: "samples", grid: true },
+      marks: [Plot.rectY(values, Plot.binX({ y: "count" }, { x: (v) => v, fill: BLUE })),
+              Plot.ruleX([med], { stroke: ORANGE, strokeWidth: 2 }), Plot.ruleY([0])],
+    }), `histogram of ${name}`));
+    box.append(fig);
+  }
+  return box;
+}
+
+// Serving: output-token throughput per device against interactivity, a line per configuration.
+function frontierChart(doc) {
+  const rows = rec(doc).filter((r) => r.interactivity !== null && r.output_throughput_per_device !== null)
+    .map((r) => ({ ...r, config: `${r.model_id} · ${r.hardware_name} · ${r.engine} · ${r.measured_by}` }));
+  if (!rows.length) return null;
+  return labelled(Plot.plot({
+    width: 760, height: 300, marginLeft: 60,
+    color: { range: COLORS, legend: true },
+    x: { label: "interactivity (tokens/s per user)", grid: true },
+    y: { label: "output throughput (tokens/s per device)", grid: true },
+    marks: [Plot.line(rows, { x: "interactivity", y: "output_throughput_per_device", stroke: "config",
+                              marker: "circle", sort: "interactivity" })],
+  }), "serving frontier: throughput per device against interactivity");
 }
 
 // The matrix as families x (hardware, backend): each cell its rating, linked to the latest results
@@ -199,40 +223,6 @@ function matrixTable(doc) {
     }
   }
   return t;
-}
-
-// One histogram per metric of a result's raw samples, with n and the median.
-function sampleCharts(doc) {
-  const col = (name) => doc.columns.indexOf(name);
-  const by = new Map();
-  for (const r of doc.rows) {
-    const k = `${r[col("metric")]} (${r[col("unit")]})`;
-    if (!by.has(k)) by.set(k, []);
-    by.get(k).push(r[col("value")]);
-  }
-  const box = document.createElement("div");
-  for (const [name, values] of by) {
-    const sorted = [...values].sort((a, b) => a - b);
-    const med = sorted[Math.floor((sorted.length - 1) / 2)] / 2 + sorted[Math.ceil((sorted.length - 1) / 2)] / 2;
-    const lo = sorted[0], hi = sorted[sorted.length - 1], bins = 20, w = (hi - lo) / bins || 1;
-    const counts = new Array(bins).fill(0);
-    for (const v of sorted) counts[Math.min(bins - 1, Math.floor((v - lo) / w))] += 1;
-    const W = 360, H = 120, top = Math.max(...counts);
-    const s = svg("svg", { viewBox: `0 0 ${W} ${H + 30}`, width: W, height: H + 30, role: "img",
-                           "aria-label": `histogram of ${name}` });
-    counts.forEach((c, i) => s.append(svg("rect", { class: "bar", x: (i * W) / bins + 1, width: W / bins - 2,
-                                                    y: H - (H * c) / top, height: (H * c) / top })));
-    const unit = name.slice(name.lastIndexOf("(") + 1, -1);
-    s.append(svg("text", { x: 0, y: H + 14 }, `${NUMBER.format(lo)} ${unit}`));
-    s.append(svg("text", { x: W, y: H + 14, "text-anchor": "end" }, `${NUMBER.format(hi)} ${unit}`));
-    s.append(svg("text", { x: W / 2, y: H + 28, "text-anchor": "middle" }, `${name}; bar height: samples`));
-    const fig = document.createElement("figure");
-    const cap = document.createElement("figcaption");
-    cap.textContent = `${name}: n = ${values.length}, median ${NUMBER.format(med)}`;
-    fig.append(cap, s);
-    box.append(fig);
-  }
-  return box;
 }
 
 function filterForm(spec, filters, doc) {
@@ -315,6 +305,9 @@ async function render() {
       chart.append(sampleCharts(doc));
     } else if (view === "matrix") {
       chart.append(matrixTable(doc));
+    } else if (view === "frontier" || view === "serving") {
+      const c = frontierChart(doc);
+      if (c) chart.append(c);
     } else if (view === "compare") {
       const a = document.createElement("a");
       a.href = href("environment", filters);
