@@ -59,6 +59,8 @@ def main() -> None:
         "optimal?objective=latency&max_latency_ms=5": ("optimal?objective=latency&max_latency_ms=5",
                                                         "SELECT * FROM optimal_hardware"),
         "frontier": ("frontier", "SELECT * FROM serving_frontier"),
+        "slo?ttft_ms=1000&tpot_ms=100": ("slo?ttft_ms=1000&tpot_ms=100", "SELECT * FROM serving_points"),
+        "flagged": ("flagged", "SELECT * FROM results_current"),
         "results": ("results", "SELECT * FROM results_latest"),
         "results?model=model-1": ("results?model=model-1", "SELECT * FROM results_latest"),
         "change_points": ("change_points", "SELECT * FROM change_points"),

@@ -24,18 +24,20 @@ from benchdb.warehouse import Warehouse
 SCREENS = REPO / "build" / "dashboard-screens"
 
 
-def _write_run(folder: Path, day: int, shift: float = 1.0) -> None:
+def _write_run(folder: Path, day: int, shift: float = 1.0, failing: bool = False) -> None:
     run = make_run(started_at=f"2026-11-{day:02d}T10:00:00+00:00")
     for model in ("matmul:64", "matmul:128"):
         rng = np.random.default_rng(day)
         write_file(folder, make_meta(run, model_id=model), rng.normal(1e-3 * shift, 1e-5, 40))
+    if failing:
+        write_file(folder, make_meta(run, model_id="matmul:4096", status="oom", error="out of memory at batch 1"), [])
 
 
 @pytest.fixture
 def warehouse(tmp_path) -> Path:
     res = tmp_path / "results"
     for day in (1, 2, 3):
-        _write_run(res / f"d{day}", day, shift=1.0 if day < 3 else 1.3)
+        _write_run(res / f"d{day}", day, shift=1.0 if day < 3 else 1.3, failing=day == 3)
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([res])
     return db
@@ -85,6 +87,12 @@ def test_api_views_filters_and_refusals(server):
         == {"latency"}
     assert get(f"{server}/api/optimal?objective=cheapest")[0] == 400
     assert get(f"{server}/api/optimal?batch=one")[0] == 400
+    assert get(f"{server}/api/slo?tpot_ms=50")[0] == 400                # the SLO needs its TTFT bound
+    assert get(f"{server}/api/slo?ttft_ms=500&tpot_ms=fast")[0] == 400
+    assert get(f"{server}/api/slo?ttft_ms=500&tpot_ms=50")[0] == 200
+    status, flagged = get(f"{server}/api/flagged")
+    (bad,) = [dict(zip(flagged["columns"], r, strict=True)) for r in flagged["rows"]]
+    assert status == 200 and (bad["model_id"], bad["status"]) == ("matmul:4096", "oom") and "memory" in bad["error"]
     status, matrix = get(f"{server}/api/matrix?family=synthetic")
     assert status == 200 and len(matrix["rows"]) == 1                   # one family x hardware x backend
 
@@ -189,7 +197,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page = b.new_page(viewport={"width": 1280, "height": 800})
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
-        for view in ("runs", "matrix", "optimal", "results", "change_points", "serving", "frontier"):
+        for view in ("runs", "matrix", "optimal", "results", "change_points", "flagged", "serving", "frontier"):
             page.goto(f"{base}/?view={view}")
             page.wait_for_selector("#status:has-text('row(s)')")
         page.screenshot(path=str(SCREENS / f"{name}-serving.png"))

@@ -34,6 +34,8 @@ VIEWS = {v.name: v for v in (
     View("runs", "Latest runs"),
     View("change_points", "Change points", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
+    View("flagged", "Flagged results", ("model", "hardware"),
+         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
     View("matrix", "Compatibility matrix", ("family",), columns=(("family", "family"),)),
     View("optimal", "Optimal hardware", ("model", "family", "batch", "precision", "objective", "max_latency_ms"),
          columns=(("model", "model_id"), ("family", "family"), ("batch", "batch_size"),
@@ -48,6 +50,7 @@ VIEWS = {v.name: v for v in (
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
     View("frontier", "Serving frontiers", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
+    View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
     View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
     View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
 )}
@@ -90,7 +93,7 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
     for f, allowed in view.choices:
         if params.get(f) and params[f] not in allowed:
             raise UnknownView(f"view {name}: {f} is one of {', '.join(allowed)}, not {params[f]!r}")
-    for f in ("batch", "max_latency_ms"):
+    for f in ("batch", "max_latency_ms", "ttft_ms", "tpot_ms", "interactivity"):
         if params.get(f) and f in view.filters:
             try:
                 float(params[f])

@@ -31,6 +31,7 @@ async function load(view, filters, catalog) {
     return getJSON(`api/${encodeURIComponent(view)}?` + new URLSearchParams(filters));
   }
   const spec = catalog.views.find((v) => v.name === view);
+  if (view === "slo") throw new Error("an SLO is computed by the server: run `benchdb serve` for this view");
   if (view === "trends") return getJSON(`data/trends/${encodeURIComponent(filters.series)}.json`);
   if (view === "samples") return getJSON(`data/samples/${encodeURIComponent(filters.result)}.json`);
   if (view === "compare" || view === "environment") {
@@ -306,6 +307,14 @@ async function render() {
     } else if (view === "matrix") {
       chart.append(matrixTable(doc));
     } else if (view === "frontier" || view === "serving") {
+      if (MODE === "server") {
+        const a = document.createElement("a");
+        a.href = href("slo", { ttft_ms: "1000", tpot_ms: "100" });
+        a.textContent = "The best configuration at an SLO (TTFT p90, TPOT p50)";
+        const p = document.createElement("p");
+        p.append(a);
+        chart.append(p);
+      }
       const c = frontierChart(doc);
       if (c) chart.append(c);
     } else if (view === "compare") {

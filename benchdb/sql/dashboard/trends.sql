@@ -3,7 +3,7 @@
 SELECT t.series_id, t.model_id, t.backend, t.device, t.mode, t.precision, t.batch_size, t.input_shape,
        t.hardware_name, t.run_id, t.run_started_at, t.git_commit, t.median, t.median_ci_low,
        t.median_ci_high, t.n, t.change_vs_previous, t.result_id,
-       c.change_id, c.status AS change_status, c.change AS change_point_change
+       c.change_id, c.status AS change_status, c.change AS change_point_change, c.note AS change_note
 FROM trends t
 LEFT JOIN change_points c ON c.series_id = t.series_id AND c.run_id = t.run_id
 WHERE t.series_id = $series
