@@ -268,6 +268,15 @@ function filterForm(spec, filters, doc) {
   form.onsubmit = (e) => e.preventDefault();
 }
 
+function linkLine(target, text) {
+  const a = document.createElement("a");
+  a.href = target;
+  a.textContent = text;
+  const p = document.createElement("p");
+  p.append(a);
+  return p;
+}
+
 let CATALOG = null;
 
 async function render() {
@@ -308,22 +317,13 @@ async function render() {
       chart.append(matrixTable(doc));
     } else if (view === "frontier" || view === "serving") {
       if (MODE === "server") {
-        const a = document.createElement("a");
-        a.href = href("slo", { ttft_ms: "1000", tpot_ms: "100" });
-        a.textContent = "The best configuration at an SLO (TTFT p90, TPOT p50)";
-        const p = document.createElement("p");
-        p.append(a);
-        chart.append(p);
+        chart.append(linkLine(href("slo", { ttft_ms: "1000", tpot_ms: "100" }),
+                              "The best configuration at an SLO (TTFT p90, TPOT p50)"));
       }
       const c = frontierChart(doc);
       if (c) chart.append(c);
     } else if (view === "compare") {
-      const a = document.createElement("a");
-      a.href = href("environment", filters);
-      a.textContent = "How the two runs' environments differ";
-      const p = document.createElement("p");
-      p.append(a);
-      chart.append(p);
+      chart.append(linkLine(href("environment", filters), "How the two runs' environments differ"));
       const f = forest(doc);
       if (f) chart.append(f);
     }
