@@ -39,26 +39,28 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
     def write(rel: str, doc) -> None:
         (stage / rel).write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
 
+    def records(doc) -> list[dict]:
+        return [dict(zip(doc["columns"], row, strict=True)) for row in doc["rows"]]
+
     try:
         with Warehouse(db).reading() as con:
+            docs = {}
             for name, view in api.VIEWS.items():
-                if view.required:
+                if view.required or view.choices:     # optimal hardware: below, once per objective
                     continue
-                doc = api.query(con, name, {}, limit=ALL)      # the page filters them all
-                write(f"data/{name}.json", doc)
-                counts[name] = len(doc["rows"])
-            for objective in dict(api.VIEWS["optimal"].choices)["objective"]:   # one file per objective
-                write(f"data/optimal__{objective}.json", api.query(con, "optimal", {"objective": objective}, limit=ALL))
-            results = api.query(con, "results", {}, limit=ALL)
-            cols = results["columns"]
-            for row in results["rows"]:
-                rec = dict(zip(cols, row, strict=True))
+                docs[name] = api.query(con, name, {}, limit=ALL)      # the page filters them all
+                write(f"data/{name}.json", docs[name])
+                counts[name] = len(docs[name]["rows"])
+            for objective in dict(api.VIEWS["optimal"].choices)["objective"]:
+                best = api.query(con, "optimal", {"objective": objective}, limit=ALL)
+                write(f"data/optimal__{objective}.json", best)
+                counts[f"optimal ({objective})"] = len(best["rows"])
+            latest = records(docs["results"])
+            for rec in latest:
                 write(f"data/trends/{rec['series_id']}.json", api.query(con, "trends", {"series": rec["series_id"]}))
                 write(f"data/samples/{rec['result_id']}.json", api.query(con, "samples", {"result": rec["result_id"]}))
-            counts["trends"] = counts["samples"] = len(results["rows"])
-            runs = api.query(con, "runs", {}, limit=ALL)
-            pairs = [(rec["previous_run_id"], rec["run_id"]) for rec in
-                     (dict(zip(runs["columns"], row, strict=True)) for row in runs["rows"]) if rec["previous_run_id"]]
+            counts["trends"] = counts["samples"] = len(latest)
+            pairs = [(rec["previous_run_id"], rec["run_id"]) for rec in records(docs["runs"]) if rec["previous_run_id"]]
             for base, cand in pairs:       # each run against the one before it, as the runs page links them
                 for name in ("compare", "environment"):
                     write(f"data/{name}/{base}__{cand}.json", api.query(con, name, {"base": base, "cand": cand}))

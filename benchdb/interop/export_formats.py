@@ -22,6 +22,7 @@ import itertools
 import json
 import math
 import os
+import statistics
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -128,10 +129,10 @@ def _stats(name: str, values_s: list[float]) -> dict[str, float]:
 
     if not values_s:
         return {f"mean_{name}_ms": 0.0, f"median_{name}_ms": 0.0, f"std_{name}_ms": 0.0, f"p99_{name}_ms": 0.0}
-    mean = sum(values_s) / len(values_s)
-    std = (sum((v - mean) ** 2 for v in values_s) / len(values_s)) ** 0.5
-    return {f"mean_{name}_ms": mean * 1e3, f"median_{name}_ms": (percentile(values_s, 50) or 0.0) * 1e3,
-            f"std_{name}_ms": std * 1e3, f"p99_{name}_ms": (percentile(values_s, 99, need_min_n=False) or 0.0) * 1e3}
+    return {f"mean_{name}_ms": statistics.fmean(values_s) * 1e3,
+            f"median_{name}_ms": statistics.median(values_s) * 1e3,
+            f"std_{name}_ms": statistics.pstdev(values_s) * 1e3,
+            f"p99_{name}_ms": (percentile(values_s, 99, need_min_n=False) or 0.0) * 1e3}
 
 
 def vllm_document(r: dict, requests: list[dict]) -> dict:
@@ -143,13 +144,13 @@ def vllm_document(r: dict, requests: list[dict]) -> dict:
     cap = shape.get("concurrency") or shape.get("max_concurrency")
     lists: dict[str, list] = {k: [] for k in ("input_lens", "output_lens", "ttfts", "itls", "latencies",
                                               "start_times", "errors")}
-    windows = sum(q["window_s"] for q in requests if q["window_s"] is not None)
     # Processes (--repeats) one after another on one clock: each starts where the previous window ended.
+    window = {q["process"]: q["window_s"] for q in requests if q["window_s"] is not None}
     starts: dict[int, float] = {}
-    for q in requests:
-        if q["process"] not in starts:
-            starts[q["process"]] = sum(w["window_s"] or 0.0 for w in requests
-                                       if w["process"] in starts and w["window_s"] is not None)
+    windows = 0.0
+    for proc in sorted({q["process"] for q in requests}):
+        starts[proc] = windows
+        windows += window.get(proc, 0.0)
     for q in requests:
         if q["sent_s"] is None:        # only the process's window row
             continue

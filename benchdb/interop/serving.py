@@ -8,7 +8,8 @@ own figures and what it meant by them. :func:`to_imported` then computes every p
 per-load-point row with :mod:`benchdb.serving.metrics` -- the functions benchdb's own serving runs
 use -- so an imported load point and a measured one hold the same metrics with the same meaning.
 The tool's own figures go to ``source_statistics`` beside them, untouched, and the definitions to
-``result_sources.definitions``. A load point whose file kept no per-request data is summary-only.
+``source_definitions``. No format names the server's hardware: it is declared at import
+(:class:`benchdb.interop.Declared`). A load point whose file kept no per-request data is summary-only.
 """
 
 from __future__ import annotations
@@ -60,11 +61,9 @@ class LoadPoint:
     engine: str | None = None
     assumed_engine: str | None = None
     engine_options: dict[str, Any] = field(default_factory=dict)
-    hardware: dict[str, Any] | None = None
     statistics: list[tuple[str, str, str, float]] = field(default_factory=list)
     definitions: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
-    software: dict[str, Any] = field(default_factory=dict)
     percentile_method: str | None = "linear"
     #: The tool kept a sample of the requests: latencies hold, throughputs over them would not.
     sampled: bool = False
@@ -263,18 +262,16 @@ def to_imported(p: LoadPoint) -> Imported:
         defs = {m: {**d, "recomputed": False, "why": "summary-only file: no per-request data"}
                 for m, d in p.definitions.items()}
     return Imported(
-        model_id=p.model_id, backend=engine or "openai", device=(p.hardware or {}).get("device", "unknown"),
+        model_id=p.model_id, backend=engine or "openai", device="unknown",
         mode=p.endpoint, precision=precision_of(p.engine_options),
         batch_size=p.concurrency if p.concurrency and (p.rate is None or not math.isfinite(p.rate)) else 1,
         input_shape=_shape(p, measured), rows=out_rows, primary_metric=TTFT,
         options={k: v for k, v in options.items() if v is not None},
-        hardware={k: v for k, v in (p.hardware or {"kind": "unknown", "device_name": "unknown"}).items()
-                  if k != "device"},
         model={"model_type": "llm", "architecture": "openai-endpoint", "task": "text-generation"},
         started_at=p.started_at, run_key=p.run_key, timing_method="source-client", tool=p.tool,
         tool_version=p.tool_version, summary_only=summary_only, percentile_method=p.percentile_method,
         statistics=p.statistics, settings=settings, definitions=defs,
-        software={p.tool: p.tool_version} if p.tool_version else dict(p.software),
+        software={p.tool: p.tool_version} if p.tool_version else {},
     )
 
 
@@ -291,6 +288,7 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
         raise SourceError(f"{what}: per-request {', '.join(missing)} missing (the file keeps ttfts and itls)")
     n = same_lengths(lists, what)
     starts, latencies, errors = lists.get("start_times"), lists.get("latencies"), lists.get("errors")
+    ins = lists.get("input_lens")
     out = []
     for i in range(n):
         sent = number(starts[i], f"start_times[{i}]") if starts is not None else 0.0
@@ -299,7 +297,6 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
             out.append(RequestRecord(index=i, sent=sent, error=error.splitlines()[-1][:500]))
             continue
         t = sent + number(lists["ttfts"][i], f"ttfts[{i}]")
-        ins = lists.get("input_lens")
         rec = RequestRecord(index=i, sent=sent, chunks=[(t, 1)],
                             input_tokens=int(number(ins[i], f"input_lens[{i}]")) if ins is not None else None,
                             output_tokens=int(number(lists["output_lens"][i], f"output_lens[{i}]")))
