@@ -98,6 +98,19 @@ def test_api_views_filters_and_refusals(server):
 
 
 @pytest.mark.core
+def test_serve_refuses_a_missing_warehouse_and_a_busy_port_in_one_line(warehouse, tmp_path):
+    from conftest import benchdb_cmd
+
+    r = benchdb_cmd("serve", "--db", str(tmp_path / "none.duckdb"), "--port", "0")
+    assert r.returncode != 0 and "does not exist" in r.stderr and "Traceback" not in r.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        r = benchdb_cmd("serve", "--db", str(warehouse), "--port", str(busy.getsockname()[1]))
+    assert r.returncode != 0 and "cannot listen on 127.0.0.1" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.core
 def test_a_long_view_says_it_was_cut(server, monkeypatch):
     from benchdb.dashboard import api
 

@@ -375,3 +375,19 @@ def test_rates_are_written_without_exponents():
     from benchdb.interop.serving import decimal
 
     assert [decimal(x) for x in (1e-5, 20.0, 1234567.0, 0.5)] == ["0.00001", "20", "1234567", "0.5"]
+
+
+def test_declared_hardware_and_engine_never_contradict_the_file(tmp_path):
+    out = tmp_path / "out"
+    src = FIX / "guidellm" / "guidellm_c2.json"
+    r = cli("import", "guidellm", src, "--hardware", "a", "--hardware-file", src, "--out", out)
+    assert r.exit_code != 0 and "not both" in r.output and "Traceback" not in r.output
+    optimum = FIX.parent / "optimum_benchmark" / "bert_cpu" / "benchmark.json"     # names its CPU
+    r = cli("import", "optimum-benchmark", optimum, "--hardware", "h100-sxm", "--out", out)
+    assert r.exit_code == 1 and "the file names its hardware" in r.output
+    doc = json.loads((FIX / "vllm" / "c2_detailed.json").read_text())
+    sgl = tmp_path / "sglang-client.json"
+    sgl.write_text(json.dumps(dict(doc, backend="sglang", endpoint_type="sglang")))   # the file names sglang
+    r = cli("import", "vllm-serve", sgl, "--engine", "vllm", "--out", out)
+    assert r.exit_code == 1 and "--engine vllm contradicts it" in r.output
+    assert not list(out.rglob("*.parquet"))
