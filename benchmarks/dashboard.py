@@ -8,7 +8,8 @@ starts `benchdb serve`'s server in this process and times each view's API reques
 --requests; beside each, the baseline: a new read-only connection fetching every row of the
 warehouse view the page's query reads (results_latest, trends, samples, ...) on a connection
 configured as the server's (read-only, sandboxed), in the same run.
-Goal: every p95 < 150 ms.
+Then `benchdb site` of the same warehouse: build time, size, and each page's data request from a
+plain static server (fetch and parse the JSON the page reads). Goal: every p95 < 150 ms.
 """
 
 from __future__ import annotations
@@ -69,6 +70,10 @@ def main() -> None:
         "samples?result=r1": ("samples?result=r1", "SELECT * FROM samples WHERE result_id = 'r1'"),
         "compare?base=run18&cand=run19": ("compare?base=run18&cand=run19", "SELECT * FROM results"),
         "environment?base=run18&cand=run19": ("environment?base=run18&cand=run19", "SELECT * FROM runs"),
+        "compare_samples?base=run18&cand=run19": ("compare_samples?base=run18&cand=run19",
+                                                  "SELECT * FROM samples WHERE result_id IN "
+                                                  "(SELECT result_id FROM results WHERE run_id IN ('run18', 'run19') "
+                                                  "ORDER BY result_id LIMIT 24)"),
     }
     print(f"{'request':<46} {'p50 ms':>8} {'p95 ms':>8}   {'SELECT * p50':>12} {'p95':>8}   p95 ratio")
     worst = 0.0
@@ -90,6 +95,59 @@ def main() -> None:
         print(f"{name:<46} {statistics.median(api) * 1e3:8.1f} {p95(api) * 1e3:8.1f}   "
               f"{statistics.median(sel) * 1e3:12.1f} {p95(sel) * 1e3:8.1f}   {p95(api) / p95(sel):6.2f}x")
     print(f"worst p95 {worst * 1e3:.1f} ms (goal < 150 ms)")
+    srv.shutdown()
+    static_site(db, args.requests)
+
+
+def static_site(db: Path, requests: int) -> None:
+    """`benchdb site` of the same warehouse: its build time and size, then each page's data request
+    (fetch and parse the JSON file the page reads, from a plain static server) against fetching
+    a file of the same size from the same server: the parse is what the page adds."""
+    import json
+    import os
+    from functools import partial
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    from benchdb.dashboard.site import build as build_site
+
+    out = db.with_name("site")
+    t = time.perf_counter()
+    counts = build_site(str(db), out)
+    took = time.perf_counter() - t
+    files = [f for f in out.rglob("*") if f.is_file()]
+    size = sum(f.stat().st_size for f in files)
+    print(f"\nbenchdb site: {len(files):,} files, {size / 2**20:,.0f} MiB, built in {took:.1f} s "
+          f"({counts['trends']:,} series, {counts['samples']:,} results' samples)")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            return
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(out)))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.server_address[1]}"
+    series = json.loads((out / "data" / "trends").iterdir().__next__().read_text())["filters"]["series"]
+    result = next((out / "data" / "samples").iterdir()).stem
+    pages = ["data/runs.json", "data/results.json", "data/matrix.json", "data/optimal__throughput.json",
+             "data/change_points.json", "data/flagged.json", "data/serving.json", f"data/trends/{series}.json",
+             f"data/samples/{result}.json", "data/compare/run18__run19.json",
+             "data/compare_samples/run18__run19.json", "data/environment/run18__run19.json"]
+    print(f"{'static data request':<46} {'MiB':>6} {'p50 ms':>8} {'p95 ms':>8}")
+    worst = 0.0
+    for rel in pages:
+        if not (out / rel).is_file():
+            print(f"{rel:<46} (not written)")
+            continue
+        times = []
+        for _ in range(requests):
+            t = time.perf_counter()
+            with urllib.request.urlopen(f"{base}/{rel}") as resp:
+                json.loads(resp.read())
+            times.append(time.perf_counter() - t)
+        worst = max(worst, p95(times))
+        print(f"{rel[:46]:<46} {os.path.getsize(out / rel) / 2**20:6.2f} {statistics.median(times) * 1e3:8.1f} "
+              f"{p95(times) * 1e3:8.1f}")
+    print(f"worst static p95 {worst * 1e3:.1f} ms (goal < 150 ms)")
     srv.shutdown()
 
 

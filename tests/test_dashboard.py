@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, make_meta, make_run, write_file
+from conftest import REPO, cli, make_meta, make_run, write_file
 
 from benchdb.backends.ortweb import browser
 from benchdb.warehouse import Warehouse
@@ -41,6 +41,18 @@ def warehouse(tmp_path) -> Path:
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([res])
     return db
+
+
+@pytest.fixture
+def with_serving(warehouse, tmp_path) -> Path:
+    """The warehouse and two vLLM load points (concurrency 2 and 4) imported on declared hardware."""
+    vllm = REPO / "tests" / "fixtures" / "interop" / "serving" / "vllm"
+    out = tmp_path / "imported"
+    r = cli("import", "vllm-serve", vllm / "c2_detailed.json", vllm / "c4_fail7_detailed.json", "--out", out,
+            "--hardware", "h100-sxm")
+    assert r.exit_code == 0, r.output
+    Warehouse(warehouse).ingest([out])
+    return warehouse
 
 
 @pytest.fixture
@@ -75,7 +87,11 @@ def test_api_views_filters_and_refusals(server):
     status, hist = get(f"{server}/api/trends?series={row['series_id']}")
     assert status == 200 and len(hist["rows"]) == 3                     # three runs of the series
     status, samples = get(f"{server}/api/samples?result={row['result_id']}")
-    assert status == 200 and len(samples["rows"]) == 40
+    assert status == 200 and len(samples["rows"]) == 40 and "result_id" not in samples["columns"]
+    stats = [dict(zip(samples["statistics"]["columns"], r, strict=True)) for r in samples["statistics"]["rows"]]
+    assert stats[0]["metric"] == row["metric"] and stats[0]["n"] == 40            # the primary metric first
+    assert stats[0]["median"] == pytest.approx(np.median([r[-1] for r in samples["rows"] if r[0] == row["metric"]]))
+    assert samples["command"].startswith("benchdb run --backend numpy --device cpu --model matmul:64 ")
     assert get(f"{server}/api/results?modle=x")[0] == 400              # a misspelt filter is refused
     assert get(f"{server}/api/trends")[0] == 400                       # a required filter
     assert get(f"{server}/api/nothing")[0] == 404
@@ -136,6 +152,38 @@ def test_compare_and_environment_of_two_runs(server):
     items = {r[0]: r for r in env["rows"]}
     assert status == 200 and items["started_at"][3] is True and items["hardware"][3] is False
     assert any(k.startswith("software: numpy") for k in items)
+    status, hist = get(f"{server}/api/compare_samples?base={newest['previous_run_id']}&cand={newest['run_id']}")
+    by = {}
+    for r in hist["rows"]:
+        rec = dict(zip(hist["columns"], r, strict=True))
+        by.setdefault((rec["model_id"], rec["side"]), []).append(rec["relative"])
+    assert status == 200 and sorted(by) == [(m, s) for m in ("matmul:128", "matmul:64") for s in ("base", "candidate")]
+    for m in ("matmul:128", "matmul:64"):           # relative to the base median: base around 0, candidate +30 %
+        assert len(by[m, "base"]) == len(by[m, "candidate"]) == 40
+        assert np.median(by[m, "base"]) == pytest.approx(0, abs=1e-9)
+        assert np.median(by[m, "candidate"]) == pytest.approx(0.3, abs=0.05)
+
+
+@pytest.mark.core
+def test_an_open_change_point_carries_the_command_that_acknowledges_it(tmp_path):
+    res = tmp_path / "results"
+    for day in range(1, 13):                       # a clear step after day 6: a change point
+        _write_run(res / f"d{day}", day, shift=1.0 if day <= 6 else 1.5)
+    db = tmp_path / "w.duckdb"
+    Warehouse(db).ingest([res])
+    from benchdb.dashboard import api
+
+    with Warehouse(db).reading() as con:
+        doc = api.query(con, "change_points", {})
+    recs = [dict(zip(doc["columns"], r, strict=True)) for r in doc["rows"]]
+    assert recs and all(r["status"] == "open" for r in recs)
+    assert recs[0]["acknowledge_with"] == f'benchdb ack {recs[0]["change_id"]} --note "why"'
+    r = cli("ack", recs[0]["change_id"], "--note", "expected: new kernel", "--db", db)
+    assert r.exit_code == 0, r.output
+    with Warehouse(db).reading() as con:
+        doc = api.query(con, "change_points", {})
+    acked = [dict(zip(doc["columns"], r, strict=True)) for r in doc["rows"] if r[0] == recs[0]["change_id"]][0]
+    assert acked["status"] == "acked" and acked["acknowledge_with"] is None and acked["note"] == "expected: new kernel"
 
 
 @pytest.mark.core
@@ -153,12 +201,22 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
 
     out = tmp_path / "site"
     counts = build(str(warehouse), out)
-    assert counts["runs"] == 3 and counts["results"] == 2
-    results = json.loads((out / "data" / "results.json").read_text())
-    for row in results["rows"]:
-        rec = dict(zip(results["columns"], row, strict=True))
-        assert (out / "data" / "trends" / f"{rec['series_id']}.json").is_file()
-        assert len(json.loads((out / "data" / "samples" / f"{rec['result_id']}.json").read_text())["rows"]) == 40
+    assert counts["runs"] == 3 and counts["results"] == 2 and counts["compare"] == 2
+    assert counts["trends"] == 2 and counts["samples"] == 7          # every series; every result of every run
+    flagged = json.loads((out / "data" / "trends" / f"{_oom_result(warehouse, 'series_id')}.json").read_text())
+    assert flagged["rows"] == []          # a flagged series with no valid result: an empty history, not a 404
+    from benchdb.dashboard import api
+
+    with Warehouse(warehouse).reading() as con:                      # each file as the server answers it
+        results = api.query(con, "results", {})
+        for row in results["rows"]:
+            rec = dict(zip(results["columns"], row, strict=True))
+            for view, key, value in (("trends", "series", rec["series_id"]), ("samples", "result", rec["result_id"])):
+                written = json.loads((out / "data" / view / f"{value}.json").read_text())
+                assert written == json.loads(json.dumps(api.query(con, view, {key: value})))
+    failed = json.loads((out / "data" / "samples" / f"{_oom_result(warehouse)}.json").read_text())
+    assert failed["rows"] == [] and failed["statistics"]["rows"][0][failed["statistics"]["columns"].index("status")] \
+        == "oom"                                                      # no samples, but what it was
     assert 'content="static"' in (out / "index.html").read_text()
     assert (out / "static" / "app.js").is_file()
     from benchdb.dashboard import assets
@@ -167,6 +225,11 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
         assert (out / "static" / "vendor" / name).read_bytes() == assets.files()[name].read_bytes()
     build(str(warehouse), out)                 # again: replaced whole, nothing left over
     assert not list(tmp_path.glob(".site.*"))
+
+
+def _oom_result(db: Path, column: str = "result_id") -> str:
+    with Warehouse(db).reading() as con:
+        return con.execute(f"SELECT {column} FROM results WHERE status = 'oom'").fetchone()[0]
 
 
 # ------------------------------------------------------------------ in a real browser
@@ -208,27 +271,30 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
     with sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=browser.find(), headless=True, args=["--no-sandbox"])
         page = b.new_page(viewport={"width": 1280, "height": 800})
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
-        for view in ("runs", "matrix", "optimal", "results", "change_points", "flagged", "serving", "frontier"):
+        for view in ("runs", "matrix", "optimal", "results", "change_points", "flagged", "serving"):
             page.goto(f"{base}/?view={view}")
             page.wait_for_selector("#status:has-text('row(s)')")
+        page.goto(f"{base}/?view=frontier")
+        page.wait_for_selector("[aria-label^='serving frontier']")        # the imported vLLM load points
+        assert page.inner_text("[aria-label^='serving frontier']").count("stub · h100-sxm · vllm") == 2  # 2 configs
         page.screenshot(path=str(SCREENS / f"{name}-serving.png"))
-        page.goto(f"{base}/?view=results")
+        page.goto(f"{base}/?view=results&backend=numpy")
         page.wait_for_selector("#status:has-text('2 row(s)')")
         page.screenshot(path=str(SCREENS / f"{name}-results.png"))
         page.goto(f"{base}/?view=matrix")
         page.wait_for_selector("a.matrix-cell")
         page.screenshot(path=str(SCREENS / f"{name}-matrix.png"))
-        page.click("a.matrix-cell >> nth=0")                  # matrix -> the results it counts
-        page.wait_for_selector("#status:has-text('2 row(s)')")
-        assert "view=results" in page.url and "family=synthetic" in page.url
+        page.click("a.matrix-cell >> nth=0")                 # matrix -> the results it counts
+        page.wait_for_selector("#status:has-text('row(s)')")
+        assert "view=results" in page.url and "hardware=" in page.url
         page.goto(f"{base}/?view=optimal&objective=latency")
         page.wait_for_selector("#status:has-text('row(s)')")
         assert page.input_value("select[name=objective]") == "latency"
         page.screenshot(path=str(SCREENS / f"{name}-optimal.png"))
         page.goto(f"{base}/?view=results")
-        page.wait_for_selector("#status:has-text('2 row(s)')")
+        page.wait_for_selector("#status:has-text('row(s)')")
         page.fill("input[name=model]", "matmul:128")
         page.dispatch_event("input[name=model]", "change")
         page.wait_for_selector("#status:has-text('1 row(s)')")
@@ -242,23 +308,26 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page.screenshot(path=str(SCREENS / f"{name}-trends.png"))
         page.click("td a[title='raw samples of this result'] >> nth=-1")
         page.wait_for_selector("figcaption:has-text('n = 40')")
+        page.wait_for_selector("svg[aria-label^='empirical cumulative distribution']")
+        page.wait_for_selector("table[aria-label='statistics of each metric'] td")
         assert page.inner_text("pre").startswith("benchdb run --backend numpy --device cpu --model matmul:")
-        page.screenshot(path=str(SCREENS / f"{name}-samples.png"))
+        page.screenshot(path=str(SCREENS / f"{name}-samples.png"), full_page=True)
         page.goto(f"{base}/?view=runs")
-        page.click("td a[title='compare this run with the one before it'] >> nth=0")
+        page.wait_for_selector("#status:has-text('row(s)')")
+        runs = int(page.inner_text("#status").split()[0])
+        page.click("tr:has-text('2026-11-03') a[title='compare this run with the one before it']")
         page.wait_for_selector("svg[aria-label^='change per scenario']")
         assert page.locator("svg g.changes circle").count() == 2          # one dot per scenario
-        page.screenshot(path=str(SCREENS / f"{name}-compare.png"))
+        page.wait_for_selector("[aria-label^='histograms of each scenario']")
+        page.screenshot(path=str(SCREENS / f"{name}-compare.png"), full_page=True)
         page.click("text=How the two runs' environments differ")
         page.wait_for_selector("td:has-text('started_at')")
         page.screenshot(path=str(SCREENS / f"{name}-environment.png"))
         if warehouse is not None:
-            page.goto(f"{base}/?view=runs")
-            page.wait_for_selector("#status:has-text('3 row(s)')")
             _write_run(tmp_path / "later", 9)
             Warehouse(warehouse).ingest([tmp_path / "later"])
-            page.reload()
-            page.wait_for_selector("#status:has-text('4 row(s)')")
+            page.goto(f"{base}/?view=runs")
+            page.wait_for_selector(f"#status:has-text('{runs + 1} row(s)')")
         b.close()
     assert errors == []
 
@@ -277,15 +346,15 @@ def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path,
 
 
 @needs_browser
-def test_serve_in_a_browser(warehouse, tmp_path):
-    _serve_and_walk([sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "PORT"],
-                    "/api/views", "serve", warehouse, tmp_path)
+def test_serve_in_a_browser(with_serving, tmp_path):
+    _serve_and_walk([sys.executable, "-m", "benchdb", "serve", "--db", str(with_serving), "--port", "PORT"],
+                    "/api/views", "serve", with_serving, tmp_path)
 
 
 @needs_browser
-def test_static_site_in_a_browser_with_no_benchdb_running(warehouse, tmp_path):
+def test_static_site_in_a_browser_with_no_benchdb_running(with_serving, tmp_path):
     out = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(warehouse), "--out", str(out)], check=True,
+    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(with_serving), "--out", str(out)], check=True,
                    capture_output=True)
     _serve_and_walk([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], "/", "site", None,
                     tmp_path, cwd=out)

@@ -28,6 +28,9 @@ class View:
     columns: tuple[tuple[str, str], ...] = ()
     #: Filters that take one of a few values.
     choices: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The column the static site's export groups by (the first column), left out of the rows when
+    #: it repeats on every row of a page (the raw samples of one result).
+    hidden: str | None = None
 
 
 VIEWS = {v.name: v for v in (
@@ -45,13 +48,14 @@ VIEWS = {v.name: v for v in (
          columns=(("model", "model_id"), ("hardware", "hardware_name"), ("backend", "backend"),
                   ("family", "family"))),
     View("trends", "History of a series", ("series",), ("series",), (("series", "series_id"),)),
-    View("samples", "Raw samples of a result", ("result",), ("result",)),
+    View("samples", "Raw samples of a result", ("result",), ("result",), hidden="result_id"),
     View("serving", "Serving load points", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
     View("frontier", "Serving frontiers", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
     View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
     View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
+    View("compare_samples", "Samples of two runs, per scenario", ("base", "cand"), ("base", "cand")),
     View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
 )}
 
@@ -60,13 +64,14 @@ VIEWS = {v.name: v for v in (
 MAX_ROWS = 5000
 #: The raw samples of one result can be many more, and a histogram wants them all.
 MAX_SAMPLES = 200_000
+SAMPLE_VIEWS = ("samples", "compare_samples")
 
 
 class UnknownView(BenchdbError):
     """A request for a view or filter the dashboard does not have (HTTP 404 / 400)."""
 
 
-def _plain(v: Any) -> Any:
+def plain(v: Any) -> Any:
     if isinstance(v, (_dt.datetime, _dt.date)):
         return v.isoformat()
     if isinstance(v, Decimal):
@@ -74,7 +79,7 @@ def _plain(v: Any) -> Any:
     if isinstance(v, float) and not math.isfinite(v):
         return None
     if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
+        return [plain(x) for x in v]
     return v
 
 
@@ -101,15 +106,60 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
                 raise UnknownView(f"view {name}: {f} must be a number, not {params[f]!r}") from None
     cur = con.execute(sql.load(f"dashboard/{name}.sql"), {f: (params.get(f) or None) for f in view.filters})
     columns = [d[0] for d in cur.description]
-    limit = limit or (MAX_SAMPLES if name == "samples" else MAX_ROWS)
-    rows = [[_plain(v) for v in row] for row in cur.fetchmany(limit + 1)]
+    limit = limit or (MAX_SAMPLES if name in SAMPLE_VIEWS else MAX_ROWS)
+    skip = 1 if view.hidden else 0
+    rows = [[plain(v) for v in row[skip:]] for row in cur.fetchmany(limit + 1)]
+    columns = columns[skip:]
     doc = {"view": name, "title": view.title, "filters": {f: params.get(f) for f in view.filters},
            "columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
-    if name == "samples" and rows:
-        from benchdb.reports.build import reproduce_command
-
-        doc["command"] = reproduce_command(dict(zip(columns, rows[0], strict=True)))
+    if name == "samples":
+        stats = con.execute(sql.load("dashboard/sample_statistics.sql"), {"result": params["result"]})
+        stat_columns = [d[0] for d in stats.description]
+        doc.update(about_result(stat_columns, [[plain(v) for v in row] for row in stats.fetchall()]))
     return doc
+
+
+def about_result(columns: list[str], rows: list[list]) -> dict[str, Any]:
+    """The samples page's header for one result, from its sample_statistics rows: ``statistics``
+    per metric and ``command``, the `benchdb run` line that measures it again."""
+    if not rows:
+        return {"statistics": None, "command": None}
+    from benchdb.reports.build import reproduce_command
+
+    return {"statistics": {"columns": columns, "rows": rows},
+            "command": reproduce_command(dict(zip(columns, rows[0], strict=True)))}
+
+
+def grouped(con, name: str, key: str, limit: int | None = None):
+    """Every group of view ``name`` with its required filter left open (the static site's export):
+    yields (value of column ``key``, the view's document for that value) in one pass over one
+    query, rather than one query per value. The view's SQL orders its rows by ``key``."""
+    view = VIEWS[name]
+    bound = dict.fromkeys(view.filters)
+    cur = con.execute(sql.load(f"dashboard/{name}.sql"), bound)
+    columns = [d[0] for d in cur.description]
+    at = columns.index(key)
+    skip = 1 if view.hidden else 0
+    limit = limit or (MAX_SAMPLES if name in SAMPLE_VIEWS else MAX_ROWS)
+    current, more = None, False
+    rows: list[list] = []
+
+    def doc():
+        return {"view": name, "title": view.title, "filters": {**bound, view.required[0]: current},
+                "columns": columns[skip:], "rows": rows, "truncated": more}
+
+    while batch := cur.fetchmany(10_000):
+        for row in batch:
+            if row[at] != current:
+                if rows:
+                    yield current, doc()
+                current, rows, more = row[at], [], False
+            if len(rows) < limit:
+                rows.append([plain(v) for v in row[skip:]])
+            else:
+                more = True
+    if rows:
+        yield current, doc()
 
 
 def catalog() -> dict[str, Any]:

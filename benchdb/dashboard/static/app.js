@@ -34,7 +34,7 @@ async function load(view, filters, catalog) {
   if (view === "slo") throw new Error("an SLO is computed by the server: run `benchdb serve` for this view");
   if (view === "trends") return getJSON(`data/trends/${encodeURIComponent(filters.series)}.json`);
   if (view === "samples") return getJSON(`data/samples/${encodeURIComponent(filters.result)}.json`);
-  if (view === "compare" || view === "environment") {
+  if (view === "compare" || view === "compare_samples" || view === "environment") {
     return getJSON(`data/${view}/${encodeURIComponent(filters.base)}__${encodeURIComponent(filters.cand)}.json`);
   }
   if (view === "optimal" && filters.max_latency_ms) {
@@ -79,6 +79,9 @@ function cell(col, value, rec) {
   return td;
 }
 
+// A table of more rows than this is cut on screen (the charts and the JSON have them all).
+const SHOWN = 2000;
+
 function table(doc) {
   const t = document.createElement("table");
   const head = t.createTHead().insertRow();
@@ -89,7 +92,7 @@ function table(doc) {
     head.append(th);
   }
   const body = t.createTBody();
-  for (const row of doc.rows) {
+  for (const row of doc.rows.slice(0, SHOWN)) {
     const tr = body.insertRow();
     const rec = Object.fromEntries(doc.columns.map((c, i) => [c, row[i]]));
     row.forEach((v, i) => tr.append(cell(doc.columns[i], v, rec)));
@@ -151,7 +154,7 @@ function forest(doc) {
   }), "change per scenario, candidate against base, with the interval its medians allow");
 }
 
-// One histogram per metric of a result's raw samples, with n and the median (a rule).
+// Per metric of a result's raw samples: a histogram (the median a rule) and the ECDF, side by side.
 function sampleCharts(doc) {
   const by = new Map();
   for (const r of rec(doc)) {
@@ -162,32 +165,78 @@ function sampleCharts(doc) {
   const box = document.createElement("div");
   for (const [name, values] of by) {
     const med = d3.median(values);
+    const sorted = Float64Array.from(values).sort();
+    const ecdf = Array.from(sorted, (v, i) => ({ v, p: (i + 1) / sorted.length }));
     const fig = document.createElement("figure");
     const cap = document.createElement("figcaption");
     cap.textContent = `${name}: n = ${values.length}, median ${NUMBER.format(med)}`;
     fig.append(cap, labelled(Plot.plot({
-      width: 480, height: 200, marginLeft: 50,
+      width: 420, height: 200, marginLeft: 50,
       x: { label: name }, y: { label: "samples", grid: true },
       marks: [Plot.rectY(values, Plot.binX({ y: "count" }, { x: (v) => v, fill: BLUE })),
               Plot.ruleX([med], { stroke: ORANGE, strokeWidth: 2 }), Plot.ruleY([0])],
-    }), `histogram of ${name}`));
+    }), `histogram of ${name}`), labelled(Plot.plot({
+      width: 420, height: 200, marginLeft: 50,
+      x: { label: name }, y: { label: "share of samples at or below", grid: true, domain: [0, 1] },
+      marks: [Plot.line(ecdf, { x: "v", y: "p", curve: "step-after", stroke: BLUE }),
+              Plot.ruleX([med], { stroke: ORANGE, strokeWidth: 2 })],
+    }), `empirical cumulative distribution of ${name}`));
     box.append(fig);
   }
   return box;
 }
 
-// Serving: output-token throughput per device against interactivity, a line per configuration.
+// The statistics of each of a result's metrics, as recorded at ingest.
+function statisticsTable(stats) {
+  const t = table({ columns: stats.columns.filter((c) => !SCENARIO.has(c)),
+                    rows: stats.rows.map((r) => r.filter((_, i) => !SCENARIO.has(stats.columns[i]))) });
+  t.setAttribute("aria-label", "statistics of each metric");
+  return t;
+}
+const SCENARIO = new Set(["result_id", "model_id", "backend", "device", "mode", "precision", "batch_size",
+                          "input_shape", "series_id", "threads", "repeats", "status", "validity"]);
+
+// Two runs, scenario by scenario: each side's samples as a histogram, on one axis relative to the
+// base median (0 %), so a shift and a change of spread both show. The scenarios that changed most.
+function compareHistograms(doc) {
+  const rows = rec(doc).map((r) => ({ ...r, name: `${r.model_id} · ${r.backend} · bs=${r.batch_size} · ${r.input_shape}` }));
+  if (!rows.length) return null;
+  const names = [...new Set(rows.map((r) => r.name))];
+  const fig = document.createElement("figure");
+  const cap = document.createElement("figcaption");
+  cap.textContent = `Samples of the ${names.length} scenario(s) whose median changed most: base and candidate`;
+  fig.append(cap, labelled(Plot.plot({
+    width: 760, height: 30 + 110 * names.length, marginLeft: 50, marginRight: 300,
+    x: { label: "sample against the base median (%)", percent: true, grid: true },
+    y: { label: "samples", grid: true },
+    fy: { label: null, domain: names },
+    color: { domain: ["base", "candidate"], range: [BLUE, ORANGE], legend: true },
+    marks: [Plot.rectY(rows, Plot.binX({ y2: "count" }, { x: "relative", fy: "name", fill: "side", fillOpacity: 0.55,
+                                                          thresholds: 40 })),
+            Plot.ruleX([0], { stroke: "currentColor" }), Plot.ruleY([0])],
+  }), "histograms of each scenario's samples, base and candidate"));
+  fig.className = "compare-histograms";
+  return fig;
+}
+
+// Serving: output-token throughput per device against interactivity, a line per configuration
+// (model, hardware, engine, precision, engine options: a different option is another line).
 function frontierChart(doc) {
   const rows = rec(doc).filter((r) => r.interactivity !== null && r.output_throughput_per_device !== null)
-    .map((r) => ({ ...r, config: `${r.model_id} · ${r.hardware_name} · ${r.engine} · ${r.measured_by}` }));
+    .map((r) => ({ ...r, config: `${r.model_id} · ${r.hardware_name} · ${r.engine} ${r.precision} · ` +
+                                 `options ${String(r.options_id).slice(0, 6)} · ${r.measured_by}` }));
   if (!rows.length) return null;
   return labelled(Plot.plot({
     width: 760, height: 300, marginLeft: 60,
     color: { range: COLORS, legend: true },
-    x: { label: "interactivity (tokens/s per user)", grid: true },
-    y: { label: "output throughput (tokens/s per device)", grid: true },
-    marks: [Plot.line(rows, { x: "interactivity", y: "output_throughput_per_device", stroke: "config",
-                              marker: "circle", sort: "interactivity" })],
+    x: { label: "interactivity (tokens/s per user)", grid: true, zero: true },
+    y: { label: "output throughput (tokens/s per device)", grid: true, zero: true },
+    marks: [Plot.line(rows, { x: "interactivity", y: "output_throughput_per_device", stroke: "config", z: "config",
+                              sort: "interactivity" }),
+            Plot.dot(rows, { x: "interactivity", y: "output_throughput_per_device", fill: "config", r: 4,
+                             title: (r) => `${r.config}\n${r.load_kind} ${r.load_value}: ` +
+                               `${NUMBER.format(r.output_throughput_per_device)} tokens/s per device, ` +
+                               `${NUMBER.format(r.interactivity)} tokens/s per user` })],
   }), "serving frontier: throughput per device against interactivity");
 }
 
@@ -312,6 +361,7 @@ async function render() {
         pre.setAttribute("aria-label", "the command that measures this result again");
         chart.append(pre);
       }
+      if (doc.statistics) chart.append(statisticsTable(doc.statistics));
       chart.append(sampleCharts(doc));
     } else if (view === "matrix") {
       chart.append(matrixTable(doc));
@@ -326,10 +376,13 @@ async function render() {
       chart.append(linkLine(href("environment", filters), "How the two runs' environments differ"));
       const f = forest(doc);
       if (f) chart.append(f);
+      const h = compareHistograms(await load("compare_samples", filters, CATALOG));
+      if (h) chart.append(h);
     }
     $("table").replaceChildren(table(doc));
     status.textContent = `${doc.rows.length} row(s)` +
-      (doc.truncated ? " shown, the first in order: there are more; filter to narrow them" : "");
+      (doc.truncated ? ", the first in order: there are more; filter to narrow them" : "") +
+      (doc.rows.length > SHOWN ? `; the table lists the first ${SHOWN}` : "");
   } catch (err) {
     status.className = "error";
     status.textContent = String(err.message || err);
