@@ -42,7 +42,9 @@ def folder() -> Path | None:
         return None
     if os.environ.get("BENCHDB_ANSWERS_DIR"):
         return Path(os.environ["BENCHDB_ANSWERS_DIR"])
-    return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb") / "answers"
+    from benchdb.paths import cache_root
+
+    return cache_root() / "answers"
 
 
 def code_digest() -> str:

@@ -45,10 +45,6 @@ class Package:
         return [Path(f).name for f in self.files]
 
 
-def cache_root() -> Path:
-    return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb")
-
-
 def missing(pkg: Package, where: Path) -> list[str]:
     return [n for n in pkg.names() if not (where / n).is_file()]
 

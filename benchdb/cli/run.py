@@ -57,7 +57,7 @@ def run(**params):
     ctx = click.get_current_context()
     if params["resume_dir"] is not None:
         return _resume(ctx, params)
-    runs, exclude, source = _run_options(ctx, params)
+    runs, exclude, source = run_options(ctx, params)
     if params["ab"]:
         from benchdb.cli import ab
 
@@ -178,7 +178,7 @@ def _click_option(opt, owners: list[str]) -> click.Option:
                         show_default=opt.default is not None, **kw)
 
 
-def _declared(command: click.Command) -> click.Command:
+def with_run_options(command: click.Command) -> click.Command:
     """Adds every declared run option, core and backends' own, before the command's other options."""
     from benchdb.backends import options
 
@@ -186,7 +186,7 @@ def _declared(command: click.Command) -> click.Command:
     return command
 
 
-def _run_options(ctx, params):
+def run_options(ctx, params):
     """RunOptions from --config/--suite with command-line overrides, or from the command line."""
     from click.core import ParameterSource
 
@@ -325,4 +325,4 @@ def hardware_cmd(fmt, as_json):
             click.echo(f"  {b['name']:<16} {detail}")
 
 
-COMMANDS = (_declared(run), suites, quickstart, hardware_cmd)
+COMMANDS = (with_run_options(run), suites, quickstart, hardware_cmd)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from benchdb import npm
 from benchdb.errors import BenchdbError
+from benchdb.paths import cache_root
 
 PLOT = npm.Package("@observablehq/plot", "0.6.17",
                    "sha512-/qaXP/7mc4MUS0s4cPPFASDRjtsWp85/TbfsciqDgU1HwYixbSbbytNuInD8AcTYC3xaxACgVX06agdfQy9W+g==",
@@ -28,7 +29,7 @@ INSTALL = f"{sys.executable} -m benchdb.dashboard.assets"
 
 
 def folder(pkg: npm.Package) -> Path:
-    return npm.cache_root() / "npm" / pkg.name.replace("/", "+") / pkg.version
+    return cache_root() / "npm" / pkg.name.replace("/", "+") / pkg.version
 
 
 def files() -> dict[str, Path]:

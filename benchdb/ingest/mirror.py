@@ -8,6 +8,7 @@ import posixpath
 from pathlib import Path
 
 from benchdb.errors import BenchdbError
+from benchdb.paths import cache_root
 
 
 def mirror(url: str) -> Path:
@@ -22,7 +23,7 @@ def mirror(url: str) -> Path:
         found = [p for p in fs.find(root) if p.endswith(".parquet") and not Path(p).name.startswith(".")]
     except (ImportError, ValueError, OSError) as exc:
         raise BenchdbError(f"cannot list {url}: {exc}") from None
-    base = Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb") / "remote"
+    base = cache_root() / "remote"
     mirror = base / hashlib.sha256(url.encode()).hexdigest()[:16]
     for remote in found:
         rel = _safe_key(url, root, remote)

@@ -46,7 +46,17 @@ from typing import Any
 from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
-from benchdb.plan.ab_process import SIDES, Group, Measured, Side, full_key, loose_key, run_process, side_environ
+from benchdb.plan.ab_process import (
+    SIDES,
+    Group,
+    Measured,
+    Side,
+    full_key,
+    loose_key,
+    run_process,
+    side_environ,
+    side_imports,
+)
 from benchdb.plan.ab_stats import decided
 from benchdb.plan.driver import PlanItem, build_plan, load_backend
 from benchdb.plan.files import RunReport, Sink, Writer
@@ -109,14 +119,16 @@ def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
     return sorted(out, key=lambda g: g[1][0])
 
 
-def plan_ab(runs: list[RunOptions], sides: dict[str, Side], *, exclude=None, shard=None,
-            unmatched: Callable[[dict], None] | None = None) -> list[Group]:
+def plan_ab(runs: list[RunOptions] | dict[str, list[RunOptions]], sides: dict[str, Side], *, exclude=None,
+            shard=None, unmatched: Callable[[dict], None] | None = None) -> list[Group]:
     """The groups to measure: the plan of a normal run of ``runs``, made once per side in that
-    side's environment (so a user bench's declared ENV keys each side's scenarios)."""
+    side's environment (so a user bench's declared ENV keys each side's scenarios). ``runs`` may
+    differ per side (``{side: runs}``: `benchdb bisect` runs each side's own bench files), as long
+    as they plan the same scenarios."""
     plans = {}
     for name in SIDES:
-        with side_environ(sides[name].env):
-            plans[name] = build_plan(runs, exclude=exclude, shard=shard,
+        with side_environ(sides[name].env), side_imports(sides[name].import_path):
+            plans[name] = build_plan(runs[name] if isinstance(runs, dict) else runs, exclude=exclude, shard=shard,
                                      unmatched=unmatched if name == "base" else None)
     base, cand = plans["base"], plans["cand"]
     shape = [[loose_key(sc) for sc in i.scenarios] for i in base]
@@ -127,11 +139,12 @@ def plan_ab(runs: list[RunOptions], sides: dict[str, Side], *, exclude=None, sha
                            "that change what a bench file plans in the environment of both sides")
     groups = []
     for bi, ci in zip(base, cand, strict=True):      # same shape: checked above
-        with side_environ(sides["base"].env):
+        with side_environ(sides["base"].env), side_imports(sides["base"].import_path):
             parts = _groups_of(bi)
         for axes, ix in parts:
             groups.append(Group(bi.opts, bi.model, axes, {"base": [bi.scenarios[i] for i in ix],
-                                                          "cand": [ci.scenarios[i] for i in ix]}))
+                                                          "cand": [ci.scenarios[i] for i in ix]},
+                                models={"base": bi.model, "cand": ci.model} if bi.model != ci.model else None))
     return groups
 
 

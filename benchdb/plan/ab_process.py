@@ -41,12 +41,18 @@ class Side:
     version: str              # what `<python> -m benchdb --version` says
     #: Variables whose values may be recorded as given (--ab-env-public); the others are recorded hashed.
     public: frozenset[str] = frozenset()
+    #: The folder its processes run in (`benchdb bisect`: the side's checkout, whose commit they record).
+    cwd: str | None = None
+    #: Import folders of its interpreter that this one lacks (`benchdb bisect`: the commit's installed
+    #: project), put first while this process plans the side's scenarios (a bench file imports it).
+    import_path: tuple[str, ...] = ()
 
     def record(self) -> dict[str, Any]:
         """What the run's config keeps of the side: an --ab-env value (possibly a token) only as a
         hash, unless its name was marked public; the files are published with the config."""
         return {"python": self.python, "benchdb_version": self.version,
-                "env": {k: v if k in self.public else hashed(v) for k, v in self.env.items()}}
+                "env": {k: v if k in self.public else hashed(v) for k, v in self.env.items()},
+                **({"cwd": self.cwd} if self.cwd else {})}
 
 
 def hashed(value: str) -> str:
@@ -64,6 +70,8 @@ class Group:
     model: str
     axes: dict[str, tuple]                    # batch_sizes, seq_lens, modes, precisions
     planned: dict[str, list[Scenario]]        # side -> the scenarios as planned in its environment
+    #: side -> its own model argument, where the sides' differ (a user bench in each side's checkout)
+    models: dict[str, str] | None = None
 
     @property
     def trials(self) -> int:
@@ -135,6 +143,46 @@ def _last_line(text: str, n: int = 300) -> str:
     return line if len(line) <= n else line[: n - 1] + "…"
 
 
+def own_import_path(python: str, cwd: str | None = None) -> tuple[str, ...]:
+    """The import folders of interpreter ``python`` that this interpreter does not have."""
+    import json
+    import sys
+
+    proc = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"], cwd=cwd,
+                          env={**os.environ, "PYTHONSAFEPATH": "1"}, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        return ()
+    mine = {os.path.realpath(p) for p in sys.path}
+    return tuple(p for p in json.loads(proc.stdout) if p and os.path.isdir(p) and os.path.realpath(p) not in mine)
+
+
+@contextlib.contextmanager
+def side_imports(paths: tuple[str, ...]) -> Iterator[None]:
+    """Imports first from ``paths`` while planning one side; the modules they gave are forgotten
+    afterwards, so the other side's plan imports its own version of them."""
+    import importlib
+    import sys
+
+    if not paths:
+        yield
+        return
+    saved = list(sys.path)
+    before = set(sys.modules)
+    sys.path[:0] = list(paths)
+    importlib.invalidate_caches()
+    roots = tuple(os.path.realpath(p) + os.sep for p in paths)
+    try:
+        yield
+    finally:
+        sys.path[:] = saved
+        for name in set(sys.modules) - before:
+            where = getattr(sys.modules.get(name), "__file__", None) or ""
+            if os.path.realpath(where).startswith(roots):
+                del sys.modules[name]
+        importlib.invalidate_caches()
+
+
 @contextlib.contextmanager
 def side_environ(env: dict[str, str]) -> Iterator[None]:
     """os.environ with the side's variables set (user benches read declared ENV at plan time)."""
@@ -152,12 +200,13 @@ def side_environ(env: dict[str, str]) -> Iterator[None]:
 
 # --- the plan --------------------------------------------------------------------------------
 
-def child_args(group: Group, out: Path) -> list[str]:
+def child_args(group: Group, out: Path, side: str = "base") -> list[str]:
     """`benchdb run` options that measure exactly the group, once, as this process planned it."""
     from benchdb.backends import options
 
     return options.child_args(group.opts, {
-        "models": (group.model,), "batch_sizes": group.axes["batch_sizes"], "seq_lens": group.axes["seq_lens"],
+        "models": ((group.models or {}).get(side, group.model),), "batch_sizes": group.axes["batch_sizes"],
+        "seq_lens": group.axes["seq_lens"],
         "modes": group.axes["modes"], "precisions": group.axes["precisions"], "repeats": 1, "out": str(out),
         "tags": ()})
 
@@ -213,10 +262,10 @@ def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | Non
 def run_process(side: Side, group: Group, out: Path) -> list[Measured]:
     """Run one side's process for a group; one Measured per planned scenario, failures included."""
     planned = group.planned[side.name]
-    cmd = [side.python, "-m", "benchdb", *child_args(group, out)]
+    cmd = [side.python, "-m", "benchdb", *child_args(group, out, side.name)]
     limit = group.opts.load_timeout_s + group.opts.timeout_s * len(planned) + SLACK_S
     status, error = None, None
-    proc = subprocess.Popen(cmd, env=child_env(side), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, env=child_env(side), cwd=side.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         _, stderr = proc.communicate(timeout=limit)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchdb import npm
 from benchdb.errors import BackendUnavailable
+from benchdb.paths import cache_root
 
 VERSION = "1.30.0"
 #: The registry's ``dist.integrity`` of onnxruntime-web@VERSION.
@@ -35,7 +36,7 @@ INSTALL = f"{sys.executable} -m benchdb.backends.ortweb.assets"
 def folder() -> Path:
     """Where the files are: ``$BENCHDB_ORTWEB_DIR`` (an onnxruntime-web ``dist`` folder), else the cache."""
     own = os.environ.get("BENCHDB_ORTWEB_DIR")
-    return Path(own) if own else npm.cache_root() / "onnxruntime-web" / VERSION
+    return Path(own) if own else cache_root() / "onnxruntime-web" / VERSION
 
 
 def missing() -> list[str]:

@@ -21,13 +21,10 @@ from typing import Any
 
 from benchdb.backends.shared.models import ResolvedModel
 from benchdb.harness import hardware
+from benchdb.paths import cache_root
 
 OPSET = 18
 LEGACY_OPSET = 17
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb")
 
 
 class ExportFailed(Exception):

@@ -1,0 +1,122 @@
+"""`benchdb bisect` on real git repositories made here: a package with a user bench whose work grows
+at one commit, each commit installed into its own environment, every step a real interleaved A/B."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from bisect_repo import make_repo
+from conftest import benchdb_cmd, cli, make_meta, make_run, write_file, write_suite
+
+from benchdb.warehouse import Warehouse
+
+QUICK = ("--min-time", "0.2", "--repeats", "3")
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))     # environments built here, not in ~/.cache
+
+
+def bisect(repo: Path, tmp_path: Path, *args: str):
+    r = benchdb_cmd("bisect", "--repo", str(repo), "--bench", "benches/bench_work.py", *QUICK,
+                    "--out", str(tmp_path / "results"), "--format", "json", *args, timeout=900)
+    doc = json.loads(r.stdout) if r.stdout.strip().startswith("{") else None
+    return r, doc
+
+
+@pytest.mark.slow
+def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
+    shas = make_repo(tmp_path / "repo", n=16, slow_at=11, factor=1.25)
+    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
+    assert r.returncode == 0, r.stderr
+    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[10]
+    assert doc["culprit"]["subject"] == "change 11 (slower work)" and doc["culprit"]["date"].startswith("2026-11-11")
+    assert len(doc["steps"]) <= 5
+    assert doc["steps"][0]["verdict"] == "regressed" and 0.15 < doc["steps"][0]["change"] < 0.35
+    for step in doc["steps"]:                           # the chain: each verdict agrees with where commit 11 is
+        slower = shas.index(step["tested"]["sha"]) >= 10 > shas.index(step["base"]["sha"])
+        assert step["verdict"] == ("regressed" if slower else "unchanged"), step
+        assert step["ci_low"] <= step["change"] <= step["ci_high"]
+    assert f"--good {shas[9][:12]} --bad {shas[10][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
+    # what it measured is ingestible, tagged with the bisect's id: two runs a step, on the commits measured
+    db = tmp_path / "w.duckdb"
+    assert cli("ingest", doc["out"], "--db", db).exit_code == 0
+    with Warehouse(db).reading() as con:
+        runs = con.execute("SELECT git_commit FROM runs WHERE list_contains(tags, $t)",
+                           {"t": f"bisect-{doc['bisect_id']}"}).fetchall()
+    assert len(runs) == 2 * len(doc["steps"])
+    assert {c for (c,) in runs} == {s["tested"]["sha"] for s in doc["steps"]} | {s["base"]["sha"] for s in doc["steps"]}
+
+
+def test_no_regression_between_good_and_bad_exits_1(tmp_path):
+    shas = make_repo(tmp_path / "repo", n=4, slow_at=None)
+    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
+    assert r.returncode == 1, r.stderr
+    assert doc["status"] == "no_regression" and [s["verdict"] for s in doc["steps"]] == ["unchanged"]
+    assert "no regression between" in doc["message"]
+
+
+@pytest.mark.slow
+def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
+    # commit 3 cannot be installed; commit 4 is slower: the first slow commit is 3 or 4, and nothing
+    # measured can say which (git bisect skip's answer too)
+    shas = make_repo(tmp_path / "repo", n=6, slow_at=4, factor=1.25, broken=(3,))
+    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--format", "text")
+    assert r.returncode == 3, r.stderr
+    out = r.stdout
+    assert f"skipped {shas[2][:10]} change 3 (broken build): setup failed" in out
+    assert f"only skipped commits are left: the first slow commit is one of {shas[2][:10]}, {shas[3][:10]} " \
+           f"(after {shas[1][:10]})" in out
+    assert f"{shas[1][:10]} against {shas[0][:10]}: unchanged" in out
+    assert f"{shas[3][:10]} against {shas[1][:10]}: regressed" in out
+
+
+def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):
+    repo = tmp_path / "repo"
+    shas = make_repo(repo, n=16, slow_at=11, factor=1.25)
+    # the nightly history: runs on commits 1-10 and 13-16 (none on 11 and 12), a step at 13
+    bench = f"{repo / 'benches' / 'bench_work.py'}::bench_work"
+    rng = np.random.default_rng(3)
+    for i in [*range(1, 11), *range(13, 17)]:
+        run = make_run(started_at=f"2026-11-{i:02d}T10:00:00+00:00", git_commit=shas[i - 1])
+        meta = make_meta(run, model_id="bench_work::bench_work", backend="userbench", precision="na",
+                         input_shape="", model={"model_id": "bench_work::bench_work", "family": "userbench"})
+        meta["scenario"]["settings"] = {"bench": bench, "params_index": 0, "params": {}}
+        write_file(tmp_path / "nightly" / str(i), meta, rng.normal(1e-3 * (1.25 if i >= 13 else 1.0), 1e-5, 40))
+    db = tmp_path / "w.duckdb"
+    Warehouse(db).ingest([tmp_path / "nightly"])
+    with Warehouse(db).reading() as con:
+        (change_id, commit), = con.execute("SELECT change_id, git_commit FROM change_points").fetchall()
+    assert commit == shas[12]
+    r = benchdb_cmd("bisect", change_id[:10], "--db", str(db), "--repo", str(repo), *QUICK, "--out",
+                    str(tmp_path / "results"), "--format", "json", timeout=900)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert f"good {shas[9][:10]}, bad {shas[12][:10]}" in r.stderr
+    assert doc["culprit"]["sha"] == shas[10] and len(doc["steps"]) <= 3
+
+
+@pytest.mark.parametrize("args, says", [
+    (("--good", "HEAD~1"), "give --good REV and --bad REV"),
+    (("--good", "nope", "--bad", "HEAD"), "--good 'nope' is not a commit of"),
+    (("--good", "HEAD", "--bad", "HEAD~2"), "is not an ancestor of --bad"),
+    (("--good", "HEAD", "--bad", "HEAD"), "are the same commit"),
+    (("deadbeef",), "no change point 'deadbeef'"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
+    make_repo(tmp_path / "repo", n=3, slow_at=None)
+    write_suite(tmp_path / "runs", n_files=1)
+    Warehouse(tmp_path / "w.duckdb").ingest([tmp_path / "runs"])       # a warehouse without that change point
+    r = benchdb_cmd("bisect", "--repo", str(tmp_path / "repo"), "--bench", "benches/bench_work.py",
+                    "--db", str(tmp_path / "w.duckdb"), *args)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_not_a_repository_is_one_line(tmp_path):
+    r = benchdb_cmd("bisect", "--repo", str(tmp_path), "--bench", "x.py", "--good", "a", "--bad", "b")
+    assert r.returncode == 2 and "is not a git repository" in r.stderr and "Traceback" not in r.stderr
