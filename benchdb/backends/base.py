@@ -185,8 +185,11 @@ def merge_repeats(outcomes: list[Outcome]) -> Outcome:
         rows=[(*row[:5], r) for r, o in enumerate(outcomes) for row in o.rows],
         validity_reasons=list(dict.fromkeys(why for o in outcomes for why in o.validity_reasons)),
         conditions=max(conds, key=lambda c: c.background_cpu_pct) if conds else None,
-        extra={**first.extra, "repeat_status": [o.status for o in outcomes],
-               "warnings": list(dict.fromkeys(w for o in outcomes for w in o.extra.get("warnings") or []))})
+        extra={**{k: v for k, v in first.extra.items() if k != "placement"},
+               "repeat_status": [o.status for o in outcomes],
+               "warnings": list(dict.fromkeys(w for o in outcomes for w in o.extra.get("warnings") or [])),
+               **({"placements": [o.extra.get("placement") for o in outcomes]}
+                  if any("placement" in o.extra for o in outcomes) else {})})
 
 
 def measurement_rows(m: Measurement, metric: str = "latency_s") -> list[Row]:

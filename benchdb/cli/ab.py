@@ -53,6 +53,12 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     if params["skip_fresh"]:
         raise BenchdbError("--ab measures both sides afresh; drop --skip-fresh")
     envs = parse_env(params["ab_env"])
+    duet = None
+    if params.get("duet"):
+        from benchdb.plan import parallel
+
+        duet, runs = parallel.workers_for(runs, "2", "--duet", equivalent=True)
+        click.echo("duet: both sides at once, swapping every trial: " + "; ".join(w.label() for w in duet), err=True)
     explicit = ctx.get_parameter_source("repeats") == ParameterSource.COMMANDLINE
     runs = [replace(o, repeats=o.repeats if explicit or o.repeats > 1 else DEFAULT_TRIALS) for o in runs]
     for o in runs:
@@ -97,7 +103,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
               "skip_fresh": None}
     try:
         report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress,
-                        max_trials=max_trials, threshold=params["ab_threshold"])
+                        max_trials=max_trials, threshold=params["ab_threshold"], duet=duet)
     except KeyboardInterrupt:
         raise BenchdbError("interrupted: the A/B is incomplete; scenarios whose trials had all run are in their "
                            f"files under {runs[0].out}; run the command again for a complete gate",

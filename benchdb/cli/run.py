@@ -29,6 +29,13 @@ from benchdb.errors import BenchdbError
                                 "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).")
 @click.option("--ab-threshold", "ab_threshold", default="5%", callback=fraction, show_default=True,
               help="With --ab-max-trials: the threshold of the `benchdb check` that follows.")
+@click.option("--duet", is_flag=True,
+              help="With --ab: run the two sides' processes at the same time on two disjoint, equivalent core "
+                   "sets (or two GPUs), swapping sets between trials, so machine-wide noise hits both alike.")
+@click.option("--parallel", default=None, metavar="auto|N",
+              help="Measure N models at once on workers that share no core or device: whole physical cores "
+                   "each (threads = its cores), or one GPU each. auto: one worker per NUMA node, or as many "
+                   "--threads T workers as fit; one per GPU.")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON file describing the runs; command-line options override it.")
 @click.option("--suite", default=None, help="A predefined suite (see `benchdb suites`).")
@@ -58,10 +65,21 @@ def run(**params):
     if params["resume_dir"] is not None:
         return _resume(ctx, params)
     runs, exclude, source = run_options(ctx, params)
+    if params["parallel"] is not None and (params["parallel"] != "auto" and not params["parallel"].isdigit()
+                                           or params["parallel"] == "0"):
+        raise BenchdbError(f"--parallel {params['parallel']}: give auto or a number of workers (1 or more)")
     if params["ab"]:
         from benchdb.cli import ab
 
+        if params["parallel"]:
+            raise BenchdbError("--parallel runs one side's scenarios at once; for --ab use --duet (both sides "
+                               "at once on mirrored cores)")
         return ab.cli(ctx, params, runs, exclude, source)
+    if params["duet"]:
+        raise BenchdbError("--duet runs the two sides of --ab BASE CAND at the same time; give --ab too")
+    workers = None
+    if params["parallel"]:
+        runs, workers = _parallel(ctx, params, runs)
     if params["ab_env"] or params.get("ab_env_public"):
         raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
     if params["ab_max_trials"]:
@@ -71,10 +89,21 @@ def run(**params):
         from benchdb.plan.driver import prestart
 
         prestart(runs)
-    return _plan_and_run(params, runs, exclude, source, shard)
+    return _plan_and_run(params, runs, exclude, source, shard, workers)
 
 
-def _plan_and_run(params, runs, exclude, source, shard):
+def _parallel(ctx, params, runs):
+    """The workers of --parallel, and the runs with each worker's thread count where none was given."""
+    from benchdb.plan import parallel
+
+    if any(not o.isolate for o in runs):
+        raise BenchdbError("--parallel measures in separate processes; drop --no-isolation")
+    workers, runs = parallel.workers_for(runs, params["parallel"], "--parallel")
+    click.echo(f"parallel: {plural(len(workers), 'worker')}: " + "; ".join(w.label() for w in workers), err=True)
+    return runs, workers
+
+
+def _plan_and_run(params, runs, exclude, source, shard, workers=None):
     from benchdb.plan.driver import build_plan
 
     items = build_plan(runs, exclude=exclude, shard=shard,
@@ -93,16 +122,19 @@ def _plan_and_run(params, runs, exclude, source, shard):
 
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
               "shard": params["shard"], "skip_fresh": params["skip_fresh"]}
-    _measure(items, config, runs[0].out, runs[0].tags, params["db"])
+    if workers:
+        config["parallel"] = [w.record() for w in workers]
+    _measure(items, config, runs[0].out, runs[0].tags, params["db"], workers=workers)
 
 
-def _measure(items, config, out, tags, db, resume=None) -> None:
+def _measure(items, config, out, tags, db, resume=None, workers=None) -> None:
     """Run the plan, print what each scenario gave, and say how to resume after Ctrl-C."""
     from benchdb.plan.driver import Interrupted, run_plan, summary_rows
     from benchdb.reports.tabular import render
 
     try:
-        report = run_plan(items, config=config, out=out, tags=tags, progress=progress_printer(), resume=resume)
+        report = run_plan(items, config=config, out=out, tags=tags, progress=progress_printer(), resume=resume,
+                          workers=workers)
     except Interrupted as stop:
         raise BenchdbError(f"{stop}; resume with: {_resume_command(stop.report.out_dir, db)}",
                            exit_code=130) from None
@@ -299,6 +331,11 @@ def hardware_cmd(fmt, as_json):
 
     probe = energy.probe()
     rep["cpu_energy"] = {"status": "available" if probe.available else "unavailable", "detail": probe.detail}
+    from benchdb.harness import topology
+
+    topo = topology.read()
+    auto = topology.split(topo, topology.auto_workers(topo, None))
+    rep["topology"] = {**topo.as_dict(), "parallel_auto": [s.record() for s in auto]}
     if as_json or fmt == "json":
         click.echo(json.dumps(rep, indent=1, default=str))
         return
@@ -307,6 +344,12 @@ def hardware_cmd(fmt, as_json):
     click.echo(f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
                f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)")
     click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
+    t = rep["topology"]
+    nodes = "; ".join(f"node {n}: cpus {c}" for n, c in t["numa_nodes"].items()) or "no NUMA information"
+    click.echo(f"topology  cpus {t['cpus']} ({t['physical_cores']} physical cores); {nodes}")
+    click.echo(f"parallel  auto: {len(t['parallel_auto'])} worker(s) on cores "
+               f"{', '.join(s['cpus'] for s in t['parallel_auto'])}; --threads T: as many T-core workers as fit "
+               f"(--parallel {t['physical_cores']} --threads 1 at most here)")
     if rep["accelerators"]:
         for acc in rep["accelerators"]:
             mem = f", {acc['memory_bytes'] / 2**30:.0f} GiB" if acc["memory_bytes"] else ""

@@ -20,9 +20,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import multiprocessing.context
 import signal
+import threading
 import time
 import traceback
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from multiprocessing import popen_forkserver
 from typing import TYPE_CHECKING
@@ -48,11 +50,13 @@ def _die_with_parent() -> None:
 
 
 def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions, conn,
-           environ: dict[str, str] | None = None) -> None:
+           environ: dict[str, str] | None = None, cpus: tuple[int, ...] | None = None) -> None:
     import importlib
     import os
 
     _die_with_parent()
+    if cpus:                      # a parallel worker's cores, before any thread pool starts
+        os.sched_setaffinity(0, cpus)
     import gc
 
     # what the fork server imported is never garbage: its objects leave the collector's reach, so
@@ -93,18 +97,20 @@ def preload_modules(module: str) -> list[str]:
 #: One fork server per backend module: a child must never inherit another backend's libraries
 #: (OpenVINO measured 24 % slower in a child whose parent had also imported ONNX Runtime).
 _SERVERS: dict[str, ForkServer] = {}
+_SERVERS_LOCK = threading.Lock()
 
 
 def _server(module: str) -> ForkServer:
     """The fork server of ``module``, started (its imports run before it forks its first child)."""
     from multiprocessing import forkserver
 
-    server = _SERVERS.get(module)
-    if server is None:
-        server = forkserver.ForkServer()
-        server.set_forkserver_preload(preload_modules(module))
-        _SERVERS[module] = server
-    server.ensure_running()          # also replaces a server that died
+    with _SERVERS_LOCK:             # parallel workers start children from several threads
+        server = _SERVERS.get(module)
+        if server is None:
+            server = forkserver.ForkServer()
+            server.set_forkserver_preload(preload_modules(module))
+            _SERVERS[module] = server
+        server.ensure_running()          # also replaces a server that died
     return server
 
 
@@ -179,12 +185,14 @@ class _BackendProcess(mp.context.ForkServerProcess):
         return _Popen(process_obj)
 
 
-def _start(ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions):
+def _start(ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
+           placement: Placement | None = None):
     """(process, result pipe) measuring ``scenarios`` in a new child."""
     recv, send = ctx.Pipe(duplex=False)
     import os
 
-    args = (module, model, scenarios, opts, send, dict(os.environ))
+    env = {**os.environ, **(placement.env if placement else {})}
+    args = (module, model, scenarios, opts, send, env, placement.cpus if placement else None)
     if ctx.get_start_method() == "forkserver":
         proc = _BackendProcess(target=_child, args=args, daemon=True)
         proc.backend_module = module
@@ -203,16 +211,25 @@ def _exit_text(code: int | None) -> str:
     return f"child process exited with code {code}"
 
 
+@dataclass(frozen=True)
+class Placement:
+    """Where a parallel worker's children run: their cores and the environment that shows them
+    their device (e.g. ``CUDA_VISIBLE_DEVICES``)."""
+    cpus: tuple[int, ...] | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
 def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
-                 info: dict) -> Iterator[Outcome]:
+                 info: dict, placement: Placement | None = None) -> Iterator[Outcome]:
     """Yield one outcome per scenario, in order, whatever happens to the child processes.
 
-    ``info`` is the contract's model metadata used for outcomes the child could not report.
+    ``info`` is the contract's model metadata used for outcomes the child could not report;
+    ``placement`` pins the children to a parallel worker's cores and device.
     """
     ctx = _context()
     remaining = list(scenarios)
     while remaining:
-        proc, recv = _start(ctx, module, model, remaining, opts)
+        proc, recv = _start(ctx, module, model, remaining, opts, placement)
         done = 0
         in_flight: int | None = None
         started = datetime.now(timezone.utc).isoformat()

@@ -235,10 +235,13 @@ class _SideWriter:
 
 def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, tags=(), seed: int | None = None,
            progress: Callable[[Step, str, Group, list[Measured], int, int, float], None] | None = None,
-           ab_id: str | None = None, max_trials: int = 0, threshold: float = 0.05) -> AbReport:
+           ab_id: str | None = None, max_trials: int = 0, threshold: float = 0.05,
+           duet: list | None = None) -> AbReport:
     """Measure every group in interleaved A/B trials and write one file per scenario and side.
     ``max_trials`` above a group's trials: after them, a group whose verdict (``decided``, at
-    ``threshold``) is still open gets two more trials at a time, up to ``max_trials``."""
+    ``threshold``) is still open gets two more trials at a time, up to ``max_trials``.
+    ``duet`` (two :class:`benchdb.plan.parallel.Worker` on equivalent cores or devices): a trial runs
+    both sides' processes at the same time, one on each, the sides swapping workers every trial."""
     if not groups:
         raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
     for g in groups:
@@ -251,7 +254,8 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
     report = AbReport(ab_id, sides, steps=steps)
     started = datetime.now(timezone.utc).isoformat()
     stopping = {"max_trials": max_trials, "threshold": threshold} if adaptive else {}
-    writers = _side_writers(sides, report, {"seed": seed, **stopping}, started, out, tags, config)
+    duet_record = {"duet": [w.record() for w in duet]} if duet else {}
+    writers = _side_writers(sides, report, {"seed": seed, **stopping, **duet_record}, started, out, tags, config)
 
     def record_order() -> None:     # the trials' order, in the runs' config (before their first file)
         for name in SIDES:
@@ -266,9 +270,11 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
             nonlocal done
             for step in todo:
                 group = groups[step.group]
+                results = _duet_step(step, group, sides, duet, tmp) if duet else None
                 for name in step.order:
                     t0 = time.perf_counter()
-                    measured = run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
+                    measured = results[name] if results else \
+                        run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
                     for m in measured:
                         if m.meta is not None:
                             writers[name].note(m.meta)
@@ -291,6 +297,37 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
         shutil.rmtree(tmp, ignore_errors=True)
         report.reports = {s: writers[s].report for s in SIDES}
     return report
+
+
+def _duet_step(step: Step, group: Group, sides: dict[str, Side], duet: list, tmp: Path) -> dict[str, list[Measured]]:
+    """Both sides' processes of one trial at the same time, each on one of the two workers: base on
+    worker ``trial % 2``, cand on the other, so the sides swap workers every trial."""
+    import threading
+
+    where = {"base": duet[step.trial % 2], "cand": duet[(step.trial + 1) % 2]}
+    out: dict[str, list[Measured]] = {}
+    errors: list[BaseException] = []
+
+    def one(name: str) -> None:
+        try:
+            out[name] = run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}",
+                                    where[name].placement)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(name,), daemon=True) for name in step.order]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    for name in SIDES:
+        other = "cand" if name == "base" else "base"
+        record = {**where[name].record(), "beside": [f"{other} side of this trial (duet)"]}
+        for m in out[name]:
+            m.outcome = replace(m.outcome, extra={**m.outcome.extra, "placement": record})
+    return out
 
 
 def _side_writers(sides: dict[str, Side], report: AbReport, settings: dict[str, Any], started: str, out,

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 
 from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario
 from benchdb.errors import BenchdbError
+from benchdb.harness.isolation import Placement
 from benchdb.plan.driver import load_backend
 from benchdb.schema import contract, identity
 
@@ -259,14 +260,20 @@ def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | Non
     return out
 
 
-def run_process(side: Side, group: Group, out: Path) -> list[Measured]:
-    """Run one side's process for a group; one Measured per planned scenario, failures included."""
+def run_process(side: Side, group: Group, out: Path, placement: Placement | None = None) -> list[Measured]:
+    """Run one side's process for a group; one Measured per planned scenario, failures included.
+    ``placement`` (duet): the cores the process and its children run on, and its device."""
     planned = group.planned[side.name]
     cmd = [side.python, "-m", "benchdb", *child_args(group, out, side.name)]
     limit = group.opts.load_timeout_s + group.opts.timeout_s * len(planned) + SLACK_S
     status, error = None, None
-    proc = subprocess.Popen(cmd, env=child_env(side), cwd=side.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    env = {**child_env(side), **(placement.env if placement else {})}
+    proc = subprocess.Popen(cmd, env=env, cwd=side.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    if placement is not None and placement.cpus:
+        # before the interpreter has started: every thread and child it makes inherits the set
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setaffinity(proc.pid, placement.cpus)
     try:
         _, stderr = proc.communicate(timeout=limit)
     except subprocess.TimeoutExpired:

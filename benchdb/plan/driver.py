@@ -7,7 +7,7 @@ import platform
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -247,7 +247,7 @@ def resume_plan(folder: Path | str) -> Resume:
 
 def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
              progress: Callable[[Outcome, int, int], None] | None = None,
-             seed: int | None = None, resume: Resume | None = None) -> RunReport:
+             seed: int | None = None, resume: Resume | None = None, workers: list | None = None) -> RunReport:
     """Measure every planned scenario and write one file per scenario under ``out/<run_id>/``.
 
     Scenarios of entries with ``repeats`` K > 1 are measured in K separate processes, in K rounds:
@@ -280,6 +280,12 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
         _write_plan(writer.sink.local, run_meta, seed, items)
     counter = _Counter(progress, sum(len(i.scenarios) * i.opts.repeats for i in items))
     _servers_ready(items)
+    if workers:
+        try:
+            _measure_parallel(items, workers, random.Random(seed), writer, counter)
+        except KeyboardInterrupt:
+            raise Interrupted(writer.report, total) from None
+        return writer.report
     try:
         for item in items:
             if item.opts.repeats > 1:
@@ -342,6 +348,45 @@ def _measure_interleaved(repeated: list[PlanItem], rng: random.Random, writer: W
                     writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
 
 
+def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, writer: Writer,
+                      counter: _Counter) -> None:
+    """Every item on parallel workers (:mod:`benchdb.plan.parallel`): single-process items whole,
+    repeated ones round by round in the serial run's interleaved order."""
+    from benchdb.plan import parallel
+
+    def label(item: PlanItem) -> str:
+        return f"{item.scenarios[0].model_id} {item.opts.backend}/{item.opts.device}"
+
+    units = [parallel.Unit(ii, 0, list(range(len(item.scenarios))), label(item))
+             for ii, item in enumerate(items) if item.opts.repeats == 1]
+    for r in range(max((i.opts.repeats for i in items if i.opts.repeats > 1), default=0)):
+        order = [ii for ii, item in enumerate(items) if item.opts.repeats > 1 and item.opts.repeats > r]
+        rng.shuffle(order)
+        for ii in order:
+            picks = list(range(len(items[ii].scenarios)))
+            rng.shuffle(picks)
+            units.append(parallel.Unit(ii, r, picks, f"{label(items[ii])} (process {r + 1})"))
+    pending: dict[tuple[int, int], list[Outcome]] = {}
+
+    def run_unit(item: PlanItem, scenarios: list[Scenario], placement) -> list[Outcome]:
+        return _outcomes(item, scenarios, placement)
+
+    def done(unit, outcomes: list[Outcome], record: dict) -> None:
+        item = items[unit.item]
+        for si, outcome in zip(unit.scenarios, outcomes, strict=True):
+            outcome = replace(outcome, extra={**outcome.extra, "placement": record})
+            counter.tick(outcome)
+            if item.opts.repeats == 1:
+                writer.write(outcome, item.opts)
+                continue
+            got = pending.setdefault((unit.item, si), [])
+            got.append(outcome)
+            if len(got) == item.opts.repeats:
+                writer.write(merge_repeats(pending.pop((unit.item, si))), item.opts)
+
+    parallel.measure(items, units, workers, run_unit, done)
+
+
 def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
     """Record the plan beside the run's files (atomically), so `benchdb run --resume` can measure
     exactly what an interrupted run left."""
@@ -357,12 +402,13 @@ def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[Plan
     os.replace(tmp, folder / PLAN_FILE)
 
 
-def _outcomes(item: PlanItem, scenarios: list[Scenario]) -> list[Outcome]:
-    """Measure scenarios of one model: in a child process (with timeouts) unless isolation is off."""
+def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list[Outcome]:
+    """Measure scenarios of one model: in a child process (with timeouts) unless isolation is off;
+    ``placement``: a parallel worker's cores and device."""
     backend = load_backend(item.opts.backend)
     if item.opts.isolate:
         return list(run_isolated(registry.info(item.opts.backend).implementation, item.model, scenarios,
-                                 item.opts, backend.model_info(item.model)))
+                                 item.opts, backend.model_info(item.model), placement))
     return list(backend.run_model(item.model, scenarios, item.opts))
 
 

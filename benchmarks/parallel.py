@@ -1,0 +1,130 @@
+"""Parallel runs and duet A/B on this machine, each against its serial counterpart in one run.
+
+    python benchmarks/parallel.py [--rounds 2] [--comparisons 20] [--min-time 0.5] [--small]
+
+1. A suite of 8 single-thread user-bench scenarios (pure-Python work of 8 sizes), measured serially
+   (`benchdb run --bench ... --threads 1`) and with `--parallel 2`, alternating, --rounds times each:
+   the wall-time ratio (goal <= 0.6x) and, per scenario, whether the parallel median agrees with the
+   serial one (within the parallel result's 95 % CI, or 3 %).
+2. --comparisons real A/A comparisons (both sides this interpreter and the same code), each done as
+   an interleaved A/B and as a duet A/B (`--duet`), alternating, both `--repeats 5 --ab-max-trials 15
+   --threads 1`, judged by `benchdb check` on the two runs: how many say `unchanged`, and the wall
+   time (goal: duet at least as many `unchanged`, in <= 0.6x the time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BENCH = "\n\n".join(f"def bench_work_{i}():\n    return lambda: sum(j * j for j in range({n}))"
+                    for i, n in enumerate((3000, 6000, 9000, 12000, 15000, 18000, 21000, 24000)))
+
+
+def benchdb(*args: str) -> tuple[float, subprocess.CompletedProcess]:
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "benchdb", *args], capture_output=True, text=True)
+    took = time.perf_counter() - t
+    if proc.returncode not in (0, 1, 3):
+        raise SystemExit(f"benchdb {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-500:]}")
+    return took, proc
+
+
+def medians(db: Path, folder: Path) -> dict[str, tuple[float, float, float]]:
+    """model -> (median, ci low, ci high) of the one run under ``folder``."""
+    from benchdb.warehouse import Warehouse
+
+    wh = Warehouse(db)
+    summary = wh.ingest([folder])
+    with wh.reading() as con:
+        rows = con.execute("SELECT model_id, median, median_ci_low, median_ci_high FROM results "
+                           "WHERE list_contains($runs, run_id)", {"runs": sorted(summary.run_ids)}).fetchall()
+    return {m: (med, lo, hi) for m, med, lo, hi in rows}
+
+
+def suite(work: Path, rounds: int, min_time: str) -> None:
+    bench = work / "bench_suite.py"
+    bench.write_text(BENCH + "\n")
+    walls: dict[str, list[float]] = {"serial": [], "parallel 2": []}
+    got: dict[str, list[dict]] = {"serial": [], "parallel 2": []}
+    for r in range(rounds):
+        for name, extra in (("serial", ()), ("parallel 2", ("--parallel", "2"))):
+            out = work / f"suite-{r}-{name.replace(' ', '')}"
+            took, _ = benchdb("run", "--bench", str(bench), "--threads", "1", "--min-time", min_time,
+                              "--out", str(out), *extra)
+            walls[name].append(took)
+            got[name].append(medians(work / "suite.duckdb", out))
+            print(f"round {r + 1} {name:<10}: {took:6.1f} s", flush=True)
+    ratio = statistics.median(walls["parallel 2"]) / statistics.median(walls["serial"])
+    print(f"\n8 single-thread scenarios: serial median {statistics.median(walls['serial']):.1f} s, --parallel 2 "
+          f"{statistics.median(walls['parallel 2']):.1f} s: {ratio:.2f}x (goal <= 0.6x)")
+    print(f"{'scenario':<28} {'serial ms':>10} {'parallel ms':>12} {'[CI]':>20} {'diff':>7}  agrees")
+    agree = 0
+    for model in sorted(got["serial"][0]):
+        s = statistics.median(g[model][0] for g in got["serial"])
+        p, lo, hi = got["parallel 2"][-1][model]
+        ok = (lo is not None and lo <= s <= hi) or abs(p / s - 1) <= 0.03
+        agree += ok
+        print(f"{model:<28} {s * 1e3:10.3f} {p * 1e3:12.3f} [{lo * 1e3:8.3f}, {hi * 1e3:8.3f}] "
+              f"{p / s - 1:+7.1%}  {'yes' if ok else 'NO'}")
+    print(f"medians agree: {agree}/{len(got['serial'][0])} (goal: all, within the CI or 3 %)")
+
+
+def comparisons(work: Path, n: int, min_time: str) -> None:
+    from benchdb.warehouse import Warehouse
+
+    bench = work / "bench_aa.py"
+    bench.write_text(BENCH + "\n")
+    verdicts: dict[str, list[str]] = {"interleaved": [], "duet": []}
+    walls: dict[str, list[float]] = {"interleaved": [], "duet": []}
+    db = work / "aa.duckdb"
+    for i in range(n):
+        fn = f"bench_work_{i % 8}"
+        for name, extra in (("interleaved", ()), ("duet", ("--duet",))):
+            out = work / f"aa-{i}-{name}"
+            took, proc = benchdb("run", "--bench", f"{bench}::{fn}", "--ab", sys.executable, sys.executable,
+                                 "--repeats", "5", "--ab-max-trials", "15", "--threads", "1", "--min-time", min_time,
+                                 "--out", str(out), *extra)
+            ab = re.search(r"tag:(ab-[0-9a-f]+)-base", proc.stdout)
+            if ab is None:
+                raise SystemExit(f"no A/B tags in: {proc.stdout[-400:]} {proc.stderr[-400:]}")
+            wh = Warehouse(db)
+            wh.ingest([out])
+            gate = wh.check(f"tag:{ab.group(1)}-base", f"tag:{ab.group(1)}-cand")
+            verdict = gate.comparisons[0].verdict
+            verdicts[name].append(verdict)
+            walls[name].append(took)
+            print(f"A/A {i + 1:>2} {fn} {name:<11}: {verdict:<12} {gate.comparisons[0].change:+6.1%} in {took:5.1f} s",
+                  flush=True)
+    print(f"\n{'method':<12} {'unchanged':>10} {'other verdicts':<30} {'total s':>8}")
+    for name in verdicts:
+        others = [v for v in verdicts[name] if v != "unchanged"]
+        print(f"{name:<12} {verdicts[name].count('unchanged'):>6}/{n:<3} {', '.join(others) or '-':<30} "
+              f"{sum(walls[name]):8.0f}")
+    print(f"duet time / interleaved time: {sum(walls['duet']) / sum(walls['interleaved']):.2f}x (goal <= 0.6x, "
+          "with at least as many unchanged)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--comparisons", type=int, default=20)
+    ap.add_argument("--min-time", default="0.5")
+    ap.add_argument("--small", action="store_true", help="1 round, 2 comparisons, 0.1 s: checks the script works")
+    args = ap.parse_args()
+    if args.small:
+        args.rounds, args.comparisons, args.min_time = 1, 2, "0.1"
+    work = Path(tempfile.mkdtemp(prefix="benchdb-parallel-"))
+    suite(work, args.rounds, args.min_time)
+    print()
+    comparisons(work, args.comparisons, args.min_time)
+
+
+if __name__ == "__main__":
+    main()

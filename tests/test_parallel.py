@@ -1,0 +1,202 @@
+"""`benchdb run --parallel` and `--ab ... --duet` on this 2-core machine: workers on disjoint cores
+(checked from inside the measuring children), overlap refused, placement and co-runners recorded,
+a crash in one worker leaving the other's results whole; GPU workers through a stand-in device list."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import benchdb_cmd
+
+from benchdb.errors import BenchdbError
+from benchdb.harness import topology
+from benchdb.schema import contract
+
+TWO_CORES = len(os.sched_getaffinity(0)) >= 2 if hasattr(os, "sched_getaffinity") else False
+needs_two = pytest.mark.skipif(not TWO_CORES, reason="needs two cores this process may use")
+
+BENCH = '''
+import json, os, sys
+
+OUT = os.environ["WHERE_OUT"]
+
+
+def _where(name):
+    def setup():
+        with open(os.path.join(OUT, name + ".json"), "w") as fh:
+            json.dump({"cpus": sorted(os.sched_getaffinity(0)), "dev": os.environ.get("CUDA_VISIBLE_DEVICES")}, fh)
+        if name == "bench_crash":
+            os._exit(3)
+        return lambda: sum(range(2000))
+    setup.__name__ = name
+    return setup
+
+
+bench_a, bench_b, bench_c, bench_d = (_where(n) for n in ("bench_a", "bench_b", "bench_c", "bench_d"))
+'''
+
+
+def _bench(tmp_path: Path, crash: bool = False) -> Path:
+    text = BENCH + ("\nbench_crash = _where('bench_crash')\n" if crash else "")
+    f = tmp_path / "bench_where.py"
+    f.write_text(text)
+    (tmp_path / "where").mkdir(exist_ok=True)
+    return f
+
+
+def _results(folder: Path) -> dict[str, dict]:
+    out = {}
+    for path in folder.rglob("*.parquet"):
+        meta = contract.read_footer(path).metadata
+        out[meta["scenario"]["model_id"].split("::")[1]] = meta
+    return out
+
+
+def _env(tmp_path):
+    return {**os.environ, "WHERE_OUT": str(tmp_path / "where")}
+
+
+def _fake_sys(root: Path, nodes: dict[int, list[tuple[int, ...]]], khz: dict[int, int] | None = None) -> Path:
+    for node, cores in nodes.items():
+        d = root / "devices/system/node" / f"node{node}"
+        d.mkdir(parents=True)
+        d.joinpath("cpulist").write_text(topology.cpu_text([c for core in cores for c in core]))
+        for core in cores:
+            for cpu in core:
+                c = root / "devices/system/cpu" / f"cpu{cpu}"
+                (c / "topology").mkdir(parents=True)
+                (c / "topology/thread_siblings_list").write_text(topology.cpu_text(core))
+                if khz:
+                    (c / "cpufreq").mkdir()
+                    (c / "cpufreq/cpuinfo_max_freq").write_text(str(khz[cpu]))
+    return root
+
+
+@pytest.mark.core
+def test_split_takes_whole_cores_node_by_node_and_refuses_overlap(tmp_path):
+    # 2 nodes x 4 cores x 2 hardware threads: cpu n and n+16 are siblings
+    nodes = {0: [(i, i + 16) for i in range(4)], 1: [(i, i + 16) for i in range(4, 8)]}
+    root = _fake_sys(tmp_path / "sys", nodes)
+    topo = topology.read(root, allowed=set(range(8)) | set(range(16, 24)))
+    assert len(topo.cores) == 8 and topo.nodes == {0: [0, 16, 1, 17, 2, 18, 3, 19], 1: [4, 20, 5, 21, 6, 22, 7, 23]}
+    two = topology.split(topo, 2)
+    assert [s.text for s in two] == ["0-3,16-19", "4-7,20-23"] and [s.nodes for s in two] == [(0,), (1,)]
+    assert two[0].equivalence == two[1].equivalence and two[0].cores == 4
+    four = topology.split(topo, 4)
+    assert [s.text for s in four] == ["0-1,16-17", "2-3,18-19", "4-5,20-21", "6-7,22-23"]
+    assert topology.auto_workers(topo, None) == 2 and topology.auto_workers(topo, 2) == 4
+    with pytest.raises(BenchdbError, match="--parallel 9: this process may run on 8 physical core"):
+        topology.split(topo, 9)
+    # a big core and a small one are not equivalent sets
+    little = _fake_sys(tmp_path / "sys2", {0: [(0,), (1,)]}, khz={0: 4_800_000, 1: 2_400_000})
+    a, b = topology.split(topology.read(little, allowed={0, 1}), 2)
+    assert a.equivalence != b.equivalence
+
+
+@pytest.mark.core
+def test_gpu_workers_get_one_device_each_through_a_stand_in():
+    from benchdb.plan import parallel
+
+    ws = parallel.device_workers("cuda", [0, 1, 2, 3], "auto")
+    assert [w.env for w in ws] == [{"CUDA_VISIBLE_DEVICES": str(i)} for i in range(4)]
+    assert [w.env for w in parallel.device_workers("rocm", [0, 1], "2")] == [{"HIP_VISIBLE_DEVICES": "0"},
+                                                                           {"HIP_VISIBLE_DEVICES": "1"}]
+    with pytest.raises(BenchdbError, match="2 cuda device"):
+        parallel.device_workers("cuda", [0, 1], "3")
+    with pytest.raises(BenchdbError, match="no cuda device is visible"):
+        parallel.device_workers("cuda", [], "auto")
+
+
+@needs_two
+def test_device_workers_reach_the_measuring_children(tmp_path, monkeypatch):
+    """GPU workers stood in by their environment: each child sees only its worker's device variable."""
+    from benchdb.backends.base import RunOptions, StopRule
+    from benchdb.plan import parallel
+    from benchdb.plan.driver import build_plan, run_plan
+
+    bench = _bench(tmp_path)
+    monkeypatch.setenv("WHERE_OUT", str(tmp_path / "where"))
+    opts = RunOptions(backend="userbench", models=(str(bench),), threads=1, out=tmp_path / "out",
+                      rule=StopRule(min_time_s=0.05, warmup_iters=1, min_iters=3))
+    report = run_plan(build_plan([opts]), config={}, out=tmp_path / "out",
+                      workers=parallel.device_workers("cuda", [0, 1], "auto"))
+    seen = {json.loads(f.read_text())["dev"] for f in (tmp_path / "where").glob("*.json")}
+    assert seen == {"0", "1"}                              # both workers measured, each with its own device
+    recorded = {o.extra["placement"]["device_env"]["CUDA_VISIBLE_DEVICES"] for o in report.outcomes}
+    assert recorded == {"0", "1"}
+
+
+@needs_two
+def test_two_single_thread_workers_on_core_0_and_core_1(tmp_path):
+    bench = _bench(tmp_path)
+    r = benchdb_cmd("run", "--bench", str(bench), "--parallel", "2", "--threads", "1", "--min-time", "0.2",
+                    "--out", str(tmp_path / "out"), env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "parallel: 2 workers: worker 0 (cores 0); worker 1 (cores 1)" in r.stderr
+    results = _results(tmp_path / "out")
+    assert sorted(results) == ["bench_a", "bench_b", "bench_c", "bench_d"]
+    for name, meta in results.items():
+        placement = meta["scenario"]["extra"]["placement"]
+        inside = json.loads((tmp_path / "where" / f"{name}.json").read_text())["cpus"]
+        assert inside == [int(placement["cpus"])]             # the child ran on its worker's core, only there
+        assert meta["scenario"]["options"]["threads"] == 1 and meta["scenario"]["status"] == "ok"
+        assert placement["numa_nodes"] == [0] and placement["physical_cores"] == 1
+    assert {m["scenario"]["extra"]["placement"]["cpus"] for m in results.values()} == {"0", "1"}
+    assert any(m["scenario"]["extra"]["placement"]["beside"] for m in results.values())   # co-runners named
+    config = next(iter(results.values()))["run"]["config"]
+    assert [w["cpus"] for w in config["parallel"]] == ["0", "1"]
+
+
+@needs_two
+@pytest.mark.parametrize("args, says", [
+    (("--parallel", "3"), "--parallel 3: this process may run on 2 physical core(s)"),
+    (("--parallel", "2", "--threads", "2"), "--threads 2 with --parallel 2: each of the 2 workers has 1"),
+    (("--parallel", "two"), "--parallel two: give auto or a number of workers"),
+    (("--parallel", "2", "--no-isolation"), "--parallel measures in separate processes"),
+    (("--duet",), "--duet runs the two sides of --ab BASE CAND at the same time"),
+])
+def test_overlap_and_bad_parallel_options_are_refused_in_one_line(tmp_path, args, says):
+    r = benchdb_cmd("run", "--backend", "numpy", "--model", "matmul:64", "--out", str(tmp_path / "out"), *args)
+    assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@needs_two
+def test_a_crash_in_one_worker_does_not_stop_the_other(tmp_path):
+    bench = _bench(tmp_path, crash=True)
+    r = benchdb_cmd("run", "--bench", str(bench), "--parallel", "2", "--threads", "1", "--min-time", "0.2",
+                    "--repeats", "2", "--out", str(tmp_path / "out"), env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    results = _results(tmp_path / "out")
+    assert results["bench_crash"]["scenario"]["status"] == "failed"
+    assert "exited with code 3" in results["bench_crash"]["scenario"]["error"]
+    for name in ("bench_a", "bench_b", "bench_c", "bench_d"):
+        sc = results[name]["scenario"]
+        assert sc["status"] == "ok" and len(sc["extra"]["placements"]) == 2       # one record per process
+        table = pq.read_table(next(p for p in (tmp_path / "out").rglob("*.parquet")
+                                   if contract.read_footer(p).metadata["scenario"]["model_id"].endswith(name)))
+        assert set(table.column("repeat").to_pylist()) == {0, 1}
+
+
+@needs_two
+def test_duet_ab_runs_both_sides_at_once_on_mirrored_cores_swapping_them(tmp_path):
+    bench = _bench(tmp_path)
+    r = benchdb_cmd("run", "--bench", f"{bench}::bench_a", "--ab", sys.executable, sys.executable, "--duet",
+                    "--repeats", "4", "--min-time", "0.2", "--out", str(tmp_path / "out"), env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "duet: both sides at once" in r.stderr and "check with:" in r.stdout
+    files = {}
+    for path in (tmp_path / "out").rglob("*.parquet"):
+        meta = contract.read_footer(path).metadata
+        files[meta["scenario"]["extra"]["ab_side"]] = meta
+    assert sorted(files) == ["base", "cand"]
+    base = [p["cpus"] for p in files["base"]["scenario"]["extra"]["placements"]]
+    cand = [p["cpus"] for p in files["cand"]["scenario"]["extra"]["placements"]]
+    assert len(base) == 4 and all({b, c} == {"0", "1"} for b, c in zip(base, cand, strict=True))  # never shared
+    assert sorted(base) == ["0", "0", "1", "1"]                  # each side on each set in half the trials
+    assert files["base"]["run"]["config"]["ab"]["duet"][0]["cpus"] == "0"
