@@ -92,6 +92,9 @@ def test_split_takes_whole_cores_node_by_node_and_refuses_overlap(tmp_path):
     assert topology.auto_workers(topo, None) == 2 and topology.auto_workers(topo, 2) == 4
     with pytest.raises(BenchdbError, match="--parallel 9: this process may run on 8 physical core"):
         topology.split(topo, 9)
+    assert [s.text for s in topology.split(topo, 2, per=1)] == ["0,16", "1,17"]    # --threads 1: one core each
+    with pytest.raises(BenchdbError, match="3 workers of 3 physical core"):
+        topology.split(topo, 3, per=3)
     # a big core and a small one are not equivalent sets
     little = _fake_sys(tmp_path / "sys2", {0: [(0,), (1,)]}, khz={0: 4_800_000, 1: 2_400_000})
     a, b = topology.split(topology.read(little, allowed={0, 1}), 2)
@@ -155,7 +158,7 @@ def test_two_single_thread_workers_on_core_0_and_core_1(tmp_path):
 @needs_two
 @pytest.mark.parametrize("args, says", [
     (("--parallel", "3"), "--parallel 3: this process may run on 2 physical core(s)"),
-    (("--parallel", "2", "--threads", "2"), "--threads 2 with --parallel 2: each of the 2 workers has 1"),
+    (("--parallel", "2", "--threads", "2"), "--parallel 2 --threads 2: 2 workers of 2 physical core(s) need 4"),
     (("--parallel", "two"), "--parallel two: give auto or a number of workers"),
     (("--parallel", "2", "--no-isolation"), "--parallel measures in separate processes"),
     (("--duet",), "--duet runs the two sides of --ab BASE CAND at the same time"),

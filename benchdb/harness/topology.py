@@ -125,12 +125,17 @@ class CpuSet:
                 "equivalence": self.equivalence}
 
 
-def split(topo: Topology, workers: int) -> list[CpuSet]:
-    """``workers`` disjoint sets of whole physical cores, as many cores each, taken node by node
-    (a set stays within one node when the split allows). One line when the cores are too few."""
+def split(topo: Topology, workers: int, per: int | None = None) -> list[CpuSet]:
+    """``workers`` disjoint sets of whole physical cores, ``per`` cores each (default: all of them
+    shared out evenly), taken node by node (a set stays within one node when the split allows).
+    One line when the cores are too few."""
     if workers < 1:
         raise BenchdbError(f"--parallel {workers}: give at least 1 worker")
-    per = len(topo.cores) // workers
+    if per is not None and workers * per > len(topo.cores):
+        raise BenchdbError(f"--parallel {workers} --threads {per}: {workers} workers of {per} physical core(s) "
+                           f"need {workers * per}; this process may run on {len(topo.cores)} "
+                           f"({topo.as_dict()['cpus']}), so they would share cores; give fewer workers or threads")
+    per = per or len(topo.cores) // workers
     if per < 1:
         raise BenchdbError(f"--parallel {workers}: this process may run on {len(topo.cores)} physical core(s) "
                            f"({topo.as_dict()['cpus']}), so {workers} workers would share cores; give at most "

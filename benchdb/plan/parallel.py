@@ -47,17 +47,14 @@ class Worker:
 
 
 def cpu_workers(n: int | str, threads: int | None, sys_root: str = "/sys") -> list[Worker]:
-    """Workers on disjoint whole physical cores: ``n`` of them, or ``auto`` (see topology.auto_workers)."""
+    """Workers on disjoint whole physical cores: ``n`` of them, or ``auto`` (see topology.auto_workers);
+    ``threads`` cores each when given (so every scenario runs on exactly its thread count of cores),
+    else the cores shared out evenly."""
     from benchdb.harness import topology
 
     topo = topology.read(sys_root)
     count = topology.auto_workers(topo, threads) if n == "auto" else int(n)
-    sets = topology.split(topo, count)
-    if threads and threads > sets[0].cores:
-        raise BenchdbError(f"--threads {threads} with --parallel {n}: each of the {count} workers has "
-                           f"{sets[0].cores} physical core(s) ({sets[0].text}, ...), so its threads would share "
-                           f"cores with another worker; give --threads {sets[0].cores} or fewer workers")
-    return [Worker(i, s) for i, s in enumerate(sets)]
+    return [Worker(i, s) for i, s in enumerate(topology.split(topo, count, threads))]
 
 
 def device_workers(kind: str, indices: list[int], n: int | str) -> list[Worker]:
