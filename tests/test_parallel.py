@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -148,11 +149,15 @@ def test_two_single_thread_workers_on_core_0_and_core_1(tmp_path):
         inside = json.loads((tmp_path / "where" / f"{name}.json").read_text())["cpus"]
         assert inside == [int(placement["cpus"])]             # the child ran on its worker's core, only there
         assert meta["scenario"]["options"]["threads"] == 1 and meta["scenario"]["status"] == "ok"
+        assert meta["scenario"]["options"]["co_runners"] == 1          # measured beside another: its own series
         assert placement["numa_nodes"] == [0] and placement["physical_cores"] == 1
     assert {m["scenario"]["extra"]["placement"]["cpus"] for m in results.values()} == {"0", "1"}
     assert any(m["scenario"]["extra"]["placement"]["beside"] for m in results.values())   # co-runners named
     config = next(iter(results.values()))["run"]["config"]
     assert [w["cpus"] for w in config["parallel"]] == ["0", "1"]
+    from benchdb.warehouse import Warehouse
+
+    assert Warehouse(tmp_path / "w.duckdb").ingest([tmp_path / "out"]).new == 4          # valid contract files
 
 
 @needs_two
@@ -190,7 +195,8 @@ def test_a_crash_in_one_worker_does_not_stop_the_other(tmp_path):
 def test_duet_ab_runs_both_sides_at_once_on_mirrored_cores_swapping_them(tmp_path):
     bench = _bench(tmp_path)
     r = benchdb_cmd("run", "--bench", f"{bench}::bench_a", "--ab", sys.executable, sys.executable, "--duet",
-                    "--repeats", "4", "--min-time", "0.2", "--out", str(tmp_path / "out"), env=_env(tmp_path))
+                    "--repeats", "4", "--min-time", "0.2", "--out", str(tmp_path / "out"), "--db",
+                    str(tmp_path / "w.duckdb"), env=_env(tmp_path))
     assert r.returncode == 0, r.stderr
     assert "duet: both sides at once" in r.stderr and "check with:" in r.stdout
     files = {}
@@ -203,3 +209,11 @@ def test_duet_ab_runs_both_sides_at_once_on_mirrored_cores_swapping_them(tmp_pat
     assert len(base) == 4 and all({b, c} == {"0", "1"} for b, c in zip(base, cand, strict=True))  # never shared
     assert sorted(base) == ["0", "0", "1", "1"]                  # each side on each set in half the trials
     assert files["base"]["run"]["config"]["ab"]["duet"][0]["cpus"] == "0"
+    assert files["base"]["scenario"]["options"] == files["cand"]["scenario"]["options"]
+    assert files["base"]["scenario"]["options"]["co_runners"] == 1
+    ingest, gate_cmd = r.stdout.split("check with: ", 1)[1].strip().split(" && ")
+    assert str(tmp_path / "w.duckdb") in gate_cmd
+    assert benchdb_cmd(*shlex.split(ingest)[1:]).returncode == 0
+    gate = benchdb_cmd(*shlex.split(gate_cmd)[1:])
+    assert gate.returncode in (0, 3), gate.stdout + gate.stderr            # judged (pass or undecided), not "nothing
+    assert "1 unchanged" in gate.stdout or "inconclusive" in gate.stdout   # to compare": the sides are one series

@@ -95,6 +95,10 @@ class BackendOptions:
 
     #: Threads the engine was given (intra-op for ONNX Runtime, inference threads for OpenVINO).
     threads: int
+    #: Other measurements running at the same time on this machine, on other cores or devices
+    #: (`--parallel N`: N - 1; `--duet`: 1); None when measured alone. Running beside others moved
+    #: medians here by about 5 % (benchmarks/parallel.py), so it is another scenario.
+    co_runners: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The canonical form (benchdb.schema.identity): unset values dropped, JSON-plain types."""

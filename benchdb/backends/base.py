@@ -45,6 +45,8 @@ class RunOptions:
     verify_only: bool = False
     #: Processes each scenario is measured in, interleaved with the other scenarios' processes.
     repeats: int = 1
+    #: Measurements running at the same time beside this run's (set by --parallel and --duet).
+    co_runners: int | None = None
     #: The backend's own options (:attr:`benchdb.backends.api.BackendInfo.options`) that were set.
     backend_options: dict[str, Any] = field(default_factory=dict, hash=False)
 

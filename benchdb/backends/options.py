@@ -56,6 +56,8 @@ CORE: tuple[Option, ...] = (
     Option("verify_only", "bool", False, "onnxruntime/openvino: check outputs against PyTorch fp32 without timing."),
     Option("isolate", "bool", True, "Measure in this process (debugging): no child process, no timeouts.",
            flag="--no-isolation", negate=True),
+    Option("co_runners", "int", None, "Other measurements running at the same time on other cores or devices "
+           "(set by --parallel and --duet; part of the scenario's identity).", minimum=1, identity=True),
     Option("repeats", "int", 1, "Measure each scenario in K separate processes, interleaved with the other "
            "scenarios' in randomised rounds, so intervals and verdicts see process-to-process variance.", minimum=1),
     Option("tags", "words", (), "Tag recorded on the run (repeatable).", flag="--tag", repeat=True),
@@ -203,5 +205,7 @@ def child_args(opts: RunOptions, overrides: Mapping[str, Any]) -> list[str]:
 
 
 def identity_options(opts: RunOptions) -> dict[str, Any]:
-    """The backend options declared part of the identity, with this run's values."""
-    return {o.name: value_of(opts, o) for o in of_backend(opts.backend) if o.identity}
+    """The options declared part of the identity, with this run's values: the backend's own (set
+    or not), and the core ones that are set."""
+    core = {o.name: value_of(opts, o) for o in CORE if o.identity and value_of(opts, o) is not None}
+    return {**core, **{o.name: value_of(opts, o) for o in of_backend(opts.backend) if o.identity}}

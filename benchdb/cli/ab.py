@@ -57,7 +57,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     if params.get("duet"):
         from benchdb.plan import parallel
 
-        duet, runs = parallel.workers_for(runs, "2", "--duet", equivalent=True)
+        duet, runs = parallel.workers_for(runs, "2", "--duet")
         click.echo("duet: both sides at once, swapping every trial: " + "; ".join(w.label() for w in duet), err=True)
     explicit = ctx.get_parameter_source("repeats") == ParameterSource.COMMANDLINE
     runs = [replace(o, repeats=o.repeats if explicit or o.repeats > 1 else DEFAULT_TRIALS) for o in runs]

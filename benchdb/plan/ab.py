@@ -302,26 +302,15 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
 def _duet_step(step: Step, group: Group, sides: dict[str, Side], duet: list, tmp: Path) -> dict[str, list[Measured]]:
     """Both sides' processes of one trial at the same time, each on one of the two workers: base on
     worker ``trial % 2``, cand on the other, so the sides swap workers every trial."""
-    import threading
+    from functools import partial
+
+    from benchdb.plan.parallel import together
 
     where = {"base": duet[step.trial % 2], "cand": duet[(step.trial + 1) % 2]}
-    out: dict[str, list[Measured]] = {}
-    errors: list[BaseException] = []
-
-    def one(name: str) -> None:
-        try:
-            out[name] = run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}",
-                                    where[name].placement)
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=one, args=(name,), daemon=True) for name in step.order]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
+    measured = together([
+        partial(run_process, sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}",
+                where[name].placement) for name in step.order])
+    out = dict(zip(step.order, measured, strict=True))
     for name in SIDES:
         other = "cand" if name == "base" else "base"
         record = {**where[name].record(), "beside": [f"{other} side of this trial (duet)"]}

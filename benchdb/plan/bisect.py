@@ -55,17 +55,23 @@ class Commit:
 
 
 @dataclass
-class Step:
-    number: int
-    base: Commit              # what it was measured against (the current good commit)
-    tested: Commit
-    verdict: str              # regressed | unchanged | inconclusive | skipped
+class Verdict:
+    """What one step's measurement said: regressed | unchanged | inconclusive | skipped, with the
+    change of the median, its 95 % interval, the scenario it is about and the A/B run's id."""
+    verdict: str
     change: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
     scenario: str | None = None
     ab_id: str | None = None
     note: str = ""
+
+
+@dataclass(kw_only=True)
+class Step(Verdict):
+    number: int
+    base: Commit              # what it was measured against (the current good commit)
+    tested: Commit
 
 
 @dataclass
@@ -244,23 +250,11 @@ def _default_setup(root: Path, env: Path) -> None:
 
 # --- the search ------------------------------------------------------------------------------
 
-@dataclass
-class Verdict:
-    verdict: str
-    change: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    scenario: str | None = None
-    ab_id: str | None = None
-    note: str = ""
-
-
 def search(commits: list[Commit], judge: Callable[[Commit, Commit], Verdict], bisection: Bisection,
            on_step: Callable[[Step], None] | None = None) -> Bisection:
     """Bisect ``commits`` (good first, bad last) with ``judge(base, tested)``; fills ``bisection``."""
     def record(base: Commit, tested: Commit, v: Verdict) -> Step:
-        step = Step(len(bisection.steps) + 1, base, tested, v.verdict, v.change, v.ci_low, v.ci_high, v.scenario,
-                    v.ab_id, v.note)
+        step = Step(number=len(bisection.steps) + 1, base=base, tested=tested, **vars(v))
         bisection.steps.append(step)
         if on_step:
             on_step(step)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from benchdb.errors import BenchdbError
@@ -65,10 +66,11 @@ def device_workers(kind: str, indices: list[int], n: int | str) -> list[Worker]:
     return [Worker(i, None, env) for i, env in enumerate(envs)]
 
 
-def workers_for(runs: list, n: int | str, flag: str, equivalent: bool = False) -> tuple[list[Worker], list]:
+def workers_for(runs: list, n: int | str, flag: str) -> tuple[list[Worker], list]:
     """The workers for ``runs`` (``n``: auto or a count; ``flag`` names the option in errors) and the
-    runs with each worker's core count as their threads where none was given. ``equivalent``: the
-    workers must be interchangeable (a duet's two core sets)."""
+    runs with each worker's core count as their threads where none was given, and the number of
+    other workers as their ``co_runners`` (part of the identity). The workers' core sets must be
+    equivalent, so a scenario measures alike whichever worker takes it."""
     from dataclasses import replace
 
     kinds = {o.device.split(":")[0] for o in runs}
@@ -77,15 +79,16 @@ def workers_for(runs: list, n: int | str, flag: str, equivalent: bool = False) -
             raise BenchdbError(f"{flag} gives each worker its own device: give one --device kind without an "
                                f"index (e.g. --device cuda), not {', '.join(sorted({o.device for o in runs}))}")
         kind = kinds.pop()
-        return device_workers(kind, visible_devices(kind), n), runs
+        workers = device_workers(kind, visible_devices(kind), n)
+        return workers, [replace(o, co_runners=len(workers) - 1 or None) for o in runs]
     threads = max((o.threads for o in runs if o.threads), default=None)
     workers = cpu_workers(n, threads)
-    if equivalent and len({w.cpus.equivalence for w in workers if w.cpus}) > 1:
+    if len({w.cpus.equivalence for w in workers if w.cpus}) > 1:
         raise BenchdbError(f"{flag}: the core sets {' and '.join(w.cpus.text for w in workers if w.cpus)} differ "
                            "(core counts, NUMA nodes or core frequencies), so a side's speed would depend on its "
                            "set; measure without it")
     cores = workers[0].cpus.cores if workers[0].cpus else None
-    return workers, [replace(o, threads=o.threads or cores) for o in runs]
+    return workers, [replace(o, threads=o.threads or cores, co_runners=len(workers) - 1 or None) for o in runs]
 
 
 def visible_devices(kind: str) -> list[int]:
@@ -153,11 +156,28 @@ def measure(items: list, units: list[Unit], workers: list[Worker],
                 _label, beside = running.pop(worker.index)
                 done(unit, outcomes, {**worker.record(), "beside": sorted(beside)})
 
-    threads = [threading.Thread(target=work, args=(w,), name=f"benchdb-worker-{w.index}", daemon=True)
-               for w in workers]
+    together([partial(work, w) for w in workers])
+    if errors:
+        raise errors[0]
+
+
+def together(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run the calls at the same time, a thread each; their results in order, or the first error."""
+    results: list[Any] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            results[i] = calls[i]()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,), name=f"benchdb-worker-{i}", daemon=True)
+               for i in range(len(calls))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     if errors:
         raise errors[0]
+    return results
