@@ -324,3 +324,39 @@ def test_replace_section_changes_nothing_else():
 
     with pytest.raises(BenchdbError, match="unmatched"):
         replace_section(f"a\n{START}\nold\n", section)
+
+
+def test_publish_the_dashboard_as_a_static_space(hub, env, source, tmp_path):
+    """`benchdb publish --space`: the site `benchdb site` builds, one commit, a static Space's card;
+    a second push removes what the site no longer has and changes nothing else."""
+    db, _ = source
+    space_env = {k: v for k, v in env.items() if k != "BENCHDB_CACHE"}   # the vendored charts from the usual cache
+    r = benchdb_cmd("publish", "--space", "user/bench-dashboard", "--db", str(db), env=space_env)
+    assert r.returncode == 0, r.stderr
+    repo = hub.repos[("space", "user/bench-dashboard")]
+    assert len(repo.commits) == 1 and "published the dashboard to Space user/bench-dashboard" in r.stdout
+    files = repo.files
+    card = files["README.md"].decode()
+    front = yaml.safe_load(card.split("---")[1])
+    assert front["sdk"] == "static" and front["app_file"] == "index.html"
+    assert b'content="static"' in files["index.html"] and "data/views.json" in files and "static/app.js" in files
+    results = json.loads(files["data/results.json"])
+    assert len(results["rows"]) == 4                                   # the warehouse's 4 latest results
+    assert any(p.startswith("static/vendor/") for p in files)        # the charting library travels with it
+    site = tmp_path / "site"
+    assert benchdb_cmd("site", "--db", str(db), "--out", str(site), env=space_env).returncode == 0
+    (site / "data" / "runs.json").unlink()                         # a site without one file: it goes
+    r = benchdb_cmd("publish", "--space", "user/bench-dashboard", "--site", str(site), env=space_env)
+    assert r.returncode == 0 and "1 stale removed" in r.stdout, r.stdout + r.stderr
+    assert "data/runs.json" not in repo.files and len(repo.commits) == 2
+    assert repo.files["data/results.json"] == files["data/results.json"]
+
+
+def test_publish_space_refusals(env, source):
+    db, _ = source
+    for args, says in ((("--repo", REPO_ID, "--space", "user/x"), "give --repo ORG/NAME"),
+                       (("--space", "not a repo"), "--space 'not a repo' is not a Hub repository id"),
+                       (("--repo", REPO_ID, "--site", "."), "--site goes with --space"),
+                       (("--space", "user/x", "--model", "m"), "a Space shows the whole dashboard")):
+        r = benchdb_cmd("publish", "--db", str(db), *args, env=env)
+        assert r.returncode != 0 and says in r.stderr and "Traceback" not in r.stderr, r.stderr

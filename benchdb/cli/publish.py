@@ -7,6 +7,7 @@ Commands import their library modules inside the command body: `benchdb --help` 
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import click
 
@@ -15,20 +16,31 @@ from benchdb.errors import BenchdbError
 
 
 @click.command("publish")
-@click.option("--repo", "repo_id", required=True, metavar="ORG/NAME", help="The dataset repository on the Hub.")
+@click.option("--repo", "repo_id", default=None, metavar="ORG/NAME", help="The dataset repository on the Hub.")
+@click.option("--space", "space_id", default=None, metavar="ORG/NAME",
+              help="Instead: publish the dashboard (`benchdb site`) as a static Hugging Face Space.")
+@click.option("--site", "site_dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="With --space: a site `benchdb site --out DIR` already built (default: build one from --db).")
 @click.option("--private", is_flag=True, help="Create the repository private (when it does not exist yet).")
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
 @click.option("--dry-run", is_flag=True, help="List what would be uploaded; upload nothing.")
 @db_option()
-def publish(repo_id, private, models, hardware_names, dry_run, db):
-    """Publish the warehouse's results as a Hugging Face Hub dataset, in one commit.
+def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_run, db):
+    """Publish the warehouse's results as a Hugging Face Hub dataset, in one commit (or, with
+    --space, the dashboard as a static Space).
 
     Uploads each ingested contract file not on the Hub yet (samples/, what `benchdb ingest
     hf://datasets/ORG/NAME` reads back), one results file per hardware for them (.results/, the
     viewer's `results` config), the dataset card (README.md) and a badge per model (badges/). The
     token comes from HF_TOKEN or `hf auth login`; it is never printed or stored.
     """
+    if (repo_id is None) == (space_id is None):
+        raise BenchdbError("give --repo ORG/NAME (a dataset of the results) or --space ORG/NAME (the dashboard)")
+    if space_id is not None:
+        return _space(space_id, site_dir, private, db, bool(models or hardware_names), dry_run)
+    if site_dir is not None:
+        raise BenchdbError("--site goes with --space ORG/NAME")
     from benchdb.hub import publish as hub
 
     p = hub.plan(db, repo_id, models=list(models), hardware=list(hardware_names), need_token=not dry_run)
@@ -43,6 +55,31 @@ def publish(repo_id, private, models, hardware_names, dry_run, db):
         return
     url = hub.push(p, private=private)
     click.echo(f"published {p.line()} to dataset {repo_id} in one commit: {url}")
+
+
+def _space(space_id, site_dir, private, db, filtered, dry_run) -> None:
+    import tempfile
+
+    from benchdb.hub import space
+    from benchdb.hub.client import check_repo_id
+
+    check_repo_id(space_id, "--space")
+    if filtered:
+        raise BenchdbError("--model and --hardware filter a dataset; a Space shows the whole dashboard")
+    with tempfile.TemporaryDirectory(prefix="benchdb-space-") as tmp:
+        if site_dir is None:
+            from benchdb.dashboard import site
+
+            site_dir = Path(tmp) / "site"
+            site.build(db, site_dir)
+        n = sum(1 for p in site_dir.rglob("*") if p.is_file())
+        if dry_run:
+            click.echo(f"dry run: would upload {n} file(s) of {site_dir} and a README.md to Space {space_id} "
+                       "in one commit")
+            return
+        url, uploaded, removed = space.push(site_dir, space_id, private=private)
+    click.echo(f"published the dashboard to Space {space_id} in one commit: {uploaded} file(s)"
+               + (f", {removed} stale removed" if removed else "") + f": {url}")
 
 
 def model_card_options(command):

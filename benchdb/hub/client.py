@@ -50,7 +50,7 @@ def hub_errors(repo_id: str, repo_type: str, doing: str) -> Iterator[None]:
     The messages name the repository and the HTTP status, never the token."""
     from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
-    kind = "dataset" if repo_type == "dataset" else "model"
+    kind = repo_type if repo_type in ("dataset", "space") else "model"
     try:
         yield
     except RepositoryNotFoundError:
