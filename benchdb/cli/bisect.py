@@ -50,6 +50,9 @@ def bisect(**params):
     from benchdb.plan import bisect as b
 
     ctx = click.get_current_context()
+    if params["github_summary"] and not os.environ.get("GITHUB_STEP_SUMMARY"):
+        raise BenchdbError("--github-summary: $GITHUB_STEP_SUMMARY is not set (it is set inside GitHub Actions "
+                           "jobs); leave it out, or use --format md")
     params["suite"] = None
     params["filled"] = set()             # run options a change point gave
     repo = params["repo"].resolve()
