@@ -217,3 +217,27 @@ def test_duet_ab_runs_both_sides_at_once_on_mirrored_cores_swapping_them(tmp_pat
     gate = benchdb_cmd(*shlex.split(gate_cmd)[1:])
     assert gate.returncode in (0, 3), gate.stdout + gate.stderr            # judged (pass or undecided), not "nothing
     assert "1 unchanged" in gate.stdout or "inconclusive" in gate.stdout   # to compare": the sides are one series
+
+
+@needs_two
+def test_a_parallel_run_resumes_in_parallel(tmp_path):
+    """Resuming a --parallel run measures what it left on as many workers again: the resumed
+    results keep the identity (co_runners) and record their placement like the first ones."""
+    bench = _bench(tmp_path)
+    out = tmp_path / "out"
+    r = benchdb_cmd("run", "--bench", str(bench), "--parallel", "2", "--threads", "1", "--min-time", "0.1",
+                    "--out", str(out), env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    (run_dir,) = [p for p in out.iterdir() if p.is_dir()]
+    files = sorted(run_dir.glob("*.parquet"))
+    for f in files[:2]:                                  # as if the run had been interrupted before them
+        f.unlink()
+    r = benchdb_cmd("run", "--resume", str(run_dir), env=_env(tmp_path))
+    assert r.returncode == 0, r.stderr
+    assert "2 of 4 planned scenarios left" in r.stderr and "parallel: 2 workers" in r.stderr
+    results = _results(out)
+    assert len(results) == 4
+    assert {m["scenario"]["options"]["co_runners"] for m in results.values()} == {1}
+    assert all("placement" in m["scenario"]["extra"] for m in results.values())
+    r = benchdb_cmd("run", "--resume", str(run_dir), "--parallel", "2")
+    assert r.returncode == 2 and "leave out --parallel" in r.stderr

@@ -87,6 +87,7 @@ class RunOptions:
                 "task": self.task, "gen_tokens": self.gen_tokens, "isolate": self.isolate,
                 "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s,
                 "verify_only": self.verify_only, "repeats": self.repeats,
+                **({"co_runners": self.co_runners} if self.co_runners else {}),
                 "backend_options": self.effective_backend_options()}
 
     def effective_backend_options(self) -> dict[str, Any]:

@@ -169,7 +169,7 @@ def _resume(ctx, params) -> None:
     from benchdb.plan.driver import prestart, resume_plan
 
     plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_env_public",
-                    "ab_max_trials", "shard", "skip_fresh", "dry_run", "repeats"}
+                    "ab_max_trials", "shard", "skip_fresh", "dry_run", "repeats", "parallel", "duet"}
     given = sorted(k for k in plan_options if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE)
     if given:
         raise BenchdbError(f"--resume finishes the plan the interrupted run recorded; leave out "
@@ -186,8 +186,15 @@ def _resume(ctx, params) -> None:
     click.echo(f"resuming run {resume.run_id}: {left} of {plural(resume.planned, 'planned scenario')} left "
                f"({resume.done} measured before)", err=True)
     runs = [i.opts for i in resume.items]
+    workers = None
+    co_runners = max((o.co_runners or 0 for o in runs), default=0)
+    if co_runners:          # a --parallel run goes on in parallel: its scenarios' identity says so
+        from benchdb.plan import parallel
+
+        workers, _ = parallel.workers_for(runs, str(co_runners + 1), f"--resume of a --parallel {co_runners + 1} run")
+        click.echo(f"parallel: {plural(len(workers), 'worker')}: " + "; ".join(w.label() for w in workers), err=True)
     prestart(runs)
-    _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume)
+    _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume, workers=workers)
 
 
 def _click_option(opt, owners: list[str]) -> click.Option:
