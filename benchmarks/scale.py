@@ -1,0 +1,176 @@
+"""How benchdb's costs grow with the warehouse: 1M, 10M and 100M samples (1B with --huge), one run.
+
+    python benchmarks/scale.py [--sizes 1000000,10000000,100000000] [--huge] [--workdir DIR]
+
+For each size, a warehouse ingested from contract files as a fleet writes them: 20 nightly runs,
+4 hardware, many series (model x batch size), 20,000 samples a file. Then, each as its own
+`python -m benchdb` process (start-up included, answers computed: BENCHDB_NO_CACHE=1):
+
+- ingest of one new 20,000-sample file (a new run), and the peak disk the warehouse's folder used
+  during that write against the warehouse's size before it;
+- a no-op re-ingest of the same file;
+- change points after one new run: ingest of a new run of 20 files (20 series updated);
+- `report --optimal-hardware`;
+- `check --baseline latest~1 --candidate latest`;
+
+with the wall time and the peak RSS of each. Then each figure's growth from the smallest size.
+Goals (issue 37): ingest at 100M <= 2x its cost at 1M; peak disk during a write <= 1.1x the
+warehouse; report and check < 1 s at 100M; peak RSS < 4 GB for every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchdb.schema import contract
+
+PER_FILE = 20_000
+RUNS = 20
+HARDWARE = [{"kind": "cpu", "vendor": "bench", "device_name": f"Fleet CPU {h}", "memory_bytes": 2**35}
+            for h in range(4)]
+
+
+def write_run(folder: Path, day: int, series: list[tuple[int, int, int]], scale: float = 1.0) -> None:
+    """One run: a file per (model, batch size, hardware) in ``series``."""
+    run = {"run_id": contract.new_run_id(), "started_at": f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T02:00:00+00:00",
+           "host": "fleet", "benchdb_version": "bench", "git_commit": f"{day:040x}", "software": {}, "config": {}}
+    rng = np.random.default_rng(day)
+    it = np.arange(PER_FILE, dtype=np.int32)
+    for m, bs, h in series:
+        model = f"matmul:{64 * (1 + m)}"
+        meta = contract.build_metadata(run=run, hardware=HARDWARE[h], model={"model_id": model}, scenario={
+            "model_id": model, "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
+            "batch_size": bs, "input_shape": "n=64", "status": "ok", "validity": "valid",
+            "validity_reasons": [], "primary_metric": "latency_s", "timing_method": "host_clock",
+            "options": {"threads": 1}})
+        table = contract.columns_table(meta, {
+            "metric": ["latency_s"] * PER_FILE, "unit": ["s"] * PER_FILE, "iteration": it,
+            "t_offset_s": it * 1e-3, "value": rng.lognormal(-7 + 0.01 * m + 0.1 * h, 0.05, PER_FILE) * scale * bs})
+        contract.write_scenario(folder / f"m{m}-b{bs}-h{h}.parquet", meta, table)
+
+
+def fleet(samples: int) -> list[tuple[int, int, int]]:
+    """The series of a run: (model, batch size, hardware), as many as make ``samples`` over RUNS runs."""
+    per_run = max(1, samples // PER_FILE // RUNS)
+    out = []
+    for i in range(per_run):
+        out.append((i // 16, [1, 2, 4, 8][(i // 4) % 4], i % 4))
+    return out
+
+
+def folder_bytes(path: Path) -> int:
+    total = 0
+    for p in path.iterdir():
+        try:
+            total += p.stat().st_size
+        except OSError:
+            pass
+    return total
+
+
+def measure(args: list[str], watch: Path | None = None) -> tuple[float, float, int]:
+    """(seconds, peak RSS in MiB, peak bytes of ``watch``'s folder) of `python -m benchdb ARGS`."""
+    peak_disk = [0]
+    stop = threading.Event()
+
+    def poll():
+        while not stop.is_set():
+            peak_disk[0] = max(peak_disk[0], folder_bytes(watch))
+            time.sleep(0.005)
+
+    t = None
+    if watch is not None:
+        t = threading.Thread(target=poll, daemon=True)
+        t.start()
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env={**os.environ, "BENCHDB_NO_CACHE": "1"})
+    _, status, usage = os.wait4(proc.pid, 0)
+    took = time.perf_counter() - start
+    stop.set()
+    if t is not None:
+        t.join()
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) not in (0, 1, 3):
+        raise SystemExit(f"benchdb {' '.join(args)} failed: {err[-400:]}")
+    return took, usage.ru_maxrss / 1024, peak_disk[0]
+
+
+def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
+    from benchdb.warehouse import Warehouse
+
+    home = work / f"s{samples}"
+    shutil.rmtree(home, ignore_errors=True)
+    data, db = home / "results", home / "wh" / "benchdb.duckdb"
+    db.parent.mkdir(parents=True)
+    series = fleet(samples)
+    t = time.perf_counter()
+    for day in range(RUNS):
+        write_run(data / f"run{day:02d}", day, series)
+    wrote = time.perf_counter() - t
+    t = time.perf_counter()
+    Warehouse(db).ingest([data])
+    built = time.perf_counter() - t
+    size = folder_bytes(db.parent)
+    print(f"\n{samples:,} samples ({len(series)} series x {RUNS} runs): files written in {wrote:.0f} s, ingested "
+          f"in {built:.0f} s; warehouse {size / 2**20:,.0f} MiB", flush=True)
+    out: dict[str, tuple[float, float]] = {}
+    one = home / "one"
+    write_run(one, RUNS, series[:1], scale=1.0)
+    took, rss, disk = measure(["ingest", str(one), "--db", str(db)], watch=db.parent)
+    out["ingest one file"] = (took, rss)
+    out["peak disk / warehouse"] = (disk / size, 0.0)
+    out["no-op re-ingest"] = measure(["ingest", str(one), "--db", str(db)])[:2]
+    run = home / "newrun"
+    write_run(run, RUNS + 1, series[:20], scale=1.2)             # 20 series step up by 20 %
+    out["ingest a run of 20 (change points)"] = measure(["ingest", str(run), "--db", str(db)])[:2]
+    out["report --optimal-hardware"] = measure(["report", "--optimal-hardware", "--db", str(db), "--format",
+                                                "md"])[:2]
+    out["check latest~1 latest"] = measure(["check", "--baseline", "latest~1", "--candidate", "latest", "--db",
+                                            str(db)])[:2]
+    for name, (s, r) in out.items():
+        if name.startswith("peak disk"):
+            print(f"  {name:<36} {s:8.2f}x", flush=True)
+        else:
+            print(f"  {name:<36} {s:8.2f} s  peak RSS {r:7.0f} MiB", flush=True)
+    shutil.rmtree(data, ignore_errors=True)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000000,10000000,100000000")
+    ap.add_argument("--huge", action="store_true", help="also 1B samples (about 10 GB of warehouse)")
+    ap.add_argument("--workdir", type=Path, default=None)
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")] + ([1_000_000_000] if args.huge else [])
+    work = Path(args.workdir or tempfile.mkdtemp(prefix="benchdb-scale-"))
+    results = {s: one_size(work, s) for s in sizes}
+    first = sizes[0]
+    print(f"\ngrowth against {first:,} samples (time; peak RSS):")
+    names = list(results[first])
+    print(f"{'':<36}" + "".join(f"{s:>22,}" for s in sizes))
+    for name in names:
+        cells = []
+        for s in sizes:
+            t, r = results[s][name]
+            t0, r0 = results[first][name]
+            cells.append(f"{t:.2f}x" if name.startswith("peak disk") else f"{t / t0:5.2f}x; {r / r0:4.2f}x")
+        print(f"{name:<36}" + "".join(f"{c:>22}" for c in cells))
+    print("goals: ingest at 100M <= 2x its 1M cost; peak disk <= 1.1x the warehouse; report and check < 1 s "
+          "at 100M; peak RSS < 4 GB")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
