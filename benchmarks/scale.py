@@ -78,32 +78,42 @@ def folder_bytes(path: Path) -> int:
     return total
 
 
+def _hwm_kib(pid: int) -> int:
+    """The process's own peak resident memory (VmHWM, per address space: unlike getrusage's
+    ru_maxrss it does not start from this large process's size at fork)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def measure(args: list[str], watch: Path | None = None) -> tuple[float, float, int]:
     """(seconds, peak RSS in MiB, peak bytes of ``watch``'s folder) of `python -m benchdb ARGS`."""
-    peak_disk = [0]
+    peak = {"disk": 0, "hwm": 0}
     stop = threading.Event()
-
-    def poll():
-        while not stop.is_set():
-            peak_disk[0] = max(peak_disk[0], folder_bytes(watch))
-            time.sleep(0.005)
-
-    t = None
-    if watch is not None:
-        t = threading.Thread(target=poll, daemon=True)
-        t.start()
     start = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, env={**os.environ, "BENCHDB_NO_CACHE": "1"})
-    _, status, usage = os.wait4(proc.pid, 0)
+
+    def poll():
+        while not stop.is_set():
+            if watch is not None:
+                peak["disk"] = max(peak["disk"], folder_bytes(watch))
+            peak["hwm"] = max(peak["hwm"], _hwm_kib(proc.pid))
+            time.sleep(0.002)
+
+    t = threading.Thread(target=poll, daemon=True)
+    t.start()
+    _, err = proc.communicate()
     took = time.perf_counter() - start
     stop.set()
-    if t is not None:
-        t.join()
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    if os.waitstatus_to_exitcode(status) not in (0, 1, 3):
-        raise SystemExit(f"benchdb {' '.join(args)} failed: {err[-400:]}")
-    return took, usage.ru_maxrss / 1024, peak_disk[0]
+    t.join()
+    if proc.returncode not in (0, 1, 3):
+        raise SystemExit(f"benchdb {' '.join(args)} failed: {err.decode()[-400:]}")
+    return took, peak["hwm"] / 1024, peak["disk"]
 
 
 def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
