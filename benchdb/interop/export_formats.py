@@ -30,6 +30,7 @@ from typing import Any
 
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
+from benchdb.schema import identity
 
 FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 #: benchdb metric -> optimum-benchmark report target (latency values)
@@ -101,7 +102,7 @@ def optimum_document(r: dict, metrics: dict[str, dict]) -> dict:
         if target and s["unit"] == "s":
             report[target] = {"latency": _latency(s["vals"], s), "throughput": None, "memory": None,
                               "energy": None, "efficiency": None}
-    shape = dict(part.split("=", 1) for part in r["input_shape"].split(",") if "=" in part)
+    shape = identity.shape_fields(r["input_shape"])
     new_tokens = shape.pop("new_tokens", None)
     gpu = hw.get("kind") not in ("cpu", None)
     device, _, index = r["device"].partition(":")
@@ -137,7 +138,7 @@ def _stats(name: str, values_s: list[float]) -> dict[str, float]:
 
 def vllm_document(r: dict, requests: list[dict]) -> dict:
     """One serving result as ``vllm bench serve --save-result --save-detailed`` writes it."""
-    shape = dict(part.split("=", 1) for part in r["input_shape"].split(",") if "=" in part)
+    shape = identity.shape_fields(r["input_shape"])
     rate = shape.get("rate", "inf").split(":")
     arrival, rate_value = (rate[0], float(rate[1])) if len(rate) > 1 else ("poisson", math.inf)
     burst = float(rate[2]) if len(rate) > 2 else 1.0

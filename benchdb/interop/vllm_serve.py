@@ -33,6 +33,7 @@ from benchdb.interop.serving import (
     to_imported,
 )
 from benchdb.interop.writer import Imported, SourceError, utc_iso
+from benchdb.schema import identity
 from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
 FILES = ("*qps*.json", "*vllm*.json")
@@ -107,8 +108,8 @@ def _point(doc: dict, n: int, path: Path) -> Imported:
     mark = str(doc.get("benchdb_engine") or "")
     named = engine_name(mark) or mark.strip().lower() or engine_name(backend)
     engine = named if named and named != "vllm" else None
-    shape = {k: int(v) for k, v in (part.split("=", 1) for part in str(doc.get("benchdb_input_shape") or "").split(",")
-                                    if "=" in part) if k in ("in", "out") and v.isdigit()}
+    shape = {k: int(v) for k, v in identity.shape_fields(doc.get("benchdb_input_shape")).items()
+             if k in ("in", "out") and v.isdigit()}
     point = LoadPoint(
         tool="vllm bench serve", tool_version=str(doc.get("vllm_version")) if doc.get("vllm_version") else None,
         model_id=str(doc["model_id"]), endpoint="chat" if "chat" in backend else "completions",

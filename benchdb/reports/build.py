@@ -26,6 +26,7 @@ from benchdb.reports.document import (
 )
 from benchdb.reports.optimal import optimal_section
 from benchdb.reports.serving import sections as serving_sections
+from benchdb.schema import identity
 from benchdb.text import plural
 
 if TYPE_CHECKING:
@@ -274,7 +275,7 @@ def reproduce_command(r: dict) -> str:
     mode, precision, batch size, sequence length, threads, processes)."""
     args = ["benchdb", "run", "--backend", r["backend"], "--device", r["device"], "--model", r["model_id"],
             "--batch-sizes", str(r["batch_size"])]
-    shape = dict(p.split("=", 1) for p in str(r.get("input_shape") or "").split(",") if "=" in p)
+    shape = identity.shape_fields(r.get("input_shape"))
     if "seq_len" in shape:
         args += ["--seq-lens", shape["seq_len"]]
     args += ["--mode", r["mode"], "--precision", r["precision"]]

@@ -61,6 +61,11 @@ def options_id(options: Mapping[str, Any] | None) -> str:
     return _digest(canonical_options(options), 16)
 
 
+def shape_fields(input_shape: str | None) -> dict[str, str]:
+    """An input shape's ``name=value`` parts (``seq_len=128,new_tokens=8``) as a dict."""
+    return dict(part.split("=", 1) for part in str(input_shape or "").split(",") if "=" in part)
+
+
 def normalize_device(device: str) -> str:
     """One spelling per device across backends: lower case, ``cuda`` -> ``cuda:0``, OpenVINO's
     ``GPU.1`` -> ``gpu:1``; ``cpu``, ``mps`` and names benchdb does not know stay as they are."""
