@@ -115,6 +115,7 @@ def _inside(root: Path, spec: str) -> str:
 def _from_change_point(ctx, params, repo: Path) -> tuple[str, str]:
     """(good, bad) commits of change point ``CHANGE_ID``; its scenario fills the run options not given."""
     from benchdb import sql
+    from benchdb.schema import identity
     from benchdb.warehouse import Warehouse
 
     with Warehouse(params["db"], wait_s=READ_WAIT_S).reading() as con:
@@ -137,13 +138,12 @@ def _from_change_point(ctx, params, repo: Path) -> tuple[str, str]:
             params["benches"] = (_bench_in_repo(str(settings.get("bench") or ""), repo, cp["model_id"]),)
         else:
             params["backend"], params["models"] = cp["backend"], (cp["model_id"],)
-        shape = dict(p.split("=", 1) for p in str(cp["input_shape"]).split(",") if "=" in p)
-        fill = {"device": cp["device"], "batch_sizes": (cp["batch_size"],), "modes": (cp["mode"],),
-                "precisions": (cp["precision"],), "threads": cp["threads"]}
-        if "seq_len" in shape and shape["seq_len"].isdigit():
-            fill["seq_lens"] = (int(shape["seq_len"]),)
-        if cp["backend"] == "userbench":
-            fill = {"device": cp["device"], "threads": cp["threads"]}   # the bench declares its own axes
+        fill = {"device": cp["device"], "threads": cp["threads"]}
+        if cp["backend"] != "userbench":        # a user bench declares its own axes
+            fill.update(batch_sizes=(cp["batch_size"],), modes=(cp["mode"],), precisions=(cp["precision"],))
+            seq_len = identity.shape_fields(cp["input_shape"]).get("seq_len", "")
+            if seq_len.isdigit():
+                fill["seq_lens"] = (int(seq_len),)
         for k, v in fill.items():
             if k not in explicit and v is not None:
                 params[k] = v

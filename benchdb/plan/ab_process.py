@@ -126,7 +126,7 @@ def probe(name: str, python: str, env: dict[str, str], public: frozenset[str] = 
     except subprocess.TimeoutExpired:
         raise BenchdbError(f"--ab {name} interpreter {python}: `-m benchdb --version` took over 120 s") from None
     if proc.returncode != 0:
-        why = _last_line(proc.stderr) or f"exit code {proc.returncode}"
+        why = last_line(proc.stderr) or f"exit code {proc.returncode}"
         if "No module named" in why and "benchdb" in why:
             raise BenchdbError(f"--ab {name} interpreter {python} has no benchdb installed ({why}); "
                                f"install it there: {python} -m pip install benchdb")
@@ -135,7 +135,9 @@ def probe(name: str, python: str, env: dict[str, str], public: frozenset[str] = 
     return replace(side, version=m.group(1) if m else proc.stdout.strip()[:80])
 
 
-def _last_line(text: str, n: int = 300) -> str:
+def last_line(text: str, n: int = 300) -> str:
+    """The line of a process's output that says what went wrong: its last ``benchdb:`` error line,
+    else its last line, clipped to ``n`` characters ("" for no output)."""
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
     if not lines:
         return ""
@@ -290,11 +292,11 @@ def run_process(side: Side, group: Group, out: Path, placement: Placement | None
         except (contract.ContractError, OSError, KeyError, TypeError, ValueError) as exc:
             broken.append(f"its file {path.name} is unreadable here ({exc})")
     if error is None and proc.returncode not in (0, 3):
-        error = f"the {side.name} process exited with code {proc.returncode}: {_last_line(stderr) or 'no message'}"
+        error = f"the {side.name} process exited with code {proc.returncode}: {last_line(stderr) or 'no message'}"
     elif error is None and broken:
         error = f"the {side.name} process wrote a file this benchdb cannot read: {broken[0]}"
     elif error is None:
-        error = f"the {side.name} process wrote no result for this scenario: {_last_line(stderr) or 'no message'}"
+        error = f"the {side.name} process wrote no result for this scenario: {last_line(stderr) or 'no message'}"
     return [hit or _failed(sc, group, status or "failed", error)
             for sc, hit in zip(planned, _pick(planned, found), strict=True)]     # _pick: one per planned
 

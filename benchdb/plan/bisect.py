@@ -208,11 +208,6 @@ class Checkouts:
         _git(self.repo, "worktree", "prune", check=False)
 
 
-def _tail(text: str) -> str:
-    lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
-    return (lines[-1] if lines else "no message")[:300]
-
-
 def _sh(cmd: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> None:
     try:
         proc = subprocess.run(cmd, cwd=cwd, env=env, shell=isinstance(cmd, str), capture_output=True, text=True,
@@ -220,7 +215,9 @@ def _sh(cmd: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> N
     except subprocess.TimeoutExpired:
         raise SetupFailed(f"the setup ran past {SETUP_TIMEOUT_S} s") from None
     if proc.returncode != 0:
-        raise SetupFailed(f"exit code {proc.returncode}: {_tail(proc.stderr or proc.stdout)}")
+        from benchdb.plan.ab_process import last_line
+
+        raise SetupFailed(f"exit code {proc.returncode}: {last_line(proc.stderr or proc.stdout) or 'no message'}")
 
 
 def _run_setup(setup: str, root: Path, env: Path) -> None:
@@ -315,13 +312,15 @@ class Measurer:
         self.checkouts, self.runs_for, self.out, self.tags = checkouts, runs_for, out, tags
         self.max_trials, self.threshold, self.log = max_trials, threshold, log
         self.scratch = Path(tempfile.mkdtemp(prefix="benchdb-bisect-")) / "verdicts.duckdb"
+        #: sha -> the commit's side, probed once (the good commit is measured against again and again)
+        self.sides: dict[str, Any] = {}
 
     def close(self) -> None:
         shutil.rmtree(self.scratch.parent, ignore_errors=True)
 
     def __call__(self, base: Commit, tested: Commit) -> Verdict:
         from benchdb.plan.ab import plan_ab, run_ab
-        from benchdb.plan.ab_process import SIDES, own_import_path, probe
+        from benchdb.plan.ab_process import SIDES
         from benchdb.warehouse import Warehouse
 
         pythons, roots = {}, {}
@@ -334,8 +333,7 @@ class Measurer:
                 return Verdict("skipped", note=f"setup failed: {exc}")
             roots[side] = self.checkouts.root(c)
         try:
-            sides = {s: replace(probe(s, pythons[s], {}), cwd=str(roots[s]),
-                                import_path=own_import_path(pythons[s], str(roots[s]))) for s in SIDES}
+            sides = {s: self._side(s, c, pythons[s], roots[s]) for s, c in (("base", base), ("cand", tested))}
         except BenchdbError as exc:
             return Verdict("skipped", note=f"its environment cannot run benchdb: {exc}")
         try:
@@ -355,6 +353,17 @@ class Measurer:
         except BenchdbError as exc:
             return Verdict("skipped", ab_id=report.ab_id, note=f"nothing to compare: {exc}")
         return _verdict(gate, report.ab_id)
+
+
+    def _side(self, name: str, c: Commit, python: str, root: Path):
+        """The commit as A/B side ``name``: its interpreter checked, its checkout, its own import
+        folders (probed once per commit)."""
+        from benchdb.plan.ab_process import own_import_path, probe
+
+        if c.sha not in self.sides:
+            self.sides[c.sha] = replace(probe(name, python, {}), cwd=str(root),
+                                        import_path=own_import_path(python, str(root)))
+        return replace(self.sides[c.sha], name=name)
 
 
 def _verdict(gate, ab_id: str) -> Verdict:
