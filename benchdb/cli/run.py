@@ -79,7 +79,7 @@ def run(**params):
         raise BenchdbError("--duet runs the two sides of --ab BASE CAND at the same time; give --ab too")
     workers = None
     if params["parallel"]:
-        runs, workers = _parallel(ctx, params, runs)
+        workers, runs = _workers(runs, params["parallel"], "--parallel")
     if params["ab_env"] or params.get("ab_env_public"):
         raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
     if params["ab_max_trials"]:
@@ -92,15 +92,16 @@ def run(**params):
     return _plan_and_run(params, runs, exclude, source, shard, workers)
 
 
-def _parallel(ctx, params, runs):
-    """The workers of --parallel, and the runs with each worker's thread count where none was given."""
+def _workers(runs, n: str, flag: str):
+    """The workers of --parallel N (``flag`` names it in errors), said on stderr, and the runs with
+    each worker's thread count where none was given (:func:`benchdb.plan.parallel.workers_for`)."""
     from benchdb.plan import parallel
 
     if any(not o.isolate for o in runs):
         raise BenchdbError("--parallel measures in separate processes; drop --no-isolation")
-    workers, runs = parallel.workers_for(runs, params["parallel"], "--parallel")
+    workers, runs = parallel.workers_for(runs, n, flag)
     click.echo(f"parallel: {plural(len(workers), 'worker')}: " + "; ".join(w.label() for w in workers), err=True)
-    return runs, workers
+    return workers, runs
 
 
 def _plan_and_run(params, runs, exclude, source, shard, workers=None):
@@ -189,10 +190,7 @@ def _resume(ctx, params) -> None:
     workers = None
     co_runners = max((o.co_runners or 0 for o in runs), default=0)
     if co_runners:          # a --parallel run goes on in parallel: its scenarios' identity says so
-        from benchdb.plan import parallel
-
-        workers, _ = parallel.workers_for(runs, str(co_runners + 1), f"--resume of a --parallel {co_runners + 1} run")
-        click.echo(f"parallel: {plural(len(workers), 'worker')}: " + "; ".join(w.label() for w in workers), err=True)
+        workers, _ = _workers(runs, str(co_runners + 1), f"--resume of a --parallel {co_runners + 1} run")
     prestart(runs)
     _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume, workers=workers)
 
