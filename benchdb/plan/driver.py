@@ -6,7 +6,7 @@ import json
 import platform
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -327,25 +327,43 @@ class _Counter:
             self.progress(outcome, self.done, self.units)
 
 
-def _measure_interleaved(repeated: list[PlanItem], rng: random.Random, writer: Writer, counter: _Counter) -> None:
-    """Measure the items with repeats K > 1 in K rounds; a scenario's file is written when its last
-    process ends."""
-    pending: dict[tuple[int, int], list[Outcome]] = {}
-    for r in range(max((i.opts.repeats for i in repeated), default=0)):
-        # one child per model per round, models and their scenarios in a fresh random order
-        order = [ii for ii, item in enumerate(repeated) if item.opts.repeats > r]
+def _rounds(items: list[PlanItem], rng: random.Random) -> Iterator[tuple[int, int, list[int]]]:
+    """(item, round, its scenarios in order) of the items with repeats K > 1: K rounds, each a new
+    child per item, items and their scenarios in a fresh random order (randomised multiple
+    interleaved trials)."""
+    for r in range(max((i.opts.repeats for i in items if i.opts.repeats > 1), default=0)):
+        order = [ii for ii, item in enumerate(items) if item.opts.repeats > 1 and item.opts.repeats > r]
         rng.shuffle(order)
         for ii in order:
-            item = repeated[ii]
-            picks = list(range(len(item.scenarios)))
+            picks = list(range(len(items[ii].scenarios)))
             rng.shuffle(picks)
-            # _outcomes yields exactly one outcome per scenario, whatever happens to the child
-            for si, outcome in zip(picks, _outcomes(item, [item.scenarios[si] for si in picks]), strict=True):
-                got = pending.setdefault((ii, si), [])
-                got.append(outcome)
-                counter.tick(outcome)
-                if len(got) == item.opts.repeats:
-                    writer.write(merge_repeats(pending.pop((ii, si))), item.opts)
+            yield ii, r, picks
+
+
+class _Repeats:
+    """The processes of scenarios measured in several: a scenario's file is written when its last
+    process ends."""
+
+    def __init__(self, writer: Writer):
+        self.writer = writer
+        self.pending: dict[tuple[int, int], list[Outcome]] = {}
+
+    def add(self, key: tuple[int, int], item: PlanItem, outcome: Outcome) -> None:
+        got = self.pending.setdefault(key, [])
+        got.append(outcome)
+        if len(got) == item.opts.repeats:
+            self.writer.write(merge_repeats(self.pending.pop(key)), item.opts)
+
+
+def _measure_interleaved(repeated: list[PlanItem], rng: random.Random, writer: Writer, counter: _Counter) -> None:
+    """Measure the items with repeats K > 1 in K rounds (:func:`_rounds`)."""
+    repeats = _Repeats(writer)
+    for ii, _r, picks in _rounds(repeated, rng):
+        item = repeated[ii]
+        # _outcomes yields exactly one outcome per scenario, whatever happens to the child
+        for si, outcome in zip(picks, _outcomes(item, [item.scenarios[si] for si in picks]), strict=True):
+            repeats.add((ii, si), item, outcome)
+            counter.tick(outcome)
 
 
 def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, writer: Writer,
@@ -359,17 +377,9 @@ def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, 
 
     units = [parallel.Unit(ii, 0, list(range(len(item.scenarios))), label(item))
              for ii, item in enumerate(items) if item.opts.repeats == 1]
-    for r in range(max((i.opts.repeats for i in items if i.opts.repeats > 1), default=0)):
-        order = [ii for ii, item in enumerate(items) if item.opts.repeats > 1 and item.opts.repeats > r]
-        rng.shuffle(order)
-        for ii in order:
-            picks = list(range(len(items[ii].scenarios)))
-            rng.shuffle(picks)
-            units.append(parallel.Unit(ii, r, picks, f"{label(items[ii])} (process {r + 1})"))
-    pending: dict[tuple[int, int], list[Outcome]] = {}
-
-    def run_unit(item: PlanItem, scenarios: list[Scenario], placement) -> list[Outcome]:
-        return _outcomes(item, scenarios, placement)
+    units += [parallel.Unit(ii, r, picks, f"{label(items[ii])} (process {r + 1})")
+              for ii, r, picks in _rounds(items, rng)]
+    repeats = _Repeats(writer)
 
     def done(unit, outcomes: list[Outcome], record: dict) -> None:
         item = items[unit.item]
@@ -378,13 +388,10 @@ def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, 
             counter.tick(outcome)
             if item.opts.repeats == 1:
                 writer.write(outcome, item.opts)
-                continue
-            got = pending.setdefault((unit.item, si), [])
-            got.append(outcome)
-            if len(got) == item.opts.repeats:
-                writer.write(merge_repeats(pending.pop((unit.item, si))), item.opts)
+            else:
+                repeats.add((unit.item, si), item, outcome)
 
-    parallel.measure(items, units, workers, run_unit, done)
+    parallel.measure(items, units, workers, _outcomes, done)
 
 
 def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
