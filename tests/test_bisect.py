@@ -4,6 +4,7 @@ at one commit, each commit installed into its own environment, every step a real
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -120,3 +121,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
 def test_not_a_repository_is_one_line(tmp_path):
     r = benchdb_cmd("bisect", "--repo", str(tmp_path), "--bench", "x.py", "--good", "a", "--bad", "b")
     assert r.returncode == 2 and "is not a git repository" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_github_summary_outside_actions_is_refused_before_measuring(tmp_path):
+    shas = make_repo(tmp_path / "repo", n=3, slow_at=None)
+    env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
+    r = benchdb_cmd("bisect", "--repo", str(tmp_path / "repo"), "--bench", "benches/bench_work.py", "--good", shas[0],
+                    "--bad", shas[-1], "--github-summary", "--out", str(tmp_path / "results"), env=env)
+    assert r.returncode == 2 and "$GITHUB_STEP_SUMMARY is not set" in r.stderr and "Traceback" not in r.stderr
+    assert not (tmp_path / "results").exists()                  # nothing measured
