@@ -80,8 +80,8 @@ class Warehouse:
         readers never block it and never see half of it."""
         from benchdb.schema import snapshot
 
-        with snapshot.write_session(self.path, wait_s=self.wait_s) as (con, _):
-            yield con
+        with snapshot.write_session(self.path, wait_s=self.wait_s) as session:
+            yield session.con
 
     # ------------------------------------------------------------------ schema
     def status(self) -> dict:
@@ -101,8 +101,8 @@ class Warehouse:
                     changed = catalog.mismatch(con)
             finally:
                 con.close()
-        with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as (con, applied):
-            return Upgrade(applied, database.schema_version(con), changed)
+        with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as session:
+            return Upgrade(session.applied, database.schema_version(session.con), changed)
 
     # ------------------------------------------------------------------ writing
     def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,

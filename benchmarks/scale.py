@@ -3,7 +3,7 @@
     python benchmarks/scale.py [--sizes 1000000,10000000,100000000] [--huge] [--workdir DIR]
 
 For each size, a warehouse ingested from contract files as a fleet writes them: 20 nightly runs,
-4 hardware, many series (model x batch size), 20,000 samples a file. Then, each as its own
+each ingested as it lands, 4 hardware, many series (model x batch size), 20,000 samples a file. Then, each as its own
 `python -m benchdb` process (start-up included, answers computed: BENCHDB_NO_CACHE=1):
 
 - ingest of one new 20,000-sample file (a new run), and the peak disk the warehouse's folder used
@@ -69,12 +69,14 @@ def fleet(samples: int) -> list[tuple[int, int, int]]:
 
 
 def folder_bytes(path: Path) -> int:
+    """Bytes of every file under ``path`` (the warehouse file, its samples folder, a writer's copy)."""
     total = 0
-    for p in path.iterdir():
-        try:
-            total += p.stat().st_size
-        except OSError:
-            pass
+    for root, _, names in os.walk(path):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
     return total
 
 
@@ -129,7 +131,8 @@ def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
         write_run(data / f"run{day:02d}", day, series)
     wrote = time.perf_counter() - t
     t = time.perf_counter()
-    Warehouse(db).ingest([data])
+    for day in range(RUNS):          # a fleet ingests each night's run as it lands
+        Warehouse(db).ingest([data / f"run{day:02d}"])
     built = time.perf_counter() - t
     size = folder_bytes(db.parent)
     print(f"\n{samples:,} samples ({len(series)} series x {RUNS} runs): files written in {wrote:.0f} s, ingested "

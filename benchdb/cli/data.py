@@ -64,6 +64,10 @@ def db_status(db):
                f"{st['code_version']} ({state})")
     for name, n in st["tables"].items():
         click.echo(f"  {name:<16} {n:>12,} rows")
+    folder = st.get("samples_folder")
+    if folder:
+        click.echo(printable(f"  samples folder {folder['path']}: {folder['parts']:,} part(s), "
+                             f"{folder['bytes']:,} bytes"))
 
 
 @db_group.command("upgrade")

@@ -62,9 +62,10 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
     """Ingest every contract file under ``paths`` into the warehouse ``db``.
 
     The load runs in a write session (:mod:`benchdb.schema.snapshot`): open readers never block
-    it, and it is published whole or not at all. ``after(con, summary)`` runs inside the same
-    session once the files are loaded (change-point detection). ``progress(done, total)`` is
-    called after each committed batch. A call that finds nothing new writes nothing.
+    it, and it is published whole or not at all. Samples are written as Parquet parts of the
+    warehouse's samples folder (:mod:`benchdb.schema.parts`), one per batch. ``after(con,
+    summary)`` runs inside the same session once the files are loaded (change-point detection).
+    ``progress(done, total)`` is called after each committed batch. A call that finds nothing new writes nothing.
     """
     start = time.perf_counter()
     files = discover(paths)
@@ -77,13 +78,14 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
     if not todo:          # nothing new: no write session at all
         _count_seen(seen, summary)
     else:
-        with snapshot.write_session(path, wait_s=wait_s) as (con, _):
+        with snapshot.write_session(path, wait_s=wait_s) as session:
+            con = session.con
             # Each batch reads its files' footers several times (checks, load): parse once.
             con.execute("SET parquet_metadata_cache = true")
             # Rows load in parallel, in no particular order (about 1/3 faster): every query that
             # needs measurement order sorts by repeat and iteration.
             con.execute("SET preserve_insertion_order = false")
-            _load_files(con, files, summary, batch_rows, progress)
+            _load_files(con, session.parts, files, summary, batch_rows, progress)
             if after is not None:
                 after(con, summary)
     summary.seconds = time.perf_counter() - start
@@ -127,8 +129,8 @@ def _count_seen(seen: list[tuple[str, str, str | None]], summary: IngestSummary)
             summary.skipped += 1
 
 
-def _load_files(con, files, summary: IngestSummary, batch_rows: int, progress) -> None:
-    loader = Loader(con, summary)
+def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, progress) -> None:
+    loader = Loader(con, summary, store)
     todo, seen = _partition(files, _known(con))
     _count_seen(seen, summary)
     for c in todo:

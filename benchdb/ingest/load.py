@@ -21,6 +21,7 @@ from benchdb.schema import contract, identity
 
 if TYPE_CHECKING:
     from benchdb.ingest import IngestSummary
+    from benchdb.schema import parts
 
 
 @dataclass
@@ -152,9 +153,10 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
 
 
 class Loader:
-    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary):
+    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary, store: parts.Store):
         self.con = con
         self.summary = summary
+        self.store = store
         self.rejected: dict[str, str] = {}           # path -> reason, this call
 
     def record(self, c: Candidate, status: str, error: str | None) -> None:
@@ -191,6 +193,7 @@ class Loader:
 
     def _load(self, batch: list[Candidate]) -> None:
         con = self.con
+        written: list[Path] = []        # this batch's parts: removed again if it rolls back
         con.execute("BEGIN TRANSACTION")
         try:
             ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
@@ -221,9 +224,12 @@ class Loader:
                 for c in good:
                     v1 = c.valid_footer.metadata["contract_version"] == 1
                     by_version[1 if v1 else 2].append(str(c.path))
-                for version, name in ((1, "insert_samples_v1.sql"), (2, "insert_samples.sql")):
+                for version, name in ((1, "samples_v1.sql"), (2, "samples.sql")):
                     if by_version[version]:
-                        con.execute(sql.load(f"queries/{name}"), {"files": sql.literals(by_version[version])})
+                        part = self.store.write(con, sql.load(f"queries/{name}"),
+                                                {"files": sql.literals(by_version[version])})
+                        if part is not None:
+                            written.append(part)
                 con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/batch_stat_groups.sql")
                             + sql.load("queries/metric_stats.sql"))
                 con.execute(sql.load("queries/insert_result_metrics.sql"))
@@ -243,6 +249,7 @@ class Loader:
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
+            self.store.forget(written)
             undone = {str(c.path) for c in batch}
             self.summary.rejected = [r for r in self.summary.rejected if r[0] not in undone]
             for path in undone:

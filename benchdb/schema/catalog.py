@@ -15,6 +15,7 @@ as JSON; a read costs three catalog queries.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from functools import lru_cache
@@ -43,9 +44,45 @@ def _build() -> dict:
     con = duckdb.connect()
     try:
         database.upgrade(con, Path(":memory:"))
-        return current(con)
+        return {**current(con), "samples_parts": _parts_template(con)}
     finally:
         con.close()
+
+
+_LOW, _HIGH = 1357913579, 2468024680     # stand-ins no real generation numbers reach
+
+
+def _parts_template(con: duckdb.DuckDBPyConnection) -> str:
+    """The ``samples`` view over parts as this DuckDB stores its definition, with ``{glob}``,
+    ``{low}`` and ``{high}`` where a warehouse's own values go. DuckDB binds (and so reads) the
+    files of a view it creates: this makes one part in a scratch folder."""
+    import tempfile
+
+    from benchdb.schema import parts
+
+    with tempfile.TemporaryDirectory(prefix="benchdb-catalog-") as scratch:
+        folder = Path(scratch) / "w.duckdb.samples"
+        store = parts.Store(folder.with_name("w.duckdb"))
+        store.gen = _LOW
+        empty = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in parts.COLUMNS)
+        store.write(con, f"SELECT {empty}")
+        con.execute(parts.view_sql(folder, _LOW, _HIGH).replace("VIEW samples", "VIEW benchdb_samples_template"))
+        stored = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'benchdb_samples_template'"
+                             ).fetchall()[0][0]
+        con.execute("DROP VIEW benchdb_samples_template")
+    return (stored.replace("benchdb_samples_template", "samples")
+            .replace(parts.glob_string(folder), "{glob}").replace(str(_LOW), "{low}").replace(str(_HIGH), "{high}"))
+
+
+def _samples_view(want: dict, con: duckdb.DuckDBPyConnection) -> str:
+    """The definition benchdb gives the ``samples`` view of this warehouse (its published parts)."""
+    from benchdb.schema import parts
+
+    low, high, folder = parts.published(con)
+    if folder is None or high < low:
+        return want["views"]["samples"]
+    return (want["samples_parts"].replace("{glob}", parts.glob_string(Path(folder)))
+            .replace("{low}", str(low)).replace("{high}", str(high)))
 
 
 @lru_cache(maxsize=1)
@@ -54,13 +91,17 @@ def expected() -> dict:
     from benchdb import memo
 
     folder = memo.private_folder()
-    file = folder / f"catalog-{memo.code_digest()[:32]}.json" if folder is not None else None
+    from benchdb.startup import duckdb
+
+    # DuckDB's version too: how it stores a definition changes between versions
+    key = hashlib.sha256(f"{memo.code_digest()}:{duckdb.__version__}".encode()).hexdigest()[:32]
+    file = folder / f"catalog-{key}.json" if folder is not None else None
     if folder is not None and file is not None:
         try:
             fd = memo.open_private(folder, file.name)
             with os.fdopen(fd, "r", encoding="utf-8") as f:
                 got = json.load(f)
-            if isinstance(got, dict) and set(got) == {"views", "macros", "tables"}:
+            if isinstance(got, dict) and set(got) == {"views", "macros", "tables", "samples_parts"}:
                 return got
         except (OSError, ValueError):
             pass
@@ -80,6 +121,8 @@ def mismatch(con: duckdb.DuckDBPyConnection) -> str | None:
     for kind in ("views", "macros"):
         for name, definition in sorted(want[kind].items()):
             got = have[kind].get(name)
+            if kind == "views" and name == "samples":      # names this warehouse's own folder
+                definition = _samples_view(want, con)
             if got is None:
                 return f"{kind[:-1]} {name} is missing"
             if got != definition:

@@ -12,11 +12,15 @@ import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from benchdb import __version__, sql, startup
 from benchdb.errors import BenchdbError
 from benchdb.schema import DEFAULT_DB, resolve_db  # noqa: F401  (where callers have found them)
 from benchdb.startup import duckdb
+
+if TYPE_CHECKING:
+    from benchdb.schema import parts
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _MIGRATIONS = Path(__file__).parent / "migrations"
@@ -63,17 +67,26 @@ def code_schema_version(available: list[Migration] | None = None) -> int:
     return available[-1].version
 
 
+#: Marks a connection benchdb sandboxes: DuckDB shares one database among a process's connections of
+#: equal configuration, so a notebook's own connection to the file (without it) is never changed.
+_SANDBOX = {"custom_user_agent": "benchdb-sandbox"}
+
+
 def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, waiting up to ``wait_s`` for another process's lock. ``sandboxed``:
-    no file but this database can be read or written (DuckDB's ``enable_external_access``)."""
-    config: dict[str, str | bool | int | float | list[str]] = {"enable_external_access": False} if sandboxed else {}
+    no file but this database and its samples folder can be read (DuckDB's
+    ``enable_external_access`` with ``allowed_directories``)."""
+    config: dict[str, str | bool | int | float | list[str]] = dict(_SANDBOX) if sandboxed else {}
     if not read_only:   # writers register Arrow tables (ingest, migrations): the whole package
         startup.full()
     deadline = time.monotonic() + wait_s
     delay = 0.05
     while True:
         try:
-            return duckdb.connect(str(path), read_only=read_only, config=config)
+            con = duckdb.connect(str(path), read_only=read_only, config=config)
+            if config:
+                _sandbox(con, path)
+            return con
         except duckdb.IOException as exc:
             text = str(exc)
             if "lock" not in text.lower():
@@ -97,6 +110,25 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
                 continue
             raise BenchdbError(f"cannot open database {path}: {first}; "
                                "check that it is a benchdb DuckDB file") from None
+
+
+def _sandbox(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Let DuckDB read no file but the warehouse and its samples folder, for good (the settings are
+    locked: a stored view cannot undo them). ``allowed_directories`` can only be set once the
+    database is open, and before external access is turned off."""
+    from benchdb.schema import parts
+
+    if not con.execute("SELECT current_setting('enable_external_access')").fetchall()[0][0]:
+        return                      # a connection of this process sandboxed it already
+    folder = parts.folder_for(path)
+    try:
+        if folder is not None:
+            con.execute("SET allowed_directories = $1", [[str(folder) + os.sep]])
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
 
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
@@ -133,7 +165,7 @@ def _apply(con: duckdb.DuckDBPyConnection, pending: list[Migration]) -> list[Mig
 def _refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
     """Apply the shipped macros and views when they changed, or when another program changed the
     file's copies (:mod:`benchdb.schema.catalog`): a writer restores benchdb's definitions."""
-    from benchdb.schema import catalog
+    from benchdb.schema import catalog, parts
 
     digest = sql.views_digest()
     rows = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
@@ -142,6 +174,7 @@ def _refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
     con.execute("BEGIN TRANSACTION")
     try:
         sql.apply_views(con)
+        parts.restore_view(con)
         con.execute(sql.load("queries/set_meta.sql"), ["views_sha256", digest])
         con.execute("COMMIT")
     except BaseException:
@@ -151,13 +184,27 @@ def _refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
 
 
 def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
-            available: list[Migration] | None = None) -> list[Migration]:
-    """Apply pending migrations, then views. Returns the migrations applied."""
+            available: list[Migration] | None = None, store: parts.Store | None = None) -> list[Migration]:
+    """Apply pending migrations, then views. Returns the migrations applied. ``store``: the write
+    session's samples folder (a new one for ``path`` when not given), where samples of the
+    older single-file layout move to."""
+    from benchdb.schema import parts
+
     available = available if available is not None else migrations()
     have = schema_version(con)
     _refuse_newer(path, have, code_schema_version(available))
     con.execute(_bootstrap_sql())
     applied = _apply(con, [m for m in available if m.version > have])
+    if applied and parts.external(con):
+        store = store if store is not None else parts.Store(path)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            store.adopt(con)
+            store.publish(con, force=True)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
     _refresh_views(con, force=bool(applied))
     return applied
 
@@ -194,7 +241,7 @@ def check_folder(path: Path) -> None:
 
 
 def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migration] | None = None, *,
-            migrate: bool = False) -> list[Migration]:
+            migrate: bool = False, store: parts.Store | None = None) -> list[Migration]:
     """Bring an open writable connection to the schema this code ships: initialise a new file,
     refuse a newer one, and refuse an older one unless ``migrate`` (then apply the migrations).
     ``path`` is the warehouse named in messages. Returns the migrations applied."""
@@ -202,7 +249,7 @@ def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migratio
     have, code = schema_version(con), code_schema_version(available)
     _refuse_newer(path, have, code)
     if have == 0 or (migrate and have < code):
-        return upgrade(con, path, available)
+        return upgrade(con, path, available, store)
     if have < code:
         raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
                            f"{code}; run `benchdb db upgrade --db {path}` first")
@@ -215,7 +262,7 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
     """Open an existing warehouse to read it: read-only and sandboxed (DuckDB reads no file but this
     one: a stored view can never read or write another), at the schema this code ships, with the
     views, macros and tables this code ships (:mod:`benchdb.schema.catalog`)."""
-    from benchdb.schema import catalog
+    from benchdb.schema import catalog, parts
 
     path = resolve_db(db)
     if not path.exists():
@@ -232,6 +279,7 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
                                f"{code}; run `benchdb db upgrade --db {path}` first")
         if verify:         # (ingest reads only its file list first; its write session restores the views)
             catalog.verify(con, path)
+            parts.verify(con, path)
     except BaseException:
         con.close()
         raise
@@ -239,7 +287,10 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
 
 
 def status(db: str | os.PathLike | None) -> dict:
-    """Schema version of a database against this code's, and row counts of the main tables."""
+    """Schema version of a database against this code's, row counts of the main tables, and the
+    samples folder's parts and bytes."""
+    from benchdb.schema import parts
+
     path = resolve_db(db)
     code = code_schema_version()
     if not path.exists():
@@ -252,8 +303,11 @@ def status(db: str | os.PathLike | None) -> dict:
         if have:
             for (name,) in con.execute(sql.load("queries/list_tables.sql")).fetchall():
                 tables[name] = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0][0]
+        files = parts.on_disk(path)
         return {"path": str(path), "exists": True, "schema_version": have, "code_version": code,
-                "pending": max(code - have, 0), "tables": tables}
+                "pending": max(code - have, 0), "tables": tables,
+                "samples_folder": {"path": str(parts.folder_for(path)), "parts": len(files),
+                                   "bytes": sum(f.stat().st_size for f in files)}}
     finally:
         con.close()
 

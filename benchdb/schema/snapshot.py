@@ -1,18 +1,22 @@
-"""Readers never block the writer: every write works on a private copy of the warehouse that
-replaces the file atomically once it is complete.
+"""Readers never block the writer: every write works on a private copy of the warehouse's catalog
+that replaces the file atomically once it is complete.
 
 Analysts keep read-only connections open for hours (a notebook); DuckDB's file lock would make a
 nightly ``benchdb ingest`` fail against them. So a benchdb writer (ingest, ``db upgrade``, ``ack``):
 
 1. takes the writer lock ``.<name>.lock`` beside the database (``flock``; writers queue on it,
    waiting up to ``--wait`` seconds, and the file names the PID holding it),
-2. copies the warehouse to ``.<name>.<pid>.writing`` in the same folder,
-3. writes there (transactions, checkpoint), and
-4. renames the copy over the warehouse (``os.replace``: atomic on POSIX), fsyncing file and folder.
+2. copies the warehouse file (the catalog: every table but the raw samples) to
+   ``.<name>.<pid>.writing`` in the same folder,
+3. writes there (transactions, checkpoint), and new samples as Parquet parts of a new generation
+   of the samples folder, which no published catalog names yet (:mod:`benchdb.schema.parts`),
+4. makes the parts durable, then renames the copy over the warehouse (``os.replace``: atomic on
+   POSIX), fsyncing file and folder.
 
 An open reader keeps the snapshot it opened (the old file stays alive until it closes); every new
 connection sees the new data. A writer that dies (even ``kill -9``) leaves the warehouse exactly as
-it was: its copy is discarded by the next writer. The cost is one file copy per write session.
+it was: its copy and its parts are discarded by the next writer. The cost is one copy of the
+catalog per write session (a row per result, not per sample) and the new samples themselves.
 
 Another program's writes are never lost silently: the copy is taken under a shared lock DuckDB's
 own writers exclude, and if the file or its WAL changed by the end of the session nothing is
@@ -30,10 +34,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from benchdb.errors import BenchdbError
-from benchdb.schema import database
+from benchdb.schema import database, parts
 
 if TYPE_CHECKING:
     import duckdb
@@ -169,17 +173,28 @@ def _kept_name(path: Path) -> Path:
     return path.with_name(f"{path.stem}.unpublished-{stamp}-{os.getpid()}{path.suffix}")
 
 
+class Session(NamedTuple):
+    """What a write session gives its caller."""
+
+    con: duckdb.DuckDBPyConnection
+    #: Migrations applied when the session opened (``migrate``).
+    applied: list[database.Migration]
+    #: The warehouse's samples folder: new samples are written as parts through it.
+    parts: parts.Store
+
+
 @contextmanager
 def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
-                  available: list[database.Migration] | None = None
-                  ) -> Iterator[tuple[duckdb.DuckDBPyConnection, list[database.Migration]]]:
-    """A writable connection to a private copy of the warehouse, published when the ``with``
-    block ends without an exception (discarded otherwise). Yields (connection, migrations
-    applied). ``migrate``: apply pending migrations instead of refusing an older schema.
+                  available: list[database.Migration] | None = None) -> Iterator[Session]:
+    """A writable connection to a private copy of the warehouse catalog, published when the
+    ``with`` block ends without an exception (discarded otherwise), and the samples folder its new
+    samples go to (:mod:`benchdb.schema.parts`: they are durable before the catalog that names
+    them is published). ``migrate``: apply pending migrations instead of refusing an older schema.
 
     A symlinked warehouse is written through: the target is replaced (the link stays) and the lock
     is taken beside the target. If another program changed the warehouse (or its WAL) during the
-    session, nothing is published: the session's copy is kept beside it and the error names both."""
+    session, nothing is published: the session's copy is kept beside it (its samples in a
+    ``kept-`` folder of the samples folder) and the error names both."""
     named = database.resolve_db(db)
     database.check_folder(named)
     path = Path(os.path.realpath(named))
@@ -198,10 +213,17 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                 raise BenchdbError(f"database {named} changed while benchdb copied it (another program "
                                    "is writing it); try again once it has finished")
         con = None
+        store = parts.Store(path)
+        published = False
         try:
             con = database.connect(tmp, read_only=False, wait_s=0)
-            applied = database.prepare(con, named, available, migrate=migrate)
-            yield con, applied
+            store.open(con)
+            applied = database.prepare(con, named, available, migrate=migrate, store=store)
+            yield Session(con, applied, store)
+            if store.changed:
+                con.execute("BEGIN TRANSACTION")
+                store.publish(con)
+                con.execute("COMMIT")
             con.execute("CHECKPOINT")
             con.close()
             con = None
@@ -211,14 +233,19 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                 kept = _kept_name(path)
                 os.replace(tmp, kept)
                 Path(f"{tmp}.wal").unlink(missing_ok=True)
+                aside = store.keep_aside()
+                samples = f" (its samples in {aside})" if aside is not None else ""
                 raise BenchdbError(f"database {named} was changed by another program during this write "
                                    f"(its changes would be lost): nothing published; {named} is as that "
-                                   f"program left it and this write is kept in {kept}. Stop the other "
-                                   "writer and run the command again")
+                                   f"program left it and this write is kept in {kept}{samples}. Stop the "
+                                   "other writer and run the command again")
             Path(f"{path}.wal").unlink(missing_ok=True)      # the old file's log never meets the new file
             os.replace(tmp, path)
             _fsync(path.parent)                   # the rename itself is durable
+            published = True
         finally:
             if con is not None:
                 con.close()
+            if not published:
+                store.abandon()
             _discard(tmp)

@@ -1,0 +1,270 @@
+"""Raw samples live beside the warehouse file as immutable Parquet parts, so that a write costs
+what it adds, not what the warehouse already holds.
+
+For the warehouse ``bench.duckdb``::
+
+    bench.duckdb                                   the catalog: every table but the samples
+    bench.duckdb.samples/gen=0000000007/<id>.parquet  one part per loaded batch, sorted by result
+
+The catalog stays small (a row per result, not per sample), so the copy every write session
+makes of it (:mod:`benchdb.schema.snapshot`) stays cheap. The samples are nine rows in ten of a
+warehouse's bytes; they are written once, as new files, and never changed.
+
+Every write session that adds samples writes its parts into a new *generation* folder, one above
+the last one published. The catalog records the published generations (``benchdb_meta``
+``samples_low`` .. ``samples_high``) and its ``samples`` view reads exactly those::
+
+    SELECT ... FROM read_parquet('<folder>/gen=*/*.parquet', hive_partitioning = true, ...)
+    WHERE gen BETWEEN <low> AND <high>
+
+DuckDB prunes files by their folder's ``gen=`` value before opening them, so the parts of a
+generation not yet published (a write in progress, or one whose writer died) are never read,
+even when half written. A session publishes its catalog only once its parts are durable
+(fsynced): a reader sees a write whole or not at all. The next writer (holding the writer lock)
+removes generations above the published one.
+
+Because the view names the folder by its absolute path, ``duckdb.connect("bench.duckdb",
+read_only=True)`` reads samples with no setup. Moving the warehouse means moving its samples
+folder with it and running ``benchdb db upgrade``, which points the view at the new place (every
+write session does). benchdb's readers stay sandboxed: DuckDB may read the warehouse and this
+folder, nothing else (:func:`benchdb.schema.database.connect`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdb import sql
+from benchdb.errors import BenchdbError
+
+if TYPE_CHECKING:
+    import duckdb
+
+#: The samples view's columns and their types: every part is written with exactly these.
+COLUMNS = (("result_id", "VARCHAR"), ("metric", "VARCHAR"), ("unit", "VARCHAR"), ("iteration", "INTEGER"),
+           ("t_offset_s", "DOUBLE"), ("value", "DOUBLE"), ("repeat", "INTEGER"))
+#: The table migration 0009 renames the samples table to, emptied into parts by :func:`adopt`.
+LEGACY_TABLE = "samples_unmoved"
+_GEN_DIGITS = 10
+_META = ("samples_low", "samples_high", "samples_folder")
+
+
+def folder_for(path: str | os.PathLike) -> Path | None:
+    """The samples folder of the warehouse at ``path`` (beside the file a symlink points at);
+    None for an in-memory database."""
+    if str(path) == ":memory:":
+        return None
+    real = Path(os.path.realpath(path))
+    return real.with_name(f"{real.name}.samples")
+
+
+def _gen_name(gen: int) -> str:
+    return f"gen={gen:0{_GEN_DIGITS}d}"
+
+
+def _string(text: str) -> str:
+    """A SQL string literal. View definitions and COPY targets cannot take bound parameters, so the
+    two values benchdb itself chose (the samples folder and a part's name) are quoted here."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def glob_string(folder: Path) -> str:
+    """The SQL string literal of the pattern naming every part of ``folder``."""
+    return _string(sql.literal(folder) + "/gen=*/*.parquet")
+
+
+def view_sql(folder: Path | None, low: int, high: int) -> str:
+    """The ``samples`` view over generations ``low`` .. ``high`` of ``folder`` (an empty relation
+    of the same columns while there is none)."""
+    names = ", ".join(name for name, _ in COLUMNS)
+    if folder is None or high < low:
+        empty = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in COLUMNS)
+        return f"CREATE OR REPLACE VIEW samples AS SELECT {empty} WHERE false"
+    return (f"CREATE OR REPLACE VIEW samples AS SELECT {names} FROM read_parquet({glob_string(folder)}, "
+            f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen BETWEEN {int(low)} AND {int(high)}")
+
+
+def select_sql(source: str) -> str:
+    """``source`` (a SELECT of the sample columns) cast to the part columns and sorted by result,
+    so that DuckDB skips every row group of other results when a query asks for a few."""
+    cast = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in COLUMNS)
+    return f"SELECT {cast} FROM ({source}) ORDER BY result_id, metric, repeat, iteration"
+
+
+def published(con: duckdb.DuckDBPyConnection) -> tuple[int, int, str | None]:
+    """(low, high, folder as last written) of the open warehouse's samples."""
+    found = dict(con.execute(sql.load("queries/parts_meta.sql"), [list(_META)]).fetchall())
+    return (int(found.get("samples_low") or 1), int(found.get("samples_high") or 0),
+            found.get("samples_folder"))
+
+
+class Store:
+    """The samples folder as one write session sees it: the generation it writes, the parts it
+    wrote, and publishing them into the catalog it writes."""
+
+    def __init__(self, db: str | os.PathLike):
+        self.folder = folder_for(db)
+        self.low, self.high = 1, 0
+        self.gen = 1
+        self.written: list[Path] = []
+        self._moved = False
+
+    # ------------------------------------------------------------------ session start
+    def open(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Read the published generations from the catalog ``con`` (a writer's copy) and remove
+        what no published catalog names: generations above the last published one (a writer that
+        died, or failed before publishing)."""
+        if _has_meta(con):
+            self.low, self.high, stored = published(con)
+            self._moved = self.folder is not None and stored is not None and stored != str(self.folder)
+        self.gen = self.high + 1
+        if self.folder is None or not self.folder.is_dir():
+            return
+        for entry in self.folder.iterdir():
+            gen = _gen_of(entry.name)
+            if gen is not None and gen > self.high:
+                shutil.rmtree(entry, ignore_errors=True)
+
+    # ------------------------------------------------------------------ writing
+    def write(self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None) -> Path | None:
+        """Write the rows of ``source`` (a SELECT of the sample columns; ``params`` bound) as one
+        new part of this session's generation. Returns the part, or None when there were no rows."""
+        if self.folder is None:
+            raise BenchdbError("an in-memory warehouse has no samples folder; give --db a file")
+        gen_dir = self.folder / _gen_name(self.gen)
+        gen_dir.mkdir(parents=True, exist_ok=True)
+        part = gen_dir / f"{uuid.uuid4().hex}.parquet"
+        try:
+            rows = con.execute(f"COPY ({select_sql(source)}) TO {_string(str(part))} "
+                               "(FORMAT parquet, COMPRESSION zstd)", params).fetchall()[0][0]
+        except BaseException:
+            part.unlink(missing_ok=True)
+            raise
+        if not rows:
+            part.unlink(missing_ok=True)
+            return None
+        self.written.append(part)
+        # the session reads what it wrote (change points, process-level intervals) before it publishes
+        con.execute(view_sql(self.folder, self.low, self.gen))
+        return part
+
+    def forget(self, parts: list[Path]) -> None:
+        """Remove parts this session wrote whose rows were rolled back."""
+        for part in parts:
+            part.unlink(missing_ok=True)
+            if part in self.written:
+                self.written.remove(part)
+
+    def adopt(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Move the rows of a samples table of an older layout (renamed by migration 0009) into a
+        part, and drop the table; the caller owns the transaction and publishes."""
+        if not con.execute(sql.load("queries/has_table.sql"), [LEGACY_TABLE]).fetchall()[0][0]:
+            return
+        if con.execute(f"SELECT count(*) FROM {LEGACY_TABLE}").fetchall()[0][0]:
+            self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM {LEGACY_TABLE}")
+        con.execute(f"DROP TABLE {LEGACY_TABLE}")
+
+    # ------------------------------------------------------------------ publishing
+    @property
+    def changed(self) -> bool:
+        return bool(self.written) or self._moved
+
+    def publish(self, con: duckdb.DuckDBPyConnection, *, force: bool = False) -> None:
+        """Make the parts written durable and record them (and the folder's place) in the catalog
+        ``con``: its ``samples`` view then reads them. Publishing the catalog is the caller's."""
+        if not (force or self.changed):
+            return
+        high = self.gen if self.written else self.high
+        if self.written:
+            for part in self.written:
+                _fsync(part)
+            _fsync(self.written[0].parent)
+            assert self.folder is not None
+            _fsync(self.folder)
+            _fsync(self.folder.parent)
+        con.execute(view_sql(self.folder, self.low, high))
+        values = {"samples_low": str(self.low), "samples_high": str(high)}
+        if self.folder is not None:
+            values["samples_folder"] = str(self.folder)
+        for key, value in values.items():
+            con.execute(sql.load("queries/set_meta.sql"), [key, value])
+        self.high = high
+        self._moved = False
+
+    def abandon(self) -> None:
+        """Remove this session's generation (nothing published names it)."""
+        if self.folder is not None and self.written:
+            shutil.rmtree(self.folder / _gen_name(self.gen), ignore_errors=True)
+        self.written = []
+
+    def keep_aside(self) -> Path | None:
+        """Rename this session's generation out of the readers' pattern (a write kept unpublished
+        beside the warehouse still has its samples). Returns the new place."""
+        if self.folder is None or not self.written:
+            return None
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        kept = self.folder / f"kept-{_gen_name(self.gen)}-{stamp}-{os.getpid()}"
+        os.replace(self.folder / _gen_name(self.gen), kept)
+        self.written = []
+        return kept
+
+
+def restore_view(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the ``samples`` view over the generations and folder the catalog records (restoring
+    it when another program changed it). A warehouse of a schema before 0009 keeps its table."""
+    if not external(con):
+        return
+    low, high, folder = published(con)
+    con.execute(view_sql(Path(folder) if folder is not None else None, low, high))
+
+
+def verify(con: duckdb.DuckDBPyConnection, db: Path) -> None:
+    """Refuse a warehouse whose samples folder is not where its catalog says (it was moved, or the
+    folder is gone)."""
+    low, high, stored = published(con)
+    folder = folder_for(db)
+    if high < low or folder is None:
+        return
+    if stored is not None and stored != str(folder):
+        raise BenchdbError(f"database {db} was moved (its samples were at {stored}); move the "
+                           f"samples folder beside it as {folder} and run `benchdb db upgrade --db {db}`")
+    if not folder.is_dir():
+        raise BenchdbError(f"the samples folder {folder} of database {db} is missing; a warehouse is "
+                           "its file and this folder: restore the folder from where the file came from")
+
+
+def on_disk(db: str | os.PathLike) -> list[Path]:
+    """The parts in the samples folder of ``db`` (published or not), in generation order."""
+    folder = folder_for(db)
+    if folder is None or not folder.is_dir():
+        return []
+    return sorted(folder.glob("gen=*/*.parquet"))
+
+
+def external(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the open warehouse keeps its samples in parts (schema 0009 on), not in a table."""
+    return not con.execute(sql.load("queries/has_table.sql"), ["samples"]).fetchall()[0][0]
+
+
+def _gen_of(name: str) -> int | None:
+    prefix = "gen="
+    if name.startswith(prefix) and name[len(prefix):].isdigit():
+        return int(name[len(prefix):])
+    return None
+
+
+def _has_meta(con: duckdb.DuckDBPyConnection) -> bool:
+    return bool(con.execute(sql.load("queries/has_table.sql"), ["benchdb_meta"]).fetchall()[0][0])
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,2 @@
+-- Where the warehouse's samples are: the published generations and the folder (schema/parts.py).
+SELECT key, value FROM benchdb_meta WHERE list_contains($1, key)
