@@ -158,6 +158,22 @@ def test_too_few_samples_or_invalid_is_inconclusive():
     assert (v.verdict, v.reason) == ("inconclusive", "candidate result is invalid: noisy: x")
 
 
+@pytest.mark.parametrize("n", [1, 2, 7, 40, 51])
+def test_bootstrap_medians_follow_the_distribution_of_resampled_medians(n):
+    """Drawn from the exact distribution, not by resampling: the same law as the brute force."""
+    from benchdb.analysis.stats import bootstrap_medians
+
+    x = np.random.default_rng(n).lognormal(0, 0.5, n)
+    exact = bootstrap_medians(x, 40_000, np.random.default_rng(1))
+    brute = np.median(x[np.random.default_rng(2).integers(0, n, (40_000, n))], axis=1)
+    if n % 2:                       # odd: every bootstrap median is one of the values
+        assert set(np.unique(exact)) <= set(x)
+    for q in (0.025, 0.1, 0.5, 0.9, 0.975):
+        # the same quantile, up to the Monte Carlo error of 40,000 draws (a neighbouring order statistic)
+        lo, hi = np.quantile(brute, [max(q - 0.01, 0), min(q + 0.01, 1)])
+        assert lo <= np.quantile(exact, q) <= hi, (q, np.quantile(exact, q), lo, hi)
+
+
 def test_bootstrap_interval_covers_the_true_change():
     rng = np.random.default_rng(3)
     b, c = _pair(rng, n=400, shift=0.05)

@@ -60,10 +60,11 @@ def typical(groups: list[np.ndarray]) -> float:
 def _resampled_log_typical(groups: list[np.ndarray], resamples: int, rng: np.random.Generator) -> np.ndarray:
     """log typical() of ``resamples`` two-level bootstrap resamples: processes with replacement,
     then each chosen process's (thinned) iterations with replacement."""
+    from benchdb.analysis.stats import bootstrap_medians
+
     procs = [_thin(g) for g in groups]
     # each process's median under every resample of its iterations: (processes x resamples)
-    meds = np.log(np.stack([np.median(p[rng.integers(0, p.size, size=(resamples, p.size))], axis=1)
-                            for p in procs]))
+    meds = np.log(np.stack([bootstrap_medians(p, resamples, rng) for p in procs]))
     chosen = rng.integers(0, len(procs), size=(resamples, len(procs)))
     return meds[chosen, np.arange(resamples)[:, None]].mean(axis=1)
 
