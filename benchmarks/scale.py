@@ -3,8 +3,10 @@
     python benchmarks/scale.py [--sizes 1000000,10000000,100000000] [--huge] [--workdir DIR]
 
 For each size, a warehouse ingested from contract files as a fleet writes them: 20 nightly runs,
-each ingested as it lands, 4 hardware, many series (model x batch size), 20,000 samples a file. Then, each as its own
-`python -m benchdb` process (start-up included, answers computed: BENCHDB_NO_CACHE=1):
+each ingested as it lands, 4 hardware, many series (model x batch size), 20,000 samples a file.
+Then, each as its own `python -m benchdb` process (start-up included; answers computed: each
+command is the first to ask about its warehouse state, with benchdb's catalog of its own views
+cached as after any first command):
 
 - ingest of one new 20,000-sample file (a new run), and the peak disk the warehouse's folder used
   during that write against the warehouse's size before it;
