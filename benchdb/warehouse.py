@@ -4,7 +4,7 @@ Every command that touches a warehouse opens it through :class:`Warehouse`, whic
 connections with the right mode (a writer for ingest, upgrade, ack and calibrate; read-only
 everywhere else) and closes them again, so a caller never holds a connection longer than one call:
 
-- one method call each: ``ingest``, ``db status``, ``db upgrade``, ``query``, ``ack``, ``report``,
+- one method call each: ``ingest``, ``db status``, ``db upgrade``, ``db compact``, ``query``, ``ack``, ``report``,
   ``check``, ``run --skip-fresh`` / ``--dry-run`` (:meth:`fresh_series`, :meth:`measured_seconds`)
   and ``quickstart`` (:meth:`ingest`, :meth:`report`);
 - through :meth:`reading` / :meth:`writing` in the library function that does the work, since
@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answ
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
     from benchdb.reports.document import Filters, Report
-    from benchdb.schema import database
+    from benchdb.schema import database, parts
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,19 @@ class Warehouse:
                 con.close()
         with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as session:
             return Upgrade(session.applied, database.schema_version(session.con), changed)
+
+    def compact(self) -> parts.Compaction:
+        """Rewrite the samples' parts as one (:meth:`benchdb.schema.parts.Store.compact`)."""
+        from benchdb.schema import snapshot
+
+        if not self.path.exists():
+            raise BenchdbError(f"database {self.path} does not exist; create it with "
+                               f"`benchdb ingest RESULTS_DIR --db {self.path}`")
+        with snapshot.write_session(self.path, wait_s=self.wait_s) as session:
+            session.con.execute("BEGIN TRANSACTION")
+            done = session.parts.compact(session.con)
+            session.con.execute("COMMIT")
+            return done
 
     # ------------------------------------------------------------------ writing
     def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,

@@ -13,7 +13,9 @@ cached as after any first command):
 - a no-op re-ingest of the same file;
 - change points after one new run: ingest of a new run of 20 files (20 series updated);
 - `report --optimal-hardware`;
-- `check --baseline latest~1 --candidate latest`;
+- `check --baseline tag:night-18 --candidate tag:night-19` (every series of two nights);
+- `db compact` (every part rewritten as one: the maintenance a fleet runs now and then), with its
+  peak disk;
 
 with the wall time and the peak RSS of each. Then each figure's growth from the smallest size.
 Goals (issue 37): ingest at 100M <= 2x its cost at 1M; peak disk during a write <= 1.1x the
@@ -47,12 +49,16 @@ HARDWARE = [{"kind": "cpu", "vendor": "bench", "device_name": f"Fleet CPU {h}", 
 
 
 def write_run(folder: Path, day: int, series: list[tuple[int, int, int]], scale: float = 1.0) -> None:
-    """One run: a file per (model, batch size, hardware) in ``series``."""
-    run = {"run_id": contract.new_run_id(), "started_at": f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T02:00:00+00:00",
-           "host": "fleet", "benchdb_version": "bench", "git_commit": f"{day:040x}", "software": {}, "config": {}}
+    """One night: on each hardware its own run (tagged ``night-DAY``), a file per (model, batch
+    size, hardware) in ``series``."""
+    runs = {h: {"run_id": contract.new_run_id(), "host": f"fleet-{h}", "benchdb_version": "bench",
+                "started_at": f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T02:{h:02d}:00+00:00",
+                "git_commit": f"{day:040x}", "software": {}, "config": {}, "tags": [f"night-{day}"]}
+            for h in sorted({h for _, _, h in series})}
     rng = np.random.default_rng(day)
     it = np.arange(PER_FILE, dtype=np.int32)
     for m, bs, h in series:
+        run = runs[h]
         model = f"matmul:{64 * (1 + m)}"
         meta = contract.build_metadata(run=run, hardware=HARDWARE[h], model={"model_id": model}, scenario={
             "model_id": model, "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
@@ -141,7 +147,9 @@ def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
         Warehouse(db).ingest([data / f"run{day:02d}"])
     built = time.perf_counter() - t
     size = folder_bytes(db.parent)
-    print(f"\n{samples:,} samples ({len(series)} series x {RUNS} runs): files written in {wrote:.0f} s, ingested "
+    with Warehouse(db).reading() as con:
+        held = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
+    print(f"\n{held:,} samples ({len(series)} series x {RUNS} nights): files written in {wrote:.0f} s, ingested "
           f"in {built:.0f} s; warehouse {size / 2**20:,.0f} MiB", flush=True)
     out: dict[str, tuple[float, float]] = {}
     measure(["query", "SELECT 1", "--db", str(db)])          # the catalog of benchdb's views, once
@@ -156,13 +164,19 @@ def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
     out["ingest a run of 20 (change points)"] = measure(["ingest", str(run), "--db", str(db)])[:2]
     out["report --optimal-hardware"] = measure(["report", "--optimal-hardware", "--db", str(db), "--format",
                                                 "md"])[:2]
-    out["check latest~1 latest"] = measure(["check", "--baseline", "latest~1", "--candidate", "latest", "--db",
-                                            str(db)])[:2]
+    out[f"check night {RUNS - 2} vs {RUNS - 1}"] = measure(["check", "--baseline", f"tag:night-{RUNS - 2}",
+                                                           "--candidate", f"tag:night-{RUNS - 1}", "--db",
+                                                           str(db)])[:2]
+    parts_before = len(list((db.parent / f"{db.name}.samples").glob("gen=*/*.parquet")))
+    size = folder_bytes(db.parent)
+    took, rss, disk = measure(["db", "compact", "--db", str(db)], watch=db.parent)
+    out[f"db compact ({parts_before} parts)"] = (took, rss)
+    out["peak disk of db compact / warehouse"] = (disk / size, 0.0)
     for name, (s, r) in out.items():
         if name.startswith("peak disk"):
-            print(f"  {name:<36} {s:8.2f}x", flush=True)
+            print(f"  {name:<40} {s:8.2f}x", flush=True)
         else:
-            print(f"  {name:<36} {s:8.2f} s  peak RSS {r:7.0f} MiB", flush=True)
+            print(f"  {name:<40} {s:8.2f} s  peak RSS {r:7.0f} MiB", flush=True)
     shutil.rmtree(data, ignore_errors=True)
     return out
 
@@ -178,15 +192,14 @@ def main() -> None:
     results = {s: one_size(work, s) for s in sizes}
     first = sizes[0]
     print(f"\ngrowth against {first:,} samples (time; peak RSS):")
-    names = list(results[first])
-    print(f"{'':<36}" + "".join(f"{s:>22,}" for s in sizes))
-    for name in names:
+    print(f"{'':<40}" + "".join(f"{s:>22,}" for s in sizes))
+    for i, name in enumerate(results[first]):
         cells = []
         for s in sizes:
-            t, r = results[s][name]
+            _, (t, r) = list(results[s].items())[i]
             t0, r0 = results[first][name]
             cells.append(f"{t:.2f}x" if name.startswith("peak disk") else f"{t / t0:5.2f}x; {r / r0:4.2f}x")
-        print(f"{name:<36}" + "".join(f"{c:>22}" for c in cells))
+        print(f"{name.split(' (')[0]:<40}" + "".join(f"{c:>22}" for c in cells))
     print("goals: ingest at 100M <= 2x its 1M cost; peak disk <= 1.1x the warehouse; report and check < 1 s "
           "at 100M; peak RSS < 4 GB")
     shutil.rmtree(work, ignore_errors=True)

@@ -217,3 +217,40 @@ def test_a_symlinked_warehouse_keeps_its_samples_beside_the_target(tmp_path):
     assert link.is_symlink()
     assert (target_dir / "w.duckdb.samples").is_dir() and not (tmp_path / "w.duckdb.samples").exists()
     assert _count(link) == 100
+
+
+def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(tmp_path):
+    db = tmp_path / "w.duckdb"
+    for i in range(3):
+        write_suite(tmp_path / f"r{i}", n_files=2, n_values=100 + i, run=make_run())
+        ingest([tmp_path / f"r{i}"], db)
+    total = 2 * (100 + 101 + 102)
+    assert len(_on_disk(db)) == 3
+    con = duckdb.connect(str(db), read_only=True)
+    before = con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL").fetchall()
+    con.close()
+    with Warehouse(db).reading() as reader:             # opened before the compaction
+        out = benchdb_cmd("db", "compact", "--db", str(db), check=True).stdout
+        assert out.strip() == f"{db}: {total:,} samples in 3 part(s) rewritten as 1"
+        assert reader.execute("SELECT count(*) FROM samples").fetchall() == [(total,)]    # its parts stay
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL"
+                           ).fetchall() == before
+        (published,) = {Path(f) for (f,) in con.execute("SELECT DISTINCT filename FROM read_parquet("
+                                                          f"{parts.glob_string(tmp_path / 'w.duckdb.samples')}, "
+                                                          "filename = true) WHERE filename LIKE '%gen=0000000004%'"
+                                                          ).fetchall()}
+    finally:
+        con.close()
+    assert len(_on_disk(db)) == 4                       # three replaced, kept for older readers
+    write_suite(tmp_path / "r3", n_files=1, n_values=50, run=make_run())
+    ingest([tmp_path / "r3"], db)
+    out = benchdb_cmd("db", "compact", "--db", str(db), check=True).stdout
+    assert out.strip() == (f"{db}: {total + 50:,} samples in 2 part(s) rewritten as 1; removed 3 "
+                           "generation(s) an earlier compaction replaced")
+    assert [p.parent.name for p in _on_disk(db)] == ["gen=0000000004", "gen=0000000005", "gen=0000000006"]
+    assert published in _on_disk(db)
+    assert _count(db) == total + 50
+    r = benchdb_cmd("db", "compact", "--db", str(tmp_path / "none.duckdb"))
+    assert r.returncode == 2 and "does not exist" in r.stderr and not (tmp_path / "none.duckdb").exists()

@@ -36,6 +36,7 @@ import os
 import shutil
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,7 +52,7 @@ COLUMNS = (("result_id", "VARCHAR"), ("metric", "VARCHAR"), ("unit", "VARCHAR"),
 #: The table migration 0009 renames the samples table to, emptied into parts by :func:`adopt`.
 LEGACY_TABLE = "samples_unmoved"
 _GEN_DIGITS = 10
-_META = ("samples_low", "samples_high", "samples_folder")
+_META = ("samples_low", "samples_high", "samples_folder", "samples_retired_below")
 
 
 def folder_for(path: str | os.PathLike) -> Path | None:
@@ -98,9 +99,22 @@ def select_sql(source: str) -> str:
 
 def published(con: duckdb.DuckDBPyConnection) -> tuple[int, int, str | None]:
     """(low, high, folder as last written) of the open warehouse's samples."""
-    found = dict(con.execute(sql.load("queries/parts_meta.sql"), [list(_META)]).fetchall())
+    found = _meta(con)
     return (int(found.get("samples_low") or 1), int(found.get("samples_high") or 0),
             found.get("samples_folder"))
+
+
+def _meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return dict(con.execute(sql.load("queries/parts_meta.sql"), [list(_META)]).fetchall())
+
+
+@dataclass(frozen=True)
+class Compaction:
+    parts_before: int
+    parts_after: int
+    rows: int
+    #: Generations an earlier compaction had retired, removed now.
+    removed: int
 
 
 class Store:
@@ -168,6 +182,31 @@ class Store:
         if con.execute(f"SELECT count(*) FROM {LEGACY_TABLE}").fetchall()[0][0]:
             self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM {LEGACY_TABLE}")
         con.execute(f"DROP TABLE {LEGACY_TABLE}")
+
+    def compact(self, con: duckdb.DuckDBPyConnection) -> Compaction:
+        """Rewrite every published sample into one part of a new generation, sorted by result,
+        which becomes the only one published; the generations it replaces stay on disk for the
+        readers that opened the warehouse before (their catalog still names them) until the next
+        compaction removes them. Reading through many small parts costs a footer each: a fleet
+        that ingests often compacts now and then (``benchdb db compact``)."""
+        retired_before = int(_meta(con).get("samples_retired_below") or 0)
+        removed = 0
+        if self.folder is not None and self.folder.is_dir():
+            for entry in self.folder.iterdir():
+                gen = _gen_of(entry.name)
+                if gen is not None and gen < retired_before:
+                    shutil.rmtree(entry, ignore_errors=True)
+                    removed += 1
+        before = [p for p in on_disk_folder(self.folder) if self.low <= (_gen_of(p.parent.name) or 0) <= self.high]
+        if self.high < self.low or len(before) <= 1:
+            return Compaction(len(before), len(before), 0, removed)
+        rows = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
+        self.low = self.gen                   # the view this session publishes reads the new part alone
+        # the sort spills to disk beyond this, instead of taking most of the machine's memory
+        con.execute("SET memory_limit = '2GB'")
+        self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM samples")
+        con.execute(sql.load("queries/set_meta.sql"), ["samples_retired_below", str(self.low)])
+        return Compaction(len(before), 1, rows, removed)
 
     # ------------------------------------------------------------------ publishing
     @property
@@ -240,7 +279,10 @@ def verify(con: duckdb.DuckDBPyConnection, db: Path) -> None:
 
 def on_disk(db: str | os.PathLike) -> list[Path]:
     """The parts in the samples folder of ``db`` (published or not), in generation order."""
-    folder = folder_for(db)
+    return on_disk_folder(folder_for(db))
+
+
+def on_disk_folder(folder: Path | None) -> list[Path]:
     if folder is None or not folder.is_dir():
         return []
     return sorted(folder.glob("gen=*/*.parquet"))
