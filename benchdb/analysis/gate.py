@@ -46,7 +46,7 @@ run. The other selectors (run:, commit:, tag:, time:) pick whole runs. Only the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -179,16 +179,11 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     out = GateResult(baseline, candidate, metric, threshold, base_side=bside, cand_side=cside)
     out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=selection.shown_order(base))]
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=selection.shown_order(cand))]
-    import numpy as np  # only once there is something to compare: the rest of a check stays light
 
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
-    samples = {rid: (unit, vals) for rid, unit, vals in
-               con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchall()}
-    processes: dict[str, dict[str, list[np.ndarray]]] = {"base": {}, "cand": {}}
-    for side, ids_ in (("base", base_ids), ("cand", cand_ids)):
-        for series, _rid, _repeat, vals in con.execute(sql.load("queries/gate_processes.sql"), {
-                "results": ids_, "series": shared, "metric": metric}).fetchall():
-            processes[side].setdefault(series, []).append(np.asarray(vals, dtype=float))
+    units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
+    samples = {rid: (units.get(rid), vals) for rid, vals in measured_samples(con, ids, metric).items()}
+    processes = {"base": _processes(con, base_ids, shared, metric), "cand": _processes(con, cand_ids, shared, metric)}
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
@@ -207,6 +202,68 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                                      seed=seed, interleaved=interleaved))
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
     return out
+
+
+def _segments(cols: dict[str, np.ndarray], keys: tuple[str, ...]
+              ) -> Iterator[tuple[tuple[int, ...], tuple[np.ndarray, np.ndarray]]]:
+    """(key, (values, their order)) per run of rows sharing ``keys`` in flat fetched columns
+    (``repeat``, ``iteration``, ``value`` among them), each run sorted by its order (repeat, then
+    iteration). The rows of one key come back together, and in order, from the parts that hold
+    them: a run is sorted only when it did not."""
+    import numpy as np
+
+    n = len(cols["value"])
+    if not n:
+        return
+    change = np.zeros(n - 1, dtype=bool)
+    for key in keys:
+        change |= np.diff(cols[key]) != 0
+    starts = np.concatenate([[0], np.flatnonzero(change) + 1])
+    ends = np.concatenate([starts[1:], [n]])
+    order = cols["repeat"].astype(np.int64) * (1 << 32) + cols["iteration"].astype(np.int64)
+    backwards = np.diff(order) < 0
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        values, at = cols["value"][start:end].astype(float), order[start:end]
+        if backwards[start:end - 1].any():
+            by = np.argsort(at, kind="stable")
+            values, at = values[by], at[by]
+        yield tuple(int(cols[key][start]) for key in keys), (values, at)
+
+
+def measured_samples(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str) -> dict[str, np.ndarray]:
+    """The samples of ``metric`` of each result in ``ids`` that has any, in measurement order
+    (repeat, then iteration), as arrays: one pass over the parts, no per-value Python objects."""
+
+    cols = con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchnumpy()
+    pieces: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for (k,), piece in _segments(cols, ("k",)):
+        pieces.setdefault(ids[k - 1], []).append(piece)
+    return {rid: _in_order(parts) for rid, parts in pieces.items()}
+
+
+def _processes(con: duckdb.DuckDBPyConnection, result_ids: list[str], series: list[str],
+               metric: str) -> dict[str, list[np.ndarray]]:
+    """Per series, the samples of each of its valid processes among ``result_ids``, ordered by
+    result id and repeat."""
+    cols = con.execute(sql.load("queries/gate_processes.sql"),
+                       {"results": result_ids, "series": series, "metric": metric}).fetchnumpy()
+    pieces: dict[tuple[str, str, int], list[tuple[np.ndarray, np.ndarray]]] = {}
+    for (s, k, repeat), piece in _segments(cols, ("s", "k", "repeat")):
+        pieces.setdefault((series[s - 1], result_ids[k - 1], repeat), []).append(piece)
+    out: dict[str, list[np.ndarray]] = {}
+    for (name, _rid, _repeat) in sorted(pieces):
+        out.setdefault(name, []).append(_in_order(pieces[(name, _rid, _repeat)]))
+    return out
+
+
+def _in_order(parts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """One result's (or process's) samples, in measurement order, from the runs they came back in."""
+    import numpy as np
+
+    if len(parts) == 1:
+        return parts[0][0]
+    values, at = np.concatenate([v for v, _ in parts]), np.concatenate([o for _, o in parts])
+    return values[np.argsort(at, kind="stable")]
 
 
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")
@@ -234,13 +291,13 @@ class SideSamples:
     validity_reasons: tuple[str, ...] = ()
     error: str | None = None
     unit: str | None = None
-    values: Sequence[float] = ()
+    values: Sequence[float] | np.ndarray = ()
     #: Per-process sample arrays (every valid process of the series on this side, pooled over its
     #: results); None: ``values`` are the one process of the side's result.
     processes: Sequence[np.ndarray] | None = None
 
     @classmethod
-    def of(cls, row: dict[str, Any], samples: dict[str, tuple[str | None, Sequence[float]]],
+    def of(cls, row: dict[str, Any], samples: Mapping[str, tuple[str | None, Sequence[float] | np.ndarray]],
            processes: Sequence[np.ndarray] | None = None) -> SideSamples:
         """From a result row (status, validity, validity_reasons, error, result_id) and the
         samples of each result id: (unit, values)."""

@@ -90,11 +90,12 @@ def view_sql(folder: Path | None, low: int, high: int) -> str:
             f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen BETWEEN {int(low)} AND {int(high)}")
 
 
-def select_sql(source: str) -> str:
-    """``source`` (a SELECT of the sample columns) cast to the part columns and sorted by result,
-    so that DuckDB skips every row group of other results when a query asks for a few."""
+def select_sql(source: str, *, sort: bool = True) -> str:
+    """``source`` (a SELECT of the sample columns) cast to the part columns and (``sort``) sorted
+    by result, so that DuckDB skips every row group of other results when a query asks for a few,
+    and a result's rows come back together in measurement order."""
     cast = ", ".join(f"CAST({name} AS {kind}) AS {name}" for name, kind in COLUMNS)
-    return f"SELECT {cast} FROM ({source}) ORDER BY result_id, metric, repeat, iteration"
+    return f"SELECT {cast} FROM ({source})" + (" ORDER BY result_id, metric, repeat, iteration" if sort else "")
 
 
 def published(con: duckdb.DuckDBPyConnection) -> tuple[int, int, str | None]:
@@ -145,16 +146,18 @@ class Store:
                 shutil.rmtree(entry, ignore_errors=True)
 
     # ------------------------------------------------------------------ writing
-    def write(self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None) -> Path | None:
+    def write(self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None, *,
+              sort: bool = True) -> Path | None:
         """Write the rows of ``source`` (a SELECT of the sample columns; ``params`` bound) as one
-        new part of this session's generation. Returns the part, or None when there were no rows."""
+        new part of this session's generation (``sort``: sorted by result, see :func:`select_sql`).
+        Returns the part, or None when there were no rows."""
         if self.folder is None:
             raise BenchdbError("an in-memory warehouse has no samples folder; give --db a file")
         gen_dir = self.folder / _gen_name(self.gen)
         gen_dir.mkdir(parents=True, exist_ok=True)
         part = gen_dir / f"{uuid.uuid4().hex}.parquet"
         try:
-            rows = con.execute(f"COPY ({select_sql(source)}) TO {_string(str(part))} "
+            rows = con.execute(f"COPY ({select_sql(source, sort=sort)}) TO {_string(str(part))} "
                                "(FORMAT parquet, COMPRESSION zstd)", params).fetchall()[0][0]
         except BaseException:
             part.unlink(missing_ok=True)
@@ -202,9 +205,10 @@ class Store:
             return Compaction(len(before), len(before), 0, removed)
         rows = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
         self.low = self.gen                   # the view this session publishes reads the new part alone
-        # the sort spills to disk beyond this, instead of taking most of the machine's memory
-        con.execute("SET memory_limit = '2GB'")
-        self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM samples")
+        # Each result's rows sit together, in order, in the one part that holds them: the parts
+        # concatenated in their order keep that, streamed, with no sort of the whole warehouse.
+        con.execute("SET preserve_insertion_order = true")
+        self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM samples", sort=False)
         con.execute(sql.load("queries/set_meta.sql"), ["samples_retired_below", str(self.low)])
         return Compaction(len(before), 1, rows, removed)
 

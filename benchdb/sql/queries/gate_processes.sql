@@ -1,10 +1,10 @@
 -- Every process's samples of one metric, for the valid results of the given series among the
--- given results (a side of the gate): one row per (series, result, repeat). A side that holds
--- several runs of a series (separate invocations, --ab trials) pools them: each is a process.
-SELECT r.series_id, s.result_id, s.repeat, list(s.value ORDER BY s.iteration) AS vals
-FROM samples s
-JOIN results r ON r.result_id = s.result_id
-WHERE list_contains($results, r.result_id) AND list_contains($series, r.series_id)
-  AND s.metric = $metric AND r.status = 'ok' AND r.validity = 'valid'
-GROUP BY r.series_id, s.result_id, s.repeat
-ORDER BY r.series_id, s.result_id, s.repeat
+-- given results (a side of the gate), as flat columns: s is the series' position in $series, k
+-- the result's in $results; a (series, result, repeat) is one process. A side that holds several
+-- runs of a series (separate invocations, --ab trials) pools them: each is a process.
+SELECT list_position($series, r.series_id) AS s, list_position($results, x.result_id) AS k, x.repeat,
+       x.iteration, x.value
+FROM samples x
+JOIN results r ON r.result_id = x.result_id
+WHERE x.result_id IN (SELECT unnest($results)) AND list_contains($series, r.series_id)
+  AND x.metric = $metric AND r.status = 'ok' AND r.validity = 'valid'

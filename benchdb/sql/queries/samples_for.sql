@@ -1,6 +1,7 @@
--- Raw samples of one metric for the given results, in the order they were measured (the
--- warehouse does not keep rows in insertion order: ingest loads them in parallel).
-SELECT result_id, any_value(unit) AS unit, list(value ORDER BY repeat, iteration) AS vals
+-- Raw samples of one metric for the given results ($ids), as flat columns the gate reads into
+-- arrays (analysis/gate.py): k is the result's position in $ids. No ORDER BY: parts keep each
+-- result's rows together in measurement order, and the reader checks that order (sorting only a
+-- result whose rows come back otherwise) instead of sorting millions of rows here.
+SELECT list_position($ids, result_id) AS k, repeat, iteration, value
 FROM samples
-WHERE list_contains($ids, result_id) AND metric = $metric
-GROUP BY result_id
+WHERE result_id IN (SELECT unnest($ids)) AND metric = $metric
