@@ -1,6 +1,6 @@
 """How benchdb's costs grow with the warehouse: 1M, 10M and 100M samples (1B with --huge), one run.
 
-    python benchmarks/scale.py [--sizes 1000000,10000000,100000000] [--huge] [--workdir DIR]
+    python benchmarks/scale.py [--sizes 1000000,10000000,100000000] [--huge] [--workdir DIR] [--skip-compact]
 
 For each size, a warehouse ingested from contract files as a fleet writes them: 20 nightly runs,
 each ingested as it lands, 4 hardware, many series (model x batch size), 20,000 samples a file.
@@ -13,7 +13,8 @@ cached as after any first command):
 - a no-op re-ingest of the same file;
 - change points after one new run: ingest of a new run of 20 files (20 series updated);
 - `report --optimal-hardware`;
-- `check --baseline tag:night-18 --candidate tag:night-19` (every series of two nights);
+- `check` between two runs of one machine (night 18 against night 19), and between two whole
+  nights (`--baseline tag:night-18 --candidate tag:night-19`: every series of the fleet);
 - `db compact` (every part rewritten as one: the maintenance a fleet runs now and then), with its
   peak disk;
 
@@ -48,9 +49,9 @@ HARDWARE = [{"kind": "cpu", "vendor": "bench", "device_name": f"Fleet CPU {h}", 
             for h in range(4)]
 
 
-def write_run(folder: Path, day: int, series: list[tuple[int, int, int]], scale: float = 1.0) -> None:
+def write_run(folder: Path, day: int, series: list[tuple[int, int, int]], scale: float = 1.0) -> dict[int, str]:
     """One night: on each hardware its own run (tagged ``night-DAY``), a file per (model, batch
-    size, hardware) in ``series``."""
+    size, hardware) in ``series``. Returns each hardware's run id."""
     runs = {h: {"run_id": contract.new_run_id(), "host": f"fleet-{h}", "benchdb_version": "bench",
                 "started_at": f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T02:{h:02d}:00+00:00",
                 "git_commit": f"{day:040x}", "software": {}, "config": {}, "tags": [f"night-{day}"]}
@@ -69,6 +70,7 @@ def write_run(folder: Path, day: int, series: list[tuple[int, int, int]], scale:
             "metric": ["latency_s"] * PER_FILE, "unit": ["s"] * PER_FILE, "iteration": it,
             "t_offset_s": it * 1e-3, "value": rng.lognormal(-7 + 0.01 * m + 0.1 * h, 0.05, PER_FILE) * scale * bs})
         contract.write_scenario(folder / f"m{m}-b{bs}-h{h}.parquet", meta, table)
+    return {h: run["run_id"] for h, run in runs.items()}
 
 
 def fleet(samples: int) -> list[tuple[int, int, int]]:
@@ -130,7 +132,7 @@ def measure(args: list[str], watch: Path | None = None) -> tuple[float, float, i
     return took, peak["hwm"] / 1024, peak["disk"]
 
 
-def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
+def one_size(work: Path, samples: int, *, compact: bool = True) -> dict[str, tuple[float, float]]:
     from benchdb.warehouse import Warehouse
 
     home = work / f"s{samples}"
@@ -139,8 +141,7 @@ def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
     db.parent.mkdir(parents=True)
     series = fleet(samples)
     t = time.perf_counter()
-    for day in range(RUNS):
-        write_run(data / f"run{day:02d}", day, series)
+    nights = [write_run(data / f"run{day:02d}", day, series) for day in range(RUNS)]
     wrote = time.perf_counter() - t
     t = time.perf_counter()
     for day in range(RUNS):          # a fleet ingests each night's run as it lands
@@ -164,14 +165,17 @@ def one_size(work: Path, samples: int) -> dict[str, tuple[float, float]]:
     out["ingest a run of 20 (change points)"] = measure(["ingest", str(run), "--db", str(db)])[:2]
     out["report --optimal-hardware"] = measure(["report", "--optimal-hardware", "--db", str(db), "--format",
                                                 "md"])[:2]
+    out["check run vs run (one machine)"] = measure(["check", "--baseline", f"run:{nights[-2][0]}", "--candidate",
+                                                     f"run:{nights[-1][0]}", "--db", str(db)])[:2]
     out[f"check night {RUNS - 2} vs {RUNS - 1}"] = measure(["check", "--baseline", f"tag:night-{RUNS - 2}",
                                                            "--candidate", f"tag:night-{RUNS - 1}", "--db",
                                                            str(db)])[:2]
-    parts_before = len(list((db.parent / f"{db.name}.samples").glob("gen=*/*.parquet")))
-    size = folder_bytes(db.parent)
-    took, rss, disk = measure(["db", "compact", "--db", str(db)], watch=db.parent)
-    out[f"db compact ({parts_before} parts)"] = (took, rss)
-    out["peak disk of db compact / warehouse"] = (disk / size, 0.0)
+    if compact:
+        parts_before = len(list((db.parent / f"{db.name}.samples").glob("gen=*/*.parquet")))
+        size = folder_bytes(db.parent)
+        took, rss, disk = measure(["db", "compact", "--db", str(db)], watch=db.parent)
+        out[f"db compact ({parts_before} parts)"] = (took, rss)
+        out["peak disk of db compact / warehouse"] = (disk / size, 0.0)
     for name, (s, r) in out.items():
         if name.startswith("peak disk"):
             print(f"  {name:<40} {s:8.2f}x", flush=True)
@@ -186,10 +190,12 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000000,10000000,100000000")
     ap.add_argument("--huge", action="store_true", help="also 1B samples (about 10 GB of warehouse)")
     ap.add_argument("--workdir", type=Path, default=None)
+    ap.add_argument("--skip-compact", action="store_true",
+                    help="leave out `db compact` (to measure a benchdb from before it, on PYTHONPATH)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] + ([1_000_000_000] if args.huge else [])
     work = Path(args.workdir or tempfile.mkdtemp(prefix="benchdb-scale-"))
-    results = {s: one_size(work, s) for s in sizes}
+    results = {s: one_size(work, s, compact=not args.skip_compact) for s in sizes}
     first = sizes[0]
     print(f"\ngrowth against {first:,} samples (time; peak RSS):")
     print(f"{'':<40}" + "".join(f"{s:>22,}" for s in sizes))
