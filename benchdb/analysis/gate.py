@@ -182,8 +182,10 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
 
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
-    samples = {rid: (units.get(rid), vals) for rid, vals in measured_samples(con, ids, metric).items()}
-    processes = {"base": _processes(con, base_ids, shared, metric), "cand": _processes(con, cand_ids, shared, metric)}
+    fetched = _measured(con, ids, metric)
+    samples = {rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()}
+    processes = {"base": _processes(con, base_ids, shared, metric, fetched),
+                 "cand": _processes(con, cand_ids, shared, metric, fetched)}
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
@@ -233,7 +235,11 @@ def _segments(cols: dict[str, np.ndarray], keys: tuple[str, ...]
 def measured_samples(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str) -> dict[str, np.ndarray]:
     """The samples of ``metric`` of each result in ``ids`` that has any, in measurement order
     (repeat, then iteration), as arrays: one pass over the parts, no per-value Python objects."""
+    return {rid: values for rid, (values, _) in _measured(con, ids, metric).items()}
 
+
+def _measured(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """:func:`measured_samples` with each sample's order key (repeat << 32 | iteration)."""
     cols = con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchnumpy()
     pieces: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     for (k,), piece in _segments(cols, ("k",)):
@@ -241,29 +247,44 @@ def measured_samples(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str
     return {rid: _in_order(parts) for rid, parts in pieces.items()}
 
 
-def _processes(con: duckdb.DuckDBPyConnection, result_ids: list[str], series: list[str],
-               metric: str) -> dict[str, list[np.ndarray]]:
+def _processes(con: duckdb.DuckDBPyConnection, result_ids: list[str], series: list[str], metric: str,
+               fetched: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, list[np.ndarray]]:
     """Per series, the samples of each of its valid processes among ``result_ids``, ordered by
-    result id and repeat."""
+    result id and repeat. Split from ``fetched`` (results already read, with their order keys)
+    when it holds every such result, the usual case of one result per series and side; read
+    otherwise."""
+    import numpy as np
+
+    members = sorted((s, r) for r, s in con.execute(sql.load("queries/gate_members.sql"),
+                                                    {"results": result_ids, "series": series}).fetchall())
+    if all(r in fetched for _, r in members):
+        out: dict[str, list[np.ndarray]] = {}
+        for name, rid in members:
+            values, at = fetched[rid]
+            cut = np.flatnonzero(np.diff(at >> 32)) + 1          # where the repeat (process) changes
+            out.setdefault(name, []).extend(np.split(values, cut))
+        return out
     cols = con.execute(sql.load("queries/gate_processes.sql"),
                        {"results": result_ids, "series": series, "metric": metric}).fetchnumpy()
     pieces: dict[tuple[str, str, int], list[tuple[np.ndarray, np.ndarray]]] = {}
     for (s, k, repeat), piece in _segments(cols, ("s", "k", "repeat")):
         pieces.setdefault((series[s - 1], result_ids[k - 1], repeat), []).append(piece)
-    out: dict[str, list[np.ndarray]] = {}
+    read: dict[str, list[np.ndarray]] = {}
     for (name, _rid, _repeat) in sorted(pieces):
-        out.setdefault(name, []).append(_in_order(pieces[(name, _rid, _repeat)]))
-    return out
+        read.setdefault(name, []).append(_in_order(pieces[(name, _rid, _repeat)])[0])
+    return read
 
 
-def _in_order(parts: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """One result's (or process's) samples, in measurement order, from the runs they came back in."""
+def _in_order(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """One result's (or process's) samples and order keys, in measurement order, from the runs
+    they came back in."""
     import numpy as np
 
     if len(parts) == 1:
-        return parts[0][0]
+        return parts[0]
     values, at = np.concatenate([v for v, _ in parts]), np.concatenate([o for _, o in parts])
-    return values[np.argsort(at, kind="stable")]
+    by = np.argsort(at, kind="stable")
+    return values[by], at[by]
 
 
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")
