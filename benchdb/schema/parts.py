@@ -52,6 +52,8 @@ COLUMNS = (("result_id", "VARCHAR"), ("metric", "VARCHAR"), ("unit", "VARCHAR"),
 #: The table migration 0009 renames the samples table to, emptied into parts by :func:`adopt`.
 LEGACY_TABLE = "samples_unmoved"
 _GEN_DIGITS = 10
+#: Bytes of parts one compacted part is made of at most (a part of about 14M samples).
+COMPACT_BYTES = 128 * 2**20
 _META = ("samples_low", "samples_high", "samples_folder", "samples_retired_below")
 
 
@@ -187,9 +189,9 @@ class Store:
         con.execute(f"DROP TABLE {LEGACY_TABLE}")
 
     def compact(self, con: duckdb.DuckDBPyConnection) -> Compaction:
-        """Rewrite every published sample into one part of a new generation, sorted by result,
-        which becomes the only one published; the generations it replaces stay on disk for the
-        readers that opened the warehouse before (their catalog still names them) until the next
+        """Rewrite every published sample into a few large parts of a new generation, which
+        becomes the only one published; the generations it replaces stay on disk for the readers
+        that opened the warehouse before (their catalog still names them) until the next
         compaction removes them. Reading through many small parts costs a footer each: a fleet
         that ingests often compacts now and then (``benchdb db compact``)."""
         retired_before = int(_meta(con).get("samples_retired_below") or 0)
@@ -201,16 +203,21 @@ class Store:
                     shutil.rmtree(entry, ignore_errors=True)
                     removed += 1
         before = [p for p in on_disk_folder(self.folder) if self.low <= (_gen_of(p.parent.name) or 0) <= self.high]
-        if self.high < self.low or len(before) <= 1:
+        chunks = _chunks(before, COMPACT_BYTES)
+        if self.high < self.low or len(chunks) == len(before):
             return Compaction(len(before), len(before), 0, removed)
         rows = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-        self.low = self.gen                   # the view this session publishes reads the new part alone
-        # Each result's rows sit together, in order, in the one part that holds them: the parts
-        # concatenated in their order keep that, streamed, with no sort of the whole warehouse.
+        self.low = self.gen                   # the view this session publishes reads the new parts alone
+        # Each result's rows sit together, in order, in the one part that holds them: parts
+        # concatenated in their order keep that, streamed with no sort; a chunk at a time bounds
+        # the memory the writer buffers.
         con.execute("SET preserve_insertion_order = true")
-        self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM samples", sort=False)
+        names = ", ".join(n for n, _ in COLUMNS)
+        for chunk in chunks:
+            self.write(con, f"SELECT {names} FROM read_parquet($files)",
+                       {"files": sql.literals(chunk)}, sort=False)
         con.execute(sql.load("queries/set_meta.sql"), ["samples_retired_below", str(self.low)])
-        return Compaction(len(before), 1, rows, removed)
+        return Compaction(len(before), len(chunks), rows, removed)
 
     # ------------------------------------------------------------------ publishing
     @property
@@ -295,6 +302,20 @@ def on_disk_folder(folder: Path | None) -> list[Path]:
 def external(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the open warehouse keeps its samples in parts (schema 0009 on), not in a table."""
     return not con.execute(sql.load("queries/has_table.sql"), ["samples"]).fetchall()[0][0]
+
+
+def _chunks(files: list[Path], limit: int) -> list[list[Path]]:
+    """``files`` in order, cut into runs of at most ``limit`` bytes (a larger file alone)."""
+    out: list[list[Path]] = []
+    size = 0
+    for f in files:
+        n = f.stat().st_size
+        if not out or size + n > limit:
+            out.append([])
+            size = 0
+        out[-1].append(f)
+        size += n
+    return out
 
 
 def _gen_of(name: str) -> int | None:
