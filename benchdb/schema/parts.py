@@ -7,8 +7,11 @@ For the warehouse ``bench.duckdb``::
     bench.duckdb.samples/gen=0000000007/<id>.parquet  one part per loaded batch, sorted by result
 
 The catalog stays small (a row per result, not per sample), so the copy every write session
-makes of it (:mod:`benchdb.schema.snapshot`) stays cheap. The samples are nine rows in ten of a
-warehouse's bytes; they are written once, as new files, and never changed.
+makes of it (:mod:`benchdb.schema.snapshot`) stays cheap. The samples are most of a warehouse's
+bytes; they are written once, as new files, and never changed. A part holds each of its results'
+rows together in measurement order (sorted by result, metric, repeat, iteration; a compacted
+part concatenates such parts), so DuckDB skips row groups of other results and a reader gets a
+result's rows in order without sorting them.
 
 Every write session that adds samples writes its parts into a new *generation* folder, one above
 the last one published. The catalog records the published generations (``benchdb_meta``
@@ -232,11 +235,11 @@ class Store:
         high = self.gen if self.written else self.high
         if self.written:
             for part in self.written:
-                _fsync(part)
-            _fsync(self.written[0].parent)
+                fsync(part)
+            fsync(self.written[0].parent)
             assert self.folder is not None
-            _fsync(self.folder)
-            _fsync(self.folder.parent)
+            fsync(self.folder)
+            fsync(self.folder.parent)
         con.execute(view_sql(self.folder, self.low, high))
         values = {"samples_low": str(self.low), "samples_high": str(high)}
         if self.folder is not None:
@@ -329,7 +332,8 @@ def _has_meta(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(con.execute(sql.load("queries/has_table.sql"), ["benchdb_meta"]).fetchall()[0][0])
 
 
-def _fsync(path: Path) -> None:
+def fsync(path: Path) -> None:
+    """Make a file, or a folder's entries, durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -108,14 +108,6 @@ def _clean_stale(path: Path) -> None:
         _discard(stale)
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _identity(path: Path) -> tuple:
     """What changes when any program writes the file: its inode and times, and its WAL's."""
     def one(p: str) -> tuple | None:
@@ -228,7 +220,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
             con.close()
             con = None
             _keep_attributes(st, tmp)
-            _fsync(tmp)
+            parts.fsync(tmp)
             if _identity(path) != before:
                 kept = _kept_name(path)
                 os.replace(tmp, kept)
@@ -241,7 +233,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                                    "other writer and run the command again")
             Path(f"{path}.wal").unlink(missing_ok=True)      # the old file's log never meets the new file
             os.replace(tmp, path)
-            _fsync(path.parent)                   # the rename itself is durable
+            parts.fsync(path.parent)                   # the rename itself is durable
             published = True
         finally:
             if con is not None:
