@@ -48,6 +48,8 @@ class Upgrade:
     version: int
     #: What another program had changed of benchdb's views, macros or tables, now restored.
     restored: str | None = None
+    #: (where the samples folder was, where it is now) when the warehouse had been moved.
+    moved: tuple[str, str] | None = None
 
 
 class Warehouse:
@@ -102,7 +104,9 @@ class Warehouse:
             finally:
                 con.close()
         with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as session:
-            return Upgrade(session.applied, database.schema_version(session.con), changed)
+            store = session.parts
+            moved = (store.moved_from, str(store.folder)) if store.moved_from is not None else None
+            return Upgrade(session.applied, database.schema_version(session.con), changed, moved)
 
     def compact(self) -> parts.Compaction:
         """Rewrite the samples' parts as one (:meth:`benchdb.schema.parts.Store.compact`)."""

@@ -134,7 +134,10 @@ def test_a_moved_warehouse_is_refused_in_one_line_until_db_upgrade_points_it_at_
         f"benchdb: error: database {moved} was moved (its samples were at {tmp_path / 'w.duckdb.samples'}); "
         f"move the samples folder beside it as {new / 'w.duckdb.samples'} and run "
         f"`benchdb db upgrade --db {moved}`"]
-    benchdb_cmd("db", "upgrade", "--db", str(moved), check=True)
+    out = benchdb_cmd("db", "upgrade", "--db", str(moved), check=True).stdout
+    assert out.splitlines() == [f"{moved}: already at schema version 9",
+                                f"{moved}: samples read from {new / 'w.duckdb.samples'} "
+                                f"(were at {tmp_path / 'w.duckdb.samples'})"]
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout
     assert _count(moved) == 200
 
@@ -259,3 +262,26 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
     assert _count(db) == total + 50
     r = benchdb_cmd("db", "compact", "--db", str(tmp_path / "none.duckdb"))
     assert r.returncode == 2 and "does not exist" in r.stderr and not (tmp_path / "none.duckdb").exists()
+
+
+def test_an_ingest_into_a_moved_warehouse_reads_and_writes_the_folder_beside_it(tmp_path):
+    db = tmp_path / "a" / "w.duckdb"
+    db.parent.mkdir()
+    write_suite(tmp_path / "in1", n_files=2, n_values=100)
+    ingest([tmp_path / "in1"], db)
+    shutil.move(tmp_path / "a", tmp_path / "b")
+    moved = tmp_path / "b" / "w.duckdb"
+    write_suite(tmp_path / "in2", n_files=1, n_values=100, run=make_run())
+    Warehouse(moved).ingest([tmp_path / "in2"])       # process-level intervals and change points read samples
+    assert _count(moved) == 300
+    assert {p.parent.parent for p in _on_disk(moved)} == {tmp_path / "b" / "w.duckdb.samples"}
+    # the file moved without its folder: one line, nothing written
+    other = tmp_path / "c"
+    other.mkdir()
+    shutil.move(moved, other / "w.duckdb")
+    write_suite(tmp_path / "in3", n_files=1, n_values=100, run=make_run())
+    r = benchdb_cmd("ingest", str(tmp_path / "in3"), "--db", str(other / "w.duckdb"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip() == (f"benchdb: error: the samples folder {other / 'w.duckdb.samples'} is missing (the "
+                                f"warehouse's samples were at {tmp_path / 'b' / 'w.duckdb.samples'}); move that "
+                                "folder beside the warehouse file and try again")

@@ -92,6 +92,8 @@ def db_upgrade(db):
         click.echo(f"{wh.path}: already at schema version {done.version}")
     if done.restored:
         click.echo(printable(f"{wh.path}: restored benchdb's views and macros ({done.restored})"))
+    if done.moved:
+        click.echo(printable(f"{wh.path}: samples read from {done.moved[1]} (were at {done.moved[0]})"))
 
 
 @db_group.command("compact")

@@ -132,7 +132,8 @@ class Store:
         self.low, self.high = 1, 0
         self.gen = 1
         self.written: list[Path] = []
-        self._moved = False
+        #: Where the catalog said the samples were, when the warehouse has moved since its last write.
+        self.moved_from: str | None = None
 
     # ------------------------------------------------------------------ session start
     def open(self, con: duckdb.DuckDBPyConnection) -> None:
@@ -141,7 +142,15 @@ class Store:
         died, or failed before publishing)."""
         if _has_meta(con):
             self.low, self.high, stored = published(con)
-            self._moved = self.folder is not None and stored is not None and stored != str(self.folder)
+            if self.folder is not None and stored is not None and stored != str(self.folder):
+                self.moved_from = stored
+                if self.high >= self.low:           # what this session reads is where it is now
+                    if not self.folder.is_dir():
+                        raise BenchdbError(f"the samples folder {self.folder} is missing (the warehouse's "
+                                           f"samples were at {stored}); move that folder beside the "
+                                           "warehouse file and try again")
+                    con.execute(view_sql(self.folder, self.low, self.high))
+                con.execute(sql.load("queries/set_meta.sql"), ["samples_folder", str(self.folder)])
         self.gen = self.high + 1
         if self.folder is None or not self.folder.is_dir():
             return
@@ -225,7 +234,7 @@ class Store:
     # ------------------------------------------------------------------ publishing
     @property
     def changed(self) -> bool:
-        return bool(self.written) or self._moved
+        return bool(self.written) or self.moved_from is not None
 
     def publish(self, con: duckdb.DuckDBPyConnection, *, force: bool = False) -> None:
         """Make the parts written durable and record them (and the folder's place) in the catalog
@@ -247,7 +256,6 @@ class Store:
         for key, value in values.items():
             con.execute(sql.load("queries/set_meta.sql"), [key, value])
         self.high = high
-        self._moved = False
 
     def abandon(self) -> None:
         """Remove this session's generation (nothing published names it)."""
