@@ -110,11 +110,9 @@ class Warehouse:
 
     def compact(self) -> parts.Compaction:
         """Rewrite the samples' parts as one (:meth:`benchdb.schema.parts.Store.compact`)."""
-        from benchdb.schema import snapshot
+        from benchdb.schema import database, snapshot
 
-        if not self.path.exists():
-            raise BenchdbError(f"database {self.path} does not exist; create it with "
-                               f"`benchdb ingest RESULTS_DIR --db {self.path}`")
+        database.require(self.path)
         with snapshot.write_session(self.path, wait_s=self.wait_s) as session:
             session.con.execute("BEGIN TRANSACTION")
             done = session.parts.compact(session.con)

@@ -206,6 +206,10 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     return out
 
 
+#: A sample's order key is repeat << _REPEAT_SHIFT | iteration (iteration is a 32-bit INTEGER).
+_REPEAT_SHIFT = 32
+
+
 def _segments(cols: dict[str, np.ndarray], keys: tuple[str, ...]
               ) -> Iterator[tuple[tuple[int, ...], tuple[np.ndarray, np.ndarray]]]:
     """(key, (values, their order)) per run of rows sharing ``keys`` in flat fetched columns
@@ -222,7 +226,7 @@ def _segments(cols: dict[str, np.ndarray], keys: tuple[str, ...]
         change |= np.diff(cols[key]) != 0
     starts = np.concatenate([[0], np.flatnonzero(change) + 1])
     ends = np.concatenate([starts[1:], [n]])
-    order = cols["repeat"].astype(np.int64) * (1 << 32) + cols["iteration"].astype(np.int64)
+    order = (cols["repeat"].astype(np.int64) << _REPEAT_SHIFT) + cols["iteration"].astype(np.int64)
     backwards = np.diff(order) < 0
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
         values, at = cols["value"][start:end].astype(float), order[start:end]
@@ -239,7 +243,7 @@ def measured_samples(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str
 
 
 def _measured(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """:func:`measured_samples` with each sample's order key (repeat << 32 | iteration)."""
+    """:func:`measured_samples` with each sample's order key (see ``_REPEAT_SHIFT``)."""
     cols = con.execute(sql.load("queries/samples_for.sql"), {"ids": ids, "metric": metric}).fetchnumpy()
     pieces: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
     for (k,), piece in _segments(cols, ("k",)):
@@ -261,7 +265,7 @@ def _processes(con: duckdb.DuckDBPyConnection, result_ids: list[str], series: li
         out: dict[str, list[np.ndarray]] = {}
         for name, rid in members:
             values, at = fetched[rid]
-            cut = np.flatnonzero(np.diff(at >> 32)) + 1          # where the repeat (process) changes
+            cut = np.flatnonzero(np.diff(at >> _REPEAT_SHIFT)) + 1      # where the repeat (process) changes
             out.setdefault(name, []).extend(np.split(values, cut))
         return out
     cols = con.execute(sql.load("queries/gate_processes.sql"),

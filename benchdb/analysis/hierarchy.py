@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from benchdb.analysis.stats import bootstrap_medians
+
 MAX_PER_PROCESS = 500
 DEFAULT_RESAMPLES = 400
 
@@ -60,8 +62,6 @@ def typical(groups: list[np.ndarray]) -> float:
 def _resampled_log_typical(groups: list[np.ndarray], resamples: int, rng: np.random.Generator) -> np.ndarray:
     """log typical() of ``resamples`` two-level bootstrap resamples: processes with replacement,
     then each chosen process's (thinned) iterations with replacement."""
-    from benchdb.analysis.stats import bootstrap_medians
-
     procs = [_thin(g) for g in groups]
     # each process's median under every resample of its iterations: (processes x resamples)
     meds = np.log(np.stack([bootstrap_medians(p, resamples, rng) for p in procs]))

@@ -82,8 +82,8 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
             con = session.con
             # Each batch reads its files' footers several times (checks, load): parse once.
             con.execute("SET parquet_metadata_cache = true")
-            # Rows load in parallel, in no particular order (about 1/3 faster): every query that
-            # needs measurement order sorts by repeat and iteration.
+            # The batch's files are read in parallel, in no particular order (about 1/3 faster):
+            # each part sorts its rows when written (parts.select_sql).
             con.execute("SET preserve_insertion_order = false")
             _load_files(con, session.parts, files, summary, batch_rows, progress)
             if after is not None:

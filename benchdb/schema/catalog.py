@@ -64,8 +64,7 @@ def _parts_template(con: duckdb.DuckDBPyConnection) -> str:
         folder = Path(scratch) / "w.duckdb.samples"
         store = parts.Store(folder.with_name("w.duckdb"))
         store.gen = _LOW
-        empty = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in parts.COLUMNS)
-        store.write(con, f"SELECT {empty}")
+        store.write(con, parts.NULL_ROW)
         con.execute(parts.view_sql(folder, _LOW, _HIGH).replace("VIEW samples", "VIEW benchdb_samples_template"))
         stored = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'benchdb_samples_template'"
                              ).fetchall()[0][0]

@@ -265,8 +265,7 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
     from benchdb.schema import catalog, parts
 
     path = resolve_db(db)
-    if not path.exists():
-        raise BenchdbError(f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {path}`")
+    require(path)
     con = connect(path, read_only=True, wait_s=wait_s, sandboxed=True)
     try:
         have, code = schema_version(con), code_schema_version()
@@ -284,6 +283,12 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
         con.close()
         raise
     return con, path
+
+
+def require(path: Path) -> None:
+    """Refuse a warehouse that does not exist, naming the command that creates one."""
+    if not path.exists():
+        raise BenchdbError(f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {path}`")
 
 
 def status(db: str | os.PathLike | None) -> dict:

@@ -39,6 +39,7 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -52,6 +53,12 @@ if TYPE_CHECKING:
 #: The samples view's columns and their types: every part is written with exactly these.
 COLUMNS = (("result_id", "VARCHAR"), ("metric", "VARCHAR"), ("unit", "VARCHAR"), ("iteration", "INTEGER"),
            ("t_offset_s", "DOUBLE"), ("value", "DOUBLE"), ("repeat", "INTEGER"))
+#: The sample columns, as a SELECT list.
+NAMES = ", ".join(name for name, _ in COLUMNS)
+#: One row of NULLs with the samples' columns and types.
+NULL_ROW = "SELECT " + ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in COLUMNS)
+#: No samples, with their columns and types (the view of a warehouse with no part yet).
+EMPTY_SELECT = NULL_ROW + " WHERE false"
 #: The table migration 0009 renames the samples table to, emptied into parts by :func:`adopt`.
 LEGACY_TABLE = "samples_unmoved"
 _GEN_DIGITS = 10
@@ -87,11 +94,9 @@ def glob_string(folder: Path) -> str:
 def view_sql(folder: Path | None, low: int, high: int) -> str:
     """The ``samples`` view over generations ``low`` .. ``high`` of ``folder`` (an empty relation
     of the same columns while there is none)."""
-    names = ", ".join(name for name, _ in COLUMNS)
     if folder is None or high < low:
-        empty = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in COLUMNS)
-        return f"CREATE OR REPLACE VIEW samples AS SELECT {empty} WHERE false"
-    return (f"CREATE OR REPLACE VIEW samples AS SELECT {names} FROM read_parquet({glob_string(folder)}, "
+        return f"CREATE OR REPLACE VIEW samples AS {EMPTY_SELECT}"
+    return (f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({glob_string(folder)}, "
             f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen BETWEEN {int(low)} AND {int(high)}")
 
 
@@ -152,12 +157,7 @@ class Store:
                     con.execute(view_sql(self.folder, self.low, self.high))
                 con.execute(sql.load("queries/set_meta.sql"), ["samples_folder", str(self.folder)])
         self.gen = self.high + 1
-        if self.folder is None or not self.folder.is_dir():
-            return
-        for entry in self.folder.iterdir():
-            gen = _gen_of(entry.name)
-            if gen is not None and gen > self.high:
-                shutil.rmtree(entry, ignore_errors=True)
+        _remove_generations(self.folder, lambda gen: gen > self.high)
 
     # ------------------------------------------------------------------ writing
     def write(self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None, *,
@@ -197,7 +197,7 @@ class Store:
         if not con.execute(sql.load("queries/has_table.sql"), [LEGACY_TABLE]).fetchall()[0][0]:
             return
         if con.execute(f"SELECT count(*) FROM {LEGACY_TABLE}").fetchall()[0][0]:
-            self.write(con, f"SELECT {', '.join(n for n, _ in COLUMNS)} FROM {LEGACY_TABLE}")
+            self.write(con, f"SELECT {NAMES} FROM {LEGACY_TABLE}")
         con.execute(f"DROP TABLE {LEGACY_TABLE}")
 
     def compact(self, con: duckdb.DuckDBPyConnection) -> Compaction:
@@ -207,13 +207,7 @@ class Store:
         compaction removes them. Reading through many small parts costs a footer each: a fleet
         that ingests often compacts now and then (``benchdb db compact``)."""
         retired_before = int(_meta(con).get("samples_retired_below") or 0)
-        removed = 0
-        if self.folder is not None and self.folder.is_dir():
-            for entry in self.folder.iterdir():
-                gen = _gen_of(entry.name)
-                if gen is not None and gen < retired_before:
-                    shutil.rmtree(entry, ignore_errors=True)
-                    removed += 1
+        removed = _remove_generations(self.folder, lambda gen: gen < retired_before)
         before = [p for p in on_disk_folder(self.folder) if self.low <= (_gen_of(p.parent.name) or 0) <= self.high]
         chunks = _chunks(before, COMPACT_BYTES)
         if self.high < self.low or len(chunks) == len(before):
@@ -224,9 +218,8 @@ class Store:
         # concatenated in their order keep that, streamed with no sort; a chunk at a time bounds
         # the memory the writer buffers.
         con.execute("SET preserve_insertion_order = true")
-        names = ", ".join(n for n, _ in COLUMNS)
         for chunk in chunks:
-            self.write(con, f"SELECT {names} FROM read_parquet($files)",
+            self.write(con, f"SELECT {NAMES} FROM read_parquet($files)",
                        {"files": sql.literals(chunk)}, sort=False)
         con.execute(sql.load("queries/set_meta.sql"), ["samples_retired_below", str(self.low)])
         return Compaction(len(before), len(chunks), rows, removed)
@@ -327,6 +320,19 @@ def _chunks(files: list[Path], limit: int) -> list[list[Path]]:
         out[-1].append(f)
         size += n
     return out
+
+
+def _remove_generations(folder: Path | None, which: Callable[[int], bool]) -> int:
+    """Remove the generation folders of ``folder`` whose number ``which`` picks; how many."""
+    if folder is None or not folder.is_dir():
+        return 0
+    removed = 0
+    for entry in folder.iterdir():
+        gen = _gen_of(entry.name)
+        if gen is not None and which(gen):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def _gen_of(name: str) -> int | None:
