@@ -67,3 +67,17 @@ def test_bad_backend_is_one_line_and_writes_nothing(tmp_path):
     assert r.exit_code == 2
     assert r.output == "benchdb: error: calibrate has no backend 'cuda-magic'; use numpy or pytorch\n"
     assert not db.exists()
+
+
+def test_a_device_this_machine_lacks_is_one_line(tmp_path):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    db = tmp_path / "w.duckdb"
+    r = invoke("calibrate", "--device", "cuda:0", "--db", str(db))
+    assert r.exit_code == 2, r.output
+    # numpy does not pretend to measure the GPU, and PyTorch's "not compiled with CUDA" assertion
+    # is not an internal error
+    assert r.output.splitlines()[0] == "numpy skipped: it measures the cpu, not cuda:0"
+    assert r.output.splitlines()[-1].startswith("benchdb: error: device cuda:0 is not available on this machine")
+    assert "Traceback" not in r.output and not db.exists()

@@ -31,7 +31,9 @@ def _si(value: float | None, unit: str) -> str:
               help="Timed trials per figure (8 or more give a 95 % CI of the median).")
 @click.option("--trial-time", type=click.FloatRange(min=0.001), default=0.2, show_default=True,
               help="Seconds per trial.")
-@click.option("--matmul-n", type=click.IntRange(min=8), default=1024, show_default=True, help="Matrix order N.")
+@click.option("--matmul-n", type=click.IntRange(min=8), default=1024, show_default=True,
+              help="Starting matrix order N: halved while one product takes over a quarter of a trial, doubled "
+                   "while it takes under 2 ms (an accelerator finishes a small product faster than it launches).")
 @click.option("--stream-mb", type=click.FloatRange(min=0.01), default=128.0, show_default=True,
               help="MiB per array of copy/triad (well beyond the caches).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)

@@ -52,18 +52,43 @@ class Peak:
     details: dict = field(default_factory=dict)
 
 
+#: An accelerator runs a small product faster than the host can launch and wait for it: timed one
+#: launch and one synchronisation at a time, a 1024 x 1024 product on an H200 gave 29 Tflop/s of
+#: its ~790 in bf16, and a 128 MiB copy 3.3 of its ~4.3 TB/s. The matrix order grows until one
+#: product takes this long, and trials enqueue this much work between synchronisations.
+MIN_SYNC_S = 2e-3
+#: Largest matrix order tried: three 16384^2 fp32 matrices are 3 GiB.
+MAX_ORDER = 16384
+
+_clock = time.perf_counter   # module-level so a test can drive the loops with a simulated device
+
+
+def _time_one(step: Callable[[], object], sync: Callable[[], None]) -> float:
+    """Seconds of one synchronised call, after one untimed call (its first-call costs)."""
+    step()
+    sync()
+    t0 = _clock()
+    step()
+    sync()
+    return max(_clock() - t0, 1e-9)
+
+
 def _trials(step: Callable[[], object], work: float, s: Settings, sync: Callable[[], None]) -> list[float]:
-    """Rates (work per second) of ``s.trials`` timed trials after one untimed one."""
+    """Rates (work per second) of ``s.trials`` timed trials after one untimed one. Each trial enqueues
+    ``per_sync`` calls between synchronisations (enough for MIN_SYNC_S), so a device's launch and
+    synchronisation latency is not counted once per call."""
+    per_sync = max(1, min(10_000, int(MIN_SYNC_S / _time_one(step, sync))))
     rates = []
     for i in range(s.trials + 1):
         reps = 0
         sync()
-        t0 = time.perf_counter()
+        t0 = _clock()
         while True:
-            step()
-            reps += 1
+            for _ in range(per_sync):
+                step()
+            reps += per_sync
             sync()
-            elapsed = time.perf_counter() - t0
+            elapsed = _clock() - t0
             if elapsed >= s.trial_time:
                 break
         if i:
@@ -72,17 +97,18 @@ def _trials(step: Callable[[], object], work: float, s: Settings, sync: Callable
 
 
 def _order(product: Callable[[int], Callable[[], object]], s: Settings, sync: Callable[[], None]) -> int:
-    """The matrix order to use: ``s.matmul_n``, unless one product would take more than a quarter
-    of a trial at the rate one 128 x 128 product shows (bf16 on a CPU without bf16 units)."""
-    step = product(128)
-    step()
-    sync()
-    t0 = time.perf_counter()
-    step()
-    sync()
-    rate = 2.0 * 128 ** 3 / max(time.perf_counter() - t0, 1e-9)
-    fits = int((rate * s.trial_time / 4 / 2.0) ** (1 / 3))
-    return max(128, min(s.matmul_n, fits)) if fits < s.matmul_n else s.matmul_n
+    """The matrix order to use: from ``s.matmul_n``, halved while one product takes more than a
+    quarter of a trial (bf16 on a CPU without bf16 units), doubled while one takes less than
+    MIN_SYNC_S and its double would still fit in a quarter of a trial (an accelerator)."""
+    n = s.matmul_n
+    t = _time_one(product(n), sync)
+    while t > s.trial_time / 4 and n > 128:
+        n = max(128, n // 2)
+        t = _time_one(product(n), sync)
+    while t < MIN_SYNC_S and n * 2 <= MAX_ORDER and t * 8 <= s.trial_time / 4:
+        n *= 2
+        t = _time_one(product(n), sync)
+    return n
 
 
 def _summarise(backend, device, kind, precision, rates, unit, s: Settings, size, **details) -> Peak:
@@ -156,9 +182,10 @@ def _pytorch(device: str, s: Settings) -> list[Peak]:
     try:
         for precision, dtype in precisions:
             def product(n, dtype=dtype):
-                gen = torch.Generator().manual_seed(0)
-                a = torch.randn(n, n, generator=gen).to(dev, dtype)
-                b = torch.randn(n, n, generator=gen).to(dev, dtype)
+                # drawn on the device: a 16384^2 matrix drawn on the host and copied takes seconds
+                gen = torch.Generator(device=dev).manual_seed(0)
+                a = torch.randn(n, n, generator=gen, device=dev).to(dtype)
+                b = torch.randn(n, n, generator=gen, device=dev).to(dtype)
                 c = torch.empty(n, n, device=dev, dtype=dtype)
                 return lambda: torch.matmul(a, b, out=c)
             with torch.inference_mode():
@@ -196,6 +223,14 @@ def measure(device: str = "cpu", backends: tuple[str, ...] = BACKENDS, settings:
             if progress:
                 progress(f"pytorch skipped: not installed ({torch.hint})")
             continue
+        if backend == "numpy" and device != "cpu":
+            if progress:
+                progress(f"numpy skipped: it measures the cpu, not {device}")
+            continue
+        if backend == "pytorch":
+            from benchdb.backends.pytorch.backend import check_device
+
+            check_device(device)     # one line naming the device, not an assertion from inside torch
         if progress:
             progress(f"{backend}: measuring matmul and copy/triad on {device} ...")
         peaks.extend((_numpy if backend == "numpy" else _pytorch)(device, settings))
