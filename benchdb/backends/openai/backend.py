@@ -251,13 +251,16 @@ def _energy_meter(device: str):
 
     family, _, index = device.partition(":")
     try:
+        meter: monitors.NvmlSource | energy.RaplSource | None = None
         if family == "cuda" and monitors.nvml_status()[0]:
-            return monitors.NvmlSource(int(index or 0))
-        if family == "cpu":
-            return energy.cpu_source([])
+            meter = monitors.NvmlSource(int(index or 0))
+        elif family == "cpu":
+            meter = energy.cpu_source([])
+        if meter is not None:
+            meter.sample()      # the count starts here: NVML's energy_j counts from the first sample
+        return meter
     except Exception:  # a meter that cannot start measures nothing; the load point goes on
         return None
-    return None
 
 
 def _joules(meter) -> float | None:

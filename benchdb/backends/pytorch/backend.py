@@ -309,6 +309,7 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     if nvml is not None:
         if nvml.throttled:
             reasons.append("throttled: " + ", ".join(sorted(nvml.throttled)))
+        extra["power_capped_pct"] = nvml.power_capped_pct
         nvml.close()
     if model.kind.generative and inp.generate is not None:
         if compile_mode is None:
