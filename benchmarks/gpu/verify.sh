@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# benchdb on a real NVIDIA GPU, in one pass (issue 38). Run from the repository root:
+#
+#     bash benchmarks/gpu/verify.sh OUTDIR [STEP ...]
+#
+# STEPs (default all): hardware eager agreement calibrate compile ort. The packing steps (ingest,
+# reports, compare.py) always run. BUDGET (default 480) caps the seconds of the measuring steps.
+#
+# Needs python3 with a CUDA build of torch, transformers and nvidia-ml-py, and benchdb importable
+# (pip install -e . or a wheel on PYTHONPATH). Every step is timed and kept going past a failure;
+# OUTDIR/gpu.tar.gz holds the contract files, the warehouse (catalog and samples), the report,
+# nvidia-smi's own log and the independent measures, for benchmarks/gpu/compare.py.
+set -u
+OUT=${1:?usage: verify.sh OUTDIR [STEP ...]}
+shift
+STEPS=" ${*:-hardware eager agreement calibrate compile ort} "
+want() { [[ $STEPS == *" $1 "* ]]; }
+W=$(mktemp -d /tmp/benchdb-gpu.XXXX)
+mkdir -p "$OUT" "$W/results"
+export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC
+PY=${PYTHON:-python3}
+LOG=$W/steps.log
+BUDGET=${BUDGET:-480}   # seconds for all steps: each is cut short to leave time to pack the results
+DEADLINE=$(( $(date +%s) + BUDGET ))
+step() {  # step NAME SECONDS CMD...: one timed step, its output in $W/NAME.txt and the log
+  local name=$1 limit=$2; shift 2
+  local t0 t1 rc left=$(( DEADLINE - $(date +%s) ))
+  if [ "$left" -lt 10 ]; then echo "== $name skipped: budget spent" | tee -a "$LOG"; return; fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  t0=$(date +%s%N)
+  timeout "$limit" "$@" >"$W/$name.txt" 2>&1
+  rc=$?; t1=$(date +%s%N)
+  echo "== $name rc=$rc ms=$(( (t1 - t0) / 1000000 )) start=$t0 end=$t1" | tee -a "$LOG"
+  tail -n 25 "$W/$name.txt"
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
+nvidia-smi -q -d PERFORMANCE,POWER,CLOCK >"$W/smi_q_before.txt" 2>&1
+# nvidia-smi's own log beside benchdb's NVML samples: power, clocks, utilisation every 100 ms
+fields=timestamp,power.draw,clocks.sm,clocks.mem,utilization.gpu,temperature.gpu
+nvidia-smi --help-query-gpu | grep -q '"power.draw.instant"' && fields=$fields,power.draw.instant
+nvidia-smi --query-gpu=$fields --format=csv,nounits -lms 100 >"$W/smi.csv" 2>&1 &
+SMI=$!
+
+common=(--warmup 5 --min-iters 20 --min-time 0.3 --max-time 2 --gen-tokens 8 --timeout 300 --out "$W/results")
+want hardware && step hardware 120 "$PY" -m benchdb hardware
+want eager && step eager 400 "$PY" -m benchdb run --backend pytorch --device cuda --model tiny:bert --model tiny:vit \
+  --model tiny:llama --batch-sizes 1,4 --seq-lens 32 --precision fp32,fp16,bf16 --tag gpu-eager "${common[@]}"
+# A BERT-base-shaped model (random weights) at a size that keeps the GPU busy (batch 64, seq 512:
+# ~7 Tflop a call): at batch 8, seq 128 an H200 waits for the host's launches, and the same loop
+# gave 4.4 ms in one process and 7.6 ms in the next
+if want agreement; then
+  "$PY" -c "import torch, transformers as T; torch.manual_seed(0); T.logging.set_verbosity_error(); \
+T.BertModel(T.BertConfig()).save_pretrained('$W/bert-base')" >"$W/bert-base.txt" 2>&1
+  ind=("$PY" benchmarks/gpu/independent.py --model "$W/bert-base" --batch 64 --seq 512 --iters 150 --precision)
+  for p in ${AGREE_PRECISIONS:-fp16 bf16}; do
+    step "bare-$p-1" 120 "${ind[@]}" $p && cat "$W/bare-$p-1.txt" >>"$W/independent.jsonl"
+    step "bench-$p" 200 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
+      --batch-sizes 64 --seq-lens 512 --precision $p --repeats 3 --warmup 10 --min-iters 50 --min-time 2 \
+      --max-time 4 --timeout 300 --tag gpu-agreement --out "$W/results"
+    step "bare-$p-2" 120 "${ind[@]}" $p && cat "$W/bare-$p-2.txt" >>"$W/independent.jsonl"
+  done
+  step independent-tiny 120 "$PY" benchmarks/gpu/independent.py --model tiny:bert --batch 4 --seq 32 --precision fp16
+  cat "$W/independent-tiny.txt" >>"$W/independent.jsonl"
+fi
+
+want calibrate && step calibrate 120 "$PY" -m benchdb calibrate --device cuda:0
+if want compile; then
+  step compile 300 "$PY" -m benchdb run --backend pytorch --device cuda --mode compile --model tiny:bert \
+    --batch-sizes 4 --seq-lens 32 --precision ${COMPILE_PRECISIONS:-fp32,fp16,bf16} --tag gpu-compile "${common[@]}"
+fi
+want ort && step ort-cuda 200 "$PY" -m benchdb run --backend onnxruntime --device cuda --ep CUDA --model tiny:bert \
+  --batch-sizes 1 --seq-lens 32 --tag gpu-ort "${common[@]}"
+
+kill $SMI 2>/dev/null
+nvidia-smi -q -d PERFORMANCE,POWER,CLOCK >"$W/smi_q_after.txt" 2>&1
+
+DEADLINE=$(( $(date +%s) + 150 ))   # the packing steps' own budget
+step ingest 200 "$PY" -m benchdb ingest "$W/results"
+step optimal 120 "$PY" -m benchdb report --optimal-hardware
+step report 200 "$PY" -m benchdb report --all --out "$W/report.html"
+step results 60 "$PY" -m benchdb query "SELECT model_id, backend, mode, precision, batch_size, status, \
+metric, round(median*1e3, 4) AS median_ms, validity_reasons FROM results_latest \
+WHERE metric IN ('latency_s', 'generate_s') OR metric IS NULL ORDER BY ALL"
+step compare 120 "$PY" benchmarks/gpu/compare.py "$W"
+
+tar -C "$W" -czf "$OUT/gpu.tar.gz" --exclude=bert-base .
+cp "$LOG" "$OUT/steps.log"
+ls -la "$OUT"
