@@ -47,6 +47,8 @@ class RunOptions:
     repeats: int = 1
     #: Measurements running at the same time beside this run's (set by --parallel and --duet).
     co_runners: int | None = None
+    #: How int8/int4 precisions are made (benchdb.backends.shared.quantize): None for the backend's default.
+    quantization: str | None = None
     #: The backend's own options (:attr:`benchdb.backends.api.BackendInfo.options`) that were set.
     backend_options: dict[str, Any] = field(default_factory=dict, hash=False)
 
@@ -88,6 +90,7 @@ class RunOptions:
                 "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s,
                 "verify_only": self.verify_only, "repeats": self.repeats,
                 **({"co_runners": self.co_runners} if self.co_runners else {}),
+                **({"quantization": self.quantization} if self.quantization else {}),
                 "backend_options": self.effective_backend_options()}
 
     def effective_backend_options(self) -> dict[str, Any]:

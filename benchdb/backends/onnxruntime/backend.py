@@ -1,7 +1,8 @@
 """The ONNX Runtime runner: models exported to ONNX (cached), run by execution providers.
 
 Modes are graph optimisation levels: opt-all (default), opt-extended, opt-basic, opt-disabled.
-Precision is fp32 (the exported graph's); the execution providers are a scenario setting
+Precision is fp32 (the exported graph's), or int8 made from it by ONNX Runtime's quantization tools
+(benchdb.backends.shared.quantize: dynamic or static); the execution providers are a scenario setting
 (--ep CPU,CUDA,...). A provider that is not installed is refused up front as unavailable.
 """
 
@@ -11,7 +12,7 @@ from collections.abc import Iterator
 
 from benchdb.backends.base import Outcome, RunOptions, Scenario
 from benchdb.backends.onnxruntime.options import OnnxruntimeOptions
-from benchdb.backends.shared import graph, models
+from benchdb.backends.shared import graph, models, quantize
 from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.harness import hardware
@@ -82,14 +83,15 @@ class _Session:
         self.sess = ort.InferenceSession(str(path), sess_options=so,
                                          providers=check_providers(opts.option("providers")))
         self.input_names = [i.name for i in self.sess.get_inputs()]
-        self.precision_used = "fp32"
+        self.precision_used = sc.precision if sc.precision in quantize.QUANTIZED else "fp32"
 
     def run(self, feeds):
         return self.sess.run(None, feeds)
 
 
-ENGINE = graph.Engine(NAME, tuple(MODES), ("fp32",), export.onnx,
-                      lambda exported, sc, opts: _Session(exported.path, sc, opts), software)
+ENGINE = graph.Engine(NAME, tuple(MODES), ("fp32", *quantize.QUANTIZED), export.onnx,
+                      lambda exported, sc, opts: _Session(exported.path, sc, opts), software,
+                      quantize=lambda exported, sc, method, calib: quantize.onnx_int8(exported, method, calib))
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:

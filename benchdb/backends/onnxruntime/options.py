@@ -14,6 +14,10 @@ class OnnxruntimeOptions(BackendOptions):
     providers: tuple[str, ...] = ("CPU",)
     #: ORT_ENABLE_ALL, ORT_ENABLE_EXTENDED, ORT_ENABLE_BASIC or ORT_DISABLE_ALL.
     graph_optimization: str = "ORT_ENABLE_ALL"
+    #: int8/int4: how they were made (benchdb.backends.shared.quantize); None for float precisions.
+    quantization: str | None = None
+    #: The calibration set of a calibrated method (static); None otherwise.
+    calibration: str | None = None
 
 
 #: Run options of its own, besides the core ones (:mod:`benchdb.backends.options`).

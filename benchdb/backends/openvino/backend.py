@@ -3,7 +3,8 @@
 Modes are performance hints: latency (default) or throughput. Precision is set explicitly with
 INFERENCE_PRECISION_HINT (fp32 -> f32, bf16, fp16 -> f16) — on AMX CPUs OpenVINO would pick bf16
 by itself — and the precision the compiled model reports is recorded. IR files are saved with
-compress_to_fp16=False, so the weights stay fp32.
+compress_to_fp16=False, so the weights stay fp32. int8 and int4 are made from the fp32 IR by NNCF
+(benchdb.backends.shared.quantize) and run with the f32 hint for what stays unquantized.
 
 The latency hint is measured with one synchronous request (``latency_s`` per call). The
 throughput hint is measured as OpenVINO's ``benchmark_app`` does: an ``AsyncInferQueue`` with the
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator
 
 from benchdb.backends.base import Outcome, Row, RunOptions, Scenario
 from benchdb.backends.openvino.options import OpenvinoOptions
-from benchdb.backends.shared import graph, models
+from benchdb.backends.shared import graph, models, quantize
 from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BackendUnavailable
 from benchdb.harness import hardware
@@ -29,7 +30,7 @@ from benchdb.schema.identity import normalize_device
 
 NAME = "openvino"
 MODES = {"latency": "LATENCY", "throughput": "THROUGHPUT"}
-PRECISION_HINT = {"fp32": "f32", "bf16": "bf16", "fp16": "f16"}
+PRECISION_HINT = {"fp32": "f32", "bf16": "bf16", "fp16": "f16", "int8": "f32", "int4": "f32"}
 
 
 def _core():
@@ -90,6 +91,8 @@ class _Session:
         used = self.compiled.get_property("INFERENCE_PRECISION_HINT")
         name = used.get_type_name() if hasattr(used, "get_type_name") else str(used).lower()
         self.precision_used = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}.get(name, name)
+        if sc.precision in quantize.QUANTIZED:
+            self.precision_used = sc.precision    # int8/int4 weights; the hint covers the rest
         #: Options known only once compiled (merged into the scenario's options by the graph runner).
         self.options_used: dict = {}
         self.extra: dict = {}
@@ -243,7 +246,9 @@ def _prepare(exported, sc: Scenario, opts: RunOptions) -> _Session:
     return cls(exported.path, sc, opts)
 
 
-ENGINE = graph.Engine(NAME, tuple(MODES), tuple(PRECISION_HINT), _artifact, _prepare, software)
+ENGINE = graph.Engine(NAME, tuple(MODES), tuple(PRECISION_HINT), _artifact, _prepare, software,
+                      quantize=lambda exported, sc, method, calib: quantize.openvino_quantized(
+                          exported, method, sc.precision, calib))
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:

@@ -19,3 +19,7 @@ class OpenvinoOptions(BackendOptions):
     #: OPTIMAL_NUMBER_OF_INFER_REQUESTS, known once compiled); None (left out) for the LATENCY
     #: hint's single synchronous request.
     num_requests: int | None = None
+    #: int8/int4: how they were made (benchdb.backends.shared.quantize); None for float precisions.
+    quantization: str | None = None
+    #: The calibration set of a calibrated method (static); None otherwise.
+    calibration: str | None = None

@@ -12,6 +12,7 @@ generative models ``generate_s``, ``ttft_s``, ``tpot_s`` (each decode step timed
 from __future__ import annotations
 
 import copy
+import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -30,7 +31,7 @@ from benchdb.backends.base import (
     status_of,
 )
 from benchdb.backends.pytorch.options import PytorchOptions
-from benchdb.backends.shared import inputs, models
+from benchdb.backends.shared import inputs, models, quantize
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
@@ -38,7 +39,7 @@ from benchdb.harness.timing import HostTimer, measure
 from benchdb.schema.identity import normalize_device
 
 NAME = "pytorch"
-PRECISIONS = ("fp32", "fp16", "bf16")
+PRECISIONS = ("fp32", "fp16", "bf16", "int8", "int4")
 COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
@@ -50,7 +51,9 @@ def _torch():
 
 def dtype_of(precision: str):
     torch = _torch()
-    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}[precision]
+    # int8 keeps fp32 activations: dynamic quantization quantizes them inside each Linear
+    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.float32,
+            "int4": torch.float32}[precision]
 
 
 def software() -> dict:
@@ -160,15 +163,26 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     for p in opts.precisions:
         if p not in PRECISIONS:
             raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
+    quantize.check_method(opts.quantization)
     device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
     return inputs.expand_scenarios(
         opts, NAME, normalize_device(device),
-        lambda mode, precision: PytorchOptions(threads=opts.thread_count, compile_mode=parse_mode(mode)),
+        lambda mode, precision: PytorchOptions(threads=opts.thread_count, compile_mode=parse_mode(mode),
+                                               **quantize.options(NAME, precision, opts.quantization)),
         lambda mode: {"torch_device": opts.device}, generates=True)
 
 
 def _unsupported(sc: Scenario, device) -> str | None:
     torch = _torch()
+    if sc.precision in quantize.QUANTIZED:
+        try:
+            quantize.method_for(NAME, sc.precision, sc.options.get("quantization"))
+        except quantize.Unsupported as exc:
+            return str(exc)
+        if device.type != "cpu":
+            return "PyTorch dynamic int8 runs on the CPU only (its quantized Linear kernels are CPU kernels)"
+        if parse_mode(sc.mode) is not None:
+            return "torch.compile of a dynamically quantized model is not supported by benchdb; use eager"
     if sc.precision == "bf16" and device.type == "cuda" and not torch.cuda.is_bf16_supported():
         return "bf16 is not supported on this GPU (compute capability < 8.0)"
     if sc.precision == "fp16" and device.type == "cpu" and parse_mode(sc.mode) is not None:
@@ -227,6 +241,28 @@ def _flops(torch, net, fwd) -> float | None:
         return None
 
 
+def _agreement(torch, model, base, net, reference_inputs: dict, fwd: dict) -> tuple[dict, list]:
+    """The output's agreement with the fp32 model on the CPU, on the same inputs (as the exported-
+    graph runners check theirs): max errors, cosine similarity, top-1 or token agreement. Recorded,
+    never a reason to fail the result; an output that cannot be compared records why in extra."""
+    from benchdb.backends.shared import onnx_export as export
+
+    names = list(fwd)
+    try:
+        reference = export.reference_output(export.flat_module(model, base, names), reference_inputs)
+        with torch.inference_mode():
+            out = export.flat_module(model, net, names)(**fwd)[0].float().cpu().numpy()
+    except Exception as exc:   # e.g. an output the flat wrapper cannot walk: no agreement, not a failure
+        return {"agreement_error": error_text(exc)}, []
+    abs_err, rel_err, _ = export.compare(reference, out, "fp32")
+    found = export.agreement(reference, out, model.kind.task, model.kind.generative)
+    if not (math.isfinite(abs_err) and math.isfinite(rel_err)):
+        return {**found, "agreement_error": "outputs of another shape, or NaN or inf"}, []
+    fields = {"max_abs_err": abs_err, "max_rel_err": rel_err, **found}
+    return fields, [(name, "abs" if name == "max_abs_err" else "ratio", 0, 0.0, value)
+                    for name, value in fields.items()]
+
+
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
     torch = _torch()
     import transformers  # noqa: F401  (imported before the baseline: a library, not the model)
@@ -265,7 +301,8 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         cast.clear()          # one precision on the device at a time
         prepared.clear()
         net = base if (sc.precision == "fp32" and device.type == "cpu") else copy.deepcopy(base)
-        cast[sc.precision] = net.to(device=device, dtype=dtype)
+        net = net.to(device=device, dtype=dtype)
+        cast[sc.precision] = quantize.torch_dynamic_int8(net) if sc.precision == "int8" else net
     net = cast[sc.precision]
     compile_mode = parse_mode(sc.mode)
     key = (sc.precision, sc.mode)
@@ -306,6 +343,10 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     reasons = judge(m, opts.rule, cond, opts.max_background_cpu)
     extra: dict[str, Any] = {"image_tokens": inp.extra.get("image_tokens"), "ci_rel": m.ci_rel,
                              "flops_per_forward": flops}
+    if sc.precision != "fp32":
+        found, rows_agree = _agreement(torch, model, base, net, inp.forward, fwd)
+        extra.update(found)
+        rows.extend(rows_agree)
     if nvml is not None:
         if nvml.throttled:
             reasons.append("throttled: " + ", ".join(sorted(nvml.throttled)))

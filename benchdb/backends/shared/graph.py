@@ -34,7 +34,7 @@ from benchdb.backends.base import (
     measurement_rows,
     status_of,
 )
-from benchdb.backends.shared import inputs, models
+from benchdb.backends.shared import inputs, models, quantize
 from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BenchdbError
 from benchdb.harness.monitors import Monitor, RssSource, rss_rows, settled_rss
@@ -56,6 +56,9 @@ class Engine:
     artifact: Callable[[models.ResolvedModel, Any, dict], export.Exported]
     prepare: Callable[[export.Exported, Scenario, RunOptions], Session]
     software: Callable[[], dict]
+    #: ``quantize(exported, scenario, method, calibration inputs) -> Exported``: the
+    #: fp32 artifact made int8/int4 (benchdb.backends.shared.quantize); None: no quantized precision.
+    quantize: Callable[..., export.Exported] | None = None
     decode_note: str = ("decode metrics unsupported: the exported graph is the prefill forward "
                         "(no KV-cache graph); see the pytorch backend for TTFT/TPOT")
 
@@ -69,16 +72,20 @@ def plan(engine: Engine, opts: RunOptions, device: str,
         if p not in engine.precisions:
             raise BenchdbError(f"precision {p!r} is not valid for {engine.name}; use one of "
                                f"{', '.join(engine.precisions)}")
-    return inputs.expand_scenarios(opts, engine.name, device, options)
+    quantize.check_method(opts.quantization)
+    return inputs.expand_scenarios(
+        opts, engine.name, device,
+        lambda mode, precision: _with_quantization(options(mode, precision), engine.name, precision, opts))
+
+
+def _with_quantization(option_set: Any, backend: str, precision: str, opts: RunOptions) -> Any:
+    """The option set with a quantized precision's method and calibration (its identity)."""
+    return replace(option_set, **quantize.options(backend, precision, opts.quantization))
 
 
 def feeds_for(session: Session, fwd: dict) -> dict:
     """Graph inputs by name (dynamo keeps the keyword names; positional exports keep the order)."""
-    names = session.input_names
-    if set(names) <= set(fwd):
-        return {n: fwd[n].numpy() for n in names}
-    # an export may drop inputs the model never reads, so the graph can have fewer than fwd
-    return {n: t.numpy() for n, t in zip(names, fwd.values(), strict=False)}
+    return inputs.feeds(session.input_names, fwd)
 
 
 def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOptions,
@@ -100,6 +107,8 @@ def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOpt
         except export.ExportFailed as exc:
             failed = exc
             yield Outcome(sc, info, status="unsupported", error=export.describe_failure(exc), started_at=started)
+        except quantize.Unsupported as exc:
+            yield Outcome(sc, info, status="unsupported", error=str(exc), started_at=started)
         except Exception as exc:
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
 
@@ -109,6 +118,16 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
     inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)
     fwd = inp.forward
     exported = engine.artifact(model, net, fwd)
+    export_s = exported.export_s
+    quantize_s = None
+    if sc.precision in quantize.QUANTIZED:
+        method = quantize.method_for(engine.name, sc.precision, sc.options.get("quantization"))
+        if engine.quantize is None:
+            raise quantize.Unsupported(f"{engine.name} has no {sc.precision} route in benchdb")
+        calib = quantize.calibration_inputs(model, net, sc.batch_size, sc.settings.get("seq_len") or 1) \
+            if method == "static" else []
+        exported = engine.quantize(exported, sc, method, calib)
+        quantize_s = exported.export_s
     # The PyTorch reference first (its activations are freed before the baseline is taken), so
     # verification never counts in the measured backend's memory.
     reference = export.reference_output(export.flat_module(model, net, list(fwd)), fwd)
@@ -122,15 +141,18 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
         # Options only the compiled model knows (OpenVINO's number of requests): what ran.
         sc = replace(sc, options={**sc.options, **used})
     feeds = feeds_for(session, fwd)
-    status, error, base_rows, checked = export.check_outcome(reference, session.run(feeds)[0], sc.precision)
+    status, error, base_rows, checked = export.check_outcome(reference, session.run(feeds)[0], sc.precision,
+                                                             model.kind.task, model.kind.generative)
     extra: dict[str, Any] = {"route": exported.route, "dynamic_batch": exported.dynamic_batch,
                              "export_cached": exported.cached, **checked, "precision_used": session.precision_used,
                              **(getattr(session, "extra", None) or {})}
     if model.kind.generative:
         extra["decode"] = engine.decode_note
     base_rows.append(("load_s", "s", 0, 0.0, load_s))
-    if exported.export_s is not None:
-        base_rows.append(("export_s", "s", 0, 0.0, exported.export_s))
+    if export_s is not None:
+        base_rows.append(("export_s", "s", 0, 0.0, export_s))
+    if quantize_s is not None:
+        base_rows.append(("quantize_s", "s", 0, 0.0, quantize_s))
     if verify_only:
         return Outcome(sc, info, status=status, error=error, rows=base_rows, timing_method="none",
                        started_at=started, extra={**extra, "verify_only": True}, primary_metric="max_rel_err")

@@ -210,6 +210,15 @@ def _count_image_features(net: Any, vision: dict[str, Any]) -> int:
     return int(feats.shape[-2])
 
 
+def feeds(names: list[str], fwd: dict[str, Any]) -> dict[str, Any]:
+    """An exported graph's inputs (``names``) as numpy arrays from torch ``fwd``: by name when the
+    graph kept the keyword names (dynamo), else in order (an export may drop inputs the model never
+    reads, so the graph can have fewer than fwd)."""
+    if set(names) <= set(fwd):
+        return {n: fwd[n].numpy() for n in names}
+    return {n: t.numpy() for n, t in zip(names, fwd.values(), strict=False)}
+
+
 def to_device(inputs: dict[str, Any], device: Any, dtype: Any) -> dict[str, Any]:
     """Move tensors to a device; floating tensors take the scenario's precision."""
     out = {}

@@ -110,8 +110,11 @@ def _cached(model, kind: str, fwd: dict, suffix: str) -> Exported | None:
 
 
 def _store(model, kind: str, fwd: dict, dynamic: bool, route: str, write) -> Exported:
-    """Export into a temp folder, then move it into place (a crash never leaves a half cache)."""
-    folder = cache_root() / kind / _key(model, kind, fwd, dynamic)
+    return _write_folder(cache_root() / kind / _key(model, kind, fwd, dynamic), route, dynamic, write)
+
+
+def _write_folder(folder: Path, route: str, dynamic: bool, write) -> Exported:
+    """Write into a temp folder, then move it into place (a crash never leaves a half cache)."""
     tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
     tmp.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -125,6 +128,16 @@ def _store(model, kind: str, fwd: dict, dynamic: bool, route: str, write) -> Exp
     else:
         os.replace(tmp, folder)
     return Exported(folder / path.name, route, dynamic, export_s, False)
+
+
+def cached_artifact(kind: str, key: str, route: str, dynamic: bool, suffix: str, write) -> Exported:
+    """An artifact derived from another (a quantized model), from ``$BENCHDB_CACHE/kind/key`` when
+    there, else made by ``write(folder) -> path`` and stored there."""
+    folder = cache_root() / kind / key
+    if (folder / "export.json").exists():
+        info = json.loads((folder / "export.json").read_text())
+        return Exported(folder / f"model{suffix}", info["route"], info["dynamic_batch"], None, True)
+    return _write_folder(folder, route, dynamic, write)
 
 
 def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
@@ -155,7 +168,7 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
             path = folder / "model.onnx"
             with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
                 warnings.simplefilter("ignore")
-                _quiet(fn, str(path))
+                quiet(fn, str(path))
             return path
         try:
             return _store(model, "onnx", fwd, dynamic, f"onnx:{route}", write)
@@ -164,13 +177,13 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
     raise ExportFailed(reasons)
 
 
-def _quiet(fn, *args):
-    """Run an exporter without its progress chatter on stdout/stderr."""
+def quiet(fn, *args, **kwargs):
+    """Run an exporter or quantizer without its progress chatter on stdout/stderr."""
     import contextlib
     import io
 
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return fn(*args)
+        return fn(*args, **kwargs)
 
 
 def openvino_ir(model: ResolvedModel, net, fwd: dict, onnx_file: Exported | None) -> Exported:
@@ -197,7 +210,7 @@ def openvino_ir(model: ResolvedModel, net, fwd: dict, onnx_file: Exported | None
         flat = flat_module(model, net, list(fwd))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            program = _quiet(torch.export.export, flat, (), fwd)
+            program = quiet(torch.export.export, flat, (), fwd)
             ov.save_model(ov.convert_model(program), str(path), compress_to_fp16=False)
         return path
     try:
@@ -219,12 +232,41 @@ def compare(reference, outputs, precision: str) -> tuple[float, float, bool]:
     abs_err = float(np.max(np.abs(out - ref))) if ref.size else 0.0
     scale = float(np.max(np.abs(ref))) if ref.size else 1.0
     rel = abs_err / scale if scale > 0 else abs_err
-    return abs_err, rel, rel <= TOLERANCE[precision]
+    tolerance = TOLERANCE.get(precision)
+    return abs_err, rel, tolerance is None or rel <= tolerance
 
 
-def check_outcome(reference, outputs, precision: str) -> tuple[str, str | None, list, dict]:
+def agreement(reference, outputs, task: str | None = None, generative: bool = False) -> dict[str, float]:
+    """How closely an output follows the fp32 reference beyond its largest error: the mean cosine
+    similarity of each item's output (``cosine_similarity``), and for a classifier the share of items
+    whose top class is the reference's (``top1_agreement``), for a generative model the share of
+    positions whose most likely next token is the reference's (``token_agreement``). Empty when the
+    shapes differ or a value is not finite."""
+    import numpy as np
+
+    ref = np.asarray(reference, dtype=np.float64)
+    out = np.asarray(outputs, dtype=np.float64)
+    if ref.shape != out.shape or not ref.size or not (np.isfinite(ref).all() and np.isfinite(out).all()):
+        return {}
+    a, b = ref.reshape(ref.shape[0], -1), out.reshape(out.shape[0], -1)
+    norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    cos = np.where(norms > 0, np.sum(a * b, axis=1) / np.where(norms > 0, norms, 1.0), 1.0)
+    found = {"cosine_similarity": float(np.mean(cos))}
+    if ref.ndim >= 2 and ref.shape[-1] > 1:
+        same = float(np.mean(np.argmax(ref, axis=-1) == np.argmax(out, axis=-1)))
+        if generative:
+            found["token_agreement"] = same
+        elif task and task.endswith("classification") and ref.ndim == 2:
+            found["top1_agreement"] = same
+    return found
+
+
+def check_outcome(reference, outputs, precision: str, task: str | None = None,
+                  generative: bool = False) -> tuple[str, str | None, list, dict]:
     """(status, error, metric rows, extra fields) of the first output's check against the PyTorch
-    fp32 reference (:func:`compare`).
+    fp32 reference (:func:`compare`), with its :func:`agreement` for every precision but fp32.
+    A quantized precision has no tolerance: its agreement is recorded, and a constraint on it
+    (``report --max-accuracy-drop``) decides.
 
     A non-finite error (NaN or inf in the outputs, or outputs of another shape) is a mismatch
     whose error says so; it is never written as a metric value (the contract takes finite values
@@ -232,7 +274,7 @@ def check_outcome(reference, outputs, precision: str) -> tuple[str, str | None, 
     import math
 
     abs_err, rel_err, agrees = compare(reference, outputs, precision)
-    tolerance = TOLERANCE[precision]
+    tolerance = TOLERANCE.get(precision)
     finite = math.isfinite(abs_err) and math.isfinite(rel_err)
     if agrees and finite:
         status, error = "ok", None
@@ -242,12 +284,17 @@ def check_outcome(reference, outputs, precision: str) -> tuple[str, str | None, 
     else:
         status, error = "mismatch", f"outputs differ from PyTorch fp32: max rel error {rel_err:.3g} > {tolerance:g}"
     rows = [("max_abs_err", "abs", 0, 0.0, abs_err), ("max_rel_err", "ratio", 0, 0.0, rel_err)] if finite else []
-    fields = {"max_abs_err": abs_err if finite else None, "max_rel_err": rel_err if finite else None,
-              "tolerance": tolerance}
+    fields: dict[str, Any] = {"max_abs_err": abs_err if finite else None, "max_rel_err": rel_err if finite else None,
+                              "tolerance": tolerance}
+    if precision != "fp32":
+        found = agreement(reference, outputs, task, generative)
+        rows += [(name, "ratio", 0, 0.0, value) for name, value in found.items()]
+        fields.update(found)
     return status, error, rows, fields
 
 
-#: Largest error (relative to the output's largest magnitude) still counted as agreeing.
+#: Largest error (relative to the output's largest magnitude) still counted as agreeing. Quantized
+#: precisions (int8, int4) have none: their agreement is recorded, not judged here.
 TOLERANCE = {"fp32": 1e-3, "fp16": 2e-2, "bf16": 5e-2}
 
 

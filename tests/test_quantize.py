@@ -1,0 +1,132 @@
+"""Quantized precisions as axis values (issue 35): real int8 through ONNX Runtime's quantization tools
+(dynamic and static), int8 and int4 through OpenVINO NNCF, PyTorch dynamic int8, each with its
+agreement with the fp32 reference; unsupported combinations recorded with their reason."""
+
+import json
+import os
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from benchdb.cli import main
+
+QUICK = ["--min-time", "0.05", "--max-time", "0.5", "--warmup", "1", "--min-iters", "5", "--target-ci", "0.5",
+         "--max-background-cpu", "100", "--batch-sizes", "2", "--seq-lens", "16"]
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    path = tmp_path_factory.mktemp("quant-cache")
+    old = os.environ.get("BENCHDB_CACHE")
+    os.environ["BENCHDB_CACHE"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("BENCHDB_CACHE", None)
+    else:
+        os.environ["BENCHDB_CACHE"] = old
+
+
+def _results(out, tmp_path):
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    db = tmp_path / "w.duckdb"
+    r = invoke("ingest", str(out), "--db", str(db))
+    assert r.exit_code == 0, r.output
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute("""SELECT model_id, backend, precision, status, error, options, extra, result_id
+                          FROM results ORDER BY ALL""").fetchall()
+    metrics = {(rid, m): v for rid, m, v in con.execute(
+        "SELECT result_id, metric, max(value) FROM samples GROUP BY ALL").fetchall()}
+    con.close()
+    return rows, metrics
+
+
+@pytest.mark.slow
+def test_onnxruntime_int8_dynamic_and_static(cache, tmp_path):
+    out = tmp_path / "res"
+    for method in ("dynamic", "static"):
+        r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--model", "tiny:vit",
+                   "--precision", "fp32,int8", "--quant", method, *QUICK, "--no-isolation", "--out", str(out))
+        assert r.exit_code == 0, r.output + repr(r.exception)
+    rows, metrics = _results(out, tmp_path)
+    quantized = [r for r in rows if r[2] == "int8"]
+    assert len(quantized) == 4
+    seen = set()
+    for model, _, _, status, error, options, extra, rid in quantized:
+        options, extra = json.loads(options), json.loads(extra)
+        assert status == "ok", error
+        seen.add((model, options["quantization"]))
+        assert options.get("calibration") == ("seeded-inputs:8" if options["quantization"] == "static" else None)
+        assert "+ort-" in extra["route"] and extra["route"].endswith("-int8")
+        # agreement with the PyTorch fp32 reference, as a metric and in extra
+        assert 0.5 < metrics[(rid, "cosine_similarity")] <= 1.0 + 1e-9
+        assert metrics[(rid, "max_rel_err")] > 0 and extra["tolerance"] is None
+        assert metrics[(rid, "latency_s")] > 0
+    assert seen == {(m, q) for m in ("tiny:bert", "tiny:vit") for q in ("dynamic", "static")}
+    # fp32 results keep their identity: no quantization options, no agreement metrics
+    for _, _, precision, _, _, options, _, rid in rows:
+        if precision == "fp32":
+            assert "quantization" not in json.loads(options) and (rid, "cosine_similarity") not in metrics
+    # quantized files are cached: a second run quantizes nothing
+    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--precision", "int8", "--quant",
+               "static", *QUICK, "--no-isolation", "--out", str(tmp_path / "again"))
+    assert r.exit_code == 0, r.output
+    again, metrics = _results(tmp_path / "again", tmp_path / "x")
+    assert json.loads(again[0][6])["export_cached"] is True
+    assert (again[0][7], "quantize_s") not in metrics
+
+
+@pytest.mark.slow
+def test_openvino_nncf_int8_and_int4(cache, tmp_path):
+    pytest.importorskip("nncf")
+    out = tmp_path / "res"
+    for precision, method in (("int8", "static"), ("int4", "weights")):
+        r = invoke("run", "--backend", "openvino", "--model", "tiny:bert", "--model", "tiny:vit",
+                   "--precision", precision, "--quant", method, *QUICK, "--no-isolation", "--out", str(out))
+        assert r.exit_code == 0, r.output + repr(r.exception)
+    rows, metrics = _results(out, tmp_path)
+    assert {(r[0], r[2]) for r in rows} == {(m, p) for m in ("tiny:bert", "tiny:vit") for p in ("int8", "int4")}
+    for model, _, precision, status, error, options, extra, rid in rows:
+        assert status == "ok", (model, precision, error)
+        assert json.loads(options)["quantization"] == ("static" if precision == "int8" else "weights")
+        assert "+nncf-" in json.loads(extra)["route"]
+        assert 0.5 < metrics[(rid, "cosine_similarity")] <= 1.0 + 1e-9
+
+
+@pytest.mark.slow
+def test_pytorch_dynamic_int8_and_agreement_of_every_non_fp32_result(tmp_path):
+    out = tmp_path / "res"
+    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--precision", "fp32,bf16,int8,int4",
+               *QUICK, "--out", str(out))
+    assert r.exit_code == 0, r.output
+    rows, metrics = _results(out, tmp_path)
+    by = {r[2]: r for r in rows}
+    assert by["int8"][3] == "ok" and json.loads(by["int8"][5])["quantization"] == "dynamic"
+    for precision in ("bf16", "int8"):
+        rid = by[precision][7]
+        assert 0.5 < metrics[(rid, "cosine_similarity")] <= 1.0 + 1e-9
+        assert metrics[(rid, "max_rel_err")] > 0
+    assert (by["fp32"][7], "cosine_similarity") not in metrics
+    # a combination no route makes: recorded with its reason, the others still measured
+    assert by["int4"][3] == "unsupported"
+    assert by["int4"][4] == "pytorch has no int4 route in benchdb (available with: openvino)"
+
+
+def test_unsupported_routes_and_bad_methods(cache, tmp_path):
+    out = tmp_path / "res"
+    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--precision", "int4", *QUICK,
+               "--no-isolation", "--out", str(out))
+    assert r.exit_code == 3, r.output          # nothing succeeded: every file records why
+    rows, _ = _results(out, tmp_path)
+    assert [(r[2], r[3], r[4]) for r in rows] == [
+        ("int4", "unsupported", "onnxruntime has no int4 route in benchdb (available with: openvino)")]
+    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--precision", "int8",
+               "--quant", "gptq", *QUICK, "--out", str(tmp_path / "bad"))
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines()[-1] == ("benchdb: error: --quant 'gptq' is not a quantization method; "
+                                                  "use one of dynamic, static, weights")
+    assert not (tmp_path / "bad").exists()
