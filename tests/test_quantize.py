@@ -130,3 +130,54 @@ def test_unsupported_routes_and_bad_methods(cache, tmp_path):
     assert r.output.strip().splitlines()[-1] == ("benchdb: error: --quant 'gptq' is not a quantization method; "
                                                   "use one of dynamic, static, weights")
     assert not (tmp_path / "bad").exists()
+
+
+@pytest.mark.slow
+def test_optimal_hardware_honours_max_accuracy_drop(cache, tmp_path):
+    out = tmp_path / "res"
+    for backend, precisions, method in (("onnxruntime", "fp32,int8", "static"), ("onnxruntime", "int8", "dynamic"),
+                                        ("pytorch", "fp32,bf16", None)):
+        r = invoke("run", "--backend", backend, "--model", "tiny:bert", "--precision", precisions,
+                   *(["--quant", method] if method else []), *QUICK, "--no-isolation", "--out", str(out))
+        assert r.exit_code == 0, r.output
+    db = tmp_path / "w.duckdb"
+    assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
+    con = duckdb.connect(str(db), read_only=True)
+    drops = dict(con.execute("SELECT l.backend || ' ' || l.precision || coalesce(' ' || json_extract_string("
+                             "l.options, '$.quantization'), ''), a.accuracy_drop FROM results_latest l "
+                             "JOIN result_accuracy a USING (result_id)").fetchall())
+    con.close()
+    assert set(drops) == {"onnxruntime int8 static", "onnxruntime int8 dynamic", "pytorch bf16"}
+    # a limit between the smallest and the largest drop: the larger ones are named with why, the rest rank
+    ordered = sorted(drops.values())
+    limit = (ordered[0] + ordered[-1]) / 2
+    text = f"{limit * 100:.6f}"
+    limit = float(text) / 100
+    r = invoke("report", "--optimal-hardware", "--max-accuracy-drop", f"{text}%", "--wide", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    left_out = [line for line in r.output.splitlines() if "left out by --max-accuracy-drop" in line]
+    assert len(left_out) == sum(1 for d in drops.values() if d > limit)
+    for name, drop in drops.items():
+        backend, precision, *method = name.split()
+        mentioned = any(f"{backend} " in line and precision in line and (not method or f"({method[0]})" in line)
+                        for line in left_out)
+        assert mentioned == (drop > limit), (name, drop, limit)
+    assert all(line.endswith(f"more than {float(text):g} %") for line in left_out)
+    # no limit: every result ranks
+    assert "left out by --max-accuracy-drop" not in invoke("report", "--optimal-hardware", "--db", str(db)).output
+
+
+def test_results_without_an_agreement_are_left_out_with_why(tmp_path):
+    from pathlib import Path
+
+    db = tmp_path / "w.duckdb"       # the H200's fp16/bf16 results predate agreement metrics
+    assert invoke("ingest", str(Path(__file__).parent / "fixtures" / "gpu" / "h200"), "--db", str(db)).exit_code == 0
+    r = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "1%", "--wide", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    table = [line for line in r.output.splitlines() if line.startswith("| tiny:")]
+    assert table and all("| fp32 |" in line for line in table)
+    assert ("left out by --max-accuracy-drop: tiny:vit batch 4 image=32x32: NVIDIA H200 pytorch eager bf16: no "
+            "agreement with fp32 recorded") in r.output.replace("\n> ", " ")
+    bad = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "lots", "--db", str(db))
+    assert bad.exit_code == 2 and bad.output.strip() == ("benchdb: error: --max-accuracy-drop 'lots' is not a "
+                                                          "percentage; write e.g. 1%")

@@ -42,6 +42,10 @@ from benchdb.errors import BenchdbError
               show_default=True, help="What --optimal-hardware optimises.")
 @click.option("--max-latency-ms", type=click.FloatRange(min=0), default=None, help="Latency budget (median).")
 @click.option("--max-memory-mb", type=click.FloatRange(min=0), default=None, help="Peak memory budget.")
+@click.option("--max-accuracy-drop", metavar="PCT", default=None,
+              help="--optimal-hardware: leave out results that are not fp32 whose agreement with fp32 (top-1 or "
+                   "token agreement, else cosine similarity) is more than PCT below 100 %, e.g. 1%; each one "
+                   "left out is named with why.")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
                    "--serving); for --objective cost and the --serving SLO table.")
@@ -51,8 +55,8 @@ from benchdb.errors import BenchdbError
 @click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
               help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
-def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb, prices,
-           github_summary, wide, engine, data):
+def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb,
+           max_accuracy_drop, prices, github_summary, wide, engine, data):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, batch scaling, memory, trends."""
     from benchdb.reports import build as builder
     from benchdb.reports import render as renderer
@@ -68,6 +72,7 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
+                              max_accuracy_drop=_fraction(max_accuracy_drop),
                               prices=_load_prices(prices) if prices else {}, slo=parse_slo(slo))
     if engine == "spark" or data is not None:
         if "serving" in chosen:
@@ -89,6 +94,19 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
     else:
         write_atomic(out, text)
         click.echo(f"wrote {out} ({fmt}, {sum(len(s.rows) for s in rep.sections)} rows)", err=True)
+
+
+def _fraction(text: str | None) -> float | None:
+    """'1%' or '1' (percent) as a fraction (0.01)."""
+    if text is None:
+        return None
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        raise BenchdbError(f"--max-accuracy-drop {text!r} is not a percentage; write e.g. 1%") from None
+    if not 0 <= value <= 100:
+        raise BenchdbError(f"--max-accuracy-drop {text!r} must be between 0% and 100%")
+    return value / 100
 
 
 def _load_prices(path: Path) -> dict[str, float]:

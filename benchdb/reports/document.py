@@ -27,6 +27,8 @@ class Filters:
     objective: str = "throughput"
     max_latency_ms: float | None = None
     max_memory_mb: float | None = None
+    #: --max-accuracy-drop as a fraction (0.01 = 1 %); None: no accuracy constraint.
+    max_accuracy_drop: float | None = None
     prices: dict[str, float] = field(default_factory=dict)
     #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
     #: min_interactivity; empty: none.
@@ -45,6 +47,8 @@ class Filters:
             parts.append(f"latency <= {self.max_latency_ms:g} ms")
         if self.max_memory_mb is not None:
             parts.append(f"memory <= {self.max_memory_mb:g} MB")
+        if self.max_accuracy_drop is not None:
+            parts.append(f"accuracy drop <= {self.max_accuracy_drop * 100:g} %")
         return "; ".join(parts)
 
 

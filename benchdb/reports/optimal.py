@@ -20,6 +20,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
     params = {**f.params(), "objective": f.objective,
               "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
               "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
+              "max_accuracy_drop": f.max_accuracy_drop,
               "price_names": list(f.prices), "price_values": list(f.prices.values())}
     keys, rows = section_rows(con, "optimal_hardware", params)
     value_fmt = {"throughput": "num", "latency": "ms", "energy": "sci", "cost": "num"}[f.objective]
@@ -40,6 +41,10 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
             notes.append("energy needs power samples (power_w, from NVIDIA telemetry); results without "
                          "them are left out")
     notes += _optimal_notes(rows)
+    if f.max_accuracy_drop is not None:
+        notes += _accuracy_notes(section_rows(con, "accuracy_excluded", {**f.params(),
+                                                                          "max_accuracy_drop": f.max_accuracy_drop})[1],
+                                 f.max_accuracy_drop)
     energy = [Column("J/item", "best_energy_per_item_j", "sci", compact=False)] if any(
         r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
     return Section(
@@ -73,6 +78,21 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
          Column("runner-up result", "runner_up_result_id", "result", compact=False)],
         keys, _short_labels([_optimal_row(r) for r in rows]), notes, empty=empty,
         extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {})
+
+
+def _accuracy_notes(rows: list[dict], limit: float) -> list[str]:
+    """One line per result --max-accuracy-drop left out: what it is and why."""
+    out = []
+    for r in rows:
+        what = (f"{r['model_id']} batch {r['batch_size']} {r['input_shape']}: {r['hardware_name']} {r['backend']} "
+                f"{r['mode']} {r['precision']}" + (f" ({r['quantization']})" if r.get("quantization") else ""))
+        if r.get("accuracy_drop") is None:
+            why = "no agreement with fp32 recorded (measured before benchdb recorded it, or not comparable)"
+        else:
+            why = (f"{r['agreement_metric'].replace('_', ' ')} {r['agreement'] * 100:.3f} %, "
+                   f"a drop of {r['accuracy_drop'] * 100:.3f} %, more than {limit * 100:g} %")
+        out.append(f"left out by --max-accuracy-drop: {what}: {why}")
+    return out
 
 
 def _pct(v: float) -> str:

@@ -1,10 +1,13 @@
--- bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware):
+-- bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware), and
+-- bdb_optimal_under(the same, max_accuracy_drop) with an accuracy constraint:
 -- per model, batch size and input shape, the best candidate (hardware + backend + mode +
 -- precision) from results_latest under the constraints, the runner-up and the margin.
 --   objective: 'throughput' (items/s, higher is better), 'latency' (median s), 'energy'
 --              (J per item, needs power samples) or 'cost' (USD per million items, needs a
 --              price for the hardware in prices: MAP(hardware name -> USD per hour)).
 --   max_latency_s, max_memory_bytes: NULL for no limit.
+--   max_accuracy_drop: NULL for no limit; else a result that is not fp32 counts only with an
+--              agreement with fp32 (result_accuracy) whose drop is at most this (0.01 = 1 %).
 --   models, hardware: lists to restrict to (hardware by name or id), NULL for all.
 -- margin: how much better the best is than the runner-up (0.25 = 25 %).
 -- How sure: the same rule as the regression gate (benchdb check). A margin gets an interval only
@@ -23,7 +26,8 @@
 --   NULL without a runner-up. margin_processes: the fewer processes of the two results; best_runs /
 --   runner_up_runs: valid runs of each series so far. best_tail_unstable / runner_up_tail_unstable:
 --   p90 > 2x or p99 > 5x the median (a tail that a median-based ranking hides).
-CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
+CREATE OR REPLACE MACRO bdb_optimal_under(objective, max_latency_s, max_memory_bytes, prices, models, hardware,
+                                          max_accuracy_drop) AS TABLE
 WITH noise AS (SELECT * FROM series_noise),
 cand AS (
     SELECT r.*,
@@ -37,7 +41,9 @@ cand AS (
            END AS value
     FROM results_latest r
     LEFT JOIN noise n USING (series_id)
+    LEFT JOIN result_accuracy acc USING (result_id)
     WHERE NOT bdb_serving_point(r.mode)
+      AND (max_accuracy_drop IS NULL OR r.precision = 'fp32' OR acc.accuracy_drop <= max_accuracy_drop)
       AND (max_latency_s IS NULL OR r.median <= max_latency_s)
       AND (max_memory_bytes IS NULL OR r.peak_memory_bytes <= max_memory_bytes)
       AND (models IS NULL OR list_contains(models, r.model_id))
@@ -136,6 +142,9 @@ LEFT JOIN LATERAL (
     WHERE margin_pt > -1
 ) m ON true
 WHERE b.rank = 1;
+
+CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
+SELECT * FROM bdb_optimal_under(objective, max_latency_s, max_memory_bytes, prices, models, hardware, NULL);
 
 -- optimal_hardware: the unconstrained answer, by throughput and by latency.
 CREATE OR REPLACE VIEW optimal_hardware AS
