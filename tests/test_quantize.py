@@ -165,6 +165,16 @@ def test_optimal_hardware_honours_max_accuracy_drop(cache, tmp_path):
     assert all(line.endswith(f"more than {float(text):g} %") for line in left_out)
     # no limit: every result ranks
     assert "left out by --max-accuracy-drop" not in invoke("report", "--optimal-hardware", "--db", str(db)).output
+    # speed against accuracy: each non-fp32 result beside its own backend's fp32 result
+    r = invoke("report", "--speed-accuracy", "--format", "json", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)           # one section: its rows
+    got = {(x["backend"], x["precision"], x["quantization"]): x for x in rows}
+    assert set(got) == {("onnxruntime", "int8", "static"), ("onnxruntime", "int8", "dynamic"),
+                        ("pytorch", "bf16", None)}
+    for (backend, precision, method), x in got.items():
+        assert x["speedup"] == pytest.approx(x["fp32_median_s"] / x["median_s"])
+        assert x["accuracy_drop"] == pytest.approx(drops[f"{backend} {precision}" + (f" {method}" if method else "")])
 
 
 def test_results_without_an_agreement_are_left_out_with_why(tmp_path):

@@ -82,8 +82,8 @@ def test_json_and_csv_use_view_columns(db):
                       "speedup_ci_low,speedup_ci_high,speedup_basis,speedup_verdict")
     assert len(csv) == 8
     both = json.loads(invoke("report", "--all", "--format", "json", "--db", str(db)).stdout)
-    assert list(both) == ["optimal_hardware", "compat_matrix", "speedup", "batch_scaling", "memory", "trends",
-                          "regressions"]
+    assert list(both) == ["optimal_hardware", "compat_matrix", "speedup", "speed_accuracy", "batch_scaling",
+                          "memory", "trends", "regressions"]
 
 
 def test_constraints_and_filters(db, tmp_path):
@@ -104,8 +104,8 @@ def test_constraints_and_filters(db, tmp_path):
 def test_report_errors_are_one_line(db, tmp_path):
     r = invoke("report", "--db", str(db))
     assert r.exit_code == 2 and r.stderr.strip() == (
-        "benchdb: error: choose a report: --optimal-hardware, --matrix, --speedup, --batch-scaling, --memory, "
-        "--trends, --regressions or --all")
+        "benchdb: error: choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
+        "--batch-scaling, --memory, --trends, --regressions or --all")
     r = invoke("report", "--optimal-hardware", "--model", "nope", "--db", str(db))
     assert r.exit_code == 1
     assert r.stderr.strip().startswith("benchdb: error: nothing to report: no results match models nope;")

@@ -18,6 +18,8 @@ from benchdb.errors import BenchdbError
               help="Best hardware/backend per model and batch size (and the runner-up).")
 @click.option("--matrix", "kinds", flag_value="matrix", multiple=True, help="Compatibility matrix.")
 @click.option("--speedup", "kinds", flag_value="speedup", multiple=True, help="Speedup vs CPU PyTorch eager.")
+@click.option("--speed-accuracy", "kinds", flag_value="speed-accuracy", multiple=True,
+              help="Speedup of each precision over fp32 (with its CI) beside its agreement with fp32.")
 @click.option("--batch-scaling", "--scaling", "kinds", flag_value="batch-scaling", multiple=True,
               help="Batch scaling: latency and throughput against batch size (--scaling: the same).")
 @click.option("--memory", "kinds", flag_value="memory", multiple=True, help="Peak memory.")
@@ -64,8 +66,8 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
 
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
     if not chosen:
-        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --batch-scaling, --memory, "
-                           "--trends, --regressions or --all")
+        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
+                           "--batch-scaling, --memory, --trends, --regressions or --all")
     if slo is not None and "serving" not in chosen:
         raise BenchdbError("--slo applies to --serving")
     from benchdb.reports.serving import parse_slo

@@ -162,11 +162,43 @@ def _regressions(con, f: Filters) -> Section:
         keys, rows, empty=empty, answered=answered)
 
 
+def _speed_accuracy(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "speed_accuracy", f.params())
+    rows = [dict(r, speedup_ci_label=(f"{r['speedup_ci_low']:.2f} .. {r['speedup_ci_high']:.2f}"
+                                      if r.get("speedup_ci_low") is not None else "noise unknown"),
+                 method=r.get("quantization") or "",
+                 agreement_label=(f"{r['agreement_metric'].replace('_', ' ')} {r['agreement'] * 100:.3f} %"
+                                  if r.get("agreement") is not None else "not recorded"),
+                 drop_label=(f"{r['accuracy_drop'] * 100:.3f} %" if r.get("accuracy_drop") is not None else ""))
+            for r in rows]
+    notes = []
+    if any(r.get("agreement") is None for r in rows):
+        notes.append("Agreement not recorded: results measured before benchdb compared every precision with fp32 "
+                     "(measure them again to get it).")
+    return Section(
+        "speed_accuracy", "Speed and accuracy by precision",
+        "Each latest valid result that is not fp32 (fp16, bf16, int8, int4) against the fp32 result of the same "
+        "model, batch size, input shape, hardware, backend and mode: its speedup (> 1 is faster), with a 95 % "
+        "interval where run-to-run noise is known (2+ interleaved processes of one run, or 8+ runs of history), "
+        "and how closely its output follows fp32 on the same inputs (top-1 or token agreement, else cosine "
+        "similarity; the drop is 100 % minus it). `report --optimal-hardware --max-accuracy-drop 1%` ranks "
+        "only results within such a drop.",
+        [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
+         Column("hardware", "hardware_name"), Column("backend", "backend"), Column("mode", "mode", compact=False),
+         Column("precision", "precision"), Column("method", "method"), Column("median", "median_s", "ms"),
+         Column("fp32 median", "fp32_median_s", "ms"), Column("speedup", "speedup", "ratio"),
+         Column("95% CI", "speedup_ci_label"), Column("agreement with fp32", "agreement_label"),
+         Column("drop", "drop_label"), Column("result", "result_id", "result", compact=False),
+         Column("fp32 result", "fp32_result_id", "result", compact=False)],
+        keys, rows, notes, empty="No result that is not fp32 has an fp32 result of the same scenario beside it.")
+
+
 BUILDERS: dict[str, Callable[[Any, Filters], Section | list[Section]]] = {
+    "speed-accuracy": _speed_accuracy,
     "optimal-hardware": optimal_section, "matrix": _matrix, "speedup": _speedup, "batch-scaling": _batch_scaling,
     "trends": _trends, "memory": _memory, "regressions": _regressions, "serving": serving_sections,
 }
-ALL = ("optimal-hardware", "matrix", "speedup", "batch-scaling", "memory", "trends", "regressions")
+ALL = ("optimal-hardware", "matrix", "speedup", "speed-accuracy", "batch-scaling", "memory", "trends", "regressions")
 
 
 def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Filters, *,
@@ -198,7 +230,7 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
 
 
 #: Sections whose rows come from the latest valid timing results: they say what they left out.
-_RANKED = ("optimal_hardware", "speedup", "batch_scaling", "memory", "trends")
+_RANKED = ("optimal_hardware", "speedup", "speed_accuracy", "batch_scaling", "memory", "trends")
 #: Invalid results listed (flagged) under "Measured but left out", and results drilled into (HTML).
 MEASURED_ROWS = 50
 DRILL_MAX = 60

@@ -1,0 +1,47 @@
+-- Report: speed against accuracy per precision. Each latest valid result that is not fp32 beside
+-- the fp32 result of the same model, batch size, input shape, hardware, backend, mode and threads:
+-- its speedup (fp32 median / its median, > 1 is faster) with a 95 % interval where run-to-run
+-- noise is known (the speedup view's rule: both in 2+ interleaved processes of one run, or both
+-- series with 8+ runs), and its agreement with fp32 (result_accuracy) and the drop it means.
+WITH pairs AS (
+    SELECT r.model_id, r.batch_size, r.input_shape, r.hardware_name, r.backend, r.mode, r.precision,
+           json_extract_string(r.options, '$.quantization') AS quantization,
+           r.median, r.median_ci_low, r.median_ci_high, r.result_id,
+           b.median AS fp32_median, b.median_ci_low AS b_ci_low, b.median_ci_high AS b_ci_high,
+           b.result_id AS fp32_result_id,
+           nr.noise AS r_noise, nb.noise AS b_noise,
+           CASE WHEN nr.noise IS NOT NULL AND nb.noise IS NOT NULL THEN 'history'
+                WHEN r.run_id = b.run_id AND r.ci_method = 'hierarchical_bootstrap'
+                     AND b.ci_method = 'hierarchical_bootstrap' THEN 'processes' END AS basis,
+           a.agreement_metric, a.agreement, a.accuracy_drop
+    FROM results_latest r
+    JOIN results_latest b
+      ON b.model_id = r.model_id AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
+     AND b.hardware_id = r.hardware_id AND b.backend = r.backend AND b.mode = r.mode
+     AND b.threads IS NOT DISTINCT FROM r.threads AND b.precision = 'fp32'
+    LEFT JOIN result_accuracy a ON a.result_id = r.result_id
+    LEFT JOIN series_noise nr ON nr.series_id = r.series_id
+    LEFT JOIN series_noise nb ON nb.series_id = b.series_id
+    WHERE r.precision <> 'fp32' AND NOT bdb_serving_point(r.mode)
+      AND ($models IS NULL OR list_contains($models, r.model_id))
+      AND ($hardware IS NULL OR list_contains($hardware, r.hardware_name) OR list_contains($hardware, r.hardware_id))
+),
+intervals AS (
+    SELECT *,
+           fp32_median / median AS speedup,
+           CASE WHEN basis IS NOT NULL AND median_ci_low > 0 AND median_ci_high >= median_ci_low
+                     AND b_ci_low > 0 AND b_ci_high >= b_ci_low
+                THEN sqrt(pow(ln(median_ci_high / median_ci_low) / 3.92, 2)
+                          + pow(ln(b_ci_high / b_ci_low) / 3.92, 2)
+                          + CASE WHEN basis = 'history' THEN pow(r_noise, 2) + pow(b_noise, 2) ELSE 0 END)
+           END AS se
+    FROM pairs
+)
+SELECT model_id, batch_size, input_shape, hardware_name, backend, mode, precision, quantization,
+       median AS median_s, fp32_median AS fp32_median_s, speedup,
+       exp(ln(speedup) - 1.96 * se) AS speedup_ci_low,
+       exp(ln(speedup) + 1.96 * se) AS speedup_ci_high,
+       basis AS speedup_basis,
+       agreement_metric, agreement, accuracy_drop, result_id, fp32_result_id
+FROM intervals
+ORDER BY model_id, batch_size, input_shape, hardware_name, backend, mode, precision, quantization
