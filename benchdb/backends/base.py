@@ -124,7 +124,9 @@ class Scenario:
 
     def label(self) -> str:
         threads = self.options.get("threads")
-        return (f"{self.model_id} {self.backend}/{self.device} {self.mode} {self.precision} "
+        method = self.options.get("quantization")
+        precision = f"{self.precision}({method})" if method else self.precision
+        return (f"{self.model_id} {self.backend}/{self.device} {self.mode} {precision} "
                 f"bs={self.batch_size} {self.input_shape}" + (f" threads={threads}" if threads else ""))
 
 

@@ -37,8 +37,9 @@ CORE: tuple[Option, ...] = (
     Option("precisions", "words", ("fp32",), "Comma-separated: fp32, fp16, bf16, fp64; int8, int4 (quantized: "
            "see --quant).", flag="--precision", aliases=("precision",), axis=True),
     Option("quantization", "str", None, "How int8/int4 are made: dynamic, static (calibrated on 8 seeded inputs) "
-           "or weights (weight-only). Default per backend: onnxruntime int8 dynamic; openvino int8 static, "
-           "int4 weights (NNCF); pytorch int8 dynamic (CPU).", flag="--quant", metavar="METHOD"),
+           "or weights (weight-only); comma-separated: one scenario per method. Default per backend: "
+           "onnxruntime int8 dynamic; openvino int8 static, int4 weights (NNCF); pytorch int8 dynamic (CPU).",
+           flag="--quant", metavar="METHOD"),
     Option("threads", "int", None, "Fixed thread count (default: physical cores). Recorded with every result.",
            minimum=1),
     Option("warmup", "int", 3, "Warm-up calls.", minimum=0, target="rule.warmup_iters"),

@@ -163,13 +163,12 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     for p in opts.precisions:
         if p not in PRECISIONS:
             raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
-    quantize.check_method(opts.quantization)
     device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
-    return inputs.expand_scenarios(
-        opts, NAME, normalize_device(device),
-        lambda mode, precision: PytorchOptions(threads=opts.thread_count, compile_mode=parse_mode(mode),
-                                               **quantize.options(NAME, precision, opts.quantization)),
-        lambda mode: {"torch_device": opts.device}, generates=True)
+    return quantize.per_method(opts, lambda o: inputs.expand_scenarios(
+        o, NAME, normalize_device(device),
+        lambda mode, precision: PytorchOptions(threads=o.thread_count, compile_mode=parse_mode(mode),
+                                               **quantize.options(NAME, precision, o.quantization)),
+        lambda mode: {"torch_device": o.device}, generates=True))
 
 
 def _unsupported(sc: Scenario, device) -> str | None:

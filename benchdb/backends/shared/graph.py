@@ -72,10 +72,9 @@ def plan(engine: Engine, opts: RunOptions, device: str,
         if p not in engine.precisions:
             raise BenchdbError(f"precision {p!r} is not valid for {engine.name}; use one of "
                                f"{', '.join(engine.precisions)}")
-    quantize.check_method(opts.quantization)
-    return inputs.expand_scenarios(
-        opts, engine.name, device,
-        lambda mode, precision: _with_quantization(options(mode, precision), engine.name, precision, opts))
+    return quantize.per_method(opts, lambda o: inputs.expand_scenarios(
+        o, engine.name, device,
+        lambda mode, precision: _with_quantization(options(mode, precision), engine.name, precision, o)))
 
 
 def _with_quantization(option_set: Any, backend: str, precision: str, opts: RunOptions) -> Any:

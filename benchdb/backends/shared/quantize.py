@@ -58,11 +58,32 @@ def method_for(backend: str, precision: str, requested: str | None) -> str:
     return requested
 
 
-def check_method(requested: str | None) -> None:
-    """A --quant value no backend knows is a bad option (exit 2), not an unsupported result."""
+def requested_methods(requested: str | None) -> list[str | None]:
+    """The methods ``--quant`` names (comma-separated: one scenario per method and quantized
+    precision), [None] for the backends' defaults. A value no backend knows is a bad option (exit 2),
+    not an unsupported result."""
+    if requested is None:
+        return [None]
     known = sorted({m for methods in ROUTES.values() for m in methods})
-    if requested is not None and requested not in known:
-        raise BenchdbError(f"--quant {requested!r} is not a quantization method; use one of {', '.join(known)}")
+    names = [m.strip() for m in requested.split(",") if m.strip()]
+    for m in names or [requested]:
+        if m not in known:
+            raise BenchdbError(f"--quant {m!r} is not a quantization method; use one of {', '.join(known)}")
+    return list(dict.fromkeys(names))
+
+
+def per_method(opts, expand) -> list:
+    """``expand(opts)``'s (model, scenarios) once per requested method: float precisions once, each
+    quantized precision once per method, in one plan (so one run interleaves them)."""
+    from dataclasses import replace
+
+    methods = requested_methods(opts.quantization)
+    grouped: dict[str, list] = {}
+    for i, method in enumerate(methods):
+        for spec, scenarios in expand(replace(opts, quantization=method)):
+            keep = [sc for sc in scenarios if i == 0 or sc.precision in QUANTIZED]
+            grouped.setdefault(spec, []).extend(keep)
+    return [(spec, scs) for spec, scs in grouped.items() if scs]
 
 
 def options(backend: str, precision: str, requested: str | None) -> dict[str, Any]:
