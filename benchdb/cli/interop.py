@@ -12,7 +12,7 @@ import click
 from benchdb.cli.options import db_option
 
 IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
-                  "sglang-serve", "aiperf", "guidellm")
+                  "sglang-serve", "aiperf", "guidellm", "lm-eval")
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
 
@@ -31,8 +31,11 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
               help="Serving formats: the engine that served (vllm, sglang, transformers, ...) where the file does "
                    "not name it (AIPerf, GuideLLM); else recorded as an OpenAI-compatible server.")
 @click.option("--model", "model", default=None, metavar="NAME",
-              help="The model, for results whose files do not name it (an SGLang line without server_info).")
-def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model):
+              help="The model, for results whose files do not name it (an SGLang line without server_info); "
+                   "lm-eval: the benchdb model id its scores belong to (default: its pretrained=).")
+@click.option("--precision", "precision", default=None, metavar="PRECISION",
+              help="lm-eval: the precision the scores were measured at, where model_args names no dtype.")
+def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precision):
     """Convert other tools' result files (files or folders) into benchdb contract files.
 
     FORMAT: optimum-benchmark (benchmark.json or benchmark_report.json + benchmark_config.json),
@@ -41,9 +44,10 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model):
     points: vllm-serve (vllm bench serve --save-result JSON), sglang-serve (sglang.bench_serving
     --output-file JSON lines), aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm
     (benchmarks.json or .yaml), recomputed in benchdb's serving definitions from their per-request
-    data. A bad file is reported on one line and nothing of it is written; the others are imported
-    (exit 1 if any failed). Results never take this machine's hardware: a file's own, --hardware or
-    --hardware-file, else unknown.
+    data; accuracy: lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a
+    model, precision and hardware, beside its speed). A bad file is reported on one line and nothing
+    of it is written; the others are imported (exit 1 if any failed). Results never take this
+    machine's hardware: a file's own, --hardware or --hardware-file, else unknown.
     """
     from benchdb.interop import Declared, declared_hardware, import_files
 
@@ -52,7 +56,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model):
         from benchdb.interop.serving import engine_name
 
         engine = engine_name(engine) or engine.strip().lower()
-    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model))
+    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision))
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
     n = sum(k for _, k in summary.imported)

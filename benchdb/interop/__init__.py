@@ -29,12 +29,13 @@ FORMATS = {
     "sglang-serve": "sglang_serve",
     "aiperf": "aiperf",
     "guidellm": "guidellm",
+    "lm-eval": "lm_eval",
 }
 #: The name recorded as the source format (options.source, result_sources.format).
 FORMAT_IDS = {"optimum-benchmark": "optimum-benchmark", "pytest-benchmark": "pytest-benchmark",
               "transformers": "transformers-benchmark-v2", "hud-v3": "hud-v3", "mlperf": "mlperf-loadgen",
               "vllm-serve": "vllm-bench-serve", "sglang-serve": "sglang-bench-serving", "aiperf": "aiperf",
-              "guidellm": "guidellm"}
+              "guidellm": "guidellm", "lm-eval": "lm-evaluation-harness"}
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,19 @@ class Declared:
     device: str | None = None
     engine: str | None = None
     model: str | None = None
+    precision: str | None = None
 
     def apply(self, item: Imported) -> None:
+        if self.model and item.settings.get("model_declarable"):
+            item.model_id = self.model          # the id benchdb knows the model by (lm-eval: its scores' model)
+        if self.precision and item.settings.get("precision_declarable"):
+            if item.precision not in ("unknown", self.precision):
+                raise SourceError(f"the file names its precision ({item.precision}); --precision "
+                                  f"{self.precision} contradicts it")
+            item.precision = self.precision
+        elif item.settings.get("precision_declarable") and item.precision == "unknown":
+            raise SourceError("the file names no precision (no dtype in model_args): give --precision "
+                              "fp32|fp16|bf16|int8|int4")
         if not item.model_id:
             if not self.model:
                 raise SourceError("the file names no model (an SGLang line against a server without "

@@ -88,6 +88,9 @@ def _accuracy_notes(rows: list[dict], limit: float) -> list[str]:
                 f"{r['mode']} {r['precision']}" + (f" ({r['quantization']})" if r.get("quantization") else ""))
         if r.get("accuracy_drop") is None:
             why = "no agreement with fp32 recorded (measured before benchdb recorded it, or not comparable)"
+        elif r.get("score_drop") is not None:
+            why = (f"lm-eval {r['score_basis']} {r['score_drop'] * 100:.3f} % below fp32, "
+                   f"more than {limit * 100:g} %")
         else:
             why = (f"{r['agreement_metric'].replace('_', ' ')} {r['agreement'] * 100:.3f} %, "
                    f"a drop of {r['accuracy_drop'] * 100:.3f} %, more than {limit * 100:g} %")

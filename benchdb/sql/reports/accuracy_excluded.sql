@@ -3,7 +3,8 @@
 -- no agreement recorded (accuracy unknown). fp32 results are the reference and never left out.
 SELECT r.model_id, r.batch_size, r.input_shape, r.hardware_name, r.backend, r.mode, r.precision,
        json_extract_string(r.options, '$.quantization') AS quantization,
-       a.agreement_metric, a.agreement, a.accuracy_drop, r.result_id
+       a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.accuracy_drop, a.accuracy_basis,
+       r.result_id
 FROM results_latest r
 LEFT JOIN result_accuracy a USING (result_id)
 WHERE NOT bdb_serving_point(r.mode)

@@ -13,7 +13,7 @@ WITH pairs AS (
            CASE WHEN nr.noise IS NOT NULL AND nb.noise IS NOT NULL THEN 'history'
                 WHEN r.run_id = b.run_id AND r.ci_method = 'hierarchical_bootstrap'
                      AND b.ci_method = 'hierarchical_bootstrap' THEN 'processes' END AS basis,
-           a.agreement_metric, a.agreement, a.accuracy_drop
+           a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.accuracy_drop, a.accuracy_basis
     FROM results_latest r
     JOIN results_latest b
       ON b.model_id = r.model_id AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
@@ -42,6 +42,7 @@ SELECT model_id, batch_size, input_shape, hardware_name, backend, mode, precisio
        exp(ln(speedup) - 1.96 * se) AS speedup_ci_low,
        exp(ln(speedup) + 1.96 * se) AS speedup_ci_high,
        basis AS speedup_basis,
-       agreement_metric, agreement, accuracy_drop, result_id, fp32_result_id
+       agreement_metric, agreement, score_drop, score_basis, accuracy_drop, accuracy_basis, result_id,
+       fp32_result_id
 FROM intervals
 ORDER BY model_id, batch_size, input_shape, hardware_name, backend, mode, precision, quantization

@@ -1,8 +1,12 @@
--- result_accuracy: per result whose output was compared with the fp32 reference of the same model
--- on the same inputs (every precision but fp32: benchdb.backends.shared.onnx_export.agreement), the
--- figure an accuracy constraint reads (report --max-accuracy-drop): top-1 agreement for classifiers,
--- token agreement for generative models, else the cosine similarity of the outputs; accuracy_drop
--- is 1 minus it (0.01 = 1 %). fp32 results are the reference and have no row.
+-- result_accuracy: per result that is not fp32, how much of fp32's quality it keeps, from what is
+-- known: imported task scores (accuracy_scores) of its model at its precision against the same
+-- tasks and metrics at fp32 -- score_drop, the largest relative drop, 1 - score / fp32 score
+-- (score_basis names that task/metric) -- and its own output's agreement with the fp32 reference
+-- on the same inputs (every precision but fp32: benchdb.backends.shared.onnx_export.agreement):
+-- top-1 agreement for classifiers, token agreement for generative models, else cosine similarity.
+-- accuracy_drop is the score drop where there is one (a task's measured accuracy), else
+-- 1 - agreement (0.01 = 1 %); accuracy_basis says which. fp32 results are the reference and have
+-- no row, nor do results with neither.
 CREATE OR REPLACE VIEW result_accuracy AS
 WITH m AS (
     SELECT result_id,
@@ -12,11 +16,33 @@ WITH m AS (
     FROM result_metrics
     WHERE metric IN ('top1_agreement', 'token_agreement', 'cosine_similarity')
     GROUP BY result_id
+),
+agreement AS (
+    SELECT result_id,
+           CASE WHEN top1 IS NOT NULL THEN 'top1_agreement'
+                WHEN token IS NOT NULL THEN 'token_agreement'
+                ELSE 'cosine_similarity' END AS agreement_metric,
+           coalesce(top1, token, cosine)    AS agreement
+    FROM m
+),
+score_drop AS (
+    SELECT s.model_id, s.precision,
+           max(1 - s.value / f.value)                                    AS drop,
+           arg_max(s.task || '/' || s.metric, 1 - s.value / f.value)     AS worst
+    FROM accuracy_scores s
+    JOIN accuracy_scores f
+      ON f.model_id = s.model_id AND f.task = s.task AND f.metric = s.metric AND f.precision = 'fp32'
+    WHERE s.precision <> 'fp32' AND f.value > 0
+    GROUP BY s.model_id, s.precision
 )
-SELECT result_id,
-       CASE WHEN top1 IS NOT NULL THEN 'top1_agreement'
-            WHEN token IS NOT NULL THEN 'token_agreement'
-            ELSE 'cosine_similarity' END            AS agreement_metric,
-       coalesce(top1, token, cosine)                 AS agreement,
-       1 - coalesce(top1, token, cosine)             AS accuracy_drop
-FROM m;
+SELECT r.result_id,
+       a.agreement_metric, a.agreement,
+       d.drop                                     AS score_drop,
+       d.worst                                    AS score_basis,
+       coalesce(d.drop, 1 - a.agreement)          AS accuracy_drop,
+       CASE WHEN d.drop IS NOT NULL THEN 'lm-eval ' || d.worst ELSE a.agreement_metric END AS accuracy_basis
+FROM results r
+LEFT JOIN agreement a ON a.result_id = r.result_id
+LEFT JOIN score_drop d ON d.model_id = r.model_id AND d.precision = r.precision
+WHERE r.precision <> 'fp32' AND r.mode <> 'accuracy'
+  AND (a.result_id IS NOT NULL OR d.drop IS NOT NULL);
