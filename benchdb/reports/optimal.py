@@ -91,6 +91,8 @@ def _accuracy_notes(rows: list[dict], limit: float) -> list[str]:
         elif r.get("score_drop") is not None:
             why = (f"lm-eval {r['score_basis']} {r['score_drop'] * 100:.3f} % below fp32, "
                    f"more than {limit * 100:g} %")
+        elif r.get("sts_drop") is not None:
+            why = f"STS Spearman {r['sts_drop'] * 100:.3f} % below fp32's, more than {limit * 100:g} %"
         else:
             why = (f"{r['agreement_metric'].replace('_', ' ')} {r['agreement'] * 100:.3f} %, "
                    f"a drop of {r['accuracy_drop'] * 100:.3f} %, more than {limit * 100:g} %")

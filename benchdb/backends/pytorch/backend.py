@@ -346,6 +346,15 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         found, rows_agree = _agreement(torch, model, base, net, inp.forward, fwd)
         extra.update(found)
         rows.extend(rows_agree)
+    if opts.sts and not model.kind.generative:
+        from benchdb.backends.shared import graph, onnx_export
+
+        flat = onnx_export.flat_module(model, net, list(fwd))
+
+        def embed(f):
+            with torch.inference_mode():
+                return flat(**inputs.to_device(f, device, dtype))[0].float().cpu().numpy()
+        rows.extend(graph.sts_rows(model, list(fwd), sc, opts, embed, extra))
     if nvml is not None:
         if nvml.throttled:
             reasons.append("throttled: " + ", ".join(sorted(nvml.throttled)))

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Protocol
 
 from benchdb.backends.base import (
@@ -147,6 +148,9 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
                              **(getattr(session, "extra", None) or {})}
     if model.kind.generative:
         extra["decode"] = engine.decode_note
+    if opts.sts:
+        names = session.input_names
+        base_rows += sts_rows(model, list(fwd), sc, opts, lambda f: session.run(inputs.feeds(names, f))[0], extra)
     base_rows.append(("load_s", "s", 0, 0.0, load_s))
     if export_s is not None:
         base_rows.append(("export_s", "s", 0, 0.0, export_s))
@@ -168,3 +172,19 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
                    validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
                    timing_method="host_clock", stop_reason=m.stop_reason, conditions=cond,
                    started_at=started, extra={**extra, "ci_rel": m.ci_rel})
+
+
+def sts_rows(model, names: list[str], sc: Scenario, opts: RunOptions, run, extra: dict) -> list:
+    """The sts_spearman row of the --sts check (benchdb.backends.shared.similarity), run through
+    the measured callable; a check that cannot run records why in extra, never fails the result."""
+    from benchdb.backends.shared import similarity
+
+    assert opts.sts is not None
+    try:
+        value = similarity.score(model, names, sc.batch_size, sc.settings.get("seq_len") or 128,
+                                 similarity.load_pairs(opts.sts), run)
+    except Exception as exc:
+        extra["sts_error"] = error_text(exc)
+        return []
+    extra["sts"] = {"file": Path(opts.sts).name, "sha256": similarity.digest(opts.sts)}
+    return [("sts_spearman", "ratio", 0, 0.0, value)]

@@ -74,9 +74,14 @@ def requested_methods(requested: str | None) -> list[str | None]:
 
 def per_method(opts, expand) -> list:
     """``expand(opts)``'s (model, scenarios) once per requested method: float precisions once, each
-    quantized precision once per method, in one plan (so one run interleaves them)."""
+    quantized precision once per method, in one plan (so one run interleaves them). Also checks the
+    run's --sts file, which every ML runner's plan goes through here."""
     from dataclasses import replace
 
+    if opts.sts:
+        from benchdb.backends.shared import similarity
+
+        similarity.load_pairs(opts.sts)          # a bad file stops the plan, before anything runs
     methods = requested_methods(opts.quantization)
     grouped: dict[str, list] = {}
     for i, method in enumerate(methods):

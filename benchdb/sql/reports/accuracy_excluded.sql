@@ -3,7 +3,7 @@
 -- no agreement recorded (accuracy unknown). fp32 results are the reference and never left out.
 SELECT r.model_id, r.batch_size, r.input_shape, r.hardware_name, r.backend, r.mode, r.precision,
        json_extract_string(r.options, '$.quantization') AS quantization,
-       a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.accuracy_drop, a.accuracy_basis,
+       a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.sts_drop, a.accuracy_drop, a.accuracy_basis,
        r.result_id
 FROM results_latest r
 LEFT JOIN result_accuracy a USING (result_id)

@@ -2,7 +2,8 @@
 -- the fp32 result of the same model, batch size, input shape, hardware, backend, mode and threads:
 -- its speedup (fp32 median / its median, > 1 is faster) with a 95 % interval where run-to-run
 -- noise is known (the speedup view's rule: both in 2+ interleaved processes of one run, or both
--- series with 8+ runs), and its agreement with fp32 (result_accuracy) and the drop it means.
+-- series with 8+ runs), and its agreement with fp32 (result_accuracy) and the drop it means, and
+-- the sentence-similarity score of both where the run had --sts (sts_spearman).
 WITH pairs AS (
     SELECT r.model_id, r.batch_size, r.input_shape, r.hardware_name, r.backend, r.mode, r.precision,
            json_extract_string(r.options, '$.quantization') AS quantization,
@@ -13,13 +14,16 @@ WITH pairs AS (
            CASE WHEN nr.noise IS NOT NULL AND nb.noise IS NOT NULL THEN 'history'
                 WHEN r.run_id = b.run_id AND r.ci_method = 'hierarchical_bootstrap'
                      AND b.ci_method = 'hierarchical_bootstrap' THEN 'processes' END AS basis,
-           a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.accuracy_drop, a.accuracy_basis
+           a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.sts_drop, a.accuracy_drop, a.accuracy_basis,
+           rs.median AS sts_spearman, bs.median AS fp32_sts_spearman
     FROM results_latest r
     JOIN results_latest b
       ON b.model_id = r.model_id AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
      AND b.hardware_id = r.hardware_id AND b.backend = r.backend AND b.mode = r.mode
      AND b.threads IS NOT DISTINCT FROM r.threads AND b.precision = 'fp32'
     LEFT JOIN result_accuracy a ON a.result_id = r.result_id
+    LEFT JOIN result_metrics rs ON rs.result_id = r.result_id AND rs.metric = 'sts_spearman'
+    LEFT JOIN result_metrics bs ON bs.result_id = b.result_id AND bs.metric = 'sts_spearman'
     LEFT JOIN series_noise nr ON nr.series_id = r.series_id
     LEFT JOIN series_noise nb ON nb.series_id = b.series_id
     WHERE r.precision <> 'fp32' AND NOT bdb_serving_point(r.mode)
@@ -42,7 +46,7 @@ SELECT model_id, batch_size, input_shape, hardware_name, backend, mode, precisio
        exp(ln(speedup) - 1.96 * se) AS speedup_ci_low,
        exp(ln(speedup) + 1.96 * se) AS speedup_ci_high,
        basis AS speedup_basis,
-       agreement_metric, agreement, score_drop, score_basis, accuracy_drop, accuracy_basis, result_id,
-       fp32_result_id
+       agreement_metric, agreement, score_drop, score_basis, sts_drop, accuracy_drop, accuracy_basis,
+       sts_spearman, fp32_sts_spearman, result_id, fp32_result_id
 FROM intervals
 ORDER BY model_id, batch_size, input_shape, hardware_name, backend, mode, precision, quantization

@@ -4,8 +4,10 @@
 -- (score_basis names that task/metric) -- and its own output's agreement with the fp32 reference
 -- on the same inputs (every precision but fp32: benchdb.backends.shared.onnx_export.agreement):
 -- top-1 agreement for classifiers, token agreement for generative models, else cosine similarity.
--- accuracy_drop is the score drop where there is one (a task's measured accuracy), else
--- 1 - agreement (0.01 = 1 %); accuracy_basis says which. fp32 results are the reference and have
+-- sts_drop: 1 - its sentence-similarity score (--sts: sts_spearman) / that of the fp32 result of the
+-- same model, hardware, backend, mode, batch size and shape. accuracy_drop is the imported score
+-- drop where there is one (a task's measured accuracy), else the STS drop, else 1 - agreement
+-- (0.01 = 1 %); accuracy_basis says which. fp32 results are the reference and have
 -- no row, nor do results with neither.
 CREATE OR REPLACE VIEW result_accuracy AS
 WITH m AS (
@@ -25,6 +27,17 @@ agreement AS (
            coalesce(top1, token, cosine)    AS agreement
     FROM m
 ),
+sts AS (
+    SELECT r.result_id, 1 - m.median / f.median AS drop
+    FROM results_latest r
+    JOIN result_metrics m ON m.result_id = r.result_id AND m.metric = 'sts_spearman'
+    JOIN results_latest b
+      ON b.model_id = r.model_id AND b.hardware_id = r.hardware_id AND b.backend = r.backend
+     AND b.mode = r.mode AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
+     AND b.precision = 'fp32'
+    JOIN result_metrics f ON f.result_id = b.result_id AND f.metric = 'sts_spearman'
+    WHERE r.precision <> 'fp32' AND f.median > 0
+),
 score_drop AS (
     SELECT s.model_id, s.precision,
            max(1 - s.value / f.value)                                    AS drop,
@@ -39,10 +52,14 @@ SELECT r.result_id,
        a.agreement_metric, a.agreement,
        d.drop                                     AS score_drop,
        d.worst                                    AS score_basis,
-       coalesce(d.drop, 1 - a.agreement)          AS accuracy_drop,
-       CASE WHEN d.drop IS NOT NULL THEN 'lm-eval ' || d.worst ELSE a.agreement_metric END AS accuracy_basis
+       t.drop                                     AS sts_drop,
+       coalesce(d.drop, t.drop, 1 - a.agreement)  AS accuracy_drop,
+       CASE WHEN d.drop IS NOT NULL THEN 'lm-eval ' || d.worst
+            WHEN t.drop IS NOT NULL THEN 'sts_spearman'
+            ELSE a.agreement_metric END           AS accuracy_basis
 FROM results r
 LEFT JOIN agreement a ON a.result_id = r.result_id
 LEFT JOIN score_drop d ON d.model_id = r.model_id AND d.precision = r.precision
+LEFT JOIN sts t ON t.result_id = r.result_id
 WHERE r.precision <> 'fp32' AND r.mode <> 'accuracy'
-  AND (a.result_id IS NOT NULL OR d.drop IS NOT NULL);
+  AND (a.result_id IS NOT NULL OR d.drop IS NOT NULL OR t.drop IS NOT NULL);
