@@ -229,3 +229,20 @@ def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--sts", str(bad), "--out", str(tmp_path / "b"))
     assert r.exit_code == 2 and r.output.strip().splitlines()[-1] == (
         f'benchdb: error: --sts {bad}: line 1 is not {{"a": ..., "b": ..., "score": number}}')
+
+
+@pytest.mark.slow
+def test_top1_agreement_for_classifiers_and_token_agreement_for_generation(cache, tmp_path):
+    out = tmp_path / "res"
+    for backend, model, task in (("onnxruntime", "tiny:vit", "image-classification"),
+                                 ("pytorch", "tiny:bert", "text-classification"),
+                                 ("onnxruntime", "tiny:llama", None)):
+        r = invoke("run", "--backend", backend, "--model", model, *(["--task", task] if task else []),
+                   "--precision", "int8", *QUICK, "--no-isolation", "--out", str(out))
+        assert r.exit_code == 0, r.output
+    rows, metrics = _results(out, tmp_path)
+    by = {r[0]: r[7] for r in rows}
+    for model, metric in (("tiny:vit", "top1_agreement"), ("tiny:bert", "top1_agreement"),
+                          ("tiny:llama", "token_agreement")):
+        assert 0.5 <= metrics[(by[model], metric)] <= 1.0, (model, metric)
+    assert (by["tiny:llama"], "top1_agreement") not in metrics

@@ -182,7 +182,11 @@ def kind_from_config(config: Any, task: str | None = None) -> Kind:
                                f"supported types: {', '.join(KINDS)}")
     if task and task != kind.task:
         overrides = {"feature-extraction": ("embedding", "AutoModel", False),
-                     "text-generation": ("text_generation", "AutoModelForCausalLM", True)}
+                     "text-generation": ("text_generation", "AutoModelForCausalLM", True),
+                     # classifier heads (random for tiny models): their outputs' top-1 agreement with
+                     # fp32 is what quantized precisions are judged by
+                     "text-classification": ("classification", "AutoModelForSequenceClassification", False),
+                     "image-classification": ("vision", "AutoModelForImageClassification", False)}
         if task not in overrides:
             raise BenchdbError(f"--task {task!r} is not supported; use one of {', '.join(overrides)}")
         fam, auto, gen = overrides[task]
