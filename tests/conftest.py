@@ -108,6 +108,19 @@ def db_rows(db, query: str, params=None) -> list[dict]:
         con.close()
 
 
+@pytest.fixture(scope="module")
+def export_cache(tmp_path_factory):
+    """A module's own $BENCHDB_CACHE (exports and quantized models), restored afterwards."""
+    path = tmp_path_factory.mktemp("export-cache")
+    old = os.environ.get("BENCHDB_CACHE")
+    os.environ["BENCHDB_CACHE"] = str(path)
+    yield path
+    if old is None:
+        os.environ.pop("BENCHDB_CACHE", None)
+    else:
+        os.environ["BENCHDB_CACHE"] = old
+
+
 @pytest.fixture
 def results_dir(tmp_path: Path) -> Path:
     d = tmp_path / "results"

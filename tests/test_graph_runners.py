@@ -27,15 +27,8 @@ def invoke(*args, env=None):
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    path = tmp_path_factory.mktemp("export-cache")
-    old = os.environ.get("BENCHDB_CACHE")
-    os.environ["BENCHDB_CACHE"] = str(path)
-    yield path
-    if old is None:
-        os.environ.pop("BENCHDB_CACHE", None)
-    else:
-        os.environ["BENCHDB_CACHE"] = old
+def cache(export_cache):
+    return export_cache
 
 
 @pytest.fixture(scope="module")

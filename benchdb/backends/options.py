@@ -54,7 +54,8 @@ CORE: tuple[Option, ...] = (
            minimum=0.0001, maximum=0.99, target="rule.target_ci"),
     Option("max_background_cpu", "float", 30.0, "Other processes' CPU % above which a result is marked invalid.",
            minimum=0, maximum=100),
-    Option("task", "str", None, "Override the detected task (feature-extraction, text-generation)."),
+    Option("task", "str", None, "Override the detected task (feature-extraction, text-generation, "
+           "text-classification, image-classification)."),
     Option("gen_tokens", "int", 16, "Tokens each generate call must produce (generative models).", minimum=1),
     Option("timeout_s", "float", 900.0, "Seconds one scenario may take before it is recorded as timeout.",
            flag="--timeout", key="timeout", minimum=0.1),

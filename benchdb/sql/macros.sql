@@ -55,3 +55,13 @@ CREATE OR REPLACE MACRO bdb_timing_metric(metric) AS
 -- throughput: the serving views rank it, the per-call ones (optimal_hardware, speedup,
 -- batch_scaling) leave it out.
 CREATE OR REPLACE MACRO bdb_serving_point(mode) AS coalesce(mode IN ('completions', 'chat'), false);
+
+-- The standard error of log(baseline median / median) for a speedup's 95 % interval, where
+-- run-to-run noise is known (basis 'processes': both in 2+ interleaved processes of one run, so the
+-- medians' intervals hold it; 'history': both series' run-to-run noise added in quadrature); NULL
+-- otherwise. lo/hi, b_lo/b_hi: the two medians' 95 % intervals.
+CREATE OR REPLACE MACRO bdb_ratio_se(basis, lo, hi, b_lo, b_hi, noise, b_noise) AS
+    CASE WHEN basis IS NOT NULL AND lo > 0 AND hi >= lo AND b_lo > 0 AND b_hi >= b_lo
+         THEN sqrt(pow(ln(hi / lo) / 3.92, 2) + pow(ln(b_hi / b_lo) / 3.92, 2)
+                   + CASE WHEN basis = 'history' THEN pow(noise, 2) + pow(b_noise, 2) ELSE 0 END)
+    END;

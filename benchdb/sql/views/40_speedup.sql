@@ -27,12 +27,7 @@ WITH pairs AS (
 intervals AS (
     SELECT *,
            b_median / median AS ratio,
-           CASE WHEN basis IS NOT NULL AND median_ci_low > 0 AND median_ci_high >= median_ci_low
-                     AND b_ci_low > 0 AND b_ci_high >= b_ci_low
-                THEN sqrt(pow(ln(median_ci_high / median_ci_low) / 3.92, 2)
-                          + pow(ln(b_ci_high / b_ci_low) / 3.92, 2)
-                          + CASE WHEN basis = 'history' THEN pow(r_noise, 2) + pow(b_noise, 2) ELSE 0 END)
-           END AS se
+           bdb_ratio_se(basis, median_ci_low, median_ci_high, b_ci_low, b_ci_high, r_noise, b_noise) AS se
     FROM pairs
 )
 SELECT model_id, batch_size, input_shape,
