@@ -122,6 +122,9 @@ def test_unsupported_routes_and_bad_methods(cache, tmp_path):
     assert r.output.strip().splitlines()[-1] == ("benchdb: error: --quant 'gptq' is not a quantization method; "
                                                   "use one of dynamic, static, weights")
     assert not (tmp_path / "bad").exists()
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--quant", "dynamic", "--out", str(tmp_path / "n"))
+    assert r.exit_code == 2 and r.output.strip().splitlines()[-1] == (
+        "benchdb: error: --quant applies to onnxruntime, openvino, pytorch, not numpy")
 
 
 @pytest.mark.slow

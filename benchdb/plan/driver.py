@@ -58,6 +58,7 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
     scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan.
     ``unmatched(rule)`` is called for each exclude rule that matched no scenario (a typo)."""
     from benchdb.backends.options import identity_options
+    from benchdb.backends.shared import quantize
     from benchdb.plan.config import matching_rules
     from benchdb.schema.identity import canonical_options
 
@@ -65,6 +66,7 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
     used: set[int] = set()
     items: list[PlanItem] = []
     for opts in runs:
+        quantize.check_applies(opts)
         backend = load_backend(opts.backend)
         declared = identity_options(opts)
         for model, scenarios in backend.plan(opts):

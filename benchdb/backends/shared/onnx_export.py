@@ -87,7 +87,8 @@ def _key(model: ResolvedModel, kind: str, fwd: dict, dynamic: bool) -> str:
     versions = {p: hardware.package_version(p) for p in ("torch", "transformers", "onnx", "onnxscript", "openvino")}
     # the head too: --task loads the same weights as another class (ViTModel, ViTForImageClassification)
     payload = json.dumps({"model": model.spec if model.path is None else None, "revision": model.revision,
-                          "auto_class": model.kind.auto_class, "task": model.kind.task, "kind": kind, "opset": OPSET, "versions": versions,
+                          "auto_class": model.kind.auto_class, "task": model.kind.task, "kind": kind,
+                          "opset": OPSET, "versions": versions,
                           "signature": _signature(fwd, dynamic), "dynamic": dynamic}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 

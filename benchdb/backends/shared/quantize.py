@@ -72,6 +72,17 @@ def requested_methods(requested: str | None) -> list[str | None]:
     return list(dict.fromkeys(names))
 
 
+def check_applies(opts) -> None:
+    """--quant and --sts are read by the runners that have quantization routes (ROUTES); for any other
+    backend they would do nothing, so they are refused rather than ignored."""
+    takers = sorted({b for b, _ in ROUTES})
+    if opts.backend in takers:
+        return
+    for flag, value in (("--quant", opts.quantization), ("--sts", opts.sts)):
+        if value:
+            raise BenchdbError(f"{flag} applies to {', '.join(takers)}, not {opts.backend}")
+
+
 def per_method(opts, expand) -> list:
     """``expand(opts)``'s (model, scenarios) once per requested method: float precisions once, each
     quantized precision once per method, in one plan (so one run interleaves them). Also checks the
