@@ -45,9 +45,9 @@ from benchdb.errors import BenchdbError
 @click.option("--max-latency-ms", type=click.FloatRange(min=0), default=None, help="Latency budget (median).")
 @click.option("--max-memory-mb", type=click.FloatRange(min=0), default=None, help="Peak memory budget.")
 @click.option("--max-accuracy-drop", metavar="PCT", default=None,
-              help="--optimal-hardware: leave out results that are not fp32 whose agreement with fp32 (top-1 or "
-                   "token agreement, else cosine similarity) is more than PCT below 100 %, e.g. 1%; each one "
-                   "left out is named with why.")
+              help="--optimal-hardware: leave out results that are not fp32 whose accuracy drop against fp32 is "
+                   "more than PCT, e.g. 1% (imported lm-eval scores, else the --sts score, else the output's "
+                   "agreement with fp32: the result_accuracy view); each one left out is named with why.")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
                    "--serving); for --objective cost and the --serving SLO table.")

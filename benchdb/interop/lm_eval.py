@@ -14,7 +14,6 @@ use a precision's drop against fp32 on the same task and metric.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from pathlib import Path
 from typing import Any
@@ -84,5 +83,4 @@ def parse(path: Path) -> list[Imported]:
         started_at=utc_iso(doc.get("date")), tool="lm-evaluation-harness",
         tool_version=str(doc.get("lm_eval_version")) if doc.get("lm_eval_version") else None,
         config={"model": tool_model, "model_args": args, "versions": doc.get("versions")},
-        settings={"model_declarable": True, "precision_declarable": True},
-        run_key=hashlib.sha256(path.read_bytes()).hexdigest()[:16])]
+        settings={"model_declarable": True, "precision_declarable": True})]   # the run: the file's hash

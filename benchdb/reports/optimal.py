@@ -42,9 +42,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
                          "them are left out")
     notes += _optimal_notes(rows)
     if f.max_accuracy_drop is not None:
-        notes += _accuracy_notes(section_rows(con, "accuracy_excluded", {**f.params(),
-                                                                          "max_accuracy_drop": f.max_accuracy_drop})[1],
-                                 f.max_accuracy_drop)
+        notes += _accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
     energy = [Column("J/item", "best_energy_per_item_j", "sci", compact=False)] if any(
         r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
     return Section(

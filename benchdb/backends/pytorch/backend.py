@@ -12,7 +12,6 @@ generative models ``generate_s``, ``ttft_s``, ``tpot_s`` (each decode step timed
 from __future__ import annotations
 
 import copy
-import math
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -240,10 +239,11 @@ def _flops(torch, net, fwd) -> float | None:
         return None
 
 
-def _agreement(torch, model, base, net, reference_inputs: dict, fwd: dict) -> tuple[dict, list]:
-    """The output's agreement with the fp32 model on the CPU, on the same inputs (as the exported-
-    graph runners check theirs): max errors, cosine similarity, top-1 or token agreement. Recorded,
-    never a reason to fail the result; an output that cannot be compared records why in extra."""
+def _agreement(torch, model, base, net, precision: str, reference_inputs: dict, fwd: dict) -> tuple[dict, list]:
+    """The output's agreement with the fp32 model on the CPU, on the same inputs, by the exported-
+    graph runners' check (onnx_export.check_outcome): max errors, cosine similarity, top-1 or token
+    agreement. Recorded, never a reason to fail the result (its tolerance verdict is not used); an
+    output that cannot be compared records why in extra."""
     from benchdb.backends.shared import onnx_export as export
 
     names = list(fwd)
@@ -253,13 +253,11 @@ def _agreement(torch, model, base, net, reference_inputs: dict, fwd: dict) -> tu
             out = export.flat_module(model, net, names)(**fwd)[0].float().cpu().numpy()
     except Exception as exc:   # e.g. an output the flat wrapper cannot walk: no agreement, not a failure
         return {"agreement_error": error_text(exc)}, []
-    abs_err, rel_err, _ = export.compare(reference, out, "fp32")
-    found = export.agreement(reference, out, model.kind.task, model.kind.generative)
-    if not (math.isfinite(abs_err) and math.isfinite(rel_err)):
-        return {**found, "agreement_error": "outputs of another shape, or NaN or inf"}, []
-    fields = {"max_abs_err": abs_err, "max_rel_err": rel_err, **found}
-    return fields, [(name, "abs" if name == "max_abs_err" else "ratio", 0, 0.0, value)
-                    for name, value in fields.items()]
+    _, _, rows, fields = export.check_outcome(reference, out, precision, model.kind.task, model.kind.generative)
+    if fields["max_abs_err"] is None:
+        return {"agreement_error": "outputs of another shape, or NaN or inf"}, []
+    fields.pop("tolerance")
+    return fields, rows
 
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
@@ -343,7 +341,7 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     extra: dict[str, Any] = {"image_tokens": inp.extra.get("image_tokens"), "ci_rel": m.ci_rel,
                              "flops_per_forward": flops}
     if sc.precision != "fp32":
-        found, rows_agree = _agreement(torch, model, base, net, inp.forward, fwd)
+        found, rows_agree = _agreement(torch, model, base, net, sc.precision, inp.forward, fwd)
         extra.update(found)
         rows.extend(rows_agree)
     if opts.sts and not model.kind.generative:

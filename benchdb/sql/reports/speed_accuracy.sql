@@ -1,5 +1,5 @@
 -- Report: speed against accuracy per precision. Each latest valid result that is not fp32 beside
--- the fp32 result of the same model, batch size, input shape, hardware, backend, mode and threads:
+-- its fp32 twin (the fp32_twin view: same model, batch, shape, hardware, backend, mode, threads):
 -- its speedup (fp32 median / its median, > 1 is faster) with a 95 % interval where run-to-run
 -- noise is known (the speedup view's rule: both in 2+ interleaved processes of one run, or both
 -- series with 8+ runs), and its agreement with fp32 (result_accuracy) and the drop it means, and
@@ -16,17 +16,15 @@ WITH pairs AS (
                      AND b.ci_method = 'hierarchical_bootstrap' THEN 'processes' END AS basis,
            a.agreement_metric, a.agreement, a.score_drop, a.score_basis, a.sts_drop, a.accuracy_drop, a.accuracy_basis,
            rs.median AS sts_spearman, bs.median AS fp32_sts_spearman
-    FROM results_latest r
-    JOIN results_latest b
-      ON b.model_id = r.model_id AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
-     AND b.hardware_id = r.hardware_id AND b.backend = r.backend AND b.mode = r.mode
-     AND b.threads IS NOT DISTINCT FROM r.threads AND b.precision = 'fp32'
+    FROM fp32_twin t
+    JOIN results_latest r ON r.result_id = t.result_id
+    JOIN results_latest b ON b.result_id = t.fp32_result_id
     LEFT JOIN result_accuracy a ON a.result_id = r.result_id
     LEFT JOIN result_metrics rs ON rs.result_id = r.result_id AND rs.metric = 'sts_spearman'
     LEFT JOIN result_metrics bs ON bs.result_id = b.result_id AND bs.metric = 'sts_spearman'
     LEFT JOIN series_noise nr ON nr.series_id = r.series_id
     LEFT JOIN series_noise nb ON nb.series_id = b.series_id
-    WHERE r.precision <> 'fp32' AND NOT bdb_serving_point(r.mode)
+    WHERE NOT bdb_serving_point(r.mode)
       AND ($models IS NULL OR list_contains($models, r.model_id))
       AND ($hardware IS NULL OR list_contains($hardware, r.hardware_name) OR list_contains($hardware, r.hardware_id))
 ),

@@ -4,11 +4,22 @@
 -- (score_basis names that task/metric) -- and its own output's agreement with the fp32 reference
 -- on the same inputs (every precision but fp32: benchdb.backends.shared.onnx_export.agreement):
 -- top-1 agreement for classifiers, token agreement for generative models, else cosine similarity.
--- sts_drop: 1 - its sentence-similarity score (--sts: sts_spearman) / that of the fp32 result of the
--- same model, hardware, backend, mode, batch size and shape. accuracy_drop is the imported score
+-- sts_drop: 1 - its sentence-similarity score (--sts: sts_spearman) / that of its fp32 twin. accuracy_drop is the imported score
 -- drop where there is one (a task's measured accuracy), else the STS drop, else 1 - agreement
 -- (0.01 = 1 %); accuracy_basis says which. fp32 results are the reference and have
 -- no row, nor do results with neither.
+-- fp32_twin: each latest valid result that is not fp32, and the latest valid fp32 result of the same
+-- model, batch size, input shape, hardware, backend, mode and threads: what its speedup and its
+-- accuracy drop are measured against (report --speed-accuracy, result_accuracy).
+CREATE OR REPLACE VIEW fp32_twin AS
+SELECT r.result_id, b.result_id AS fp32_result_id
+FROM results_latest r
+JOIN results_latest b
+  ON b.model_id = r.model_id AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
+ AND b.hardware_id = r.hardware_id AND b.backend = r.backend AND b.mode = r.mode
+ AND b.threads IS NOT DISTINCT FROM r.threads AND b.precision = 'fp32'
+WHERE r.precision <> 'fp32';
+
 CREATE OR REPLACE VIEW result_accuracy AS
 WITH m AS (
     SELECT result_id,
@@ -28,15 +39,11 @@ agreement AS (
     FROM m
 ),
 sts AS (
-    SELECT r.result_id, 1 - m.median / f.median AS drop
-    FROM results_latest r
-    JOIN result_metrics m ON m.result_id = r.result_id AND m.metric = 'sts_spearman'
-    JOIN results_latest b
-      ON b.model_id = r.model_id AND b.hardware_id = r.hardware_id AND b.backend = r.backend
-     AND b.mode = r.mode AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
-     AND b.precision = 'fp32'
-    JOIN result_metrics f ON f.result_id = b.result_id AND f.metric = 'sts_spearman'
-    WHERE r.precision <> 'fp32' AND f.median > 0
+    SELECT t.result_id, 1 - m.median / f.median AS drop
+    FROM fp32_twin t
+    JOIN result_metrics m ON m.result_id = t.result_id AND m.metric = 'sts_spearman'
+    JOIN result_metrics f ON f.result_id = t.fp32_result_id AND f.metric = 'sts_spearman'
+    WHERE f.median > 0
 ),
 score_drop AS (
     SELECT s.model_id, s.precision,
