@@ -126,13 +126,13 @@ def main() -> None:
           f"{a.max_tokens} tokens/request; {os.cpu_count()} CPUs")
     try:
         print(f"{'tool':8} {'conc':>5} {'reqs':>5} {'err':>4} {'TTFT median ms (vs set)':>24} "
-              f"{'ITL median ms (vs set)':>24} {'client CPU':>10}  stop")
+              f"{'ITL median ms (vs set)':>24} {'client CPU':>10} {'tokens/s':>9}  stop")
         for conc in levels:
             r = benchdb_point(url, conc, a.max_tokens)
             ttft = r["ttft"] * 1e3 if r["ttft"] is not None else None
             itl = r["itl"] * 1e3 if r["itl"] is not None else None
             print(f"{'benchdb':8} {conc:5d} {r['requests']:5d} {r['errors']:4d} {fmt(ttft, a.ttft_ms):>24} "
-                  f"{fmt(itl, a.itl_ms):>24} {r['cpu']:9.1f}%  {r['stop']}", flush=True)
+                  f"{fmt(itl, a.itl_ms):>24} {r['cpu']:9.1f}% {r['req_s'] * a.max_tokens:9.0f}  {r['stop']}", flush=True)
             if a.guidellm:
                 g = guidellm_point(a.guidellm, url, conc, a.max_tokens, tokenizer_dir(a.tokenizer), r["requests"])
                 if "error" in g:

@@ -7,7 +7,8 @@
   ``PreTrainedTokenizerFast`` with ``<|bos|>`` / ``<|eos|>`` / ``<|pad|>`` / ``<|unk|>`` and a simple
   Jinja chat template;
 - a ``LlamaForCausalLM`` with random weights: hidden 64, 2 layers, 4 attention heads, 2 KV heads,
-  tied embedding / LM head;
+  tied embedding / LM head (``size="small"``: hidden 1024, 16 layers, 16 heads, 8 KV heads, about
+  250 M parameters stored in bfloat16, so that on a GPU the model, not Python, is the bottleneck);
 - ``generation_config.json``: greedy decoding. With ``no_eos=True`` (the default) the model never
   ends a sequence itself, so every request yields exactly ``max_tokens`` tokens: the generation
   config suppresses EOS (``suppress_tokens=[eos]``, honoured by ``model.generate()``) and the EOS
@@ -32,6 +33,14 @@ from pathlib import Path
 
 VOCAB_SIZE = 512
 N_SENTENCES = 600
+
+#: The model shapes ``build`` knows: LlamaConfig fields, and the dtype the weights are saved in.
+SIZES: dict[str, dict] = {
+    "tiny": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+             "num_key_value_heads": 2, "max_position_embeddings": 512, "dtype": "float32"},
+    "small": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 16, "num_attention_heads": 16,
+              "num_key_value_heads": 8, "max_position_embeddings": 2048, "dtype": "bfloat16"},
+}
 
 CHAT_TEMPLATE = (
     "{{ bos_token }}"
@@ -62,12 +71,15 @@ def sentences(n: int, seed: int = 0) -> list[str]:
     return out
 
 
-def build(folder: Path, *, seed: int = 0, no_eos: bool = True) -> Path:
-    """Write the tokenizer, the random-weight model and its generation config into ``folder``."""
+def build(folder: Path, *, seed: int = 0, no_eos: bool = True, size: str = "tiny") -> Path:
+    """Write the tokenizer, the random-weight model (shape ``SIZES[size]``) and its generation
+    config into ``folder``."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
+    shape = dict(SIZES[size])
+    dtype = getattr(torch, shape.pop("dtype"))
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
 
@@ -88,19 +100,14 @@ def build(folder: Path, *, seed: int = 0, no_eos: bool = True) -> Path:
         eos_token="<|eos|>",
         pad_token="<|pad|>",
         unk_token="<|unk|>",
-        model_max_length=512,
+        model_max_length=shape["max_position_embeddings"],
     )
     hf_tok.chat_template = CHAT_TEMPLATE
     hf_tok.save_pretrained(folder)
 
     config = LlamaConfig(
         vocab_size=len(hf_tok),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=512,
+        **shape,
         bos_token_id=hf_tok.bos_token_id,
         eos_token_id=hf_tok.eos_token_id,
         pad_token_id=hf_tok.pad_token_id,
@@ -124,7 +131,7 @@ def build(folder: Path, *, seed: int = 0, no_eos: bool = True) -> Path:
         assert isinstance(embedding, torch.nn.Embedding)
         with torch.no_grad():
             embedding.weight[eos].zero_()
-    model.save_pretrained(folder)
+    model.to(dtype).save_pretrained(folder)
     return folder
 
 
@@ -134,8 +141,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("folder", type=Path, help="where to write the model (created if missing)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eos", action="store_true", help="let the model end sequences (default: never EOS)")
+    parser.add_argument("--size", choices=sorted(SIZES), default="tiny",
+                        help="tiny: 2 layers of 64 (CPU tests); small: ~250 M parameters in bf16 (a GPU's load)")
     args = parser.parse_args(argv)
-    print(build(args.folder, seed=args.seed, no_eos=not args.eos))
+    print(build(args.folder, seed=args.seed, no_eos=not args.eos, size=args.size))
 
 
 if __name__ == "__main__":

@@ -9,38 +9,7 @@
 # Needs python3 with a CUDA build of torch, transformers and nvidia-ml-py, and benchdb importable
 # (pip install -e . or a wheel on PYTHONPATH). Every step is timed and kept going past a failure;
 # OUTDIR/gpu.tar.gz holds the contract files, the warehouse (catalog and samples), the report,
-# nvidia-smi's own log and the independent measures, for benchmarks/gpu/compare.py.
-set -u
-OUT=${1:?usage: verify.sh OUTDIR [STEP ...]}
-shift
-STEPS=" ${*:-hardware eager agreement calibrate compile ort} "
-want() { [[ $STEPS == *" $1 "* ]]; }
-W=$(mktemp -d /tmp/benchdb-gpu.XXXX)
-mkdir -p "$OUT" "$W/results"
-export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC
-PY=${PYTHON:-python3}
-LOG=$W/steps.log
-BUDGET=${BUDGET:-480}   # seconds for all steps: each is cut short to leave time to pack the results
-DEADLINE=$(( $(date +%s) + BUDGET ))
-step() {  # step NAME SECONDS CMD...: one timed step, its output in $W/NAME.txt and the log
-  local name=$1 limit=$2; shift 2
-  local t0 t1 rc left=$(( DEADLINE - $(date +%s) ))
-  if [ "$left" -lt 10 ]; then echo "== $name skipped: budget spent" | tee -a "$LOG"; return; fi
-  [ "$limit" -gt "$left" ] && limit=$left
-  t0=$(date +%s%N)
-  timeout "$limit" "$@" >"$W/$name.txt" 2>&1
-  rc=$?; t1=$(date +%s%N)
-  echo "== $name rc=$rc ms=$(( (t1 - t0) / 1000000 )) start=$t0 end=$t1" | tee -a "$LOG"
-  tail -n 25 "$W/$name.txt"
-}
-
-nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
-nvidia-smi -q -d PERFORMANCE,POWER,CLOCK >"$W/smi_q_before.txt" 2>&1
-# nvidia-smi's own log beside benchdb's NVML samples: power, clocks, utilisation every 100 ms
-fields=timestamp,power.draw,clocks.sm,clocks.mem,utilization.gpu,temperature.gpu
-nvidia-smi --help-query-gpu | grep -q '"power.draw.instant"' && fields=$fields,power.draw.instant
-nvidia-smi --query-gpu=$fields --format=csv,nounits -lms 100 >"$W/smi.csv" 2>&1 &
-SMI=$!
+smi_log
 
 common=(--warmup 5 --min-iters 20 --min-time 0.3 --max-time 2 --gen-tokens 8 --timeout 300 --out "$W/results")
 want hardware && step hardware 120 "$PY" -m benchdb hardware

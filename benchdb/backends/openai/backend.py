@@ -14,6 +14,7 @@ import hashlib
 import json
 import random
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timezone
@@ -225,9 +226,11 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         try:
             load = _spec(url, model, sc, opts, i)
             cond = Conditions.now(opts.thread_count)
+            metered_from = time.time()
             meter = _energy_meter(sc.device) if server is not None else None
             result = loadgen.run(load)
             joules = _joules(meter)
+            metered_to = time.time()
         except Exception as exc:  # a load point's failure is its status, the sweep goes on
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
@@ -237,6 +240,9 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         extra: dict[str, Any] = {"server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
                                  "errors": result.errors, "requests": summary.get("requests"),
                                  "client_cpu_pct": result.client_cpu_pct, "slo": opts.option("slo")}
+        if joules is not None:
+            # the energy counter's window (epoch seconds), so other meters can be set beside it
+            extra["energy_window_s"] = [metered_from, metered_to]
         died = server is not None and not server.alive()
         status, error = _status(summary, died, server)
         yield Outcome(sc, info, status=status, error=error, rows=rows, primary_metric="ttft_s",

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# benchdb on a real NVIDIA GPU, round two (issue 52), in one pass. Run from the repository root:
+#
+#     bash benchmarks/gpu/serve.sh OUTDIR [STEP ...]
+#
+# STEPs (default all, in this order): hardware serving independent compile client parallel.
+#   serving      transformers serve (continuous batching) with a ~250 M-parameter LLaMA built offline
+#                (random weights, bf16), swept by `benchdb run --backend openai --server ...` over
+#                closed-loop concurrencies and one open-loop rate, NVML energy per output token;
+#                nvidia-smi's 100 ms power log runs beside it (benchmarks/gpu/compare_serving.py
+#                integrates it over each load point's energy window)
+#   independent  one more server, measured in turn by benchdb (--url) and by
+#                benchmarks/gpu/serving_independent.py (threads + http.client) at two concurrencies
+#   compile      eager, compile:reduce-overhead (CUDA graphs) and compile:max-autotune on a
+#                BERT-base-shaped model, eager and reduce-overhead on the LLaMA's forward pass
+#   client       benchmarks/serving_client.py against the stub: where one client process saturates
+#   parallel     --parallel auto on the CPU side (numpy matmul)
+#
+# BUDGET (default 500) caps the seconds of the measuring steps. Needs python3 with a CUDA build of
+# torch and nvidia-ml-py; the other packages (duckdb, pydantic, transformers[serving] without torch,
+# benchdb itself) come from build/gpu-wheels when present (`bash benchmarks/gpu/wheels.sh` builds it
+# on the CPU machine for the GPU machine's Python), installed with pip --target into $W/site.
+set -u
+OUT=${1:?usage: serve.sh OUTDIR [STEP ...]}
+shift
+STEPS=" ${*:-hardware serving independent compile client parallel} "
+want() { [[ $STEPS == *" $1 "* ]]; }
+W=$(mktemp -d /tmp/benchdb-gpu2.XXXX)
+mkdir -p "$OUT" "$W/results"
+export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+PY=${PYTHON:-python3}
+LOG=$W/steps.log
+BUDGET=${BUDGET:-500}
+DEADLINE=$(( $(date +%s) + BUDGET ))
+source "$(dirname "$0")/lib.sh"
+
+if [ -d build/gpu-wheels ]; then
+  step install 90 "$PY" -m pip install -q --no-deps --no-index --target "$W/site" build/gpu-wheels/*.whl
+  export PYTHONPATH=$W/site PATH=$W/site/bin:$PATH
+fi
+"$PY" -c "import torch, transformers, duckdb, benchdb; print('python', __import__('sys').version.split()[0], \
+'torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'duckdb', \
+duckdb.__version__, 'benchdb', benchdb.__file__)" | tee "$W/versions.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
+nproc | tee "$W/nproc.txt"
+smi_log
+TF="$PY -m transformers.cli.transformers"
+"$PY" -c "import transformers.cli.transformers" 2>/dev/null || TF=transformers
+
+want hardware && step hardware 60 "$PY" -m benchdb hardware
+
+if want serving || want independent; then
+  step build-llm 90 "$PY" -m benchdb.serving.tiny_llm --size small "$W/llm"
+fi
+SERVE="$TF serve {model} --port {port} --continuous-batching --device cuda:0"
+load=(--seq-lens 128 --gen-tokens 64 --warmup 4 --min-iters 12 --min-time 3 --max-time 15 --server-timeout 180)
+if want serving; then
+  step serving 260 "$PY" -m benchdb run --backend openai --device cuda:0 --model "$W/llm" --server "$SERVE" \
+    --concurrency ${CONCURRENCY:-1,8,32,64} --tag gpu-serving "${load[@]}" --out "$W/results"
+  step serving-rate 120 "$PY" -m benchdb run --backend openai --device cuda:0 --model "$W/llm" --server "$SERVE" \
+    --request-rate ${RATE:-poisson:16} --tag gpu-serving "${load[@]}" --out "$W/results"
+fi
+
+if want independent; then
+  port=18231
+  $TF serve "$W/llm" --port $port --continuous-batching --device cuda:0 >"$W/server-independent.log" 2>&1 &
+  SERVER=$!
+  for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 1; done
+  url=http://127.0.0.1:$port
+  for c in 1 16; do
+    n=$(( c == 1 ? 16 : 96 ))
+    step "indep-$c-a" 60 "$PY" benchmarks/gpu/serving_independent.py "$url" "$W/llm" --concurrency $c --requests $n \
+      --prompt-words 128 --max-tokens 64 && cat "$W/indep-$c-a.txt" >>"$W/independent.jsonl"
+    step "bench-url-$c" 90 "$PY" -m benchdb run --backend openai --url "$url" --server-hardware gpu-box \
+      --model "$W/llm" --concurrency $c --tag gpu-independent "${load[@]}" --out "$W/results"
+    step "indep-$c-b" 60 "$PY" benchmarks/gpu/serving_independent.py "$url" "$W/llm" --concurrency $c --requests $n \
+      --prompt-words 128 --max-tokens 64 && cat "$W/indep-$c-b.txt" >>"$W/independent.jsonl"
+  done
+  kill -TERM -- $SERVER 2>/dev/null; pkill -f "serve $W/llm" 2>/dev/null; wait $SERVER 2>/dev/null
+fi
+
+if want compile; then
+  "$PY" -c "import torch, transformers as T; torch.manual_seed(0); T.logging.set_verbosity_error(); \
+T.BertModel(T.BertConfig()).save_pretrained('$W/bert-base')" >"$W/bert-base.txt" 2>&1
+  c=(--batch-sizes 8 --seq-lens 128 --precision bf16 --warmup 10 --min-iters 50 --min-time 1 --max-time 3 \
+     --timeout 240 --tag gpu-compile --out "$W/results")
+  step compile-eager 90 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" --mode eager "${c[@]}"
+  step compile-ro 150 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
+    --mode compile:reduce-overhead "${c[@]}"
+  step compile-ma 240 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
+    --mode compile:max-autotune "${c[@]}"
+  if [ -d "$W/llm" ]; then
+    step compile-llm 200 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/llm" \
+      --mode eager,compile:reduce-overhead --gen-tokens 16 "${c[@]}"
+  fi
+fi
+
+want client && step client 120 "$PY" benchmarks/serving_client.py --ttft-ms 20 --itl-ms 2 --max-tokens 64 \
+  --concurrency ${CLIENT_CONCURRENCY:-1,64,256,1024}
+want parallel && step parallel 90 "$PY" -m benchdb run --backend numpy --model matmul:512 --parallel auto \
+  --repeats 2 --min-time 0.5 --max-time 2 --tag gpu-parallel --out "$W/results"
+
+kill $SMI 2>/dev/null
+
+DEADLINE=$(( $(date +%s) + 120 ))   # the packing steps' own budget
+step ingest 60 "$PY" -m benchdb ingest "$W/results"
+step points 60 "$PY" -m benchdb report --serving
+step compare 60 "$PY" benchmarks/gpu/compare_serving.py "$W"
+step results 60 "$PY" -m benchdb query "SELECT model_id, backend, mode, precision, batch_size, input_shape, status, \
+metric, round(median*1e3, 4) AS median_ms, validity_reasons FROM results_latest WHERE backend <> 'openai' ORDER BY ALL"
+
+tar -C "$W" -czf "$OUT/gpu2.tar.gz" --exclude=llm --exclude=bert-base --exclude=site .
+cp "$LOG" "$OUT/steps.log"
+ls -la "$OUT"

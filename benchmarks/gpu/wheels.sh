@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds build/gpu-wheels: benchdb and the packages benchmarks/gpu/serve.sh needs beyond a GPU image's
+# torch, numpy, pyarrow and jinja2 (duckdb, pydantic, transformers[serving] without torch, httpx, ...),
+# as wheels for the GPU machine's Python (PYVER, default 3.12), at the versions of this machine's venv
+# (.venv), which the tests ran with. A device call carries the folder (64 MiB at most, so no torch).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PYVER=${PYVER:-3.12}
+rm -rf build/gpu-wheels && mkdir -p build/gpu-wheels
+.venv/bin/python - >build/gpu-wheels.txt <<'PY'
+import importlib.metadata as m, re
+from packaging.requirements import Requirement
+roots = ["duckdb", "click", "pyyaml", "psutil", "threadpoolctl", "pydantic", "httpx", "nvidia-ml-py", "transformers",
+         "openai", "uvicorn", "fastapi", "starlette", "rich", "accelerate"]
+# on the GPU image already (torch's own dependencies, and pyarrow/numpy), or not needed offline (hf-xet)
+skip = {"torch", "triton", "numpy", "pyarrow", "sympy", "networkx", "mpmath", "setuptools", "jinja2", "markupsafe",
+        "filelock", "fsspec", "hf-xet"}
+seen, stack = {}, list(roots)
+while stack:
+    n = re.sub(r"[-_.]+", "-", stack.pop()).lower()
+    if n in seen or n in skip or (n.startswith("nvidia-") and n != "nvidia-ml-py"):
+        continue
+    d = m.distribution(n)
+    seen[n] = d.version
+    for r in d.requires or []:
+        req = Requirement(r)
+        if req.marker is None or req.marker.evaluate({"extra": "", "python_version": "3.12"}):
+            stack.append(req.name)
+print("\n".join(f"{n}=={v}" for n, v in sorted(seen.items())))
+PY
+.venv/bin/pip download -q --no-deps --only-binary=:all: --python-version "$PYVER" --implementation cp \
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
+  -d build/gpu-wheels -r build/gpu-wheels.txt
+.venv/bin/pip wheel -q --no-deps --no-build-isolation -w build/gpu-wheels .
+du -sh build/gpu-wheels
