@@ -1,10 +1,16 @@
 """`benchdb serve`: the dashboard over HTTP, read-only.
 
 GET ``/`` is the page, ``/static/<file>`` its scripts and styles, ``/api/views`` the catalog and
-``/api/<view>?filter=value`` a view's rows as JSON. Every other method is refused (405): the
-server has no way to change the warehouse. Each API request opens its own read-only, sandboxed
-connection and closes it, so the file is never held open between requests: `benchdb ingest` can
-write while the server runs, and the next load shows what it added.
+``/api/<view>?filter=value`` a view's rows as JSON; HEAD answers as GET without the body. Every
+other method is refused (405): the server has no way to change the warehouse. Each API request
+opens its own read-only, sandboxed connection and closes it, so the file is never held open between
+requests: `benchdb ingest` can write while the server runs, and the next load shows what it added.
+
+A request whose Host header names neither the address the server listens on nor this machine's
+loopback (with the server's port) is refused (403): a page of another site that rebinds its own
+name to 127.0.0.1 reaches the server, but with its own name in the header. Every failure, also
+those http.server answers itself (a malformed request line, an unknown method), is an HTTP error
+with a one-line JSON body ``{"error": "..."}``.
 """
 
 from __future__ import annotations
@@ -13,13 +19,16 @@ import ipaddress
 import json
 import mimetypes
 import socket
+import sys
+import threading
+from contextlib import ExitStack
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from benchdb.dashboard import api
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, clip, first_line
 
 STATIC = Path(__file__).parent / "static"
 
@@ -41,9 +50,50 @@ def is_loopback(host: str) -> bool:
             return False
 
 
+#: Names a request's Host header may give besides the listening address (with the server's port).
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+#: DuckDB shares one database among a process's connections to a file; sandboxing the first one
+#: changes its settings, which a second thread sandboxing at the same moment finds locked. Opening
+#: one connection at a time keeps the sandbox's check-then-set whole (queries still run in parallel).
+_OPENING = threading.Lock()
+
+
+def split_host(header: str) -> tuple[str, int | None]:
+    """(name, port) of a Host header (``name``, ``name:port``, ``[v6]``, ``[v6]:port``); port
+    None when absent; ValueError when it is not a host."""
+    text = header.strip()
+    if text.startswith("["):
+        name, _, rest = text[1:].partition("]")
+        port = rest.removeprefix(":") if rest.startswith(":") else None
+        if rest and port is None:
+            raise ValueError(header)
+    else:
+        name, sep, port_text = text.rpartition(":")
+        name, port = (name, port_text) if sep else (text, None)
+    if not name or (port is not None and not port.isdigit()):
+        raise ValueError(header)
+    return name.lower().rstrip("."), int(port) if port is not None else None
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
 class Handler(BaseHTTPRequestHandler):
     server_version = "benchdb-serve"
+    #: A request line without a version is answered with a status line and headers all the same.
+    default_request_version = "HTTP/1.0"
     db: str | None = None
+    #: Host header names accepted besides :data:`LOOPBACK_NAMES` (the listening address).
+    names: frozenset[str] = frozenset()
+    #: Listening on every address: any address literal names this server (only a name can be rebound).
+    any_address = False
+    port = 0
+    head_only = False
 
     def log_message(self, format, *args):      # noqa: A002 (the base class's name)
         return                                  # quiet: the terminal shows the URL, not every request
@@ -55,12 +105,51 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.end_headers()
-        self.wfile.write(body)
+        if not self.head_only:
+            self.wfile.write(body)
 
     def _json(self, status: int, doc) -> None:
         self._send(status, json.dumps(doc, allow_nan=False).encode(), "application/json")
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (bad request line, unknown method, too long a header) as JSON."""
+        if code == HTTPStatus.NOT_IMPLEMENTED:          # a method without a handler
+            code, message = HTTPStatus.METHOD_NOT_ALLOWED, f"the dashboard answers GET and HEAD, not {self.command}"
+        self.close_connection = True
+        self._json(code, {"error": clip(message or HTTPStatus(code).phrase)})
+
+    def host_refusal(self) -> str | None:
+        """Why the request's Host header does not name this server, or None when it does."""
+        port = self.port
+        header = self.headers.get("Host")
+        if not header:
+            return f"no Host header: ask for http://127.0.0.1:{port}/"
+        try:
+            name, given = split_host(header)
+        except ValueError:
+            name, given = "", None
+        if (given if given is not None else 80) == port and (
+                name in LOOPBACK_NAMES or name in self.names or (self.any_address and _is_ip(name))):
+            return None
+        return (f"Host {clip(header, 200)!r} does not name this server: ask for "
+                f"http://127.0.0.1:{port}/ (a page of another site cannot read the dashboard)")
+
+    def do_HEAD(self):  # noqa: N802 (http.server's name)
+        self.head_only = True
+        self.do_GET()
+
     def do_GET(self):  # noqa: N802 (http.server's name)
+        refusal = self.host_refusal()
+        if refusal is not None:
+            return self._json(HTTPStatus.FORBIDDEN, {"error": refusal})
+        try:
+            return self._get()
+        except Exception as exc:   # a corrupt part, a bug: still an answer, never a dropped connection
+            problem = f"{type(exc).__name__}: {first_line(exc)}"
+            print(f"benchdb serve: {self.command} {clip(self.path, 200)}: {problem}", file=sys.stderr)
+            return self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot answer: {problem}"})
+
+    def _get(self):
         url = urlsplit(self.path)
         path = url.path
         if path in ("/", "/index.html"):
@@ -85,7 +174,9 @@ class Handler(BaseHTTPRequestHandler):
             try:
                 from benchdb.warehouse import Warehouse
 
-                with Warehouse(self.db, wait_s=10).reading() as con:
+                with ExitStack() as stack:
+                    with _OPENING:
+                        con = stack.enter_context(Warehouse(self.db, wait_s=10).reading())
                     return self._json(200, api.query(con, path.removeprefix("/api/"), params))
             except api.UnknownView as exc:
                 return self._json(404 if "no dashboard view" in str(exc) else 400, {"error": str(exc)})
@@ -99,6 +190,25 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_DELETE = do_PATCH = _refuse  # noqa: N815
 
 
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, ConnectionError):        # the browser went away mid-answer
+            return
+        print(f"benchdb serve: {type(exc).__name__}: {first_line(exc) if exc else ''}", file=sys.stderr)
+
+
+class Server6(Server):
+    address_family = socket.AF_INET6
+
+
 def make_server(db: str | None, host: str, port: int) -> ThreadingHTTPServer:
-    handler = type("BoundHandler", (Handler,), {"db": db})
-    return ThreadingHTTPServer((host, port), handler)
+    any_address = host in ("", "0.0.0.0", "::")
+    names = {host.lower().strip("[]").rstrip(".")} - {""}
+    if any_address:
+        names.add(socket.gethostname().lower())
+    handler: type[Handler] = type("BoundHandler", (Handler,), {"db": db, "any_address": any_address})
+    server = (Server6 if ":" in host else Server)((host.strip("[]"), port), handler)
+    handler.names = frozenset(names | {str(server.server_address[0]).lower()})     # the address bound
+    handler.port = server.server_port
+    return server
