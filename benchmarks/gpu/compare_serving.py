@@ -51,10 +51,11 @@ def main() -> None:
 
     print("1. serving points (transformers serve, continuous batching; benchdb run --backend openai)")
     rows = con.execute("""
-        SELECT p.input_shape, p.ttft_p50, p.ttft_p90, p.tpot_p50, p.tpot_p90, p.output_throughput_per_device,
-               p.energy_per_output_token_j, p.n_errors, p.hardware_name, r.extra
+        SELECT p.input_shape, p.ttft_p50_s, p.ttft_p90_s, p.tpot_p50_s, p.tpot_p90_s, p.output_throughput_per_device,
+               p.energy_per_output_token_j, p.errors, p.hardware_name, r.extra
         FROM serving_points p JOIN results_latest r USING (result_id)
-        WHERE p.server_hardware_name = p.hardware_name ORDER BY p.concurrency_v NULLS LAST, p.rate_v""").fetchall()
+        WHERE json_extract_string(p.options, '$.server_hardware') IS NULL
+        ORDER BY p.concurrency NULLS LAST, p.request_rate""").fetchall()
     print(f"   {'load':34} {'TTFT p50/p90 ms':>17} {'TPOT p50/p90 ms':>16} {'tok/s/GPU':>9} {'J/token':>8} err")
     windows = []
     for shape, t50, t90, p50, p90, tput, jpt, err, _hw, extra in rows:
@@ -85,8 +86,8 @@ def main() -> None:
     ind = [json.loads(x) for x in path.read_text().splitlines() if x.startswith("{")] if path.exists() else []
     for conc in sorted({i["concurrency"] for i in ind}):
         mine = [i for i in ind if i["concurrency"] == conc and i["ttft_p50_ms"] is not None]
-        b = con.execute("""SELECT ttft_p50, itl_p50, ttft_p90, itl_p90 FROM serving_points
-                           WHERE concurrency_v = ? AND server_hardware_name = 'gpu-box'""", [conc]).fetchone()
+        b = con.execute("""SELECT ttft_p50_s, itl_p50_s FROM serving_points
+                           WHERE concurrency = ? AND hardware_name = 'gpu-box'""", [conc]).fetchone()
         if not mine or b is None:
             print(f"   concurrency {conc}: missing (independent runs {len(mine)}, benchdb point {b is not None})")
             continue

@@ -3,7 +3,7 @@
 #
 #     bash benchmarks/gpu/serve.sh OUTDIR [STEP ...]
 #
-# STEPs (default all, in this order): hardware serving independent compile client parallel.
+# STEPs (default all, in this order): hardware serving independent client parallel compile.
 #   serving      transformers serve (continuous batching) with a ~250 M-parameter LLaMA built offline
 #                (random weights, bf16), swept by `benchdb run --backend openai --server ...` over
 #                closed-loop concurrencies and one open-loop rate, NVML energy per output token;
@@ -23,7 +23,7 @@
 set -u
 OUT=${1:?usage: serve.sh OUTDIR [STEP ...]}
 shift
-STEPS=" ${*:-hardware serving independent compile client parallel} "
+STEPS=" ${*:-hardware serving independent client parallel compile} "
 want() { [[ $STEPS == *" $1 "* ]]; }
 W=$(mktemp -d /tmp/benchdb-gpu2.XXXX)
 mkdir -p "$OUT" "$W/results"
@@ -36,7 +36,14 @@ source "$(dirname "$0")/lib.sh"
 
 if [ -d build/gpu-wheels ]; then
   step install 90 "$PY" -m pip install -q --no-deps --no-index --target "$W/site" build/gpu-wheels/*.whl
-  export PYTHONPATH=$W/site PATH=$W/site/bin:$PATH
+  if ! [ -d "$W/site/benchdb" ]; then   # no pip on the image: a wheel is a zip of its files
+    step unzip 60 "$PY" -c "import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]" \
+      "$W/site" build/gpu-wheels/*.whl
+    mkdir -p "$W/site/bin" && printf '#!/bin/sh\nexec %s -c "from transformers.cli.transformers import main; main()" "$@"\n' \
+      "$PY" >"$W/site/bin/transformers" && chmod +x "$W/site/bin/transformers"
+  fi
+  # the wheels' benchdb, never the working tree's (python -m would put the current folder first)
+  export PYTHONPATH=$W/site PATH=$W/site/bin:$PATH PYTHONSAFEPATH=1
 fi
 "$PY" -c "import torch, transformers, duckdb, benchdb; print('python', __import__('sys').version.split()[0], \
 'torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'duckdb', \
@@ -44,31 +51,36 @@ duckdb.__version__, 'benchdb', benchdb.__file__)" | tee "$W/versions.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
 nproc | tee "$W/nproc.txt"
 smi_log
-TF="$PY -m transformers.cli.transformers"
-"$PY" -c "import transformers.cli.transformers" 2>/dev/null || TF=transformers
+TF=$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/transformers")
+DEVICE=${DEVICE:-cuda:0}
 
 want hardware && step hardware 60 "$PY" -m benchdb hardware
 
 if want serving || want independent; then
-  step build-llm 90 "$PY" -m benchdb.serving.tiny_llm --size small "$W/llm"
+  step build-llm 90 "$PY" -m benchdb.serving.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
 fi
-SERVE="$TF serve {model} --port {port} --continuous-batching --device cuda:0"
-load=(--seq-lens 128 --gen-tokens 64 --warmup 4 --min-iters 12 --min-time 3 --max-time 15 --server-timeout 180)
+SERVE="$TF serve {model} --port {port} --continuous-batching --device $DEVICE"
+load=(--seq-lens 128 --gen-tokens 64 --warmup 4 --min-iters 10 --min-time 3 --max-time 12 --server-timeout 180)
 if want serving; then
-  step serving 260 "$PY" -m benchdb run --backend openai --device cuda:0 --model "$W/llm" --server "$SERVE" \
+  step serving 260 "$PY" -m benchdb run --backend openai --device $DEVICE --model "$W/llm" --server "$SERVE" \
     --concurrency ${CONCURRENCY:-1,8,32,64} --tag gpu-serving "${load[@]}" --out "$W/results"
-  step serving-rate 120 "$PY" -m benchdb run --backend openai --device cuda:0 --model "$W/llm" --server "$SERVE" \
+  step serving-rate 120 "$PY" -m benchdb run --backend openai --device $DEVICE --model "$W/llm" --server "$SERVE" \
     --request-rate ${RATE:-poisson:16} --tag gpu-serving "${load[@]}" --out "$W/results"
 fi
 
 if want independent; then
   port=18231
-  $TF serve "$W/llm" --port $port --continuous-batching --device cuda:0 >"$W/server-independent.log" 2>&1 &
+  $TF serve "$W/llm" --port $port --continuous-batching --device $DEVICE >"$W/server-independent.log" 2>&1 &
   SERVER=$!
-  for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 1; done
+  "$PY" -c "import sys, time, urllib.request as u
+for _ in range(180):
+    try:
+        u.urlopen(sys.argv[1], timeout=2); break
+    except OSError:
+        time.sleep(1)" "http://127.0.0.1:$port/health"
   url=http://127.0.0.1:$port
   for c in 1 16; do
-    n=$(( c == 1 ? 16 : 96 ))
+    n=$(( c == 1 ? 12 : 64 ))
     step "indep-$c-a" 60 "$PY" benchmarks/gpu/serving_independent.py "$url" "$W/llm" --concurrency $c --requests $n \
       --prompt-words 128 --max-tokens 64 && cat "$W/indep-$c-a.txt" >>"$W/independent.jsonl"
     step "bench-url-$c" 90 "$PY" -m benchdb run --backend openai --url "$url" --server-hardware gpu-box \
@@ -79,6 +91,11 @@ if want independent; then
   kill -TERM -- $SERVER 2>/dev/null; pkill -f "serve $W/llm" 2>/dev/null; wait $SERVER 2>/dev/null
 fi
 
+want client && step client 120 "$PY" benchmarks/serving_client.py --ttft-ms 20 --itl-ms 2 --max-tokens 64 \
+  --concurrency ${CLIENT_CONCURRENCY:-1,64,256,1024}
+want parallel && step parallel 90 "$PY" -m benchdb run --backend numpy --model matmul:512 --parallel auto \
+  --repeats 2 --min-time 0.5 --max-time 2 --tag gpu-parallel --out "$W/results"
+
 if want compile; then
   "$PY" -c "import torch, transformers as T; torch.manual_seed(0); T.logging.set_verbosity_error(); \
 T.BertModel(T.BertConfig()).save_pretrained('$W/bert-base')" >"$W/bert-base.txt" 2>&1
@@ -87,18 +104,14 @@ T.BertModel(T.BertConfig()).save_pretrained('$W/bert-base')" >"$W/bert-base.txt"
   step compile-eager 90 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" --mode eager "${c[@]}"
   step compile-ro 150 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
     --mode compile:reduce-overhead "${c[@]}"
-  step compile-ma 240 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
-    --mode compile:max-autotune "${c[@]}"
   if [ -d "$W/llm" ]; then
     step compile-llm 200 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/llm" \
       --mode eager,compile:reduce-overhead --gen-tokens 16 "${c[@]}"
   fi
+  # last: max-autotune may take minutes to tune its kernels
+  step compile-ma 240 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
+    --mode compile:max-autotune "${c[@]}"
 fi
-
-want client && step client 120 "$PY" benchmarks/serving_client.py --ttft-ms 20 --itl-ms 2 --max-tokens 64 \
-  --concurrency ${CLIENT_CONCURRENCY:-1,64,256,1024}
-want parallel && step parallel 90 "$PY" -m benchdb run --backend numpy --model matmul:512 --parallel auto \
-  --repeats 2 --min-time 0.5 --max-time 2 --tag gpu-parallel --out "$W/results"
 
 kill $SMI 2>/dev/null
 

@@ -31,5 +31,7 @@ PY
 .venv/bin/pip download -q --no-deps --only-binary=:all: --python-version "$PYVER" --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
   -d build/gpu-wheels -r build/gpu-wheels.txt
-.venv/bin/pip wheel -q --no-deps --no-build-isolation -w build/gpu-wheels .
+# benchdb as committed (HEAD), not the working tree's edits in progress
+src=$(mktemp -d) && git archive HEAD | tar -x -C "$src"
+.venv/bin/pip wheel -q --no-deps --no-build-isolation -w build/gpu-wheels "$src" && rm -rf "$src"
 du -sh build/gpu-wheels
