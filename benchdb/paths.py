@@ -1,10 +1,41 @@
-"""Where benchdb keeps what it can make again: ``$BENCHDB_CACHE``, else ``~/.cache/benchdb``."""
+"""Where benchdb keeps what it can make again (``$BENCHDB_CACHE``, else ``~/.cache/benchdb``), and the
+two rules for every file benchdb names from data: a stored name (a run id) is a safe identifier, and
+whatever a command writes lies inside the folder it was given."""
 
 from __future__ import annotations
 
 import os
+import posixpath
+import re
 from pathlib import Path
+
+from benchdb.errors import BenchdbError
+
+#: A name from data that may become part of a file name: no separator, no leading dot, no "..".
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+SAFE_NAME_RULE = "letters, digits, '.', '_' and '-', starting with a letter or digit, at most 128 characters"
 
 
 def cache_root() -> Path:
     return Path(os.environ.get("BENCHDB_CACHE") or Path.home() / ".cache" / "benchdb")
+
+
+def is_safe_name(text: object) -> bool:
+    return isinstance(text, str) and SAFE_NAME.fullmatch(text) is not None
+
+
+def inside(root: str | os.PathLike, path: str | os.PathLike, *, local: bool = True) -> str:
+    """``path`` if it lies inside ``root`` (or is it), else a BenchdbError: the last check before any
+    file named from data is written. Local paths are compared resolved (symlinks followed); remote
+    keys (``local=False``, fsspec paths with ``/``) normalised."""
+    if local:
+        base, full = Path(root).resolve(), Path(path).resolve()
+        ok = full == base or base in full.parents
+        found = str(full)
+    else:
+        top, found = posixpath.normpath(str(root)), posixpath.normpath(str(path))
+        ok = found == top or found.startswith(top.rstrip("/") + "/")
+    if not ok:
+        raise BenchdbError(f"refusing to write {path}: it lies outside {root} (a name in the data would "
+                           "leave the output folder)")
+    return found

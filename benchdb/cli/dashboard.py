@@ -47,7 +47,9 @@ def serve_cmd(db, host, port):
 
 @click.command("site")
 @db_option()
-@click.option("--out", "out", required=True, help="Folder for the static site (replaced whole).")
+@click.option("--out", "out", required=True,
+              help="Folder for the static site: new, empty, or an earlier site (replaced whole); never a "
+                   "folder holding other files or a warehouse.")
 def site_cmd(db, out):
     """The dashboard as static files (the page and its data as JSON) for any static host: GitHub
     Pages, a Hugging Face static Space, or `python -m http.server` in the folder."""

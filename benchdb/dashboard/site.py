@@ -7,6 +7,12 @@ result (each written from one pass over one query, not a query per file), and
 ``data/{compare,compare_samples,environment}/<base>__<cand>.json`` for each run against the one
 before it. Written into a
 staging folder and moved into place, so a failed export leaves the previous site whole.
+
+A site replaces only a site: ``--out`` must be new, empty, or a folder an earlier ``benchdb site`` wrote
+whose files are all its own (:data:`MARKER` lists them), never a folder holding a warehouse. Every
+file is named from a safe identifier (:func:`benchdb.paths.is_safe_name`) and checked to lie inside
+the site; a page whose name from the data is not one (a run id ingested before ingest checked them)
+is left out and counted.
 """
 
 from __future__ import annotations
@@ -19,18 +25,27 @@ from pathlib import Path
 from benchdb import sql
 from benchdb.dashboard import api, assets
 from benchdb.dashboard.server import STATIC, page
+from benchdb.errors import BenchdbError
+from benchdb.paths import inside, is_safe_name
 
 #: A static page filters in the browser: every row, not the server's first ones.
 ALL = 10**9
 #: Views of two runs, written for each run against the one before it.
 PAIR_VIEWS = ("compare", "compare_samples", "environment")
+#: Written last into a site: what it is and every file it holds (what `publish --space --site` uploads).
+MARKER = ".benchdb-site.json"
+#: The first bytes of a DuckDB database file hold this at offset 8.
+DUCKDB_MAGIC = b"DUCK"
 
 
 def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
     """Write the site; returns {view: rows or files written}."""
     from benchdb.warehouse import Warehouse
 
-    out = Path(out)
+    out = Path(os.path.abspath(out))
+    if not out.name:
+        raise BenchdbError(f"--out {out}: give a folder of its own for the site, not the root")
+    check_replaceable(out, Warehouse(db).path)
     stage = out.with_name(f".{out.name}.staging")
     shutil.rmtree(stage, ignore_errors=True)
     for folder in ("trends", "samples", *PAIR_VIEWS):
@@ -44,10 +59,13 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
             site.samples(con)
             pairs = [(rec["previous_run_id"], rec["run_id"]) for rec in _records(docs["runs"])
                      if rec["previous_run_id"]]
+            site.count("compare", 0)
             for base, cand in pairs:       # each run against the one before it, as the runs page links them
+                if not site.named(base, cand):
+                    continue
                 for name in PAIR_VIEWS:
                     site.write(f"data/{name}/{base}__{cand}.json", api.query(con, name, {"base": base, "cand": cand}))
-            site.counts["compare"] = len(pairs)
+                site.count("compare")
         site.write("data/views.json", api.catalog())
         (stage / "index.html").write_bytes(page("static"))
         for f in STATIC.iterdir():
@@ -55,6 +73,8 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
                 shutil.copy2(f, stage / "static" / f.name)
         for name, f in assets.ensure().items():     # the charting library, checked, beside the page
             shutil.copy2(f, stage / "static" / "vendor" / name)
+        (stage / MARKER).write_text(json.dumps({"format": "benchdb-site", "version": 1, "files": all_files(stage)},
+                                               indent=1), encoding="utf-8")
         old = out.with_name(f".{out.name}.old")
         shutil.rmtree(old, ignore_errors=True)
         if out.exists():
@@ -65,6 +85,65 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
         shutil.rmtree(stage, ignore_errors=True)
         raise
     return site.counts
+
+
+def check_replaceable(out: Path, db: Path) -> None:
+    """Refuse an ``--out`` the site may not replace: a file or link, a folder holding a warehouse,
+    a non-empty folder that is not an earlier site, or an earlier site holding files it did not write."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise BenchdbError(f"--out {out} is a file or a link, not a folder: give a folder for the site")
+    db = db.resolve()
+    samples = db.with_name(db.name + ".samples")
+    target = out.resolve()
+    if target in db.parents or target == samples or samples in target.parents:
+        raise BenchdbError(f"--out {out} holds the warehouse {db}: `benchdb site` replaces its folder whole, "
+                           "so give it a folder of its own (e.g. --out site)")
+    if not out.exists():
+        return
+    own = set(listed_files(out) or [])
+    found = all_files(out)
+    duck = [rel for rel in found if rel not in own and _is_duckdb(out / rel)]
+    if duck:
+        raise BenchdbError(f"--out {out} holds a warehouse ({duck[0]}): `benchdb site` never replaces it; "
+                           "give the site a folder of its own")
+    if not (out / MARKER).is_file() and any(out.iterdir()):
+        raise BenchdbError(f"--out {out} is not empty and not a site `benchdb site` wrote (no {MARKER}): "
+                           "give a new or empty folder")
+    foreign = [rel for rel in found if rel not in own and rel != MARKER]
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise BenchdbError(f"--out {out} holds files the earlier `benchdb site` did not write ({shown}): "
+                           "move them out, or give another folder")
+
+
+def listed_files(folder: Path) -> list[str] | None:
+    """The files a site lists in its :data:`MARKER` (relative, ``/``-separated); None when the
+    folder is not a site `benchdb site` wrote."""
+    try:
+        doc = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != "benchdb-site" or not isinstance(doc.get("files"), list):
+        return None
+    return [f for f in doc["files"] if isinstance(f, str)]
+
+
+def all_files(folder: Path) -> list[str]:
+    """Every file and link under ``folder`` (links to folders not followed), relative and sorted."""
+    found = []
+    for top, dirs, names in os.walk(folder):
+        rel = Path(top).relative_to(folder)
+        found += [(rel / n).as_posix() for n in names]
+        found += [(rel / d).as_posix() for d in dirs if (Path(top) / d).is_symlink()]
+    return sorted(found)
+
+
+def _is_duckdb(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(12)[8:12] == DUCKDB_MAGIC
+    except OSError:
+        return False
 
 
 def _records(doc) -> list[dict]:
@@ -79,10 +158,18 @@ class _Site:
         self.counts: dict[str, int] = {}
 
     def write(self, rel: str, doc) -> None:
-        (self.stage / rel).write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
+        path = inside(self.stage, self.stage / rel)
+        Path(path).write_text(json.dumps(doc, allow_nan=False), encoding="utf-8")
 
-    def count(self, kind: str) -> None:
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+    def count(self, kind: str, n: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + n
+
+    def named(self, *names) -> bool:
+        """Whether names from the data can name a file; a page that cannot is left out, counted."""
+        if all(is_safe_name(n) for n in names):
+            return True
+        self.count("left out (unsafe names)")
+        return False
 
     def views(self, con) -> dict[str, dict]:
         """Every view without a required filter, every row (the page filters them); optimal hardware
@@ -102,11 +189,13 @@ class _Site:
 
     def histories(self, con, docs: dict[str, dict]) -> None:
         for series, doc in api.grouped(con, "trends", "series_id"):
+            if not self.named(series):
+                continue
             self.write(f"data/trends/{series}.json", doc)
             self.count("trends")
         linked = {rec["series_id"] for name in ("flagged", "change_points") for rec in _records(docs[name])}
         for series in linked:        # a series with no valid result has no history: an empty page, not a 404
-            if not (self.stage / "data" / "trends" / f"{series}.json").exists():
+            if self.named(series) and not (self.stage / "data" / "trends" / f"{series}.json").exists():
                 self.write(f"data/trends/{series}.json", api.query(con, "trends", {"series": series}))
 
     def samples(self, con) -> None:
@@ -116,9 +205,13 @@ class _Site:
         for row in stats.fetchall():
             about.setdefault(row[0], []).append([api.plain(v) for v in row])
         for result, doc in api.grouped(con, "samples", "result_id"):
+            if not self.named(result):
+                continue
             self.write(f"data/samples/{result}.json", {**doc, **api.about_result(columns, about.pop(result, []))})
             self.count("samples")
         for result, rows in about.items():        # results without samples (failed, summary-only)
+            if not self.named(result):
+                continue
             self.write(f"data/samples/{result}.json", {
                 "view": "samples", "title": api.VIEWS["samples"].title, "filters": {"result": result},
                 "columns": [], "rows": [], "truncated": False, **api.about_result(columns, rows)})

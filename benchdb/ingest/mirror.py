@@ -8,7 +8,7 @@ import posixpath
 from pathlib import Path
 
 from benchdb.errors import BenchdbError
-from benchdb.paths import cache_root
+from benchdb.paths import cache_root, inside
 
 
 def mirror(url: str) -> Path:
@@ -28,6 +28,7 @@ def mirror(url: str) -> Path:
     for remote in found:
         rel = _safe_key(url, root, remote)
         local = mirror / rel
+        inside(mirror, local)        # a key checked above, and no link in the mirror leads out of it
         info = fs.info(remote)
         tag = _version_tag(info)
         stamp = local.with_name(f".{local.name}.version")

@@ -30,6 +30,7 @@ from typing import Any
 
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
+from benchdb.paths import inside
 from benchdb.schema import identity
 
 FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
@@ -227,7 +228,7 @@ def _export_vllm(con, results: list[dict], out: str) -> int:
         rate = doc["request_rate"]
         cap = f"-concurrency{doc['max_concurrency']}" if doc["max_concurrency"] else ""
         name = f"{doc['label']}-{rate}qps{cap}-{r['model_id'].rstrip('/').split('/')[-1]}-{doc['date']}.json"
-        _write_text(str(Path(out) / name), json.dumps(doc, indent=2) + "\n")
+        _write_text(inside(out, Path(out) / name), json.dumps(doc, indent=2) + "\n")
         n += 1
     return n
 
@@ -263,8 +264,8 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
         doc = optimum_document(r, samples.get(r["result_id"], {}))
         if not doc["report"]:
             continue
-        _write_text(str(folder / f"{r['model_id'].replace('/', '_')}-{r['result_id'][:12]}" / "benchmark.json"),
-                    json.dumps(doc, indent=2, sort_keys=True) + "\n")
+        target = folder / f"{r['model_id'].replace('/', '_')}-{r['result_id'][:12]}" / "benchmark.json"
+        _write_text(inside(folder, target), json.dumps(doc, indent=2, sort_keys=True) + "\n")
         n += 1
     return len(results), n
 

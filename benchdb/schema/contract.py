@@ -25,6 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from benchdb.paths import SAFE_NAME_RULE, is_safe_name
 from benchdb.schema import identity
 from benchdb.schema import metadata as typed
 from benchdb.schema import options as optionsets
@@ -146,6 +147,9 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
     problem = typed.check(meta)
     if problem is not None:
         raise ContractError(*problem)
+    if not is_safe_name(meta["run"]["run_id"]):      # it names files: a site's pages, a dataset's folders
+        raise ContractError("metadata.run.run_id", f"{meta['run']['run_id']!r} is not a safe identifier "
+                                                   f"({SAFE_NAME_RULE}); write the run id as a UUID")
     sc = meta["scenario"]
     if sc["status"] not in STATUSES:
         raise ContractError("metadata.scenario.status",

@@ -31,6 +31,7 @@ from datetime import datetime, timezone
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
+from benchdb.paths import inside
 
 MANIFEST = "_benchdb.json"
 STAGING = "_staging"
@@ -78,7 +79,7 @@ def filesystem(dest: str):
         raise BenchdbError(f"--partitioned {dest}: {str(exc).splitlines()[0]}") from None
     import pyarrow.fs as pafs
 
-    if type(fs).__name__ == "LocalFileSystem":
+    if _local(fs):
         root = os.path.abspath(root)
         return fs, root, pafs.LocalFileSystem()
     return fs, root.rstrip("/"), pafs.PyFileSystem(pafs.FSSpecHandler(fs))
@@ -144,8 +145,12 @@ def _recover(fs, root: str, manifest: dict | None) -> tuple[dict | None, int]:
             manifest = _publish(fs, root, batch, pending)
             done += 1
         else:
-            fs.rm(d, recursive=True)
+            fs.rm(inside(staging, d, local=_local(fs)), recursive=True)
     return manifest, done
+
+
+def _local(fs) -> bool:
+    return type(fs).__name__ == "LocalFileSystem"
 
 
 def _publish(fs, root: str, batch: str, pending: dict) -> dict:
@@ -155,7 +160,7 @@ def _publish(fs, root: str, batch: str, pending: dict) -> dict:
         rel = posixpath.relpath(src, stage)
         if rel == "_READY":
             continue
-        dst = posixpath.join(root, rel)
+        dst = inside(root, posixpath.join(root, rel), local=_local(fs))   # partition values are URI-escaped
         fs.makedirs(posixpath.dirname(dst), exist_ok=True)
         fs.mv(src, dst)
     for table in REPLACED:
