@@ -20,11 +20,13 @@ from benchdb.errors import BenchdbError
 @click.option("--space", "space_id", default=None, metavar="ORG/NAME",
               help="Instead: publish the dashboard (`benchdb site`) as a static Hugging Face Space.")
 @click.option("--site", "site_dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
-              help="With --space: a site `benchdb site --out DIR` already built (default: build one from --db).")
+              help="With --space: a site `benchdb site --out DIR` already built (default: build one from --db); "
+                   "only the files `benchdb site` wrote are uploaded.")
 @click.option("--private", is_flag=True, help="Create the repository private (when it does not exist yet).")
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
-@click.option("--dry-run", is_flag=True, help="List what would be uploaded; upload nothing.")
+@click.option("--dry-run", is_flag=True, help="List every file that would be uploaded (and, with --space, deleted); "
+                                             "change nothing.")
 @db_option()
 def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_run, db):
     """Publish the warehouse's results as a Hugging Face Hub dataset, in one commit (or, with
@@ -72,14 +74,17 @@ def _space(space_id, site_dir, private, db, filtered, dry_run) -> None:
 
             site_dir = Path(tmp) / "site"
             site.build(db, site_dir)
-        n = sum(1 for p in site_dir.rglob("*") if p.is_file())
+        p = space.plan(site_dir, space_id, need_token=not dry_run)
+        for line in p.lines():
+            click.echo(line)
+        what = (f"{len(p.uploads)} file(s)" + (f", {len(p.deletions)} stale removed" if p.deletions else "")
+                + (f", {len(p.replaced)} replaced that no publish wrote" if p.replaced else ""))
         if dry_run:
-            click.echo(f"dry run: would upload {n} file(s) of {site_dir} and a README.md to Space {space_id} "
-                       "in one commit")
+            click.echo(f"dry run: would publish the dashboard to Space {space_id} in one commit: {what}"
+                       + ("" if p.exists else " (creating it)"))
             return
-        url, uploaded, removed = space.push(site_dir, space_id, private=private)
-    click.echo(f"published the dashboard to Space {space_id} in one commit: {uploaded} file(s)"
-               + (f", {removed} stale removed" if removed else "") + f": {url}")
+        url = space.push(p, private=private)
+    click.echo(f"published the dashboard to Space {space_id} in one commit: {what}: {url}")
 
 
 def model_card_options(command):

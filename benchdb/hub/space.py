@@ -1,14 +1,28 @@
 """`benchdb publish --space ORG/NAME`: the dashboard's static site (`benchdb site`) as a static
 Hugging Face Space, in one commit: the site's files, a README.md whose front matter makes it a
-static Space, and the removal of files an earlier push left that the site no longer has."""
+static Space, and :data:`MANIFEST`, the list of files this publish wrote.
+
+A publish touches only its own files. It uploads what `benchdb site` wrote (the files its marker
+lists, never a dotfile, a link or anything else in the folder), and it deletes only files that the
+previous publish's manifest names and the site no longer has: a Space's own ``app.py`` or model
+weights stay where they are.
+"""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchdb.errors import BenchdbError
 from benchdb.hub.client import api as make_api
 from benchdb.hub.client import check_repo_id, hub_errors
+from benchdb.paths import inside
+
+#: In the Space: the files benchdb's last publish wrote (the only ones a later publish may delete).
+MANIFEST = ".benchdb-publish.json"
+#: Files of a Space that a publish neither writes nor deletes.
+KEEP = {".gitattributes"}
 
 CARD = """---
 title: {quoted}
@@ -28,26 +42,106 @@ points, the compatibility matrix, optimal hardware, series histories and raw sam
 """
 
 
-def push(site: Path, space_id: str, *, private: bool = False) -> tuple[str | None, int, int]:
-    """Upload ``site`` to ``space_id`` in one commit (creating the Space when new). Returns the
-    commit URL, the files uploaded and the stale files removed."""
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+@dataclass
+class SpacePlan:
+    space_id: str
+    exists: bool
+    parent: str | None                                      # the Space's head commit the push builds on
+    uploads: dict[str, Path | bytes] = field(default_factory=dict)     # path in the Space -> content
+    deletions: list[str] = field(default_factory=list)     # written by the previous publish, gone from the site
+    replaced: list[str] = field(default_factory=list)      # in the Space, not written by a publish, overwritten
+    ignored: list[str] = field(default_factory=list)       # in the site folder, not written by `benchdb site`
+
+    def size(self, path: str) -> int:
+        data = self.uploads[path]
+        return len(data) if isinstance(data, bytes) else data.stat().st_size
+
+    def lines(self) -> list[str]:
+        """Every upload and deletion, one line each (what --dry-run shows and a push prints)."""
+        out = [f"  + {p} ({self.size(p):,} bytes)" + ("  (replaces a file no publish wrote)" if p in self.replaced
+                                                     else "") for p in sorted(self.uploads)]
+        out += [f"  - {p} (an earlier publish wrote it; the site no longer has it)" for p in self.deletions]
+        if self.ignored:
+            more = len(self.ignored) - 5
+            shown = ", ".join(self.ignored[:5]) + (f" and {more} more" if more > 0 else "")
+            out.append(f"  not uploaded ({len(self.ignored)} file(s) `benchdb site` did not write): {shown}")
+        return out
+
+
+def site_files(site: Path) -> tuple[dict[str, Path], list[str]]:
+    """The files of ``site`` to upload (what `benchdb site` wrote and still there, as regular files
+    inside the folder) and the rest of the folder's files, which are not uploaded."""
+    from benchdb.dashboard.site import MARKER, all_files, listed_files
+
+    listed = listed_files(site)
+    if listed is None:
+        raise BenchdbError(f"--site {site} is not a site `benchdb site` wrote (no readable {MARKER}): "
+                           "build one with `benchdb site --out DIR`, or leave --site out")
+    files: dict[str, Path] = {}
+    for rel in listed:
+        path = site / rel
+        if any(part.startswith(".") or part == "" for part in rel.split("/")) or path.is_symlink() \
+                or not path.is_file():
+            continue
+        try:
+            inside(site, path)          # no link to a folder outside the site on the way
+        except BenchdbError:
+            continue
+        files[rel] = path
+    ignored = [rel for rel in all_files(site) if rel not in files and rel != MARKER]
+    return files, ignored
+
+
+def plan(site: Path, space_id: str, *, need_token: bool = True) -> SpacePlan:
+    """What publishing ``site`` to ``space_id`` would upload and delete (reads the Space only)."""
+    from huggingface_hub.errors import RepositoryNotFoundError
 
     check_repo_id(space_id, "--space")
-    hf = make_api()
-    files = sorted(p for p in site.rglob("*") if p.is_file())
-    ours = {p.relative_to(site).as_posix() for p in files} | {"README.md"}
-    with hub_errors(space_id, "space", "creating"):
-        hf.create_repo(space_id, repo_type="space", space_sdk="static", private=private, exist_ok=True)
+    files, ignored = site_files(site)
+    hf = make_api(need_token=need_token)
     with hub_errors(space_id, "space", "reading"):
-        there = set(hf.list_repo_files(space_id, repo_type="space"))
-    stale = sorted(there - ours - {".gitattributes"})
+        try:
+            info = hf.space_info(space_id)
+            there = set(hf.list_repo_files(space_id, repo_type="space", revision=info.sha))
+            parent, exists = info.sha, True
+        except RepositoryNotFoundError:
+            there, parent, exists = set(), None, False
+        previous = _manifest(hf, space_id, parent) if MANIFEST in there else set()
     title = f"benchdb: {space_id.split('/')[1]}"
     card = CARD.format(title=title, quoted=json.dumps(title), space_id=space_id)     # JSON strings are YAML
-    ops: list = [CommitOperationAdd("README.md", card.encode("utf-8"))]
-    ops += [CommitOperationAdd(p.relative_to(site).as_posix(), str(p)) for p in files]
-    ops += [CommitOperationDelete(path) for path in stale]
-    with hub_errors(space_id, "space", "committing to"):
-        info = hf.create_commit(space_id, ops, repo_type="space",
-                                commit_message=f"benchdb publish --space: {len(files)} file(s) of the dashboard")
-    return info.commit_url, len(files) + 1, len(stale)
+    uploads: dict[str, Path | bytes] = {"README.md": card.encode("utf-8"), **files}
+    ours = sorted(uploads)
+    uploads[MANIFEST] = json.dumps({"format": "benchdb-space", "version": 1, "files": ours}, indent=1).encode()
+    return SpacePlan(space_id, exists, parent, uploads,
+                     deletions=sorted((previous & there) - set(uploads) - KEEP),
+                     replaced=sorted((there & set(ours)) - previous - KEEP),
+                     ignored=ignored)
+
+
+def push(p: SpacePlan, *, private: bool = False) -> str:
+    """Upload the plan in one commit on top of the Space's head as planned (creating the Space
+    when new). Returns the commit URL."""
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+    hf = make_api()
+    if not p.exists:
+        with hub_errors(p.space_id, "space", "creating"):
+            hf.create_repo(p.space_id, repo_type="space", space_sdk="static", private=private, exist_ok=True)
+    ops: list = [CommitOperationAdd(path, data if isinstance(data, bytes) else str(data))
+                 for path, data in sorted(p.uploads.items())]
+    ops += [CommitOperationDelete(path) for path in p.deletions]
+    with hub_errors(p.space_id, "space", "committing to"):
+        info = hf.create_commit(p.space_id, ops, repo_type="space", parent_commit=p.parent,
+                                commit_message=f"benchdb publish --space: {len(p.uploads)} file(s) of the dashboard")
+    return info.commit_url
+
+
+def _manifest(hf, space_id: str, revision: str | None) -> set[str]:
+    """The files the previous publish wrote, from its manifest (an unreadable one names none)."""
+    path = hf.hf_hub_download(space_id, MANIFEST, repo_type="space", revision=revision)
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    files = doc.get("files") if isinstance(doc, dict) else None
+    return {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
