@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchdb.errors import clip
 from benchdb.interop.writer import Imported, SourceError
 
 #: format name -> module
@@ -31,6 +32,9 @@ FORMATS = {
     "guidellm": "guidellm",
     "lm-eval": "lm_eval",
 }
+#: The largest source file read (bytes): a report that big is far beyond any tool's real output, and
+#: reading it whole would hold several times its size in memory.
+MAX_SOURCE_BYTES = 256 * 2**20
 #: The name recorded as the source format (options.source, result_sources.format).
 FORMAT_IDS = {"optimum-benchmark": "optimum-benchmark", "pytest-benchmark": "pytest-benchmark",
               "transformers": "transformers-benchmark-v2", "hud-v3": "hud-v3", "mlperf": "mlperf-loadgen",
@@ -126,6 +130,10 @@ def module(fmt: str):
     return importlib.import_module(f"benchdb.interop.{FORMATS[fmt]}")
 
 
+#: Why a document nested past what the parser follows is refused (JSON's and YAML's readers recurse).
+TOO_DEEP = "nested too deeply to read (no tool writes that many levels)"
+
+
 def load_json(path: Path) -> Any:
     """A JSON document, or a SourceError naming the position where it breaks (truncated files)."""
     try:
@@ -139,6 +147,39 @@ def load_json(path: Path) -> Any:
     except json.JSONDecodeError as exc:
         end = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) - 1 else ""
         raise SourceError(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{end}") from None
+    except RecursionError:
+        raise SourceError(f"not readable JSON: {TOO_DEEP}") from None
+
+
+def load_yaml(path: Path) -> Any:
+    """A YAML document without anchors or aliases (``&a`` / ``*a``): an alias repeats what it names,
+    so a few kilobytes of them expand into gigabytes of results; no tool's report needs them."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                mark = "*" if isinstance(event, yaml.AliasEvent) else "&"
+                raise SourceError(f"YAML anchor or alias {mark}{clip(str(event.anchor), 40)} at line "
+                                  f"{event.start_mark.line + 1}: imports refuse anchors and aliases (a few "
+                                  "of them can expand into gigabytes); write the report without them")
+            return super().compose_node(parent, index)
+
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=NoAliases)    # noqa: S506 (a SafeLoader)
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise SourceError(f"not valid YAML ({clip(str(exc).splitlines()[0])})") from None
+    except RecursionError:
+        raise SourceError(f"not readable YAML: {TOO_DEEP}") from None
+
+
+def check_size(path: Path) -> None:
+    """Refuse a source over :data:`MAX_SOURCE_BYTES` before reading any of it."""
+    size = path.stat().st_size
+    if size > MAX_SOURCE_BYTES:
+        raise SourceError(f"{size / 2**20:,.0f} MiB, larger than the {MAX_SOURCE_BYTES // 2**20} MiB an import "
+                          "reads; import the tool's results in smaller files (one per run)")
 
 
 def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
@@ -157,6 +198,8 @@ def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
         except json.JSONDecodeError as exc:
             end = " (the file looks truncated)" if n == len(lines) else ""
             raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
+        except RecursionError:
+            raise SourceError(f"line {n} is not readable JSON: {TOO_DEEP}") from None
     if not out:
         raise SourceError(f"empty file (expected {what})")
     return out
@@ -191,6 +234,7 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
     summary = ImportSummary()
     for src in find_sources(fmt, paths):
         try:
+            check_size(src)
             items = mod.parse(src)
             if not items:
                 raise SourceError(f"no results in it (is it a {fmt} file?)")
@@ -200,8 +244,14 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
         except SourceError as exc:
             summary.failed.append((src, str(exc)))
             continue
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError, OverflowError) as exc:
-            summary.failed.append((src, f"unexpected content for {fmt} ({type(exc).__name__}: {exc}); "
+        except RecursionError:          # a format's own walk over a deep document: that file's problem
+            summary.failed.append((src, f"{TOO_DEEP}; is it a {fmt} file?"))
+            continue
+        except OSError as exc:
+            summary.failed.append((src, f"cannot read it: {exc.strerror or exc}"))
+            continue
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
+            summary.failed.append((src, f"unexpected content for {fmt} ({type(exc).__name__}: {clip(str(exc))}); "
                                         f"is it a {fmt} file?"))
             continue
         summary.written += writer.write_all(planned)

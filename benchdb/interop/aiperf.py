@@ -161,7 +161,7 @@ def parse(path: Path) -> list[Imported]:
         run_key=str(summary.get("benchmark_id") or path.parent), records=records,
         in_tokens=round(isl) if isinstance(isl, (int, float)) else None,
         out_tokens=round(osl) if isinstance(osl, (int, float)) else None,
-        started_at=utc_iso(summary.get("start_time")), statistics=_statistics(summary),
+        started_at=utc_iso(summary.get("start_time"), "start_time"), statistics=_statistics(summary),
         definitions=_definitions(server_counts),
         settings={"streaming": endpoint.get("streaming"),
                   "use_server_token_count": endpoint.get("use_server_token_count"),

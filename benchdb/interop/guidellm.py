@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import load_json
+from benchdb.interop import load_json, load_yaml
 from benchdb.interop.serving import (
     LoadPoint,
     definitions,
@@ -55,14 +55,7 @@ DEFINITIONS[ITL_TOKEN]["source_definition"] = "(last token iteration - first tok
 
 
 def _load(path: Path) -> Any:
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        try:
-            return yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (yaml.YAMLError, UnicodeDecodeError) as exc:
-            raise SourceError(f"not valid YAML ({str(exc).splitlines()[0]})") from None
-    return load_json(path)
+    return load_yaml(path) if path.suffix.lower() in (".yaml", ".yml") else load_json(path)
 
 
 def _load_shape(strategy: dict, requests: int) -> dict[str, Any]:
@@ -151,7 +144,8 @@ def parse(path: Path) -> list[Imported]:
             tool="guidellm", tool_version=version, model_id=str(model),
             endpoint="chat" if "chat" in fmt else "completions", run_key=f"{cfg.get('run_id')}",
             in_tokens=data.get("prompt_tokens"), out_tokens=data.get("output_tokens"), records=records,
-            started_at=utc_iso(bench.get("start_time")), engine=engine_name(backend.get("kind")),
+            started_at=utc_iso(bench.get("start_time"), f"benchmarks[{n}].start_time"),
+            engine=engine_name(backend.get("kind")),
             statistics=_statistics(bench.get("metrics") or {}), definitions=DEFINITIONS,
             settings={"source_benchmark": cfg.get("id_"), "incomplete": len(lists["incomplete"]),
                       "sample_size": sampled, "target": backend.get("target"),

@@ -178,6 +178,14 @@ def number(value: Any, what: str) -> float:
     return float(value)
 
 
+def duration(value: Any, what: str) -> float:
+    """A time span or a length from a source file: a finite number, never negative."""
+    x = number(value, what)
+    if x < 0:
+        raise SourceError(f"{what} is {x:g}: a time or a length cannot be negative")
+    return x
+
+
 def same_lengths(lists: Mapping[str, Any], what: str) -> int:
     """The common length of per-request lists, or a SourceError naming the ones that disagree."""
     sizes = {k: len(v) for k, v in lists.items() if isinstance(v, list)}
@@ -219,6 +227,20 @@ def _shape(p: LoadPoint, measured: list[RequestRecord]) -> str:
     return ",".join(parts)
 
 
+def _check_load(p: LoadPoint) -> None:
+    """The load a point names is one benchdb can key: a positive rate (or none), a positive
+    burstiness, at least one request in flight, lengths that are not negative."""
+    if p.rate is not None and not (p.rate > 0):
+        raise SourceError(f"{p.model_id}: request rate {p.rate:g} is not a positive number of requests per second")
+    if not (p.burstiness > 0 and math.isfinite(p.burstiness)):
+        raise SourceError(f"{p.model_id}: burstiness {p.burstiness:g} is not a positive number")
+    if p.concurrency is not None and p.concurrency < 1:
+        raise SourceError(f"{p.model_id}: concurrency {p.concurrency} is not a positive number of requests")
+    for name, n in (("input", p.in_tokens), ("output", p.out_tokens)):
+        if n is not None and n < 0:
+            raise SourceError(f"{p.model_id}: requested {name} length {n} is negative")
+
+
 def _window(p: LoadPoint, measured: list[RequestRecord]) -> tuple[float, float]:
     """(window start on the requests' clock, window length): from the first send to the last end
     where the requests carry send times, else the tool's duration."""
@@ -236,6 +258,7 @@ def to_imported(p: LoadPoint) -> Imported:
     """The benchdb result of a load point: its rows recomputed by benchdb's serving metrics."""
     if p.endpoint not in ("completions", "chat"):
         raise SourceError(f"{p.model_id}: endpoint {p.endpoint!r} is neither completions nor chat")
+    _check_load(p)
     measured = [r for r in (p.records or []) if not r.warmup]
     engine = p.engine or p.assumed_engine
     options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
@@ -296,17 +319,17 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
         if error:       # a traceback's last line names the exception
             out.append(RequestRecord(index=i, sent=sent, error=error.splitlines()[-1][:500]))
             continue
-        t = sent + number(lists["ttfts"][i], f"ttfts[{i}]")
+        t = sent + duration(lists["ttfts"][i], f"ttfts[{i}]")
         rec = RequestRecord(index=i, sent=sent, chunks=[(t, 1)],
-                            input_tokens=int(number(ins[i], f"input_lens[{i}]")) if ins is not None else None,
-                            output_tokens=int(number(lists["output_lens"][i], f"output_lens[{i}]")))
+                            input_tokens=int(duration(ins[i], f"input_lens[{i}]")) if ins is not None else None,
+                            output_tokens=int(duration(lists["output_lens"][i], f"output_lens[{i}]")))
         gaps = lists["itls"][i]
         if not isinstance(gaps, list):
             raise SourceError(f"{what}: itls[{i}] is not a list of gaps")
         for j, g in enumerate(gaps):
-            t += number(g, f"itls[{i}][{j}]")
+            t += duration(g, f"itls[{i}][{j}]")
             rec.chunks.append((t, 1))
-        rec.end = sent + number(latencies[i], f"latencies[{i}]") if latencies is not None else t
+        rec.end = sent + duration(latencies[i], f"latencies[{i}]") if latencies is not None else t
         out.append(rec)
     return out
 

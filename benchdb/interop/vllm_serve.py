@@ -76,7 +76,7 @@ _VALUES = {"request_throughput": "req/s", "output_throughput": "tokens/s", "tota
 
 
 def _started(doc: dict) -> str | None:
-    end = utc_iso(doc.get("date"))
+    end = utc_iso(doc.get("date"), "date")
     duration = doc.get("duration")
     if end is None or not isinstance(duration, (int, float)):
         return end

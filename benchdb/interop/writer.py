@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from benchdb import __version__
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, clip
 from benchdb.schema import contract, identity
+
+#: Units of values that are never negative: the contract's, and token counts.
+NEVER_NEGATIVE = (*contract.NON_NEGATIVE_UNITS, "tokens")
 
 
 class SourceError(BenchdbError):
@@ -76,12 +79,17 @@ class Imported:
         return list(self.samples.get(metric, ("", []))[1])
 
 
-def utc_iso(value: Any) -> str | None:
-    """An ISO timestamp with a UTC offset from a source's time (ISO text, naive = UTC, or epoch s)."""
+def utc_iso(value: Any, what: str = "date") -> str | None:
+    """An ISO timestamp with a UTC offset from a source's time (ISO text, naive = UTC, or epoch s);
+    None where the source gives none. A time that cannot be read is a SourceError naming ``what``:
+    the result's time is part of its run's identity, never guessed."""
     if value is None or value == "":
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()
+        try:
+            return datetime.fromtimestamp(float(value), tz=timezone.utc).isoformat()
+        except (OverflowError, ValueError, OSError):
+            raise SourceError(f"{what} {value!r} is not a time in epoch seconds") from None
     text = str(value).strip()
     try:
         dt = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
@@ -93,7 +101,8 @@ def utc_iso(value: Any) -> str | None:
             except ValueError:
                 continue
         else:
-            return None
+            raise SourceError(f"{what} {clip(text, 60)!r} is not a date (expected ISO 8601, e.g. "
+                              "2026-11-25T15:37:25Z, or epoch seconds)") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.isoformat()
@@ -167,6 +176,11 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
         bad = [(m, v) for m, v in series if not isinstance(v, (int, float)) or isinstance(v, bool) or v != v]
         if bad:
             raise SourceError(f"metric {bad[0][0]} has a non-numeric value {bad[0][1]!r}")
+        units = {m: u for m, (u, _v) in item.samples.items()} | {r[0]: r[1] for r in item.rows}
+        negative = [(m, v) for m, v in series if v < 0 and units[m] in NEVER_NEGATIVE]
+        if negative:
+            raise SourceError(f"metric {negative[0][0]} has a negative value {negative[0][1]:g}: a time, size or "
+                              "count cannot be negative")
         if item.status == "ok" and not item.summary_only and not item.values(item.primary_metric):
             raise SourceError(f"{item.model_id}: no {item.primary_metric} values (the source kept no samples)")
         meta, rows = _document(item, fmt, source, file_hash, mtime)

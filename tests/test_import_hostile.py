@@ -1,0 +1,136 @@
+"""Hostile or broken input to `benchdb import`, each in a real subprocess: a YAML alias bomb, a file
+too large to read, JSON nested 100,000 deep, negative timings and lengths, a negative request rate,
+a date that is no date. Each is that file's rejection on one line (the file named, nothing of it
+written, exit 1), and a good file in the same call is still imported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import benchdb_cmd
+
+from benchdb.interop import MAX_SOURCE_BYTES
+from benchdb.schema import contract
+
+pytestmark = pytest.mark.core
+
+SERVING = Path(__file__).parent / "fixtures" / "interop" / "serving"
+VLLM = SERVING / "vllm" / "c2_detailed.json"
+GUIDELLM = SERVING / "guidellm" / "guidellm_c4_fail7.yaml"
+
+
+def run_import(fmt: str, *paths: Path, out: Path):
+    return benchdb_cmd("import", fmt, *map(str, paths), "--out", str(out))
+
+
+def rejected(r, bad: Path) -> str:
+    """The one error line of a call whose only bad file is ``bad``."""
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr and "internal error" not in r.stderr, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"benchdb: error: {bad}: "), r.stderr
+    assert len(lines[0]) < 400, lines[0]
+    return lines[0]
+
+
+def sources(out: Path) -> set[str]:
+    """The source files the contract files under ``out`` came from."""
+    return {contract.read_footer(f).scenario["source"]["file"] for f in out.rglob("*.parquet")}
+
+
+def vllm_variant(tmp_path: Path, name: str, change) -> Path:
+    doc = json.loads(VLLM.read_text())
+    change(doc)
+    path = tmp_path / f"{name}_vllm.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_yaml_anchors_and_aliases_are_refused(tmp_path):
+    doc = yaml.safe_load(GUIDELLM.read_text())
+    bench = doc["benchmarks"][0]
+    one = bench["requests"]["successful"][0]
+    # PyYAML writes one object met twice as an anchor and aliases: 50 aliases of one request, and
+    # nested lists of aliases that multiply tenfold per level
+    bench["requests"]["successful"] = [one] * 50
+    level: list = ["x" * 100]
+    for _ in range(6):
+        level = [level] * 10
+    bench["config"]["backend"]["extras"] = {"bomb": level}
+    bomb = tmp_path / "bomb_guidellm.yaml"
+    bomb.write_text(yaml.dump(doc))
+    assert bomb.stat().st_size < GUIDELLM.stat().st_size * 2 and "*id" in bomb.read_text()
+    out = tmp_path / "out"
+    r = run_import("guidellm", bomb, GUIDELLM, out=out)
+    line = rejected(r, bomb)
+    assert "anchor" in line and "alias" in line
+    assert sources(out) == {str(GUIDELLM)}           # the good file in the same call still imported
+
+
+def test_a_file_over_the_size_cap_is_refused_unread(tmp_path):
+    big = tmp_path / "big_guidellm.yaml"
+    with big.open("wb") as f:                          # sparse: the cap is checked before reading
+        f.truncate(MAX_SOURCE_BYTES + 1)
+    out = tmp_path / "out"
+    r = run_import("guidellm", big, GUIDELLM, out=out)
+    line = rejected(r, big)
+    assert "MiB" in line and "larger than" in line
+    assert sources(out) == {str(GUIDELLM)}
+
+
+def test_json_nested_100k_deep_costs_only_its_own_file(tmp_path):
+    deep = tmp_path / "deep_vllm.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    deep_obj = tmp_path / "deepobj_vllm.json"
+    deep_obj.write_text('{"model_id": ' + '{"a": ' * 100_000 + "1" + "}" * 100_000 + "}")
+    out = tmp_path / "out"
+    for bad in (deep, deep_obj):
+        r = run_import("vllm-serve", bad, VLLM, out=out)
+        line = rejected(r, bad)
+        assert "nested" in line
+        assert sources(out) == {str(VLLM)}
+
+
+@pytest.mark.parametrize(("field", "change"), [
+    ("ttfts[3]", lambda d: d["ttfts"].__setitem__(3, -0.05)),
+    ("itls[2][5]", lambda d: d["itls"][2].__setitem__(5, -0.01)),
+    ("latencies[0]", lambda d: d["latencies"].__setitem__(0, -1.0)),
+    ("output_lens[1]", lambda d: d["output_lens"].__setitem__(1, -32)),
+    ("input_lens[4]", lambda d: d["input_lens"].__setitem__(4, -17)),
+])
+def test_negative_timings_and_lengths_are_refused_at_import(tmp_path, field, change):
+    bad = vllm_variant(tmp_path, "negative", change)
+    out = tmp_path / "out"
+    r = run_import("vllm-serve", bad, VLLM, out=out)
+    line = rejected(r, bad)
+    assert field in line and "negative" in line
+    assert sources(out) == {str(VLLM)}
+
+
+@pytest.mark.parametrize(("changes", "words"), [
+    ({"request_rate": -3}, ("request rate -3", "positive")),
+    ({"request_rate": 0}, ("request rate 0", "positive")),
+    ({"request_rate": 4, "burstiness": -1}, ("burstiness -1", "positive")),
+    ({"max_concurrency": -2}, ("concurrency -2", "positive")),
+])
+def test_a_rate_or_concurrency_that_is_not_positive_is_refused(tmp_path, changes, words):
+    bad = vllm_variant(tmp_path, "rate", lambda d: d.update(changes))
+    out = tmp_path / "out"
+    r = run_import("vllm-serve", bad, VLLM, out=out)
+    line = rejected(r, bad)
+    assert all(w in line for w in words), line
+    assert "poisson:-3" not in json.dumps([contract.read_footer(f).scenario for f in out.rglob("*.parquet")])
+    assert sources(out) == {str(VLLM)}
+
+
+@pytest.mark.parametrize("date", ["yesterday", "2026-13-45T25:99:00", "20261399-999999", 1e300])
+def test_a_date_that_cannot_be_read_rejects_the_file(tmp_path, date):
+    bad = vllm_variant(tmp_path, "date", lambda d: d.update(date=date))
+    out = tmp_path / "out"
+    r = run_import("vllm-serve", bad, VLLM, out=out)
+    line = rejected(r, bad)
+    assert "date" in line
+    assert sources(out) == {str(VLLM)}
