@@ -50,6 +50,17 @@ def _file_with_run_id(folder: Path, run_id: str) -> Path:
     return contract.write_scenario(folder / f"{name}.parquet", meta, contract.samples_table(meta, rows))
 
 
+def _rename_runs(db: Path, names: dict[str, str]) -> None:
+    """Give runs of ``db`` other ids, as a warehouse filled before ingest checked them may hold."""
+    con, _ = database.open_writable(db)
+    try:
+        for old, new in names.items():
+            con.execute("UPDATE runs SET run_id = ? WHERE run_id = ?", [new, old])
+            con.execute("UPDATE results SET run_id = ? WHERE run_id = ?", [new, old])
+    finally:
+        con.close()
+
+
 @pytest.fixture
 def warehouse(tmp_path) -> Path:
     folder = tmp_path / "wh"
@@ -86,13 +97,7 @@ def test_site_leaves_out_pages_of_unsafe_names_and_writes_only_inside(tmp_path):
     Warehouse(warehouse).ingest([tmp_path / "more"])
     with Warehouse(warehouse).reading() as con:
         first, _, third = [r[0] for r in con.execute("SELECT run_id FROM runs ORDER BY started_at").fetchall()]
-    con, _ = database.open_writable(warehouse)
-    try:
-        for old, new in ((first, evil), (third, "a/b")):
-            con.execute("UPDATE runs SET run_id = ? WHERE run_id = ?", [new, old])
-            con.execute("UPDATE results SET run_id = ? WHERE run_id = ?", [new, old])
-    finally:
-        con.close()
+    _rename_runs(warehouse, {first: evil, third: "a/b"})
     r = cli("site", "--db", warehouse, "--out", tmp_path / "site")
     assert r.exit_code == 0, r.output
     assert "compare 0" in r.output and "left out (unsafe names) 2" in r.output
@@ -254,3 +259,13 @@ def test_publish_site_uploads_only_what_site_wrote(hub, env, warehouse, tmp_path
     (plain / "index.html").write_text("<p>hi</p>")
     r = benchdb_cmd("publish", "--space", "user/dash", "--site", str(plain), env=env)
     assert "is not a site `benchdb site` wrote" in _one_line(r)
+
+
+def test_publish_dataset_refuses_an_unsafe_run_id(hub, env, warehouse):
+    """A run id that would name a folder outside ``samples/`` in the dataset: refused, nothing sent."""
+    with Warehouse(warehouse).reading() as con:
+        run = con.execute("SELECT min(run_id) FROM runs").fetchone()[0]
+    _rename_runs(warehouse, {run: "../../README.md"})
+    r = benchdb_cmd("publish", "--repo", "org/bench", "--db", str(warehouse), env=env)
+    assert "cannot name a folder in the dataset" in _one_line(r)
+    assert ("dataset", "org/bench") not in hub.repos

@@ -28,6 +28,7 @@ from benchdb.hub import badges as badge_mod
 from benchdb.hub import card
 from benchdb.hub.client import HubError, check_repo_id, hub_errors
 from benchdb.hub.client import api as make_api
+from benchdb.paths import is_safe_name
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,9 @@ def plan(db: str | os.PathLike | None, repo_id: str, *, models: list[str] | None
         out = Plan(repo_id, exists, parent)
         new_by_hw: dict[str, list[tuple]] = {}
         for file_id, path, sha, size, run_id, hw_id, _model in files:
+            if not (is_safe_name(run_id) and is_safe_name(hw_id)):     # ingested before ingest checked them
+                raise HubError(f"run id {run_id!r} of {path} cannot name a folder in the dataset: leave its "
+                               "results out with --model/--hardware")
             repo_path = f"{card.SAMPLES_DIR}/hardware={hw_id}/run={run_id}/{sha[:16]}.parquet"
             if repo_path in remote:
                 out.already += 1
