@@ -61,7 +61,7 @@ def main() -> None:
             out = work / f"results-t{threads}"
             common = ["--threads", threads, "--batch-sizes", a.batch_sizes, "--min-time", a.min_time,
                       "--max-time", a.max_time, "--target-ci", "0.05", "--min-iters", "5", "--warmup", "1",
-                      "--max-background-cpu", "100", "--out", str(out)]
+                      "--max-background-cpu", "100%", "--out", str(out)]
             for backend in a.backends.split(","):
                 models = [m for spec in a.models.split(",") for m in ("--model", spec)]
                 sh("run", "--backend", backend, *models, "--seq-lens", a.seq_lens, *common)

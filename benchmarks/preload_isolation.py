@@ -28,7 +28,7 @@ own = isolation.preload_modules
 isolation.preload_modules = lambda module: own(module) + extra
 from benchdb.cli import main
 main(["run", "--backend", "openvino", "--model", "tiny:bert", "--batch-sizes", "4", "--seq-lens", "32",
-      "--repeats", "3", "--max-background-cpu", "100", "--out", sys.argv[2]])
+      "--repeats", "3", "--max-background-cpu", "100%", "--out", sys.argv[2]])
 """
 
 

@@ -22,7 +22,7 @@ from benchdb.plan.ab_stats import decided
 from benchdb.schema import contract
 
 SHORT = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.2",
-         "--max-background-cpu", "100"]
+         "--max-background-cpu", "100%"]
 PY = sys.executable          # the same interpreter on both sides: an A/A run
 
 SLOW_BENCH = '''\

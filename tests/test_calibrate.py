@@ -44,7 +44,7 @@ def test_calibrate_stores_peaks_and_recalibrating_adds_rows(tmp_path):
 def test_roofline_puts_a_real_result_against_the_peaks(tmp_path):
     db, out = tmp_path / "w.duckdb", tmp_path / "res"
     r = invoke("run", "--backend", "numpy", "--model", "matmul:128", "--threads", "1", "--out", str(out),
-               "--max-background-cpu", "100", "--min-time", "0.05", "--max-time", "1", "--min-iters", "5")
+               "--max-background-cpu", "100%", "--min-time", "0.05", "--max-time", "1", "--min-iters", "5")
     assert r.exit_code == 0, r.output
     assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
     assert invoke("calibrate", *QUICK, "--db", str(db)).exit_code == 0

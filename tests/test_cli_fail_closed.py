@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from benchdb.cli import main
 
 FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.05",
-        "--max-background-cpu", "100"]
+        "--max-background-cpu", "100%"]
 
 
 def invoke(*args):
@@ -22,12 +22,12 @@ def invoke(*args):
 
 
 def test_run_exits_3_when_no_scenario_succeeded_and_0_on_partial_failure(tmp_path):
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--mode", "compile", "--out",
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--precision", "bf16", "--out",
                str(tmp_path / "a"), *FAST)
     assert r.exit_code == 3
     assert r.stderr.strip().splitlines()[-1].startswith("benchdb: error: no scenario succeeded (1 unsupported)")
     assert len(list((tmp_path / "a").rglob("*.parquet"))) == 1           # the failure is still on record
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--mode", "eager,compile", "--out",
+    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--precision", "fp32,bf16", "--out",
                str(tmp_path / "b"), *FAST)
     assert r.exit_code == 0, r.output
     assert "2 files in" in r.stdout
@@ -40,7 +40,7 @@ def test_ctrl_c_keeps_finished_files_and_resume_measures_exactly_the_rest(tmp_pa
 
     db = tmp_path / "w.duckdb"
     args = ["run", "--backend", "numpy", "--model", "matmul:64", "--batch-sizes",
-            ",".join(str(b) for b in range(1, 13)), "--threads", "1", "--max-background-cpu", "100"]
+            ",".join(str(b) for b in range(1, 13)), "--threads", "1", "--max-background-cpu", "100%"]
     earlier = subprocess.run([sys.executable, "-m", "benchdb", *args, "--min-time", "0.01", "--max-time", "0.02",
                               "--out", str(tmp_path / "earlier")], capture_output=True, text=True, timeout=300)
     assert earlier.returncode == 0, earlier.stderr

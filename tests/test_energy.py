@@ -161,7 +161,7 @@ def test_real_run_records_energy_per_item_from_a_moving_counter(tmp_path):
                                       # what is tested is the energy accounting, not the timing's
                                       # precision: a loose CI target keeps the result valid (so in
                                       # results_latest) when another process shares the 2 cores
-                                      "--max-background-cpu", "100", "--target-ci", "0.5", *FAST], env=env)
+                                      "--max-background-cpu", "100%", "--target-ci", "0.5", *FAST], env=env)
     finally:
         stop.set()
         writer.join()

@@ -15,7 +15,7 @@ from benchdb.cli import main
 from benchdb.schema import contract
 
 QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",
-         "--target-ci", "0.5", "--max-background-cpu", "100"]
+         "--target-ci", "0.5", "--max-background-cpu", "100%"]
 
 #: What each key class does through both exported-graph backends on this CPU (torch 2.13).
 EXPECTED = {t: "ok" for t in models.KEY_CLASSES}

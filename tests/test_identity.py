@@ -20,7 +20,7 @@ from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
 
-FAST = ("settings: {warmup: 1, min_iters: 5, min_time: 0.01, max_time: 0.1, target_ci: 0.5, max_background_cpu: 100, "
+FAST = ("settings: {warmup: 1, min_iters: 5, min_time: 0.01, max_time: 0.1, target_ci: 0.5, max_background_cpu: 100%, "
         "isolate: false}")
 
 
@@ -39,7 +39,7 @@ runs:
     # A second run of one of the two scenarios joins its series.
     res = CliRunner().invoke(main, ["run", "--backend", "numpy", "--model", "matmul:16", "--threads", "1",
                                     "--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
-                                    "--max-background-cpu", "100", "--no-isolation", "--out", str(out)])
+                                    "--max-background-cpu", "100%", "--no-isolation", "--out", str(out)])
     assert res.exit_code == 0, res.output
     db = tmp_path / "w.duckdb"
     summary = Warehouse(db).ingest([out])

@@ -24,7 +24,7 @@ from benchdb.backends.ortweb.server import Server
 from benchdb.errors import BackendUnavailable
 
 QUICK = ["--min-time", "0.2", "--max-time", "1.5", "--warmup", "2", "--min-iters", "12",
-         "--target-ci", "0.5", "--max-background-cpu", "100", "--timeout", "240"]
+         "--target-ci", "0.5", "--max-background-cpu", "100%", "--timeout", "240"]
 
 
 def _has_browser() -> bool:

@@ -18,7 +18,7 @@ from conftest import benchdb_cmd
 from benchdb.backends import registry
 
 FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
-        "--max-background-cpu", "100"]
+        "--max-background-cpu", "100%"]
 
 INIT = '''
 """A third-party backend: numpy's matmul under another name, with a --mine-scale option."""

@@ -17,7 +17,7 @@ from benchdb.harness.timing import HostTimer, StopRule, measure
 
 # Loose stopping rule for speed; target wide enough that noise never makes a tiny model invalid.
 QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",
-         "--target-ci", "0.5", "--max-background-cpu", "100", "--gen-tokens", "4"]
+         "--target-ci", "0.5", "--max-background-cpu", "100%", "--gen-tokens", "4"]
 
 
 def invoke(*args, env=None):
@@ -125,7 +125,7 @@ def test_failing_and_timed_out_scenarios_do_not_stop_the_suite(tmp_path):
     # same child-process pool; the limit leaves the quick one room on a busy machine
     r = invoke("run", "--backend", "numpy", "--model", "matmul:256", "--batch-sizes", "512,1",
                "--min-iters", "1000", "--min-time", "0", "--max-time", "600", "--timeout", "10",
-               "--max-background-cpu", "100", "--out", str(out))
+               "--max-background-cpu", "100%", "--out", str(out))
     assert r.exit_code == 0, r.output
     invoke("ingest", str(out), "--db", str(db))
     con = duckdb.connect(str(db), read_only=True)

@@ -242,7 +242,7 @@ def test_check_selector_errors(tmp_path):
     r = invoke("check", "--baseline", "branch:main", "--candidate", "latest", "--db", str(db))
     assert r.exit_code == 2 and "use latest, latest~N, run:ID, commit:SHA, tag:NAME or time:FROM..TO" in r.stderr
     r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--threshold", "five", "--db", str(db))
-    assert r.exit_code == 2 and "is not a threshold like 5% or 0.05" in r.stderr
+    assert r.exit_code == 2 and "--threshold 'five' is not like 5% or 0.05" in r.stderr
 
 
 def test_change_points_found_at_ingest_reported_and_acked(tmp_path):
@@ -277,7 +277,7 @@ def test_gate_on_two_real_runs_of_the_same_scenario(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     for _ in range(2):
         r = invoke("run", "--backend", "numpy", "--model", "matmul:128", "--min-time", "0.5", "--max-time", "2",
-                   "--max-background-cpu", "100", "--out", str(out), "--no-isolation")
+                   "--max-background-cpu", "100%", "--out", str(out), "--no-isolation")
         assert r.exit_code == 0
     invoke("ingest", str(out), "--db", str(db))
     r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--format", "json")

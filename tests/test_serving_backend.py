@@ -18,7 +18,7 @@ from benchdb.schema import contract
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 
 QUICK = ["--warmup", "2", "--min-iters", "8", "--min-time", "0.3", "--max-time", "4", "--target-ci", "0.5",
-         "--max-background-cpu", "100", "--seq-lens", "8", "--gen-tokens", "8"]
+         "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "8"]
 #: The `transformers` command of this interpreter's environment.
 TRANSFORMERS = Path(sys.executable).parent / "transformers"
 STUB = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 5 --itl-ms 2"
@@ -100,7 +100,7 @@ def test_a_server_that_dies_mid_sweep_keeps_the_finished_points(tmp_path):
     proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-model", "--server",
                        STUB + " --exit-after-requests 40", "--concurrency", "1,2,4,8", "--out", str(out),
                        "--warmup", "2", "--min-iters", "20", "--min-time", "0", "--max-time", "5",
-                       "--max-requests", "20", "--max-background-cpu", "100", "--seq-lens", "8",
+                       "--max-requests", "20", "--max-background-cpu", "100%", "--seq-lens", "8",
                        "--gen-tokens", "4")
     assert proc.returncode == 0, proc.stderr           # some points succeeded
     by_shape = {r["scenario"]["input_shape"]: r["scenario"] for r in _results(out)}
@@ -115,7 +115,7 @@ def test_a_point_whose_every_request_fails_says_what_the_server_answered(tmp_pat
     out = tmp_path / "res"
     proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-refuses", "--server", STUB + " --fail-every 1",
                        "--concurrency", "2", "--out", str(out), "--warmup", "0", "--min-iters", "6",
-                       "--min-time", "0", "--max-time", "5", "--max-requests", "6", "--max-background-cpu", "100",
+                       "--min-time", "0", "--max-time", "5", "--max-requests", "6", "--max-background-cpu", "100%",
                        "--seq-lens", "8", "--gen-tokens", "4")
     assert proc.returncode != 0
     (res,) = _results(out)
@@ -131,7 +131,7 @@ def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
         proc = benchdb_cmd("run", "--backend", "openai", "--model", f"stub-{folder}", "--server",
                            STUB + f" --fail-every {fail}", "--concurrency", "2", "--slo", "ttft:1s,tpot:1s",
                            "--out", str(out / folder), "--warmup", "0", "--min-iters", "30", "--min-time", "0",
-                           "--max-time", "10", "--max-requests", "30", "--max-background-cpu", "100",
+                           "--max-time", "10", "--max-requests", "30", "--max-background-cpu", "100%",
                            "--seq-lens", "8", "--gen-tokens", "4")
         assert proc.returncode == 0, proc.stderr
     benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
@@ -183,7 +183,7 @@ def test_an_ab_run_of_a_serving_point_gives_each_side_its_server_and_a_verdict(t
     proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-ab", "--server", STUB, "--concurrency", "2",
                        "--ab", sys.executable, sys.executable, "--repeats", "2", "--out", str(out), "--db", str(db),
                        "--warmup", "2", "--min-iters", "20", "--min-time", "0.3", "--max-time", "3",
-                       "--max-background-cpu", "100", "--seq-lens", "8", "--gen-tokens", "4", timeout=300)
+                       "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4", timeout=300)
     assert proc.returncode == 0, proc.stderr
     sides = {r["meta"]["run"]["config"]["ab"]["side"]: r["scenario"] for r in _results(out)}
     assert set(sides) == {"base", "cand"}
@@ -225,7 +225,7 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
         proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-energy", "--server", STUB,
                            "--concurrency", "2", "--out", str(out), "--warmup", "0", "--min-iters", "30",
                            "--min-time", "0.5", "--max-time", "3", "--max-requests", "30",
-                           "--max-background-cpu", "100", "--seq-lens", "8", "--gen-tokens", "4",
+                           "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4",
                            env={"BENCHDB_POWERCAP_ROOT": str(tmp_path / "powercap")})
     finally:
         stop.set()

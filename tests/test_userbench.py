@@ -24,7 +24,7 @@ from benchdb.harness.timing import StopRule
 from benchdb.schema import identity
 
 FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
-        "--max-background-cpu", "100"]
+        "--max-background-cpu", "100%"]
 RULE = StopRule(warmup_iters=1, warmup_s=0.0, min_iters=5, min_time_s=0.01, max_time_s=0.1)
 EXAMPLE = REPO / "examples" / "benches" / "bench_example.py"
 

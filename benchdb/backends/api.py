@@ -26,8 +26,11 @@ if TYPE_CHECKING:
     from benchdb.backends.base import Outcome, RunOptions, Scenario
 
 #: How an option's value is written on the command line and in config files:
-#: int, float, str, bool (a flag), words (comma-separated or a YAML list), ints (likewise).
-Kind = Literal["int", "float", "str", "bool", "words", "ints"]
+#: int, float, str, bool (a flag), words (comma-separated or a YAML list), ints (likewise);
+#: share (``5%`` or ``0.05``, kept as the fraction), percent (written the same, kept in percent:
+#: 30.0) and duration (``500ms``, ``2s``, ``12h`` or bare seconds, kept in seconds): see
+#: :mod:`benchdb.quantity`. ``minimum`` and ``maximum`` are in the kept unit.
+Kind = Literal["int", "float", "str", "bool", "words", "ints", "share", "percent", "duration"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,9 @@ class BackendInfo:
     probe: str = ""
     #: Device families it can measure (``benchdb hardware``, help texts).
     devices: tuple[str, ...] = ("cpu",)
+    #: Its ``--mode`` values; any other is refused before anything runs (``eager``, the core
+    #: default, always means its default mode). Empty: not declared (it checks them when planning).
+    modes: tuple[str, ...] = ()
     #: Its own run options, besides the core ones every backend takes.
     options: tuple[Option, ...] = ()
     #: Its typed option set (a dataclass with ``threads`` and ``as_dict()``): what ingest checks a

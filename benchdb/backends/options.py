@@ -9,10 +9,12 @@ backend's identity option, its place in the scenario's options (:func:`identity_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from benchdb import quantity
 from benchdb.backends.api import Option
 from benchdb.errors import BenchdbError
 
@@ -48,18 +50,18 @@ CORE: tuple[Option, ...] = (
     Option("warmup", "int", 3, "Warm-up calls.", minimum=0, target="rule.warmup_iters"),
     Option("min_iters", "int", 10, "Timed calls at least, whatever the time.", minimum=1,
            target="rule.min_iters"),
-    Option("min_time", "float", 1.0, "Seconds.", minimum=0, target="rule.min_time_s"),
-    Option("max_time", "float", 20.0, "Seconds.", minimum=0, target="rule.max_time_s"),
-    Option("target_ci", "float", 0.02, "Stop once the 95% CI of the median is within +- this fraction.",
+    Option("min_time", "duration", 1.0, "Time to measure at least.", minimum=0, target="rule.min_time_s"),
+    Option("max_time", "duration", 20.0, "Time to measure at most.", minimum=0, target="rule.max_time_s"),
+    Option("target_ci", "share", 0.02, "Stop once the 95% CI of the median is within +- this share of it.",
            minimum=0.0001, maximum=0.99, target="rule.target_ci"),
-    Option("max_background_cpu", "float", 30.0, "Other processes' CPU % above which a result is marked invalid.",
-           minimum=0, maximum=100),
+    Option("max_background_cpu", "percent", 30.0, "Other processes' CPU use (of the whole machine) above which "
+           "a result is marked invalid.", minimum=0, maximum=100),
     Option("task", "str", None, "Override the detected task (feature-extraction, text-generation, "
            "text-classification, image-classification)."),
     Option("gen_tokens", "int", 16, "Tokens each generate call must produce (generative models).", minimum=1),
-    Option("timeout_s", "float", 900.0, "Seconds one scenario may take before it is recorded as timeout.",
+    Option("timeout_s", "duration", 900.0, "Time one scenario may take before it is recorded as timeout.",
            flag="--timeout", key="timeout", minimum=0.1),
-    Option("load_timeout_s", "float", 900.0, "Seconds a model may take to load in its child process.",
+    Option("load_timeout_s", "duration", 900.0, "Time a model may take to load in its child process.",
            flag="--load-timeout", key="load_timeout", minimum=0.1),
     Option("verify_only", "bool", False, "onnxruntime/openvino: check outputs against PyTorch fp32 without timing."),
     Option("isolate", "bool", True, "Measure in this process (debugging): no child process, no timeouts.",
@@ -74,6 +76,15 @@ CORE: tuple[Option, ...] = (
 )
 
 CORE_BY_NAME = {o.name: o for o in CORE}
+
+#: The precisions benchdb knows. A backend measures some and records the others as unsupported,
+#: with why (int4 through ONNX Runtime); any other value is a typo, refused before anything runs.
+PRECISIONS = ("fp32", "fp16", "bf16", "fp64", "int8", "int4")
+
+#: Device families besides those the registered backends declare (:attr:`BackendInfo.devices`):
+#: other spellings backends take (OpenVINO's auto, DirectML's dml, the browser's wasm and webnn).
+DEVICE_FAMILIES = ("cpu", "cuda", "rocm", "mps", "xpu", "gpu", "npu", "dml", "auto", "wasm", "webgpu", "webnn")
+_DEVICE = re.compile(r"^([a-z]+)(?:[:.]\d+)?$")
 
 
 def of_backend(backend: str) -> tuple[Option, ...]:
@@ -112,6 +123,28 @@ def by_config_key() -> dict[str, Option]:
     return out
 
 
+#: Option kinds read by :mod:`benchdb.quantity`, with the forms their help names.
+QUANTITIES = {"share": quantity.SHARE_FORMS, "percent": "30% or 0.3",
+              "duration": f"{quantity.DURATION_FORMS} or bare seconds"}
+
+
+def quantity_of(opt: Option, value: str | float) -> float:
+    """The value of a share, percent or duration option (its text, or a config file's number) in
+    the unit it is kept in (:data:`benchdb.backends.api.Kind`); :class:`benchdb.quantity.QuantityError`."""
+    if opt.kind == "duration":
+        return quantity.duration(value, minimum=opt.minimum or 0.0)
+    scale = 100.0 if opt.kind == "percent" else 1.0
+    top = 1.0 if opt.maximum is None else opt.maximum / scale
+    return quantity.share(value, minimum=(opt.minimum or 0.0) / scale, maximum=top) * scale
+
+
+def quantity_text(opt: Option, value: float) -> str:
+    """A share, percent or duration option's value as text :func:`quantity_of` reads back."""
+    if opt.kind == "duration":
+        return quantity.duration_text(value)
+    return quantity.percent_text(value / 100.0 if opt.kind == "percent" else value)
+
+
 def config_value(opt: Option, value: Any, where: str) -> Any:
     """A config file's value for an option, checked and converted (lists for axes)."""
     def bad(what: str) -> BenchdbError:
@@ -131,6 +164,11 @@ def config_value(opt: Option, value: Any, where: str) -> Any:
         if not isinstance(value, str) or not value:
             raise bad("a non-empty string")
         return value
+    if opt.kind in QUANTITIES:
+        try:
+            return quantity_of(opt, value)
+        except quantity.QuantityError as exc:
+            raise BenchdbError(f"{where}: {exc}") from None
     number = int if opt.kind == "int" else float
     if number is int and (isinstance(value, bool) or not isinstance(value, int) or value < (opt.minimum or 0)):
         raise bad("a positive integer" if opt.minimum == 1 else "a non-negative integer")
@@ -173,7 +211,37 @@ def apply(opts: RunOptions, values: Mapping[str, Any], where: str = "options",
     except ValueError as exc:
         prefix = "" if where == "command line" else f"{where}: "
         raise BenchdbError(f"{prefix}stopping rule: {exc}") from None
-    return replace(opts, backend_options=backend_options, **fields)
+    out = replace(opts, backend_options=backend_options, **fields)
+    check_axes(out, where)
+    return out
+
+
+def check_axes(opts: RunOptions, where: str = "command line") -> None:
+    """Refuse a precision, mode or device that is no value of its axis (a typo), naming the valid
+    ones. A known value that this backend cannot measure (fp16 on numpy, a CUDA device for numpy)
+    is not refused: its scenario is recorded as unsupported, with why."""
+    from benchdb.backends import registry
+
+    info = registry.info(opts.backend)          # an unknown backend is refused first
+
+    def refuse(name: str, value: str, what: str, valid: str) -> BenchdbError:
+        flag = CORE_BY_NAME[name].cli_flag
+        head = f"{flag} {value!r}" if where == "command line" else f"{where}: {name} {value!r}"
+        return BenchdbError(f"{head} is not {what}; use one of {valid}")
+
+    for p in opts.precisions:
+        if p not in PRECISIONS:
+            raise refuse("precisions", p, "a precision", ", ".join(PRECISIONS))
+    if info.modes and opts.modes != CORE_BY_NAME["modes"].default:
+        for mode in opts.modes:
+            if mode not in info.modes:
+                raise refuse("modes", mode, f"a mode of {opts.backend}", ", ".join(info.modes))
+    families = tuple(dict.fromkeys((*DEVICE_FAMILIES, *(f for b in registry.backends().values() for f in b.devices))))
+    device = str(opts.device).strip().lower()
+    m = _DEVICE.match(device)
+    if not (m and m.group(1) in families) and not device.startswith("remote:"):
+        raise refuse("device", opts.device, "a device", ", ".join(families) + " (with :N for one of several, "
+                     "e.g. cuda:1)")
 
 
 def value_of(opts: RunOptions, opt: Option) -> Any:
@@ -195,6 +263,8 @@ def _argument(opt: Option, value: Any) -> list[str]:
         return [part for v in value for part in (opt.cli_flag, str(v))]
     if opt.kind in ("words", "ints"):
         return [opt.cli_flag, ",".join(map(str, value))]
+    if opt.kind in QUANTITIES:
+        return [opt.cli_flag, quantity_text(opt, value)]
     return [opt.cli_flag, repr(value) if opt.kind == "float" else str(value)]
 
 

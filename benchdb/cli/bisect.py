@@ -10,9 +10,10 @@ from pathlib import Path
 
 import click
 
-from benchdb.cli.options import READ_WAIT_S, append_summary, db_option, fraction
+from benchdb.cli.options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, append_summary, db_option
 from benchdb.cli.run import run_options, with_run_options
 from benchdb.errors import BenchdbError
+from benchdb.quantity import percent_text
 
 
 @click.command("bisect")
@@ -29,8 +30,8 @@ from benchdb.errors import BenchdbError
 @click.option("--ab-max-trials", "ab_max_trials", type=click.IntRange(min=0), default=15, show_default=True,
               metavar="N", help="Trials per step at most: after --repeats, two more at a time while the verdict is "
                                 "open (0: exactly --repeats).")
-@click.option("--ab-threshold", "ab_threshold", default="5%", callback=fraction, show_default=True,
-              help="The smallest change that counts as slower (the gate's threshold).")
+@click.option("--ab-threshold", "ab_threshold", type=THRESHOLD, default="5%", show_default=True,
+              help="The smallest change that counts as slower (the gate's threshold)." + THRESHOLD_HELP)
 @click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON file describing the runs (relative: read from each commit's checkout).")
 @click.option("--bench", "benches", multiple=True, metavar="PATH",
@@ -195,7 +196,7 @@ def _reproduce(ctx, params, r) -> str:
         args += ["--backend", params["backend"], "--model", *params["models"]]
     args += _run_flags(ctx, params)
     args += ["--repeats", str(params["repeats"]), "--ab-max-trials", str(params["ab_max_trials"]),
-             "--ab-threshold", f"{params['ab_threshold']:.0%}"]
+             "--ab-threshold", percent_text(params["ab_threshold"])]
     return " ".join(shlex.quote(str(a)) for a in args)
 
 
@@ -220,6 +221,8 @@ def _run_flags(ctx, params) -> list[str]:
                 out += [opt.cli_flag, str(v)]
         elif isinstance(value, (list, tuple)):
             out += [opt.cli_flag, ",".join(map(str, value))]
+        elif opt.kind in options.QUANTITIES:
+            out += [opt.cli_flag, options.quantity_text(opt, value)]
         else:
             out += [opt.cli_flag, str(value)]
     return out

@@ -10,15 +10,15 @@ import sys
 
 import click
 
-from benchdb.cli.options import READ_WAIT_S, db_option
+from benchdb.cli.options import READ_WAIT_S, db_option, duration_type
 from benchdb.errors import printable
 
 
 @click.command("ingest")
 @click.argument("paths", nargs=-1, required=True)
 @db_option()
-@click.option("--wait", "wait_s", type=click.FloatRange(min=0), default=60.0, show_default=True,
-              help="Seconds to wait for another process that holds the database.")
+@click.option("--wait", "wait_s", type=duration_type(), default="60s", show_default=True,
+              help="How long to wait for another process that holds the database: 60s, 5m, or bare seconds.")
 @click.option("--batch-rows", type=click.IntRange(min=1), default=None, hidden=True,
               help="Sample rows per load transaction (tuning and tests).")
 def ingest(paths, db, wait_s, batch_rows):

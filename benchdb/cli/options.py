@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
+from benchdb import quantity
 from benchdb.errors import BenchdbError
 from benchdb.text import plural  # noqa: F401  (the command modules take it from here)
 
@@ -51,15 +53,49 @@ def csv_words(ctx, param, value):
     return tuple(parts)
 
 
-def fraction(ctx, param, value):
-    text = str(value).strip()
-    try:
-        v = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError:
-        raise click.BadParameter(f"{value!r} is not a threshold like 5% or 0.05") from None
-    if not 0 <= v < 10:
-        raise click.BadParameter(f"{value!r} is out of range")
-    return v
+class Quantity(click.ParamType):
+    """A share, duration or size option (:mod:`benchdb.quantity`): ``parse`` turns its text into
+    the number the command takes. A bad value is one line naming the option and the forms to write
+    (a BenchdbError, as every other bad option value: exit 2, no usage text)."""
+
+    name = "quantity"
+
+    def __init__(self, parse: Callable[[str], float], metavar: str):
+        self.parse, self.metavar = parse, metavar
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return self.metavar
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):       # already converted: click may convert a value twice
+            return value
+        try:
+            return self.parse(value)
+        except quantity.QuantityError as exc:
+            raise BenchdbError(f"{param.opts[0] if param is not None else 'value'} {exc}") from None
+
+
+def share_type(minimum: float = 0.0, maximum: float = 1.0) -> Quantity:
+    """``5%`` or ``0.05`` as the fraction 0.05 (bounds are fractions)."""
+    return Quantity(lambda v: quantity.share(v, minimum=minimum, maximum=maximum), "PCT")
+
+
+def duration_type(bare: str = "s", minimum: float = 0.0) -> Quantity:
+    """``500ms``, ``2s``, ``12h`` in the unit ``bare`` (seconds or ms), which a bare number is in too."""
+    unit = quantity.duration(1, bare=bare)
+    return Quantity(lambda v: quantity.duration(v, bare=bare, minimum=minimum) / unit, "DURATION")
+
+
+def size_type(bare: str = "B", minimum: float = 0.0) -> Quantity:
+    """``512MiB``, ``2GB`` in the unit ``bare`` (bytes or MiB), which a bare number is in too
+    (``minimum`` in bytes)."""
+    unit = quantity.size(1, bare=bare)
+    return Quantity(lambda v: quantity.size(v, bare=bare, minimum=minimum) / unit, "SIZE")
+
+
+#: ``--threshold`` and ``--ab-threshold``: the smallest change that matters (up to 1000 %).
+THRESHOLD = share_type(maximum=10.0)
+THRESHOLD_HELP = f" Write {quantity.SHARE_FORMS} (a bare 5 is refused: 5% or 500%?)."
 
 
 # --------------------------------------------------------------------------- output

@@ -9,7 +9,7 @@ import json
 
 import click
 
-from benchdb.cli.options import csv_words, db_option
+from benchdb.cli.options import csv_words, db_option, duration_type, size_type
 
 
 def _si(value: float | None, unit: str) -> str:
@@ -29,13 +29,13 @@ def _si(value: float | None, unit: str) -> str:
               help="CPU threads (default: physical cores, as `benchdb run`). Recorded with the peaks.")
 @click.option("--trials", type=click.IntRange(min=2), default=10, show_default=True,
               help="Timed trials per figure (8 or more give a 95 % CI of the median).")
-@click.option("--trial-time", type=click.FloatRange(min=0.001), default=0.2, show_default=True,
-              help="Seconds per trial.")
+@click.option("--trial-time", type=duration_type(minimum=0.001), default="200ms", show_default=True,
+              help="Time per trial: 200ms, 1s, or bare seconds.")
 @click.option("--matmul-n", type=click.IntRange(min=8), default=1024, show_default=True,
               help="Starting matrix order N: halved while one product takes over a quarter of a trial, doubled "
                    "while it takes under 2 ms (an accelerator finishes a small product faster than it launches).")
-@click.option("--stream-mb", type=click.FloatRange(min=0.01), default=128.0, show_default=True,
-              help="MiB per array of copy/triad (well beyond the caches).")
+@click.option("--stream-mb", type=size_type(bare="MiB", minimum=0.01 * 2**20), default="128MiB", show_default=True,
+              help="Size of each copy/triad array (well beyond the caches): 128MiB, 1GiB, or bare MiB.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--list", "list_only", is_flag=True, help="List the stored calibrations instead of measuring.")
 @db_option()

@@ -7,7 +7,17 @@ from pathlib import Path
 
 import click
 
-from benchdb.cli.options import READ_WAIT_S, append_summary, db_option, fraction, write_atomic
+from benchdb.cli.options import (
+    READ_WAIT_S,
+    THRESHOLD,
+    THRESHOLD_HELP,
+    append_summary,
+    db_option,
+    duration_type,
+    share_type,
+    size_type,
+    write_atomic,
+)
 from benchdb.cli.publish import model_card_options
 from benchdb.errors import BenchdbError
 
@@ -42,11 +52,13 @@ from benchdb.errors import BenchdbError
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
 @click.option("--objective", type=click.Choice(["throughput", "latency", "energy", "cost"]), default="throughput",
               show_default=True, help="What --optimal-hardware optimises.")
-@click.option("--max-latency-ms", type=click.FloatRange(min=0), default=None, help="Latency budget (median).")
-@click.option("--max-memory-mb", type=click.FloatRange(min=0), default=None, help="Peak memory budget.")
-@click.option("--max-accuracy-drop", metavar="PCT", default=None,
+@click.option("--max-latency-ms", type=duration_type(bare="ms"), default=None,
+              help="Latency budget (median): 250ms, 1.5s, or bare milliseconds.")
+@click.option("--max-memory-mb", type=size_type(bare="MiB"), default=None,
+              help="Peak memory budget: 512MiB, 2GiB, 2GB, or bare MiB.")
+@click.option("--max-accuracy-drop", type=share_type(), default=None,
               help="--optimal-hardware: leave out results that are not fp32 whose accuracy drop against fp32 is "
-                   "more than PCT, e.g. 1% (imported lm-eval scores, else the --sts score, else the output's "
+                   "more than PCT, 1% or 0.01 (imported lm-eval scores, else the --sts score, else the output's "
                    "agreement with fp32: the result_accuracy view); each one left out is named with why.")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
@@ -74,7 +86,7 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
-                              max_accuracy_drop=_fraction(max_accuracy_drop),
+                              max_accuracy_drop=max_accuracy_drop,
                               prices=_load_prices(prices) if prices else {}, slo=parse_slo(slo))
     if engine == "spark" or data is not None:
         if "serving" in chosen:
@@ -98,19 +110,6 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
         click.echo(f"wrote {out} ({fmt}, {sum(len(s.rows) for s in rep.sections)} rows)", err=True)
 
 
-def _fraction(text: str | None) -> float | None:
-    """'1%' or '1' (percent) as a fraction (0.01)."""
-    if text is None:
-        return None
-    try:
-        value = float(text.strip().removesuffix("%"))
-    except ValueError:
-        raise BenchdbError(f"--max-accuracy-drop {text!r} is not a percentage; write e.g. 1%") from None
-    if not 0 <= value <= 100:
-        raise BenchdbError(f"--max-accuracy-drop {text!r} must be between 0% and 100%")
-    return value / 100
-
-
 def _load_prices(path: Path) -> dict[str, float]:
     import yaml
 
@@ -132,8 +131,8 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
 @click.command("check")
 @click.option("--baseline", required=True, help="Runs to compare against, e.g. latest~1. " + _SELECTOR_HELP)
 @click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
-@click.option("--threshold", default="5%", callback=fraction, show_default=True,
-              help="Smallest change that matters (the series' own noise x3 raises it).")
+@click.option("--threshold", type=THRESHOLD, default="5%", show_default=True,
+              help="Smallest change that matters (the series' own noise x3 raises it)." + THRESHOLD_HELP)
 @click.option("--metric", default="latency_s", show_default=True,
               help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2).")
 @click.option("--format", "fmt", type=click.Choice(["md", "json", "html"]), default="md", show_default=True,

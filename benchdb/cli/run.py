@@ -11,8 +11,27 @@ from pathlib import Path
 
 import click
 
-from benchdb.cli.options import READ_WAIT_S, csv_ints, csv_words, db_option, fraction, plural, progress_printer
+from benchdb import quantity
+from benchdb.cli.options import (
+    READ_WAIT_S,
+    THRESHOLD,
+    THRESHOLD_HELP,
+    Quantity,
+    csv_ints,
+    csv_words,
+    db_option,
+    duration_type,
+    plural,
+    progress_printer,
+)
 from benchdb.errors import BenchdbError
+
+
+def _checked_duration(ctx, param, value):
+    """A duration checked now and kept as written (it is echoed and recorded as given)."""
+    if value is not None:
+        duration_type().convert(value, param, ctx)
+    return value
 
 
 @click.command("run")
@@ -27,8 +46,8 @@ from benchdb.errors import BenchdbError
 @click.option("--ab-max-trials", "ab_max_trials", type=click.IntRange(min=0), default=0, show_default=True,
               metavar="N", help="With --ab: after the --repeats trials, give each scenario whose verdict is still "
                                 "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).")
-@click.option("--ab-threshold", "ab_threshold", default="5%", callback=fraction, show_default=True,
-              help="With --ab-max-trials: the threshold of the `benchdb check` that follows.")
+@click.option("--ab-threshold", "ab_threshold", type=THRESHOLD, default="5%", show_default=True,
+              help="With --ab-max-trials: the threshold of the `benchdb check` that follows." + THRESHOLD_HELP)
 @click.option("--duet", is_flag=True,
               help="With --ab: run the two sides' processes at the same time on two disjoint, equivalent core "
                    "sets (or two GPUs), swapping sets between trials, so machine-wide noise hits both alike.")
@@ -41,8 +60,9 @@ from benchdb.errors import BenchdbError
 @click.option("--suite", default=None, help="A predefined suite (see `benchdb suites`).")
 @click.option("--dry-run", is_flag=True, help="Print the scenario plan and stop.")
 @click.option("--shard", default=None, help="Run only slice i of n of the plan, e.g. 2/4.")
-@click.option("--skip-fresh", default=None, help="Skip scenarios with a valid result on this hardware newer "
-              "than this (30m, 12h, 7d); needs --db.")
+@click.option("--skip-fresh", default=None, callback=_checked_duration,
+              metavar="DURATION", help="Skip scenarios with a valid result on this hardware newer than this (30m, "
+                                       "12h, 7d); needs --db.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               metavar="RUN_DIR", help="Finish an interrupted run: measure the scenarios of its plan that have no "
                                       "file in RUN_DIR (RESULTS_DIR/RUN_ID, or a RUN_ID under --out) yet, into the "
@@ -197,6 +217,10 @@ def _resume(ctx, params) -> None:
 
 def _click_option(opt, owners: list[str]) -> click.Option:
     """The `benchdb run` option of a declared run option (benchdb.backends.options)."""
+    from functools import partial
+
+    from benchdb.backends import options
+
     text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
     kw: dict = {"help": text, "metavar": opt.metavar}
     if opt.kind == "bool":
@@ -207,6 +231,12 @@ def _click_option(opt, owners: list[str]) -> click.Option:
         default = ",".join(map(str, opt.default)) if opt.default else None
         return click.Option([opt.cli_flag, opt.param], default=default, show_default=default is not None,
                             callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
+    if opt.kind in options.QUANTITIES:
+        kw["help"] = f"{text} Write {options.QUANTITIES[opt.kind]}."
+        kw["metavar"] = opt.metavar or ("DURATION" if opt.kind == "duration" else "PCT")
+        return click.Option([opt.cli_flag, opt.param], type=Quantity(partial(options.quantity_of, opt), kw["metavar"]),
+                            default=None if opt.default is None else options.quantity_text(opt, opt.default),
+                            show_default=opt.default is not None, **kw)
     kind = {"int": click.IntRange(min=opt.minimum, max=opt.maximum),
             "float": click.FloatRange(min=opt.minimum, max=opt.maximum)}.get(opt.kind, click.STRING)
     if opt.kind in ("int", "float") and opt.minimum is None and opt.maximum is None:
@@ -264,13 +294,12 @@ def run_options(ctx, params):
 def _skip_fresh(items, duration: str, db) -> int:
     from datetime import datetime, timedelta, timezone
 
-    from benchdb.plan.config import parse_duration
     from benchdb.plan.driver import skip_series
     from benchdb.warehouse import Warehouse
 
     if not db:
         raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
-    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parse_duration(duration))
+    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=quantity.duration(duration))
     return skip_series(items, Warehouse(db, wait_s=READ_WAIT_S).fresh_series(since))
 
 

@@ -79,7 +79,7 @@ def _values(mapping: dict[str, Any], where: str, axes: bool) -> dict[str, Any]:
             allowed = sorted(k for k, o in known.items() if axes or not o.axis)
             what = "key" if axes else "setting"
             raise BenchdbError(f"{where}: unknown {what} {key!r}; allowed: {', '.join(allowed)}")
-        out[opt.name] = options.config_value(opt, value, f"config key {key!r}")
+        out[opt.name] = options.config_value(opt, value, f"{where}: config key {key!r}")
     return out
 
 
@@ -160,17 +160,6 @@ def matching_rules(exclude: list[dict], scenario) -> list[int]:
               "mode": scenario.mode, "precision": scenario.precision, "batch_size": scenario.batch_size,
               "seq_len": scenario.settings.get("seq_len"), "input_shape": scenario.input_shape}
     return [i for i, e in enumerate(exclude) if all(fields[k] == v for k, v in e.items())]
-
-
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhdw])$")
-
-
-def parse_duration(text: str) -> float:
-    """'30m', '12h', '7d', '2w' -> seconds."""
-    m = _DURATION.match(text.strip())
-    if not m:
-        raise BenchdbError(f"duration {text!r} is not like 30m, 12h, 7d or 2w")
-    return float(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2)]
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -60,7 +60,8 @@ def options_table() -> str:
     from benchdb.backends import options
 
     kinds = {"int": "integer", "float": "number", "str": "string", "bool": "true / false",
-             "words": "list of strings", "ints": "list of integers"}
+             "words": "list of strings", "ints": "list of integers",
+             **{k: f"{forms} (benchdb.quantity)" for k, forms in options.QUANTITIES.items()}}
     rows = ["| key | values | `benchdb run` | default | backend | what |", "|---|---|---|---|---|---|"]
     for opt, owners in options.every():
         keys = " / ".join(f"`{k}`" for k in (opt.config_key, *opt.aliases))
@@ -68,6 +69,8 @@ def options_table() -> str:
         default = opt.default
         if isinstance(default, tuple):
             default = ",".join(map(str, default))
+        elif opt.kind in options.QUANTITIES and default is not None:
+            default = options.quantity_text(opt, default)
         shown = f"`{default}`" if default not in (None, "") else ""
         what = opt.help.replace("|", "\\|") + (" Part of the scenario's identity." if opt.identity else "")
         axis = "axis: " if opt.axis else ""

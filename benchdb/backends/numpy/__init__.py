@@ -10,5 +10,5 @@ from benchdb.backends.api import BackendInfo
 from benchdb.backends.numpy.options import NumpyOptions
 
 BACKEND = BackendInfo("numpy", "numpy", "numpy", "pip install numpy", "benchdb.backends.numpy.backend",
-                      devices=('cpu',), option_set=NumpyOptions,
+                      devices=('cpu',), modes=("eager",), option_set=NumpyOptions,
                       summary="Float matrix products (matmul:N), no ML library needed")

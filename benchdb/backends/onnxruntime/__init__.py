@@ -13,4 +13,5 @@ BACKEND = BackendInfo("onnxruntime", "onnxruntime", "onnxruntime", "pip install 
                       "benchdb.backends.onnxruntime.backend",
                       devices=
 ('cpu', 'cuda', 'rocm', 'npu'), option_set=OnnxruntimeOptions, options=OPTIONS,
+                      modes=("opt-all", "opt-extended", "opt-basic", "opt-disabled"),
                       summary="Models exported to ONNX, run by ONNX Runtime execution providers")

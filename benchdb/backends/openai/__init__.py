@@ -12,5 +12,6 @@ from benchdb.backends.openai.options import OPTIONS, OpenaiOptions
 
 BACKEND = BackendInfo("openai", "httpx", "httpx", "pip install 'benchdb[serving]'",
                       "benchdb.backends.openai.backend", devices=("cpu", "cuda", "rocm", "remote"),
+                      modes=("completions", "chat"),
                       options=OPTIONS, option_set=OpenaiOptions,
                       summary="OpenAI-compatible LLM endpoints under load (TTFT, ITL, throughput, goodput)")

@@ -47,7 +47,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),
     Option("ignore_eos", "bool", False, "Send ignore_eos and min_tokens = --gen-tokens (vLLM, SGLang) so every "
            "request produces exactly that many tokens.", identity=True),
-    Option("server_timeout", "float", 600.0, "Seconds the server may take to become healthy.", minimum=1),
-    Option("request_timeout", "float", 300.0, "Seconds one request may take before it counts as an error.",
+    Option("server_timeout", "duration", 600.0, "Time the server may take to become healthy.", minimum=1),
+    Option("request_timeout", "duration", 300.0, "Time one request may take before it counts as an error.",
            minimum=0.1),
 )

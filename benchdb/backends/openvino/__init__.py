@@ -11,5 +11,6 @@ from benchdb.backends.openvino.options import OpenvinoOptions
 
 BACKEND = BackendInfo("openvino", "openvino", "openvino", "pip install 'benchdb[openvino]'",
                       "benchdb.backends.openvino.backend",
-                      devices=('cpu', 'gpu', 'npu'), option_set=OpenvinoOptions,
+                      devices=('cpu', 'gpu', 'npu'), modes=("latency", "throughput"),
+                      option_set=OpenvinoOptions,
                       summary="Models exported to ONNX, compiled by OpenVINO")

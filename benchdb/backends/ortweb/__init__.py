@@ -51,7 +51,7 @@ def fetch() -> None:
 
 BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'",
                       "benchdb.backends.ortweb.backend", probe="benchdb.backends.ortweb:missing",
-                      devices=("cpu", "webgpu"), option_set=OrtwebOptions,
+                      devices=("cpu", "webgpu"), modes=("opt-all",), option_set=OrtwebOptions,
                       summary="onnxruntime-web in a headless Chromium (WASM, WebGPU, WebNN)")
 
 

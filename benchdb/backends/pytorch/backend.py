@@ -29,6 +29,7 @@ from benchdb.backends.base import (
     measurement_rows,
     status_of,
 )
+from benchdb.backends.pytorch import COMPILE_MODES
 from benchdb.backends.pytorch.options import PytorchOptions
 from benchdb.backends.shared import inputs, models, quantize
 from benchdb.errors import BenchdbError
@@ -39,7 +40,6 @@ from benchdb.schema.identity import normalize_device
 
 NAME = "pytorch"
 PRECISIONS = ("fp32", "fp16", "bf16", "int8", "int4")
-COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
 
 def _torch():

@@ -11,5 +11,5 @@ from benchdb.backends.userbench.options import UserbenchOptions
 
 BACKEND = BackendInfo("userbench", "benchdb", "benchdb.bench", "reinstall benchdb",
                       "benchdb.backends.userbench.backend",
-                      devices=('cpu',), option_set=UserbenchOptions,
+                      devices=('cpu',), modes=("eager",), option_set=UserbenchOptions,
                       summary="Your own bench_* functions (benchdb run --bench PATH)")
