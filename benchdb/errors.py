@@ -1,5 +1,8 @@
 """Errors a user can cause. The CLI prints them as one line and exits non-zero."""
 
+import errno
+import os
+
 
 class BenchdbError(Exception):
     """A user-facing error: the message names the thing and what to do."""
@@ -42,3 +45,19 @@ def first_line(exc: BaseException) -> str:
     """The first line of an exception's message, or its type's name when it has none."""
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+#: Writes the machine refuses, never benchdb's mistake: a full disk, a quota, a read-only file
+#: system, a file over the size limit.
+_REFUSED = (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG)
+
+
+def refused_write(exc: BaseException) -> str | None:
+    """``"PATH: reason"`` when ``exc`` is a write the machine refused (an OSError, or a DuckDB or
+    Arrow error quoting one); None for anything else."""
+    if isinstance(exc, BenchdbError):
+        return None
+    if isinstance(exc, OSError) and exc.errno in _REFUSED:
+        return clip(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc.strerror))
+    text = first_line(exc)
+    return clip(text) if any(os.strerror(code) in text for code in _REFUSED) else None

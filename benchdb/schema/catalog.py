@@ -53,9 +53,10 @@ _LOW, _HIGH = 1357913579, 2468024680     # stand-ins no real generation numbers 
 
 
 def _parts_template(con: duckdb.DuckDBPyConnection) -> str:
-    """The ``samples`` view over parts as this DuckDB stores its definition, with ``{glob}``,
-    ``{low}`` and ``{high}`` where a warehouse's own values go. DuckDB binds (and so reads) the
-    files of a view it creates: this makes one part in a scratch folder."""
+    """The ``samples`` view over parts as this DuckDB stores its definition, with ``{low}``,
+    ``{high}`` and ``{low_gen}`` (the lowest generation's folder) where a warehouse's own values
+    go. DuckDB binds (and so reads) the files of a view it creates: this makes one part in a
+    scratch folder."""
     import tempfile
 
     from benchdb.schema import parts
@@ -63,25 +64,34 @@ def _parts_template(con: duckdb.DuckDBPyConnection) -> str:
     with tempfile.TemporaryDirectory(prefix="benchdb-catalog-") as scratch:
         folder = Path(scratch) / "w.duckdb.samples"
         store = parts.Store(folder.with_name("w.duckdb"))
-        store.gen = _LOW
+        store.low = store.gen = _LOW
+        parts.point(con, folder)
         store.write(con, parts.NULL_ROW)
-        con.execute(parts.view_sql(folder, _LOW, _HIGH).replace("VIEW samples", "VIEW benchdb_samples_template"))
+        con.execute(parts.view_sql(_LOW, _HIGH).replace("VIEW samples", "VIEW benchdb_samples_template"))
         stored = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'benchdb_samples_template'"
                              ).fetchall()[0][0]
         con.execute("DROP VIEW benchdb_samples_template")
-    return (stored.replace("benchdb_samples_template", "samples")
-            .replace(parts.glob_string(folder), "{glob}").replace(str(_LOW), "{low}").replace(str(_HIGH), "{high}"))
+    return (stored.replace("benchdb_samples_template", "samples").replace(parts.gen_name(_LOW), "{low_gen}")
+            .replace(str(_LOW), "{low}").replace(str(_HIGH), "{high}"))
 
 
 def _samples_view(want: dict, con: duckdb.DuckDBPyConnection) -> str:
     """The definition benchdb gives the ``samples`` view of this warehouse (its published parts)."""
     from benchdb.schema import parts
 
-    low, high, folder = parts.published(con)
-    if folder is None or high < low:
+    low, high, _ = parts.published(con)
+    if high < low:
         return want["views"]["samples"]
-    return (want["samples_parts"].replace("{glob}", parts.glob_string(Path(folder)))
+    return (want["samples_parts"].replace("{low_gen}", parts.gen_name(low))
             .replace("{low}", str(low)).replace("{high}", str(high)))
+
+
+def views_digest() -> str:
+    """Hash of the macros and views this code ships and of how the ``samples`` view finds its parts;
+    stored in the database (``views_sha256``) to tell another version's views from edited ones."""
+    from benchdb.schema import parts
+
+    return hashlib.sha256(f"{sql.views_digest()}:{parts.VIEW_FORM}".encode()).hexdigest()
 
 
 @lru_cache(maxsize=1)
@@ -136,7 +146,7 @@ def verify(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     if problem is None:
         return
     stored = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
-    if not stored or stored[0][0] != sql.views_digest():
+    if not stored or stored[0][0] != views_digest():
         raise BenchdbError(f"database {path} holds the views of another benchdb version ({problem}); run "
                            f"`benchdb db upgrade --db {path}` to apply this version's")
     raise BenchdbError(f"database {path}: {problem}; benchdb will not answer from SQL it did not write. "

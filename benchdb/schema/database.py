@@ -167,7 +167,7 @@ def _refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
     file's copies (:mod:`benchdb.schema.catalog`): a writer restores benchdb's definitions."""
     from benchdb.schema import catalog, parts
 
-    digest = sql.views_digest()
+    digest = catalog.views_digest()
     rows = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
     if not force and rows and rows[0][0] == digest and catalog.mismatch(con) is None:
         return False
@@ -245,7 +245,11 @@ def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migratio
     """Bring an open writable connection to the schema this code ships: initialise a new file,
     refuse a newer one, and refuse an older one unless ``migrate`` (then apply the migrations).
     ``path`` is the warehouse named in messages. Returns the migrations applied."""
+    from benchdb.schema import parts
+
     available = available if available is not None else migrations()
+    # the views read the samples beside the warehouse, wherever this connection's file is
+    parts.point(con, store.folder if store is not None else parts.folder_for(path))
     have, code = schema_version(con), code_schema_version(available)
     _refuse_newer(path, have, code)
     if have == 0 or (migrate and have < code):
@@ -268,6 +272,7 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
     require(path)
     con = connect(path, read_only=True, wait_s=wait_s, sandboxed=True)
     try:
+        parts.point(con, parts.folder_for(path))     # a symlinked warehouse's samples are beside its target
         have, code = schema_version(con), code_schema_version()
         _refuse_newer(path, have, code)
         if have == 0:

@@ -17,26 +17,39 @@ Every write session that adds samples writes its parts into a new *generation* f
 the last one published. The catalog records the published generations (``benchdb_meta``
 ``samples_low`` .. ``samples_high``) and its ``samples`` view reads exactly those::
 
-    SELECT ... FROM read_parquet('<folder>/gen=*/*.parquet', hive_partitioning = true, ...)
-    WHERE gen BETWEEN <low> AND <high>
+    SELECT ... FROM read_parquet(<folder> || '/gen=<low>/*.parquet')
+    UNION ALL
+    SELECT ... FROM read_parquet(<folder> || '/gen=*/*.parquet', hive_partitioning = true, ...)
+    WHERE gen > <low> AND gen <= <high>
 
 DuckDB prunes files by their folder's ``gen=`` value before opening them, so the parts of a
 generation not yet published (a write in progress, or one whose writer died) are never read,
 even when half written. A session publishes its catalog only once its parts are durable
 (fsynced): a reader sees a write whole or not at all. The next writer (holding the writer lock)
-removes generations above the published one.
+removes generations above the published one. The lowest generation is named on its own so that
+a reader whose generations are gone (a connection open across two compactions) gets DuckDB's "No
+files found" for it rather than an empty table.
 
-Because the view names the folder by its absolute path, ``duckdb.connect("bench.duckdb",
-read_only=True)`` reads samples with no setup. Moving the warehouse means moving its samples
-folder with it and running ``benchdb db upgrade``, which points the view at the new place (every
-write session does). benchdb's readers stay sandboxed: DuckDB may read the warehouse and this
-folder, nothing else (:func:`benchdb.schema.database.connect`).
+The view names no place: ``<folder>`` is the DuckDB variable ``benchdb_samples`` when a
+connection set it (benchdb's connections do, :func:`point`), else the database file's name plus
+``.samples``, taken from DuckDB's default ``temp_directory`` (``<database>.tmp``, the path the
+connection opened). So ``duckdb.connect("bench.duckdb", read_only=True)`` reads samples with no
+setup from any working directory, and the file and its folder copied or moved together (read-only
+too) read the same with no write. A connection that ATTACHes the warehouse, or sets
+``temp_directory``, sets the variable first. The catalog still records where its last writer found
+the folder (``samples_folder``): a write after a move re-points it. benchdb's readers stay
+sandboxed: DuckDB may read the warehouse and this folder, nothing else
+(:func:`benchdb.schema.database.connect`).
+
+Parts and the folders benchdb creates for them take the warehouse file's mode and group (a
+private warehouse keeps private samples).
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import stat
 import time
 import uuid
 from collections.abc import Callable
@@ -62,6 +75,16 @@ EMPTY_SELECT = NULL_ROW + " WHERE false"
 #: The table migration 0009 renames the samples table to, emptied into parts by :func:`adopt`.
 LEGACY_TABLE = "samples_unmoved"
 _GEN_DIGITS = 10
+#: The DuckDB variable naming the samples folder, where a connection set it (:func:`point`).
+VARIABLE = "benchdb_samples"
+#: The samples folder as the view finds it: the variable, else the database file's own path (DuckDB's
+#: default temp_directory is that path plus ``.tmp``). Table functions take no subquery, so
+#: ``duckdb_databases()`` cannot say where the file is; a setting can.
+_ROOT = (f"coalesce(getvariable('{VARIABLE}'), "
+         "regexp_replace(current_setting('temp_directory'), '\\.tmp$', '') || '.samples')")
+#: How the view finds its parts: stored with the views' digest, so that a warehouse whose view was
+#: written another way is sent to `benchdb db upgrade` by name.
+VIEW_FORM = "relative to the database file, lowest generation named"
 #: Bytes of parts one compacted part is made of at most (a part of about 14M samples).
 COMPACT_BYTES = 128 * 2**20
 _META = ("samples_low", "samples_high", "samples_folder", "samples_retired_below")
@@ -76,7 +99,8 @@ def folder_for(path: str | os.PathLike) -> Path | None:
     return real.with_name(f"{real.name}.samples")
 
 
-def _gen_name(gen: int) -> str:
+def gen_name(gen: int) -> str:
+    """The folder name of generation ``gen``."""
     return f"gen={gen:0{_GEN_DIGITS}d}"
 
 
@@ -91,13 +115,22 @@ def glob_string(folder: Path) -> str:
     return _string(sql.literal(folder) + "/gen=*/*.parquet")
 
 
-def view_sql(folder: Path | None, low: int, high: int) -> str:
-    """The ``samples`` view over generations ``low`` .. ``high`` of ``folder`` (an empty relation
-    of the same columns while there is none)."""
-    if folder is None or high < low:
+def view_sql(low: int, high: int) -> str:
+    """The ``samples`` view over generations ``low`` .. ``high`` of the samples folder beside the
+    database (an empty relation of the same columns while there is none)."""
+    if high < low:
         return f"CREATE OR REPLACE VIEW samples AS {EMPTY_SELECT}"
-    return (f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({glob_string(folder)}, "
-            f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen BETWEEN {int(low)} AND {int(high)}")
+    lowest = _string("/" + gen_name(int(low)) + "/*.parquet")
+    return (f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({_ROOT} || {lowest}, "
+            f"hive_partitioning = false) UNION ALL SELECT {NAMES} FROM read_parquet({_ROOT} || '/gen=*/*.parquet', "
+            f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen > {int(low)} AND gen <= {int(high)}")
+
+
+def point(con: duckdb.DuckDBPyConnection, folder: Path | None) -> None:
+    """Make the ``samples`` view of ``con`` read ``folder``: a writer's connection opens a copy of
+    the file under another name, and a symlinked warehouse keeps its folder beside the target."""
+    if folder is not None:
+        con.execute(f"SET VARIABLE {VARIABLE} = $1", [sql.literal(folder)])
 
 
 def select_sql(source: str, *, sort: bool = True) -> str:
@@ -132,11 +165,15 @@ class Store:
     """The samples folder as one write session sees it: the generation it writes, the parts it
     wrote, and publishing them into the catalog it writes."""
 
-    def __init__(self, db: str | os.PathLike):
+    def __init__(self, db: str | os.PathLike, like: os.stat_result | None = None):
         self.folder = folder_for(db)
+        #: The warehouse file's status, whose mode and group the parts and their folders take.
+        self.like = like
         self.low, self.high = 1, 0
         self.gen = 1
         self.written: list[Path] = []
+        #: The generation folder this session made (removed whole when it publishes nothing).
+        self.made: Path | None = None
         #: Where the catalog said the samples were, when the warehouse has moved since its last write.
         self.moved_from: str | None = None
 
@@ -145,16 +182,15 @@ class Store:
         """Read the published generations from the catalog ``con`` (a writer's copy) and remove
         what no published catalog names: generations above the last published one (a writer that
         died, or failed before publishing)."""
+        point(con, self.folder)           # this connection's file is a copy with another name
         if _has_meta(con):
             self.low, self.high, stored = published(con)
             if self.folder is not None and stored is not None and stored != str(self.folder):
                 self.moved_from = stored
-                if self.high >= self.low:           # what this session reads is where it is now
-                    if not self.folder.is_dir():
-                        raise BenchdbError(f"the samples folder {self.folder} is missing (the warehouse's "
-                                           f"samples were at {stored}); move that folder beside the "
-                                           "warehouse file and try again")
-                    con.execute(view_sql(self.folder, self.low, self.high))
+                if self.high >= self.low and not self.folder.is_dir():
+                    raise BenchdbError(f"the samples folder {self.folder} is missing (the warehouse's "
+                                       f"samples were at {stored}); move that folder beside the "
+                                       "warehouse file and try again")
                 con.execute(sql.load("queries/set_meta.sql"), ["samples_folder", str(self.folder)])
         self.gen = self.high + 1
         _remove_generations(self.folder, lambda gen: gen > self.high)
@@ -167,12 +203,18 @@ class Store:
         Returns the part, or None when there were no rows."""
         if self.folder is None:
             raise BenchdbError("an in-memory warehouse has no samples folder; give --db a file")
-        gen_dir = self.folder / _gen_name(self.gen)
-        gen_dir.mkdir(parents=True, exist_ok=True)
+        gen_dir = self.folder / gen_name(self.gen)
+        if not gen_dir.is_dir():              # the session's first part
+            for folder in (self.folder, gen_dir):
+                folder.mkdir(exist_ok=True)
+                self._own(folder, is_dir=True)
+            self.made = gen_dir
         part = gen_dir / f"{uuid.uuid4().hex}.parquet"
         try:
             rows = con.execute(f"COPY ({select_sql(source, sort=sort)}) TO {_string(str(part))} "
                                "(FORMAT parquet, COMPRESSION zstd)", params).fetchall()[0][0]
+            if rows:
+                self._own(part, is_dir=False)
         except BaseException:
             part.unlink(missing_ok=True)
             raise
@@ -181,8 +223,20 @@ class Store:
             return None
         self.written.append(part)
         # the session reads what it wrote (change points, process-level intervals) before it publishes
-        con.execute(view_sql(self.folder, self.low, self.gen))
+        con.execute(view_sql(self.low, self.gen))
         return part
+
+    def _own(self, path: Path, *, is_dir: bool) -> None:
+        """Give ``path`` the warehouse file's mode and group (a folder: search where it may read,
+        and always the owner's rwx, which the next writer needs)."""
+        if self.like is None:
+            return
+        mode = stat.S_IMODE(self.like.st_mode) & 0o666
+        try:       # (the samples folder may be another user's, in a warehouse a group shares)
+            os.chmod(path, (mode | (mode & 0o444) >> 2 | 0o700) if is_dir else mode)
+            os.chown(path, -1, self.like.st_gid)
+        except PermissionError:            # not ours, or not a group of ours: what it has stays
+            pass
 
     def forget(self, parts: list[Path]) -> None:
         """Remove parts this session wrote whose rows were rolled back."""
@@ -242,7 +296,7 @@ class Store:
             assert self.folder is not None
             fsync(self.folder)
             fsync(self.folder.parent)
-        con.execute(view_sql(self.folder, self.low, high))
+        con.execute(view_sql(self.low, high))
         values = {"samples_low": str(self.low), "samples_high": str(high)}
         if self.folder is not None:
             values["samples_folder"] = str(self.folder)
@@ -251,10 +305,11 @@ class Store:
         self.high = high
 
     def abandon(self) -> None:
-        """Remove this session's generation (nothing published names it)."""
-        if self.folder is not None and self.written:
-            shutil.rmtree(self.folder / _gen_name(self.gen), ignore_errors=True)
-        self.written = []
+        """Remove this session's generation (nothing published names it), also when a failed write
+        left it without a part."""
+        if self.made is not None:
+            shutil.rmtree(self.made, ignore_errors=True)
+        self.written, self.made = [], None
 
     def keep_aside(self) -> Path | None:
         """Rename this session's generation out of the readers' pattern (a write kept unpublished
@@ -262,9 +317,9 @@ class Store:
         if self.folder is None or not self.written:
             return None
         stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-        kept = self.folder / f"kept-{_gen_name(self.gen)}-{stamp}-{os.getpid()}"
-        os.replace(self.folder / _gen_name(self.gen), kept)
-        self.written = []
+        kept = self.folder / f"kept-{gen_name(self.gen)}-{stamp}-{os.getpid()}"
+        os.replace(self.folder / gen_name(self.gen), kept)
+        self.written, self.made = [], None
         return kept
 
 
@@ -273,23 +328,25 @@ def restore_view(con: duckdb.DuckDBPyConnection) -> None:
     it when another program changed it). A warehouse of a schema before 0009 keeps its table."""
     if not external(con):
         return
-    low, high, folder = published(con)
-    con.execute(view_sql(Path(folder) if folder is not None else None, low, high))
+    low, high, _ = published(con)
+    con.execute(view_sql(low, high))
 
 
 def verify(con: duckdb.DuckDBPyConnection, db: Path) -> None:
-    """Refuse a warehouse whose samples folder is not where its catalog says (it was moved, or the
-    folder is gone)."""
-    low, high, stored = published(con)
+    """Refuse a warehouse whose samples folder is not beside it (the file was copied or moved
+    without it, or the folder is gone), or lacks the generations its catalog reads."""
+    low, high, _ = published(con)
     folder = folder_for(db)
     if high < low or folder is None:
         return
-    if stored is not None and stored != str(folder):
-        raise BenchdbError(f"database {db} was moved (its samples were at {stored}); move the "
-                           f"samples folder beside it as {folder} and run `benchdb db upgrade --db {db}`")
     if not folder.is_dir():
         raise BenchdbError(f"the samples folder {folder} of database {db} is missing; a warehouse is "
-                           "its file and this folder: restore the folder from where the file came from")
+                           "its file and this folder: copy or move the folder beside the file, as "
+                           f"{folder}")
+    if not (folder / gen_name(low)).is_dir():
+        raise BenchdbError(f"the samples folder {folder} lacks {gen_name(low)}, which database {db} reads "
+                           "(the folder is older or newer than the file): copy the file and its folder "
+                           "together, from the same moment")
 
 
 def on_disk(db: str | os.PathLike) -> list[Path]:

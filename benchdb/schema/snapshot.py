@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, refused_write
 from benchdb.schema import database, parts
 
 if TYPE_CHECKING:
@@ -76,7 +76,11 @@ def _writer_lock(path: Path, wait_s: float) -> Iterator[None]:
     except ImportError:  # not POSIX: writers are not serialised beyond DuckDB's own lock
         yield
         return
-    fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    try:       # the lock file is as private as the warehouse (it names the writer's PID)
+        mode = stat.S_IMODE(os.stat(path).st_mode) & 0o666 | 0o600
+    except FileNotFoundError:
+        mode = 0o644
+    fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT, mode)
 
     def refused() -> BenchdbError:
         holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
@@ -140,7 +144,8 @@ def _copy_consistent(path: Path, tmp: Path, wait_s: float) -> None:
     """Copy the warehouse (and a WAL another program left) while no other program holds DuckDB's
     write lock on it."""
     with open(path, "rb") as src, _shared_lock(src, path, wait_s):
-        with open(tmp, "wb") as dst:
+        # private until it is published with the warehouse's own mode (:func:`_keep_attributes`)
+        with open(tmp, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
         wal = Path(f"{path}.wal")
         if wal.exists():   # left by a writer that was not benchdb: DuckDB replays it on open
@@ -197,17 +202,16 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
             st: os.stat_result | None = os.stat(path)
         except FileNotFoundError:
             st = None
-        before = _identity(path)
-        if st is not None:
-            _copy_consistent(path, tmp, wait_s)
-            if _identity(path) != before:
-                _discard(tmp)
-                raise BenchdbError(f"database {named} changed while benchdb copied it (another program "
-                                   "is writing it); try again once it has finished")
         con = None
-        store = parts.Store(path)
+        store = parts.Store(path, like=st)
         published = False
         try:
+            before = _identity(path)
+            if st is not None:
+                _copy_consistent(path, tmp, wait_s)
+                if _identity(path) != before:
+                    raise BenchdbError(f"database {named} changed while benchdb copied it (another program "
+                                       "is writing it); try again once it has finished")
             con = database.connect(tmp, read_only=False, wait_s=0)
             store.open(con)
             applied = database.prepare(con, named, available, migrate=migrate, store=store)
@@ -235,9 +239,41 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
             os.replace(tmp, path)
             parts.fsync(path.parent)                   # the rename itself is durable
             published = True
+            _link_samples(named, store)
+        except Exception as exc:
+            refused = refused_write(exc)
+            if refused is None:
+                raise
+            # (a full disk is the machine's, not a bug: one line, and the copy is removed below)
+            raise BenchdbError(f"cannot write database {named}: {refused}; nothing was changed (its copy "
+                               "and new samples were removed): make room there and run the command again"
+                               ) from None
         finally:
             if con is not None:
-                con.close()
+                _close_quietly(con)
             if not published:
                 store.abandon()
             _discard(tmp)
+
+
+def _link_samples(named: Path, store: parts.Store) -> None:
+    """A warehouse written through a symlink gets a link to its samples folder beside the link
+    too: a plain DuckDB connection looks for the folder beside the path it opened
+    (:mod:`benchdb.schema.parts`). Best effort: benchdb's own connections do not need it."""
+    link = Path(os.path.abspath(named))
+    beside = link.with_name(f"{link.name}.samples")
+    if store.folder is None or beside == store.folder or os.path.lexists(beside) or not store.folder.is_dir():
+        return
+    try:
+        os.symlink(store.folder, beside)
+    except OSError:
+        pass
+
+
+def _close_quietly(con: duckdb.DuckDBPyConnection) -> None:
+    """Close a connection whose session failed (a full disk may fail its close too: the error that
+    ended the session is the one to report)."""
+    try:
+        con.close()
+    except Exception:
+        pass
