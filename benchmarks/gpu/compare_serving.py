@@ -11,7 +11,8 @@ and steps.log. Prints:
    nvidia-smi's power.draw (and power.draw.instant where the driver has it) over the same window;
 3. client agreement: benchdb (--url) against the independent client on the same server, TTFT and
    inter-token medians at the same concurrencies;
-4. compile modes: latency medians against eager.
+4. compile modes: latency medians against eager;
+5. --parallel auto: four numpy models one after another and at once on disjoint cores.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import duckdb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import pct, smi  # noqa: E402  (a sibling script, not a package)
+from compare import pct, smi, steps  # noqa: E402  (a sibling script, not a package)
 
 
 def integral(log: list[dict], t0: float, t1: float, field: str) -> float | None:
@@ -51,8 +52,8 @@ def main() -> None:
 
     print("1. serving points (transformers serve, continuous batching; benchdb run --backend openai)")
     rows = con.execute("""
-        SELECT p.input_shape, p.ttft_p50_s, p.ttft_p90_s, p.tpot_p50_s, p.tpot_p90_s, p.output_throughput_per_device,
-               p.energy_per_output_token_j, p.errors, p.hardware_name, r.extra
+        SELECT p.input_shape || ' ' || p.precision, p.ttft_p50_s, p.ttft_p90_s, p.tpot_p50_s, p.tpot_p90_s,
+               p.output_throughput_per_device, p.energy_per_output_token_j, p.errors, p.hardware_name, r.extra
         FROM serving_points p JOIN results_latest r USING (result_id)
         WHERE json_extract_string(p.options, '$.server_hardware') IS NULL
         ORDER BY p.concurrency NULLS LAST, p.request_rate""").fetchall()
@@ -64,7 +65,7 @@ def main() -> None:
               f"{jpt if jpt is not None else float('nan'):8.4f} {err}")
         window = (json.loads(extra) if isinstance(extra, str) else extra or {}).get("energy_window_s")
         if window:
-            windows.append((shape, *window))
+            windows.append((shape.split(" ")[0], *window))
 
     print("\n2. energy: NVML counter (benchdb) against nvidia-smi's power integrated over the same window")
     for shape, t0, t1 in windows:
@@ -111,6 +112,20 @@ def main() -> None:
         vs = f" ({med / eager[0]:.2f}x eager)" if med and eager and eager[0] and mode != "eager" else ""
         print(f"   {Path(model).name:10} {mode:26} {prec} bs{batch} {metric or '-':10} "
               f"{(med or float('nan')) * 1e3:9.3f} ms{vs} {status} {validity}")
+
+    print("\n5. --parallel auto: the same four models serially, then on disjoint cores at once")
+    span = steps(work)
+    for name in ("parallel-serial", "parallel"):
+        if name in span:
+            print(f"   {name}: {span[name][1] - span[name][0]:.1f} s wall")
+    for model, serial, parallel in con.execute("""
+            SELECT r.model_id, max(r.median) FILTER (WHERE list_contains(u.tags, 'gpu-serial')),
+                   max(r.median) FILTER (WHERE list_contains(u.tags, 'gpu-parallel'))
+            FROM results r JOIN runs u USING (run_id) WHERE r.backend = 'numpy' AND r.metric = 'latency_s'
+            GROUP BY r.model_id ORDER BY r.model_id""").fetchall():
+        if serial and parallel:
+            print(f"   {model}: serial {serial * 1e3:.3f} ms, parallel {parallel * 1e3:.3f} ms "
+                  f"({pct(parallel, serial)})")
 
 
 if __name__ == "__main__":

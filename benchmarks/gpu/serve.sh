@@ -64,8 +64,9 @@ load=(--seq-lens 128 --gen-tokens 64 --warmup 4 --min-iters 10 --min-time 3 --ma
 if want serving; then
   step serving 260 "$PY" -m benchdb run --backend openai --device $DEVICE --model "$W/llm" --server "$SERVE" \
     --concurrency ${CONCURRENCY:-1,8,32,64} --tag gpu-serving "${load[@]}" --out "$W/results"
-  step serving-rate 120 "$PY" -m benchdb run --backend openai --device $DEVICE --model "$W/llm" --server "$SERVE" \
-    --request-rate ${RATE:-poisson:16} --tag gpu-serving "${load[@]}" --out "$W/results"
+  [ "${RATE-poisson:16}" ] && step serving-rate 120 "$PY" -m benchdb run --backend openai --device $DEVICE \
+    --model "$W/llm" --server "$SERVE" --request-rate "${RATE-poisson:16}" --tag gpu-serving "${load[@]}" \
+    --out "$W/results"
 fi
 
 if want independent; then
@@ -79,22 +80,30 @@ for _ in range(180):
     except OSError:
         time.sleep(1)" "http://127.0.0.1:$port/health"
   url=http://127.0.0.1:$port
+  # both clients send the same prompts: 16 of 128 tokens of the model's own tokenizer
+  "$PY" -c "import json, sys; from tokenizers import Tokenizer; from benchdb.serving.tiny_llm import sentences
+t = Tokenizer.from_file(sys.argv[1] + '/tokenizer.json'); ids = t.encode(' '.join(sentences(600))).ids
+[print(json.dumps({'prompt': t.decode(ids[i * 128:(i + 1) * 128])})) for i in range(16)]" "$W/llm" >"$W/prompts.jsonl"
   for c in 1 16; do
     n=$(( c == 1 ? 12 : 64 ))
-    step "indep-$c-a" 60 "$PY" benchmarks/gpu/serving_independent.py "$url" "$W/llm" --concurrency $c --requests $n \
-      --prompt-words 128 --max-tokens 64 && cat "$W/indep-$c-a.txt" >>"$W/independent.jsonl"
+    ind=("$PY" benchmarks/gpu/serving_independent.py "$url" "$W/llm" --concurrency $c --requests $n \
+         --prompts "$W/prompts.jsonl" --max-tokens 64)
+    step "indep-$c-a" 60 "${ind[@]}" && cat "$W/indep-$c-a.txt" >>"$W/independent.jsonl"
     step "bench-url-$c" 90 "$PY" -m benchdb run --backend openai --url "$url" --server-hardware gpu-box \
-      --model "$W/llm" --concurrency $c --tag gpu-independent "${load[@]}" --out "$W/results"
-    step "indep-$c-b" 60 "$PY" benchmarks/gpu/serving_independent.py "$url" "$W/llm" --concurrency $c --requests $n \
-      --prompt-words 128 --max-tokens 64 && cat "$W/indep-$c-b.txt" >>"$W/independent.jsonl"
+      --model "$W/llm" --concurrency $c --prompts "$W/prompts.jsonl" --tag gpu-independent "${load[@]}" \
+      --out "$W/results"
+    step "indep-$c-b" 60 "${ind[@]}" && cat "$W/indep-$c-b.txt" >>"$W/independent.jsonl"
   done
   kill -TERM -- $SERVER 2>/dev/null; pkill -f "serve $W/llm" 2>/dev/null; wait $SERVER 2>/dev/null
 fi
 
 want client && step client 120 "$PY" benchmarks/serving_client.py --ttft-ms 20 --itl-ms 2 --max-tokens 64 \
-  --concurrency ${CLIENT_CONCURRENCY:-1,64,256,1024}
-want parallel && step parallel 90 "$PY" -m benchdb run --backend numpy --model matmul:512 --parallel auto \
-  --repeats 2 --min-time 0.5 --max-time 2 --tag gpu-parallel --out "$W/results"
+  --concurrency ${CLIENT_CONCURRENCY:-1,16,64,256,512}
+# four models on 4 cores each: one after another, then at once on disjoint cores (--parallel auto)
+par=(--backend numpy --model matmul:256 --model matmul:512 --model matmul:768 --model matmul:1024 --threads 4 \
+     --min-time 1 --max-time 3 --out "$W/results")
+want parallel && step parallel-serial 90 "$PY" -m benchdb run "${par[@]}" --tag gpu-serial
+want parallel && step parallel 90 "$PY" -m benchdb run "${par[@]}" --parallel auto --tag gpu-parallel
 
 if want compile; then
   "$PY" -c "import torch, transformers as T; torch.manual_seed(0); T.logging.set_verbosity_error(); \

@@ -39,6 +39,7 @@ def one_request(url: str, model: str, prompt: str, max_tokens: int, endpoint: st
     if resp.status != 200:
         raise RuntimeError(f"HTTP {resp.status}: {resp.read()[:200]!r}")
     stamps = []
+    first = None
     for raw in resp:
         line = raw.strip()
         if not line.startswith(b"data:"):
@@ -48,12 +49,14 @@ def one_request(url: str, model: str, prompt: str, max_tokens: int, endpoint: st
             break
         event = json.loads(data)
         choice = (event.get("choices") or [{}])[0]
-        text = choice.get("text") or (choice.get("delta") or {}).get("content")
+        text = choice.get("text") if endpoint != "chat" else (choice.get("delta") or {}).get("content")
         if text:
             stamps.append(time.perf_counter())
+        elif first is None:
+            first = data[:300]
     con.close()
     if not stamps:
-        raise RuntimeError("no content chunk")
+        raise RuntimeError(f"no content chunk; the first event without content: {first!r}")
     return stamps[0] - t0, [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
 
 
@@ -64,10 +67,15 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--requests", type=int, default=32)
     ap.add_argument("--prompt-words", type=int, default=128)
+    ap.add_argument("--prompts", help="a JSONL file of {\"prompt\": ...} (benchdb run --prompts), sent in turn")
     ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--endpoint", default="completions", choices=("completions", "chat"))
     args = ap.parse_args()
-    prompt = " ".join(["the", "model", "serves", "a", "token"] * args.prompt_words)[: 6 * args.prompt_words]
+    if args.prompts:
+        with open(args.prompts, encoding="utf-8") as f:
+            prompts = [json.loads(line)["prompt"] for line in f if line.strip()]
+    else:
+        prompts = [" ".join(["the", "model", "serves", "a", "token"] * args.prompt_words)[: 6 * args.prompt_words]]
     lock = threading.Lock()
     ttfts: list[float] = []
     gaps: list[float] = []
@@ -81,6 +89,7 @@ def main() -> None:
                 if issued >= args.requests:
                     return
                 issued += 1
+                prompt = prompts[issued % len(prompts)]
             try:
                 ttft, g = one_request(args.url, args.model, prompt, args.max_tokens, args.endpoint)
             except Exception as exc:  # a failed request is counted, the loop goes on
