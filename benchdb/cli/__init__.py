@@ -19,7 +19,7 @@ import sys
 import click
 
 from benchdb import __version__
-from benchdb.errors import BenchdbError, clip, printable
+from benchdb.errors import BenchdbError, clip, printable, refused_write
 
 
 class _Group(click.Group):
@@ -57,6 +57,11 @@ class _Group(click.Group):
         except Exception as exc:  # a bug, not the user's fault: still one line unless --debug
             if ctx.obj and ctx.obj.get("debug"):
                 raise
+            refused = refused_write(exc)
+            if refused is not None:       # a full disk or read-only file system is the machine's, not a bug
+                click.echo(f"benchdb: error: a write failed ({printable(refused)}); make room there (or "
+                           "choose another place) and run the command again", err=True)
+                ctx.exit(BenchdbError.exit_code)
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             click.echo(f"benchdb: internal error: {type(exc).__name__}: {printable(clip(first))} "
                        "(run with --debug for the traceback and please report it)", err=True)

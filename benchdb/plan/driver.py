@@ -20,7 +20,7 @@ from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.isolation import run_isolated
-from benchdb.plan.files import RunReport, Sink, Writer
+from benchdb.plan.files import RunReport, Sink, Writer, refused_as_one_line
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
 
@@ -407,8 +407,13 @@ def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[Plan
             "config": run_meta["config"], "tags": run_meta["tags"], "runs": [o.config() for o in runs],
             "planned": [sc.key() for i in items for sc in i.scenarios]}
     tmp = folder / f".{PLAN_FILE}.tmp"
-    tmp.write_text(json.dumps(body, indent=1, default=str), encoding="utf-8")
-    os.replace(tmp, folder / PLAN_FILE)
+    with refused_as_one_line(folder / PLAN_FILE):
+        try:
+            tmp.write_text(json.dumps(body, indent=1, default=str), encoding="utf-8")
+            os.replace(tmp, folder / PLAN_FILE)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
 
 def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list[Outcome]:

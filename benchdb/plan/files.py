@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from benchdb.backends import registry
 from benchdb.backends.base import Outcome, RunOptions
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, refused_write
 from benchdb.schema import contract
 
 
@@ -89,6 +89,20 @@ def ctrl_c_deferred():
             previous(signal.SIGINT, None)
 
 
+@contextmanager
+def refused_as_one_line(path: Path):
+    """A write of ``path`` the machine refuses (a full disk, a quota, a read-only file system) as one
+    line naming it: the user's to fix, not a bug. (The writers remove their temporary files.)"""
+    try:
+        yield
+    except Exception as exc:
+        refused = refused_write(exc)
+        if refused is None:
+            raise
+        raise BenchdbError(f"cannot write {path} ({refused}); make room there or give --out another folder"
+                           ) from None
+
+
 class Sink:
     """Where scenario files go: a local folder, or an fsspec URL (s3://, gs://, hf://, file://, ...).
     Remote files are written atomically here first, then uploaded one by one."""
@@ -114,9 +128,15 @@ class Sink:
         else:
             self.local = Path(out) / run_id
             self.display = self.local
+            try:        # before anything is measured: a folder that cannot be made is the user's to fix
+                self.local.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise BenchdbError(f"--out {out}: cannot create the folder {self.local} ({exc.strerror}); "
+                                   "give --out a folder you can write") from None
 
     def write(self, name: str, meta: dict, table: pa.Table):
-        path = contract.write_scenario(self.local / name, meta, table)
+        with refused_as_one_line(self.local / name):
+            path = contract.write_scenario(self.local / name, meta, table)
         if not self.remote:
             return path
         target = f"{self.root}/{name}"
