@@ -46,6 +46,9 @@ ARRIVALS = ("poisson", "constant", "gamma")
 _SEND_EVENTS = frozenset({"connection.connect_tcp.started", "http11.send_request_headers.started"})
 #: Bytes of a non-200 body kept for the error message.
 ERROR_BODY_BYTES = 2048
+#: Prompt tokens a request may count beyond one per byte of its body: a chat template's own text.
+#: A server's usage above that is not believed (no tokenizer makes more tokens than bytes).
+TEMPLATE_TOKENS = 4096
 
 
 @dataclass
@@ -124,8 +127,9 @@ class LoadResult:
 
 
 async def _request(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], rec: RequestRecord,
-                   chat: bool) -> None:
-    """One streamed request into ``rec``.
+                   chat: bool, max_tokens: int | None = None) -> None:
+    """One streamed request into ``rec``; the server's usage is checked against ``max_tokens``
+    (the most the request asked for) and the body's size.
 
     ``rec.sent`` is when the request leaves: the start of its TCP connect on a new connection, else
     of writing its headers (httpx's trace hook), so the client's own request building (a few
@@ -150,7 +154,7 @@ async def _request(client: httpx.AsyncClient, url: str, body: bytes, headers: di
                 break
             rec.error = clip(f"HTTP {resp.status_code}: {text.decode(errors='replace').strip()}")
             return
-        sse = StreamParser(rec, chat)
+        sse = StreamParser(rec, chat, max_tokens, len(body) + TEMPLATE_TOKENS)
         async for piece in resp.aiter_bytes():
             if not sse.feed(piece, time.perf_counter()):
                 return           # closed before its end: the connection is not reused
@@ -199,6 +203,8 @@ class _Generator:
         self.headers = {"Content-Type": "application/json", **spec.headers}
         self.bodies = spec.bodies()
         self.chat = spec.endpoint == "chat"
+        asked = spec.extra_body.get("max_tokens", spec.max_tokens)
+        self.max_tokens = asked if isinstance(asked, int) and not isinstance(asked, bool) else None
         self.records: list[RequestRecord] = []
         self.tasks: set[asyncio.Task[None]] = set()
         self.sent = 0            # requests issued, warm-up included (cycles the prompts)
@@ -240,7 +246,7 @@ class _Generator:
         client = self.clients.take()
         rec.sent = time.perf_counter()          # retaken by _request when the request leaves
         try:
-            await asyncio.wait_for(_request(client, self.url, body, self.headers, rec, self.chat),
+            await asyncio.wait_for(_request(client, self.url, body, self.headers, rec, self.chat, self.max_tokens),
                                    self.spec.request_timeout_s)
         except asyncio.TimeoutError:
             rec.error = f"timeout after {self.spec.request_timeout_s:g} s"

@@ -276,47 +276,94 @@ def point_rows(summ: dict[str, Any], client_cpu_pct: float | None) -> list[Row]:
     return out
 
 
+#: The longest event-stream line (or event) a response may send: a longer one fails its request
+#: rather than growing the client's buffer (a hostile or broken server could send gigabytes).
+LINE_LIMIT = 1 << 20
+
+
+def token_count(value: object, what: str) -> int | None:
+    """A usage count as the server sent it -> a whole number of tokens (None: not sent);
+    ValueError naming ``what`` for a value that cannot be one (negative, fractional, non-finite,
+    a string, a bool, a float past exact integers such as 1e23), so that one request fails, not the load point."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0 or value != int(value) or (isinstance(value, float) and value > 2 ** 53):
+        raise ValueError(f"{what} {clip(json.dumps(value), 60)} is not a token count")
+    return int(value)
+
+
 class StreamParser:
     """A streamed response's server-sent events into ``rec``: here, next to the definitions, because
     it decides what a token chunk is (a completions chunk's ``text``, a chat chunk's
     ``delta.content``: a chat stream's role-only first chunk is none), that the server's usage
     counts, and that an error event (after HTTP 200) fails the request. Works with and without a
-    final ``data: [DONE]`` (``transformers serve`` may just end the stream)."""
+    final ``data: [DONE]`` (``transformers serve`` may just end the stream).
 
-    __slots__ = ("rec", "chat", "buf", "data")
+    The server is not trusted: its usage must be whole, non-negative token counts, the completion
+    tokens at least the content chunks seen and at most ``max_tokens`` (when given), and the prompt
+    tokens at most ``max_prompt_tokens``; a line or event over :data:`LINE_LIMIT` fails the request.
+    Each byte is scanned once (a line split over many reads is not rescanned)."""
 
-    def __init__(self, rec: RequestRecord, chat: bool):
+    __slots__ = ("rec", "chat", "buf", "data", "data_bytes", "max_tokens", "max_prompt_tokens")
+
+    def __init__(self, rec: RequestRecord, chat: bool, max_tokens: int | None = None,
+                 max_prompt_tokens: int | None = None):
         self.rec, self.chat = rec, chat
-        self.buf = b""
+        self.max_tokens, self.max_prompt_tokens = max_tokens, max_prompt_tokens
+        self.buf = bytearray()
         self.data: list[bytes] = []
+        self.data_bytes = 0
 
     def feed(self, piece: bytes, t: float) -> bool:
         """Take the bytes that arrived at ``t``; False once the stream carried an error."""
-        buf = self.buf + piece
+        buf = self.buf
+        scan = len(buf)              # the bytes before have no newline: not searched again
+        buf += piece
+        start = 0
         while True:
-            i = buf.find(b"\n")
+            i = buf.find(b"\n", scan)
             if i < 0:
                 break
-            line, buf = buf[:i].rstrip(b"\r"), buf[i + 1:]
+            line = bytes(buf[start:i]).rstrip(b"\r")
+            start = scan = i + 1
             if not line:
                 if self.data and not self.dispatch(t):
                     return False
-            elif line.startswith(b"data:"):
-                self.data.append(line[6:] if line[5:6] == b" " else line[5:])
-        self.buf = buf
+            elif line.startswith(b"data:") and not self.add(line):
+                return False
+        del buf[:start]
+        if len(buf) > LINE_LIMIT:
+            return self.too_long()
         return True
+
+    def add(self, line: bytes) -> bool:
+        data = line[6:] if line[5:6] == b" " else line[5:]
+        self.data_bytes += len(data)
+        if self.data_bytes > LINE_LIMIT:
+            return self.too_long()
+        self.data.append(data)
+        return True
+
+    def too_long(self) -> bool:
+        self.rec.error = f"stream event longer than {LINE_LIMIT >> 20} MiB"
+        self.buf.clear()
+        self.data.clear()
+        return False
 
     def close(self, t: float) -> None:
         """The stream ended: an event without its blank line still counts."""
-        if self.buf.startswith(b"data:"):
-            self.data.append(self.buf[6:] if self.buf[5:6] == b" " else self.buf[5:])
-        if self.data:
-            self.dispatch(t)
+        if self.buf.startswith(b"data:") and not self.add(bytes(self.buf)):
+            return
+        if self.data and not self.dispatch(t):
+            return
+        self.check_counts()
 
     def dispatch(self, t: float) -> bool:
         rec = self.rec
         payload = b"\n".join(self.data)
         self.data.clear()
+        self.data_bytes = 0
         if not payload or payload.strip() == b"[DONE]":
             return True
         try:
@@ -331,11 +378,32 @@ class StreamParser:
             rec.error = clip(f"stream error: {err.get('message', err) if isinstance(err, dict) else err}")
             return False
         for c in obj.get("choices") or []:
+            if not isinstance(c, dict):
+                continue
             text = (c.get("delta") or {}).get("content") if self.chat else c.get("text")
             if text:                     # a chat stream's role-only chunk carries no content
                 rec.chunks.append((t, 1))
         usage = obj.get("usage")
         if isinstance(usage, dict):
-            rec.input_tokens = usage.get("prompt_tokens", rec.input_tokens)
-            rec.output_tokens = usage.get("completion_tokens", rec.output_tokens)
+            try:
+                prompt = token_count(usage.get("prompt_tokens"), "usage.prompt_tokens")
+                completion = token_count(usage.get("completion_tokens"), "usage.completion_tokens")
+            except ValueError as exc:
+                rec.error = str(exc)
+                return False
+            rec.input_tokens = prompt if prompt is not None else rec.input_tokens
+            rec.output_tokens = completion if completion is not None else rec.output_tokens
         return True
+
+    def check_counts(self) -> None:
+        """At the stream's end: the usage against what was streamed and what was asked."""
+        rec = self.rec
+        out, chunks = rec.output_tokens, len(rec.chunks)
+        if out is not None and (out < chunks or (self.max_tokens is not None and out > self.max_tokens)):
+            asked = f" and at most max_tokens {self.max_tokens}" if self.max_tokens is not None else ""
+            rec.error = (f"usage.completion_tokens {out} does not match the stream: at least the {chunks} "
+                         f"content chunks{asked}")
+        elif rec.input_tokens is not None and self.max_prompt_tokens is not None \
+                and rec.input_tokens > self.max_prompt_tokens:
+            rec.error = (f"usage.prompt_tokens {rec.input_tokens} is more than the request could hold "
+                         f"({self.max_prompt_tokens})")

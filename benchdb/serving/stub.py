@@ -6,7 +6,9 @@ known. The stub streams ``max_tokens`` tokens, the first ``ttft_ms`` after the r
 then one every ``itl_ms``, each scheduled against its deadline from the request's arrival (so
 delays never accumulate), and ends with a usage chunk, as ``transformers serve`` does. Faults on
 demand: every k-th request answered HTTP 500, or broken mid-stream by an error event (HTTP 200,
-``data: {"error": ...}``, close), as real servers fail.
+``data: {"error": ...}``, close), as real servers fail; and hostile answers, to show the client
+trusts nothing: a usage whose ``completion_tokens`` is any JSON text (``1e23``, ``Infinity``,
+``-1000``, ``"x"``), or a token event of several MiB on one line.
 
 Timer precision: asyncio's default loop waits in epoll, whose timeout is whole milliseconds
 rounded up, so its timers wake up to 1 ms late (0.56 ms median here). The stub's loop waits in
@@ -51,6 +53,14 @@ class StubConfig:
     #: Exit the whole process once this many generation requests were answered (a server that
     #: dies mid-sweep); 0: never.
     exit_after: int = 0
+    #: Every k-th streamed request's usage says ``completion_tokens: <bad_usage>`` (raw JSON text,
+    #: e.g. ``1e23``, ``Infinity``, ``-1000``, ``"x"``); 0: never.
+    bad_usage_every: int = 0
+    bad_usage: str = "1e23"
+    #: Every k-th streamed request's first token is an event of this many bytes, one line sent in
+    #: 64 KiB writes (a server that never ends its line, until it does); 0: never.
+    long_line_every: int = 0
+    long_line_bytes: int = 8 << 20
 
 
 class Stub:
@@ -121,6 +131,8 @@ class Stub:
             prompt = str(req.get("prompt", ""))
         usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": n_tokens,
                  "total_tokens": len(prompt.split()) + n_tokens}
+        bad_usage = bool(cfg.bad_usage_every and n % cfg.bad_usage_every == 0)
+        long_line = bool(cfg.long_line_every and n % cfg.long_line_every == 0)
         base = {"id": f"stub-{n}", "object": "chat.completion.chunk" if chat else "text_completion",
                 "created": int(time.time()), "model": cfg.model}
         ttft, itl = cfg.ttft_ms / 1e3, cfg.itl_ms / 1e3
@@ -152,15 +164,31 @@ class Stub:
                 await writer.drain()
                 return False
             await _sleep_until(arrival + ttft + i * itl)
+            if long_line and i == 0:
+                text = "x" * cfg.long_line_bytes
+                await self.long_event(writer, json.dumps({**base, "choices": [choice(text, None)]}))
+                continue
             event({**base, "choices": [choice(f" t{i}", None)]})
             await writer.drain()
-        event({**base, "choices": [choice("", "length")], "usage": usage})
+        last = json.dumps({**base, "choices": [choice("", "length")], "usage": usage})
+        if bad_usage:    # spliced in as text: json.dumps cannot write every hostile value (a string of JSON)
+            last = last.replace(f'"completion_tokens": {n_tokens}', f'"completion_tokens": {cfg.bad_usage}', 1)
+        event(last)
         if cfg.done:
             event("[DONE]")
         if cfg.chunked:
             writer.write(b"0\r\n\r\n")
         await writer.drain()
         return cfg.chunked
+
+    async def long_event(self, writer: asyncio.StreamWriter, text: str) -> None:
+        """One event on one line of ``len(text)`` bytes, written 64 KiB at a time."""
+        data = b"data: " + text.encode() + b"\n\n"
+        step = 64 << 10
+        for at in range(0, len(data), step):
+            piece = data[at:at + step]
+            writer.write(b"%x\r\n%s\r\n" % (len(piece), piece) if self.config.chunked else piece)
+            await writer.drain()
 
 
 def new_loop() -> asyncio.AbstractEventLoop:
@@ -249,10 +277,18 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--no-done", action="store_true", help="end streams without data: [DONE]")
     p.add_argument("--exit-after-requests", type=int, default=0, metavar="N",
                    help="exit the process at the request after the N-th (a server dying mid-sweep)")
+    p.add_argument("--bad-usage-every", type=int, default=0, metavar="K",
+                   help="every k-th stream's usage has completion_tokens: --bad-usage")
+    p.add_argument("--bad-usage", default="1e23", metavar="JSON",
+                   help="the completion_tokens those usages carry, as JSON text (1e23, Infinity, -1000, '\"x\"')")
+    p.add_argument("--long-line-every", type=int, default=0, metavar="K",
+                   help="every k-th stream's first token is one event line of --long-line-mib MiB")
+    p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
     a = p.parse_args(argv)
     cfg = StubConfig(ttft_ms=a.ttft_ms, itl_ms=a.itl_ms, model=a.model, fail_every=a.fail_every,
                      error_every=a.error_every, chunked=not a.close_delimited, done=not a.no_done,
-                     exit_after=a.exit_after_requests)
+                     exit_after=a.exit_after_requests, bad_usage_every=a.bad_usage_every, bad_usage=a.bad_usage,
+                     long_line_every=a.long_line_every, long_line_bytes=int(a.long_line_mib * (1 << 20)))
     try:
         loop = new_loop()
         loop.run_until_complete(serve(cfg, a.host, a.port))
