@@ -49,12 +49,33 @@ def _die_with_parent() -> None:
         pass
 
 
+def _end_with_run() -> None:
+    """End this child as soon as the run that started it ends, however it ended (SIGTERM, SIGKILL):
+    a forked child's parent is the fork server, which lives on while this child holds the run's
+    end of its pipe, so the parent-death signal alone never fires. A thread waits on multiprocessing's
+    parent sentinel (a pipe the run holds open): blocked in the kernel, it costs nothing meanwhile.
+    What this child started ends with it (a serving backend's server: :mod:`benchdb.serving.reaper`)."""
+    parent = mp.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        import os
+        from multiprocessing.connection import wait
+
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="benchdb-run-watch", daemon=True).start()
+
+
 def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions, conn,
            environ: dict[str, str] | None = None, cpus: tuple[int, ...] | None = None) -> None:
     import importlib
     import os
 
     _die_with_parent()
+    _end_with_run()
     if cpus:                      # a parallel worker's cores, before any thread pool starts
         os.sched_setaffinity(0, cpus)
     import gc

@@ -1,10 +1,13 @@
 """A server benchdb starts for a sweep: a command template, health, its whole process group.
 
 ``--server "transformers serve {model} --port {port}"`` (or ``vllm serve {model} --port {port}``,
-...) is rendered with the model, a free port and the host, started in its own session (so
-stopping it stops everything it started), with its output in a log file whose tail is recorded.
-It is healthy once ``/health`` or ``/v1/models`` answers 200. On Linux the server also gets a
-parent-death signal, so a measuring child that is killed (a scenario's timeout) takes it down.
+...) is rendered with the model, a free port and the host, and run under :mod:`benchdb.serving.reaper`
+in a session of its own: the reaper ends the whole process group (a wrapper script's children
+too) when it is stopped, when the measuring child that started it dies (a scenario's timeout, a
+killed run) and when the command exits. Its output goes to an anonymous temporary file (nothing
+is left on disk, whatever kills the run) whose tail is recorded. It is healthy once ``/health``
+or ``/v1/models`` answers 200. A secret on the command line (``--api-key V``, ``HF_TOKEN=V``) is
+recorded hashed (:func:`benchdb.text.redact_secrets`), in messages too.
 """
 
 from __future__ import annotations
@@ -25,10 +28,14 @@ from pathlib import Path
 from typing import IO
 
 from benchdb.errors import BenchdbError, clip
+from benchdb.text import redact_secrets
 
 #: Lines of the server's log kept with a result.
 TAIL_LINES = 20
 HEALTH_PATHS = ("/health", "/v1/models")
+#: Seconds a stopped server may take to finish (SIGTERM) before its group is killed (SIGKILL).
+GRACE_S = 10.0
+_REAPER = Path(__file__).with_name("reaper.py")
 
 
 class ServerFailed(BenchdbError):
@@ -68,24 +75,16 @@ def engine_version(engine: str) -> str | None:
 def render(template: str, model: str, host: str, port: int) -> Rendered:
     missing = [k for k in ("{model}", "{port}") if k not in template]
     if missing:
-        raise BenchdbError(f"--server {template!r} lacks {' and '.join(missing)}; e.g. "
+        raise BenchdbError(f"--server {redact_secrets(template)!r} lacks {' and '.join(missing)}; e.g. "
                            "--server \"transformers serve {model} --port {port}\"")
     try:
         command = template.format(model=shlex.quote(model), port=port, host=host)
     except (KeyError, IndexError, ValueError) as exc:
-        raise BenchdbError(f"--server {template!r}: only {{model}}, {{port}} and {{host}} may be filled in "
+        raise BenchdbError(f"--server {redact_secrets(template)!r}: only {{model}}, {{port}} and {{host}} may be "
+                           "filled in "
                            f"({exc})") from None
     engine = engine_of(command)
     return Rendered(command, template, engine, engine_version(engine))
-
-
-def _die_with_parent() -> None:      # runs in the server's process before exec
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)    # PR_SET_PDEATHSIG
 
 
 class Server:
@@ -99,7 +98,6 @@ class Server:
         self.url = f"http://{host}:{self.port}"
         self.proc: subprocess.Popen | None = None
         self._log: IO[bytes] | None = None
-        self._log_path: Path | None = None
 
     def __enter__(self) -> Server:
         self.start()
@@ -107,19 +105,25 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+        self.cleanup()
 
     def start(self) -> None:
-        fd, name = tempfile.mkstemp(prefix="benchdb-server-", suffix=".log")
-        self._log_path = Path(name)
-        self._log = os.fdopen(fd, "wb")
+        """Start it and wait until it is healthy; stopped again (its group) if it never is."""
+        self._log = tempfile.TemporaryFile(prefix="benchdb-server-", suffix=".log")   # unlinked already
         env = {**os.environ, "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
+        argv = [sys.executable, "-I", str(_REAPER), str(os.getpid()), f"{GRACE_S:g}", "--",
+                *shlex.split(self.rendered.command)]
         try:
-            self.proc = subprocess.Popen(shlex.split(self.rendered.command), stdout=self._log,
-                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
-                                         preexec_fn=_die_with_parent)
+            self.proc = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env=env, start_new_session=True)
         except OSError as exc:
-            raise ServerFailed(f"server command {self.rendered.command!r} could not start: {exc}") from None
-        self._wait_healthy()
+            raise ServerFailed(f"server command {redact_secrets(self.rendered.command)!r} could not start: "
+                               f"{exc}") from None
+        try:
+            self._wait_healthy()
+        except BaseException:
+            self.stop()
+            raise
 
     def _wait_healthy(self) -> None:
         deadline = time.monotonic() + self.startup_timeout_s
@@ -132,7 +136,6 @@ class Server:
                 return
             time.sleep(0.2)
         tail = self.tail(5)
-        self.stop()
         raise ServerFailed(f"the server was not healthy after {self.startup_timeout_s:.0f} s; "
                            f"its log ends: {tail or '(empty)'}")
 
@@ -154,32 +157,32 @@ class Server:
 
     def tail(self, lines: int = TAIL_LINES) -> str:
         """The last lines of the server's output, one string (for a result's record and errors)."""
-        if self._log_path is None:
+        if self._log is None:
             return ""
         try:
-            text = self._log_path.read_bytes()[-16384:].decode("utf-8", "replace")
-        except OSError:
+            fd = self._log.fileno()
+            text = os.pread(fd, 16384, max(0, os.fstat(fd).st_size - 16384)).decode("utf-8", "replace")
+        except (OSError, ValueError):
             return ""
         return clip(" | ".join(ln.strip() for ln in text.splitlines()[-lines:] if ln.strip()), 2000)
 
-    def stop(self, grace_s: float = 10.0) -> None:
-        """SIGTERM to the whole group, SIGKILL after ``grace_s`` (a server finishes streams first)."""
-        proc, self.proc = self.proc, None
+    def stop(self) -> None:
+        """SIGTERM to the whole group (a server finishes streams first); the reaper kills what is
+        left after :data:`GRACE_S`, and this process kills the group if the reaper has not ended
+        a few seconds later. The log stays readable (:meth:`tail`) until :meth:`cleanup`."""
+        proc = self.proc
         if proc is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
             try:
-                proc.wait(grace_s)
+                proc.wait(GRACE_S + 5.0)
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
-        if proc is not None:
-            self.proc = proc            # keep its return code readable
+
+    def cleanup(self) -> None:
+        """Close the log (an anonymous file: nothing stays on disk)."""
         if self._log is not None:
             self._log.close()
             self._log = None
-
-    def cleanup(self) -> None:
-        if self._log_path is not None:
-            self._log_path.unlink(missing_ok=True)

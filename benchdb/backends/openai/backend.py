@@ -26,6 +26,7 @@ from benchdb.backends.openai.options import OpenaiOptions
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.schema.identity import normalize_device
+from benchdb.text import redact_secrets
 
 NAME = "openai"
 ENDPOINTS = ("completions", "chat")
@@ -139,7 +140,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     device = _check(opts)
     server = opts.option("server")
     prompts = _prompts_hash(opts.option("prompts"))
-    options = OpenaiOptions(threads=opts.thread_count, server=server,
+    options = OpenaiOptions(threads=opts.thread_count, server=redact_secrets(server) if server else None,
                             engine=engine_of(server) if server else None,
                             server_hardware=opts.option("server_hardware"), ignore_eos=opts.option("ignore_eos"),
                             prompts=prompts).as_dict()
@@ -151,9 +152,18 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             Scenario(model, NAME, device, mode, precision, batch,
                      f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}", dict(options),
                      {"seq_len": sl, "gen_tokens": opts.gen_tokens, "load": spec, "task": "text-generation"})
-            for mode in dict.fromkeys(modes) for precision in opts.precisions
+            for mode in dict.fromkeys(modes) for precision in _precisions(server, model, opts)
             for label, spec, batch in _loads(opts) for sl in lens]))
     return out
+
+
+def _precisions(server: str | None, model: str, opts: RunOptions) -> tuple[str, ...]:
+    """The server's own precision where benchdb starts it and can tell (precision.served)."""
+    if not server:
+        return opts.precisions
+    from benchdb.backends.openai import precision
+
+    return precision.served(server, model, opts.precisions, RunOptions.precisions)
 
 
 def _prompts(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
@@ -195,11 +205,15 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
 
     try:
         server = Server(template, spec, startup_timeout_s=opts.option("server_timeout"))
-        server.start()
-    except (ServerFailed, BenchdbError) as exc:
+    except BenchdbError as exc:
         yield from fail_all(scenarios, info, exc, on_start)
         return
-    try:
+    try:      # stopped (its whole process group) and its log closed however the sweep ends
+        try:
+            server.start()
+        except ServerFailed as exc:
+            yield from fail_all(scenarios, info, exc, on_start)
+            return
         yield from _sweep(server.url, server, spec, scenarios, opts, info, on_start)
     finally:
         server.stop()
@@ -212,7 +226,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
 
     model = opts.option("served_model") or _served_model(url) or spec
     slo = metrics.parse_slo(opts.option("slo")) if opts.option("slo") else {}
-    record = ({"command": server.rendered.template, "engine": server.rendered.engine,
+    record = ({"command": redact_secrets(server.rendered.template), "engine": server.rendered.engine,
                "version": server.rendered.version} if server is not None else {"url": url})
     for i, sc in enumerate(scenarios):
         if on_start:
