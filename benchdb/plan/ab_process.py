@@ -27,6 +27,7 @@ from benchdb.errors import BenchdbError
 from benchdb.harness.isolation import Placement
 from benchdb.plan.driver import load_backend
 from benchdb.schema import contract, identity
+from benchdb.text import hashed
 
 SIDES = ("base", "cand")
 #: Seconds a side's process may take beyond its model's load timeout and its scenarios' timeouts.
@@ -54,13 +55,6 @@ class Side:
         return {"python": self.python, "benchdb_version": self.version,
                 "env": {k: v if k in self.public else hashed(v) for k, v in self.env.items()},
                 **({"cwd": self.cwd} if self.cwd else {})}
-
-
-def hashed(value: str) -> str:
-    """How a private --ab-env value is recorded: enough to tell two values apart, not to read one."""
-    import hashlib
-
-    return "sha256:" + hashlib.sha256(value.encode()).hexdigest()[:16]
 
 
 @dataclass

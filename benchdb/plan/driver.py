@@ -23,6 +23,7 @@ from benchdb.harness.isolation import run_isolated
 from benchdb.plan.files import RunReport, Sink, Writer, refused_as_one_line
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
+from benchdb.text import redact_secrets
 
 
 def backend_names() -> list[str]:
@@ -275,11 +276,11 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     run_meta = {
         "run_id": run_id, "started_at": started.isoformat(), "host": hardware.host(),
         "benchdb_version": __version__, "git_commit": hardware.git_commit(),
-        "software": software, "config": config, "tags": list(tags),
+        "software": software, "config": _recorded(config), "tags": list(tags),
     }
     writer = Writer(run_meta, Sink(str(out), run_id))
     if resume is None and not writer.sink.remote:
-        _write_plan(writer.sink.local, run_meta, seed, items)
+        _write_plan(writer.sink.local, {**run_meta, "config": config}, seed, items)   # as given: --resume runs it
     counter = _Counter(progress, sum(len(i.scenarios) * i.opts.repeats for i in items))
     _servers_ready(items)
     if workers:
@@ -394,6 +395,16 @@ def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, 
                 repeats.add((unit.item, si), item, outcome)
 
     parallel.measure(items, units, workers, _outcomes, done)
+
+
+def _recorded(config):
+    """The run's config as its files record it (they are published): every string with its
+    secrets hashed, e.g. a token on a ``--server`` command line (:func:`benchdb.text.redact_secrets`)."""
+    if isinstance(config, dict):
+        return {k: _recorded(v) for k, v in config.items()}
+    if isinstance(config, list):
+        return [_recorded(v) for v in config]
+    return redact_secrets(config) if isinstance(config, str) else config
 
 
 def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
