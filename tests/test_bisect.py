@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -130,3 +134,43 @@ def test_github_summary_outside_actions_is_refused_before_measuring(tmp_path):
                     "--bad", shas[-1], "--github-summary", "--out", str(tmp_path / "results"), env=env)
     assert r.returncode == 2 and "$GITHUB_STEP_SUMMARY is not set" in r.stderr and "Traceback" not in r.stderr
     assert not (tmp_path / "results").exists()                  # nothing measured
+
+
+@pytest.mark.parametrize("when", ["adding", "setting-up"])
+def test_sigterm_removes_the_worktrees(tmp_path, when):
+    """`kill -TERM` of a bisect while git adds a commit's worktree, or once it is checked out and the
+    commit's environment is being set up: it stops, and git knows no worktree of it."""
+    repo = tmp_path / "repo"
+    shas = make_repo(repo, n=4, slow_at=None)
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "bisect", "--repo", str(repo), "--bench",
+                             "benches/bench_work.py", *QUICK, "--out", str(tmp_path / "results"),
+                             "--good", shas[0], "--bad", shas[-1]],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while len(worktrees(repo)) < 2 or (when == "setting-up" and not checked_out(Path(worktrees(repo)[1]))):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
+            time.sleep(0.02)
+        added = worktrees(repo)[1]
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "Traceback" not in err
+    assert worktrees(repo) == [str(repo.resolve())]
+    assert not Path(added).exists()
+
+
+def checked_out(worktree: Path) -> bool:
+    """git has finished adding the worktree (it is locked while the checkout is written)."""
+    admin = subprocess.run(["git", "-C", str(worktree), "rev-parse", "--git-dir"], capture_output=True, text=True)
+    return admin.returncode == 0 and (worktree / "pyproject.toml").is_file() and \
+        not (Path(admin.stdout.strip()) / "locked").exists()
+
+
+def worktrees(repo: Path) -> list[str]:
+    out = subprocess.run(["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True,
+                         text=True, check=True).stdout
+    return [line.removeprefix("worktree ") for line in out.splitlines() if line.startswith("worktree ")]

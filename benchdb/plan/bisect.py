@@ -23,9 +23,11 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -158,7 +160,10 @@ class Checkouts:
     dependencies, through a ``.pth`` file) and installs the project at the commit into it with
     ``pip install --no-deps .``, which its own site-packages put first. ``--setup CMD`` replaces
     it: CMD runs in the commit's worktree with ``$BENCHDB_ENV`` (also ``{env}`` in CMD) naming the
-    folder to make, and must leave a Python with benchdb at ``$BENCHDB_ENV/bin/python``."""
+    folder to make, and must leave a Python with benchdb at ``$BENCHDB_ENV/bin/python``.
+
+    Until :meth:`close`, SIGTERM ends the process as an exception does (``SystemExit(143)``), so
+    the caller's ``finally`` removes the worktrees: git would otherwise keep them registered."""
 
     def __init__(self, repo: Path, setup: str | None, work: Path, log: Callable[[str], None]):
         from benchdb.paths import cache_root
@@ -168,12 +173,15 @@ class Checkouts:
         self.cache = cache_root() / "bisect" / key
         self.roots: dict[str, Path] = {}
         self.failed: dict[str, str] = {}
+        self._sigterm = None
+        if threading.current_thread() is threading.main_thread():    # (only the main thread may)
+            self._sigterm = signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
     def root(self, c: Commit) -> Path:
         if c.sha not in self.roots:
             path = self.work / c.short
+            self.roots[c.sha] = path        # before adding: a SIGTERM during the add still removes it
             _git(self.repo, "worktree", "add", "--detach", "--force", str(path), c.sha)
-            self.roots[c.sha] = path
         return self.roots[c.sha]
 
     def python(self, c: Commit) -> str:
@@ -203,9 +211,17 @@ class Checkouts:
         return str(python)
 
     def close(self) -> None:
-        for path in self.roots.values():
-            _git(self.repo, "worktree", "remove", "--force", str(path), check=False)
+        for path in self.roots.values():    # --force twice: also a locked one (an add killed midway)
+            _git(self.repo, "worktree", "remove", "--force", "--force", str(path), check=False)
         _git(self.repo, "worktree", "prune", check=False)
+        if self._sigterm is not None:
+            signal.signal(signal.SIGTERM, self._sigterm)
+            self._sigterm = None
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)       # a second SIGTERM must not cut the clean-up short
+    raise SystemExit(128 + signum)
 
 
 def _sh(cmd: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> None:
