@@ -147,9 +147,10 @@ class Warehouse:
 
     # ------------------------------------------------------------------ reading
     def query(self, text: str) -> tuple[list[str], list[tuple]]:
-        """Run an analyst's SQL with a connection that can neither write the warehouse nor touch
-        any other file (DuckDB's ``enable_external_access = false``). Returns (columns, rows);
-        a statement that returns nothing gives ([], [])."""
+        """Run an analyst's SQL, which may only read (:mod:`benchdb.sql.readonly`: an allow-list of
+        statements, checked before any of the text runs), on a read-only connection that reaches no
+        file but the warehouse's (DuckDB's ``enable_external_access = false``). Returns (columns,
+        rows); a statement that returns nothing gives ([], [])."""
         from benchdb.schema import database
         from benchdb.sql.readonly import check_read_only
         from benchdb.startup import duckdb
