@@ -114,8 +114,10 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
 
 def _sandbox(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Let DuckDB read no file but the warehouse and its samples folder, for good (the settings are
-    locked: a stored view cannot undo them). ``allowed_directories`` can only be set once the
-    database is open, and before external access is turned off."""
+    locked: no SET, RESET, PRAGMA or stored view can undo them). ``allowed_directories`` can only
+    be set once the database is open, and before external access is turned off. It grants writing
+    as well as reading (so does ``allowed_paths``; DuckDB has no read-only grant): SQL not
+    benchdb's own goes through :func:`benchdb.sql.readonly.check_read_only` first."""
     from benchdb.schema import parts
 
     if not con.execute("SELECT current_setting('enable_external_access')").fetchall()[0][0]:
