@@ -34,10 +34,11 @@ from benchdb.serving.metrics import summary
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def start_stub(ttft_ms: float, itl_ms: float) -> tuple[subprocess.Popen[str], str]:
-    """The stub in its own process (so its CPU is not the client's), and its URL."""
+def start_stub(ttft_ms: float, itl_ms: float, epoll: bool = False) -> tuple[subprocess.Popen[str], str]:
+    """The stub in its own process (so its CPU is not the client's), and its URL; ``epoll`` for
+    more than 1024 connections (the stub's select() loop watches no more)."""
     proc = subprocess.Popen([sys.executable, "-m", "benchdb.serving.stub", "--port", "0",
-                             "--ttft-ms", str(ttft_ms), "--itl-ms", str(itl_ms)],
+                             "--ttft-ms", str(ttft_ms), "--itl-ms", str(itl_ms), *(["--epoll"] if epoll else [])],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -121,7 +122,7 @@ def main() -> None:
     ap.add_argument("--tokenizer", help="tokenizer folder for GuideLLM's synthetic prompts")
     a = ap.parse_args()
     levels = [int(x) for x in a.concurrency.split(",")]
-    proc, url = start_stub(a.ttft_ms, a.itl_ms)
+    proc, url = start_stub(a.ttft_ms, a.itl_ms, epoll=max(levels) > 1000)
     print(f"stub {url}: first token after {a.ttft_ms:g} ms, one token every {a.itl_ms:g} ms, "
           f"{a.max_tokens} tokens/request; {os.cpu_count()} CPUs")
     try:
@@ -132,7 +133,8 @@ def main() -> None:
             ttft = r["ttft"] * 1e3 if r["ttft"] is not None else None
             itl = r["itl"] * 1e3 if r["itl"] is not None else None
             print(f"{'benchdb':8} {conc:5d} {r['requests']:5d} {r['errors']:4d} {fmt(ttft, a.ttft_ms):>24} "
-                  f"{fmt(itl, a.itl_ms):>24} {r['cpu']:9.1f}% {r['req_s'] * a.max_tokens:9.0f}  {r['stop']}", flush=True)
+                  f"{fmt(itl, a.itl_ms):>24} {r['cpu']:9.1f}% {r['req_s'] * a.max_tokens:9.0f}  {r['stop']}",
+                  flush=True)
             if a.guidellm:
                 g = guidellm_point(a.guidellm, url, conc, a.max_tokens, tokenizer_dir(a.tokenizer), r["requests"])
                 if "error" in g:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import statistics
+import time
 from itertools import pairwise
 
 import pytest
@@ -146,3 +147,48 @@ def test_spec_validation_and_optional_body_fields():
                      extra_body={"ignore_eos": True})
     body = json.loads(asked.bodies()[0])
     assert body["ignore_eos"] is True and body["messages"] == [{"role": "user", "content": "p"}]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epoll", [False, True], ids=["select", "epoll"])
+def test_the_stub_outlives_more_connections_than_select_can_watch(epoll):
+    """1024 clients on a 16-core machine crashed the stub's select() loop (ValueError: filedescriptor
+    out of range): it caps its open files instead, or waits in epoll with --epoll."""
+    import resource
+    import socket
+    import subprocess
+    import sys
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1300:
+        pytest.skip(f"this process may open {hard} files at most")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 4096, hard))
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb.serving.stub", "--port", "0", "--ttft-ms", "1",
+                             "--itl-ms", "1", *(["--epoll"] if epoll else [])], stdout=subprocess.PIPE, text=True)
+    socks = []
+    try:
+        url = proc.stdout.readline().split()[-1]
+        port = int(url.rsplit(":", 1)[1])
+        for _ in range(1100):
+            s = socket.socket()
+            s.settimeout(0.05)
+            try:
+                s.connect(("127.0.0.1", port))
+            except OSError:
+                pass
+            socks.append(s)
+        time.sleep(1.0)
+        assert proc.poll() is None, "the stub died with more connections than select() can watch"
+        for s in socks:
+            s.close()
+        socks.clear()
+        rule = StopRule(warmup_iters=0, min_iters=3, min_time_s=0.0, max_time_s=20.0, max_iters=3, target_ci=0.5)
+        result = run(LoadSpec(base_url=url, model="stub", prompts=["hi"], max_tokens=4, concurrency=1,
+                              warmup_requests=0, rule=rule, request_timeout_s=20.0))
+        assert sum(r.ok for r in result.records) == 3
+    finally:
+        for s in socks:
+            s.close()
+        proc.terminate()
+        proc.wait(timeout=10)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

@@ -13,8 +13,11 @@ trusts nothing: a usage whose ``completion_tokens`` is any JSON text (``1e23``, 
 Timer precision: asyncio's default loop waits in epoll, whose timeout is whole milliseconds
 rounded up, so its timers wake up to 1 ms late (0.56 ms median here). The stub's loop waits in
 ``select()`` instead (microsecond timeouts: 0.12 ms median lateness, the kernel's 50 us timer
-slack plus the wake-up), and each sleep aims ``EARLY_S`` before its deadline. ``select()`` limits
-the stub to about 1000 open connections.
+slack plus the wake-up), and each sleep aims ``EARLY_S`` before its deadline. ``select()`` watches
+descriptors below ``FD_SETSIZE`` (1024) only: the stub process caps its open files there, so a
+1025th connection waits to be accepted instead of crashing the loop (``ValueError: filedescriptor
+out of range in select()``, seen with 1024 clients on a 16-core machine); ``--epoll`` lifts the cap
+for client tests beyond that, with epoll's millisecond timers.
 
 Stdlib only: ``python -m benchdb.serving.stub --port 8000 --ttft-ms 20 --itl-ms 5``, or in-process
 ``with StubServer(StubConfig(...)) as stub: stub.url`` (a thread with its own event loop).
@@ -191,9 +194,24 @@ class Stub:
             await writer.drain()
 
 
-def new_loop() -> asyncio.AbstractEventLoop:
-    """An event loop whose timers have microsecond resolution (select(), see the module doc)."""
-    return asyncio.SelectorEventLoop(selectors.SelectSelector())
+#: select()'s descriptor limit (Linux and macOS): a descriptor at or above it cannot be watched.
+FD_SETSIZE = 1024
+
+
+def new_loop(epoll: bool = False) -> asyncio.AbstractEventLoop:
+    """An event loop whose timers have microsecond resolution (select(), see the module doc), or
+    with ``epoll`` the default loop (any number of connections, millisecond timers)."""
+    return asyncio.new_event_loop() if epoll else asyncio.SelectorEventLoop(selectors.SelectSelector())
+
+
+def cap_open_files() -> None:
+    """Keep this process's descriptors below select()'s limit: accept() then fails with EMFILE,
+    which asyncio survives (it retries later), instead of select() failing the whole loop."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft > FD_SETSIZE:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (FD_SETSIZE, hard))
 
 
 async def _sleep_until(deadline: float) -> None:
@@ -284,13 +302,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--long-line-every", type=int, default=0, metavar="K",
                    help="every k-th stream's first token is one event line of --long-line-mib MiB")
     p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
+    p.add_argument("--epoll", action="store_true",
+                   help="wait in epoll: more than 1024 connections, timers up to 1 ms late (module doc)")
     a = p.parse_args(argv)
     cfg = StubConfig(ttft_ms=a.ttft_ms, itl_ms=a.itl_ms, model=a.model, fail_every=a.fail_every,
                      error_every=a.error_every, chunked=not a.close_delimited, done=not a.no_done,
                      exit_after=a.exit_after_requests, bad_usage_every=a.bad_usage_every, bad_usage=a.bad_usage,
                      long_line_every=a.long_line_every, long_line_bytes=int(a.long_line_mib * (1 << 20)))
+    if not a.epoll:
+        cap_open_files()
     try:
-        loop = new_loop()
+        loop = new_loop(a.epoll)
         loop.run_until_complete(serve(cfg, a.host, a.port))
     except KeyboardInterrupt:
         pass
