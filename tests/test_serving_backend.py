@@ -239,3 +239,33 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
     assert got["energy_j"] > 0.4                       # >= 0.5 s of a 100 W fake counter, loosely
     assert got["energy_per_output_token_j"] == pytest.approx(got["energy_j"] / tokens)
     assert shown == pytest.approx(got["energy_per_output_token_j"])
+
+
+def test_a_client_bound_load_point_is_invalid(tmp_path):
+    """A load generator whose event loop is busy the whole window measures its own queueing: on an
+    H100 host one client at 100 % read a 2 ms ITL as 0.03 ms. Such a point is invalid, with the reason;
+    a short window (mostly per-request set-up) is not judged."""
+    from benchdb.backends.base import RunOptions
+    from benchdb.backends.openai.backend import validity
+    from benchdb.serving.loadgen import LoadResult
+
+    opts = RunOptions(models=("m",), backend="openai")
+    summary = {"ok": opts.rule.min_iters}
+
+    def point(loop_pct: float, window_s: float) -> LoadResult:
+        return LoadResult(records=[], window_start=10.0, window_end=10.0 + window_s, stop_reason="max_time",
+                          client_cpu_pct=loop_pct + 20, errors={}, loop_cpu_pct=loop_pct)
+
+    assert validity(summary, opts, point(40.0, 5.0)) == []
+    assert validity(summary, opts, point(93.0, 5.0)) == []          # the H100 client at 16: still right
+    assert validity(summary, opts, point(99.0, 0.3)) == []          # too short to judge
+    (reason,) = validity(summary, opts, point(99.0, 5.0))
+    assert reason.startswith("client_bound: the load generator's event loop was busy 99 %")
+    # a real run records the loop's share beside the process's
+    out = tmp_path / "res"
+    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-model", "--server", STUB, "--concurrency", "2",
+                       "--out", str(out), *QUICK, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    (res,) = _results(out)
+    extra = res["scenario"]["extra"]
+    assert 0 < extra["client_loop_cpu_pct"] <= extra["client_cpu_pct"] + 1

@@ -32,7 +32,7 @@ HOSTILE = {"1e23": "usage.completion_tokens 1e+23 is not a token count",
            "Infinity": "usage.completion_tokens Infinity is not a token count",
            "-1000": "usage.completion_tokens -1000 is not a token count",
            '"x"': 'usage.completion_tokens "x" is not a token count',
-           "100000000000000000000000": "usage.completion_tokens 100000000000000000000000 does not match the stream"}
+           "100000000000000000000000": "usage.completion_tokens 100000000000000000000000 is not a token count"}
 #: A wrapper that starts the server without `exec`: bash stays its parent (extra arguments ignored).
 WRAPPER = """#!/bin/bash
 "{python}" -m benchdb.serving.stub --port "$2" --model "$1" --ttft-ms 5 --itl-ms 20
@@ -118,6 +118,11 @@ def test_usage_is_checked_against_the_chunks_and_max_tokens():
     assert parse('{"prompt_tokens":101}').error.startswith("usage.prompt_tokens 101 is more than")
     for bad in ("NaN", "-1", "2.5", "true", '"3"', "[3]", "1e300"):
         assert "is not a token count" in parse(f'{{"prompt_tokens":{bad}}}').error, bad
+    # past exact integers whether written as a float or an integer, also where max_tokens is unknown
+    rec = RequestRecord(index=0, sent=0.0)
+    p = StreamParser(rec, chat=False, max_tokens=None)
+    p.feed(b'data: {"choices":[],"usage":{"completion_tokens":100000000000000000000000}}\n\n', 0.1)
+    assert "is not a token count" in (rec.error or "")
 
 
 @pytest.mark.slow

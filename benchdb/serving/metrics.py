@@ -284,11 +284,12 @@ LINE_LIMIT = 1 << 20
 def token_count(value: object, what: str) -> int | None:
     """A usage count as the server sent it -> a whole number of tokens (None: not sent);
     ValueError naming ``what`` for a value that cannot be one (negative, fractional, non-finite,
-    a string, a bool, a float past exact integers such as 1e23), so that one request fails, not the load point."""
+    a string, a bool, a number past exact integers such as 1e23 or 10**23), so that one request fails, not
+    the load point."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value < 0 or value != int(value) or (isinstance(value, float) and value > 2 ** 53):
+            or value < 0 or value != int(value) or value > 2 ** 53:
         raise ValueError(f"{what} {clip(json.dumps(value), 60)} is not a token count")
     return int(value)
 
