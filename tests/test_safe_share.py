@@ -16,7 +16,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import benchdb_cmd, cli, make_meta, make_run, write_file
-from fakehub import WRITE, FakeHub
 
 from benchdb.schema import contract, database, identity
 from benchdb.warehouse import Warehouse
@@ -178,19 +177,28 @@ def test_site_out_replaces_only_an_earlier_site(warehouse, tmp_path):
     assert "not a folder" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(tmp_path / "file")))
 
 
+
+@pytest.mark.core
+def test_site_never_takes_a_users_folder_beside_out_for_its_own(warehouse, tmp_path):
+    """The staging and replaced folders used to be `.site.staging` and `.site.old` beside --out,
+    removed whatever they held; and an --out that cannot be made was an internal error."""
+    db = str(warehouse)
+    for name in (".site.staging", ".site.old"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "mine.txt").write_text("keep")
+    site = tmp_path / "site"
+    for _ in range(2):                                                  # a new site, then a replaced one
+        assert cli("site", "--db", db, "--out", site).exit_code == 0
+    for name in (".site.staging", ".site.old"):
+        assert (tmp_path / name / "mine.txt").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".site")) == [".site.old", ".site.staging"]
+    r = benchdb_cmd("site", "--db", db, "--out", "/proc/nope/site")
+    assert "cannot write there" in _one_line(r) and r.returncode != 0
+
 # ------------------------------------------------------------------------------ publish --space
 @pytest.fixture
-def hub():
-    with FakeHub() as h:
-        yield h
-
-
-@pytest.fixture
-def env(hub, tmp_path):
-    home = tmp_path / "hf-home"
-    home.mkdir()
-    return {"HF_ENDPOINT": hub.url, "HF_TOKEN": WRITE, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_XET": "1"}
+def env(hub_env):
+    return hub_env
 
 
 FOREIGN = {"app.py": b"import gradio\n", "requirements.txt": b"gradio\n", "models/weights.bin": b"\0" * 64,

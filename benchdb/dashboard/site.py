@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from benchdb import sql
@@ -46,13 +47,22 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
     if not out.name:
         raise BenchdbError(f"--out {out}: give a folder of its own for the site, not the root")
     check_replaceable(out, Warehouse(db).path)
-    stage = out.with_name(f".{out.name}.staging")
-    shutil.rmtree(stage, ignore_errors=True)
-    for folder in ("trends", "samples", *PAIR_VIEWS):
-        (stage / "data" / folder).mkdir(parents=True)
-    (stage / "static" / "vendor").mkdir(parents=True)
+    # the staging and the replaced folders have names of their own (mkdtemp), so no folder of the
+    # user's beside --out is ever taken for one and removed
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        stage.chmod(0o777 & ~umask)      # a folder as mkdir makes it (mkdtemp's is private)
+    except OSError as exc:
+        raise BenchdbError(f"--out {out}: cannot write there ({exc.strerror or exc}); give a folder you can "
+                           "write") from None
     site = _Site(stage)
     try:
+        for folder in ("trends", "samples", *PAIR_VIEWS):
+            (stage / "data" / folder).mkdir(parents=True)
+        (stage / "static" / "vendor").mkdir(parents=True)
         with Warehouse(db).reading() as con:
             docs = site.views(con)
             site.histories(con, docs)
@@ -75,12 +85,13 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
             shutil.copy2(f, stage / "static" / "vendor" / name)
         (stage / MARKER).write_text(json.dumps({"format": "benchdb-site", "version": 1, "files": all_files(stage)},
                                                indent=1), encoding="utf-8")
-        old = out.with_name(f".{out.name}.old")
-        shutil.rmtree(old, ignore_errors=True)
+        old = None
         if out.exists():
-            out.rename(old)
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            out.rename(old / "site")
         stage.rename(out)
-        shutil.rmtree(old, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise

@@ -237,14 +237,17 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                                    "other writer and run the command again")
             Path(f"{path}.wal").unlink(missing_ok=True)      # the old file's log never meets the new file
             os.replace(tmp, path)
+            published = True                           # the catalog names the new parts from here on
             parts.fsync(path.parent)                   # the rename itself is durable
-            published = True
             _link_samples(named, store)
         except Exception as exc:
             refused = refused_write(exc)
             if refused is None:
                 raise
             # (a full disk is the machine's, not a bug: one line, and the copy is removed below)
+            if published:
+                raise BenchdbError(f"database {named} was written, but making the write durable failed: "
+                                   f"{refused}; make room there before the next write") from None
             raise BenchdbError(f"cannot write database {named}: {refused}; nothing was changed (its copy "
                                "and new samples were removed): make room there and run the command again"
                                ) from None
