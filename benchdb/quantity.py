@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 
 #: How the forms are written in help texts.
 SHARE_FORMS = "5% or 0.05"
@@ -80,14 +81,19 @@ def percent_text(fraction: float) -> str:
     return repr(float(fraction))
 
 
+def _scaled(value: str | float | int, forms: str, units: Mapping[str, float], bare: str, kind: str) -> float:
+    """``value``'s number times its unit's factor (``bare`` for a bare number)."""
+    number, unit = _split(value, forms)
+    factor = units.get((unit or bare).lower())
+    if factor is None:
+        raise QuantityError(f"{value!r}: {unit!r} is not a unit of {kind}; write e.g. {forms}")
+    return number * factor
+
+
 def duration(value: str | float | int, *, bare: str = "s", minimum: float = 0.0) -> float:
     """A duration in seconds: ``'500ms'`` -> 0.5, ``'12h'`` -> 43200; a bare number is in ``bare``
     (a unit of :data:`DURATION_FORMS`)."""
-    number, unit = _split(value, DURATION_FORMS)
-    factor = _DURATION_UNITS.get((unit or bare).lower())
-    if factor is None:
-        raise QuantityError(f"{value!r}: {unit!r} is not a unit of time; write e.g. {DURATION_FORMS}")
-    seconds = number * factor
+    seconds = _scaled(value, DURATION_FORMS, _DURATION_UNITS, bare, "time")
     if seconds < minimum:
         raise QuantityError(f"{value!r} is too short; give at least {duration_text(minimum)}")
     return seconds
@@ -100,11 +106,7 @@ def duration_text(seconds: float) -> str:
 
 def size(value: str | float | int, *, bare: str = "B", minimum: float = 0.0) -> float:
     """A size in bytes: ``'512MiB'`` -> 536870912, ``'2GB'`` -> 2e9; a bare number is in ``bare``."""
-    number, unit = _split(value, SIZE_FORMS)
-    factor = _SIZE_UNITS.get((unit or bare).lower())
-    if factor is None:
-        raise QuantityError(f"{value!r}: {unit!r} is not a unit of size; write e.g. {SIZE_FORMS}")
-    size_bytes = number * factor
+    size_bytes = _scaled(value, SIZE_FORMS, _SIZE_UNITS, bare, "size")
     if size_bytes < minimum:
         raise QuantityError(f"{value!r} is too small; give at least {minimum:g} bytes")
     return size_bytes

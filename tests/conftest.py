@@ -148,3 +148,23 @@ class FakeClock:
     def fn(self):
         self.calls += 1
         self.t += next(self.durations)
+
+
+@pytest.fixture
+def hub():
+    """A fake Hugging Face Hub on a local port (tests/fakehub.py)."""
+    from fakehub import FakeHub
+
+    with FakeHub() as h:
+        yield h
+
+
+@pytest.fixture
+def hub_env(hub, tmp_path):
+    """The environment of a user with a write token, the fake Hub, and a Hub cache of their own."""
+    from fakehub import WRITE
+
+    home = tmp_path / "hf-home"
+    home.mkdir()
+    return {"HF_ENDPOINT": hub.url, "HF_TOKEN": WRITE, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
+            "HF_HUB_DISABLE_XET": "1"}

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import benchdb_cmd, make_meta, make_run, write_file
-from fakehub import READ, WRITE, FakeHub
+from fakehub import READ, WRITE
 
 from benchdb.hub.card import END, START, replace_section
 from benchdb.warehouse import Warehouse
@@ -62,18 +62,9 @@ def _write_run(folder: Path, started_at: str, scale: float = 1.0, models=(MODEL,
 
 
 @pytest.fixture
-def hub(tmp_path):
-    with FakeHub() as h:
-        yield h
-
-
-@pytest.fixture
-def env(hub, tmp_path):
-    """The environment of a user with a write token, this fake Hub, and caches of their own."""
-    home = tmp_path / "hf-home"
-    home.mkdir()
-    return {"HF_ENDPOINT": hub.url, "HF_TOKEN": WRITE, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
-            "BENCHDB_CACHE": str(tmp_path / "cache"), "HF_HUB_DISABLE_XET": "1"}
+def env(hub_env, tmp_path):
+    """conftest's hub_env, with benchdb's cache of its own too."""
+    return {**hub_env, "BENCHDB_CACHE": str(tmp_path / "cache")}
 
 
 @pytest.fixture
