@@ -168,7 +168,7 @@ def test_unavailable_device_and_bad_mode_are_refused(tmp_path):
     assert r.stderr.strip() == (f"benchdb: error: device cuda is not available on this machine "
                                 f"(torch {torch.__version__}); see `benchdb hardware`, or use --device cpu")
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--mode", "jit")
-    assert r.exit_code == 2 and "mode 'jit' is not valid for pytorch" in r.stderr
+    assert r.exit_code == 2 and "--mode 'jit' is not a mode of pytorch; use one of eager, compile" in r.stderr
 
 
 def test_local_folder_model_with_revision(tmp_path):
