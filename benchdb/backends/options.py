@@ -254,7 +254,9 @@ def value_of(opts: RunOptions, opt: Option) -> Any:
     return opts.backend_options.get(opt.name, opt.default)
 
 
-def _argument(opt: Option, value: Any) -> list[str]:
+def argument(opt: Option, value: Any) -> list[str]:
+    """``opt`` with its option value (the field's: a negated flag's value is the field's, not the
+    flag's) as ``benchdb run`` arguments that read back to it; none for an unset value."""
     if opt.kind == "bool":
         return [opt.cli_flag] if bool(value) != opt.negate else []
     if value is None or (opt.kind in ("words", "ints") and not value):   # unset: the child's default
@@ -278,7 +280,7 @@ def child_args(opts: RunOptions, overrides: Mapping[str, Any]) -> list[str]:
         value = overrides[opt.name] if opt.name in overrides else value_of(opts, opt)
         if opt.name == "threads" and value is None:
             value = opts.thread_count
-        args += _argument(opt, value)
+        args += argument(opt, value)
     return args
 
 

@@ -214,17 +214,7 @@ def _run_flags(ctx, params) -> list[str]:
         given = ctx.get_parameter_source(opt.param) == ParameterSource.COMMANDLINE or opt.param in params["filled"]
         if not given or value is None:
             continue
-        if opt.kind == "bool":
-            out += [opt.cli_flag] if value else []
-        elif opt.repeat:
-            for v in value:
-                out += [opt.cli_flag, str(v)]
-        elif isinstance(value, (list, tuple)):
-            out += [opt.cli_flag, ",".join(map(str, value))]
-        elif opt.kind in options.QUANTITIES:
-            out += [opt.cli_flag, options.quantity_text(opt, value)]
-        else:
-            out += [opt.cli_flag, str(value)]
+        out += options.argument(opt, (not value) if opt.negate else value)   # a negated flag's param is the flag
     return out
 
 
