@@ -130,11 +130,17 @@ def check_replaceable(out: Path, db: Path) -> None:
 def listed_files(folder: Path) -> list[str] | None:
     """The files a site lists in its :data:`MARKER` (relative, ``/``-separated); None when the
     folder is not a site `benchdb site` wrote."""
+    return file_list(folder / MARKER, "benchdb-site")
+
+
+def file_list(path: Path, fmt: str) -> list[str] | None:
+    """The ``files`` a JSON list of what benchdb wrote (a site's marker, a Space's manifest) names;
+    None when ``path`` is no readable list of format ``fmt``."""
     try:
-        doc = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(doc, dict) or doc.get("format") != "benchdb-site" or not isinstance(doc.get("files"), list):
+    if not isinstance(doc, dict) or doc.get("format") != fmt or not isinstance(doc.get("files"), list):
         return None
     return [f for f in doc["files"] if isinstance(f, str)]
 

@@ -21,6 +21,7 @@ from benchdb.paths import inside
 
 #: In the Space: the files benchdb's last publish wrote (the only ones a later publish may delete).
 MANIFEST = ".benchdb-publish.json"
+MANIFEST_FORMAT = "benchdb-space"
 #: Files of a Space that a publish neither writes nor deletes.
 KEEP = {".gitattributes"}
 
@@ -111,7 +112,7 @@ def plan(site: Path, space_id: str, *, need_token: bool = True) -> SpacePlan:
     card = CARD.format(title=title, quoted=json.dumps(title), space_id=space_id)     # JSON strings are YAML
     uploads: dict[str, Path | bytes] = {"README.md": card.encode("utf-8"), **files}
     ours = sorted(uploads)
-    uploads[MANIFEST] = json.dumps({"format": "benchdb-space", "version": 1, "files": ours}, indent=1).encode()
+    uploads[MANIFEST] = json.dumps({"format": MANIFEST_FORMAT, "version": 1, "files": ours}, indent=1).encode()
     return SpacePlan(space_id, exists, parent, uploads,
                      deletions=sorted((previous & there) - set(uploads) - KEEP),
                      replaced=sorted((there & set(ours)) - previous - KEEP),
@@ -138,10 +139,7 @@ def push(p: SpacePlan, *, private: bool = False) -> str:
 
 def _manifest(hf, space_id: str, revision: str | None) -> set[str]:
     """The files the previous publish wrote, from its manifest (an unreadable one names none)."""
+    from benchdb.dashboard.site import file_list
+
     path = hf.hf_hub_download(space_id, MANIFEST, repo_type="space", revision=revision)
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return set()
-    files = doc.get("files") if isinstance(doc, dict) else None
-    return {f for f in files if isinstance(f, str)} if isinstance(files, list) else set()
+    return set(file_list(Path(path), MANIFEST_FORMAT) or ())
