@@ -212,16 +212,16 @@ def test_db_env_variable_is_the_default(tmp_path):
 def test_db_status_and_upgrade(tmp_path):
     db = tmp_path / "w.duckdb"
     r = invoke("db", "status", "--db", str(db))
-    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 9); `benchdb ingest` creates it"
+    assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 10); `benchdb ingest` creates it"
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 0
     assert r.stdout.strip() == (f"{db}: applied 0001_init, 0002_change_points, 0003_identity, 0004_file_ids, "
                                 "0005_repeats, 0006_interop, 0007_calibration, 0008_source_definitions, "
-                                "0009_sample_parts; schema version 9")
+                                "0009_sample_parts, 0010_systems; schema version 10")
     r = invoke("db", "upgrade", "--db", str(db))
-    assert r.stdout.strip() == f"{db}: already at schema version 9"
+    assert r.stdout.strip() == f"{db}: already at schema version 10"
     r = invoke("db", "status", "--db", str(db))
-    assert r.stdout.splitlines()[0] == f"{db}: schema version 9, benchdb supports 9 (up to date)"
+    assert r.stdout.splitlines()[0] == f"{db}: schema version 10, benchdb supports 10 (up to date)"
     assert any(line.split()[:2] == ["samples", "0"] for line in r.stdout.splitlines())
     assert r.stdout.splitlines()[-1] == f"  samples folder {tmp_path / 'w.duckdb.samples'}: 0 part(s), 0 bytes"
     con = duckdb.connect(str(db))
@@ -230,7 +230,7 @@ def test_db_status_and_upgrade(tmp_path):
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 2
     assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 99, but this benchdb (0.2.0) "
-                                "supports up to 9; upgrade benchdb to use it")
+                                "supports up to 10; upgrade benchdb to use it")
     r = invoke("db", "status", "--db", str(db))
     assert "(newer than this benchdb: upgrade benchdb)" in r.stdout
 

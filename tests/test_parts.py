@@ -132,7 +132,7 @@ def test_a_moved_warehouse_reads_without_a_write_and_db_upgrade_records_its_new_
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout
     assert _count(moved) == 200 and moved.stat().st_mtime_ns == stamp       # read, nothing written
     out = benchdb_cmd("db", "upgrade", "--db", str(moved), check=True).stdout
-    assert out.splitlines() == [f"{moved}: already at schema version 9",
+    assert out.splitlines() == [f"{moved}: already at schema version 10",
                                 f"{moved}: samples read from {new / 'w.duckdb.samples'} "
                                 f"(were at {tmp_path / 'w.duckdb.samples'})"]
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout

@@ -25,8 +25,10 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
               help="The hardware the results ran on, where the files do not name it (a serving tool's files "
                    "never do): the same name as a benchdb run's --server-hardware gives the same hardware.")
 @click.option("--hardware-file", "hardware_file", default=None, metavar="FILE",
-              help="Instead of --hardware: `benchdb hardware --format json` saved on that machine (its first "
-                   "accelerator, else its CPU), or one fingerprint object.")
+              help="Instead of --hardware: a hardware file describing the system (YAML or JSON: accelerator, "
+                   "accelerators_per_node, nodes, cpu, ...; its accelerators and parallelism describe how the "
+                   "results used it; `benchdb hardware --format yaml` prints one), or `benchdb hardware "
+                   "--format json` saved on that machine.")
 @click.option("--engine", "engine", default=None, metavar="NAME",
               help="Serving formats: the engine that served (vllm, sglang, transformers, ...) where the file does "
                    "not name it (AIPerf, GuideLLM); else recorded as an OpenAI-compatible server.")
@@ -51,12 +53,12 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     """
     from benchdb.interop import Declared, declared_hardware, import_files
 
-    fingerprint, device = declared_hardware(hardware, hardware_file)
+    fingerprint, device, usage = declared_hardware(hardware, hardware_file)
     if engine:
         from benchdb.interop.serving import engine_name
 
         engine = engine_name(engine) or engine.strip().lower()
-    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision))
+    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision, usage))
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
     n = sum(k for _, k in summary.imported)

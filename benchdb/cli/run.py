@@ -352,14 +352,22 @@ def quickstart(db, out, report_path, repeats):
 
 
 @click.command("hardware")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="json: machine-readable.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "yaml"]), default="text", show_default=True,
+              help="json: machine-readable; yaml: this machine as a system, in the form of a hardware file "
+                   "(--hardware-file of run --url and import).")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 def hardware_cmd(fmt, as_json):
     """What this machine has: CPU, memory, installed backends and their versions."""
     from benchdb.backends import registry
     from benchdb.harness import hardware
 
+    if fmt == "yaml" and not as_json:
+        import yaml
+
+        from benchdb.schema import system
+
+        click.echo(yaml.safe_dump(system.describe(hardware.this_system()), sort_keys=False).rstrip())
+        return
     rep = hardware.report(registry.backends().values())
     from benchdb.harness import energy
 

@@ -353,6 +353,35 @@ def accelerators() -> list[dict]:
     return out
 
 
+def _sockets(text: str | None = None) -> int | None:
+    """Distinct ``physical id`` values of /proc/cpuinfo (or of ``text``): the CPU sockets."""
+    if text is None:
+        try:
+            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+        except OSError:
+            return None
+    ids = {line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("physical id")}
+    return len(ids) or None
+
+
+def this_system(accels: list[dict] | None = None) -> dict:
+    """This machine as a system (benchdb.schema.system): its first accelerator and how many of that
+    model it has, else its CPU; the host CPU, sockets and memory."""
+    cpu = cpu_fingerprint()
+    accels = accelerators() if accels is None else accels
+    host = {"cpu_model": cpu["cpu_model"], "cpu_sockets": _sockets(), "cores_physical": cpu["cores_physical"],
+            "cores_logical": cpu["cores_logical"], "host_memory_bytes": cpu["memory_bytes"], "arch": cpu["arch"],
+            "os": cpu["os"], "nodes": 1}
+    if not accels:
+        return {k: v for k, v in {**cpu, **host, "accelerators_per_node": 0}.items() if v is not None}
+    first = accels[0]
+    same = [a for a in accels if a.get("name") == first.get("name")]
+    fp = first.get("fingerprint") or {"kind": first.get("kind"), "device_name": first.get("name"),
+                                      "memory_bytes": first.get("memory_bytes")}
+    return {k: v for k, v in {**fp, **host, "accelerators_per_node": len(same)}.items() if v is not None}
+
+
 def report(backends: Iterable[Installable]) -> dict:
     """Everything ``benchdb hardware`` prints, with the availability of the given backends."""
     import sys

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from benchdb import sql
 from benchdb.errors import clip, first_line
-from benchdb.schema import contract, identity
+from benchdb.schema import contract, identity, system
 
 if TYPE_CHECKING:
     from benchdb.ingest import IngestSummary
@@ -55,6 +55,8 @@ _BATCH_SCHEMA = pa.schema([
     ("file_input_shape", pa.string()), ("repeats", pa.int32()),
     # An imported result's provenance (JSON) and whether it has no samples (benchdb import).
     ("source", pa.string()), ("summary_only", pa.bool_()),
+    # How the result used its system (benchdb.schema.system): from its options, else the whole system.
+    ("accelerators", pa.int32()), ("parallelism", pa.string()),
 ])
 
 
@@ -94,6 +96,9 @@ def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict
         "repeats": sc.get("repeats") or 1,
         "source": json.dumps(sc["source"]) if sc.get("source") else None,
         "summary_only": bool((sc.get("source") or {}).get("summary_only")),
+        "accelerators": options.get("accelerators") if isinstance(options.get("accelerators"), int)
+        else system.accelerators_of(meta["hardware"]),
+        "parallelism": json.dumps(options["parallelism"], sort_keys=True) if options.get("parallelism") else None,
     }
 
 
@@ -124,7 +129,10 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
                 "compute_capability": hw.get("compute_capability"), "cpu_model": hw.get("cpu_model"),
                 "cores_physical": hw.get("cores_physical"), "cores_logical": hw.get("cores_logical"),
                 "arch": hw.get("arch"), "os": hw.get("os"), "first_seen_run": run["run_id"],
-                "fingerprint": json.dumps(hw, sort_keys=True)}
+                "fingerprint": json.dumps(hw, sort_keys=True),
+                **{k: hw.get(k) for k in system.SYSTEM_KEYS},
+                "accelerators_per_node": system.accelerators_of({**hw, "nodes": 1}),
+                "nodes": None if system.accelerators_of(hw) is None else int(hw.get("nodes") or 1)}
         aid = identity.arch_id(model)
         if aid not in archs:
             archs[aid] = {
@@ -143,7 +151,10 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
             ("device_name", pa.string()), ("memory_bytes", pa.int64()),
             ("compute_capability", pa.string()), ("cpu_model", pa.string()),
             ("cores_physical", pa.int32()), ("cores_logical", pa.int32()), ("arch", pa.string()),
-            ("os", pa.string()), ("first_seen_run", pa.string()), ("fingerprint", pa.string())])),
+            ("os", pa.string()), ("first_seen_run", pa.string()), ("fingerprint", pa.string()),
+            ("accelerators_per_node", pa.int32()), ("nodes", pa.int32()), ("cpu_sockets", pa.int32()),
+            ("host_memory_bytes", pa.int64()), ("interconnect", pa.string()), ("system_name", pa.string()),
+            ("availability", pa.string()), ("cloud", pa.string()), ("instance", pa.string())])),
         "new_architectures": pa.Table.from_pylist(list(archs.values()), schema=pa.schema([
             ("arch_id", pa.string()), ("model_id", pa.string()), ("revision", pa.string()),
             ("model_type", pa.string()), ("architecture", pa.string()), ("family", pa.string()),

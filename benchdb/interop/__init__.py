@@ -54,6 +54,8 @@ class Declared:
     engine: str | None = None
     model: str | None = None
     precision: str | None = None
+    #: How the results used the hardware (a hardware file's accelerators and parallelism).
+    usage: dict[str, Any] = field(default_factory=dict)
 
     def apply(self, item: Imported) -> None:
         if self.model and item.settings.get("model_declarable"):
@@ -78,6 +80,8 @@ class Declared:
                                   "leave out --hardware/--hardware-file for it")
             if not named:
                 item.hardware, item.device = dict(self.hardware), self.device or item.device
+                for key, value in self.usage.items():
+                    item.options.setdefault(key, value)
         if self.engine is not None and item.mode in ("completions", "chat"):
             named_engine = item.options.get("engine") if item.settings.get("engine_named_by_file") else None
             if named_engine and named_engine != self.engine:
@@ -85,38 +89,51 @@ class Declared:
             item.options["engine"], item.backend = self.engine, self.engine
 
 
-def declared_hardware(name: str | None, file: str | None) -> tuple[dict[str, Any] | None, str | None]:
-    """(fingerprint, device) from ``--hardware NAME`` or ``--hardware-file FILE``: the JSON of
-    ``benchdb hardware --format json`` run on that machine (its first accelerator, else its CPU) or
-    one fingerprint object (``SELECT fingerprint FROM hardware``)."""
+def declared_hardware(name: str | None, file: str | None
+                      ) -> tuple[dict[str, Any] | None, str | None, dict[str, Any]]:
+    """(system, device, usage) from ``--hardware NAME`` or ``--hardware-file FILE``: a hardware file
+    (YAML or JSON, :mod:`benchdb.schema.system`; its ``accelerators`` and ``parallelism`` become each
+    result's usage options), the JSON of ``benchdb hardware --format json`` run on that machine (its
+    first accelerator, else its CPU) or one fingerprint object (``SELECT fingerprint FROM hardware``)."""
     from benchdb.harness.hardware import declared
-    from benchdb.schema.identity import normalize_device
+    from benchdb.schema import system
 
     if name and file:
         raise SourceError("give --hardware NAME or --hardware-file FILE, not both")
     if name:
         fp = declared(name)
-        return fp, f"remote:{fp['device_name']}"
+        return fp, f"remote:{fp['device_name']}", {}
     if not file:
-        return None, None
+        return None, None, {}
     try:
-        doc = load_json(Path(file))
-    except OSError as exc:
-        raise SourceError(f"--hardware-file {file}: {exc.strerror or exc}") from None
-    if isinstance(doc, dict) and isinstance(doc.get("cpu"), dict):
+        return _hardware_file(file)
+    except system.SystemError as exc:
+        raise SourceError(f"--hardware-file {exc}") from None
+
+
+def _hardware_file(file: str) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    from benchdb.schema import system
+    from benchdb.schema.identity import normalize_device
+
+    doc = system.read_document(file)
+    if isinstance(doc, dict) and isinstance(doc.get("cpu"), dict) and "accelerators" in doc \
+            and isinstance(doc.get("host"), str):          # the whole report of `benchdb hardware --format json`
         accels = [a for a in doc.get("accelerators") or [] if isinstance(a, dict)]
         if accels:
             acc = accels[0]
             fp = acc.get("fingerprint") or {"kind": acc.get("kind"), "device_name": acc.get("name"),
                                             "memory_bytes": acc.get("memory_bytes")}
-            return dict(fp), normalize_device(str(acc.get("device") or f"{fp.get('kind')}:0"))
-        return dict(doc["cpu"]), "cpu"
-    if isinstance(doc, dict) and doc.get("device_name") and doc.get("kind"):
-        kind = str(doc["kind"])
-        return dict(doc), "cpu" if kind == "cpu" else normalize_device(f"{kind}:0") if kind in (
-            "cuda", "rocm", "xpu") else kind
-    raise SourceError(f"--hardware-file {file}: expected the JSON of `benchdb hardware --format json` or a "
-                      "fingerprint object with kind and device_name")
+            return dict(fp), normalize_device(str(acc.get("device") or f"{fp.get('kind')}:0")), {}
+        return dict(doc["cpu"]), "cpu", {}
+    if isinstance(doc, dict) and doc.get("device_name") and doc.get("kind") and "fingerprint" not in doc \
+            and not set(doc) & {"accelerator", "cpu", "accelerators", "parallelism"}:
+        fp = dict(doc)                                        # one stored fingerprint, as it is
+    else:
+        fp = system.normalize(doc if doc is not None else {}, str(file))
+    usage = system.usage(doc, str(file)) if isinstance(doc, dict) else {}
+    kind = str(fp["kind"])
+    device = "cpu" if kind == "cpu" else normalize_device(f"{kind}:0") if kind in ("cuda", "rocm", "xpu") else kind
+    return fp, device, usage
 
 
 @dataclass

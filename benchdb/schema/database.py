@@ -207,7 +207,8 @@ def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    _refresh_views(con, force=bool(applied))
+    if code_schema_version(available) == code_schema_version():
+        _refresh_views(con, force=bool(applied))    # the views are written for the latest tables
     return applied
 
 

@@ -14,9 +14,11 @@ takes its ids from here.
 - **scenario_id**: a scenario inside one run (the key plus the run id); the id of a result.
 - **series_id**: a scenario on one piece of hardware across runs (the key plus the hardware id):
   what trends, change points, ``results_latest`` and the gate group by.
-- **hardware_id**: the normalised fingerprint of a device. The host name is deliberately *not*
-  part of it: two identical machines are the same hardware, and a host is renamed more often than
-  its CPU changes. The host stays on ``runs.host`` (filterable in every view that joins runs).
+- **hardware_id**: the normalised fingerprint of a system (:mod:`benchdb.schema.system`): a device
+  is a system of one accelerator, an 8-GPU node or a rack has its counts and interconnect in the id.
+  The host name is deliberately *not* part of it: two identical machines are the same hardware,
+  and a host is renamed more often than its CPU changes. The host stays on ``runs.host``
+  (filterable in every view that joins runs).
 """
 
 from __future__ import annotations
@@ -38,7 +40,11 @@ SCENARIO_KEY_V1 = SCENARIO_KEY[:-1]
 HARDWARE_IDENTITY = ("kind", "vendor", "device_name", "memory_gib", "compute_capability",
                      "cpu_model", "cores_logical", "arch")
 #: Identity fields added after 0.1; they count only when present, so older ids stay the same.
-HARDWARE_IDENTITY_OPTIONAL = ("cpu_part",)
+#: The system fields (benchdb.schema.system): the accelerator interconnect when given; the
+#: accelerator and node counts only where they differ from one device's (one accelerator, or none
+#: for a CPU, on one node), so a device's id is its id as a system of one, and a machine described
+#: by hand (`benchdb hardware --format yaml`) keeps the id of its own runs.
+HARDWARE_IDENTITY_OPTIONAL = ("cpu_part", "interconnect", "accelerators_per_node", "nodes")
 
 #: Device families that come in numbered units; a bare name means unit 0.
 _INDEXED = ("cuda", "rocm", "xpu", "gpu", "npu", "dml")
@@ -125,6 +131,10 @@ def hardware_id(fingerprint: Mapping[str, Any]) -> str:
             v = fingerprint.get(k)
         if isinstance(v, str):
             v = " ".join(v.lower().split())
+        if k == "accelerators_per_node" and v == (0 if fingerprint.get("kind") == "cpu" else 1):
+            continue
+        if k == "nodes" and v == 1:
+            continue
         if v is None and k in HARDWARE_IDENTITY_OPTIONAL:
             continue
         norm[k] = v

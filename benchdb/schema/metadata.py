@@ -62,6 +62,16 @@ class Hardware(_Section):
     arch: str | None = None
     os: str | None = None
     driver: str | None = None
+    # a system (benchdb.schema.system): absent on a device fingerprint, a system of one
+    accelerators_per_node: Annotated[int, Field(ge=0, le=2**31 - 1)] | None = None
+    nodes: Count | None = None
+    cpu_sockets: Count | None = None
+    host_memory_bytes: Int64 | None = None
+    interconnect: str | None = None
+    system_name: str | None = None
+    availability: str | None = None
+    cloud: str | None = None
+    instance: str | None = None
 
 
 class Model(_Section):

@@ -22,7 +22,9 @@ SELECT f.scenario_id                      AS result_id,
        f.options_id,
        f.series_id,
        f.repeats,
-       'order_statistics'                 AS ci_method
+       'order_statistics'                 AS ci_method,
+       f.accelerators,
+       CAST(f.parallelism AS JSON)        AS parallelism
 FROM batch_files f
 LEFT JOIN stage_stats st ON st.scenario_id = f.scenario_id AND st.metric = f.primary_metric
 LEFT JOIN stage_stats tp ON tp.scenario_id = f.scenario_id AND tp.metric = 'throughput_items_s'
