@@ -42,9 +42,9 @@ def option_set(backend: str) -> type | None:
 
 def _kind(annotation: Any) -> str:
     """What a typed option set's field holds, from its annotation: int (a positive count), bool,
-    list (of names: a tuple field) or str."""
+    list (of names: a tuple field), dict (a JSON object, e.g. a serving deployment's parallelism) or str."""
     text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", str(annotation))
-    for kind, marks in (("list", ("tuple", "list")), ("bool", ("bool",)), ("int", ("int",))):
+    for kind, marks in (("dict", ("dict",)), ("list", ("tuple", "list")), ("bool", ("bool",)), ("int", ("int",))):
         if any(m in text for m in marks):
             return kind
     return "str"
@@ -60,6 +60,8 @@ def _check_value(name: str, kind: str, value: Any) -> None:
     if kind == "list" and (not isinstance(value, (list, tuple)) or not value
                            or not all(isinstance(p, str) for p in value)):
         raise ValueError(f"{name}: must be a non-empty list of names")
+    if kind == "dict" and not isinstance(value, Mapping):
+        raise ValueError(f"{name}: must be an object, found {type(value).__name__}")
     if kind == "str" and not isinstance(value, str):
         raise ValueError(f"{name}: must be a string, found {type(value).__name__}")
 

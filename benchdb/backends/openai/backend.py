@@ -40,11 +40,53 @@ def software() -> dict:
     return {"httpx": hardware.package_version("httpx"), "benchdb-loadgen": "asyncio+httpx"}
 
 
+#: The systems hardware files describe, by the device their scenarios name (set when planning:
+#: a scenario's device is all the writer of its file is given).
+_SYSTEMS: dict[str, dict] = {}
+#: Names ending so are hardware files when given to --server-hardware.
+HARDWARE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
 def hardware_of(device: str) -> dict:
     family, _, name = device.partition(":")
     if family == "remote":      # --url: what the user declared; this machine is only the client
-        return hardware.declared(name)
+        return dict(_SYSTEMS[device]) if device in _SYSTEMS else hardware.declared(name)
     return hardware.device_fingerprint(device)
+
+
+def system_device(system: dict) -> str:
+    """The device of a server on a described system: ``remote:`` and its name, else its accelerators
+    (``remote:8x nvidia h200-sxm-141gb``), so the scenario label says where it ran."""
+    name = system.get("system_name")
+    if not name:
+        per_node, nodes = system.get("accelerators_per_node"), int(system.get("nodes") or 1)
+        count = "" if per_node in (None, 0, 1) and nodes == 1 else \
+            f"{nodes}x{per_node}x " if nodes > 1 else f"{per_node}x "
+        name = count + str(system.get("device_name") or "unknown")
+    return "remote:" + " ".join(str(name).lower().split())
+
+
+def server_system(opts: RunOptions) -> tuple[dict, dict] | None:
+    """(system, usage options) of a --url server described by a hardware file (--hardware-file, or a
+    file given to --server-hardware); None for a bare --server-hardware name or none. A file that
+    cannot be read is refused in one line naming it and the field."""
+    from benchdb.schema import system
+
+    path, declared = opts.option("hardware_file"), opts.option("server_hardware")
+    if path and declared:
+        raise BenchdbError("give --hardware-file FILE or --server-hardware NAME, not both")
+    if not path and declared and declared.strip().lower().endswith(HARDWARE_FILE_SUFFIXES):
+        if not Path(declared).is_file():
+            raise BenchdbError(f"--server-hardware {declared}: no such hardware file; give the path of a YAML or "
+                               "JSON hardware file, or a name without .yaml/.yml/.json")
+        path = declared
+    if not path:
+        return None
+    flag = "--hardware-file" if opts.option("hardware_file") else "--server-hardware"
+    try:
+        return system.load_with_usage(path)
+    except system.SystemError as exc:
+        raise BenchdbError(f"{flag} {exc}") from None
 
 
 def model_info(spec: str) -> dict:
@@ -84,16 +126,25 @@ def _loads(opts: RunOptions) -> list[tuple[str, str, int]]:
     return [(f"concurrency={c}", str(c), c) for c in opts.option("concurrency")]
 
 
-def _check(opts: RunOptions) -> str:
-    """The scenarios' device; refuses contradictory options."""
+def _check(opts: RunOptions) -> tuple[str, dict]:
+    """The scenarios' device and the options that name the server's hardware and say how the server
+    uses it; refuses contradictory options (before any request is sent)."""
     server, url, declared = opts.option("server"), opts.option("url"), opts.option("server_hardware")
+    described = opts.option("hardware_file")
     if bool(server) == bool(url):
         raise BenchdbError("backend openai needs --server COMMAND (benchdb starts it) or --url URL (one running "
                            "already), not both")
-    if url and not declared:
-        raise BenchdbError("--url measures a server on other hardware: name it with --server-hardware NAME")
-    if server and declared:
-        raise BenchdbError("--server-hardware names a --url server's hardware; a --server runs here")
+    if url and not (declared or described):
+        raise BenchdbError("--url measures a server on other hardware: describe it with --hardware-file FILE "
+                           "or name it with --server-hardware NAME")
+    if server and (declared or described):
+        raise BenchdbError(f"{'--hardware-file' if described else '--server-hardware'} describes a --url "
+                           "server's hardware; a --server runs here, on this machine's")
+    found = server_system(opts) if url else None
+    # a hardware file is keyed by the system it describes (its hardware id, device and usage), not its path
+    usage = dict(found[1]) if found else {"server_hardware": declared}
+    if opts.option("parallelism"):
+        usage["parallelism"] = parse_parallelism(opts.option("parallelism"))
     if server:
         from benchdb.serving.server import render
 
@@ -105,7 +156,33 @@ def _check(opts: RunOptions) -> str:
         from benchdb.serving.metrics import parse_slo
 
         parse_slo(opts.option("slo"))
-    return f"remote:{declared.strip().lower()}" if url else normalize_device(opts.device)
+    if found:
+        device = system_device(found[0])
+        _SYSTEMS[device] = found[0]
+        return device, usage
+    return (f"remote:{declared.strip().lower()}" if url else normalize_device(opts.device)), usage
+
+
+def parse_parallelism(text: str) -> dict[str, Any]:
+    """``tp=8,ep=8`` or ``disaggregated=true,prefill.tp=4`` -> a parallelism record, checked
+    (benchdb.schema.system.parallelism)."""
+    from benchdb.schema import system
+
+    doc: dict[str, Any] = {}
+    for part in (p.strip() for p in text.split(",")):
+        key, eq, value = part.partition("=")
+        phase, dot, name = key.strip().lower().rpartition(".")
+        if not eq or not name or (dot and not phase):
+            raise BenchdbError(f"--parallelism {text!r}: write KEY=VALUE pairs, e.g. tp=8,ep=8 or "
+                               f"prefill.tp=4 (found {part!r})")
+        word = value.strip().lower()
+        parsed: Any = True if word == "true" else False if word == "false" else \
+            int(word) if word.isdigit() else word
+        (doc.setdefault(phase, {}) if dot else doc)[name] = parsed
+    try:
+        return system.parallelism(doc, f"--parallelism {text}")
+    except system.SystemError as exc:
+        raise BenchdbError(str(exc)) from None
 
 
 def _prompts_hash(path: str | None) -> str | None:
@@ -137,13 +214,14 @@ def _read_prompts(path: str) -> list[str]:
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     from benchdb.serving.server import engine_of
 
-    device = _check(opts)
+    device, usage = _check(opts)
     server = opts.option("server")
     prompts = _prompts_hash(opts.option("prompts"))
     options = OpenaiOptions(threads=opts.thread_count, server=redact_secrets(server) if server else None,
                             engine=engine_of(server) if server else None,
-                            server_hardware=opts.option("server_hardware"), ignore_eos=opts.option("ignore_eos"),
-                            prompts=prompts).as_dict()
+                            server_hardware=usage.get("server_hardware"), ignore_eos=opts.option("ignore_eos"),
+                            prompts=prompts, accelerators=usage.get("accelerators"),
+                            parallelism=usage.get("parallelism")).as_dict()
     modes = ["completions" if m == "eager" else m for m in opts.modes]
     lens: tuple[int | None, ...] = (None,) if prompts else opts.seq_lens
     out = []

@@ -2,12 +2,15 @@
 
 The load point (concurrency or request rate) and the input and output tokens are in the
 scenario's key (its input shape); what the server runs -- its command template, hence the engine
-and its flags (tensor parallel size, quantization, KV-cache dtype, ...) -- is in its options.
+and its flags (tensor parallel size, quantization, KV-cache dtype, ...) -- is in its options, and
+so is how a server at --url uses its system (the accelerators it runs on and its parallelism, from
+its hardware file or --parallelism): TP 8 and TP 4 on one node are two deployments.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from benchdb.backends.api import BackendOptions, Option
 
@@ -25,6 +28,11 @@ class OpenaiOptions(BackendOptions):
     ignore_eos: bool | None = None
     #: The prompts file's content hash (None: generated prompts of the input tokens asked).
     prompts: str | None = None
+    #: The accelerators of its system the server runs on (a hardware file's ``accelerators``).
+    accelerators: int | None = None
+    #: How the server spreads the model over them (benchdb.schema.system.parallelism): tp, pp, ep,
+    #: dp, dp_attention, disaggregated, prefill/decode {workers, tp, ep}.
+    parallelism: dict[str, Any] | None = None
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -32,9 +40,18 @@ OPTIONS: tuple[Option, ...] = (
            "(and {host}) filled in, e.g. \"transformers serve {model} --port {port}\"; its process group is "
            "stopped after the model's sweep.", metavar="COMMAND"),
     Option("url", "str", None, "Measure an existing OpenAI-compatible endpoint at this base URL instead of "
-           "--server (give --server-hardware).", metavar="URL"),
+           "--server (give --hardware-file or --server-hardware).", metavar="URL"),
+    Option("hardware_file", "str", None, "With --url: a YAML or JSON file describing the server's system "
+           "(accelerator, accelerators_per_node, nodes, cpu, interconnect, ...) and how the server uses it "
+           "(accelerators, parallelism); docs: guides/systems.md. This machine is only the client.",
+           metavar="FILE"),
     Option("server_hardware", "str", None, "With --url: the name of the server's hardware (the scenario's "
-           "device is remote:NAME; this machine is only the client).", metavar="NAME"),
+           "device is remote:NAME), or the path of a hardware file (.yaml, .yml, .json) as --hardware-file.",
+           metavar="NAME"),
+    Option("parallelism", "str", None, "How the server spreads the model over its accelerators, e.g. "
+           "tp=8,ep=8 or disaggregated=true,prefill.workers=2,prefill.tp=4 (keys: tp, pp, ep, dp, dp_attention, "
+           "disaggregated, workers, nodes; prefill./decode. per phase); replaces a hardware file's parallelism.",
+           metavar="K=V,..."),
     Option("served_model", "str", None, "The model name sent in requests (default: --model).", metavar="NAME"),
     Option("concurrency", "ints", (1,), "Closed loop: requests kept in flight (comma-separated: one load point "
            "each).", minimum=1),
