@@ -12,7 +12,7 @@ import click
 from benchdb.cli.options import db_option
 
 IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
-                  "sglang-serve", "aiperf", "guidellm", "lm-eval")
+                  "sglang-serve", "aiperf", "guidellm", "lm-eval", "inferencex")
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
 
@@ -47,9 +47,11 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     --output-file JSON lines), aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm
     (benchmarks.json or .yaml), recomputed in benchdb's serving definitions from their per-request
     data; accuracy: lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a
-    model, precision and hardware, beside its speed). A bad file is reported on one line and nothing
-    of it is written; the others are imported (exit 1 if any failed). Results never take this
-    machine's hardware: a file's own, --hardware or --hardware-file, else unknown.
+    model, precision and hardware, beside its speed); published serving points: inferencex (the
+    InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism). A bad
+    file is reported on one line and nothing of it is written; the others are imported (exit 1 if any
+    failed). Results never take this machine's hardware: a file's own, --hardware or --hardware-file,
+    else unknown.
     """
     from benchdb.interop import Declared, declared_hardware, import_files
 

@@ -31,6 +31,7 @@ FORMATS = {
     "aiperf": "aiperf",
     "guidellm": "guidellm",
     "lm-eval": "lm_eval",
+    "inferencex": "inferencex",
 }
 #: The largest source file read (bytes): a report that big is far beyond any tool's real output, and
 #: reading it whole would hold several times its size in memory.
@@ -39,7 +40,8 @@ MAX_SOURCE_BYTES = 256 * 2**20
 FORMAT_IDS = {"optimum-benchmark": "optimum-benchmark", "pytest-benchmark": "pytest-benchmark",
               "transformers": "transformers-benchmark-v2", "hud-v3": "hud-v3", "mlperf": "mlperf-loadgen",
               "vllm-serve": "vllm-bench-serve", "sglang-serve": "sglang-bench-serving", "aiperf": "aiperf",
-              "guidellm": "guidellm", "lm-eval": "lm-evaluation-harness"}
+              "guidellm": "guidellm", "lm-eval": "lm-evaluation-harness",
+              "inferencex": "inferencex"}
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
-from benchdb.reports.document import Column, Filters, Section, section_rows
+from benchdb.reports.document import Column, Filters, Section, one_row, section_rows
 from benchdb.text import plural
 
 #: What ``--slo`` may bound here: TTFT (its p90), TPOT (its p50) and interactivity (tokens/s per user).
@@ -236,17 +236,79 @@ def sources_section(con, f: Filters) -> Section:
         empty="No imported serving results (benchdb import vllm-serve|sglang-serve|aiperf|guidellm).")
 
 
+def _phase_text(d: dict) -> str:
+    parts = [f"TP{d['tp']}" if d.get("tp") else "", f"EP{d['ep']}" if (d.get("ep") or 1) > 1 else "",
+             "DPA" if d.get("dp_attention") else ""]
+    text = " ".join(p for p in parts if p)
+    return f"{d['workers']}x {text}" if d.get("workers") else text
+
+
+def parallelism_text(value: Any) -> str | None:
+    """A result's parallelism (results.parallelism, JSON) in a few words: ``TP8 EP8``, or for a
+    disaggregated deployment ``P 2x TP4 EP4 DPA / D 1x TP8 EP8 DPA``."""
+    import json
+
+    doc = json.loads(value) if isinstance(value, str) else value
+    if not isinstance(doc, dict) or not doc:
+        return None
+    if doc.get("disaggregated"):
+        return (f"P {_phase_text(doc.get('prefill') or {})} / D {_phase_text(doc.get('decode') or {})}").strip()
+    return _phase_text(doc) or None
+
+
+def _published_row(r: dict) -> dict:
+    spec = f" +{r['speculative_decoding']}" if r.get("speculative_decoding") else ""
+    return dict(r, system=f"{r.get('hardware_name')} / {r.get('engine')} / {r.get('precision')}{spec}",
+                workload=_workload(r), load=f"c={r['concurrency']}" if r.get("concurrency") else None,
+                parallelism_text=parallelism_text(r.get("parallelism")),
+                figures=f"{r.get('measured_by')}: published summary, no interval")
+
+
+def published_section(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "serving_published_frontier", f.params())
+    rows = [_published_row(r) for r in rows]
+    count = one_row(con, "serving_published_count", f.params())
+    notes = [f"{len(rows)} of {plural(count['points'], 'published point')} on {plural(count['systems'], 'system')} "
+             "are on their system's front. Each figure is the source's own summary (source_statistics): benchdb "
+             "keeps none of its requests, so none has an interval and none is pooled with benchdb's "
+             "measurements (the sections above)."] if count["points"] else []
+    return Section(
+        "serving_published_frontier", "Published serving frontier (summary-only)",
+        "Per system (hardware x engine x precision, with its speculative decoding; for one model, endpoint "
+        "and token counts), the published load points on its Pareto front of total token throughput per GPU "
+        "against interactivity, over every parallelism and concurrency it was published at: no other point "
+        "of the system is at least as good on both and better on one. Throughput per GPU is over every GPU "
+        "the point used (GPUs); out tok/s/GPU is over the decode GPUs of a multinode point, as InferenceX "
+        "publishes it; overall: not beaten by any system's published point either.",
+        [Column("workload", "workload"), Column("system / engine / precision", "system"),
+         Column("parallelism", "parallelism_text"), Column("GPUs", "accelerators", "int"),
+         Column("load", "load"), Column("tok/s/GPU", "total_throughput_per_gpu", "num"),
+         Column("out tok/s/GPU", "output_throughput_per_gpu", "num", compact=False),
+         Column("tok/s/user", "interactivity", "num"), Column("TTFT p50", "ttft_p50_s", "ms"),
+         Column("TPOT p50", "tpot_p50_s", "ms", compact=False), Column("overall", "on_overall_front"),
+         Column("figures", "figures", compact=False), Column("result", "result_id", "result", compact=False)],
+        keys, rows, notes, empty="No published serving point has both a total throughput per GPU and an "
+                                 "interactivity (benchdb import inferencex).")
+
+
 def sections(con, f: Filters) -> list[Section]:
     """The sections of `--serving`: the load points, the frontier, (with an SLO) the answer at it,
-    and (when the warehouse holds imported serving results) their tools' own figures."""
+    (when the warehouse holds imported serving results) their tools' own figures, and (when it holds
+    published summary-only points) their systems' frontier."""
     out = [points_section(con, f), frontier_section(con, f)]
+    published = published_section(con, f)
     if not out[0].rows:          # one reason, not one per section
+        if published.rows:
+            out[0].empty = ("No serving load point with per-request data (benchdb's own, or imported with "
+                            "its requests); the published summary-only points are below.")
         out[1].empty = out[0].empty
     if f.slo:
         out.append(slo_section(con, f))
     sources = sources_section(con, f)
     if sources.rows:
         out.append(sources)
+    if published.rows:
+        out.append(published)
     return out
 
 
