@@ -40,7 +40,9 @@ Selectors: ``latest~N`` works per hardware and backend: for every (hardware, bac
 results of the (N+1)-th newest run that measured that backend on that hardware, so machines that
 feed one warehouse, and one ``benchdb run`` per backend, are each compared with their own previous
 run. The other selectors (run:, commit:, tag:, time:) pick whole runs. Only the same series
-(scenario + options + hardware) is ever compared.
+(scenario + options + hardware) is ever compared, except the two halves of one interleaved A/B of two
+serving deployments (``benchdb run --ab-url``), whose scenarios are compared across the hardware, the
+device and the server's use of it (accelerators, parallelism) that the run set out to compare.
 """
 
 from __future__ import annotations
@@ -171,6 +173,12 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
         raise BenchdbError(f"selectors {baseline!r} and {candidate!r} pick the same run(s) ({len(overlap)} "
                            "result(s) on both sides); compare disjoint runs")
     bside, cside = selection.load(con, baseline, base_ids), selection.load(con, candidate, cand_ids)
+    # the two endpoints of one interleaved A/B (`run --ab-url`) ran the same scenarios on two systems:
+    # a candidate series is compared under the id of its baseline series
+    renamed = (selection.deployment_pairs(bside, cside)
+               if _ab_pair(list(bside.results.values()), list(cside.results.values())) else {})
+    if renamed:
+        cside = Selection(candidate, {renamed.get(k, k): r for k, r in cside.results.items()})
     base, cand = bside.results, cside.results
     selection.check_metric(con, metric, bside, cside)
     shared = sorted(set(base) & set(cand), key=selection.shown_order(cand))
@@ -184,15 +192,19 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
     fetched = _measured(con, ids, metric)
     samples = {rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()}
+    own = {b: c for c, b in renamed.items()}          # the candidate's own series ids
+    cand_processes = _processes(con, cand_ids, [own.get(k, k) for k in shared], metric, fetched)
     processes = {"base": _processes(con, base_ids, shared, metric, fetched),
-                 "cand": _processes(con, cand_ids, shared, metric, fetched)}
+                 "cand": {renamed.get(k, k): v for k, v in cand_processes.items()}}
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
     interleaved = _ab_pair([base[k] for k in shared], [cand[k] for k in shared])
     for k in shared:
         b, c = base[k], cand[k]
-        scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": c["hardware_name"],
+        hardware_name = c["hardware_name"] if b["hardware_id"] == c["hardware_id"] else \
+            f"{b['hardware_name']} → {c['hardware_name']}"
+        scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": hardware_name,
                     "threads": (c["options"] or {}).get("threads"),
                     "base_result_id": b["result_id"], "cand_result_id": c["result_id"],
                     "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}

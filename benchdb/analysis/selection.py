@@ -160,6 +160,35 @@ def _options_split(base: Selection, cand: Selection) -> str:
     return f": the same scenarios were measured with different options: {', '.join(parts)}{hint}"
 
 
+#: What the two deployments of one interleaved A/B (`benchdb run --ab-url`) differ in besides their
+#: scenarios: the hardware the server ran on, the device its system is named by, and how the server
+#: used it (scenario options).
+DEPLOYMENT_FIELDS = ("device", "hardware_id")
+DEPLOYMENT_OPTIONS = ("server_hardware", "accelerators", "parallelism")
+
+
+def _deployment_key(r: dict) -> tuple:
+    options = {k: v for k, v in (r.get("options") or {}).items() if k not in DEPLOYMENT_OPTIONS}
+    return (*(str(r.get(k)) for k in SHOWN if k not in (*DEPLOYMENT_FIELDS, "options")),
+            json.dumps(options, sort_keys=True))
+
+
+def deployment_pairs(base: Selection, cand: Selection) -> dict[str, str]:
+    """Candidate series id -> baseline series id, for the series found on one side only that are the
+    same scenario on the other side but for the deployment (hardware, device, the server's use of
+    it), one to one. For the two halves of one interleaved A/B of two endpoints, whose scenarios are
+    by construction the same and whose hardware is what is compared."""
+    def by_key(side: Selection, other: Selection) -> dict[tuple, list[str]]:
+        out: dict[tuple, list[str]] = {}
+        for k, r in side.results.items():
+            if k not in other.results:
+                out.setdefault(_deployment_key(r), []).append(k)
+        return out
+
+    bases, cands = by_key(base, cand), by_key(cand, base)
+    return {c[0]: bases[key][0] for key, c in cands.items() if len(c) == 1 and len(bases.get(key, ())) == 1}
+
+
 def nothing_shared(base: Selection, cand: Selection) -> BenchdbError:
     """The error of two selections that share no series: what each holds, and why they may differ."""
     labels = hardware_labels(base, cand)

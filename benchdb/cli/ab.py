@@ -1,15 +1,19 @@
-"""`benchdb run ... --ab BASE CAND` (:mod:`benchdb.plan.ab`): check the options, plan, measure both
-sides with progress on stderr, then print each side's summary and the command that gates them."""
+"""`benchdb run ... --ab BASE CAND` and `--ab-url BASE_URL CAND_URL` (:mod:`benchdb.plan.ab`): check the
+options, plan, measure both sides with progress on stderr, then print each side's summary and the
+command that gates them. With --ab-url both sides are this interpreter; each measures its own endpoint,
+on the hardware its file describes."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 
+from benchdb import __version__
 from benchdb.backends.base import RunOptions
 from benchdb.errors import BenchdbError
 from benchdb.plan.ab import DEFAULT_TRIALS, AbReport, need_trials, plan_ab, run_ab
-from benchdb.plan.ab_process import SIDES, parse_env, probe
+from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
 
 
 def check_command(report: AbReport, db: str) -> str:
@@ -18,8 +22,11 @@ def check_command(report: AbReport, db: str) -> str:
 
     dirs = " ".join(shlex.quote(str(report.reports[s].out_dir)) for s in SIDES)
     tags = report.tags
+    # the results' own headline metric (ttft_s for a serving point) where it is not the gate's default
+    primary = {o.primary_metric for s in SIDES for o in report.reports[s].outcomes}
+    metric = f" --metric {shlex.quote(next(iter(primary)))}" if len(primary) == 1 and primary != {"latency_s"} else ""
     return (f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
-            f"--candidate tag:{tags['cand']} --db {shlex.quote(db)}")
+            f"--candidate tag:{tags['cand']}{metric} --db {shlex.quote(db)}")
 
 
 def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:
@@ -39,8 +46,66 @@ def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[s
              "out of ENV)")
 
 
+def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptions]]:
+    """Each side's runs of ``--ab-url BASE_URL CAND_URL``: its endpoint, and its hardware from
+    ``--ab-hardware-file BASE CAND`` (or the one --hardware-file / --server-hardware of both). Two
+    different systems must not share a device name: the device is what a result's hardware is
+    found by."""
+    from benchdb.backends import options
+    from benchdb.backends.openai.backend import server_system, system_device
+    from benchdb.schema import identity
+
+    if any(o.backend != "openai" for o in runs):
+        raise BenchdbError("--ab-url compares two OpenAI-compatible endpoints: give --backend openai")
+    for name in ("url", "server"):
+        if any(o.option(name) for o in runs):
+            raise BenchdbError(f"--ab-url gives both endpoints; leave out --{name}")
+    files = params.get("ab_hardware_file")
+    shared = [o for o in runs if o.option("hardware_file") or o.option("server_hardware")]
+    if files and shared:
+        raise BenchdbError("--ab-hardware-file gives each side's hardware; leave out --hardware-file and "
+                           "--server-hardware")
+    if not files and len(shared) < len(runs):
+        raise BenchdbError("--ab-url measures servers on other hardware: describe each with --ab-hardware-file "
+                           "BASE.yaml CAND.yaml (or both with one --hardware-file FILE or --server-hardware NAME)")
+    out: dict[str, list[RunOptions]] = {}
+    for i, side in enumerate(SIDES):
+        given = {"url": params["ab_url"][i], **({"hardware_file": files[i]} if files else {})}
+        out[side] = [options.apply(o, given, f"--ab-url {side}") for o in runs]
+    found = [server_system(out[s][0]) for s in SIDES]
+    systems = [f[0] for f in found if f is not None]
+    if files and len(systems) == 2 and system_device(systems[0]) == system_device(systems[1]) \
+            and identity.hardware_id(systems[0]) != identity.hardware_id(systems[1]):
+        raise BenchdbError(f"--ab-hardware-file {files[0]} and {files[1]} describe two systems both called "
+                           f"{system_device(systems[0])}; give each its own system_name")
+    return out
+
+
+def _sides(params: dict, runs: list[RunOptions], envs: dict[str, dict[str, str]], public: frozenset[str]
+           ) -> tuple[list[RunOptions] | dict[str, list[RunOptions]], dict[str, Side], dict[str, str]]:
+    """(runs, or each side's runs; the sides; what each side is, in words): two interpreters for
+    --ab, this one twice for --ab-url, each side measuring its own endpoint."""
+    if params.get("ab_url"):
+        per_side = deployments(params, runs)
+        hardware = {s: per_side[s][0].option("hardware_file") or per_side[s][0].option("server_hardware")
+                    for s in SIDES}
+        return (per_side, {name: Side(name, sys.executable, envs[name], __version__, public) for name in SIDES},
+                {s: f"{params['ab_url'][i]} on {hardware[s]}" for i, s in enumerate(SIDES)})
+    sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"], strict=True)}
+    return runs, sides, {s: f"{sides[s].python} (benchdb {sides[s].version})" for s in SIDES}
+
+
+def _deployments_record(per_side: list[RunOptions] | dict[str, list[RunOptions]]) -> dict:
+    """--ab-url: each side's endpoint and hardware, recorded in both sides' runs (config.deployments)."""
+    if not isinstance(per_side, dict):
+        return {}
+    return {"deployments": {s: {k: per_side[s][0].option(k) for k in ("url", "hardware_file", "server_hardware")}
+                            for s in SIDES}}
+
+
 def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -> None:
-    """`benchdb run ... --ab BASE CAND`: plan, measure both sides, print the check command."""
+    """`benchdb run ... --ab BASE CAND` (or --ab-url BASE_URL CAND_URL): plan, measure both sides, print
+    the check command."""
     import click
     from click.core import ParameterSource
 
@@ -72,9 +137,10 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     if unknown:
         raise BenchdbError(f"--ab-env-public {', '.join(unknown)}: no --ab-env sets it; name a variable an "
                            "--ab-env gives (e.g. --ab-env cand:BENCH_SCALE=1.1 --ab-env-public BENCH_SCALE)")
-    sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"], strict=True)}
+    per_side, sides, what = _sides(params, runs, envs, public)
+    title = "A/B of two deployments" if params.get("ab_url") else "A/B"
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
-    groups = plan_ab(runs, sides, exclude=exclude, shard=shard,
+    groups = plan_ab(per_side, sides, exclude=exclude, shard=shard, deployments=bool(params.get("ab_url")),
                      unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
                                                        "of the plan; check its keys and values", err=True))
     _warn_split(groups, envs, lambda text: click.echo(text, err=True))
@@ -87,12 +153,10 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
         for g in groups:
             for sc in g.planned["base"]:
                 click.echo(sc.label())
-        click.echo(f"{plural(n_sc, 'scenario')}, {processes} "
-                   f"(base {sides['base'].python}, cand {sides['cand'].python})")
+        click.echo(f"{plural(n_sc, 'scenario')}, {processes} (base {what['base']}, cand {what['cand']})")
         return
-    click.echo(f"A/B: base {sides['base'].python} (benchdb {sides['base'].version}), cand "
-               f"{sides['cand'].python} (benchdb {sides['cand'].version}); {plural(n_sc, 'scenario')}, "
-               f"{processes}", err=True)
+    click.echo(f"{title}: base {what['base']}, cand {what['cand']}; {plural(n_sc, 'scenario')}, {processes}",
+               err=True)
 
     def progress(step, name, group, measured, done, total, seconds):
         state = ", ".join(m.outcome.status if m.outcome.status != "ok" else m.outcome.validity for m in measured)
@@ -100,7 +164,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
                    f"{group.label()}: {state} ({seconds:.1f} s)", err=True)
 
     config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude, "shard": params["shard"],
-              "skip_fresh": None}
+              "skip_fresh": None, **_deployments_record(per_side)}
     try:
         report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress,
                         max_trials=max_trials, threshold=params["ab_threshold"], duet=duet)
@@ -121,5 +185,6 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     ok = sum(o.status == "ok" for s in SIDES for o in report.reports[s].outcomes)
     if ok == 0:
         raise BenchdbError("no scenario succeeded on either side; the files record each error (note column of "
-                           "`benchdb run`): check both interpreters' environments", exit_code=3)
+                           "`benchdb run`): check both " + ("endpoints" if params.get("ab_url") else
+                                                            "interpreters' environments"), exit_code=3)
     click.echo(f"check with: {check_command(report, str(resolve_db(params['db'])))}")

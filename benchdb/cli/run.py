@@ -38,6 +38,12 @@ def _checked_duration(ctx, param, value):
 @click.option("--ab", nargs=2, default=None, metavar="BASE CAND",
               help="A/B gate: measure every scenario with two Python interpreters (e.g. the main branch's and "
                    "the PR's venv) in interleaved trials (--repeats, default 5); prints the check command.")
+@click.option("--ab-url", "ab_url", nargs=2, default=None, metavar="BASE_URL CAND_URL",
+              help="A/B of two serving deployments (--backend openai): measure every load point against both "
+                   "endpoints in interleaved trials (--repeats, default 5), each with its hardware "
+                   "(--ab-hardware-file); prints the check command.")
+@click.option("--ab-hardware-file", "ab_hardware_file", nargs=2, default=None, metavar="BASE CAND",
+              help="With --ab-url: each endpoint's hardware file (YAML/JSON system and how the server uses it).")
 @click.option("--ab-env", "ab_env", multiple=True, metavar="SIDE:NAME=VALUE",
               help="Environment variable for one --ab side (repeatable): base:NAME=VALUE or cand:NAME=VALUE. "
                    "The run records its value hashed (it may be a token) unless --ab-env-public NAME.")
@@ -88,7 +94,14 @@ def run(**params):
     if params["parallel"] is not None and (params["parallel"] != "auto" and not params["parallel"].isdigit()
                                            or params["parallel"] == "0"):
         raise BenchdbError(f"--parallel {params['parallel']}: give auto or a number of workers (1 or more)")
-    if params["ab"]:
+    if params["ab"] and params["ab_url"]:
+        raise BenchdbError("give --ab BASE CAND (two interpreters) or --ab-url BASE_URL CAND_URL (two endpoints), "
+                           "not both")
+    if params["ab_hardware_file"] and not params["ab_url"]:
+        raise BenchdbError("--ab-hardware-file gives the hardware of the two --ab-url endpoints; give --ab-url too")
+    if params["ab_url"] and params["duet"]:
+        raise BenchdbError("--duet runs two interpreters' processes at once; --ab-url alternates two endpoints")
+    if params["ab"] or params["ab_url"]:
         from benchdb.cli import ab
 
         if params["parallel"]:
@@ -189,8 +202,9 @@ def _resume(ctx, params) -> None:
 
     from benchdb.plan.driver import prestart, resume_plan
 
-    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_env", "ab_env_public",
-                    "ab_max_trials", "shard", "skip_fresh", "dry_run", "repeats", "parallel", "duet"}
+    plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_url", "ab_hardware_file",
+                    "ab_env", "ab_env_public", "ab_max_trials", "shard", "skip_fresh", "dry_run", "repeats",
+                    "parallel", "duet"}
     given = sorted(k for k in plan_options if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE)
     if given:
         raise BenchdbError(f"--resume finishes the plan the interrupted run recorded; leave out "

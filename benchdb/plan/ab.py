@@ -24,6 +24,11 @@ nothing to compare. The key written is the one both sides' processes reported wh
 (e.g. an OpenVINO throughput result's request count, known once compiled), else each side's
 planned key (sides running benchdb versions that key options differently are still one series).
 
+Two deployments (``--ab-url BASE_URL CAND_URL``): both sides are this interpreter, each measuring
+its own endpoint on the hardware its file describes (``Group.side_opts``); their scenarios are the
+same but for the device the server's system is named by, and the gate compares the two halves of
+the run across their hardware (:func:`benchdb.analysis.selection.deployment_pairs`).
+
 A user bench function's parameter combinations cannot be selected one by one on the command line:
 its process runs the whole function and the result of each planned scenario is picked by its key.
 """
@@ -120,19 +125,24 @@ def _groups_of(item: PlanItem) -> list[tuple[dict[str, tuple], list[int]]]:
 
 
 def plan_ab(runs: list[RunOptions] | dict[str, list[RunOptions]], sides: dict[str, Side], *, exclude=None,
-            shard=None, unmatched: Callable[[dict], None] | None = None) -> list[Group]:
+            shard=None, unmatched: Callable[[dict], None] | None = None, deployments: bool = False) -> list[Group]:
     """The groups to measure: the plan of a normal run of ``runs``, made once per side in that
     side's environment (so a user bench's declared ENV keys each side's scenarios). ``runs`` may
-    differ per side (``{side: runs}``: `benchdb bisect` runs each side's own bench files), as long
-    as they plan the same scenarios."""
+    differ per side (``{side: runs}``: `benchdb bisect` runs each side's own bench files; --ab-url
+    each side's endpoint), as long as they plan the same scenarios; ``deployments``: on devices
+    that may differ (two servers' systems)."""
     plans = {}
     for name in SIDES:
         with side_environ(sides[name].env), side_imports(sides[name].import_path):
             plans[name] = build_plan(runs[name] if isinstance(runs, dict) else runs, exclude=exclude, shard=shard,
                                      unmatched=unmatched if name == "base" else None)
     base, cand = plans["base"], plans["cand"]
-    shape = [[loose_key(sc) for sc in i.scenarios] for i in base]
-    if shape != [[loose_key(sc) for sc in i.scenarios] for i in cand]:
+
+    def shape(plan: list[PlanItem]) -> list[list[tuple]]:
+        return [[loose_key(replace(sc, device="")) if deployments else loose_key(sc) for sc in i.scenarios]
+                for i in plan]
+
+    if shape(base) != shape(cand):
         n_b, n_c = (sum(len(i.scenarios) for i in p) for p in (base, cand))
         raise BenchdbError(f"the plan differs between the sides' environments ({n_b} vs {n_c} scenarios, or "
                            "other shapes or parameters): --ab compares the same scenarios; set variables "
@@ -144,7 +154,8 @@ def plan_ab(runs: list[RunOptions] | dict[str, list[RunOptions]], sides: dict[st
         for axes, ix in parts:
             groups.append(Group(bi.opts, bi.model, axes, {"base": [bi.scenarios[i] for i in ix],
                                                           "cand": [ci.scenarios[i] for i in ix]},
-                                models={"base": bi.model, "cand": ci.model} if bi.model != ci.model else None))
+                                models={"base": bi.model, "cand": ci.model} if bi.model != ci.model else None,
+                                side_opts={"base": bi.opts, "cand": ci.opts} if deployments else None))
     return groups
 
 

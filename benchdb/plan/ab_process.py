@@ -67,6 +67,8 @@ class Group:
     planned: dict[str, list[Scenario]]        # side -> the scenarios as planned in its environment
     #: side -> its own model argument, where the sides' differ (a user bench in each side's checkout)
     models: dict[str, str] | None = None
+    #: side -> its own run options, where the sides' differ (--ab-url: each side's endpoint and hardware)
+    side_opts: dict[str, RunOptions] | None = None
 
     @property
     def trials(self) -> int:
@@ -201,7 +203,7 @@ def child_args(group: Group, out: Path, side: str = "base") -> list[str]:
     """`benchdb run` options that measure exactly the group, once, as this process planned it."""
     from benchdb.backends import options
 
-    return options.child_args(group.opts, {
+    return options.child_args((group.side_opts or {}).get(side, group.opts), {
         "models": ((group.models or {}).get(side, group.model),), "batch_sizes": group.axes["batch_sizes"],
         "seq_lens": group.axes["seq_lens"],
         "modes": group.axes["modes"], "precisions": group.axes["precisions"], "repeats": 1, "out": str(out),
