@@ -60,9 +60,14 @@ from benchdb.errors import BenchdbError
               help="--optimal-hardware: leave out results that are not fp32 whose accuracy drop against fp32 is "
                    "more than PCT, 1% or 0.01 (imported lm-eval scores, else the --sts score, else the output's "
                    "agreement with fp32: the result_accuracy view); each one left out is named with why.")
+@click.option("--per", type=click.Choice(["system", "accelerator", "watt", "cost"]), default=None,
+              help="--optimal-hardware: rank a throughput per system (as is, the default), per accelerator it ran "
+                   "on, per watt of measured power or per dollar-hour (--prices), and list every system side by "
+                   "side; published summary-only figures are marked and have no interval.")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
-                   "--serving); for --objective cost and the --serving SLO table.")
+                   "--serving); for --objective cost and the --serving SLO table. For --per cost also "
+                   "accelerator_hour: {accelerator name: USD} and/or system_hour: {system name: USD}.")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
 @click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default a terminal's tables keep "
                                           "their key columns and fit 120 columns; --out files are always wide).")
@@ -70,7 +75,7 @@ from benchdb.errors import BenchdbError
               help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
 def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb,
-           max_accuracy_drop, prices, github_summary, wide, engine, data):
+           max_accuracy_drop, per, prices, github_summary, wide, engine, data):
     """Reports from the warehouse: optimal hardware, compatibility, speedup, batch scaling, memory, trends."""
     from benchdb.reports import build as builder
     from benchdb.reports import render as renderer
@@ -82,12 +87,17 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
                            "--batch-scaling, --memory, --trends, --regressions or --all")
     if slo is not None and "serving" not in chosen:
         raise BenchdbError("--slo applies to --serving")
+    from benchdb.reports.optimal import load_prices
     from benchdb.reports.serving import parse_slo
+    if per is not None and "optimal-hardware" not in chosen:
+        raise BenchdbError("--per applies to --optimal-hardware")
+    system_prices, accelerator_prices = load_prices(prices) if prices else ({}, {})
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
                               max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
                               max_accuracy_drop=max_accuracy_drop,
-                              prices=_load_prices(prices) if prices else {}, slo=parse_slo(slo))
+                              prices=system_prices, accelerator_prices=accelerator_prices, per=per,
+                              slo=parse_slo(slo))
     if engine == "spark" or data is not None:
         if "serving" in chosen:
             raise BenchdbError("--serving reads the warehouse's serving views: use --engine duckdb")
@@ -108,20 +118,6 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
     else:
         write_atomic(out, text)
         click.echo(f"wrote {out} ({fmt}, {sum(len(s.rows) for s in rep.sections)} rows)", err=True)
-
-
-def _load_prices(path: Path) -> dict[str, float]:
-    import yaml
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise BenchdbError(f"prices file {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                             for v in data.values()):
-        raise BenchdbError(f"prices file {path} must map hardware names to USD per hour, "
-                           "e.g. 'NVIDIA H100 80GB HBM3: 4.5'")
-    return {str(k): float(v) for k, v in data.items()}
 
 
 _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N = N runs before that on the "

@@ -30,6 +30,12 @@ class Filters:
     #: --max-accuracy-drop as a fraction (0.01 = 1 %); None: no accuracy constraint.
     max_accuracy_drop: float | None = None
     prices: dict[str, float] = field(default_factory=dict)
+    #: --per: how --optimal-hardware normalises a throughput (system | accelerator | watt | cost);
+    #: None: per system, without the systems side-by-side section that an explicit --per adds.
+    per: str | None = None
+    #: USD per accelerator-hour by accelerator name (--prices' accelerator_hour); ``prices`` holds
+    #: USD per hour by system or hardware name.
+    accelerator_prices: dict[str, float] = field(default_factory=dict)
     #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
     #: min_interactivity; empty: none.
     slo: dict[str, float] = field(default_factory=dict)

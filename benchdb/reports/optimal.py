@@ -1,8 +1,12 @@
 """The optimal-hardware section: per model and batch size the best hardware / backend / mode /
-precision under the objective and budgets, its runner-up, and whether the win is confirmed."""
+precision under the objective and budgets, its runner-up, and whether the win is confirmed; with
+``--per``, a throughput normalised per system, accelerator, watt or dollar-hour, and every system side
+by side. A published (summary-only) figure is ranked beside benchdb's measurements but marked, and
+never given an interval: it has no samples."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from benchdb.errors import BenchdbError
@@ -10,21 +14,87 @@ from benchdb.reports.document import Column, Filters, NothingToReport, Section, 
 from benchdb.text import plural
 
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
+#: --per: what a throughput is divided by, and how a heading says it.
+PER = {"system": "per system", "accelerator": "per accelerator", "watt": "per watt", "cost": "per dollar-hour"}
+#: The two price lists a structured --prices file may hold.
+PRICE_LISTS = ("accelerator_hour", "system_hour")
 
 
-def optimal_section(con, f: Filters, detail: bool = False) -> Section:
+def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """(USD per hour by system or hardware name, USD per accelerator-hour by accelerator name) from
+    a YAML/JSON --prices file: a flat ``name: USD per hour`` map (each name a system or hardware), or
+    ``accelerator_hour: {name: USD}`` and/or ``system_hour: {name: USD}``."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise BenchdbError(f"prices file {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchdbError(f"prices file {path} cannot be read ({exc})") from None
+    if isinstance(data, dict) and any(k in PRICE_LISTS for k in data):
+        unknown = [k for k in data if k not in PRICE_LISTS]
+        if unknown:
+            raise BenchdbError(f"prices file {path}: unknown field {unknown[0]!r} (a price list is "
+                               f"{' or '.join(PRICE_LISTS)}: name -> USD per hour)")
+        lists = {}
+        for key in PRICE_LISTS:
+            got = data.get(key) or {}
+            if not isinstance(got, dict):
+                raise BenchdbError(f"prices file {path}: {key} must map names to USD per hour, "
+                                   f"not a {type(got).__name__}")
+            for name, usd in got.items():
+                if not isinstance(usd, (int, float)) or isinstance(usd, bool) or not usd > 0:
+                    raise BenchdbError(f"prices file {path}: {key}: {name!r} is {usd!r}, not a price "
+                                       "(a positive number of USD per hour)")
+            lists[key] = {str(k): float(v) for k, v in got.items()}
+        return lists["system_hour"], lists["accelerator_hour"]
+    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                             for v in data.values()):
+        raise BenchdbError(f"prices file {path} must map hardware names to USD per hour, "
+                           "e.g. 'NVIDIA H100 80GB HBM3: 4.5' (or accelerator_hour: / system_hour: maps)")
+    return {str(k): float(v) for k, v in data.items()}, {}
+
+
+def _params(f: Filters) -> dict[str, Any]:
+    return {**f.params(), "objective": f.objective, "per": f.per or "system",
+            "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
+            "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
+            "max_accuracy_drop": f.max_accuracy_drop,
+            "price_names": list(f.prices), "price_values": list(f.prices.values()),
+            "accelerator_price_names": list(f.accelerator_prices),
+            "accelerator_price_values": list(f.accelerator_prices.values())}
+
+
+def _checked_per(f: Filters) -> str:
+    """The normalisation --per asks for, once the objective and prices allow it."""
     if f.objective not in OBJECTIVES:
         raise BenchdbError(f"--objective {f.objective!r} is not one of {', '.join(OBJECTIVES)}")
-    if f.objective == "cost" and not f.prices:
+    priced = bool(f.prices or f.accelerator_prices)
+    if f.objective == "cost" and not priced:
         raise BenchdbError("--objective cost needs --prices FILE (YAML: hardware name -> USD per hour)")
-    params = {**f.params(), "objective": f.objective,
-              "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
-              "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
-              "max_accuracy_drop": f.max_accuracy_drop,
-              "price_names": list(f.prices), "price_values": list(f.prices.values())}
+    per = f.per or "system"
+    if per not in PER:
+        raise BenchdbError(f"--per {per!r} is not one of {', '.join(PER)}")
+    if per != "system" and f.objective != "throughput":
+        raise BenchdbError(f"--per {per} divides a throughput: use it with --objective throughput (the default)")
+    if per == "cost" and not priced:
+        raise BenchdbError("--per cost needs --prices FILE (YAML/JSON: accelerator_hour: {accelerator name: USD}, "
+                           "system_hour: {system name: USD})")
+    return per
+
+
+def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Section]:
+    """The optimal-hardware section; with an explicit --per, also every system side by side."""
+    per = _checked_per(f)
+    params = _params(f)
     keys, rows = section_rows(con, "optimal_hardware", params)
     value_fmt = {"throughput": "num", "latency": "ms", "energy": "sci", "cost": "num"}[f.objective]
     value_head = {"throughput": "items/s", "latency": "latency", "energy": "J/item", "cost": "USD/1M items"}
+    units = {r["unit"] for r in rows if r.get("unit")}
+    if f.objective == "throughput" and units and units != {"items/s"}:     # published tokens/s, or --per
+        value_head["throughput"] = units.pop() if len(units) == 1 else "value"
+    unit_column = [Column("unit", "unit")] if f.objective == "throughput" and len(units) > 1 else []
     notes = []
     empty = "No latest valid timing result to rank."
     if f.objective in ("energy", "cost") or not rows:
@@ -34,7 +104,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
         if not scope["candidates"] and f.describe():
             empty = f"No latest valid timing result matches {f.describe()}."
         if f.objective == "cost":
-            missing = sorted(set(scope["hardware_names"] or []) - set(f.prices))
+            missing = sorted(set(scope["hardware_names"] or []) - set(f.prices) - set(f.accelerator_prices))
             if missing:
                 notes.append("no price for: " + ", ".join(missing) + " (left out of the cost ranking)")
         if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
@@ -45,8 +115,16 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
         notes += _accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
     energy = [Column("J/item", "best_energy_per_item_j", "sci", compact=False)] if any(
         r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
-    return Section(
-        "optimal_hardware", f"Optimal hardware by {f.objective}",
+    systems = [Column("system", "best_system_label"), Column("figure", "best_figure")] if any(
+        r.get("best_summary_only") or r.get("runner_up_summary_only") or (r.get("best_accelerators") or 1) > 1
+        or (r.get("best_system") or r.get("best_hardware")) != r.get("best_hardware") for r in rows) else []
+    if f.per is not None:
+        notes.insert(0, _per_note(per))
+    if any(r.get("margin_basis") == "published" for r in rows):
+        notes.append("Published figures (summary-only imports: MLPerf, InferenceX) have no samples: a margin "
+                     "involving one is a ratio of two figures with no interval, never confirmed as a win.")
+    section = Section(
+        "optimal_hardware", f"Optimal hardware by {f.objective}" + (f" {PER[per]}" if per != "system" else ""),
         "Per model, batch size and input shape: the best hardware/backend/mode/precision among the "
         "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", how much better "
         "it is than the runner-up, and how sure that is. The same rule as `benchdb check`: the margin gets a 95 % "
@@ -58,9 +136,9 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
         [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
          Column("best hardware", "best_hardware", compact=False), Column("backend", "best_backend", compact=False),
          Column("mode", "best_mode", compact=False), Column("precision", "best_precision", compact=False),
-         Column("best", "best_short", full=False),
+         Column("best", "best_short", full=False), *systems,
          Column(f"best {value_head[f.objective]}", "best_value", value_fmt, compact=False),
-         Column(value_head[f.objective], "best_value", value_fmt, full=False),
+         Column(value_head[f.objective], "best_value", value_fmt, full=False), *unit_column,
          Column("margin", "margin", "pct", compact=False), Column("margin 95% CI", "margin_ci_label", compact=False),
          Column("margin [95% CI]", "margin_short", full=False),
          Column("verdict", "verdict_label"), Column("proc", "proc_label", compact=False),
@@ -76,6 +154,56 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section:
          Column("runner-up result", "runner_up_result_id", "result", compact=False)],
         keys, _short_labels([_optimal_row(r) for r in rows]), notes, empty=empty,
         extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {})
+    if f.per is None:
+        return section
+    return [section, _systems_section(con, f, params)]
+
+
+def _per_note(per: str) -> str:
+    return {"system": "Normalised per system: each figure as its whole system delivered it.",
+            "accelerator": "Normalised per accelerator: a throughput over the accelerators the result ran on (a "
+                           "CPU-only system counts as one); a latency is not divided.",
+            "watt": "Normalised per watt: a throughput over the measured power (power_w; MLPerf power runs: the "
+                    "system's); results without measured power are not ranked.",
+            "cost": "Normalised per dollar-hour: a throughput over the system's price per hour (--prices: "
+                    "system_hour by system name, else accelerator_hour by accelerator x the accelerators it "
+                    "ran on); results without a price are listed as no price, not ranked."}[per]
+
+
+def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
+    """Every system's latest figure per model and scenario, normalised by --per, ranked."""
+    per = f.per or "system"
+    keys, rows = section_rows(con, "system_ranking", params)
+    for r in rows:
+        r["figure"] = "published" if r["summary_only"] else f"measured (n={r['n']})"
+        r["interval"] = ("published: no interval" if r["summary_only"] else
+                         f"{r['normalised_ci_low']:.4g} .. {r['normalised_ci_high']:.4g}"
+                         if r.get("normalised_ci_low") is not None else None)
+        r["per_label"] = (f"{r['normalised']:.4g} {r['normalised_unit']}" if r["normalised"] is not None
+                          else r["missing"])
+        r["system_label"] = _system_label(r["system_name"], r["devices"], r["accelerator"])
+    return Section(
+        "system_ranking", f"Systems side by side, {PER[per]}",
+        "Per model, scenario (input) and batch size, every system's latest valid figure: benchdb's own "
+        "measurements (with the 95 % interval of the median, normalised alike) and published summary-only "
+        "figures (no samples, so no interval), each normalised " + PER[per] + ", ranked best first. "
+        + _per_note(per),
+        [Column("model", "model_id"), Column("scenario", "mode"), Column("input", "input_shape", compact=False),
+         Column("batch", "batch_size", "int", compact=False), Column("rank", "rank", "int"),
+         Column("system", "system_label"), Column("figure", "figure"),
+         Column("value", "value", "num"), Column("unit", "unit"),
+         Column(PER[per], "per_label"), Column("95% CI", "interval", compact=False),
+         Column("power W", "power_w", "num", compact=False), Column("USD/h", "price_per_hour", "num", compact=False),
+         Column("result", "result_id", "result", compact=False)],
+        keys, rows, [_per_note(per)] if not rows else [], empty="No latest valid result to put side by side.")
+
+
+def _system_label(name: str | None, devices: int | None, accelerator: str | None) -> str:
+    """'8x H200 SXM (8x NVIDIA H200-SXM-141GB)': the system and the accelerators a result used."""
+    if accelerator is None or devices is None:
+        return str(name)
+    used = f"{devices}x {accelerator}"
+    return str(name) if name == used or (devices == 1 and name == accelerator) else f"{name} ({used})"
 
 
 def _accuracy_notes(rows: list[dict], limit: float) -> list[str]:
@@ -123,7 +251,17 @@ def _optimal_row(r: dict) -> dict:
         short = f"{r['margin'] * 100:+.0f}%"
         if r.get("margin_ci_low") is not None:
             short += f" [{r['margin_ci_low'] * 100:+.0f}, {r['margin_ci_high'] * 100:+.0f}]"
-    return dict(r, runner_up_label=_label(r, "runner_up"), margin_ci_label=ci, verdict_label=verdict,
+    if r.get("margin_basis") == "published":
+        ci = "published: no interval"
+        verdict += " (published figure)"
+    runner_up = _label(r, "runner_up")
+    if runner_up is not None and r.get("runner_up_summary_only"):
+        runner_up += " (published)"
+    return dict(r, runner_up_label=runner_up, margin_ci_label=ci, verdict_label=verdict,
+                best_system_label=_system_label(r.get("best_system"), r.get("best_accelerators"),
+                                                r.get("best_hardware")),
+                best_figure=None if r.get("best_summary_only") is None else
+                ("published" if r["best_summary_only"] else "measured"),
                 margin_short=short, proc_label=_pair(r, "best_repeats", "runner_up_repeats"),
                 runs_label=_pair(r, "best_runs", "runner_up_runs"))
 

@@ -1,10 +1,20 @@
 -- bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware), and
--- bdb_optimal_under(the same, max_accuracy_drop) with an accuracy constraint:
+-- bdb_optimal_under(the same, max_accuracy_drop) with an accuracy constraint, and
+-- bdb_optimal_per(objective, per, max_latency_s, max_memory_bytes, prices, accelerator_prices, models,
+-- hardware, max_accuracy_drop) with a throughput normalised per system / accelerator / watt / cost:
 -- per model, batch size and input shape, the best candidate (hardware + backend + mode +
--- precision) from results_latest under the constraints, the runner-up and the margin.
---   objective: 'throughput' (items/s, higher is better), 'latency' (median s), 'energy'
+-- precision) from system_results under the constraints, the runner-up and the margin. A candidate is
+-- benchdb's own measurement (results_latest) or a published summary-only figure (summary_only):
+-- the latter has no median and no interval, so a margin involving one is a ratio of figures with
+-- no interval (margin_basis 'published', verdict 'unconfirmed'), never one made to look measured.
+--   per ('throughput' only; the others ignore it): 'system' (the figure as is), 'accelerator' (over
+--              the accelerators the result ran on; a CPU-only system counts as one), 'watt' (over
+--              measured power, needs power_w), 'cost' (over the system's price per hour: prices by
+--              system or hardware name, else accelerator_prices by accelerator name x accelerators).
+--   objective: 'throughput' (items/s, or a published figure's unit: tokens/s; higher is better), 'latency' (median s), 'energy'
 --              (J per item, needs power samples) or 'cost' (USD per million items, needs a
---              price for the hardware in prices: MAP(hardware name -> USD per hour)).
+--              price for the hardware in prices: MAP(system or hardware name -> USD per hour), else in
+--              accelerator_prices: MAP(accelerator name -> USD per accelerator-hour) x accelerators).
 --   max_latency_s, max_memory_bytes: NULL for no limit.
 --   max_accuracy_drop: NULL for no limit; else a result that is not fp32 counts only with an
 --              agreement with fp32 (result_accuracy) whose drop is at most this (0.01 = 1 %).
@@ -26,20 +36,38 @@
 --   NULL without a runner-up. margin_processes: the fewer processes of the two results; best_runs /
 --   runner_up_runs: valid runs of each series so far. best_tail_unstable / runner_up_tail_unstable:
 --   p90 > 2x or p99 > 5x the median (a tail that a median-based ranking hides).
-CREATE OR REPLACE MACRO bdb_optimal_under(objective, max_latency_s, max_memory_bytes, prices, models, hardware,
-                                          max_accuracy_drop) AS TABLE
+CREATE OR REPLACE MACRO bdb_optimal_per(objective, per, max_latency_s, max_memory_bytes, prices, accelerator_prices,
+                                        models, hardware, max_accuracy_drop) AS TABLE
 WITH noise AS (SELECT * FROM series_noise),
+priced AS (
+    SELECT r.*,
+           coalesce(map_extract_value(prices, r.system_name), map_extract_value(prices, r.hardware_name),
+                    map_extract_value(accelerator_prices, r.accelerator) * r.devices) AS price_per_hour
+    FROM system_results r
+),
 cand AS (
     SELECT r.*,
            coalesce(n.runs, 1) AS runs,
            n.noise,
            CASE objective
-               WHEN 'throughput' THEN r.throughput
-               WHEN 'latency' THEN r.median
+               WHEN 'throughput' THEN CASE WHEN r.higher_is_better THEN
+                   CASE coalesce(per, 'system')
+                       WHEN 'system' THEN r.value
+                       WHEN 'accelerator' THEN r.value_per_accelerator
+                       WHEN 'watt' THEN r.value_per_watt
+                       WHEN 'cost' THEN r.value / r.price_per_hour
+                   END END
+               WHEN 'latency' THEN coalesce(r.median, CASE WHEN NOT r.higher_is_better THEN r.value END)
                WHEN 'energy' THEN r.energy_per_item_j
-               WHEN 'cost' THEN map_extract_value(prices, r.hardware_name) / 3600.0 / r.throughput * 1e6
-           END AS value
-    FROM results_latest r
+               WHEN 'cost' THEN r.price_per_hour / 3600.0 / r.throughput * 1e6
+           END AS score,
+           CASE objective
+               WHEN 'throughput' THEN r.unit || CASE coalesce(per, 'system')
+                   WHEN 'accelerator' THEN ' per accelerator' WHEN 'watt' THEN ' per W'
+                   WHEN 'cost' THEN ' per USD/h' ELSE '' END
+               WHEN 'latency' THEN 's' WHEN 'energy' THEN 'J/item' WHEN 'cost' THEN 'USD/1M items'
+           END AS value_unit
+    FROM priced r
     LEFT JOIN noise n USING (series_id)
     LEFT JOIN result_accuracy acc USING (result_id)
     WHERE NOT bdb_serving_point(r.mode)
@@ -47,31 +75,31 @@ cand AS (
       AND (max_latency_s IS NULL OR r.median <= max_latency_s)
       AND (max_memory_bytes IS NULL OR r.peak_memory_bytes <= max_memory_bytes)
       AND (models IS NULL OR list_contains(models, r.model_id))
-      AND (hardware IS NULL OR list_contains(hardware, r.hardware_name) OR list_contains(hardware, r.hardware_id))
+      AND (hardware IS NULL OR list_contains(hardware, r.hardware_name) OR list_contains(hardware, r.hardware_id)
+           OR list_contains(hardware, r.system_name))
 ),
 ranked AS (
     SELECT *,
            row_number() OVER (
-               PARTITION BY model_id, batch_size, input_shape
-               ORDER BY CASE WHEN objective = 'throughput' THEN -value ELSE value END,
+               PARTITION BY model_id, batch_size, input_shape, value_unit
+               ORDER BY CASE WHEN objective = 'throughput' THEN -score ELSE score END,
                         hardware_name, backend, mode, precision, result_id) AS rank,
-           count(*) OVER (PARTITION BY model_id, batch_size, input_shape) AS candidates
+           count(*) OVER (PARTITION BY model_id, batch_size, input_shape, value_unit) AS candidates
     FROM cand
-    WHERE value IS NOT NULL
+    WHERE score IS NOT NULL
 )
 SELECT b.model_id,
        b.batch_size,
        b.input_shape,
        objective                  AS objective,
-       CASE objective WHEN 'throughput' THEN 'items/s' WHEN 'latency' THEN 's'
-                      WHEN 'energy' THEN 'J/item' WHEN 'cost' THEN 'USD/1M items' END AS unit,
+       b.value_unit               AS unit,
        b.candidates,
        b.hardware_name            AS best_hardware,
        b.backend                  AS best_backend,
        b.device                   AS best_device,
        b.mode                     AS best_mode,
        b.precision                AS best_precision,
-       b.value                    AS best_value,
+       b.score                    AS best_value,
        b.median                   AS best_median_s,
        b.throughput               AS best_throughput,
        r.hardware_name            AS runner_up_hardware,
@@ -79,10 +107,10 @@ SELECT b.model_id,
        r.device                   AS runner_up_device,
        r.mode                     AS runner_up_mode,
        r.precision                AS runner_up_precision,
-       r.value                    AS runner_up_value,
-       CASE WHEN r.value IS NULL OR r.value = 0 OR b.value = 0 THEN NULL
-            WHEN objective = 'throughput' THEN b.value / r.value - 1
-            ELSE r.value / b.value - 1 END AS margin,
+       r.score                    AS runner_up_value,
+       CASE WHEN r.score IS NULL OR r.score = 0 OR b.score = 0 THEN NULL
+            WHEN objective = 'throughput' THEN b.score / r.score - 1
+            ELSE r.score / b.score - 1 END AS margin,
        b.result_id                AS best_result_id,
        -- added for reports (issue 13); the columns above keep their names and order
        r.result_id                AS runner_up_result_id,
@@ -112,6 +140,7 @@ SELECT b.model_id,
        coalesce(b.p90 > 2 * b.median OR b.p99 > 5 * b.median, false) AS best_tail_unstable,
        coalesce(r.p90 > 2 * r.median OR r.p99 > 5 * r.median, false) AS runner_up_tail_unstable,
        CASE WHEN r.result_id IS NULL THEN NULL
+            WHEN b.summary_only OR r.summary_only THEN 'published'
             WHEN b.noise IS NOT NULL AND r.noise IS NOT NULL THEN 'history'
             WHEN b.run_id = r.run_id AND b.ci_method = 'hierarchical_bootstrap'
                  AND r.ci_method = 'hierarchical_bootstrap' THEN 'processes'
@@ -119,17 +148,32 @@ SELECT b.model_id,
        CASE WHEN r.result_id IS NOT NULL THEN least(coalesce(b.repeats, 1), coalesce(r.repeats, 1)) END
                                   AS margin_processes,
        b.runs                     AS best_runs,
-       r.runs                     AS runner_up_runs
+       r.runs                     AS runner_up_runs,
+       -- systems (issue 47): the normalisation, each side's system, accelerators and power, and whether
+       -- its figure is published (summary-only, no interval) rather than measured by benchdb
+       coalesce(per, 'system')    AS per,
+       b.system_name              AS best_system,
+       b.devices                  AS best_accelerators,
+       b.value                    AS best_headline,
+       b.unit                     AS best_headline_unit,
+       b.power_w                  AS best_power_w,
+       b.price_per_hour           AS best_price_per_hour,
+       b.summary_only             AS best_summary_only,
+       b.measured_by              AS best_measured_by,
+       r.system_name              AS runner_up_system,
+       r.devices                  AS runner_up_accelerators,
+       r.summary_only             AS runner_up_summary_only,
+       r.measured_by              AS runner_up_measured_by
 FROM ranked b
 LEFT JOIN ranked r
        ON r.model_id = b.model_id AND r.batch_size = b.batch_size
-      AND r.input_shape = b.input_shape AND r.rank = 2
+      AND r.input_shape = b.input_shape AND r.value_unit = b.value_unit AND r.rank = 2
 LEFT JOIN LATERAL (
     SELECT exp(ln(1 + margin_pt) - 1.96 * se) - 1 AS margin_ci_low,
            exp(ln(1 + margin_pt) + 1.96 * se) - 1 AS margin_ci_high
-    FROM (SELECT CASE WHEN r.value IS NULL OR r.value = 0 OR b.value = 0 THEN NULL
-                      WHEN objective = 'throughput' THEN b.value / r.value - 1
-                      ELSE r.value / b.value - 1 END AS margin_pt,
+    FROM (SELECT CASE WHEN r.score IS NULL OR r.score = 0 OR b.score = 0 THEN NULL
+                      WHEN objective = 'throughput' THEN b.score / r.score - 1
+                      ELSE r.score / b.score - 1 END AS margin_pt,
                  sqrt(pow(ln(b.median_ci_high / b.median_ci_low) / 3.92, 2)
                       + pow(ln(r.median_ci_high / r.median_ci_low) / 3.92, 2)
                       + CASE WHEN b.noise IS NOT NULL AND r.noise IS NOT NULL
@@ -142,6 +186,11 @@ LEFT JOIN LATERAL (
     WHERE margin_pt > -1
 ) m ON true
 WHERE b.rank = 1;
+
+CREATE OR REPLACE MACRO bdb_optimal_under(objective, max_latency_s, max_memory_bytes, prices, models, hardware,
+                                          max_accuracy_drop) AS TABLE
+SELECT * FROM bdb_optimal_per(objective, 'system', max_latency_s, max_memory_bytes, prices,
+                              MAP {}::MAP(VARCHAR, DOUBLE), models, hardware, max_accuracy_drop);
 
 CREATE OR REPLACE MACRO bdb_optimal(objective, max_latency_s, max_memory_bytes, prices, models, hardware) AS TABLE
 SELECT * FROM bdb_optimal_under(objective, max_latency_s, max_memory_bytes, prices, models, hardware, NULL);
