@@ -42,7 +42,9 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
 
     FORMAT: optimum-benchmark (benchmark.json or benchmark_report.json + benchmark_config.json),
     pytest-benchmark (--benchmark-json), transformers (benchmark_v2 results), hud-v3 (PyTorch HUD
-    records: JSON list, object or lines), mlperf (LoadGen mlperf_log_summary.txt); serving load
+    records: JSON list, object or lines), mlperf (LoadGen mlperf_log_summary.txt, or a whole MLPerf
+    Inference results repository, division or submitter folder: each run with its system, checked
+    against the published table, every disagreement printed); serving load
     points: vllm-serve (vllm bench serve --save-result JSON), sglang-serve (sglang.bench_serving
     --output-file JSON lines), aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm
     (benchmarks.json or .yaml), recomputed in benchdb's serving definitions from their per-request
@@ -63,8 +65,11 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision, usage))
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
+    for note in summary.notes:
+        click.echo(note)
     n = sum(k for _, k in summary.imported)
     click.echo(f"imported {n} result(s) from {len(summary.imported)} {fmt} file(s) into {out}"
+               + (f" ({summary.detail})" if summary.detail else "")
                + (f"; {len(summary.failed)} file(s) failed" if summary.failed else "")
                + (f"; next: benchdb ingest {out}" if n else ""))
     if summary.failed:

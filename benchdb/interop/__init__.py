@@ -143,6 +143,10 @@ class ImportSummary:
     written: list[Path] = field(default_factory=list)
     imported: list[tuple[Path, int]] = field(default_factory=list)   # source file, results
     failed: list[tuple[Path, str]] = field(default_factory=list)     # source file, problem
+    #: Lines a format reports beyond its files (MLPerf: where a run disagrees with the published table).
+    notes: list[str] = field(default_factory=list)
+    #: What a format adds to the summary line (MLPerf: runs, systems, skipped compliance runs, checks).
+    detail: str = ""
 
 
 def module(fmt: str):
@@ -250,6 +254,9 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
     if fmt not in FORMATS:
         raise SourceError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     mod = module(fmt)
+    if hasattr(mod, "import_paths"):        # a format whose files make sense only together (MLPerf repositories)
+        result: ImportSummary = mod.import_paths(list(paths), Path(out), declared or Declared())
+        return result
     summary = ImportSummary()
     for src in find_sources(fmt, paths):
         try:

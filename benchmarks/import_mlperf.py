@@ -1,0 +1,56 @@
+"""Importing and ingesting an MLPerf Inference results tree: `benchdb import mlperf` then `benchdb ingest`.
+
+    python benchmarks/import_mlperf.py TREE [--keep DIR]
+
+TREE is a results repository or a part of it (e.g. a checkout of mlcommons/inference_results_v5.1,
+or its closed/ folder). Each command runs as a user runs it, in its own process; the script prints
+the wall time of each, the import's summary line (runs, systems, skipped compliance runs, table
+checks) and the warehouse's counts, then times a second import and ingest of the same tree (which
+should write and load nothing). Goal (issue 47): the v5.1 closed tree imported and ingested in
+under 10 s on the development VM. No absolute assertion: the figures depend on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def timed(*args: str) -> tuple[float, subprocess.CompletedProcess]:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "benchdb", *args], capture_output=True, text=True)
+    return time.perf_counter() - start, done
+
+
+def last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree")
+    parser.add_argument("--keep", default=None, help="write the contract files and warehouse here (kept)")
+    args = parser.parse_args()
+    work = Path(args.keep or tempfile.mkdtemp(prefix="benchdb-mlperf-"))
+    out, db = work / "imported", work / "bench.duckdb"
+    for label in ("first", "again"):
+        t_import, imp = timed("import", "mlperf", args.tree, "--out", str(out))
+        errors = [line for line in imp.stderr.splitlines() if line.startswith("benchdb: error:")]
+        t_ingest, ing = timed("ingest", str(out), "--db", str(db))
+        print(f"{label}: import {t_import:.2f} s (exit {imp.returncode}, {len(errors)} error line(s)), "
+              f"ingest {t_ingest:.2f} s (exit {ing.returncode}), total {t_import + t_ingest:.2f} s")
+        print(f"  import: {last_line(imp.stdout)}")
+        print(f"  ingest: {last_line(ing.stdout + ing.stderr)}")
+    _, counts = timed("query", "SELECT (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM hardware) "
+                      "AS systems, (SELECT count(*) FROM source_statistics) AS statistics", "--db", str(db))
+    print(counts.stdout.strip())
+    print(f"files in {work}")
+
+
+if __name__ == "__main__":
+    main()
