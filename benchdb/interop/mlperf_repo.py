@@ -466,6 +466,9 @@ class Repository:
                                     "mlperf_round": version, "location": loc.location}
         if loc.path.name == SUMMARY:
             lg = mlperf.read_run(loc.path)
+            # a repository named by neither a table nor its folder: the round of the LoadGen that ran
+            version = version or (f"v{'.'.join(lg.version.split('.')[:2])}" if lg.version else None)
+            settings["mlperf_round"] = version
             head = mlperf.headline(lg.log, model, scenario, version)
             stats = mlperf.with_headline(lg.statistics, head)
             effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
@@ -630,7 +633,7 @@ def discover(paths: list[str]) -> tuple[list[Path], int]:
             if "compliance" in parts or any(_COMPLIANCE.match(p) for p in parts):
                 compliance += SUMMARY in names
                 continue
-            if here.name in ("accuracy", "ranging") or "code" in parts or "measurements" in parts:
+            if {"accuracy", "ranging", "code", "measurements"} & {*parts, here.name}:
                 continue
             if SUMMARY in names:
                 found.append(here / SUMMARY)
@@ -762,9 +765,11 @@ def _detail(report: Report) -> str:
     if report.unchanged:
         parts.append(f"{report.unchanged} unchanged (already written)")
     parts.append(f"skipped {report.compliance} compliance run(s)")
-    if report.tables:
-        parts.append(f"{report.reproduced} of {report.checked} checked run(s) reproduce "
-                     f"{', '.join(sorted({p.name for p in report.tables}))}, "
+    names = ", ".join(sorted({p.name for p in report.tables}))
+    if report.tables and not report.checked:
+        parts.append(f"no run has a row in {names}")
+    elif report.tables:
+        parts.append(f"{report.reproduced} of {report.checked} checked run(s) reproduce {names}, "
                      f"{len(report.disagreements)} disagreement(s), "
                      f"{len(report.rows_without_log)} table row(s) without a performance log")
     else:
