@@ -33,8 +33,9 @@ CORE: tuple[Option, ...] = (
     Option("batch_sizes", "ints", (1,), "Comma-separated.", minimum=1, aliases=("batch_size",), axis=True),
     Option("seq_lens", "ints", (128,), "Sequence lengths (backends with text inputs).", minimum=1,
            aliases=("seq_len",), axis=True),
-    Option("modes", "words", ("eager",), "pytorch: eager, compile[:mode]; onnxruntime: opt-all (default), "
-           "opt-extended, opt-basic, opt-disabled; openvino: latency (default), throughput.", flag="--mode",
+    Option("modes", "words", ("eager",), "pytorch: eager, compile[:mode], kernels, kernels+compile[:mode]; "
+           "onnxruntime: opt-all (default), opt-extended, opt-basic, opt-disabled; openvino: latency (default), "
+           "throughput.", flag="--mode",
            aliases=("mode",), axis=True),
     Option("precisions", "words", ("fp32",), "Comma-separated: fp32, fp16, bf16, fp64; int8, int4 (quantized: "
            "see --quant).", flag="--precision", aliases=("precision",), axis=True),

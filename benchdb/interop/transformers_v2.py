@@ -10,17 +10,35 @@ has had and a missing one is skipped, never fatal, unless no end-to-end latency 
   ((last - first) / (tokens - 1));
 - ``gpu_metrics`` (utilisation, memory) become gpu_util_pct / gpu_mem_used_bytes when present.
 The model id is ``metadata.model_id``, else ``config.model_id``, else the file name's prefix.
+
+Its execution modes are benchdb's PyTorch modes: eager, compiled (``compile_mode``, or newer files'
+``compile_kwargs``) -> compile, and the "kernelized" variant (``kernelize``: transformers' default
+kernel mapping) -> kernels or kernels+compile, with the option ``kernels: default`` that benchdb's
+own kernelized runs with transformers' mapping carry.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from benchdb.backends.pytorch.hubkernels import DEFAULT as DEFAULT_KERNELS
 from benchdb.interop import load_json
 from benchdb.interop.writer import Imported, SourceError, cpu_vendor, utc_iso
 
 FILES = ("*_benchmark_*.json",)
 _DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
+_KERNELIZED = re.compile(r"(?<![a-z])kernelized")
+
+
+def _mode(config: dict) -> tuple[str, bool]:
+    """(benchdb mode, kernelized) of a benchmark_v2 config."""
+    compiled = bool(_first(config, "compile_mode")) or config.get("mode") == "compiled" \
+        or isinstance(config.get("compile_kwargs"), dict)
+    kernelized = config.get("kernelize") is True or bool(_KERNELIZED.search(str(config.get("name") or "")))
+    if kernelized:
+        return ("kernels+compile" if compiled else "kernels"), True
+    return ("compile" if compiled else "eager"), False
 
 
 def _first(d: dict, *names, default=None):
@@ -104,12 +122,14 @@ def parse(path: Path) -> list[Imported]:
         shape = f"seq_len={_first(config, 'sequence_length', 'seq_len', default='na')}"
         if new_tokens is not None:
             shape += f",new_tokens={new_tokens}"
-        compile_mode = _first(config, "compile_mode")
         options = {k: config.get(k) for k in ("attn_implementation", "sdpa_backend", "compile_mode", "kernelize",
                                               "use_cache", "continuous_batching") if config.get(k) is not None}
+        mode, kernelized = _mode(config)
+        if kernelized:
+            options["kernels"] = DEFAULT_KERNELS
         out.append(Imported(
             model_id=str(model_id), backend="pytorch", device=device,
-            mode="compile" if compile_mode or config.get("mode") == "compiled" else "eager",
+            mode=mode,
             precision=_DTYPES.get(dtype, dtype), batch_size=int(_first(config, "batch_size", default=1)),
             input_shape=shape, samples=samples, primary_metric="generate_s", options=options,
             hardware=hardware(info, device), model={"task": "text-generation"},

@@ -1,4 +1,6 @@
-"""The PyTorch runner: Hugging Face models on CPU / CUDA / ROCm / MPS / XPU, eager or torch.compile.
+"""The PyTorch runner: Hugging Face models on CPU / CUDA / ROCm / MPS / XPU, eager, torch.compile or
+kernelized (layers swapped for Hub kernels, :mod:`benchdb.backends.pytorch.hubkernels`; compiled on top
+with ``kernels+compile``).
 
 Metrics per scenario (raw samples): ``latency_s`` (forward), ``first_call_s`` (includes
 compilation), ``load_s``, ``flops`` (torch.utils.flop_counter, one forward), ``rss_bytes`` (time
@@ -6,7 +8,8 @@ series), ``peak_rss_bytes`` (whole process), ``rss_before_bytes`` (the process b
 was built, libraries imported) and ``peak_rss_increment_bytes`` (the peak above it); on CUDA
 ``peak_device_allocated_bytes`` / ``peak_device_reserved_bytes`` and NVIDIA telemetry; for
 generative models ``generate_s``, ``ttft_s``, ``tpot_s`` (each decode step timed on its own) and
-``tokens_per_s``.
+``tokens_per_s``. Kernelized results also record their agreement with the fp32 eager model (max
+errors, cosine similarity, token or top-1 agreement) and the kernels applied (``extra.kernels``).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from benchdb.backends.base import (
     measurement_rows,
     status_of,
 )
-from benchdb.backends.pytorch import COMPILE_MODES
+from benchdb.backends.pytorch import COMPILE_MODES, KERNEL_MODES, hubkernels
 from benchdb.backends.pytorch.options import PytorchOptions
 from benchdb.backends.shared import inputs, models, quantize
 from benchdb.errors import BenchdbError
@@ -61,6 +64,9 @@ def software() -> dict:
            "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None)}
     if torch.backends.cudnn.is_available():
         out["cudnn"] = torch.backends.cudnn.version()
+    kernels = hardware.package_version("kernels")
+    if kernels is not None:
+        out["kernels"] = kernels
     return out
 
 
@@ -140,15 +146,33 @@ def timer_for(device):
 
 
 def parse_mode(mode: str) -> str | None:
-    """None for eager, else the torch.compile mode."""
+    """None for eager and kernels, else the torch.compile mode."""
+    kernelized = hubkernels.split_mode(mode)
+    if kernelized is not None:
+        return kernelized[1]
     if mode == "eager":
         return None
     if mode == "compile":
         return "default"
     if mode.startswith("compile:") and mode[8:] in COMPILE_MODES:
         return mode[8:]
-    raise BenchdbError(f"mode {mode!r} is not valid for pytorch; use eager, compile or "
-                       + ", ".join(f"compile:{m}" for m in COMPILE_MODES[1:]))
+    raise BenchdbError(f"mode {mode!r} is not valid for pytorch; use eager, compile, "
+                       + ", ".join(f"compile:{m}" for m in COMPILE_MODES[1:]) + " or " + ", ".join(KERNEL_MODES))
+
+
+def _kernel_mapping(opts: RunOptions) -> str | None:
+    """The kernelized modes' mapping identity (None without a kernelized mode): the kernels
+    library must be installed, the mapping well formed and each of its layers in some model."""
+    text = opts.option("kernels")
+    if not any(hubkernels.split_mode(m) for m in opts.modes):
+        if text is not None:
+            raise BenchdbError("--kernels applies to --mode kernels and kernels+compile[:mode]; add one of them")
+        return None
+    hubkernels.library()
+    entries = hubkernels.parse(text)
+    if entries is not None:
+        hubkernels.check_layers(entries, models.expand_models(opts.models), opts.task)
+    return hubkernels.identity(entries)
 
 
 def model_info(spec: str) -> dict:
@@ -163,15 +187,19 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
         if p not in PRECISIONS:
             raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
     device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
+    mapping = _kernel_mapping(opts)
     return quantize.per_method(opts, lambda o: inputs.expand_scenarios(
         o, NAME, normalize_device(device),
         lambda mode, precision: PytorchOptions(threads=o.thread_count, compile_mode=parse_mode(mode),
+                                               kernels=mapping if hubkernels.split_mode(mode) else None,
                                                **quantize.options(NAME, precision, o.quantization)),
         lambda mode: {"torch_device": o.device}, generates=True))
 
 
 def _unsupported(sc: Scenario, device) -> str | None:
     torch = _torch()
+    if sc.precision in quantize.QUANTIZED and hubkernels.split_mode(sc.mode):
+        return "the kernelized modes take float precisions (fp32, fp16, bf16), not a quantized model"
     if sc.precision in quantize.QUANTIZED:
         try:
             quantize.method_for(NAME, sc.precision, sc.options.get("quantization"))
@@ -239,11 +267,12 @@ def _flops(torch, net, fwd) -> float | None:
         return None
 
 
-def _agreement(torch, model, base, net, precision: str, reference_inputs: dict, fwd: dict) -> tuple[dict, list]:
+def _agreement(torch, model, base, net, precision: str, reference_inputs: dict, fwd: dict,
+               full: bool = False) -> tuple[dict, list]:
     """The output's agreement with the fp32 model on the CPU, on the same inputs, by the exported-
     graph runners' check (onnx_export.check_outcome): max errors, cosine similarity, top-1 or token
-    agreement. Recorded, never a reason to fail the result (its tolerance verdict is not used); an
-    output that cannot be compared records why in extra."""
+    agreement (``full``: at fp32 too, for a kernelized model). Recorded, never a reason to fail the
+    result (its tolerance verdict is not used); an output that cannot be compared records why in extra."""
     from benchdb.backends.shared import onnx_export as export
 
     names = list(fwd)
@@ -257,6 +286,10 @@ def _agreement(torch, model, base, net, precision: str, reference_inputs: dict, 
     if fields["max_abs_err"] is None:
         return {"agreement_error": "outputs of another shape, or NaN or inf"}, []
     fields.pop("tolerance")
+    if full and precision == "fp32":      # check_outcome leaves these out at fp32
+        found = export.agreement(reference, out, model.kind.task, model.kind.generative)
+        rows += [(name, "ratio", 0, 0.0, value) for name, value in found.items()]
+        fields.update(found)
     return fields, rows
 
 
@@ -284,6 +317,8 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         try:
             yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast,
                            rss_before)
+        except hubkernels.Unsupported as exc:
+            yield Outcome(sc, info, status="unsupported", error=str(exc), started_at=started)
         except Exception as exc:
             yield Outcome(sc, info, status=_classify(exc), error=error_text(exc), started_at=started)
         finally:
@@ -300,12 +335,8 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         net = base if (sc.precision == "fp32" and device.type == "cpu") else copy.deepcopy(base)
         net = net.to(device=device, dtype=dtype)
         cast[sc.precision] = quantize.torch_dynamic_int8(net) if sc.precision == "int8" else net
-    net = cast[sc.precision]
     compile_mode = parse_mode(sc.mode)
-    key = (sc.precision, sc.mode)
-    if key not in prepared:
-        prepared[key] = net if compile_mode is None else torch.compile(net, mode=compile_mode)
-    module = prepared[key]
+    module, net, applied = _prepared(torch, model.spec, cast[sc.precision], sc, device, opts, compile_mode, prepared)
     seq_len = sc.settings.get("seq_len") or 1
     inp = inputs.make(model, net, sc.batch_size, seq_len, new_tokens=opts.gen_tokens)
     fwd = inputs.to_device(inp.forward, device, dtype)
@@ -340,8 +371,11 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     reasons = judge(m, opts.rule, cond, opts.max_background_cpu)
     extra: dict[str, Any] = {"image_tokens": inp.extra.get("image_tokens"), "ci_rel": m.ci_rel,
                              "flops_per_forward": flops}
-    if sc.precision != "fp32":
-        found, rows_agree = _agreement(torch, model, base, net, sc.precision, inp.forward, fwd)
+    if applied is not None:
+        extra.update(applied.extra())
+    if sc.precision != "fp32" or applied is not None:
+        found, rows_agree = _agreement(torch, model, base, net, sc.precision, inp.forward, fwd,
+                                       full=applied is not None)
         extra.update(found)
         rows.extend(rows_agree)
     if opts.sts and not model.kind.generative:
@@ -365,6 +399,36 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
             extra["generation"] = "not measured under torch.compile (decode shapes change every step)"
     return Outcome(sc, info, rows=rows, validity_reasons=reasons, timing_method=timer.method,
                    stop_reason=m.stop_reason, conditions=cond, started_at=started, extra=extra)
+
+
+def _prepared(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, compile_mode: str | None,
+              prepared: dict):
+    """:func:`_prepare` once per (precision, mode); a mode that cannot be kernelized is unsupported
+    for each of its batch sizes and shapes without trying again."""
+    key = (sc.precision, sc.mode)
+    if key not in prepared:
+        try:
+            prepared[key] = _prepare(torch, spec, net, sc, device, opts, compile_mode)
+        except hubkernels.Unsupported as exc:
+            prepared[key] = exc
+    if isinstance(prepared[key], hubkernels.Unsupported):
+        raise prepared[key]
+    return prepared[key]
+
+
+def _prepare(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, compile_mode: str | None):
+    """(the module timed, the model under it, what kernelizing applied or None) of one mode: a
+    kernelized mode works on its own copy, so the eager model stays the reference."""
+    if hubkernels.split_mode(sc.mode) is None:
+        return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, None
+    entries = hubkernels.parse(opts.option("kernels"))
+    if hubkernels.identity(entries) != sc.options.get("kernels"):
+        raise hubkernels.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
+                                     "repository's files?); plan the run again")
+    net = copy.deepcopy(net)
+    applied = hubkernels.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
+                               bool(opts.option("kernels_trust_remote_code")))
+    return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, applied
 
 
 def _generation(torch, net, inp, device, dtype, sync, opts: RunOptions) -> list[tuple]:

@@ -1,10 +1,11 @@
-"""The pytorch backend's typed option set: part of every scenario's identity."""
+"""The pytorch backend's typed option set (part of every scenario's identity) and its own run
+options, the kernel mapping of the kernelized modes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchdb.backends.api import BackendOptions
+from benchdb.backends.api import BackendOptions, Option
 
 
 @dataclass(frozen=True)
@@ -15,3 +16,20 @@ class PytorchOptions(BackendOptions):
     quantization: str | None = None
     #: The calibration set of a calibrated method (static); None otherwise.
     calibration: str | None = None
+    #: Kernelized modes: the kernel mapping asked for (benchdb.backends.pytorch.hubkernels.identity:
+    #: each layer's repository and version, or a local repository's content hash; ``default`` for
+    #: transformers' own mapping); None in the other modes.
+    kernels: str | None = None
+
+
+#: Run options of its own, besides the core ones (:mod:`benchdb.backends.options`). The mapping is
+#: not an identity option as such: it enters the identity of the kernelized scenarios only, in the
+#: canonical form above (set by the backend's plan), so eager and compile series stay as they were.
+OPTIONS: tuple[Option, ...] = (
+    Option("kernels", "str", None, "--mode kernels / kernels+compile: which kernels replace which layers: "
+           "Layer=org/repo:LayerName[@version] or Layer=/local/repo:LayerName (comma-separated), or a file "
+           "of such lines (or a YAML/JSON mapping); Layer is a hub layer name (RMSNorm) or a module class "
+           "(LlamaRMSNorm). Default: transformers' own mapping for the device.", metavar="MAPPING"),
+    Option("kernels_trust_remote_code", "bool", False, "--mode kernels: load Hub kernels from publishers the "
+           "kernels library does not trust (its trust_remote_code)."),
+)
