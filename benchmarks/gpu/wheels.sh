@@ -11,7 +11,7 @@ rm -rf build/gpu-wheels && mkdir -p build/gpu-wheels
 import importlib.metadata as m, re
 from packaging.requirements import Requirement
 roots = ["duckdb", "click", "pyyaml", "psutil", "threadpoolctl", "pydantic", "httpx", "nvidia-ml-py", "transformers",
-         "openai", "uvicorn", "fastapi", "starlette", "rich", "accelerate"]
+         "openai", "uvicorn", "fastapi", "starlette", "rich", "accelerate", "kernels"]
 # on the GPU image already (torch's own dependencies, and pyarrow/numpy), or not needed offline (hf-xet)
 skip = {"torch", "triton", "numpy", "pyarrow", "sympy", "networkx", "mpmath", "setuptools", "jinja2", "markupsafe",
         "filelock", "fsspec", "hf-xet"}
