@@ -38,16 +38,17 @@ class RMSNorm(nn.Module):
 '''
 
 
-def kernel_repo(root: Path, calls: Path, note: str = "") -> Path:
+def kernel_repo(root: Path, calls: Path, note: str = "", compiles: bool = True) -> Path:
     """A local kernel repository in the layout the kernels library loads (build/<variant>/ with
-    metadata.json and the package), a noarch CPU build."""
+    metadata.json and the package), a noarch CPU build; ``compiles``: it declares torch.compile support."""
     variant = root / "build" / "torch-cpu"
     variant.mkdir(parents=True)
     (variant / "metadata.json").write_text(json.dumps({
         "name": "bench-rmsnorm", "id": f"_bench_rmsnorm_{root.name.replace('-', '_')}", "version": 1,
         "license": "Apache-2.0", "backend": {"type": "cpu"}, "python-depends": []}))
     (variant / "__init__.py").write_text("from . import layers\n")
-    (variant / "layers.py").write_text(KERNEL.format(calls=str(calls)) + note)
+    code = KERNEL.format(calls=str(calls)) + note
+    (variant / "layers.py").write_text(code if compiles else code.replace("    can_torch_compile = True\n", ""))
     return root
 
 
@@ -136,6 +137,22 @@ def test_kernels_with_compile_on_top_runs_the_kernel(tmp_path):
     assert json.loads(row["extra"])["kernels"]["replaced"] == 5
     assert calls.read_text().count("x") > 0
     assert metrics(db, "tiny:llama", "kernels+compile")["cosine_similarity"] == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.slow
+def test_a_kernel_without_compile_support_is_unsupported_under_compile(tmp_path):
+    calls = tmp_path / "calls"
+    repo = kernel_repo(tmp_path / "repo", calls, compiles=False)
+    out = tmp_path / "out"
+    proc = benchdb_cmd("run", "--backend", "pytorch", "--model", "tiny:llama", "--mode", "kernels+compile",
+                       "--kernels", f"LlamaRMSNorm={repo}:RMSNorm", "--out", str(out), *QUICK)
+    assert proc.returncode == 3, proc.stderr
+    benchdb_cmd("ingest", str(out), "--db", str(tmp_path / "w.duckdb"), check=True)
+    row = scenarios(tmp_path / "w.duckdb")[("tiny:llama", "kernels+compile")]
+    assert row["status"] == "unsupported"
+    assert row["error"] == ("the kernels for LlamaRMSNorm do not declare torch.compile support (can_torch_compile); "
+                            "use --mode kernels")
+    assert not calls.exists()
 
 
 @pytest.mark.slow

@@ -398,10 +398,13 @@ def apply(net, spec: str, entries: list[Entry] | None, device: str, compiled: bo
                 info["resolved_revision"] = found.repo_info.revision
         applied.layers.append(info)
     if not applied.replaced:
-        if compiled and not why:
+        if not present:
+            why = [f"{spec} has no layer {', '.join(e.layer for e in entries)}" if entries is not None
+                   else f"no layer of {spec} is registered for Hub kernels"]
+        elif not why and compiled:
             why = [f"the kernels for {', '.join(present)} do not declare torch.compile support "
                    "(can_torch_compile); use --mode kernels"]
-        if not present and entries is not None:
-            why = [f"{spec} has no layer {', '.join(e.layer for e in entries)}"]
-        raise Unsupported("; ".join(why) or f"no layer of {spec} is registered for Hub kernels")
+        elif not why:
+            why = [f"kernelizing kept the original forward of every {', '.join(present)} layer of {spec}"]
+        raise Unsupported("; ".join(why))
     return applied
