@@ -207,3 +207,118 @@ def test_per_refusals(wh):
     assert r.exit_code == 2 and "--per cost needs --prices FILE" in r.output
     r = cli("report", "--matrix", "--per", "accelerator", "--db", wh)
     assert r.exit_code == 2 and "--per applies to --optimal-hardware" in r.output
+
+
+# ------------------------------------------------------------------ the dashboard's systems page
+
+def _browser() -> str | None:
+    import importlib.util
+
+    from benchdb.backends.ortweb import browser
+
+    return browser.find() if importlib.util.find_spec("playwright") is not None else None
+
+
+def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            urllib.request.urlopen(base + "/", timeout=2).close()
+            return proc, base
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise AssertionError(f"{base} never answered")
+
+
+def _bars(page) -> tuple[list[str], list[str]]:
+    """(the bars' system labels top to bottom, their value labels) of the first bar chart."""
+    chart = page.locator("svg[aria-label^='systems side by side']").first
+    return (chart.locator("g[aria-label='y-axis tick label'] text").all_text_contents(),
+            chart.locator("g.bar-values text").all_text_contents())
+
+
+def _walk_systems(base: str, shots: Path, name: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    errors: list[str] = []
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=_browser(), headless=True, args=["--no-sandbox"])
+        page = b.new_page(viewport={"width": 1280, "height": 1000})
+        page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        systems = f"{base}/?view=systems&model={LLAMA}&scenario=Offline"
+        page.goto(systems + "&per=accelerator")
+        page.wait_for_selector("g.bar-values text")
+        assert _bars(page) == (["8x H200 SXM", "8x MI300X", "2x L40S"],
+                               [f"{34000 / 8:,.0f} tokens/s per accelerator (published)",
+                                f"{30000 / 8:,.0f} tokens/s per accelerator (published)",
+                                f"{3000 / 2:,.0f} tokens/s per accelerator (published)"])
+        assert page.locator("g.bars-published rect").count() == 3           # drawn apart: hatched, outlined
+        assert page.locator("g.bars-measured rect").count() == 0
+        assert page.get_attribute("g.bars-published", "fill") == "url(#bdb-hatch)"
+        assert page.input_value("select[name=per]") == "accelerator"
+        assert "every system per accelerator" in page.inner_text("p.normalisation")
+        page.screenshot(path=str(shots / f"{name}-systems-per-accelerator.png"), full_page=True)
+        page.goto(systems)                                                  # per system: the figures as is
+        page.wait_for_selector("g.bar-values text")
+        assert _bars(page)[1] == ["34,000 tokens/s (published)", "30,000 tokens/s (published)",
+                                  "3,000 tokens/s (published)"]
+        price = "price%3ANVIDIA+H200-SXM-141GB=3.5"
+        page.goto(systems + f"&per=cost&{price}")                          # only the priced system is drawn
+        page.wait_for_selector("g.bar-values text")
+        assert _bars(page) == (["8x H200 SXM"], [f"{34000 / 28:,.0f} tokens/s per USD/h (published)"])
+        assert page.inner_text("p.not-drawn") == ("Not drawn per dollar-hour: 2x L40S: no price; "
+                                                  "8x MI300X: no price")
+        page.goto(f"{base}/?view=systems&model=resnet50&per=accelerator")   # measured beside published
+        page.wait_for_selector("g.bars-measured rect")
+        labels, values = _bars(page)
+        assert labels == ["8x H200 SXM · Offline", "NVIDIA H100 80GB HBM3 · eager"]
+        assert values[0] == "11,250 items/s per accelerator (published)" and "(published)" not in values[1]
+        assert page.locator("g.bars-published rect").count() == 1 and page.locator("g.bars-measured rect").count() == 1
+        page.screenshot(path=str(shots / f"{name}-systems-measured-and-published.png"), full_page=True)
+        page.goto(f"{base}/?view=systems&model=dsr1&in=1024&out=1024")     # serving: each system's frontier
+        page.wait_for_selector("[aria-label^='serving frontier per system']")
+        assert page.locator("g.front-published path").count() >= 2
+        page.screenshot(path=str(shots / f"{name}-systems-serving.png"), full_page=True)
+        b.close()
+    assert errors == []
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(_browser() is None, reason="no Chromium or playwright here (CI installs both)")
+def test_systems_page_in_chromium_served_and_static(tmp_path):
+    db = build_warehouse(tmp_path)
+    ix = tmp_path / "inferencex"
+    r = cli("import", "inferencex", REPO / "tests" / "fixtures" / "interop" / "inferencex" / "benchmarks.json",
+            "--out", ix)
+    assert r.exit_code == 0, r.output
+    Warehouse(db).ingest([ix])
+    shots = Path(os.environ.get("BENCHDB_SCREENSHOT_DIR") or tmp_path)
+    shots.mkdir(parents=True, exist_ok=True)
+    proc, base = _serve([sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port", "PORT"])
+    try:
+        _walk_systems(base, shots, "serve")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(db), "--out", str(site)], check=True,
+                   capture_output=True)
+    proc, base = _serve([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], cwd=site)
+    try:
+        _walk_systems(base, shots, "site")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

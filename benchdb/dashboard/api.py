@@ -53,6 +53,8 @@ VIEWS = {v.name: v for v in (
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
     View("frontier", "Serving frontiers", ("model", "hardware"),
          columns=(("model", "model_id"), ("hardware", "hardware_name"))),
+    View("systems", "Systems side by side", ("model", "scenario", "in", "out"),
+         columns=(("model", "model_id"), ("scenario", "scenario"), ("in", "in_tokens"), ("out", "out_tokens"))),
     View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
     View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
     View("compare_samples", "Samples of two runs, per scenario", ("base", "cand"), ("base", "cand")),
@@ -98,7 +100,7 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
     for f, allowed in view.choices:
         if params.get(f) and params[f] not in allowed:
             raise UnknownView(f"view {name}: {f} is one of {', '.join(allowed)}, not {params[f]!r}")
-    for f in ("batch", "max_latency_ms", "ttft_ms", "tpot_ms", "interactivity"):
+    for f in ("batch", "max_latency_ms", "ttft_ms", "tpot_ms", "interactivity", "in", "out"):
         if params.get(f) and f in view.filters:
             try:
                 float(params[f])

@@ -294,9 +294,12 @@ def _optimal_notes(rows: list[dict]) -> list[str]:
     wins = sum(1 for r in ranked if r.get("margin_verdict") == "win")
     ties = sum(1 for r in ranked if r.get("margin_verdict") == "tie")
     unconfirmed = [r for r in ranked if r.get("margin_verdict") in ("unconfirmed", "unknown")]
+    published = [r for r in unconfirmed if r.get("margin_basis") == "published"]     # said in their own note
+    unconfirmed = [r for r in unconfirmed if r.get("margin_basis") != "published"]
     if ranked:
         notes.append(f"Of {plural(len(ranked), 'winner')} with a runner-up: {wins} win, {ties} tie, "
-                     f"{len(unconfirmed)} unconfirmed.")
+                     f"{len(unconfirmed)} unconfirmed" + (f", {len(published)} beside a published figure "
+                                                         "(no interval)." if published else "."))
     no_basis = [r for r in unconfirmed if r.get("margin_ci_low") is None]
     if no_basis:
         single = sum(1 for r in no_basis if (r.get("margin_processes") or 1) < 2)

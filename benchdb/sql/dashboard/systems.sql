@@ -1,0 +1,63 @@
+-- Dashboard: every system side by side for a model. kind 'headline': each system's latest headline
+-- figure (system_results: measured by benchdb, or published summary-only) with its per-system,
+-- per-accelerator and per-watt forms (the page divides by a price per accelerator-hour itself).
+-- kind 'serving': each serving load point's total token throughput (value) and per accelerator
+-- against interactivity (tokens/s per user), measured (serving_points) or published
+-- (serving_published_points: the source's throughput per GPU); on_front: on its system's Pareto front
+-- of throughput per accelerator against interactivity (per model, in/out tokens, and measured or
+-- published). A published figure has no interval (value_ci_low/high NULL).
+WITH headline AS (
+    SELECT 'headline' AS kind, model_id, mode AS scenario, input_shape,
+           NULL::INTEGER AS in_tokens, NULL::INTEGER AS out_tokens,
+           system_name, accelerator, accelerators, devices, summary_only, measured_by,
+           value, unit, higher_is_better, value_ci_low, value_ci_high, power_w,
+           value_per_accelerator, value_per_watt, NULL::DOUBLE AS interactivity, result_id
+    FROM system_results
+),
+serving AS (
+    SELECT 'serving' AS kind, p.model_id, p.endpoint AS scenario, p.input_shape, p.in_tokens, p.out_tokens,
+           p.hardware_name AS system_name, h.device_name AS accelerator, r.accelerators, p.devices,
+           false AS summary_only, p.measured_by,
+           p.total_throughput AS value, 'tokens/s' AS unit, true AS higher_is_better,
+           NULL::DOUBLE AS value_ci_low, NULL::DOUBLE AS value_ci_high, NULL::DOUBLE AS power_w,
+           p.total_throughput_per_device AS value_per_accelerator, NULL::DOUBLE AS value_per_watt,
+           p.interactivity, p.result_id
+    FROM serving_points p
+    JOIN results r USING (result_id)
+    JOIN hardware h ON h.hardware_id = r.hardware_id
+    WHERE p.total_throughput_per_device IS NOT NULL AND p.interactivity IS NOT NULL
+      AND p.result_id NOT IN (SELECT result_id FROM result_sources WHERE summary_only)
+    UNION ALL
+    SELECT 'serving', model_id, endpoint, input_shape, in_tokens, out_tokens,
+           hardware_name, accelerator, accelerators, accelerators,
+           true, measured_by,
+           total_throughput_per_gpu * accelerators, 'tokens/s', true,
+           NULL, NULL, NULL,
+           total_throughput_per_gpu, NULL,
+           interactivity, result_id
+    FROM serving_published_points
+    WHERE total_throughput_per_gpu IS NOT NULL AND interactivity IS NOT NULL
+),
+fronts AS (
+    SELECT a.*,
+           NOT EXISTS (SELECT 1 FROM serving b
+                       WHERE b.model_id = a.model_id AND b.system_name = a.system_name
+                         AND b.summary_only = a.summary_only
+                         AND b.in_tokens IS NOT DISTINCT FROM a.in_tokens
+                         AND b.out_tokens IS NOT DISTINCT FROM a.out_tokens
+                         AND b.value_per_accelerator >= a.value_per_accelerator
+                         AND b.interactivity >= a.interactivity
+                         AND (b.value_per_accelerator > a.value_per_accelerator
+                              OR b.interactivity > a.interactivity)) AS on_front
+    FROM serving a
+)
+SELECT * FROM (
+    SELECT *, NULL::BOOLEAN AS on_front FROM headline
+    UNION ALL
+    SELECT * FROM fronts
+)
+WHERE ($model IS NULL OR model_id = $model)
+  AND ($scenario IS NULL OR scenario = $scenario)
+  AND ($in IS NULL OR in_tokens = TRY_CAST($in AS INTEGER))
+  AND ($out IS NULL OR out_tokens = TRY_CAST($out AS INTEGER))
+ORDER BY model_id, kind, scenario, input_shape, summary_only, system_name, interactivity, result_id
