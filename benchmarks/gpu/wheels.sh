@@ -12,9 +12,10 @@ import importlib.metadata as m, re
 from packaging.requirements import Requirement
 roots = ["duckdb", "click", "pyyaml", "psutil", "threadpoolctl", "pydantic", "httpx", "nvidia-ml-py", "transformers",
          "openai", "uvicorn", "fastapi", "starlette", "rich", "accelerate", "kernels"]
-# on the GPU image already (torch's own dependencies, and pyarrow/numpy), or not needed offline (hf-xet)
+# on the GPU image already (torch's own dependencies, and pyarrow/numpy), or not needed offline (hf-xet;
+# sigstore and its ~9 MB of dependencies: only the kernels CLI's signature check imports it)
 skip = {"torch", "triton", "numpy", "pyarrow", "sympy", "networkx", "mpmath", "setuptools", "jinja2", "markupsafe",
-        "filelock", "fsspec", "hf-xet"}
+        "filelock", "fsspec", "hf-xet", "sigstore"}
 seen, stack = {}, list(roots)
 while stack:
     n = re.sub(r"[-_.]+", "-", stack.pop()).lower()
