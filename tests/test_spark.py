@@ -226,12 +226,13 @@ def test_every_report_query_matches_duckdb(warehouse, spark):
     _, ids = _duck(warehouse, "SELECT result_id FROM results ORDER BY result_id LIMIT 3")
     base = {"ids": [r[0] for r in ids], "metric": None, "limit": 5, "min_points": 6, "objective": "throughput",
             "max_latency_s": None, "max_memory_bytes": None, "max_accuracy_drop": None, "price_names": [],
-            "price_values": []}
+            "price_values": [], "per": "accelerator", "accelerator_price_names": [], "accelerator_price_values": []}
     variants = [
         {**Filters().params(), **base},
         {**Filters(models=("bert-tiny",), hardware=("Alpha CPU", "Gamma GPU")).params(), **base,
          "objective": "cost", "max_latency_s": 0.01, "max_memory_bytes": 2e9, "max_accuracy_drop": 0.01,
-         "price_names": ["Alpha CPU", "Gamma GPU"], "price_values": [1.5, 4.0]},
+         "price_names": ["Alpha CPU", "Gamma GPU"], "price_values": [1.5, 4.0], "per": "cost",
+         "accelerator_price_names": ["Gamma GPU"], "accelerator_price_values": [2.0]},
     ]
     seen_rows = 0
     for name in translate.report_files():

@@ -82,4 +82,4 @@ SELECT x.*,
             WHEN x.accelerators = 0 THEN x.value END                 AS value_per_accelerator,
        CASE WHEN x.higher_is_better AND x.power_w > 0 THEN x.value / x.power_w END AS value_per_watt
 FROM rows x
-JOIN hardware h USING (hardware_id);
+JOIN hardware h ON h.hardware_id = x.hardware_id;
