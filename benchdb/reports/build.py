@@ -339,6 +339,9 @@ def _why_empty(con, db: str, f: Filters, sections: list[Section]) -> str:
         if scope["verification"]:
             parts.append(plural(scope["verification"], "verification check") +
                          " (not timings: see the `verification` view)")
+        if scope["published"]:
+            parts.append(plural(scope["published"], "published figure") +
+                         " (summary-only: see `--optimal-hardware --per system` and the `system_results` view)")
         if scope["invalid_timing"]:
             parts.append(plural(scope["invalid_timing"], "invalid timing result"))
         if scope["not_ok"]:

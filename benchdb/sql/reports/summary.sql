@@ -1,6 +1,7 @@
 -- Report header: what the warehouse holds. valid_results counts valid, successful timing results
 -- (what the sections rank); verification_results counts results whose primary metric is not a
--- timing (--verify-only checks, in the verification view).
+-- timing (--verify-only checks, in the verification view); published_results counts summary-only
+-- imports (an MLPerf or InferenceX figure: no samples, never a timing benchdb measured).
 SELECT (SELECT count(*) FROM runs)                                   AS runs,
        (SELECT count(*) FROM hardware)                               AS hardware,
        (SELECT count(DISTINCT model_id) FROM results)                AS models,
@@ -9,6 +10,9 @@ SELECT (SELECT count(*) FROM runs)                                   AS runs,
          WHERE status = 'ok' AND validity = 'valid'
            AND bdb_timing_metric(metric) AND unit = 's')             AS valid_results,
        (SELECT count(*) FROM results
-         WHERE NOT bdb_timing_metric(metric))                        AS verification_results,
+         WHERE NOT bdb_timing_metric(metric)
+           AND result_id NOT IN (SELECT result_id FROM result_sources
+                                  WHERE summary_only))              AS verification_results,
+       (SELECT count(*) FROM result_sources WHERE summary_only)     AS published_results,
        (SELECT count(*) FROM samples)                                AS samples,
        (SELECT max(started_at) FROM runs)                            AS latest_run
