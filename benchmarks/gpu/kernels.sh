@@ -28,15 +28,7 @@ DEADLINE=$(( $(date +%s) + BUDGET ))
 DEVICE=${DEVICE:-cuda}
 source "$(dirname "$0")/lib.sh"
 
-if [ -d build/gpu-wheels ]; then
-  step install 90 "$PY" -m pip install -q --no-deps --no-index --target "$W/site" build/gpu-wheels/*.whl
-  if ! [ -d "$W/site/benchdb" ]; then   # no pip on the image: a wheel is a zip of its files
-    step unzip 60 "$PY" -c "import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]" \
-      "$W/site" build/gpu-wheels/*.whl
-  fi
-  # the wheels' benchdb, never the working tree's (python -m would put the current folder first)
-  export PYTHONPATH=$W/site PYTHONSAFEPATH=1
-fi
+use_wheels
 "$PY" -c "import torch, transformers, kernels, benchdb; print('python', __import__('sys').version.split()[0], \
 'torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'kernels', \
 kernels.__version__, 'benchdb', benchdb.__file__)" | tee "$W/versions.txt"

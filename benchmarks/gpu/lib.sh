@@ -18,3 +18,16 @@ smi_log() {  # nvidia-smi's own log beside benchdb's NVML samples, every 100 ms,
   nvidia-smi --query-gpu=$fields --format=csv,nounits -lms 100 >"$W/smi.csv" 2>&1 &
   SMI=$!
 }
+
+use_wheels() {  # install build/gpu-wheels (when present) into $W/site and import benchdb from there
+  [ -d build/gpu-wheels ] || return 0
+  step install 90 "$PY" -m pip install -q --no-deps --no-index --target "$W/site" build/gpu-wheels/*.whl
+  if ! [ -d "$W/site/benchdb" ]; then   # no pip on the image: a wheel is a zip of its files
+    step unzip 60 "$PY" -c "import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]" \
+      "$W/site" build/gpu-wheels/*.whl
+    mkdir -p "$W/site/bin" && printf '#!/bin/sh\nexec %s -c "from transformers.cli.transformers import main; main()" "$@"\n' \
+      "$PY" >"$W/site/bin/transformers" && chmod +x "$W/site/bin/transformers"
+  fi
+  # the wheels' benchdb, never the working tree's (python -m would put the current folder first)
+  export PYTHONPATH=$W/site PATH=$W/site/bin:$PATH PYTHONSAFEPATH=1
+}
