@@ -204,3 +204,25 @@ def test_unknown_units_in_the_table_are_named(tmp_path):
     (line,) = _errors(r.stderr)
     assert str(table) in line and f"{doc[0]['Location']}: unknown units 'Joules/s'" in line
     assert "imported 6 result(s)" in r.stdout
+
+
+def test_two_submitters_systems_with_one_accelerator_and_cpu_stay_two_systems(tmp_path):
+    """Real v5.1 case: ASUSTeK's ESC N8 and Dell's XE9680L (both 8x H200-SXM-141GB, Xeon 8480+) were one
+    hardware row, so one submitter's results were labelled with the other's system name."""
+    tree = _copy(tmp_path)
+    amd = tree / "closed/AMD"
+    other = tree / "closed/Other"
+    shutil.copytree(amd / "results", other / "results")
+    (other / "systems").mkdir()
+    doc = json.loads((amd / "systems/8xMI300X_2xEPYC_9575F.json").read_text())
+    doc.update(system_name="Another Vendor 8x MI300X", submitter="Other", host_memory_capacity="3TiB")
+    (other / "systems/8xMI300X_2xEPYC_9575F.json").write_text(json.dumps(doc))
+    r = cli("import", "mlperf", tree, "--out", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    db = tmp_path / "w.duckdb"
+    assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
+    got = rows(db, "SELECT DISTINCT json_extract_string(options, '$.submitter') AS submitter, system_name "
+                   "FROM system_results WHERE accelerator LIKE 'AMD%' ORDER BY 1")
+    assert got == [{"submitter": "AMD", "system_name": "Supermicro AS-8125GS-TNMR2"},
+                   {"submitter": "Other", "system_name": "Another Vendor 8x MI300X"}]
+    assert rows(db, "SELECT count(*) AS n FROM systems WHERE accelerator LIKE 'AMD%'") == [{"n": 2}]

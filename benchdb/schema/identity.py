@@ -43,8 +43,11 @@ HARDWARE_IDENTITY = ("kind", "vendor", "device_name", "memory_gib", "compute_cap
 #: The system fields (benchdb.schema.system): the accelerator interconnect when given; the
 #: accelerator and node counts only where they differ from one device's (one accelerator, or none
 #: for a CPU, on one node), so a device's id is its id as a system of one, and a machine described
-#: by hand (`benchdb hardware --format yaml`) keeps the id of its own runs.
-HARDWARE_IDENTITY_OPTIONAL = ("cpu_part", "interconnect", "accelerators_per_node", "nodes")
+#: by hand (`benchdb hardware --format yaml`) keeps the id of its own runs. A described system's
+#: name when given: published systems differ in what the other fields do not hold (host cores and
+#: memory, chassis), so two vendors' 8x H200 nodes with the same CPU are two systems, not one row
+#: carrying whichever name came last; benchdb's own fingerprints have no name, so their ids stay.
+HARDWARE_IDENTITY_OPTIONAL = ("cpu_part", "interconnect", "accelerators_per_node", "nodes", "system_name")
 
 #: Device families that come in numbered units; a bare name means unit 0.
 _INDEXED = ("cuda", "rocm", "xpu", "gpu", "npu", "dml")
