@@ -30,7 +30,7 @@ import duckdb
 from click.testing import CliRunner
 
 from benchdb.cli import main as cli
-from benchdb.schema import database
+from benchdb.schema import database, snapshot
 
 
 def best_of(fn, n: int = 5) -> float:
@@ -43,18 +43,34 @@ def best_of(fn, n: int = 5) -> float:
 
 
 def build(db: Path, models: int, hardware: int, samples_per_result: int) -> tuple[int, int]:
-    """The synthetic warehouse of report_fixture.sql at ``db``: (results, samples)."""
-    con, _ = database.open_writable(db)
-    lines = (Path(__file__).parent / "report_fixture.sql").read_text().splitlines()
-    text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+    """The synthetic warehouse of report_fixture.sql at ``db``: (results, samples).
+
+    Written as ingest writes: one write session (benchdb.schema.snapshot), its catalog rows from
+    report_fixture.sql and its samples (report_fixture_samples.sql) as a part of the samples folder
+    (benchdb.schema.parts), published with the catalog. One part holds every sample, as after
+    `benchdb db compact`."""
+    here = Path(__file__).parent
     params = {"models": models, "hardware": hardware, "samples_per_result": samples_per_result}
-    for stmt in [s for s in text.split(";") if s.strip()]:
-        used = {k: v for k, v in params.items() if f"${k}" in stmt}
-        con.execute(stmt, used)
-    n_results = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
-    n_samples = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-    con.execute("CHECKPOINT")
-    con.close()
+
+    def statements(name: str) -> list[str]:
+        lines = (here / name).read_text().splitlines()
+        text = "\n".join(line for line in lines if not line.lstrip().startswith("--"))
+        return [s for s in text.split(";") if s.strip()]
+
+    def bound(stmt: str) -> dict:
+        return {k: v for k, v in params.items() if f"${k}" in stmt}
+
+    with snapshot.write_session(db) as session:
+        for stmt in statements("report_fixture.sql"):
+            session.con.execute(stmt, bound(stmt))
+        (samples,) = statements("report_fixture_samples.sql")
+        session.parts.write(session.con, samples, bound(samples))
+        n_results = session.con.execute("SELECT count(*) FROM results").fetchall()[0][0]
+    con, _ = database.open_readonly(db)
+    try:
+        n_samples = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
+    finally:
+        con.close()
     return n_results, n_samples
 
 
@@ -65,10 +81,10 @@ def main() -> None:
     ap.add_argument("--samples-per-result", type=int, default=1000)
     ap.add_argument("--command-runs", type=int, default=15, help="runs of each full command (median)")
     ap.add_argument("--small", action="store_true", help="a small warehouse (10 models, 4 hardware, 10 samples a "
-                                                         "result) and 5 command runs: checks that the script works")
+                                                         "result) and 1 command run: checks that the script works")
     args = ap.parse_args()
     if args.small:
-        args.models, args.hardware, args.samples_per_result, args.command_runs = 10, 4, 10, 5
+        args.models, args.hardware, args.samples_per_result, args.command_runs = 10, 4, 10, 1
     work = Path(tempfile.mkdtemp(prefix="benchdb-report-"))
     db = work / "big.duckdb"
     t = time.perf_counter()

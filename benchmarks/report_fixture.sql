@@ -1,5 +1,6 @@
--- A synthetic warehouse for benchmarks/report.py: $models models x $hardware hardware x 5 backends
--- x 5 batch sizes results, $samples_per_result raw samples each, spread over 20 runs.
+-- A synthetic warehouse catalog for benchmarks/report.py: $models models x $hardware hardware x 5 backends
+-- x 5 batch sizes results, spread over 20 runs; their raw samples are report_fixture_samples.sql,
+-- written as a part of the samples folder (benchdb/schema/parts.py), as ingest writes them.
 INSERT INTO hardware (hardware_id, kind, device_name)
 SELECT 'hw' || i, CASE WHEN i % 2 = 0 THEN 'cpu' ELSE 'cuda' END, 'Hardware ' || i
 FROM range($hardware) t(i);
@@ -33,7 +34,3 @@ SELECT result_id, 'latency_s', 's', n, median, median * 1.2 FROM results;
 
 INSERT INTO result_metrics (result_id, metric, unit, n, median, max)
 SELECT result_id, 'peak_rss_bytes', 'bytes', 1, 1e9, 1e9 FROM results;
-
-INSERT INTO samples (result_id, metric, unit, iteration, t_offset_s, value)
-SELECT 'r' || (1 + i // $samples_per_result), 'latency_s', 's', i % $samples_per_result, 0.0, 0.001
-FROM range($models * $hardware * 25 * $samples_per_result) t(i);

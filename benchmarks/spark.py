@@ -2,7 +2,7 @@
 
     python benchmarks/spark.py [--samples 10000000] [--master local[*]] [--rounds 3] [--small]
 
-Builds a synthetic warehouse (benchmarks/report_fixture.sql: models x hardware x 5 backends x 5
+Builds the synthetic warehouse of benchmarks/report.py (models x hardware x 5 backends x 5
 batch sizes results, --samples raw samples in all, default 10M), exports it with
 `benchdb export --partitioned`, then times, warm, median of --rounds:
 - DuckDB over the warehouse file: every view (SELECT count(*)), the --all report, and the ingest
@@ -10,17 +10,22 @@ batch sizes results, --samples raw samples in all, default 10M), exports it with
 - the same on Spark (--master) over the export: tables and translated views registered, then the
   same three workloads;
 and prints each time and the ratio Spark / DuckDB (> 1: DuckDB is faster). The export time is
-printed too. --small: 200k samples, 1 round (checks that the script works).
+printed too. --small (checks that the script works): 200k samples, 1 round, 2 views, the
+matrix report alone, each timed on its first call (Spark takes minutes for the rest on 2 cores).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import statistics
 import tempfile
 import time
 import warnings
 from pathlib import Path
+
+from report import build as build_warehouse
 
 
 def _median_time(fn, rounds: int) -> float:
@@ -39,10 +44,14 @@ def main() -> None:
     ap.add_argument("--hardware", type=int, default=8)
     ap.add_argument("--master", default="local[*]")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--small", action="store_true", help="200k samples, 1 round: checks that the script works")
     args = ap.parse_args()
     if args.small:
         args.samples, args.models, args.hardware, args.rounds = 200_000, 10, 4, 1
+    if not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+        # Spark's peer here is the JVM it runs on: without one there is nothing to compare
+        print("Spark: skipped (no java on PATH and no JAVA_HOME: install a JRE 17, e.g. openjdk-17-jre-headless)")
+        return
 
     from benchdb import sql
     from benchdb.reports import build
@@ -52,18 +61,9 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="benchdb-spark-"))
     db = work / "big.duckdb"
-    n_results = args.models * args.hardware * 25
-    per_result = max(1, args.samples // n_results)
+    per_result = max(1, args.samples // (args.models * args.hardware * 25))
     t = time.perf_counter()
-    con, _ = database.open_writable(db)
-    fixture = (Path(__file__).parent / "report_fixture.sql").read_text().splitlines()
-    text = "\n".join(line for line in fixture if not line.lstrip().startswith("--"))
-    params = {"models": args.models, "hardware": args.hardware, "samples_per_result": per_result}
-    for stmt in [s for s in text.split(";") if s.strip()]:
-        con.execute(stmt, {k: v for k, v in params.items() if f"${k}" in stmt})
-    n_samples = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-    con.execute("CHECKPOINT")
-    con.close()
+    n_results, n_samples = build_warehouse(db, args.models, args.hardware, per_result)
     print(f"warehouse: {n_results:,} results, {n_samples:,} samples, built in {time.perf_counter() - t:.1f} s")
 
     out = work / "export"
@@ -73,6 +73,10 @@ def main() -> None:
 
     skipped: list = []
     views = [v.name for v in translate.views(skipped)]
+    kinds = list(build.ALL)
+    if args.small:
+        views, kinds = views[:2], ["matrix"]
+    report = "report --all" if len(kinds) > 1 else f"report --{kinds[0]}"
     stage = "SELECT result_id AS scenario_id, metric, unit, value FROM samples"
     stats = sql.metric_stats_query()
 
@@ -80,7 +84,7 @@ def main() -> None:
     con.execute(f"CREATE TEMP VIEW stage_samples AS {stage}")
     duck = {
         "views": lambda: [con.execute(f"SELECT count(*) FROM {v}").fetchall() for v in views],
-        "report --all": lambda: build.build(con, "x", list(build.ALL), build.Filters()),
+        report: lambda: build.build(con, "x", kinds, build.Filters()),
         "stats from samples": lambda: con.execute(f"SELECT count(*), sum(median) FROM ({stats})").fetchall(),
     }
     spark = session(app="benchdb-bench", master=args.master)
@@ -92,18 +96,19 @@ def main() -> None:
     sc = SparkConnection(spark)
     sp = {
         "views": lambda: [spark.sql(f"SELECT count(*) FROM {v}").collect() for v in views],
-        "report --all": lambda: build.build(sc, "x", list(build.ALL), build.Filters()),
+        report: lambda: build.build(sc, "x", kinds, build.Filters()),
         "stats from samples": lambda: spark.sql(f"SELECT count(*), sum(median) FROM ({spark_stats})").collect(),
     }
     print(f"{'workload':<22}{'DuckDB s':>10}{'Spark s':>10}{'Spark/DuckDB':>14}")
     for name in duck:
-        duck[name]()                      # warm-up (and Spark's first planning)
-        sp[name]()
+        if not args.small:
+            duck[name]()                      # warm-up (and Spark's first planning)
+            sp[name]()
         d = _median_time(duck[name], args.rounds)
         p = _median_time(sp[name], args.rounds)
         print(f"{name:<22}{d:>10.2f}{p:>10.2f}{p / d:>14.1f}")
     print(f"({len(views)} views; left out on Spark: {', '.join(v for v, _ in skipped) or 'none'}; "
-          f"master {args.master}; {args.rounds} round(s), medians)")
+          f"master {args.master}; {args.rounds} round(s), medians{'; first calls, not warm' if args.small else ''})")
     con.close()
     spark.stop()
 
