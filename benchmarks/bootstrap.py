@@ -1,7 +1,7 @@
 """The gate's bootstrap of a median: exact draws (benchdb.analysis.stats.bootstrap_medians) against
 resampling every value, on the same data, in one run.
 
-    python benchmarks/bootstrap.py [--n 20000] [--resamples 2000] [--rounds 5]
+    python benchmarks/bootstrap.py [--n 20000] [--resamples 2000] [--rounds 5] [--small]
 
 For a lognormal sample of n latencies thinned as the gate thins it (stats.MAX_BOOTSTRAP_N order
 statistics), both ways draw `resamples` bootstrap medians, alternating over rounds. It prints the
@@ -30,7 +30,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--resamples", type=int, default=stats.BOOTSTRAP)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--small", action="store_true", help="n = 2,000, 200 resamples, 2 rounds: checks that the "
+                                                         "script works")
     args = ap.parse_args()
+    if args.small:
+        args.n, args.resamples, args.rounds = 2_000, 200, 2
     values = np.random.default_rng(0).lognormal(-7, 0.05, args.n)
     x = np.sort(values)
     if len(x) > stats.MAX_BOOTSTRAP_N:

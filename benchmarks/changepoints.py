@@ -1,6 +1,6 @@
 """Cost of change-point detection after an ingest, on a real warehouse.
 
-    python benchmarks/changepoints.py [--series 100] [--runs 1000] [--window 200] [--old-n 600]
+    python benchmarks/changepoints.py [--series 100] [--runs 1000] [--window 200] [--old-n 600] [--small]
 
 1. Builds a DuckDB warehouse through benchdb's schema (migrations, views) with --series series
    of --runs runs each: rows written directly into hardware, architectures, runs, results and
@@ -196,7 +196,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--window", type=int, default=200)
     ap.add_argument("--old-n", type=int, default=600)
+    ap.add_argument("--small", action="store_true", help="5 series x 150 runs, window 50, a 60-point series: "
+                                                         "checks that the script works")
     args = ap.parse_args()
+    if args.small:
+        args.series, args.runs, args.window, args.old_n = 5, 150, 50, 60
 
     db = Path(tempfile.mkdtemp(prefix="benchdb-cp-")) / "w.duckdb"
     values = medians(np.random.default_rng(0), args.series, args.runs + 1)

@@ -1,7 +1,7 @@
 """The regression gate on real measurements of this machine: A/A false alarms and slowdown recall.
 
     python benchmarks/gate_real.py [--rounds 9] [--sep3-rounds 6] [--ab-rounds 5] [--ab-max-trials N]
-                                   [--work /tmp/gate_real]
+                                   [--work /tmp/gate_real] [--small]
 
 Every number comes from real `benchdb run` invocations (the benches in
 benchmarks/gate_benches/bench_gate.py: numpy matmul at 12 sizes, a tiny PyTorch BERT at 8
@@ -26,10 +26,12 @@ the remedy. Never run this beside another benchmark or test run: it measures the
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 from itertools import pairwise
@@ -42,8 +44,10 @@ TIMING = ["--min-time", "1.0", "--max-time", "3", "--threads", "1"]
 AA = [f"{BENCH}::bench_matmul", f"{BENCH}::bench_tiny_bert"]
 WORK = [f"{BENCH}::bench_work"]
 FALSE_ALARMS = ("regressed", "improved", "broken")
-#: --ab-max-trials of the ab and slowdown modes (0: exactly 5 trials); set by --ab-max-trials
+#: --ab-max-trials of the ab and slowdown modes (0: exactly AB_REPEATS trials); set by --ab-max-trials
 AB_MAX_TRIALS = 0
+#: --repeats of the ab and slowdown modes (--small: 2)
+AB_REPEATS = 5
 
 
 def _benches(specs):
@@ -63,7 +67,7 @@ def run(args: list[str], log) -> str:
 
 
 def ab_run(work: Path, mode: str, specs, extra, log) -> tuple[str, str]:
-    out = run(["run", *_benches(specs), *TIMING, "--ab", sys.executable, sys.executable, "--repeats", "5",
+    out = run(["run", *_benches(specs), *TIMING, "--ab", sys.executable, sys.executable, "--repeats", str(AB_REPEATS),
                *(["--ab-max-trials", str(AB_MAX_TRIALS)] if AB_MAX_TRIALS else []),
                *extra, "--out", str(work / mode / "files")], log)
     m = re.search(r"--baseline (tag:ab-[0-9a-f]+-base) --candidate (tag:ab-[0-9a-f]+-cand)", out)
@@ -145,8 +149,19 @@ def main() -> None:
     ap.add_argument("--min-time", default="1.0",
                     help="run's --min-time for every scenario (seconds; 1.0 is run's own default)")
     ap.add_argument("--rejudge", action="store_true", help="judge the runs already in --work again (no runs)")
+    ap.add_argument("--small", action="store_true",
+                    help="checks that the script works: modes ab, slowdown, sep1 on the first sizes of the numpy "
+                         "benches, 1 --ab round of 2 trials, 2 separate runs, 0.05-0.2 s a scenario, in a "
+                         "temporary --work")
     args = ap.parse_args()
-    global AB_MAX_TRIALS
+    global AB_MAX_TRIALS, AB_REPEATS
+    if args.small:
+        args.rounds, args.sep3_rounds, args.ab_rounds, args.modes, args.min_time = 2, 0, 1, "ab,slowdown,sep1", "0.05"
+        args.work = Path(tempfile.mkdtemp(prefix="benchdb-gate-real-"))
+        AB_REPEATS = 2
+        TIMING[3] = "0.2"
+        AA.remove(f"{BENCH}::bench_tiny_bert")      # its children import torch: seconds each
+        os.environ["GATE_SMALL"] = "1"
     AB_MAX_TRIALS = args.ab_max_trials
     TIMING[1] = args.min_time
     modes = set(args.modes.split(","))

@@ -1,6 +1,6 @@
 """Timing-harness overhead, against bare loops measured in the same run.
 
-    python benchmarks/harness_overhead.py [--iters 200000] [--model-iters 1000] [--base-iters 120]
+    python benchmarks/harness_overhead.py [--iters 200000] [--model-iters 1000] [--base-iters 120] [--small]
 
 1. Per-iteration overhead of benchdb's timing loop (measure()) on a trivial callable, against a
    bare ``perf_counter`` loop that records the same samples (goal: < 1 us).
@@ -48,7 +48,12 @@ def main() -> None:
     ap.add_argument("--base-iters", type=int, default=120, help="iterations per side, BERT-base-shaped")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=20, help="A/B alternations per model")
+    ap.add_argument("--warmup", type=int, default=10, help="forward calls before the first block, per model")
+    ap.add_argument("--small", action="store_true", help="2,000 iterations, 2 rounds of 5 forward calls a side, "
+                                                         "2 warm-up calls: checks that the script works")
     args = ap.parse_args()
+    if args.small:
+        args.iters, args.model_iters, args.base_iters, args.rounds, args.warmup = 2_000, 10, 10, 2, 2
 
     def noop():
         return None
@@ -79,7 +84,7 @@ def main() -> None:
             with torch.inference_mode():
                 return net(**fwd)
 
-        for _ in range(10):
+        for _ in range(args.warmup):
             forward()
         block = max(iters // args.rounds, 5)
         rule = StopRule(warmup_iters=0, warmup_s=0, min_iters=block, max_iters=block, min_time_s=0, max_time_s=1e9)

@@ -1,6 +1,7 @@
 """Importing and ingesting an MLPerf Inference results tree: `benchdb import mlperf` then `benchdb ingest`.
 
     python benchmarks/import_mlperf.py TREE [--keep DIR]
+    python benchmarks/import_mlperf.py --small        # the test suite's v5.1 and v6.1 excerpts
 
 TREE is a results repository or a part of it (e.g. a checkout of mlcommons/inference_results_v5.1,
 or its closed/ folder). Each command runs as a user runs it, in its own process; the script prints
@@ -33,13 +34,20 @@ def last_line(text: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tree")
+    parser.add_argument("tree", nargs="*", help="results repositories or parts of them")
     parser.add_argument("--keep", default=None, help="write the contract files and warehouse here (kept)")
+    parser.add_argument("--small", action="store_true",
+                        help="TREE: the excerpts of v5.1 and v6.1 in tests/fixtures (checks that the script works)")
     args = parser.parse_args()
+    if args.small and not args.tree:
+        fixture = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "interop" / "mlperf_repo"
+        args.tree = [str(fixture / "v5.1"), str(fixture / "v6.1")]
+    if not args.tree:
+        parser.error("give a results TREE (or --small)")
     work = Path(args.keep or tempfile.mkdtemp(prefix="benchdb-mlperf-"))
     out, db = work / "imported", work / "bench.duckdb"
     for label in ("first", "again"):
-        t_import, imp = timed("import", "mlperf", args.tree, "--out", str(out))
+        t_import, imp = timed("import", "mlperf", *args.tree, "--out", str(out))
         errors = [line for line in imp.stderr.splitlines() if line.startswith("benchdb: error:")]
         t_ingest, ing = timed("ingest", str(out), "--db", str(db))
         print(f"{label}: import {t_import:.2f} s (exit {imp.returncode}, {len(errors)} error line(s)), "

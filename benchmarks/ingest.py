@@ -1,6 +1,6 @@
 """Ingest speed: `benchdb ingest` against a plain DuckDB CTAS of the same files, same run.
 
-    python benchmarks/ingest.py [--samples 10000000] [--files 500] [--rounds 3] [--workdir DIR]
+    python benchmarks/ingest.py [--samples 10000000] [--files 500] [--rounds 3] [--workdir DIR] [--small]
 
 Prints samples/s for both (medians of interleaved rounds), their ratio (goals: >= 1.2x the raw
 DuckDB rate for 10M samples in 500 files, >= 1.0x for 2M samples in 1,000 small files), and the
@@ -53,7 +53,11 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=500)
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--rounds", type=int, default=3, help="interleaved raw/benchdb rounds (median)")
+    ap.add_argument("--small", action="store_true", help="100,000 samples in 20 files, 1 round: checks that the "
+                                                         "script works")
     args = ap.parse_args()
+    if args.small:
+        args.samples, args.files, args.rounds = 100_000, 20, 1
     work = Path(args.workdir or tempfile.mkdtemp(prefix="benchdb-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     data = work / "results"
