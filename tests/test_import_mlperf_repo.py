@@ -189,7 +189,7 @@ def test_a_tiny_headline_is_a_disagreement_with_the_table(tmp_path):
     r = benchdb_cmd("import", "mlperf", str(tree), "--out", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
     assert (f"mlperf: table disagrees: summary_results.json: {AMD}/Server: result (Tokens/s): table 24593.8, "
-            "logs 0.0") in r.stdout
+            "logs 6.90935e-09") in r.stdout
     assert "5 of 6 checked run(s) reproduce summary_results.json, 1 disagreement(s)" in r.stdout
 
 

@@ -595,12 +595,13 @@ class Repository:
         if row.units is not None and row.units != head.table_unit:
             differ("units", row.units, head.table_unit)
         elif row.result is not None and abs(head.table_value - row.result) > TOLERANCE * abs(row.result):
-            differ(f"result ({row.units})", row.result, round(head.table_value, 6))
+            # significant digits, not decimals: a bogus 6.9e-09 in a log must not print as 0.0
+            differ(f"result ({row.units})", row.result, float(f"{head.table_value:.7g}"))
         if row.power is not None and (row.power_units or "").lower() in ("watts", "w"):
             if power is None:
                 differ("power (W)", row.power, None)
             elif abs(power - row.power) > TOLERANCE * abs(row.power):
-                differ("power (W)", row.power, round(power, 6))
+                differ("power (W)", row.power, float(f"{power:.7g}"))
         return out
 
 
