@@ -1,9 +1,10 @@
 """Bisecting a 10 % slowdown on this noisy machine: benchdb bisect against the common way, in one run.
 
-    python benchmarks/bisect_noise.py [--bisects 10] [--factor 1.10] [--min-time 0.2] [--small]
+    python benchmarks/bisect_noise.py [--bisects 10] [--factor 1.10] [--min-time 0.2] [--commits 16] [--small]
 
-A repository of 16 commits (tests/bisect_repo.py: a package and a user bench) whose commit 11 makes
-the bench --factor times slower. Every commit's environment is built first (not timed). Then,
+A repository of 16 commits (--commits; tests/bisect_repo.py: a package and a user bench) whose commit
+11 (the same place in another count) makes the bench --factor times slower. Every commit's
+environment is built first (not timed). Then,
 alternating, --bisects times each:
 
 - benchdb: `benchdb bisect --good 1 --bad 16 --bench ... --min-time T` (5 trials a step, up to 15
@@ -13,7 +14,8 @@ alternating, --bisects times each:
   commit bad when it is more than 5 % slower.
 
 Prints, for each, how often it named commit 11, what it named otherwise, and the wall time of each.
-Goal: benchdb right >= 9 of 10 times.
+Goal: benchdb right >= 9 of 10 times. --small (checks that the script works): 4 commits, the 3rd
+slower, 1 bisect of each, 0.05-0.2 s a trial, benchdb with 2 trials a step.
 """
 
 from __future__ import annotations
@@ -55,14 +57,18 @@ def main() -> None:
     ap.add_argument("--bisects", type=int, default=10)
     ap.add_argument("--factor", type=float, default=1.10)
     ap.add_argument("--min-time", default="0.2")
-    ap.add_argument("--small", action="store_true", help="2 bisects of each: checks that the script works")
+    ap.add_argument("--commits", type=int, default=16)
+    ap.add_argument("--small", action="store_true", help="4 commits, 1 bisect of each, 2 trials a step, 0.05-0.2 s: "
+                                                         "checks that the script works")
     args = ap.parse_args()
+    small = ["--repeats", "2", "--ab-max-trials", "2", "--max-time", "0.2"] if args.small else []
     if args.small:
-        args.bisects = 2
+        args.bisects, args.commits, args.min_time = 1, 4, "0.05"
+    slow_at = max(2, round(args.commits * 11 / 16))
     work = Path(tempfile.mkdtemp(prefix="benchdb-bisect-noise-"))
     repo = work / "repo"
-    shas = make_repo(repo, n=16, slow_at=11, factor=args.factor)
-    right = shas[10]
+    shas = make_repo(repo, n=args.commits, slow_at=slow_at, factor=args.factor)
+    right = shas[slow_at - 1]
     env = {"BENCHDB_CACHE": str(work / "cache")}
 
     # every commit's environment, built once through benchdb's own (the common way uses them too)
@@ -78,7 +84,7 @@ def main() -> None:
             envs[sha] = checkouts.python(b.resolve(repo, sha, "commit"))
     finally:
         checkouts.close()
-    print(f"16 commits, commit 11 does {args.factor:.2f}x the work; environments built in "
+    print(f"{args.commits} commits, commit {slow_at} does {args.factor:.2f}x the work; environments built in "
           f"{time.perf_counter() - t:.0f} s")
     step = work / "step.py"
     step.write_text(STEP.replace("{envs!r}", repr(envs)))
@@ -88,7 +94,7 @@ def main() -> None:
         t = time.perf_counter()
         proc = subprocess.run([sys.executable, "-m", "benchdb", "bisect", "--repo", str(repo), "--good", shas[0],
                                "--bad", shas[-1], "--bench", "benches/bench_work.py", "--min-time", args.min_time,
-                               "--out", str(work / "results"), "--format", "json"],
+                               "--out", str(work / "results"), "--format", "json", *small],
                               capture_output=True, text=True, env={**os.environ, **env})
         took = time.perf_counter() - t
         doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}

@@ -26,8 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-BENCH = "\n\n".join(f"def bench_work_{i}():\n    return lambda: sum(j * j for j in range({n}))"
-                    for i, n in enumerate((3000, 6000, 9000, 12000, 15000, 18000, 21000, 24000)))
+SIZES = (3000, 6000, 9000, 12000, 15000, 18000, 21000, 24000)
+
+
+def bench_source(sizes: tuple[int, ...]) -> str:
+    return "\n\n".join(f"def bench_work_{i}():\n    return lambda: sum(j * j for j in range({n}))"
+                       for i, n in enumerate(sizes)) + "\n"
 
 
 def benchdb(*args: str) -> tuple[float, subprocess.CompletedProcess]:
@@ -51,9 +55,9 @@ def medians(db: Path, folder: Path) -> dict[str, tuple[float, float, float]]:
     return {m: (med, lo, hi) for m, med, lo, hi in rows}
 
 
-def suite(work: Path, rounds: int, min_time: str, repeats: int) -> None:
+def suite(work: Path, rounds: int, min_time: str, repeats: int, sizes: tuple[int, ...]) -> None:
     bench = work / "bench_suite.py"
-    bench.write_text(BENCH + "\n")
+    bench.write_text(bench_source(sizes))
     configs = {"serial": (), "serial pinned": ("--parallel", "1"), "parallel 2": ("--parallel", "2")}
     walls: dict[str, list[float]] = {name: [] for name in configs}
     got: dict[str, list[dict]] = {name: [] for name in configs}
@@ -66,8 +70,8 @@ def suite(work: Path, rounds: int, min_time: str, repeats: int) -> None:
             got[name].append(medians(work / "suite.duckdb", out))
             print(f"round {r + 1} {name:<13}: {took:6.1f} s", flush=True)
     ratio = statistics.median(walls["parallel 2"]) / statistics.median(walls["serial"])
-    print(f"\n8 single-thread scenarios: serial median {statistics.median(walls['serial']):.1f} s, --parallel 2 "
-          f"{statistics.median(walls['parallel 2']):.1f} s: {ratio:.2f}x (goal <= 0.6x)")
+    print(f"\n{len(sizes)} single-thread scenarios: serial median {statistics.median(walls['serial']):.1f} s, "
+          f"--parallel 2 {statistics.median(walls['parallel 2']):.1f} s: {ratio:.2f}x (goal <= 0.6x)")
     print(f"{'scenario':<28} {'serial ms':>10} {'pinned ms':>10} {'parallel ms':>12} {'[CI]':>20} "
           f"{'vs pinned':>10} {'vs serial':>10}")
     agree = {"serial pinned": 0, "serial": 0}
@@ -92,20 +96,21 @@ def suite(work: Path, rounds: int, min_time: str, repeats: int) -> None:
         print(f"noise floor: the last serial run agrees with the first on {same}/{n} scenarios the same way")
 
 
-def comparisons(work: Path, n: int, min_time: str) -> None:
+def comparisons(work: Path, n: int, min_time: str, sizes: tuple[int, ...], repeats: int, max_trials: int) -> None:
     from benchdb.warehouse import Warehouse
 
     bench = work / "bench_aa.py"
-    bench.write_text(BENCH + "\n")
+    bench.write_text(bench_source(sizes))
     verdicts: dict[str, list[str]] = {"interleaved": [], "duet": []}
     walls: dict[str, list[float]] = {"interleaved": [], "duet": []}
     db = work / "aa.duckdb"
     for i in range(n):
-        fn = f"bench_work_{i % 8}"
+        fn = f"bench_work_{i % len(sizes)}"
         for name, extra in (("interleaved", ()), ("duet", ("--duet",))):
             out = work / f"aa-{i}-{name}"
             took, proc = benchdb("run", "--bench", f"{bench}::{fn}", "--ab", sys.executable, sys.executable,
-                                 "--repeats", "5", "--ab-max-trials", "15", "--threads", "1", "--min-time", min_time,
+                                 "--repeats", str(repeats), "--ab-max-trials", str(max_trials), "--threads", "1",
+                                 "--min-time", min_time,
                                  "--out", str(out), *extra)
             ab = re.search(r"tag:(ab-[0-9a-f]+)-base", proc.stdout)
             if ab is None:
@@ -135,15 +140,18 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3, help="processes per scenario in the suite (its CI then "
                                                            "spans process-to-process variation)")
     ap.add_argument("--suite-only", action="store_true", help="skip the A/A comparisons")
-    ap.add_argument("--small", action="store_true", help="1 round, 2 comparisons, 0.1 s: checks the script works")
+    ap.add_argument("--small", action="store_true", help="checks that the script works: 2 scenarios, 1 round, 1 "
+                                                         "process each; 1 comparison of 2 trials; 0.05 s")
     args = ap.parse_args()
+    sizes, ab_repeats, ab_max_trials = SIZES, 5, 15
     if args.small:
-        args.rounds, args.comparisons, args.min_time = 1, 2, "0.1"
+        args.rounds, args.comparisons, args.min_time, args.repeats = 1, 1, "0.05", 1
+        sizes, ab_repeats, ab_max_trials = SIZES[:2], 2, 2
     work = Path(tempfile.mkdtemp(prefix="benchdb-parallel-"))
-    suite(work, args.rounds, args.min_time, args.repeats)
+    suite(work, args.rounds, args.min_time, args.repeats, sizes)
     if not args.suite_only:
         print()
-        comparisons(work, args.comparisons, args.min_time)
+        comparisons(work, args.comparisons, args.min_time, sizes, ab_repeats, ab_max_trials)
 
 
 if __name__ == "__main__":
