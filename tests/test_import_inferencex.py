@@ -187,3 +187,14 @@ def test_a_newer_metric_is_kept_aside_not_guessed(tmp_path):
     (res,) = rows(db, "SELECT json_extract(settings, '$.unread_metrics') AS unread FROM results")
     assert json.loads(res["unread"]) == ["avg_power_w"]
     assert rows(db, "SELECT count(*) AS n FROM source_statistics WHERE metric LIKE '%power%'") == [{"n": 0}]
+
+
+def test_a_systems_node_size_the_rows_do_not_name_is_unknown_not_one(db):
+    """The rows name no node size: the systems view must not call gb200 a system of one GPU while its
+    points ran on up to 72."""
+    got = rows(db, "SELECT system_name, accelerators_per_node, nodes, accelerators FROM systems ORDER BY 1")
+    assert [g["system_name"] for g in got] == sorted({r["hardware"] for r in ROWS})
+    assert all((g["accelerators_per_node"], g["nodes"], g["accelerators"]) == (None, None, None) for g in got)
+    # the accelerators each point used are the rows' own
+    assert rows(db, "SELECT max(accelerators) AS most FROM results r JOIN hardware h USING (hardware_id) "
+                    "WHERE h.system_name = 'gb200'") == [{"most": 72}]

@@ -268,10 +268,11 @@ def load_with_usage(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 def accelerators_of(record: Mapping[str, Any]) -> int | None:
     """All accelerators of a system: per node times nodes; a device fingerprint (no system keys) is
-    one accelerator, or none for a CPU; None for hardware known only by name."""
+    one accelerator, or none for a CPU; None for hardware known only by name, and for a named system
+    whose node size its source does not publish (InferenceX's GPU keys)."""
     per_node = record.get("accelerators_per_node")
     if per_node is None:
-        if record.get("kind") in ("remote", "unknown"):
+        if record.get("kind") in ("remote", "unknown") or record.get("system_name"):
             return None
         per_node = 0 if record.get("kind") == "cpu" else 1
     return int(per_node) * int(record.get("nodes") or 1)
