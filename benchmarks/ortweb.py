@@ -1,6 +1,6 @@
 """onnxruntime-web (WASM, in headless Chromium) against native ONNX Runtime, same models, one run.
 
-    python benchmarks/ortweb.py [--models list:tiny] [--threads 2] [--min-time 1.0] [--rounds 1]
+    python benchmarks/ortweb.py [--models list:tiny] [--threads 2] [--min-time 1.0] [--rounds 1] [--small]
 
 Every tiny class (random weights, no download) is measured at batch size 1 by
 
@@ -12,6 +12,9 @@ one backend after the other, the order flipping every round so drift hits both. 
 into one warehouse; printed per class: the median latency of each backend (the median of the
 rounds' medians), their ratio WASM / native, and the statuses of classes that did not run (an
 export that fails fails for both). The load average is printed: other processes slow both.
+
+--small checks that the script works: tiny:bert, 0.1-0.3 s, 1 round; without Chromium or the
+onnxruntime-web files here, the WASM side is skipped with a line saying why (nothing is fetched).
 """
 
 from __future__ import annotations
@@ -50,12 +53,24 @@ def main() -> int:
     p.add_argument("--max-time", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--work", help="keep the results here (default: a temporary folder)")
+    p.add_argument("--small", action="store_true", help="tiny:bert, 0.1-0.3 s, 1 round; the WASM side skipped "
+                                                        "when ort-web is unavailable: checks that the script works")
     args = p.parse_args()
+    if args.small:
+        args.models, args.min_time, args.max_time, args.rounds = "tiny:bert", 0.1, 0.3, 1
 
     import duckdb
 
+    from benchdb.backends import registry
+    from benchdb.harness import hardware
+
     work = Path(args.work or tempfile.mkdtemp(prefix="benchdb-ortweb-"))
     sides = {"wasm": ["--backend", "ort-web", "--device", "wasm"], "native": ["--backend", "onnxruntime"]}
+    # (without --small, `benchdb run` fetches onnxruntime-web's files itself when they are missing)
+    web = hardware.availability(registry.info("ort-web"))
+    if args.small and web["status"] != "available":
+        print(f"ort-web: skipped ({web.get('reason') or 'unavailable'}; {web['hint']})")
+        del sides["wasm"]
     medians: dict[tuple[str, str], list[float]] = {}
     statuses: dict[tuple[str, str], str] = {}
     invalid: set[tuple[str, str]] = set()
