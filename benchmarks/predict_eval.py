@@ -11,6 +11,7 @@ different machine (same caches, same ISA), and the table says it is this.
 
     python benchmarks/predict_eval.py                       # full: about 10 minutes on a quiet 2-core machine
     python benchmarks/predict_eval.py --quick               # 3 models, 2 backends, 1-2 threads: about 2 minutes
+    python benchmarks/predict_eval.py --small               # 3 numpy models, 1-2 threads: seconds
     python benchmarks/predict_eval.py --work DIR --reuse    # evaluate an earlier run's warehouse again
 """
 
@@ -49,10 +50,17 @@ def main() -> None:
     ap.add_argument("--max-time", default="0.5", help="per scenario")
     ap.add_argument("--work", default=None, help="folder for results and the warehouse (default: a temporary one)")
     ap.add_argument("--reuse", action="store_true", help="only evaluate the warehouse in --work")
+    ap.add_argument("--small", action="store_true", help="matmul:64,128,256 (numpy alone), threads 1,2, short "
+                                                         "loops: checks that the script works")
     a = ap.parse_args()
+    calibrate = ["--trials", "8", "--trial-time", "0.1", "--matmul-n", "512", "--stream-mb", "64"]
     if a.quick:
         a.models, a.matmul, a.backends, a.threads = "tiny:bert,tiny:vit", "matmul:128", "pytorch,onnxruntime", "1,2"
         a.batch_sizes, a.seq_lens = "1,2", "16,32"
+    if a.small:
+        a.models, a.matmul, a.backends, a.threads = "", "matmul:64,matmul:128,matmul:256", "", "1,2"
+        a.batch_sizes, a.seq_lens, a.min_time, a.max_time = "1,2", "16", "0.02", "0.1"
+        calibrate = ["--trials", "2", "--trial-time", "0.05", "--matmul-n", "128", "--stream-mb", "8"]
     work = Path(a.work or tempfile.mkdtemp(prefix="predict_eval_"))
     db = work / "w.duckdb"
     t0 = time.perf_counter()
@@ -62,7 +70,7 @@ def main() -> None:
             common = ["--threads", threads, "--batch-sizes", a.batch_sizes, "--min-time", a.min_time,
                       "--max-time", a.max_time, "--target-ci", "0.05", "--min-iters", "5", "--warmup", "1",
                       "--max-background-cpu", "100%", "--out", str(out)]
-            for backend in a.backends.split(","):
+            for backend in filter(None, a.backends.split(",")):
                 models = [m for spec in a.models.split(",") for m in ("--model", spec)]
                 sh("run", "--backend", backend, *models, "--seq-lens", a.seq_lens, *common)
                 print(f"[{time.perf_counter() - t0:6.0f} s] threads={threads} {backend} done", file=sys.stderr)
@@ -70,8 +78,7 @@ def main() -> None:
                 models = [m for spec in a.matmul.split(",") for m in ("--model", spec)]
                 sh("run", "--backend", "numpy", *models, *common)
             sh("ingest", str(out), "--db", str(db))
-            sh("calibrate", "--threads", threads, "--trials", "8", "--trial-time", "0.1", "--matmul-n", "512",
-               "--stream-mb", "64", "--db", str(db))
+            sh("calibrate", "--threads", threads, *calibrate, "--db", str(db))
             print(f"[{time.perf_counter() - t0:6.0f} s] threads={threads} ingested and calibrated", file=sys.stderr)
     proc = sh("predict", "--evaluate", "--db", str(db), check=False)
     print(proc.stdout, end="")
