@@ -1,6 +1,6 @@
 """int8/int4 against fp32 on a BERT-base-shaped model, per backend and route, in one run.
 
-    python benchmarks/quantization.py [--model FOLDER] [--batch 1] [--seq 128] [--repeats 3]
+    python benchmarks/quantization.py [--model FOLDER] [--batch 1] [--seq 128] [--repeats 3] [--small]
 
 Builds a BERT-base-shaped model (random weights, save_pretrained) unless --model names a folder,
 then measures with `benchdb run` in this order: ONNX Runtime fp32, int8 dynamic, int8 static;
@@ -8,7 +8,8 @@ OpenVINO fp32, int8 static (NNCF), int4 weights (NNCF); PyTorch eager fp32, int8
 backend's precisions are one run with --repeats processes interleaved, so each speedup over fp32
 gets a 95 % interval from process-to-process variance. Prints `benchdb report --speed-accuracy`
 as a table: speedup [CI] and the agreement with fp32 of each route. Quantized files go to a fresh
-$BENCHDB_CACHE, so quantization times are included (quantize_s).
+$BENCHDB_CACHE, so quantization times are included (quantize_s). --small checks that the script
+works: a 2-layer BERT of width 32, seq 16, 1 process per precision, 0.05-0.2 s.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--min-time", default="1")
     ap.add_argument("--max-time", default="4")
+    ap.add_argument("--small", action="store_true", help="a 2-layer BERT of width 32, seq 16, 1 process, 0.05-0.2 s: "
+                                                         "checks that the script works")
     args = ap.parse_args()
+    if args.small:
+        args.seq, args.repeats, args.min_time, args.max_time = 16, 1, "0.05", "0.2"
 
     work = Path(tempfile.mkdtemp(prefix="benchdb-quant-"))
     env = {**os.environ, "BENCHDB_CACHE": str(work / "cache")}
@@ -52,8 +57,10 @@ def main() -> None:
         import transformers as T
 
         torch.manual_seed(0)
-        model = str(work / "bert-base")
-        T.BertModel(T.BertConfig()).save_pretrained(model)
+        model = str(work / ("bert-small" if args.small else "bert-base"))
+        config = (T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
+                  if args.small else T.BertConfig())
+        T.BertModel(config).save_pretrained(model)
     out, db = work / "results", work / "w.duckdb"
     common = ["--model", model, "--batch-sizes", str(args.batch), "--seq-lens", str(args.seq), "--threads",
               str(args.threads), "--repeats", str(args.repeats), "--min-time", args.min_time, "--max-time",
