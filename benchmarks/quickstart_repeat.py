@@ -1,6 +1,6 @@
 """Do the quickstart's "wins" hold on the next run? Five quickstarts, each into its own warehouse.
 
-    python benchmarks/quickstart_repeat.py [--runs 5] [--baseline-ref 69eff9b] [--baseline-runs 2]
+    python benchmarks/quickstart_repeat.py [--runs 5] [--baseline-ref 69eff9b] [--baseline-runs 2] [--small]
 
 For every (model, batch size, input shape) where a quickstart's optimal-hardware table calls a
 "win", it checks whether every other run names the same winner (hardware / backend / mode /
@@ -11,7 +11,8 @@ The same run also measures the quickstart of an earlier commit (``--baseline-ref
 a temporary git worktree; ``python -m benchdb`` imports the package from the working directory,
 so one interpreter serves both), interleaved with the new runs: its wall time is the baseline of
 the ratio printed, and its own "win" calls (one process, within-process intervals) are checked the
-same way against every other run. Never run it beside another benchmark or test run.
+same way against every other run. Never run it beside another benchmark or test run. --small checks
+that the script works: one quickstart (--repeats 1: its calls cannot be wins), no baseline.
 """
 
 from __future__ import annotations
@@ -97,7 +98,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline-ref", default="69eff9b", help="the commit whose quickstart is today's baseline")
     ap.add_argument("--baseline-runs", type=int, default=2)
+    ap.add_argument("--small", action="store_true", help="1 quickstart with --repeats 1, no baseline: checks that "
+                                                         "the script works")
     args = ap.parse_args()
+    extra = []
+    if args.small:
+        args.runs, args.baseline_runs, extra = 1, 0, ["--repeats", "1"]
     with tempfile.TemporaryDirectory(prefix="bdb-qsrepeat-") as tmp:
         tmp = Path(tmp)
         base_tree = tmp / "baseline"
@@ -111,7 +117,8 @@ def main() -> None:
             walls = {"new": [], "base": []}
             rows = {"new": [], "base": []}
             for i, side in enumerate(order):
-                wall, opt = quickstart(ROOT if side == "new" else base_tree, tmp / f"{i}-{side}", [])
+                wall, opt = quickstart(ROOT if side == "new" else base_tree, tmp / f"{i}-{side}",
+                                       extra if side == "new" else [])
                 walls[side].append(wall)
                 rows[side].append(opt)
                 print(f"quickstart {i + 1}/{len(order)} ({side}): {wall:.1f} s", flush=True)

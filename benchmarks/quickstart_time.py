@@ -1,12 +1,13 @@
 """The main job's wall time now against an earlier commit's, interleaved in one run.
 
-    python benchmarks/quickstart_time.py [--baseline-ref ea10ada] [--pairs 2]
+    python benchmarks/quickstart_time.py [--baseline-ref ea10ada] [--pairs 2] [--small]
 
 The earlier commit is checked out into a temporary git worktree; each side runs
 ``python -m benchdb quickstart`` in its own checkout (``python -m`` imports the package from the
 working directory, so the same interpreter and libraries serve both) into a fresh folder. The
 sides alternate (A B B A ...), and the script prints each wall time and the ratio of the medians.
-Never run it beside another benchmark or test run.
+Never run it beside another benchmark or test run. --small checks that the script works: HEAD
+against itself, one pair, each quickstart with --repeats 1.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def quickstart(checkout: Path, work: Path) -> float:
+def quickstart(checkout: Path, work: Path, extra: list[str]) -> float:
     work.mkdir(parents=True)
     t0 = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "benchdb", "quickstart", "--db", str(work / "q.duckdb"),
-                           "--out", str(work / "results"), "--report", str(work / "report.html")],
+                           "--out", str(work / "results"), "--report", str(work / "report.html"), *extra],
                           cwd=checkout, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
@@ -41,7 +42,12 @@ def main() -> None:
     ap.add_argument("--baseline-ref", default="ea10ada", help="the commit to compare with (default: the "
                     "last commit before issue 12's repeats)")
     ap.add_argument("--pairs", type=int, default=2)
+    ap.add_argument("--small", action="store_true", help="HEAD against itself, 1 pair, --repeats 1: checks that the "
+                                                         "script works")
     args = ap.parse_args()
+    extra = []
+    if args.small:
+        args.baseline_ref, args.pairs, extra = "HEAD", 1, ["--repeats", "1"]
     with tempfile.TemporaryDirectory(prefix="benchdb-qs-") as tmp:
         base = Path(tmp) / "baseline"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline_ref],
@@ -52,7 +58,7 @@ def main() -> None:
             for i in range(args.pairs):
                 order += [("baseline", base), ("now", ROOT)] if i % 2 == 0 else [("now", ROOT), ("baseline", base)]
             for j, (name, checkout) in enumerate(order):
-                times[name].append(quickstart(checkout, Path(tmp) / f"run{j}-{name}"))
+                times[name].append(quickstart(checkout, Path(tmp) / f"run{j}-{name}", extra))
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
     b, n = statistics.median(times["baseline"]), statistics.median(times["now"])
