@@ -1,7 +1,7 @@
 """How well the regression checks work: recall and false alarms on generated series, and the
 gate on real A/A runs of one scenario on this machine.
 
-    python benchmarks/regressions_eval.py [--series 300] [--aa-runs 6]
+    python benchmarks/regressions_eval.py [--series 300] [--aa-runs 6] [--small]
 
 1. Change points: series of 30 per-run medians with heavy-tailed noise (Student t, 3 dof, 1 %),
    steps of 2-20 %, single spikes (+30 %), slow drift, or nothing; prints recall per step size
@@ -13,6 +13,8 @@ gate on real A/A runs of one scenario on this machine.
 3. Gate, real: --aa-runs consecutive numpy runs of one scenario; every consecutive pair is
    compared (same code, same machine: a flag is a false alarm; separate invocations without the
    series' history are inconclusive by rule, with the reason naming --ab).
+
+--small checks that the script works: 10 series per kind, 2 real runs of 0.05-0.2 s.
 """
 
 from __future__ import annotations
@@ -43,7 +45,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--series", type=int, default=300)
     ap.add_argument("--aa-runs", type=int, default=6)
+    ap.add_argument("--small", action="store_true", help="10 series per kind, 2 real runs of 0.05-0.2 s: checks "
+                                                         "that the script works")
     args = ap.parse_args()
+    timing = ["--min-time", "1", "--max-time", "5"]
+    if args.small:
+        args.series, args.aa_runs, timing = 10, 2, ["--min-time", "0.05", "--max-time", "0.2"]
     rng = np.random.default_rng(2026)
     per = max(args.series // 10, 10)
     print(f"change points ({per} series per kind, n=30 runs, t(3) noise 1 %):")
@@ -97,7 +104,7 @@ def main() -> None:
     runner = CliRunner()
     for _ in range(args.aa_runs):
         r = runner.invoke(cli, ["run", "--backend", "numpy", "--model", "matmul:256", "--threads", "1",
-                                "--min-time", "1", "--max-time", "5", "--out", str(work / "res"), "--repeats", "3"])
+                                *timing, "--out", str(work / "res"), "--repeats", "3"])
         assert r.exit_code == 0, r.output
     runner.invoke(cli, ["ingest", str(work / "res"), "--db", str(work / "w.duckdb")])
     print(f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, --repeats 3, consecutive pairs:")
