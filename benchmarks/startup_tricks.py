@@ -1,6 +1,6 @@
 """What each start-up trick of benchdb.startup and benchdb.memo saves a user, measured in one run.
 
-    python benchmarks/startup_tricks.py [--rounds 15]
+    python benchmarks/startup_tricks.py [--rounds 15] [--small]
 
 Interleaved, in new processes, medians of --rounds each:
 - DuckDB's engine alone (``import _duckdb``, what ``benchdb.startup.duckdb`` is) against the
@@ -10,7 +10,8 @@ Interleaved, in new processes, medians of --rounds each:
   cost every ``benchdb run`` / ``quickstart`` would pay;
 - ``benchdb report --optimal-hardware`` on a small warehouse, answered from benchdb.memo's cache
   against computed (``BENCHDB_NO_CACHE=1``), and ``benchdb query`` (never cached).
-Each line prints both medians and the saving, so a trick that saves nothing shows it.
+Each line prints both medians and the saving, so a trick that saves nothing shows it. --small
+checks that the script works: 1 round.
 """
 
 from __future__ import annotations
@@ -63,7 +64,10 @@ def _warehouse(folder: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--small", action="store_true", help="1 round: checks that the script works")
     args = ap.parse_args()
+    if args.small:
+        args.rounds = 1
     work = Path(tempfile.mkdtemp(prefix="benchdb-startup-"))
     db = _warehouse(work)
     cached = {**os.environ, "BENCHDB_ANSWERS_DIR": str(work / "answers")}
