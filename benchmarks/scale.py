@@ -1,6 +1,7 @@
 """How benchdb's costs grow with the warehouse: 1M, 10M and 100M samples (1B with --huge), one run.
 
     python benchmarks/scale.py [--sizes 1000000,10000000,100000000] [--huge] [--workdir DIR] [--skip-compact]
+                               [--small]
 
 For each size, a warehouse ingested from contract files as a fleet writes them: 20 nightly runs,
 each ingested as it lands, 4 hardware, many series (model x batch size), 20,000 samples a file.
@@ -21,6 +22,8 @@ cached as after any first command):
 with the wall time and the peak RSS of each. Then each figure's growth from the smallest size.
 Goals (issue 37): ingest at 100M <= 2x its cost at 1M; peak disk during a write <= 1.1x the
 warehouse; report and check < 1 s at 100M; peak RSS < 4 GB for every command.
+
+--small checks that the script works: 3 nights of 1,000-sample files, 3,000 and 6,000 samples.
 """
 
 from __future__ import annotations
@@ -192,7 +195,12 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--skip-compact", action="store_true",
                     help="leave out `db compact` (to measure a benchdb from before it, on PYTHONPATH)")
+    ap.add_argument("--small", action="store_true", help="3 nights of 1,000-sample files, 3,000 and 6,000 samples: "
+                                                         "checks that the script works")
     args = ap.parse_args()
+    if args.small:
+        global PER_FILE, RUNS
+        PER_FILE, RUNS, args.sizes = 1_000, 3, "3000,6000"
     sizes = [int(s) for s in args.sizes.split(",")] + ([1_000_000_000] if args.huge else [])
     work = Path(args.workdir or tempfile.mkdtemp(prefix="benchdb-scale-"))
     results = {s: one_size(work, s, compact=not args.skip_compact) for s in sizes}
