@@ -12,6 +12,7 @@ GuideLLM builds its synthetic prompts with a tokenizer: ``--tokenizer DIR`` (def
 tokenizer of benchdb.serving.tiny_llm, built offline into build/tiny-llm when missing).
 
     python benchmarks/serving_client.py [--ttft-ms 50 --itl-ms 10] [--guidellm build/guidellm-venv/bin/guidellm]
+    python benchmarks/serving_client.py --small     # checks that the script works: seconds, no peer
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def start_stub(ttft_ms: float, itl_ms: float, epoll: bool = False) -> tuple[subp
     return proc, line.strip().split()[-1]
 
 
-def benchdb_point(url: str, conc: int, max_tokens: int) -> dict[str, Any]:
-    rule = StopRule(warmup_iters=0, min_iters=max(50, 2 * conc), min_time_s=2.0, max_time_s=30.0,
+def benchdb_point(url: str, conc: int, max_tokens: int, min_time_s: float = 2.0) -> dict[str, Any]:
+    rule = StopRule(warmup_iters=0, min_iters=max(50, 2 * conc), min_time_s=min_time_s, max_time_s=30.0,
                     max_iters=max(200, 4 * conc), target_ci=0.005)
     spec = LoadSpec(base_url=url, model="stub", prompts=["the quick brown fox jumps over the lazy dog"] * 4,
                     max_tokens=max_tokens, concurrency=conc, warmup_requests=conc, rule=rule,
@@ -120,7 +121,17 @@ def main() -> None:
     ap.add_argument("--concurrency", default="1,16,64,256")
     ap.add_argument("--guidellm", help="path to a guidellm executable (its own venv)")
     ap.add_argument("--tokenizer", help="tokenizer folder for GuideLLM's synthetic prompts")
+    ap.add_argument("--min-time", type=float, default=2.0, help="seconds of each load point at least")
+    ap.add_argument("--small", action="store_true", help="concurrency 1 and 8, 5 ms TTFT, 1 ms ITL, 8 tokens, 0.5 s "
+                                                         "a point, no peer: checks that the script works")
     a = ap.parse_args()
+    if a.small:
+        a.concurrency, a.ttft_ms, a.itl_ms, a.max_tokens, a.min_time = "1,8", 5.0, 1.0, 8, 0.5
+    if a.small and a.guidellm:
+        print("guidellm: skipped (--small runs no peer)")
+        a.guidellm = None
+    elif not a.guidellm:
+        print("guidellm: skipped (give --guidellm PATH/bin/guidellm, from its own venv: pip install guidellm)")
     levels = [int(x) for x in a.concurrency.split(",")]
     proc, url = start_stub(a.ttft_ms, a.itl_ms, epoll=max(levels) > 1000)
     print(f"stub {url}: first token after {a.ttft_ms:g} ms, one token every {a.itl_ms:g} ms, "
@@ -129,7 +140,7 @@ def main() -> None:
         print(f"{'tool':8} {'conc':>5} {'reqs':>5} {'err':>4} {'TTFT median ms (vs set)':>24} "
               f"{'ITL median ms (vs set)':>24} {'client CPU':>10} {'tokens/s':>9}  stop")
         for conc in levels:
-            r = benchdb_point(url, conc, a.max_tokens)
+            r = benchdb_point(url, conc, a.max_tokens, a.min_time)
             ttft = r["ttft"] * 1e3 if r["ttft"] is not None else None
             itl = r["itl"] * 1e3 if r["itl"] is not None else None
             print(f"{'benchdb':8} {conc:5d} {r['requests']:5d} {r['errors']:4d} {fmt(ttft, a.ttft_ms):>24} "
