@@ -1,7 +1,7 @@
 """Time to a valid result: benchdb against a bare loop and optimum-benchmark, interleaved, one run.
 
     python benchmarks/time_to_result.py [--model tiny|base] [--rounds 3] [--threads 2]
-                                        [--optimum-python /path/to/venv/bin/python]
+                                        [--optimum-python /path/to/venv/bin/python] [--small]
 
 One scenario: a BERT saved with ``save_pretrained`` (random weights, seeded: no download; ``tiny``
 is 2 layers of width 128, ``base`` is BertConfig()'s defaults), PyTorch eager fp32 on the CPU,
@@ -17,12 +17,19 @@ user would run it, and its wall time is taken from process start to exit:
   separate venv: its pins differ from benchdb's): ``Benchmark.launch`` with ``launcher=inline``
   and its default inference scenario (latency only), the same shapes and model folder.
 
-The tools alternate, the order rotating every round. Printed: each tool's median wall time and
-median latency over the rounds, the wall-time ratios benchdb / optimum-benchmark and benchdb /
-bare, and each tool's median latency against a bare loop's in the same environment (agreement):
-optimum-benchmark 0.6.0 needs transformers < 5, which runs BERT faster than benchdb's 5.x, so the
-bare loop also runs in its venv. Compare only within
-one invocation: this machine's speed drifts between runs. Never run it beside another benchmark.
+Each tool runs right beside its bare loop in every round (benchdb with ``bare``, optimum-benchmark
+with the bare loop of its venv), the pairs' order rotating and the order within a pair flipping
+every round, so a pair sees the same machine: this machine's speed drifts between rounds, and a
+ratio of medians taken over rounds would mix that drift into the comparison. Printed: every round's
+wall time and median latency of each tool; then each tool's median wall time and latency over the
+rounds, and, per round, its wall time and its median latency against its bare loop's in the same
+round (agreement), with the median of those per-round ratios: the wall-time ratios benchdb / bare
+and benchdb / optimum-benchmark are medians of per-round ratios too. optimum-benchmark 0.6.0 needs
+transformers < 5, which runs BERT faster than benchdb's 5.x, so its bare loop runs in its venv.
+Compare only within one invocation. Never run it beside another benchmark.
+
+--small checks that the script works: BERT-tiny, 1 round; optimum-benchmark is skipped (a line
+says so) unless --optimum-python is given.
 """
 
 from __future__ import annotations
@@ -137,22 +144,32 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--optimum-python", help="a Python with optimum-benchmark installed (a separate venv)")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "benchdb-time-to-result")
+    ap.add_argument("--small", action="store_true", help="BERT-tiny, 1 round: checks that the script works")
     args = ap.parse_args()
+    if args.small:
+        args.model, args.rounds = "tiny", 1
     args.work.mkdir(parents=True, exist_ok=True)
     folder = make_model(args.model, args.work)
 
     tools = {"benchdb": lambda: run_benchdb(folder, args.threads, args.work),
              "bare": lambda: run_python(sys.executable, BARE, folder, args.threads)}
+    #: each tool and the bare loop it is compared with, run next to each other in every round
+    pairs = [("benchdb", "bare")]
     if args.optimum_python:
         tools["optimum-benchmark"] = lambda: run_python(args.optimum_python, OPTIMUM, folder, args.threads)
         # its venv pins its own transformers (optimum-benchmark 0.6.0 needs < 5): the same bare loop
         # there is the reference for its median
         tools["bare (optimum venv)"] = lambda: run_python(args.optimum_python, BARE, folder, args.threads)
+        pairs.append(("optimum-benchmark", "bare (optimum venv)"))
+    else:
+        print("optimum-benchmark: skipped (give --optimum-python, a Python with optimum-benchmark in its own venv)")
+    bare_of = {n: bare for pair in pairs for n, bare in (pair, (pair[1], pair[1]))}
     names = list(tools)
     walls: dict[str, list[float]] = {n: [] for n in names}
     medians: dict[str, list[float]] = {n: [] for n in names}
     for rnd in range(args.rounds):
-        order = names[rnd % len(names):] + names[:rnd % len(names)]
+        rotated = pairs[rnd % len(pairs):] + pairs[:rnd % len(pairs)]
+        order = [n for pair in rotated for n in (pair if rnd % 2 == 0 else pair[::-1])]
         for name in order:
             wall, res = tools[name]()
             walls[name].append(wall)
@@ -160,19 +177,31 @@ def main() -> int:
             print(f"round {rnd + 1} {name:<18} wall {wall:6.2f} s  median {res['median'] * 1e3:8.3f} ms"
                   f"  valid {res['valid']}" + (f"  n {res['n']}" if "n" in res else ""), flush=True)
 
+    def per_round(a: dict[str, list[float]], n: str, ref: str) -> list[float]:
+        return [x / y for x, y in zip(a[n], a[ref], strict=True)]
+
     load = os.getloadavg()
     print(f"\n# time to a result: BERT-{args.model} (save_pretrained, random weights), PyTorch eager fp32 CPU, "
           f"batch {BATCH}, seq {SEQ}, {args.threads} threads, {args.rounds} rounds; load average {load[0]:.2f}")
-    print(f"{'tool':<22}{'wall (median)':>14}{'wall range':>18}{'latency median':>16}{'vs its bare loop':>18}")
+    print("(vs its bare loop: the tool's figure over its bare loop's in the same round; median of the rounds)")
+    print(f"{'tool':<22}{'wall (median)':>14}{'wall range':>18}{'latency median':>16}{'wall vs bare':>14}"
+          f"{'latency vs bare':>17}")
     for n in names:
         w, m = statistics.median(walls[n]), statistics.median(medians[n])
-        ref = statistics.median(medians["bare (optimum venv)" if n == "optimum-benchmark" else "bare"])
-        print(f"{n:<22}{w:>12.2f} s{min(walls[n]):>9.2f}-{max(walls[n]):.2f} s{m * 1e3:>13.3f} ms{m / ref:>18.3f}")
-    b = statistics.median(walls["benchdb"])
+        wr, mr = per_round(walls, n, bare_of[n]), per_round(medians, n, bare_of[n])
+        print(f"{n:<22}{w:>12.2f} s{min(walls[n]):>9.2f}-{max(walls[n]):.2f} s{m * 1e3:>13.3f} ms"
+              f"{statistics.median(wr):>13.3f}x{statistics.median(mr):>16.3f}x")
+    for n, bare in pairs:
+        agree = per_round(medians, n, bare)
+        print(f"{n} median latency / {bare}'s, per round (agreement): "
+              f"{', '.join(f'{x:.3f}' for x in agree)}")
     if "optimum-benchmark" in names:
-        print(f"benchdb / optimum-benchmark wall time: {b / statistics.median(walls['optimum-benchmark']):.2f}x "
-              "(goal <= 0.40)")
-    print(f"benchdb / bare loop wall time: {b / statistics.median(walls['bare']):.2f}x")
+        ratios = per_round(walls, "benchdb", "optimum-benchmark")
+        print(f"benchdb / optimum-benchmark wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
+              f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 0.40)")
+    ratios = per_round(walls, "benchdb", "bare")
+    print(f"benchdb / bare loop wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
+          f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 1.1)")
     return 0
 
 
