@@ -317,5 +317,8 @@ def test_declared_modes_are_the_ones_the_backends_take():
     assert declared["openai"] == openai.ENDPOINTS
     assert declared["ort-web"] == ortweb.MODES
     assert declared["numpy"] == declared["userbench"] == ("eager",)
-    assert declared["pytorch"][:2] == ("eager", "compile") and all(m.startswith("compile:") for m in
-                                                                    declared["pytorch"][2:])
+    from benchdb.backends.pytorch import COMPILE_MODES
+
+    compiled = tuple(f"compile:{m}" for m in COMPILE_MODES)
+    assert declared["pytorch"] == ("eager", "compile", *compiled, "kernels", "kernels+compile",
+                                   *(f"kernels+{m}" for m in compiled))
