@@ -123,6 +123,7 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
                 "tags": [str(t) for t in run.get("tags") or []]}
         hid = _hardware_id(hw, hardware_ids)
         if hid not in hardware:
+            per_node, nodes = system.node_counts(hw)
             hardware[hid] = {
                 "hardware_id": hid, "kind": hw["kind"], "vendor": hw.get("vendor"),
                 "device_name": hw["device_name"], "memory_bytes": hw.get("memory_bytes"),
@@ -131,8 +132,7 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
                 "arch": hw.get("arch"), "os": hw.get("os"), "first_seen_run": run["run_id"],
                 "fingerprint": json.dumps(hw, sort_keys=True),
                 **{k: hw.get(k) for k in system.SYSTEM_KEYS},
-                "accelerators_per_node": system.accelerators_of({**hw, "nodes": 1}),
-                "nodes": None if system.accelerators_of(hw) is None else int(hw.get("nodes") or 1)}
+                "accelerators_per_node": per_node, "nodes": nodes}
         aid = identity.arch_id(model)
         if aid not in archs:
             archs[aid] = {

@@ -758,7 +758,7 @@ def _unchanged(planned: tuple[Path, dict, list]) -> bool:
         stored = (pq.read_schema(path).metadata or {}).get(contract.METADATA_KEY)
     except (OSError, ValueError):
         return False
-    return stored == json.dumps(meta, sort_keys=True).encode()
+    return stored == contract.encode_metadata(meta)
 
 
 def _detail(report: Report) -> str:

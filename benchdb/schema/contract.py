@@ -371,6 +371,11 @@ def columns_table(meta: Mapping[str, Any], cols: Mapping[str, Any]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=SAMPLE_SCHEMA)
 
 
+def encode_metadata(meta: Mapping[str, Any]) -> bytes:
+    """The footer bytes of a file's metadata: a file holding ``meta`` holds exactly these."""
+    return json.dumps(meta, sort_keys=True).encode()
+
+
 def write_scenario(path: str | os.PathLike, meta: Mapping[str, Any], table: pa.Table) -> Path:
     """Write one scenario file atomically: temp file in the same folder, fsync, rename.
 
@@ -378,7 +383,7 @@ def write_scenario(path: str | os.PathLike, meta: Mapping[str, Any], table: pa.T
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    table = table.replace_schema_metadata({METADATA_KEY: json.dumps(meta, sort_keys=True).encode()})
+    table = table.replace_schema_metadata({METADATA_KEY: encode_metadata(meta)})
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as fh:

@@ -266,16 +266,22 @@ def load_with_usage(path: str | Path) -> tuple[dict[str, Any], dict[str, Any]]:
     return normalize(doc, str(path)), usage(doc if isinstance(doc, Mapping) else {}, str(path))
 
 
-def accelerators_of(record: Mapping[str, Any]) -> int | None:
-    """All accelerators of a system: per node times nodes; a device fingerprint (no system keys) is
-    one accelerator, or none for a CPU; None for hardware known only by name, and for a named system
-    whose node size its source does not publish (InferenceX's GPU keys)."""
+def node_counts(record: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """(accelerators per node, nodes) of a system; a device fingerprint (no system keys) is one
+    accelerator, or none for a CPU, on one node; (None, None) for hardware known only by name, and
+    for a named system whose node size its source does not publish (InferenceX's GPU keys)."""
     per_node = record.get("accelerators_per_node")
     if per_node is None:
         if record.get("kind") in ("remote", "unknown") or record.get("system_name"):
-            return None
+            return None, None
         per_node = 0 if record.get("kind") == "cpu" else 1
-    return int(per_node) * int(record.get("nodes") or 1)
+    return int(per_node), int(record.get("nodes") or 1)
+
+
+def accelerators_of(record: Mapping[str, Any]) -> int | None:
+    """All accelerators of a system: per node times nodes (:func:`node_counts`); None when unknown."""
+    per_node, nodes = node_counts(record)
+    return None if per_node is None or nodes is None else per_node * nodes
 
 
 def describe(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -291,7 +297,7 @@ def describe(record: Mapping[str, Any]) -> dict[str, Any]:
     out["kind"] = record.get("kind")
     if record.get("kind") == "cpu" and record.get("vendor"):
         out["vendor"] = record["vendor"]
-    out["accelerators_per_node"] = accelerators_of({**record, "nodes": 1}) or 0
+    out["accelerators_per_node"] = node_counts(record)[0] or 0
     out["nodes"] = int(record.get("nodes") or 1)
     cpu = {"model": record.get("cpu_model"), "sockets": record.get("cpu_sockets"),
            "cores": record.get("cores_physical")}
