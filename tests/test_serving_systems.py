@@ -124,6 +124,8 @@ def test_bad_hardware_input_is_one_line_before_any_request(tmp_path):
             (["--ab-url", stub.url, stub.url], "describe each with --ab-hardware-file"),
             (["--ab-url", stub.url, stub.url, "--ab-hardware-file", twin, twin2], "give each its own system_name"),
             (["--ab-url", stub.url, stub.url, "--ab-hardware-file", H200, unknown], "unknown field"),
+            (["--ab-url", stub.url, stub.url, "--ab-hardware-file", H200, tmp_path / "none.yaml"],
+             f"--ab-hardware-file {tmp_path / 'none.yaml'}: No such"),
             ([*url, "--hardware-file", H200, "--ab-hardware-file", H200, MI300X], "give --ab-url too"),
         ]
         for args, text in cases:

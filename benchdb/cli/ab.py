@@ -72,7 +72,7 @@ def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptio
     for i, side in enumerate(SIDES):
         given = {"url": params["ab_url"][i], **({"hardware_file": files[i]} if files else {})}
         out[side] = [options.apply(o, given, f"--ab-url {side}") for o in runs]
-    found = [server_system(out[s][0]) for s in SIDES]
+    found = [server_system(out[s][0], "--ab-hardware-file" if files else None) for s in SIDES]
     systems = [f[0] for f in found if f is not None]
     if files and len(systems) == 2 and system_device(systems[0]) == system_device(systems[1]) \
             and identity.hardware_id(systems[0]) != identity.hardware_id(systems[1]):

@@ -66,10 +66,11 @@ def system_device(system: dict) -> str:
     return "remote:" + " ".join(str(name).lower().split())
 
 
-def server_system(opts: RunOptions) -> tuple[dict, dict] | None:
+def server_system(opts: RunOptions, flag: str | None = None) -> tuple[dict, dict] | None:
     """(system, usage options) of a --url server described by a hardware file (--hardware-file, or a
     file given to --server-hardware); None for a bare --server-hardware name or none. A file that
-    cannot be read is refused in one line naming it and the field."""
+    cannot be read is refused in one line naming it and the field, and ``flag``, the option the user
+    gave it with (default: the one of these two that holds it)."""
     from benchdb.schema import system
 
     path, declared = opts.option("hardware_file"), opts.option("server_hardware")
@@ -82,7 +83,7 @@ def server_system(opts: RunOptions) -> tuple[dict, dict] | None:
         path = declared
     if not path:
         return None
-    flag = "--hardware-file" if opts.option("hardware_file") else "--server-hardware"
+    flag = flag or ("--hardware-file" if opts.option("hardware_file") else "--server-hardware")
     try:
         return system.load_with_usage(path)
     except system.SystemError as exc:
