@@ -20,7 +20,7 @@ smi_log() {  # nvidia-smi's own log beside benchdb's NVML samples, every 100 ms,
 }
 
 use_wheels() {  # install build/gpu-wheels (when present) into $W/site and import benchdb from there
-  [ -d build/gpu-wheels ] || return 0
+  [ -d build/gpu-wheels ] && [ -z "${NO_WHEELS:-}" ] || return 0   # NO_WHEELS=1: the current python's own packages
   step install 90 "$PY" -m pip install -q --no-deps --no-index --target "$W/site" build/gpu-wheels/*.whl
   if ! [ -d "$W/site/benchdb" ]; then   # no pip on the image: a wheel is a zip of its files
     step unzip 60 "$PY" -c "import sys, zipfile; [zipfile.ZipFile(w).extractall(sys.argv[1]) for w in sys.argv[2:]]" \
