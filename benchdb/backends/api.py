@@ -133,6 +133,9 @@ class BackendInfo:
     option_set: type[BackendOptions] | None = None
     #: One line for `benchdb hardware` and help texts.
     summary: str = ""
+    #: "module:function" naming what it measures with, ``function() -> {name: version or None}``, where
+    #: that is not just ``package`` (the browser library's version is not onnxruntime-web's); light.
+    uses: str = ""
 
 
 @runtime_checkable

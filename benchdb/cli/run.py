@@ -420,7 +420,12 @@ def hardware_cmd(fmt, as_json):
     for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):
         click.echo(f"{title}:")
         for b in items:
-            detail = b["version"] if b["status"] == "available" else f"unavailable - {b['hint']}"
+            if b["status"] != "available":
+                detail = f"unavailable - {b['hint']}"
+            elif "uses" in b:       # named: openai's version is httpx's, ort-web's is onnxruntime-web's
+                detail = ", ".join(f"{name} {version or '(not installed)'}" for name, version in b["uses"].items())
+            else:
+                detail = b["version"]
             click.echo(f"  {b['name']:<16} {detail}")
 
 

@@ -396,6 +396,16 @@ def report(backends: Iterable[Installable]) -> dict:
         "python": sys.version.split()[0],
         "cpu": cpu_fingerprint(),
         "load_avg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
-        "backends": [availability(b) for b in backends],
+        "backends": [{**availability(b), "uses": uses(b)} for b in backends],
         "libraries": [availability(b) for b in LIBRARIES.values()],
     }
+
+
+def uses(info: Installable) -> dict[str, str | None]:
+    """What a backend measures with, by name, with versions: its own ``uses`` function where it has
+    one (ort-web: onnxruntime-web, run by playwright), else the package it needs (openai: httpx)."""
+    function = getattr(info, "uses", "")
+    if function:
+        module, _, name = function.partition(":")
+        return dict(getattr(importlib.import_module(module), name)())
+    return {info.package: package_version(info.package)}

@@ -49,8 +49,18 @@ def fetch() -> None:
             raise BackendUnavailable(f"backend ort-web is unavailable: {exc}") from None
 
 
+def uses() -> dict[str, str | None]:
+    """What it measures with: onnxruntime-web's files (the version benchdb fetches) in a browser driven
+    by playwright (``benchdb hardware``; a run records the browser's own version too)."""
+    from benchdb.backends.ortweb import assets
+    from benchdb.harness.hardware import package_version
+
+    return {"onnxruntime-web": assets.VERSION, "playwright": package_version("playwright")}
+
+
 BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'",
                       "benchdb.backends.ortweb.backend", probe="benchdb.backends.ortweb:missing",
+                      uses="benchdb.backends.ortweb:uses",
                       devices=("cpu", "webgpu"), modes=("opt-all",), option_set=OrtwebOptions,
                       summary="onnxruntime-web in a headless Chromium (WASM, WebGPU, WebNN)")
 
