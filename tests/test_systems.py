@@ -90,6 +90,26 @@ def test_this_machine_printed_as_a_hardware_file_keeps_its_own_id(tmp_path):
     assert identity.hardware_id(rec) == identity.hardware_id(native)
 
 
+def test_a_machines_own_run_records_the_host_its_hardware_file_describes(tmp_path):
+    """Seen on an H200: the run's hardware row had the same id as `benchdb hardware --format yaml`
+    but no CPU sockets or host memory, which the description gives."""
+    r = cli("hardware", "--format", "yaml")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "me.yaml").write_text(r.output)
+    rec = system.load(tmp_path / "me.yaml")
+    run = cli("run", "--backend", "numpy", "--model", "matmul:32", "--min-time", "50ms", "--max-time", "100ms",
+              "--out", tmp_path / "r")
+    assert run.exit_code == 0, run.output
+    db = tmp_path / "w.duckdb"
+    assert cli("ingest", tmp_path / "r", "--db", db).exit_code == 0
+    (row,) = db_rows(db, "SELECT hardware_id, cpu_sockets, host_memory_bytes, cores_physical, accelerators_per_node, "
+                         "nodes FROM hardware")
+    assert row["hardware_id"] == identity.hardware_id(rec)
+    assert row["cpu_sockets"] == rec["cpu_sockets"] and row["cpu_sockets"]
+    assert row["host_memory_bytes"] and abs(row["host_memory_bytes"] - rec["host_memory_bytes"]) < 2**30
+    assert (row["cores_physical"], row["accelerators_per_node"], row["nodes"]) == (rec["cores_physical"], 0, 1)
+
+
 @pytest.mark.core
 def test_an_import_with_a_hardware_file_records_the_system_and_its_parallelism(tmp_path):
     hw = tmp_path / "8xh200.yaml"

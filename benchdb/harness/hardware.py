@@ -156,6 +156,8 @@ def cpu_fingerprint() -> dict:
     fp.update({"cores_physical": psutil.cpu_count(logical=False), "cores_logical": psutil.cpu_count(logical=True),
                "memory_bytes": psutil.virtual_memory().total, "cpu_affinity": len(_affinity()),
                "cgroup_cpu_quota": cgroup_cpu_quota()})
+    # the host as a system describes it (benchdb hardware --format yaml): recorded, not identity
+    fp.update({"cpu_sockets": _sockets(), "host_memory_bytes": fp["memory_bytes"]})
     return fp
 
 
@@ -211,8 +213,8 @@ def device_fingerprint(device: str) -> dict:
     if family == "cpu":
         return cpu
     index = int(index_text) if index_text.isdigit() else 0
-    common = {"cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"],
-              "cores_physical": cpu["cores_physical"], "arch": cpu["arch"], "os": cpu["os"]}
+    common = {k: cpu[k] for k in ("cpu_model", "cpu_sockets", "cores_logical", "cores_physical", "host_memory_bytes",
+                                  "arch", "os")}
     if family in ("cuda", "rocm", "mps", "xpu") and availability(_TORCH)["status"] == "available":
         import torch
 
@@ -370,9 +372,8 @@ def this_system(accels: list[dict] | None = None) -> dict:
     model it has, else its CPU; the host CPU, sockets and memory."""
     cpu = cpu_fingerprint()
     accels = accelerators() if accels is None else accels
-    host = {"cpu_model": cpu["cpu_model"], "cpu_sockets": _sockets(), "cores_physical": cpu["cores_physical"],
-            "cores_logical": cpu["cores_logical"], "host_memory_bytes": cpu["memory_bytes"], "arch": cpu["arch"],
-            "os": cpu["os"], "nodes": 1}
+    host = {**{k: cpu[k] for k in ("cpu_model", "cpu_sockets", "cores_physical", "cores_logical",
+                                   "host_memory_bytes", "arch", "os")}, "nodes": 1}
     if not accels:
         return {k: v for k, v in {**cpu, **host, "accelerators_per_node": 0}.items() if v is not None}
     first = accels[0]

@@ -42,6 +42,6 @@ round(r.median * 1e3, 4) AS median_ms, round(r.p90 * 1e3, 4) AS p90_ms, \
 FROM results r JOIN runs USING (run_id), unnest(runs.tags) AS u(t) WHERE r.metric = 'latency_s' \
 ORDER BY r.model_id, tag"
 
-tar -C "$W" -czf "$OUT/system.tar.gz" .
+tar -C "$W" -czf "$OUT/system.tar.gz" --exclude=site .
 cp "$LOG" "$OUT/steps.log"
 ls -la "$OUT"
