@@ -46,7 +46,8 @@ def test_the_runs_hardware_is_the_system_the_machine_describes(warehouse):
     assert described["cores_physical"] == 16 and described["cpu_sockets"] == 1
     ((hid, kind, name, cc, per_node, nodes, accelerators),) = _rows(
         warehouse, "SELECT DISTINCT h.hardware_id, h.kind, h.device_name, h.compute_capability, "
-                   "h.accelerators_per_node, h.nodes, r.accelerators FROM results r JOIN hardware h USING (hardware_id)")
+                   "h.accelerators_per_node, "
+                   "h.nodes, r.accelerators FROM results r JOIN hardware h USING (hardware_id)")
     assert (kind, name, cc, per_node, nodes, accelerators) == ("cuda", "NVIDIA H200", "9.0", 1, 1, 1)
     assert hid == identity.hardware_id(described)
 
