@@ -164,8 +164,15 @@ class GateResult:
         return EXIT_MEANING[self.exit_code]
 
 
+def primary_metric(*sides: Selection) -> str:
+    """The metric to compare when none is asked for: the results' own headline (``ttft_s`` for a serving
+    load point), latency_s where the selections hold several kinds (the one every timed result has)."""
+    found = {r.get("primary_metric") or "latency_s" for s in sides for r in s.results.values()}
+    return found.pop() if len(found) == 1 else "latency_s"
+
+
 def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, threshold: float = 0.05,
-            metric: str = "latency_s", seed: int = 0) -> GateResult:
+            metric: str | None = None, seed: int = 0) -> GateResult:
     base_ids = selection.resolve_selector(con, baseline)
     cand_ids = selection.resolve_selector(con, candidate)
     overlap = set(base_ids) & set(cand_ids)
@@ -180,6 +187,8 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     if renamed:
         cside = Selection(candidate, {renamed.get(k, k): r for k, r in cside.results.items()})
     base, cand = bside.results, cside.results
+    if metric is None:
+        metric = primary_metric(bside, cside)
     selection.check_metric(con, metric, bside, cside)
     shared = sorted(set(base) & set(cand), key=selection.shown_order(cand))
     if not shared:

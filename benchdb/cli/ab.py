@@ -22,11 +22,9 @@ def check_command(report: AbReport, db: str) -> str:
 
     dirs = " ".join(shlex.quote(str(report.reports[s].out_dir)) for s in SIDES)
     tags = report.tags
-    # the results' own headline metric (ttft_s for a serving point) where it is not the gate's default
-    primary = {o.primary_metric for s in SIDES for o in report.reports[s].outcomes}
-    metric = f" --metric {shlex.quote(next(iter(primary)))}" if len(primary) == 1 and primary != {"latency_s"} else ""
+    # no --metric: check compares the results' own headline metric (ttft_s for a serving load point)
     return (f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
-            f"--candidate tag:{tags['cand']}{metric} --db {shlex.quote(db)}")
+            f"--candidate tag:{tags['cand']} --db {shlex.quote(db)}")
 
 
 def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:

@@ -129,8 +129,10 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
 @click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
 @click.option("--threshold", type=THRESHOLD, default="5%", show_default=True,
               help="Smallest change that matters (the series' own noise x3 raises it)." + THRESHOLD_HELP)
-@click.option("--metric", default="latency_s", show_default=True,
-              help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2).")
+@click.option("--metric", default=None,
+              help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2). "
+                   "Default: the results' own headline metric (latency_s; ttft_s for serving load points; "
+                   "latency_s where they differ).")
 @click.option("--format", "fmt", type=click.Choice(["md", "json", "html"]), default="md", show_default=True,
               help="html: one self-contained page (both distributions, the change with its CI, the threshold "
                    "band and the verdict per series).")
