@@ -2,6 +2,7 @@
 
 import errno
 import os
+from collections.abc import Iterable
 
 
 class BenchdbError(Exception):
@@ -61,3 +62,19 @@ def refused_write(exc: BaseException) -> str | None:
         return clip(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc.strerror))
     text = first_line(exc)
     return clip(text) if any(os.strerror(code) in text for code in _REFUSED) else None
+
+
+def closest(value: str, choices: Iterable[str]) -> str | None:
+    """The one of ``choices`` closest to a mistyped ``value`` (difflib's ratio, case ignored), or
+    None when none is close."""
+    import difflib
+
+    by_lower = {str(c).lower(): str(c) for c in choices}
+    close = difflib.get_close_matches(str(value).lower(), list(by_lower), n=1, cutoff=0.6)
+    return by_lower[close[0]] if close else None
+
+
+def did_you_mean(value: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'threads'?)`` for the choice :func:`closest` to ``value``, or ``""``."""
+    found = closest(value, choices)
+    return f" (did you mean {found!r}?)" if found is not None else ""

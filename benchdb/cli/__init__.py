@@ -19,15 +19,25 @@ import sys
 import click
 
 from benchdb import __version__
+from benchdb.cli.help import INTERRUPTED, Group, UsageLine
 from benchdb.errors import BenchdbError, clip, printable, refused_write
 
 
-class _Group(click.Group):
-    """Turns BenchdbError (and a DuckDB error while querying) into one line and an exit code.
+class _Group(Group):
+    """Turns BenchdbError (and a DuckDB error while querying) and click's usage errors into one
+    line and an exit code.
 
     Commands are registered when first looked up: running one imports only its module
     (:data:`WHERE`); --help, completion and an unknown name import them all.
     """
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:      # benchdb's own options (--debug): one line too
+            raise UsageLine(exc) from None
 
     def list_commands(self, ctx):
         _register(self)
@@ -52,6 +62,10 @@ class _Group(click.Group):
             click.echo("benchdb: interrupted; nothing half-written was kept (warehouse writes are "
                        "published whole), run the command again to finish", err=True)
             ctx.exit(130)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:       # a command's unknown option, bad value, missing argument
+            raise UsageLine(exc) from None
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
         except Exception as exc:  # a bug, not the user's fault: still one line unless --debug
@@ -68,7 +82,16 @@ class _Group(click.Group):
             ctx.exit(70)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, examples=(
+    ("measure, load and compare on this machine in one go (about a minute per backend)", "benchdb quickstart"),
+    ("measure a model at two batch sizes (then load the files: benchdb ingest results)",
+     "benchdb run --backend numpy --model matmul:256 --batch-sizes 1,8 --out results"),
+    ("which hardware and backend serve each model best", "benchdb report --optimal-hardware")),
+    exit_codes={1: "a command's own \"no\": a regression (check, bisect), nothing to report, a file "
+                   "rejected (ingest, import); each command's help says when",
+                3: "undecided or nothing measured (check, bisect, run)",
+                70: "internal error: a bug in benchdb (--debug shows the traceback; please report it)",
+                **INTERRUPTED})
 @click.version_option(__version__, prog_name="benchdb")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.pass_context
@@ -76,7 +99,8 @@ def main(ctx, debug):
     """benchdb: a benchmark data warehouse for ML inference across hardware.
 
     Runners write raw Parquet measurements (`benchdb run`), `benchdb ingest` loads them into a
-    versioned DuckDB file, and `benchdb query` / reports read it.
+    versioned DuckDB file, and `benchdb query` / reports read it. `benchdb COMMAND --help` shows
+    a command's options, examples and exit codes.
     """
     ctx.ensure_object(dict)
     ctx.obj["debug"] = debug

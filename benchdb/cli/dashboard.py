@@ -7,19 +7,26 @@ from __future__ import annotations
 
 import click
 
+from benchdb.cli.help import command
 from benchdb.cli.options import db_option
 
 
-@click.command("serve")
+@command("serve", examples=(
+    ("the dashboard of the default warehouse at http://127.0.0.1:8000/", "benchdb serve"),
+    ("another warehouse, on any free port", "benchdb serve --db team.duckdb --port 0")),
+    exit_codes={0: "stopped with Ctrl-C",
+                2: "bad input: no warehouse there, or the address cannot be listened on"})
 @db_option()
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; anything but this machine's loopback is warned about.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port (0: any free one).")
 def serve_cmd(db, host, port):
-    """A read-only dashboard over the warehouse in your browser: latest runs, results, the history
-    of any series with its change points, raw samples, serving load points. Filters live in the URL;
-    data ingested while it runs appears on the next load. Stop it with Ctrl-C."""
+    """A read-only dashboard over the warehouse, in a browser.
+
+    Latest runs, results, the history of any series with its change points, raw samples, serving
+    load points. Filters live in the URL; data ingested while it runs appears on the next load.
+    Stop it with Ctrl-C."""
     from benchdb.dashboard import assets
     from benchdb.dashboard.server import is_loopback, make_server
     from benchdb.errors import BenchdbError
@@ -45,14 +52,17 @@ def serve_cmd(db, host, port):
         server.server_close()
 
 
-@click.command("site")
+@command("site", examples=(
+    ("write the dashboard to the folder site (then: python -m http.server -d site)", "benchdb site --out site"),))
 @db_option()
 @click.option("--out", "out", required=True,
               help="Folder for the static site: new, empty, or an earlier site (replaced whole); never a "
                    "folder holding other files or a warehouse.")
 def site_cmd(db, out):
-    """The dashboard as static files (the page and its data as JSON) for any static host: GitHub
-    Pages, a Hugging Face static Space, or `python -m http.server` in the folder."""
+    """Write the dashboard as static files.
+
+    The page and its data as JSON, for any static host: GitHub Pages, a Hugging Face static
+    Space, or `python -m http.server` in the folder."""
     from benchdb.dashboard.site import build
 
     counts = build(db, out)

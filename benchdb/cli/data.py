@@ -10,11 +10,17 @@ import sys
 
 import click
 
+from benchdb.cli.help import command, group
 from benchdb.cli.options import READ_WAIT_S, db_option, duration_type
 from benchdb.errors import printable
 
 
-@click.command("ingest")
+@command("ingest", examples=(
+    ("load a run's files (a folder is read recursively; files already loaded are skipped)",
+     "benchdb ingest results"),
+    ("load the files of a shared bucket into a team warehouse",
+     "benchdb ingest s3://my-bucket/results --db team.duckdb")),
+    exit_codes={1: "a file was rejected (each is named with why on standard error); the others were loaded"})
 @click.argument("paths", nargs=-1, required=True)
 @db_option()
 @click.option("--wait", "wait_s", type=duration_type(), default="60s", show_default=True,
@@ -22,7 +28,11 @@ from benchdb.errors import printable
 @click.option("--batch-rows", type=click.IntRange(min=1), default=None, hidden=True,
               help="Sample rows per load transaction (tuning and tests).")
 def ingest(paths, db, wait_s, batch_rows):
-    """Load Parquet measurement files (folders, files or fsspec URLs, recursively) into the warehouse."""
+    """Load measurement files into the warehouse.
+
+    PATHS are Parquet measurement files, folders of them (read recursively) or fsspec URLs
+    (s3://, gs://, hf://...). A file loaded before is skipped; a bad file is rejected with why,
+    and the others are loaded."""
     from benchdb.warehouse import Warehouse
 
     def progress(done, total):
@@ -45,15 +55,18 @@ def ingest(paths, db, wait_s, batch_rows):
 MANY_PARTS = 1000
 
 
-@click.group("db")
+@group("db", examples=(
+    ("the schema version and table sizes", "benchdb db status"),
+    ("migrate a warehouse written by an older benchdb", "benchdb db upgrade --db team.duckdb")))
 def db_group():
-    """Inspect or migrate the warehouse schema."""
+    """Inspect, migrate or compact the warehouse."""
 
 
-@db_group.command("status")
+@db_group.command("status", examples=(("the default warehouse's schema and sizes", "benchdb db status"),
+                                      ("another warehouse", "benchdb db status --db team.duckdb")))
 @db_option()
 def db_status(db):
-    """Schema version of the database against this benchdb's, and table sizes."""
+    """Schema version against this benchdb's, and table sizes."""
     from benchdb.warehouse import Warehouse
 
     st = Warehouse(db).status()
@@ -77,10 +90,12 @@ def db_status(db):
                        "rewrites them as one")
 
 
-@db_group.command("upgrade")
+@db_group.command("upgrade", examples=(("migrate the default warehouse in place", "benchdb db upgrade"),))
 @db_option()
 def db_upgrade(db):
-    """Apply pending migrations in place (each in its own transaction)."""
+    """Apply pending migrations in place.
+
+    Each migration runs in its own transaction; a database newer than this benchdb is refused."""
     from benchdb.warehouse import Warehouse
 
     wh = Warehouse(db)
@@ -96,10 +111,11 @@ def db_upgrade(db):
         click.echo(printable(f"{wh.path}: samples read from {done.moved[1]} (were at {done.moved[0]})"))
 
 
-@db_group.command("compact")
+@db_group.command("compact", examples=(("merge the samples' parts once `db status` counts thousands",
+                                        "benchdb db compact"),))
 @db_option()
 def db_compact(db):
-    """Rewrite the raw samples' parts as one part, sorted by result.
+    """Rewrite the raw samples' parts as one sorted part.
 
     Every ingest adds a part beside the warehouse file, and a query reads each part's footer:
     compact now and then when `db status` counts thousands. The parts replaced stay on disk
@@ -116,12 +132,18 @@ def db_compact(db):
                    f"{done.parts_after}{removed}")
 
 
-@click.command("query")
+@command("query", examples=(
+    ("the newest valid result of every series", 'benchdb query "SELECT model_id, backend, batch_size, median '
+     'FROM results_latest LIMIT 5"'),
+    ("the same as CSV, for a spreadsheet", 'benchdb query "SELECT * FROM results_latest" --format csv')),
+    exit_codes={2: "bad input, or the SQL failed or writes (the connection is read-only); one line says why"})
 @click.argument("sql_text", metavar="SQL")
 @db_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
 def query(sql_text, db, fmt):
-    """Run a read-only SQL query against the warehouse."""
+    """Run a read-only SQL query against the warehouse.
+
+    SQL may read every table and view (docs: warehouse.md); nothing can write."""
     from benchdb.reports.tabular import render
     from benchdb.warehouse import Warehouse
 
@@ -130,12 +152,15 @@ def query(sql_text, db, fmt):
         click.echo(render(cols, rows, fmt))
 
 
-@click.command("ack")
+@command("ack", examples=(
+    ("accept change point 3f2a9c1e (an id prefix from `benchdb report --regressions`)",
+     'benchdb ack 3f2a9c1e --note "new tokenizer: slower by design"'),),
+    exit_codes={2: "bad input: no change point with that id (or a prefix of several)"})
 @click.argument("change_id")
 @click.option("--note", required=True, help="Why the shift is intended (kept with the change point).")
 @db_option()
 def ack(change_id, note, db):
-    """Accept a change point as intended, so it is no longer reported."""
+    """Accept a change point as intended (no longer reported)."""
     from benchdb.warehouse import Warehouse
 
     full = Warehouse(db).ack(change_id, note)

@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from benchdb.cli.help import command
 from benchdb.cli.options import db_option
 
 IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
@@ -16,7 +17,11 @@ IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
 
-@click.command("import")
+@command("import", examples=(
+    ("a vLLM serving benchmark's saved result, measured on the machine named h100-node",
+     "benchdb import vllm-serve vllm_result.json --hardware h100-node --out imported"),
+    ("every optimum-benchmark result under a folder", "benchdb import optimum-benchmark runs/ --out imported")),
+    exit_codes={1: "a file failed (each is named with why on standard error); the others were imported"})
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(IMPORT_FORMATS))
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--out", "out", default="results", show_default=True,
@@ -38,21 +43,22 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 @click.option("--precision", "precision", default=None, metavar="PRECISION",
               help="lm-eval: the precision the scores were measured at, where model_args names no dtype.")
 def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precision):
-    """Convert other tools' result files (files or folders) into benchdb contract files.
+    """Convert other tools' result files into contract files.
 
-    FORMAT: optimum-benchmark (benchmark.json or benchmark_report.json + benchmark_config.json),
-    pytest-benchmark (--benchmark-json), transformers (benchmark_v2 results), hud-v3 (PyTorch HUD
-    records: JSON list, object or lines), mlperf (LoadGen mlperf_log_summary.txt, or a whole MLPerf
-    Inference results repository, division or submitter folder: each run with its system, checked
-    against the published table, every disagreement printed); serving load
-    points: vllm-serve (vllm bench serve --save-result JSON), sglang-serve (sglang.bench_serving
-    --output-file JSON lines), aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm
-    (benchmarks.json or .yaml), recomputed in benchdb's serving definitions from their per-request
-    data; accuracy: lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a
-    model, precision and hardware, beside its speed); published serving points: inferencex (the
-    InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism). A bad
-    file is reported on one line and nothing of it is written; the others are imported (exit 1 if any
-    failed). Results never take this machine's hardware: a file's own, --hardware or --hardware-file,
+    PATHS are files or folders. FORMAT: optimum-benchmark (benchmark.json or
+    benchmark_report.json + benchmark_config.json), pytest-benchmark (--benchmark-json),
+    transformers (benchmark_v2 results), hud-v3 (PyTorch HUD records: JSON list, object or
+    lines), mlperf (LoadGen mlperf_log_summary.txt, or a whole MLPerf Inference results
+    repository, division or submitter folder: each run with its system, checked against the
+    published table, every disagreement printed); serving load points: vllm-serve (vllm bench
+    serve --save-result JSON), sglang-serve (sglang.bench_serving --output-file JSON lines),
+    aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm (benchmarks.json or
+    .yaml), recomputed in benchdb's serving definitions from their per-request data; accuracy:
+    lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a model,
+    precision and hardware, beside its speed); published serving points: inferencex (the
+    InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism).
+    A bad file is reported on one line and nothing of it is written; the others are imported.
+    Results never take this machine's hardware: a file's own, --hardware or --hardware-file,
     else unknown.
     """
     from benchdb.interop import Declared, declared_hardware, import_files
@@ -76,7 +82,12 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
         sys.exit(1)
 
 
-@click.command("export")
+@command("export", examples=(
+    ("every result as PyTorch HUD records, one JSON line per result and metric",
+     "benchdb export --format hud-v3 --out results.jsonl"),
+    ("one model's results as optimum-benchmark reports, one folder each",
+     "benchdb export --format optimum-benchmark --model tiny:bert --out exported"),
+    ("the whole warehouse as partitioned Parquet for Spark", "benchdb export --partitioned spark-data")))
 @click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default=None,
               help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
                    "benchmark.json per result; vllm-serve: one `vllm bench serve --save-detailed` JSON per "
@@ -89,7 +100,9 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
                    "fsspec URL); appends what is new to an earlier export.")
 @db_option()
 def export_cmd(fmt, out, models, partitioned, db):
-    """Write the warehouse's results (with their raw samples) in another tool's format."""
+    """Write results in another tool's format.
+
+    Each result goes with its raw samples; --partitioned writes the whole warehouse instead."""
     from benchdb.interop.export_formats import export
 
     if partitioned is not None:

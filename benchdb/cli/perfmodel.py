@@ -9,6 +9,7 @@ import json
 
 import click
 
+from benchdb.cli.help import command
 from benchdb.cli.options import csv_words, db_option, duration_type, size_type
 
 
@@ -21,7 +22,10 @@ def _si(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}"
 
 
-@click.command("calibrate")
+@command("calibrate", examples=(
+    ("this machine's CPU peaks, with numpy and PyTorch", "benchdb calibrate"),
+    ("a GPU's peaks, measured with PyTorch", "benchdb calibrate --device cuda:0 --backend pytorch"),
+    ("the calibrations stored so far", "benchdb calibrate --list")))
 @click.option("--device", default="cpu", show_default=True, help="Device to calibrate: cpu, cuda:0, mps, xpu:0.")
 @click.option("--backend", "backends", callback=csv_words, default="numpy,pytorch", show_default=True,
               help="Libraries that measure (each installed one that can drive the device).")
@@ -40,8 +44,10 @@ def _si(value: float | None, unit: str) -> str:
 @click.option("--list", "list_only", is_flag=True, help="List the stored calibrations instead of measuring.")
 @db_option()
 def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb, fmt, list_only, db):
-    """Measure this device's peaks (matmul FLOP/s per precision, copy/triad bandwidth) and add them
-    to the warehouse's hardware record (recalibrating adds rows, never overwrites)."""
+    """Measure this device's peak FLOP/s and memory bandwidth.
+
+    Matmul FLOP/s per precision and copy/triad bandwidth, added to the warehouse's hardware
+    record (recalibrating adds rows, never overwrites); `benchdb predict` uses them."""
     from benchdb.warehouse import Warehouse
 
     wh = Warehouse(db)
@@ -89,7 +95,12 @@ def _ms(v: float | None) -> str:
     return "-" if v is None else (f"{v * 1e3:.3g} ms" if v < 1 else f"{v:.3g} s")
 
 
-@click.command("predict")
+@command("predict", examples=(
+    ("a model's latency on calibrated hardware whose name contains epyc",
+     "benchdb predict --model tiny:bert --hardware epyc --batch-size 8"),
+    ("how wrong each method has been on this warehouse's data", "benchdb predict --evaluate")),
+    exit_codes={2: "bad input, nothing to predict from (no calibrated hardware or result that matches), "
+                   "or --evaluate with results of fewer than 3 models"})
 @click.option("--model", "model", default=None, help="Model id as stored (e.g. tiny:bert, matmul:256).")
 @click.option("--hardware", default=None, help="Calibrated hardware: a hardware id prefix or part of its name.")
 @click.option("--threads", type=click.IntRange(min=1), default=None,
@@ -103,8 +114,10 @@ def _ms(v: float | None) -> str:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @db_option()
 def predict(model, hardware, threads, batch_size, shape, backend, precision, mode, evaluate, fmt, db):
-    """Predict latency and throughput of a model on calibrated hardware, with an 80 % interval and the
-    method and data used; --evaluate measures the methods' errors (exit 2: insufficient data)."""
+    """Predict a model's latency on calibrated hardware.
+
+    Latency and throughput with an 80 % interval, and the method and data used; --evaluate
+    measures the methods' errors by cross-validation."""
     import sys
 
     from benchdb.perfmodel import evaluate as ev

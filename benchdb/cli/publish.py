@@ -11,11 +11,18 @@ from pathlib import Path
 
 import click
 
+from benchdb.cli.help import command
 from benchdb.cli.options import db_option, write_atomic
 from benchdb.errors import BenchdbError
 
 
-@click.command("publish")
+@command("publish", examples=(
+    ("list what would be uploaded to the dataset, changing nothing",
+     "benchdb publish --repo my-org/benchmarks --dry-run"),
+    ("upload (the token comes from HF_TOKEN or `hf auth login`)", "benchdb publish --repo my-org/benchmarks"),
+    ("the dashboard as a static Space", "benchdb publish --space my-org/benchdb-dashboard")),
+    exit_codes={1: "nothing to publish: no ingested contract file (matching --model/--hardware)",
+                2: "bad input, or the Hub refused a request (one line says why)"})
 @click.option("--repo", "repo_id", default=None, metavar="ORG/NAME", help="The dataset repository on the Hub.")
 @click.option("--space", "space_id", default=None, metavar="ORG/NAME",
               help="Instead: publish the dashboard (`benchdb site`) as a static Hugging Face Space.")
@@ -29,13 +36,13 @@ from benchdb.errors import BenchdbError
                                              "change nothing.")
 @db_option()
 def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_run, db):
-    """Publish the warehouse's results as a Hugging Face Hub dataset, in one commit (or, with
-    --space, the dashboard as a static Space).
+    """Publish the results as a Hugging Face Hub dataset.
 
-    Uploads each ingested contract file not on the Hub yet (samples/, what `benchdb ingest
-    hf://datasets/ORG/NAME` reads back), one results file per hardware for them (.results/, the
-    viewer's `results` config), the dataset card (README.md) and a badge per model (badges/). The
-    token comes from HF_TOKEN or `hf auth login`; it is never printed or stored.
+    In one commit (or, with --space, the dashboard as a static Space). Uploads each ingested
+    contract file not on the Hub yet (samples/, what `benchdb ingest hf://datasets/ORG/NAME`
+    reads back), one results file per hardware for them (.results/, the viewer's `results`
+    config), the dataset card (README.md) and a badge per model (badges/). The token comes from
+    HF_TOKEN or `hf auth login`; it is never printed or stored.
     """
     if (repo_id is None) == (space_id is None):
         raise BenchdbError("give --repo ORG/NAME (a dataset of the results) or --space ORG/NAME (the dashboard)")

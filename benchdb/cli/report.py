@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from benchdb.cli.help import command
 from benchdb.cli.options import (
     READ_WAIT_S,
     THRESHOLD,
@@ -22,7 +23,13 @@ from benchdb.cli.publish import model_card_options
 from benchdb.errors import BenchdbError
 
 
-@click.command("report")
+@command("report", examples=(
+    ("the best hardware and backend per model and batch size, within a 50 ms median",
+     "benchdb report --optimal-hardware --max-latency-ms 50ms"),
+    ("every report as one HTML page", "benchdb report --all --out report.html"),
+    ("the section for a model's Hub model card", "benchdb report --model-card tiny:bert")),
+    exit_codes={1: "nothing to report: the warehouse holds no results, none matches the filters, or none has "
+                   "what --objective needs (one line says which)"})
 @model_card_options
 @click.option("--optimal-hardware", "kinds", flag_value="optimal-hardware", multiple=True,
               help="Best hardware/backend per model and batch size (and the runner-up).")
@@ -76,7 +83,11 @@ from benchdb.errors import BenchdbError
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
 def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb,
            max_accuracy_drop, per, prices, github_summary, wide, engine, data):
-    """Reports from the warehouse: optimal hardware, compatibility, speedup, batch scaling, memory, trends."""
+    """Reports: best hardware, compatibility, speedup, trends.
+
+    Choose one or more reports (or --all): optimal hardware, the compatibility matrix, speedup,
+    speed against accuracy, batch scaling, peak memory, trends, open regressions, serving. Markdown
+    on a terminal; --out FILE.html writes one HTML page."""
     from benchdb.reports import build as builder
     from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse
@@ -124,7 +135,20 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
                   "same hardware and backend; run:ID, commit:SHA, tag:T, time:A..B pick whole runs.")
 
 
-@click.command("check")
+@command("check", examples=(
+    ("gate each machine's and backend's newest run on the run before it", "benchdb check --baseline latest~1 "
+     "--candidate latest"),
+    ("gate the runs tagged pr-123 on those tagged main (run --tag), threshold 3%",
+     "benchdb check --baseline tag:main --candidate tag:pr-123 --threshold 3%"),
+    ("the same as a page with both distributions", "benchdb check --baseline latest~1 --candidate latest "
+     "--format html --out check.html")),
+    exit_codes={0: "pass: every compared series is unchanged, improved or fixed (still_broken is reported, "
+                   "not a new failure)",
+                1: "fail: a shared series regressed or broke",
+                2: "nothing to compare (no series on both sides, a selector matching no run), an unknown "
+                   "--metric, or another usage error",
+                3: "undecided: nothing failed, but N of M verdicts are inconclusive (--allow-inconclusive "
+                   "makes that exit 0)"})
 @click.option("--baseline", required=True, help="Runs to compare against, e.g. latest~1. " + _SELECTOR_HELP)
 @click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
 @click.option("--threshold", type=THRESHOLD, default="5%", show_default=True,
@@ -145,9 +169,10 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
               help="Exit 0 when nothing failed, even if some verdicts are inconclusive (default: exit 3).")
 @db_option()
 def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide, allow_inconclusive, db):
-    """Regression gate: compare the series (scenario + options + hardware) both selections measured.
+    """Regression gate: compare two selections of runs.
 
-    Only the same series is ever compared. `latest` / `latest~N` work per hardware and backend: for
+    It compares the series (scenario + options + hardware) both selections measured; only the
+    same series is ever compared. `latest` / `latest~N` work per hardware and backend: for
     each (hardware, backend) the newest run that measured it, or the N-th run before that; so
     several machines feeding one warehouse, or one `benchdb run` per backend, are each compared
     with their own previous run.
@@ -163,16 +188,6 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide
       improved      the whole 95% CI is beyond the threshold, the good way
       fixed         broken in the baseline, ok in the candidate
       unchanged     the whole 90% CI is within +-threshold (an equivalence test)
-
-    \b
-    Exit codes:
-      0  pass: every compared series is unchanged, improved or fixed (still_broken
-         is reported, not a new failure)
-      1  fail: a shared series regressed or broke
-      2  nothing to compare (no series on both sides, a selector matching no run),
-         an unknown --metric, or another usage error
-      3  undecided: nothing failed, but N of M verdicts are inconclusive
-         (--allow-inconclusive makes that exit 0)
     """
     from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse

@@ -9,15 +9,18 @@ import sys
 
 import click
 
+from benchdb.cli.help import command
 
-@click.command("sql")
+
+@command("sql", examples=(("every view and report query in Spark SQL", "benchdb sql --dialect spark"),),
+         exit_codes={1: "a view has no faithful form in that dialect: left out and named on standard error"})
 @click.option("--dialect", type=click.Choice(["spark"]), required=True,
               help="Print benchdb's views and every report query in this SQL dialect.")
 def sql_cmd(dialect):
-    """Print benchdb's views and report queries translated from DuckDB SQL (macros inlined).
+    """Print the views and report queries in another SQL dialect.
 
-    The translation is generated from the same .sql files DuckDB runs. A view with no faithful
-    Spark form is left out and named on standard error (exit 1)."""
+    Translated from benchdb's DuckDB SQL (macros inlined), generated from the same .sql files
+    DuckDB runs. A view with no faithful Spark form is left out and named on standard error."""
     from benchdb.spark import translate
 
     skipped: list = []
