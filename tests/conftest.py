@@ -95,6 +95,14 @@ def import_and_ingest(tmp_path: Path, fmt: str, *paths, extra=()) -> Path:
     return db
 
 
+def ingest_fixture(folder: Path, db: Path, files: int) -> Path:
+    """`benchdb ingest` of a recorded fixture folder, all ``files`` of it loaded and none rejected."""
+    r = cli("ingest", folder, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert f"ingested {files} new file(s)" in r.output and "rejected 0" in r.output
+    return db
+
+
 def db_rows(db, query: str, params=None) -> list[dict]:
     """A read-only query's rows as dicts."""
     import duckdb

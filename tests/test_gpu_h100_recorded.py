@@ -20,6 +20,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from conftest import ingest_fixture
 
 from benchdb.cli import main
 
@@ -31,11 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("h100") / "h100.duckdb"
-    res = CliRunner().invoke(main, ["ingest", str(FIXTURE), "--db", str(db)])
-    assert res.exit_code == 0, res.output
-    assert "ingested 10 new file(s)" in res.output and "rejected 0" in res.output
-    return db
+    return ingest_fixture(FIXTURE, tmp_path_factory.mktemp("h100") / "h100.duckdb", 10)
 
 
 def test_the_served_model_is_recorded_in_its_own_precision_with_energy_per_token(warehouse):

@@ -17,6 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from conftest import ingest_fixture
 
 from benchdb.cli import main
 from benchdb.schema import identity, system
@@ -28,11 +29,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "gpu" / "h200_kernels"
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory) -> Path:
-    db = tmp_path_factory.mktemp("h200k") / "h200.duckdb"
-    res = CliRunner().invoke(main, ["ingest", str(FIXTURE), "--db", str(db)])
-    assert res.exit_code == 0, res.output
-    assert "ingested 6 new file(s)" in res.output and "rejected 0" in res.output
-    return db
+    return ingest_fixture(FIXTURE, tmp_path_factory.mktemp("h200k") / "h200.duckdb", 6)
 
 
 def _rows(db: Path, sql: str) -> list[tuple]:
