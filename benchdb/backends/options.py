@@ -285,6 +285,29 @@ def child_args(opts: RunOptions, overrides: Mapping[str, Any]) -> list[str]:
     return args
 
 
+def reproduce_args(opts: RunOptions, overrides: Mapping[str, Any]) -> list[str]:
+    """``benchdb run`` arguments that measure these options again, ``overrides`` (by option name) in
+    place of the run's values: every option whose value is not its declared default, and the thread
+    count (the default depends on the machine). Where the files go (--out), tags and co-runners (set
+    by --parallel, true of the original run only) are left to the reader."""
+    args = ["run"]
+    for opt in (*CORE, *of_backend(opts.backend)):
+        if opt.name in CORE_BY_NAME and opt is not CORE_BY_NAME[opt.name]:
+            continue
+        if opt.name in ("out", "tags", "co_runners"):
+            continue
+        value = overrides[opt.name] if opt.name in overrides else value_of(opts, opt)
+        if opt.name == "threads" and value is None:
+            value = opts.thread_count
+        default = opt.default
+        if isinstance(value, (list, tuple)) and isinstance(default, (list, tuple)):
+            value, default = tuple(value), tuple(default)
+        if value == default and opt.name not in ("backend", "models", "threads") and opt.name not in overrides:
+            continue
+        args += argument(opt, value)
+    return args
+
+
 def identity_options(opts: RunOptions) -> dict[str, Any]:
     """The options declared part of the identity, with this run's values: the backend's own (set
     or not), and the core ones that are set."""

@@ -128,8 +128,10 @@ def about_result(columns: list[str], rows: list[list]) -> dict[str, Any]:
         return {"statistics": None, "command": None}
     from benchdb.reports.build import reproduce_command
 
-    return {"statistics": {"columns": columns, "rows": rows},
-            "command": reproduce_command(dict(zip(columns, rows[0], strict=True)))}
+    command = reproduce_command(dict(zip(columns, rows[0], strict=True)))
+    shown = [i for i, c in enumerate(columns) if c not in ("options_json", "run_config")]
+    return {"statistics": {"columns": [columns[i] for i in shown], "rows": [[row[i] for i in shown] for row in rows]},
+            "command": command}
 
 
 def grouped(con, name: str, key: str, limit: int | None = None):

@@ -5,7 +5,7 @@ SELECT r.result_id, r.model_id, r.backend, r.device, r.mode, r.precision, r.batc
        CAST(r.options AS VARCHAR) AS options_json, r.threads, r.repeats, r.ci_method, r.metric, r.unit, r.n,
        r.median, r.median_ci_low, r.median_ci_high, r.min, r.p90, r.p99, r.max, r.throughput, r.status,
        r.validity, r.validity_reasons, r.timing_method, r.stop_reason, h.device_name AS hardware_name,
-       r.run_id, ru.started_at AS run_started_at, ru.git_commit, ru.host,
+       r.run_id, ru.started_at AS run_started_at, ru.git_commit, ru.host, CAST(ru.config AS VARCHAR) AS run_config,
        (SELECT list({'metric': m.metric, 'unit': m.unit, 'n': m.n, 'median': m.median} ORDER BY m.metric)
           FROM result_metrics m
          WHERE m.result_id = r.result_id AND m.metric <> r.metric)  AS other_metrics
