@@ -33,9 +33,9 @@ CORE: tuple[Option, ...] = (
     Option("batch_sizes", "ints", (1,), "Comma-separated.", minimum=1, aliases=("batch_size",), axis=True),
     Option("seq_lens", "ints", (128,), "Sequence lengths (backends with text inputs).", minimum=1,
            aliases=("seq_len",), axis=True),
-    Option("modes", "words", ("eager",), "pytorch: eager, compile[:mode], kernels, kernels+compile[:mode]; "
-           "onnxruntime: opt-all (default), opt-extended, opt-basic, opt-disabled; openvino: latency (default), "
-           "throughput.", flag="--mode",
+    Option("modes", "words", ("eager",), "Comma-separated, each backend's own: pytorch: eager, compile[:mode], "
+           "kernels, kernels+compile[:mode]; onnxruntime: opt-all, opt-extended, opt-basic, opt-disabled; "
+           "openvino: latency, throughput; ort-web: opt-all; openai: completions, chat.", flag="--mode",
            aliases=("mode",), axis=True),
     Option("precisions", "words", ("fp32",), "Comma-separated: fp32, fp16, bf16, fp64; int8, int4 (quantized: "
            "see --quant).", flag="--precision", aliases=("precision",), axis=True),
@@ -77,6 +77,25 @@ CORE: tuple[Option, ...] = (
 )
 
 CORE_BY_NAME = {o.name: o for o in CORE}
+
+
+def default_mode(info: Any) -> str:
+    """A backend's default mode: the first it declares (the core default ``eager`` means it), or
+    ``eager`` when it declares none."""
+    return info.modes[0] if info.modes else "eager"
+
+
+def default_text(opt: Option) -> str | None:
+    """The default `--help` shows for an option whose default differs per backend, in words
+    (``--mode``: each backend's own); None where the declared default is the same for every one."""
+    if opt.name != "modes":
+        return None
+    from benchdb.backends import registry
+
+    by_mode: dict[str, list[str]] = {}
+    for name, info in sorted(registry.backends().items()):
+        by_mode.setdefault(default_mode(info), []).append(name)
+    return "per backend: " + ", ".join(f"{mode} ({', '.join(names)})" for mode, names in by_mode.items())
 
 #: The precisions benchdb knows. A backend measures some and records the others as unsupported,
 #: with why (int4 through ONNX Runtime); any other value is a typo, refused before anything runs.

@@ -10,13 +10,22 @@ from pathlib import Path
 
 import click
 
+from benchdb.cli.help import command
 from benchdb.cli.options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, append_summary, db_option
 from benchdb.cli.run import run_options, with_run_options
 from benchdb.errors import BenchdbError
 from benchdb.quantity import percent_text
 
 
-@click.command("bisect")
+@command("bisect", examples=(
+    ("the commit after v0.1.0 up to HEAD that made a matrix product slower",
+     "benchdb bisect --good v0.1.0 --bad HEAD --backend numpy --model matmul:256"),
+    ("the commits and scenario of a change point (an id from `benchdb report --regressions`)",
+     "benchdb bisect 3f2a9c1e --db team.duckdb"),
+    ("your own bench functions, each commit measuring its own copy of the file",
+     "benchdb bisect --good main~20 --bad main --bench benches/bench_tokenize.py")),
+    exit_codes={0: "culprit found", 1: "no regression between good and bad",
+                3: "stopped by noise or failures (the answer names the range it could not narrow)"})
 @click.argument("change_id", required=False)
 @click.option("--good", default=None, metavar="REV", help="A commit whose speed is fine.")
 @click.option("--bad", default=None, metavar="REV", help="A later commit that is slower.")
@@ -40,11 +49,11 @@ from benchdb.quantity import percent_text
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown answer to $GITHUB_STEP_SUMMARY.")
 @db_option(help="Warehouse holding CHANGE_ID.")
 def bisect(**params):
-    """Find the commit between --good and --bad that made the scenarios slower, measuring every step
-    with an interleaved A/B (or take both commits and the scenario from change point CHANGE_ID).
+    """Find the commit that made the scenarios slower.
 
-    Exit codes: 0 culprit found; 1 no regression between good and bad; 2 bad input; 3 stopped by
-    noise or failures (the answer names the range it could not narrow).
+    Between --good and --bad (or the commits and scenario of change point CHANGE_ID), each step an
+    interleaved A/B of two commits' environments. The run options below are those of `benchdb
+    run` that apply to it.
     """
     from click.core import ParameterSource
 
@@ -263,4 +272,14 @@ def _json(r) -> str:
     return json.dumps(r.as_dict(), indent=2)
 
 
-COMMANDS = (with_run_options(bisect),)
+#: Run options that do not apply to a bisect: it measures each step as an interleaved A/B of two
+#: commits' interpreters on this machine, always timing (not --verify-only), never beside other
+#: measurements (--co-runners), and not a serving endpoint (the openai backend's options).
+LEFT_OUT = ("co_runners", "verify_only")
+CHANGED: dict[str, dict[str, object]] = {
+    "backend": {"help": "Required unless --config, --bench or CHANGE_ID: numpy, pytorch, onnxruntime, openvino, "
+                        "or an installed plug-in's name (`benchdb hardware` lists them)."},
+    "repeats": {"default": 5, "help": "Trials per step: each commit's side measured in K processes, interleaved "
+                                      "(then more while the verdict is open, up to --ab-max-trials)."}}
+
+COMMANDS = (with_run_options(bisect, leave_out=LEFT_OUT, backends_left_out=("openai",), changed=CHANGED),)

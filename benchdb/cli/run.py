@@ -7,16 +7,20 @@ light (no torch, onnxruntime, openvino or duckdb).
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
 from benchdb import quantity
+from benchdb.cli.help import INTERRUPTED, command
 from benchdb.cli.options import (
     READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,
     Quantity,
+    Renamed,
     csv_ints,
     csv_words,
     db_option,
@@ -34,7 +38,18 @@ def _checked_duration(ctx, param, value):
     return value
 
 
-@click.command("run")
+@command("run", examples=(
+    ("a matrix product at two batch sizes (numpy: no ML library needed)",
+     "benchdb run --backend numpy --model matmul:256 --batch-sizes 1,8"),
+    ("a tiny BERT (random weights, no download), eager and compiled, 3 interleaved processes each",
+     "benchdb run --backend pytorch --model tiny:bert --mode eager,compile --repeats 3"),
+    ("A/B two environments' interpreters on the same scenarios (prints the check command)",
+     "benchdb run --ab ../main/.venv/bin/python .venv/bin/python --backend numpy --model matmul:256")),
+    exit_codes={0: "at least one scenario succeeded (failed, unsupported or timed-out ones are recorded in their "
+                   "files, so `benchdb run ... && benchdb ingest ...` keeps working for partial failures)",
+                3: "no scenario succeeded (every file records why)",
+                130: "interrupted (Ctrl-C): the finished scenarios' files are kept, and the line printed says "
+                     "how to resume"})
 @click.option("--ab", nargs=2, default=None, metavar="BASE CAND",
               help="A/B gate: measure every scenario with two Python interpreters (e.g. the main branch's and "
                    "the PR's venv) in interleaved trials (--repeats, default 5); prints the check command.")
@@ -78,12 +93,10 @@ def _checked_duration(ctx, param, value):
               help="Your own bench_* functions (repeatable): a .py file, a folder of bench_*.py files, or "
                    "FILE::FUNCTION. Implies --backend userbench; replaces --model (docs: guides/user-benches.md).")
 def run(**params):
-    """Measure models on this machine and write one Parquet file per scenario.
+    """Measure models on this machine (one file per scenario).
 
-    Exit codes: 0 when at least one scenario succeeded (failed, unsupported or timed-out
-    scenarios are recorded in their files, so `benchdb run ... && benchdb ingest ...` keeps working
-    for partial failures); 3 when none did (every file records why); 130 on Ctrl-C (the finished
-    scenarios' files are kept, and the line printed says how to resume); 2 for bad options.
+    Give --backend and --model (or --config FILE, --suite NAME or --bench PATH); --dry-run
+    prints the plan. Options marked [backend] apply to that backend's runs only.
     """
     from benchdb.plan import config as cfgmod
 
@@ -236,34 +249,49 @@ def _click_option(opt, owners: list[str]) -> click.Option:
     from benchdb.backends import options
 
     text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
+    names = [opt.cli_flag, *opt.old_flags, opt.param]       # old flags: read, not shown
     kw: dict = {"help": text, "metavar": opt.metavar}
+    shown = options.default_text(opt)      # a default that differs per backend, in words
+    if shown:                               # as click writes a default, without its parentheses
+        kw["help"] = f"{text}  [default: {shown}]"
     if opt.kind == "bool":
-        return click.Option([opt.cli_flag, opt.param], is_flag=True, **kw)
+        return Renamed(names, is_flag=True, **kw)
     if opt.repeat:
-        return click.Option([opt.cli_flag, opt.param], multiple=True, **kw)
+        return Renamed(names, multiple=True, **kw)
     if opt.kind in ("words", "ints"):
         default = ",".join(map(str, opt.default)) if opt.default else None
-        return click.Option([opt.cli_flag, opt.param], default=default, show_default=default is not None,
+        return Renamed(names, default=default,
+                            show_default=not shown and default is not None,
                             callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
     if opt.kind in options.QUANTITIES:
         kw["help"] = f"{text} Write {options.QUANTITIES[opt.kind]}."
         kw["metavar"] = opt.metavar or ("DURATION" if opt.kind == "duration" else "PCT")
-        return click.Option([opt.cli_flag, opt.param], type=Quantity(partial(options.quantity_of, opt), kw["metavar"]),
+        return Renamed(names, type=Quantity(partial(options.quantity_of, opt), kw["metavar"]),
                             default=None if opt.default is None else options.quantity_text(opt, opt.default),
-                            show_default=opt.default is not None, **kw)
+                            show_default=not shown and opt.default is not None, **kw)
     kind = {"int": click.IntRange(min=opt.minimum, max=opt.maximum),
             "float": click.FloatRange(min=opt.minimum, max=opt.maximum)}.get(opt.kind, click.STRING)
     if opt.kind in ("int", "float") and opt.minimum is None and opt.maximum is None:
         kind = click.INT if opt.kind == "int" else click.FLOAT
-    return click.Option([opt.cli_flag, opt.param], type=kind, default=opt.default,
-                        show_default=opt.default is not None, **kw)
+    return Renamed(names, type=kind, default=opt.default,
+                        show_default=not shown and opt.default is not None, **kw)
 
 
-def with_run_options(command: click.Command) -> click.Command:
-    """Adds every declared run option, core and backends' own, before the command's other options."""
+def with_run_options(command: click.Command, *, leave_out: Collection[str] = (),
+                     backends_left_out: Collection[str] = (),
+                     changed: Mapping[str, Mapping[str, Any]] | None = None) -> click.Command:
+    """Adds the declared run options, core and backends' own, before the command's other options:
+    every one (`benchdb run`), or, for a command that measures otherwise (`bisect`), all but the
+    options named in ``leave_out`` and those only ``backends_left_out`` take, with the fields in
+    ``changed`` (by option name: its default, its help) its own."""
+    from dataclasses import replace
+
     from benchdb.backends import options
 
-    command.params[:0] = [_click_option(opt, owners) for opt, owners in options.every()]
+    changed = changed or {}
+    command.params[:0] = [
+        _click_option(replace(opt, **changed.get(opt.name, {})), owners) for opt, owners in options.every()
+        if opt.name not in leave_out and not (owners and set(owners) <= set(backends_left_out))]
     return command
 
 
@@ -298,7 +326,7 @@ def run_options(ctx, params):
         core = {o.param for o in options.CORE if o.name not in ("backend", "models")}
         explicit |= core
     given = {}
-    for param in explicit & set(declared):
+    for param in explicit & set(declared) & set(params):      # a command may take only some (bisect)
         opt = declared[param]
         value = params[param]
         given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
@@ -332,7 +360,8 @@ def _print_plan(items, db) -> None:
         click.echo(plural(total, "scenario"))
 
 
-@click.command("suites")
+@command("suites", examples=(("list them", "benchdb suites"),
+                             ("the scenarios of one, without measuring", "benchdb run --suite smoke --dry-run")))
 def suites():
     """The predefined suites (for `benchdb run --suite NAME`)."""
     from benchdb.plan import config as cfgmod
@@ -343,7 +372,11 @@ def suites():
         click.echo(f"{name:<16} {cfg.description} [{backends}]")
 
 
-@click.command("quickstart")
+@command("quickstart", examples=(
+    ("measure, ingest and report (about a minute per installed backend)", "benchdb quickstart"),
+    ("one process per model: faster, but no winner can be confirmed",
+     "benchdb quickstart --repeats 1 --report quick.html")),
+    exit_codes=INTERRUPTED)
 @db_option()
 @click.option("--out", default="results", show_default=True, help="Folder for the measurement files.")
 @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -352,7 +385,10 @@ def suites():
               help="Processes per scenario, interleaved (each with 1/K of the suite's time); 1: one process "
                    "per model, and no winner can be confirmed.")
 def quickstart(db, out, report_path, repeats):
-    """Run the smoke suite with every installed backend, ingest it, and write an HTML report."""
+    """Measure, ingest and report the smoke suite on this machine.
+
+    Every installed backend runs the smoke suite; the results are ingested into the warehouse and
+    an HTML report is written."""
     from benchdb.plan import quickstart as qs
     from benchdb.warehouse import Warehouse
 
@@ -365,13 +401,18 @@ def quickstart(db, out, report_path, repeats):
     click.echo(f"warehouse: {path} (try `benchdb report --matrix` or `benchdb query`)")
 
 
-@click.command("hardware")
+@command("hardware", examples=(
+    ("what this machine has", "benchdb hardware"),
+    ("the same for scripts", "benchdb hardware --format json"),
+    ("this machine as a hardware file (--hardware-file of run --url and import)", "benchdb hardware --format yaml")))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "yaml"]), default="text", show_default=True,
               help="json: machine-readable; yaml: this machine as a system, in the form of a hardware file "
                    "(--hardware-file of run --url and import).")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 def hardware_cmd(fmt, as_json):
-    """What this machine has: CPU, memory, installed backends and their versions."""
+    """This machine's CPU, memory, devices and backends.
+
+    With the installed backends' and libraries' versions, and how --parallel would split it."""
     from benchdb.backends import registry
     from benchdb.harness import hardware
 
