@@ -4,9 +4,11 @@
   ``0.05``. A bare number is accepted only below 1, and then it is a fraction; ``5`` (or ``1``) could
   mean 5 % or 500 %, so it is refused with "did you mean 5%?".
 - **A duration**: a number and a unit, ``500ms``, ``2s``, ``30m``, ``12h``, ``7d``, ``2w``. A bare
-  number is in the option's own unit: seconds, or milliseconds for an option named ``...-ms``.
+  number is in the option's own unit: seconds, or milliseconds for an option named ``...-ms`` (old
+  names only: docs/reference/option-rules.md).
 - **A size**: ``512MiB``, ``2GiB`` (powers of 1024), ``2GB``, ``500kB`` (powers of 1000), ``4096B``. A
-  bare number is in the option's own unit: bytes, or MiB for an option named ``...-mb``.
+  bare number is refused ("did you mean 512MiB?"): nobody means bytes; an old option named ``...-mb``
+  reads it as MiB.
 
 Config files take the same text, or a number (read as a bare number). Errors are
 :class:`QuantityError` (a ``ValueError``) whose message does not name the option: the caller does.
@@ -81,10 +83,14 @@ def percent_text(fraction: float) -> str:
     return repr(float(fraction))
 
 
-def _scaled(value: str | float | int, forms: str, units: Mapping[str, float], bare: str, kind: str) -> float:
-    """``value``'s number times its unit's factor (``bare`` for a bare number)."""
+def _scaled(value: str | float | int, forms: str, units: Mapping[str, float], bare: str | None, kind: str,
+            guess: str = "") -> float:
+    """``value``'s number times its unit's factor (``bare`` for a bare number; None: a bare number is
+    refused, suggesting the unit ``guess``)."""
     number, unit = _split(value, forms)
-    factor = units.get((unit or bare).lower())
+    if not unit and bare is None:
+        raise QuantityError(f"{value!r} has no unit; did you mean {number:g}{guess}? (write e.g. {forms})")
+    factor = units.get((unit or bare or "").lower())
     if factor is None:
         raise QuantityError(f"{value!r}: {unit!r} is not a unit of {kind}; write e.g. {forms}")
     return number * factor
@@ -104,9 +110,10 @@ def duration_text(seconds: float) -> str:
     return repr(float(seconds)).removesuffix(".0") + "s"
 
 
-def size(value: str | float | int, *, bare: str = "B", minimum: float = 0.0) -> float:
-    """A size in bytes: ``'512MiB'`` -> 536870912, ``'2GB'`` -> 2e9; a bare number is in ``bare``."""
-    size_bytes = _scaled(value, SIZE_FORMS, _SIZE_UNITS, bare, "size")
+def size(value: str | float | int, *, bare: str | None = None, minimum: float = 0.0) -> float:
+    """A size in bytes: ``'512MiB'`` -> 536870912, ``'2GB'`` -> 2e9; a bare number is in ``bare``
+    (None: refused, "did you mean 512MiB?")."""
+    size_bytes = _scaled(value, SIZE_FORMS, _SIZE_UNITS, bare, "size", guess="MiB")
     if size_bytes < minimum:
         raise QuantityError(f"{value!r} is too small; give at least {minimum:g} bytes")
     return size_bytes

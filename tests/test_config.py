@@ -58,7 +58,7 @@ def test_good_yaml_and_json_configs(tmp_path, monkeypatch):
      "config key 'batch_sizes': 0 is not a positive integer"),
     ("runs: [{backends: tensorflow, models: x}]",
      "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openai, openvino, ort-web, pytorch, userbench"),
-    ("runs: [{backends: numpy}]", "runs[0]: 'models' is required"),
+    ("runs: [{backends: numpy}]", "runs[0]: 'model' is required"),
     ("settings: {min_time: fast}\nruns: [{backends: numpy, models: matmul:8}]",
      "config key 'min_time': 'fast' is not like 500ms, 2s, 30m, 12h, 7d"),
     ("runs: [{backends: numpy, models: '${NOPE_NOT_SET}'}]", "environment variable ${NOPE_NOT_SET} is not set"),

@@ -86,7 +86,7 @@ def test_a_bad_duration_is_refused(value, message):
 
 
 @pytest.mark.parametrize("text,size", [
-    ("512MiB", 512 * 2**20), ("2GiB", 2 * 2**30), ("2GB", 2e9), ("500kB", 5e5), ("4096B", 4096), ("4096", 4096),
+    ("512MiB", 512 * 2**20), ("2GiB", 2 * 2**30), ("2GB", 2e9), ("500kB", 5e5), ("4096B", 4096),
     ("1.5gib", 1.5 * 2**30),
 ])
 def test_a_size_takes_binary_or_decimal_units(text, size):
@@ -96,6 +96,8 @@ def test_a_size_takes_binary_or_decimal_units(text, size):
 def test_a_bad_size_is_refused_and_a_bare_number_is_in_the_options_unit():
     with pytest.raises(quantity.QuantityError, match="'XB' is not a unit of size"):
         quantity.size("2XB")
+    with pytest.raises(quantity.QuantityError, match=r"'512' has no unit; did you mean 512MiB\?"):
+        quantity.size("512")            # bytes are never what a bare size means
     assert quantity.size("512", bare="MiB") == 512 * 2**20
 
 
@@ -192,6 +194,11 @@ def test_report_budgets_take_units(tmp_path):
 
     assert optimal("--max-latency-ms", "0.5s") == optimal("--max-latency-ms", "500")
     assert optimal("--max-memory-mb", "1GiB") == optimal("--max-memory-mb", "1024")
+    # the names the option rules give them: a bare latency is seconds, a bare size is refused
+    assert optimal("--max-latency", "500ms") == optimal("--max-latency", "0.5") == optimal("--max-latency-ms", "500")
+    assert optimal("--max-memory", "1GiB") == optimal("--max-memory-mb", "1024")
+    r = invoke("report", "--optimal-hardware", "--max-memory", "1024", "--db", db)
+    assert r.exit_code == 2 and "did you mean 1024MiB?" in r.output
     r = invoke("report", "--optimal-hardware", "--max-memory-mb", "lots", "--db", db)
     assert r.exit_code == 2
     assert r.output.strip() == "benchdb: error: --max-memory-mb 'lots' is not like 512MiB, 2GiB, 2GB"
@@ -255,7 +262,8 @@ def test_help_names_the_forms():
     check_help = " ".join(invoke("check", "--help").output.split())
     assert "--threshold PCT" in check_help and "Write 5% or 0.05 (a bare 5 is refused: 5% or 500%?)" in check_help
     report_help = " ".join(invoke("report", "--help").output.split())
-    assert "--max-memory-mb SIZE" in report_help and "--max-latency-ms DURATION" in report_help
+    assert "--max-memory SIZE" in report_help and "--max-latency DURATION" in report_help
+    assert "--max-memory-mb" not in report_help          # the old names still work, unlisted
 
 
 # ----------------------------------------------------------------------------- axis values

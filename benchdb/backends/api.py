@@ -63,6 +63,8 @@ class Option:
     negate: bool = False
     #: The flag may be repeated (each occurrence adds one value) instead of comma-separated.
     repeat: bool = False
+    #: Earlier spellings of the flag, still read but not shown (docs/reference/option-rules.md).
+    old_flags: tuple[str, ...] = ()
     metavar: str | None = None
     #: Other config keys accepted for it (``model`` for ``models``).
     aliases: tuple[str, ...] = ()

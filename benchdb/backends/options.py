@@ -25,24 +25,25 @@ if TYPE_CHECKING:
 CORE: tuple[Option, ...] = (
     Option("backend", "str", None, "Required unless --config or --suite: numpy, pytorch, onnxruntime, openvino, "
            "or an installed plug-in's name (`benchdb hardware` lists them).", metavar="NAME",
-           key="backends", aliases=("backend",), axis=True),
-    Option("device", "str", "cpu", "Device to measure on.", key="devices", aliases=("device",), axis=True),
+           key="backend", aliases=("backends",), axis=True),
+    Option("device", "str", "cpu", "Device to measure on.", key="device", aliases=("devices",), axis=True),
     Option("models", "words", (), "Model spec (repeatable): matmul:<N> for numpy; a local folder, a cached Hub id, "
            "tiny:<model_type> or list:<key|small|tiny> for ML backends.", flag="--model", repeat=True,
-           aliases=("model",), axis=True),
-    Option("batch_sizes", "ints", (1,), "Comma-separated.", minimum=1, aliases=("batch_size",), axis=True),
-    Option("seq_lens", "ints", (128,), "Sequence lengths (backends with text inputs).", minimum=1,
-           aliases=("seq_len",), axis=True),
+           key="model", aliases=("models",), axis=True),
+    Option("batch_sizes", "ints", (1,), "Batch sizes, comma-separated: one scenario each.", minimum=1,
+           flag="--batch-size", old_flags=("--batch-sizes",), key="batch_size", aliases=("batch_sizes",), axis=True),
+    Option("seq_lens", "ints", (128,), "Sequence lengths (backends with text inputs), comma-separated.", minimum=1,
+           flag="--seq-len", old_flags=("--seq-lens",), key="seq_len", aliases=("seq_lens",), axis=True),
     Option("modes", "words", ("eager",), "Comma-separated, each backend's own: pytorch: eager, compile[:mode], "
            "kernels, kernels+compile[:mode]; onnxruntime: opt-all, opt-extended, opt-basic, opt-disabled; "
            "openvino: latency, throughput; ort-web: opt-all; openai: completions, chat.", flag="--mode",
-           aliases=("mode",), axis=True),
+           key="mode", aliases=("modes",), axis=True),
     Option("precisions", "words", ("fp32",), "Comma-separated: fp32, fp16, bf16, fp64; int8, int4 (quantized: "
-           "see --quant).", flag="--precision", aliases=("precision",), axis=True),
+           "see --quant).", flag="--precision", key="precision", aliases=("precisions",), axis=True),
     Option("quantization", "str", None, "How int8/int4 are made: dynamic, static (calibrated on 8 seeded inputs) "
            "or weights (weight-only); comma-separated: one scenario per method. Default per backend: "
            "onnxruntime int8 dynamic; openvino int8 static, int4 weights (NNCF); pytorch int8 dynamic (CPU).",
-           flag="--quant", metavar="METHOD"),
+           flag="--quant", metavar="METHOD,..."),
     Option("sts", "str", None, "A sentence-similarity check (JSON lines: a, b, score) for embedding models with a "
            "tokenizer: each result records sts_spearman, its cosine similarities' rank correlation with the "
            "scores, at its own precision.", metavar="FILE"),

@@ -85,7 +85,7 @@ class _Group(Group):
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, examples=(
     ("measure, load and report on this machine (about a minute per backend)", "benchdb quickstart"),
     ("measure at two batch sizes (then: benchdb ingest results)",
-     "benchdb run --backend numpy --model matmul:256 --batch-sizes 1,8 --out results"),
+     "benchdb run --backend numpy --model matmul:256 --batch-size 1,8 --out results"),
     ("which hardware and backend serve each model best", "benchdb report --optimal-hardware")),
     exit_codes={1: "a command's own \"no\": a regression (check, bisect), nothing to report, a file "
                    "rejected (ingest, import); each command's help says when",

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, append_summary, db_option
+from benchdb.cli.options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, Formats, append_summary, db_option
 from benchdb.cli.run import run_options, with_run_options
 from benchdb.errors import BenchdbError
 from benchdb.quantity import percent_text
@@ -45,7 +45,8 @@ from benchdb.quantity import percent_text
               help="YAML or JSON file describing the runs (relative: read from each commit's checkout).")
 @click.option("--bench", "benches", multiple=True, metavar="PATH",
               help="Your own bench_* functions (relative: each commit runs its own copy).")
-@click.option("--format", "fmt", type=click.Choice(["text", "md", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=Formats(["table", "md", "json"], old={"text": "table"}), default="table",
+              show_default=True, help="table: the answer for a terminal; md: the same as Markdown.")
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown answer to $GITHUB_STEP_SUMMARY.")
 @db_option(help="Warehouse holding CHANGE_ID.")
 def bisect(**params):
@@ -99,7 +100,7 @@ def bisect(**params):
             measurer.close()
             checkouts.close()
     result.reproduce = _reproduce(ctx, params, result)
-    text = {"text": _text, "md": _markdown, "json": _json}[params["fmt"]](result)
+    text = {"table": _text, "md": _markdown, "json": _json}[params["fmt"]](result)
     click.echo(text)
     if params["github_summary"]:
         append_summary(_markdown(result) + "\n")

@@ -94,7 +94,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
                    "serving load point (every request, vLLM's summary figures).")
 @click.option("--out", "out", default="-", show_default=True,
               help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark, vllm-serve: a folder.")
-@click.option("--model", "models", multiple=True, help="Export only this model id (repeatable).")
+@click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option("--partitioned", "partitioned", default=None, metavar="DIR_OR_URL",
               help="Instead: the whole warehouse as Hive-partitioned Parquet for Spark (a folder or an "
                    "fsspec URL); appends what is new to an earlier export.")

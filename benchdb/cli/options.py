@@ -5,6 +5,7 @@ Only click and the standard library at import time: `benchdb --help` stays light
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -80,17 +81,69 @@ def share_type(minimum: float = 0.0, maximum: float = 1.0) -> Quantity:
     return Quantity(lambda v: quantity.share(v, minimum=minimum, maximum=maximum), "PCT")
 
 
-def duration_type(bare: str = "s", minimum: float = 0.0) -> Quantity:
-    """``500ms``, ``2s``, ``12h`` in the unit ``bare`` (seconds or ms), which a bare number is in too."""
-    unit = quantity.duration(1, bare=bare)
-    return Quantity(lambda v: quantity.duration(v, bare=bare, minimum=minimum) / unit, "DURATION")
+def duration_type(bare: str = "s", minimum: float = 0.0, unit: str | None = None) -> Quantity:
+    """``500ms``, ``2s``, ``12h`` as a number of ``unit`` (default ``bare``); a bare number is in ``bare``
+    (seconds; ms only for an old ``...-ms`` name)."""
+    scale = quantity.duration(1, bare=unit or bare)
+    return Quantity(lambda v: quantity.duration(v, bare=bare, minimum=minimum) / scale, "DURATION")
 
 
-def size_type(bare: str = "B", minimum: float = 0.0) -> Quantity:
-    """``512MiB``, ``2GB`` in the unit ``bare`` (bytes or MiB), which a bare number is in too
-    (``minimum`` in bytes)."""
-    unit = quantity.size(1, bare=bare)
-    return Quantity(lambda v: quantity.size(v, bare=bare, minimum=minimum) / unit, "SIZE")
+def size_type(unit: str = "B", minimum: float = 0.0, bare: str | None = None) -> Quantity:
+    """``512MiB``, ``2GB`` as a number of ``unit`` (``minimum`` in bytes); a bare number is refused
+    ("did you mean 512MiB?"), or read in ``bare`` (MiB only for an old ``...-mb`` name)."""
+    scale = quantity.size(1, bare=unit)
+    return Quantity(lambda v: quantity.size(v, bare=bare, minimum=minimum) / scale, "SIZE")
+
+
+#: The forms --format names (docs/reference/option-rules.md): ``table`` is what a terminal shows.
+FORMATS = ("table", "md", "json", "csv", "html")
+
+
+class Formats(click.Choice):
+    """A --format choice that still reads old values (``text``: now ``table``) without listing them."""
+
+    def __init__(self, choices, old: dict[str, str] | None = None):
+        super().__init__(choices)
+        self.old = old or {}
+
+    def convert(self, value, param, ctx):
+        return super().convert(self.old.get(value, value), param, ctx)
+
+
+class Renamed(click.Option):
+    """An option renamed by the option rules (docs/reference/option-rules.md): its later names are
+    the old spellings, still read (scripts keep working) but not shown in the help."""
+
+    def get_help_record(self, ctx):
+        shown, self.opts = self.opts, self.opts[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def old_name(flag: str, new_flag: str, param: str, type: click.ParamType):
+    """A hidden option under an old name (``flag``) whose value goes to ``param``, the parameter of
+    ``new_flag``: for a rename that changes how a bare number is read (``--max-memory-mb 512`` is
+    MiB, ``--max-memory 512`` is refused), so the two cannot be one option. Both given: refused."""
+    hidden = "renamed_" + flag.lstrip("-").replace("-", "_")
+
+    def decorate(f):
+        @functools.wraps(f)
+        def command(*args, **kwargs):
+            value = kwargs.pop(hidden)
+            if value is not None:
+                from click.core import ParameterSource
+
+                if click.get_current_context().get_parameter_source(param) == ParameterSource.COMMANDLINE:
+                    raise BenchdbError(f"give {new_flag} (or its old name {flag}), not both")
+                kwargs[param] = value
+            return f(*args, **kwargs)
+
+        return click.option(flag, hidden, type=type, default=None, hidden=True,
+                            help=f"Old name of {new_flag}.")(command)
+
+    return decorate
 
 
 #: ``--threshold`` and ``--ab-threshold``: the smallest change that matters (up to 1000 %).

@@ -10,7 +10,7 @@ import json
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import csv_words, db_option, duration_type, size_type
+from benchdb.cli.options import csv_words, db_option, duration_type, old_name, size_type
 
 
 def _si(value: float | None, unit: str) -> str:
@@ -38,8 +38,9 @@ def _si(value: float | None, unit: str) -> str:
 @click.option("--matmul-n", type=click.IntRange(min=8), default=1024, show_default=True,
               help="Starting matrix order N: halved while one product takes over a quarter of a trial, doubled "
                    "while it takes under 2 ms (an accelerator finishes a small product faster than it launches).")
-@click.option("--stream-mb", type=size_type(bare="MiB", minimum=0.01 * 2**20), default="128MiB", show_default=True,
-              help="Size of each copy/triad array (well beyond the caches): 128MiB, 1GiB, or bare MiB.")
+@click.option("--stream-size", "stream_mb", type=size_type(unit="MiB", minimum=0.01 * 2**20), default="128MiB",
+              show_default=True, help="Size of each copy/triad array (well beyond the caches): 128MiB, 1GiB.")
+@old_name("--stream-mb", "--stream-size", "stream_mb", size_type(unit="MiB", bare="MiB", minimum=0.01 * 2**20))
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--list", "list_only", is_flag=True, help="List the stored calibrations instead of measuring.")
 @db_option()

@@ -15,6 +15,7 @@ from benchdb.cli.options import (
     append_summary,
     db_option,
     duration_type,
+    old_name,
     share_type,
     size_type,
     write_atomic,
@@ -25,7 +26,7 @@ from benchdb.errors import BenchdbError
 
 @command("report", examples=(
     ("the best hardware and backend per model and batch size, within a 50 ms median",
-     "benchdb report --optimal-hardware --max-latency-ms 50ms"),
+     "benchdb report --optimal-hardware --max-latency 50ms"),
     ("every report as one HTML page", "benchdb report --all --out report.html"),
     ("the section for a model's Hub model card", "benchdb report --model-card tiny:bert")),
     exit_codes={1: "nothing to report: the warehouse holds no results, none matches the filters, or none has "
@@ -59,10 +60,12 @@ from benchdb.errors import BenchdbError
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
 @click.option("--objective", type=click.Choice(["throughput", "latency", "energy", "cost"]), default="throughput",
               show_default=True, help="What --optimal-hardware optimises.")
-@click.option("--max-latency-ms", type=duration_type(bare="ms"), default=None,
-              help="Latency budget (median): 250ms, 1.5s, or bare milliseconds.")
-@click.option("--max-memory-mb", type=size_type(bare="MiB"), default=None,
-              help="Peak memory budget: 512MiB, 2GiB, 2GB, or bare MiB.")
+@click.option("--max-latency", "max_latency_ms", type=duration_type(unit="ms"), default=None, metavar="DURATION",
+              help="Latency budget (median): 250ms, 1.5s (a bare number is seconds).")
+@old_name("--max-latency-ms", "--max-latency", "max_latency_ms", duration_type(bare="ms"))
+@click.option("--max-memory", "max_memory_mb", type=size_type(unit="MiB"), default=None, metavar="SIZE",
+              help="Peak memory budget: 512MiB, 2GiB, 2GB.")
+@old_name("--max-memory-mb", "--max-memory", "max_memory_mb", size_type(unit="MiB", bare="MiB"))
 @click.option("--max-accuracy-drop", type=share_type(), default=None,
               help="--optimal-hardware: leave out results that are not fp32 whose accuracy drop against fp32 is "
                    "more than PCT, 1% or 0.01 (imported lm-eval scores, else the --sts score, else the output's "

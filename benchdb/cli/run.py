@@ -19,6 +19,7 @@ from benchdb.cli.options import (
     READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,
+    Formats,
     Quantity,
     Renamed,
     csv_ints,
@@ -40,7 +41,7 @@ def _checked_duration(ctx, param, value):
 
 @command("run", examples=(
     ("a matrix product at two batch sizes (numpy: no ML library needed)",
-     "benchdb run --backend numpy --model matmul:256 --batch-sizes 1,8"),
+     "benchdb run --backend numpy --model matmul:256 --batch-size 1,8"),
     ("a tiny BERT (random weights, no download), eager and compiled, 3 interleaved processes each",
      "benchdb run --backend pytorch --model tiny:bert --mode eager,compile --repeats 3"),
     ("A/B two environments' interpreters on the same scenarios (prints the check command)",
@@ -260,6 +261,7 @@ def _click_option(opt, owners: list[str]) -> click.Option:
         return Renamed(names, multiple=True, **kw)
     if opt.kind in ("words", "ints"):
         default = ",".join(map(str, opt.default)) if opt.default else None
+        kw["metavar"] = (opt.metavar or opt.cli_flag[2:].upper().replace("-", "_")) + ",..."
         return Renamed(names, default=default,
                             show_default=not shown and default is not None,
                             callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
@@ -405,9 +407,9 @@ def quickstart(db, out, report_path, repeats):
     ("what this machine has", "benchdb hardware"),
     ("the same for scripts", "benchdb hardware --format json"),
     ("this machine as a hardware file (--hardware-file of run --url and import)", "benchdb hardware --format yaml")))
-@click.option("--format", "fmt", type=click.Choice(["text", "json", "yaml"]), default="text", show_default=True,
-              help="json: machine-readable; yaml: this machine as a system, in the form of a hardware file "
-                   "(--hardware-file of run --url and import).")
+@click.option("--format", "fmt", type=Formats(["table", "json", "yaml"], old={"text": "table"}), default="table",
+              show_default=True, help="json: machine-readable; yaml: this machine as a system, in the form of a "
+                                      "hardware file (--hardware-file of run --url and import).")
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 def hardware_cmd(fmt, as_json):
     """This machine's CPU, memory, devices and backends.

@@ -109,9 +109,9 @@ def _entry(entry: Any, shared: dict[str, Any], where: str) -> list[RunOptions]:
     values = _values(entry, where, axes=True)
     known = ", ".join(sorted(_backends()))
     if "backend" not in values:
-        raise BenchdbError(f"{where}: 'backends' is required (one of {known})")
+        raise BenchdbError(f"{where}: 'backend' is required (one of {known})")
     if "models" not in values:
-        raise BenchdbError(f"{where}: 'models' is required")
+        raise BenchdbError(f"{where}: 'model' is required (one spec or a list)")
     for b in values["backend"]:
         if b not in _backends():
             raise BenchdbError(f"{where}: backend {b!r} is not one of {known}")

@@ -52,7 +52,7 @@ class Filters:
         if self.max_latency_ms is not None:
             parts.append(f"latency <= {self.max_latency_ms:g} ms")
         if self.max_memory_mb is not None:
-            parts.append(f"memory <= {self.max_memory_mb:g} MB")
+            parts.append(f"memory <= {self.max_memory_mb:g} MiB")
         if self.max_accuracy_drop is not None:
             parts.append(f"accuracy drop <= {self.max_accuracy_drop * 100:g} %")
         return "; ".join(parts)

@@ -58,7 +58,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("request_rate", "words", (), "Open loop instead: poisson:R, constant:R or gamma:R:SHAPE requests per "
            "second (comma-separated: one load point each).", metavar="SPEC"),
     Option("prompts", "str", None, "A JSONL file of prompts ({\"prompt\": ...} per line) instead of generated "
-           "prompts of --seq-lens tokens (exact for a local model folder with a tokenizer.json, else words).",
+           "prompts of --seq-len tokens (exact for a local model folder with a tokenizer.json, else words).",
            metavar="FILE"),
     Option("max_requests", "int", 5000, "Measured requests at most per load point.", minimum=1),
     Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),

@@ -13,7 +13,7 @@ from benchdb.backends.shared import models
 from benchdb.backends.shared.models import ResolvedModel
 from benchdb.errors import BenchdbError
 
-#: Recipes whose size is set by --seq-lens (they contain text); the others have fixed shapes.
+#: Recipes whose size is set by --seq-len (they contain text); the others have fixed shapes.
 TEXT_RECIPES = {"text", "seq2seq_text", "text_image", "text_video", "text_audio", "llava", "llava_next"}
 AUDIO_SAMPLES = 16000           # 1 s at 16 kHz for waveform models
 

@@ -70,7 +70,7 @@ def _tiny_configs() -> dict[str, Callable[[], Any]]:
                                  vision_feature_select_strategy="default", vision_feature_layer=-1,
                                  image_seq_length=16, pad_token_id=0)
 
-    # Text towers fit benchdb's defaults (--seq-lens 128, --gen-tokens 16) with room to spare: 256
+    # Text towers fit benchdb's defaults (--seq-len 128, --gen-tokens 16) with room to spare: 256
     # positions (CLAP's RoBERTa-style text model needs seq_len + 2). BERT keeps 128 (128 fits).
     clip_text = dict(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=256, bos_token_id=2, eos_token_id=1,
