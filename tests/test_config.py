@@ -51,7 +51,7 @@ def test_good_yaml_and_json_configs(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("text,message", [
     ("runs: []", "'runs' must be a non-empty list of run entries"),
-    ("runz: []", "unknown key 'runz'; allowed: description, exclude, runs, settings"),
+    ("runz: []", "unknown key 'runz' (did you mean 'runs'?); allowed: description, exclude, runs, settings"),
     ("settings: {speed: 3}\nruns: [{backends: numpy, models: matmul:8}]", "unknown setting 'speed'; allowed: "),
     ("runs: [{backends: numpy, models: matmul:8, colour: red}]", "runs[0]: unknown key 'colour'; allowed: "),
     ("runs: [{backends: numpy, models: matmul:8, batch_sizes: [0]}]",

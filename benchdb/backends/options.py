@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdb import quantity
 from benchdb.backends.api import Option
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, did_you_mean
 
 if TYPE_CHECKING:
     from benchdb.backends.base import RunOptions
@@ -43,7 +43,7 @@ CORE: tuple[Option, ...] = (
     Option("quantization", "str", None, "How int8/int4 are made: dynamic, static (calibrated on 8 seeded inputs) "
            "or weights (weight-only); comma-separated: one scenario per method. Default per backend: "
            "onnxruntime int8 dynamic; openvino int8 static, int4 weights (NNCF); pytorch int8 dynamic (CPU).",
-           flag="--quant", metavar="METHOD,..."),
+           flag="--quant", metavar="METHOD,...", aliases=("quant",)),
     Option("sts", "str", None, "A sentence-similarity check (JSON lines: a, b, score) for embedding models with a "
            "tokenizer: each result records sts_spearman, its cosine similarities' rank correlation with the "
            "scores, at its own precision.", metavar="FILE"),
@@ -72,7 +72,8 @@ CORE: tuple[Option, ...] = (
            "(set by --parallel and --duet; part of the scenario's identity).", minimum=1, identity=True),
     Option("repeats", "int", 1, "Measure each scenario in K separate processes, interleaved with the other "
            "scenarios' in randomised rounds, so intervals and verdicts see process-to-process variance.", minimum=1),
-    Option("tags", "words", (), "Tag recorded on the run (repeatable).", flag="--tag", repeat=True),
+    Option("tags", "words", (), "Tag recorded on the run (repeatable).", flag="--tag", repeat=True, key="tag",
+           aliases=("tags",)),
     Option("out", "str", "results", "Folder for the Parquet measurement files, or an fsspec URL "
            "(s3://, gs://, hf://...)."),
 )
@@ -245,24 +246,23 @@ def check_axes(opts: RunOptions, where: str = "command line") -> None:
 
     info = registry.info(opts.backend)          # an unknown backend is refused first
 
-    def refuse(name: str, value: str, what: str, valid: str) -> BenchdbError:
+    def refuse(name: str, value: str, what: str, valid: tuple[str, ...], more: str = "") -> BenchdbError:
         flag = CORE_BY_NAME[name].cli_flag
         head = f"{flag} {value!r}" if where == "command line" else f"{where}: {name} {value!r}"
-        return BenchdbError(f"{head} is not {what}; use one of {valid}")
+        return BenchdbError(f"{head} is not {what}{did_you_mean(value, valid)}; use one of {', '.join(valid)}{more}")
 
     for p in opts.precisions:
         if p not in PRECISIONS:
-            raise refuse("precisions", p, "a precision", ", ".join(PRECISIONS))
+            raise refuse("precisions", p, "a precision", PRECISIONS)
     if info.modes and opts.modes != CORE_BY_NAME["modes"].default:
         for mode in opts.modes:
             if mode not in info.modes:
-                raise refuse("modes", mode, f"a mode of {opts.backend}", ", ".join(info.modes))
+                raise refuse("modes", mode, f"a mode of {opts.backend}", info.modes)
     families = tuple(dict.fromkeys((*DEVICE_FAMILIES, *(f for b in registry.backends().values() for f in b.devices))))
     device = str(opts.device).strip().lower()
     m = _DEVICE.match(device)
     if not (m and m.group(1) in families) and not device.startswith("remote:"):
-        raise refuse("device", opts.device, "a device", ", ".join(families) + " (with :N for one of several, "
-                     "e.g. cuda:1)")
+        raise refuse("device", opts.device, "a device", families, " (with :N for one of several, e.g. cuda:1)")
 
 
 def value_of(opts: RunOptions, opt: Option) -> Any:

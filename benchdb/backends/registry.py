@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from benchdb import __version__
 from benchdb.backends.api import METHODS, Backend, BackendInfo
-from benchdb.errors import BackendUnavailable, BenchdbError
+from benchdb.errors import BackendUnavailable, BenchdbError, did_you_mean
 from benchdb.harness.hardware import availability
 
 ENTRY_POINT_GROUP = "benchdb.backends"
@@ -64,7 +64,8 @@ def names() -> list[str]:
 def info(name: str) -> BackendInfo:
     found = backends().get(name)
     if found is None:
-        raise BenchdbError(f"unknown backend {name!r}; choose one of {', '.join(names())}")
+        raise BenchdbError(f"unknown backend {name!r}{did_you_mean(name, names())}; choose one of "
+                           f"{', '.join(names())}")
     return found
 
 

@@ -31,7 +31,7 @@ import yaml
 from benchdb.backends import options
 from benchdb.backends.base import RunOptions
 from benchdb.backends.registry import backends as _backends
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, did_you_mean
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -78,7 +78,8 @@ def _values(mapping: dict[str, Any], where: str, axes: bool) -> dict[str, Any]:
         if opt is None or (opt.axis and not axes):
             allowed = sorted(k for k, o in known.items() if axes or not o.axis)
             what = "key" if axes else "setting"
-            raise BenchdbError(f"{where}: unknown {what} {key!r}; allowed: {', '.join(allowed)}")
+            raise BenchdbError(f"{where}: unknown {what} {key!r}{did_you_mean(key, allowed)}; allowed: "
+                               f"{', '.join(allowed)}")
         out[opt.name] = options.config_value(opt, value, f"{where}: config key {key!r}")
     return out
 
@@ -90,7 +91,8 @@ def parse(data: Any, source: str) -> Config:
     allowed = {"description", "settings", "runs", "exclude"}
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise BenchdbError(f"{source}: unknown key {unknown[0]!r}; allowed: {', '.join(sorted(allowed))}")
+        raise BenchdbError(f"{source}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)}; allowed: "
+                           f"{', '.join(sorted(allowed))}")
     settings = data.get("settings") or {}
     if not isinstance(settings, dict):
         raise BenchdbError(f"{source}: 'settings' must be a mapping")
@@ -114,7 +116,7 @@ def _entry(entry: Any, shared: dict[str, Any], where: str) -> list[RunOptions]:
         raise BenchdbError(f"{where}: 'model' is required (one spec or a list)")
     for b in values["backend"]:
         if b not in _backends():
-            raise BenchdbError(f"{where}: backend {b!r} is not one of {known}")
+            raise BenchdbError(f"{where}: backend {b!r} is not one of {known}{did_you_mean(b, _backends())}")
     rest = {k: v for k, v in {**shared, **values}.items() if k not in ("backend", "device")}
     return [options.apply(RunOptions(backend=backend, models=values["models"], device=device), rest, where)
             for backend in values["backend"] for device in values.get("device", ("cpu",))]
@@ -127,7 +129,8 @@ def _exclude(exclude: Any, source: str) -> list[dict[str, Any]]:
     for e in exclude:
         bad = sorted(set(e) - set(EXCLUDE_KEYS))
         if bad:
-            raise BenchdbError(f"{source}: exclude key {bad[0]!r} is not one of {', '.join(EXCLUDE_KEYS)}")
+            raise BenchdbError(f"{source}: exclude key {bad[0]!r} is not one of {', '.join(EXCLUDE_KEYS)}"
+                               f"{did_you_mean(bad[0], EXCLUDE_KEYS)}")
     return exclude
 
 
@@ -149,7 +152,8 @@ def load(path: str | os.PathLike) -> Config:
 
 def load_suite(name: str) -> Config:
     if name not in suite_names():
-        raise BenchdbError(f"unknown suite {name!r}; choose one of {', '.join(suite_names())}")
+        raise BenchdbError(f"unknown suite {name!r}{did_you_mean(name, suite_names())}; choose one of "
+                           f"{', '.join(suite_names())}")
     data = yaml.safe_load(suites_dir().joinpath(f"{name}.yaml").read_text(encoding="utf-8"))
     return parse(data, f"suite {name}")
 
