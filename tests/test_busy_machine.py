@@ -181,6 +181,7 @@ def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path,
     (first,) = [ln for ln in md.splitlines() if ln.startswith("> **Busy machine:**")]     # above the sections
     assert first.startswith("> **Busy machine:** 2 of 2 results were measured") and md.index(first) < md.index("## ")
     assert max(len(ln) for ln in md.splitlines()) <= 120
+    assert first.endswith("; 1 invalid.")              # the notice is one line; the HTML says the rest
     html = render.html(report, plots=False)
     assert html.index('id="busy-machine"') < html.index('id="optimal_hardware"')
     assert "valid (warning)" in html and "invalid: did not converge" in html
@@ -235,7 +236,7 @@ def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_
                                                                 (1, "valid (warning)")]
     assert b.rows[0]["detail"] == "CI of the median +-15.0% did not converge to the target +-2.0%"
     md = render.markdown(report, wide=True)
-    assert "| matmul:64 | Test CPU 9000 | numpy | eager | fp32 | 2 | n=64 | 79.6 | " in md
+    assert "| matmul:64 | Test CPU 9000 | numpy | eager | fp32 | 2 | n=64 | 79.6% | " in md
 
     # filters apply: only the unflagged model -> no banner
     assert wh.report(list(builder.ALL), builder.Filters(models=("other",))).banner is None

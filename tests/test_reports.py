@@ -59,11 +59,15 @@ def test_optimal_hardware_markdown_content(db):
     assert lines[2].startswith("13 results (8 valid timings, 2 verification checks) of 2 models on 2 hardware "
                                "in 3 runs;")
     # one process each, one run: +150 % is measured, but whether it holds on the next run is not
-    assert ("| bert | 1 | seq_len=16 | Test GPU | pytorch | eager | fp32 | 500.0 | +150.0% | noise unknown "
-            "| unconfirmed | 1+1 | 1+1 | Test CPU / onnxruntime / eager / fp32 | 200.0 | 3 | 2.000 ms |  |  | 10 | 1 "
+    # the answer first: model, batch, best, its figure, margin, verdict; then what stands behind it
+    assert lines[lines.index("## Optimal hardware by throughput") + 4].startswith(
+        "| model | batch | best hardware / backend / mode / precision | best items/s | margin [95 % CI] | verdict |")
+    assert ("| bert | 1 | Test GPU / pytorch / eager / fp32 | 500.0 | +150.0% [noise unknown] | unconfirmed "
+            "| seq_len=16 | 1+1 | 1+1 | Test CPU / onnxruntime / eager / fp32 | 200.0 | 3 | 2.000 ms |  |  | 10 "
             "| 900.0 MiB | 0.4 | 3 | 4 |") in lines
-    assert ("| llama | 1 | seq_len=16 | Test CPU | pytorch | eager | fp32 | 10 |  |  | only one | 1 | 1 |  |  | 1 | "
-            "100.000 ms |  |  | 10 | 1 |  |  | 8 |  |") in lines
+    # one column, one unit: 10 items/s beside 500 and 1,000 keeps the column's decimals
+    assert ("| llama | 1 | Test CPU / pytorch / eager / fp32 | 10.0 |  | only one | seq_len=16 | 1 | 1 |  |  | 1 | "
+            "100.000 ms |  |  | 10 |  |  | 8 |  |") in lines
     assert "> Of 2 winners with a runner-up: 0 win, 0 tie, 2 unconfirmed." in lines
     # what the sections left out, and why; what ran but is invalid is listed, flagged
     assert ('> Left out: 3 latest timing attempts that are not a valid timing (2 invalid, 1 oom); the 2 that ran '

@@ -28,6 +28,8 @@ class Banner:
     cpu_min: float | None
     cpu_max: float | None
     more: int = 0
+    #: The notice in one line (a terminal's form of ``text``).
+    line: str = ""
 
 
 
@@ -88,8 +90,11 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
              "(`benchdb run --max-background-cpu`, `max_background_cpu` in a config file's settings).")
     columns = [Column("model", "model_id"), Column("hardware", "hardware_name"), Column("backend", "backend"),
                Column("mode", "mode"), Column("precision", "precision"), Column("batch", "batch_size", "int"),
-               Column("input", "input_shape"), Column("background CPU %", "background_cpu_pct", "num"),
+               Column("input", "input_shape"), Column("background CPU", "background_cpu_pct", "points"),
                Column("validity", "verdict"), Column("why", "detail")]
-    return Banner(text, columns, flagged[:BANNER_ROWS], n, total, invalid, lo, hi, more=max(0, n - BANNER_ROWS))
+    line = (f"{n} of {plural(total, 'result')} {'was' if n == 1 else 'were'} measured while other processes "
+            f"used {used}{limit}; " + (f"{invalid} invalid." if invalid else "still valid, with a warning."))
+    return Banner(text, columns, flagged[:BANNER_ROWS], n, total, invalid, lo, hi, more=max(0, n - BANNER_ROWS),
+                  line=line)
 
 

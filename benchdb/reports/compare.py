@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchdb import units
 from benchdb.reports.document import section_rows
 
 MAX_SERIES_PLOTS = 40
@@ -29,8 +30,12 @@ def _label(s: dict) -> str:
             f"{s['backend']} / {s['mode']} / {s['precision']}")
 
 
-def _scale(unit: str | None) -> tuple[float, str]:
-    return (1e3, "ms") if unit == "s" else (1.0, unit or "value")
+def _scale(unit: str | None, values: list[float]) -> tuple[float, str]:
+    """Seconds in the unit the check's table shows them in; other units as stored."""
+    if unit == "s":
+        sc = units.time_scale(values)
+        return sc.factor, sc.unit
+    return 1.0, unit or "value"
 
 
 def forest(result) -> str | None:
@@ -67,13 +72,15 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
     if not b and not k:
         return None
     plt = plots.pyplot()
-    scale, name = _scale(unit)
+    scale, name = _scale(unit, b + k)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 2.4))
-    bins = 30
+    # both sides over one range that one outlier does not stretch (the ECDF shows every sample)
+    lo, hi, outside = units.clip_range([v * scale for v in b + k])
     for vals, label, color in ((b, "baseline", "#8c959f"), (k, "candidate", "#0969da")):
         if vals:
             xs = [v * scale for v in vals]
-            ax1.hist(xs, bins=bins, alpha=0.55, label=f"{label} (n={len(xs)})", color=color)
+            ax1.hist(xs, bins=30, range=(lo, hi) if hi > lo else None, alpha=0.55, label=f"{label} (n={len(xs)})",
+                     color=color)
             srt = sorted(xs)
             ax2.step(srt, [(i + 1) / len(srt) for i in range(len(srt))], where="post", color=color, label=label)
     for v, color in ((c.base_median, "#59636e"), (c.cand_median, "#0969da")):
@@ -81,7 +88,7 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
             ax1.axvline(v * scale, color=color, linestyle="--", linewidth=1)
     ax1.set_xlabel(f"{metric} ({name})")
     ax1.set_ylabel("samples (count)")
-    ax1.set_title("Distributions (dashed: medians)")
+    ax1.set_title("Distributions (dashed: medians)\n" + units.clip_note(outside, len(b) + len(k)), fontsize=7)
     ax2.set_xlabel(f"{metric} ({name})")
     ax2.set_ylabel("fraction of samples (0-1)")
     ax2.set_title("ECDF")

@@ -86,6 +86,8 @@ class Section:
     answered: bool = False
     #: Rows a plot needs beyond the table (the optimal section's latency-throughput points).
     extra: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: What a terminal prints instead of ``description`` (the method in a few words); "": the description.
+    brief: str = ""
 
 
 @dataclass

@@ -1,10 +1,13 @@
 """Markdown that fits a terminal: tables and prose within WIDTH columns (``--wide`` skips this).
 
-A table too wide for the terminal with one row is shown one line per column. Otherwise it first
-loses the columns whose value is the same in every row (named once above it: "All rows: hardware
-AMD EPYC; precision fp32."), then the rare long values of a column are cut to its typical width,
-then its widest cells are cut with an ellipsis, widest column first, until each line fits. Prose is
-wrapped. The result is still valid Markdown; ``--wide`` keeps every column whole.
+A table too wide for the terminal with one row is shown as a list, one line per column, wrapped,
+nothing cut. Otherwise it first loses the columns whose value is the same in every row (named once
+above it: "All rows: hardware AMD EPYC; precision fp32."), then the columns a reader needs least
+(the runner-up, ...; named below it), then the rare long values of a column are cut to its typical
+width, then its widest cells are cut with an ellipsis, widest column first, until each line fits.
+Identifiers (model, hardware, backend, mode, the best candidate, ...) are never cut: a table that
+cannot fit without cutting one stays wider. Prose is wrapped. The result is still valid Markdown;
+``--wide`` keeps every column whole.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ WIDTH = 120
 #: The narrowest a cut column gets: enough to recognise a value.
 MIN_CELL = 8
 _SPLIT = re.compile(r"(?<!\\)\|")
+#: Columns whose cells name something (a reader copies them into the next command): never cut.
+IDENTIFIERS = frozenset({"model", "model type", "family", "hardware", "backend", "mode", "precision", "best",
+                         "runner-up", "system", "change id", "result", "scenario", "batch", "input"})
+#: Columns dropped, in this order, before any cell is cut.
+LOW_VALUE = ("runner-up", "most common error", "p", "n", "latency CI low", "latency CI high", "CI low", "CI high",
+             "commit", "input")
 
 
 def _cells(line: str) -> list[str]:
@@ -36,45 +45,75 @@ def _cut(text: str, n: int) -> str:
     return cut + "…"
 
 
+def _one_row(header: list[str], row: list[str], width: int) -> list[str]:
+    """One row as a list: one wrapped line per column, nothing cut."""
+    out: list[str] = []
+    for h, c in zip(header, row, strict=True):
+        if c:
+            out += textwrap.wrap(f"- {h}: {c}", width, subsequent_indent="  ", break_long_words=False,
+                                 break_on_hyphens=False) or [f"- {h}: {c}"]
+    return out
+
+
+def _columns_kept(header: list[str], body: list[list[str]], width: int) -> tuple[list[int], list[str], list[str]]:
+    """The columns a table keeps, the constant ones named once ('hardware AMD EPYC') and the
+    low-value ones dropped so that nothing needs cutting."""
+    keep = list(range(len(header)))
+    constant = [i for i in keep if len({r[i] for r in body}) == 1] if len(body) >= 2 else []
+    shown: list[str] = []
+    if constant and len(constant) < len(header):
+        shown = [f"{header[i]} {body[0][i]}" for i in constant if body[0][i]]
+        keep = [i for i in keep if i not in constant]
+
+    def total_of(cols: list[int]) -> int:
+        return sum(max([len(header[i])] + [len(r[i]) for r in body]) for i in cols) + 3 * len(cols) + 1
+
+    dropped = []
+    for name in LOW_VALUE:          # the columns a reader needs least go before any cell is cut
+        if total_of(keep) <= width:
+            break
+        gone = [i for i in keep if header[i] == name]
+        if gone and len(keep) > len(gone):
+            keep = [i for i in keep if i not in gone]
+            dropped.append(name)
+    return keep, shown, dropped
+
+
+def _widths(header: list[str], body: list[list[str]], width: int) -> list[int]:
+    """Each column's width: rare long values cut first, then the widest cuttable cells; an
+    identifier column keeps its whole width."""
+    widths = [max([len(header[i])] + [len(r[i]) for r in body]) for i in range(len(header))]
+    cuttable = [k for k, h in enumerate(header) if h not in IDENTIFIERS]
+    total = lambda: sum(widths) + 3 * len(widths) + 1       # noqa: E731  "| " + " | " ... + " |"
+    # a few long values (one model's input shape) are cut before the column every row needs whole
+    typical = [max(len(header[i]), MIN_CELL, _quantile([len(r[i]) for r in body], 0.75)) for i in range(len(header))]
+    while total() > width:
+        over = [k for k in cuttable if widths[k] > typical[k]]
+        if not over:
+            break
+        i = max(over, key=lambda k: widths[k] - typical[k])
+        widths[i] -= 1
+    for floor in (MIN_CELL, 3):            # recognisable cells first
+        while total() > width and cuttable:
+            i = max(cuttable, key=lambda k: widths[k])
+            if widths[i] <= floor:
+                break
+            widths[i] -= 1
+    return widths
+
+
 def _fit_table(lines: list[str], width: int) -> list[str]:
     if max(len(ln) for ln in lines) <= width or len(lines) < 3:
         return lines
     header, body = _cells(lines[0]), [_cells(ln) for ln in lines[2:]]
     if any(len(r) != len(header) for r in body):
         return lines
-    if len(body) == 1:              # one row: one line per column reads better than cut cells
-        pairs = [(h, c) for h, c in zip(header, body[0], strict=True) if c]
-        return _fit_table([_row(["column", "value"]), "| --- | --- |", *(_row([h, c]) for h, c in pairs)], width)
-    keep = list(range(len(header)))
-    constant = []
-    if len(body) >= 2:
-        for i in range(len(header)):
-            values = {r[i] for r in body}
-            if len(values) == 1:
-                constant.append(i)
-    if constant and len(constant) < len(header):
-        shown = [f"{header[i]} {body[0][i]}" for i in constant if body[0][i]]
-        keep = [i for i in keep if i not in constant]
-    else:
-        shown = []
+    if len(body) == 1:
+        return _one_row(header, body[0], width)
+    keep, shown, dropped = _columns_kept(header, body, width)
     header = [header[i] for i in keep]
     body = [[r[i] for i in keep] for r in body]
-    widths = [max([len(header[i])] + [len(r[i]) for r in body]) for i in range(len(header))]
-    total = lambda: sum(widths) + 3 * len(widths) + 1       # noqa: E731  "| " + " | " ... + " |"
-    # a few long values (one model's input shape) are cut before the column every row needs whole
-    typical = [max(len(header[i]), MIN_CELL, _quantile([len(r[i]) for r in body], 0.75)) for i in range(len(header))]
-    while total() > width:
-        over = [k for k in range(len(widths)) if widths[k] > typical[k]]
-        if not over:
-            break
-        i = max(over, key=lambda k: widths[k] - typical[k])
-        widths[i] -= 1
-    for floor in (MIN_CELL, 3):            # recognisable cells first; any table with <= 29 columns fits
-        while total() > width:
-            i = max(range(len(widths)), key=lambda k: widths[k])
-            if widths[i] <= floor:
-                break
-            widths[i] -= 1
+    widths = _widths(header, body, width)
     cut = any(len(c) > widths[i] for r in [header] + body for i, c in enumerate(r))
     out = []
     if shown:
@@ -82,8 +121,9 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     out.append(_row([_cut(c, widths[i]) for i, c in enumerate(header)]))
     out.append("|" + "|".join(" --- " for _ in header) + "|")
     out += [_row([_cut(c, widths[i]) for i, c in enumerate(r)]) for r in body]
-    if cut:
-        out += ["", "_Cells cut to fit the terminal (…): `--wide` shows every column whole._"]
+    what = (["not shown: " + ", ".join(dropped)] if dropped else []) + (["cells cut (…)"] if cut else [])
+    if what:
+        out += ["", f"_To fit the terminal, {'; '.join(what)}: `--wide` shows every column whole._"]
     return out
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from benchdb.errors import BenchdbError
 from benchdb.reports.document import Column, Filters, NothingToReport, Section, one_row, section_rows
 from benchdb.text import plural
+from benchdb.units import percent
 
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
 #: --per: what a throughput is divided by, and how a heading says it.
@@ -131,29 +132,33 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
         "interval only where run-to-run noise is known -- both results ran in 2+ interleaved processes of one run "
         "(`--repeats 3`), or both series have 8+ earlier runs. A win needs the whole interval above +5 %; a tie's "
         "interval includes 0 or stays below 5 %; anything else is unconfirmed (one process cannot see the shifts "
-        "between runs, which reach 10-40 % on shared machines). proc and runs (HTML, `--wide`) count the processes "
-        "and runs behind the best (+ the runner-up).",
-        [Column("model", "model_id"), Column("batch", "batch_size", "int"), Column("input", "input_shape"),
-         Column("best hardware", "best_hardware", compact=False), Column("backend", "best_backend", compact=False),
-         Column("mode", "best_mode", compact=False), Column("precision", "best_precision", compact=False),
+        "between runs, which reach 10-40 % on shared machines).",
+        # the answer first (model, batch, best, margin, verdict), then what stands behind it
+        [Column("model", "model_id"), Column("batch", "batch_size", "int"),
+         Column("best hardware / backend / mode / precision", "best_label", compact=False),
          Column("best", "best_short", full=False), *systems,
          Column(f"best {value_head[f.objective]}", "best_value", value_fmt, compact=False),
          Column(value_head[f.objective], "best_value", value_fmt, full=False), *unit_column,
-         Column("margin", "margin", "pct", compact=False), Column("margin 95% CI", "margin_ci_label", compact=False),
-         Column("margin [95% CI]", "margin_short", full=False),
-         Column("verdict", "verdict_label"), Column("proc", "proc_label", compact=False),
-         Column("runs", "runs_label", compact=False),
+         Column("margin [95 % CI]", "margin_label", compact=False),
+         Column("margin [95 % CI]", "margin_short", full=False),
+         Column("verdict", "verdict_label"), Column("input", "input_shape"),
+         Column("processes (best+runner-up)", "proc_label", compact=False),
+         Column("runs (best+runner-up)", "runs_label", compact=False),
          Column("runner-up", "runner_up_label", compact=False), Column("runner-up", "runner_up_short", full=False),
          Column(f"runner-up {value_head[f.objective]}", "runner_up_value", value_fmt, compact=False),
          Column("candidates", "candidates", "int", compact=False),
          Column("p50", "best_median_s", "ms", compact=False), Column("p90", "best_p90_s", "ms", compact=False),
          Column("p99", "best_p99_s", "ms", compact=False), Column("n", "best_n", "int", compact=False),
-         Column("processes", "best_repeats", "int", compact=False),
          Column("peak memory", "best_peak_memory_bytes", "mib", compact=False), *energy,
          Column("result", "best_result_id", "result", compact=False),
          Column("runner-up result", "runner_up_result_id", "result", compact=False)],
         keys, _short_labels([_optimal_row(r) for r in rows]), notes, empty=empty,
-        extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {})
+        extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {},
+        brief="Per model, batch size and input shape: the best of the latest valid timing results"
+              + (f" under {f.describe()}" if f.describe() else "") + " and its margin over the runner-up. "
+              "A win needs the margin's whole 95 % interval above +5 %; a tie's interval includes 0 or stays "
+              "below 5 %; unconfirmed: run-to-run noise unknown (measure with `--repeats 3`). The HTML report "
+              "and `--wide` explain the method.")
     if f.per is None:
         return section
     return [section, _systems_section(con, f, params)]
@@ -248,16 +253,19 @@ def _optimal_row(r: dict) -> dict:
         verdict += "; unstable tail: " + ", ".join(tails)
     short = None
     if r.get("margin") is not None:
-        short = f"{r['margin'] * 100:+.0f}%"
+        short = percent(r["margin"], decimals=0)
         if r.get("margin_ci_low") is not None:
-            short += f" [{r['margin_ci_low'] * 100:+.0f}, {r['margin_ci_high'] * 100:+.0f}]"
+            short += (f" [{percent(r['margin_ci_low'], decimals=0).rstrip('%')}, "
+                      f"{percent(r['margin_ci_high'], decimals=0).rstrip('%')}]")
     if r.get("margin_basis") == "published":
         ci = "published: no interval"
         verdict += " (published figure)"
     runner_up = _label(r, "runner_up")
     if runner_up is not None and r.get("runner_up_summary_only"):
         runner_up += " (published)"
-    return dict(r, runner_up_label=runner_up, margin_ci_label=ci, verdict_label=verdict,
+    margin = None if r.get("margin") is None else _pct(r["margin"]) + (f" [{ci}]" if ci else "")
+    return dict(r, runner_up_label=runner_up, margin_ci_label=ci, verdict_label=verdict, margin_label=margin,
+                best_label=_label(r, "best"),
                 best_system_label=_system_label(r.get("best_system"), r.get("best_accelerators"),
                                                 r.get("best_hardware")),
                 best_figure=None if r.get("best_summary_only") is None else

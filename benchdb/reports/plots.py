@@ -14,6 +14,7 @@ import json
 import math
 from collections import defaultdict
 
+from benchdb import units
 from benchdb.reports.document import Report, Section
 from benchdb.reports.serving import frontier_plots, points_plots
 
@@ -104,10 +105,11 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
         if not any(len(points) > 1 for points in series.values()):
             continue
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
+        lat = units.time_scale(p["latency_s"] for pts in series.values() for p in pts)
         for label, points in list(series.items())[:MAX_SERIES]:
             xs = [p["batch_size"] for p in points]
-            ys = [p["latency_s"] * 1e3 for p in points]
-            err = yerr(points, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3)
+            ys = [p["latency_s"] * lat.factor for p in points]
+            err = yerr(points, "latency_s", "latency_ci_low_s", "latency_ci_high_s", lat.factor)
             ax1.errorbar(xs, ys, yerr=err, marker="o", capsize=2, label=label)
             # throughput = batch / median: its interval is the latency interval inverted
             terr = None if err is None else [[max(0.0, p["throughput"] - p["batch_size"] / p["latency_ci_high_s"])
@@ -115,7 +117,7 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
                                              [p["batch_size"] / p["latency_ci_low_s"] - p["throughput"]
                                               if p.get("latency_ci_low_s") else 0.0 for p in points]]
             ax2.errorbar(xs, [p["throughput"] for p in points], yerr=terr, marker="o", capsize=2)
-        for ax, name in ((ax1, "median latency (ms)"), (ax2, "throughput (items/s)")):
+        for ax, name in ((ax1, f"median latency ({lat.unit})"), (ax2, "throughput (items/s)")):
             _batch_axis(ax, [p["batch_size"] for pts in series.values() for p in pts])
             ax.set_ylabel(name)
         ax1.set_title("Latency (95% CI)")
@@ -225,24 +227,25 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
         if len(pts) < 2:
             continue
         fig, ax = plt.subplots(figsize=(7, 3.2))
+        lat = units.time_scale(p["latency_s"] for p in pts)
         groups: dict[str, list[dict]] = defaultdict(list)
         for p in pts:
             groups[_candidate(p)].append(p)
         for label, g in list(groups.items())[:MAX_SERIES]:
-            ax.errorbar([p["latency_s"] * 1e3 for p in g], [p["throughput"] for p in g],
-                        xerr=yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", 1e3),
+            ax.errorbar([p["latency_s"] * lat.factor for p in g], [p["throughput"] for p in g],
+                        xerr=yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", lat.factor),
                         marker="o", linestyle="none", capsize=2, label=label)
             for p in g:
-                ax.annotate(f"bs={p['batch_size']}", (p["latency_s"] * 1e3, p["throughput"]), fontsize=5,
+                ax.annotate(f"bs={p['batch_size']}", (p["latency_s"] * lat.factor, p["throughput"]), fontsize=5,
                             xytext=(3, 3), textcoords="offset points")
         front, best = [], -math.inf
         for p in sorted(pts, key=lambda p: (p["latency_s"], -p["throughput"])):
             if p["throughput"] > best:
                 front.append(p)
                 best = p["throughput"]
-        ax.plot([p["latency_s"] * 1e3 for p in front], [p["throughput"] for p in front], color="#59636e",
+        ax.plot([p["latency_s"] * lat.factor for p in front], [p["throughput"] for p in front], color="#59636e",
                 linestyle="--", linewidth=1, label="Pareto front")
-        ax.set_xlabel("median latency (ms)")
+        ax.set_xlabel(f"median latency ({lat.unit})")
         ax.set_ylabel("throughput (items/s)")
         ax.set_title(short(f"Latency vs throughput: {model}", 90))
         legend_below(fig, ax, len(groups) + 1)
@@ -295,10 +298,12 @@ def trends(section: Section) -> list[tuple[str, str]]:
         series[r["series_id"]].append(r)
     fig, ax = plt.subplots(figsize=(8, 3.5))
     marked = set()
-    for points in list(series.values())[:MAX_SERIES]:
+    shown = list(series.values())[:MAX_SERIES]
+    lat = units.time_scale(p["median"] for points in shown for p in points)
+    for points in shown:
         xs = [p["run_started_at"] for p in points]
-        ax.errorbar(xs, [p["median"] * 1e3 for p in points], marker="o", capsize=2, label=_label(points[0]),
-                    yerr=yerr(points, "median", "median_ci_low", "median_ci_high", 1e3))
+        ax.errorbar(xs, [p["median"] * lat.factor for p in points], marker="o", capsize=2, label=_label(points[0]),
+                    yerr=yerr(points, "median", "median_ci_low", "median_ci_high", lat.factor))
         for p in points:
             if p.get("change_point"):
                 acked = p.get("change_status") == "acked"
@@ -307,10 +312,10 @@ def trends(section: Section) -> list[tuple[str, str]]:
                            linestyle="--" if acked else ":", linewidth=1,
                            label=None if kind in marked else kind)
                 marked.add(kind)
-    ax.set_ylabel("median latency (ms)")
+    ax.set_ylabel(f"median latency ({lat.unit})")
     ax.set_xlabel("run started (UTC)")
     ax.set_title("Median latency over runs (95% CI)")
-    fig.autofmt_xdate()
+    units.date_axis(ax)
     legend_below(fig, ax, len(series) + len(marked))
     return [("Median latency over runs; red dotted: open change points, grey dashed: acknowledged ones", svg(fig))]
 
@@ -322,17 +327,25 @@ def drilldown(r: dict) -> str | None:
     if not groups:
         return None
     plt = pyplot()
-    scale, unit = (1e3, "ms") if r.get("unit") == "s" else (1.0, r.get("unit") or "value")
+    if r.get("unit") == "s":
+        lat = units.time_scale(v for g in groups for v in g)
+        scale, unit = lat.factor, lat.unit
+    else:
+        scale, unit = 1.0, r.get("unit") or "value"
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7, 2.4))
     data = [[v * scale for v in g] for g in groups]
     labels = [f"process {i}" for i in range(len(data))] if len(data) > 1 else ["samples"]
-    ax1.hist(data, bins=30, stacked=True, label=labels)
+    # one outlier must not put every other sample in one bar: the histogram shows the central
+    # CLIP range and says how many samples lie outside it (the ECDF beside it shows them all)
+    lo, hi, outside = units.clip_range([v for g in data for v in g])
+    ax1.hist(data, bins=30, range=(lo, hi) if hi > lo else None, stacked=True, label=labels)
     for key, style in (("median", "-"), ("median_ci_low", ":"), ("median_ci_high", ":")):
         if r.get(key) is not None:
             ax1.axvline(r[key] * scale, color="#cf222e", linestyle=style, linewidth=1)
     ax1.set_xlabel(f"{r.get('metric')} ({unit})")
     ax1.set_ylabel("samples (count)")
-    ax1.set_title("Distribution (red: median, 95% CI)")
+    total = sum(len(g) for g in data)
+    ax1.set_title("Distribution (red: median, 95% CI)\n" + units.clip_note(outside, total), fontsize=7)
     for g, label in zip(data, labels, strict=True):
         xs = sorted(g)
         ax2.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)

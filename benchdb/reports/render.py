@@ -7,6 +7,7 @@ import math
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
+from benchdb import units
 from benchdb.errors import BenchdbError, printable
 from benchdb.reports.document import Report, Section
 from benchdb.reports.tabular import render as render_rows
@@ -17,19 +18,15 @@ if TYPE_CHECKING:   # Jinja is imported when a template renders: JSON, CSV and e
 FORMATS = ("md", "html", "json", "csv")
 
 
-def fmt_value(v: Any, kind: str) -> str:
+def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
+    """One cell: in its column's ``scale`` (:func:`column_scales`) where given, else on its own."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
-    if kind == "ms":
-        return f"{v * 1e3:.3f} ms" if v < 10 else f"{v:.3f} s"
-    if kind == "num":
-        return f"{v:,.1f}" if abs(v) >= 100 else f"{v:.3g}"
-    if kind == "pct":
-        return f"{v * 100:+.1f}%"
-    if kind == "ratio":
-        return f"{v:.2f}"
-    if kind == "mib":
-        return f"{v / 2**20:,.1f} MiB"
+    number = isinstance(v, (int, float)) and not isinstance(v, bool)
+    if number and scale is None:
+        scale = units.scale(kind, [v])
+    if number and scale is not None:
+        return scale(v)
     if kind == "int":
         return f"{int(v)}"
     if kind == "sci":
@@ -37,12 +34,28 @@ def fmt_value(v: Any, kind: str) -> str:
     if kind == "result":
         return str(v)[:12]
     if isinstance(v, datetime):
-        return v.strftime("%Y-%m-%d %H:%M")
+        return units.timestamp(v)
     if isinstance(v, (list, tuple)):
         return ", ".join(map(str, v))
     if isinstance(v, str) and len(v) == 40 and all(c in "0123456789abcdef" for c in v):
         return v[:10]         # a git commit
     return str(v)
+
+
+def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, units.Scale | None]:
+    """Per column key, the one unit and number of decimals its whole column is shown in."""
+    return {c.key: units.scale(c.fmt, (r.get(c.key) for r in rows)) for c in columns}
+
+
+#: Recorded method names as a reader says them.
+WORDS = {"order_statistics": "distribution-free (order statistics)", "host_clock": "host clock",
+         "cuda_events": "CUDA events", "hierarchical_bootstrap": "bootstrap across processes",
+         "bootstrap": "bootstrap"}
+
+
+def in_words(v: Any) -> str:
+    """A recorded method name (``order_statistics``, ``host_clock``) in words."""
+    return "" if v is None else WORDS.get(str(v), str(v).replace("_", " "))
 
 
 def sort_key(v: Any) -> str:
@@ -80,6 +93,9 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.filters["md"] = _md_cell
     env.filters["sortkey"] = sort_key
     env.filters["code"] = code_spans
+    env.globals["column_scales"] = column_scales
+    env.globals["scale_of"] = units.scale
+    env.filters["words"] = in_words
     return env
 
 
@@ -140,32 +156,10 @@ def as_csv(report: Report) -> str:
     return render_rows(s.keys, [[r[k] for k in s.keys] for r in s.rows], "csv") + "\n"
 
 
-def fmt_quantity(v: float | None, unit: str | None, ref: float | None = None) -> str:
-    """A measured value with its unit, scaled for reading: seconds as s / ms / µs (chosen by the size of
-    ``ref``, default ``v``, so two values of one row share a scale), bytes as KiB / MiB / GiB, rates
-    (items/s, tokens/s, ...) with thousands separators."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    size = abs(ref if ref is not None else v)
-    if unit == "s":
-        if size >= 1000:
-            return f"{v:,.0f} s"
-        scale, name = (1.0, "s") if size >= 1 else (1e3, "ms") if size >= 1e-3 else (1e6, "µs")
-        return f"{v * scale:.{_decimals(size * scale)}f} {name}"
-    if unit == "bytes":
-        for scale, name in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-            if size >= scale:
-                return f"{v / scale:,.1f} {name}"
-        return f"{v:,.0f} B"
-    text = f"{v:,.1f}" if size >= 100 else f"{v:.{_decimals(size)}f}"
-    return f"{text} {unit}" if unit else text
-
-
-def _decimals(size: float) -> int:
-    """Decimals that show ``size`` with 4 significant digits (0 for 1000 and up, at most 6)."""
-    if size <= 0 or math.isnan(size) or math.isinf(size):
-        return 3
-    return max(0, min(6, 3 - math.floor(math.log10(size))))
+def fmt_quantity(v: float | None, unit: str | None, *others: float | None, ref: float | None = None) -> str:
+    """A measured value with its unit (s, bytes, items/s, ...) in the scale it shares with ``others``
+    (and ``ref``: another value of its row)."""
+    return units.quantity(v, unit, *others, *(() if ref is None else (ref,)))
 
 
 def check_context(result) -> dict:
@@ -175,8 +169,7 @@ def check_context(result) -> dict:
         v, status = (c.base_median, c.base_status) if side == "base" else (c.cand_median, c.cand_status)
         if status not in (None, "ok"):
             return status
-        ref = max((abs(x) for x in (c.base_median, c.cand_median) if x is not None), default=None)
-        return fmt_quantity(v, c.unit, ref)
+        return fmt_quantity(v, c.unit, c.base_median, c.cand_median)
 
     return {"r": result, "verdicts": VERDICTS, "failing": FAILING, "exit_meaning": EXIT_MEANING,
             "median": median, "run_line": _run_line}
