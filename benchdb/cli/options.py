@@ -61,7 +61,7 @@ class Quantity(click.ParamType):
 
     name = "quantity"
 
-    def __init__(self, parse: Callable[[str], float], metavar: str):
+    def __init__(self, parse: Callable[[str], float | str], metavar: str):
         self.parse, self.metavar = parse, metavar
 
     def get_metavar(self, param, ctx=None) -> str:

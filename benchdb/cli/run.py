@@ -25,18 +25,13 @@ from benchdb.cli.options import (
     csv_ints,
     csv_words,
     db_option,
-    duration_type,
     plural,
     progress_printer,
 )
 from benchdb.errors import BenchdbError
 
-
-def _checked_duration(ctx, param, value):
-    """A duration checked now and kept as written (it is echoed and recorded as given)."""
-    if value is not None:
-        duration_type().convert(value, param, ctx)
-    return value
+#: --skip-fresh: a duration checked now and kept as written (it is echoed and recorded as given).
+AS_WRITTEN = Quantity(lambda v: (quantity.duration(v), str(v))[1], "DURATION")
 
 
 @command("run", examples=(
@@ -82,9 +77,8 @@ def _checked_duration(ctx, param, value):
 @click.option("--suite", default=None, help="A predefined suite (see `benchdb suites`).")
 @click.option("--dry-run", is_flag=True, help="Print the scenario plan and stop.")
 @click.option("--shard", default=None, help="Run only slice i of n of the plan, e.g. 2/4.")
-@click.option("--skip-fresh", default=None, callback=_checked_duration,
-              metavar="DURATION", help="Skip scenarios with a valid result on this hardware newer than this (30m, "
-                                       "12h, 7d); needs --db.")
+@click.option("--skip-fresh", default=None, type=AS_WRITTEN,
+              help="Skip scenarios with a valid result on this hardware newer than this (30m, 12h, 7d); needs --db.")
 @click.option("--resume", "resume_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               metavar="RUN_DIR", help="Finish an interrupted run: measure the scenarios of its plan that have no "
                                       "file in RUN_DIR (RESULTS_DIR/RUN_ID, or a RUN_ID under --out) yet, into the "

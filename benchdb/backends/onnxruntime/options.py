@@ -22,6 +22,6 @@ class OnnxruntimeOptions(BackendOptions):
 
 #: Run options of its own, besides the core ones (:mod:`benchdb.backends.options`).
 OPTIONS: tuple[Option, ...] = (
-    Option("providers", "words", ("CPU",), "onnxruntime execution providers in priority order: CPU, CUDA, "
-           "TensorRT, OpenVINO, ...", flag="--ep", key="ep", aliases=("providers",), identity=True),
+    Option("providers", "words", ("CPU",), "onnxruntime execution providers in priority order, comma-separated: "
+           "CPU, CUDA, TensorRT, OpenVINO, ...", flag="--ep", key="ep", aliases=("providers",), identity=True),
 )

@@ -29,7 +29,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("kernels", "str", None, "--mode kernels / kernels+compile: which kernels replace which layers: "
            "Layer=org/repo:LayerName[@version] or Layer=/local/repo:LayerName (comma-separated), or a file "
            "of such lines (or a YAML/JSON mapping); Layer is a hub layer name (RMSNorm) or a module class "
-           "(LlamaRMSNorm). Default: transformers' own mapping for the device.", metavar="MAPPING"),
+           "(LlamaRMSNorm). Default: transformers' own mapping for the device.", metavar="LAYER=KERNEL,..."),
     Option("kernels_trust_remote_code", "bool", False, "--mode kernels: load Hub kernels from publishers the "
            "kernels library does not trust (its trust_remote_code)."),
 )
