@@ -37,7 +37,7 @@ def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
         assert f'id="benchdb-{name}"' in page, name               # a section per command
         assert f"Usage: benchdb {name} [OPTIONS]" in text, name  # holding its own --help
     run_section = text.split("Usage: benchdb run [OPTIONS]", 1)[1].split("Usage: benchdb ", 1)[0]
-    assert "--batch-sizes" in run_section
+    assert "--batch-size" in run_section and "--batch-sizes" not in run_section     # old name: unlisted
     assert "Usage: benchdb db status [OPTIONS]" in text           # subcommands of a group too
     # nothing hand-written stands in for it
     assert not (REPO / "docs" / "reference" / "cli.md").exists()
