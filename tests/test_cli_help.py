@@ -219,3 +219,19 @@ def test_mode_shows_each_backends_default():
         mode = options.default_mode(info)
         assert re.search(rf"\b{re.escape(mode)} \([^)]*\b{re.escape(name)}\b", text), (name, mode, text)
     assert "opt-all (onnxruntime, ort-web)" in text and "latency (openvino)" in text
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`benchdb run ... --dry-run | head -1`: the reader stopped reading; no "internal error" line,
+    exit 141 as a shell reports SIGPIPE (the plan, ~150 kB, is more than a pipe holds)."""
+    import subprocess
+    import sys
+
+    sizes = ",".join(str(i) for i in range(1, 3001))
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:8",
+                             "--batch-size", sizes, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert proc.stdout.readline().startswith(b"matmul:8 numpy/cpu eager fp32 bs=1 ")
+    proc.stdout.close()
+    assert proc.wait(timeout=120) == 141
+    assert proc.stderr.read() == b""

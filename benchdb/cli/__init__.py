@@ -62,6 +62,11 @@ class _Group(Group):
             click.echo("benchdb: interrupted; nothing half-written was kept (warehouse writes are "
                        "published whole), run the command again to finish", err=True)
             ctx.exit(130)
+        except BrokenPipeError:               # `benchdb suites | head -1`: the reader has what it wanted
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no error at exit's flush
+            ctx.exit(141)                     # as a shell reports a process ended by SIGPIPE
         except click.exceptions.NoArgsIsHelpError:
             raise
         except click.UsageError as exc:       # a command's unknown option, bad value, missing argument
