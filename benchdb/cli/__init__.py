@@ -96,7 +96,7 @@ class _Group(Group):
                    "rejected (ingest, import); each command's help says when",
                 3: "undecided or nothing measured (check, bisect, run)",
                 70: "internal error: a bug in benchdb (--debug shows the traceback; please report it)",
-                **INTERRUPTED})
+                **INTERRUPTED, 141: "the output's reader stopped reading (benchdb ... | head)"})
 @click.version_option(__version__, prog_name="benchdb")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.pass_context
