@@ -269,12 +269,12 @@ def test_help_names_the_forms():
 # ----------------------------------------------------------------------------- axis values
 @pytest.mark.parametrize("args,line", [
     (["--precision", "fp23"],
-     "--precision 'fp23' is not a precision; use one of fp32, fp16, bf16, fp64, int8, int4"),
+     "--precision 'fp23' is not a precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, fp64, int8, int4"),
     (["--precision", "fp32,fp23"],
-     "--precision 'fp23' is not a precision; use one of fp32, fp16, bf16, fp64, int8, int4"),
+     "--precision 'fp23' is not a precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, fp64, int8, int4"),
     (["--mode", "opt-all"], "--mode 'opt-all' is not a mode of numpy; use one of eager"),
-    (["--device", "cdua"], "--device 'cdua' is not a device; use one of cpu, cuda, rocm, mps, xpu, gpu, npu, dml, "
-                           "auto, wasm, webgpu, webnn"),
+    (["--device", "cdua"], "--device 'cdua' is not a device (did you mean 'cuda'?); use one of cpu, cuda, rocm, mps, "
+                           "xpu, gpu, npu, dml, auto, wasm, webgpu, webnn"),
 ])
 def test_an_unknown_axis_value_is_refused_before_anything_runs(tmp_path, args, line):
     out = tmp_path / "o"
@@ -287,15 +287,18 @@ def test_an_unknown_axis_value_is_refused_before_anything_runs(tmp_path, args, l
 def test_other_backends_modes_and_config_axes_are_refused_too(tmp_path):
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--mode", "compile:fast", "--dry-run")
     assert r.exit_code == 2
-    assert "--mode 'compile:fast' is not a mode of pytorch; use one of eager, compile, " in r.output
+    assert ("--mode 'compile:fast' is not a mode of pytorch (did you mean 'compile:default'?); use one of eager, "
+            "compile, ") in r.output
     r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--mode", "opt-al", "--dry-run")
-    assert r.exit_code == 2 and r.output.strip() == ("benchdb: error: --mode 'opt-al' is not a mode of onnxruntime; "
-                                                     "use one of opt-all, opt-extended, opt-basic, opt-disabled")
+    assert r.exit_code == 2 and r.output.strip() == ("benchdb: error: --mode 'opt-al' is not a mode of onnxruntime "
+                                                     "(did you mean 'opt-all'?); use one of opt-all, opt-extended, "
+                                                     "opt-basic, opt-disabled")
     path = tmp_path / "c.yaml"
     path.write_text("runs: [{backends: numpy, models: matmul:8, precisions: [fp32, fp23]}]\n")
     r = invoke("run", "--config", path, "--dry-run")
     assert r.exit_code == 2 and r.output.strip() == (f"benchdb: error: {path}: runs[0]: precisions 'fp23' is not a "
-                                                     "precision; use one of fp32, fp16, bf16, fp64, int8, int4")
+                                                     "precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, "
+                                                     "fp64, int8, int4")
     # an unknown backend is still the first thing said
     r = invoke("run", "--backend", "nope", "--model", "x", "--precision", "fp23")
     assert r.exit_code == 2 and "unknown backend 'nope'" in r.output
