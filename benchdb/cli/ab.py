@@ -16,15 +16,19 @@ from benchdb.plan.ab import DEFAULT_TRIALS, AbReport, need_trials, plan_ab, run_
 from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
 
 
-def check_command(report: AbReport, db: str) -> str:
-    """The commands that load both runs and gate the candidate on the baseline."""
+def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
+    """The commands that load both runs and gate the candidate on the baseline (at the threshold the
+    run's --ab-max-trials judged by, --ab-threshold, where it is not check's default)."""
     import shlex
+
+    from benchdb.quantity import percent_text
 
     dirs = " ".join(shlex.quote(str(report.reports[s].out_dir)) for s in SIDES)
     tags = report.tags
     # no --metric: check compares the results' own headline metric (ttft_s for a serving load point)
+    gate = f" --threshold {percent_text(threshold)}" if threshold != 0.05 else ""
     return (f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
-            f"--candidate tag:{tags['cand']} --db {shlex.quote(db)}")
+            f"--candidate tag:{tags['cand']}{gate} --db {shlex.quote(db)}")
 
 
 def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:
@@ -185,4 +189,4 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
         raise BenchdbError("no scenario succeeded on either side; the files record each error (note column of "
                            "`benchdb run`): check both " + ("endpoints" if params.get("ab_url") else
                                                             "interpreters' environments"), exit_code=3)
-    click.echo(f"check with: {check_command(report, str(resolve_db(params['db'])))}")
+    click.echo(f"check with: {check_command(report, str(resolve_db(params['db'])), params['ab_threshold'])}")

@@ -6,6 +6,7 @@ Each command parses its options, makes one call on :class:`benchdb.warehouse.War
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import click
@@ -75,7 +76,7 @@ def db_status(db):
                    "`benchdb ingest` creates it")
         return
     state = ("up to date" if st["pending"] == 0 and st["schema_version"] <= st["code_version"]
-             else f"{st['pending']} migration(s) pending: run `benchdb db upgrade`"
+             else f"{st['pending']} migration(s) pending: run `benchdb db upgrade --db {shlex.quote(str(st['path']))}`"
              if st["schema_version"] < st["code_version"] else "newer than this benchdb: upgrade benchdb")
     click.echo(f"{st['path']}: schema version {st['schema_version']}, benchdb supports "
                f"{st['code_version']} ({state})")

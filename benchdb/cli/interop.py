@@ -5,6 +5,7 @@ Commands import their library modules inside the command body: `benchdb --help` 
 
 from __future__ import annotations
 
+import shlex
 import sys
 
 import click
@@ -77,7 +78,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     click.echo(f"imported {n} result(s) from {len(summary.imported)} {fmt} file(s) into {out}"
                + (f" ({summary.detail})" if summary.detail else "")
                + (f"; {len(summary.failed)} file(s) failed" if summary.failed else "")
-               + (f"; next: benchdb ingest {out}" if n else ""))
+               + (f"; next: benchdb ingest {shlex.quote(str(out))}" if n else ""))
     if summary.failed:
         sys.exit(1)
 

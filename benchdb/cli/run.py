@@ -394,7 +394,16 @@ def quickstart(db, out, report_path, repeats):
     click.echo(result.optimal_markdown)
     click.echo(result.ingest_line)
     click.echo(f"report: {result.report_path.resolve()} (open it in a browser)")
-    click.echo(f"warehouse: {path} (try `benchdb report --matrix` or `benchdb query`)")
+    click.echo(next_steps(path))
+
+
+def next_steps(path) -> str:
+    """quickstart's last line: the warehouse, and two commands that read it, runnable as printed."""
+    import shlex
+
+    db = shlex.quote(str(path))
+    query = shlex.quote("SELECT model_id, backend, device, batch_size, median FROM results ORDER BY model_id")
+    return f"warehouse: {path} (next: `benchdb report --matrix --db {db}`, `benchdb query {query} --db {db}`)"
 
 
 @command("hardware", examples=(

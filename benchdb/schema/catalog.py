@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -148,6 +149,6 @@ def verify(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     stored = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
     if not stored or stored[0][0] != views_digest():
         raise BenchdbError(f"database {path} holds the views of another benchdb version ({problem}); run "
-                           f"`benchdb db upgrade --db {path}` to apply this version's")
+                           f"`benchdb db upgrade --db {shlex.quote(str(path))}` to apply this version's")
     raise BenchdbError(f"database {path}: {problem}; benchdb will not answer from SQL it did not write. "
-                       f"Run `benchdb db upgrade --db {path}` to restore benchdb's definitions")
+                       f"Run `benchdb db upgrade --db {shlex.quote(str(path))}` to restore benchdb's definitions")

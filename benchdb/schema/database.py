@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -259,7 +260,7 @@ def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migratio
         return upgrade(con, path, available, store)
     if have < code:
         raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
-                           f"{code}; run `benchdb db upgrade --db {path}` first")
+                           f"{code}; run `benchdb db upgrade --db {shlex.quote(str(path))}` first")
     _refresh_views(con)
     return []
 
@@ -283,7 +284,7 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
                                "point --db at a file made by `benchdb ingest`")
         if have < code:
             raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
-                               f"{code}; run `benchdb db upgrade --db {path}` first")
+                               f"{code}; run `benchdb db upgrade --db {shlex.quote(str(path))}` first")
         if verify:         # (ingest reads only its file list first; its write session restores the views)
             catalog.verify(con, path)
             parts.verify(con, path)
@@ -296,7 +297,8 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
 def require(path: Path) -> None:
     """Refuse a warehouse that does not exist, naming the command that creates one."""
     if not path.exists():
-        raise BenchdbError(f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {path}`")
+        raise BenchdbError(f"database {path} does not exist; create it with "
+                           f"`benchdb ingest RESULTS_DIR --db {shlex.quote(str(path))}`")
 
 
 def status(db: str | os.PathLike | None) -> dict:
