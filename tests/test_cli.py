@@ -246,6 +246,23 @@ def test_hardware_command():
                                                      "openai", "userbench"}
 
 
+def test_hardware_names_what_each_backend_measures_with():
+    """openai's version is httpx's and ort-web's is onnxruntime-web's (run by playwright): each is named,
+    so neither reads as the backend's own version."""
+    from benchdb.backends.ortweb import assets
+    from benchdb.harness.hardware import package_version as version
+
+    data = {b["name"]: b for b in json.loads(invoke("hardware", "--format", "json").stdout)["backends"]}
+    assert data["openai"]["uses"] == {"httpx": version("httpx")}
+    assert data["ort-web"]["uses"] == {"onnxruntime-web": assets.VERSION, "playwright": version("playwright")}
+    assert data["numpy"]["uses"] == {"numpy": version("numpy")}
+    lines = {ln.split()[0]: ln for ln in invoke("hardware").stdout.splitlines() if ln.startswith("  ")}
+    if data["openai"]["status"] == "available":
+        assert lines["openai"].split()[1:] == ["httpx", version("httpx")]
+    if data["ort-web"]["status"] == "available":
+        assert f"onnxruntime-web {assets.VERSION}, playwright {version('playwright')}" in lines["ort-web"]
+
+
 def test_debug_shows_traceback(tmp_path):
     proc = benchdb_cmd("--debug", "query", "select 1", "--db", str(tmp_path / "none.duckdb"))
     assert proc.returncode != 0 and "Traceback" in proc.stderr
