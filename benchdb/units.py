@@ -5,7 +5,9 @@ Rules, decided once:
 
 - A column shares one unit: :func:`scale` looks at all of a column's values and picks the engineering
   unit (s / ms / µs / ns; B / KiB / MiB / GiB) that its typical value reads best in, so ``0.6 ms`` and
-  ``12.0 ms`` sit under each other, never ``600 µs`` beside ``12 ms``.
+  ``12.0 ms`` sit under each other, never ``600 µs`` beside ``12 ms``. A column whose values span more
+  than SPAN (50 µs beside 2.5 s) shows each value in its own unit instead: one unit would print the
+  small ones with one digit (``0.05 ms``) or the large ones with eight.
 - Enough significant digits: at least 4 for the typical value, and more (up to 9 decimals) while two
   values that differ would print the same, so both sides of a reported +1.2 % change differ in print.
 - Percentages are signed where they are changes (``+1.2%``), with as many decimals as the same rule needs.
@@ -31,6 +33,8 @@ SIZE_UNITS = ((1 / 2**30, "GiB"), (1 / 2**20, "MiB"), (1 / 2**10, "KiB"), (1.0, 
 DIGITS = 4
 #: The most decimals a value gets while telling two values apart.
 MAX_DECIMALS = 9
+#: The largest ratio of a column's values that still shares one unit.
+SPAN = 1000.0
 
 
 def _finite(v: Any) -> bool:
@@ -76,12 +80,16 @@ class Scale:
     signed: bool = False
     #: "%" is written against the number (+1.2%); any other unit after a space (1.613 µs).
     grouped: bool = True
+    #: A column too wide-ranging for one unit: each value in its own ("time" or "size").
+    each: str = ""
 
     def __call__(self, v: Any) -> str:
         if v is None or (isinstance(v, float) and math.isnan(v)):
             return ""
         if not _finite(v):
             return str(v)
+        if self.each:
+            return (time_scale if self.each == "time" else size_scale)([v])(v)
         sign = "+" if self.signed else ""
         comma = "," if self.grouped else ""
         text = f"{float(v) * self.factor:{sign}{comma}.{self.decimals}f}"
@@ -92,9 +100,17 @@ class Scale:
         return f"{text}{self.unit}" if self.unit == "%" else f"{text} {self.unit}"
 
 
-def time_scale(values: Iterable[Any]) -> Scale:
-    """Seconds in one unit for the whole column."""
+def _spans(nums: list[float]) -> bool:
+    sizes = [abs(v) for v in nums if v != 0]
+    return bool(sizes) and max(sizes) > SPAN * min(sizes)
+
+
+def time_scale(values: Iterable[Any], axis: bool = False) -> Scale:
+    """Seconds in one unit for the whole column (each value in its own where they span > SPAN, except
+    on a plot's ``axis``, which has one unit)."""
     nums = _numbers(values)
+    if _spans(nums) and not axis:
+        return Scale(each="time")
     typical = _typical(nums)
     factor, unit = TIME_UNITS[-1]
     for f, u in TIME_UNITS:
@@ -108,6 +124,8 @@ def time_scale(values: Iterable[Any]) -> Scale:
 
 def size_scale(values: Iterable[Any]) -> Scale:
     nums = _numbers(values)
+    if _spans(nums):
+        return Scale(each="size")
     typical = _typical(nums)
     factor, unit = 1.0, "B"
     for f, u in SIZE_UNITS:
@@ -248,7 +266,7 @@ def seconds_axis(ax: Any, values: Iterable[Any], which: str = "y", label: str = 
     in the axis label ('latency (µs)'), never seven decimals."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    sc = time_scale(values)
+    sc = time_scale(values, axis=True)
     axis = ax.yaxis if which == "y" else ax.xaxis
     axis.set_major_locator(MaxNLocator(nbins=6))
     axis.set_major_formatter(FuncFormatter(lambda x, _pos: f"{x * sc.factor:.4g}"))

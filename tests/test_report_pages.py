@@ -138,7 +138,7 @@ def test_report_and_comparison_pages_in_headless_chromium(wh, tmp_path):
     assert f'href="#result-{rid}"' in html and f'id="result-{rid}"' in html
     drill = html.split(f'id="result-{rid}"', 1)[1].split("</details>", 1)[0]
     assert "<svg" in drill and "ECDF" in drill
-    assert (f"benchdb run --backend onnxruntime --device cpu --model {MODEL} --batch-sizes 1 --seq-lens 16 "
+    assert (f"benchdb run --backend onnxruntime --device cpu --model {MODEL} --batch-size 1 --seq-len 16 "
             "--mode eager --precision fp32 --threads 1") in unescape(drill)
     assert 'id="environment"' in html and "numpy " in html and 'id="left-out"' in html
     _shot(report, "report-pages.png", 6000)

@@ -33,7 +33,7 @@ def _label(s: dict) -> str:
 def _scale(unit: str | None, values: list[float]) -> tuple[float, str]:
     """Seconds in the unit the check's table shows them in; other units as stored."""
     if unit == "s":
-        sc = units.time_scale(values)
+        sc = units.time_scale(values, axis=True)
         return sc.factor, sc.unit
     return 1.0, unit or "value"
 

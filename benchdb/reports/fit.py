@@ -4,9 +4,10 @@ A table too wide for the terminal with one row is shown as a list, one line per 
 nothing cut. Otherwise it first loses the columns whose value is the same in every row (named once
 above it: "All rows: hardware AMD EPYC; precision fp32."), then the columns a reader needs least
 (the runner-up, ...; named below it), then the rare long values of a column are cut to its typical
-width, then its widest cells are cut with an ellipsis, widest column first, until each line fits.
-Identifiers (model, hardware, backend, mode, the best candidate, ...) are never cut: a table that
-cannot fit without cutting one stays wider. Prose is wrapped. The result is still valid Markdown;
+width. Only prose (a "why") is ever cut, and not below PROSE_MIN characters; prose that still does
+not fit moves below the table, one wrapped line per row. Identifiers (model, hardware, backend, mode,
+the best candidate, ...) and numbers are never cut: a table that cannot fit without cutting one
+stays wider. Prose is wrapped. The result is still valid Markdown;
 ``--wide`` keeps every column whole.
 """
 
@@ -19,9 +20,11 @@ WIDTH = 120
 #: The narrowest a cut column gets: enough to recognise a value.
 MIN_CELL = 8
 _SPLIT = re.compile(r"(?<!\\)\|")
-#: Columns whose cells name something (a reader copies them into the next command): never cut.
-IDENTIFIERS = frozenset({"model", "model type", "family", "hardware", "backend", "mode", "precision", "best",
-                         "runner-up", "system", "change id", "result", "scenario", "batch", "input"})
+#: Columns of prose: the only cells ever cut (never below PROSE_MIN); where even that does not fit,
+#: the column moves below the table, one wrapped line per row. Every other cell (an identifier a
+#: reader copies into the next command, a number) is shown whole.
+PROSE = frozenset({"why", "most common error", "note", "error", "validity", "detail"})
+PROSE_MIN = 24
 #: Columns dropped, in this order, before any cell is cut.
 LOW_VALUE = ("runner-up", "most common error", "p", "n", "latency CI low", "latency CI high", "CI low", "CI high",
              "commit", "input")
@@ -80,26 +83,32 @@ def _columns_kept(header: list[str], body: list[list[str]], width: int) -> tuple
 
 
 def _widths(header: list[str], body: list[list[str]], width: int) -> list[int]:
-    """Each column's width: rare long values cut first, then the widest cuttable cells; an
-    identifier column keeps its whole width."""
+    """Each column's width: only prose columns are cut, the widest first, to PROSE_MIN at least."""
     widths = [max([len(header[i])] + [len(r[i]) for r in body]) for i in range(len(header))]
-    cuttable = [k for k, h in enumerate(header) if h not in IDENTIFIERS]
-    total = lambda: sum(widths) + 3 * len(widths) + 1       # noqa: E731  "| " + " | " ... + " |"
-    # a few long values (one model's input shape) are cut before the column every row needs whole
-    typical = [max(len(header[i]), MIN_CELL, _quantile([len(r[i]) for r in body], 0.75)) for i in range(len(header))]
-    while total() > width:
-        over = [k for k in cuttable if widths[k] > typical[k]]
-        if not over:
+    cuttable = [k for k, h in enumerate(header) if h in PROSE]
+    while sum(widths) + 3 * len(widths) + 1 > width and cuttable:     # "| " + " | " ... + " |"
+        i = max(cuttable, key=lambda k: widths[k])
+        if widths[i] <= PROSE_MIN:
             break
-        i = max(over, key=lambda k: widths[k] - typical[k])
         widths[i] -= 1
-    for floor in (MIN_CELL, 3):            # recognisable cells first
-        while total() > width and cuttable:
-            i = max(cuttable, key=lambda k: widths[k])
-            if widths[i] <= floor:
-                break
-            widths[i] -= 1
     return widths
+
+
+def _below(header: list[str], body: list[list[str]], prose: list[int], width: int) -> list[str]:
+    """Prose columns that do not fit beside the others, one wrapped line per row, named by as many
+    of the row's first cells as tell the rows apart."""
+    keys = [k for k in range(len(header)) if k not in prose]
+    n = next((n for n in range(1, len(keys) + 1) if len({tuple(r[k] for k in keys[:n]) for r in body}) == len(body)),
+             len(keys))
+    out: list[str] = []
+    for i in prose:
+        out += ["", f"{header[i].capitalize()}, per row:"]
+        for r in body:
+            if r[i]:
+                name = " ".join(r[k] for k in keys[:n] if r[k])
+                out += textwrap.wrap(f"- {name}: {r[i]}", width, subsequent_indent="  ",
+                                     break_long_words=False, break_on_hyphens=False)
+    return out
 
 
 def _fit_table(lines: list[str], width: int) -> list[str]:
@@ -114,6 +123,14 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     header = [header[i] for i in keep]
     body = [[r[i] for i in keep] for r in body]
     widths = _widths(header, body, width)
+    moved: list[str] = []
+    if sum(widths) + 3 * len(widths) + 1 > width:       # prose that cannot fit goes below the table
+        prose = [i for i, h in enumerate(header) if h in PROSE]
+        if prose and len(prose) < len(header):
+            moved = _below(header, body, prose, width)
+            header = [h for i, h in enumerate(header) if i not in prose]
+            body = [[c for i, c in enumerate(r) if i not in prose] for r in body]
+            widths = _widths(header, body, width)
     cut = any(len(c) > widths[i] for r in [header] + body for i, c in enumerate(r))
     out = []
     if shown:
@@ -124,7 +141,7 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     what = (["not shown: " + ", ".join(dropped)] if dropped else []) + (["cells cut (…)"] if cut else [])
     if what:
         out += ["", f"_To fit the terminal, {'; '.join(what)}: `--wide` shows every column whole._"]
-    return out
+    return out + moved
 
 
 def _quantile(values: list[int], q: float) -> int:

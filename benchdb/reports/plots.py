@@ -105,7 +105,7 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
         if not any(len(points) > 1 for points in series.values()):
             continue
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
-        lat = units.time_scale(p["latency_s"] for pts in series.values() for p in pts)
+        lat = units.time_scale([p["latency_s"] for pts in series.values() for p in pts], axis=True)
         for label, points in list(series.items())[:MAX_SERIES]:
             xs = [p["batch_size"] for p in points]
             ys = [p["latency_s"] * lat.factor for p in points]
@@ -227,7 +227,7 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
         if len(pts) < 2:
             continue
         fig, ax = plt.subplots(figsize=(7, 3.2))
-        lat = units.time_scale(p["latency_s"] for p in pts)
+        lat = units.time_scale([p["latency_s"] for p in pts], axis=True)
         groups: dict[str, list[dict]] = defaultdict(list)
         for p in pts:
             groups[_candidate(p)].append(p)
@@ -299,7 +299,7 @@ def trends(section: Section) -> list[tuple[str, str]]:
     fig, ax = plt.subplots(figsize=(8, 3.5))
     marked = set()
     shown = list(series.values())[:MAX_SERIES]
-    lat = units.time_scale(p["median"] for points in shown for p in points)
+    lat = units.time_scale([p["median"] for points in shown for p in points], axis=True)
     for points in shown:
         xs = [p["run_started_at"] for p in points]
         ax.errorbar(xs, [p["median"] * lat.factor for p in points], marker="o", capsize=2, label=_label(points[0]),
@@ -328,7 +328,7 @@ def drilldown(r: dict) -> str | None:
         return None
     plt = pyplot()
     if r.get("unit") == "s":
-        lat = units.time_scale(v for g in groups for v in g)
+        lat = units.time_scale([v for g in groups for v in g], axis=True)
         scale, unit = lat.factor, lat.unit
     else:
         scale, unit = 1.0, r.get("unit") or "value"

@@ -165,11 +165,17 @@ def fmt_quantity(v: float | None, unit: str | None, *others: float | None, ref: 
 def check_context(result) -> dict:
     from benchdb.analysis.gate import EXIT_MEANING, FAILING, VERDICTS
 
+    # the baseline and candidate columns share one unit per measured unit, with the decimals that
+    # tell every two different medians apart (both sides of a +1.2 % change differ in print)
+    by_unit: dict[str | None, list[float | None]] = {}
+    for c in result.comparisons:
+        by_unit.setdefault(c.unit, []).extend((c.base_median, c.cand_median))
+
     def median(c, side: str) -> str:
         v, status = (c.base_median, c.base_status) if side == "base" else (c.cand_median, c.cand_status)
         if status not in (None, "ok"):
             return status
-        return fmt_quantity(v, c.unit, c.base_median, c.cand_median)
+        return fmt_quantity(v, c.unit, *by_unit.get(c.unit, ()))
 
     return {"r": result, "verdicts": VERDICTS, "failing": FAILING, "exit_meaning": EXIT_MEANING,
             "median": median, "run_line": _run_line}

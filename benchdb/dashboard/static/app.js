@@ -54,9 +54,20 @@ async function load(view, filters, catalog) {
   return doc;
 }
 
-function cell(col, value, rec) {
+// One cell; ``show`` formats a number in its column's unit (FMT.column), ``drill`` links the row's
+// first cell to its result's raw samples.
+function cell(col, value, rec, show, drill) {
   const td = document.createElement("td");
   if (value === null || value === undefined) return td;
+  if (col === "rating_label" || col === "rating") td.classList.add(`rating-${value}`);
+  if (drill) {
+    const a = document.createElement("a");
+    a.href = href("samples", { result: drill });
+    a.textContent = typeof value === "number" && show ? show(value) : String(value);
+    a.title = "raw samples of this result";
+    td.append(a);
+    return td;
+  }
   if (col === "previous_run_id") {
     const a = document.createElement("a");
     a.href = href("compare", { base: value, cand: rec.run_id });
@@ -76,10 +87,11 @@ function cell(col, value, rec) {
     a.title = "raw samples of this result";
     td.append(a);
   } else if (typeof value === "number") {
-    td.className = "num";
-    td.textContent = NUMBER.format(value);
+    td.classList.add("num");
+    td.textContent = show ? show(value) : NUMBER.format(value);
   } else {
-    td.textContent = String(value);
+    td.textContent = FMT.words(String(value));
+    if (td.textContent.length > 40) td.classList.add("wrap");
   }
   return td;
 }
@@ -87,20 +99,29 @@ function cell(col, value, rec) {
 // A table of more rows than this is cut on screen (the charts and the JSON have them all).
 const SHOWN = 2000;
 
-function table(doc) {
+// Headings in words (the SQL name in the tooltip), the view's answer columns first, each numeric
+// column in one unit; rows of metrics with different units (``mixed``) keep plain numbers.
+function table(doc, view, mixed) {
   const t = document.createElement("table");
+  const cols = FMT.order(view, doc.columns);
+  const at = cols.map((c) => doc.columns.indexOf(c));
+  const rows = doc.rows.slice(0, SHOWN);
+  const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
   const head = t.createTHead().insertRow();
-  for (const c of doc.columns) {
+  for (const c of cols) {
     const th = document.createElement("th");
     th.scope = "col";
-    th.textContent = c;
+    th.textContent = FMT.label(c);
+    th.title = c;
     head.append(th);
   }
   const body = t.createTBody();
-  for (const row of doc.rows.slice(0, SHOWN)) {
+  for (const row of rows) {
     const tr = body.insertRow();
     const rec = Object.fromEntries(doc.columns.map((c, i) => [c, row[i]]));
-    row.forEach((v, i) => tr.append(cell(doc.columns[i], v, rec)));
+    const drill = view === "samples" || mixed ? null : rec.best_result_id ?? rec.result_id ?? null;
+    cols.forEach((c, j) => tr.append(cell(c, row[at[j]], rec, show[c], j === 0 && drill !== null && !/_id$/.test(c)
+                                                                          ? drill : null)));
   }
   return t;
 }
@@ -117,21 +138,24 @@ function labelled(chart, label) {
   return chart;
 }
 
-// The median of each run with its 95 % CI as a band, in ms; change points marked (hollow: acknowledged).
+// The median of each run with its 95 % CI as a band, in the unit of its typical median; change points marked (hollow: acknowledged).
 function trendChart(doc) {
-  const pts = rec(doc).map((r) => ({ ...r, t: new Date(r.run_started_at), m: r.median * 1e3,
-                                     lo: (r.median_ci_low ?? r.median) * 1e3, hi: (r.median_ci_high ?? r.median) * 1e3 }));
+  const all = rec(doc);
+  const unit = FMT.unitOf(all.map((r) => r.median));
+  const pts = all.map((r) => ({ ...r, t: new Date(r.run_started_at), m: r.median * unit.factor,
+                                lo: (r.median_ci_low ?? r.median) * unit.factor,
+                                hi: (r.median_ci_high ?? r.median) * unit.factor }));
   if (!pts.length) return null;
   const cps = pts.filter((p) => p.change_id);
   return labelled(Plot.plot({
     width: 760, height: 280, marginLeft: 60,
     x: { label: "run started (UTC)", type: "time" },
-    y: { label: "median (ms)", grid: true },
+    y: { label: `median (${unit.unit})`, grid: true },
     marks: [
       Plot.areaY(pts, { x: "t", y1: "lo", y2: "hi", fill: BLUE, fillOpacity: 0.2 }),
       Plot.lineY(pts, { x: "t", y: "m", stroke: BLUE }),
       Plot.dot(pts, { x: "t", y: "m", r: 2.5, fill: BLUE,
-                      title: (p) => `${p.run_started_at}: ${NUMBER.format(p.m)} ms [${NUMBER.format(p.lo)}, ${NUMBER.format(p.hi)}]` }),
+                      title: (p) => `${p.run_started_at}: ${NUMBER.format(p.m)} ${unit.unit} [${NUMBER.format(p.lo)}, ${NUMBER.format(p.hi)}]` }),
       Plot.dot(cps, { x: "t", y: "m", r: 6, stroke: ORANGE, strokeWidth: 2,
                       fill: (p) => (p.change_status === "acked" ? "none" : ORANGE), className: "change-points",
                       title: (p) => `change point (${p.change_status}): ${NUMBER.format(p.change_point_change * 100)} %` }),
@@ -194,7 +218,7 @@ function sampleCharts(doc) {
 // The statistics of each of a result's metrics, as recorded at ingest.
 function statisticsTable(stats) {
   const t = table({ columns: stats.columns.filter((c) => !SCENARIO.has(c)),
-                    rows: stats.rows.map((r) => r.filter((_, i) => !SCENARIO.has(stats.columns[i]))) });
+                    rows: stats.rows.map((r) => r.filter((_, i) => !SCENARIO.has(stats.columns[i]))) }, "statistics", true);
   t.setAttribute("aria-label", "statistics of each metric");
   return t;
 }
@@ -453,6 +477,7 @@ function matrixTable(doc) {
       const r = doc.rows.find((x) => x[col("family")] === fam && x[col("hardware_name")] === hw && x[col("backend")] === be);
       const td = tr.insertCell();
       if (!r) continue;
+      td.classList.add(`rating-${r[col("rating_label")]}`);
       const a = document.createElement("a");
       a.href = href("results", Object.fromEntries(Object.entries({ hardware: hw, backend: be, family: fam })
         .filter(([, v]) => v !== null && v !== undefined)));
@@ -577,7 +602,7 @@ async function render() {
       const h = compareHistograms(await load("compare_samples", filters, CATALOG));
       if (h) chart.append(h);
     }
-    $("table").replaceChildren(table(doc));
+    $("table").replaceChildren(table(doc, view));
     status.textContent = `${doc.rows.length} row(s)` +
       (doc.truncated ? ", the first in order: there are more; filter to narrow them" : "") +
       (doc.rows.length > SHOWN ? `; the table lists the first ${SHOWN}` : "");

@@ -1,0 +1,118 @@
+"""benchdb.units: how every quantity is shown (one unit per column, digits that tell values apart)."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+
+import pytest
+
+from benchdb import units
+from benchdb.reports.fit import fit
+
+
+def test_a_column_of_seconds_shares_the_unit_of_its_typical_value():
+    sc = units.time_scale([0.0006, 0.0012, 0.012, 0.0009])
+    assert sc.unit == "ms"
+    assert [sc(v) for v in (0.0006, 0.012)] == ["0.600 ms", "12.000 ms"]
+    assert units.time_scale([1.613e-6, 1.632e-6]).unit == "µs"
+    assert units.time_scale([2.5, 3.0]).unit == "s"
+    assert units.time_scale([4e-9]).unit == "ns"
+    assert units.time_scale([]).unit == "ms" and units.time_scale([None, math.nan])(None) == ""
+    # a column spanning more than 1000x: each value in its own unit, never 0.05 ms beside 2,500 ms
+    wide = units.time_scale([50e-6, 0.0123, 2.5])
+    assert [wide(v) for v in (50e-6, 0.0123, 2.5)] == ["50.00 µs", "12.30 ms", "2.500 s"]
+    assert units.time_scale([50e-6, 2.5], axis=True).unit == "s"      # a plot's axis has one unit
+
+
+@pytest.mark.parametrize("base, cand", [(1.613e-6, 1.632e-6), (1.0e-3, 1.0002e-3), (0.25, 0.2500001),
+                                        (123.4567, 123.4568)])
+def test_both_sides_of_a_reported_change_differ_in_print(base, cand):
+    sc = units.time_scale([base, cand])
+    assert sc(base) != sc(cand)
+    # and the typical value keeps at least 4 significant digits
+    digits = sc(base).split()[0].replace(",", "").replace(".", "").lstrip("0")
+    assert len(digits) >= 4
+
+
+def test_the_same_latency_reads_the_same_in_every_place():
+    """The check's pair, a report column and a lone value: one rule, one spelling."""
+    pair = units.quantity(1.613e-6, "s", 1.632e-6)
+    assert pair == "1.613 µs"
+    assert units.time_scale([1.613e-6, 1.62e-6])(1.613e-6) == "1.613 µs"
+    assert units.seconds(1.613e-6) == "1.613 µs"
+
+
+def test_sizes_rates_percentages_and_ratios():
+    assert units.size(3 * 2**20) == "3.0 MiB" and units.size(5 * 2**30) == "5.0 GiB" and units.size(512) == "512 B"
+    assert units.size_scale([2**20, 3 * 2**20]).unit == "MiB"
+    assert units.size_scale([2**20, 3 * 2**30])(2**20) == "1.0 MiB"
+    assert units.rate_scale([1234.5, 15.0], "items/s")(1234.5) == "1,234.5 items/s"
+    assert units.rate_scale([42.123])(42.123) == "42.12"
+    pct = units.percent_scale([0.012, -0.05])
+    assert (pct(0.012), pct(-0.05)) == ("+1.2%", "-5.0%")
+    # two changes that differ get the decimals to show it
+    close = units.percent_scale([0.0121, 0.0124])
+    assert close(0.0121) != close(0.0124)
+    assert units.percent(-0.0001) == "0.0%"          # no "-0.0": a change that is not there
+    assert units.ratio_scale([1.5, 2.0])(2.0) == "2.00"
+    assert units.points_scale([79.6, 41.0])(79.6) == "79.6%"
+
+
+@pytest.mark.parametrize("seconds, text", [(0.85, "850.0 ms"), (12, "12 s"), (250, "4 min 10 s"), (240, "4 min"),
+                                           (3900, "1 h 05 min"), (3 * 86400 + 4 * 3600, "3 d 04 h"),
+                                           (None, "")])
+def test_durations_read_as_people_say_them(seconds, text):
+    assert units.duration(seconds) == text
+
+
+def test_timestamps():
+    t = datetime(2026, 11, 1, 10, 0, tzinfo=timezone.utc)
+    assert units.timestamp(t) == "2026-11-01 10:00 UTC"
+    assert units.timestamp("2026-11-01T10:00:00+00:00") == "2026-11-01 10:00 UTC"
+    assert units.timestamp(datetime(2026, 11, 1, 19, 9)) == "2026-11-01 19:09"
+
+
+def test_a_histogram_range_leaves_out_one_outlier_and_says_so():
+    values = [1.0 + i * 1e-3 for i in range(998)] + [1000.0, 2000.0]
+    lo, hi, outside = units.clip_range(values)
+    assert 1.0 <= lo < hi < 2.0 and outside >= 2
+    assert units.clip_note(outside, len(values)).startswith("0.5-99.5 % of samples shown; ")
+
+
+def test_plot_axes_in_the_columns_unit_and_dates_as_people_read_them():
+    plt = pytest.importorskip("matplotlib.pyplot")
+    fig, ax = plt.subplots()
+    ax.plot([datetime(2026, 11, 1, 19, 9), datetime(2026, 11, 2, 8, 0)], [1.6e-6, 1.7e-6])
+    sc = units.seconds_axis(ax, [1.6e-6, 1.7e-6])
+    units.date_axis(ax)
+    fig.canvas.draw()
+    assert ax.get_ylabel() == "latency (µs)" and sc.unit == "µs"
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ticks and not any(".000000" in t for t in ticks)
+    yticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
+    assert yticks and all(len(t.split(".")[-1]) <= 4 for t in yticks)
+    plt.close(fig)
+
+
+def test_a_narrow_terminal_drops_the_runner_up_before_cutting_an_identifier():
+    rows = [("matmul:256", "1", "numpy/eager", "15,335.6", "", "only one; unstable tail: best", ""),
+            ("tiny:bert", "4", "openvino/latency", "1,666.6", "+2% [0, +4]", "tie; unstable tail: best",
+             "onnxruntime/optimized")] * 2
+    head = ("model", "batch", "best", "items/s", "margin [95 % CI]", "verdict", "runner-up")
+    rows = [(*r[:6], r[6] + " (published figure)" * min(i, 1)) for i, r in enumerate(rows)]
+    md = "\n".join(["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|",
+                    *("| " + " | ".join(r) + " |" for r in rows)])
+    out = fit(md + "\n", 110)
+    assert "…" not in out and "runner-up" not in out.splitlines()[0]
+    assert "openvino/latency" in out and "only one; unstable tail: best" in out
+    assert "not shown: runner-up" in out
+
+
+def test_a_one_row_table_is_a_list_with_nothing_cut():
+    why = "the candidate's interval spans the threshold band; " * 4
+    md = f"| verdict | model | why |\n| --- | --- | --- |\n| inconclusive | tiny:bert | {why.strip()} |\n"
+    out = fit(md, 80)
+    assert "…" not in out and out.startswith("- verdict: inconclusive\n- model: tiny:bert\n- why: ")
+    assert " ".join(ln.strip() for ln in out.splitlines()[2:]).endswith(why.strip())
+    assert max(len(ln) for ln in out.splitlines()) <= 80
