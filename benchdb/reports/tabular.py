@@ -1,4 +1,6 @@
-"""Rows as a terminal table, CSV or JSON: one place for every command that prints rows."""
+"""Rows as a terminal table, CSV or JSON: one place for every command that prints rows (``render``:
+values as stored, for ``benchdb query``), and tables for people (``for_people``: headings in words,
+quantities in one unit per column by :mod:`benchdb.units`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
+from benchdb import units
 from benchdb.errors import printable
 
 FORMATS = ("table", "csv", "json")
@@ -66,3 +69,40 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
     out += [line(r) for r in cells]
     out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out)
+
+
+def for_people(columns: Sequence[tuple[str, str, str]], rows: Sequence[dict[str, Any]]) -> str:
+    """A terminal table for people: per column (heading, key, kind), kind one of text, int, rate,
+    time (seconds) or time_ms (milliseconds, as a run's summary holds them); each quantity column in
+    one unit with the decimals that tell its values apart; nothing cut."""
+    def value(r: dict[str, Any], key: str, kind: str) -> Any:
+        v = r.get(key)
+        return v / 1e3 if kind == "time_ms" and isinstance(v, (int, float)) else v
+
+    cells: list[list[str]] = [[] for _ in rows]
+    right = []
+    for _head, key, kind in columns:
+        values = [value(r, key, kind) for r in rows]
+        show = (units.time_scale(values) if kind in ("time", "time_ms") else
+                units.rate_scale(values) if kind == "rate" else None)
+        for out, v in zip(cells, values, strict=True):
+            out.append(show(v) if show else "" if v is None else _cell(v))
+        right.append(kind != "text")
+    heads = [c[0] for c in columns]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(heads)]
+
+    def line(vals: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(vals, widths, right, strict=True)).rstrip()
+
+    return "\n".join([line(heads), "  ".join("-" * w for w in widths), *(line(r) for r in cells),
+                      f"({len(rows)} row{'s' if len(rows) != 1 else ''})"])
+
+
+#: A run's summary table: what each scenario gave (benchdb.plan.driver.summary_rows).
+RUN_SUMMARY = (("scenario", "scenario", "text"), ("status", "status", "text"), ("median", "median_ms", "time_ms"),
+               ("p90", "p90_ms", "time_ms"), ("items/s", "items_per_s", "rate"), ("n", "n", "int"),
+               ("note", "note", "text"))
+
+
+def run_summary(rows: Sequence[dict[str, Any]]) -> str:
+    return for_people(RUN_SUMMARY, rows)
