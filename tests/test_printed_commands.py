@@ -78,8 +78,9 @@ def test_the_reports_reproduce_line_rebuilds_the_exact_run(measured, tmp_path):
 def test_quickstarts_next_steps_run(measured):
     from benchdb.cli.run import next_steps
 
-    commands = quoted(next_steps(measured / "w.duckdb"))
-    assert len(commands) == 2
+    text = next_steps(measured / "w.duckdb")
+    commands = [ln.strip() for ln in text.splitlines() if ln.startswith("  benchdb ")]
+    assert len(commands) == 2 and max(len(ln) for ln in next_steps("benchdb.duckdb").splitlines()) <= 120
     for line in commands:
         proc = shell(line, measured)
         assert proc.returncode == 0, (line, proc.stderr)

@@ -398,12 +398,12 @@ def quickstart(db, out, report_path, repeats):
 
 
 def next_steps(path) -> str:
-    """quickstart's last line: the warehouse, and two commands that read it, runnable as printed."""
+    """quickstart's last lines: the warehouse, and two commands that read it, runnable as printed."""
     import shlex
 
     db = shlex.quote(str(path))
-    query = shlex.quote("SELECT model_id, backend, device, batch_size, median FROM results ORDER BY model_id")
-    return f"warehouse: {path} (next: `benchdb report --matrix --db {db}`, `benchdb query {query} --db {db}`)"
+    query = shlex.quote("SELECT model_id, backend, batch_size, median FROM results")
+    return f"warehouse: {path}; next:\n  benchdb report --matrix --db {db}\n  benchdb query {query} --db {db}"
 
 
 @command("hardware", examples=(
