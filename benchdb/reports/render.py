@@ -36,10 +36,22 @@ def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
     if isinstance(v, datetime):
         return units.timestamp(v)
     if isinstance(v, (list, tuple)):
-        return ", ".join(map(str, v))
+        return prose(", ".join(map(str, v)))
     if isinstance(v, str) and len(v) == 40 and all(c in "0123456789abcdef" for c in v):
         return v[:10]         # a git commit
-    return str(v)
+    return prose(str(v))
+
+
+#: Recorded reasons (validity, verdicts) as a reader says them.
+_PROSE = (("CI of the median +-", "95 % interval of the median ±"), ("CI of the median", "95 % interval of the median"),
+          ("+-", "±"))
+
+
+def prose(text: str) -> str:
+    """A recorded reason in words: 'CI of the median +-0.0%' reads '95 % interval of the median ±0.0%'."""
+    for old, new in _PROSE:
+        text = text.replace(old, new)
+    return text
 
 
 def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, units.Scale | None]:
@@ -96,6 +108,7 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.globals["column_scales"] = column_scales
     env.globals["scale_of"] = units.scale
     env.filters["words"] = in_words
+    env.filters["prose"] = prose
     return env
 
 
