@@ -1,6 +1,7 @@
 """The command line, through click's CliRunner and real subprocesses: exit codes and exact lines."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -43,7 +44,8 @@ def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
                "--max-background-cpu", "100%", *FAST)
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
+    assert lines[0].split() == ["scenario", "status", "median", "p90", "items/s", "n", "note"]
+    assert re.search(r"\d \S?s\s", lines[2])            # a latency with its unit (µs, ms, s), not median_ms 0.0016
     assert "matmul:32 numpy/cpu eager fp32 bs=1 n=32" in lines[2]
     assert lines[-1].startswith("run ") and lines[-1].endswith(" 2 files in " + str(next(out.iterdir())))
     assert "[2/2] matmul:32 numpy/cpu eager fp32 bs=2 n=32" in r.stderr

@@ -172,7 +172,7 @@ def _plan_and_run(params, runs, exclude, source, shard, workers=None):
 def _measure(items, config, out, tags, db, resume=None, workers=None) -> None:
     """Run the plan, print what each scenario gave, and say how to resume after Ctrl-C."""
     from benchdb.plan.driver import Interrupted, run_plan, summary_rows
-    from benchdb.reports.tabular import render
+    from benchdb.reports.tabular import run_summary
 
     try:
         report = run_plan(items, config=config, out=out, tags=tags, progress=progress_printer(), resume=resume,
@@ -180,9 +180,7 @@ def _measure(items, config, out, tags, db, resume=None, workers=None) -> None:
     except Interrupted as stop:
         raise BenchdbError(f"{stop}; resume with: {_resume_command(stop.report.out_dir, db)}",
                            exit_code=130) from None
-    rows = summary_rows(report)
-    cols = ["scenario", "status", "median_ms", "p90_ms", "items_per_s", "n", "note"]
-    click.echo(render(cols, [[r[c] for c in cols] for r in rows]))
+    click.echo(run_summary(summary_rows(report)))
     click.echo(f"run {report.run_id}: {plural(len(report.files), 'file')} in {report.out_dir}")
     ok = sum(o.status == "ok" for o in report.outcomes)
     if ok == 0:
