@@ -172,6 +172,8 @@ def test_bad_options_are_one_line(tmp_path):
         (["--model", "m", "--server", STUB, "--slo", "ttft:fast"], "ttft:fast"),
         (["--model", "m", "--server", STUB, "--prompts", str(bad)], f"--prompts {bad} line 2: not a JSON object"),
         (["--model", "m", "--server", STUB, "--prompts", str(tmp_path / "none.jsonl")], "No such file"),
+        (["--model", "m", "--server", STUB, "--client-workers", "many"], "--client-workers 'many': give auto"),
+        (["--model", "m", "--server", STUB, "--client-workers", "0"], "--client-workers '0': give auto"),
     ]
     for args, text in cases:
         proc = benchdb_cmd("run", "--backend", "openai", *args, "--out", str(tmp_path / "o"), "--dry-run")
@@ -269,3 +271,24 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
     (res,) = _results(out)
     extra = res["scenario"]["extra"]
     assert 0 < extra["client_loop_cpu_pct"] <= extra["client_cpu_pct"] + 1
+
+
+def test_client_workers_share_a_load_point_and_are_recorded_not_identity(tmp_path):
+    """--client-workers 2: two load generator processes, one merged point; the split is recorded in
+    extra (per worker: cores, requests, CPU), and the scenario is the one a single client measures."""
+    runs = {}
+    for n in ("1", "2"):
+        out = tmp_path / f"res{n}"
+        proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-w", "--server", STUB, "--concurrency", "4",
+                           "--client-workers", n, "--out", str(out), *QUICK, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        (runs[n],) = _results(out)
+    from benchdb.schema.identity import scenario_key
+
+    one, two = runs["1"]["scenario"], runs["2"]["scenario"]
+    assert scenario_key(one) == scenario_key(two) and one["options"] == two["options"]
+    assert "client_workers" not in one["extra"]
+    per = two["extra"]["client_workers"]
+    assert len(per) == 2 and all(w["requests"] > 0 for w in per)
+    assert sum(w["requests"] for w in per) == two["extra"]["requests"]
+    assert all(0 < w["loop_cpu_pct"] <= two["extra"]["client_loop_cpu_pct"] + 1e-9 for w in per)

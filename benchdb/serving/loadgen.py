@@ -14,11 +14,13 @@ Why it is built this way:
   The CI checks (benchdb's statistics SQL) run in a worker thread so they do not stall the event
   loop while chunks are being timed.
 - httpx over HTTP/1.1, one single-connection client per request in flight (a pool the size of the
-  concurrency, kept by :class:`_Clients`): httpcore's own pool scans every connection on each
+  concurrency, kept by :class:`Clients`): httpcore's own pool scans every connection on each
   request and response (O(n^2) per round), which made it 80 % of the client's CPU at concurrency
   128. A connection that answered a non-200 status is closed, never reused (its server may be in
   a bad state). Failed requests (status, error event, timeout, connection error) carry a one-line
   error and are never latency samples.
+- One event loop saturates near one core; :mod:`benchdb.serving.workers` shares a load point out
+  over worker processes (``run(spec, workers=N)``), each running this loop on its share.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.harness.timing import StopCheck, StopRule
@@ -108,6 +110,20 @@ class LoadSpec:
         return out
 
 
+class Shared(Protocol):
+    """A load point shared by several client processes (:mod:`benchdb.serving.workers`): the
+    coordinator opens every worker's window at one time and decides when all stop issuing."""
+
+    async def open_window(self, gen: Generator) -> float:
+        """Called after the warm-up; returns the window's start (a ``perf_counter`` reading), and
+        may later set ``gen.stop_reason`` to stop the issuing."""
+        ...
+
+    def sample(self, ttft: float, itl: list[float]) -> None:
+        """One measured request's TTFT and per-token ITLs, for the shared stopping rule."""
+        ...
+
+
 @dataclass
 class LoadResult:
     records: list[RequestRecord]          # warm-up requests included, flagged
@@ -120,6 +136,8 @@ class LoadResult:
     #: near 100 % its timings include its own queueing (the process figure also counts the
     #: statistics checks' worker threads, and exceeds 100 % on a short window)
     loop_cpu_pct: float | None = None
+    #: With client worker processes: per worker, its cores, requests, CPU and loop CPU (% of one core).
+    workers: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def window_s(self) -> float:
@@ -165,7 +183,7 @@ async def _request(client: httpx.AsyncClient, url: str, body: bytes, headers: di
         sse.close(time.perf_counter())
 
 
-class _Clients:
+class Clients:
     """Single-connection httpx clients, one per request in flight: a free list is O(1) where
     httpcore's pool is O(connections) per event (module doc). Closed loop: at most ``concurrency``
     exist; open loop: as many as requests overlap."""
@@ -197,10 +215,10 @@ class _Clients:
         await asyncio.gather(*(c.aclose() for c in self.every), return_exceptions=True)
 
 
-class _Generator:
+class Generator:
     """Issues the requests of one load point and decides when to stop issuing."""
 
-    def __init__(self, spec: LoadSpec, clients: _Clients, stats: Stats):
+    def __init__(self, spec: LoadSpec, clients: Clients, stats: Stats | None):
         self.spec = spec
         self.clients = clients
         self.url = spec.base_url.rstrip("/") + ENDPOINTS[spec.endpoint]
@@ -219,9 +237,14 @@ class _Generator:
         rule = spec.rule
         self.ttft: list[float] = []
         self.itl: list[float] = []
-        self.checks = [StopCheck(rule, stats), StopCheck(dataclasses.replace(rule, max_iters=sys.maxsize), stats)]
+        self.checks = [] if stats is None else \
+            [StopCheck(rule, stats), StopCheck(dataclasses.replace(rule, max_iters=sys.maxsize), stats)]
         self.converged = [False, False]
         self.checking = False
+        #: With worker processes: where measured requests' samples go (no own CI checks).
+        self.shared: Shared | None = None
+        #: Seconds before the first open-loop arrival (workers of one constant rate interleave).
+        self.first_offset = 0.0
 
     # -- issuing -------------------------------------------------------------------------------
     def may_issue(self) -> bool:
@@ -266,6 +289,10 @@ class _Generator:
     # -- stopping ------------------------------------------------------------------------------
     def completed(self, rec: RequestRecord) -> None:
         m = request_metrics(rec)
+        if self.shared is not None:
+            if m is not None and m.ttft is not None:
+                self.shared.sample(m.ttft, m.itl_token)
+            return
         if m is not None and m.ttft is not None:
             self.ttft.append(m.ttft)
             self.itl.extend(m.itl_token)
@@ -303,7 +330,7 @@ class _Generator:
 
     async def open(self, rate: float, rng: random.Random) -> None:
         spec = self.spec
-        next_t = time.perf_counter()
+        next_t = time.perf_counter() + self.first_offset
         running: set[asyncio.Task[None]] = set()
         while self.may_issue():
             delay = next_t - time.perf_counter()
@@ -331,18 +358,26 @@ class _Generator:
             await self.open(spec.rate, rng)
 
 
-async def run_async(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
-    """Run one load point (warm-up, then the measured window) and return its records."""
-    clients = _Clients(spec.request_timeout_s)
-    own_stats = stats is None
-    stats = stats or Stats()
-    gen = _Generator(spec, clients, stats)
+async def run_async(spec: LoadSpec, stats: Stats | None = None, shared: Shared | None = None,
+                    first_offset: float = 0.0) -> LoadResult:
+    """Run one load point (warm-up, then the measured window) and return its records; with
+    ``shared``, as one of several worker processes (its window opened and closed by the coordinator)."""
+    clients = Clients(spec.request_timeout_s)
+    own_stats = stats is None and shared is None
+    if own_stats:
+        stats = Stats()
+    gen = Generator(spec, clients, stats)     # a worker (shared) checks no CI: no statistics engine
+    gen.first_offset = first_offset
     try:
         rng = random.Random(spec.seed)
         if spec.warmup_requests:
             await gen.phase(rng)
         gen.warmup = False
-        gen.window_start = time.perf_counter()
+        if shared is not None:
+            gen.shared = shared
+            gen.window_start = await shared.open_window(gen)
+        else:
+            gen.window_start = time.perf_counter()
         cpu0, loop0 = time.process_time(), time.thread_time()
         await gen.phase(rng)
         while gen.tasks:                          # a CI check still running
@@ -351,7 +386,7 @@ async def run_async(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
         cpu, loop_cpu = time.process_time() - cpu0, time.thread_time() - loop0
     finally:
         await clients.aclose()
-        if own_stats:
+        if own_stats and stats is not None:
             stats.close()
     errors: dict[str, int] = {}
     for r in gen.records:
@@ -364,7 +399,12 @@ async def run_async(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
                       loop_cpu_pct=100.0 * loop_cpu / wall if wall > 0 else None)
 
 
-def run(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
-    """:func:`run_async` on a fresh event loop."""
+def run(spec: LoadSpec, stats: Stats | None = None, workers: int = 1) -> LoadResult:
+    """:func:`run_async` on a fresh event loop; with ``workers`` > 1, shared out over that many
+    client processes (:func:`benchdb.serving.workers.run`)."""
+    if workers > 1:
+        from benchdb.serving import workers as pool
+
+        return pool.run(spec, workers, stats)
     return asyncio.run(run_async(spec, stats))
 

@@ -153,6 +153,9 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
     bad = [m for m in opts.modes if m not in (*ENDPOINTS, "eager")]
     if bad:
         raise BenchdbError(f"backend openai has no mode {bad[0]!r}; use --mode completions or chat")
+    from benchdb.serving.workers import resolve
+
+    resolve(opts.option("client_workers"))          # refuses a bad --client-workers before any request
     if opts.option("slo"):
         from benchdb.serving.metrics import parse_slo
 
@@ -301,7 +304,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
 
 def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptions, info: dict,
            on_start: Callable[[int], None] | None) -> Iterator[Outcome]:
-    from benchdb.serving import loadgen, metrics
+    from benchdb.serving import loadgen, metrics, workers
 
     model = opts.option("served_model") or _served_model(url) or spec
     slo = metrics.parse_slo(opts.option("slo")) if opts.option("slo") else {}
@@ -321,7 +324,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
             cond = Conditions.now(opts.thread_count)
             metered_from = time.time()
             meter = _energy_meter(sc.device) if server is not None else None
-            result = loadgen.run(load)
+            result = loadgen.run(load, workers=workers.resolve(opts.option("client_workers"), load))
             joules = _joules(meter)
             metered_to = time.time()
         except Exception as exc:  # a load point's failure is its status, the sweep goes on
@@ -334,6 +337,8 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
                                  "errors": result.errors, "requests": summary.get("requests"),
                                  "client_cpu_pct": result.client_cpu_pct,
                                  "client_loop_cpu_pct": result.loop_cpu_pct, "slo": opts.option("slo")}
+        if result.workers:    # how the client was split: not identity (the server's timings are the same)
+            extra["client_workers"] = result.workers
         if joules is not None:
             # the energy counter's window (epoch seconds), so other meters can be set beside it
             extra["energy_window_s"] = [metered_from, metered_to]
@@ -412,9 +417,10 @@ def validity(summary: dict, opts: RunOptions, result) -> list[str]:
         reasons.append(f"too_few_samples: {ok} completed requests < min_iters {opts.rule.min_iters}")
     busy = result.loop_cpu_pct
     if busy is not None and busy >= CLIENT_BOUND_PCT and result.window_s >= CLIENT_BOUND_MIN_WINDOW_S:
-        reasons.append(f"client_bound: the load generator's event loop was busy {busy:.0f} % of the window "
+        which = "busiest worker's event loop" if getattr(result, "workers", None) else "event loop"
+        reasons.append(f"client_bound: the load generator's {which} was busy {busy:.0f} % of the window "
                        f"(limit {CLIENT_BOUND_PCT:.0f} %); its timings include its own queueing: lower the "
-                       "load or run the client on more cores")
+                       "load or run the client on more cores (--client-workers auto)")
     return reasons
 
 

@@ -64,6 +64,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),
     Option("ignore_eos", "bool", False, "Send ignore_eos and min_tokens = --gen-tokens (vLLM, SGLang) so every "
            "request produces exactly that many tokens.", identity=True),
+    Option("client_workers", "str", "1", "Load generator processes sharing each load point (auto: one per usable "
+           "core); each on its own cores where there are enough, the concurrency or rate shared out, their "
+           "timelines merged. Changes how much load one client machine can drive, not what is measured.",
+           metavar="auto|N"),
     Option("server_timeout", "duration", 600.0, "Time the server may take to become healthy.", minimum=1),
     Option("request_timeout", "duration", 300.0, "Time one request may take before it counts as an error.",
            minimum=0.1),
