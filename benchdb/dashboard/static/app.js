@@ -120,8 +120,10 @@ function table(doc, view, mixed) {
     const tr = body.insertRow();
     const rec = Object.fromEntries(doc.columns.map((c, i) => [c, row[i]]));
     const drill = view === "samples" || mixed ? null : rec.best_result_id ?? rec.result_id ?? null;
-    cols.forEach((c, j) => tr.append(cell(c, row[at[j]], rec, show[c], j === 0 && drill !== null && !/_id$/.test(c)
-                                                                          ? drill : null)));
+    // a winner with no runner-up has no margin verdict: it is the only one measured
+    const value = (c, v) => (c === "margin_verdict" && v === null && rec.best_hardware ? "only one" : v);
+    cols.forEach((c, j) => tr.append(cell(c, value(c, row[at[j]]), rec, show[c],
+                                          j === 0 && drill !== null && !/(result|run|series)_id$/.test(c) ? drill : null)));
   }
   return t;
 }
