@@ -149,3 +149,20 @@ def test_the_upgrade_line_of_an_old_warehouse_upgrades_it(tmp_path):
     proc = shell(line, Path("/"))                      # the path it names works from anywhere
     assert proc.returncode == 0, proc.stderr
     assert cli("query", "SELECT count(*) FROM results", "--db", old).exit_code == 0
+
+
+@pytest.mark.slow
+def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypatch):
+    from bisect_repo import make_repo
+
+    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))   # environments built here, not in ~/.cache
+    shas = make_repo(tmp_path / "repo", n=3, slow_at=3, factor=2.0)
+    proc = benchdb_cmd("bisect", "--repo", str(tmp_path / "repo"), "--bench", "benches/bench_work.py",
+                       "--min-time", "0.2", "--repeats", "3", "--ab-threshold", "20%", "--good", shas[0],
+                       "--bad", shas[-1], "--out", str(tmp_path / "first"), timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    line = after("reproduce: ", proc.stdout)
+    assert f"--bad {shas[2][:12]}" in line and "--min-time 0.2s" in line          # the culprit, as measured
+    again = shell(line, tmp_path)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"culprit: {shas[2]}" in again.stdout

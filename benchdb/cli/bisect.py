@@ -203,7 +203,9 @@ def _reproduce(ctx, params, r) -> str:
     elif params["config_file"]:
         args += ["--config", str(params["config_file"])]
     else:
-        args += ["--backend", params["backend"], "--model", *params["models"]]
+        args += ["--backend", params["backend"]]
+        for model in params["models"]:           # --model takes one spec; it repeats
+            args += ["--model", model]
     args += _run_flags(ctx, params)
     args += ["--repeats", str(params["repeats"]), "--ab-max-trials", str(params["ab_max_trials"]),
              "--ab-threshold", percent_text(params["ab_threshold"])]
