@@ -78,6 +78,8 @@ def test_a_histogram_range_leaves_out_one_outlier_and_says_so():
     lo, hi, outside = units.clip_range(values)
     assert 1.0 <= lo < hi < 2.0 and outside >= 2
     assert units.clip_note(outside, len(values)).startswith("0.5-99.5 % of samples shown; ")
+    few = [1.0 + i * 1e-3 for i in range(89)] + [400.0]        # 90 samples, one outlier: left out too
+    assert units.clip_range(few)[1] < 2.0 and units.clip_range(few)[2] == 1
 
 
 def test_plot_axes_in_the_columns_unit_and_dates_as_people_read_them():
