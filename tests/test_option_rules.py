@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from benchdb import quantity
 from benchdb.backends import options as run_options
 from benchdb.cli import main
-from benchdb.cli.options import FORMATS, Quantity
+from benchdb.cli.options import FORMATS, Quantity, csv_ints, csv_words
 from benchdb.errors import BenchdbError
 
 #: --format values beyond FORMATS: names of other tools' formats, kept as those tools spell them
@@ -102,6 +102,8 @@ def test_a_list_is_named_in_the_singular_and_says_it_is_a_list(item):
     if "=" in metavar:                # a mapping (K=V,...), not a list of values
         return
     comma = metavar.endswith(",...")
+    if option.callback in (csv_ints, csv_words):
+        assert comma, f"{name} {option.opts[0]}: a comma-separated list shows NAME,... in the help"
     assert comma == ("comma-separated" in (option.help or "").lower()), \
         f"{name} {option.opts[0]}: a comma-separated list shows NAME,... and says comma-separated"
     if comma or (option.multiple and not option.is_flag):

@@ -28,7 +28,8 @@ def _si(value: float | None, unit: str) -> str:
     ("the calibrations stored so far", "benchdb calibrate --list")))
 @click.option("--device", default="cpu", show_default=True, help="Device to calibrate: cpu, cuda:0, mps, xpu:0.")
 @click.option("--backend", "backends", callback=csv_words, default="numpy,pytorch", show_default=True,
-              help="Libraries that measure (each installed one that can drive the device).")
+              metavar="BACKEND,...",
+              help="Libraries that measure, comma-separated (each installed one that can drive the device).")
 @click.option("--threads", type=click.IntRange(min=1), default=None,
               help="CPU threads (default: physical cores, as `benchdb run`). Recorded with the peaks.")
 @click.option("--trials", type=click.IntRange(min=2), default=10, show_default=True,
