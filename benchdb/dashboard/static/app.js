@@ -189,22 +189,32 @@ function forest(doc) {
 function sampleCharts(doc) {
   const by = new Map();
   for (const r of rec(doc)) {
-    const k = `${r.metric} (${r.unit})`;
+    const k = `${r.metric}\u0000${r.unit}`;
     if (!by.has(k)) by.set(k, []);
     by.get(k).push(r.value);
   }
   const box = document.createElement("div");
-  for (const [name, values] of by) {
+  for (const [key, raw] of by) {
+    // seconds in the unit of their typical value, as in the tables (µs, ms, s)
+    const [metric, stored] = key.split("\u0000");
+    const u = stored === "s" ? FMT.unitOf(raw) : { factor: 1, unit: stored };
+    const name = `${metric} (${u.unit})`;
+    const values = raw.map((v) => v * u.factor);
     const med = d3.median(values);
     const sorted = Float64Array.from(values).sort();
     const ecdf = Array.from(sorted, (v, i) => ({ v, p: (i + 1) / sorted.length }));
+    // the histogram shows the 0.5-99.5 % range (one outlier would put every sample in one bar); the ECDF all
+    const last = sorted.length - 1;
+    const lo = sorted[Math.floor(last * 0.005)], hi = sorted[Math.floor(last * 0.995)];
+    const shown = values.filter((v) => v >= lo && v <= hi);
     const fig = document.createElement("figure");
     const cap = document.createElement("figcaption");
-    cap.textContent = `${name}: n = ${values.length}, median ${NUMBER.format(med)}`;
+    cap.textContent = `${name}: n = ${values.length}, median ${NUMBER.format(med)} ${u.unit}; histogram: ` +
+      `0.5-99.5 % of samples shown` + (shown.length < values.length ? `, ${values.length - shown.length} outside` : "");
     fig.append(cap, labelled(Plot.plot({
       width: 420, height: 200, marginLeft: 50,
       x: { label: name }, y: { label: "samples", grid: true },
-      marks: [Plot.rectY(values, Plot.binX({ y: "count" }, { x: (v) => v, fill: BLUE })),
+      marks: [Plot.rectY(shown, Plot.binX({ y: "count" }, { x: (v) => v, fill: BLUE })),
               Plot.ruleX([med], { stroke: ORANGE, strokeWidth: 2 }), Plot.ruleY([0])],
     }), `histogram of ${name}`), labelled(Plot.plot({
       width: 420, height: 200, marginLeft: 50,
