@@ -13,6 +13,19 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
+#: Recorded reasons (validity, verdicts) as a reader says them.
+_PROSE = (("CI of the median +-", "95 % interval of the median ±"), ("CI of the median", "95 % interval of the median"),
+          ("+-", "±"))
+
+
+def prose(text: str) -> str:
+    """A recorded reason in words: 'CI of the median +-0.0%' reads '95 % interval of the median ±0.0%'
+    (what is stored keeps its own spelling)."""
+    for old, new in _PROSE:
+        text = text.replace(old, new)
+    return text
+
+
 def hashed(value: str) -> str:
     """How a private value (an --ab-env value, a token on a command line) is recorded: enough to
     tell two values apart, not to read one."""

@@ -11,6 +11,7 @@ from benchdb import units
 from benchdb.errors import BenchdbError, printable
 from benchdb.reports.document import Report, Section
 from benchdb.reports.tabular import render as render_rows
+from benchdb.text import prose
 
 if TYPE_CHECKING:   # Jinja is imported when a template renders: JSON, CSV and errors never load it
     import jinja2
@@ -42,16 +43,7 @@ def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
     return prose(str(v))
 
 
-#: Recorded reasons (validity, verdicts) as a reader says them.
-_PROSE = (("CI of the median +-", "95 % interval of the median ±"), ("CI of the median", "95 % interval of the median"),
-          ("+-", "±"))
 
-
-def prose(text: str) -> str:
-    """A recorded reason in words: 'CI of the median +-0.0%' reads '95 % interval of the median ±0.0%'."""
-    for old, new in _PROSE:
-        text = text.replace(old, new)
-    return text
 
 
 def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, units.Scale | None]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from benchdb import units
 from benchdb.errors import printable
+from benchdb.text import prose
 
 FORMATS = ("table", "csv", "json")
 
@@ -86,7 +87,7 @@ def for_people(columns: Sequence[tuple[str, str, str]], rows: Sequence[dict[str,
         show = (units.time_scale(values) if kind in ("time", "time_ms") else
                 units.rate_scale(values) if kind == "rate" else None)
         for out, v in zip(cells, values, strict=True):
-            out.append(show(v) if show else "" if v is None else _cell(v))
+            out.append(show(v) if show else "" if v is None else prose(_cell(v)))
         right.append(kind != "text")
     heads = [c[0] for c in columns]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(heads)]
