@@ -275,8 +275,8 @@ class StubServer:
         self.stop()
 
 
-async def serve(config: StubConfig, host: str, port: int) -> None:
-    server = await asyncio.start_server(Stub(config).handle, host, port)
+async def serve(config: StubConfig, host: str, port: int, reuse_port: bool = False) -> None:
+    server = await asyncio.start_server(Stub(config).handle, host, port, reuse_port=reuse_port or None)
     print(f"benchdb stub listening on http://{host}:{server.sockets[0].getsockname()[1]}", flush=True)
     async with server:
         await server.serve_forever()
@@ -304,6 +304,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
     p.add_argument("--epoll", action="store_true",
                    help="wait in epoll: more than 1024 connections, timers up to 1 ms late (module doc)")
+    p.add_argument("--reuse-port", action="store_true",
+                   help="share --port with other stub processes (SO_REUSEPORT: the kernel spreads connections), "
+                        "so a client that outruns one process meets several")
     a = p.parse_args(argv)
     cfg = StubConfig(ttft_ms=a.ttft_ms, itl_ms=a.itl_ms, model=a.model, fail_every=a.fail_every,
                      error_every=a.error_every, chunked=not a.close_delimited, done=not a.no_done,
@@ -313,7 +316,7 @@ def main(argv: list[str] | None = None) -> None:
         cap_open_files()
     try:
         loop = new_loop(a.epoll)
-        loop.run_until_complete(serve(cfg, a.host, a.port))
+        loop.run_until_complete(serve(cfg, a.host, a.port, a.reuse_port))
     except KeyboardInterrupt:
         pass
 

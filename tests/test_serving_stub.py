@@ -1,0 +1,59 @@
+"""The stub server's own options: several stub processes on one port (--reuse-port), so a client
+with many worker processes meets a server side that does not saturate first. Real processes."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stub(port: int, *extra: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "benchdb.serving.stub", "--port", str(port), "--ttft-ms", "1",
+                             "--itl-ms", "1", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _first_line(proc: subprocess.Popen[str]) -> str:
+    assert proc.stdout is not None
+    return proc.stdout.readline()
+
+
+def _complete(port: int) -> dict:
+    body = json.dumps({"model": "stub", "prompt": "hi", "max_tokens": 3}).encode()
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/completions", data=body,
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.mark.parametrize("reuse", [True, False])
+def test_stub_processes_share_a_port_only_when_asked(reuse):
+    port = _free_port()
+    flag = ("--reuse-port",) if reuse else ()
+    procs = [_stub(port, *flag)]
+    try:
+        assert "listening on" in _first_line(procs[0])
+        procs.append(_stub(port, *flag))
+        second = _first_line(procs[1])
+        if reuse:
+            assert "listening on" in second and procs[1].poll() is None
+            # connections land on either process: every request is answered whole
+            for _ in range(6):
+                assert _complete(port)["usage"]["completion_tokens"] == 3
+        else:
+            procs[1].wait(timeout=10)
+            assert procs[1].returncode != 0
+    finally:
+        for p in procs:
+            p.kill()
+            p.wait()
