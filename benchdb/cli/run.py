@@ -250,6 +250,7 @@ def _click_option(opt, owners: list[str]) -> click.Option:
     if opt.kind == "bool":
         return Renamed(names, is_flag=True, **kw)
     if opt.repeat:
+        kw["metavar"] = opt.metavar or opt.cli_flag[2:].upper().replace("-", "_")
         return Renamed(names, multiple=True, **kw)
     if opt.kind in ("words", "ints"):
         default = ",".join(map(str, opt.default)) if opt.default else None
