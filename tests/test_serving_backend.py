@@ -259,10 +259,21 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
                           client_cpu_pct=loop_pct + 20, errors={}, loop_cpu_pct=loop_pct)
 
     assert validity(summary, opts, point(40.0, 5.0)) == []
-    assert validity(summary, opts, point(93.0, 5.0)) == []          # the H100 client at 16: still right
     assert validity(summary, opts, point(99.0, 0.3)) == []          # too short to judge
     (reason,) = validity(summary, opts, point(99.0, 5.0))
     assert reason.startswith("client_bound: the load generator's event loop was busy 99 %")
+    # the H200 host's sweep: every point whose TTFT read more than 5 % high is invalid, and every point
+    # still valid read TTFT within 5 % and ITL within 0.5 % (the old 95 % limit passed +88 % TTFT)
+    recorded = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "h200_client" / "points.json").read_text())
+    truth = recorded["truth"]
+    for p in recorded["points"]:
+        judged = validity(summary, opts, point(p["loop_pct"], 5.0))
+        ttft_err = p["ttft_ms"] / truth["ttft_ms"] - 1
+        if ttft_err > 0.05:
+            assert judged and judged[0].startswith("client_bound"), p
+        if not judged:
+            assert ttft_err <= 0.05 and abs(p["itl_ms"] / truth["itl_ms"] - 1) <= 0.005, p
+    assert sum(not validity(summary, opts, point(p["loop_pct"], 5.0)) for p in recorded["points"]) == 5
     # a real run records the loop's share beside the process's
     out = tmp_path / "res"
     proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-model", "--server", STUB, "--concurrency", "2",

@@ -52,11 +52,11 @@ step compare 30 "$PY" -m benchdb query "SELECT t AS tag, r.input_shape, r.validi
 round(any_value(m.median) FILTER (WHERE m.metric = 'ttft_s') * 1e3, 3) AS ttft_ms, \
 round(any_value(m.median) FILTER (WHERE m.metric = 'itl_token_s') * 1e3, 3) AS itl_ms, \
 round(any_value(m.median) FILTER (WHERE m.metric = 'output_throughput'), 0) AS tokens_per_s, \
-round(any_value(m.median) FILTER (WHERE m.metric = 'client_cpu_pct'), 1) AS client_cpu_pct, round(list_max(CAST(json_extract(any_value(r.extra), '$.client_workers[*].loop_cpu_pct') AS DOUBLE[])), 1) AS busiest_worker_loop_pct, any_value(r.validity_reasons) AS why \
+round(any_value(m.median) FILTER (WHERE m.metric = 'client_cpu_pct'), 1) AS client_cpu_pct, round(coalesce(list_max(CAST(json_extract(any_value(r.extra), '$.client_workers[*].loop_cpu_pct') AS DOUBLE[])), CAST(any_value(r.extra)->>'client_loop_cpu_pct' AS DOUBLE)), 1) AS busiest_loop_pct, any_value(r.validity_reasons) AS why \
 FROM results r JOIN result_metrics m USING (result_id) JOIN runs USING (run_id), unnest(runs.tags) AS u(t) \
 GROUP BY ALL ORDER BY t, r.input_shape"
 step metrics 30 "$PY" -m benchdb query "SELECT DISTINCT metric FROM result_metrics ORDER BY 1"
 
-tar -C "$W" -czf "$OUT/client.tar.gz" --exclude=site .
+tar -C "$W" -czf "$OUT/client.tar.gz" --exclude=site --exclude=bench.duckdb.samples .
 cp "$LOG" "$OUT/steps.log"
 ls -la "$OUT"
