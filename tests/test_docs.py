@@ -49,3 +49,46 @@ def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
     assert "<!-- run-options -->" not in config
     for opt, _ in options.every():
         assert opt.cli_flag in config, opt.name
+
+    # the contract reference's field tables come from the contract's code: every field has its row
+    from benchdb.schema import contract, metadata
+
+    page = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference" / "contract" / "index.html").read_text("utf-8")))
+    assert "<!-- contract-fields -->" not in page
+    for name, _ in (*contract.KEY_FIELDS, *contract.SAMPLE_FIELDS):
+        assert f"\n{name}\n" in page, name
+    for path in _metadata_paths(metadata.Metadata):
+        assert f"\n{path}\n" in page, path
+
+    # the CLI reference is wrapped to its box: click's wrapped text (the options) fits 80 columns
+    options = run_section.split("Options:", 1)[1].split("Examples:", 1)[0]
+    long_lines = [line for line in options.splitlines() if len(line) > 80]
+    assert not long_lines, long_lines
+
+
+def _metadata_paths(model, prefix=""):
+    """Every field path of the contract's metadata document (nested models walked)."""
+    import typing
+
+    out = []
+    for name, field in model.model_fields.items():
+        out.append(prefix + name)
+        args = typing.get_args(field.annotation) or (field.annotation,)
+        for arg in (*args, *(a for x in args for a in typing.get_args(x))):
+            if isinstance(arg, type) and hasattr(arg, "model_fields"):
+                out += _metadata_paths(arg, f"{prefix}{name}.")
+    return out
+
+
+def test_contract_reference_fails_on_an_undocumented_field(monkeypatch):
+    """A field with no description stops the docs build instead of shipping a blank row."""
+    sys.path.insert(0, str(REPO / "docs" / "hooks"))
+    try:
+        import contract_reference
+    finally:
+        sys.path.remove(str(REPO / "docs" / "hooks"))
+    columns, meta = contract_reference.rows(str(REPO))
+    assert all(row[3] for row in columns + meta)
+    monkeypatch.delitem(contract_reference.DESCRIPTIONS, "hardware.device_name")
+    with pytest.raises(ValueError, match="hardware.device_name"):
+        contract_reference.rows(str(REPO))

@@ -9,6 +9,7 @@ and nothing hand-written is committed for it.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -16,6 +17,8 @@ import click
 from mkdocs.structure.files import File
 
 PAGE = "reference/cli.md"
+#: Columns the help is wrapped to: the docs theme's code box holds about 88 without scrolling.
+WIDTH = 80
 
 INTRO = """\
 # CLI reference
@@ -48,11 +51,19 @@ def markdown(root: str | None = None) -> str:
         sys.path.insert(0, root)
     from benchdb.cli import main
 
-    settings = {"terminal_width": 100, "max_content_width": 100, **main.context_settings}
+    settings = {**main.context_settings, "terminal_width": WIDTH, "max_content_width": WIDTH}
     ctx = click.Context(main, info_name="benchdb", **settings)
     names = main.list_commands(ctx)
     toc = ["Commands: " + ", ".join(f"`{n}`" for n in names) + ".", ""]
-    return INTRO + "\n" + "\n".join(toc + _walk(main, ctx, 2))
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = str(WIDTH)        # for any help text that measures the terminal itself
+    try:
+        return INTRO + "\n" + "\n".join(toc + _walk(main, ctx, 2))
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
 
 
 def options_table() -> str:
