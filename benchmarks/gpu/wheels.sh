@@ -36,3 +36,29 @@ PY
 src=$(mktemp -d) && git archive HEAD | tar -x -C "$src"
 .venv/bin/pip wheel -q --no-deps --no-build-isolation -w build/gpu-wheels "$src" && rm -rf "$src"
 du -sh build/gpu-wheels
+# GUIDELLM=1: also GuideLLM and what it needs beyond the image (benchmarks/gpu/image-packages.txt: the
+# H200 image's `pip list`) and the wheels above, for benchmarks/gpu/guidellm.sh; kernels is left out
+# to stay within the 64 MiB a call carries (and hf-xet: the GPU machine is offline)
+if [ -n "${GUIDELLM:-}" ]; then
+  rm -f build/gpu-wheels/kernels-*.whl
+  tmp=$(mktemp -d)
+  .venv/bin/pip download -q --only-binary=:all: --python-version "$PYVER" --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
+    -d "$tmp" "guidellm==${GUIDELLM_VERSION:-0.8.1}" 2>&1 | { grep -v WARNING || true; }
+  .venv/bin/python - "$tmp" build/gpu-wheels benchmarks/gpu/image-packages.txt <<'PY'
+import re, shutil, sys
+from pathlib import Path
+tmp, dest, image = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+norm = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+have = {norm(line.split()[0]) for line in image.read_text().splitlines()[2:] if line.strip()}
+have |= {norm(w.name.split("-")[0]) for w in dest.glob("*.whl")}
+skip = {"hf-xet", "torch", "triton"}
+for w in sorted(tmp.glob("*.whl")):
+    n = norm(w.name.split("-")[0])
+    if n not in have and n not in skip and not n.startswith("nvidia-"):
+        shutil.copy(w, dest)
+        print("added", w.name)
+PY
+  rm -rf "$tmp"
+  du -sh build/gpu-wheels
+fi
