@@ -40,7 +40,9 @@ du -sh build/gpu-wheels
 # H200 image's `pip list`) and the wheels above, for benchmarks/gpu/guidellm.sh; kernels is left out
 # to stay within the 64 MiB a call carries (and hf-xet: the GPU machine is offline)
 if [ -n "${GUIDELLM:-}" ]; then
-  rm -f build/gpu-wheels/kernels-*.whl
+  # and transformers with its huggingface_hub 2.x: the image's transformers 5.17 (hub < 2) serves, and
+  # the set then fits beside the working tree
+  rm -f build/gpu-wheels/kernels-*.whl build/gpu-wheels/transformers-*.whl build/gpu-wheels/huggingface_hub-*.whl
   tmp=$(mktemp -d)
   .venv/bin/pip download -q --only-binary=:all: --python-version "$PYVER" --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
