@@ -182,7 +182,10 @@ def parse_parallelism(text: str) -> dict[str, Any]:
         word = value.strip().lower()
         parsed: Any = True if word == "true" else False if word == "false" else \
             int(word) if word.isdigit() else word
-        (doc.setdefault(phase, {}) if dot else doc)[name] = parsed
+        target = doc.setdefault(phase, {}) if dot else doc
+        if name in target:
+            raise BenchdbError(f"--parallelism {text!r}: {key.strip()} is given twice; give each key once")
+        target[name] = parsed
     try:
         return system.parallelism(doc, f"--parallelism {text}")
     except system.SystemError as exc:
