@@ -92,3 +92,29 @@ def test_contract_reference_fails_on_an_undocumented_field(monkeypatch):
     monkeypatch.delitem(contract_reference.DESCRIPTIONS, "hardware.device_name")
     with pytest.raises(ValueError, match="hardware.device_name"):
         contract_reference.rows(str(REPO))
+
+
+def test_every_guide_is_in_the_nav_and_on_the_home_page_and_opens_with_a_command():
+    import yaml
+
+    guides = sorted(p.name for p in (REPO / "docs" / "guides").glob("*.md"))
+    nav = yaml.safe_load((REPO / "mkdocs.yml").read_text())["nav"]
+    listed = [page for section in nav if "Guides" in section for entry in section["Guides"] for page in entry.values()]
+    assert sorted(p.removeprefix("guides/") for p in listed) == guides
+    home = (REPO / "docs" / "index.md").read_text()
+    for name in guides:
+        assert f"(guides/{name})" in home, name
+        text = (REPO / "docs" / "guides" / name).read_text()
+        opening = "\n".join(text.splitlines()[:25])
+        assert "```bash\n" in opening, f"{name}: no command in its first 25 lines"
+
+
+def test_no_page_speaks_of_this_vm_or_internal_versions():
+    for page in (REPO / "docs").rglob("*.md"):
+        if page.name == "benchmarks.md":       # measurements of benchdb itself, with their machines
+            continue
+        text = page.read_text()
+        for phrase in ("this VM", "this 2-core VM", "contract v2", "(contract v", "schema 7", "before schema"):
+            assert phrase not in text, f"{page.relative_to(REPO)}: {phrase!r}"
+        if "guides" in page.parts:             # examples a reader copies: no scratch paths of ours
+            assert "/tmp/" not in text, page.name
