@@ -23,7 +23,7 @@ def test_ci_runs_the_readme_test_command():
 def test_the_set_up_line_is_where_the_test_command_starts():
     """CI runs the test command verbatim, so the set-up line a user copies runs verbatim too."""
     clone, setup, main_job = _block("Set up and run the main job")
-    assert clone.startswith("git clone ") and clone.endswith("&& cd benchdb")
+    assert clone.startswith("git clone ") and clone.split("#")[0].rstrip().endswith("&& cd benchdb")
     assert setup.startswith("python3 -m venv .venv && .venv/bin/pip install ")
     assert main_job == ".venv/bin/benchdb quickstart"
     (test,) = _block("Set up and run the tests")
@@ -60,3 +60,43 @@ def test_no_internal_words_for_users():
     for phrase in ("/tmp/bis", "this project's", "on this VM", "schema 7", "contract v2", "apt-get",
                    "--batch-sizes", "--seq-lens"):
         assert phrase not in text, phrase
+
+
+def _readme_commands() -> list[list[str]]:
+    """Every `benchdb ...` line of the README's bash blocks, as words (comments and continuations joined)."""
+    import shlex
+
+    out = []
+    for block in README.read_text().split("```bash\n")[1:]:
+        text = block.split("```", 1)[0].replace("\\\n", " ")
+        for line in text.splitlines():
+            words = shlex.split(line, comments=True)
+            for i, word in enumerate(words):
+                if word.endswith("benchdb") and (i == 0 or words[i - 1] == "&&"):
+                    rest = words[i + 1:]
+                    out.append(rest[: rest.index("&&")] if "&&" in rest else rest)
+    return out
+
+
+def test_every_readme_command_names_a_real_command_and_real_options():
+    """A reader copies these: an option renamed since (--batch-sizes) or a command gone fails here."""
+    import click
+
+    from benchdb.cli import main
+
+    commands = _readme_commands()
+    assert len(commands) >= 20
+    ctx = click.Context(main, info_name="benchdb")
+    for words in commands:
+        command: click.Command = main
+        sub_ctx = ctx
+        while isinstance(command, click.Group) and words and not words[0].startswith("-"):
+            sub = command.get_command(sub_ctx, words[0])
+            assert sub is not None, f"benchdb {' '.join(words)}: no command {words[0]!r}"
+            sub_ctx = click.Context(sub, info_name=words[0], parent=sub_ctx)
+            command, words = sub, words[1:]
+        # an option the command's --help shows: old names kept as hidden aliases do not count
+        shown = set(re.findall(r"--[a-z0-9-]+", command.get_help(sub_ctx)))
+        for word in words:
+            if word.startswith("--"):
+                assert word.split("=", 1)[0] in shown, f"benchdb {command.name}: {word} is not in its --help"
