@@ -118,3 +118,11 @@ def test_no_page_speaks_of_this_vm_or_internal_versions():
             assert phrase not in text, f"{page.relative_to(REPO)}: {phrase!r}"
         if "guides" in page.parts:             # examples a reader copies: no scratch paths of ours
             assert "/tmp/" not in text, page.name
+
+
+def test_every_docs_command_names_a_real_command_and_real_options():
+    from test_readme import benchdb_commands, check_commands
+
+    commands = [c for page in (REPO / "docs").rglob("*.md") for c in benchdb_commands(page.read_text())]
+    assert len(commands) >= 40
+    check_commands(commands)
