@@ -88,7 +88,7 @@ class _Group(Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, examples=(
-    ("measure, load and report on this machine (about a minute per backend)", "benchdb quickstart"),
+    ("measure, load and report on this machine (about a minute on 2 cores)", "benchdb quickstart"),
     ("measure at two batch sizes (then: benchdb ingest results)",
      "benchdb run --backend numpy --model matmul:256 --batch-size 1,8 --out results"),
     ("which hardware and backend serve each model best", "benchdb report --optimal-hardware")),

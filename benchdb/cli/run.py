@@ -368,7 +368,7 @@ def suites():
 
 
 @command("quickstart", examples=(
-    ("measure, ingest and report (about a minute per installed backend)", "benchdb quickstart"),
+    ("measure, ingest and report (about a minute on 2 cores)", "benchdb quickstart"),
     ("one process per model: faster, but no winner can be confirmed",
      "benchdb quickstart --repeats 1 --report quick.html")),
     exit_codes=INTERRUPTED)
