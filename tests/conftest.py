@@ -103,6 +103,25 @@ def ingest_fixture(folder: Path, db: Path, files: int) -> Path:
     return db
 
 
+def interrupt_after_first_file(args: list[str], out: Path) -> str:
+    """`python -m benchdb ARGS` (which writes into ``out``) sent Ctrl-C once its first file exists;
+    it must exit 130. Its standard error."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    return err
+
+
 def db_rows(db, query: str, params=None) -> list[dict]:
     """A read-only query's rows as dicts."""
     import duckdb

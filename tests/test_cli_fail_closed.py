@@ -10,6 +10,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
+from conftest import interrupt_after_first_file
 
 from benchdb.cli import main
 
@@ -46,14 +47,7 @@ def test_ctrl_c_keeps_finished_files_and_resume_measures_exactly_the_rest(tmp_pa
     assert earlier.returncode == 0, earlier.stderr
     assert invoke("ingest", str(tmp_path / "earlier"), "--db", str(db)).exit_code == 0
     out = tmp_path / "res"
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args, "--min-time", "0.3", "--max-time", "0.3",
-                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 120
-    while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    err = interrupt_after_first_file([*args, "--min-time", "0.3", "--max-time", "0.3", "--out", str(out)], out)
     last = err.strip().splitlines()[-1]
     kept = sorted(out.rglob("*.parquet"))
     (run_dir,) = [p for p in out.iterdir() if p.is_dir()]

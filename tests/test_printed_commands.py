@@ -11,14 +11,12 @@ import html
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-from conftest import benchdb_cmd, cli, db_rows
+from conftest import benchdb_cmd, cli, db_rows, interrupt_after_first_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 #: Quick, fixed measurements: one thread, short, not judged by the machine's other load.
@@ -89,16 +87,9 @@ def test_quickstarts_next_steps_run(measured):
 
 def test_the_resume_line_after_ctrl_c_finishes_the_run(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:32",
-                             "--batch-size", "1,2,3,4,5,6", *QUICK, "--min-time", "0.3", "--max-time", "0.3",
-                             "--out", str(out), "--db", str(db)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    deadline = time.monotonic() + 120
-    while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    args = ["run", "--backend", "numpy", "--model", "matmul:32", "--batch-size", "1,2,3,4,5,6", *QUICK,
+            "--min-time", "0.3", "--max-time", "0.3", "--out", str(out), "--db", str(db)]
+    err = interrupt_after_first_file(args, out)
     line = after("resume with: ", err)
     done = shell(line, tmp_path)
     assert done.returncode == 0, done.stderr

@@ -13,14 +13,8 @@
 # BUDGET (default 240 s for the measuring steps) change the run.
 set -u
 OUT=${1:?usage: client.sh OUTDIR}
-W=$(mktemp -d /tmp/benchdb-client.XXXX)
-mkdir -p "$OUT" "$W/results"
-export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC
-PY=${PYTHON:-python3}
-LOG=$W/steps.log
-BUDGET=${BUDGET:-240}
-DEADLINE=$(( $(date +%s) + BUDGET ))
 source "$(dirname "$0")/lib.sh"
+begin client 240
 
 use_wheels
 CORES=$(nproc)

@@ -12,14 +12,8 @@
 # tools' TTFT and ITL medians side by side. BUDGET (default 200) caps the measuring steps' seconds.
 set -u
 OUT=${1:?usage: guidellm.sh OUTDIR}
-W=$(mktemp -d /tmp/benchdb-guidellm.XXXX)
-mkdir -p "$OUT" "$W/results"
-export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-PY=${PYTHON:-python3}
-LOG=$W/steps.log
-BUDGET=${BUDGET:-200}
-DEADLINE=$(( $(date +%s) + BUDGET ))
 source "$(dirname "$0")/lib.sh"
+begin guidellm 200
 
 use_wheels
 TF=${TF:-$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/transformers")}

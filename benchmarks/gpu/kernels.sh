@@ -18,15 +18,9 @@
 # run; DEVICE=cpu PRECISION=fp32 SIZE=tiny checks the script on a CPU (the layer then computes with torch).
 set -u
 OUT=${1:?usage: kernels.sh OUTDIR}
-W=$(mktemp -d /tmp/benchdb-kernels.XXXX)
-mkdir -p "$OUT" "$W/results"
-export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-PY=${PYTHON:-python3}
-LOG=$W/steps.log
-BUDGET=${BUDGET:-420}
-DEADLINE=$(( $(date +%s) + BUDGET ))
 DEVICE=${DEVICE:-cuda}
 source "$(dirname "$0")/lib.sh"
+begin kernels 420
 
 use_wheels
 "$PY" -c "import torch, transformers, kernels, benchdb; print('python', __import__('sys').version.split()[0], \

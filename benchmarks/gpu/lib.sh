@@ -1,5 +1,16 @@
-# Shared by benchmarks/gpu/*.sh: a step runner with a time budget. Source it after setting W (the
-# work folder), LOG and DEADLINE (epoch seconds by which every measuring step must have ended).
+# Shared by benchmarks/gpu/*.sh: the work folder and a step runner with a time budget. Source it after
+# setting OUT, then call `begin NAME SECONDS`.
+begin() {  # begin NAME SECONDS: W (a new work folder with results/), LOG, PY, the warehouse and the
+  # offline environment, and DEADLINE: BUDGET (default SECONDS) from now for the measuring steps
+  W=$(mktemp -d "/tmp/benchdb-$1.XXXX")
+  mkdir -p "$OUT" "$W/results"
+  export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
+  PY=${PYTHON:-python3}
+  LOG=$W/steps.log
+  BUDGET=${BUDGET:-$2}
+  DEADLINE=$(( $(date +%s) + BUDGET ))
+}
+
 step() {  # step NAME SECONDS CMD...: one timed step, its output in $W/NAME.txt and the log
   local name=$1 limit=$2; shift 2
   local t0 t1 rc left=$(( DEADLINE - $(date +%s) ))

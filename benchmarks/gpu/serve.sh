@@ -25,14 +25,8 @@ OUT=${1:?usage: serve.sh OUTDIR [STEP ...]}
 shift
 STEPS=" ${*:-hardware serving independent client parallel compile} "
 want() { [[ $STEPS == *" $1 "* ]]; }
-W=$(mktemp -d /tmp/benchdb-gpu2.XXXX)
-mkdir -p "$OUT" "$W/results"
-export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-PY=${PYTHON:-python3}
-LOG=$W/steps.log
-BUDGET=${BUDGET:-500}
-DEADLINE=$(( $(date +%s) + BUDGET ))
 source "$(dirname "$0")/lib.sh"
+begin gpu2 500
 
 use_wheels
 "$PY" -c "import torch, transformers, duckdb, benchdb; print('python', __import__('sys').version.split()[0], \

@@ -11,14 +11,8 @@
 # BUDGET (default 150) caps the measuring steps' seconds. Needs what kernels.sh needs (wheels optional).
 set -u
 OUT=${1:?usage: system.sh OUTDIR}
-W=$(mktemp -d /tmp/benchdb-system.XXXX)
-mkdir -p "$OUT" "$W/results"
-export BENCHDB_DB=$W/bench.duckdb PYTHONUNBUFFERED=1 TZ=UTC
-PY=${PYTHON:-python3}
-LOG=$W/steps.log
-BUDGET=${BUDGET:-150}
-DEADLINE=$(( $(date +%s) + BUDGET ))
 source "$(dirname "$0")/lib.sh"
+begin system 150
 
 use_wheels
 step hardware 30 "$PY" -m benchdb hardware
