@@ -93,6 +93,15 @@ def test_every_help_ends_with_examples_and_exit_codes():
         assert "Exit codes:" not in (command.help or ""), f"{path}: exit codes written by hand in its docstring"
 
 
+def test_every_help_fits_80_columns():
+    """The CLI reference renders each help at 80 columns in its box: examples and hand-wrapped
+    blocks (check's verdicts) included, nothing runs past it."""
+    for path, command, ctx in every_command():
+        ctx.max_content_width = WIDTH
+        wide = [line for line in command.get_help(ctx).splitlines() if len(line) > WIDTH]
+        assert not wide, (path, wide)
+
+
 def test_every_example_parses_with_current_options():
     """Each example is a real invocation: its command exists, every option and value parses and
     converts (a value's own check included), and none is a hidden (old) spelling."""

@@ -134,7 +134,7 @@ def db_compact(db):
 
 
 @command("query", examples=(
-    ("the newest valid result of every series", 'benchdb query "SELECT model_id, backend, batch_size, median '
+    ("the newest valid result of every series", 'benchdb query "SELECT model_id, backend, median '
      'FROM results_latest LIMIT 5"'),
     ("the same as CSV, for a spreadsheet", 'benchdb query "SELECT * FROM results_latest" --format csv')),
     exit_codes={2: "bad input, or the SQL failed or writes (the connection is read-only); one line says why"})

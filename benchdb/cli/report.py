@@ -143,8 +143,9 @@ _SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N =
      "--candidate latest"),
     ("gate the runs tagged pr-123 on those tagged main (run --tag), threshold 3%",
      "benchdb check --baseline tag:main --candidate tag:pr-123 --threshold 3%"),
-    ("the same as a page with both distributions", "benchdb check --baseline latest~1 --candidate latest "
-     "--format html --out check.html")),
+    ("the same as one HTML page with both distributions (--out FILE to write a file)",
+     "benchdb check --baseline latest~1 --candidate latest "
+     "--format html")),
     exit_codes={0: "pass: every compared series is unchanged, improved or fixed (still_broken is reported, "
                    "not a new failure)",
                 1: "fail: a shared series regressed or broke",
@@ -182,11 +183,13 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide
 
     \b
     Verdicts (failing first):
-      broken        fails: candidate failed/oom/timeout/mismatch/unsupported, baseline ok
-      regressed     fails: the whole 95% CI of the median's change is beyond the threshold
-      inconclusive  the CI straddles the threshold; run-to-run noise unknown (separate
-                    runs and fewer than 8 runs of history: compare an --ab run); too few
-                    samples; invalid or skipped
+      broken        fails: the candidate failed (oom, timeout, mismatch,
+                    unsupported) where the baseline was ok
+      regressed     fails: the whole 95% CI of the median's change is beyond
+                    the threshold
+      inconclusive  the CI straddles the threshold; run-to-run noise unknown
+                    (separate runs, under 8 runs of history: compare an --ab
+                    run); too few samples; invalid or skipped
       still_broken  broken on both sides (reported, not a new failure)
       improved      the whole 95% CI is beyond the threshold, the good way
       fixed         broken in the baseline, ok in the candidate

@@ -37,10 +37,10 @@ AS_WRITTEN = Quantity(lambda v: (quantity.duration(v), str(v))[1], "DURATION")
 @command("run", examples=(
     ("a matrix product at two batch sizes (numpy: no ML library needed)",
      "benchdb run --backend numpy --model matmul:256 --batch-size 1,8"),
-    ("a tiny BERT (random weights, no download), eager and compiled, 3 interleaved processes each",
-     "benchdb run --backend pytorch --model tiny:bert --mode eager,compile --repeats 3"),
+    ("a tiny BERT (random weights, no download), eager and compiled",
+     "benchdb run --backend pytorch --model tiny:bert --mode eager,compile"),
     ("A/B two environments' interpreters on the same scenarios (prints the check command)",
-     "benchdb run --ab ../main/.venv/bin/python .venv/bin/python --backend numpy --model matmul:256")),
+     "benchdb run --ab a/bin/python b/bin/python --backend numpy --model matmul:256")),
     exit_codes={0: "at least one scenario succeeded (failed, unsupported or timed-out ones are recorded in their "
                    "files, so `benchdb run ... && benchdb ingest ...` keeps working for partial failures)",
                 3: "no scenario succeeded (every file records why)",
