@@ -113,7 +113,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
 
     from benchdb.plan import config as cfgmod
     from benchdb.plan.driver import summary_rows
-    from benchdb.reports.tabular import render
+    from benchdb.reports.tabular import AB_SUMMARY, for_people
     from benchdb.schema.database import resolve_db
     from benchdb.text import plural
 
@@ -179,8 +179,10 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     for b, c in zip(rows["base"], rows["cand"], strict=True):
         ratio = c["median_ms"] / b["median_ms"] if b["median_ms"] and c["median_ms"] else None
         note = "; ".join(f"{s}: {r['note']}" for s, r in zip(SIDES, (b, c), strict=True) if r["note"])
-        table.append([b["scenario"], b["status"], b["median_ms"], c["status"], c["median_ms"], ratio, note[:110]])
-    click.echo(render(["scenario", "base", "base_median_ms", "cand", "cand_median_ms", "cand/base", "note"], table))
+        table.append({"scenario": b["scenario"], "base": b["status"], "base_median": b["median_ms"],
+                      "cand": c["status"], "cand_median": c["median_ms"],
+                      "ratio": f"{ratio:.3f}" if ratio is not None else "", "note": note})
+    click.echo(for_people(AB_SUMMARY, table))
     for s in SIDES:
         r = report.reports[s]
         click.echo(f"{s} run {r.run_id} (tag {report.tags[s]}): {plural(len(r.files), 'file')} in {r.out_dir}")

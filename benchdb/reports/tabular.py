@@ -105,5 +105,11 @@ RUN_SUMMARY = (("scenario", "scenario", "text"), ("status", "status", "text"), (
                ("note", "note", "text"))
 
 
+#: An A/B run's summary: each side's status and median, and their ratio
+AB_SUMMARY = (("scenario", "scenario", "text"), ("base", "base", "text"), ("base median", "base_median", "time_ms"),
+              ("cand", "cand", "text"), ("cand median", "cand_median", "time_ms"), ("cand/base", "ratio", "text"),
+              ("note", "note", "text"))
+
+
 def run_summary(rows: Sequence[dict[str, Any]]) -> str:
     return for_people(RUN_SUMMARY, rows)
