@@ -130,9 +130,9 @@ def test_report_serving_lists_each_systems_front_per_gpu_marked_published(db):
     lines = md.output.splitlines()
     assert "## Published serving frontier (summary-only)" in lines
     line = next(x for x in lines if "| mi355x / sglang / fp4 | TP4 | 4 | c=64 |" in x)
-    assert "| 1,164.7 | 582.2 | 37.5 |" in line and "InferenceX: published summary, no interval" in line
+    assert "| 1,164.7 | 582.2 | 37.483 |" in line and "InferenceX: published summary, no interval" in line
     line = next(x for x in lines if "| gb200 / dynamo-sglang / fp8 | P 6x TP1 DPA / D 1x TP1 DPA | 72 | c=4096 |" in x)
-    assert "| 2,168.2 | 705.6 | 31.2 |" in line
+    assert "| 2,168.2 | 705.6 | 31.247 |" in line
     assert any("37 of 40 published points on 6 systems are on their system's front" in x for x in lines)
 
 
