@@ -22,6 +22,9 @@ from benchdb import __version__
 from benchdb.cli.help import INTERRUPTED, Group, UsageLine
 from benchdb.errors import BenchdbError, clip, printable, refused_write
 
+#: click >= 8.2 raises this (a UsageError) for a bare group, to print its help: let it through. Older
+#: click prints the help itself, and an empty tuple catches nothing.
+_NO_ARGS_IS_HELP: type[Exception] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 class _Group(Group):
     """Turns BenchdbError (and a DuckDB error while querying) and click's usage errors into one
@@ -34,7 +37,7 @@ class _Group(Group):
     def make_context(self, info_name, args, parent=None, **extra):
         try:
             return super().make_context(info_name, args, parent, **extra)
-        except click.exceptions.NoArgsIsHelpError:
+        except _NO_ARGS_IS_HELP:
             raise
         except click.UsageError as exc:      # benchdb's own options (--debug): one line too
             raise UsageLine(exc) from None
@@ -67,7 +70,7 @@ class _Group(Group):
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no error at exit's flush
             ctx.exit(141)                     # as a shell reports a process ended by SIGPIPE
-        except click.exceptions.NoArgsIsHelpError:
+        except _NO_ARGS_IS_HELP:
             raise
         except click.UsageError as exc:       # a command's unknown option, bad value, missing argument
             raise UsageLine(exc) from None

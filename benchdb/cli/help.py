@@ -123,6 +123,19 @@ def usage_line(exc: click.UsageError) -> str:
         text = f"no such option {exc.option_name!r}" + (f" (did you mean {flags[name]!r}?)" if name else "")
     text = _SUGGESTION.sub(lambda m: f" (did you mean {m.group(1)}?)", text).rstrip(".")
     text = text.replace(". (did you mean", " (did you mean")
+    if "did you mean" not in text and exc.ctx is not None:     # click < 8.2 suggests neither of these
+        command = re.search(r"[Nn]o such command '([^']*)'", text)
+        choice = re.search(r"'([^']*)' is not one of", text)
+        options: list[str] = []
+        if command and isinstance(exc.ctx.command, click.Group):
+            options = list(exc.ctx.command.list_commands(exc.ctx))
+        elif choice and isinstance(exc, click.BadParameter) and exc.param is not None \
+                and isinstance(exc.param.type, click.Choice):
+            options = [str(c) for c in exc.param.type.choices]
+        found = command or choice
+        name = closest(found.group(1), options) if found and options else None
+        if name:
+            text += f" (did you mean {name!r}?)"
     if text[:1].isupper() and text[1:2].islower():     # "Missing option", not "SQL"
         text = text[0].lower() + text[1:]
     path = exc.ctx.command_path if exc.ctx is not None else "benchdb"
