@@ -144,11 +144,6 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     return out + moved
 
 
-def _quantile(values: list[int], q: float) -> int:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def _wrap(line: str, width: int) -> list[str]:
     if len(line) <= width or line.startswith(("#", "    ", "```")):
         return [line]
