@@ -66,6 +66,41 @@ def test_samples_live_in_parts_beside_a_catalog_that_a_plain_duckdb_connection_r
     assert (db.stat().st_ino, _on_disk(db)) == before
 
 
+def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tmp_path, monkeypatch):
+    """A batch of PART_ROWS rows or more per thread is written with no sort, a part per writing
+    thread: each part still holds its results in order of id, each result's rows together and as
+    its file holds them, and the samples are the files' rows exactly."""
+    monkeypatch.setattr(parts, "PART_ROWS", 1_000)     # the rule at a test's size
+    files = write_suite(tmp_path / "a", n_files=12, n_values=2_000)
+    db = tmp_path / "w.duckdb"
+    summary = ingest([tmp_path / "a"], db)
+    assert summary.new == 12
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        threads = int(con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        expected = {}
+        for f in files:
+            t = pq.read_table(f)
+            expected[t.column("scenario_id")[0].as_py()] = t.column("value").to_pylist()
+        on_disk = _on_disk(db)
+        assert 1 <= len(on_disk) <= min(threads, 12 * 2_000 // 1_000)
+        if threads > 1:           # the threads' parts, named by batch and thread (not one sorted part)
+            assert all("_" in p.stem for p in on_disk)
+        seen = set()
+        for part in on_disk:
+            ids = [r for (r,) in con.execute("SELECT result_id FROM read_parquet(?)", [str(part)]).fetchall()]
+            runs = [ids[0]] + [b for a, b in zip(ids, ids[1:], strict=False) if a != b]
+            assert runs == sorted(runs) and len(set(runs)) == len(runs)    # in order, each result together
+            for rid in runs:
+                got = [v for (v,) in con.execute("SELECT value FROM read_parquet(?) WHERE result_id = ?",
+                                                 [str(part), rid]).fetchall()]
+                assert got == expected[rid]                                # as its file holds them
+            seen.update(runs)
+        assert seen == set(expected)
+    finally:
+        con.close()
+
+
 def test_an_open_reader_keeps_its_snapshot_and_its_samples_while_a_write_adds_parts(tmp_path):
     db = tmp_path / "w.duckdb"
     write_suite(tmp_path / "a", n_files=2, n_values=100)

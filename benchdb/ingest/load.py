@@ -231,16 +231,17 @@ class Loader:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
             if good:
-                by_version: dict[int, list[str]] = {1: [], 2: []}
-                for c in good:
-                    v1 = c.valid_footer.metadata["contract_version"] == 1
-                    by_version[1 if v1 else 2].append(str(c.path))
+                # files in order of result id: each part the threads write then holds its
+                # results in that order with no sort (parts.Store.write_files)
+                by_version: dict[int, list[Candidate]] = {1: [], 2: []}
+                for c in sorted(good, key=lambda c: c.valid_footer.scenario["scenario_id"]):
+                    by_version[1 if c.valid_footer.metadata["contract_version"] == 1 else 2].append(c)
                 for version, name in ((1, "samples_v1.sql"), (2, "samples.sql")):
-                    if by_version[version]:
-                        part = self.store.write(con, sql.load(f"queries/{name}"),
-                                                {"files": sql.literals(by_version[version])})
-                        if part is not None:
-                            written.append(part)
+                    files_of = by_version[version]
+                    if files_of:
+                        written += self.store.write_files(
+                            con, sql.load(f"queries/{name}"), {"files": sql.literals(c.path for c in files_of)},
+                            rows=sum(c.valid_footer.num_rows for c in files_of))
                 con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/batch_stat_groups.sql")
                             + sql.load("queries/metric_stats.sql"))
                 con.execute(sql.load("queries/insert_result_metrics.sql"))

@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from benchdb import sql
 from benchdb.errors import BenchdbError, refused_write
 from benchdb.schema import database, parts
 
@@ -205,6 +206,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
         con = None
         store = parts.Store(path, like=st)
         published = False
+        blank: bytes | None = None
         try:
             before = _identity(path)
             if st is not None:
@@ -212,7 +214,14 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                 if _identity(path) != before:
                     raise BenchdbError(f"database {named} changed while benchdb copied it (another program "
                                        "is writing it); try again once it has finished")
+            elif available is None and not migrate:   # (an upgrade lists the migrations it applies)
+                blank = database.blank_catalog()
+                if blank is not None:
+                    with open(tmp, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as dst:
+                        dst.write(blank)
             con = database.connect(tmp, read_only=False, wait_s=0)
+            if blank is not None:          # its migrations count as applied now
+                con.execute(sql.load("queries/migrations_applied_now.sql"))
             store.open(con)
             applied = database.prepare(con, named, available, migrate=migrate, store=store)
             yield Session(con, applied, store)
