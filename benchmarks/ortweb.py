@@ -37,7 +37,7 @@ ORDER BY model_id
 
 
 def run(backend: list[str], args, out: Path) -> float:
-    cmd = [sys.executable, "-m", "benchdb", "run", *backend, "--model", args.models, "--batch-sizes", "1",
+    cmd = [sys.executable, "-m", "benchdb", "run", *backend, "--model", args.models, "--batch-size", "1",
            "--threads", str(args.threads), "--min-time", str(args.min_time), "--max-time", str(args.max_time),
            "--out", str(out)]
     t0 = time.perf_counter()

@@ -69,12 +69,12 @@ def main() -> None:
     if not a.reuse:
         for threads in a.threads.split(","):
             out = work / f"results-t{threads}"
-            common = ["--threads", threads, "--batch-sizes", a.batch_sizes, "--min-time", a.min_time,
+            common = ["--threads", threads, "--batch-size", a.batch_sizes, "--min-time", a.min_time,
                       "--max-time", a.max_time, "--target-ci", target, "--min-iters", "5", "--warmup", "1",
                       "--max-background-cpu", "100%", "--out", str(out)]
             for backend in filter(None, a.backends.split(",")):
                 models = [m for spec in a.models.split(",") for m in ("--model", spec)]
-                sh("run", "--backend", backend, *models, "--seq-lens", a.seq_lens, *common)
+                sh("run", "--backend", backend, *models, "--seq-len", a.seq_lens, *common)
                 print(f"[{time.perf_counter() - t0:6.0f} s] threads={threads} {backend} done", file=sys.stderr)
             if a.matmul:
                 models = [m for spec in a.matmul.split(",") for m in ("--model", spec)]

@@ -29,7 +29,7 @@ from benchdb.harness import isolation
 own = isolation.preload_modules
 isolation.preload_modules = lambda module: own(module) + extra
 from benchdb.cli import main
-main(["run", "--backend", "openvino", "--model", "tiny:bert", "--batch-sizes", "4", "--seq-lens", "32",
+main(["run", "--backend", "openvino", "--model", "tiny:bert", "--batch-size", "4", "--seq-len", "32",
       "--max-background-cpu", "100%", "--out", sys.argv[2], *json.loads(sys.argv[3])])
 """
 

@@ -64,7 +64,7 @@ def main() -> None:
                   if args.small else T.BertConfig())
         T.BertModel(config).save_pretrained(model)
     out, db = work / "results", work / "w.duckdb"
-    common = ["--model", model, "--batch-sizes", str(args.batch), "--seq-lens", str(args.seq), "--threads",
+    common = ["--model", model, "--batch-size", str(args.batch), "--seq-len", str(args.seq), "--threads",
               str(args.threads), "--repeats", str(args.repeats), "--min-time", args.min_time, "--max-time",
               args.max_time, *target, "--out", str(out)]
     for backend, *routes in ROUTES:

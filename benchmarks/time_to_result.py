@@ -115,7 +115,7 @@ def run_benchdb(folder: Path, threads: int, work: Path) -> tuple[float, dict]:
 
     out = Path(tempfile.mkdtemp(prefix="ttr-", dir=work))
     wall, proc = timed([sys.executable, "-m", "benchdb", "run", "--backend", "pytorch", "--model", str(folder),
-                        "--batch-sizes", str(BATCH), "--seq-lens", str(SEQ), "--threads", str(threads),
+                        "--batch-size", str(BATCH), "--seq-len", str(SEQ), "--threads", str(threads),
                         "--out", str(out)])
     if proc.returncode != 0:
         raise RuntimeError(f"benchdb run failed: {proc.stderr[-600:]}")

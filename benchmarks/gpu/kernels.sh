@@ -99,8 +99,8 @@ got = layer.forward(ref, x)
 print('kernel vs LlamaRMSNorm', dtype, 'max abs err', (got.float() - ref(x).float()).abs().max().item())
 " "$KREPO" "$DEVICE"
 
-run=(--backend pytorch --device "$DEVICE" --model "$W/llm" --precision "${PRECISION:-bf16}" --batch-sizes "${BATCHES:-1,8}"
-     --seq-lens 128 --gen-tokens 32 --warmup 5 --min-iters 20 --min-time 1 --max-time 4 --timeout 300
+run=(--backend pytorch --device "$DEVICE" --model "$W/llm" --precision "${PRECISION:-bf16}" --batch-size "${BATCHES:-1,8}"
+     --seq-len 128 --gen-tokens 32 --warmup 5 --min-iters 20 --min-time 1 --max-time 4 --timeout 300
      --kernels "LlamaRMSNorm=$KREPO:TritonRMSNorm" --tag gpu-kernels --out "$W/results")
 step eager-kernels 200 "$PY" -m benchdb run --mode eager,kernels "${run[@]}"
 # last: compiling the 16-layer model takes its own minute or two

@@ -44,7 +44,7 @@ if want serving || want independent; then
   step build-llm 90 "$PY" -m benchdb.serving.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
 fi
 SERVE="$TF serve {model} --port {port} --continuous-batching --device $DEVICE"
-load=(--seq-lens 128 --gen-tokens 64 --warmup 4 --min-iters 10 --min-time 3 --max-time 12 --server-timeout 180)
+load=(--seq-len 128 --gen-tokens 64 --warmup 4 --min-iters 10 --min-time 3 --max-time 12 --server-timeout 180)
 if want serving; then
   step serving 260 "$PY" -m benchdb run --backend openai --device $DEVICE --model "$W/llm" --server "$SERVE" \
     --concurrency ${CONCURRENCY:-1,8,32,64} --tag gpu-serving "${load[@]}" --out "$W/results"
@@ -92,7 +92,7 @@ want parallel && step parallel 90 "$PY" -m benchdb run "${par[@]}" --parallel au
 if want compile; then
   "$PY" -c "import torch, transformers as T; torch.manual_seed(0); T.logging.set_verbosity_error(); \
 T.BertModel(T.BertConfig()).save_pretrained('$W/bert-base')" >"$W/bert-base.txt" 2>&1
-  c=(--batch-sizes 8 --seq-lens 128 --precision bf16 --warmup 10 --min-iters 50 --min-time 1 --max-time 3 \
+  c=(--batch-size 8 --seq-len 128 --precision bf16 --warmup 10 --min-iters 50 --min-time 1 --max-time 3 \
      --timeout 240 --tag gpu-compile --out "$W/results")
   step compile-eager 90 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" --mode eager "${c[@]}"
   step compile-ro 150 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \

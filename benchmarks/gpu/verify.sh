@@ -14,7 +14,7 @@ smi_log
 common=(--warmup 5 --min-iters 20 --min-time 0.3 --max-time 2 --gen-tokens 8 --timeout 300 --out "$W/results")
 want hardware && step hardware 120 "$PY" -m benchdb hardware
 want eager && step eager 400 "$PY" -m benchdb run --backend pytorch --device cuda --model tiny:bert --model tiny:vit \
-  --model tiny:llama --batch-sizes 1,4 --seq-lens 32 --precision fp32,fp16,bf16 --tag gpu-eager "${common[@]}"
+  --model tiny:llama --batch-size 1,4 --seq-len 32 --precision fp32,fp16,bf16 --tag gpu-eager "${common[@]}"
 # A BERT-base-shaped model (random weights) at a size that keeps the GPU busy (batch 64, seq 512:
 # ~7 Tflop a call): at batch 8, seq 128 an H200 waits for the host's launches, and the same loop
 # gave 4.4 ms in one process and 7.6 ms in the next
@@ -25,7 +25,7 @@ T.BertModel(T.BertConfig()).save_pretrained('$W/bert-base')" >"$W/bert-base.txt"
   for p in ${AGREE_PRECISIONS:-fp16 bf16}; do
     step "bare-$p-1" 120 "${ind[@]}" $p && cat "$W/bare-$p-1.txt" >>"$W/independent.jsonl"
     step "bench-$p" 200 "$PY" -m benchdb run --backend pytorch --device cuda --model "$W/bert-base" \
-      --batch-sizes 64 --seq-lens 512 --precision $p --repeats 3 --warmup 10 --min-iters 50 --min-time 2 \
+      --batch-size 64 --seq-len 512 --precision $p --repeats 3 --warmup 10 --min-iters 50 --min-time 2 \
       --max-time 4 --timeout 300 --tag gpu-agreement --out "$W/results"
     step "bare-$p-2" 120 "${ind[@]}" $p && cat "$W/bare-$p-2.txt" >>"$W/independent.jsonl"
   done
@@ -36,10 +36,10 @@ fi
 want calibrate && step calibrate 120 "$PY" -m benchdb calibrate --device cuda:0
 if want compile; then
   step compile 300 "$PY" -m benchdb run --backend pytorch --device cuda --mode compile --model tiny:bert \
-    --batch-sizes 4 --seq-lens 32 --precision ${COMPILE_PRECISIONS:-fp32,fp16,bf16} --tag gpu-compile "${common[@]}"
+    --batch-size 4 --seq-len 32 --precision ${COMPILE_PRECISIONS:-fp32,fp16,bf16} --tag gpu-compile "${common[@]}"
 fi
 want ort && step ort-cuda 200 "$PY" -m benchdb run --backend onnxruntime --device cuda --ep CUDA --model tiny:bert \
-  --batch-sizes 1 --seq-lens 32 --tag gpu-ort "${common[@]}"
+  --batch-size 1 --seq-len 32 --tag gpu-ort "${common[@]}"
 
 kill $SMI 2>/dev/null
 nvidia-smi -q -d PERFORMANCE,POWER,CLOCK >"$W/smi_q_after.txt" 2>&1
