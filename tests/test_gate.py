@@ -346,3 +346,36 @@ def test_measured_samples_come_back_in_measurement_order_even_from_rows_stored_o
     got = {r: v.tolist() for r, v in gate.measured_samples(con, ["b", "a", "missing"], "latency_s").items()}
     assert got == {"a": [0.0, 1, 2, 3, 4, 10, 11, 12, 13, 14],
                    "b": [100.0, 101, 102, 103, 104, 110, 111, 112, 113, 114]}
+
+
+def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verdicts(tmp_path, monkeypatch):
+    """Memory stays bounded on a whole fleet (check night against night at 1B samples held 5 GB
+    when every compared sample was read at once): series are read and judged in passes of at most
+    PASS_SAMPLES samples, with exactly the verdicts and figures of one pass."""
+    from benchdb.analysis import gate
+    from benchdb.schema import database
+
+    base, cand = _ab_runs()          # one interleaved A/B: the gate knows its run-to-run noise
+    files = []
+    for i in range(7):           # unchanged, slower and faster series
+        files += [_ok(base, f"m{i}", seed=i), _ok(cand, f"m{i}", seed=100 + i, ms=10.0 * (1.0, 1.2, 0.8)[i % 3])]
+    db = _warehouse(tmp_path, files)
+
+    def figures(limit):
+        monkeypatch.setattr(gate, "PASS_SAMPLES", limit)
+        con, _ = database.open_readonly(db)
+        try:
+            result = gate.compare(con, f"run:{base['run_id']}", f"run:{cand['run_id']}")
+        finally:
+            con.close()
+        return [(c.scenario["series_id"], c.verdict, c.n_base, c.n_cand, c.change, c.ci_low, c.ci_high,
+                 c.eq_low, c.eq_high, c.processes) for c in result.comparisons]
+
+    passes = []
+    monkeypatch.setattr(gate, "_judge_chunk", lambda *a, _f=gate._judge_chunk, **k: (passes.append(len(a[2])),
+                                                                                       _f(*a, **k))[1])
+    whole = figures(10**9)
+    assert passes == [7]
+    passes.clear()
+    assert figures(1) == whole and passes == [1] * 7
+    assert {row[1] for row in whole} == {"unchanged", "regressed", "improved"}

@@ -197,18 +197,50 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=selection.shown_order(base))]
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=selection.shown_order(cand))]
 
-    ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
-    units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
-    fetched = _measured(con, ids, metric)
-    samples = {rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()}
-    own = {b: c for c, b in renamed.items()}          # the candidate's own series ids
-    cand_processes = _processes(con, cand_ids, [own.get(k, k) for k in shared], metric, fetched)
-    processes = {"base": _processes(con, base_ids, shared, metric, fetched),
-                 "cand": {renamed.get(k, k): v for k, v in cand_processes.items()}}
     before = min(cand[k]["run_started_at"] for k in shared)
     history = dict(con.execute(sql.load("queries/series_history.sql"),
                                {"metric": metric, "before": before, "series": shared}).fetchall())
     interleaved = _ab_pair([base[k] for k in shared], [cand[k] for k in shared])
+    own = {b: c for c, b in renamed.items()}          # the candidate's own series ids
+    for chunk in _passes(shared, base, cand):
+        _judge_chunk(con, out, chunk, base, cand, base_ids, cand_ids, metric, renamed, own, history,
+                     interleaved=interleaved, threshold=threshold, seed=seed)
+    out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
+    return out
+
+
+#: Samples (both sides) one pass of the gate holds in memory at most, unless one series alone has
+#: more: a whole fleet's night against the next (100M samples) is judged a pass at a time.
+PASS_SAMPLES = 4_000_000
+
+
+def _passes(shared: list[str], base: dict[str, dict], cand: dict[str, dict]) -> Iterator[list[str]]:
+    """``shared`` in runs whose samples (by the results' counts) stay within :data:`PASS_SAMPLES`."""
+    chunk: list[str] = []
+    held = 0
+    for k in shared:
+        n = int(base[k].get("primary_n") or 0) + int(cand[k].get("primary_n") or 0)
+        if chunk and held + n > PASS_SAMPLES:
+            yield chunk
+            chunk, held = [], 0
+        chunk.append(k)
+        held += n
+    if chunk:
+        yield chunk
+
+
+def _judge_chunk(con: duckdb.DuckDBPyConnection, out: GateResult, shared: list[str], base: dict[str, dict],
+                 cand: dict[str, dict], base_ids: list[str], cand_ids: list[str], metric: str,
+                 renamed: dict[str, str], own: dict[str, str], history: dict, *, interleaved: bool,
+                 threshold: float, seed: int) -> None:
+    """Read the samples of the series ``shared`` and judge each into ``out``."""
+    ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
+    units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
+    fetched = _measured(con, ids, metric)
+    samples = {rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()}
+    cand_processes = _processes(con, cand_ids, [own.get(k, k) for k in shared], metric, fetched)
+    processes = {"base": _processes(con, base_ids, shared, metric, fetched),
+                 "cand": {renamed.get(k, k): v for k, v in cand_processes.items()}}
     for k in shared:
         b, c = base[k], cand[k]
         hardware_name = c["hardware_name"] if b["hardware_id"] == c["hardware_id"] else \
@@ -223,8 +255,6 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
                                      SideSamples.of(c, samples, processes["cand"].get(k, [])),
                                      history=None if interleaved else history.get(k), threshold=threshold,
                                      seed=seed, interleaved=interleaved))
-    out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
-    return out
 
 
 #: A sample's order key is repeat << _REPEAT_SHIFT | iteration (iteration is a 32-bit INTEGER).
