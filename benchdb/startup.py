@@ -20,7 +20,8 @@ connections do it always (:func:`full`, from :func:`benchdb.schema.database.conn
 here): time a user waits for nothing, since every file the command wrote is closed (contract
 files and warehouse copies are written whole and renamed into place) and its children have ended.
 :func:`exit_now` runs the atexit handlers (multiprocessing's and tempfile's clean-up, logging),
-flushes the output and ends the process there.
+flushes the output and ends the process there. A backend's fork server, which holds the same
+libraries and computes nothing, ends the same way (:mod:`benchdb.harness.server_exit`).
 """
 
 from __future__ import annotations

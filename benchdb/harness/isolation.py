@@ -104,15 +104,16 @@ def _context():
 
 
 def preload_modules(module: str) -> list[str]:
-    """What the fork server of a backend module imports: the module itself and the names in its
-    optional ``PRELOAD`` (its libraries and the model code it loads with)."""
+    """What the fork server of a backend module imports: the module itself, the names in its
+    optional ``PRELOAD`` (its libraries and the model code it loads with), and last
+    :mod:`benchdb.harness.server_exit` (the server then ends without tearing them down)."""
     import importlib
 
     try:
         backend = importlib.import_module(module)
     except Exception:      # noqa: BLE001  an unknown or broken backend: planning says so
         return []
-    return [module, *getattr(backend, "PRELOAD", ())]
+    return [module, *getattr(backend, "PRELOAD", ()), "benchdb.harness.server_exit"]
 
 
 #: One fork server per backend module: a child must never inherit another backend's libraries

@@ -58,12 +58,48 @@ def dtype_of(precision: str):
             "int4": torch.float32}[precision]
 
 
+def _torch_build() -> dict[str, str | None]:
+    """``__version__``, ``cuda`` and ``hip`` of the installed torch, read from its ``version.py``
+    without importing torch: the planning process never measures, and importing torch there cost
+    ~1 s of CPU beside the fork server's own import and ~0.5 s more at exit. ImportError when torch
+    is not installed or its build record cannot be read."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("No module named 'torch'")
+    try:
+        tree = ast.parse((Path(next(iter(spec.submodule_search_locations))) / "version.py").read_text("utf-8"))
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise ImportError(f"torch's version.py cannot be read ({exc})") from None
+    found: dict[str, str | None] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id in ("__version__", "cuda", "hip"):
+            try:
+                found[target.id] = ast.literal_eval(value)
+            except ValueError:
+                pass
+    if "__version__" not in found:
+        raise ImportError("torch's version.py names no __version__")
+    return found
+
+
 def software() -> dict:
-    torch = _torch()
-    out = {"torch": torch.__version__, "transformers": hardware.package_version("transformers"),
-           "cuda": torch.version.cuda, "hip": getattr(torch.version, "hip", None)}
-    if torch.backends.cudnn.is_available():
-        out["cudnn"] = torch.backends.cudnn.version()
+    built = _torch_build()
+    out = {"torch": built["__version__"], "transformers": hardware.package_version("transformers"),
+           "cuda": built.get("cuda"), "hip": built.get("hip")}
+    if built.get("cuda") or built.get("hip"):      # cuDNN's version is torch's to tell (a GPU build)
+        torch = _torch()
+        if torch.backends.cudnn.is_available():
+            out["cudnn"] = torch.backends.cudnn.version()
     kernels = hardware.package_version("kernels")
     if kernels is not None:
         out["kernels"] = kernels
@@ -83,8 +119,10 @@ def device_kind(device: str) -> str:
 
 
 def check_device(device: str) -> None:
-    torch = _torch()
     base = device.split(":")[0]
+    if base == "cpu":             # (no torch import in the planning process for the CPU)
+        return
+    torch = _torch()
     ok = {"cpu": lambda: True, "cuda": torch.cuda.is_available,
           "mps": lambda: hasattr(torch.backends, "mps") and torch.backends.mps.is_available(),
           "xpu": lambda: hasattr(torch, "xpu") and torch.xpu.is_available()}.get(base)

@@ -279,6 +279,9 @@ def load_for_run(spec: str, task: str | None, threads: int):
     import transformers
 
     transformers.logging.set_verbosity_error()
+    # no "Loading weights" bar: benchdb reports progress itself, and the bar's lock is a process-shared
+    # semaphore that a measuring child, ended without teardown, leaves behind ("leaked semaphore")
+    transformers.logging.disable_progress_bar()
     torch.set_num_threads(threads)
     model = resolve(spec, task)
     t0 = time.perf_counter()
