@@ -91,7 +91,6 @@ def test_run_with_torch_exits_fast_with_its_file_and_exit_code(tmp_path):
         len(bad.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.core
 def test_a_saved_model_run_leaves_no_semaphore_and_no_loading_bar(tmp_path):
     """A local folder loads with from_pretrained, whose "Loading weights" bar took a process-shared
     lock in the measuring child: the run printed the bar and, at its end, the resource tracker's
@@ -111,7 +110,6 @@ def test_a_saved_model_run_leaves_no_semaphore_and_no_loading_bar(tmp_path):
     assert len(list(out.rglob("*.parquet"))) == 1
 
 
-@pytest.mark.core
 def test_the_planning_process_records_torch_versions_without_importing_torch():
     """The run's software record comes from torch's own version.py: the planning process of a CPU
     run never imports torch (~1 s beside the fork server's import); the values are torch's."""
