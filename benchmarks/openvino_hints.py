@@ -107,7 +107,7 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
 
 
 def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: int) -> dict:
-    from benchdb.backends.base import RunOptions
+    from benchdb.harness.scenario import RunOptions
     from benchdb.backends.openvino import backend as openvino
     from benchdb.harness.timing import StopRule
 

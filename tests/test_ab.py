@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import REPO, benchdb_cmd
 
-from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.harness.scenario import Outcome, RunOptions, Scenario
 from benchdb.plan.ab import SIDES, extension, schedule
 from benchdb.plan.ab_process import Group, Measured
 from benchdb.plan.ab_stats import decided

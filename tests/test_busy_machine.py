@@ -18,8 +18,9 @@ import duckdb
 import pytest
 from conftest import FakeClock, make_meta, make_run, write_file
 
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario, judge
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import Measurement, StopRule, measure
+from benchdb.harness.verdict import judge
 from benchdb.plan.driver import build_plan, run_plan
 from benchdb.reports import build as builder
 from benchdb.reports import render

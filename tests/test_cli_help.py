@@ -202,7 +202,7 @@ def test_mistyped_values_name_the_closest(args, closest):
 
 
 def test_bisect_shows_only_the_run_options_that_apply_and_its_real_defaults():
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     serving = [opt.cli_flag for opt, owners in options.backend_owned().values() if owners == ["openai"]]
     assert len(serving) >= 14
@@ -219,7 +219,8 @@ def test_bisect_shows_only_the_run_options_that_apply_and_its_real_defaults():
 
 
 def test_mode_shows_each_backends_default():
-    from benchdb.backends import options, registry
+    from benchdb.backends import core_options as options
+    from benchdb.backends import registry
 
     text = " ".join(help_of("run").split("\n  --mode ", 1)[1].split("\n  --", 1)[0].split())
     assert "[default: eager]" not in text

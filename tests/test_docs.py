@@ -43,7 +43,7 @@ def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
     assert not (REPO / "docs" / "reference" / "cli.md").exists()
 
     # the config reference's option table comes from the declarations: every one has its row
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     config = html.unescape(re.sub(r"<[^>]+>", "", (site / "reference" / "config" / "index.html").read_text("utf-8")))
     assert "<!-- run-options -->" not in config

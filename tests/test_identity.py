@@ -10,12 +10,13 @@ import pytest
 from click.testing import CliRunner
 from conftest import make_meta, make_run, write_file
 
-from benchdb.backends.base import RunOptions
+from benchdb.backends.onnxruntime.options import ort_device
 from benchdb.cli import main
 from benchdb.harness import hardware
+from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 from benchdb.plan.driver import build_plan, hardware_ids
-from benchdb.schema import contract, identity, options
+from benchdb.schema import contract, identity
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
@@ -76,13 +77,13 @@ def test_devices_have_one_spelling(raw, canonical):
 
 
 def test_onnxruntime_device_comes_from_the_first_provider():
-    assert options.ort_device(["CPU"]) == "cpu"
-    assert options.ort_device(["CUDA", "CPU"]) == "cuda"
-    assert options.ort_device(["TensorRT", "CUDA", "CPU"], "cuda:1") == "cuda:1"
-    assert options.ort_device(["QNN", "CPU"]) == "npu"
-    assert options.ort_device(["DirectML"]) == "dml"
-    assert options.ort_device(["CoreML"]) == "coreml"
-    assert options.ort_device(["OpenVINO", "CPU"], "gpu") == "gpu"
+    assert ort_device(["CPU"]) == "cpu"
+    assert ort_device(["CUDA", "CPU"]) == "cuda"
+    assert ort_device(["TensorRT", "CUDA", "CPU"], "cuda:1") == "cuda:1"
+    assert ort_device(["QNN", "CPU"]) == "npu"
+    assert ort_device(["DirectML"]) == "dml"
+    assert ort_device(["CoreML"]) == "coreml"
+    assert ort_device(["OpenVINO", "CPU"], "gpu") == "gpu"
 
 
 def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb import quantity
-from benchdb.backends import options as run_options
+from benchdb.backends import core_options as run_options
 from benchdb.cli import main
 from benchdb.cli.options import FORMATS, Quantity, csv_ints, csv_words
 from benchdb.errors import BenchdbError

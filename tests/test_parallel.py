@@ -119,7 +119,8 @@ def test_gpu_workers_get_one_device_each_through_a_stand_in():
 @needs_two
 def test_device_workers_reach_the_measuring_children(tmp_path, monkeypatch):
     """GPU workers stood in by their environment: each child sees only its worker's device variable."""
-    from benchdb.backends.base import RunOptions, StopRule
+    from benchdb.harness.scenario import RunOptions
+    from benchdb.harness.timing import StopRule
     from benchdb.plan import parallel
     from benchdb.plan.driver import build_plan, run_plan
 

@@ -34,6 +34,7 @@ BACKEND = '''
 from dataclasses import replace
 
 from benchdb.backends.numpy import backend as _numpy
+from benchdb.backends.core_options import backend_option
 
 
 def software():
@@ -49,7 +50,7 @@ def model_info(model):
 
 
 def plan(opts):
-    scale = opts.option("mine_scale")
+    scale = backend_option(opts, "mine_scale")
     return [(model, [replace(sc, backend="mine", settings={**sc.settings, "scale": scale}) for sc in scenarios])
             for model, scenarios in _numpy.plan(opts)]
 
@@ -108,7 +109,7 @@ def test_the_registry_lists_and_loads_it(plugin_site, monkeypatch):
         assert "mine" in registry.names()
         assert registry.info("mine").implementation == "mine_pkg.backend"
         assert registry.load("mine").software()["mine"] == "0.1"
-        from benchdb.backends import options
+        from benchdb.backends import core_options as options
 
         assert [o.name for o, owners in options.every() if owners == ["mine"]] == ["mine_scale"]
     finally:
@@ -177,7 +178,7 @@ def test_every_registered_backend_implements_the_protocol():
     import importlib
     import types
 
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
     from benchdb.backends.api import Backend
     from benchdb.harness.hardware import availability
 

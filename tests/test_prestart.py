@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import benchdb_cmd
 
-from benchdb.backends.base import RunOptions
 from benchdb.backends.numpy import backend as numpy_backend
 from benchdb.harness import isolation
+from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 
 MODULE = "benchdb.backends.numpy.backend"

@@ -7,12 +7,12 @@ import pytest
 import torch
 from click.testing import CliRunner
 
-from benchdb.backends.base import RunOptions
 from benchdb.backends.pytorch import backend as P
 from benchdb.backends.shared import inputs, models
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
 from benchdb.harness.monitors import Monitor, RssSource, nvml_status, throttle_names
+from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import HostTimer, StopRule, measure
 
 # Loose stopping rule for speed; target wide enough that noise never makes a tiny model invalid.

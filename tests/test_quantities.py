@@ -17,10 +17,10 @@ from click.testing import CliRunner
 from conftest import benchdb_cmd, make_meta, make_run, write_file
 
 from benchdb import quantity
-from benchdb.backends import options
-from benchdb.backends.base import RunOptions
+from benchdb.backends import core_options as options
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions
 from benchdb.plan import config as cfgmod
 from benchdb.warehouse import Warehouse
 

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchdb.analysis import hierarchy
-from benchdb.backends.base import RunOptions
+from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 from benchdb.plan.driver import build_plan, run_plan
 from benchdb.schema import contract

@@ -77,9 +77,9 @@ def test_a_url_server_on_a_described_system_is_recorded_with_it(tmp_path):
 
 def test_a_bare_server_hardware_name_keeps_its_ids(tmp_path):
     """--server-hardware NAME plans what it always did: device remote:NAME, the name in the options."""
-    from benchdb.backends import options
-    from benchdb.backends.base import RunOptions
+    from benchdb.backends import core_options as options
     from benchdb.backends.openai import backend
+    from benchdb.harness.scenario import RunOptions
     from benchdb.schema import identity
 
     opts = options.apply(RunOptions(models=("m",), backend="openai", threads=4),

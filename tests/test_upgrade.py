@@ -114,7 +114,7 @@ def test_a_new_run_joins_the_series_of_an_upgraded_result(old_db, tmp_path):
     old = con.execute("SELECT series_id, hardware_id FROM results WHERE backend = 'numpy' AND batch_size = 1 "
                       "AND options->>'threads' = '1'").fetchone()
     con.close()
-    from benchdb.backends.base import RunOptions
+    from benchdb.harness.scenario import RunOptions
     from benchdb.plan.driver import build_plan, series_ids
 
     items = build_plan([RunOptions("numpy", ("matmul:32",), threads=1)])

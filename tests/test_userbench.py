@@ -17,9 +17,9 @@ from conftest import REPO
 
 from benchdb import bench
 from benchdb.backends import registry
-from benchdb.backends.base import RunOptions
 from benchdb.backends.userbench import backend as userbench
 from benchdb.cli import main
+from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 from benchdb.schema import identity
 

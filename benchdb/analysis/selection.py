@@ -13,7 +13,7 @@ from typing import Any
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
-from benchdb.schema.options import env_differences
+from benchdb.schema.optionsets import env_differences
 from benchdb.startup import duckdb
 
 #: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).

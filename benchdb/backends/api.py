@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 from benchdb.schema import identity
 
 if TYPE_CHECKING:
-    from benchdb.backends.base import Outcome, RunOptions, Scenario
+    from benchdb.harness.scenario import Outcome, RunOptions, Scenario
 
 #: How an option's value is written on the command line and in config files:
 #: int, float, str, bool (a flag), words (comma-separated or a YAML list), ints (likewise);
@@ -41,7 +41,7 @@ class Option:
     pass it to an ``--ab`` child and, when ``identity`` is set, its place in the scenario's
     options (hashed into the identity). A core option sets the :class:`RunOptions` field
     ``target`` (``rule.<field>`` for the stopping rule); a backend's option is kept in
-    ``RunOptions.backend_options`` under ``name`` and is read with ``RunOptions.option(name)``.
+    ``RunOptions.backend_options`` under ``name`` and is read with ``core_options.backend_option(opts, name)``.
     """
 
     name: str

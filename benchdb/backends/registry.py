@@ -19,14 +19,14 @@ import inspect
 from functools import lru_cache
 from importlib import metadata
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from benchdb import __version__
 from benchdb.backends.api import METHODS, Backend, BackendInfo
 from benchdb.errors import BackendUnavailable, BenchdbError, did_you_mean
 from benchdb.harness.hardware import availability
+from benchdb.schema import optionsets
 
-ENTRY_POINT_GROUP = "benchdb.backends"
+ENTRY_POINT_GROUP = optionsets.ENTRY_POINT_GROUP
 
 
 @lru_cache(maxsize=1)
@@ -109,14 +109,3 @@ def missing_methods(module: ModuleType) -> list[str]:
         if len(got) != len(want):
             out.append(f"{name}({', '.join(p.name for p in want)})")
     return out
-
-
-if TYPE_CHECKING:       # mypy checks benchdb's own backends against the protocol
-    from benchdb.backends.numpy import backend as _numpy
-    from benchdb.backends.onnxruntime import backend as _onnxruntime
-    from benchdb.backends.openvino import backend as _openvino
-    from benchdb.backends.ortweb import backend as _ortweb
-    from benchdb.backends.pytorch import backend as _pytorch
-    from benchdb.backends.userbench import backend as _userbench
-
-    _checked: list[Backend] = [_numpy, _onnxruntime, _openvino, _ortweb, _pytorch, _userbench]

@@ -10,8 +10,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from benchdb import __version__
-from benchdb.backends.base import RunOptions
+from benchdb.backends.core_options import backend_option, recorded_config
 from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions
 from benchdb.plan.ab import DEFAULT_TRIALS, AbReport, need_trials, plan_ab, run_ab
 from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
 
@@ -34,7 +35,7 @@ def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
 def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:
     """--ab-env on a variable a bench declares in ENV changes the scenario key of one side: the sides
     become different series, and the check that follows has nothing to compare. Say so before measuring."""
-    from benchdb.schema.options import env_differences
+    from benchdb.schema.optionsets import env_differences
 
     names = set(envs["base"]) | set(envs["cand"])
     split = set()
@@ -53,17 +54,17 @@ def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptio
     ``--ab-hardware-file BASE CAND`` (or the one --hardware-file / --server-hardware of both). Two
     different systems must not share a device name: the device is what a result's hardware is
     found by."""
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
     from benchdb.backends.openai.backend import server_system, system_device
     from benchdb.schema import identity
 
     if any(o.backend != "openai" for o in runs):
         raise BenchdbError("--ab-url compares two OpenAI-compatible endpoints: give --backend openai")
     for name in ("url", "server"):
-        if any(o.option(name) for o in runs):
+        if any(backend_option(o, name) for o in runs):
             raise BenchdbError(f"--ab-url gives both endpoints; leave out --{name}")
     files = params.get("ab_hardware_file")
-    shared = [o for o in runs if o.option("hardware_file") or o.option("server_hardware")]
+    shared = [o for o in runs if backend_option(o, "hardware_file") or backend_option(o, "server_hardware")]
     if files and shared:
         raise BenchdbError("--ab-hardware-file gives each side's hardware; leave out --hardware-file and "
                            "--server-hardware")
@@ -89,8 +90,8 @@ def _sides(params: dict, runs: list[RunOptions], envs: dict[str, dict[str, str]]
     --ab, this one twice for --ab-url, each side measuring its own endpoint."""
     if params.get("ab_url"):
         per_side = deployments(params, runs)
-        hardware = {s: per_side[s][0].option("hardware_file") or per_side[s][0].option("server_hardware")
-                    for s in SIDES}
+        hardware = {s: backend_option(per_side[s][0], "hardware_file")
+                    or backend_option(per_side[s][0], "server_hardware") for s in SIDES}
         return (per_side, {name: Side(name, sys.executable, envs[name], __version__, public) for name in SIDES},
                 {s: f"{params['ab_url'][i]} on {hardware[s]}" for i, s in enumerate(SIDES)})
     sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"], strict=True)}
@@ -101,8 +102,8 @@ def _deployments_record(per_side: list[RunOptions] | dict[str, list[RunOptions]]
     """--ab-url: each side's endpoint and hardware, recorded in both sides' runs (config.deployments)."""
     if not isinstance(per_side, dict):
         return {}
-    return {"deployments": {s: {k: per_side[s][0].option(k) for k in ("url", "hardware_file", "server_hardware")}
-                            for s in SIDES}}
+    keys = ("url", "hardware_file", "server_hardware")
+    return {"deployments": {s: {k: backend_option(per_side[s][0], k) for k in keys} for s in SIDES}}
 
 
 def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -> None:
@@ -165,8 +166,8 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
         click.echo(f"[{done}/{total}] trial {step.trial + 1}/{max(group.trials, max_trials)} {name} "
                    f"{group.label()}: {state} ({seconds:.1f} s)", err=True)
 
-    config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude, "shard": params["shard"],
-              "skip_fresh": None, **_deployments_record(per_side)}
+    config = {"source": source, "runs": [recorded_config(o) for o in runs], "exclude": exclude,
+              "shard": params["shard"], "skip_fresh": None, **_deployments_record(per_side)}
     try:
         report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress,
                         max_trials=max_trials, threshold=params["ab_threshold"], duet=duet)

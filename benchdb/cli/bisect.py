@@ -216,7 +216,7 @@ def _run_flags(ctx, params) -> list[str]:
     """The run options given on the command line (or taken from a change point), as flags again."""
     from click.core import ParameterSource
 
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     out: list[str] = []
     for opt, _owners in options.every():

@@ -146,6 +146,7 @@ def _workers(runs, n: str, flag: str):
 
 
 def _plan_and_run(params, runs, exclude, source, shard, workers=None):
+    from benchdb.backends.core_options import recorded_config
     from benchdb.plan.driver import build_plan
 
     items = build_plan(runs, exclude=exclude, shard=shard,
@@ -162,7 +163,7 @@ def _plan_and_run(params, runs, exclude, source, shard, workers=None):
         click.echo("0 scenarios to run")
         return
 
-    config = {"source": source, "runs": [o.config() for o in runs], "exclude": exclude,
+    config = {"source": source, "runs": [recorded_config(o) for o in runs], "exclude": exclude,
               "shard": params["shard"], "skip_fresh": params["skip_fresh"]}
     if workers:
         config["parallel"] = [w.record() for w in workers]
@@ -236,10 +237,10 @@ def _resume(ctx, params) -> None:
 
 
 def _click_option(opt, owners: list[str]) -> click.Option:
-    """The `benchdb run` option of a declared run option (benchdb.backends.options)."""
+    """The `benchdb run` option of a declared run option (benchdb.backends.core_options)."""
     from functools import partial
 
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
     names = [opt.cli_flag, *opt.old_flags, opt.param]       # old flags: read, not shown
@@ -281,7 +282,7 @@ def with_run_options(command: click.Command, *, leave_out: Collection[str] = (),
     ``changed`` (by option name: its default, its help) its own."""
     from dataclasses import replace
 
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     changed = changed or {}
     command.params[:0] = [
@@ -294,8 +295,8 @@ def run_options(ctx, params):
     """RunOptions from --config/--suite with command-line overrides, or from the command line."""
     from click.core import ParameterSource
 
-    from benchdb.backends import options
-    from benchdb.backends.base import RunOptions
+    from benchdb.backends import core_options as options
+    from benchdb.harness.scenario import RunOptions
     from benchdb.plan import config as cfgmod
 
     declared = {opt.param: opt for opt, _ in options.every()}

@@ -29,7 +29,7 @@ from datetime import datetime, timezone
 from multiprocessing import popen_forkserver
 from typing import TYPE_CHECKING
 
-from benchdb.backends.base import Outcome, RunOptions, Scenario
+from benchdb.harness.scenario import Outcome, RunOptions, Scenario
 
 if TYPE_CHECKING:
     from multiprocessing.forkserver import ForkServer

@@ -48,9 +48,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.plan.ab_process import (
     SIDES,
     Group,

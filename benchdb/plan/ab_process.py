@@ -22,9 +22,9 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from benchdb.backends.base import Conditions, Outcome, RunOptions, Scenario
 from benchdb.errors import BenchdbError
 from benchdb.harness.isolation import Placement
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.plan.driver import load_backend
 from benchdb.schema import contract, identity
 from benchdb.text import hashed
@@ -201,7 +201,7 @@ def side_environ(env: dict[str, str]) -> Iterator[None]:
 
 def child_args(group: Group, out: Path, side: str = "base") -> list[str]:
     """`benchdb run` options that measure exactly the group, once, as this process planned it."""
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     return options.child_args((group.side_opts or {}).get(side, group.opts), {
         "models": ((group.models or {}).get(side, group.model),), "batch_sizes": group.axes["batch_sizes"],

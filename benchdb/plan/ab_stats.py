@@ -3,7 +3,7 @@ statistics, the gate's verdict on the trials so far at levels made stricter for 
 
 from __future__ import annotations
 
-from benchdb.backends.base import merge_repeats
+from benchdb.harness.scenario import merge_repeats
 from benchdb.plan.ab_process import Group, Measured
 
 

@@ -33,8 +33,9 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from benchdb.backends.base import RunOptions
+from benchdb.backends.core_options import recorded_config
 from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions
 
 #: The outcome of a bisect -> its exit code (2 is bad input, raised as an error).
 EXIT = {"culprit": 0, "no_regression": 1, "stopped": 3}
@@ -357,7 +358,7 @@ class Measurer:
             groups = plan_ab(runs, sides)
         except BenchdbError as exc:
             return Verdict("skipped", note=f"its scenarios cannot be planned: {exc}")
-        config = {"source": "benchdb bisect", "runs": [o.config() for o in runs["base"]],
+        config = {"source": "benchdb bisect", "runs": [recorded_config(o) for o in runs["base"]],
                   "bisect": {"base": base.sha, "tested": tested.sha}}
         self.log(f"measuring {tested.short} against {base.short}")
         report = run_ab(groups, sides, config=config, out=self.out, tags=self.tags, max_trials=self.max_trials,

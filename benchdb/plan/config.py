@@ -28,10 +28,10 @@ from typing import Any
 
 import yaml
 
-from benchdb.backends import options
-from benchdb.backends.base import RunOptions
+from benchdb.backends import core_options as options
 from benchdb.backends.registry import backends as _backends
 from benchdb.errors import BenchdbError, did_you_mean
+from benchdb.harness.scenario import RunOptions
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 

@@ -16,10 +16,11 @@ import pyarrow as pa
 from benchdb import __version__
 from benchdb.backends import registry
 from benchdb.backends.api import Backend
-from benchdb.backends.base import Outcome, RunOptions, Scenario, merge_repeats
+from benchdb.backends.core_options import recorded_config
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.isolation import run_isolated
+from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.plan.files import RunReport, Sink, Writer, refused_as_one_line
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
@@ -58,7 +59,7 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
     """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
     scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan.
     ``unmatched(rule)`` is called for each exclude rule that matched no scenario (a typo)."""
-    from benchdb.backends.options import identity_options
+    from benchdb.backends.core_options import identity_options
     from benchdb.backends.shared import quantize
     from benchdb.plan.config import matching_rules
     from benchdb.schema.identity import canonical_options
@@ -180,7 +181,7 @@ def _mark_root() -> None:
 
 def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
     """Measure every scenario of ``opts`` and write its files under ``opts.out/<run_id>/``."""
-    return run_plan(build_plan([opts]), config=opts.config(), out=opts.out, tags=opts.tags, progress=progress)
+    return run_plan(build_plan([opts]), config=recorded_config(opts), out=opts.out, tags=opts.tags, progress=progress)
 
 
 #: What a run records of its plan in its folder, for `benchdb run --resume`.
@@ -415,7 +416,7 @@ def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[Plan
     folder.mkdir(parents=True, exist_ok=True)
     runs = list({id(i.opts): i.opts for i in items}.values())
     body = {"benchdb_plan": 1, "run_id": run_meta["run_id"], "started_at": run_meta["started_at"], "seed": seed,
-            "config": run_meta["config"], "tags": run_meta["tags"], "runs": [o.config() for o in runs],
+            "config": run_meta["config"], "tags": run_meta["tags"], "runs": [recorded_config(o) for o in runs],
             "planned": [sc.key() for i in items for sc in i.scenarios]}
     tmp = folder / f".{PLAN_FILE}.tmp"
     with refused_as_one_line(folder / PLAN_FILE):

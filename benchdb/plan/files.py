@@ -13,8 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from benchdb.backends import registry
-from benchdb.backends.base import Outcome, RunOptions
 from benchdb.errors import BenchdbError, refused_write
+from benchdb.harness.scenario import Outcome, RunOptions
 from benchdb.schema import contract
 
 

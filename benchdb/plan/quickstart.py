@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from benchdb.backends import registry
+from benchdb.backends.core_options import recorded_config
 from benchdb.harness import hardware
 from benchdb.plan import config as cfgmod
 
@@ -68,7 +69,7 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
     note(f"measuring {total} scenarios of the smoke suite"
          + (f", each in {repeats} interleaved processes," if repeats > 1 else "")
          + f" with {', '.join(dict.fromkeys(o.backend for o in runs))}")
-    rep = run_plan(items, config={"source": "suite smoke", "runs": [o.config() for o in runs]}, out=out,
+    rep = run_plan(items, config={"source": "suite smoke", "runs": [recorded_config(o) for o in runs]}, out=out,
                    tags=("quickstart",), progress=progress)
     warehouse = Warehouse(db)
     summary = warehouse.ingest([Path(out) / rep.run_id])     # also updates the change points

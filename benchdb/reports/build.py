@@ -314,7 +314,7 @@ def reproduce_command(r: dict) -> str:
     """The `benchdb run` line that measures this result's scenario again: the options its run recorded
     (stopping rule, timeouts, the backend's own options, ...) narrowed to this scenario's model, device,
     mode, precision, batch size and input shape, with its threads and processes."""
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     entry = _run_entry(r)
     if entry is None:          # no recorded run options (an imported result, an old file): the key alone
@@ -330,7 +330,7 @@ def reproduce_command(r: dict) -> str:
         if (r.get("repeats") or 1) > 1:
             args += ["--repeats", str(r["repeats"])]
         return " ".join(shlex.quote(str(a)) for a in args)
-    from benchdb.backends.base import RunOptions
+    from benchdb.harness.scenario import RunOptions
 
     opts = RunOptions.from_config(entry, "results")
     overrides: dict[str, Any] = {}

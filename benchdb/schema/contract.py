@@ -26,9 +26,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from benchdb.paths import SAFE_NAME_RULE, is_safe_name
-from benchdb.schema import identity
+from benchdb.schema import identity, optionsets
 from benchdb.schema import metadata as typed
-from benchdb.schema import options as optionsets
 
 CONTRACT_VERSION = 2
 #: Versions ingest can read. Older versions stay readable: add an upgrader, never drop one.
@@ -188,8 +187,7 @@ def upgrade_v1_scenario(sc: Mapping[str, Any], hardware: Mapping[str, Any], run_
     extra = sc.get("extra") or {}
     opts = optionsets.from_v1(sc)
     device = sc["device"]
-    if sc.get("backend") == "onnxruntime":
-        device = optionsets.ort_device(opts.get("providers") or ["CPU"], device)
+    device = optionsets.measured_device(sc.get("backend") or "", opts, device)
     device = identity.normalize_device(device)
     precision = sc["precision"]
     used = extra.get("precision_used")

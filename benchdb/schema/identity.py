@@ -6,7 +6,7 @@ thing always do. Everything else — the contract, the runners, ingest, the view
 takes its ids from here.
 
 - **Scenario key**: model, backend, device, mode, precision, batch size, input shape, and the
-  backend's *options* (the typed set in :mod:`benchdb.schema.options`: threads, execution
+  backend's *options* (the typed set in :mod:`benchdb.schema.optionsets`: threads, execution
   providers, performance hint, ...), by their hash ``options_id``. The full options are stored
   as JSON beside the hash. Precision is the precision the engine actually ran (an OpenVINO result
   asked for bf16 but compiled as f32 is keyed ``fp32``, its options record ``precision_hint``).

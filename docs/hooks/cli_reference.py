@@ -68,7 +68,7 @@ def markdown(root: str | None = None) -> str:
 
 def options_table() -> str:
     """Every declared run option (core, then each backend's own) as a Markdown table."""
-    from benchdb.backends import options
+    from benchdb.backends import core_options as options
 
     kinds = {"int": "integer", "float": "number", "str": "string", "bool": "true / false",
              "words": "list of strings", "ints": "list of integers",

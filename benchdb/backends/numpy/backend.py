@@ -15,20 +15,12 @@ from functools import partial
 import numpy as np
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from benchdb.backends.base import (
-    Conditions,
-    Outcome,
-    RunOptions,
-    Scenario,
-    error_text,
-    judge,
-    measurement_rows,
-    status_of,
-)
 from benchdb.backends.numpy.options import NumpyOptions
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import measure
+from benchdb.harness.verdict import error_text, judge, measurement_rows, status_of
 from benchdb.schema.identity import normalize_device
 
 NAME = "numpy"

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from benchdb.backends.base import Outcome, RunOptions, Scenario
-from benchdb.backends.onnxruntime.options import OnnxruntimeOptions
+from benchdb.backends.core_options import backend_option
+from benchdb.backends.onnxruntime.options import OnnxruntimeOptions, ort_device
 from benchdb.backends.shared import graph, models, quantize
 from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BackendUnavailable, BenchdbError
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Outcome, RunOptions, Scenario
 from benchdb.schema.identity import normalize_device
-from benchdb.schema.options import ort_device
 
 NAME = "onnxruntime"
 PROVIDERS = {"CPU": "CPUExecutionProvider", "CUDA": "CUDAExecutionProvider",
@@ -81,7 +81,7 @@ class _Session:
         so.inter_op_num_threads = 1
         so.log_severity_level = 3
         self.sess = ort.InferenceSession(str(path), sess_options=so,
-                                         providers=check_providers(opts.option("providers")))
+                                         providers=check_providers(backend_option(opts, "providers")))
         self.input_names = [i.name for i in self.sess.get_inputs()]
         self.precision_used = sc.precision if sc.precision in quantize.QUANTIZED else "fp32"
 
@@ -95,12 +95,12 @@ ENGINE = graph.Engine(NAME, tuple(MODES), ("fp32", *quantize.QUANTIZED), export.
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
-    check_providers(opts.option("providers"))
-    device = normalize_device(ort_device(opts.option("providers"), opts.device))
+    check_providers(backend_option(opts, "providers"))
+    device = normalize_device(ort_device(backend_option(opts, "providers"), opts.device))
     modes = opts.modes if opts.modes != ("eager",) else ("opt-all",)
     return graph.plan(ENGINE, _with_modes(opts, modes), device,
                       lambda mode, precision: OnnxruntimeOptions(
-                          threads=opts.thread_count, providers=tuple(opts.option("providers")),
+                          threads=opts.thread_count, providers=tuple(backend_option(opts, "providers")),
                           graph_optimization=MODES[mode]))
 
 

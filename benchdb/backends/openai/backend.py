@@ -21,10 +21,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchdb.backends.base import Conditions, Outcome, Row, RunOptions, Scenario, error_text, fail_all, status_of
+from benchdb.backends.core_options import backend_option
 from benchdb.backends.openai.options import OpenaiOptions
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Conditions, Outcome, Row, RunOptions, Scenario
+from benchdb.harness.verdict import error_text, fail_all, status_of
 from benchdb.schema.identity import normalize_device
 from benchdb.text import redact_secrets
 
@@ -73,7 +75,7 @@ def server_system(opts: RunOptions, flag: str | None = None) -> tuple[dict, dict
     gave it with (default: the one of these two that holds it)."""
     from benchdb.schema import system
 
-    path, declared = opts.option("hardware_file"), opts.option("server_hardware")
+    path, declared = backend_option(opts, "hardware_file"), backend_option(opts, "server_hardware")
     if path and declared:
         raise BenchdbError("give --hardware-file FILE or --server-hardware NAME, not both")
     if not path and declared and declared.strip().lower().endswith(HARDWARE_FILE_SUFFIXES):
@@ -83,7 +85,7 @@ def server_system(opts: RunOptions, flag: str | None = None) -> tuple[dict, dict
         path = declared
     if not path:
         return None
-    flag = flag or ("--hardware-file" if opts.option("hardware_file") else "--server-hardware")
+    flag = flag or ("--hardware-file" if backend_option(opts, "hardware_file") else "--server-hardware")
     try:
         return system.load_with_usage(path)
     except system.SystemError as exc:
@@ -119,19 +121,20 @@ def parse_rate(spec: str) -> tuple[str, float, float]:
 
 def _loads(opts: RunOptions) -> list[tuple[str, str, int]]:
     """(label, spec, batch size) per load point: request rates, else concurrencies."""
-    rates = opts.option("request_rate")
+    rates = backend_option(opts, "request_rate")
     if rates:
         for r in rates:
             parse_rate(r)
         return [(f"rate={r}", r, 1) for r in rates]
-    return [(f"concurrency={c}", str(c), c) for c in opts.option("concurrency")]
+    return [(f"concurrency={c}", str(c), c) for c in backend_option(opts, "concurrency")]
 
 
 def _check(opts: RunOptions) -> tuple[str, dict]:
     """The scenarios' device and the options that name the server's hardware and say how the server
     uses it; refuses contradictory options (before any request is sent)."""
-    server, url, declared = opts.option("server"), opts.option("url"), opts.option("server_hardware")
-    described = opts.option("hardware_file")
+    server, url = backend_option(opts, "server"), backend_option(opts, "url")
+    declared = backend_option(opts, "server_hardware")
+    described = backend_option(opts, "hardware_file")
     if bool(server) == bool(url):
         raise BenchdbError("backend openai needs --server COMMAND (benchdb starts it) or --url URL (one running "
                            "already), not both")
@@ -144,8 +147,8 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
     found = server_system(opts) if url else None
     # a hardware file is keyed by the system it describes (its hardware id, device and usage), not its path
     usage = dict(found[1]) if found else {"server_hardware": declared}
-    if opts.option("parallelism"):
-        usage["parallelism"] = parse_parallelism(opts.option("parallelism"))
+    if backend_option(opts, "parallelism"):
+        usage["parallelism"] = parse_parallelism(backend_option(opts, "parallelism"))
     if server:
         from benchdb.serving.server import render
 
@@ -155,11 +158,11 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
         raise BenchdbError(f"backend openai has no mode {bad[0]!r}; use --mode completions or chat")
     from benchdb.serving.workers import resolve
 
-    resolve(opts.option("client_workers"))          # refuses a bad --client-workers before any request
-    if opts.option("slo"):
+    resolve(backend_option(opts, "client_workers"))          # refuses a bad --client-workers before any request
+    if backend_option(opts, "slo"):
         from benchdb.serving.metrics import parse_slo
 
-        parse_slo(opts.option("slo"))
+        parse_slo(backend_option(opts, "slo"))
     if found:
         device = system_device(found[0])
         _SYSTEMS[device] = found[0]
@@ -222,11 +225,11 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     from benchdb.serving.server import engine_of
 
     device, usage = _check(opts)
-    server = opts.option("server")
-    prompts = _prompts_hash(opts.option("prompts"))
+    server = backend_option(opts, "server")
+    prompts = _prompts_hash(backend_option(opts, "prompts"))
     options = OpenaiOptions(threads=opts.thread_count, server=redact_secrets(server) if server else None,
                             engine=engine_of(server) if server else None,
-                            server_hardware=usage.get("server_hardware"), ignore_eos=opts.option("ignore_eos"),
+                            server_hardware=usage.get("server_hardware"), ignore_eos=backend_option(opts, "ignore_eos"),
                             prompts=prompts, accelerators=usage.get("accelerators"),
                             parallelism=usage.get("parallelism")).as_dict()
     modes = ["completions" if m == "eager" else m for m in opts.modes]
@@ -252,7 +255,7 @@ def _precisions(server: str | None, model: str, opts: RunOptions) -> tuple[str, 
 
 
 def _prompts(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
-    path = opts.option("prompts")
+    path = backend_option(opts, "prompts")
     if path:
         return _read_prompts(path)
     rng = random.Random(seed)
@@ -282,14 +285,14 @@ def _to_tokens(texts: list[str], n: int, model: str) -> list[str]:
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
               on_start: Callable[[int], None] | None = None) -> Iterator[Outcome]:
     info = model_info(spec)
-    template = opts.option("server")
+    template = backend_option(opts, "server")
     if not template:
-        yield from _sweep(opts.option("url"), None, spec, scenarios, opts, info, on_start)
+        yield from _sweep(backend_option(opts, "url"), None, spec, scenarios, opts, info, on_start)
         return
     from benchdb.serving.server import Server, ServerFailed
 
     try:
-        server = Server(template, spec, startup_timeout_s=opts.option("server_timeout"))
+        server = Server(template, spec, startup_timeout_s=backend_option(opts, "server_timeout"))
     except BenchdbError as exc:
         yield from fail_all(scenarios, info, exc, on_start)
         return
@@ -309,8 +312,8 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
            on_start: Callable[[int], None] | None) -> Iterator[Outcome]:
     from benchdb.serving import loadgen, metrics, workers
 
-    model = opts.option("served_model") or _served_model(url) or spec
-    slo = metrics.parse_slo(opts.option("slo")) if opts.option("slo") else {}
+    model = backend_option(opts, "served_model") or _served_model(url) or spec
+    slo = metrics.parse_slo(backend_option(opts, "slo")) if backend_option(opts, "slo") else {}
     record = ({"command": redact_secrets(server.rendered.template), "engine": server.rendered.engine,
                "version": server.rendered.version} if server is not None else {"url": url})
     for i, sc in enumerate(scenarios):
@@ -327,7 +330,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
             cond = Conditions.now(opts.thread_count)
             metered_from = time.time()
             meter = _energy_meter(sc.device) if server is not None else None
-            result = loadgen.run(load, workers=workers.resolve(opts.option("client_workers"), load))
+            result = loadgen.run(load, workers=workers.resolve(backend_option(opts, "client_workers"), load))
             joules = _joules(meter)
             metered_to = time.time()
         except Exception as exc:  # a load point's failure is its status, the sweep goes on
@@ -339,7 +342,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
         extra: dict[str, Any] = {"server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
                                  "errors": result.errors, "requests": summary.get("requests"),
                                  "client_cpu_pct": result.client_cpu_pct,
-                                 "client_loop_cpu_pct": result.loop_cpu_pct, "slo": opts.option("slo")}
+                                 "client_loop_cpu_pct": result.loop_cpu_pct, "slo": backend_option(opts, "slo")}
         if result.workers:    # how the client was split: not identity (the server's timings are the same)
             extra["client_workers"] = result.workers
         if joules is not None:
@@ -455,10 +458,10 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
     else:
         arrival, rate, shape = parse_rate(load)
     gen = int(sc.settings["gen_tokens"])
-    extra = {"ignore_eos": True, "min_tokens": gen} if opts.option("ignore_eos") else {}
-    rule = replace(opts.rule, max_iters=max(opts.option("max_requests"), opts.rule.min_iters))
+    extra = {"ignore_eos": True, "min_tokens": gen} if backend_option(opts, "ignore_eos") else {}
+    rule = replace(opts.rule, max_iters=max(backend_option(opts, "max_requests"), opts.rule.min_iters))
     return LoadSpec(base_url=url, endpoint=sc.mode, model=model,
                     prompts=_prompts(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
                     max_tokens=gen, concurrency=concurrency, rate=rate, arrival=arrival or "poisson",
                     burstiness=shape, warmup_requests=opts.rule.warmup_iters, rule=rule,
-                    request_timeout_s=opts.option("request_timeout"), seed=index, extra_body=extra)
+                    request_timeout_s=backend_option(opts, "request_timeout"), seed=index, extra_body=extra)

@@ -19,12 +19,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator
 
-from benchdb.backends.base import Outcome, Row, RunOptions, Scenario
 from benchdb.backends.openvino.options import OpenvinoOptions
 from benchdb.backends.shared import graph, models, quantize
 from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BackendUnavailable
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Outcome, Row, RunOptions, Scenario
 from benchdb.harness.timing import Measurement, StopCheck, StopRule
 from benchdb.schema.identity import normalize_device
 

@@ -41,19 +41,11 @@ from datetime import datetime, timezone
 from functools import cache, lru_cache
 from typing import Any
 
-from benchdb.backends.base import (
-    Conditions,
-    Outcome,
-    RunOptions,
-    Scenario,
-    error_text,
-    fail_all,
-    judge,
-    measurement_rows,
-)
 from benchdb.backends.ortweb import BACKEND, assets, browser, missing  # noqa: F401 (BACKEND, missing: re-exported)
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
+from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows
 
 NAME = "ort-web"
 DEVICES = ("wasm", "webgpu", "webnn")

@@ -21,24 +21,16 @@ from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
-from benchdb.backends.base import (
-    Conditions,
-    Outcome,
-    RunOptions,
-    Scenario,
-    error_text,
-    fail_all,
-    judge,
-    measurement_rows,
-    status_of,
-)
+from benchdb.backends.core_options import backend_option
 from benchdb.backends.pytorch import COMPILE_MODES, KERNEL_MODES, hubkernels
 from benchdb.backends.pytorch.options import PytorchOptions
 from benchdb.backends.shared import inputs, models, quantize
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import HostTimer, measure
+from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
 from benchdb.schema.identity import normalize_device
 
 NAME = "pytorch"
@@ -201,7 +193,7 @@ def parse_mode(mode: str) -> str | None:
 def _kernel_mapping(opts: RunOptions) -> str | None:
     """The kernelized modes' mapping identity (None without a kernelized mode): the kernels
     library must be installed, the mapping well formed and each of its layers in some model."""
-    text = opts.option("kernels")
+    text = backend_option(opts, "kernels")
     if not any(hubkernels.split_mode(m) for m in opts.modes):
         if text is not None:
             raise BenchdbError("--kernels applies to --mode kernels and kernels+compile[:mode]; add one of them")
@@ -459,13 +451,13 @@ def _prepare(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, comp
     kernelized mode works on its own copy, so the eager model stays the reference."""
     if hubkernels.split_mode(sc.mode) is None:
         return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, None
-    entries = hubkernels.parse(opts.option("kernels"))
+    entries = hubkernels.parse(backend_option(opts, "kernels"))
     if hubkernels.identity(entries) != sc.options.get("kernels"):
         raise hubkernels.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
                                      "repository's files?); plan the run again")
     net = copy.deepcopy(net)
     applied = hubkernels.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
-                               bool(opts.option("kernels_trust_remote_code")))
+                               bool(backend_option(opts, "kernels_trust_remote_code")))
     return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, applied
 
 

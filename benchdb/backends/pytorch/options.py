@@ -22,7 +22,7 @@ class PytorchOptions(BackendOptions):
     kernels: str | None = None
 
 
-#: Run options of its own, besides the core ones (:mod:`benchdb.backends.options`). The mapping is
+#: Run options of its own, besides the core ones (:mod:`benchdb.backends.core_options`). The mapping is
 #: not an identity option as such: it enters the identity of the kernelized scenarios only, in the
 #: canonical form above (set by the backend's plan), so eager and compile series stay as they were.
 OPTIONS: tuple[Option, ...] = (

@@ -24,22 +24,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Protocol
 
-from benchdb.backends.base import (
-    Conditions,
-    Outcome,
-    RunOptions,
-    Scenario,
-    error_text,
-    fail_all,
-    judge,
-    measurement_rows,
-    status_of,
-)
 from benchdb.backends.shared import inputs, models, quantize
 from benchdb.backends.shared import onnx_export as export
 from benchdb.errors import BenchdbError
 from benchdb.harness.monitors import Monitor, RssSource, rss_rows, settled_rss
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import measure
+from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
 
 
 class Session(Protocol):

@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchdb.backends.base import RunOptions, Scenario
 from benchdb.backends.shared import models
 from benchdb.backends.shared.models import ResolvedModel
 from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions, Scenario
 
 #: Recipes whose size is set by --seq-len (they contain text); the others have fixed shapes.
 TEXT_RECIPES = {"text", "seq2seq_text", "text_image", "text_video", "text_audio", "llava", "llava_next"}

@@ -18,7 +18,7 @@ a folder (every ``bench_*.py`` file under it, recursively; hidden folders, ``__p
   ``first_call_s``.
 - **Environment**: a module-level ``ENV = ["BENCH_SCALE", ...]`` declares the environment
   variables that change the work; their values (``null`` when unset) and the thread count are
-  the scenario's options (:class:`benchdb.schema.options.UserbenchOptions`), so a different value
+  the scenario's options (:class:`benchdb.schema.optionsets.UserbenchOptions`), so a different value
   is a different scenario (and series).
 
 ``plan`` imports each file once in this process to find its benches and parameters; each bench
@@ -46,22 +46,13 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
-from benchdb.backends.base import (
-    Conditions,
-    Outcome,
-    RunOptions,
-    Scenario,
-    error_text,
-    fail_all,
-    judge,
-    measurement_rows,
-    status_of,
-)
 from benchdb.backends.userbench.options import UserbenchOptions
 from benchdb.bench import PARAMS_ATTR
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
+from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import measure
+from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
 from benchdb.schema.identity import normalize_device
 
 NAME = "userbench"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
+from functools import lru_cache
+from importlib import metadata
 from typing import Any
-
-from benchdb.errors import BenchdbError
 
 
 def env_differences(a: str | None, b: str | None) -> set[str]:
@@ -28,16 +28,50 @@ def env_differences(a: str | None, b: str | None) -> set[str]:
         return set()
 
 
+#: The entry-point group backends register in (benchdb's own and plug-ins'). Each entry point
+#: names an object whose ``option_set`` is the backend's typed set; schema reads it through the
+#: entry point, so it imports no backend.
+ENTRY_POINT_GROUP = "benchdb.backends"
+
+_registered: dict[str, type | None] = {}
+
+
+def register(backend: str, option_set: type | None) -> None:
+    """Register a backend's typed option set (a backend found another way than its entry point,
+    e.g. a plug-in loaded by hand in a test)."""
+    _registered[backend] = option_set
+
+
+@lru_cache(maxsize=1)
+def _from_entry_points() -> dict[str, type | None]:
+    """Each backend's option set from the ``benchdb.backends`` entry points: benchdb's own first, so
+    a plug-in cannot take its name; a plug-in that fails to load has none (any JSON object)."""
+    found: dict[str, type | None] = {}
+    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP),
+                     key=lambda ep: (not ep.value.startswith("benchdb."), ep.name)):
+        if ep.name in found:
+            continue
+        try:
+            found[ep.name] = getattr(ep.load(), "option_set", None)
+        except Exception:  # a broken plug-in must not break ingest: its results keep any JSON object
+            found[ep.name] = None
+    return found
+
+
 def option_set(backend: str) -> type | None:
     """The backend's typed option set (:attr:`benchdb.backends.api.BackendInfo.option_set`), or
     None for a backend not registered here."""
-    from benchdb.backends import registry
+    if backend in _registered:
+        return _registered[backend]
+    return _from_entry_points().get(backend)
 
-    try:
-        found = registry.backends().get(backend)
-    except BenchdbError:       # no backends registered (benchdb not installed): check JSON only
-        return None
-    return found.option_set if found is not None else None
+
+def measured_device(backend: str, options: Mapping[str, Any], requested: str) -> str:
+    """The device a result measured, as its backend's option set defines it (ONNX Runtime: its
+    first execution provider's); the requested device for a backend that does not say."""
+    cls = option_set(backend)
+    rule = getattr(cls, "measured_device", None)
+    return rule(options, requested) if rule is not None else requested
 
 
 def _kind(annotation: Any) -> str:
@@ -121,24 +155,3 @@ def v1_gen_tokens(config: Mapping[str, Any] | None) -> int:
         if isinstance(source, Mapping) and isinstance(source.get("gen_tokens"), int):
             return source["gen_tokens"]
     return V1_GEN_TOKENS
-
-
-#: The device family an ONNX Runtime execution provider runs on (None: the provider's own device
-#: setting decides, as for OpenVINO's CPU/GPU/NPU).
-ORT_PROVIDER_DEVICE: dict[str, str | None] = {
-    "CPU": "cpu", "CUDA": "cuda", "TensorRT": "cuda", "ROCm": "rocm", "MIGraphX": "rocm",
-    "DirectML": "dml", "CoreML": "coreml", "QNN": "npu", "OpenVINO": None,
-}
-
-
-def ort_device(providers: list[str] | tuple[str, ...], requested: str = "cpu") -> str:
-    """The device an ONNX Runtime session measures: that of its first execution provider, with
-    the unit number from ``requested`` when it names the same family (``--device cuda:1``)."""
-    family = ORT_PROVIDER_DEVICE.get(providers[0], providers[0].lower())
-    requested = (requested or "cpu").lower()
-    if family is None:
-        return requested
-    base, _, index = requested.replace(".", ":").partition(":")
-    if base == family and index:
-        return f"{family}:{index}"
-    return family

@@ -1,19 +1,20 @@
-"""What every runner shares: options, scenarios, outcomes, measurement conditions.
+"""What every run shares: its options, its scenarios, their outcomes and the measurement conditions.
 
-What a backend provides is :class:`benchdb.backends.api.Backend`; the options a run takes are
-declared in :mod:`benchdb.backends.options` (core) and by each backend (its own).
+The harness owns these types; the backends build and fill them (a backend imports the harness,
+never the reverse). What a backend provides is :class:`benchdb.backends.api.Backend`; the flags,
+config keys and docs of the options are declared in :mod:`benchdb.backends.core_options` (core,
+its defaults read from the fields here) and by each backend (its own).
 """
 
 from __future__ import annotations
 
 import os
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchdb.harness import hardware
-from benchdb.harness.timing import Measurement, StopRule
+from benchdb.harness.timing import StopRule
 
 #: metric, unit, iteration, t_offset_s, value; and the repeat (process) once repeats are merged
 Row = tuple[str, str, int, float, float] | tuple[str, str, int, float, float, int]
@@ -58,15 +59,6 @@ class RunOptions:
     def thread_count(self) -> int:
         return self.threads or hardware.default_threads()
 
-    def option(self, name: str) -> Any:
-        """The value of one of the backend's own options (its declared default when not set)."""
-        from benchdb.backends import options
-
-        for opt in options.of_backend(self.backend):
-            if opt.name == name:
-                return options.value_of(self, opt)
-        raise KeyError(f"backend {self.backend} declares no option {name!r}")
-
     @classmethod
     def from_config(cls, cfg: dict[str, Any], out: Path | str) -> RunOptions:
         """The options a run recorded with :meth:`config` (``benchdb run --resume``)."""
@@ -81,29 +73,6 @@ class RunOptions:
         extra = {k: (tuple(v) if isinstance(v, list) else v) for k, v in extra.items()}
         return cls(**kwargs, rule=rule, out=Path(out), backend_options=extra)
 
-    def config(self) -> dict[str, Any]:
-        """The run's configuration as recorded in every file it writes."""
-        return {"backend": self.backend, "models": list(self.models), "device": self.device,
-                "batch_sizes": list(self.batch_sizes), "seq_lens": list(self.seq_lens),
-                "modes": list(self.modes), "precisions": list(self.precisions),
-                "threads": self.thread_count, "stop_rule": self.rule.__dict__.copy(),
-                "max_background_cpu": self.max_background_cpu, "tags": list(self.tags),
-                "task": self.task, "gen_tokens": self.gen_tokens, "isolate": self.isolate,
-                "timeout_s": self.timeout_s, "load_timeout_s": self.load_timeout_s,
-                "verify_only": self.verify_only, "repeats": self.repeats,
-                **({"co_runners": self.co_runners} if self.co_runners else {}),
-                **({"quantization": self.quantization} if self.quantization else {}),
-                **({"sts": self.sts} if self.sts else {}),
-                "backend_options": self.effective_backend_options()}
-
-    def effective_backend_options(self) -> dict[str, Any]:
-        """Every option the backend declares with its value in this run (JSON-plain)."""
-        from benchdb.backends import options
-
-        values = {**{o.name: options.value_of(self, o) for o in options.of_backend(self.backend)},
-                  **self.backend_options}
-        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in sorted(values.items())}
-
 
 @dataclass
 class Scenario:
@@ -114,7 +83,7 @@ class Scenario:
     precision: str
     batch_size: int
     input_shape: str
-    #: The backend's typed option set (benchdb.schema.options) as a dict: part of the identity.
+    #: The backend's typed option set (benchdb.schema.optionsets) as a dict: part of the identity.
     options: dict[str, Any] = field(default_factory=dict)
     #: Everything else the runner needs or records (seq_len, task, torch device): not identity.
     settings: dict[str, Any] = field(default_factory=dict)
@@ -201,69 +170,3 @@ def merge_repeats(outcomes: list[Outcome]) -> Outcome:
                "warnings": list(dict.fromkeys(w for o in outcomes for w in o.extra.get("warnings") or [])),
                **({"placements": [o.extra.get("placement") for o in outcomes]}
                   if any("placement" in o.extra for o in outcomes) else {})})
-
-
-def measurement_rows(m: Measurement, metric: str = "latency_s") -> list[Row]:
-    """Samples of a measurement as contract rows, plus its first call as its own metric."""
-    rows: list[Row] = [(metric, "s", i, o, v) for i, (o, v) in enumerate(zip(m.offsets, m.samples, strict=True))]
-    rows.append(("first_call_s", "s", 0, 0.0, m.first_call_s))
-    return rows
-
-
-def judge(m: Measurement, rule: StopRule, cond: Conditions, max_background_cpu: float) -> list[str]:
-    """Validity reasons of a measurement taken under the given conditions.
-
-    A busy machine (other processes used more than ``max_background_cpu`` percent CPU just
-    before the scenario) is not fatal on its own: when the measurement converged (its 95 % CI
-    of the median is within the stopping rule's ``target_ci``) the load did not spoil the
-    interval, so the result stays valid and the busy machine is recorded as a warning on
-    ``cond.warnings`` (an Outcome carries it in ``extra["warnings"]``). When it did not
-    converge, the interval is too wide and the load is the likely cause: ``busy_machine`` is a
-    validity reason and the result is invalid. Both texts start with ``busy_machine:`` and
-    name the CPU use and the limit.
-    """
-    reasons = m.validity_reasons(rule)
-    if cond.background_cpu_pct > max_background_cpu:
-        busy = (f"busy_machine: other processes used {cond.background_cpu_pct:.0f}% CPU "
-                f"before the scenario (limit {max_background_cpu:.0f}%)")
-        ci = m.ci_rel
-        ci_text = "no CI" if ci is None else f"CI of the median +-{ci:.1%}"
-        if _converged(m, rule):
-            warning = f"{busy}; {ci_text} met the target +-{rule.target_ci:.1%}, so the result stays valid"
-            if warning not in cond.warnings:
-                cond.warnings.append(warning)
-        else:
-            reasons.append(f"{busy}; {ci_text} did not converge to the target +-{rule.target_ci:.1%}")
-    return reasons
-
-
-def _converged(m: Measurement, rule: StopRule) -> bool:
-    """The stopping rule's convergence: the CI of the median within ``target_ci``."""
-    ci = m.ci_rel
-    return m.stop_reason == "converged" or (ci is not None and ci <= rule.target_ci)
-
-
-def error_text(exc: BaseException) -> str:
-    """One line naming the exception, plus the innermost frame for the record."""
-    tb = traceback.extract_tb(exc.__traceback__)
-    where = f" (at {Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
-    return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{where}"
-
-
-def fail_all(scenarios: list[Scenario], info: dict[str, Any], exc: BaseException,
-             on_start=None):
-    """One outcome per scenario when the model itself could not be loaded."""
-    from datetime import datetime, timezone
-
-    for i, sc in enumerate(scenarios):
-        if on_start:
-            on_start(i)
-        yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
-                      started_at=datetime.now(timezone.utc).isoformat())
-
-
-def status_of(exc: BaseException) -> str:
-    text = f"{type(exc).__name__} {exc}".lower()
-    if isinstance(exc, MemoryError) or "out of memory" in text or "outofmemory" in text:
-        return "oom"
-    return "failed"
