@@ -1,7 +1,7 @@
 """benchdb's two start-up tricks, in one place: DuckDB's engine without its Python layer, and an
 end without the interpreter's teardown of the ML libraries. The rest of the code imports DuckDB
 the ordinary way; benchdb's third speed-up, answers kept per state of the warehouse, is
-:mod:`benchdb.memo`. ``python benchmarks/startup_tricks.py`` measures what each saves, in one run.
+:mod:`benchdb.store.memo`. ``python benchmarks/startup_tricks.py`` measures what each saves, in one run.
 
 **The engine alone.** ``import duckdb`` costs ~60 ms more than its engine on a small machine
 (medians of 15 interleaved runs here: 91 ms against 30 ms; a `benchdb query` takes ~150 ms in all).
@@ -13,7 +13,7 @@ fetch rows, nothing else, so the modules on their path (opening a warehouse, the
 banner, the read-only sandbox) take the engine from here. Code that scans a Python Arrow table
 (``con.register``) or uses the relation API imports the ``duckdb`` package itself; importing it
 finishes setting up the very same module, so connections opened before work too. Writable
-connections do it always (:func:`full`, from :func:`benchdb.schema.database.connect`).
+connections do it always (:func:`full`, from :func:`benchdb.store.database.connect`).
 
 **The end without teardown.** After a command that imported torch and transformers (``run``,
 ``quickstart``), the interpreter's teardown of those modules takes ~0.75 s (775 ms against 25 ms

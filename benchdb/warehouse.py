@@ -31,15 +31,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import BenchdbError, clip, first_line
-from benchdb.schema import resolve_db
+from benchdb.store import resolve_db
 
-if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.memo) stays light
+if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.store.memo) stays light
     import duckdb
 
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
     from benchdb.reports.document import Filters, Report
-    from benchdb.schema import database, parts
+    from benchdb.store import database, parts
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ class Warehouse:
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only, sandboxed connection (no file but the warehouse; views checked against
         benchdb's own) for the duration of a ``with`` block."""
-        from benchdb.schema import database
+        from benchdb.store import database
 
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:
@@ -78,29 +78,29 @@ class Warehouse:
     @contextmanager
     def writing(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A writable connection (creating the warehouse when new) for a ``with`` block, on a
-        private copy published atomically at its end (:mod:`benchdb.schema.snapshot`): open
+        private copy published atomically at its end (:mod:`benchdb.store.snapshot`): open
         readers never block it and never see half of it."""
-        from benchdb.schema import snapshot
+        from benchdb.store import snapshot
 
         with snapshot.write_session(self.path, wait_s=self.wait_s) as session:
             yield session.con
 
     # ------------------------------------------------------------------ schema
     def status(self) -> dict:
-        from benchdb.schema import database
+        from benchdb.store import database
 
         return database.status(self.path)
 
     def upgrade(self) -> Upgrade:
         """Apply pending migrations, each in its own transaction, published as one new file."""
-        from benchdb.schema import catalog, database, snapshot
+        from benchdb.store import database, migrate, snapshot
 
         changed = None
         if self.path.exists():
             con = database.connect(self.path, read_only=True, wait_s=self.wait_s, sandboxed=True)
             try:
                 if database.schema_version(con) == database.code_schema_version():
-                    changed = catalog.mismatch(con)
+                    changed = migrate.mismatch(con)
             finally:
                 con.close()
         with snapshot.write_session(self.path, wait_s=self.wait_s, migrate=True) as session:
@@ -109,8 +109,8 @@ class Warehouse:
             return Upgrade(session.applied, database.schema_version(session.con), changed, moved)
 
     def compact(self) -> parts.Compaction:
-        """Rewrite the samples' parts as one (:meth:`benchdb.schema.parts.Store.compact`)."""
-        from benchdb.schema import database, snapshot
+        """Rewrite the samples' parts as one (:meth:`benchdb.store.parts.Store.compact`)."""
+        from benchdb.store import database, snapshot
 
         database.require(self.path)
         with snapshot.write_session(self.path, wait_s=self.wait_s) as session:
@@ -151,9 +151,9 @@ class Warehouse:
         statements, checked before any of the text runs), on a read-only connection that reaches no
         file but the warehouse's (DuckDB's ``enable_external_access = false``). Returns (columns,
         rows); a statement that returns nothing gives ([], [])."""
-        from benchdb.schema import database
         from benchdb.sql.readonly import check_read_only
         from benchdb.startup import duckdb
+        from benchdb.store import database
 
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:
@@ -188,7 +188,7 @@ class Warehouse:
 
     def report(self, kinds: list[str], filters: Filters, *, detail: bool = False) -> Report:
         """The report of ``kinds`` (``detail``: with the environment and drill-down HTML shows),
-        answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same;
+        answered from :mod:`benchdb.store.memo` while this state of the warehouse was asked the same;
         its generation time is now either way."""
         from dataclasses import asdict, replace
 
@@ -200,7 +200,7 @@ class Warehouse:
 
     def check(self, baseline: str, candidate: str, **options: Any) -> GateResult:
         """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),
-        answered from :mod:`benchdb.memo` while this state of the warehouse was asked the same
+        answered from :mod:`benchdb.store.memo` while this state of the warehouse was asked the same
         (a time: selector open at its end depends on the clock: always computed)."""
         def compare(con):
             from benchdb.analysis import gate
@@ -212,10 +212,10 @@ class Warehouse:
                             keep=not clock)
 
     def _answer(self, kind: str, options: dict[str, Any], fn: Callable[[Any], Any], *, keep: bool = True) -> Any:
-        """``fn(read-only connection)``, or the answer :mod:`benchdb.memo` kept for it (``keep``: the
+        """``fn(read-only connection)``, or the answer :mod:`benchdb.store.memo` kept for it (``keep``: the
         answer depends on this state of the warehouse and ``options`` alone). A BenchdbError ``fn``
         raises is an answer too (kept, and raised again); errors opening the warehouse are not."""
-        from benchdb import memo
+        from benchdb.store import memo
 
         def compute() -> tuple[str, Any]:
             with self.reading() as con:

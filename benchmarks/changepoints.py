@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from benchdb.schema import database, identity
+from benchdb.store import database
+from benchdb.schema import identity
 
 HARDWARE = {"kind": "cpu", "vendor": "BenchVendor", "device_name": "Bench CPU", "cpu_model": "Bench CPU",
             "cores_logical": 16, "memory_bytes": 64 * 2**30, "arch": "x86_64"}

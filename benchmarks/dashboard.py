@@ -25,7 +25,7 @@ from pathlib import Path
 from report import build
 
 from benchdb.dashboard.server import make_server
-from benchdb.schema import database
+from benchdb.store import database
 
 
 def interleaved(a, b, n: int) -> tuple[list[float], list[float]]:

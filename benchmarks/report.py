@@ -6,7 +6,7 @@ Builds a warehouse of models x hardware x 5 backends x 5 batch sizes results (de
 with samples-per-result raw samples each (default 10M), then times, warm:
 - `benchdb report --optimal-hardware` and `--matrix` in-process (the library call);
 - the full commands `benchdb report --optimal-hardware`, `query` and `check` (a new process: Python
-  start-up and imports included; `report` and `check` both answered from benchdb.memo, as every call
+  start-up and imports included; `report` and `check` both answered from benchdb.store.memo, as every call
   after the first on an unchanged warehouse is, and computed with BENCHDB_NO_CACHE=1, as the first
   call after a write is), interleaved with `python -c pass`, `import duckdb, click`, the
   floor of a report (import click, DuckDB's engine `_duckdb` and Jinja, open the warehouse) and
@@ -30,7 +30,7 @@ import duckdb
 from click.testing import CliRunner
 
 from benchdb.cli import main as cli
-from benchdb.schema import database, snapshot
+from benchdb.store import database, snapshot
 
 
 def best_of(fn, n: int = 5) -> float:
@@ -45,9 +45,9 @@ def best_of(fn, n: int = 5) -> float:
 def build(db: Path, models: int, hardware: int, samples_per_result: int) -> tuple[int, int]:
     """The synthetic warehouse of report_fixture.sql at ``db``: (results, samples).
 
-    Written as ingest writes: one write session (benchdb.schema.snapshot), its catalog rows from
+    Written as ingest writes: one write session (benchdb.store.snapshot), its catalog rows from
     report_fixture.sql and its samples (report_fixture_samples.sql) as a part of the samples folder
-    (benchdb.schema.parts), published with the catalog. One part holds every sample, as after
+    (benchdb.store.parts), published with the catalog. One part holds every sample, as after
     `benchdb db compact`."""
     here = Path(__file__).parent
     params = {"models": models, "hardware": hardware, "samples_per_result": samples_per_result}
@@ -97,7 +97,7 @@ def main() -> None:
         c.close()
 
     runner = CliRunner()
-    # in-process: the report computed each time (not answered from benchdb.memo's cache)
+    # in-process: the report computed each time (not answered from benchdb.store.memo's cache)
     os.environ["BENCHDB_NO_CACHE"] = "1"
 
     def report(flag):
@@ -133,7 +133,7 @@ def main() -> None:
                                "--db", str(db)],
     }
     # Each reading command also computed afresh (BENCHDB_NO_CACHE=1: as the first call after a write),
-    # beside the same command answered from benchdb.memo (this unchanged warehouse asked the same).
+    # beside the same command answered from benchdb.store.memo (this unchanged warehouse asked the same).
     fresh = {f"{name} (computed)": argv for name, argv in commands.items() if name.split()[1:2] in
              (["report"], ["check"])}
     commands.update(fresh)

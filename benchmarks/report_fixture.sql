@@ -1,6 +1,6 @@
 -- A synthetic warehouse catalog for benchmarks/report.py: $models models x $hardware hardware x 5 backends
 -- x 5 batch sizes results, spread over 20 runs; their raw samples are report_fixture_samples.sql,
--- written as a part of the samples folder (benchdb/schema/parts.py), as ingest writes them.
+-- written as a part of the samples folder (benchdb/store/parts.py), as ingest writes them.
 INSERT INTO hardware (hardware_id, kind, device_name)
 SELECT 'hw' || i, CASE WHEN i % 2 = 0 THEN 'cpu' ELSE 'cuda' END, 'Hardware ' || i
 FROM range($hardware) t(i);

@@ -55,7 +55,7 @@ def main() -> None:
 
     from benchdb import sql
     from benchdb.reports import build
-    from benchdb.schema import database
+    from benchdb.store import database
     from benchdb.spark import SparkConnection, export_partitioned, register, translate
     from benchdb.spark.session import session
 

@@ -1,4 +1,4 @@
-"""What each start-up trick of benchdb.startup and benchdb.memo saves a user, measured in one run.
+"""What each start-up trick of benchdb.startup and benchdb.store.memo saves a user, measured in one run.
 
     python benchmarks/startup_tricks.py [--rounds 15] [--small]
 
@@ -8,7 +8,7 @@ Interleaved, in new processes, medians of --rounds each:
 - the end of a process that imported torch and transformers and ran a tiny model, by a normal
   interpreter exit against ``benchdb.startup.exit_now`` (atexit handlers, flush, ``os._exit``): the
   cost every ``benchdb run`` / ``quickstart`` would pay;
-- ``benchdb report --optimal-hardware`` on a small warehouse, answered from benchdb.memo's cache
+- ``benchdb report --optimal-hardware`` on a small warehouse, answered from benchdb.store.memo's cache
   against computed (``BENCHDB_NO_CACHE=1``), and ``benchdb query`` (never cached).
 Each line prints both medians and the saving, so a trick that saves nothing shows it. --small
 checks that the script works: 1 round.

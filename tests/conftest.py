@@ -15,7 +15,7 @@ from benchdb.schema import contract
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Answers kept by `report` and `check` (benchdb.memo) go to a folder of this test session, never the
+# Answers kept by `report` and `check` (benchdb.store.memo) go to a folder of this test session, never the
 # user's cache; commands started by tests inherit it.
 os.environ["BENCHDB_ANSWERS_DIR"] = tempfile.mkdtemp(prefix="benchdb-answers-")
 os.environ.pop("BENCHDB_NO_CACHE", None)

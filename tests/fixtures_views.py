@@ -9,7 +9,8 @@ check of result 4's series (primary metric max_rel_err, a ratio: never a median 
 
 import json
 
-from benchdb.schema import database, identity
+from benchdb.schema import identity
+from benchdb.store import database
 
 HW = {"cpuA": ("cpu", "Test CPU"), "gpuB": ("cuda", "Test GPU")}
 ARCH = {"bert": ("embedding", "bert"), "llama": ("text_generation", "llama")}

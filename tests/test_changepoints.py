@@ -13,7 +13,8 @@ from benchdb import sql
 from benchdb.analysis import changepoints, stats
 from benchdb.analysis.changepoints import Window, scan, windows
 from benchdb.analysis.stats import e_divisive
-from benchdb.schema import database, identity
+from benchdb.schema import identity
+from benchdb.store import database
 
 
 # ----------------------------------------------------------------------------- the statistic

@@ -353,7 +353,7 @@ def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verd
     when every compared sample was read at once): series are read and judged in passes of at most
     PASS_SAMPLES samples, with exactly the verdicts and figures of one pass."""
     from benchdb.analysis import gate
-    from benchdb.schema import database
+    from benchdb.store import database
 
     base, cand = _ab_runs()          # one interleaved A/B: the gate knows its run-to-run noise
     files = []

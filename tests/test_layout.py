@@ -54,3 +54,45 @@ def test_nothing_below_the_command_line_imports_it():
             found += [f"{rel}:{node.lineno} imports {n}" for n in names
                       if n == "benchdb.cli" or n.startswith("benchdb.cli.")]
     assert found == []
+
+
+def _imports_of(package: str) -> list[tuple[str, int, str]]:
+    """Every benchdb import (deferred and type-only included) of the modules under one package."""
+    out = []
+    for path, tree in _modules():
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] != package:
+            continue
+        for node in ast.walk(tree):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            out += [(str(rel), node.lineno, n) for n in names if n.startswith("benchdb.")]
+    return out
+
+
+def test_the_harness_knows_no_backend():
+    """The harness times and isolates whatever it is given: backends import it, never the reverse."""
+    assert [f"{p}:{n} imports {m}" for p, n, m in _imports_of("harness") if m.startswith("benchdb.backends")] == []
+
+
+#: What the contract may import: benchdb's leaf modules, nothing that reads a warehouse or runs anything.
+SCHEMA_MAY_IMPORT = ("benchdb.schema", "benchdb.errors", "benchdb.paths", "benchdb.units", "benchdb.quantity",
+                     "benchdb.text")
+
+
+def test_schema_imports_nothing_above_it():
+    """Runners and ingest share the contract; it reaches the backends' option sets through the
+    entry-point registry it owns, not by importing them."""
+    assert [f"{p}:{n} imports {m}" for p, n, m in _imports_of("schema")
+            if not any(m == ok or m.startswith(ok + ".") for ok in SCHEMA_MAY_IMPORT)] == []
+
+
+def test_no_cycle_among_packages():
+    """tools/import_graph.py: no two packages import each other, however indirectly."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_graph", PACKAGE.parent / "tools" / "import_graph.py")
+    assert spec is not None and spec.loader is not None
+    graph_tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(graph_tool)
+    assert graph_tool.cycles(graph_tool.package_graph(graph_tool.imports(graph_tool.modules()))) == []

@@ -18,7 +18,8 @@ from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
 
 from benchdb.analysis import gate
 from benchdb.ingest import ingest
-from benchdb.schema import contract, parts
+from benchdb.schema import contract
+from benchdb.store import parts
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
@@ -218,7 +219,7 @@ def test_benchdb_query_reads_the_parts_but_writes_no_file_and_reads_no_other(tmp
 
 def test_an_older_single_file_warehouse_moves_its_samples_into_parts_on_upgrade(tmp_path):
     """A schema-8 warehouse (samples in the file) made by this code's migrations 1-8."""
-    from benchdb.schema import database
+    from benchdb.store import database
 
     db = tmp_path / "old.duckdb"
     con, _ = database.open_writable(db, available=database.migrations()[:8])

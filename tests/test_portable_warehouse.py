@@ -22,7 +22,7 @@ import pytest
 from conftest import benchdb_cmd, make_run, write_suite
 
 from benchdb.ingest import ingest
-from benchdb.schema import parts
+from benchdb.store import parts
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core

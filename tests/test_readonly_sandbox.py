@@ -18,7 +18,7 @@ from conftest import benchdb_cmd, make_run, write_suite
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
-from benchdb.schema import database
+from benchdb.store import database
 
 pytestmark = pytest.mark.core
 

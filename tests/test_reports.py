@@ -124,7 +124,7 @@ def test_report_errors_are_one_line(db, tmp_path):
 
 
 def test_empty_warehouse_is_a_clear_message(tmp_path):
-    from benchdb.schema import database
+    from benchdb.store import database
 
     path = tmp_path / "empty.duckdb"
     database.open_writable(path)[0].close()

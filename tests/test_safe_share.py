@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from conftest import benchdb_cmd, cli, make_meta, make_run, write_file
 
-from benchdb.schema import contract, database, identity
+from benchdb.schema import contract, identity
+from benchdb.store import database
 from benchdb.warehouse import Warehouse
 
 

@@ -25,7 +25,8 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
     pytest.skip("Spark needs Java 17 (apt-get install openjdk-17-jre-headless)", allow_module_level=True)
 
 from benchdb import sql  # noqa: E402
-from benchdb.schema import contract, database  # noqa: E402
+from benchdb.schema import contract  # noqa: E402
+from benchdb.store import database  # noqa: E402
 from benchdb.warehouse import Warehouse  # noqa: E402
 
 pytestmark = pytest.mark.slow

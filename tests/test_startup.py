@@ -55,9 +55,9 @@ def warehouse(tmp_path_factory):
     ingest([tmp / "r"], tmp / "w.duckdb")
     # what a warehouse of this benchdb should hold is built once per code version and cached (by
     # any earlier command); build it here, so the commands below are timed as they usually run
-    from benchdb.schema import catalog
+    from benchdb.store import migrate
 
-    catalog.expected()
+    migrate.expected()
     return str(tmp / "w.duckdb")
 
 
@@ -110,7 +110,7 @@ def test_writable_connections_can_scan_arrow_without_importing_duckdb_first(tmp_
     """Readers use DuckDB's engine alone (benchdb.startup); a writer registers Arrow tables (ingest,
     migrations), which only works once the duckdb package has set up its Arrow scans."""
     code = ("import sys, pyarrow as pa\n"
-            "from benchdb.schema import database\n"
+            "from benchdb.store import database\n"
             f"assert {ENGINE!r} == 'duckdb' or 'duckdb' not in sys.modules\n"
             f"con, _ = database.open_writable({str(tmp_path / 'w.duckdb')!r})\n"
             "con.register('t', pa.table({'a': [1, 2, 3]}))\n"

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from conftest import benchdb_cmd
 
-from benchdb.schema import database
+from benchdb.store import database
 from benchdb.warehouse import Warehouse
 
 # Not in the core (dependency floors) set: the fixture is a duckdb 2.x file, which older DuckDB

@@ -2,8 +2,8 @@ import duckdb
 import pytest
 
 from benchdb.errors import BenchdbError
-from benchdb.schema import database
-from benchdb.schema.database import Migration
+from benchdb.store import database, migrate
+from benchdb.store.database import Migration
 
 pytestmark = pytest.mark.core
 
@@ -48,8 +48,8 @@ def test_newer_database_is_refused(db_path):
 def test_older_database_needs_explicit_upgrade(db_path):
     base = database.migrations()
     con = duckdb.connect(str(db_path))                      # a version-1 warehouse (views are the code's)
-    con.execute(database._bootstrap_sql())
-    database._apply(con, base[:1])
+    con.execute(migrate._bootstrap_sql())
+    migrate._apply(con, base[:1])
     con.close()
     with pytest.raises(BenchdbError,
                        match=rf"has schema version 1, this benchdb uses {len(base)}; run `benchdb db upgrade"):
@@ -101,7 +101,7 @@ def test_db_path_resolution(monkeypatch, tmp_path):
 
 
 def _catalog_of(path):
-    from benchdb.schema import catalog
+    from benchdb.store import catalog
 
     con = duckdb.connect(str(path), read_only=True)
     try:
@@ -120,7 +120,7 @@ def test_a_new_warehouse_from_the_cached_blank_is_the_one_built_in_place(tmp_pat
     migrations dated when it was made; and the blank is what the next new warehouse copies."""
     import datetime
 
-    from benchdb.schema import snapshot
+    from benchdb.store import snapshot
 
     monkeypatch.setenv("BENCHDB_ANSWERS_DIR", str(tmp_path / "cache"))
     (tmp_path / "cache").mkdir(mode=0o700)

@@ -115,7 +115,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     from benchdb.plan import config as cfgmod
     from benchdb.plan.driver import summary_rows
     from benchdb.reports.tabular import AB_SUMMARY, for_people
-    from benchdb.schema.database import resolve_db
+    from benchdb.store.database import resolve_db
     from benchdb.text import plural
 
     if params["skip_fresh"]:

@@ -196,7 +196,7 @@ def _resume_command(out_dir, db) -> str:
     """The commands that finish an interrupted run (exactly its missing scenarios), then ingest it."""
     import shlex
 
-    from benchdb.schema.database import resolve_db
+    from benchdb.store.database import resolve_db
 
     folder = shlex.quote(str(out_dir))
     if "://" in str(out_dir):          # a remote --out records no plan: ingest what was kept

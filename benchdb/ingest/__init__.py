@@ -25,7 +25,8 @@ from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.ingest.discover import discover, sha256
 from benchdb.ingest.load import Candidate, Loader
-from benchdb.schema import contract, database, snapshot
+from benchdb.schema import contract
+from benchdb.store import database, snapshot
 
 #: Rows per load transaction. Large enough for bulk speed, small enough to bound memory.
 DEFAULT_BATCH_ROWS = 2_000_000
@@ -61,9 +62,9 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
            after: Callable[[duckdb.DuckDBPyConnection, IngestSummary], None] | None = None) -> IngestSummary:
     """Ingest every contract file under ``paths`` into the warehouse ``db``.
 
-    The load runs in a write session (:mod:`benchdb.schema.snapshot`): open readers never block
+    The load runs in a write session (:mod:`benchdb.store.snapshot`): open readers never block
     it, and it is published whole or not at all. Samples are written as Parquet parts of the
-    warehouse's samples folder (:mod:`benchdb.schema.parts`), one per batch. ``after(con,
+    warehouse's samples folder (:mod:`benchdb.store.parts`), one per batch. ``after(con,
     summary)`` runs inside the same session once the files are loaded (change-point detection).
     ``progress(done, total)`` is called after each committed batch. A call that finds nothing new writes nothing.
     """

@@ -21,7 +21,7 @@ from benchdb.schema import contract, identity, system
 
 if TYPE_CHECKING:
     from benchdb.ingest import IngestSummary
-    from benchdb.schema import parts
+    from benchdb.store import parts
 
 
 @dataclass

@@ -196,7 +196,7 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
     """Export (or append to) ``dest`` from the warehouse ``db``; see the module docstring."""
     import pyarrow.dataset as ds
 
-    from benchdb.schema import database
+    from benchdb.store import database
     from benchdb.warehouse import Warehouse
 
     fs, root, pa_fs = filesystem(str(dest))

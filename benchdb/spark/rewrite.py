@@ -121,7 +121,7 @@ def table_columns() -> dict[str, list[str]]:
 
     import duckdb
 
-    from benchdb.schema import database
+    from benchdb.store import database
 
     con = duckdb.connect()
     try:
@@ -141,7 +141,7 @@ def list_columns() -> frozenset[str]:
 
     import duckdb
 
-    from benchdb.schema import database
+    from benchdb.store import database
 
     con = duckdb.connect()
     try:

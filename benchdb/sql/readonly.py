@@ -1,6 +1,6 @@
 """What `benchdb query` lets reach DuckDB: reads, and nothing that can create, change or delete a file.
 
-The connection is read-only and sandboxed (:func:`benchdb.schema.database.connect`): DuckDB reads no
+The connection is read-only and sandboxed (:func:`benchdb.store.database.connect`): DuckDB reads no
 file but the warehouse and its samples folder, and its configuration is locked, so ``SET``,
 ``RESET``, ``PRAGMA`` and ``enable_logging()`` cannot reopen access. That alone does not keep the
 samples folder unchanged: DuckDB has no read-only grant (``allowed_directories`` and

@@ -18,7 +18,7 @@ a folder (every ``bench_*.py`` file under it, recursively; hidden folders, ``__p
   ``first_call_s``.
 - **Environment**: a module-level ``ENV = ["BENCH_SCALE", ...]`` declares the environment
   variables that change the work; their values (``null`` when unset) and the thread count are
-  the scenario's options (:class:`benchdb.schema.optionsets.UserbenchOptions`), so a different value
+  the scenario's options (:class:`benchdb.backends.userbench.options.UserbenchOptions`), so a different value
   is a different scenario (and series).
 
 ``plan`` imports each file once in this process to find its benches and parameters; each bench

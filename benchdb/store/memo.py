@@ -1,7 +1,7 @@
 """Answers of reading commands, kept per state of the warehouse.
 
 A benchdb warehouse does not change under a reader: every benchdb write publishes a new file (a
-copy renamed over the old one, :mod:`benchdb.schema.snapshot`). So the identity of the file --
+copy renamed over the old one, :mod:`benchdb.store.snapshot`). So the identity of the file --
 device, inode, size, modification and change times, with its write-ahead log's for a file that another
 program wrote in place -- names one state of its data. The answer of a deterministic read (the
 rows of a report, the verdicts of a gate) over one state, under the same options and the same

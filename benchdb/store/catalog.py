@@ -9,22 +9,17 @@ definition as DuckDB stores it, and each shipped table being a table. Objects be
 ship (an analyst's own views) are not benchdb's business and are left alone.
 
 The expected catalog is built once per code version by running the migrations and views on an
-in-memory database (~0.3 s), then kept in the user's private cache (:func:`benchdb.memo.private_folder`)
+in-memory database (~0.3 s), then kept in the user's private cache (:func:`benchdb.store.memo.private_folder`)
 as JSON; a read costs three catalog queries.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import shlex
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from benchdb import sql
-from benchdb.errors import BenchdbError
 
 if TYPE_CHECKING:
     import duckdb
@@ -38,29 +33,17 @@ def current(con: duckdb.DuckDBPyConnection) -> dict:
     return {"views": views, "macros": macros, "tables": tables}
 
 
-def _build() -> dict:
-    from benchdb.schema import database
-    from benchdb.startup import duckdb
-
-    con = duckdb.connect()
-    try:
-        database.upgrade(con, Path(":memory:"))
-        return {**current(con), "samples_parts": _parts_template(con)}
-    finally:
-        con.close()
-
-
 _LOW, _HIGH = 1357913579, 2468024680     # stand-ins no real generation numbers reach
 
 
-def _parts_template(con: duckdb.DuckDBPyConnection) -> str:
+def parts_template(con: duckdb.DuckDBPyConnection) -> str:
     """The ``samples`` view over parts as this DuckDB stores its definition, with ``{low}``,
     ``{high}`` and ``{low_gen}`` (the lowest generation's folder) where a warehouse's own values
     go. DuckDB binds (and so reads) the files of a view it creates: this makes one part in a
     scratch folder."""
     import tempfile
 
-    from benchdb.schema import parts
+    from benchdb.store import parts
 
     with tempfile.TemporaryDirectory(prefix="benchdb-catalog-") as scratch:
         folder = Path(scratch) / "w.duckdb.samples"
@@ -78,7 +61,7 @@ def _parts_template(con: duckdb.DuckDBPyConnection) -> str:
 
 def _samples_view(want: dict, con: duckdb.DuckDBPyConnection) -> str:
     """The definition benchdb gives the ``samples`` view of this warehouse (its published parts)."""
-    from benchdb.schema import parts
+    from benchdb.store import parts
 
     low, high, _ = parts.published(con)
     if high < low:
@@ -90,40 +73,15 @@ def _samples_view(want: dict, con: duckdb.DuckDBPyConnection) -> str:
 def views_digest() -> str:
     """Hash of the macros and views this code ships and of how the ``samples`` view finds its parts;
     stored in the database (``views_sha256``) to tell another version's views from edited ones."""
-    from benchdb.schema import parts
+    from benchdb.store import parts
 
     return hashlib.sha256(f"{sql.views_digest()}:{parts.VIEW_FORM}".encode()).hexdigest()
 
 
-@lru_cache(maxsize=1)
-def expected() -> dict:
-    """The catalog this benchdb ships (from the cache when this code built it before)."""
-    from benchdb import memo
-
-    folder = memo.private_folder()
-    from benchdb.startup import duckdb
-
-    # DuckDB's version too: how it stores a definition changes between versions
-    key = hashlib.sha256(f"{memo.code_digest()}:{duckdb.__version__}".encode()).hexdigest()[:32]
-    file = folder / f"catalog-{key}.json" if folder is not None else None
-    if folder is not None and file is not None:
-        try:
-            fd = memo.open_private(folder, file.name)
-            with os.fdopen(fd, "r", encoding="utf-8") as f:
-                got = json.load(f)
-            if isinstance(got, dict) and set(got) == {"views", "macros", "tables", "samples_parts"}:
-                return got
-        except (OSError, ValueError):
-            pass
-    built = _build()
-    if folder is not None and file is not None:
-        memo.write_private(folder, file.name, json.dumps(built, sort_keys=True).encode())
-    return built
-
-
-def mismatch(con: duckdb.DuckDBPyConnection) -> str | None:
-    """The first shipped object whose stored definition differs, described; None when all match."""
-    want, have = expected(), current(con)
+def differences(con: duckdb.DuckDBPyConnection, want: dict) -> str | None:
+    """The first object of ``want`` (the shipped catalog) whose stored definition differs, described;
+    None when all match."""
+    have = current(con)
     for name in sorted(want["tables"]):
         if name not in have["tables"]:
             what = "is a view" if name in have["views"] else "is missing"
@@ -138,17 +96,3 @@ def mismatch(con: duckdb.DuckDBPyConnection) -> str | None:
             if got != definition:
                 return f"{kind[:-1]} {name} differs from the definition this benchdb ships"
     return None
-
-
-def verify(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Refuse a warehouse whose shipped views, macros or tables were changed by another program
-    (or that holds another benchdb version's views: its last writer was older or newer)."""
-    problem = mismatch(con)
-    if problem is None:
-        return
-    stored = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
-    if not stored or stored[0][0] != views_digest():
-        raise BenchdbError(f"database {path} holds the views of another benchdb version ({problem}); run "
-                           f"`benchdb db upgrade --db {shlex.quote(str(path))}` to apply this version's")
-    raise BenchdbError(f"database {path}: {problem}; benchdb will not answer from SQL it did not write. "
-                       f"Run `benchdb db upgrade --db {shlex.quote(str(path))}` to restore benchdb's definitions")

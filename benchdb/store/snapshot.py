@@ -9,7 +9,7 @@ nightly ``benchdb ingest`` fail against them. So a benchdb writer (ingest, ``db 
 2. copies the warehouse file (the catalog: every table but the raw samples) to
    ``.<name>.<pid>.writing`` in the same folder,
 3. writes there (transactions, checkpoint), and new samples as Parquet parts of a new generation
-   of the samples folder, which no published catalog names yet (:mod:`benchdb.schema.parts`),
+   of the samples folder, which no published catalog names yet (:mod:`benchdb.store.parts`),
 4. makes the parts durable, then renames the copy over the warehouse (``os.replace``: atomic on
    POSIX), fsyncing file and folder.
 
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from benchdb import sql
 from benchdb.errors import BenchdbError, refused_write
-from benchdb.schema import database, parts
+from benchdb.store import database, parts
 
 if TYPE_CHECKING:
     import duckdb
@@ -186,7 +186,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                   available: list[database.Migration] | None = None) -> Iterator[Session]:
     """A writable connection to a private copy of the warehouse catalog, published when the
     ``with`` block ends without an exception (discarded otherwise), and the samples folder its new
-    samples go to (:mod:`benchdb.schema.parts`: they are durable before the catalog that names
+    samples go to (:mod:`benchdb.store.parts`: they are durable before the catalog that names
     them is published). ``migrate``: apply pending migrations instead of refusing an older schema.
 
     A symlinked warehouse is written through: the target is replaced (the link stays) and the lock
@@ -271,7 +271,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
 def _link_samples(named: Path, store: parts.Store) -> None:
     """A warehouse written through a symlink gets a link to its samples folder beside the link
     too: a plain DuckDB connection looks for the folder beside the path it opened
-    (:mod:`benchdb.schema.parts`). Best effort: benchdb's own connections do not need it."""
+    (:mod:`benchdb.store.parts`). Best effort: benchdb's own connections do not need it."""
     link = Path(os.path.abspath(named))
     beside = link.with_name(f"{link.name}.samples")
     if store.folder is None or beside == store.folder or os.path.lexists(beside) or not store.folder.is_dir():

@@ -7,7 +7,7 @@ For the warehouse ``bench.duckdb``::
     bench.duckdb.samples/gen=0000000007/<id>.parquet  a loaded batch's part(s), in order of result
 
 The catalog stays small (a row per result, not per sample), so the copy every write session
-makes of it (:mod:`benchdb.schema.snapshot`) stays cheap. The samples are most of a warehouse's
+makes of it (:mod:`benchdb.store.snapshot`) stays cheap. The samples are most of a warehouse's
 bytes; they are written once, as new files, and never changed. A part holds its results in order
 of result id, each result's rows together (a small batch's one part sorted by result, metric,
 repeat, iteration; a large batch's parts, one per writing thread, in the order each file holds its
@@ -41,7 +41,7 @@ too) read the same with no write. A connection that ATTACHes the warehouse, or s
 ``temp_directory``, sets the variable first. The catalog still records where its last writer found
 the folder (``samples_folder``): a write after a move re-points it. benchdb's readers stay
 sandboxed: DuckDB may read the warehouse and this folder, nothing else
-(:func:`benchdb.schema.database.connect`).
+(:func:`benchdb.store.database.connect`).
 
 Parts and the folders benchdb creates for them take the warehouse file's mode and group (a
 private warehouse keeps private samples).
