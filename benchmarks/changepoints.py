@@ -34,8 +34,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from benchdb.store import database
 from benchdb.schema import identity
+from benchdb.store import database
 
 HARDWARE = {"kind": "cpu", "vendor": "BenchVendor", "device_name": "Bench CPU", "cpu_model": "Bench CPU",
             "cores_logical": 16, "memory_bytes": 64 * 2**30, "arch": "x86_64"}

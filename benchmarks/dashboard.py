@@ -24,8 +24,8 @@ from pathlib import Path
 
 from report import build
 
-from benchdb.dashboard.server import make_server
 from benchdb.store import database
+from benchdb.web.server import make_server
 
 
 def interleaved(a, b, n: int) -> tuple[list[float], list[float]]:
@@ -119,7 +119,7 @@ def static_site(db: Path, requests: int) -> None:
     from functools import partial
     from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
-    from benchdb.dashboard.site import build as build_site
+    from benchdb.web.site import build as build_site
 
     out = db.with_name("site")
     t = time.perf_counter()

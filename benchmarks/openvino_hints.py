@@ -107,8 +107,8 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
 
 
 def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: int) -> dict:
-    from benchdb.harness.scenario import RunOptions
     from benchdb.backends.openvino import backend as openvino
+    from benchdb.harness.scenario import RunOptions
     from benchdb.harness.timing import StopRule
 
     opts = RunOptions("openvino", (spec,), device="CPU", modes=(hint,), seq_lens=(seq_len,), threads=threads,

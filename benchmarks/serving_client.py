@@ -1,6 +1,6 @@
 """What does a serving client cost, and how accurately does it measure a server whose timeline is known?
 
-Starts the stub server (benchdb.serving.stub, its own process: first token after --ttft-ms, then
+Starts the stub server (benchdb.testing.stub, its own process: first token after --ttft-ms, then
 one every --itl-ms, one token a chunk) and measures it, closed loop at each concurrency (default 1,
 16, 64, 256), with benchdb's load generator and its peers GuideLLM and AIPerf, each in its own venv
 under --peer-dir (installed there by this script with pip when missing). Every client runs as a
@@ -40,7 +40,7 @@ PROMPT = "the quick brown fox jumps over the lazy dog"
 def start_stub(ttft_ms: float, itl_ms: float, epoll: bool = False) -> tuple[subprocess.Popen[str], str]:
     """The stub in its own process (so its CPU is not the client's), and its URL; ``epoll`` for
     more than 1024 connections (the stub's select() loop watches no more)."""
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb.serving.stub", "--port", "0",
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb.testing.stub", "--port", "0",
                              "--ttft-ms", str(ttft_ms), "--itl-ms", str(itl_ms), *(["--epoll"] if epoll else [])],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     assert proc.stdout is not None
@@ -85,17 +85,18 @@ def run_tree(cmd: list[str], env: dict[str, str] | None = None, timeout: float =
 
 def point_of_benchdb(a: argparse.Namespace) -> None:
     """This script's --benchdb-point mode: one fixed-count load point, its medians as JSON."""
+    from benchdb.backends.openai import workers as pool
+    from benchdb.backends.openai.loadgen import LoadSpec
     from benchdb.harness.timing import StopRule
-    from benchdb.serving import ITL_TOKEN, TTFT
-    from benchdb.serving.loadgen import LoadSpec, run
-    from benchdb.serving.metrics import summary
+    from benchdb.schema.serving import ITL_TOKEN, TTFT
+    from benchdb.schema.serving_metrics import summary
 
     url, conc, n, tokens, workers = a.benchdb_point
     rule = StopRule(warmup_iters=0, min_iters=int(n), min_time_s=0.0, max_time_s=600.0, max_iters=int(n),
                     target_ci=1e-9)
     spec = LoadSpec(base_url=url, model="stub", prompts=[PROMPT] * 4, max_tokens=int(tokens),
                     concurrency=int(conc), warmup_requests=int(conc), rule=rule, request_timeout_s=120.0)
-    res = run(spec, workers=int(workers))
+    res = pool.run(spec, int(workers))
     s = summary(res.records, res.window_s)
     print(json.dumps({"requests": s["requests"], "errors": s["errors"], "ttft": s[TTFT]["p50"],
                       "itl": s[ITL_TOKEN]["p50"], "loop_cpu": res.loop_cpu_pct}))
@@ -190,7 +191,7 @@ def tokenizer_dir(path: str | None) -> Path:
         return Path(path)
     out = ROOT / "build" / "tiny-llm"
     if not (out / "tokenizer.json").exists():
-        subprocess.run([sys.executable, "-m", "benchdb.serving.tiny_llm", str(out)], check=True, cwd=ROOT,
+        subprocess.run([sys.executable, "-m", "benchdb.testing.tiny_llm", str(out)], check=True, cwd=ROOT,
                        stdout=subprocess.DEVNULL)
     return out
 

@@ -55,9 +55,9 @@ def main() -> None:
 
     from benchdb import sql
     from benchdb.reports import build
-    from benchdb.store import database
     from benchdb.spark import SparkConnection, export_partitioned, register, translate
     from benchdb.spark.session import session
+    from benchdb.store import database
 
     work = Path(tempfile.mkdtemp(prefix="benchdb-spark-"))
     db = work / "big.duckdb"

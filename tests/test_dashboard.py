@@ -57,7 +57,7 @@ def with_serving(warehouse, tmp_path) -> Path:
 
 @pytest.fixture
 def server(warehouse):
-    from benchdb.dashboard.server import make_server
+    from benchdb.web.server import make_server
 
     srv = make_server(str(warehouse), "127.0.0.1", 0)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
@@ -128,7 +128,7 @@ def test_serve_refuses_a_missing_warehouse_and_a_busy_port_in_one_line(warehouse
 
 @pytest.mark.core
 def test_a_long_view_says_it_was_cut(server, monkeypatch):
-    from benchdb.dashboard import api
+    from benchdb.web import api
 
     monkeypatch.setattr(api, "MAX_ROWS", 1)          # the server runs in this process
     status, res = get(f"{server}/api/results")
@@ -171,7 +171,7 @@ def test_an_open_change_point_carries_the_command_that_acknowledges_it(tmp_path)
         _write_run(res / f"d{day}", day, shift=1.0 if day <= 6 else 1.5)
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([res])
-    from benchdb.dashboard import api
+    from benchdb.web import api
 
     with Warehouse(db).reading() as con:
         doc = api.query(con, "change_points", {})
@@ -197,7 +197,7 @@ def test_a_run_ingested_while_serving_appears_on_the_next_request(server, wareho
 
 @pytest.mark.core
 def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path):
-    from benchdb.dashboard.site import build
+    from benchdb.web.site import build
 
     out = tmp_path / "site"
     counts = build(str(warehouse), out)
@@ -205,7 +205,7 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
     assert counts["trends"] == 2 and counts["samples"] == 7          # every series; every result of every run
     flagged = json.loads((out / "data" / "trends" / f"{_oom_result(warehouse, 'series_id')}.json").read_text())
     assert flagged["rows"] == []          # a flagged series with no valid result: an empty history, not a 404
-    from benchdb.dashboard import api
+    from benchdb.web import api
 
     with Warehouse(warehouse).reading() as con:                      # each file as the server answers it
         results = api.query(con, "results", {})
@@ -219,7 +219,7 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
         == "oom"                                                      # no samples, but what it was
     assert 'content="static"' in (out / "index.html").read_text()
     assert (out / "static" / "app.js").is_file()
-    from benchdb.dashboard import assets
+    from benchdb.web import assets
 
     for name in assets.files():                # the charting library travels with the site: no CDN
         assert (out / "static" / "vendor" / name).read_bytes() == assets.files()[name].read_bytes()

@@ -292,7 +292,7 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     pytest.importorskip("httpx")          # benchdb[serving]: not among the core floors
 
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    stub = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 50 --itl-ms 10"
+    stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 50 --itl-ms 10"
     proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub", "--server", stub, "--concurrency", "2",
                        "--seq-lens", "16", "--gen-tokens", "32", "--warmup", "2", "--min-iters", "10",
                        "--max-time", "5", "--max-background-cpu", "100%", "--out", str(out), timeout=300)

@@ -96,3 +96,10 @@ def test_no_cycle_among_packages():
     graph_tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(graph_tool)
     assert graph_tool.cycles(graph_tool.package_graph(graph_tool.imports(graph_tool.modules()))) == []
+
+
+def test_the_library_never_imports_its_test_servers():
+    """benchdb.testing (the stub server, the tiny LLM) is for tests, benchmarks and the README."""
+    found = [f"{p}:{n} imports {m}" for pkg in {p.relative_to(PACKAGE).parts[0] for p, _ in _modules()}
+             if pkg != "testing" for p, n, m in _imports_of(pkg) if m.startswith("benchdb.testing")]
+    assert found == []

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from benchdb import quantity
 from benchdb.backends import core_options as run_options
 from benchdb.cli import main
-from benchdb.cli.options import FORMATS, Quantity, csv_ints, csv_words
+from benchdb.cli.shared_options import FORMATS, Quantity, csv_ints, csv_words
 from benchdb.errors import BenchdbError
 
 #: --format values beyond FORMATS: names of other tools' formats, kept as those tools spell them

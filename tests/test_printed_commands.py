@@ -102,7 +102,7 @@ def test_the_check_line_after_run_ab_runs_for_every_backend(backend, tmp_path):
     the backend's own headline metric, at the run's --ab-threshold, and passes."""
     if backend == "openai":
         pytest.importorskip("httpx")
-        stub = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 20 --itl-ms 5"
+        stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 20 --itl-ms 5"
         what = ["--backend", "openai", "--model", "stub", "--server", stub, "--concurrency", "2", "--seq-len", "16",
                 "--gen-tokens", "8", "--max-time", "3"]
     else:

@@ -86,7 +86,7 @@ def shots(tmp_path) -> Path:
 def test_report_check_page_and_dashboard_fit_1280_px_and_speak_the_terminals_units(wh, tmp_path, shots):
     from playwright.sync_api import sync_playwright
 
-    from benchdb.dashboard.server import make_server
+    from benchdb.web.server import make_server
 
     report, check = tmp_path / "report.html", tmp_path / "check.html"
     assert invoke("report", "--all", "--db", wh, "--out", report).exit_code == 0

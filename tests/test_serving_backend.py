@@ -21,7 +21,7 @@ QUICK = ["--warmup", "2", "--min-iters", "8", "--min-time", "0.3", "--max-time",
          "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "8"]
 #: The `transformers` command of this interpreter's environment.
 TRANSFORMERS = Path(sys.executable).parent / "transformers"
-STUB = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 5 --itl-ms 2"
+STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 5 --itl-ms 2"
 
 
 def _results(folder: Path) -> list[dict]:
@@ -37,7 +37,7 @@ def _results(folder: Path) -> list[dict]:
 def tiny_llm(tmp_path_factory):
     if not TRANSFORMERS.exists() or importlib.util.find_spec("fastapi") is None:
         pytest.skip("transformers serve needs transformers[serving]")
-    from benchdb.serving.tiny_llm import build
+    from benchdb.testing.tiny_llm import build
 
     return build(tmp_path_factory.mktemp("llm") / "tiny-llama")
 
@@ -248,8 +248,8 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
     H100 host one client at 100 % read a 2 ms ITL as 0.03 ms. Such a point is invalid, with the reason;
     a short window (mostly per-request set-up) is not judged."""
     from benchdb.backends.openai.backend import validity
+    from benchdb.backends.openai.loadgen import LoadResult
     from benchdb.harness.scenario import RunOptions
-    from benchdb.serving.loadgen import LoadResult
 
     opts = RunOptions(models=("m",), backend="openai")
     summary = {"ok": opts.rule.min_iters}

@@ -21,12 +21,12 @@ from conftest import benchdb_cmd
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
-from benchdb.serving.metrics import LINE_LIMIT, RequestRecord, StreamParser, summary
+from benchdb.schema.serving_metrics import LINE_LIMIT, RequestRecord, StreamParser, summary
 from benchdb.text import hashed, redact_secrets
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 
-STUB = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
+STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
 MAX_TOKENS = 4
 HOSTILE = {"1e23": "usage.completion_tokens 1e+23 is not a token count",
            "Infinity": "usage.completion_tokens Infinity is not a token count",
@@ -35,7 +35,7 @@ HOSTILE = {"1e23": "usage.completion_tokens 1e+23 is not a token count",
            "100000000000000000000000": "usage.completion_tokens 100000000000000000000000 is not a token count"}
 #: A wrapper that starts the server without `exec`: bash stays its parent (extra arguments ignored).
 WRAPPER = """#!/bin/bash
-"{python}" -m benchdb.serving.stub --port "$2" --model "$1" --ttft-ms 5 --itl-ms 20
+"{python}" -m benchdb.testing.stub --port "$2" --model "$1" --ttft-ms 5 --itl-ms 20
 echo "the stub ended"
 """
 
@@ -45,8 +45,8 @@ def _files(folder: Path) -> list[dict]:
 
 
 def _load_point(**stub):
-    from benchdb.serving.loadgen import LoadSpec, run
-    from benchdb.serving.stub import StubConfig, StubServer
+    from benchdb.backends.openai.loadgen import LoadSpec, run
+    from benchdb.testing.stub import StubConfig, StubServer
 
     rule = StopRule(warmup_iters=0, min_iters=12, min_time_s=0.0, max_time_s=30.0, max_iters=12, target_ci=1e-6)
     with StubServer(StubConfig(ttft_ms=2.0, itl_ms=1.0, **stub)) as server:
@@ -169,7 +169,7 @@ def _serving_tree(run: subprocess.Popen) -> list[psutil.Process]:
         tree = psutil.Process(run.pid).children(recursive=True)
         for proc in tree:
             try:
-                if "benchdb.serving.stub" in " ".join(proc.cmdline()) and \
+                if "benchdb.testing.stub" in " ".join(proc.cmdline()) and \
                         any(c.status == psutil.CONN_ESTABLISHED for c in proc.net_connections()):
                     return tree
             except psutil.Error:

@@ -16,13 +16,14 @@ import pytest
 
 from benchdb.errors import BenchdbError
 from benchdb.harness.timing import StopRule
-from benchdb.serving import GOODPUT, ITL_TOKEN, REQUEST_THROUGHPUT, TTFT
+from benchdb.schema.serving import GOODPUT, ITL_TOKEN, REQUEST_THROUGHPUT, TTFT
 
 pytest.importorskip("httpx")
 
-from benchdb.serving.loadgen import LoadSpec, run  # noqa: E402
-from benchdb.serving.metrics import parse_slo, request_metrics, summary  # noqa: E402
-from benchdb.serving.stub import StubConfig, StubServer  # noqa: E402
+from benchdb.backends.openai import workers  # noqa: E402
+from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402
+from benchdb.schema.serving_metrics import parse_slo, request_metrics, summary  # noqa: E402
+from benchdb.testing.stub import StubConfig, StubServer  # noqa: E402
 
 TTFT_MS, ITL_MS = 40.0, 8.0
 
@@ -163,7 +164,7 @@ def test_the_stub_outlives_more_connections_than_select_can_watch(epoll):
     if hard != resource.RLIM_INFINITY and hard < 1300:
         pytest.skip(f"this process may open {hard} files at most")
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 4096, hard))
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb.serving.stub", "--port", "0", "--ttft-ms", "1",
+    proc = subprocess.Popen([sys.executable, "-m", "benchdb.testing.stub", "--port", "0", "--ttft-ms", "1",
                              "--itl-ms", "1", *(["--epoll"] if epoll else [])], stdout=subprocess.PIPE, text=True)
     socks = []
     try:
@@ -199,7 +200,7 @@ def test_two_worker_processes_measure_what_one_client_does():
     one client, every request counted once, the timelines merged on one clock, in order."""
     with StubServer(StubConfig(ttft_ms=TTFT_MS, itl_ms=ITL_MS)) as stub:
         one = run(spec(stub.url, warmup_requests=4, n=24))
-        two = run(spec(stub.url, warmup_requests=4, n=24), workers=2)
+        two = workers.run(spec(stub.url, warmup_requests=4, n=24), 2)
     assert len(two.measured) == 24 and sum(r.warmup for r in two.records) == 4 and two.errors == {}
     assert [w["requests"] for w in two.workers] == [12, 12]
     assert all(r.tokens_out == 12 and len(r.chunks) == 12 for r in two.measured)
@@ -215,7 +216,7 @@ def test_two_worker_processes_measure_what_one_client_does():
 
 def test_an_open_loop_rate_is_shared_out_over_workers():
     with StubServer(StubConfig(ttft_ms=5.0, itl_ms=1.0)) as stub:
-        res = run(spec(stub.url, rate=40.0, arrival="constant", n=20), workers=2)
+        res = workers.run(spec(stub.url, rate=40.0, arrival="constant", n=20), 2)
     assert len(res.measured) == 20 and res.errors == {}
     gaps = [b.sent - a.sent for a, b in pairwise(res.measured)]
     # two workers at 20/s each, offset by half a gap: arrivals interleave at about 1/40 s
@@ -234,7 +235,7 @@ def _workers_of(pid: int) -> list[int]:
                 cmd = open(f"/proc/{entry}/cmdline", "rb").read()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"benchdb.serving.workers" in cmd:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"benchdb.backends.openai.workers" in cmd:
                 out.append(int(entry))
     return out
 
@@ -250,7 +251,7 @@ def test_a_killed_worker_is_a_one_line_error_not_a_hang():
 
     def go(url: str) -> None:
         try:
-            box["result"] = run(spec(url, rule=rule), workers=2)
+            box["result"] = workers.run(spec(url, rule=rule), 2)
         except BenchdbError as e:
             box["error"] = str(e)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from benchdb.errors import BenchdbError
-from benchdb.serving import (
+from benchdb.schema.serving import (
     CHUNK_TOKENS,
     CLIENT_CPU,
     E2E,
@@ -21,7 +21,7 @@ from benchdb.serving import (
     TTFT,
     WINDOW,
 )
-from benchdb.serving.metrics import (
+from benchdb.schema.serving_metrics import (
     RequestRecord,
     StreamParser,
     meets_slo,

@@ -15,7 +15,7 @@ from benchdb.backends.openai import precision
 from benchdb.errors import BenchdbError
 from benchdb.schema import contract
 
-STUB = f"{sys.executable} -m benchdb.serving.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
+STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
 QUICK = ["--warmup", "1", "--min-iters", "4", "--min-time", "0.2", "--max-time", "2", "--target-ci", "50%",
          "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4"]
 

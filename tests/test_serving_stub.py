@@ -19,7 +19,7 @@ def _free_port() -> int:
 
 
 def _stub(port: int, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "benchdb.serving.stub", "--port", str(port), "--ttft-ms", "1",
+    return subprocess.Popen([sys.executable, "-m", "benchdb.testing.stub", "--port", str(port), "--ttft-ms", "1",
                              "--itl-ms", "1", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 

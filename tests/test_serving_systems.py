@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import benchdb_cmd, cli, db_rows
 
-from benchdb.serving.stub import StubConfig, StubServer
+from benchdb.testing.stub import StubConfig, StubServer
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 

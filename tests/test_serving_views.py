@@ -13,7 +13,7 @@ import pytest
 from conftest import HARDWARE, benchdb_cmd, db_rows, make_meta, make_run
 
 from benchdb.schema import contract
-from benchdb.serving import UNITS
+from benchdb.schema.serving import UNITS
 from benchdb.warehouse import Warehouse
 
 GPU_A = {**HARDWARE, "device_name": "Test GPU A", "cpu_model": "Test CPU A"}

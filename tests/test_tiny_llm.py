@@ -15,7 +15,7 @@ pytest.importorskip("tokenizers")
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
-    from benchdb.serving import tiny_llm
+    from benchdb.testing import tiny_llm
 
     folder = tmp_path_factory.mktemp("tiny-llm") / "model"
     assert tiny_llm.build(folder) == folder
@@ -36,7 +36,7 @@ def test_generates_exactly_max_new_tokens_and_renders_the_chat_template(tiny):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from benchdb.serving.tiny_llm import VOCAB_SIZE
+    from benchdb.testing.tiny_llm import VOCAB_SIZE
 
     tok = AutoTokenizer.from_pretrained(tiny)
     model = AutoModelForCausalLM.from_pretrained(tiny)
@@ -62,7 +62,7 @@ def test_generates_exactly_max_new_tokens_and_renders_the_chat_template(tiny):
 
 
 def test_same_seed_same_model_and_cli_prints_the_folder(tiny, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "benchdb.serving.tiny_llm", str(tmp_path / "again")],
+    proc = subprocess.run([sys.executable, "-m", "benchdb.testing.tiny_llm", str(tmp_path / "again")],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == str(tmp_path / "again")
@@ -71,6 +71,6 @@ def test_same_seed_same_model_and_cli_prints_the_folder(tiny, tmp_path):
 
 
 def test_import_does_not_import_torch():
-    code = ("import sys, benchdb.serving.tiny_llm\n"
+    code = ("import sys, benchdb.testing.tiny_llm\n"
             "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -62,7 +62,7 @@ def test_wheel_holds_every_file_under_benchdb(wheel):
     tracked = [p for p in _sources() if p.startswith("benchdb/") and "__pycache__" not in p]
     missing = [p for p in tracked if p not in names]
     assert missing == []
-    assert "benchdb/sql/dashboard/results.sql" in names and "benchdb/dashboard/static/app.js" in names
+    assert "benchdb/sql/dashboard/results.sql" in names and "benchdb/web/static/app.js" in names
 
 
 def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):

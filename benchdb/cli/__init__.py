@@ -4,8 +4,8 @@ Commands live in submodules by theme: :mod:`~benchdb.cli.run` (run, suites, quic
 ``run --ab`` in :mod:`~benchdb.cli.ab`), :mod:`~benchdb.cli.data` (ingest, db status/upgrade, query,
 ack), :mod:`~benchdb.cli.report` (report, check), :mod:`~benchdb.cli.interop` (import, export),
 :mod:`~benchdb.cli.publish`, :mod:`~benchdb.cli.perfmodel` (calibrate, predict) and
-:mod:`~benchdb.cli.spark` (sql), :mod:`~benchdb.cli.dashboard` (serve, site) and
-:mod:`~benchdb.cli.bisect`; shared options and output helpers are in :mod:`~benchdb.cli.options`. Everything
+:mod:`~benchdb.cli.spark` (sql), :mod:`~benchdb.cli.web` (serve, site) and
+:mod:`~benchdb.cli.bisect`; shared options and output helpers are in :mod:`~benchdb.cli.shared_options`. Everything
 done to a warehouse goes through :class:`benchdb.warehouse.Warehouse`.
 
 Runners, ingest, backends and DuckDB are imported inside commands, so `benchdb --help` stays light
@@ -133,7 +133,7 @@ def entry() -> None:
 
 
 #: The modules under benchdb.cli whose COMMANDS make up the command line.
-MODULES = ("run", "data", "report", "interop", "publish", "perfmodel", "spark", "dashboard", "bisect")
+MODULES = ("run", "data", "report", "interop", "publish", "perfmodel", "spark", "web", "bisect")
 #: Where each command lives, so running one imports only its module (start-up time). A command
 #: missing here still works: an unknown name imports every module (tests/test_startup.py keeps
 #: this table true).
@@ -141,7 +141,7 @@ WHERE = {"run": "run", "suites": "run", "quickstart": "run", "hardware": "run",
          "ingest": "data", "db": "data", "query": "data", "ack": "data",
          "report": "report", "check": "report", "import": "interop", "export": "interop",
          "publish": "publish", "calibrate": "perfmodel", "predict": "perfmodel",
-         "serve": "dashboard", "site": "dashboard", "bisect": "bisect"}
+         "serve": "web", "site": "web", "bisect": "bisect"}
 
 
 def _register(group: click.Group, names=MODULES) -> None:

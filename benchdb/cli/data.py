@@ -12,7 +12,7 @@ import sys
 import click
 
 from benchdb.cli.help import command, group
-from benchdb.cli.options import READ_WAIT_S, db_option, duration_type
+from benchdb.cli.shared_options import READ_WAIT_S, db_option, duration_type
 from benchdb.errors import printable
 
 

@@ -11,7 +11,7 @@ import sys
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import db_option
+from benchdb.cli.shared_options import db_option
 
 IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
                   "sglang-serve", "aiperf", "guidellm", "lm-eval", "inferencex")

@@ -10,7 +10,7 @@ import json
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import csv_words, db_option, duration_type, old_name, size_type
+from benchdb.cli.shared_options import csv_words, db_option, duration_type, old_name, size_type
 
 
 def _si(value: float | None, unit: str) -> str:

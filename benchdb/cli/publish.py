@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import db_option, write_atomic
+from benchdb.cli.shared_options import db_option, write_atomic
 from benchdb.errors import BenchdbError
 
 
@@ -77,7 +77,7 @@ def _space(space_id, site_dir, private, db, filtered, dry_run) -> None:
         raise BenchdbError("--model and --hardware filter a dataset; a Space shows the whole dashboard")
     with tempfile.TemporaryDirectory(prefix="benchdb-space-") as tmp:
         if site_dir is None:
-            from benchdb.dashboard import site
+            from benchdb.web import site
 
             site_dir = Path(tmp) / "site"
             site.build(db, site_dir)

@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import (
+from benchdb.cli.publish import model_card_options
+from benchdb.cli.shared_options import (
     READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,
@@ -20,7 +21,6 @@ from benchdb.cli.options import (
     size_type,
     write_atomic,
 )
-from benchdb.cli.publish import model_card_options
 from benchdb.errors import BenchdbError
 
 

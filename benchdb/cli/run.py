@@ -15,7 +15,7 @@ import click
 
 from benchdb import quantity
 from benchdb.cli.help import INTERRUPTED, command
-from benchdb.cli.options import (
+from benchdb.cli.shared_options import (
     READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,

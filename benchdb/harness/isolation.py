@@ -54,7 +54,7 @@ def _end_with_run() -> None:
     a forked child's parent is the fork server, which lives on while this child holds the run's
     end of its pipe, so the parent-death signal alone never fires. A thread waits on multiprocessing's
     parent sentinel (a pipe the run holds open): blocked in the kernel, it costs nothing meanwhile.
-    What this child started ends with it (a serving backend's server: :mod:`benchdb.serving.reaper`)."""
+    What this child started ends with it (a serving backend's server: :mod:`benchdb.backends.openai.reaper`)."""
     parent = mp.parent_process()
     if parent is None:
         return

@@ -23,8 +23,8 @@ from benchdb.errors import clip
 from benchdb.interop import load_json, load_json_lines
 from benchdb.interop.serving import LoadPoint, definitions, distribution_stats, number, records_in_order, to_imported
 from benchdb.interop.writer import Imported, SourceError, utc_iso
-from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
-from benchdb.serving.metrics import RequestRecord
+from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.schema.serving_metrics import RequestRecord
 
 FILES = ("profile_export.jsonl", "profile_export_aiperf.json")
 SUMMARY = "profile_export_aiperf.json"

@@ -127,7 +127,7 @@ def optimum_document(r: dict, metrics: dict[str, dict]) -> dict:
 
 def _stats(name: str, values_s: list[float]) -> dict[str, float]:
     """vLLM's summary of a metric (ms): mean, median, population std, p99 (0.0 when empty, as vLLM)."""
-    from benchdb.serving.metrics import percentile
+    from benchdb.schema.serving_metrics import percentile
 
     if not values_s:
         return {f"mean_{name}_ms": 0.0, f"median_{name}_ms": 0.0, f"std_{name}_ms": 0.0, f"p99_{name}_ms": 0.0}

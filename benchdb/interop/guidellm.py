@@ -29,8 +29,8 @@ from benchdb.interop.serving import (
     to_imported,
 )
 from benchdb.interop.writer import Imported, SourceError, utc_iso
-from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
-from benchdb.serving.metrics import RequestRecord
+from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.schema.serving_metrics import RequestRecord
 
 FILES = ("benchmarks.json", "benchmarks.yaml", "*guidellm*.json", "*guidellm*.yaml")
 #: GuideLLM summary metric -> unit (names ending in _ms are milliseconds; request_latency seconds).

@@ -58,7 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError, utc_iso
-from benchdb.serving import E2E, ITL_CHUNK, TPOT, TTFT
+from benchdb.schema.serving import E2E, ITL_CHUNK, TPOT, TTFT
 
 FILES = ("benchmarks*.json", "*inferencex*.json")
 

@@ -3,9 +3,9 @@
 Each tool defines TTFT, ITL and TPOT its own way, so its summary figures cannot be compared with
 another's. A format module reads a file into :class:`LoadPoint` objects: what was served (model,
 engine and its options, endpoint), the load (concurrency or rate, input/output tokens), each
-request as a :class:`~benchdb.serving.metrics.RequestRecord` on the tool's own clock, the tool's
+request as a :class:`~benchdb.schema.serving_metrics.RequestRecord` on the tool's own clock, the tool's
 own figures and what it meant by them. :func:`to_imported` then computes every per-request and
-per-load-point row with :mod:`benchdb.serving.metrics` -- the functions benchdb's own serving runs
+per-load-point row with :mod:`benchdb.schema.serving_metrics` -- the functions benchdb's own serving runs
 use -- so an imported load point and a measured one hold the same metrics with the same meaning.
 The tool's own figures go to ``source_statistics`` beside them, untouched, and the definitions to
 ``source_definitions``. No format names the server's hardware: it is declared at import
@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError
-from benchdb.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
-from benchdb.serving.metrics import RequestRecord, point_rows, rows, summary
+from benchdb.schema.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.schema.serving_metrics import RequestRecord, point_rows, rows, summary
 
 #: Engine names as their tools spell them -> benchdb's backend names.
 _ENGINES = {"vllm": "vllm", "sglang": "sglang", "sglang-oai": "sglang", "sglang-native": "sglang",

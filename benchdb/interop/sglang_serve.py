@@ -31,7 +31,7 @@ from benchdb.interop.serving import (
     to_imported,
 )
 from benchdb.interop.writer import Imported, SourceError
-from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
 FILES = ("*.jsonl",)
 

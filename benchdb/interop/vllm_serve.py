@@ -34,7 +34,7 @@ from benchdb.interop.serving import (
 )
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema import identity
-from benchdb.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
+from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
 FILES = ("*qps*.json", "*vllm*.json")
 

@@ -25,9 +25,9 @@ _INTERACTIVITY = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(tok/s|
 def parse_slo(text: str | None) -> dict[str, float]:
     """``--slo ttft:500ms,tpot:50ms`` (or ``interactivity:20`` tokens/s per user instead of tpot) ->
     {max_ttft_p90_s, max_tpot_p50_s, min_interactivity}: TTFT is bounded at its p90, TPOT at its p50.
-    The time bounds are parsed by :func:`benchdb.serving.metrics.parse_slo` (one vocabulary)."""
-    from benchdb.serving import TPOT, TTFT
-    from benchdb.serving.metrics import parse_slo as parse_bounds
+    The time bounds are parsed by :func:`benchdb.schema.serving_metrics.parse_slo` (one vocabulary)."""
+    from benchdb.schema.serving import TPOT, TTFT
+    from benchdb.schema.serving_metrics import parse_slo as parse_bounds
 
     parts = [p for p in (text or "").split(",") if p.strip()]
     inter = [p for p in parts if p.strip().lower().startswith("interactivity:")]

@@ -25,7 +25,7 @@ TTFT_MS=${TTFT_MS:-20} ITL_MS=${ITL_MS:-10}
 pids=()
 for i in $(seq 0 $(( STUBS - 1 ))); do
   core=$(( HALF + i % (CORES - HALF) ))
-  taskset -c "$core" "$PY" -m benchdb.serving.stub --port "$PORT" --reuse-port --ttft-ms "$TTFT_MS" \
+  taskset -c "$core" "$PY" -m benchdb.testing.stub --port "$PORT" --reuse-port --ttft-ms "$TTFT_MS" \
     --itl-ms "$ITL_MS" >"$W/stub-$i.txt" 2>&1 &
   pids+=($!)
 done

@@ -20,7 +20,7 @@ TF=${TF:-$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/tra
 GL=$(command -v guidellm || echo "$PY -m guidellm")
 "$PY" -c "import guidellm, transformers; print('guidellm', guidellm.__version__ if hasattr(guidellm, '__version__') \
 else '?', 'transformers', transformers.__version__)" 2>&1 | tee "$W/versions.txt"
-step build-llm 60 "$PY" -m benchdb.serving.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
+step build-llm 60 "$PY" -m benchdb.testing.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
 port=18241
 url=http://127.0.0.1:$port
 $TF serve "$W/llm" --port $port --continuous-batching --device "${DEVICE:-cuda:0}" >"$W/server.log" 2>&1 &

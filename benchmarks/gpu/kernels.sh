@@ -3,7 +3,7 @@
 #
 #     bash benchmarks/gpu/kernels.sh OUTDIR
 #
-# eager vs kernels vs kernels+compile on a small LLaMA-shaped model (benchdb.serving.tiny_llm --size
+# eager vs kernels vs kernels+compile on a small LLaMA-shaped model (benchdb.testing.tiny_llm --size
 # small: ~250 M parameters, 16 layers, bf16, random weights, built offline), its 33 RMSNorm layers
 # swapped for a Triton RMSNorm that this script writes as a local kernel repository (the layout the
 # kernels library loads: build/torch-cuda/{metadata.json,__init__.py,layers.py}), since the Hub cannot
@@ -32,7 +32,7 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,driver_version,m
   --format=csv | tee "$W/gpu.csv"
 command -v nvidia-smi >/dev/null && smi_log
 
-step build-llm 120 "$PY" -m benchdb.serving.tiny_llm --size "${SIZE:-small}" "$W/llm"
+step build-llm 120 "$PY" -m benchdb.testing.tiny_llm --size "${SIZE:-small}" "$W/llm"
 
 # The local kernel repository: a noarch CUDA build (torch-cuda) and the same package as a CPU build
 # (torch-cpu), where the layer computes with torch, so the script can be checked without a GPU.

@@ -41,7 +41,7 @@ DEVICE=${DEVICE:-cuda:0}
 want hardware && step hardware 60 "$PY" -m benchdb hardware
 
 if want serving || want independent; then
-  step build-llm 90 "$PY" -m benchdb.serving.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
+  step build-llm 90 "$PY" -m benchdb.testing.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
 fi
 SERVE="$TF serve {model} --port {port} --continuous-batching --device $DEVICE"
 load=(--seq-len 128 --gen-tokens 64 --warmup 4 --min-iters 10 --min-time 3 --max-time 12 --server-timeout 180)
@@ -65,7 +65,7 @@ for _ in range(180):
         time.sleep(1)" "http://127.0.0.1:$port/health"
   url=http://127.0.0.1:$port
   # both clients send the same prompts: 16 of 128 tokens of the model's own tokenizer
-  "$PY" -c "import json, sys; from tokenizers import Tokenizer; from benchdb.serving.tiny_llm import sentences
+  "$PY" -c "import json, sys; from tokenizers import Tokenizer; from benchdb.testing.tiny_llm import sentences
 t = Tokenizer.from_file(sys.argv[1] + '/tokenizer.json'); ids = t.encode(' '.join(sentences(600))).ids
 [print(json.dumps({'prompt': t.decode(ids[i * 128:(i + 1) * 128])})) for i in range(16)]" "$W/llm" >"$W/prompts.jsonl"
   for c in 1 16; do

@@ -2,7 +2,7 @@
 
 This module is what the ``benchdb.backends`` entry point loads; it imports nothing heavy.
 The implementation is :mod:`benchdb.backends.openai.backend`; the load generator, the server
-manager and the metric vocabulary are :mod:`benchdb.serving`.
+manager and the metric vocabulary are :mod:`benchdb.schema.serving`.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A model's sweep runs against one server: benchdb starts it from ``--server`` (and stops its
 process group after the sweep) or measures an existing ``--url``. Each scenario is one load point
 -- a concurrency (closed loop) or a request rate (open loop) at an input and output token count
--- measured by :mod:`benchdb.serving.loadgen` until the stopping rule holds. A server that never
+-- measured by :mod:`benchdb.backends.openai.loadgen` until the stopping rule holds. A server that never
 becomes healthy fails every scenario of the model with its log tail; one that dies mid-sweep keeps
 the finished points and fails the rest; the suite goes on either way.
 """
@@ -150,17 +150,17 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
     if backend_option(opts, "parallelism"):
         usage["parallelism"] = parse_parallelism(backend_option(opts, "parallelism"))
     if server:
-        from benchdb.serving.server import render
+        from benchdb.backends.openai.launcher import render
 
         render(server, "model", "127.0.0.1", 1)     # refuses a template that cannot be filled in
     bad = [m for m in opts.modes if m not in (*ENDPOINTS, "eager")]
     if bad:
         raise BenchdbError(f"backend openai has no mode {bad[0]!r}; use --mode completions or chat")
-    from benchdb.serving.workers import resolve
+    from benchdb.backends.openai.workers import resolve
 
     resolve(backend_option(opts, "client_workers"))          # refuses a bad --client-workers before any request
     if backend_option(opts, "slo"):
-        from benchdb.serving.metrics import parse_slo
+        from benchdb.schema.serving_metrics import parse_slo
 
         parse_slo(backend_option(opts, "slo"))
     if found:
@@ -222,7 +222,7 @@ def _read_prompts(path: str) -> list[str]:
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
-    from benchdb.serving.server import engine_of
+    from benchdb.backends.openai.launcher import engine_of
 
     device, usage = _check(opts)
     server = backend_option(opts, "server")
@@ -289,7 +289,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
     if not template:
         yield from _sweep(backend_option(opts, "url"), None, spec, scenarios, opts, info, on_start)
         return
-    from benchdb.serving.server import Server, ServerFailed
+    from benchdb.backends.openai.launcher import Server, ServerFailed
 
     try:
         server = Server(template, spec, startup_timeout_s=backend_option(opts, "server_timeout"))
@@ -310,7 +310,8 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
 
 def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptions, info: dict,
            on_start: Callable[[int], None] | None) -> Iterator[Outcome]:
-    from benchdb.serving import loadgen, metrics, workers
+    from benchdb.backends.openai import workers
+    from benchdb.schema import serving_metrics as metrics
 
     model = backend_option(opts, "served_model") or _served_model(url) or spec
     slo = metrics.parse_slo(backend_option(opts, "slo")) if backend_option(opts, "slo") else {}
@@ -330,7 +331,7 @@ def _sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOpti
             cond = Conditions.now(opts.thread_count)
             metered_from = time.time()
             meter = _energy_meter(sc.device) if server is not None else None
-            result = loadgen.run(load, workers=workers.resolve(backend_option(opts, "client_workers"), load))
+            result = workers.run(load, workers.resolve(backend_option(opts, "client_workers"), load))
             joules = _joules(meter)
             metered_to = time.time()
         except Exception as exc:  # a load point's failure is its status, the sweep goes on
@@ -447,7 +448,7 @@ def _served_model(url: str) -> str | None:
 
 
 def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
-    from benchdb.serving.loadgen import LoadSpec
+    from benchdb.backends.openai.loadgen import LoadSpec
 
     load = str(sc.settings["load"])
     rate = arrival = None

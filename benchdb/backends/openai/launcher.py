@@ -1,7 +1,7 @@
 """A server benchdb starts for a sweep: a command template, health, its whole process group.
 
 ``--server "transformers serve {model} --port {port}"`` (or ``vllm serve {model} --port {port}``,
-...) is rendered with the model, a free port and the host, and run under :mod:`benchdb.serving.reaper`
+...) is rendered with the model, a free port and the host, and run under :mod:`benchdb.backends.openai.reaper`
 in a session of its own: the reaper ends the whole process group (a wrapper script's children
 too) when it is stopped, when the measuring child that started it dies (a scenario's timeout, a
 killed run) and when the command exits. Its output goes to an anonymous temporary file (nothing

@@ -2,7 +2,7 @@
 
 Why it is built this way:
 - One clock (``time.perf_counter``) for sends, headers, chunk arrivals and ends, so every metric of
-  :mod:`benchdb.serving.metrics` is a difference on the same monotonic clock.
+  :mod:`benchdb.schema.serving_metrics` is a difference on the same monotonic clock.
 - Closed loop (``concurrency`` requests always in flight, a new one as each ends) measures latency
   at a load level; open loop (``rate`` requests/s with Poisson, constant or gamma arrivals, whatever
   the server's speed) measures what users see when arrivals do not wait for the server.
@@ -19,7 +19,7 @@ Why it is built this way:
   128. A connection that answered a non-200 status is closed, never reused (its server may be in
   a bad state). Failed requests (status, error event, timeout, connection error) carry a one-line
   error and are never latency samples.
-- One event loop saturates near one core; :mod:`benchdb.serving.workers` shares a load point out
+- One event loop saturates near one core; :mod:`benchdb.backends.openai.workers` shares a load point out
   over worker processes (``run(spec, workers=N)``), each running this loop on its share.
 """
 
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.harness.timing import StopCheck, StopRule
-from benchdb.serving.metrics import RequestRecord, StreamParser, request_metrics
+from benchdb.schema.serving_metrics import RequestRecord, StreamParser, request_metrics
 from benchdb.sql import Stats
 
 if TYPE_CHECKING:
@@ -111,7 +111,7 @@ class LoadSpec:
 
 
 class Shared(Protocol):
-    """A load point shared by several client processes (:mod:`benchdb.serving.workers`): the
+    """A load point shared by several client processes (:mod:`benchdb.backends.openai.workers`): the
     coordinator opens every worker's window at one time and decides when all stop issuing."""
 
     async def open_window(self, gen: Generator) -> float:
@@ -399,12 +399,8 @@ async def run_async(spec: LoadSpec, stats: Stats | None = None, shared: Shared |
                       loop_cpu_pct=100.0 * loop_cpu / wall if wall > 0 else None)
 
 
-def run(spec: LoadSpec, stats: Stats | None = None, workers: int = 1) -> LoadResult:
-    """:func:`run_async` on a fresh event loop; with ``workers`` > 1, shared out over that many
-    client processes (:func:`benchdb.serving.workers.run`)."""
-    if workers > 1:
-        from benchdb.serving import workers as pool
-
-        return pool.run(spec, workers, stats)
+def run(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
+    """:func:`run_async` on a fresh event loop, in this process (several client processes:
+    :func:`benchdb.backends.openai.workers.run`)."""
     return asyncio.run(run_async(spec, stats))
 

@@ -6,7 +6,7 @@ so nothing loads from a CDN and a site works offline.
 `benchdb serve` and `benchdb site` fetch them on first use; to fetch them ahead (or offline, from
 tarballs ``npm pack @observablehq/plot@0.6.17 d3@7.9.2`` wrote)::
 
-    python -m benchdb.dashboard.assets [--tarball observablehq-plot-0.6.17.tgz --tarball d3-7.9.2.tgz]
+    python -m benchdb.web.assets [--tarball observablehq-plot-0.6.17.tgz --tarball d3-7.9.2.tgz]
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ D3 = npm.Package("d3", "7.9.2",
                  "sha512-ZKb/mONPVKzaO5UlcWcwN8bS4ezvQaYu+bsou+XgNABdGC800kwH651ADTbbTxMPHW13UlvbQafdmJQDk1w7Mg==",
                  ("dist/d3.min.js", "LICENSE"), size="0.2 MB")
 PACKAGES = (D3, PLOT)
-INSTALL = f"{sys.executable} -m benchdb.dashboard.assets"
+INSTALL = f"{sys.executable} -m benchdb.web.assets"
 
 
 def folder(pkg: npm.Package) -> Path:
@@ -52,7 +52,7 @@ def ensure(log=None, tarballs: dict[str, str] | None = None) -> dict[str, Path]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m benchdb.dashboard.assets",
+    p = argparse.ArgumentParser(prog="python -m benchdb.web.assets",
                                 description="Fetch the dashboard's charting library (Observable Plot, d3).")
     p.add_argument("--tarball", action="append", default=[],
                    help="a tarball npm pack wrote, instead of downloading (repeatable)")

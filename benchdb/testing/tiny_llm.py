@@ -22,7 +22,7 @@ being one per token.
 The same inputs (``seed``) give the same tokenizer and weights. torch, transformers and tokenizers
 are imported inside :func:`build` only (``import benchdb`` never imports torch).
 
-Run ``python -m benchdb.serving.tiny_llm DIR`` to build one into DIR (it prints the folder).
+Run ``python -m benchdb.testing.tiny_llm DIR`` to build one into DIR (it prints the folder).
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def build(folder: Path, *, seed: int = 0, no_eos: bool = True, size: str = "tiny
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchdb.serving.tiny_llm",
+    parser = argparse.ArgumentParser(prog="python -m benchdb.testing.tiny_llm",
                                      description=(__doc__ or "").split("\n")[0])
     parser.add_argument("folder", type=Path, help="where to write the model (created if missing)")
     parser.add_argument("--seed", type=int, default=0)

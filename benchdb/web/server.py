@@ -27,8 +27,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
-from benchdb.dashboard import api
 from benchdb.errors import BenchdbError, clip, first_line
+from benchdb.web import api
 
 STATIC = Path(__file__).parent / "static"
 
@@ -155,7 +155,7 @@ class Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             return self._send(200, page("server"), "text/html; charset=utf-8")
         if path.startswith("/static/vendor/"):
-            from benchdb.dashboard import assets
+            from benchdb.web import assets
 
             vendored = assets.files().get(path.removeprefix("/static/vendor/"))
             if vendored is None or not vendored.is_file():

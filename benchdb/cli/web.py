@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.options import db_option
+from benchdb.cli.shared_options import db_option
 
 
 @command("serve", examples=(
@@ -27,10 +27,10 @@ def serve_cmd(db, host, port):
     Latest runs, results, the history of any series with its change points, raw samples, serving
     load points. Filters live in the URL; data ingested while it runs appears on the next load.
     Stop it with Ctrl-C."""
-    from benchdb.dashboard import assets
-    from benchdb.dashboard.server import is_loopback, make_server
     from benchdb.errors import BenchdbError
     from benchdb.warehouse import Warehouse
+    from benchdb.web import assets
+    from benchdb.web.server import is_loopback, make_server
 
     with Warehouse(db).reading():       # a missing or foreign file is refused before listening
         pass
@@ -63,7 +63,7 @@ def site_cmd(db, out):
 
     The page and its data as JSON, for any static host: GitHub Pages, a Hugging Face static
     Space, or `python -m http.server` in the folder."""
-    from benchdb.dashboard.site import build
+    from benchdb.web.site import build
 
     counts = build(db, out)
     click.echo(f"wrote the dashboard to {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))

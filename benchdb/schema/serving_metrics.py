@@ -5,7 +5,7 @@ on one monotonic clock), so every number a serving result holds is computed here
 (the load generator, the CLI's summary and the tests all call these); :class:`StreamParser` turns
 a streamed response into a record, so what counts as a token chunk is defined here too. Names and
 units are those of
-:mod:`benchdb.serving` (the contract rows); the docs are in guides/serving.md.
+:mod:`benchdb.schema.serving` (the contract rows); the docs are in guides/serving.md.
 
 Definitions (all times in seconds, from the request's send):
 
@@ -32,7 +32,7 @@ from itertools import pairwise
 from typing import Any
 
 from benchdb.errors import BenchdbError, clip
-from benchdb.serving import (
+from benchdb.schema.serving import (
     CHUNK_TOKENS,
     CLIENT_CPU,
     E2E,

@@ -19,7 +19,7 @@ descriptors below ``FD_SETSIZE`` (1024) only: the stub process caps its open fil
 out of range in select()``, seen with 1024 clients on a 16-core machine); ``--epoll`` lifts the cap
 for client tests beyond that, with epoll's millisecond timers.
 
-Stdlib only: ``python -m benchdb.serving.stub --port 8000 --ttft-ms 20 --itl-ms 5``, or in-process
+Stdlib only: ``python -m benchdb.testing.stub --port 8000 --ttft-ms 20 --itl-ms 5``, or in-process
 ``with StubServer(StubConfig(...)) as stub: stub.url`` (a thread with its own event loop).
 """
 
@@ -283,7 +283,7 @@ async def serve(config: StubConfig, host: str, port: int, reuse_port: bool = Fal
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m benchdb.serving.stub", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m benchdb.testing.stub", description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--ttft-ms", type=float, default=20.0)

@@ -4,9 +4,9 @@ Why it is built this way:
 - One Python event loop saturates near one core (~17k streamed tokens/s on a fast core); past that
   its timings include its own queueing (the ``client_bound`` verdict). N worker processes, each on
   its own cores where the machine has enough (``os.sched_setaffinity``), each run today's event
-  loop (:func:`benchdb.serving.loadgen.run_async`) on a share of the load: the closed-loop
+  loop (:func:`benchdb.backends.openai.loadgen.run_async`) on a share of the load: the closed-loop
   concurrency, the open-loop rate, the warm-up and the request limit are divided among them.
-- Workers are subprocesses (``python -m benchdb.serving.workers``), not ``multiprocessing``
+- Workers are subprocesses (``python -m benchdb.backends.openai.workers``), not ``multiprocessing``
   children: the measuring child of a scenario is a daemon process, which may not start children.
   They speak JSON lines over stdin/stdout: the coordinator sends the spec; a worker warms up and
   says ``ready``; the coordinator sends one window start for all (``go``); workers stream each
@@ -32,10 +32,11 @@ import tempfile
 import time
 from typing import IO, Any
 
+from benchdb.backends.openai import loadgen
+from benchdb.backends.openai.loadgen import Generator, LoadResult, LoadSpec, run_async
 from benchdb.errors import BenchdbError
 from benchdb.harness.timing import StopCheck, StopRule
-from benchdb.serving.loadgen import Generator, LoadResult, LoadSpec, run_async
-from benchdb.serving.metrics import RequestRecord
+from benchdb.schema.serving_metrics import RequestRecord
 from benchdb.sql import Stats
 
 #: Seconds between a worker's batches of samples (the shared stopping rule's latency).
@@ -135,7 +136,7 @@ def _send(msg: dict[str, Any]) -> None:
 
 
 class _Link:
-    """A worker's side of :class:`benchdb.serving.loadgen.Shared`: the window opens at the
+    """A worker's side of :class:`benchdb.backends.openai.loadgen.Shared`: the window opens at the
     coordinator's ``go``, samples go back in batches, ``stop`` (or a closed stdin) ends the issuing."""
 
     def __init__(self) -> None:
@@ -206,7 +207,7 @@ async def _work(spec: LoadSpec, offset: float) -> LoadResult:
 
 
 def worker_main() -> None:
-    """``python -m benchdb.serving.workers``: one worker, driven over stdin/stdout."""
+    """``python -m benchdb.backends.openai.workers``: one worker, driven over stdin/stdout."""
     msg = json.loads(sys.stdin.readline())
     if msg.get("cores"):
         os.sched_setaffinity(0, msg["cores"])
@@ -253,7 +254,7 @@ class _Pool:
         for i, (sub, offset) in enumerate(shares(spec, n)):
             cores = groups[i] if groups else None
             err = tempfile.TemporaryFile()
-            proc = subprocess.Popen([sys.executable, "-m", "benchdb.serving.workers"], stdin=subprocess.PIPE,
+            proc = subprocess.Popen([sys.executable, "-m", "benchdb.backends.openai.workers"], stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=err)
             w = _Worker(i, proc, err, cores)
             assert proc.stdout is not None
@@ -342,8 +343,11 @@ class _Pool:
         return start, reason
 
 
-def run(spec: LoadSpec, n: int, stats: Stats | None = None) -> LoadResult:
-    """One load point over ``n`` client worker processes, their records merged into one timeline."""
+def run(spec: LoadSpec, n: int = 1, stats: Stats | None = None) -> LoadResult:
+    """One load point over ``n`` client worker processes, their records merged into one timeline
+    (one: in this process, :func:`benchdb.backends.openai.loadgen.run`)."""
+    if n <= 1:
+        return loadgen.run(spec, stats)
     if spec.concurrency is not None:
         n = min(n, spec.concurrency)
     if not same_clock():

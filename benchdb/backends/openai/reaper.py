@@ -2,7 +2,7 @@
 
 Why: a ``--server`` command may be a wrapper -- a shell script that does not ``exec``, a launcher
 that forks workers -- and stopping only the process benchdb started leaves the rest running,
-re-parented to PID 1. :class:`benchdb.serving.server.Server` starts this program in a session of its
+re-parented to PID 1. :class:`benchdb.backends.openai.launcher.Server` starts this program in a session of its
 own, so everything the command starts shares its process group; this program ends that group
 (SIGTERM, then SIGKILL after the grace period) when
 

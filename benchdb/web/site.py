@@ -1,7 +1,7 @@
 """`benchdb site --out DIR`: the dashboard as static files any static host serves.
 
 The page and its scripts, and ``data/<view>.json`` for each view without a required filter (every
-row: the page filters in the browser, by the columns :data:`benchdb.dashboard.api.VIEWS` names),
+row: the page filters in the browser, by the columns :data:`benchdb.web.api.VIEWS` names),
 ``data/trends/<series>.json`` for every series and ``data/samples/<result>.json`` for every
 result (each written from one pass over one query, not a query per file), and
 ``data/{compare,compare_samples,environment}/<base>__<cand>.json`` for each run against the one
@@ -24,10 +24,10 @@ import tempfile
 from pathlib import Path
 
 from benchdb import sql
-from benchdb.dashboard import api, assets
-from benchdb.dashboard.server import STATIC, page
 from benchdb.errors import BenchdbError
 from benchdb.paths import inside, is_safe_name
+from benchdb.web import api, assets
+from benchdb.web.server import STATIC, page
 
 #: A static page filters in the browser: every row, not the server's first ones.
 ALL = 10**9

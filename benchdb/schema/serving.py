@@ -1,12 +1,7 @@
-"""Serving benchmarks: OpenAI-compatible LLM endpoints under load (the ``openai`` backend).
-
-- :mod:`benchdb.serving.server`: start a server from a command template, wait for health, stop
-  its whole process group; its command, version and log tail recorded.
-- :mod:`benchdb.serving.loadgen`: the asyncio load generator (closed loop at a concurrency, open
-  loop at a request rate), streaming requests timed on one monotonic clock.
-- :mod:`benchdb.serving.metrics`: the metric vocabulary, defined once (docs: guides/serving.md).
-- :mod:`benchdb.serving.tiny_llm`: a random-weight tiny LLaMA with a BPE tokenizer trained
-  offline, servable by ``transformers serve`` (tests, the README's tour).
+"""The serving metric vocabulary, defined once (docs: guides/serving.md): what the openai backend
+(:mod:`benchdb.backends.openai`), the imports of other serving tools (:mod:`benchdb.interop`) and
+the serving reports all write and read. The metrics computed from request records are in
+:mod:`benchdb.schema.serving_metrics`.
 
 The contract rows of a serving result (``metric``, ``unit``; ``iteration`` is the request's index
 in send order, warm-up requests excluded; ``t_offset_s`` is seconds from the measurement window's
