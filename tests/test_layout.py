@@ -64,10 +64,17 @@ def _imports_of(package: str) -> list[tuple[str, int, str]]:
         if rel.parts[0] != package:
             continue
         for node in ast.walk(tree):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+            names = [_module_of(node.module or "", a.name) for a in node.names] \
+                if isinstance(node, ast.ImportFrom) and not node.level else \
                 [a.name for a in node.names] if isinstance(node, ast.Import) else []
             out += [(str(rel), node.lineno, n) for n in names if n.startswith("benchdb.")]
     return out
+
+
+def _module_of(module: str, name: str) -> str:
+    """``from benchdb.backends import core_options`` imports the module benchdb.backends.core_options."""
+    sub = PACKAGE.parent.joinpath(*f"{module}.{name}".split("."))
+    return f"{module}.{name}" if sub.with_suffix(".py").is_file() or sub.is_dir() else module
 
 
 def test_the_harness_knows_no_backend():
@@ -75,9 +82,10 @@ def test_the_harness_knows_no_backend():
     assert [f"{p}:{n} imports {m}" for p, n, m in _imports_of("harness") if m.startswith("benchdb.backends")] == []
 
 
-#: What the contract may import: benchdb's leaf modules, nothing that reads a warehouse or runs anything.
+#: What the contract may import: benchdb's leaf modules and the SQL files' loader (itself a leaf: it
+#: imports errors and startup only), nothing that stores, reads a warehouse or runs anything.
 SCHEMA_MAY_IMPORT = ("benchdb.schema", "benchdb.errors", "benchdb.paths", "benchdb.units", "benchdb.quantity",
-                     "benchdb.text")
+                     "benchdb.text", "benchdb.sql")
 
 
 def test_schema_imports_nothing_above_it():
@@ -102,4 +110,28 @@ def test_the_library_never_imports_its_test_servers():
     """benchdb.testing (the stub server, the tiny LLM) is for tests, benchmarks and the README."""
     found = [f"{p}:{n} imports {m}" for pkg in {p.relative_to(PACKAGE).parts[0] for p, _ in _modules()}
              if pkg != "testing" for p, n, m in _imports_of(pkg) if m.startswith("benchdb.testing")]
+    assert found == []
+
+
+#: What the command line may import besides the facade and the plan, report, import and publish
+#: functions: the declared run options (its flags are built from them) and the run's own types.
+CLI_MAY_NOT_IMPORT = ("benchdb.sql", "benchdb.store", "benchdb.schema", "benchdb.analysis", "benchdb.ingest",
+                      "benchdb.harness", "benchdb.backends")
+CLI_MAY_IMPORT = ("benchdb.backends.core_options", "benchdb.backends.registry", "benchdb.harness.scenario")
+
+
+def test_the_command_line_is_thin():
+    """Every command calls the library (the Warehouse facade or a plan/report function) and formats:
+    no SQL of its own, no reaching into storage, the contract or the harness."""
+    found = [f"{p}:{n} imports {m}" for p, n, m in _imports_of("cli")
+             if any(m == bad or m.startswith(bad + ".") for bad in CLI_MAY_NOT_IMPORT)
+             and not any(m == ok or m.startswith(ok + ".") for ok in CLI_MAY_IMPORT)]
+    for path, tree in _modules():
+        if path.relative_to(PACKAGE).parts[0] == "cli":
+            found += [f"{path.name}:{node.lineno} imports benchdb.{a.name}" for node in ast.walk(tree)
+                      if isinstance(node, ast.ImportFrom) and node.module == "benchdb"
+                      for a in node.names if a.name in ("sql", "memo")]
+            found += [f"{path.name}:{node.lineno} runs SQL" for node in ast.walk(tree)
+                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                      and node.func.attr == "execute"]
     assert found == []

@@ -6,7 +6,6 @@ on the hardware its file describes."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import replace
 
 from benchdb import __version__
@@ -15,6 +14,7 @@ from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
 from benchdb.plan.ab import DEFAULT_TRIALS, AbReport, need_trials, plan_ab, run_ab
 from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
+from benchdb.plan.ab_sides import deployments, warn_split
 
 
 def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
@@ -30,58 +30,6 @@ def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
     gate = f" --threshold {percent_text(threshold)}" if threshold != 0.05 else ""
     return (f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
             f"--candidate tag:{tags['cand']}{gate} --db {shlex.quote(db)}")
-
-
-def _warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[str], None]) -> None:
-    """--ab-env on a variable a bench declares in ENV changes the scenario key of one side: the sides
-    become different series, and the check that follows has nothing to compare. Say so before measuring."""
-    from benchdb.schema.optionsets import env_differences
-
-    names = set(envs["base"]) | set(envs["cand"])
-    split = set()
-    for g in groups:
-        for b, c in zip(g.planned["base"], g.planned["cand"], strict=True):
-            split |= names & env_differences(b.options.get("env"), c.options.get("env"))
-    if split:
-        warn(f"warning: --ab-env {', '.join(sorted(split))}: the bench declares it in ENV, so it is part of the "
-             "scenario's identity and base and cand become different series; `benchdb check` will find nothing "
-             "to compare. To gate code with the variable as a setting, give both sides the same value (or leave it "
-             "out of ENV)")
-
-
-def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptions]]:
-    """Each side's runs of ``--ab-url BASE_URL CAND_URL``: its endpoint, and its hardware from
-    ``--ab-hardware-file BASE CAND`` (or the one --hardware-file / --server-hardware of both). Two
-    different systems must not share a device name: the device is what a result's hardware is
-    found by."""
-    from benchdb.backends import core_options as options
-    from benchdb.backends.openai.backend import server_system, system_device
-    from benchdb.schema import identity
-
-    if any(o.backend != "openai" for o in runs):
-        raise BenchdbError("--ab-url compares two OpenAI-compatible endpoints: give --backend openai")
-    for name in ("url", "server"):
-        if any(backend_option(o, name) for o in runs):
-            raise BenchdbError(f"--ab-url gives both endpoints; leave out --{name}")
-    files = params.get("ab_hardware_file")
-    shared = [o for o in runs if backend_option(o, "hardware_file") or backend_option(o, "server_hardware")]
-    if files and shared:
-        raise BenchdbError("--ab-hardware-file gives each side's hardware; leave out --hardware-file and "
-                           "--server-hardware")
-    if not files and len(shared) < len(runs):
-        raise BenchdbError("--ab-url measures servers on other hardware: describe each with --ab-hardware-file "
-                           "BASE.yaml CAND.yaml (or both with one --hardware-file FILE or --server-hardware NAME)")
-    out: dict[str, list[RunOptions]] = {}
-    for i, side in enumerate(SIDES):
-        given = {"url": params["ab_url"][i], **({"hardware_file": files[i]} if files else {})}
-        out[side] = [options.apply(o, given, f"--ab-url {side}") for o in runs]
-    found = [server_system(out[s][0], "--ab-hardware-file" if files else None) for s in SIDES]
-    systems = [f[0] for f in found if f is not None]
-    if files and len(systems) == 2 and system_device(systems[0]) == system_device(systems[1]) \
-            and identity.hardware_id(systems[0]) != identity.hardware_id(systems[1]):
-        raise BenchdbError(f"--ab-hardware-file {files[0]} and {files[1]} describe two systems both called "
-                           f"{system_device(systems[0])}; give each its own system_name")
-    return out
 
 
 def _sides(params: dict, runs: list[RunOptions], envs: dict[str, dict[str, str]], public: frozenset[str]
@@ -115,8 +63,8 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     from benchdb.plan import config as cfgmod
     from benchdb.plan.driver import summary_rows
     from benchdb.reports.tabular import AB_SUMMARY, for_people
-    from benchdb.store.database import resolve_db
     from benchdb.text import plural
+    from benchdb.warehouse import resolve_db
 
     if params["skip_fresh"]:
         raise BenchdbError("--ab measures both sides afresh; drop --skip-fresh")
@@ -146,7 +94,7 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
     groups = plan_ab(per_side, sides, exclude=exclude, shard=shard, deployments=bool(params.get("ab_url")),
                      unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
                                                        "of the plan; check its keys and values", err=True))
-    _warn_split(groups, envs, lambda text: click.echo(text, err=True))
+    warn_split(groups, envs, lambda text: click.echo(text, err=True))
     n_sc = sum(len(g.planned["base"]) for g in groups)
     n_proc = 2 * sum(g.trials for g in groups)
     processes = f"{n_proc} process{'es' if n_proc != 1 else ''}"

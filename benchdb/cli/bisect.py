@@ -125,63 +125,19 @@ def _inside(root: Path, spec: str) -> str:
 
 def _from_change_point(ctx, params, repo: Path) -> tuple[str, str]:
     """(good, bad) commits of change point ``CHANGE_ID``; its scenario fills the run options not given."""
-    from benchdb import sql
-    from benchdb.schema import identity
-    from benchdb.warehouse import Warehouse
+    from benchdb.plan import change_point
 
-    with Warehouse(params["db"], wait_s=READ_WAIT_S).reading() as con:
-        cur = con.execute(sql.load("queries/bisect_change_point.sql"), {"prefix": params["change_id"]})
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    if not rows:
-        raise BenchdbError(f"no change point {params['change_id']!r}; `benchdb report --regressions` lists them")
-    if len({r["change_id"] for r in rows}) > 1:
-        raise BenchdbError(f"change point id {params['change_id']!r} is ambiguous; give more of it")
-    cp = rows[0]
-    for key, what in (("bad_commit", "its first run after the shift"), ("good_commit", "a run before it")):
-        if not cp[key]:
-            raise BenchdbError(f"change point {cp['change_id'][:12]}: {what} recorded no git commit; "
-                               "bisect with --good REV --bad REV")
+    cp = change_point.find(params["db"], params["change_id"], wait_s=READ_WAIT_S)
     explicit = {k for k in params if ctx.get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE}
     if not explicit & {"backend", "models", "benches", "config_file"}:
-        settings = json.loads(cp["settings"]) if isinstance(cp["settings"], str) else (cp["settings"] or {})
-        if cp["backend"] == "userbench":
-            params["benches"] = (_bench_in_repo(str(settings.get("bench") or ""), repo, cp["model_id"]),)
-        else:
-            params["backend"], params["models"] = cp["backend"], (cp["model_id"],)
-        fill = {"device": cp["device"], "threads": cp["threads"]}
-        if cp["backend"] != "userbench":        # a user bench declares its own axes
-            fill.update(batch_sizes=(cp["batch_size"],), modes=(cp["mode"],), precisions=(cp["precision"],))
-            seq_len = identity.shape_fields(cp["input_shape"]).get("seq_len", "")
-            if seq_len.isdigit():
-                fill["seq_lens"] = (int(seq_len),)
-        for k, v in fill.items():
+        for k, v in change_point.run_options(cp, repo).items():
             if k not in explicit and v is not None:
                 params[k] = v
-                params["filled"].add(k)
+                if k not in ("backend", "models", "benches"):
+                    params["filled"].add(k)
     click.echo(f"change point {cp['change_id'][:12]} ({cp['model_id']} {cp['backend']}/{cp['device']}, "
                f"{cp['change']:+.1%}): good {cp['good_commit'][:10]}, bad {cp['bad_commit'][:10]}", err=True)
     return cp["good_commit"].removesuffix("-dirty"), cp["bad_commit"].removesuffix("-dirty")
-
-
-def _bench_in_repo(spec: str, repo: Path, model_id: str) -> str:
-    """A recorded bench (an absolute FILE::FUNCTION where it ran) as a path inside the repository."""
-    import subprocess
-
-    path, sep, fn = spec.partition("::")
-    if not path:
-        raise BenchdbError(f"the change point's bench {model_id} recorded no file; give --bench PATH")
-    p = Path(path)
-    top = subprocess.run(["git", "-C", str(p.parent), "rev-parse", "--show-toplevel"], capture_output=True,
-                         text=True).stdout.strip() if p.parent.is_dir() else ""
-    if top:
-        rel = p.resolve().relative_to(Path(top).resolve())
-    elif p.is_relative_to(repo):
-        rel = p.relative_to(repo)
-    else:
-        raise BenchdbError(f"the change point's bench file {path} is gone and not inside {repo}; give --bench "
-                           "PATH (relative to the repository)")
-    return f"{rel}{sep}{fn}"
 
 
 def _reproduce(ctx, params, r) -> str:

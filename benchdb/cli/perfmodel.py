@@ -54,12 +54,9 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
 
     wh = Warehouse(db)
     if list_only:
-        from benchdb import sql
+        from benchdb.perfmodel.calibrate import calibrations
 
-        with wh.reading() as con:
-            cur = con.execute(sql.load("perfmodel/calibrations.sql"))
-            cols = [d[0] for d in cur.description]
-            rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+        rows = calibrations(wh)
         if fmt == "json":
             click.echo(json.dumps(rows, indent=1, default=str))
             return
@@ -71,13 +68,9 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
                        f"threads={r['threads']}  {r['backend']:<8} {r['kind']:<6} {r['precision']:<5} "
                        f"{_si(r['value'], r['unit'])}")
         return
-    from benchdb.harness import hardware
     from benchdb.perfmodel import calibrate as cal
-    from benchdb.schema.identity import normalize_device
 
-    device = normalize_device(device)
-    if threads is None and device == "cpu":
-        threads = hardware.default_threads()
+    device, threads = cal.target(device, threads)
     settings = cal.Settings(trials=trials, trial_time=trial_time, matmul_n=matmul_n,
                             stream_bytes=int(stream_mb * 2**20), threads=threads)
     peaks = cal.measure(device, tuple(backends), settings, progress=lambda m: click.echo(m, err=True))

@@ -196,7 +196,7 @@ def _resume_command(out_dir, db) -> str:
     """The commands that finish an interrupted run (exactly its missing scenarios), then ingest it."""
     import shlex
 
-    from benchdb.store.database import resolve_db
+    from benchdb.warehouse import resolve_db
 
     folder = shlex.quote(str(out_dir))
     if "://" in str(out_dir):          # a remote --out records no plan: ingest what was kept
@@ -418,26 +418,12 @@ def hardware_cmd(fmt, as_json):
     """This machine's CPU, memory, devices and backends.
 
     With the installed backends' and libraries' versions, and how --parallel would split it."""
-    from benchdb.backends import registry
-    from benchdb.harness import hardware
+    from benchdb.plan import machine
 
     if fmt == "yaml" and not as_json:
-        import yaml
-
-        from benchdb.schema import system
-
-        click.echo(yaml.safe_dump(system.describe(hardware.this_system()), sort_keys=False).rstrip())
+        click.echo(machine.as_hardware_file())
         return
-    rep = hardware.report(registry.backends().values())
-    from benchdb.harness import energy
-
-    probe = energy.probe()
-    rep["cpu_energy"] = {"status": "available" if probe.available else "unavailable", "detail": probe.detail}
-    from benchdb.harness import topology
-
-    topo = topology.read()
-    auto = topology.split(topo, topology.auto_workers(topo, None))
-    rep["topology"] = {**topo.as_dict(), "parallel_auto": [s.record() for s in auto]}
+    rep = machine.report()
     if as_json or fmt == "json":
         click.echo(json.dumps(rep, indent=1, default=str))
         return

@@ -281,3 +281,23 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
 
 def as_dicts(peaks: list[Peak]) -> list[dict]:
     return [asdict(p) for p in peaks]
+
+
+def target(device: str, threads: int | None) -> tuple[str, int | None]:
+    """The device in canonical form, and the threads a CPU calibration uses when none are given
+    (the physical cores, as a run's default)."""
+    from benchdb.harness import hardware
+    from benchdb.schema.identity import normalize_device
+
+    device = normalize_device(device)
+    return device, (hardware.default_threads() if threads is None and device == "cpu" else threads)
+
+
+def calibrations(wh) -> list[dict]:
+    """Every calibration in the warehouse (``benchdb calibrate --list``), oldest first."""
+    from benchdb import sql
+
+    with wh.reading() as con:
+        cur = con.execute(sql.load("perfmodel/calibrations.sql"))
+        cols = [d[0] for d in cur.description]
+        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]

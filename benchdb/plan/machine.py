@@ -1,0 +1,29 @@
+"""What ``benchdb hardware`` says about this machine: its CPU, memory, devices, energy counters,
+topology and how ``--parallel`` would split it, the installed backends and libraries; or this
+machine as a system in the form of a hardware file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchdb.backends import registry
+from benchdb.harness import energy, hardware, topology
+from benchdb.schema import system
+
+
+def report() -> dict[str, Any]:
+    """This machine, its backends and libraries, CPU energy and topology (JSON-plain)."""
+    rep = hardware.report(registry.backends().values())
+    probe = energy.probe()
+    rep["cpu_energy"] = {"status": "available" if probe.available else "unavailable", "detail": probe.detail}
+    topo = topology.read()
+    auto = topology.split(topo, topology.auto_workers(topo, None))
+    rep["topology"] = {**topo.as_dict(), "parallel_auto": [s.record() for s in auto]}
+    return rep
+
+
+def as_hardware_file() -> str:
+    """This machine as a system, in YAML (``--hardware-file`` of ``run --url`` and ``import``)."""
+    import yaml
+
+    return yaml.safe_dump(system.describe(hardware.this_system()), sort_keys=False).rstrip()
