@@ -135,3 +135,44 @@ def test_the_command_line_is_thin():
                       if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                       and node.func.attr == "execute"]
     assert found == []
+
+
+LAYOUT = PACKAGE.parent / "docs" / "reference" / "layout.md"
+
+
+def _documented_order() -> dict[str, int]:
+    """Each package's rank in layout.md's import order (``a`` → ``b``, ``c`` → ...): 0 at the top."""
+    import re
+
+    text = LAYOUT.read_text(encoding="utf-8")
+    line = " ".join(text.split("Imports go one way, from the top of this list down:", 1)[1].lstrip()
+                    .split("\n\n", 1)[0].split())
+    return {name: rank for rank, level in enumerate(line.split("→"))
+            for name in re.findall(r"`([a-z_]+)`", level)}
+
+
+def test_imports_go_down_the_documented_order():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("import_graph", PACKAGE.parent / "tools" / "import_graph.py")
+    assert spec is not None and spec.loader is not None
+    graph_tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(graph_tool)
+    order = _documented_order()
+    graph = graph_tool.package_graph(graph_tool.imports(graph_tool.modules()))
+    packages = {src.split(".")[1] for src in graph if "." in src} - {"__main__", "testing"}
+    assert sorted(packages - set(order)) == []          # every package has its place
+    upward = [f"{src} -> {dst}" for src, dsts in graph.items() if src.count(".") == 1 and not src.endswith("__main__")
+              for dst in dsts if order.get(src.split(".")[1], 99) > order.get(dst.split(".")[1], 99)]
+    assert upward == []
+
+
+def test_the_layout_document_names_what_exists():
+    """Every package is described in layout.md, and every benchdb/ path it names exists."""
+    import re
+
+    text = LAYOUT.read_text(encoding="utf-8")
+    named = set(re.findall(r"^benchdb/([a-z_]+(?:\.py)?)/?", text, flags=re.M))
+    real = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(real - named) == []
+    assert sorted(n for n in named if not (PACKAGE / n).exists()) == []
