@@ -41,15 +41,11 @@ _DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
 def _rows(con, models: list[str]) -> tuple[list[dict], dict[str, dict[str, dict]]]:
-    cur = con.execute(sql.load("interop/export_results.sql"), {"models": models})
-    cols = [d[0] for d in cur.description]
-    results = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    results = sql.rows(con.execute(sql.load("interop/export_results.sql"), {"models": models}))
     samples: dict[str, dict[str, dict]] = {}
     if results:
         cur = con.execute(sql.load("interop/export_samples.sql"), {"ids": [r["result_id"] for r in results]})
-        cols = [d[0] for d in cur.description]
-        for row in cur.fetchall():
-            d = dict(zip(cols, row, strict=True))
+        for d in sql.rows(cur):
             samples.setdefault(d["result_id"], {})[d["metric"]] = d
     return results, samples
 
@@ -214,10 +210,8 @@ def _export_vllm(con, results: list[dict], out: str) -> int:
     if not serving:
         raise BenchdbError("no serving results (modes completions, chat) to export as vllm-serve")
     cur = con.execute(sql.load("interop/export_serving_requests.sql"), {"ids": [r["result_id"] for r in serving]})
-    cols = [d[0] for d in cur.description]
     by_result: dict[str, list[dict]] = {}
-    for row in cur.fetchall():
-        d = dict(zip(cols, row, strict=True))
+    for d in sql.rows(cur):
         by_result.setdefault(d["result_id"], []).append(d)
     n = 0
     for r in serving:
@@ -244,9 +238,7 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
         raise BenchdbError(f"{wh.path}: no such warehouse; run `benchdb ingest` first or pass --db")
     if fmt == "vllm-serve":       # per request, from its own query: not every sample of every result
         with wh.reading() as con:
-            cur = con.execute(sql.load("interop/export_results.sql"), {"models": list(models or [])})
-            cols = [d[0] for d in cur.description]
-            found = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+            found = sql.rows(con.execute(sql.load("interop/export_results.sql"), {"models": list(models or [])}))
             written = _export_vllm(con, found, out)
         return written, written
     with wh.reading() as con:

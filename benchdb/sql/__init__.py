@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:       # imported by its callers; this module stays import-light
     import duckdb
@@ -33,6 +33,13 @@ def literal(path: str | os.PathLike) -> str:
 def literals(paths) -> list[str]:
     """:func:`literal` of each path: the ``$files`` parameter of a query over discovered files."""
     return [literal(p) for p in paths]
+
+
+def rows(cursor) -> list[dict[str, Any]]:
+    """The rows a query left to fetch on ``cursor`` (a DuckDB connection or cursor after
+    ``execute``, or the Spark stand-in), each a dict of column name to value in column order."""
+    cols = [d[0] for d in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
 def view_files() -> list[str]:
@@ -89,9 +96,7 @@ class Stats:
         scenario_id, metric, unit, value."""
         self.con.register("stage_samples", table)
         try:
-            cur = self.con.execute(self._query + " ORDER BY scenario_id, metric")
-            cols = [d[0] for d in cur.description]
-            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+            return rows(self.con.execute(self._query + " ORDER BY scenario_id, metric"))
         finally:
             self.con.unregister("stage_samples")
 
