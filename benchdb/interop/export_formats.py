@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import statistics
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -30,7 +29,7 @@ from typing import Any
 
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
-from benchdb.paths import inside
+from benchdb.paths import inside, write_atomic
 from benchdb.schema import identity
 
 FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
@@ -271,10 +270,4 @@ def _write_text(path: str, text: str) -> None:
         return
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(p, text)
