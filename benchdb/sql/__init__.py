@@ -100,8 +100,13 @@ class Stats:
         finally:
             self.con.unregister("stage_samples")
 
-    def median_ci(self, values) -> tuple[float | None, float | None, float | None]:
-        """(median, CI low, CI high) of a sequence of numbers."""
+    def order_statistics_median_ci(self, values) -> tuple[float | None, float | None, float | None]:
+        """(median, CI low, CI high) of one sequence of numbers (one process's samples): the 95 %
+        distribution-free interval from binomial order statistics (``bdb_median_ci_low/high`` in
+        macros.sql, ``ci_method = 'order_statistics'``), as the warehouse computes it. It sees
+        only the variation within the sequence; across processes see
+        :func:`benchdb.analysis.hierarchy.hierarchical_median_ci`. CI bounds are None with too few
+        values; all three None for an empty sequence."""
         import pyarrow as pa
 
         n = len(values)
