@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from benchdb.errors import BenchdbError
@@ -39,3 +41,48 @@ def inside(root: str | os.PathLike, path: str | os.PathLike, *, local: bool = Tr
         raise BenchdbError(f"refusing to write {path}: it lies outside {root} (a name in the data would "
                            "leave the output folder)")
     return found
+
+
+def fsync_folder(folder: str | os.PathLike) -> None:
+    """Make a rename or a new name in ``folder`` durable."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temp path beside ``path`` (``.<name>.<pid>.tmp``: hidden, so no reader of the folder
+    takes it for a result) for the caller to write; when the block ends normally the temp file is
+    fsync'd, renamed over ``path`` (``os.replace``: readers see the old file or the new one, never
+    half of one) and the folder fsync'd. When the block raises, the temp file is removed and
+    ``path`` is left as it was. The folder must exist.
+
+    ``with atomic_path(target) as tmp: pq.write_table(table, tmp)``
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        yield tmp
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_folder(path.parent)
+
+
+def write_atomic(path: str | os.PathLike, data: bytes | str) -> Path:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically and durably (:func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding="utf-8")
+        else:
+            tmp.write_bytes(data)
+    return Path(path)

@@ -117,9 +117,7 @@ def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min
     longer found are removed; those before it are kept. Returns the number of open change points
     of the touched series, over their whole history. The caller owns the connection.
     """
-    cur = con.execute(sql.load("queries/series_points.sql"), {"runs": runs, "context": window})
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    rows = sql.rows(con.execute(sql.load("queries/series_points.sql"), {"runs": runs, "context": window}))
     series = {sid: list(group) for sid, group in groupby(rows, key=lambda r: r["series_id"])}
     stored: dict[str, list[tuple]] = {}
     if series:

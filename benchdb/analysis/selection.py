@@ -90,9 +90,7 @@ def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]
 
 def load(con: duckdb.DuckDBPyConnection, selector: str, ids: list[str]) -> Selection:
     """The latest result of each series among ``ids`` (which ``selector`` resolved to)."""
-    cur = con.execute(sql.load("queries/gate_results.sql"), {"results": ids})
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    rows = sql.rows(con.execute(sql.load("queries/gate_results.sql"), {"results": ids}))
     for r in rows:
         opts = r["options"]
         r["options"] = json.loads(opts) if isinstance(opts, str) else (opts or {})

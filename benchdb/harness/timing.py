@@ -131,7 +131,7 @@ class StopCheck:
             return "max_iters"
         if n >= self.next_check and elapsed >= rule.min_time_s:
             self.next_check = max(n + 1, int(n * 1.1))
-            med, lo, hi = self.stats.median_ci(samples)
+            med, lo, hi = self.stats.order_statistics_median_ci(samples)
             if med and lo is not None and hi is not None and (hi - lo) / 2.0 / med <= rule.target_ci:
                 return "converged"
         return None
@@ -197,7 +197,7 @@ def measure(fn: Callable[[], object], rule: StopRule, *,
             if reason is not None:
                 m.stop_reason = reason
                 break
-        m.median, m.ci_low, m.ci_high = stats.median_ci(samples)
+        m.median, m.ci_low, m.ci_high = stats.order_statistics_median_ci(samples)
         return m
     finally:
         if own_stats:

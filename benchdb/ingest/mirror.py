@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import posixpath
 from pathlib import Path
 
 from benchdb.errors import BenchdbError
-from benchdb.paths import cache_root, inside
+from benchdb.paths import atomic_path, cache_root, inside
 
 
 def mirror(url: str) -> Path:
@@ -36,9 +35,8 @@ def mirror(url: str) -> Path:
                 and stamp.is_file() and stamp.read_text(encoding="utf-8") == tag:
             continue
         local.parent.mkdir(parents=True, exist_ok=True)
-        tmp = local.with_name(f".{local.name}.{os.getpid()}.tmp")
-        fs.get_file(remote, str(tmp))
-        os.replace(tmp, local)
+        with atomic_path(local) as tmp:
+            fs.get_file(remote, str(tmp))
         if tag is not None:
             stamp.write_text(tag, encoding="utf-8")
         else:

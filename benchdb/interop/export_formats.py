@@ -21,7 +21,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import statistics
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
@@ -30,7 +29,7 @@ from typing import Any
 
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
-from benchdb.paths import inside
+from benchdb.paths import inside, write_atomic
 from benchdb.schema import identity
 
 FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
@@ -41,15 +40,11 @@ _DTYPES = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 
 
 def _rows(con, models: list[str]) -> tuple[list[dict], dict[str, dict[str, dict]]]:
-    cur = con.execute(sql.load("interop/export_results.sql"), {"models": models})
-    cols = [d[0] for d in cur.description]
-    results = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    results = sql.rows(con.execute(sql.load("interop/export_results.sql"), {"models": models}))
     samples: dict[str, dict[str, dict]] = {}
     if results:
         cur = con.execute(sql.load("interop/export_samples.sql"), {"ids": [r["result_id"] for r in results]})
-        cols = [d[0] for d in cur.description]
-        for row in cur.fetchall():
-            d = dict(zip(cols, row, strict=True))
+        for d in sql.rows(cur):
             samples.setdefault(d["result_id"], {})[d["metric"]] = d
     return results, samples
 
@@ -214,10 +209,8 @@ def _export_vllm(con, results: list[dict], out: str) -> int:
     if not serving:
         raise BenchdbError("no serving results (modes completions, chat) to export as vllm-serve")
     cur = con.execute(sql.load("interop/export_serving_requests.sql"), {"ids": [r["result_id"] for r in serving]})
-    cols = [d[0] for d in cur.description]
     by_result: dict[str, list[dict]] = {}
-    for row in cur.fetchall():
-        d = dict(zip(cols, row, strict=True))
+    for d in sql.rows(cur):
         by_result.setdefault(d["result_id"], []).append(d)
     n = 0
     for r in serving:
@@ -244,9 +237,7 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
         raise BenchdbError(f"{wh.path}: no such warehouse; run `benchdb ingest` first or pass --db")
     if fmt == "vllm-serve":       # per request, from its own query: not every sample of every result
         with wh.reading() as con:
-            cur = con.execute(sql.load("interop/export_results.sql"), {"models": list(models or [])})
-            cols = [d[0] for d in cur.description]
-            found = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+            found = sql.rows(con.execute(sql.load("interop/export_results.sql"), {"models": list(models or [])}))
             written = _export_vllm(con, found, out)
         return written, written
     with wh.reading() as con:
@@ -279,10 +270,4 @@ def _write_text(path: str, text: str) -> None:
         return
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, p)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_atomic(p, text)

@@ -116,11 +116,11 @@ def _summarise(backend, device, kind, precision, rates, unit, s: Settings, size,
 
     stats = Stats()
     try:
-        median, low, high = stats.median_ci(rates)
+        median, low, high = stats.order_statistics_median_ci(rates)
     finally:
         stats.close()
     if median is None:
-        # median_ci has no row for an empty sequence: Settings.trials was 0.
+        # order_statistics_median_ci has no row for an empty sequence: Settings.trials was 0.
         raise BenchdbError(f"calibrate measured no trial of {backend} {kind} {precision} (trials must be >= 1)")
     return Peak(backend, device, kind, precision, float(median), low, high, unit, len(rates), size,
                 {"trial_values": rates, "trial_time_s": s.trial_time, **details})

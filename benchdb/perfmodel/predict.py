@@ -355,8 +355,5 @@ def load(con) -> tuple[list[dict], list[dict]]:
     """(training rows, peaks) from an open warehouse connection."""
     from benchdb import sql
 
-    def fetch(name):
-        cur = con.execute(sql.load(name))
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-    return fetch("perfmodel/training.sql"), fetch("perfmodel/peaks.sql")
+    return (sql.rows(con.execute(sql.load("perfmodel/training.sql"))),
+            sql.rows(con.execute(sql.load("perfmodel/peaks.sql"))))

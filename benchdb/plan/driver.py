@@ -411,21 +411,15 @@ def _recorded(config):
 def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
     """Record the plan beside the run's files (atomically), so `benchdb run --resume` can measure
     exactly what an interrupted run left."""
-    import os
+    from benchdb.paths import write_atomic
 
     folder.mkdir(parents=True, exist_ok=True)
     runs = list({id(i.opts): i.opts for i in items}.values())
     body = {"benchdb_plan": 1, "run_id": run_meta["run_id"], "started_at": run_meta["started_at"], "seed": seed,
             "config": run_meta["config"], "tags": run_meta["tags"], "runs": [recorded_config(o) for o in runs],
             "planned": [sc.key() for i in items for sc in i.scenarios]}
-    tmp = folder / f".{PLAN_FILE}.tmp"
     with refused_as_one_line(folder / PLAN_FILE):
-        try:
-            tmp.write_text(json.dumps(body, indent=1, default=str), encoding="utf-8")
-            os.replace(tmp, folder / PLAN_FILE)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        write_atomic(folder / PLAN_FILE, json.dumps(body, indent=1, default=str))
 
 
 def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list[Outcome]:

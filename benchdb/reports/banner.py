@@ -40,9 +40,7 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
     """How many of the latest timing attempts (under the filters) were measured while other
     processes used more CPU than the run allowed, how many of them are invalid (their interval did
     not converge), the CPU range, and what to do; None when no result was flagged."""
-    cur = con.execute(sql.load("reports/busy.sql"), f.params())
-    keys = [d[0] for d in cur.description]
-    flagged = [dict(zip(keys, r, strict=True)) for r in cur.fetchall()]
+    flagged = sql.rows(con.execute(sql.load("reports/busy.sql"), f.params()))
     if not flagged:
         return None
     row = con.execute(sql.load("reports/busy_total.sql"), f.params()).fetchone()

@@ -213,8 +213,7 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
           allow_empty: bool = False, detail: bool = False) -> Report:
     """The report of ``kinds`` under ``filters``. Every section empty is an error (NothingToReport,
     saying why) unless ``allow_empty`` (the quickstart: its report's banner and sections say why)."""
-    cur = con.execute(sql.load("reports/summary.sql"))
-    summary = dict(zip([d[0] for d in cur.description], cur.fetchall()[0], strict=True))
+    summary = sql.rows(con.execute(sql.load("reports/summary.sql")))[0]
     if summary["results"] == 0:
         raise NothingToReport(f"nothing to report: {db} holds no results yet; "
                               "load some with `benchdb ingest RESULTS_DIR`")

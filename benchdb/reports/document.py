@@ -118,8 +118,7 @@ def section_rows(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, An
     text = sql.load(f"reports/{name}.sql")
     used = {k: v for k, v in params.items() if f"${k}" in text}
     cur = con.execute(text, used)
-    keys = [d[0] for d in cur.description]
-    return keys, [dict(zip(keys, r, strict=True)) for r in cur.fetchall()]
+    return [d[0] for d in cur.description], sql.rows(cur)
 
 
 def one_row(con: duckdb.DuckDBPyConnection, name: str, params: dict[str, Any]) -> dict[str, Any]:

@@ -161,7 +161,7 @@ def slo_section(con, f: Filters) -> Section:
     text = sql.load("queries/serving_at_slo.sql")       # DuckDB only: not among the reports/ queries Spark runs
     cur = con.execute(text, {k: v for k, v in params.items() if f"${k}" in text})
     keys = [d[0] for d in cur.description]
-    rows = [dict(zip(keys, r, strict=True)) for r in cur.fetchall()]
+    rows = sql.rows(cur)
     rows = [dict(r, config=_config(r), workload=_workload(r), load=_slo_load(r),
                  throughput_range=_ci(r.get("output_throughput_per_device_low"),
                                       r.get("output_throughput_per_device_high"), 1.0, "tok/s"),

@@ -25,7 +25,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from benchdb.paths import SAFE_NAME_RULE, is_safe_name
+from benchdb.paths import SAFE_NAME_RULE, atomic_path, is_safe_name
 from benchdb.schema import identity, optionsets
 from benchdb.schema import metadata as typed
 
@@ -382,19 +382,6 @@ def write_scenario(path: str | os.PathLike, meta: Mapping[str, Any], table: pa.T
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     table = table.replace_schema_metadata({METADATA_KEY: encode_metadata(meta)})
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as fh:
-            pq.write_table(table, fh, compression="zstd")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        pq.write_table(table, fh, compression="zstd")
     return path

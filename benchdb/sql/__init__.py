@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:       # imported by its callers; this module stays import-light
     import duckdb
@@ -33,6 +33,13 @@ def literal(path: str | os.PathLike) -> str:
 def literals(paths) -> list[str]:
     """:func:`literal` of each path: the ``$files`` parameter of a query over discovered files."""
     return [literal(p) for p in paths]
+
+
+def rows(cursor) -> list[dict[str, Any]]:
+    """The rows a query left to fetch on ``cursor`` (a DuckDB connection or cursor after
+    ``execute``, or the Spark stand-in), each a dict of column name to value in column order."""
+    cols = [d[0] for d in cursor.description]
+    return [dict(zip(cols, row, strict=True)) for row in cursor.fetchall()]
 
 
 def view_files() -> list[str]:
@@ -89,14 +96,17 @@ class Stats:
         scenario_id, metric, unit, value."""
         self.con.register("stage_samples", table)
         try:
-            cur = self.con.execute(self._query + " ORDER BY scenario_id, metric")
-            cols = [d[0] for d in cur.description]
-            return [dict(zip(cols, row, strict=True)) for row in cur.fetchall()]
+            return rows(self.con.execute(self._query + " ORDER BY scenario_id, metric"))
         finally:
             self.con.unregister("stage_samples")
 
-    def median_ci(self, values) -> tuple[float | None, float | None, float | None]:
-        """(median, CI low, CI high) of a sequence of numbers."""
+    def order_statistics_median_ci(self, values) -> tuple[float | None, float | None, float | None]:
+        """(median, CI low, CI high) of one sequence of numbers (one process's samples): the 95 %
+        distribution-free interval from binomial order statistics (``bdb_median_ci_low/high`` in
+        macros.sql, ``ci_method = 'order_statistics'``), as the warehouse computes it. It sees
+        only the variation within the sequence; across processes see
+        :func:`benchdb.analysis.hierarchy.hierarchical_median_ci`. CI bounds are None with too few
+        values; all three None for an empty sequence."""
         import pyarrow as pa
 
         n = len(values)

@@ -219,7 +219,7 @@ def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], floa
         samples.sort()
         m.offsets = [o for o, _ in samples]
         m.samples = [s for _, s in samples]
-        m.median, m.ci_low, m.ci_high = stats.median_ci(m.samples)
+        m.median, m.ci_low, m.ci_high = stats.order_statistics_median_ci(m.samples)
         rows: list[Row] = []
         if elapsed > 0:
             rows.append(("throughput_items_s", "items/s", 0, 0.0, completed * items / elapsed))

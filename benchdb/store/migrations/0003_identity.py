@@ -14,11 +14,8 @@ from benchdb.schema import contract, identity
 
 
 def migrate(con) -> None:
-    cur = con.execute(sql.load("queries/migrate_0003_results.sql"))
-    cols = [d[0] for d in cur.description]
     updates, moved = [], {}
-    for row in cur.fetchall():
-        r = dict(zip(cols, row, strict=True))
+    for r in sql.rows(con.execute(sql.load("queries/migrate_0003_results.sql"))):
         sc = {**r, "settings": json.loads(r["settings"] or "{}"), "extra": json.loads(r["extra"] or "{}")}
         up = contract.upgrade_v1_scenario(sc, json.loads(r["fingerprint"] or "{}"), json.loads(r["config"] or "{}"))
         new = {**sc, **up}
@@ -46,9 +43,7 @@ def migrate(con) -> None:
 def _change_points(con, moved: dict) -> None:
     """Change points move to their series' new id (and so get a new change id); their review
     status and note stay. One whose run no longer has the result keeps its old ids."""
-    cur = con.execute("SELECT * FROM change_points")
-    cols = [d[0] for d in cur.description]
-    rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    rows = sql.rows(con.execute("SELECT * FROM change_points"))
     if not rows:
         return
     for cp in rows:
