@@ -28,17 +28,17 @@ def test_hierarchical_bootstrap_known_answer():
     freq = {v: float(np.mean(meds == v)) for v in (1.0, 2.0, 3.0)}
     assert freq[1.0] == pytest.approx(7 / 27, abs=0.01) and freq[3.0] == pytest.approx(7 / 27, abs=0.01)
     assert freq[2.0] == pytest.approx(13 / 27, abs=0.01)
-    assert hierarchy.median_ci(groups) == (1.0, 3.0)
+    assert hierarchy.hierarchical_median_ci(groups) == (1.0, 3.0)
     # A within-process interval would have called this 2.0 +- nothing.
-    assert hierarchy.median_ci([np.full(50, 2.0)]) is None
+    assert hierarchy.hierarchical_median_ci([np.full(50, 2.0)]) is None
 
 
 def test_hierarchical_interval_widens_with_between_process_spread():
     rng = np.random.default_rng(0)
     tight = [rng.normal(1.0, 0.01, 300) for _ in range(4)]
     spread = [rng.normal(m, 0.01, 300) for m in (0.8, 1.0, 1.1, 1.3)]
-    lo_t, hi_t = hierarchy.median_ci(tight)
-    lo_s, hi_s = hierarchy.median_ci(spread)
+    lo_t, hi_t = hierarchy.hierarchical_median_ci(tight)
+    lo_s, hi_s = hierarchy.hierarchical_median_ci(spread)
     assert hi_s - lo_s > 10 * (hi_t - lo_t)
     point, lo, hi = hierarchy.ratio_ci(tight, [g * 1.2 for g in tight])
     assert point == pytest.approx(0.2, abs=0.01) and lo < 0.2 < hi and lo > 0.15

@@ -58,9 +58,6 @@ def hierarchical_median_ci(groups: list[np.ndarray], *, level: float = 0.95, res
     return float(np.quantile(meds, alpha)), float(np.quantile(meds, 1 - alpha))
 
 
-#: The former name, kept while callers outside the library (tests/test_repeats.py) still use it.
-median_ci = hierarchical_median_ci
-
 
 def typical(groups: list[np.ndarray]) -> float:
     """A side's typical process: the geometric mean of its processes' medians."""

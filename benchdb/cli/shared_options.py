@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from benchdb import quantity
+from benchdb import paths, quantity
 from benchdb.errors import BenchdbError
 from benchdb.text import plural  # noqa: F401  (the command modules take it from here)
 
@@ -155,12 +155,7 @@ THRESHOLD_HELP = f" Write {quantity.SHARE_FORMS} (a bare 5 is refused: 5% or 500
 def write_atomic(path: Path, text: str) -> None:
     if path.parent and not path.parent.exists():
         raise BenchdbError(f"folder {path.parent} does not exist; create it or choose another --out")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    paths.write_atomic(path, text)
 
 
 def append_summary(text: str) -> None:

@@ -298,6 +298,4 @@ def calibrations(wh) -> list[dict]:
     from benchdb import sql
 
     with wh.reading() as con:
-        cur = con.execute(sql.load("perfmodel/calibrations.sql"))
-        cols = [d[0] for d in cur.description]
-        return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+        return sql.rows(con.execute(sql.load("perfmodel/calibrations.sql")))

@@ -18,9 +18,7 @@ def find(db: str | None, prefix: str, *, wait_s: float) -> dict[str, Any]:
     """The change point whose id starts with ``prefix``, with its scenario and the commits either
     side of it; refused when none or several match, or when a side recorded no commit."""
     with Warehouse(db, wait_s=wait_s).reading() as con:
-        cur = con.execute(sql.load("queries/bisect_change_point.sql"), {"prefix": prefix})
-        cols = [d[0] for d in cur.description]
-        rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+        rows = sql.rows(con.execute(sql.load("queries/bisect_change_point.sql"), {"prefix": prefix}))
     if not rows:
         raise BenchdbError(f"no change point {prefix!r}; `benchdb report --regressions` lists them")
     if len({r["change_id"] for r in rows}) > 1:
