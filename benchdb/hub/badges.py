@@ -31,7 +31,7 @@ class Badge:
 
     def svg(self) -> str:
         """A flat badge in the shields.io style: no scripts, fonts, links or images outside it."""
-        from benchdb.hub.card import template
+        from benchdb.hub.templates import template
 
         left, right = _text_width(self.label) + 10, _text_width(self.message) + 10
         return template("badge.svg.j2").render(label=self.label, message=self.message, left=left, right=right,

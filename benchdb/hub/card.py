@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from benchdb import sql
+from benchdb.hub import templates
 
 if TYPE_CHECKING:
-    import jinja2
 
     from benchdb.hub.badges import Badge
 
@@ -21,23 +19,6 @@ START, END = "<!-- benchdb:start -->", "<!-- benchdb:end -->"
 SAMPLES_DIR = "samples"          # the contract files, as ingested (benchdb ingest reads them back)
 RESULTS_DIR = ".results"         # per-result summaries for the viewer (hidden: ingest skips them)
 BADGES_DIR = "badges"
-
-
-@cache
-def _env() -> jinja2.Environment:
-    import jinja2
-
-    return jinja2.Environment(loader=jinja2.FunctionLoader(_source), autoescape=jinja2.select_autoescape(["svg.j2"]),
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              undefined=jinja2.StrictUndefined)
-
-
-def _source(name: str) -> str:
-    return resources.files("benchdb.hub").joinpath("templates").joinpath(name).read_text(encoding="utf-8")
-
-
-def template(name: str) -> jinja2.Template:
-    return _env().get_template(name)
 
 
 def _md(text: Any) -> str:
@@ -66,7 +47,7 @@ def dataset_card(con, repo_id: str, columns: list[str], models: list[str] | None
 
     from benchdb.reports.render import fmt_quantity
 
-    described = yaml.safe_load(_source("columns.yaml"))
+    described = yaml.safe_load(templates.source("columns.yaml"))
     rows = con.execute(sql.load("hub/optimal.sql"), {"models": models, "hardware": hardware}).fetchall()
     optimal = [{"model": _md(r[0]), "batch": r[1], "shape": _md(r[2]), "candidates": r[3], "hardware": _md(r[4]),
                 "backend": _md(f"{r[5]} {r[6]} {r[7]}"), "median": fmt_quantity(r[8], "s"),
@@ -74,7 +55,7 @@ def dataset_card(con, repo_id: str, columns: list[str], models: list[str] | None
                 "runner_up": _md(f"{r[10]} {r[11]}" if r[10] else "—"),
                 "margin": f"{r[12] * 100:+.1f} %" if r[12] is not None else "—"} for r in rows]
     front = yaml.safe_dump(card_yaml(repo_id), sort_keys=False, allow_unicode=True)
-    return template("dataset_card.md.j2").render(
+    return templates.template("dataset_card.md.j2").render(
         front=front, repo_id=repo_id, endpoint=_endpoint(), optimal=optimal, counts=counts,
         columns=[(c, _md(described.get(c, ""))) for c in columns], badges=badges,
         samples_dir=SAMPLES_DIR, results_dir=RESULTS_DIR, badges_dir=BADGES_DIR)
@@ -112,7 +93,7 @@ def model_card_section(con, model_id: str, dataset: str | None, badge: Badge | N
 
         json_url = f"{base}/datasets/{dataset}/resolve/main/{BADGES_DIR}/{badge.slug}.json"
         badge_url = f"https://img.shields.io/endpoint?url={quote(json_url, safe='')}"
-    return template("model_card.md.j2").render(
+    return templates.template("model_card.md.j2").render(
         start=START, end=END, model_id=model_id, tables=list(tables.values()), speedups=speedups,
         badge=badge, badge_url=badge_url, dataset=dataset,
         dataset_url=f"{base}/datasets/{dataset}" if dataset else None)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 import duckdb
 
@@ -25,6 +24,7 @@ from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.ingest.discover import discover, sha256
 from benchdb.ingest.load import Candidate, Loader
+from benchdb.ingest.summary import IngestSummary
 from benchdb.schema import contract
 from benchdb.store import database, snapshot
 
@@ -32,28 +32,6 @@ from benchdb.store import database, snapshot
 DEFAULT_BATCH_ROWS = 2_000_000
 
 __all__ = ["DEFAULT_BATCH_ROWS", "IngestSummary", "discover", "ingest"]
-
-
-@dataclass
-class IngestSummary:
-    db: str
-    found: int = 0
-    new: int = 0
-    skipped: int = 0
-    duplicates: int = 0
-    rejected: list[tuple[str, str]] = field(default_factory=list)
-    #: Files rejected by an earlier ingest and unchanged since: (path, the reason then).
-    rejected_before: list[tuple[str, str]] = field(default_factory=list)
-    samples: int = 0
-    seconds: float = 0.0
-    run_ids: set[str] = field(default_factory=set)     # runs that gained results in this call
-    change_points: int = 0                             # open change points found after loading
-
-    def line(self) -> str:
-        before = f" and {len(self.rejected_before)} rejected before (unchanged)" if self.rejected_before else ""
-        return (f"ingested {self.new} new file(s), skipped {self.skipped + self.duplicates} already "
-                f"loaded{before}, rejected {len(self.rejected)}; {self.samples:,} samples in "
-                f"{self.seconds:.2f} s into {self.db}")
 
 
 def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = None, *,

@@ -20,7 +20,7 @@ from benchdb.errors import clip, first_line
 from benchdb.schema import contract, identity, system
 
 if TYPE_CHECKING:
-    from benchdb.ingest import IngestSummary
+    from benchdb.ingest.summary import IngestSummary
     from benchdb.store import parts
 
 

@@ -25,7 +25,7 @@ FORMATS = {
     "pytest-benchmark": "pytest_benchmark",
     "transformers": "transformers_v2",
     "hud-v3": "hud_v3",
-    "mlperf": "mlperf",
+    "mlperf": "mlperf_repo",          # whole results repositories, and lone LoadGen logs (mlperf.py)
     "vllm-serve": "vllm_serve",
     "sglang-serve": "sglang_serve",
     "aiperf": "aiperf",

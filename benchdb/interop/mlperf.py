@@ -324,14 +324,10 @@ def with_headline(stats: list[tuple[str, str, str, float]], head: Headline) -> l
     return [*kept, (head.metric, head.unit, "value", head.value)]
 
 
-def parse(path: Path) -> list[Imported]:
-    """One summary log: inside a results repository it is that repository's run (its system, table
-    row, accuracy and power); elsewhere a lone log with hardware unknown."""
-    from benchdb.interop import mlperf_repo
-
-    located = mlperf_repo.locate(path)
-    if located is not None:
-        return [mlperf_repo.Repository(located.root).run(located)]
+def parse_log(path: Path) -> list[Imported]:
+    """A lone summary log, outside any results repository: its figures, hardware unknown (inside a
+    repository, :func:`benchdb.interop.mlperf_repo.parse` reads the system, table row, accuracy and
+    power as well)."""
     run = read_run(path)
     scenario = run.effective_scenario
     stats = run.statistics
@@ -357,10 +353,3 @@ def parse(path: Path) -> list[Imported]:
         summary_only=True, percentile_method="nearest_rank", statistics=stats, settings=run.settings,
         software={"mlcommons-loadgen": run.version} if run.version else {},
     )]
-
-
-def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
-    """`benchdb import mlperf`: files, submitter folders or whole results repositories."""
-    from benchdb.interop import mlperf_repo
-
-    return mlperf_repo.import_paths(paths, out, declared)

@@ -708,7 +708,7 @@ def _import_one(src: Path, out: Path, declared: Any, repos: dict[Path, Repositor
         if src.name != SUMMARY:
             raise SourceError(f"a {ENDPOINTS} outside a results repository's "
                               "<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/")
-        items, checked = mlperf.parse(src), Checked()
+        items, checked = mlperf.parse_log(src), Checked()
     else:
         repo = repos.setdefault(loc.root, Repository(loc.root))
         seen.setdefault(loc.root, set()).add(loc.location)
@@ -776,3 +776,12 @@ def _detail(report: Report) -> str:
     else:
         parts.append("no published table to check against")
     return "; ".join(parts)
+
+
+def parse(path: Path) -> list[Imported]:
+    """One summary log: inside a results repository it is that repository's run (its system, table
+    row, accuracy and power); elsewhere a lone log with hardware unknown."""
+    located = locate(path)
+    if located is not None:
+        return [Repository(located.root).run(located)]
+    return mlperf.parse_log(path)

@@ -4,34 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from benchdb import sql
-from benchdb.reports.document import Column, Filters
+from benchdb.reports.document import Banner, Column, Filters
 from benchdb.startup import duckdb
 from benchdb.text import plural
-
-
-@dataclass
-class Banner:
-    """What the top of a report says when results were measured on a busy machine: ``text`` (one
-    paragraph), the flagged results (``columns``/``rows``, busiest invalid first, at most
-    ``BANNER_ROWS``) and the counts behind the text."""
-
-    text: str
-    columns: list[Column]
-    rows: list[dict[str, Any]]
-    flagged: int
-    total: int
-    invalid: int
-    cpu_min: float | None
-    cpu_max: float | None
-    more: int = 0
-    #: The notice in one line (a terminal's form of ``text``).
-    line: str = ""
-
-
 
 #: Flagged results a banner lists (the text counts them all).
 BANNER_ROWS = 20

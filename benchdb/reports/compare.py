@@ -40,12 +40,12 @@ def _scale(unit: str | None, values: list[float]) -> tuple[float, str]:
 
 def forest(result) -> str | None:
     """Every compared series' change of the median with its 95 % CI, the threshold band shaded."""
-    from benchdb.reports import plots
+    from benchdb.reports import figures
 
     rows = [c for c in result.comparisons if c.change is not None][:MAX_SERIES_PLOTS]
     if not rows:
         return None
-    plt = plots.pyplot()
+    plt = figures.pyplot()
     colors = {"regressed": "#cf222e", "improved": "#1a7f37", "unchanged": "#59636e", "inconclusive": "#d4a72c"}
     fig, ax = plt.subplots(figsize=(8, 0.4 * len(rows) + 1.4))
     for y, c in enumerate(rows):
@@ -56,22 +56,22 @@ def forest(result) -> str | None:
         ax.errorbar([c.change * 100], [y], xerr=[[lo], [hi]], marker="o", capsize=3,
                     color=colors.get(c.verdict, "#59636e"))
     ax.axvline(0, color="#59636e", linewidth=0.8)
-    ax.set_yticks(range(len(rows)), [plots.short(f"{c.verdict}: {_label(c.scenario)}", 110) for c in rows])
+    ax.set_yticks(range(len(rows)), [figures.short(f"{c.verdict}: {_label(c.scenario)}", 110) for c in rows])
     ax.invert_yaxis()
     ax.set_xlabel(f"change of the median {result.metric}, candidate vs baseline (%)")
     ax.set_ylabel("verdict: series")
     ax.set_title("Change with its 95% CI; shaded: the threshold band")
-    return plots.svg(fig)
+    return figures.svg(fig)
 
 
 def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str | None, metric: str) -> str | None:
-    from benchdb.reports import plots
+    from benchdb.reports import figures
 
     b = [v for g in base for v in g]
     k = [v for g in cand for v in g]
     if not b and not k:
         return None
-    plt = plots.pyplot()
+    plt = figures.pyplot()
     scale, name = _scale(unit, b + k)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.5, 2.4))
     # both sides over one range that one outlier does not stretch (the ECDF shows every sample)
@@ -92,9 +92,9 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
     ax2.set_xlabel(f"{metric} ({name})")
     ax2.set_ylabel("fraction of samples (0-1)")
     ax2.set_title("ECDF")
-    fig.suptitle(plots.short(_label(c.scenario), 110), y=1.06)
-    plots.legend_below(fig, ax1, 2)
-    return plots.svg(fig)
+    fig.suptitle(figures.short(_label(c.scenario), 110), y=1.06)
+    figures.legend_below(fig, ax1, 2)
+    return figures.svg(fig)
 
 
 def html(con, result) -> str:
@@ -105,9 +105,9 @@ def html(con, result) -> str:
 
     samples = _samples(con, result)
     try:
-        from benchdb.reports import plots
+        from benchdb.reports import figures
 
-        plots.pyplot()
+        figures.pyplot()
         notes: list[str] = []
         drawn = True
     except ImportError:

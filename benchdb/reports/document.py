@@ -13,7 +13,6 @@ from benchdb.errors import BenchdbError
 if TYPE_CHECKING:
     import duckdb
 
-    from benchdb.reports.banner import Banner
 
 
 class NothingToReport(BenchdbError):
@@ -88,6 +87,25 @@ class Section:
     extra: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: What a terminal prints instead of ``description`` (the method in a few words); "": the description.
     brief: str = ""
+
+
+@dataclass
+class Banner:
+    """What the top of a report says when results were measured on a busy machine: ``text`` (one
+    paragraph), the flagged results (``columns``/``rows``, busiest invalid first, at most
+    ``BANNER_ROWS``) and the counts behind the text."""
+
+    text: str
+    columns: list[Column]
+    rows: list[dict[str, Any]]
+    flagged: int
+    total: int
+    invalid: int
+    cpu_min: float | None
+    cpu_max: float | None
+    more: int = 0
+    #: The notice in one line (a terminal's form of ``text``).
+    line: str = ""
 
 
 @dataclass
