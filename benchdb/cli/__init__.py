@@ -1,7 +1,8 @@
 """The `benchdb` command line. Thin: parse options, call the library, print.
 
-Commands live in submodules by theme: :mod:`~benchdb.cli.run` (run, suites, quickstart, hardware;
-``run --ab`` in :mod:`~benchdb.cli.ab`), :mod:`~benchdb.cli.data` (ingest, db status/upgrade, query,
+Commands live in submodules by theme: :mod:`~benchdb.cli.run` (run; its flags in
+:mod:`~benchdb.cli.run_flags`; ``run --ab`` in :mod:`~benchdb.cli.ab`), :mod:`~benchdb.cli.start` (suites,
+quickstart, hardware), :mod:`~benchdb.cli.data` (ingest, db status/upgrade, query,
 ack), :mod:`~benchdb.cli.report` (report, check), :mod:`~benchdb.cli.interop` (import, export),
 :mod:`~benchdb.cli.publish`, :mod:`~benchdb.cli.perfmodel` (calibrate, predict) and
 :mod:`~benchdb.cli.spark` (sql), :mod:`~benchdb.cli.web` (serve, site) and
@@ -133,11 +134,11 @@ def entry() -> None:
 
 
 #: The modules under benchdb.cli whose COMMANDS make up the command line.
-MODULES = ("run", "data", "report", "interop", "publish", "perfmodel", "spark", "web", "bisect")
+MODULES = ("run", "start", "data", "report", "interop", "publish", "perfmodel", "spark", "web", "bisect")
 #: Where each command lives, so running one imports only its module (start-up time). A command
 #: missing here still works: an unknown name imports every module (tests/test_startup.py keeps
 #: this table true).
-WHERE = {"run": "run", "suites": "run", "quickstart": "run", "hardware": "run",
+WHERE = {"run": "run", "suites": "start", "quickstart": "start", "hardware": "start",
          "ingest": "data", "db": "data", "query": "data", "ack": "data",
          "report": "report", "check": "report", "import": "interop", "export": "interop",
          "publish": "publish", "calibrate": "perfmodel", "predict": "perfmodel",

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.run import run_options, with_run_options
+from benchdb.cli.run_flags import run_options, with_run_options
 from benchdb.cli.shared_options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, Formats, append_summary, db_option
 from benchdb.errors import BenchdbError
 from benchdb.quantity import percent_text

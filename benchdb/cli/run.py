@@ -1,4 +1,4 @@
-"""Measuring: `benchdb run`, `suites`, `quickstart` and `hardware`.
+"""Measuring: `benchdb run` (its flags are built in :mod:`benchdb.cli.run_flags`).
 
 Runners, backends and the warehouse are imported inside the commands, so `benchdb --help` stays
 light (no torch, onnxruntime, openvino or duckdb).
@@ -6,24 +6,18 @@ light (no torch, onnxruntime, openvino or duckdb).
 
 from __future__ import annotations
 
-import json
-from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
 
 import click
 
 from benchdb import quantity
-from benchdb.cli.help import INTERRUPTED, command
+from benchdb.cli.help import command
+from benchdb.cli.run_flags import run_options, with_run_options
 from benchdb.cli.shared_options import (
     READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,
-    Formats,
     Quantity,
-    Renamed,
-    csv_ints,
-    csv_words,
     db_option,
     plural,
     progress_printer,
@@ -236,99 +230,6 @@ def _resume(ctx, params) -> None:
     _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume, workers=workers)
 
 
-def _click_option(opt, owners: list[str]) -> click.Option:
-    """The `benchdb run` option of a declared run option (benchdb.backends.core_options)."""
-    from functools import partial
-
-    from benchdb.backends import core_options as options
-
-    text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
-    names = [opt.cli_flag, *opt.old_flags, opt.param]       # old flags: read, not shown
-    kw: dict = {"help": text, "metavar": opt.metavar}
-    shown = options.default_text(opt)      # a default that differs per backend, in words
-    if shown:                               # as click writes a default, without its parentheses
-        kw["help"] = f"{text}  [default: {shown}]"
-    if opt.kind == "bool":
-        return Renamed(names, is_flag=True, **kw)
-    if opt.repeat:
-        kw["metavar"] = opt.metavar or opt.cli_flag[2:].upper().replace("-", "_")
-        return Renamed(names, multiple=True, **kw)
-    if opt.kind in ("words", "ints"):
-        default = ",".join(map(str, opt.default)) if opt.default else None
-        kw["metavar"] = (opt.metavar or opt.cli_flag[2:].upper().replace("-", "_")) + ",..."
-        return Renamed(names, default=default,
-                            show_default=not shown and default is not None,
-                            callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
-    if opt.kind in options.QUANTITIES:
-        kw["help"] = f"{text} Write {options.QUANTITIES[opt.kind]}."
-        kw["metavar"] = opt.metavar or ("DURATION" if opt.kind == "duration" else "PCT")
-        return Renamed(names, type=Quantity(partial(options.quantity_of, opt), kw["metavar"]),
-                            default=None if opt.default is None else options.quantity_text(opt, opt.default),
-                            show_default=not shown and opt.default is not None, **kw)
-    kind = {"int": click.IntRange(min=opt.minimum, max=opt.maximum),
-            "float": click.FloatRange(min=opt.minimum, max=opt.maximum)}.get(opt.kind, click.STRING)
-    if opt.kind in ("int", "float") and opt.minimum is None and opt.maximum is None:
-        kind = click.INT if opt.kind == "int" else click.FLOAT
-    return Renamed(names, type=kind, default=opt.default,
-                        show_default=not shown and opt.default is not None, **kw)
-
-
-def with_run_options(command: click.Command, *, leave_out: Collection[str] = (),
-                     backends_left_out: Collection[str] = (),
-                     changed: Mapping[str, Mapping[str, Any]] | None = None) -> click.Command:
-    """Adds the declared run options, core and backends' own, before the command's other options:
-    every one (`benchdb run`), or, for a command that measures otherwise (`bisect`), all but the
-    options named in ``leave_out`` and those only ``backends_left_out`` take, with the fields in
-    ``changed`` (by option name: its default, its help) its own."""
-    from dataclasses import replace
-
-    from benchdb.backends import core_options as options
-
-    changed = changed or {}
-    command.params[:0] = [
-        _click_option(replace(opt, **changed.get(opt.name, {})), owners) for opt, owners in options.every()
-        if opt.name not in leave_out and not (owners and set(owners) <= set(backends_left_out))]
-    return command
-
-
-def run_options(ctx, params):
-    """RunOptions from --config/--suite with command-line overrides, or from the command line."""
-    from click.core import ParameterSource
-
-    from benchdb.backends import core_options as options
-    from benchdb.harness.scenario import RunOptions
-    from benchdb.plan import config as cfgmod
-
-    declared = {opt.param: opt for opt, _ in options.every()}
-    explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
-    if params["benches"]:
-        if params["config_file"] or params["suite"]:
-            raise BenchdbError("give --bench or --config/--suite, not both; a config file names benches as "
-                               "models of backend userbench")
-        if params["backend"] not in (None, "userbench"):
-            raise BenchdbError(f"--bench runs backend userbench; leave out --backend {params['backend']}")
-        params = {**params, "backend": "userbench", "models": tuple(params["models"]) + tuple(params["benches"])}
-    if params["config_file"] and params["suite"]:
-        raise BenchdbError("give --config or --suite, not both")
-    if params["config_file"] or params["suite"]:
-        cfg = (cfgmod.load(params["config_file"]) if params["config_file"] else cfgmod.load_suite(params["suite"]))
-        runs, exclude, source = cfg.runs, cfg.exclude, cfg.source
-    else:
-        if not params["backend"] or not params["models"]:
-            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME "
-                               "(see `benchdb suites`)")
-        runs = [RunOptions(backend=params["backend"], models=tuple(params["models"]))]
-        exclude, source = [], "command line"
-        core = {o.param for o in options.CORE if o.name not in ("backend", "models")}
-        explicit |= core
-    given = {}
-    for param in explicit & set(declared) & set(params):      # a command may take only some (bisect)
-        opt = declared[param]
-        value = params[param]
-        given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
-    return [options.apply(opts, given, "command line", strict=len(runs) == 1) for opts in runs], exclude, source
-
-
 def _skip_fresh(items, duration: str, db) -> int:
     from datetime import datetime, timedelta, timezone
 
@@ -356,109 +257,4 @@ def _print_plan(items, db) -> None:
         click.echo(plural(total, "scenario"))
 
 
-@command("suites", examples=(("list them", "benchdb suites"),
-                             ("the scenarios of one, without measuring", "benchdb run --suite smoke --dry-run")))
-def suites():
-    """The predefined suites (for `benchdb run --suite NAME`)."""
-    from benchdb.plan import config as cfgmod
-
-    for name in cfgmod.suite_names():
-        cfg = cfgmod.load_suite(name)
-        backends = ", ".join(dict.fromkeys(o.backend for o in cfg.runs))
-        click.echo(f"{name:<16} {cfg.description} [{backends}]")
-
-
-@command("quickstart", examples=(
-    ("measure, ingest and report (about a minute on 2 cores)", "benchdb quickstart"),
-    ("one process per model: faster, but no winner can be confirmed",
-     "benchdb quickstart --repeats 1 --report quick.html")),
-    exit_codes=INTERRUPTED)
-@db_option()
-@click.option("--out", default="results", show_default=True, help="Folder for the measurement files.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("report.html"), show_default=True, help="Where to write the HTML report.")
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Processes per scenario, interleaved (each with 1/K of the suite's time); 1: one process "
-                   "per model, and no winner can be confirmed.")
-def quickstart(db, out, report_path, repeats):
-    """Measure, ingest and report the smoke suite on this machine.
-
-    Every installed backend runs the smoke suite; the results are ingested into the warehouse and
-    an HTML report is written."""
-    from benchdb.plan import quickstart as qs
-    from benchdb.warehouse import Warehouse
-
-    path = Warehouse(db).path
-    result = qs.run(str(path), out, report_path, progress=progress_printer(),
-                    note=lambda text: click.echo(text, err=True), repeats=repeats)
-    click.echo(result.optimal_markdown)
-    click.echo(result.ingest_line)
-    click.echo(f"report: {result.report_path.resolve()} (open it in a browser)")
-    click.echo(next_steps(path))
-
-
-def next_steps(path) -> str:
-    """quickstart's last lines: the warehouse, and two commands that read it, runnable as printed."""
-    import shlex
-
-    db = shlex.quote(str(path))
-    query = shlex.quote("SELECT model_id, backend, batch_size, median FROM results")
-    return f"warehouse: {path}; next:\n  benchdb report --matrix --db {db}\n  benchdb query {query} --db {db}"
-
-
-@command("hardware", examples=(
-    ("what this machine has", "benchdb hardware"),
-    ("the same for scripts", "benchdb hardware --format json"),
-    ("this machine as a hardware file (--hardware-file of run --url and import)", "benchdb hardware --format yaml")))
-@click.option("--format", "fmt", type=Formats(["table", "json", "yaml"], old={"text": "table"}), default="table",
-              show_default=True, help="json: machine-readable; yaml: this machine as a system, in the form of a "
-                                      "hardware file (--hardware-file of run --url and import).")
-@click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
-def hardware_cmd(fmt, as_json):
-    """This machine's CPU, memory, devices and backends.
-
-    With the installed backends' and libraries' versions, and how --parallel would split it."""
-    from benchdb.plan import machine
-
-    if fmt == "yaml" and not as_json:
-        click.echo(machine.as_hardware_file())
-        return
-    rep = machine.report()
-    if as_json or fmt == "json":
-        click.echo(json.dumps(rep, indent=1, default=str))
-        return
-    cpu = rep["cpu"]
-    click.echo(f"host      {rep['host']} (Python {rep['python']}, {cpu['os']}, {cpu['arch']})")
-    click.echo(f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
-               f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)")
-    click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
-    t = rep["topology"]
-    nodes = "; ".join(f"node {n}: cpus {c}" for n, c in t["numa_nodes"].items()) or "no NUMA information"
-    click.echo(f"topology  cpus {t['cpus']} ({t['physical_cores']} physical cores); {nodes}")
-    click.echo(f"parallel  auto: {len(t['parallel_auto'])} worker(s) on cores "
-               f"{', '.join(s['cpus'] for s in t['parallel_auto'])}; --threads T: as many T-core workers as fit "
-               f"(--parallel {t['physical_cores']} --threads 1 at most here)")
-    if rep["accelerators"]:
-        for acc in rep["accelerators"]:
-            mem = f", {acc['memory_bytes'] / 2**30:.0f} GiB" if acc["memory_bytes"] else ""
-            click.echo(f"device    {acc['device']}: {acc['name']} ({acc['kind']}{mem})")
-    else:
-        click.echo("device    cpu only (no CUDA, ROCm, MPS or XPU device visible to PyTorch)")
-    tel = rep["nvidia_telemetry"]
-    click.echo(f"nvidia    telemetry {tel['status']}: {tel['detail']}")
-    click.echo(f"energy    cpu {rep['cpu_energy']['status']}: {rep['cpu_energy']['detail']}")
-    if rep["load_avg_1m"] is not None:
-        click.echo(f"load      {rep['load_avg_1m']:.2f} (1-min average)")
-    for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):
-        click.echo(f"{title}:")
-        for b in items:
-            if b["status"] != "available":
-                detail = f"unavailable - {b['hint']}"
-            elif "uses" in b:       # named: openai's version is httpx's, ort-web's is onnxruntime-web's
-                detail = ", ".join(f"{name} {version or '(not installed)'}" for name, version in b["uses"].items())
-            else:
-                detail = b["version"]
-            click.echo(f"  {b['name']:<16} {detail}")
-
-
-COMMANDS = (with_run_options(run), suites, quickstart, hardware_cmd)
+COMMANDS = (with_run_options(run),)
