@@ -199,13 +199,13 @@ class Warehouse:
         return replace(rep, generated_at=build.generated_now())
 
     def check(self, baseline: str, candidate: str, **options: Any) -> GateResult:
-        """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),
+        """The regression gate (see :func:`benchdb.analysis.check.compare` for the options),
         answered from :mod:`benchdb.store.memo` while this state of the warehouse was asked the same
         (a time: selector open at its end depends on the clock: always computed)."""
         def compare(con):
-            from benchdb.analysis import gate
+            from benchdb.analysis import check
 
-            return gate.compare(con, baseline, candidate, **options)
+            return check.compare(con, baseline, candidate, **options)
 
         clock = any(s.strip().startswith("time:") and s.strip().endswith("..") for s in (baseline, candidate))
         return self._answer("check", {"baseline": baseline, "candidate": candidate, **options}, compare,

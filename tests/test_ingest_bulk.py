@@ -164,7 +164,7 @@ def test_a_file_whose_rows_claim_another_scenario_never_mixes_into_its_statistic
 def test_samples_come_back_in_measurement_order(tmp_path):
     """Ingest loads rows in parallel, in no particular order; what reads them back for statistics
     (the gate, the bootstrap) gets them per process in iteration order whatever the file's order."""
-    from benchdb.analysis import gate
+    from benchdb.analysis import gate_samples
 
     folder = tmp_path / "results"
     folder.mkdir()
@@ -177,7 +177,7 @@ def test_samples_come_back_in_measurement_order(tmp_path):
     sid = contract.read_footer(path).scenario["scenario_id"]
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     try:
-        vals = gate.measured_samples(con, [sid], "latency_s")[sid].tolist()
+        vals = gate_samples.measured_samples(con, [sid], "latency_s")[sid].tolist()
         per = dict((rep, v) for _r, rep, v in con.execute(
             "SELECT result_id, repeat, list(value ORDER BY iteration) FROM samples GROUP BY ALL").fetchall())
     finally:
