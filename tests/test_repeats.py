@@ -13,7 +13,8 @@ import pytest
 from benchdb.analysis import hierarchy
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
-from benchdb.plan.driver import build_plan, run_plan
+from benchdb.plan.driver import run_plan
+from benchdb.plan.planning import build_plan
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
 

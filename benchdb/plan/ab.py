@@ -63,8 +63,8 @@ from benchdb.plan.ab_process import (
     side_imports,
 )
 from benchdb.plan.ab_stats import decided
-from benchdb.plan.driver import PlanItem, build_plan, load_backend
 from benchdb.plan.files import RunReport, Sink, Writer
+from benchdb.plan.planning import PlanItem, build_plan, load_backend
 from benchdb.schema import contract
 
 #: Trials per scenario when neither --repeats nor the config says.
