@@ -336,7 +336,8 @@ class Measurer:
         shutil.rmtree(self.scratch.parent, ignore_errors=True)
 
     def __call__(self, base: Commit, tested: Commit) -> Verdict:
-        from benchdb.plan.ab import plan_ab, run_ab
+        from benchdb.plan.ab import run_ab
+        from benchdb.plan.ab_plan import plan_ab
         from benchdb.plan.ab_process import SIDES
         from benchdb.warehouse import Warehouse
 
