@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answ
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
     from benchdb.reports.document import Filters, Report
-    from benchdb.store import database, parts
+    from benchdb.store import database, parts_store
 
 
 @dataclass(frozen=True)
@@ -108,8 +108,8 @@ class Warehouse:
             moved = (store.moved_from, str(store.folder)) if store.moved_from is not None else None
             return Upgrade(session.applied, database.schema_version(session.con), changed, moved)
 
-    def compact(self) -> parts.Compaction:
-        """Rewrite the samples' parts as one (:meth:`benchdb.store.parts.Store.compact`)."""
+    def compact(self) -> parts_store.Compaction:
+        """Rewrite the samples' parts as one (:meth:`benchdb.store.parts_store.Store.compact`)."""
         from benchdb.store import database, snapshot
 
         database.require(self.path)

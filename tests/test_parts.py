@@ -19,7 +19,7 @@ from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
 from benchdb.analysis import gate_samples
 from benchdb.ingest import ingest
 from benchdb.schema import contract
-from benchdb.store import parts
+from benchdb.store import parts, parts_store
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
@@ -71,7 +71,7 @@ def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tm
     """A batch of PART_ROWS rows or more per thread is written with no sort, a part per writing
     thread: each part still holds its results in order of id, each result's rows together and as
     its file holds them, and the samples are the files' rows exactly."""
-    monkeypatch.setattr(parts, "PART_ROWS", 1_000)     # the rule at a test's size
+    monkeypatch.setattr(parts_store, "PART_ROWS", 1_000)     # the rule at a test's size
     files = write_suite(tmp_path / "a", n_files=12, n_values=2_000)
     db = tmp_path / "w.duckdb"
     summary = ingest([tmp_path / "a"], db)

@@ -62,7 +62,7 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
             # Each batch reads its files' footers several times (checks, load): parse once.
             con.execute("SET parquet_metadata_cache = true")
             # The batch's files are read in parallel, in no particular order (about 1/3 faster):
-            # its parts are written in order of result all the same (parts.Store.write_files).
+            # its parts are written in order of result all the same (parts_store.Store.write_files).
             con.execute("SET preserve_insertion_order = false")
             _load_files(con, session.parts, files, summary, batch_rows, progress)
             if after is not None:
