@@ -26,6 +26,7 @@ from benchdb.ingest.discover import discover, sha256
 from benchdb.ingest.load import Candidate, Loader
 from benchdb.ingest.summary import IngestSummary
 from benchdb.schema import contract
+from benchdb.schema.footers import read_footers
 from benchdb.store import database, snapshot
 
 #: Rows per load transaction. Large enough for bulk speed, small enough to bound memory.
@@ -124,7 +125,7 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
             by_hash.setdefault(c.sha256, []).append(c)
     # Every footer in one DuckDB pass (it also fills the metadata cache the load reads through),
     # outside a transaction: a file DuckDB cannot read fails its query, which would abort one.
-    footers = contract.read_footers(con, [group[0].path for group in by_hash.values()])
+    footers = read_footers(con, [group[0].path for group in by_hash.values()])
     con.execute("BEGIN TRANSACTION")
     for c in todo:
         if c.sha256 in loaded:
