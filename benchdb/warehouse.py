@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answ
     from benchdb.analysis.gate import GateResult
     from benchdb.ingest import IngestSummary
     from benchdb.reports.document import Filters, Report
-    from benchdb.store import database, parts
+    from benchdb.store import database, parts_store
 
 
 @dataclass(frozen=True)
@@ -108,8 +108,8 @@ class Warehouse:
             moved = (store.moved_from, str(store.folder)) if store.moved_from is not None else None
             return Upgrade(session.applied, database.schema_version(session.con), changed, moved)
 
-    def compact(self) -> parts.Compaction:
-        """Rewrite the samples' parts as one (:meth:`benchdb.store.parts.Store.compact`)."""
+    def compact(self) -> parts_store.Compaction:
+        """Rewrite the samples' parts as one (:meth:`benchdb.store.parts_store.Store.compact`)."""
         from benchdb.store import database, snapshot
 
         database.require(self.path)
@@ -199,13 +199,13 @@ class Warehouse:
         return replace(rep, generated_at=build.generated_now())
 
     def check(self, baseline: str, candidate: str, **options: Any) -> GateResult:
-        """The regression gate (see :func:`benchdb.analysis.gate.compare` for the options),
+        """The regression gate (see :func:`benchdb.analysis.check.compare` for the options),
         answered from :mod:`benchdb.store.memo` while this state of the warehouse was asked the same
         (a time: selector open at its end depends on the clock: always computed)."""
         def compare(con):
-            from benchdb.analysis import gate
+            from benchdb.analysis import check
 
-            return gate.compare(con, baseline, candidate, **options)
+            return check.compare(con, baseline, candidate, **options)
 
         clock = any(s.strip().startswith("time:") and s.strip().endswith("..") for s in (baseline, candidate))
         return self._answer("check", {"baseline": baseline, "candidate": candidate, **options}, compare,

@@ -30,6 +30,7 @@ from click.testing import CliRunner
 
 from benchdb.analysis import changepoints, gate
 from benchdb.analysis.stats import e_divisive
+from benchdb.analysis.verdict import judge
 from benchdb.cli import main as cli
 
 
@@ -87,9 +88,9 @@ def main() -> None:
     def verdict(shift):
         b = rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)
         c = (rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)) * (1 + shift)
-        return gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=list(b), processes=np.array_split(b, 3)),
-                          gate.SideSamples("ok", "valid", unit="s", values=list(c), processes=np.array_split(c, 3)),
-                          threshold=0.05, interleaved=True).verdict
+        return judge({}, gate.SideSamples("ok", "valid", unit="s", values=list(b), processes=np.array_split(b, 3)),
+                     gate.SideSamples("ok", "valid", unit="s", values=list(c), processes=np.array_split(c, 3)),
+                     threshold=0.05, interleaved=True).verdict
 
     # the two sides as one interleaved --ab run: separate invocations without history are inconclusive
     # by rule (run-to-run noise unknown), whatever their samples

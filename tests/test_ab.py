@@ -16,8 +16,8 @@ import pytest
 from conftest import REPO, benchdb_cmd
 
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
-from benchdb.plan.ab import SIDES, extension, schedule
-from benchdb.plan.ab_process import Group, Measured
+from benchdb.plan.ab_plan import extension, schedule
+from benchdb.plan.ab_process import SIDES, Group, Measured
 from benchdb.plan.ab_stats import decided
 from benchdb.schema import contract
 

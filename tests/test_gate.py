@@ -334,7 +334,7 @@ def test_measured_samples_come_back_in_measurement_order_even_from_rows_stored_o
     interleaved with another's are grouped and sorted by (repeat, iteration) all the same."""
     import duckdb
 
-    from benchdb.analysis import gate
+    from benchdb.analysis import gate_samples
 
     con = duckdb.connect()
     rows = [(rid, "latency_s", "s", i, 0.0, float(100 * k + 10 * rep + i), rep)
@@ -343,7 +343,7 @@ def test_measured_samples_come_back_in_measurement_order_even_from_rows_stored_o
     con.execute("CREATE TABLE samples (result_id VARCHAR, metric VARCHAR, unit VARCHAR, iteration INTEGER, "
                 "t_offset_s DOUBLE, value DOUBLE, repeat INTEGER)")
     con.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-    got = {r: v.tolist() for r, v in gate.measured_samples(con, ["b", "a", "missing"], "latency_s").items()}
+    got = {r: v.tolist() for r, v in gate_samples.measured_samples(con, ["b", "a", "missing"], "latency_s").items()}
     assert got == {"a": [0.0, 1, 2, 3, 4, 10, 11, 12, 13, 14],
                    "b": [100.0, 101, 102, 103, 104, 110, 111, 112, 113, 114]}
 
@@ -352,7 +352,7 @@ def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verd
     """Memory stays bounded on a whole fleet (check night against night at 1B samples held 5 GB
     when every compared sample was read at once): series are read and judged in passes of at most
     PASS_SAMPLES samples, with exactly the verdicts and figures of one pass."""
-    from benchdb.analysis import gate
+    from benchdb.analysis import check as gate_check
     from benchdb.store import database
 
     base, cand = _ab_runs()          # one interleaved A/B: the gate knows its run-to-run noise
@@ -362,18 +362,18 @@ def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verd
     db = _warehouse(tmp_path, files)
 
     def figures(limit):
-        monkeypatch.setattr(gate, "PASS_SAMPLES", limit)
+        monkeypatch.setattr(gate_check, "PASS_SAMPLES", limit)
         con, _ = database.open_readonly(db)
         try:
-            result = gate.compare(con, f"run:{base['run_id']}", f"run:{cand['run_id']}")
+            result = gate_check.compare(con, f"run:{base['run_id']}", f"run:{cand['run_id']}")
         finally:
             con.close()
         return [(c.scenario["series_id"], c.verdict, c.n_base, c.n_cand, c.change, c.ci_low, c.ci_high,
                  c.eq_low, c.eq_high, c.processes) for c in result.comparisons]
 
     passes = []
-    monkeypatch.setattr(gate, "_judge_chunk", lambda *a, _f=gate._judge_chunk, **k: (passes.append(len(a[2])),
-                                                                                       _f(*a, **k))[1])
+    monkeypatch.setattr(gate_check, "_judge_chunk",
+                        lambda *a, _f=gate_check._judge_chunk, **k: (passes.append(len(a[2])), _f(*a, **k))[1])
     whole = figures(10**9)
     assert passes == [7]
     passes.clear()

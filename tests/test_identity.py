@@ -15,7 +15,7 @@ from benchdb.cli import main
 from benchdb.harness import hardware
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
-from benchdb.plan.driver import build_plan, hardware_ids
+from benchdb.plan.planning import build_plan, hardware_ids
 from benchdb.schema import contract, identity
 from benchdb.warehouse import Warehouse
 

@@ -1,4 +1,4 @@
-"""Bulk footer checks (issue 19): ``contract.read_footers`` reads a batch's footers in one DuckDB
+"""Bulk footer checks (issue 19): ``footers.read_footers`` reads a batch's footers in one DuckDB
 pass and checks the Arrow schema once per distinct schema, and must give every file exactly the
 verdict and message ``contract.read_footer`` gives it on its own."""
 
@@ -14,7 +14,7 @@ import pytest
 from conftest import make_meta, make_run, write_file
 
 from benchdb.ingest import ingest
-from benchdb.schema import contract
+from benchdb.schema import contract, footers
 
 pytestmark = pytest.mark.core
 
@@ -93,7 +93,7 @@ def _one(path):
 def test_bulk_footers_give_each_file_read_footers_verdict(tmp_path):
     files = _variety(tmp_path)
     con = duckdb.connect()
-    bulk = contract.read_footers(con, files)
+    bulk = footers.read_footers(con, files)
     assert sorted(bulk) == sorted(map(str, files))
     for f in files:
         assert _verdict(bulk[str(f)]) == _verdict(_one(f)), f.name
@@ -108,9 +108,9 @@ def test_schema_is_checked_once_per_distinct_schema(tmp_path, monkeypatch):
     run = make_run()
     files = [write_file(tmp_path, make_meta(run, batch_size=b), name=f"f{b}.parquet") for b in range(1, 41)]
     checked = []
-    real = contract._schema_error
-    monkeypatch.setattr(contract, "_schema_error", lambda path, version: checked.append(path) or real(path, version))
-    bulk = contract.read_footers(duckdb.connect(), files)
+    real = footers._schema_error
+    monkeypatch.setattr(footers, "_schema_error", lambda path, version: checked.append(path) or real(path, version))
+    bulk = footers.read_footers(duckdb.connect(), files)
     assert all(isinstance(v, contract.FileFooter) for v in bulk.values())
     assert [v.scenario["batch_size"] for v in bulk.values()] == list(range(1, 41))
     assert len(checked) == 1
@@ -164,7 +164,7 @@ def test_a_file_whose_rows_claim_another_scenario_never_mixes_into_its_statistic
 def test_samples_come_back_in_measurement_order(tmp_path):
     """Ingest loads rows in parallel, in no particular order; what reads them back for statistics
     (the gate, the bootstrap) gets them per process in iteration order whatever the file's order."""
-    from benchdb.analysis import gate
+    from benchdb.analysis import gate_samples
 
     folder = tmp_path / "results"
     folder.mkdir()
@@ -177,7 +177,7 @@ def test_samples_come_back_in_measurement_order(tmp_path):
     sid = contract.read_footer(path).scenario["scenario_id"]
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     try:
-        vals = gate.measured_samples(con, [sid], "latency_s")[sid].tolist()
+        vals = gate_samples.measured_samples(con, [sid], "latency_s")[sid].tolist()
         per = dict((rep, v) for _r, rep, v in con.execute(
             "SELECT result_id, repeat, list(value ORDER BY iteration) FROM samples GROUP BY ALL").fetchall())
     finally:

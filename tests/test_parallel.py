@@ -122,7 +122,8 @@ def test_device_workers_reach_the_measuring_children(tmp_path, monkeypatch):
     from benchdb.harness.scenario import RunOptions
     from benchdb.harness.timing import StopRule
     from benchdb.plan import parallel
-    from benchdb.plan.driver import build_plan, run_plan
+    from benchdb.plan.driver import run_plan
+    from benchdb.plan.planning import build_plan
 
     bench = _bench(tmp_path)
     monkeypatch.setenv("WHERE_OUT", str(tmp_path / "where"))

@@ -16,10 +16,10 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
 
-from benchdb.analysis import gate
+from benchdb.analysis import gate_samples
 from benchdb.ingest import ingest
 from benchdb.schema import contract
-from benchdb.store import parts
+from benchdb.store import parts, parts_store
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
@@ -71,7 +71,7 @@ def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tm
     """A batch of PART_ROWS rows or more per thread is written with no sort, a part per writing
     thread: each part still holds its results in order of id, each result's rows together and as
     its file holds them, and the samples are the files' rows exactly."""
-    monkeypatch.setattr(parts, "PART_ROWS", 1_000)     # the rule at a test's size
+    monkeypatch.setattr(parts_store, "PART_ROWS", 1_000)     # the rule at a test's size
     files = write_suite(tmp_path / "a", n_files=12, n_values=2_000)
     db = tmp_path / "w.duckdb"
     summary = ingest([tmp_path / "a"], db)
@@ -268,7 +268,7 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
     con = duckdb.connect(str(db), read_only=True)
     before = con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL").fetchall()
     ids = [r for (r,) in con.execute("SELECT result_id FROM results ORDER BY result_id").fetchall()]
-    measured = {r: v.tolist() for r, v in gate.measured_samples(con, ids, "latency_s").items()}
+    measured = {r: v.tolist() for r, v in gate_samples.measured_samples(con, ids, "latency_s").items()}
     con.close()
     with Warehouse(db).reading() as reader:             # opened before the compaction
         out = benchdb_cmd("db", "compact", "--db", str(db), check=True).stdout
@@ -279,7 +279,7 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
         assert con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL"
                            ).fetchall() == before
         # each result's rows still come back together and in measurement order, with no sort
-        assert {r: v.tolist() for r, v in gate.measured_samples(con, ids, "latency_s").items()} == measured
+        assert {r: v.tolist() for r, v in gate_samples.measured_samples(con, ids, "latency_s").items()} == measured
         (published,) = {Path(f) for (f,) in con.execute("SELECT DISTINCT filename FROM read_parquet("
                                                           f"{parts.glob_string(tmp_path / 'w.duckdb.samples')}, "
                                                           "filename = true) WHERE filename LIKE '%gen=0000000004%'"

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import make_meta, make_run, write_file
 
-from benchdb.analysis import gate
+from benchdb.analysis import check, gate, verdict
 from benchdb.analysis.stats import bootstrap_median_ratio, e_divisive, robust_noise
 from benchdb.cli import main
 
@@ -71,7 +71,7 @@ def _verdict(b, c, history=None, threshold=0.05, processes=3, interleaved=True):
     interleaved A/B run unless ``interleaved=False``)."""
     base = gate.SideSamples("ok", "valid", unit="s", values=b, processes=np.array_split(np.asarray(b), processes))
     cand = gate.SideSamples("ok", "valid", unit="s", values=c, processes=np.array_split(np.asarray(c), processes))
-    return gate.judge({}, base, cand, history=history, threshold=threshold, interleaved=interleaved)
+    return verdict.judge({}, base, cand, history=history, threshold=threshold, interleaved=interleaved)
 
 
 def test_a_a_comparisons_are_almost_never_flagged():
@@ -86,10 +86,10 @@ def test_real_regressions_are_found_and_direction_respected():
     assert sum(_verdict(*_pair(rng, shift=-0.10)).verdict == "improved" for _ in range(50)) >= 48
     # throughput-like units regress downward
     b, c = _pair(rng, shift=-0.10)
-    v = gate.judge({}, gate.SideSamples("ok", "valid", unit="tokens/s", values=b,
-                                        processes=np.array_split(np.asarray(b), 3)),
-                   gate.SideSamples("ok", "valid", unit="tokens/s", values=c,
-                                    processes=np.array_split(np.asarray(c), 3)), threshold=0.05, interleaved=True)
+    v = verdict.judge({}, gate.SideSamples("ok", "valid", unit="tokens/s", values=b,
+                                           processes=np.array_split(np.asarray(b), 3)),
+                      gate.SideSamples("ok", "valid", unit="tokens/s", values=c,
+                                       processes=np.array_split(np.asarray(c), 3)), threshold=0.05, interleaved=True)
     assert v.verdict == "regressed"
 
 
@@ -132,10 +132,10 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     # the equivalence interval (90 %) comes from the same resamples: nested in the 95 % one
     assert v.ci_low <= v.eq_low <= v.change <= v.eq_high <= v.ci_high
     spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]     # processes disagree
-    straddle = gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=b,
-                                               processes=np.array_split(np.asarray(b), 3)),
-                          gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(spread), processes=spread),
-                          threshold=0.05, interleaved=True)
+    straddle = verdict.judge({}, gate.SideSamples("ok", "valid", unit="s", values=b,
+                                                  processes=np.array_split(np.asarray(b), 3)),
+                             gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(spread), processes=spread),
+                             threshold=0.05, interleaved=True)
     assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
     assert straddle.verdict == "inconclusive" and "straddles" in straddle.reason
 
@@ -153,8 +153,8 @@ def test_noisy_history_raises_the_threshold():
 
 def test_too_few_samples_or_invalid_is_inconclusive():
     assert _verdict([0.01] * 5, [0.02] * 5).verdict == "inconclusive"
-    v = gate.judge({}, gate.SideSamples("ok", "valid"), gate.SideSamples("ok", "invalid", ("noisy: x",)),
-                   threshold=0.05)
+    v = verdict.judge({}, gate.SideSamples("ok", "valid"), gate.SideSamples("ok", "invalid", ("noisy: x",)),
+                      threshold=0.05)
     assert (v.verdict, v.reason) == ("inconclusive", "candidate result is invalid: noisy: x")
 
 
@@ -302,7 +302,7 @@ def test_history_counts_from_min_history_points_and_not_for_an_interleaved_ab_pa
 
     def side(role, ab="ab-1234abcd"):
         return [{"run_tags": ["ab-x", f"{ab}-{role}"] if ab else ["nightly"]}]
-    assert gate._ab_pair(side("base"), side("cand"))
-    assert not gate._ab_pair(side("base"), side("cand", ab="ab-99999999"))     # two different A/B runs
-    assert not gate._ab_pair(side("cand"), side("base"))                        # sides swapped
-    assert not gate._ab_pair(side("base", ab=None), side("cand"))               # a plain run
+    assert check._ab_pair(side("base"), side("cand"))
+    assert not check._ab_pair(side("base"), side("cand", ab="ab-99999999"))     # two different A/B runs
+    assert not check._ab_pair(side("cand"), side("base"))                        # sides swapped
+    assert not check._ab_pair(side("base", ab=None), side("cand"))               # a plain run

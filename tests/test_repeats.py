@@ -13,7 +13,8 @@ import pytest
 from benchdb.analysis import hierarchy
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
-from benchdb.plan.driver import build_plan, run_plan
+from benchdb.plan.driver import run_plan
+from benchdb.plan.planning import build_plan
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
 
@@ -120,11 +121,12 @@ def test_outlier_processes_known_answers():
 
 def test_the_gate_sets_an_outlier_process_aside_and_says_so():
     from benchdb.analysis import gate
+    from benchdb.analysis.verdict import judge
 
     def verdict(base, cand):
-        return gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(base), processes=base),
-                          gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(cand), processes=cand),
-                          threshold=0.05, interleaved=True)
+        return judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(base), processes=base),
+                     gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(cand), processes=cand),
+                     threshold=0.05, interleaved=True)
     aa = verdict(_procs([0, 0.01, 0.7, -0.01, 0], seed=1), _procs([0, 0, 0.01, -0.01, 0], seed=2))
     assert aa.verdict == "unchanged" and aa.reason.endswith("; set aside as outlier processes: baseline +70%")
     assert aa.n_base == 1600 and "(1 + 0 outlier process(es) set aside)" in aa.interval
@@ -140,6 +142,7 @@ def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
     gate, a slow minority (3 and 5 of 15) is unchanged, and every process 10 % slower is regressed
     at +10 %."""
     from benchdb.analysis import gate
+    from benchdb.analysis.verdict import judge
 
     rng = np.random.default_rng(5)
 
@@ -153,9 +156,9 @@ def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
     assert point == pytest.approx(1.1 ** (2 / 15) - 1, abs=2e-3) and -0.05 < lo < point < hi < 0.05
 
     def verdict(b, c):
-        return gate.judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(b), processes=b),
-                          gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(c), processes=c),
-                          threshold=0.05, interleaved=True)
+        return judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(b), processes=b),
+                     gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(c), processes=c),
+                     threshold=0.05, interleaved=True)
     aa = verdict(side(3), side(5))
     assert aa.verdict == "unchanged" and aa.change == pytest.approx(aa.cand_median / aa.base_median - 1)
     slower = verdict(side(5), side(5, shift=1.1))

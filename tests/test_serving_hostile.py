@@ -21,7 +21,8 @@ from conftest import benchdb_cmd
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
-from benchdb.schema.serving_metrics import LINE_LIMIT, RequestRecord, StreamParser, summary
+from benchdb.schema.serving_metrics import LINE_LIMIT, StreamParser, summary
+from benchdb.schema.serving_request import RequestRecord
 from benchdb.text import hashed, redact_secrets
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")

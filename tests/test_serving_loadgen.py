@@ -22,7 +22,8 @@ pytest.importorskip("httpx")
 
 from benchdb.backends.openai import workers  # noqa: E402
 from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402
-from benchdb.schema.serving_metrics import parse_slo, request_metrics, summary  # noqa: E402
+from benchdb.schema.serving_metrics import parse_slo, summary  # noqa: E402
+from benchdb.schema.serving_request import request_metrics  # noqa: E402
 from benchdb.testing.stub import StubConfig, StubServer  # noqa: E402
 
 TTFT_MS, ITL_MS = 40.0, 8.0

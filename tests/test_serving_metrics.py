@@ -22,16 +22,15 @@ from benchdb.schema.serving import (
     WINDOW,
 )
 from benchdb.schema.serving_metrics import (
-    RequestRecord,
     StreamParser,
     meets_slo,
     parse_slo,
     percentile,
     point_rows,
-    request_metrics,
     rows,
     summary,
 )
+from benchdb.schema.serving_request import RequestRecord, request_metrics
 
 pytestmark = pytest.mark.core
 

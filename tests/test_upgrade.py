@@ -115,7 +115,7 @@ def test_a_new_run_joins_the_series_of_an_upgraded_result(old_db, tmp_path):
                       "AND options->>'threads' = '1'").fetchone()
     con.close()
     from benchdb.harness.scenario import RunOptions
-    from benchdb.plan.driver import build_plan, series_ids
+    from benchdb.plan.planning import build_plan, series_ids
 
     items = build_plan([RunOptions("numpy", ("matmul:32",), threads=1)])
     from benchdb.harness import hardware

@@ -12,7 +12,8 @@ from benchdb import __version__
 from benchdb.backends.core_options import backend_option, recorded_config
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
-from benchdb.plan.ab import DEFAULT_TRIALS, AbReport, need_trials, plan_ab, run_ab
+from benchdb.plan.ab import AbReport, run_ab
+from benchdb.plan.ab_plan import DEFAULT_TRIALS, need_trials, plan_ab
 from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
 from benchdb.plan.ab_sides import deployments, warn_split
 

@@ -141,7 +141,7 @@ def _workers(runs, n: str, flag: str):
 
 def _plan_and_run(params, runs, exclude, source, shard, workers=None):
     from benchdb.backends.core_options import recorded_config
-    from benchdb.plan.driver import build_plan
+    from benchdb.plan.planning import build_plan
 
     items = build_plan(runs, exclude=exclude, shard=shard,
                        unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
@@ -201,7 +201,8 @@ def _resume_command(out_dir, db) -> str:
 def _resume(ctx, params) -> None:
     from click.core import ParameterSource
 
-    from benchdb.plan.driver import prestart, resume_plan
+    from benchdb.plan.driver import prestart
+    from benchdb.plan.resume import resume_plan
 
     plan_options = {"backend", "models", "benches", "config_file", "suite", "ab", "ab_url", "ab_hardware_file",
                     "ab_env", "ab_env_public", "ab_max_trials", "shard", "skip_fresh", "dry_run", "repeats",
@@ -233,7 +234,7 @@ def _resume(ctx, params) -> None:
 def _skip_fresh(items, duration: str, db) -> int:
     from datetime import datetime, timedelta, timezone
 
-    from benchdb.plan.driver import skip_series
+    from benchdb.plan.planning import skip_series
     from benchdb.warehouse import Warehouse
 
     if not db:
@@ -243,7 +244,7 @@ def _skip_fresh(items, duration: str, db) -> int:
 
 
 def _print_plan(items, db) -> None:
-    from benchdb.plan.driver import estimate_seconds
+    from benchdb.plan.planning import estimate_seconds
     from benchdb.warehouse import Warehouse
 
     for item in items:

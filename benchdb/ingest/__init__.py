@@ -26,6 +26,7 @@ from benchdb.ingest.discover import discover, sha256
 from benchdb.ingest.load import Candidate, Loader
 from benchdb.ingest.summary import IngestSummary
 from benchdb.schema import contract
+from benchdb.schema.footers import read_footers
 from benchdb.store import database, snapshot
 
 #: Rows per load transaction. Large enough for bulk speed, small enough to bound memory.
@@ -62,7 +63,7 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
             # Each batch reads its files' footers several times (checks, load): parse once.
             con.execute("SET parquet_metadata_cache = true")
             # The batch's files are read in parallel, in no particular order (about 1/3 faster):
-            # its parts are written in order of result all the same (parts.Store.write_files).
+            # its parts are written in order of result all the same (parts_store.Store.write_files).
             con.execute("SET preserve_insertion_order = false")
             _load_files(con, session.parts, files, summary, batch_rows, progress)
             if after is not None:
@@ -124,7 +125,7 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
             by_hash.setdefault(c.sha256, []).append(c)
     # Every footer in one DuckDB pass (it also fills the metadata cache the load reads through),
     # outside a transaction: a file DuckDB cannot read fails its query, which would abort one.
-    footers = contract.read_footers(con, [group[0].path for group in by_hash.values()])
+    footers = read_footers(con, [group[0].path for group in by_hash.values()])
     con.execute("BEGIN TRANSACTION")
     for c in todo:
         if c.sha256 in loaded:

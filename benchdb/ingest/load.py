@@ -21,7 +21,7 @@ from benchdb.schema import contract, identity, system
 
 if TYPE_CHECKING:
     from benchdb.ingest.summary import IngestSummary
-    from benchdb.store import parts
+    from benchdb.store import parts_store
 
 
 @dataclass
@@ -164,7 +164,7 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
 
 
 class Loader:
-    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary, store: parts.Store):
+    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary, store: parts_store.Store):
         self.con = con
         self.summary = summary
         self.store = store
@@ -232,7 +232,7 @@ class Loader:
             good = [c for c in batch if str(c.path) not in bad]
             if good:
                 # files in order of result id: each part the threads write then holds its
-                # results in that order with no sort (parts.Store.write_files)
+                # results in that order with no sort (parts_store.Store.write_files)
                 by_version: dict[int, list[Candidate]] = {1: [], 2: []}
                 for c in sorted(good, key=lambda c: c.valid_footer.scenario["scenario_id"]):
                     by_version[1 if c.valid_footer.metadata["contract_version"] == 1 else 2].append(c)

@@ -25,7 +25,7 @@ import pyarrow.parquet as pq
 from benchdb.errors import BenchdbError
 from benchdb.harness.isolation import Placement
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
-from benchdb.plan.driver import load_backend
+from benchdb.plan.planning import load_backend
 from benchdb.schema import contract, identity
 from benchdb.text import hashed
 

@@ -16,7 +16,7 @@ def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]]
     one that looks once; ``benchdb check`` then judges the written trials at its usual levels)."""
     import numpy as np
 
-    from benchdb.analysis import gate
+    from benchdb.analysis import gate, verdict
 
     level = 1 - (1 - gate.LEVEL) / looks
     eq_level = 1 - (1 - gate.EQUIVALENCE_LEVEL) / looks
@@ -31,8 +31,8 @@ def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]]
             unit = next((r[1] for o in outcomes for r in o.rows if r[0] == metric), None)
             sides[side] = gate.SideSamples("ok", "valid", unit=unit, processes=[
                 np.asarray([r[4] for r in o.rows if r[0] == metric], dtype=float) for o in outcomes])
-        cmp = gate.judge({}, sides["base"], sides["cand"], threshold=threshold, seed=0, interleaved=True,
-                         level=level, eq_level=eq_level)
+        cmp = verdict.judge({}, sides["base"], sides["cand"], threshold=threshold, seed=0, interleaved=True,
+                            level=level, eq_level=eq_level)
         if cmp.verdict == "inconclusive":
             return False
     return True

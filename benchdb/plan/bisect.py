@@ -14,14 +14,15 @@ judged by the regression gate (:mod:`benchdb.analysis.gate`):
 A commit whose setup fails, or whose bench fails, is skipped as ``git bisect skip`` does: the
 nearest untried commit of the range is measured instead, and when only skipped commits are left
 the answer is the range they span.
+
+The commits and a step's verdict are in :mod:`benchdb.plan.bisect_steps`, a commit's environment
+setup in :mod:`benchdb.plan.bisect_setup`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -36,45 +37,11 @@ from typing import Any
 from benchdb.backends.core_options import recorded_config
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
+from benchdb.plan.bisect_setup import SetupFailed, default_setup, run_setup
+from benchdb.plan.bisect_steps import Commit, Step, Verdict, verdict
 
 #: The outcome of a bisect -> its exit code (2 is bad input, raised as an error).
 EXIT = {"culprit": 0, "no_regression": 1, "stopped": 3}
-#: Seconds one setup may take.
-SETUP_TIMEOUT_S = 1800
-
-
-@dataclass(frozen=True)
-class Commit:
-    sha: str
-    subject: str
-    date: str
-
-    @property
-    def short(self) -> str:
-        return self.sha[:10]
-
-    def line(self) -> str:
-        return f"{self.short} {self.subject} ({self.date[:10]})"
-
-
-@dataclass
-class Verdict:
-    """What one step's measurement said: regressed | unchanged | inconclusive | skipped, with the
-    change of the median, its 95 % interval, the scenario it is about and the A/B run's id."""
-    verdict: str
-    change: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    scenario: str | None = None
-    ab_id: str | None = None
-    note: str = ""
-
-
-@dataclass(kw_only=True)
-class Step(Verdict):
-    number: int
-    base: Commit              # what it was measured against (the current good commit)
-    tested: Commit
 
 
 @dataclass
@@ -149,9 +116,6 @@ def between(repo: Path, good: Commit, bad: Commit) -> list[Commit]:
 
 # --- environments ----------------------------------------------------------------------------
 
-class SetupFailed(Exception):
-    """A commit's environment could not be built (the commit is skipped)."""
-
 
 class Checkouts:
     """Each commit's worktree (removed at the end) and environment (kept in the cache, keyed by
@@ -199,9 +163,9 @@ class Checkouts:
         self.log(f"setting up {c.short} ({'default setup' if self.setup is None else 'setup command'})")
         try:
             if self.setup is None:
-                _default_setup(root, env)
+                default_setup(root, env)
             else:
-                _run_setup(self.setup, root, env)
+                run_setup(self.setup, root, env)
             if not python.exists():
                 raise SetupFailed(f"the setup made no {python}")
         except SetupFailed as exc:
@@ -223,43 +187,6 @@ class Checkouts:
 def _exit_on_sigterm(signum: int, frame: Any) -> None:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)       # a second SIGTERM must not cut the clean-up short
     raise SystemExit(128 + signum)
-
-
-def _sh(cmd: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> None:
-    try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, shell=isinstance(cmd, str), capture_output=True, text=True,
-                              timeout=SETUP_TIMEOUT_S, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise SetupFailed(f"the setup ran past {SETUP_TIMEOUT_S} s") from None
-    if proc.returncode != 0:
-        from benchdb.plan.ab_process import last_line
-
-        raise SetupFailed(f"exit code {proc.returncode}: {last_line(proc.stderr or proc.stdout) or 'no message'}")
-
-
-def _run_setup(setup: str, root: Path, env: Path) -> None:
-    _sh(setup.replace("{env}", shlex.quote(str(env))), root, {**os.environ, "BENCHDB_ENV": str(env)})
-
-
-def _default_setup(root: Path, env: Path) -> None:
-    import site
-    import sysconfig
-
-    _sh([sys.executable, "-m", "venv", "--without-pip", str(env)], root)
-    python = env / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    host = [p for p in dict.fromkeys([*site.getsitepackages(), sysconfig.get_path("purelib")]) if os.path.isdir(p)]
-    # Lines of a .pth file that start with "import" run at start-up: addsitedir also reads the host's
-    # own .pth files (an editable benchdb), after the venv's own packages.
-    Path(purelib, "_benchdb_host.pth").write_text(
-        "".join(f"import site; site.addsitedir({p!r})\n" for p in host), encoding="utf-8")
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
-           "--disable-pip-version-check", "--no-input"]
-    try:                             # the build backend from the host's packages: no download
-        _sh([*pip, "--no-build-isolation", "."], root)
-    except SetupFailed:
-        _sh([*pip, "."], root)
 
 
 # --- the search ------------------------------------------------------------------------------
@@ -336,7 +263,8 @@ class Measurer:
         shutil.rmtree(self.scratch.parent, ignore_errors=True)
 
     def __call__(self, base: Commit, tested: Commit) -> Verdict:
-        from benchdb.plan.ab import plan_ab, run_ab
+        from benchdb.plan.ab import run_ab
+        from benchdb.plan.ab_plan import plan_ab
         from benchdb.plan.ab_process import SIDES
         from benchdb.warehouse import Warehouse
 
@@ -369,7 +297,7 @@ class Measurer:
             gate = wh.check(f"tag:{report.tags['base']}", f"tag:{report.tags['cand']}", threshold=self.threshold)
         except BenchdbError as exc:
             return Verdict("skipped", ab_id=report.ab_id, note=f"nothing to compare: {exc}")
-        return _verdict(gate, report.ab_id)
+        return verdict(gate, report.ab_id)
 
 
     def _side(self, name: str, c: Commit, python: str, root: Path):
@@ -381,30 +309,6 @@ class Measurer:
             self.sides[c.sha] = replace(probe(name, python, {}), cwd=str(root),
                                         import_path=own_import_path(python, str(root)))
         return replace(self.sides[c.sha], name=name)
-
-
-def _verdict(gate, ab_id: str) -> Verdict:
-    """One verdict for a step from the gate's per-scenario ones: any regression is one; a scenario
-    broken on the tested side makes it unmeasurable (skipped); any inconclusive one leaves it open."""
-    by = {v: [c for c in gate.comparisons if c.verdict == v] for v in
-          ("regressed", "broken", "still_broken", "inconclusive")}
-    if by["regressed"]:
-        verdict, c = "regressed", by["regressed"][0]
-    elif by["broken"] or by["still_broken"]:
-        c = (by["broken"] or by["still_broken"])[0]
-        return Verdict("skipped", ab_id=ab_id, scenario=_label(c), note=f"its bench fails: {c.reason}")
-    elif by["inconclusive"]:
-        verdict, c = "inconclusive", by["inconclusive"][0]
-    else:
-        verdict = "unchanged"
-        c = max(gate.comparisons, key=lambda x: abs(x.change or 0.0))
-    note = "" if c.verdict == verdict else f"{c.verdict}: {c.reason}"
-    return Verdict(verdict, c.change, c.ci_low, c.ci_high, _label(c), ab_id, note)
-
-
-def _label(c) -> str:
-    s = c.scenario
-    return f"{s.get('model_id')} {s.get('backend')}/{s.get('device')} bs={s.get('batch_size')} {s.get('input_shape')}"
 
 
 def new_id() -> str:

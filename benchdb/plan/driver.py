@@ -1,38 +1,29 @@
-"""Drive a backend over its scenario plan and write one contract file per scenario."""
+"""Drive a backend over its scenario plan (:mod:`benchdb.plan.planning`) and write one contract file per
+scenario."""
 
 from __future__ import annotations
 
-import json
 import platform
 import random
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pyarrow as pa
 
 from benchdb import __version__
 from benchdb.backends import registry
-from benchdb.backends.api import Backend
 from benchdb.backends.core_options import recorded_config
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.isolation import run_isolated
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
-from benchdb.plan.files import RunReport, Sink, Writer, refused_as_one_line
+from benchdb.plan.files import RunReport, Sink, Writer
+from benchdb.plan.planning import PlanItem, build_plan, load_backend
+from benchdb.plan.resume import Resume, write_plan
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
 from benchdb.text import redact_secrets
-
-
-def backend_names() -> list[str]:
-    return registry.names()
-
-
-def load_backend(name: str) -> Backend:
-    return registry.load(name)
 
 
 class Interrupted(BenchdbError):
@@ -44,102 +35,6 @@ class Interrupted(BenchdbError):
         self.report = report
         self.total = total
         super().__init__(f"interrupted: kept {len(report.files)} of {total} scenario file(s) in {report.out_dir}")
-
-
-@dataclass
-class PlanItem:
-    opts: RunOptions
-    model: str
-    scenarios: list[Scenario]
-
-
-def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
-               shard: tuple[int, int] | None = None,
-               unmatched: Callable[[dict], None] | None = None) -> list[PlanItem]:
-    """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
-    scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan.
-    ``unmatched(rule)`` is called for each exclude rule that matched no scenario (a typo)."""
-    from benchdb.backends.core_options import identity_options
-    from benchdb.backends.shared import quantize
-    from benchdb.plan.config import matching_rules
-    from benchdb.schema.identity import canonical_options
-
-    exclude = exclude or []
-    used: set[int] = set()
-    items: list[PlanItem] = []
-    for opts in runs:
-        quantize.check_applies(opts)
-        backend = load_backend(opts.backend)
-        declared = identity_options(opts)
-        for model, scenarios in backend.plan(opts):
-            kept = []
-            for sc in scenarios:
-                if declared:     # a backend's identity options are in its scenarios' identity, set or not
-                    sc.options = canonical_options({**declared, **sc.options})
-                hits = matching_rules(exclude, sc)
-                used.update(hits)
-                if not hits:
-                    kept.append(sc)
-            if kept:
-                items.append(PlanItem(opts, model, kept))
-    for i, rule in enumerate(exclude):
-        if i not in used and unmatched is not None:
-            unmatched(rule)
-    if shard is not None:
-        index, count = shard
-        k = 0
-        for item in items:
-            mine = []
-            for sc in item.scenarios:
-                if k % count == index - 1:
-                    mine.append(sc)
-                k += 1
-            item.scenarios = mine
-        items = [i for i in items if i.scenarios]
-    return items
-
-
-def hardware_ids(items: list[PlanItem]) -> dict[tuple[str, str], str]:
-    """(backend, device) -> the hardware id its results will carry, for every scenario device."""
-    out = {}
-    for item in items:
-        for sc in item.scenarios:
-            key = (sc.backend, sc.device)
-            if key not in out:
-                out[key] = identity.hardware_id(load_backend(sc.backend).hardware_of(sc.device))
-    return out
-
-
-def series_ids(items: list[PlanItem]) -> list[str]:
-    """The series id of every planned scenario, in plan order (for --skip-fresh)."""
-    hw = hardware_ids(items)
-    return [identity.series_id(sc.key(), hw[(sc.backend, sc.device)]) for item in items for sc in item.scenarios]
-
-
-def skip_series(items: list[PlanItem], skip: set[str]) -> int:
-    """Drop the planned scenarios whose series id is in ``skip`` (in place); returns how many."""
-    ids = iter(series_ids(items))                    # plan order
-    dropped = 0
-    for item in items:
-        kept = [sc for sc in item.scenarios if next(ids) not in skip]
-        dropped += len(item.scenarios) - len(kept)
-        item.scenarios = kept
-    return dropped
-
-
-def estimate_seconds(items: list[PlanItem], history: dict[str, float]) -> tuple[float, int]:
-    """Seconds the plan should take (each scenario's last measurement, else its minimum time,
-    plus 1 s of set-up) and how many scenarios had a history to go by."""
-    seconds, known = 0.0, 0
-    ids = series_ids(items) if history else []
-    k = 0
-    for item in items:
-        for _ in item.scenarios:
-            past = history.get(ids[k]) if ids else None
-            k += 1
-            known += past is not None
-            seconds += (past if past is not None else item.opts.rule.min_time_s) + 1.0
-    return seconds, known
 
 
 def _isolated_modules(runs: Iterable[RunOptions]) -> list[str]:
@@ -184,71 +79,6 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
     return run_plan(build_plan([opts]), config=recorded_config(opts), out=opts.out, tags=opts.tags, progress=progress)
 
 
-#: What a run records of its plan in its folder, for `benchdb run --resume`.
-PLAN_FILE = "plan.json"
-
-
-@dataclass
-class Resume:
-    """An interrupted run to finish: its id, start, interleaving seed and what is left to measure."""
-    run_id: str
-    started_at: str
-    seed: int | None
-    config: dict
-    tags: tuple[str, ...]
-    items: list[PlanItem]
-    planned: int
-    done: int
-    folder: Path
-
-
-def resume_plan(folder: Path | str) -> Resume:
-    """The scenarios of the run in ``folder`` (``out/<run_id>``) that have no file there yet, from the
-    plan the run recorded when it started, whatever other results exist elsewhere."""
-    folder = Path(folder)
-    path = folder / PLAN_FILE
-    if not folder.is_dir():
-        raise BenchdbError(f"--resume {folder}: no such folder; give the run folder the interrupted run "
-                           "printed (RESULTS_DIR/RUN_ID)")
-    try:
-        plan = json.loads(path.read_text(encoding="utf-8"))
-        runs = [RunOptions.from_config(c, folder.parent) for c in plan["runs"]]
-        planned = [identity.scenario_key_tuple(k) for k in plan["planned"]]
-    except FileNotFoundError:
-        raise BenchdbError(f"--resume {folder}: no {PLAN_FILE} there; only a folder that `benchdb run` wrote "
-                           "(RESULTS_DIR/RUN_ID, local --out) can be resumed") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise BenchdbError(f"--resume {folder}: {PLAN_FILE} is not a plan benchdb wrote ({exc})") from None
-    written: set[tuple] = set()
-    for f in sorted(folder.glob("*.parquet")):
-        try:
-            footer = contract.read_footer(f)
-        except contract.ContractError:
-            continue                 # a damaged file does not count as measured
-        if footer.metadata["run"]["run_id"] == plan["run_id"]:
-            written.add(identity.scenario_key_tuple(footer.scenario))
-    # a run may key a scenario with what it learns while measuring (an OpenVINO request count): then
-    # its file matches on everything but the options, when no other planned scenario shares that
-    written_loose = {k[:-1] for k in written}
-    planned_loose = Counter(k[:-1] for k in planned)
-    wanted = set(planned)
-    items = build_plan(runs)
-    done = 0
-    for item in items:
-        left = []
-        for sc in item.scenarios:
-            k = identity.scenario_key_tuple(sc.key())
-            if k not in wanted:
-                continue
-            if k in written or (k[:-1] in written_loose and planned_loose[k[:-1]] == 1):
-                done += 1
-                continue
-            left.append(sc)
-        item.scenarios = left
-    return Resume(plan["run_id"], plan["started_at"], plan.get("seed"), plan.get("config") or {},
-                  tuple(plan.get("tags") or ()), [i for i in items if i.scenarios], len(planned), done, folder)
-
-
 def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
              progress: Callable[[Outcome, int, int], None] | None = None,
              seed: int | None = None, resume: Resume | None = None, workers: list | None = None) -> RunReport:
@@ -281,7 +111,7 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
     }
     writer = Writer(run_meta, Sink(str(out), run_id))
     if resume is None and not writer.sink.remote:
-        _write_plan(writer.sink.local, {**run_meta, "config": config}, seed, items)   # as given: --resume runs it
+        write_plan(writer.sink.local, {**run_meta, "config": config}, seed, items)   # as given: --resume runs it
     counter = _Counter(progress, sum(len(i.scenarios) * i.opts.repeats for i in items))
     _servers_ready(items)
     if workers:
@@ -406,20 +236,6 @@ def _recorded(config):
     if isinstance(config, list):
         return [_recorded(v) for v in config]
     return redact_secrets(config) if isinstance(config, str) else config
-
-
-def _write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
-    """Record the plan beside the run's files (atomically), so `benchdb run --resume` can measure
-    exactly what an interrupted run left."""
-    from benchdb.paths import write_atomic
-
-    folder.mkdir(parents=True, exist_ok=True)
-    runs = list({id(i.opts): i.opts for i in items}.values())
-    body = {"benchdb_plan": 1, "run_id": run_meta["run_id"], "started_at": run_meta["started_at"], "seed": seed,
-            "config": run_meta["config"], "tags": run_meta["tags"], "runs": [recorded_config(o) for o in runs],
-            "planned": [sc.key() for i in items for sc in i.scenarios]}
-    with refused_as_one_line(folder / PLAN_FILE):
-        write_atomic(folder / PLAN_FILE, json.dumps(body, indent=1, default=str))
 
 
 def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list[Outcome]:

@@ -6,7 +6,8 @@ iteration per metric) plus one JSON document in the Parquet key-value metadata u
 ``METADATA_KEY`` describing the run, the hardware, the model and the scenario outcome.
 
 Runners write through :func:`write_scenario`; ingest validates with :func:`read_footer`
-(schema and metadata, from the footer only) and the row rules in
+(schema and metadata, from the footer only; a batch at once with
+:func:`benchdb.schema.footers.read_footers`) and the row rules in
 ``benchdb/sql/queries/check_samples.sql`` (bound to :data:`NON_NEGATIVE_UNITS`).
 """
 
@@ -206,7 +207,7 @@ def upgrade_v1_scenario(sc: Mapping[str, Any], hardware: Mapping[str, Any], run_
     return out
 
 
-def _check_schema(schema: pa.Schema, version: Any) -> None:
+def check_schema(schema: pa.Schema, version: Any) -> None:
     expected = {f.name: f.type for f in SAMPLE_SCHEMA}
     for name in schema.names:
         if name not in expected:
@@ -243,97 +244,12 @@ def read_footer(path: str | os.PathLike) -> FileFooter:
         meta, bad_json = None, exc
     else:
         bad_json = None
-    _check_schema(md.schema.to_arrow_schema(), meta.get("contract_version") if isinstance(meta, dict) else None)
+    check_schema(md.schema.to_arrow_schema(), meta.get("contract_version") if isinstance(meta, dict) else None)
     if raw is None:
         raise ContractError("metadata", f"no {METADATA_KEY.decode()} key-value metadata")
     if bad_json is not None:
         raise ContractError("metadata", f"not valid JSON ({bad_json})")
     return FileFooter(validate_metadata(meta), md.num_rows)
-
-
-def read_footers(con, paths: Iterable[str | os.PathLike]) -> dict[str, FileFooter | ContractError]:
-    """:func:`read_footer` over many files at once, with the same verdicts and messages: the
-    footers are read in one DuckDB query on ``con`` (``queries/contract_footers.sql``), and the
-    Arrow schema is checked once per distinct Parquet schema instead of once per file. Returns
-    ``{str(path): FileFooter or the ContractError read_footer would raise}`` in the order given.
-
-    A batch DuckDB cannot read as a whole (a corrupt file in it) is split in halves until the
-    unreadable file is alone; it, and any file the bulk read cannot judge exactly (a repeated
-    metadata key, a schema that fails the contract), gets :func:`read_footer`'s own verdict.
-    """
-    import duckdb
-
-    from benchdb import sql
-
-    names = [str(p) for p in paths]
-    out: dict[str, FileFooter | ContractError] = {}
-    if not names:
-        return out
-    try:
-        rows = con.execute(sql.load("queries/contract_footers.sql"),
-                           {"files": sql.literals(names), "contract_key": METADATA_KEY,
-                            "arrow_key": b"ARROW:schema"}).fetchall()
-    except duckdb.Error:
-        if len(names) == 1:
-            out[names[0]] = _footer_or_error(names[0])
-            return out
-        half = len(names) // 2
-        return {**read_footers(con, names[:half]), **read_footers(con, names[half:])}
-    schema_ok: dict[tuple, bool] = {}
-    for name, num_rows, columns, arrow_schema, raw, repeated_key in rows:
-        signature = _arrow_signature(arrow_schema)
-        if repeated_key or name in out or signature is False:
-            out[name] = _footer_or_error(name)
-            continue
-        try:
-            meta = json.loads(raw) if raw is not None else None
-        except ValueError:
-            meta = None
-        version = meta.get("contract_version") if isinstance(meta, dict) else None
-        key = (columns, signature, version == 1)
-        if key not in schema_ok:
-            schema_ok[key] = _schema_error(name, version) is None
-        if not schema_ok[key] or raw is None or meta is None:
-            out[name] = _footer_or_error(name)        # the exact message, from the file itself
-            continue
-        try:
-            out[name] = FileFooter(validate_metadata(meta), num_rows)
-        except ContractError as exc:
-            out[name] = exc
-    # in the order given; a file DuckDB did not list (a glob character in its name) is read alone
-    return {name: out[name] if name in out else _footer_or_error(name) for name in names}
-
-
-def _arrow_signature(stored: bytes | None) -> bytes | None | bool:
-    """The Arrow schema pyarrow stored in a file (``ARROW:schema``) without its key-value metadata
-    (the contract document differs in every file), serialized; None when absent, False when it
-    cannot be read."""
-    if stored is None:
-        return None
-    import base64
-
-    try:
-        schema = pa.ipc.read_schema(pa.py_buffer(base64.b64decode(stored)))
-    except (pa.ArrowException, ValueError):
-        return False
-    return schema.remove_metadata().serialize().to_pybytes()
-
-
-def _footer_or_error(path: str) -> FileFooter | ContractError:
-    try:
-        return read_footer(path)
-    except ContractError as exc:
-        return exc
-
-
-def _schema_error(path: str, version: Any) -> ContractError | None:
-    try:
-        _check_schema(pq.read_metadata(path).schema.to_arrow_schema(), version)
-    except ContractError as exc:
-        return exc
-    except (pa.ArrowException, OSError) as exc:
-        return ContractError("file", f"not a readable Parquet file ({str(exc).splitlines()[0]})")
-    return None
 
 
 def build_metadata(*, run: Mapping[str, Any], hardware: Mapping[str, Any], model: Mapping[str, Any],

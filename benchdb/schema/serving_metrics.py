@@ -5,7 +5,8 @@ on one monotonic clock), so every number a serving result holds is computed here
 (the load generator, the CLI's summary and the tests all call these); :class:`StreamParser` turns
 a streamed response into a record, so what counts as a token chunk is defined here too. Names and
 units are those of
-:mod:`benchdb.schema.serving` (the contract rows); the docs are in guides/serving.md.
+:mod:`benchdb.schema.serving` (the contract rows); the docs are in guides/serving.md. A request's
+record and its own timings are in :mod:`benchdb.schema.serving_request`.
 
 Definitions (all times in seconds, from the request's send):
 
@@ -27,8 +28,6 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from itertools import pairwise
 from typing import Any
 
 from benchdb.errors import BenchdbError, clip
@@ -51,6 +50,7 @@ from benchdb.schema.serving import (
     UNITS,
     WINDOW,
 )
+from benchdb.schema.serving_request import RequestMetrics, RequestRecord, request_metrics
 
 #: One contract row: (metric, unit, iteration, t_offset_s, value).
 Row = tuple[str, str, int, float, float]
@@ -61,75 +61,6 @@ SUMMARY_PERCENTILES = (50, 90, 99)
 #: Metrics an SLO may bound (short names accepted by :func:`parse_slo` -> contract names).
 SLO_METRICS = {"ttft": TTFT, "tpot": TPOT, "e2e": E2E, "first_byte": FIRST_BYTE}
 _SLO_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
-
-
-@dataclass
-class RequestRecord:
-    """What the client observed of one streamed request (times: ``time.perf_counter`` seconds)."""
-
-    index: int
-    sent: float
-    first_byte: float | None = None
-    #: (arrival time, tokens) per chunk that carried content; tokens is 1 per content chunk (the
-    #: client does not tokenize), the server's usage gives the true total in ``output_tokens``.
-    chunks: list[tuple[float, int]] = field(default_factory=list)
-    end: float | None = None
-    input_tokens: int | None = None
-    #: The server's usage ``completion_tokens``, else the sum of the chunks' tokens.
-    output_tokens: int | None = None
-    error: str | None = None
-    warmup: bool = False
-    #: The first content chunk's arrival where no chunk timeline was kept (an imported GuideLLM
-    #: request keeps only its first and last token times): TTFT is defined, the ITLs are not.
-    first_token: float | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-    @property
-    def tokens_out(self) -> int:
-        """Output tokens: the server's usage when it sent one, else the content chunks' tokens."""
-        if self.output_tokens is not None:
-            return self.output_tokens
-        return sum(k for _, k in self.chunks)
-
-
-@dataclass(frozen=True)
-class RequestMetrics:
-    """The derived timings of one successful request (None where undefined)."""
-
-    ttft: float | None
-    e2e: float | None
-    tpot: float | None
-    first_byte: float | None
-    itl_chunk: list[float]
-    itl_token: list[float]
-
-    def get(self, metric: str) -> float | None:
-        """The value of a per-request contract metric (``ttft_s``, ``tpot_s``, ``e2e_s``, ...)."""
-        return {TTFT: self.ttft, E2E: self.e2e, TPOT: self.tpot, FIRST_BYTE: self.first_byte}.get(metric)
-
-
-def request_metrics(rec: RequestRecord) -> RequestMetrics | None:
-    """TTFT, E2E, TPOT, first byte and the ITL lists of ``rec``; None for a failed request
-    (its partial timings would flatter the latency distribution)."""
-    if not rec.ok:
-        return None
-    first = rec.chunks[0][0] if rec.chunks else rec.first_token
-    ttft = first - rec.sent if first is not None else None
-    e2e = rec.end - rec.sent if rec.end is not None else None
-    out = rec.tokens_out
-    tpot = (e2e - ttft) / (out - 1) if ttft is not None and e2e is not None and out > 1 else None
-    first_byte = rec.first_byte - rec.sent if rec.first_byte is not None else None
-    itl_chunk: list[float] = []
-    itl_token: list[float] = []
-    for (t0, _), (t1, k) in pairwise(rec.chunks):
-        gap = t1 - t0
-        itl_chunk.append(gap)
-        if k > 0:
-            itl_token.extend([gap / k] * k)
-    return RequestMetrics(ttft, e2e, tpot, first_byte, itl_chunk, itl_token)
 
 
 def min_n(q: float) -> int:

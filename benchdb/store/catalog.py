@@ -43,11 +43,11 @@ def parts_template(con: duckdb.DuckDBPyConnection) -> str:
     scratch folder."""
     import tempfile
 
-    from benchdb.store import parts
+    from benchdb.store import parts, parts_store
 
     with tempfile.TemporaryDirectory(prefix="benchdb-catalog-") as scratch:
         folder = Path(scratch) / "w.duckdb.samples"
-        store = parts.Store(folder.with_name("w.duckdb"))
+        store = parts_store.Store(folder.with_name("w.duckdb"))
         store.low = store.gen = _LOW
         parts.point(con, folder)
         store.write(con, parts.NULL_ROW)

@@ -30,7 +30,7 @@ from benchdb.store.migrate import (  # noqa: F401  (where callers have found the
 from benchdb.store.migrate import verify as verify_catalog
 
 if TYPE_CHECKING:
-    from benchdb.store import parts
+    from benchdb.store import parts_store
 
 _LOCK_PID = re.compile(r"PID (\d+)")
 
@@ -111,7 +111,7 @@ def blank_catalog() -> bytes | None:
     import hashlib
     import tempfile
 
-    from benchdb.store import memo, parts
+    from benchdb.store import memo, parts_store
 
     folder = memo.private_folder()
     if folder is None:
@@ -128,7 +128,7 @@ def blank_catalog() -> bytes | None:
         file = Path(scratch) / "blank.duckdb"
         con = connect(file, read_only=False, wait_s=0)
         try:
-            upgrade(con, file, store=parts.Store(":memory:"))      # no samples folder is named
+            upgrade(con, file, store=parts_store.Store(":memory:"))      # no samples folder is named
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -165,7 +165,7 @@ def check_folder(path: Path) -> None:
 
 
 def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migration] | None = None, *,
-            migrate: bool = False, store: parts.Store | None = None) -> list[Migration]:
+            migrate: bool = False, store: parts_store.Store | None = None) -> list[Migration]:
     """Bring an open writable connection to the schema this code ships: initialise a new file,
     refuse a newer one, and refuse an older one unless ``migrate`` (then apply the migrations).
     ``path`` is the warehouse named in messages. Returns the migrations applied."""

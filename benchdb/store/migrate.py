@@ -22,7 +22,7 @@ from benchdb.store import catalog
 if TYPE_CHECKING:
     import duckdb
 
-    from benchdb.store import parts
+    from benchdb.store import parts_store
 
 _MIGRATION_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _MIGRATIONS = Path(__file__).parent / "migrations"
@@ -120,11 +120,11 @@ def refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
 
 
 def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
-            available: list[Migration] | None = None, store: parts.Store | None = None) -> list[Migration]:
+            available: list[Migration] | None = None, store: parts_store.Store | None = None) -> list[Migration]:
     """Apply pending migrations, then views. Returns the migrations applied. ``store``: the write
     session's samples folder (a new one for ``path`` when not given), where samples of the
     older single-file layout move to."""
-    from benchdb.store import parts
+    from benchdb.store import parts, parts_store
 
     available = available if available is not None else migrations()
     have = schema_version(con)
@@ -132,7 +132,7 @@ def upgrade(con: duckdb.DuckDBPyConnection, path: Path,
     con.execute(_bootstrap_sql())
     applied = _apply(con, [m for m in available if m.version > have])
     if applied and parts.external(con):
-        store = store if store is not None else parts.Store(path)
+        store = store if store is not None else parts_store.Store(path)
         con.execute("BEGIN TRANSACTION")
         try:
             store.adopt(con)

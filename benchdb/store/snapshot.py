@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from benchdb import sql
 from benchdb.errors import BenchdbError, refused_write
-from benchdb.store import database, parts
+from benchdb.store import database, parts, parts_store
 
 if TYPE_CHECKING:
     import duckdb
@@ -178,7 +178,7 @@ class Session(NamedTuple):
     #: Migrations applied when the session opened (``migrate``).
     applied: list[database.Migration]
     #: The warehouse's samples folder: new samples are written as parts through it.
-    parts: parts.Store
+    parts: parts_store.Store
 
 
 @contextmanager
@@ -204,7 +204,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
         except FileNotFoundError:
             st = None
         con = None
-        store = parts.Store(path, like=st)
+        store = parts_store.Store(path, like=st)
         published = False
         blank: bytes | None = None
         try:
@@ -268,7 +268,7 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
             _discard(tmp)
 
 
-def _link_samples(named: Path, store: parts.Store) -> None:
+def _link_samples(named: Path, store: parts_store.Store) -> None:
     """A warehouse written through a symlink gets a link to its samples folder beside the link
     too: a plain DuckDB connection looks for the folder beside the path it opened
     (:mod:`benchdb.store.parts`). Best effort: benchdb's own connections do not need it."""
