@@ -20,22 +20,18 @@ from benchdb.schema.serving_metrics import RequestRecord
 FLUSH_S = 0.1
 
 
-
 # -- the wire format ---------------------------------------------------------------------------
 def spec_to_json(spec: LoadSpec) -> dict[str, Any]:
     return dataclasses.asdict(spec)
-
 
 
 def spec_from_json(doc: dict[str, Any]) -> LoadSpec:
     return LoadSpec(**{**doc, "rule": StopRule(**doc["rule"])})
 
 
-
 def record_to_json(r: RequestRecord) -> list[Any]:
     return [r.index, r.sent, r.first_byte, [x for c in r.chunks for x in c], r.end, r.input_tokens,
             r.output_tokens, r.error, r.warmup, r.first_token]
-
 
 
 def record_from_json(a: list[Any]) -> RequestRecord:
@@ -45,12 +41,10 @@ def record_from_json(a: list[Any]) -> RequestRecord:
                          first_token=a[9])
 
 
-
 # -- the worker side ---------------------------------------------------------------------------
 def _send(msg: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
     sys.stdout.flush()
-
 
 
 class _Link:
@@ -116,14 +110,12 @@ class _Link:
         self.send_samples()
 
 
-
 async def _work(spec: LoadSpec, offset: float) -> LoadResult:
     link = _Link()
     try:
         return await run_async(spec, shared=link, first_offset=offset)
     finally:
         link.close()
-
 
 
 def worker_main() -> None:

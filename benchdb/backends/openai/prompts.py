@@ -17,7 +17,6 @@ _WORDS = ("the", "model", "serves", "tokens", "under", "load", "and", "every", "
           "a", "reply", "while", "others", "wait", "in", "line", "for", "their", "turn")
 
 
-
 def prompts_hash(path: str | None) -> str | None:
     """The prompts file's content hash, once its prompts are read (a bad file is refused at
     planning, in one line, before any server starts)."""
@@ -25,7 +24,6 @@ def prompts_hash(path: str | None) -> str | None:
         return None
     read_prompts(path)
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
-
 
 
 def read_prompts(path: str) -> list[str]:
@@ -45,7 +43,6 @@ def read_prompts(path: str) -> list[str]:
     return out
 
 
-
 def prompts_for(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
     path = backend_option(opts, "prompts")
     if path:
@@ -53,7 +50,6 @@ def prompts_for(opts: RunOptions, model: str, words: int | None, count: int, see
     rng = random.Random(seed)
     texts = [" ".join(rng.choice(_WORDS) for _ in range(words or 1)) for _ in range(count)]
     return _to_tokens(texts, words or 1, model)
-
 
 
 def _to_tokens(texts: list[str], n: int, model: str) -> list[str]:

@@ -14,7 +14,6 @@ from benchdb.harness.scenario import RunOptions
 HARDWARE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-
 def system_device(system: dict) -> str:
     """The device of a server on a described system: ``remote:`` and its name, else its accelerators
     (``remote:8x nvidia h200-sxm-141gb``), so the scenario label says where it ran."""
@@ -25,7 +24,6 @@ def system_device(system: dict) -> str:
             f"{nodes}x{per_node}x " if nodes > 1 else f"{per_node}x "
         name = count + str(system.get("device_name") or "unknown")
     return "remote:" + " ".join(str(name).lower().split())
-
 
 
 def server_system(opts: RunOptions, flag: str | None = None) -> tuple[dict, dict] | None:
@@ -50,7 +48,6 @@ def server_system(opts: RunOptions, flag: str | None = None) -> tuple[dict, dict
         return system.load_with_usage(path)
     except system.SystemError as exc:
         raise BenchdbError(f"{flag} {exc}") from None
-
 
 
 def parse_parallelism(text: str) -> dict[str, Any]:

@@ -21,7 +21,6 @@ from benchdb.text import redact_secrets
 _RATE = re.compile(r"^(poisson|constant|gamma):(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$")
 
 
-
 def parse_rate(spec: str) -> tuple[str, float, float]:
     """``poisson:2`` -> (poisson, 2.0, 1.0); ``gamma:4:0.5`` -> (gamma, 4.0, 0.5) (shape < 1: bursty)."""
     m = _RATE.match(spec.strip().lower())
@@ -33,7 +32,6 @@ def parse_rate(spec: str) -> tuple[str, float, float]:
     if m.group(3) and kind != "gamma":
         raise BenchdbError(f"--request-rate {spec!r}: only gamma takes a shape (gamma:R:SHAPE)")
     return kind, rate, shape
-
 
 
 def sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptions, info: dict,
@@ -84,7 +82,6 @@ def sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptio
                       stop_reason=result.stop_reason, conditions=cond, started_at=started, extra=extra)
 
 
-
 def _energy_meter(device: str):
     """A counter of the server's device energy: NVML for CUDA, RAPL for the CPU; None when not
     measurable here (never estimated)."""
@@ -104,7 +101,6 @@ def _energy_meter(device: str):
         return None
 
 
-
 def _joules(meter) -> float | None:
     if meter is None:
         return None
@@ -114,7 +110,6 @@ def _joules(meter) -> float | None:
         return None
 
 
-
 def _energy_rows(joules: float | None, result) -> list[Row]:
     """Energy over the load point and per output token (every request's tokens, warm-up included,
     as the energy was)."""
@@ -122,7 +117,6 @@ def _energy_rows(joules: float | None, result) -> list[Row]:
     if joules is None or joules <= 0 or tokens <= 0:
         return []
     return [("energy_j", "J", 0, 0.0, joules), ("energy_per_output_token_j", "J", 0, 0.0, joules / tokens)]
-
 
 
 def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:
@@ -140,7 +134,6 @@ def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:
     return "ok", None
 
 
-
 #: A load generator whose event loop is busy this much of the window measures its own queueing. TTFT
 #: shows it long before ITL does: the streams' chunks arrive in bursts, and a first token waits behind
 #: a burst. On an H200 machine's 16-core host against stubs of known timeline (20 ms to the first
@@ -150,10 +143,8 @@ def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:
 CLIENT_BOUND_PCT = 50.0
 
 
-
 #: A window shorter than this is mostly per-request set-up: too short to call the client saturated.
 CLIENT_BOUND_MIN_WINDOW_S = 1.0
-
 
 
 def validity(summary: dict, opts: RunOptions, result) -> list[str]:
@@ -171,7 +162,6 @@ def validity(summary: dict, opts: RunOptions, result) -> list[str]:
     return reasons
 
 
-
 def _served_model(url: str) -> str | None:
     """The one model a server lists at /v1/models (servers pinned to one model expect its exact id)."""
     import urllib.request
@@ -183,7 +173,6 @@ def _served_model(url: str) -> str | None:
         return None
     ids = [d.get("id") for d in data if isinstance(d, dict) and d.get("id")]
     return str(ids[0]) if len(ids) == 1 else None
-
 
 
 def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
