@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from benchdb.backends.core_options import backend_option
-from benchdb.backends.pytorch import COMPILE_MODES, KERNEL_MODES, hubkernels
+from benchdb.backends.pytorch import COMPILE_MODES, KERNEL_MODES, hubkernels, kernelize
 from benchdb.backends.pytorch.checks import agreement, count_flops
 from benchdb.backends.pytorch.devices import (
     check_device,
@@ -171,7 +171,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         try:
             yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast,
                            rss_before)
-        except hubkernels.Unsupported as exc:
+        except kernelize.Unsupported as exc:
             yield Outcome(sc, info, status="unsupported", error=str(exc), started_at=started)
         except Exception as exc:
             yield Outcome(sc, info, status=_classify(exc), error=error_text(exc), started_at=started)
@@ -263,9 +263,9 @@ def _prepared(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, com
     if key not in prepared:
         try:
             prepared[key] = _prepare(torch, spec, net, sc, device, opts, compile_mode)
-        except hubkernels.Unsupported as exc:
+        except kernelize.Unsupported as exc:
             prepared[key] = exc
-    if isinstance(prepared[key], hubkernels.Unsupported):
+    if isinstance(prepared[key], kernelize.Unsupported):
         raise prepared[key]
     return prepared[key]
 
@@ -277,11 +277,11 @@ def _prepare(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, comp
         return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, None
     entries = hubkernels.parse(backend_option(opts, "kernels"))
     if hubkernels.identity(entries) != sc.options.get("kernels"):
-        raise hubkernels.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
-                                     "repository's files?); plan the run again")
+        raise kernelize.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
+                                    "repository's files?); plan the run again")
     net = copy.deepcopy(net)
-    applied = hubkernels.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
-                               bool(backend_option(opts, "kernels_trust_remote_code")))
+    applied = kernelize.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
+                              bool(backend_option(opts, "kernels_trust_remote_code")))
     return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, applied
 
 
