@@ -126,7 +126,7 @@ def hog():
 def test_benchdb_own_children_are_never_background_load():
     """The measuring children, the fork server and an exporter are benchdb's work: a busy loop below
     this process is not counted; the same loop outside benchdb's tree is."""
-    from benchdb.harness.hardware import background_cpu_pct
+    from benchdb.harness.background import background_cpu_pct
 
     own = subprocess.Popen([sys.executable, "-c", HOG])
     try:

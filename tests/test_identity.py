@@ -12,7 +12,7 @@ from conftest import make_meta, make_run, write_file
 
 from benchdb.backends.onnxruntime.options import ort_device
 from benchdb.cli import main
-from benchdb.harness import hardware
+from benchdb.harness import cpuinfo, hardware
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 from benchdb.plan.planning import build_plan, hardware_ids
@@ -136,14 +136,14 @@ ARM_N1 = "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes\n
 
 
 def test_arm_cpus_are_told_apart_by_part():
-    n1 = hardware.fingerprint_from(hardware._cpuinfo(ARM_N1), system="Linux", machine="aarch64")
-    v1 = hardware.fingerprint_from(hardware._cpuinfo(ARM_N1.replace("0xd0c", "0xd40")), system="Linux",
+    n1 = cpuinfo.fingerprint_from(cpuinfo.read_cpuinfo(ARM_N1), system="Linux", machine="aarch64")
+    v1 = cpuinfo.fingerprint_from(cpuinfo.read_cpuinfo(ARM_N1.replace("0xd0c", "0xd40")), system="Linux",
                                   machine="aarch64")
     assert n1["device_name"] == "ARM Neoverse-N1" and v1["device_name"] == "ARM Neoverse-V1"
     assert n1["cpu_part"] == "0xd0c" and "asimd" in n1["flags"]
     same = {"cores_logical": 64, "memory_bytes": 128 * 2**30}
     assert identity.hardware_id({**n1, **same}) != identity.hardware_id({**v1, **same})
-    mac = hardware.fingerprint_from({}, system="Darwin", machine="arm64", mac_brand="Apple M2 Pro")
+    mac = cpuinfo.fingerprint_from({}, system="Darwin", machine="arm64", mac_brand="Apple M2 Pro")
     assert mac["device_name"] == "Apple M2 Pro" and mac["vendor"] == "Apple"
 
 

@@ -8,6 +8,7 @@ import torch
 from click.testing import CliRunner
 
 from benchdb.backends.pytorch import backend as P
+from benchdb.backends.pytorch import devices, generate
 from benchdb.backends.shared import inputs, models
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
@@ -207,7 +208,7 @@ def test_real_pretrained_minilm(tmp_path):
 
 def test_token_clock_gives_ttft_and_per_token_tpot():
     times = iter([10.0, 10.5, 10.6, 10.8, 20.0, 20.25, 20.5, 20.75])
-    clock = P.TokenClock(sync=None, clock=lambda: next(times))
+    clock = generate.TokenClock(sync=None, clock=lambda: next(times))
     for _ in range(2):
         clock.begin()
         for _ in range(3):
@@ -216,7 +217,7 @@ def test_token_clock_gives_ttft_and_per_token_tpot():
     class M:
         samples = [0.9, 0.8]
         offsets = [0.0, 5.0]
-    rows = P.generation_rows(clock, M, batch=2, tokens=3)
+    rows = generate.generation_rows(clock, M, batch=2, tokens=3)
     ttft = [r[4] for r in rows if r[0] == "ttft_s"]
     tpot = [round(r[4], 6) for r in rows if r[0] == "tpot_s"]
     tps = [r[4] for r in rows if r[0] == "tokens_per_s"]
@@ -227,18 +228,18 @@ def test_token_clock_gives_ttft_and_per_token_tpot():
 
 def test_device_logic_with_cpu_stand_ins():
     cpu = torch.device("cpu")
-    assert P.sync_for(cpu) is None
-    t = P.timer_for(cpu)
+    assert devices.sync_for(cpu) is None
+    t = devices.timer_for(cpu)
     assert isinstance(t, HostTimer) and t.method == "host_clock"
     synced = HostTimer(sync=lambda: None, device="mps")
     assert synced.method == "host_clock+sync(mps)"
-    assert P.device_kind("cpu") == "cpu"
-    assert P.device_kind("mps") == "mps"
+    assert devices.device_kind("cpu") == "cpu"
+    assert devices.device_kind("mps") == "mps"
     assert P.parse_mode("eager") is None
     assert P.parse_mode("compile") == "default"
     assert P.parse_mode("compile:max-autotune") == "max-autotune"
     with pytest.raises(BenchdbError):
-        P.check_device("tpu")
+        devices.check_device("tpu")
 
 
 def test_measure_with_sync_counts_device_time():

@@ -247,8 +247,8 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
     """A load generator whose event loop is busy the whole window measures its own queueing: on an
     H100 host one client at 100 % read a 2 ms ITL as 0.03 ms. Such a point is invalid, with the reason;
     a short window (mostly per-request set-up) is not judged."""
-    from benchdb.backends.openai.backend import validity
     from benchdb.backends.openai.loadgen import LoadResult
+    from benchdb.backends.openai.sweep import validity
     from benchdb.harness.scenario import RunOptions
 
     opts = RunOptions(models=("m",), backend="openai")

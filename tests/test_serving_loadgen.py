@@ -236,7 +236,7 @@ def _workers_of(pid: int) -> list[int]:
                 cmd = open(f"/proc/{entry}/cmdline", "rb").read()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"benchdb.backends.openai.workers" in cmd:
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"benchdb.backends.openai.client_worker" in cmd:
                 out.append(int(entry))
     return out
 

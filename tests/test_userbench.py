@@ -18,6 +18,7 @@ from conftest import REPO
 from benchdb import bench
 from benchdb.backends import registry
 from benchdb.backends.userbench import backend as userbench
+from benchdb.backends.userbench import discovery
 from benchdb.cli import main
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
@@ -86,12 +87,12 @@ def benches(tmp_path):
 
 
 def test_discovery_finds_bench_files_and_functions_in_definition_order(benches):
-    found = [(p.relative_to(benches).as_posix(), name) for p, name in userbench.discover(str(benches))]
+    found = [(p.relative_to(benches).as_posix(), name) for p, name in discovery.discover(str(benches))]
     assert found == [("bench_a.py", "bench_zeta"), ("bench_a.py", "bench_alpha"), ("sub/bench_b.py", "bench_b")]
     # any .py file given explicitly, and FILE::FUNCTION for one bench
-    assert [n for _, n in userbench.discover(str(benches / "other.py"))] == ["bench_other"]
-    assert [n for _, n in userbench.discover(f"{benches / 'bench_a.py'}::bench_alpha")] == ["bench_alpha"]
-    assert all(p.is_absolute() for p, _ in userbench.discover(str(benches)))
+    assert [n for _, n in discovery.discover(str(benches / "other.py"))] == ["bench_other"]
+    assert [n for _, n in discovery.discover(f"{benches / 'bench_a.py'}::bench_alpha")] == ["bench_alpha"]
+    assert all(p.is_absolute() for p, _ in discovery.discover(str(benches)))
 
 
 def test_params_become_scenarios(benches):
@@ -181,7 +182,7 @@ def test_set_up_is_not_timed_only_the_returned_callable_is(tmp_path):
     [(setup_model, setup_scs), (plain_model, plain_scs)] = userbench.plan(opts(path))
     [with_setup] = list(userbench.run_model(setup_model, setup_scs, opts(path)))
     [plain] = list(userbench.run_model(plain_model, plain_scs, opts(path)))
-    calls = userbench.load_module(path).CALLS
+    calls = discovery.load_module(path).CALLS
     for o in (with_setup, plain):
         assert o.status == "ok", o.error
     metrics = {o.extra["timed"]: {r[0] for r in o.rows} for o in (with_setup, plain)}
@@ -345,4 +346,4 @@ def test_the_docs_show_the_example_file():
     shown = section.split("# examples/benches/bench_example.py (docstring left out)\n", 1)[1].split("```", 1)[0]
     text = EXAMPLE.read_text()
     assert text.split('"""', 2)[2].lstrip("\n") == shown
-    assert [n for _, n in userbench.discover(str(EXAMPLE.parent))] == ["bench_python_loop", "bench_numpy_matmul"]
+    assert [n for _, n in discovery.discover(str(EXAMPLE.parent))] == ["bench_python_loop", "bench_numpy_matmul"]

@@ -11,13 +11,14 @@ import os
 import platform
 import socket
 import subprocess
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
 import psutil
+
+from benchdb.harness.cpuinfo import fingerprint_from, mac_brand_string, read_cpuinfo
 
 
 class Installable(Protocol):
@@ -79,80 +80,14 @@ def availability(info: Installable, install: bool = False) -> dict:
     return {"name": info.name, "status": "available", "version": version, "hint": None}
 
 
-def _cpuinfo(text: str | None = None) -> dict[str, str]:
-    """The first value of each field of /proc/cpuinfo (or of ``text``)."""
-    if text is None:
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-                text = fh.read()
-        except OSError:
-            text = ""
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        if ":" in line:
-            k, v = line.split(":", 1)
-            out.setdefault(k.strip(), v.strip())
-    return out
-
-
-#: ARM implementers and the parts benchdb names (the rest keep their hex part number).
-_ARM_IMPLEMENTERS = {"0x41": "ARM", "0x61": "Apple", "0xc0": "Ampere", "0x48": "HiSilicon",
-                     "0x51": "Qualcomm", "0x4e": "NVIDIA", "0x46": "Fujitsu"}
-_ARM_PARTS = {("0x41", "0xd0c"): "Neoverse-N1", ("0x41", "0xd40"): "Neoverse-V1",
-              ("0x41", "0xd49"): "Neoverse-N2", ("0x41", "0xd4f"): "Neoverse-V2",
-              ("0x41", "0xd8e"): "Neoverse-N3", ("0x41", "0xd84"): "Neoverse-V3",
-              ("0x41", "0xd0b"): "Cortex-A76", ("0x41", "0xd08"): "Cortex-A72",
-              ("0x41", "0xd03"): "Cortex-A53", ("0xc0", "0xac3"): "AmpereOne",
-              ("0x48", "0xd01"): "Kunpeng-920"}
-_FLAGS = {"avx2", "avx512f", "amx_tile", "amx_bf16", "avx512_bf16", "avx512_vnni", "fma",
-          "asimd", "sve", "sve2", "bf16", "i8mm"}
-
-
-def _mac_brand() -> str | None:
-    try:
-        out = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True, text=True,
-                             timeout=5)
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def fingerprint_from(info: dict[str, str], *, system: str, machine: str, release: str = "",
-                     mac_brand: str | None = None) -> dict:
-    """The CPU fingerprint from /proc/cpuinfo fields (empty on macOS) and the platform.
-
-    x86: the model name. ARM Linux: implementer and ``CPU part`` (a bare "aarch64" would file a
-    Graviton 2 and a Graviton 4 as one machine). macOS: the brand string (Apple M2 Pro ...).
-    """
-    model = info.get("model name") or None
-    vendor = info.get("vendor_id") or None
-    part = None
-    if system == "Darwin":
-        model = mac_brand or model or f"Apple {machine}"
-        vendor = "Apple" if machine == "arm64" else (vendor or "Intel")
-    elif "CPU implementer" in info and not model:
-        impl = info["CPU implementer"].lower()
-        part = info.get("CPU part", "").lower() or None
-        vendor = _ARM_IMPLEMENTERS.get(impl, impl)
-        model = f"{vendor} {_ARM_PARTS.get((impl, part or ''), f'part {part}')}"
-    if not model:
-        model = info.get("Processor") or info.get("Hardware") or machine
-    flags = set(info.get("flags", "").split()) | set(info.get("Features", "").split())
-    fp = {"kind": "cpu", "vendor": vendor, "device_name": model, "cpu_model": model,
-          "arch": machine, "os": f"{system} {release}".strip(), "flags": sorted(flags & _FLAGS),
-          "driver": None}
-    if part:
-        fp["cpu_part"] = part
-    return fp
-
-
 @lru_cache(maxsize=1)
 def cpu_fingerprint() -> dict:
     """The hardware fingerprint of this machine's CPU (contract metadata.hardware). Also records
     the CPUs this process may use (affinity, cgroup quota): not part of the hardware's identity."""
     system = platform.system()
-    fp = fingerprint_from(_cpuinfo() if system == "Linux" else {}, system=system, machine=platform.machine(),
-                          release=platform.release(), mac_brand=_mac_brand() if system == "Darwin" else None)
+    fp = fingerprint_from(read_cpuinfo() if system == "Linux" else {}, system=system,
+                          machine=platform.machine(), release=platform.release(),
+                          mac_brand=mac_brand_string() if system == "Darwin" else None)
     fp.update({"cores_physical": psutil.cpu_count(logical=False), "cores_logical": psutil.cpu_count(logical=True),
                "memory_bytes": psutil.virtual_memory().total, "cpu_affinity": len(_affinity()),
                "cgroup_cpu_quota": cgroup_cpu_quota()})
@@ -270,66 +205,6 @@ def git_commit(cwd: str | None = None) -> str | None:
 
 #: The process whose tree is benchdb's own (set by the command line for its children); else this process.
 ROOT_ENV = "BENCHDB_ROOT_PID"
-
-
-def _family() -> list:
-    """benchdb's own processes: the root of this command (``$BENCHDB_ROOT_PID``, else this process),
-    everything below it (measuring children, the fork server, exporters), and this process."""
-    me = psutil.Process()
-    try:
-        root = psutil.Process(int(os.environ.get(ROOT_ENV) or os.getpid()))
-        procs = [root, *root.children(recursive=True)]
-    except (ValueError, psutil.Error):
-        procs = [*me.children(recursive=True)]
-    if me.pid not in {p.pid for p in procs}:
-        procs.append(me)
-    return procs
-
-
-def _cpu_seconds(procs: list) -> dict[int, float]:
-    out = {}
-    for p in procs:
-        try:
-            t = p.cpu_times()
-            out[p.pid] = t.user + t.system
-        except psutil.Error:
-            continue
-    return out
-
-
-#: (monotonic time, CPU seconds of benchdb's processes) at the end of the last background sample.
-_LAST_SAMPLE: tuple[float, dict[int, float]] | None = None
-#: The longest gap after which the last sample still starts the next window.
-_WINDOW_MAX_S = 60.0
-
-
-def background_cpu_pct(interval_s: float = 0.2) -> float:
-    """CPU use by processes other than benchdb's own over the last ``interval_s`` or more (0-100,
-    all cores): the machine's CPU use, less that of benchdb's process tree (the command, its
-    measuring children, the fork servers, an exporter), which is benchdb's work, not background load.
-
-    The window starts where this process's previous sample ended when that was at least
-    ``interval_s`` and at most a minute ago -- the previous scenario's measurement, whose own CPU is
-    subtracted -- so a process measuring several scenarios idles only before its first. A 1-minute
-    load average also counts this process's own previous scenarios; this does not.
-    """
-    global _LAST_SAMPLE
-    now = time.monotonic()
-    last = _LAST_SAMPLE
-    if last is not None and interval_s <= now - last[0] <= _WINDOW_MAX_S:
-        t0, before = last
-    else:
-        before = _cpu_seconds(_family())
-        psutil.cpu_percent(interval=None)
-        t0 = time.monotonic()
-        time.sleep(interval_s)
-    total = psutil.cpu_percent(interval=None)
-    elapsed = max(time.monotonic() - t0, 1e-6)
-    after = _cpu_seconds(_family())
-    _LAST_SAMPLE = (time.monotonic(), after)
-    own = sum(max(after[pid] - before[pid], 0.0) for pid in after if pid in before)
-    own_pct = 100.0 * own / (elapsed * (psutil.cpu_count() or 1))
-    return float(min(max(total - own_pct, 0.0), 100.0))
 
 
 def accelerators() -> list[dict]:

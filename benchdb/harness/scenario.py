@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.harness import hardware
+from benchdb.harness import background, hardware
 from benchdb.harness.timing import StopRule
 
 #: metric, unit, iteration, t_offset_s, value; and the repeat (process) once repeats are merged
@@ -119,7 +119,7 @@ class Conditions:
     @classmethod
     def now(cls, threads: int) -> Conditions:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-        return cls(load, hardware.background_cpu_pct(), threads)
+        return cls(load, background.background_cpu_pct(), threads)
 
 
 @dataclass

@@ -14,11 +14,11 @@ Why it is built this way:
   The CI checks (benchdb's statistics SQL) run in a worker thread so they do not stall the event
   loop while chunks are being timed.
 - httpx over HTTP/1.1, one single-connection client per request in flight (a pool the size of the
-  concurrency, kept by :class:`Clients`): httpcore's own pool scans every connection on each
-  request and response (O(n^2) per round), which made it 80 % of the client's CPU at concurrency
-  128. A connection that answered a non-200 status is closed, never reused (its server may be in
-  a bad state). Failed requests (status, error event, timeout, connection error) carry a one-line
-  error and are never latency samples.
+  concurrency, kept by :class:`~benchdb.backends.openai.streams.Clients`): httpcore's own pool
+  scans every connection on each request and response (O(n^2) per round), which made it 80 % of
+  the client's CPU at concurrency 128. A connection that answered a non-200 status is closed, never
+  reused (its server may be in a bad state). Failed requests (status, error event, timeout,
+  connection error) carry a one-line error and are never latency samples.
 - One event loop saturates near one core; :mod:`benchdb.backends.openai.workers` shares a load point out
   over worker processes (``run(spec, workers=N)``), each running this loop on its share.
 """
@@ -34,23 +34,17 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from benchdb.backends.openai.streams import Clients, stream_request
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.harness.timing import StopCheck, StopRule
-from benchdb.schema.serving_metrics import RequestRecord, StreamParser, request_metrics
+from benchdb.schema.serving_metrics import RequestRecord, request_metrics
 from benchdb.sql import Stats
 
 if TYPE_CHECKING:
-    import httpx
+    pass
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 ARRIVALS = ("poisson", "constant", "gamma")
-#: httpcore trace events that mark a request leaving (the first one seen is its send time).
-_SEND_EVENTS = frozenset({"connection.connect_tcp.started", "http11.send_request_headers.started"})
-#: Bytes of a non-200 body kept for the error message.
-ERROR_BODY_BYTES = 2048
-#: Prompt tokens a request may count beyond one per byte of its body: a chat template's own text.
-#: A server's usage above that is not believed (no tokenizer makes more tokens than bytes).
-TEMPLATE_TOKENS = 4096
 
 
 @dataclass
@@ -148,73 +142,6 @@ class LoadResult:
         return [r for r in self.records if not r.warmup]
 
 
-async def _request(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], rec: RequestRecord,
-                   chat: bool, max_tokens: int | None = None) -> None:
-    """One streamed request into ``rec``; the server's usage is checked against ``max_tokens``
-    (the most the request asked for) and the body's size.
-
-    ``rec.sent`` is when the request leaves: the start of its TCP connect on a new connection, else
-    of writing its headers (httpx's trace hook), so the client's own request building (a few
-    hundred microseconds of Python, more on a loaded client) is not counted as server time."""
-    rec.sent = time.perf_counter()
-    sent = False
-
-    async def trace(name: str, info: dict[str, Any]) -> None:
-        nonlocal sent
-        if not sent and name in _SEND_EVENTS:
-            rec.sent = time.perf_counter()
-            sent = True
-
-    async with client.stream("POST", url, content=body, headers=headers, extensions={"trace": trace}) as resp:
-        rec.first_byte = time.perf_counter()
-        if resp.status_code != 200:
-            # Read at most the first piece and close the response before its end: httpx then
-            # closes the connection instead of returning it to the pool.
-            text = b""
-            async for piece in resp.aiter_raw():
-                text = piece[:ERROR_BODY_BYTES]
-                break
-            rec.error = clip(f"HTTP {resp.status_code}: {text.decode(errors='replace').strip()}")
-            return
-        sse = StreamParser(rec, chat, max_tokens, len(body) + TEMPLATE_TOKENS)
-        async for piece in resp.aiter_bytes():
-            if not sse.feed(piece, time.perf_counter()):
-                return           # closed before its end: the connection is not reused
-        sse.close(time.perf_counter())
-
-
-class Clients:
-    """Single-connection httpx clients, one per request in flight: a free list is O(1) where
-    httpcore's pool is O(connections) per event (module doc). Closed loop: at most ``concurrency``
-    exist; open loop: as many as requests overlap."""
-
-    def __init__(self, timeout_s: float):
-        try:
-            import httpx
-        except ImportError as e:
-            raise BenchdbError("serving benchmarks need httpx: pip install 'benchdb[serving]'") from e
-        self.httpx = httpx
-        self.timeout_s = timeout_s
-        self.ssl = httpx.create_ssl_context()      # once: building one per client costs ~20 ms
-        self.free: list[httpx.AsyncClient] = []
-        self.every: list[httpx.AsyncClient] = []
-
-    def take(self) -> httpx.AsyncClient:
-        if self.free:
-            return self.free.pop()
-        hx = self.httpx
-        client = hx.AsyncClient(limits=hx.Limits(max_connections=1, max_keepalive_connections=1),
-                                timeout=hx.Timeout(self.timeout_s), http1=True, http2=False, verify=self.ssl)
-        self.every.append(client)
-        return client
-
-    def give(self, client: httpx.AsyncClient) -> None:
-        self.free.append(client)
-
-    async def aclose(self) -> None:
-        await asyncio.gather(*(c.aclose() for c in self.every), return_exceptions=True)
-
-
 class Generator:
     """Issues the requests of one load point and decides when to stop issuing."""
 
@@ -271,10 +198,11 @@ class Generator:
     async def issue(self, rec: RequestRecord, body: bytes) -> None:
         """Send one request and await its end (bounded by the request timeout)."""
         client = self.clients.take()
-        rec.sent = time.perf_counter()          # retaken by _request when the request leaves
+        rec.sent = time.perf_counter()          # retaken by stream_request when the request leaves
         try:
-            await asyncio.wait_for(_request(client, self.url, body, self.headers, rec, self.chat, self.max_tokens),
-                                   self.spec.request_timeout_s)
+            await asyncio.wait_for(
+                stream_request(client, self.url, body, self.headers, rec, self.chat, self.max_tokens),
+                self.spec.request_timeout_s)
         except asyncio.TimeoutError:
             rec.error = f"timeout after {self.spec.request_timeout_s:g} s"
         except Exception as e:    # httpx transport errors and the like: the request failed

@@ -6,7 +6,7 @@ Why it is built this way:
   its own cores where the machine has enough (``os.sched_setaffinity``), each run today's event
   loop (:func:`benchdb.backends.openai.loadgen.run_async`) on a share of the load: the closed-loop
   concurrency, the open-loop rate, the warm-up and the request limit are divided among them.
-- Workers are subprocesses (``python -m benchdb.backends.openai.workers``), not ``multiprocessing``
+- Workers are subprocesses (``python -m benchdb.backends.openai.client_worker``), not ``multiprocessing``
   children: the measuring child of a scenario is a daemon process, which may not start children.
   They speak JSON lines over stdin/stdout: the coordinator sends the spec; a worker warms up and
   says ``ready``; the coordinator sends one window start for all (``go``); workers stream each
@@ -21,7 +21,6 @@ Why it is built this way:
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -33,14 +32,13 @@ import time
 from typing import IO, Any
 
 from benchdb.backends.openai import loadgen
-from benchdb.backends.openai.loadgen import Generator, LoadResult, LoadSpec, run_async
+from benchdb.backends.openai.client_worker import record_from_json, spec_to_json
+from benchdb.backends.openai.loadgen import LoadResult, LoadSpec
 from benchdb.errors import BenchdbError
-from benchdb.harness.timing import StopCheck, StopRule
+from benchdb.harness.timing import StopCheck
 from benchdb.schema.serving_metrics import RequestRecord
 from benchdb.sql import Stats
 
-#: Seconds between a worker's batches of samples (the shared stopping rule's latency).
-FLUSH_S = 0.1
 #: Seconds a worker may take to start (interpreter, imports) beyond its warm-up's own bound.
 START_S = 60.0
 #: Seconds between ``go`` and the shared window start: every worker has read it by then.
@@ -108,116 +106,6 @@ def shares(spec: LoadSpec, n: int) -> list[tuple[LoadSpec, float]]:
     return out
 
 
-# -- the wire format ---------------------------------------------------------------------------
-def spec_to_json(spec: LoadSpec) -> dict[str, Any]:
-    return dataclasses.asdict(spec)
-
-
-def spec_from_json(doc: dict[str, Any]) -> LoadSpec:
-    return LoadSpec(**{**doc, "rule": StopRule(**doc["rule"])})
-
-
-def record_to_json(r: RequestRecord) -> list[Any]:
-    return [r.index, r.sent, r.first_byte, [x for c in r.chunks for x in c], r.end, r.input_tokens,
-            r.output_tokens, r.error, r.warmup, r.first_token]
-
-
-def record_from_json(a: list[Any]) -> RequestRecord:
-    flat = a[3]
-    return RequestRecord(index=a[0], sent=a[1], first_byte=a[2], chunks=list(zip(flat[::2], flat[1::2], strict=True)),
-                         end=a[4], input_tokens=a[5], output_tokens=a[6], error=a[7], warmup=a[8],
-                         first_token=a[9])
-
-
-# -- the worker side ---------------------------------------------------------------------------
-def _send(msg: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(msg, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
-
-
-class _Link:
-    """A worker's side of :class:`benchdb.backends.openai.loadgen.Shared`: the window opens at the
-    coordinator's ``go``, samples go back in batches, ``stop`` (or a closed stdin) ends the issuing."""
-
-    def __init__(self) -> None:
-        self.ttft: list[float] = []
-        self.itl: list[float] = []
-        self.gen: Generator | None = None
-        self.go: asyncio.Future[float] | None = None
-        self.reader: asyncio.StreamReader | None = None
-        self.tasks: list[asyncio.Task[None]] = []
-
-    async def open_window(self, gen: Generator) -> float:
-        loop = asyncio.get_running_loop()
-        self.gen = gen
-        self.go = loop.create_future()
-        reader = self.reader = asyncio.StreamReader()
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-        self.tasks = [loop.create_task(self.listen()), loop.create_task(self.flush())]
-        _send({"ready": True})
-        start = await self.go
-        await asyncio.sleep(max(0.0, start - time.perf_counter()))
-        return start
-
-    def sample(self, ttft: float, itl: list[float]) -> None:
-        self.ttft.append(ttft)
-        self.itl.extend(itl)
-
-    def stop(self, reason: str) -> None:
-        if self.gen is not None and not self.gen.stop_reason:
-            self.gen.stop_reason = reason
-
-    async def listen(self) -> None:
-        assert self.reader is not None and self.go is not None
-        while True:
-            line = await self.reader.readline()
-            if not line:                # the coordinator is gone: stop issuing, finish, exit
-                self.stop("stopped")
-                if not self.go.done():
-                    self.go.set_result(time.perf_counter())
-                return
-            msg = json.loads(line)
-            if "go" in msg and not self.go.done():
-                self.go.set_result(float(msg["go"]))
-            if "stop" in msg:
-                self.stop(str(msg["stop"]))
-
-    async def flush(self) -> None:
-        while True:
-            await asyncio.sleep(FLUSH_S)
-            self.send_samples()
-
-    def send_samples(self) -> None:
-        if self.ttft:
-            _send({"s": self.ttft, "i": self.itl})
-            self.ttft, self.itl = [], []
-
-    def close(self) -> None:
-        for t in self.tasks:
-            t.cancel()
-        self.send_samples()
-
-
-async def _work(spec: LoadSpec, offset: float) -> LoadResult:
-    link = _Link()
-    try:
-        return await run_async(spec, shared=link, first_offset=offset)
-    finally:
-        link.close()
-
-
-def worker_main() -> None:
-    """``python -m benchdb.backends.openai.workers``: one worker, driven over stdin/stdout."""
-    msg = json.loads(sys.stdin.readline())
-    if msg.get("cores"):
-        os.sched_setaffinity(0, msg["cores"])
-    spec = spec_from_json(msg["spec"])
-    res = asyncio.run(_work(spec, msg.get("offset", 0.0)))
-    _send({"result": {"records": [record_to_json(r) for r in res.records], "window_start": res.window_start,
-                      "window_end": res.window_end, "stop_reason": res.stop_reason,
-                      "cpu_pct": res.client_cpu_pct, "loop_cpu_pct": res.loop_cpu_pct}})
-
-
 # -- the coordinator side ----------------------------------------------------------------------
 class _Worker:
     def __init__(self, index: int, proc: subprocess.Popen[bytes], stderr: IO[bytes], cores: list[int] | None):
@@ -254,8 +142,8 @@ class _Pool:
         for i, (sub, offset) in enumerate(shares(spec, n)):
             cores = groups[i] if groups else None
             err = tempfile.TemporaryFile()
-            proc = subprocess.Popen([sys.executable, "-m", "benchdb.backends.openai.workers"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=err)
+            proc = subprocess.Popen([sys.executable, "-m", "benchdb.backends.openai.client_worker"],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
             w = _Worker(i, proc, err, cores)
             assert proc.stdout is not None
             os.set_blocking(proc.stdout.fileno(), False)
@@ -394,6 +282,3 @@ def run(spec: LoadSpec, n: int = 1, stats: Stats | None = None) -> LoadResult:
                       client_cpu_pct=total if wall > 0 else None, loop_cpu_pct=max(loops) if loops else None,
                       workers=per)
 
-
-if __name__ == "__main__":
-    worker_main()

@@ -15,21 +15,30 @@ errors, cosine similarity, token or top-1 agreement) and the kernels applied (``
 from __future__ import annotations
 
 import copy
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import replace
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any
 
 from benchdb.backends.core_options import backend_option
-from benchdb.backends.pytorch import COMPILE_MODES, KERNEL_MODES, hubkernels
+from benchdb.backends.pytorch import COMPILE_MODES, KERNEL_MODES, hubkernels, kernelize
+from benchdb.backends.pytorch.checks import agreement, count_flops
+from benchdb.backends.pytorch.devices import (
+    check_device,
+    device_kind,
+    dtype_of,
+    import_torch,
+    sync_for,
+    timer_for,
+    torch_build,
+)
+from benchdb.backends.pytorch.generate import measure_generation
 from benchdb.backends.pytorch.options import PytorchOptions
 from benchdb.backends.shared import inputs, models, quantize
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
-from benchdb.harness.timing import HostTimer, measure
+from benchdb.harness.timing import measure
 from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
 from benchdb.schema.identity import normalize_device
 
@@ -37,59 +46,12 @@ NAME = "pytorch"
 PRECISIONS = ("fp32", "fp16", "bf16", "int8", "int4")
 
 
-def _torch():
-    import torch
-
-    return torch
-
-
-def dtype_of(precision: str):
-    torch = _torch()
-    # int8 keeps fp32 activations: dynamic quantization quantizes them inside each Linear
-    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.float32,
-            "int4": torch.float32}[precision]
-
-
-def _torch_build() -> dict[str, str | None]:
-    """``__version__``, ``cuda`` and ``hip`` of the installed torch, read from its ``version.py``
-    without importing torch: the planning process never measures, and importing torch there cost
-    ~1 s of CPU beside the fork server's own import and ~0.5 s more at exit. ImportError when torch
-    is not installed or its build record cannot be read."""
-    import ast
-    import importlib.util
-    from pathlib import Path
-
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        raise ImportError("No module named 'torch'")
-    try:
-        tree = ast.parse((Path(next(iter(spec.submodule_search_locations))) / "version.py").read_text("utf-8"))
-    except (OSError, SyntaxError, ValueError) as exc:
-        raise ImportError(f"torch's version.py cannot be read ({exc})") from None
-    found: dict[str, str | None] = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign):
-            target, value = node.targets[0], node.value
-        elif isinstance(node, ast.AnnAssign) and node.value is not None:
-            target, value = node.target, node.value
-        else:
-            continue
-        if isinstance(target, ast.Name) and target.id in ("__version__", "cuda", "hip"):
-            try:
-                found[target.id] = ast.literal_eval(value)
-            except ValueError:
-                pass
-    if "__version__" not in found:
-        raise ImportError("torch's version.py names no __version__")
-    return found
-
-
 def software() -> dict:
-    built = _torch_build()
+    built = torch_build()
     out = {"torch": built["__version__"], "transformers": hardware.package_version("transformers"),
            "cuda": built.get("cuda"), "hip": built.get("hip")}
     if built.get("cuda") or built.get("hip"):      # cuDNN's version is torch's to tell (a GPU build)
-        torch = _torch()
+        torch = import_torch()
         if torch.backends.cudnn.is_available():
             out["cudnn"] = torch.backends.cudnn.version()
     kernels = hardware.package_version("kernels")
@@ -102,77 +64,9 @@ def software() -> dict:
 PRELOAD = models.PRELOAD
 
 
-def device_kind(device: str) -> str:
-    """cpu / cuda / rocm / mps / xpu: ROCm builds use torch's cuda device but are recorded as rocm."""
-    base = device.split(":")[0]
-    if base == "cuda" and getattr(_torch().version, "hip", None):
-        return "rocm"
-    return base
-
-
-def check_device(device: str) -> None:
-    base = device.split(":")[0]
-    if base == "cpu":             # (no torch import in the planning process for the CPU)
-        return
-    torch = _torch()
-    ok = {"cpu": lambda: True, "cuda": torch.cuda.is_available,
-          "mps": lambda: hasattr(torch.backends, "mps") and torch.backends.mps.is_available(),
-          "xpu": lambda: hasattr(torch, "xpu") and torch.xpu.is_available()}.get(base)
-    if ok is None:
-        raise BenchdbError(f"device {device!r} is not one PyTorch knows; use cpu, cuda[:i], mps or xpu")
-    if not ok():
-        raise BenchdbError(f"device {device} is not available on this machine (torch {torch.__version__}); "
-                           "see `benchdb hardware`, or use --device cpu")
-    if base in ("cuda", "xpu") and ":" in device:
-        count = torch.cuda.device_count() if base == "cuda" else torch.xpu.device_count()
-        if int(device.split(":")[1]) >= count:
-            raise BenchdbError(f"device {device} does not exist: this machine has {count} {base} device(s)")
-
-
 def hardware_of(device: str) -> dict:
     """Fingerprint of a canonical device (cpu, cuda:0, rocm:0, mps, xpu:0)."""
     return hardware.device_fingerprint(device)
-
-
-def sync_for(device) -> Callable[[], object] | None:
-    """The synchronisation of an asynchronous device (None for the CPU)."""
-    torch = _torch()
-    if device.type == "cuda":
-        return lambda: torch.cuda.synchronize(device)
-    if device.type == "mps":
-        return torch.mps.synchronize
-    if device.type == "xpu":
-        return lambda: torch.xpu.synchronize(device)
-    return None
-
-
-class CudaEventTimer:
-    """Times each call with a pair of CUDA events on the current stream."""
-
-    method = "cuda_events"
-
-    def __init__(self, device) -> None:
-        torch = _torch()
-        self.e0 = torch.cuda.Event(enable_timing=True)
-        self.e1 = torch.cuda.Event(enable_timing=True)
-        self.clock = time.perf_counter
-
-    def start(self) -> float:
-        t = self.clock()
-        self.e0.record()
-        return t
-
-    def stop(self) -> float:
-        self.e1.record()
-        self.e1.synchronize()
-        return self.e0.elapsed_time(self.e1) / 1e3
-
-
-def timer_for(device):
-    """CUDA events on CUDA/ROCm; host clock with the device's synchronisation elsewhere."""
-    if device.type == "cuda":
-        return CudaEventTimer(device)
-    return HostTimer(sync=sync_for(device), device=device.type)
 
 
 def parse_mode(mode: str) -> str | None:
@@ -227,7 +121,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
 
 
 def _unsupported(sc: Scenario, device) -> str | None:
-    torch = _torch()
+    torch = import_torch()
     if sc.precision in quantize.QUANTIZED and hubkernels.split_mode(sc.mode):
         return "the kernelized modes take float precisions (fp32, fp16, bf16), not a quantized model"
     if sc.precision in quantize.QUANTIZED:
@@ -253,78 +147,8 @@ def _classify(exc: BaseException) -> str:
     return status_of(exc)
 
 
-class TokenClock:
-    """A logits processor that timestamps every generated token (called once per decode step)."""
-
-    def __init__(self, sync: Callable[[], object] | None, clock=time.perf_counter) -> None:
-        self.sync = sync
-        self.clock = clock
-        self.calls: list[list[float]] = []
-
-    def begin(self) -> None:
-        self.calls.append([self.clock()])
-
-    def __call__(self, input_ids, scores):
-        if self.sync is not None:
-            self.sync()
-        self.calls[-1].append(self.clock())
-        return scores
-
-
-def generation_rows(clock: TokenClock, m, batch: int, tokens: int) -> list[tuple]:
-    """TTFT, per-token TPOT, end-to-end time and tokens/s of the timed generate calls."""
-    rows: list[tuple] = []
-    timed = clock.calls[-len(m.samples):] if m.samples else []
-    for it, (stamps, total, offset) in enumerate(zip(timed, m.samples, m.offsets, strict=True)):
-        rows.append(("generate_s", "s", it, offset, total))
-        rows.append(("tokens_per_s", "tokens/s", it, offset, batch * tokens / total))
-        if len(stamps) >= 2:
-            rows.append(("ttft_s", "s", it, offset, stamps[1] - stamps[0]))
-        for k in range(2, len(stamps)):
-            rows.append(("tpot_s", "s", it * tokens + k - 1, offset + stamps[k - 1] - stamps[0],
-                         stamps[k] - stamps[k - 1]))
-    return rows
-
-
-def _flops(torch, net, fwd) -> float | None:
-    from torch.utils.flop_counter import FlopCounterMode
-
-    try:
-        with torch.inference_mode(), FlopCounterMode(display=False) as counter:
-            net(**fwd)
-        return float(counter.get_total_flops())
-    except Exception:   # some ops have no FLOP formula; FLOPs are then unknown, not wrong
-        return None
-
-
-def _agreement(torch, model, base, net, precision: str, reference_inputs: dict, fwd: dict,
-               full: bool = False) -> tuple[dict, list]:
-    """The output's agreement with the fp32 model on the CPU, on the same inputs, by the exported-
-    graph runners' check (onnx_export.check_outcome): max errors, cosine similarity, top-1 or token
-    agreement (``full``: at fp32 too, for a kernelized model). Recorded, never a reason to fail the
-    result (its tolerance verdict is not used); an output that cannot be compared records why in extra."""
-    from benchdb.backends.shared import onnx_export as export
-
-    names = list(fwd)
-    try:
-        reference = export.reference_output(export.flat_module(model, base, names), reference_inputs)
-        with torch.inference_mode():
-            out = export.flat_module(model, net, names)(**fwd)[0].float().cpu().numpy()
-    except Exception as exc:   # e.g. an output the flat wrapper cannot walk: no agreement, not a failure
-        return {"agreement_error": error_text(exc)}, []
-    _, _, rows, fields = export.check_outcome(reference, out, precision, model.kind.task, model.kind.generative)
-    if fields["max_abs_err"] is None:
-        return {"agreement_error": "outputs of another shape, or NaN or inf"}, []
-    fields.pop("tolerance")
-    if full and precision == "fp32":      # check_outcome leaves these out at fp32
-        found = export.agreement(reference, out, model.kind.task, model.kind.generative)
-        rows += [(name, "ratio", 0, 0.0, value) for name, value in found.items()]
-        fields.update(found)
-    return fields, rows
-
-
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:
-    torch = _torch()
+    torch = import_torch()
     import transformers  # noqa: F401  (imported before the baseline: a library, not the model)
 
     rss_before = settled_rss()
@@ -347,7 +171,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         try:
             yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast,
                            rss_before)
-        except hubkernels.Unsupported as exc:
+        except kernelize.Unsupported as exc:
             yield Outcome(sc, info, status="unsupported", error=str(exc), started_at=started)
         except Exception as exc:
             yield Outcome(sc, info, status=_classify(exc), error=error_text(exc), started_at=started)
@@ -395,7 +219,7 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     if device.type == "cuda":
         rows.append(("peak_device_allocated_bytes", "bytes", 0, 0.0, float(torch.cuda.max_memory_allocated(device))))
         rows.append(("peak_device_reserved_bytes", "bytes", 0, 0.0, float(torch.cuda.max_memory_reserved(device))))
-    flops = _flops(torch, net, fwd)
+    flops = count_flops(torch, net, fwd)
     if flops is not None:
         rows.append(("flops", "flops", 0, 0.0, flops))
     reasons = judge(m, opts.rule, cond, opts.max_background_cpu)
@@ -404,8 +228,8 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     if applied is not None:
         extra.update(applied.extra())
     if sc.precision != "fp32" or applied is not None:
-        found, rows_agree = _agreement(torch, model, base, net, sc.precision, inp.forward, fwd,
-                                       full=applied is not None)
+        found, rows_agree = agreement(torch, model, base, net, sc.precision, inp.forward, fwd,
+                                      full=applied is not None)
         extra.update(found)
         rows.extend(rows_agree)
     if opts.sts and not model.kind.generative:
@@ -424,7 +248,7 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         nvml.close()
     if model.kind.generative and inp.generate is not None:
         if compile_mode is None:
-            rows.extend(_generation(torch, net, inp, device, dtype, sync, opts))
+            rows.extend(measure_generation(torch, net, inp, device, dtype, sync, opts))
         else:
             extra["generation"] = "not measured under torch.compile (decode shapes change every step)"
     return Outcome(sc, info, rows=rows, validity_reasons=reasons, timing_method=timer.method,
@@ -439,9 +263,9 @@ def _prepared(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, com
     if key not in prepared:
         try:
             prepared[key] = _prepare(torch, spec, net, sc, device, opts, compile_mode)
-        except hubkernels.Unsupported as exc:
+        except kernelize.Unsupported as exc:
             prepared[key] = exc
-    if isinstance(prepared[key], hubkernels.Unsupported):
+    if isinstance(prepared[key], kernelize.Unsupported):
         raise prepared[key]
     return prepared[key]
 
@@ -453,28 +277,11 @@ def _prepare(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, comp
         return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, None
     entries = hubkernels.parse(backend_option(opts, "kernels"))
     if hubkernels.identity(entries) != sc.options.get("kernels"):
-        raise hubkernels.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
-                                     "repository's files?); plan the run again")
+        raise kernelize.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
+                                    "repository's files?); plan the run again")
     net = copy.deepcopy(net)
-    applied = hubkernels.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
-                               bool(backend_option(opts, "kernels_trust_remote_code")))
+    applied = kernelize.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
+                              bool(backend_option(opts, "kernels_trust_remote_code")))
     return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, applied
 
 
-def _generation(torch, net, inp, device, dtype, sync, opts: RunOptions) -> list[tuple]:
-    from transformers import LogitsProcessorList
-
-    clock = TokenClock(sync)
-    kwargs = dict(inputs.to_device(inp.generate, device, dtype), max_new_tokens=opts.gen_tokens,
-                  min_new_tokens=opts.gen_tokens, do_sample=False,
-                  logits_processor=LogitsProcessorList([clock]))
-
-    def generate():
-        clock.begin()
-        return net.generate(**kwargs)
-
-    # generation is slower than a forward: its own minimum count, same time limits
-    rule = replace(opts.rule, min_iters=min(opts.rule.min_iters, 5), warmup_iters=1)
-    with torch.inference_mode():
-        m = measure(generate, rule, sync=sync)
-    return generation_rows(clock, m, inp.items, opts.gen_tokens)

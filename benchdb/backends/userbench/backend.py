@@ -29,14 +29,11 @@ file is imported again. The file's folder is put on ``sys.path`` so it can impor
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import inspect
 import itertools
 import json
 import os
 import platform
-import re
-import sys
 import time
 from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
@@ -46,6 +43,7 @@ from typing import Any
 
 from threadpoolctl import threadpool_limits
 
+from benchdb.backends.userbench.discovery import MODULES, SEP, discover, import_bench, load_module, model_id, split_spec
 from benchdb.backends.userbench.options import UserbenchOptions
 from benchdb.bench import PARAMS_ATTR
 from benchdb.errors import BenchdbError
@@ -56,17 +54,11 @@ from benchdb.harness.verdict import error_text, fail_all, judge, measurement_row
 from benchdb.schema.identity import normalize_device
 
 NAME = "userbench"
-SEP = "::"
-FILE_PATTERN = re.compile(r"^bench_.*\.py$")
-FUNCTION_PREFIX = "bench_"
-SKIP_DIRS = {"__pycache__", "venv", "node_modules", "site-packages"}
 #: Parameters that fill key columns instead of the input shape.
 PRECISION_PARAMS = ("precision", "dtype")
 BATCH_PARAM = "batch_size"
 PRECISIONS = {"float32": "fp32", "float": "fp32", "single": "fp32", "float16": "fp16", "half": "fp16",
               "bfloat16": "bf16", "float64": "fp64", "double": "fp64"}
-
-_MODULES: dict[Path, ModuleType] = {}
 
 
 def software() -> dict:
@@ -77,102 +69,7 @@ def hardware_of(device: str) -> dict:
     return hardware.cpu_fingerprint()
 
 
-# --- discovery -------------------------------------------------------------------------------
-
-def _split(spec: str) -> tuple[str, str | None]:
-    if SEP in spec:
-        path, _, name = spec.rpartition(SEP)
-        return path, name
-    return spec, None
-
-
-def bench_files(folder: Path) -> list[Path]:
-    """Every ``bench_*.py`` file under a folder, sorted, skipping hidden and tool folders."""
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
-        found += [Path(root) / f for f in files if FILE_PATTERN.match(f)]
-    return sorted(found)
-
-
-def load_module(path: Path) -> ModuleType:
-    """Import a bench file (once per process) under a private module name."""
-    path = path.resolve()
-    if path in _MODULES:
-        return _MODULES[path]
-    stem = re.sub(r"\W", "_", path.stem)
-    name = f"_benchdb_bench_{stem}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    folder = str(path.parent)
-    if folder not in sys.path:
-        sys.path.insert(0, folder)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(name, None)
-        raise
-    _MODULES[path] = module
-    return module
-
-
-def _import_error(path: Path, exc: BaseException) -> BenchdbError:
-    if isinstance(exc, SyntaxError):
-        what = f"SyntaxError: {exc.msg} (line {exc.lineno})"
-    else:
-        what = error_text(exc)
-    return BenchdbError(f"bench file {path} could not be imported: {what}")
-
-
-def _import(path: Path) -> ModuleType:
-    try:
-        return load_module(path)
-    except (Exception, SystemExit) as exc:
-        raise _import_error(path, exc) from None
-
-
-def bench_functions(module: ModuleType) -> list[str]:
-    """Names of the ``bench_*`` functions defined in the module, in definition order."""
-    return [n for n, v in vars(module).items()
-            if n.startswith(FUNCTION_PREFIX) and inspect.isfunction(v) and v.__module__ == module.__name__]
-
-
-def discover(spec: str) -> list[tuple[Path, str]]:
-    """(absolute file, function) of every bench a spec names; a one-line error when it names none."""
-    text, name = _split(spec)
-    path = Path(text).expanduser()
-    if not path.exists():
-        raise BenchdbError(f"bench path {text} does not exist")
-    if path.is_dir():
-        if name is not None:
-            raise BenchdbError(f"bench {spec}: {text} is a folder; FILE::FUNCTION needs a .py file")
-        files = bench_files(path)
-        if not files:
-            raise BenchdbError(f"bench folder {text} has no bench_*.py files")
-    elif path.suffix != ".py":
-        raise BenchdbError(f"bench file {text} is not a .py file")
-    else:
-        files = [path]
-    found = []
-    for f in files:
-        f = f.resolve()
-        names = bench_functions(_import(f))
-        if not names:
-            raise BenchdbError(f"bench file {f} has no benches; define functions named bench_*")
-        if name is not None:
-            if name not in names:
-                raise BenchdbError(f"bench file {f} has no bench {name!r}; it has {', '.join(names)}")
-            names = [name]
-        found += [(f, n) for n in names]
-    return found
-
-
-def model_id(path: Path, name: str) -> str:
-    return f"{Path(path).stem}{SEP}{name}"
-
+# --- parameters ------------------------------------------------------------------------------
 
 def _label(value: Any) -> str:
     """A parameter value as text: names of types and functions, str() of the rest."""
@@ -245,7 +142,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             if model in seen:
                 continue
             seen.add(model)
-            module = _import(path)
+            module = import_bench(path)
             mid = model_id(path, name)
             options = UserbenchOptions(threads=opts.thread_count, env=env_text(module, str(path))).as_dict()
             scenarios: list[Scenario] = []
@@ -264,7 +161,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
 
 
 def _parse_model(spec: str) -> tuple[Path, str]:
-    text, name = _split(spec)
+    text, name = split_spec(spec)
     if not name:
         raise BenchdbError(f"userbench model {spec!r} is not FILE::FUNCTION")
     return Path(text), name
@@ -296,7 +193,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
     info = model_info(spec)
     path, name = _parse_model(spec)
     mid = info["model_id"]
-    fresh = path.resolve() not in _MODULES
+    fresh = path.resolve() not in MODULES
     t0 = time.perf_counter()
     try:
         module = load_module(path)

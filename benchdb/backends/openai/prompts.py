@@ -1,0 +1,71 @@
+"""The prompts a load point sends: a --prompts file (JSON lines with "prompt"), else generated ones of
+a given length in tokens (where the model's tokenizer is at hand) or words."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+from benchdb.backends.core_options import backend_option
+from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions
+
+#: Words generated prompts are made of (a prompt of N words; the server's usage gives its tokens).
+_WORDS = ("the", "model", "serves", "tokens", "under", "load", "and", "every", "request", "streams",
+          "a", "reply", "while", "others", "wait", "in", "line", "for", "their", "turn")
+
+
+def prompts_hash(path: str | None) -> str | None:
+    """The prompts file's content hash, once its prompts are read (a bad file is refused at
+    planning, in one line, before any server starts)."""
+    if not path:
+        return None
+    read_prompts(path)
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def read_prompts(path: str) -> list[str]:
+    out = []
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BenchdbError(f"--prompts {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            try:
+                out.append(str(json.loads(line)["prompt"]))
+            except (ValueError, KeyError, TypeError):
+                raise BenchdbError(f"--prompts {path} line {n}: not a JSON object with \"prompt\"") from None
+    if not out:
+        raise BenchdbError(f"--prompts {path} holds no prompt")
+    return out
+
+
+def prompts_for(opts: RunOptions, model: str, words: int | None, count: int, seed: int) -> list[str]:
+    path = backend_option(opts, "prompts")
+    if path:
+        return read_prompts(path)
+    rng = random.Random(seed)
+    texts = [" ".join(rng.choice(_WORDS) for _ in range(words or 1)) for _ in range(count)]
+    return _to_tokens(texts, words or 1, model)
+
+
+def _to_tokens(texts: list[str], n: int, model: str) -> list[str]:
+    """Prompts of exactly ``n`` tokens where the model is a local folder with a tokenizer.json (cut
+    to ``n`` token ids and decoded); elsewhere ``n`` words (the server's usage records the tokens)."""
+    path = Path(model) / "tokenizer.json"
+    if not path.is_file():
+        return texts
+    try:
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(path))
+    except Exception:  # tokenizers missing or the file unreadable: words, as for a remote model
+        return texts
+    out = []
+    for text in texts:
+        ids = tok.encode(text * max(1, n), add_special_tokens=False).ids[:n]
+        out.append(tok.decode(ids))
+    return out

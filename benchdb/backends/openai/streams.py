@@ -1,0 +1,95 @@
+"""One streamed request to an OpenAI-compatible endpoint, timed from when it leaves, and the
+single-connection httpx clients requests run on (one per request in flight; see
+:mod:`benchdb.backends.openai.loadgen` for why)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import TYPE_CHECKING, Any
+
+from benchdb.errors import BenchdbError, clip
+from benchdb.schema.serving_metrics import RequestRecord, StreamParser
+
+if TYPE_CHECKING:
+    import httpx
+
+
+#: httpcore trace events that mark a request leaving (the first one seen is its send time).
+_SEND_EVENTS = frozenset({"connection.connect_tcp.started", "http11.send_request_headers.started"})
+
+
+#: Bytes of a non-200 body kept for the error message.
+ERROR_BODY_BYTES = 2048
+
+
+#: Prompt tokens a request may count beyond one per byte of its body: a chat template's own text.
+#: A server's usage above that is not believed (no tokenizer makes more tokens than bytes).
+TEMPLATE_TOKENS = 4096
+
+
+async def stream_request(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], rec: RequestRecord,
+                         chat: bool, max_tokens: int | None = None) -> None:
+    """One streamed request into ``rec``; the server's usage is checked against ``max_tokens``
+    (the most the request asked for) and the body's size.
+
+    ``rec.sent`` is when the request leaves: the start of its TCP connect on a new connection, else
+    of writing its headers (httpx's trace hook), so the client's own request building (a few
+    hundred microseconds of Python, more on a loaded client) is not counted as server time."""
+    rec.sent = time.perf_counter()
+    sent = False
+
+    async def trace(name: str, info: dict[str, Any]) -> None:
+        nonlocal sent
+        if not sent and name in _SEND_EVENTS:
+            rec.sent = time.perf_counter()
+            sent = True
+
+    async with client.stream("POST", url, content=body, headers=headers, extensions={"trace": trace}) as resp:
+        rec.first_byte = time.perf_counter()
+        if resp.status_code != 200:
+            # Read at most the first piece and close the response before its end: httpx then
+            # closes the connection instead of returning it to the pool.
+            text = b""
+            async for piece in resp.aiter_raw():
+                text = piece[:ERROR_BODY_BYTES]
+                break
+            rec.error = clip(f"HTTP {resp.status_code}: {text.decode(errors='replace').strip()}")
+            return
+        sse = StreamParser(rec, chat, max_tokens, len(body) + TEMPLATE_TOKENS)
+        async for piece in resp.aiter_bytes():
+            if not sse.feed(piece, time.perf_counter()):
+                return           # closed before its end: the connection is not reused
+        sse.close(time.perf_counter())
+
+
+class Clients:
+    """Single-connection httpx clients, one per request in flight: a free list is O(1) where
+    httpcore's pool is O(connections) per event (module doc). Closed loop: at most ``concurrency``
+    exist; open loop: as many as requests overlap."""
+
+    def __init__(self, timeout_s: float):
+        try:
+            import httpx
+        except ImportError as e:
+            raise BenchdbError("serving benchmarks need httpx: pip install 'benchdb[serving]'") from e
+        self.httpx = httpx
+        self.timeout_s = timeout_s
+        self.ssl = httpx.create_ssl_context()      # once: building one per client costs ~20 ms
+        self.free: list[httpx.AsyncClient] = []
+        self.every: list[httpx.AsyncClient] = []
+
+    def take(self) -> httpx.AsyncClient:
+        if self.free:
+            return self.free.pop()
+        hx = self.httpx
+        client = hx.AsyncClient(limits=hx.Limits(max_connections=1, max_keepalive_connections=1),
+                                timeout=hx.Timeout(self.timeout_s), http1=True, http2=False, verify=self.ssl)
+        self.every.append(client)
+        return client
+
+    def give(self, client: httpx.AsyncClient) -> None:
+        self.free.append(client)
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.aclose() for c in self.every), return_exceptions=True)
