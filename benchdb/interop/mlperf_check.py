@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop import mlperf, mlperf_measures
+from benchdb.interop import mlperf, mlperf_measures, mlperf_rules
 from benchdb.interop.mlperf_measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
 from benchdb.interop.mlperf_system import SUMMARY, Located, System, finite_float, precision_of, read_system, text
 from benchdb.interop.mlperf_tables import ROOT_TABLES, Row, Table, read_table
@@ -78,8 +78,8 @@ class Repository:
         sysinfo = self.system(loc)
         checked = Checked(rows=[t.rows[loc.location] for t in self.tables_for(loc) if loc.location in t.rows])
         version = self.version(checked.rows)
-        model = mlperf.canonical_model(loc.benchmark)
-        scenario = mlperf.canonical_scenario(loc.scenario_folder)
+        model = mlperf_rules.canonical_model(loc.benchmark)
+        scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
         run_dir = loc.path.parent
         settings: dict[str, Any] = {"division": loc.division, "submitter": loc.submitter,
                                     "mlperf_round": version, "location": loc.location}
@@ -88,7 +88,7 @@ class Repository:
             # a repository named by neither a table nor its folder: the round of the LoadGen that ran
             version = version or (f"v{'.'.join(lg.version.split('.')[:2])}" if lg.version else None)
             settings["mlperf_round"] = version
-            head = mlperf.headline(lg.log, model, scenario, version)
+            head = mlperf_rules.headline(lg.log, model, scenario, version)
             stats = mlperf.with_headline(lg.statistics, head)
             effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
             settings.update(lg.settings)
@@ -118,7 +118,7 @@ class Repository:
         for row in checked.rows:
             checked.disagreements += self._compare(loc, row, sysinfo, model, scenario, head, power)
             if row.result is not None and row.units is not None:
-                stats.append((head.metric, head.unit, "published", row.result * mlperf.UNITS[row.units]))
+                stats.append((head.metric, head.unit, "published", row.result * mlperf_rules.UNITS[row.units]))
             if row.power is not None and (row.power_units or "").lower() in ("watts", "w"):
                 stats.append(("power_w", "W", "published", row.power))
             elif row.power is not None and (row.power_units or "").lower() == "millijoules":
@@ -153,8 +153,8 @@ class Repository:
 
     @staticmethod
     def _endpoint_headline(doc: dict[str, Any], model: str, scenario: str,
-                           stats: list[tuple[str, str, str, float]]) -> mlperf.Headline:
-        tokens = (mlperf.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s")
+                           stats: list[tuple[str, str, str, float]]) -> mlperf_rules.Headline:
+        tokens = (mlperf_rules.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s")
         if scenario in ("SingleStream", "MultiStream"):
             p = "early_stopping_p90" if scenario == "SingleStream" else "early_stopping_p99"
             value = next((s[3] for s in stats if s[0] == "latency_s" and s[2] == p), None)
@@ -164,7 +164,7 @@ class Repository:
             value = finite_float(doc.get(key))
         if value is None or value <= 0:
             raise SourceError(f"the headline {key} = {value!r} is not a positive number")
-        return mlperf.make_headline(value, kind, model, scenario, key)
+        return mlperf_rules.make_headline(value, kind, model, scenario, key)
 
     @staticmethod
     def _accuracy(loc: Located, model: str, rows: list[Row]) -> list[tuple[str, str, str, float]]:
@@ -194,7 +194,7 @@ class Repository:
         return [(f"accuracy:{name.lower()}", "score", "value", value) for name, value in found]
 
     @staticmethod
-    def _compare(loc: Located, row: Row, sysinfo: System, model: str, scenario: str, head: mlperf.Headline,
+    def _compare(loc: Located, row: Row, sysinfo: System, model: str, scenario: str, head: mlperf_rules.Headline,
                  power: float | None) -> list[str]:
         out = []
 
@@ -207,9 +207,9 @@ class Repository:
             differ("accelerators per node (a#)", row.per_node, sysinfo.per_node)
         if row.nodes is not None and row.nodes != sysinfo.nodes:
             differ("nodes", row.nodes, sysinfo.nodes)
-        if mlperf.canonical_model(row.model) != model:
+        if mlperf_rules.canonical_model(row.model) != model:
             differ("model", row.model, model)
-        if mlperf.canonical_scenario(row.scenario) != scenario:
+        if mlperf_rules.canonical_scenario(row.scenario) != scenario:
             differ("scenario", row.scenario, scenario)
         if row.units is not None and row.units != head.table_unit:
             differ("units", row.units, head.table_unit)

@@ -13,7 +13,7 @@ compliance audits (``compliance/`` and ``TEST0x`` folders) are counted as skippe
   framework, other software stack and OS -> the run's software. No accelerator: a CPU system.
 - Model ``mlperf:<benchmark>`` (the checker's names: ``resnet50`` -> ``resnet``), the scenario
   folder's scenario (Interactive stays Interactive; LoadGen's effective scenario is an option).
-- Headline: :func:`benchdb.interop.mlperf.headline`, the checker's choice; LoadGen's other figures,
+- Headline: :func:`benchdb.interop.mlperf_rules.headline`, the checker's choice; LoadGen's other figures,
   ``result_summary.json``'s TTFT/TPOT/latency/output lengths, as statistics.
 - Accuracy: ``accuracy/accuracy.txt`` (the checker's patterns for the benchmark's metrics), v6.x
   ``accuracy/accuracy_results.json``, else the table's Accuracy string: statistics

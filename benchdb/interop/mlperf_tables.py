@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import mlperf, mlperf_system
+from benchdb.interop import mlperf_rules, mlperf_system
 from benchdb.interop.mlperf_system import count, finite_float
 from benchdb.interop.writer import SourceError
 
@@ -82,8 +82,8 @@ def read_table(path: Path) -> Table:
         loc = _location(r["Location"])
         units = mlperf_system.text(_first(r, "Performance_Units", "Units"))
         result = finite_float(_first(r, "Performance_Result", "Result"))
-        if units is not None and units not in mlperf.UNITS:
-            table.errors.append(f"{loc}: unknown units {units!r} (known: {', '.join(mlperf.UNITS)}); "
+        if units is not None and units not in mlperf_rules.UNITS:
+            table.errors.append(f"{loc}: unknown units {units!r} (known: {', '.join(mlperf_rules.UNITS)}); "
                                 "its figure is not compared")
             units, result = None, None
         elif result is None or result <= 0:
