@@ -13,7 +13,7 @@ import pytest
 from conftest import benchdb_cmd, cli, import_and_ingest
 from conftest import db_rows as rows
 
-from benchdb.interop import mlperf
+from benchdb.interop import mlperf_rules
 
 pytestmark = pytest.mark.core
 
@@ -54,15 +54,15 @@ def test_the_published_rows_are_reproduced_from_the_logs(tmp_path):
     published = [t for t in table_rows() if not t["location"].endswith("/Interactive/performance/run_1")]
     assert len(got) == len(published) == 8
     for t in published:
-        r = got[(t["submitter"], t["system"], f"mlperf:{mlperf.canonical_model(t['model'])}", t["scenario"])]
+        r = got[(t["submitter"], t["system"], f"mlperf:{mlperf_rules.canonical_model(t['model'])}", t["scenario"])]
         if t["accelerator"]:
             assert (r["device_name"], r["accelerators_per_node"]) == (t["accelerator"], int(t["per_node"]))
         else:                                         # a CPU-only system: no accelerator, a# empty
             assert (r["kind"], r["accelerators_per_node"], t["per_node"]) == ("cpu", 0, "")
         assert r["nodes"] == int(t["nodes"]) and r["accelerators"] == r["accelerators_per_node"] * r["nodes"]
-        figure = r["value"] / mlperf.UNITS[t["units"]]              # the table's unit (ms for latencies)
+        figure = r["value"] / mlperf_rules.UNITS[t["units"]]              # the table's unit (ms for latencies)
         assert figure == pytest.approx(t["result"], rel=1e-4), t["location"]
-        assert r["published"] == pytest.approx(t["result"] * mlperf.UNITS[t["units"]])
+        assert r["published"] == pytest.approx(t["result"] * mlperf_rules.UNITS[t["units"]])
         assert r["validity"] == "valid"
     single = got[("GATEOverflow", "GATEOverflow_AMD_AM5-mlcommons_cpp-cpu-onnxruntime-default_config",
                   "mlperf:resnet", "SingleStream")]

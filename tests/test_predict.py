@@ -12,6 +12,7 @@ from conftest import HARDWARE, make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.perfmodel import calibrate as cal
+from benchdb.perfmodel import habitat
 from benchdb.perfmodel import predict as pr
 from benchdb.schema import identity
 from benchdb.warehouse import Warehouse
@@ -179,10 +180,10 @@ def test_habitat_fits_how_far_latency_follows_the_peak():
                 roof = batch * 1e-4 * 1e11 / peak
                 rows.append(_row(model, hw, "b", batch, c * roof ** 0.5, roof, peak=peak))
     train = [r for r in rows if r["hardware_id"] != "B"]
-    hab = pr.Habitat(train)
+    hab = habitat.Habitat(train)
     assert hab.alpha == pytest.approx(0.5) and hab.own[("m1", "b")] == pytest.approx(0.5)
     for t in (r for r in rows if r["hardware_id"] == "B"):
         value, sources = hab.predict(t)
         assert [s["hardware_id"] for s in sources] == ["A", "C"]
         assert value == pytest.approx(t["latency_s"], rel=1e-9)
-    assert pr.Habitat(train[:2]).alpha == 1.0              # too few pairs: pure scaling
+    assert habitat.Habitat(train[:2]).alpha == 1.0              # too few pairs: pure scaling

@@ -48,7 +48,7 @@ def test_first_60_lines_say_what_why_set_up_main_job_and_tests():
 
 
 def test_the_readme_documents_every_verdict_the_quickstart_prints():
-    from benchdb.reports.optimal import VERDICT_LABELS
+    from benchdb.reports.optimal_rows import VERDICT_LABELS
 
     head = "\n".join(README.read_text().splitlines()[:60])
     for label in set(VERDICT_LABELS.values()):

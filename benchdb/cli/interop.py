@@ -66,7 +66,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
 
     fingerprint, device, usage = declared_hardware(hardware, hardware_file)
     if engine:
-        from benchdb.interop.serving import engine_name
+        from benchdb.interop.serving_fields import engine_name
 
         engine = engine_name(engine) or engine.strip().lower()
     summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision, usage))

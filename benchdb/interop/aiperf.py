@@ -21,7 +21,8 @@ from typing import Any
 
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_json_lines
-from benchdb.interop.serving import LoadPoint, definitions, distribution_stats, number, records_in_order, to_imported
+from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.serving_fields import distribution_stats, number, records_in_order
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord

@@ -171,7 +171,7 @@ def vllm_document(r: dict, requests: list[dict]) -> dict:
     # vLLM dates its file when the run ends; `--metadata` values are text.
     started = datetime.fromisoformat(r["started_at"]) if r["started_at"] else datetime.now(timezone.utc)
     date = (started.astimezone(timezone.utc) + timedelta(seconds=duration)).strftime("%Y%m%d-%H%M%S")
-    from benchdb.interop.serving import ENGINE_OPTIONS
+    from benchdb.interop.serving_fields import ENGINE_OPTIONS
 
     metadata = {k: str(opts[k]) for k in ENGINE_OPTIONS if opts.get(k) is not None}
     if "dtype" not in metadata and r["precision"] in _DTYPES:

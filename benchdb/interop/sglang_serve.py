@@ -20,16 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.interop import load_json_lines
-from benchdb.interop.serving import (
-    LoadPoint,
-    definitions,
-    engine_name,
-    engine_options,
-    number,
-    records_from_lists,
-    summary_figures,
-    to_imported,
-)
+from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.serving_fields import engine_name, engine_options, number, records_from_lists, summary_figures
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 

@@ -21,16 +21,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.serving import (
+from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.serving_fields import (
     SUMMARY_KEY,
-    LoadPoint,
-    definitions,
     engine_name,
     engine_options,
     number,
     records_from_lists,
     summary_figures,
-    to_imported,
 )
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema import identity

@@ -8,7 +8,8 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
-from benchdb.perfmodel.predict import METHODS, Habitat, Learned, hw_key, predict_all
+from benchdb.perfmodel.habitat import Habitat, hw_key
+from benchdb.perfmodel.predict import METHODS, Learned, predict_all
 
 
 def _spearman(a: list[float], b: list[float]) -> float | None:

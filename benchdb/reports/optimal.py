@@ -11,8 +11,8 @@ from typing import Any
 
 from benchdb.errors import BenchdbError
 from benchdb.reports.document import Column, Filters, NothingToReport, Section, one_row, section_rows
+from benchdb.reports.optimal_rows import accuracy_notes, optimal_notes, optimal_row, short_labels, system_label
 from benchdb.text import plural
-from benchdb.units import percent
 
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
 #: --per: what a throughput is divided by, and how a heading says it.
@@ -111,9 +111,9 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
         if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
             notes.append("energy needs power samples (power_w, from NVIDIA telemetry); results without "
                          "them are left out")
-    notes += _optimal_notes(rows)
+    notes += optimal_notes(rows)
     if f.max_accuracy_drop is not None:
-        notes += _accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
+        notes += accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
     energy = [Column("J/item", "best_energy_per_item_j", "sci", compact=False)] if any(
         r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
     systems = [Column("system", "best_system_label"), Column("figure", "best_figure")] if any(
@@ -152,7 +152,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
          Column("peak memory", "best_peak_memory_bytes", "mib", compact=False), *energy,
          Column("result", "best_result_id", "result", compact=False),
          Column("runner-up result", "runner_up_result_id", "result", compact=False)],
-        keys, _short_labels([_optimal_row(r) for r in rows]), notes, empty=empty,
+        keys, short_labels([optimal_row(r) for r in rows]), notes, empty=empty,
         extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {},
         brief="Per model, batch size and input shape: the best of the latest valid timing results"
               + (f" under {f.describe()}" if f.describe() else "") + " and its margin over the runner-up. "
@@ -186,7 +186,7 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
                          if r.get("normalised_ci_low") is not None else None)
         r["per_label"] = (f"{r['normalised']:.4g} {r['normalised_unit']}" if r["normalised"] is not None
                           else r["missing"])
-        r["system_label"] = _system_label(r["system_name"], r["devices"], r["accelerator"])
+        r["system_label"] = system_label(r["system_name"], r["devices"], r["accelerator"])
     return Section(
         "system_ranking", f"Systems side by side, {PER[per]}",
         "Per model, scenario (input) and batch size, every system's latest valid figure: benchdb's own "
@@ -201,133 +201,6 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
          Column("power W", "power_w", "num", compact=False), Column("USD/h", "price_per_hour", "num", compact=False),
          Column("result", "result_id", "result", compact=False)],
         keys, rows, [_per_note(per)] if not rows else [], empty="No latest valid result to put side by side.")
-
-
-def _system_label(name: str | None, devices: int | None, accelerator: str | None) -> str:
-    """'8x H200 SXM (8x NVIDIA H200-SXM-141GB)': the system and the accelerators a result used."""
-    if accelerator is None or devices is None:
-        return str(name)
-    used = f"{devices}x {accelerator}"
-    return str(name) if name == used or (devices == 1 and name == accelerator) else f"{name} ({used})"
-
-
-def _accuracy_notes(rows: list[dict], limit: float) -> list[str]:
-    """One line per result --max-accuracy-drop left out: what it is and why."""
-    out = []
-    for r in rows:
-        what = (f"{r['model_id']} batch {r['batch_size']} {r['input_shape']}: {r['hardware_name']} {r['backend']} "
-                f"{r['mode']} {r['precision']}" + (f" ({r['quantization']})" if r.get("quantization") else ""))
-        if r.get("accuracy_drop") is None:
-            why = "no agreement with fp32 recorded (measured before benchdb recorded it, or not comparable)"
-        elif r.get("score_drop") is not None:
-            why = (f"lm-eval {r['score_basis']} {r['score_drop'] * 100:.3f} % below fp32, "
-                   f"more than {limit * 100:g} %")
-        elif r.get("sts_drop") is not None:
-            why = f"STS Spearman {r['sts_drop'] * 100:.3f} % below fp32's, more than {limit * 100:g} %"
-        else:
-            why = (f"{r['agreement_metric'].replace('_', ' ')} {r['agreement'] * 100:.3f} %, "
-                   f"a drop of {r['accuracy_drop'] * 100:.3f} %, more than {limit * 100:g} %")
-        out.append(f"left out by --max-accuracy-drop: {what}: {why}")
-    return out
-
-
-def _pct(v: float) -> str:
-    return f"{v * 100:+.1f}%"
-
-
-#: What each margin verdict reads as (None: no runner-up).
-VERDICT_LABELS = {"win": "win", "tie": "tie", "unconfirmed": "unconfirmed", "unknown": "unconfirmed",
-                  None: "only one"}
-
-
-def _optimal_row(r: dict) -> dict:
-    """The columns a person reads: the runner-up's full label, the margin's interval, the verdict
-    (win / tie / unconfirmed) with a warning when a tail is unstable, and what stands behind it."""
-    ci = (f"{_pct(r['margin_ci_low'])} .. {_pct(r['margin_ci_high'])}"
-          if r.get("margin_ci_low") is not None else None)
-    if ci is None and r.get("runner_up_result_id") is not None:
-        ci = "noise unknown"
-    verdict = VERDICT_LABELS.get(r.get("margin_verdict"), str(r.get("margin_verdict")))
-    tails = [who for who, key in (("best", "best"), ("runner-up", "runner_up")) if r.get(f"{key}_tail_unstable")]
-    if tails:
-        verdict += "; unstable tail: " + ", ".join(tails)
-    short = None
-    if r.get("margin") is not None:
-        short = percent(r["margin"], decimals=0)
-        if r.get("margin_ci_low") is not None:
-            short += (f" [{percent(r['margin_ci_low'], decimals=0).rstrip('%')}, "
-                      f"{percent(r['margin_ci_high'], decimals=0).rstrip('%')}]")
-    if r.get("margin_basis") == "published":
-        ci = "published: no interval"
-        verdict += " (published figure)"
-    runner_up = _label(r, "runner_up")
-    if runner_up is not None and r.get("runner_up_summary_only"):
-        runner_up += " (published)"
-    margin = None if r.get("margin") is None else _pct(r["margin"]) + (f" [{ci}]" if ci else "")
-    return dict(r, runner_up_label=runner_up, margin_ci_label=ci, verdict_label=verdict, margin_label=margin,
-                best_label=_label(r, "best"),
-                best_system_label=_system_label(r.get("best_system"), r.get("best_accelerators"),
-                                                r.get("best_hardware")),
-                best_figure=None if r.get("best_summary_only") is None else
-                ("published" if r["best_summary_only"] else "measured"),
-                margin_short=short, proc_label=_pair(r, "best_repeats", "runner_up_repeats"),
-                runs_label=_pair(r, "best_runs", "runner_up_runs"))
-
-
-def _pair(r: dict, best: str, runner_up: str) -> str:
-    """'3+3': the best's and the runner-up's count ('3' alone without a runner-up)."""
-    def n(key: str) -> str:
-        return "?" if r.get(key) is None else str(r[key])
-    return n(best) if r.get("runner_up_result_id") is None else f"{n(best)}+{n(runner_up)}"
-
-
-_PARTS = ("hardware", "backend", "mode", "precision")
-
-
-def _short_labels(rows: list[dict]) -> list[dict]:
-    """Terminal labels of the best and the runner-up: only the parts (hardware, backend, mode,
-    precision) that differ somewhere in the table; the full labels stay in their own columns."""
-    varying = [p for p in _PARTS if len({r.get(f"{who}_{p}") for r in rows for who in ("best", "runner_up")
-                                         if r.get(f"{who}_hardware") is not None}) > 1] or ["backend"]
-    for r in rows:
-        for who in ("best", "runner_up"):
-            r[f"{who}_short"] = ("/".join(str(r.get(f"{who}_{p}")) for p in varying)
-                                 if r.get(f"{who}_hardware") is not None else None)
-    return rows
-
-
-def _optimal_notes(rows: list[dict]) -> list[str]:
-    notes = []
-    ranked = [r for r in rows if r.get("margin_verdict") is not None]
-    wins = sum(1 for r in ranked if r.get("margin_verdict") == "win")
-    ties = sum(1 for r in ranked if r.get("margin_verdict") == "tie")
-    unconfirmed = [r for r in ranked if r.get("margin_verdict") in ("unconfirmed", "unknown")]
-    published = [r for r in unconfirmed if r.get("margin_basis") == "published"]     # said in their own note
-    unconfirmed = [r for r in unconfirmed if r.get("margin_basis") != "published"]
-    if ranked:
-        notes.append(f"Of {plural(len(ranked), 'winner')} with a runner-up: {wins} win, {ties} tie, "
-                     f"{len(unconfirmed)} unconfirmed" + (f", {len(published)} beside a published figure "
-                                                         "(no interval)." if published else "."))
-    no_basis = [r for r in unconfirmed if r.get("margin_ci_low") is None]
-    if no_basis:
-        single = sum(1 for r in no_basis if (r.get("margin_processes") or 1) < 2)
-        notes.append(f"{plural(len(no_basis), 'winner')} unconfirmed because run-to-run noise is unknown"
-                     + (f" ({single} measured in one process)" if single else " (the two results come from "
-                        "separate runs without 8 runs of history)")
-                     + ": the winner within run-to-run noise is unknown. Measure both in one run with "
-                       "`--repeats 3` (interleaved processes), or let each series collect 8 runs.")
-    between = len(unconfirmed) - len(no_basis)
-    if between:
-        notes.append(f"{plural(between, 'winner')} unconfirmed: the margin's interval excludes 0 but not +5 %; "
-                     "measure with more --repeats to tell.")
-    if ties:
-        notes.append(f"{plural(ties, 'tie')}: the margin's interval includes 0 or stays within 5 %, so the data "
-                     "do not tell the two apart.")
-    tail = [r for r in rows if r.get("best_tail_unstable") or r.get("runner_up_tail_unstable")]
-    if tail:
-        notes.append(f"Unstable tail in {plural(len(tail), 'row')}: p90 above 2x or p99 above 5x the median; "
-                     "the median ranks them, but a latency budget on p90/p99 may not hold.")
-    return notes
 
 
 def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
@@ -352,8 +225,3 @@ def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
             "(names must match hardware names exactly)")
 
 
-def _label(r: dict, prefix: str) -> str | None:
-    if r.get(f"{prefix}_hardware") is None:
-        return None
-    return (f"{r[f'{prefix}_hardware']} / {r[f'{prefix}_backend']} / {r[f'{prefix}_mode']} / "
-            f"{r[f'{prefix}_precision']}")

@@ -9,11 +9,11 @@ the plots (throughput per device against interactivity, TTFT against load) are d
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.reports.document import Column, Filters, Section, one_row, section_rows
+from benchdb.reports.serving_rows import ci, config, figure, point_row, published_row, slo_load, workload
 from benchdb.text import plural
 
 #: What ``--slo`` may bound here: TTFT (its p90), TPOT (its p50) and interactivity (tokens/s per user).
@@ -59,39 +59,6 @@ def describe_slo(slo: dict[str, float]) -> str:
     return " and ".join(parts)
 
 
-def _ci(lo: float | None, hi: float | None, scale: float = 1e3, unit: str = "ms") -> str | None:
-    if lo is None or hi is None:
-        return None
-    return f"{lo * scale:.1f} .. {hi * scale:.1f} {unit}"
-
-
-def _config(r: dict) -> str:
-    engine = r.get("engine") or "?"
-    if r.get("engine_version"):
-        engine += f" {r['engine_version']}"
-    devices = f" x{r['devices']}" if (r.get("devices") or 1) > 1 else ""
-    return f"{r.get('hardware_name')}{devices} / {engine} / {r.get('precision')}"
-
-
-def _load(r: dict) -> str | None:
-    if r.get("load_kind") == "concurrency":
-        return f"c={r['concurrency']}"
-    if r.get("load_kind") == "rate":
-        return f"{r['request_rate']:g} req/s" + (f" {r['arrival']}" if r.get("arrival") else "")
-    return None
-
-
-def _workload(r: dict) -> str:
-    return f"{r.get('model_id')} · {r.get('endpoint')} · in={r.get('in_tokens')} out={r.get('out_tokens')}"
-
-
-def _point_row(r: dict) -> dict:
-    return dict(r, config=_config(r), load=_load(r), workload=_workload(r),
-                ttft_ci=_ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
-                tpot_ci=_ci(r.get("tpot_p50_ci_low_s"), r.get("tpot_p50_ci_high_s")),
-                options_text=str(r.get("options") or ""))
-
-
 _LOAD_COLUMNS = [Column("workload", "workload"), Column("hardware / engine / precision", "config"),
                  Column("measured by", "measured_by"), Column("options", "options_text", compact=False),
                  Column("load", "load")]
@@ -99,7 +66,7 @@ _LOAD_COLUMNS = [Column("workload", "workload"), Column("hardware / engine / pre
 
 def points_section(con, f: Filters) -> Section:
     keys, rows = section_rows(con, "serving_points", f.params())
-    rows = [_point_row(r) for r in rows]
+    rows = [point_row(r) for r in rows]
     notes = ["Percentiles need their requests: p90 10, p99 100 (blank below, never the maximum). p50 95% CIs: "
              "distribution-free order statistics over the requests of every process pooled; TTFT with "
              "`--repeats` takes the hierarchical bootstrap over processes then requests (ttft_ci_method)."]
@@ -140,7 +107,7 @@ def points_section(con, f: Filters) -> Section:
 
 def frontier_section(con, f: Filters) -> Section:
     keys, rows = section_rows(con, "serving_frontier", f.params())
-    rows = [_point_row(r) for r in rows]
+    rows = [point_row(r) for r in rows]
     return Section(
         "serving_frontier", "Serving frontier",
         "Per configuration (hardware x engine x precision x options, for one model, endpoint and token "
@@ -161,10 +128,10 @@ def slo_section(con, f: Filters) -> Section:
     cur = con.execute(text, {k: v for k, v in params.items() if f"${k}" in text})
     keys = [d[0] for d in cur.description]
     rows = sql.rows(cur)
-    rows = [dict(r, config=_config(r), workload=_workload(r), load=_slo_load(r),
-                 throughput_range=_ci(r.get("output_throughput_per_device_low"),
+    rows = [dict(r, config=config(r), workload=workload(r), load=slo_load(r),
+                 throughput_range=ci(r.get("output_throughput_per_device_low"),
                                       r.get("output_throughput_per_device_high"), 1.0, "tok/s"),
-                 ttft_ci=_ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
+                 ttft_ci=ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
                  options_text=str(r.get("options") or "")) for r in rows]
     notes = []
     if f.prices:
@@ -196,24 +163,11 @@ def slo_section(con, f: Filters) -> Section:
         keys, rows, notes, empty="No serving curve to judge against the SLO.")
 
 
-def _slo_load(r: dict) -> str | None:
-    v = r.get("load_at_slo")
-    if v is None:
-        return None
-    return f"c={v:.3g}" if r.get("load_kind") == "concurrency" else f"{v:.3g} req/s"
-
-
-def _figure(metric: str, value: float | None) -> str | None:
-    if value is None:
-        return None
-    return f"{value * 1e3:.2f} ms" if metric.endswith("_s") else f"{value:.4g}"
-
-
 def sources_section(con, f: Filters) -> Section:
     keys, rows = section_rows(con, "serving_sources", f.params())
     rows = [dict(r, workload=f"{r.get('model_id')} · {r.get('endpoint')} · {r.get('input_shape')}",
-                 config=_config(r), benchdb_text=_figure(r["metric"], r.get("benchdb_p50")),
-                 source_text=_figure(r["metric"], r.get("source_p50")),
+                 config=config(r), benchdb_text=figure(r["metric"], r.get("benchdb_p50")),
+                 source_text=figure(r["metric"], r.get("source_p50")),
                  same=None if r.get("same_definition") is None else ("yes" if r["same_definition"] else "no"),
                  note=r.get("why") if not r.get("recomputed") else r.get("source_definition")) for r in rows]
     differ = sum(1 for r in rows if r.get("same_definition") is False)
@@ -235,37 +189,9 @@ def sources_section(con, f: Filters) -> Section:
         empty="No imported serving results (benchdb import vllm-serve|sglang-serve|aiperf|guidellm).")
 
 
-def _phase_text(d: dict) -> str:
-    parts = [f"TP{d['tp']}" if d.get("tp") else "", f"EP{d['ep']}" if (d.get("ep") or 1) > 1 else "",
-             "DPA" if d.get("dp_attention") else ""]
-    text = " ".join(p for p in parts if p)
-    return f"{d['workers']}x {text}" if d.get("workers") else text
-
-
-def parallelism_text(value: Any) -> str | None:
-    """A result's parallelism (results.parallelism, JSON) in a few words: ``TP8 EP8``, or for a
-    disaggregated deployment ``P 2x TP4 EP4 DPA / D 1x TP8 EP8 DPA``."""
-    import json
-
-    doc = json.loads(value) if isinstance(value, str) else value
-    if not isinstance(doc, dict) or not doc:
-        return None
-    if doc.get("disaggregated"):
-        return (f"P {_phase_text(doc.get('prefill') or {})} / D {_phase_text(doc.get('decode') or {})}").strip()
-    return _phase_text(doc) or None
-
-
-def _published_row(r: dict) -> dict:
-    spec = f" +{r['speculative_decoding']}" if r.get("speculative_decoding") else ""
-    return dict(r, system=f"{r.get('hardware_name')} / {r.get('engine')} / {r.get('precision')}{spec}",
-                workload=_workload(r), load=f"c={r['concurrency']}" if r.get("concurrency") else None,
-                parallelism_text=parallelism_text(r.get("parallelism")),
-                figures=f"{r.get('measured_by')}: published summary, no interval")
-
-
 def published_section(con, f: Filters) -> Section:
     keys, rows = section_rows(con, "serving_published_frontier", f.params())
-    rows = [_published_row(r) for r in rows]
+    rows = [published_row(r) for r in rows]
     count = one_row(con, "serving_published_count", f.params())
     notes = [f"{len(rows)} of {plural(count['points'], 'published point')} on {plural(count['systems'], 'system')} "
              "are on their system's front. Each figure is the source's own summary (source_statistics): benchdb "

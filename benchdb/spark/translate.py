@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from benchdb import sql
-from benchdb.spark.rewrite import Macro, UntranslatableSQL, inline_macros, rewrite
+from benchdb.spark.macros import Macro, inline_macros
+from benchdb.spark.rewrite import UntranslatableSQL, rewrite
 
 
 @dataclass(frozen=True)

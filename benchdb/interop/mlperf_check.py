@@ -1,0 +1,232 @@
+"""One MLPerf results repository, its systems and tables read once: each run as a benchdb result, compared
+with its rows of the published tables."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchdb.interop import mlperf, mlperf_measures, mlperf_rules
+from benchdb.interop.mlperf_measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
+from benchdb.interop.mlperf_system import SUMMARY, Located, System, finite_float, precision_of, read_system, text
+from benchdb.interop.mlperf_tables import ROOT_TABLES, Row, Table, read_table
+from benchdb.interop.writer import Imported, SourceError, utc_iso
+
+#: Relative difference within which a published figure reproduces.
+TOLERANCE = 1e-4
+
+
+@dataclass
+class Checked:
+    """What importing one run found against the published tables."""
+
+    rows: list[Row] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)
+
+
+class Repository:
+    """One results repository: its systems and tables, read once."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._systems: dict[Path, System | SourceError] = {}
+        self.tables: dict[Path, Table | SourceError | None] = {}
+
+    def table(self, path: Path) -> Table | SourceError | None:
+        if path not in self.tables:
+            try:
+                self.tables[path] = read_table(path) if path.is_file() else None
+            except SourceError as exc:
+                self.tables[path] = exc
+            except OSError as exc:
+                self.tables[path] = SourceError(f"cannot read it: {exc.strerror or exc}")
+        return self.tables[path]
+
+    def tables_for(self, loc: Located) -> list[Table]:
+        paths = [self.root / name for name in ROOT_TABLES]
+        paths.append(self.root / loc.division / loc.submitter / "summary.csv")
+        return [t for t in (self.table(p) for p in paths) if isinstance(t, Table)]
+
+    def system(self, loc: Located) -> System:
+        path = loc.systems_json
+        if path not in self._systems:
+            try:
+                self._systems[path] = read_system(path)
+            except SourceError as exc:
+                self._systems[path] = exc
+        got = self._systems[path]
+        if isinstance(got, SourceError):
+            raise SystemsJsonError(path, str(got))
+        return got
+
+    def version(self, rows: list[Row]) -> str | None:
+        for row in rows:
+            if row.version:
+                return row.version
+        m = re.search(r"inference_results_(v\d+\.\d+)", str(self.root))
+        return m.group(1) if m else None
+
+    def run(self, loc: Located) -> Imported:
+        return self.check(loc)[0]
+
+    def check(self, loc: Located) -> tuple[Imported, Checked]:
+        """The run at ``loc`` as a benchdb result, and how it compares with the published tables."""
+        sysinfo = self.system(loc)
+        checked = Checked(rows=[t.rows[loc.location] for t in self.tables_for(loc) if loc.location in t.rows])
+        version = self.version(checked.rows)
+        model = mlperf_rules.canonical_model(loc.benchmark)
+        scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
+        run_dir = loc.path.parent
+        settings: dict[str, Any] = {"division": loc.division, "submitter": loc.submitter,
+                                    "mlperf_round": version, "location": loc.location}
+        if loc.path.name == SUMMARY:
+            lg = mlperf.read_run(loc.path)
+            # a repository named by neither a table nor its folder: the round of the LoadGen that ran
+            version = version or (f"v{'.'.join(lg.version.split('.')[:2])}" if lg.version else None)
+            settings["mlperf_round"] = version
+            head = mlperf_rules.headline(lg.log, model, scenario, version)
+            stats = mlperf.with_headline(lg.statistics, head)
+            effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
+            settings.update(lg.settings)
+            started, tool_version = utc_iso(lg.log.get("test_datetime")), lg.version
+            power = mlperf_measures.power(run_dir, lg.log)
+        else:
+            doc, stats = read_endpoints(loc.path)
+            pattern = ((doc.get("run_config") or {}).get("load_pattern") or {}) if isinstance(doc.get("run_config"),
+                                                                                           dict) else {}
+            effective = {"max_throughput": "Offline", "poisson": "Server"}.get(str(pattern.get("type")), scenario)
+            head = self._endpoint_headline(doc, model, scenario, stats)
+            stats = [*stats, (head.metric, head.unit, "value", head.value)]
+            complete = bool(doc.get("complete")) and not finite_float(doc.get("n_samples_failed"))
+            verdict = "VALID" if complete else "INVALID"
+            reasons = [] if complete else [f"mlperf: state {doc.get('state')!r}, "
+                                           f"{doc.get('n_samples_failed')} sample(s) failed"]
+            mode, started, tool_version, power = "PerformanceOnly", None, text(doc.get("version")), None
+            started_ns = finite_float(doc.get("test_started_at"))
+            if started_ns:
+                started = utc_iso(started_ns / 1e9 if started_ns > 1e14 else started_ns)
+            settings.update({"load_pattern": pattern or None, "duration_ns": doc.get("duration_ns")})
+        if power is not None:
+            stats.append(("power_w", "W", "mean", power))
+        stats += self._accuracy(loc, model, checked.rows)
+        if head.inferred_from:
+            settings.update(inferred=True, inferred_from=head.inferred_from)
+        for row in checked.rows:
+            checked.disagreements += self._compare(loc, row, sysinfo, model, scenario, head, power)
+            if row.result is not None and row.units is not None:
+                stats.append((head.metric, head.unit, "published", row.result * mlperf_rules.UNITS[row.units]))
+            if row.power is not None and (row.power_units or "").lower() in ("watts", "w"):
+                stats.append(("power_w", "W", "published", row.power))
+            elif row.power is not None and (row.power_units or "").lower() == "millijoules":
+                stats.append(("energy_per_query_j", "J", "published", row.power / 1e3))
+            if row.inferred:
+                settings["inferred"] = True
+                settings.setdefault("inferred_from", "the published table")
+        weights = next((r.weight_data_types for r in checked.rows if r.weight_data_types), None) \
+            or sysinfo.weight_data_types
+        settings["weight_data_types"] = weights
+        digest = hashlib.sha256(json.dumps([loc.location, sysinfo.hardware, sysinfo.software, stats,
+                                            sorted(settings.items(), key=str)], sort_keys=True,
+                                           default=str).encode()).hexdigest()
+        hw = sysinfo.hardware
+        kind = str(hw.get("kind"))
+        item = Imported(
+            model_id=f"mlperf:{model}", backend=mlperf.FORMAT_ID, device=f"{kind}:0" if kind in ("cuda", "rocm", "xpu")
+            else kind, mode=scenario, precision=precision_of(weights), batch_size=1,
+            input_shape=f"scenario={scenario},mode={mode or 'unknown'}", primary_metric=head.metric,
+            options={"scenario": scenario, "effective_scenario": effective, "test_mode": mode,
+                     "division": loc.division, "submitter": loc.submitter, "system": loc.system,
+                     "accelerators": sysinfo.per_node * sysinfo.nodes},
+            hardware=dict(hw), model={"family": "mlperf", "task": loc.benchmark},
+            started_at=started, run_key=f"{loc.location}|{digest}",
+            validity="valid" if verdict == "VALID" else "invalid", validity_reasons=reasons,
+            timing_method="loadgen", tool="mlcommons-loadgen", tool_version=tool_version,
+            summary_only=True, percentile_method="nearest_rank" if loc.path.name == SUMMARY else None,
+            statistics=stats, settings={k: v for k, v in settings.items() if v is not None},
+            software={**sysinfo.software, **({"mlcommons-loadgen": tool_version} if tool_version else {})},
+        )
+        return item, checked
+
+    @staticmethod
+    def _endpoint_headline(doc: dict[str, Any], model: str, scenario: str,
+                           stats: list[tuple[str, str, str, float]]) -> mlperf_rules.Headline:
+        tokens = (mlperf_rules.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s")
+        if scenario in ("SingleStream", "MultiStream"):
+            p = "early_stopping_p90" if scenario == "SingleStream" else "early_stopping_p99"
+            value = next((s[3] for s in stats if s[0] == "latency_s" and s[2] == p), None)
+            key, kind = f"latency.{p}", "latency"
+        else:
+            key, kind = ("tps", "tokens") if tokens else ("qps", "samples")
+            value = finite_float(doc.get(key))
+        if value is None or value <= 0:
+            raise SourceError(f"the headline {key} = {value!r} is not a positive number")
+        return mlperf_rules.make_headline(value, kind, model, scenario, key)
+
+    @staticmethod
+    def _accuracy(loc: Located, model: str, rows: list[Row]) -> list[tuple[str, str, str, float]]:
+        folder = loc.root / loc.location / "accuracy"
+        found: list[tuple[str, float]] = []
+        txt, results = folder / "accuracy.txt", folder / "accuracy_results.json"
+        if txt.is_file():
+            found = parse_accuracy_txt(txt.read_text(encoding="utf-8", errors="replace"), model)
+        elif results.is_file():
+            try:
+                doc = json.loads(results.read_text(encoding="utf-8"))
+            except ValueError:
+                raise SourceError(f"{results}: not valid JSON") from None
+            if finite_float(doc.get("average_accuracy")) is not None:
+                found.append(("average", float(doc["average_accuracy"])))
+            for score in doc.get("accuracy_scores") or []:
+                if isinstance(score, dict) and finite_float(score.get("score")) is not None:
+                    found.append((str(score.get("dataset_name") or "score"), float(score["score"])))
+                    subsets = ((score.get("breakdown") or {}).get("subset_scores") or {})
+                    found += [(f"{score.get('dataset_name')}/{k}", float(v)) for k, v in subsets.items()
+                              if finite_float(v) is not None]
+        if not found:
+            for row in rows:
+                if row.accuracy:
+                    found = parse_accuracy_string(row.accuracy, model)
+                    break
+        return [(f"accuracy:{name.lower()}", "score", "value", value) for name, value in found]
+
+    @staticmethod
+    def _compare(loc: Located, row: Row, sysinfo: System, model: str, scenario: str, head: mlperf_rules.Headline,
+                 power: float | None) -> list[str]:
+        out = []
+
+        def differ(what: str, table: Any, ours: Any) -> None:
+            out.append(f"{row.table.name}: {loc.location}: {what}: table {table!r}, logs {ours!r}")
+
+        if (row.accelerator or "") != (sysinfo.accelerator or ""):
+            differ("accelerator", row.accelerator or "", sysinfo.accelerator or "")
+        if (row.per_node or 0) != sysinfo.per_node:
+            differ("accelerators per node (a#)", row.per_node, sysinfo.per_node)
+        if row.nodes is not None and row.nodes != sysinfo.nodes:
+            differ("nodes", row.nodes, sysinfo.nodes)
+        if mlperf_rules.canonical_model(row.model) != model:
+            differ("model", row.model, model)
+        if mlperf_rules.canonical_scenario(row.scenario) != scenario:
+            differ("scenario", row.scenario, scenario)
+        if row.units is not None and row.units != head.table_unit:
+            differ("units", row.units, head.table_unit)
+        elif row.result is not None and abs(head.table_value - row.result) > TOLERANCE * abs(row.result):
+            # significant digits, not decimals: a bogus 6.9e-09 in a log must not print as 0.0
+            differ(f"result ({row.units})", row.result, float(f"{head.table_value:.7g}"))
+        if row.power is not None and (row.power_units or "").lower() in ("watts", "w"):
+            if power is None:
+                differ("power (W)", row.power, None)
+            elif abs(power - row.power) > TOLERANCE * abs(row.power):
+                differ("power (W)", row.power, float(f"{power:.7g}"))
+        return out
+
+
+class SystemsJsonError(SourceError):
+    """A run's systems JSON cannot be read: reported once for the file, not for each of its runs."""
+
+    def __init__(self, path: Path, problem: str):
+        super().__init__(problem)
+        self.path = path

@@ -1,0 +1,128 @@
+"""An MLPerf run's figures beside LoadGen's summary: accuracy (the checker's patterns over
+``accuracy.txt``, or the table's Accuracy string), power (``spl.txt`` between power_begin and power_end) and a
+v6.x ``result_summary.json``'s statistics."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+from typing import Any
+
+from benchdb.interop.mlperf_system import finite_float
+from benchdb.interop.writer import SourceError
+
+#: The checker's accuracy patterns (ACC_PATTERN) and each benchmark's metrics (accuracy-target).
+ACC_PATTERN = {
+    "acc": r"^(?:\{\"accuracy|accuracy)[\": ]*=?\s*([\d\.]+).*", "AUC": r"^AUC=([\d\.]+).*",
+    "mAP": r".*(?:mAP=|'Total':)\s*([\d.]+)", "bleu": r"^BLEU\:\s*([\d\.]+).*",
+    "F1": r"^{[\"\']exact_match[\"\']\:\s*[\d\.]+,\s*[\"\']f1[\"\']\:\s*([\d\.]+)}",
+    "ACCURACY": r"Word Error Rate\:.*, accuracy=([0-9\.]+)%", "DICE": r"Accuracy\:\s*mean\s*=\s*([\d\.]+).*",
+    "ROUGE1": r".*'rouge1':\s+'?([\d.]+)'?.*", "ROUGE2": r".*'rouge2':\s+'?([\d.]+)'?.*",
+    "ROUGEL": r".*'rougeL':\s+'?([\d.]+)'?.*", "ROUGELSUM": r".*'rougeLsum':\s+'?([\d.]+)'?.*",
+    "GEN_LEN": r".*'gen_len':\s([\d.]+).*", "TOKENS_PER_SAMPLE": r".*'tokens_per_sample':\s([\d.]+).*",
+    "CLIP_SCORE": r".*'CLIP_SCORE':\s+'?([\d.]+).*", "FID_SCORE": r".*'FID_SCORE':\s+'?([\d.]+).*",
+    "gsm8k_accuracy": r".*'gsm8k':\s([\d.]+).*", "mbxp_accuracy": r".*'mbxp':\s([\d.]+).*",
+    "exact_match": r".*'exact_match':\s([\d.]+).*", "vbench_score": r".*'vbench_score':\s([\d.]+).*",
+    "F1_HIERARCHICAL": r'\{.*"f1":\s*([\d\.]+).*\}',
+}
+_ROUGE = ("ROUGE1", "ROUGE2", "ROUGEL")
+ACCURACY_METRICS = {
+    "resnet": ("acc",), "retinanet": ("mAP",), "bert-99": ("F1",), "bert-99.9": ("F1",), "rgat": ("acc",),
+    "dlrm-v2-99": ("AUC",), "dlrm-v2-99.9": ("AUC",), "3d-unet-99": ("DICE",), "3d-unet-99.9": ("DICE",),
+    "gptj-99": (*_ROUGE, "ROUGELSUM", "GEN_LEN"), "gptj-99.9": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
+    "llama2-70b-99": (*_ROUGE, "TOKENS_PER_SAMPLE"), "llama2-70b-99.9": (*_ROUGE, "TOKENS_PER_SAMPLE"),
+    "llama3.1-8b": (*_ROUGE, "ROUGELSUM", "GEN_LEN"), "llama3.1-8b-edge": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
+    "stable-diffusion-xl": ("CLIP_SCORE", "FID_SCORE"),
+    "mixtral-8x7b": (*_ROUGE, "TOKENS_PER_SAMPLE", "gsm8k_accuracy", "mbxp_accuracy"),
+    "llama3.1-405b": ("ROUGEL", "exact_match", "TOKENS_PER_SAMPLE"), "pointpainting": ("mAP",),
+    "deepseek-r1": ("exact_match", "TOKENS_PER_SAMPLE"), "whisper": ("ACCURACY",), "gpt-oss-120b": ("exact_match",),
+    "qwen3-vl-235b-a22b": ("F1_HIERARCHICAL",), "wan-2.2-t2v-a14b": ("vbench_score",),
+}
+
+
+def parse_accuracy_txt(text: str, model: str) -> list[tuple[str, float]]:
+    names = ACCURACY_METRICS.get(model, tuple(ACC_PATTERN))
+    found: dict[str, float] = {}
+    lines = text.splitlines()
+    for name in names:
+        pattern = re.compile(ACC_PATTERN[name])
+        for line in lines:
+            m = pattern.match(line)
+            if m and finite_float(m.group(1)) is not None:
+                found[name] = float(m.group(1))
+                break
+    return list(found.items())
+
+
+def parse_accuracy_string(text: str, model: str) -> list[tuple[str, float]]:
+    """The table's Accuracy (``ROUGE1: 44.45  ROUGE2: 22.04`` or a bare score)."""
+    pairs = re.findall(r"([A-Za-z_][\w\-]*)\s*:\s*(-?\d+(?:\.\d+)?(?:e-?\d+)?)", text)
+    if pairs:
+        return [(k, float(v)) for k, v in pairs]
+    number = finite_float(text.strip())
+    if number is None:
+        return []
+    return [((ACCURACY_METRICS.get(model) or ("score",))[0], number)]
+
+
+def power(run_dir: Path, log: dict[str, Any]) -> float | None:
+    """Mean watts of the analyser's samples between LoadGen's power_begin and power_end (spl.txt)."""
+    spl = run_dir / "spl.txt"
+    if not spl.is_file() or not log.get("power_begin") or not log.get("power_end"):
+        return None
+    layout = "%m-%d-%Y %H:%M:%S.%f"
+    try:
+        begin = dt.datetime.strptime(str(log["power_begin"]), layout)
+        end = dt.datetime.strptime(str(log["power_end"]), layout)
+    except ValueError:
+        raise SourceError(f"power_begin/power_end {log['power_begin']!r} are not LoadGen times") from None
+    watts = []
+    with spl.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if not line.startswith("Time,"):
+                continue
+            cells = line.split(",", 5)
+            try:
+                when = dt.datetime.strptime(cells[1], layout)
+                value = float(cells[3])
+            except (IndexError, ValueError):
+                continue
+            if begin < when < end and value > 0:
+                watts.append(value)
+    if not watts:
+        raise SourceError(f"{spl.name} has no power samples between power_begin and power_end")
+    return sum(watts) / len(watts)
+
+
+_SUMMARY_BLOCKS = {"ttft": ("ttft_s", "s", 1e-9), "tpot": ("tpot_s", "s", 1e-9), "latency": ("latency_s", "s", 1e-9),
+                   "output_sequence_lengths": ("output_tokens", "tokens", 1.0)}
+
+
+def read_endpoints(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, str, float]]]:
+    """A v6.x ``result_summary.json``: the document and its figures as statistics."""
+    from benchdb.interop import load_json
+
+    doc = load_json(path)
+    if not isinstance(doc, dict) or not any(k in doc for k in ("qps", "tps", "latency")):
+        raise SourceError("not an MLPerf result_summary.json (no qps, tps or latency)")
+    stats: list[tuple[str, str, str, float]] = []
+    for block, (metric, unit, factor) in _SUMMARY_BLOCKS.items():
+        figures = doc.get(block)
+        if not isinstance(figures, dict):
+            continue
+        for name, stat in (("min", "min"), ("max", "max"), ("median", "median"), ("avg", "mean"), ("std_dev", "std")):
+            v = finite_float(figures.get(name))
+            if v is not None:
+                stats.append((metric, unit, stat, v * factor))
+        for group, prefix in (("percentiles", "p"), ("early_stopping_percentiles", "early_stopping_p")):
+            for pct, value in (figures.get(group) or {}).items():
+                v, p = finite_float(value), finite_float(pct)
+                if v is not None and p is not None:
+                    stats.append((metric, unit, f"{prefix}{p:g}", v * factor))
+    for name, metric, unit in (("n_samples_completed", "requests", "count"),
+                               ("n_samples_failed", "failed_requests", "count")):
+        v = finite_float(doc.get(name))
+        if v is not None:
+            stats.append((metric, unit, "value", v))
+    return doc, stats

@@ -1,0 +1,108 @@
+"""An MLPerf results repository's published tables (root ``summary_results.json`` of v5.x, ``summary.json``
+of v6.x, each submitter's ``summary.csv``) read into rows keyed by Location."""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchdb.errors import clip
+from benchdb.interop import mlperf_rules, mlperf_system
+from benchdb.interop.mlperf_system import count, finite_float
+from benchdb.interop.writer import SourceError
+
+ROOT_TABLES = ("summary_results.json", "summary.json")
+
+
+@dataclass
+class Row:
+    """One row of a published table, in the v5.x names."""
+
+    table: Path
+    location: str
+    accelerator: str | None
+    per_node: int | None
+    nodes: int | None
+    model: str
+    scenario: str
+    result: float | None
+    units: str | None
+    inferred: bool
+    power: float | None
+    power_units: str | None
+    accuracy: str | None
+    weight_data_types: str | None
+    version: str | None
+
+
+def _first(row: dict[str, Any], *names: str) -> Any:
+    for name in names:
+        if name in row:
+            return row[name]
+    return None
+
+
+@dataclass
+class Table:
+    path: Path
+    rows: dict[str, Row] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def _location(value: Any) -> str:
+    text = str(value or "").replace("\\", "/").strip().removeprefix("./").strip("/")
+    for tail in ("/performance/run_1", "/performance"):
+        text = text.removesuffix(tail)
+    return text
+
+
+def read_table(path: Path) -> Table:
+    """A published table: a JSON list (summary_results.json), an object of rows (summary.json) or
+    the checker's CSV (summary.csv). An empty or unreadable file is a SourceError; a bad row is one
+    of the table's errors (the other rows stand)."""
+    from benchdb.interop import load_json
+
+    table = Table(path)
+    if path.suffix == ".csv":
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if not text.strip():
+            raise SourceError("empty file (expected the submission checker's CSV table with a header row)")
+        raw: list[Any] = list(csv.DictReader(text.splitlines()))
+    else:
+        doc = load_json(path)
+        raw = list(doc.values()) if isinstance(doc, dict) else doc if isinstance(doc, list) else []
+        if not raw:
+            raise SourceError("no rows (expected a list or an object of result rows)")
+    for n, r in enumerate(raw, 1):
+        if not isinstance(r, dict) or not r.get("Location"):
+            table.errors.append(f"row {n} has no Location")
+            continue
+        loc = _location(r["Location"])
+        units = mlperf_system.text(_first(r, "Performance_Units", "Units"))
+        result = finite_float(_first(r, "Performance_Result", "Result"))
+        if units is not None and units not in mlperf_rules.UNITS:
+            table.errors.append(f"{loc}: unknown units {units!r} (known: {', '.join(mlperf_rules.UNITS)}); "
+                                "its figure is not compared")
+            units, result = None, None
+        elif result is None or result <= 0:
+            table.errors.append(f"{loc}: result {clip(repr(_first(r, 'Performance_Result', 'Result')), 40)} is "
+                                "not a positive number; it is not compared")
+            result = None
+        try:
+            per_node = count(_first(r, "a#", "accelerators_per_node"), "a#")
+            nodes = count(_first(r, "Nodes", "number_of_nodes"), "Nodes")
+        except SourceError as exc:
+            table.errors.append(f"{loc}: {exc}")
+            per_node = nodes = None
+        table.rows[loc] = Row(
+            table=path, location=loc,
+            accelerator=mlperf_system.text(_first(r, "Accelerator", "accelerator_model_name")),
+            per_node=per_node, nodes=nodes, model=str(r.get("Model") or ""), scenario=str(r.get("Scenario") or ""),
+            result=result, units=units, inferred=str(r.get("inferred", "0")).strip() in ("1", "True", "true"),
+            power=finite_float(r.get("Power_Result")), power_units=mlperf_system.text(r.get("Power_Units")),
+            accuracy=mlperf_system.text(r.get("Accuracy")),
+            weight_data_types=mlperf_system.text(r.get("weight_data_types")),
+            version=mlperf_system.text(r.get("version")))
+    return table

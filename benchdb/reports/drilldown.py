@@ -1,0 +1,118 @@
+"""The HTML report's detail: its environment rows, the results behind its figures (at most DRILL_MAX),
+each with its samples per process, and the `benchdb run` command that measures its scenario again."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from benchdb.reports.document import Report, section_rows
+from benchdb.schema import identity
+
+#: Results drilled into (HTML).
+DRILL_MAX = 60
+
+
+def environment_row(r: dict) -> dict:
+    try:
+        software = json.loads(r.pop("software_json") or "{}")
+    except ValueError:
+        software = {}
+    flat = software if isinstance(software, dict) else {}
+    r["software"] = ", ".join(f"{k} {v}" for k, v in sorted(flat.items()) if not isinstance(v, (dict, list)))
+    cores = "/".join(str(x) for x in (r.get("cores_physical"), r.get("cores_logical")) if x is not None)
+    r["cpu"] = " ".join(x for x in (r.get("cpu_model") or "", f"({cores} cores)" if cores else "") if x) or None
+    r["platform"] = " / ".join(x for x in (r.get("os"), r.get("arch")) if x) or None
+    return r
+
+
+def traced_ids(rep: Report) -> list[str]:
+    """The results behind the report's figures, in the order they appear (at most DRILL_MAX)."""
+    ids: list[str] = []
+    for s in rep.sections:
+        for r in s.rows:
+            for key in ("best_result_id", "runner_up_result_id", "result_id"):
+                if r.get(key) is not None and s.name != "trends":
+                    ids.append(r[key])
+    ids += [r["result_id"] for r in rep.measured_invalid]
+    return list(dict.fromkeys(ids))[:DRILL_MAX]
+
+
+def drilldown(con, ids: list[str]) -> list[dict[str, Any]]:
+    """Each result in ``ids``: its row (drilldown.sql), its samples per process (samples.sql) and the
+    `benchdb run` command that measures its scenario again."""
+    if not ids:
+        return []
+    rows = section_rows(con, "drilldown", {"ids": ids})[1]
+    per: dict[str, list[list[float]]] = {}
+    for s in section_rows(con, "samples", {"ids": ids, "metric": None})[1]:
+        per.setdefault(s["result_id"], []).append(s["vals"])
+    for r in rows:
+        r["samples"] = per.get(r["result_id"], [])
+        r["command"] = reproduce_command(r)
+    return rows
+
+
+def reproduce_command(r: dict) -> str:
+    """The `benchdb run` line that measures this result's scenario again: the options its run recorded
+    (stopping rule, timeouts, the backend's own options, ...) narrowed to this scenario's model, device,
+    mode, precision, batch size and input shape, with its threads and processes."""
+    from benchdb.backends import core_options as options
+
+    entry = _run_entry(r)
+    if entry is None:          # no recorded run options (an imported result, an old file): the key alone
+        flag = {o.name: o.cli_flag for o in options.CORE}
+        args = ["benchdb", "run", "--backend", r["backend"], "--device", r["device"], "--model", r["model_id"],
+                flag["batch_sizes"], str(r["batch_size"])]
+        shape = identity.shape_fields(r.get("input_shape"))
+        if "seq_len" in shape:
+            args += [flag["seq_lens"], shape["seq_len"]]
+        args += [flag["modes"], r["mode"], flag["precisions"], r["precision"]]
+        if r.get("threads"):
+            args += ["--threads", str(r["threads"])]
+        if (r.get("repeats") or 1) > 1:
+            args += ["--repeats", str(r["repeats"])]
+        return " ".join(shlex.quote(str(a)) for a in args)
+    from benchdb.harness.scenario import RunOptions
+
+    opts = RunOptions.from_config(entry, "results")
+    overrides: dict[str, Any] = {}
+    # one value of an axis as the user wrote it stays (compile:max-autotune, a local model folder)
+    if len(opts.models) != 1 or r["model_id"] in opts.models:
+        overrides["models"] = (r["model_id"],)
+    if len(opts.modes) != 1:
+        overrides["modes"] = (r["mode"],)
+    if len(opts.precisions) != 1:
+        overrides["precisions"] = (r["precision"],)
+    shape = identity.shape_fields(r.get("input_shape"))
+    if "seq_len" in shape and shape["seq_len"].isdigit():
+        overrides["seq_lens"] = (int(shape["seq_len"]),)
+    if "concurrency" in shape and shape["concurrency"].isdigit():      # a serving load point
+        overrides["concurrency"] = (int(shape["concurrency"]),)
+    elif "rate" in shape:
+        overrides["request_rate"] = (shape["rate"],)
+    else:
+        overrides["batch_sizes"] = (int(r["batch_size"]),)
+    scenario = r.get("options_json") or r.get("options") or {}
+    scenario = json.loads(scenario) if isinstance(scenario, str) else scenario
+    if opts.quantization and scenario.get("quantization"):
+        overrides["quantization"] = scenario["quantization"]
+    if r.get("threads"):
+        overrides["threads"] = int(r["threads"])
+    args = ["benchdb", *options.reproduce_args(opts, overrides)]
+    return " ".join(shlex.quote(str(a)) for a in args)
+
+
+def _run_entry(r: dict) -> dict[str, Any] | None:
+    """The run options (one entry of its run's recorded ``runs``) that planned this result: the entry of
+    its backend that names its model, else its backend's only entry."""
+    config = r.get("run_config")
+    try:
+        config = json.loads(config) if isinstance(config, str) else config
+    except ValueError:
+        return None
+    entries = [e for e in (config or {}).get("runs") or [] if isinstance(e, dict) and e.get("backend") == r["backend"]]
+    named = [e for e in entries if r["model_id"] in (e.get("models") or [])]
+    found = named or (entries if len(entries) == 1 else [])
+    return found[0] if found else None
