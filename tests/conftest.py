@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -103,16 +104,29 @@ def ingest_fixture(folder: Path, db: Path, files: int) -> Path:
     return db
 
 
+def ctrl_c_at_default() -> None:
+    """``preexec_fn`` of a child the test sends Ctrl-C (SIGINT): the child gets SIGINT at its default
+    even where pytest was started with it ignored (a background `&` job, `nohup`), since an ignored
+    signal stays ignored across exec and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c_in_this_process():
+    """Ctrl-C raises KeyboardInterrupt in this process for the test's duration, as in a terminal,
+    even where pytest was started with SIGINT ignored; the previous disposition is restored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_after_first_file(args: list[str], out: Path) -> str:
     """`python -m benchdb ARGS` (which writes into ``out``) sent Ctrl-C once its first file exists;
     it must exit 130. Its standard error."""
-    import signal
-    import subprocess
-    import sys
     import time
 
     proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=ctrl_c_at_default)
     deadline = time.monotonic() + 120
     while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
         time.sleep(0.1)
