@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -279,15 +280,36 @@ def test_two_concurrent_ingests_serialise(results_dir, db_path):
     assert news == [0, 30]      # one loaded everything, the other waited and found nothing new
 
 
+#: A real benchdb writer that holds the warehouse's write session until its standard input ends.
+HOLD = """import sys
+from benchdb.warehouse import Warehouse
+with Warehouse(sys.argv[1]).writing():
+    print("holding", flush=True)
+    sys.stdin.readline()
+"""
+
+
 def test_concurrent_ingest_with_no_wait_fails_clearly(results_dir, db_path):
-    write_suite(results_dir, n_files=40, n_values=5000)
-    a = _ingest_proc(results_dir, db_path, "--batch-rows", "5000")
-    assert "loaded" in a.stderr.readline()       # a holds the database now
+    """While another benchdb process is writing the warehouse -- held open by the test, so there is no
+    race to lose -- `ingest --wait 0` fails at once, in one line naming that process; once the other
+    lets go, the same command loads everything."""
+    write_suite(results_dir, n_files=3)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(db_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        b = _ingest_proc(results_dir, db_path, "--wait", "0")
+        out, err = b.communicate(timeout=60)
+        assert holder.poll() is None                         # still held while b ran
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert holder.returncode == 0
+    assert b.returncode == 2, (out, err)
+    assert err == (f"benchdb: error: database {os.path.realpath(db_path)} is in use by another process "
+                   f"(PID {holder.pid}); wait for it to finish and try again, or raise --wait\n")
+    assert "Traceback" not in err
     b = _ingest_proc(results_dir, db_path, "--wait", "0")
     out, err = b.communicate(timeout=60)
-    a.communicate(timeout=120)
-    if b.returncode == 0:          # a finished before b started: nothing to assert about locking
-        pytest.skip("first ingest finished before the second started")
-    assert b.returncode == 2
-    assert err.strip().startswith(f"benchdb: error: database {db_path} is in use by another process")
-    assert "Traceback" not in err
+    assert b.returncode == 0, err
+    assert _counts(db_path)["results"] == 3
