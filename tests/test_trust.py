@@ -220,14 +220,15 @@ def test_mirror_refuses_traversal_and_refetches_changed_content(tmp_path, monkey
     local = mirror("memory://bucket29/r")
     assert (local / "x.parquet").read_bytes() == a.read_bytes()
     same_size = b.read_bytes()
-    if len(same_size) == len(a.read_bytes()):
-        fs.pipe("/bucket29/r/x.parquet", same_size)
-        assert (mirror("memory://bucket29/r") / "x.parquet").read_bytes() == same_size
+    # other content of the very same size (a size check alone would miss it): fetched again
+    assert len(same_size) == len(a.read_bytes()) and same_size != a.read_bytes()
+    fs.pipe("/bucket29/r/x.parquet", same_size)
+    assert (mirror("memory://bucket29/r") / "x.parquet").read_bytes() == same_size
     fs.pipe("/bucket29/r/../../escape.parquet", a.read_bytes())
-    found = [p for p in fs.find("/bucket29/r") if ".." in p]
-    if found:     # the store keeps the key as written: the mirror must refuse it
-        with pytest.raises(BenchdbError, match="refusing remote key"):
-            mirror("memory://bucket29/r")
+    # the store keeps the key as written ("r/../../escape.parquet" under the folder): the mirror must refuse it
+    assert [p for p in fs.find("/bucket29/r") if ".." in p], fs.find("/bucket29/r")
+    with pytest.raises(BenchdbError, match="refusing remote key"):
+        mirror("memory://bucket29/r")
     assert not list((tmp_path / "cache").rglob("escape.parquet"))
     assert not (tmp_path / "escape.parquet").exists()
 
