@@ -139,6 +139,57 @@ def test_a_foreign_write_during_a_write_session_is_never_lost(tmp_path):
     con.close()
 
 
+#: A plain DuckDB writer (another program) that commits and dies without a checkpoint: its
+#: changes are left in the warehouse's WAL only.
+_DIES_WITH_A_WAL = """import os, sys
+import duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("SET checkpoint_threshold = '1GB'")
+con.execute("CREATE TABLE notes (note VARCHAR)")
+con.execute("INSERT INTO notes VALUES ('from the wal')")
+os._exit(0)                                   # no close, no checkpoint: as if killed
+"""
+
+
+def test_a_wal_of_the_old_file_never_meets_the_new_one(tmp_path, monkeypatch):
+    """A real WAL beside the warehouse (another program's committed change that died before its
+    checkpoint): the next write session keeps that change (the WAL is replayed into its copy) and
+    removes the old file's WAL before renaming the new file into place, so the old log is never
+    replayed onto the new file."""
+    import subprocess
+    import sys
+
+    from benchdb.ingest import ingest
+    from benchdb.store import snapshot
+
+    db = _warehouse(tmp_path)
+    wal = Path(f"{db}.wal")
+    subprocess.run([sys.executable, "-c", _DIES_WITH_A_WAL, str(db)], check=True, timeout=60)
+    assert wal.exists() and wal.stat().st_size > 0            # a real WAL, holding the only copy of the change
+    renames = []
+    real_replace = os.replace
+
+    def replace(src, dst):                                    # the real rename, seen at the moment it happens
+        if Path(dst) == db:
+            renames.append(wal.exists())
+        real_replace(src, dst)
+
+    monkeypatch.setattr(snapshot.os, "replace", replace)
+    write_file(tmp_path / "more", make_meta(make_run(), batch_size=2))
+    ingest([tmp_path / "more"], db)
+    assert renames == [False]                     # published once, with the old WAL already gone
+    assert not wal.exists()
+    con = duckdb.connect(str(db), read_only=True)
+    try:      # the change from the WAL, once (a replay onto the new file would fail or double it)
+        assert con.execute("SELECT note FROM notes").fetchall() == [("from the wal",)]
+        assert con.execute("SELECT count(*) FROM results").fetchone() == (2,)
+    finally:
+        con.close()
+    monkeypatch.undo()
+    write_file(tmp_path / "third", make_meta(make_run(), batch_size=3))
+    assert invoke("ingest", tmp_path / "third", "--db", db).exit_code == 0       # and the next write goes on
+
+
 def test_a_write_keeps_mode_group_and_a_symlinked_db(tmp_path):
     data, me = tmp_path / "data", tmp_path / "me"
     data.mkdir()
