@@ -268,6 +268,62 @@ def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path)
     con.close()
 
 
+def _as_seen(db_path) -> tuple[str, dict]:
+    """The warehouse file's bytes (hashed) and what a reader counts in it."""
+    import hashlib
+
+    return hashlib.sha256(db_path.read_bytes()).hexdigest(), _counts(db_path)
+
+
+def _kill_when(proc: subprocess.Popen, point: str, db_path) -> None:
+    """SIGKILL ``proc`` (an ingest with one file per batch) at ``point``: "copy" once its private copy
+    of the catalog exists, "batch N" once N batches are committed to that copy."""
+    import time
+
+    if point == "copy":
+        deadline = time.monotonic() + 60
+        while not list(db_path.parent.glob(f".{db_path.name}.*.writing")) and time.monotonic() < deadline:
+            time.sleep(0.001)
+    else:
+        want = int(point.split()[1])
+        loaded = 0
+        while loaded < want:
+            line = proc.stderr.readline()
+            assert line, f"ingest ended before {point}"
+            loaded += "loaded" in line
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def test_ingest_killed_at_several_points_into_an_existing_warehouse_leaves_it_as_it_was(tmp_path, db_path):
+    """kill -9 of an ingest into a warehouse that already holds data: at its copy of the catalog,
+    after its first batch, midway, and after its last batch (where it may already have published):
+    the warehouse is byte for byte as it was (or, at the last point, whole with the new files), and
+    the rerun loads every file exactly once."""
+    n_files, n_values = 30, 2000
+    write_suite(tmp_path / "old", n_files=3, n_values=100)
+    ingest([tmp_path / "old"], db_path)
+    before = _as_seen(db_path)
+    write_suite(tmp_path / "new", n_files=n_files, n_values=n_values, run=make_run())
+    for point in ("copy", "batch 1", f"batch {n_files // 2}", f"batch {n_files}"):
+        proc = _ingest_proc(tmp_path / "new", db_path, "--batch-rows", str(n_values))   # one file per batch
+        _kill_when(proc, point, db_path)
+        now = _as_seen(db_path)
+        if point == f"batch {n_files}" and now != before:          # it published before the kill landed
+            assert now[1]["results"] == 3 + n_files and now[1]["samples"] == 300 + n_files * n_values
+            break
+        assert now == before, point
+    s = ingest([tmp_path / "new"], db_path)
+    assert s.new + s.skipped == n_files
+    c = _counts(db_path)
+    assert (c["results"], c["samples"]) == (3 + n_files, 300 + n_files * n_values)
+    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))     # the killed copies were discarded
+    con = duckdb.connect(str(db_path), read_only=True)
+    assert con.execute("select count(*) from (select result_id from results group by 1 having count(*) > 1)"
+                       ).fetchall() == [(0,)]
+    con.close()
+
+
 def test_two_concurrent_ingests_serialise(results_dir, db_path):
     write_suite(results_dir, n_files=30, n_values=2000)
     a = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
