@@ -244,6 +244,63 @@ def test_readers_are_sandboxed(tmp_path):
             con.execute(f"SELECT * FROM read_text('{tmp_path / 'res'}/*')").fetchall()
 
 
+@pytest.mark.parametrize("command", [
+    ("report", "--all"),
+    ("check", "--baseline", "latest~1", "--candidate", "latest", "--allow-inconclusive"),
+    ("query", "SELECT count(*) FROM results"),
+    ("export", "--format", "hud-v3", "--out", "{out}"),
+    ("publish", "--repo", "user/benchmarks", "--dry-run"),
+], ids=lambda c: c[0])
+def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_path, monkeypatch, command, request):
+    """Each DuckDB file connection a reading command opens is read-only and sandboxed: it can read no
+    other file (a secret beside the warehouse) and write none; the warehouse file is unchanged.
+    (An export writes its own output itself, outside DuckDB; publish --dry-run lists what it would
+    upload to a local stand-in for the Hub, tests/fakehub.py.)"""
+    from benchdb.startup import duckdb as engine  # the module benchdb connects through
+    from benchdb.store import database
+
+    env = None
+    if command[0] == "publish":
+        pytest.importorskip("huggingface_hub")      # benchdb[hub]: not among the core floors
+        env = request.getfixturevalue("hub_env")
+
+    db = _warehouse(tmp_path)
+    write_file(tmp_path / "res2", make_meta(make_run(started_at="2026-11-02T10:00:00+00:00")))
+    assert invoke("ingest", tmp_path / "res2", "--db", db).exit_code == 0
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    before = db.read_bytes()
+    opened, sandboxed = [], []
+    real_connect, real_sandbox = engine.connect, database._sandbox
+
+    def connect(path=":memory:", *args, **kwargs):
+        con = real_connect(path, *args, **kwargs)
+        if str(path) not in (":memory:", ""):
+            opened.append((str(path), kwargs.get("read_only", args[0] if args else False), con))
+        return con
+
+    def sandbox(con, path):
+        real_sandbox(con, path)
+        with pytest.raises(duckdb.Error):
+            con.execute("SELECT * FROM read_csv($1)", [str(secret)]).fetchall()
+        with pytest.raises(duckdb.Error):
+            con.execute(f"COPY (SELECT 1 AS x) TO '{tmp_path / 'leak.csv'}'")
+        sandboxed.append(con)
+
+    for module in {engine, duckdb}:
+        monkeypatch.setattr(module, "connect", connect)
+    monkeypatch.setattr(database, "_sandbox", sandbox)
+    args = [a.format(out=tmp_path / "export") for a in command]
+    r = invoke(*args, "--db", db, env=env)
+    assert r.exit_code == 0, r.output
+    assert opened, "the command opened no warehouse connection"
+    for path, read_only, con in opened:
+        assert path == str(db) and read_only is True, (path, read_only)
+        assert any(con is s for s in sandboxed), path
+    assert db.read_bytes() == before
+    assert not (tmp_path / "leak.csv").exists()
+
+
 # ----------------------------------------------------------------------------- smaller items
 def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
     from benchdb.backends.ortweb import assets
