@@ -207,6 +207,26 @@ def test_html_in_model_name_is_stored_verbatim(results_dir, db_path):
     con.close()
 
 
+def test_ingest_never_moves_changes_or_deletes_the_input_files(results_dir, db_path):
+    """Good files, a copy of one (a duplicate) and a file that is not Parquet (rejected): after an
+    ingest and its rerun every input is where it was, with its bytes, mode and modification time,
+    and nothing was added beside them."""
+    write_suite(results_dir / "run", n_files=3)
+    shutil.copy(next((results_dir / "run").glob("*.parquet")), results_dir / "copy.parquet")
+    (results_dir / "broken.parquet").write_bytes(b"not parquet")
+
+    def seen() -> dict:
+        return {p.relative_to(results_dir): (p.is_dir() or p.read_bytes(), p.stat().st_mode, p.stat().st_mtime_ns)
+                for p in results_dir.rglob("*")}
+
+    before = seen()
+    first = ingest([results_dir], db_path)
+    assert (first.new, len(first.rejected)) == (3, 1) and seen() == before
+    ingest([results_dir], db_path)                      # the rerun skips them all
+    assert seen() == before
+    assert _counts(db_path)["results"] == 3
+
+
 def test_hidden_temp_files_are_ignored(results_dir, db_path):
     write_suite(results_dir, n_files=1)
     (results_dir / ".half-written.parquet.123.tmp").write_bytes(b"PAR1 partial")
