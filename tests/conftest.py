@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,6 +24,80 @@ os.environ.pop("BENCHDB_NO_CACHE", None)
 
 HARDWARE = {"kind": "cpu", "vendor": "TestVendor", "device_name": "Test CPU 9000", "cpu_model": "Test CPU 9000",
             "cores_physical": 2, "cores_logical": 4, "memory_bytes": 16 * 2**30, "arch": "x86_64"}
+
+
+#: Set by .ci/run: there Chromium, playwright and Java are installed, so a test that needs one of them
+#: and finds it missing fails (:func:`need_chromium`, :func:`need_browser`, :func:`need_java`);
+#: elsewhere it is skipped with a line saying what is missing.
+CI = os.environ.get("CI") == "true"
+
+
+def fail_in_ci(what: str) -> None:
+    """Under CI=true, fail the test: ``what`` is missing where CI provides it. Elsewhere nothing."""
+    if CI:
+        pytest.fail(f"{what} is missing, and CI=true: .ci/run installs it, so this is a failure, not a skip",
+                    pytrace=False)
+
+
+def _missing(what: str) -> None:
+    fail_in_ci(what)
+    pytest.skip(f"{what} is missing here (CI installs it: see .ci/run)")
+
+
+def have_chromium() -> str | None:
+    """The Chromium benchdb's browser code would use (benchdb.backends.ortweb.browser.find), or None."""
+    from benchdb.backends.ortweb import browser
+
+    return browser.find()
+
+
+def have_browser() -> str | None:
+    """Chromium, when playwright is installed too (what drives it), or None."""
+    import importlib.util
+
+    return have_chromium() if importlib.util.find_spec("playwright") is not None else None
+
+
+def have_java() -> bool:
+    return shutil.which("java") is not None or bool(os.environ.get("JAVA_HOME"))
+
+
+def need_chromium() -> str:
+    """Chromium's path; where it is missing, the test fails under CI=true and is skipped elsewhere."""
+    path = have_chromium()
+    if path is None:
+        _missing("Chromium")
+    assert path is not None
+    return path
+
+
+def need_browser() -> str:
+    """Chromium's path, with playwright installed; where either is missing, the test fails under
+    CI=true and is skipped elsewhere."""
+    path = have_browser()
+    if path is None:
+        _missing("Chromium or playwright")
+    assert path is not None
+    return path
+
+
+def need_java() -> None:
+    """Java (for Spark); where it is missing, the test fails under CI=true and is skipped elsewhere."""
+    if not have_java():
+        _missing("Java 17 (for Spark: apt-get install openjdk-17-jre-headless)")
+
+
+@pytest.fixture(scope="session")
+def browser_needed() -> str:
+    """``pytest.mark.usefixtures("browser_needed")``: :func:`need_browser` before anything else the
+    test needs is built."""
+    return need_browser()
+
+
+@pytest.fixture(scope="session")
+def java_needed() -> None:
+    """``pytest.mark.usefixtures("java_needed")``: :func:`need_java` before the test's other fixtures."""
+    need_java()
 
 
 def make_run(run_id: str | None = None, started_at: str = "2026-11-01T10:00:00+00:00", **extra) -> dict:
@@ -103,16 +179,29 @@ def ingest_fixture(folder: Path, db: Path, files: int) -> Path:
     return db
 
 
+def ctrl_c_at_default() -> None:
+    """``preexec_fn`` of a child the test sends Ctrl-C (SIGINT): the child gets SIGINT at its default
+    even where pytest was started with it ignored (a background `&` job, `nohup`), since an ignored
+    signal stays ignored across exec and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def ctrl_c_in_this_process():
+    """Ctrl-C raises KeyboardInterrupt in this process for the test's duration, as in a terminal,
+    even where pytest was started with SIGINT ignored; the previous disposition is restored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_after_first_file(args: list[str], out: Path) -> str:
     """`python -m benchdb ARGS` (which writes into ``out``) sent Ctrl-C once its first file exists;
     it must exit 130. Its standard error."""
-    import signal
-    import subprocess
-    import sys
     import time
 
     proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=ctrl_c_at_default)
     deadline = time.monotonic() + 120
     while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
         time.sleep(0.1)

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import fail_in_ci, have_browser, have_java
 
 REPO = Path(__file__).resolve().parents[1]
 BENCHMARKS = REPO / "benchmarks"
@@ -73,8 +74,11 @@ def key_lines(script: str) -> list[str]:
     from benchdb.harness import hardware
 
     if script == "ortweb.py" and hardware.availability(registry.info("ort-web"))["status"] != "available":
+        if have_browser() is None:
+            fail_in_ci("Chromium or playwright")
         return [r"^ort-web: skipped \(", r"^tiny:bert\s+wasm: -; native: ok"]
-    if script == "spark.py" and not (os.environ.get("JAVA_HOME") or shutil.which("java")):
+    if script == "spark.py" and not have_java():
+        fail_in_ci("Java 17 (for Spark)")
         return [r"^Spark: skipped \("]
     return KEY_LINES[script]
 

@@ -122,7 +122,7 @@ def test_yaml_errors_name_the_line_and_unused_excludes_are_reported(tmp_path):
     assert "warning: exclude rule {'model': 'matmul:61'} matches no scenario" in r.stderr
 
 
-def test_ctrl_c_while_a_file_is_written_takes_effect_once_it_is_recorded():
+def test_ctrl_c_while_a_file_is_written_takes_effect_once_it_is_recorded(ctrl_c_in_this_process):
     """The driver writes a scenario file and records it in one step that Ctrl-C cannot split: a
     SIGINT inside waits for the block's end, then raises KeyboardInterrupt as usual."""
     import os

@@ -234,13 +234,7 @@ def _oom_result(db: Path, column: str = "result_id") -> str:
 
 # ------------------------------------------------------------------ in a real browser
 
-def _has_browser() -> bool:
-    import importlib.util
-
-    return browser.find() is not None and importlib.util.find_spec("playwright") is not None
-
-
-needs_browser = pytest.mark.skipif(not _has_browser(), reason="no Chromium or playwright here (CI installs both)")
+needs_browser = pytest.mark.usefixtures("browser_needed")           # conftest: fails under CI=true, else skips
 
 
 def _free_port() -> int:

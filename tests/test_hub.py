@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import benchdb_cmd, make_meta, make_run, write_file
+from conftest import benchdb_cmd, make_meta, make_run, need_chromium, write_file
 from fakehub import READ, WRITE
 
 from benchdb.hub.card import END, START, replace_section
@@ -233,12 +231,6 @@ def test_dataset_card_yaml_and_badges(hub, env, source):
     assert f"{MODEL}: {badge['message']}" in "".join(svg.itertext())
 
 
-def _chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(not _chromium() and os.environ.get("CI") != "true",
-                    reason="chromium is not installed (CI installs Debian's chromium)")
 def test_svg_badge_renders_in_headless_chromium(source, tmp_path):
     db, _ = source
     from benchdb.hub.badges import badges
@@ -247,8 +239,7 @@ def test_svg_badge_renders_in_headless_chromium(source, tmp_path):
         [badge] = badges(con, None, None)
     page = tmp_path / "badge.svg"
     page.write_text(badge.svg(), encoding="utf-8")
-    browser = _chromium()
-    assert browser, "CI must provide chromium"
+    browser = need_chromium()
     shot = tmp_path / "badge.png"
     proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
                            "--window-size=600,60", page.as_uri()], capture_output=True, text=True, timeout=120)

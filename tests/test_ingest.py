@@ -1,4 +1,5 @@
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -206,6 +207,26 @@ def test_html_in_model_name_is_stored_verbatim(results_dir, db_path):
     con.close()
 
 
+def test_ingest_never_moves_changes_or_deletes_the_input_files(results_dir, db_path):
+    """Good files, a copy of one (a duplicate) and a file that is not Parquet (rejected): after an
+    ingest and its rerun every input is where it was, with its bytes, mode and modification time,
+    and nothing was added beside them."""
+    write_suite(results_dir / "run", n_files=3)
+    shutil.copy(next((results_dir / "run").glob("*.parquet")), results_dir / "copy.parquet")
+    (results_dir / "broken.parquet").write_bytes(b"not parquet")
+
+    def seen() -> dict:
+        return {p.relative_to(results_dir): (p.is_dir() or p.read_bytes(), p.stat().st_mode, p.stat().st_mtime_ns)
+                for p in results_dir.rglob("*")}
+
+    before = seen()
+    first = ingest([results_dir], db_path)
+    assert (first.new, len(first.rejected)) == (3, 1) and seen() == before
+    ingest([results_dir], db_path)                      # the rerun skips them all
+    assert seen() == before
+    assert _counts(db_path)["results"] == 3
+
+
 def test_hidden_temp_files_are_ignored(results_dir, db_path):
     write_suite(results_dir, n_files=1)
     (results_dir / ".half-written.parquet.123.tmp").write_bytes(b"PAR1 partial")
@@ -267,6 +288,62 @@ def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path)
     con.close()
 
 
+def _as_seen(db_path) -> tuple[str, dict]:
+    """The warehouse file's bytes (hashed) and what a reader counts in it."""
+    import hashlib
+
+    return hashlib.sha256(db_path.read_bytes()).hexdigest(), _counts(db_path)
+
+
+def _kill_when(proc: subprocess.Popen, point: str, db_path) -> None:
+    """SIGKILL ``proc`` (an ingest with one file per batch) at ``point``: "copy" once its private copy
+    of the catalog exists, "batch N" once N batches are committed to that copy."""
+    import time
+
+    if point == "copy":
+        deadline = time.monotonic() + 60
+        while not list(db_path.parent.glob(f".{db_path.name}.*.writing")) and time.monotonic() < deadline:
+            time.sleep(0.001)
+    else:
+        want = int(point.split()[1])
+        loaded = 0
+        while loaded < want:
+            line = proc.stderr.readline()
+            assert line, f"ingest ended before {point}"
+            loaded += "loaded" in line
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+
+def test_ingest_killed_at_several_points_into_an_existing_warehouse_leaves_it_as_it_was(tmp_path, db_path):
+    """kill -9 of an ingest into a warehouse that already holds data: at its copy of the catalog,
+    after its first batch, midway, and after its last batch (where it may already have published):
+    the warehouse is byte for byte as it was (or, at the last point, whole with the new files), and
+    the rerun loads every file exactly once."""
+    n_files, n_values = 30, 2000
+    write_suite(tmp_path / "old", n_files=3, n_values=100)
+    ingest([tmp_path / "old"], db_path)
+    before = _as_seen(db_path)
+    write_suite(tmp_path / "new", n_files=n_files, n_values=n_values, run=make_run())
+    for point in ("copy", "batch 1", f"batch {n_files // 2}", f"batch {n_files}"):
+        proc = _ingest_proc(tmp_path / "new", db_path, "--batch-rows", str(n_values))   # one file per batch
+        _kill_when(proc, point, db_path)
+        now = _as_seen(db_path)
+        if point == f"batch {n_files}" and now != before:          # it published before the kill landed
+            assert now[1]["results"] == 3 + n_files and now[1]["samples"] == 300 + n_files * n_values
+            break
+        assert now == before, point
+    s = ingest([tmp_path / "new"], db_path)
+    assert s.new + s.skipped == n_files
+    c = _counts(db_path)
+    assert (c["results"], c["samples"]) == (3 + n_files, 300 + n_files * n_values)
+    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))     # the killed copies were discarded
+    con = duckdb.connect(str(db_path), read_only=True)
+    assert con.execute("select count(*) from (select result_id from results group by 1 having count(*) > 1)"
+                       ).fetchall() == [(0,)]
+    con.close()
+
+
 def test_two_concurrent_ingests_serialise(results_dir, db_path):
     write_suite(results_dir, n_files=30, n_values=2000)
     a = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
@@ -279,15 +356,36 @@ def test_two_concurrent_ingests_serialise(results_dir, db_path):
     assert news == [0, 30]      # one loaded everything, the other waited and found nothing new
 
 
+#: A real benchdb writer that holds the warehouse's write session until its standard input ends.
+HOLD = """import sys
+from benchdb.warehouse import Warehouse
+with Warehouse(sys.argv[1]).writing():
+    print("holding", flush=True)
+    sys.stdin.readline()
+"""
+
+
 def test_concurrent_ingest_with_no_wait_fails_clearly(results_dir, db_path):
-    write_suite(results_dir, n_files=40, n_values=5000)
-    a = _ingest_proc(results_dir, db_path, "--batch-rows", "5000")
-    assert "loaded" in a.stderr.readline()       # a holds the database now
+    """While another benchdb process is writing the warehouse -- held open by the test, so there is no
+    race to lose -- `ingest --wait 0` fails at once, in one line naming that process; once the other
+    lets go, the same command loads everything."""
+    write_suite(results_dir, n_files=3)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(db_path)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        b = _ingest_proc(results_dir, db_path, "--wait", "0")
+        out, err = b.communicate(timeout=60)
+        assert holder.poll() is None                         # still held while b ran
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    assert holder.returncode == 0
+    assert b.returncode == 2, (out, err)
+    assert err == (f"benchdb: error: database {os.path.realpath(db_path)} is in use by another process "
+                   f"(PID {holder.pid}); wait for it to finish and try again, or raise --wait\n")
+    assert "Traceback" not in err
     b = _ingest_proc(results_dir, db_path, "--wait", "0")
     out, err = b.communicate(timeout=60)
-    a.communicate(timeout=120)
-    if b.returncode == 0:          # a finished before b started: nothing to assert about locking
-        pytest.skip("first ingest finished before the second started")
-    assert b.returncode == 2
-    assert err.strip().startswith(f"benchdb: error: database {db_path} is in use by another process")
-    assert "Traceback" not in err
+    assert b.returncode == 0, err
+    assert _counts(db_path)["results"] == 3

@@ -2,7 +2,8 @@
 
 End to end with the real browser, the real onnxruntime-web files (fetched on first use, pinned and
 integrity-checked), real tiny models exported to ONNX and verified against PyTorch fp32, ingested
-into a real DuckDB file. Skipped where there is no Chromium or playwright (CI installs both).
+into a real DuckDB file. Skipped where there is no Chromium or playwright, and failed under CI=true
+(CI installs both): conftest.need_browser.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import urllib.request
 import duckdb
 import pytest
 from click.testing import CliRunner
-from conftest import benchdb_cmd
+from conftest import benchdb_cmd, have_browser, need_browser
 
 from benchdb.backends.ortweb import assets, browser
 from benchdb.backends.ortweb.server import Server
@@ -27,14 +28,7 @@ QUICK = ["--min-time", "0.2", "--max-time", "1.5", "--warmup", "2", "--min-iters
          "--target-ci", "0.5", "--max-background-cpu", "100%", "--timeout", "240"]
 
 
-def _has_browser() -> bool:
-    import importlib.util
-
-    return browser.find() is not None and importlib.util.find_spec("playwright") is not None
-
-
-needs_browser = pytest.mark.skipif(not _has_browser(), reason="no Chromium or playwright here "
-                                   "(CI installs both: see the README's test command)")
+needs_browser = pytest.mark.usefixtures("browser_needed")
 
 
 def invoke(*args):
@@ -104,7 +98,7 @@ def test_missing_browser_or_files_is_unavailable_with_the_install_command(tmp_pa
     assert run.stderr.count("\n") == 1 and "backend ort-web is unavailable: no Chromium browser found" in run.stderr
     assert "install it with: apt-get install -y chromium" in run.stderr
     assert not (tmp_path / "res").exists()
-    if _has_browser():        # the npm files missing (an empty folder named by BENCHDB_ORTWEB_DIR)
+    if have_browser():        # the npm files missing (an empty folder named by BENCHDB_ORTWEB_DIR)
         text = benchdb_cmd("hardware", env={"BENCHDB_ORTWEB_DIR": str(tmp_path)}, check=True).stdout
         (line,) = [ln for ln in text.splitlines() if ln.strip().startswith("ort-web")]
         assert "unavailable" in line and "-m benchdb.backends.ortweb.assets" in line
@@ -113,8 +107,7 @@ def test_missing_browser_or_files_is_unavailable_with_the_install_command(tmp_pa
 def test_a_device_ort_web_does_not_have_is_one_line(tmp_path):
     r = benchdb_cmd("run", "--backend", "ort-web", "--device", "cuda", "--model", "tiny:bert",
                     "--out", str(tmp_path))
-    if not _has_browser():
-        pytest.skip("ort-web is unavailable here: the device is never checked")
+    need_browser()                  # without it ort-web is unavailable and the device is never checked
     assert r.returncode == 2 and "--device cuda is not a device of ort-web; use one of wasm, webgpu, webnn" \
         in r.stderr and r.stderr.count("\n") == 1
 
@@ -157,8 +150,7 @@ def test_page_crash_and_hang_become_statuses(tmp_path):
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
-    if not _has_browser():
-        pytest.skip("no Chromium or playwright here (CI installs both)")
+    need_browser()
     tmp = tmp_path_factory.mktemp("ortweb")
     out, db = tmp / "res", tmp / "w.duckdb"
     wasm = invoke("run", "--backend", "ort-web", "--device", "wasm", "--model", "tiny:bert", "--model", "tiny:vit",

@@ -1,6 +1,8 @@
-"""`benchdb run --parallel` and `--ab ... --duet` on this 2-core machine: workers on disjoint cores
+"""`benchdb run --parallel` and `--ab ... --duet` on this machine, whatever its cores: workers on disjoint cores
 (checked from inside the measuring children), overlap refused, placement and co-runners recorded,
-a crash in one worker leaving the other's results whole; GPU workers through a stand-in device list."""
+a crash in one worker leaving the other's results whole; GPU workers through a stand-in device list.
+What a run on this machine must do is derived from its topology as benchdb reads it
+(benchdb.harness.topology: the cores this process may run on, by physical core and NUMA node)."""
 
 from __future__ import annotations
 
@@ -18,8 +20,12 @@ from benchdb.errors import BenchdbError
 from benchdb.harness import topology
 from benchdb.schema import contract
 
-TWO_CORES = len(os.sched_getaffinity(0)) >= 2 if hasattr(os, "sched_getaffinity") else False
-needs_two = pytest.mark.skipif(not TWO_CORES, reason="needs two cores this process may use")
+#: This machine's cores as benchdb reads them; N physical cores this process may run on.
+TOPO = topology.read()
+N = len(TOPO.cores)
+needs_two = pytest.mark.skipif(N < 2, reason="needs two physical cores this process may use")
+#: --threads T with 2 workers of T cores needing more cores than there are
+TOO_MANY = N // 2 + 1
 
 BENCH = '''
 import json, os, sys
@@ -143,20 +149,22 @@ def test_two_single_thread_workers_on_core_0_and_core_1(tmp_path):
     r = benchdb_cmd("run", "--bench", str(bench), "--parallel", "2", "--threads", "1", "--min-time", "0.2",
                     "--out", str(tmp_path / "out"), env=_env(tmp_path))
     assert r.returncode == 0, r.stderr
-    assert "parallel: 2 workers: worker 0 (cores 0); worker 1 (cores 1)" in r.stderr
+    first, second = topology.split(TOPO, 2, per=1)         # the first two physical cores, all their threads
+    nodes = {first.text: list(first.nodes), second.text: list(second.nodes)}
+    assert f"parallel: 2 workers: worker 0 (cores {first.text}); worker 1 (cores {second.text})" in r.stderr
     results = _results(tmp_path / "out")
     assert sorted(results) == ["bench_a", "bench_b", "bench_c", "bench_d"]
     for name, meta in results.items():
         placement = meta["scenario"]["extra"]["placement"]
         inside = json.loads((tmp_path / "where" / f"{name}.json").read_text())["cpus"]
-        assert inside == [int(placement["cpus"])]             # the child ran on its worker's core, only there
+        assert inside == topology.cpu_list(placement["cpus"])   # the child ran on its worker's core, only there
         assert meta["scenario"]["options"]["threads"] == 1 and meta["scenario"]["status"] == "ok"
         assert meta["scenario"]["options"]["co_runners"] == 1          # measured beside another: its own series
-        assert placement["numa_nodes"] == [0] and placement["physical_cores"] == 1
-    assert {m["scenario"]["extra"]["placement"]["cpus"] for m in results.values()} == {"0", "1"}
+        assert placement["numa_nodes"] == nodes[placement["cpus"]] and placement["physical_cores"] == 1
+    assert {m["scenario"]["extra"]["placement"]["cpus"] for m in results.values()} == {first.text, second.text}
     assert any(m["scenario"]["extra"]["placement"]["beside"] for m in results.values())   # co-runners named
     config = next(iter(results.values()))["run"]["config"]
-    assert [w["cpus"] for w in config["parallel"]] == ["0", "1"]
+    assert [w["cpus"] for w in config["parallel"]] == [first.text, second.text]
     from benchdb.warehouse import Warehouse
 
     assert Warehouse(tmp_path / "w.duckdb").ingest([tmp_path / "out"]).new == 4          # valid contract files
@@ -164,8 +172,9 @@ def test_two_single_thread_workers_on_core_0_and_core_1(tmp_path):
 
 @needs_two
 @pytest.mark.parametrize("args, says", [
-    (("--parallel", "3"), "--parallel 3: this process may run on 2 physical core(s)"),
-    (("--parallel", "2", "--threads", "2"), "--parallel 2 --threads 2: 2 workers of 2 physical core(s) need 4"),
+    (("--parallel", str(N + 1)), f"--parallel {N + 1}: this process may run on {N} physical core(s)"),
+    (("--parallel", "2", "--threads", str(TOO_MANY)),
+     f"--parallel 2 --threads {TOO_MANY}: 2 workers of {TOO_MANY} physical core(s) need {2 * TOO_MANY}"),
     (("--parallel", "two"), "--parallel two: give auto or a number of workers"),
     (("--parallel", "2", "--no-isolation"), "--parallel measures in separate processes"),
     (("--duet",), "--duet runs the two sides of --ab BASE CAND at the same time"),
@@ -208,9 +217,11 @@ def test_duet_ab_runs_both_sides_at_once_on_mirrored_cores_swapping_them(tmp_pat
     assert sorted(files) == ["base", "cand"]
     base = [p["cpus"] for p in files["base"]["scenario"]["extra"]["placements"]]
     cand = [p["cpus"] for p in files["cand"]["scenario"]["extra"]["placements"]]
-    assert len(base) == 4 and all({b, c} == {"0", "1"} for b, c in zip(base, cand, strict=True))  # never shared
-    assert sorted(base) == ["0", "0", "1", "1"]                  # each side on each set in half the trials
-    assert files["base"]["run"]["config"]["ab"]["duet"][0]["cpus"] == "0"
+    # the two workers --duet takes: half the cores each (the sides' thread count, recorded, is that half)
+    one, two = (s.text for s in topology.split(TOPO, 2, files["base"]["scenario"]["options"]["threads"]))
+    assert len(base) == 4 and all({b, c} == {one, two} for b, c in zip(base, cand, strict=True))  # never shared
+    assert sorted(base) == sorted([one, one, two, two])          # each side on each set in half the trials
+    assert files["base"]["run"]["config"]["ab"]["duet"][0]["cpus"] == one
     assert files["base"]["scenario"]["options"] == files["cand"]["scenario"]["options"]
     assert files["base"]["scenario"]["options"]["co_runners"] == 1
     ingest, gate_cmd = r.stdout.split("check with: ", 1)[1].strip().split(" && ")

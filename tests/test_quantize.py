@@ -18,6 +18,19 @@ def invoke(*args):
     return CliRunner().invoke(main, list(args))
 
 
+#: A quantized (or bf16) result's agreement with the PyTorch fp32 reference. Seen here (2-core x86 VM):
+#: cosine similarity 0.99986 to 0.99999998, max relative error 0.0002 to 0.049 (of the reference's
+#: largest magnitude), token agreement 31/32, top-1 agreement 2/2. A route that ran other weights
+#: falls far below the cosine bound; a wrong scale, which cosine cannot see, exceeds the error bound.
+MIN_COSINE, MAX_REL_ERR, MIN_TOKEN_AGREEMENT = 0.99, 0.2, 0.75
+
+
+def _close_to_fp32(metrics: dict, rid: str) -> None:
+    cosine, rel_err = metrics[(rid, "cosine_similarity")], metrics[(rid, "max_rel_err")]
+    assert MIN_COSINE < cosine <= 1.0 + 1e-9, cosine
+    assert 0 < rel_err < MAX_REL_ERR, rel_err
+
+
 @pytest.fixture(scope="module")
 def cache(export_cache):
     return export_cache
@@ -55,8 +68,8 @@ def test_onnxruntime_int8_dynamic_and_static(cache, tmp_path):
         assert options.get("calibration") == ("seeded-inputs:8" if options["quantization"] == "static" else None)
         assert "+ort-" in extra["route"] and extra["route"].endswith("-int8")
         # agreement with the PyTorch fp32 reference, as a metric and in extra
-        assert 0.5 < metrics[(rid, "cosine_similarity")] <= 1.0 + 1e-9
-        assert metrics[(rid, "max_rel_err")] > 0 and extra["tolerance"] is None
+        _close_to_fp32(metrics, rid)
+        assert extra["tolerance"] is None
         assert metrics[(rid, "latency_s")] > 0
     assert seen == {(m, q) for m in ("tiny:bert", "tiny:vit") for q in ("dynamic", "static")}
     # fp32 results keep their identity: no quantization options, no agreement metrics
@@ -86,7 +99,7 @@ def test_openvino_nncf_int8_and_int4(cache, tmp_path):
         assert status == "ok", (model, precision, error)
         assert json.loads(options)["quantization"] == ("static" if precision == "int8" else "weights")
         assert "+nncf-" in json.loads(extra)["route"]
-        assert 0.5 < metrics[(rid, "cosine_similarity")] <= 1.0 + 1e-9
+        _close_to_fp32(metrics, rid)
 
 
 @pytest.mark.slow
@@ -100,8 +113,7 @@ def test_pytorch_dynamic_int8_and_agreement_of_every_non_fp32_result(tmp_path):
     assert by["int8"][3] == "ok" and json.loads(by["int8"][5])["quantization"] == "dynamic"
     for precision in ("bf16", "int8"):
         rid = by[precision][7]
-        assert 0.5 < metrics[(rid, "cosine_similarity")] <= 1.0 + 1e-9
-        assert metrics[(rid, "max_rel_err")] > 0
+        _close_to_fp32(metrics, rid)
     assert (by["fp32"][7], "cosine_similarity") not in metrics
     # a combination no route makes: recorded with its reason, the others still measured
     assert by["int4"][3] == "unsupported"
@@ -239,7 +251,11 @@ def test_top1_agreement_for_classifiers_and_token_agreement_for_generation(cache
         assert r.exit_code == 0, r.output
     rows, metrics = _results(out, tmp_path)
     by = {r[0]: r[7] for r in rows}
-    for model, metric in (("tiny:vit", "top1_agreement"), ("tiny:bert", "top1_agreement"),
-                          ("tiny:llama", "token_agreement")):
-        assert 0.5 <= metrics[(by[model], metric)] <= 1.0, (model, metric)
+    for model in ("tiny:vit", "tiny:bert", "tiny:llama"):
+        _close_to_fp32(metrics, by[model])
+    # top-1 over the 2 items of the batch: one flip between near-tied classes of a tiny random classifier
+    # is still a faithful route (the cosine and error bounds above are what tell a broken one)
+    for model in ("tiny:vit", "tiny:bert"):
+        assert 0.5 <= metrics[(by[model], "top1_agreement")] <= 1.0, model
+    assert MIN_TOKEN_AGREEMENT <= metrics[(by["tiny:llama"], "token_agreement")] <= 1.0    # per position: 32
     assert (by["tiny:llama"], "top1_agreement") not in metrics

@@ -20,6 +20,14 @@ def test_ci_runs_the_readme_test_command():
     assert _block("Set up and run the tests") == [command[0]]
 
 
+def test_ci_sets_ci_true_itself():
+    """Under CI=true a missing Chromium or Java fails the tests that need it (conftest.need_browser,
+    need_java): .ci/run sets it before anything else runs, whoever starts it."""
+    lines = [ln.strip() for ln in (REPO / ".ci" / "run").read_text().splitlines()]
+    first_command = next(i for i, ln in enumerate(lines) if ln.startswith(("python3", ".venv/")))
+    assert "export CI=true" in lines[:first_command]
+
+
 def test_the_set_up_line_is_where_the_test_command_starts():
     """CI runs the test command verbatim, so the set-up line a user copies runs verbatim too."""
     clone, setup, main_job = _block("Set up and run the main job")

@@ -5,7 +5,6 @@ every figure leads to its result's drill-down, and `check --format html` is one 
 import json
 import os
 import re
-import shutil
 import subprocess
 from html import unescape
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import REPO, make_meta, make_run, write_file
+from conftest import REPO, make_meta, make_run, need_chromium, write_file
 
 from benchdb.cli import main
 
@@ -81,13 +80,9 @@ def test_invalid_results_are_shown_flagged(wh):
     assert cells[5] == "openvino" and 90 < float(cells[11]) < 110         # p90 is ~100x the median
 
 
-def _chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
 def _dom(page: Path) -> tuple[str, list[str]]:
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
-    dom = subprocess.run([_chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
+    dom = subprocess.run([need_chromium(), *flags, "--dump-dom", page.as_uri()], capture_output=True, text=True,
                          timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     return dom.stdout, [ln for ln in dom.stderr.splitlines() if ":CONSOLE" in ln]
@@ -114,16 +109,14 @@ def _check_page(html: str, console: list[str]) -> int:
 def _shot(page: Path, name: str, height: int = 3000) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     shot = ARTIFACTS / name
-    subprocess.run([_chromium(), "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
+    subprocess.run([need_chromium(), "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
                     f"--window-size=1400,{height}", page.as_uri()], capture_output=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 10_000
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not _chromium() and os.environ.get("CI") != "true",
-                    reason="chromium is not installed (CI installs Debian's chromium)")
 def test_report_and_comparison_pages_in_headless_chromium(wh, tmp_path):
-    assert _chromium(), "CI must provide chromium"
+    need_chromium()
     report = tmp_path / "report.html"
     r = invoke("report", "--all", "--db", str(wh), "--out", str(report))
     assert r.exit_code == 0, r.output

@@ -3,14 +3,13 @@
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import REPO, make_meta, make_run, write_file
+from conftest import REPO, make_meta, make_run, need_chromium, write_file
 from fixtures_views import build
 
 from benchdb.cli import main
@@ -180,17 +179,10 @@ def test_html_report_is_self_contained_with_plots(db, tmp_path):
     assert 'id="environment"' in page and 'id="left-out"' in page and 'id="results"' in page
 
 
-def _chromium():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.mark.skipif(not _chromium() and os.environ.get("CI") != "true",
-                    reason="chromium is not installed (CI installs Debian's chromium)")
 def test_html_report_in_headless_chromium(db, tmp_path):
     out = tmp_path / "report.html"
     assert invoke("report", "--all", "--db", str(db), "--out", str(out)).exit_code == 0
-    browser = _chromium()
-    assert browser, "CI must provide chromium"
+    browser = need_chromium()
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--enable-logging=stderr", "--v=0"]
     dom = subprocess.run([browser, *flags, "--dump-dom", out.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]

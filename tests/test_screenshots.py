@@ -22,15 +22,7 @@ WIDTH, HEIGHT = 1280, 900
 LATENCY = re.compile(r"\d[\d,]*\.\d+ (?:µs|ms|ns)\b")
 
 
-def _has_browser() -> bool:
-    import importlib.util
-
-    return browser.find() is not None and importlib.util.find_spec("playwright") is not None
-
-
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not _has_browser() and os.environ.get("CI") != "true",
-                                 reason="no Chromium or playwright here (CI installs both)")]
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("browser_needed")]   # conftest: fails under CI=true
 
 
 def invoke(*args):

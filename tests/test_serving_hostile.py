@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import psutil
 import pytest
-from conftest import benchdb_cmd
+from conftest import benchdb_cmd, ctrl_c_at_default
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
@@ -159,7 +159,7 @@ def _start_run(tmp_path: Path, server: str, *extra: str) -> subprocess.Popen:
                              "--warmup", "0", "--min-iters", "100000", "--min-time", "120", "--max-time", "120",
                              "--seq-lens", "8", "--gen-tokens", "200", *extra],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "TMPDIR": str(tmp_path)})
+                            env={**os.environ, "TMPDIR": str(tmp_path)}, preexec_fn=ctrl_c_at_default)
 
 
 def _serving_tree(run: subprocess.Popen) -> list[psutil.Process]:

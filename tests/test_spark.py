@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
-import shutil
 from decimal import Decimal
 from pathlib import Path
 
@@ -21,15 +19,13 @@ import numpy as np
 import pytest
 
 pyspark = pytest.importorskip("pyspark")
-if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-    pytest.skip("Spark needs Java 17 (apt-get install openjdk-17-jre-headless)", allow_module_level=True)
 
 from benchdb import sql  # noqa: E402
 from benchdb.schema import contract  # noqa: E402
 from benchdb.store import database  # noqa: E402
 from benchdb.warehouse import Warehouse  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("java_needed")]     # conftest: fails under CI=true
 
 HW = {
     "cpuA": {"kind": "cpu", "vendor": "TestVendor", "device_name": "Alpha CPU", "cpu_model": "Alpha CPU",

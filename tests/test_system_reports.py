@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, db_rows, make_meta, make_run, write_file
+from conftest import REPO, cli, db_rows, make_meta, make_run, need_browser, write_file
 
 from benchdb.schema import contract, system
 from benchdb.warehouse import Warehouse
@@ -211,14 +211,6 @@ def test_per_refusals(wh):
 
 # ------------------------------------------------------------------ the dashboard's systems page
 
-def _browser() -> str | None:
-    import importlib.util
-
-    from benchdb.backends.ortweb import browser
-
-    return browser.find() if importlib.util.find_spec("playwright") is not None else None
-
-
 def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
     import socket
     import time
@@ -254,7 +246,7 @@ def _walk_systems(base: str, shots: Path, name: str) -> None:
 
     errors: list[str] = []
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=_browser(), headless=True, args=["--no-sandbox"])
+        b = pw.chromium.launch(executable_path=need_browser(), headless=True, args=["--no-sandbox"])
         page = b.new_page(viewport={"width": 1280, "height": 1000})
         page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -297,7 +289,7 @@ def _walk_systems(base: str, shots: Path, name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(_browser() is None, reason="no Chromium or playwright here (CI installs both)")
+@pytest.mark.usefixtures("browser_needed")           # conftest: fails under CI=true, else skips
 def test_systems_page_in_chromium_served_and_static(tmp_path):
     db = build_warehouse(tmp_path)
     ix = tmp_path / "inferencex"

@@ -139,6 +139,57 @@ def test_a_foreign_write_during_a_write_session_is_never_lost(tmp_path):
     con.close()
 
 
+#: A plain DuckDB writer (another program) that commits and dies without a checkpoint: its
+#: changes are left in the warehouse's WAL only.
+_DIES_WITH_A_WAL = """import os, sys
+import duckdb
+con = duckdb.connect(sys.argv[1])
+con.execute("SET checkpoint_threshold = '1GB'")
+con.execute("CREATE TABLE notes (note VARCHAR)")
+con.execute("INSERT INTO notes VALUES ('from the wal')")
+os._exit(0)                                   # no close, no checkpoint: as if killed
+"""
+
+
+def test_a_wal_of_the_old_file_never_meets_the_new_one(tmp_path, monkeypatch):
+    """A real WAL beside the warehouse (another program's committed change that died before its
+    checkpoint): the next write session keeps that change (the WAL is replayed into its copy) and
+    removes the old file's WAL before renaming the new file into place, so the old log is never
+    replayed onto the new file."""
+    import subprocess
+    import sys
+
+    from benchdb.ingest import ingest
+    from benchdb.store import snapshot
+
+    db = _warehouse(tmp_path)
+    wal = Path(f"{db}.wal")
+    subprocess.run([sys.executable, "-c", _DIES_WITH_A_WAL, str(db)], check=True, timeout=60)
+    assert wal.exists() and wal.stat().st_size > 0            # a real WAL, holding the only copy of the change
+    renames = []
+    real_replace = os.replace
+
+    def replace(src, dst):                                    # the real rename, seen at the moment it happens
+        if Path(dst) == db:
+            renames.append(wal.exists())
+        real_replace(src, dst)
+
+    monkeypatch.setattr(snapshot.os, "replace", replace)
+    write_file(tmp_path / "more", make_meta(make_run(), batch_size=2))
+    ingest([tmp_path / "more"], db)
+    assert renames == [False]                     # published once, with the old WAL already gone
+    assert not wal.exists()
+    con = duckdb.connect(str(db), read_only=True)
+    try:      # the change from the WAL, once (a replay onto the new file would fail or double it)
+        assert con.execute("SELECT note FROM notes").fetchall() == [("from the wal",)]
+        assert con.execute("SELECT count(*) FROM results").fetchone() == (2,)
+    finally:
+        con.close()
+    monkeypatch.undo()
+    write_file(tmp_path / "third", make_meta(make_run(), batch_size=3))
+    assert invoke("ingest", tmp_path / "third", "--db", db).exit_code == 0       # and the next write goes on
+
+
 def test_a_write_keeps_mode_group_and_a_symlinked_db(tmp_path):
     data, me = tmp_path / "data", tmp_path / "me"
     data.mkdir()
@@ -193,6 +244,63 @@ def test_readers_are_sandboxed(tmp_path):
             con.execute(f"SELECT * FROM read_text('{tmp_path / 'res'}/*')").fetchall()
 
 
+@pytest.mark.parametrize("command", [
+    ("report", "--all"),
+    ("check", "--baseline", "latest~1", "--candidate", "latest", "--allow-inconclusive"),
+    ("query", "SELECT count(*) FROM results"),
+    ("export", "--format", "hud-v3", "--out", "{out}"),
+    ("publish", "--repo", "user/benchmarks", "--dry-run"),
+], ids=lambda c: c[0])
+def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_path, monkeypatch, command, request):
+    """Each DuckDB file connection a reading command opens is read-only and sandboxed: it can read no
+    other file (a secret beside the warehouse) and write none; the warehouse file is unchanged.
+    (An export writes its own output itself, outside DuckDB; publish --dry-run lists what it would
+    upload to a local stand-in for the Hub, tests/fakehub.py.)"""
+    from benchdb.startup import duckdb as engine  # the module benchdb connects through
+    from benchdb.store import database
+
+    env = None
+    if command[0] == "publish":
+        pytest.importorskip("huggingface_hub")      # benchdb[hub]: not among the core floors
+        env = request.getfixturevalue("hub_env")
+
+    db = _warehouse(tmp_path)
+    write_file(tmp_path / "res2", make_meta(make_run(started_at="2026-11-02T10:00:00+00:00")))
+    assert invoke("ingest", tmp_path / "res2", "--db", db).exit_code == 0
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    before = db.read_bytes()
+    opened, sandboxed = [], []
+    real_connect, real_sandbox = engine.connect, database._sandbox
+
+    def connect(path=":memory:", *args, **kwargs):
+        con = real_connect(path, *args, **kwargs)
+        if str(path) not in (":memory:", ""):
+            opened.append((str(path), kwargs.get("read_only", args[0] if args else False), con))
+        return con
+
+    def sandbox(con, path):
+        real_sandbox(con, path)
+        with pytest.raises(duckdb.Error):
+            con.execute("SELECT * FROM read_csv($1)", [str(secret)]).fetchall()
+        with pytest.raises(duckdb.Error):
+            con.execute(f"COPY (SELECT 1 AS x) TO '{tmp_path / 'leak.csv'}'")
+        sandboxed.append(con)
+
+    for module in {engine, duckdb}:
+        monkeypatch.setattr(module, "connect", connect)
+    monkeypatch.setattr(database, "_sandbox", sandbox)
+    args = [a.format(out=tmp_path / "export") for a in command]
+    r = invoke(*args, "--db", db, env=env)
+    assert r.exit_code == 0, r.output
+    assert opened, "the command opened no warehouse connection"
+    for path, read_only, con in opened:
+        assert path == str(db) and read_only is True, (path, read_only)
+        assert any(con is s for s in sandboxed), path
+    assert db.read_bytes() == before
+    assert not (tmp_path / "leak.csv").exists()
+
+
 # ----------------------------------------------------------------------------- smaller items
 def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
     from benchdb.backends.ortweb import assets
@@ -220,14 +328,15 @@ def test_mirror_refuses_traversal_and_refetches_changed_content(tmp_path, monkey
     local = mirror("memory://bucket29/r")
     assert (local / "x.parquet").read_bytes() == a.read_bytes()
     same_size = b.read_bytes()
-    if len(same_size) == len(a.read_bytes()):
-        fs.pipe("/bucket29/r/x.parquet", same_size)
-        assert (mirror("memory://bucket29/r") / "x.parquet").read_bytes() == same_size
+    # other content of the very same size (a size check alone would miss it): fetched again
+    assert len(same_size) == len(a.read_bytes()) and same_size != a.read_bytes()
+    fs.pipe("/bucket29/r/x.parquet", same_size)
+    assert (mirror("memory://bucket29/r") / "x.parquet").read_bytes() == same_size
     fs.pipe("/bucket29/r/../../escape.parquet", a.read_bytes())
-    found = [p for p in fs.find("/bucket29/r") if ".." in p]
-    if found:     # the store keeps the key as written: the mirror must refuse it
-        with pytest.raises(BenchdbError, match="refusing remote key"):
-            mirror("memory://bucket29/r")
+    # the store keeps the key as written ("r/../../escape.parquet" under the folder): the mirror must refuse it
+    assert [p for p in fs.find("/bucket29/r") if ".." in p], fs.find("/bucket29/r")
+    with pytest.raises(BenchdbError, match="refusing remote key"):
+        mirror("memory://bucket29/r")
     assert not list((tmp_path / "cache").rglob("escape.parquet"))
     assert not (tmp_path / "escape.parquet").exists()
 

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, make_meta, make_run, write_file
+from conftest import REPO, ctrl_c_at_default, make_meta, make_run, write_file
 
 pytestmark = pytest.mark.slow
 
@@ -101,7 +101,8 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
     assert len(json.loads((site / "data" / "results.json").read_text())["rows"]) == 2
 
     server = subprocess.Popen([str(venv / "bin" / "benchdb"), "serve", "--db", str(db), "--port", "0"],
-                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
+                              preexec_fn=ctrl_c_at_default)
     try:
         url = None
         for line in server.stderr:                           # "benchdb dashboard on http://HOST:PORT/ ..."
