@@ -1,8 +1,8 @@
 """The browser runner: onnxruntime-web in headless Chromium, on WASM, WebGPU or WebNN.
 
 ``benchdb run --backend ort-web --device wasm|webgpu|webnn`` measures the same models, the same
-cached ONNX exports (:mod:`benchdb.backends.export`) and the same deterministic inputs
-(:mod:`benchdb.backends.inputs`) as the native backends; the first output is checked against
+cached ONNX exports (:mod:`benchdb.backends.shared.onnx_export`) and the same deterministic inputs
+(:mod:`benchdb.backends.shared.inputs`) as the native backends; the first output is checked against
 PyTorch fp32 like the onnxruntime backend's.
 
 How a scenario runs: one browser per model (:mod:`benchdb.backends.ortweb.browser`), a fresh page

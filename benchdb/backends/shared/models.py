@@ -31,7 +31,7 @@ class Kind:
     family: str
     task: str
     auto_class: str          # transformers Auto* class that builds/loads it
-    inputs: str              # input recipe name, see benchdb.backends.inputs
+    inputs: str              # input recipe name, see benchdb.backends.shared.inputs
     generative: bool = False
 
 
