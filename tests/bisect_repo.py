@@ -1,6 +1,6 @@
 """A small git repository for `benchdb bisect`: a package with a user bench, one commit per change.
 
-Used by tests/test_bisect.py and benchmarks/bisect_noise.py.
+Used by tests/cli/test_bisect.py and benchmarks/bisect_noise.py.
 """
 
 from __future__ import annotations

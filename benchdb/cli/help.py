@@ -4,7 +4,7 @@ mistyped choice.
 
 A command is declared with :func:`command` (or ``@group.command`` of a :class:`Group`) and gives
 ``examples`` (1-3 invocations that run as written, each with what it does) and ``exit_codes``
-(:data:`BAD_INPUT` and the others it uses). tests/test_cli_help.py walks every command and checks
+(:data:`BAD_INPUT` and the others it uses). tests/cli/test_help.py walks every command and checks
 both, and that every example parses.
 
 Only click and the standard library at import time: `benchdb --help` stays light.

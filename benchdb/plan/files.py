@@ -75,7 +75,7 @@ class Writer:
 def ctrl_c_deferred():
     """Ctrl-C inside the block takes effect when it ends. Without this, a Ctrl-C between a scenario
     file's rename into place and its entry in the run report left a file that the interrupted run's
-    "kept N of M" did not count (tests/test_cli_fail_closed.py: "kept 1" with 2 files on disk)."""
+    "kept N of M" did not count (tests/guarantees/test_cli_fail_closed.py: "kept 1" with 2 files on disk)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

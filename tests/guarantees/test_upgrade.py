@@ -19,7 +19,7 @@ from benchdb.warehouse import Warehouse
 # Not in the core (dependency floors) set: the fixture is a duckdb 2.x file, which older DuckDB
 # versions cannot open.
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 TABLES = ("results", "samples", "runs", "hardware", "architectures", "ingested_files", "result_metrics",
           "change_points")
 

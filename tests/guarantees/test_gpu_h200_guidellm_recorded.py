@@ -5,7 +5,7 @@ concurrency 4 and 16. The contract files are ingested as they came back and the 
 medians are set beside GuideLLM's.
 
 The two tools ran one after the other on a continuously batching server, whose own spread between
-two runs of one client reached 2x on an H100 (tests/test_gpu_h100_recorded.py): what agrees here is
+two runs of one client reached 2x on an H100 (tests/guarantees/test_gpu_h100_recorded.py): what agrees here is
 the order of magnitude and the TPOT within a quarter, not a 2 % figure (the stub, whose timeline is
 known, is where benchdb's own accuracy is tested).
 """
@@ -21,7 +21,7 @@ from conftest import ingest_fixture
 
 pytestmark = pytest.mark.core
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gpu" / "h200_guidellm"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "gpu" / "h200_guidellm"
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from benchdb.interop import mlperf_rules
 
 pytestmark = pytest.mark.core
 
-FIX = Path(__file__).parent / "fixtures" / "interop" / "mlperf_repo"
+FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "mlperf_repo"
 V51, V61 = FIX / "v5.1", FIX / "v6.1"
 AMD = "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99"
 

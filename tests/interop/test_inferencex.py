@@ -14,7 +14,7 @@ from conftest import db_rows as rows
 
 pytestmark = pytest.mark.core
 
-FIXTURE = Path(__file__).parent / "fixtures" / "interop" / "inferencex" / "benchmarks.json"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "interop" / "inferencex" / "benchmarks.json"
 ROWS = json.loads(FIXTURE.read_text())
 
 

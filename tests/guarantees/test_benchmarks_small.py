@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import fail_in_ci, have_browser, have_java
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
 #: A hang is a failure too, but no script's speed is judged: far above any --small run.
 TIMEOUT_S = 600

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "benchdb"
+PACKAGE = Path(__file__).resolve().parents[2] / "benchdb"
 
 pytestmark = pytest.mark.core
 

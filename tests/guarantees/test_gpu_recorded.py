@@ -24,7 +24,7 @@ from benchdb.perfmodel import calibrate
 
 pytestmark = pytest.mark.core
 
-FIXTURES = Path(__file__).parent / "fixtures" / "gpu"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "gpu"
 TRACES = json.loads((FIXTURES / "nvml_trace_h200.json").read_text())["traces"]
 
 

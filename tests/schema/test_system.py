@@ -12,7 +12,7 @@ import pytest
 from benchdb.schema import identity, system
 from tests.conftest import HARDWARE, benchdb_cmd, cli, db_rows, make_meta, make_run, write_file
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 H200 = """\
 system_name: 8x H200 SXM (test)
 accelerator: {vendor: NVIDIA, name: NVIDIA H200-SXM-141GB, memory: 141GB}
@@ -141,7 +141,7 @@ def test_a_bad_hardware_file_costs_the_import_one_line_and_writes_nothing(tmp_pa
 
 def test_devices_already_in_a_warehouse_become_systems_of_one(tmp_path):
     """Not core: the golden warehouse is a DuckDB 2.x file, which the dependency floors' DuckDB cannot
-    open (as tests/test_upgrade.py). The golden 0.1 warehouse migrates in place: its CPU rows have no
+    open (as tests/guarantees/test_upgrade.py). The golden 0.1 warehouse migrates in place: its CPU rows have no
     accelerator, and every result ran on the whole (one-device) system."""
     target = tmp_path / "old.duckdb"
     with gzip.open(FIXTURES / "warehouse_v0.1.0_schema2.duckdb.gz", "rb") as src, open(target, "wb") as dst:

@@ -24,7 +24,7 @@ from benchdb.schema import identity, system
 
 pytestmark = pytest.mark.core
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gpu" / "h200_kernels"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "gpu" / "h200_kernels"
 
 
 @pytest.fixture(scope="module")

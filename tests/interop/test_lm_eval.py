@@ -12,7 +12,7 @@ from benchdb.cli import main
 
 pytestmark = pytest.mark.core
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 LM_EVAL = FIXTURES / "interop" / "lm_eval"
 
 

@@ -17,7 +17,7 @@ from benchdb.cli import main
 
 pytestmark = pytest.mark.core
 
-FIX = Path(__file__).parent / "fixtures" / "interop"
+FIX = Path(__file__).parents[1] / "fixtures" / "interop"
 
 
 def cli(*args):

@@ -14,7 +14,7 @@ from benchdb.testing.stub import StubConfig, StubServer
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 
-SYSTEMS = Path(__file__).parent / "fixtures" / "systems"
+SYSTEMS = Path(__file__).parents[1] / "fixtures" / "systems"
 H200, MI300X = SYSTEMS / "8xh200.yaml", SYSTEMS / "8xmi300x.yaml"
 QUICK = ["--warmup", "2", "--min-iters", "10", "--min-time", "0.2", "--max-time", "3", "--target-ci", "0.5",
          "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4", "--concurrency", "2"]

@@ -264,7 +264,7 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
     assert reason.startswith("client_bound: the load generator's event loop was busy 99 %")
     # the H200 host's sweep: every point whose TTFT read more than 5 % high is invalid, and every point
     # still valid read TTFT within 5 % and ITL within 0.5 % (the old 95 % limit passed +88 % TTFT)
-    recorded = json.loads((Path(__file__).parent / "fixtures" / "gpu" / "h200_client" / "points.json").read_text())
+    recorded = json.loads((Path(__file__).parents[1] / "fixtures" / "gpu" / "h200_client" / "points.json").read_text())
     truth = recorded["truth"]
     for p in recorded["points"]:
         judged = validity(summary, opts, point(p["loop_pct"], 5.0))

@@ -17,7 +17,7 @@ from conftest import db_rows as rows
 
 pytestmark = pytest.mark.core
 
-FIX = Path(__file__).parent / "fixtures" / "interop" / "serving"
+FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
 
 
 def medians(db, input_shape):

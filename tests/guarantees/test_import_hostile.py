@@ -17,7 +17,7 @@ from benchdb.schema import contract
 
 pytestmark = pytest.mark.core
 
-SERVING = Path(__file__).parent / "fixtures" / "interop" / "serving"
+SERVING = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
 VLLM = SERVING / "vllm" / "c2_detailed.json"
 GUIDELLM = SERVING / "guidellm" / "guidellm_c4_fail7.yaml"
 

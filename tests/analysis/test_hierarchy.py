@@ -92,7 +92,7 @@ def test_repeats_need_separate_processes(tmp_path):
 
 
 def test_contract_v1_files_without_a_repeat_column_still_ingest(tmp_path):
-    fixtures = Path(__file__).parent / "fixtures" / "contract_v1"
+    fixtures = Path(__file__).parents[1] / "fixtures" / "contract_v1"
     s = Warehouse(tmp_path / "w.duckdb").ingest([fixtures])
     assert s.new == 8 and not s.rejected
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)

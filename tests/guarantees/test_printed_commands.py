@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import benchdb_cmd, cli, db_rows, interrupt_after_first_file
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 #: Quick, fixed measurements: one thread, short, not judged by the machine's other load.
 QUICK = ("--threads", "1", "--warmup", "2", "--min-iters", "5", "--max-background-cpu", "100%")
 

@@ -14,7 +14,7 @@ from benchdb.schema import contract
 
 pytestmark = pytest.mark.core
 
-FIX = Path(__file__).parent / "fixtures" / "interop"
+FIX = Path(__file__).parents[1] / "fixtures" / "interop"
 
 
 def run_import(fmt, *paths, out):

@@ -15,7 +15,7 @@ from conftest import db_rows as rows
 
 pytestmark = pytest.mark.core
 
-FIX = Path(__file__).parent / "fixtures" / "interop"
+FIX = Path(__file__).parents[1] / "fixtures" / "interop"
 
 
 def metric(db, model_id, name, **where):

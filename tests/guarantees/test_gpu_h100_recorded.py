@@ -26,8 +26,8 @@ from benchdb.cli import main
 
 pytestmark = pytest.mark.core
 
-FIXTURE = Path(__file__).parent / "fixtures" / "gpu" / "h100"
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks" / "gpu"))
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "gpu" / "h100"
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks" / "gpu"))
 
 
 @pytest.fixture(scope="module")

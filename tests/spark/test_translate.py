@@ -1,6 +1,6 @@
 """benchdb's SQL translated to Spark (no JVM here: what the translation says, and the export).
 
-The Spark run of these translations is tests/test_spark.py; this file checks each rewrite the
+The Spark run of these translations is tests/spark/test_spark.py; this file checks each rewrite the
 issue found sqlglot alone gets wrong, the errors for what cannot be translated, `benchdb sql
 --dialect spark`, and `benchdb export --partitioned` (layout, append, resume, bad destinations).
 """
