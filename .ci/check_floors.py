@@ -22,7 +22,10 @@ for line in (root / ".ci" / "floors.txt").read_text().splitlines():
         name, _, version = line.partition("==")
         pinned[name.strip().lower()] = version.strip()
 if declared != pinned:
-    diff = sorted(f"{n}: pyproject >={declared.get(n)}, floors.txt =={pinned.get(n)}"
-                  for n in declared.keys() | pinned.keys() if declared.get(n) != pinned.get(n))
+    diff = sorted(
+        f"{n}: pyproject >={declared.get(n)}, floors.txt =={pinned.get(n)}"
+        for n in declared.keys() | pinned.keys()
+        if declared.get(n) != pinned.get(n)
+    )
     sys.exit("check_floors: .ci/floors.txt and pyproject.toml disagree:\n  " + "\n  ".join(diff))
 print(f"check_floors: {len(pinned)} floors agree with pyproject.toml")

@@ -56,12 +56,21 @@ def check_integrity(pkg: Package, path: Path, error: type[Exception], hint: str)
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     if base64.b64encode(h.digest()).decode() != expected:
-        raise error(f"{pkg.name} {pkg.version} tarball {path} does not match its registry integrity "
-                    f"{pkg.integrity[:20]}...; fetch it again with: {hint}")
+        raise error(
+            f"{pkg.name} {pkg.version} tarball {path} does not match its registry integrity "
+            f"{pkg.integrity[:20]}...; fetch it again with: {hint}"
+        )
 
 
-def install(pkg: Package, target: Path, tarball: str | os.PathLike | None = None, log=None, *,
-            error: type[Exception] = BenchdbError, hint: str = "") -> Path:
+def install(
+    pkg: Package,
+    target: Path,
+    tarball: str | os.PathLike | None = None,
+    log=None,
+    *,
+    error: type[Exception] = BenchdbError,
+    hint: str = "",
+) -> Path:
     """Put ``pkg``'s files into ``target`` (from ``tarball``, else downloaded); returns ``target``.
     Problems raise ``error`` with one line saying what to do (``hint``: the command that fetches)."""
     if not missing(pkg, target):
@@ -80,8 +89,10 @@ def install(pkg: Package, target: Path, tarball: str | os.PathLike | None = None
                 with urllib.request.urlopen(url, timeout=120) as resp, open(tarball, "wb") as out:
                     shutil.copyfileobj(resp, out)
             except OSError as exc:
-                raise error(f"could not download {pkg.spec} from {url} ({exc}); with npm: npm pack {pkg.spec} "
-                            f"&& {hint} --tarball {pkg.name.rsplit('/', 1)[-1]}-{pkg.version}.tgz") from None
+                raise error(
+                    f"could not download {pkg.spec} from {url} ({exc}); with npm: npm pack {pkg.spec} "
+                    f"&& {hint} --tarball {pkg.name.rsplit('/', 1)[-1]}-{pkg.version}.tgz"
+                ) from None
         check_integrity(pkg, Path(tarball), error, hint)
         staged = tmp_path / "files"
         staged.mkdir()
@@ -92,11 +103,11 @@ def install(pkg: Package, target: Path, tarball: str | os.PathLike | None = None
                 except KeyError:
                     raise error(f"{pkg.name} {pkg.version} tarball lacks {name}") from None
                 src = tar.extractfile(member)
-                if src is None:        # a link or folder where the file should be
+                if src is None:  # a link or folder where the file should be
                     raise error(f"{pkg.name} {pkg.version} tarball's {name} is not a regular file")
                 with src, open(staged / Path(name).name, "wb") as dst:
                     shutil.copyfileobj(src, dst)
-        if target.exists():            # benchdb's own partial cache folder: replace it whole
+        if target.exists():  # benchdb's own partial cache folder: replace it whole
             shutil.rmtree(target)
         os.replace(staged, target)
     return target

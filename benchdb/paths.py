@@ -38,8 +38,9 @@ def inside(root: str | os.PathLike, path: str | os.PathLike, *, local: bool = Tr
         top, found = posixpath.normpath(str(root)), posixpath.normpath(str(path))
         ok = found == top or found.startswith(top.rstrip("/") + "/")
     if not ok:
-        raise BenchdbError(f"refusing to write {path}: it lies outside {root} (a name in the data would "
-                           "leave the output folder)")
+        raise BenchdbError(
+            f"refusing to write {path}: it lies outside {root} (a name in the data would leave the output folder)"
+        )
     return found
 
 

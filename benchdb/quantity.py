@@ -28,8 +28,17 @@ DURATION_FORMS = "500ms, 2s, 30m, 12h, 7d"
 SIZE_FORMS = "512MiB, 2GiB, 2GB"
 
 _DURATION_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, "w": 604800.0}
-_SIZE_UNITS = {"b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
-               "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_SIZE_UNITS = {
+    "b": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "tib": 2**40,
+}
 _NUMBER_UNIT = re.compile(r"^([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)\s*([a-z%]*)$", re.IGNORECASE)
 
 
@@ -65,8 +74,10 @@ def share(value: str | float | int, *, minimum: float = 0.0, maximum: float = 1.
     elif unit:
         raise QuantityError(f"{value!r} is not like {SHARE_FORMS}")
     elif number >= 1:
-        raise QuantityError(f"{value!r} could mean {number:g}% or {number * 100:g}%; did you mean {number:g}%? "
-                            f"(a bare number is a fraction below 1, e.g. {number / 100:g})")
+        raise QuantityError(
+            f"{value!r} could mean {number:g}% or {number * 100:g}%; did you mean {number:g}%? "
+            f"(a bare number is a fraction below 1, e.g. {number / 100:g})"
+        )
     else:
         v = number
     if not minimum <= v <= maximum:
@@ -83,8 +94,9 @@ def percent_text(fraction: float) -> str:
     return repr(float(fraction))
 
 
-def _scaled(value: str | float | int, forms: str, units: Mapping[str, float], bare: str | None, kind: str,
-            guess: str = "") -> float:
+def _scaled(
+    value: str | float | int, forms: str, units: Mapping[str, float], bare: str | None, kind: str, guess: str = ""
+) -> float:
     """``value``'s number times its unit's factor (``bare`` for a bare number; None: a bare number is
     refused, suggesting the unit ``guess``)."""
     number, unit = _split(value, forms)

@@ -14,8 +14,11 @@ def plural(n: int, one: str, many: str | None = None) -> str:
 
 
 #: Recorded reasons (validity, verdicts) as a reader says them.
-_PROSE = (("CI of the median +-", "95 % interval of the median ±"), ("CI of the median", "95 % interval of the median"),
-          ("+-", "±"))
+_PROSE = (
+    ("CI of the median +-", "95 % interval of the median ±"),
+    ("CI of the median", "95 % interval of the median"),
+    ("+-", "±"),
+)
 
 
 def prose(text: str) -> str:
@@ -38,13 +41,14 @@ _FLAG = re.compile(rf"(?<!\S)(--?[A-Za-z][\w-]*)(=|\s+)({_WORD})")
 _PAIR = re.compile(rf"(?<!\S)([A-Za-z_]\w*)=({_WORD})")
 #: Whole words of a flag's or a variable's name that make its value a secret (``--hf-token``,
 #: ``OPENAI_API_KEY``), but not ``--max-num-batched-tokens``, ``--tokenizer`` or ``--password-file``.
-_SECRET_WORDS = frozenset({"key", "apikey", "token", "secret", "password", "passwd", "pwd", "credential",
-                           "credentials"})
+_SECRET_WORDS = frozenset(
+    {"key", "apikey", "token", "secret", "password", "passwd", "pwd", "credential", "credentials"}
+)
 
 
 def _secret_name(name: str) -> bool:
     words = re.split(r"[-_]+", name.strip("-").lower())
-    return words[-1] not in ("file", "path") and any(w in _SECRET_WORDS for w in words)   # a path is no secret
+    return words[-1] not in ("file", "path") and any(w in _SECRET_WORDS for w in words)  # a path is no secret
 
 
 def _hash_word(word: str) -> str:

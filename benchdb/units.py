@@ -94,7 +94,7 @@ class Scale:
         comma = "," if self.grouped else ""
         text = f"{float(v) * self.factor:{sign}{comma}.{self.decimals}f}"
         if text.lstrip("+-").strip("0.,") == "" and text.startswith("-"):
-            text = text[1:]              # -0.0 reads as a change that is not there
+            text = text[1:]  # -0.0 reads as a change that is not there
         if not self.unit:
             return text
         return f"{text}{self.unit}" if self.unit == "%" else f"{text} {self.unit}"
@@ -160,8 +160,16 @@ def ratio_scale(values: Iterable[Any]) -> Scale:
 
 
 #: Column kinds (benchdb.reports.document.Column.fmt) that share a unit per column.
-_SCALES = {"ms": time_scale, "time": time_scale, "mib": size_scale, "size": size_scale, "num": rate_scale,
-           "pct": percent_scale, "points": points_scale, "ratio": ratio_scale}
+_SCALES = {
+    "ms": time_scale,
+    "time": time_scale,
+    "mib": size_scale,
+    "size": size_scale,
+    "num": rate_scale,
+    "pct": percent_scale,
+    "points": points_scale,
+    "ratio": ratio_scale,
+}
 
 
 def scale(kind: str, values: Iterable[Any]) -> Scale | None:
@@ -257,7 +265,7 @@ def clip_range(values: Iterable[Any], low: float = CLIP[0], high: float = CLIP[1
 
 def clip_note(outside: int, total: int, low: float = CLIP[0], high: float = CLIP[1]) -> str:
     """What a clipped histogram says under it."""
-    return (f"{low:g}-{high:g} % of samples shown" + (f"; {outside} of {total} outside" if outside else ""))
+    return f"{low:g}-{high:g} % of samples shown" + (f"; {outside} of {total} outside" if outside else "")
 
 
 def seconds_axis(ax: Any, values: Iterable[Any], which: str = "y", label: str = "latency") -> Scale:

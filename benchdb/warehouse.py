@@ -120,8 +120,13 @@ class Warehouse:
             return done
 
     # ------------------------------------------------------------------ writing
-    def ingest(self, paths: Iterable[str | os.PathLike], *, batch_rows: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> IngestSummary:
+    def ingest(
+        self,
+        paths: Iterable[str | os.PathLike],
+        *,
+        batch_rows: int | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestSummary:
         """Load contract files; then give results measured in several processes their
         hierarchical-bootstrap CI, and update the change points of every series touched
         (``summary.change_points`` holds the number of open ones found); all in one write."""
@@ -135,8 +140,14 @@ class Warehouse:
                 hierarchy.update(con, sorted(summary.run_ids))
                 summary.change_points = changepoints.update(con, sorted(summary.run_ids))
 
-        return ingest(paths, self.path, wait_s=self.wait_s, progress=progress,
-                      batch_rows=batch_rows or DEFAULT_BATCH_ROWS, after=detect)
+        return ingest(
+            paths,
+            self.path,
+            wait_s=self.wait_s,
+            progress=progress,
+            batch_rows=batch_rows or DEFAULT_BATCH_ROWS,
+            after=detect,
+        )
 
     def ack(self, change_id: str, note: str) -> str:
         """Accept a change point as intended; returns its full id."""
@@ -158,15 +169,18 @@ class Warehouse:
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:
             check_read_only(con, text)
-            try:     # rows are computed while fetched too: an error there is the query's, not benchdb's
+            try:  # rows are computed while fetched too: an error there is the query's, not benchdb's
                 cur = con.execute(text)
                 if cur.description is None:
                     return [], []
                 return [d[0] for d in cur.description], cur.fetchall()
             except duckdb.Error as exc:
                 first = clip(first_line(exc))
-                if isinstance(exc, duckdb.PermissionException) or "read-only" in first.lower() \
-                        or "disabled by configuration" in first:
+                if (
+                    isinstance(exc, duckdb.PermissionException)
+                    or "read-only" in first.lower()
+                    or "disabled by configuration" in first
+                ):
                     raise BenchdbError(f"benchdb query is read-only and reads only the warehouse: {first}") from None
                 raise BenchdbError(f"query failed: {first}") from None
         finally:
@@ -194,22 +208,25 @@ class Warehouse:
 
         from benchdb.reports import build
 
-        rep = self._answer("report", {"kinds": list(kinds), "filters": asdict(filters), "detail": detail},
-                           lambda con: build.build(con, str(self.path), kinds, filters, detail=detail))
+        rep = self._answer(
+            "report",
+            {"kinds": list(kinds), "filters": asdict(filters), "detail": detail},
+            lambda con: build.build(con, str(self.path), kinds, filters, detail=detail),
+        )
         return replace(rep, generated_at=build.generated_now())
 
     def check(self, baseline: str, candidate: str, **options: Any) -> GateResult:
         """The regression gate (see :func:`benchdb.analysis.check.compare` for the options),
         answered from :mod:`benchdb.store.memo` while this state of the warehouse was asked the same
         (a time: selector open at its end depends on the clock: always computed)."""
+
         def compare(con):
             from benchdb.analysis import check
 
             return check.compare(con, baseline, candidate, **options)
 
         clock = any(s.strip().startswith("time:") and s.strip().endswith("..") for s in (baseline, candidate))
-        return self._answer("check", {"baseline": baseline, "candidate": candidate, **options}, compare,
-                            keep=not clock)
+        return self._answer("check", {"baseline": baseline, "candidate": candidate, **options}, compare, keep=not clock)
 
     def _answer(self, kind: str, options: dict[str, Any], fn: Callable[[Any], Any], *, keep: bool = True) -> Any:
         """``fn(read-only connection)``, or the answer :mod:`benchdb.store.memo` kept for it (``keep``: the

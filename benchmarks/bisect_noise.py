@@ -58,8 +58,11 @@ def main() -> None:
     ap.add_argument("--factor", type=float, default=1.10)
     ap.add_argument("--min-time", default="0.2")
     ap.add_argument("--commits", type=int, default=16)
-    ap.add_argument("--small", action="store_true", help="4 commits, 1 bisect of each, 2 trials a step, 0.05-0.2 s: "
-                                                         "checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="4 commits, 1 bisect of each, 2 trials a step, 0.05-0.2 s: checks that the script works",
+    )
     args = ap.parse_args()
     small = ["--repeats", "2", "--ab-max-trials", "2", "--max-time", "0.2"] if args.small else []
     if args.small:
@@ -76,6 +79,7 @@ def main() -> None:
 
     t = time.perf_counter()
     import os
+
     os.environ.update(env)
     checkouts = b.Checkouts(repo, None, work / "trees", lambda _text: None)
     envs = {}
@@ -84,27 +88,57 @@ def main() -> None:
             envs[sha] = checkouts.python(b.resolve(repo, sha, "commit"))
     finally:
         checkouts.close()
-    print(f"{args.commits} commits, commit {slow_at} does {args.factor:.2f}x the work; environments built in "
-          f"{time.perf_counter() - t:.0f} s")
+    print(
+        f"{args.commits} commits, commit {slow_at} does {args.factor:.2f}x the work; environments built in "
+        f"{time.perf_counter() - t:.0f} s"
+    )
     step = work / "step.py"
     step.write_text(STEP.replace("{envs!r}", repr(envs)))
 
     results: dict[str, list[tuple[str, float]]] = {"benchdb": [], "git bisect run": []}
     for i in range(args.bisects):
         t = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "benchdb", "bisect", "--repo", str(repo), "--good", shas[0],
-                               "--bad", shas[-1], "--bench", "benches/bench_work.py", "--min-time", args.min_time,
-                               "--out", str(work / "results"), "--format", "json", *small],
-                              capture_output=True, text=True, env={**os.environ, **env})
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "benchdb",
+                "bisect",
+                "--repo",
+                str(repo),
+                "--good",
+                shas[0],
+                "--bad",
+                shas[-1],
+                "--bench",
+                "benches/bench_work.py",
+                "--min-time",
+                args.min_time,
+                "--out",
+                str(work / "results"),
+                "--format",
+                "json",
+                *small,
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **env},
+        )
         took = time.perf_counter() - t
         doc = json.loads(proc.stdout) if proc.stdout.strip().startswith("{") else {}
         named = (doc.get("culprit") or {}).get("sha") or f"none ({doc.get('status') or proc.stderr.strip()[-200:]})"
         results["benchdb"].append((named, took))
-        print(f"benchdb        #{i + 1}: {_name(named, shas)} in {took:.0f} s ({len(doc.get('steps', []))} steps)"
-              + ("" if doc.get("culprit") else f": {doc.get('message')}"), flush=True)
+        print(
+            f"benchdb        #{i + 1}: {_name(named, shas)} in {took:.0f} s ({len(doc.get('steps', []))} steps)"
+            + ("" if doc.get("culprit") else f": {doc.get('message')}"),
+            flush=True,
+        )
         for s in doc.get("steps", []):
-            print(f"    {_name(s['tested']['sha'], shas)} against {_name(s['base']['sha'], shas)}: {s['verdict']} "
-                  f"{_pct(s['change'])} [{_pct(s['ci_low'])}, {_pct(s['ci_high'])}]", flush=True)
+            print(
+                f"    {_name(s['tested']['sha'], shas)} against {_name(s['base']['sha'], shas)}: {s['verdict']} "
+                f"{_pct(s['change'])} [{_pct(s['ci_low'])}, {_pct(s['ci_high'])}]",
+                flush=True,
+            )
 
         t = time.perf_counter()
         git(repo, "bisect", "reset")
@@ -121,8 +155,10 @@ def main() -> None:
         ok = sum(sha == right for sha, _ in rows)
         wrong = [_name(sha, shas) for sha, _ in rows if sha != right]
         times = [s for _, s in rows]
-        print(f"{name:<16} {ok:>3}/{len(rows):<3} {statistics.median(times):9.0f} {max(times):7.0f}   "
-              f"{', '.join(wrong) or '-'}")
+        print(
+            f"{name:<16} {ok:>3}/{len(rows):<3} {statistics.median(times):9.0f} {max(times):7.0f}   "
+            f"{', '.join(wrong) or '-'}"
+        )
     print("goal: benchdb right >= 9/10")
 
 

@@ -30,8 +30,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20_000)
     ap.add_argument("--resamples", type=int, default=stats.BOOTSTRAP)
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--small", action="store_true", help="n = 2,000, 200 resamples, 2 rounds: checks that the "
-                                                         "script works")
+    ap.add_argument(
+        "--small", action="store_true", help="n = 2,000, 200 resamples, 2 rounds: checks that the script works"
+    )
     args = ap.parse_args()
     if args.small:
         args.n, args.resamples, args.rounds = 2_000, 200, 2

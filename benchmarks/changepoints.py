@@ -37,8 +37,15 @@ import pyarrow as pa
 from benchdb.schema import identity
 from benchdb.store import database
 
-HARDWARE = {"kind": "cpu", "vendor": "BenchVendor", "device_name": "Bench CPU", "cpu_model": "Bench CPU",
-            "cores_logical": 16, "memory_bytes": 64 * 2**30, "arch": "x86_64"}
+HARDWARE = {
+    "kind": "cpu",
+    "vendor": "BenchVendor",
+    "device_name": "Bench CPU",
+    "cpu_model": "Bench CPU",
+    "cores_logical": 16,
+    "memory_bytes": 64 * 2**30,
+    "arch": "x86_64",
+}
 
 
 def medians(rng, n_series: int, n_runs: int) -> np.ndarray:
@@ -46,27 +53,51 @@ def medians(rng, n_series: int, n_runs: int) -> np.ndarray:
     x = 0.01 * (1 + 0.01 * rng.standard_t(3, (n_series, n_runs)))
     for s in range(n_series):
         if s % 3 == 0:
-            x[s, int(rng.integers(50, n_runs - 100)):] *= 1.06
+            x[s, int(rng.integers(50, n_runs - 100)) :] *= 1.06
         if s % 5 == 0:
-            x[s, n_runs - 60:] *= 1.10
+            x[s, n_runs - 60 :] *= 1.10
     return x
 
 
 def _scenarios(n_series: int) -> list[dict]:
-    return [{"model_id": f"model-{s:03d}", "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
-             "batch_size": 1, "input_shape": "n=64", "options": {"threads": 1}} for s in range(n_series)]
+    return [
+        {
+            "model_id": f"model-{s:03d}",
+            "backend": "numpy",
+            "device": "cpu",
+            "mode": "eager",
+            "precision": "fp32",
+            "batch_size": 1,
+            "input_shape": "n=64",
+            "options": {"threads": 1},
+        }
+        for s in range(n_series)
+    ]
 
 
 def build(path: Path, values: np.ndarray) -> list[str]:
     """A new warehouse with one series per row of ``values`` (series x runs), one run per column."""
     con, _ = database.open_writable(path)
     hw = identity.hardware_id(HARDWARE)
-    con.execute("INSERT INTO hardware (hardware_id, kind, vendor, device_name, memory_bytes, cpu_model, "
-                "cores_logical, arch, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [hw, "cpu", HARDWARE["vendor"], HARDWARE["device_name"], HARDWARE["memory_bytes"],
-                 HARDWARE["cpu_model"], HARDWARE["cores_logical"], "x86_64", json.dumps(HARDWARE)])
-    con.executemany("INSERT INTO architectures (arch_id, model_id, family) VALUES (?, ?, 'synthetic')",
-                    [[f"arch-{s['model_id']}", s["model_id"]] for s in _scenarios(len(values))])
+    con.execute(
+        "INSERT INTO hardware (hardware_id, kind, vendor, device_name, memory_bytes, cpu_model, "
+        "cores_logical, arch, fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            hw,
+            "cpu",
+            HARDWARE["vendor"],
+            HARDWARE["device_name"],
+            HARDWARE["memory_bytes"],
+            HARDWARE["cpu_model"],
+            HARDWARE["cores_logical"],
+            "x86_64",
+            json.dumps(HARDWARE),
+        ],
+    )
+    con.executemany(
+        "INSERT INTO architectures (arch_id, model_id, family) VALUES (?, ?, 'synthetic')",
+        [[f"arch-{s['model_id']}", s["model_id"]] for s in _scenarios(len(values))],
+    )
     con.close()
     return add_runs(path, values, 0)
 
@@ -88,21 +119,35 @@ def add_runs(path: Path, values: np.ndarray, first: int) -> list[str]:
             cols["series_id"].append(sid)
             cols["median"].append(float(values[s, i]))
     con, _ = database.open_writable(path)
-    con.register("new_runs", pa.table({"run_id": runs,
-                                        "started_at": [datetime(2024, 1, 1) + timedelta(hours=6 * i) for i in numbers],
-                                        "git_commit": [f"{i:040x}" for i in numbers]}))
+    con.register(
+        "new_runs",
+        pa.table(
+            {
+                "run_id": runs,
+                "started_at": [datetime(2024, 1, 1) + timedelta(hours=6 * i) for i in numbers],
+                "git_commit": [f"{i:040x}" for i in numbers],
+            }
+        ),
+    )
     con.register("new_results", pa.table(cols))
-    con.execute("INSERT INTO runs (run_id, started_at, host, git_commit) "
-                "SELECT run_id, started_at, 'bench', git_commit FROM new_runs")
-    con.execute("""
+    con.execute(
+        "INSERT INTO runs (run_id, started_at, host, git_commit) "
+        "SELECT run_id, started_at, 'bench', git_commit FROM new_runs"
+    )
+    con.execute(
+        """
         INSERT INTO results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend, device, mode,
                              precision, batch_size, input_shape, status, validity, metric, unit, n, median,
                              options, options_id, series_id)
         SELECT result_id, run_id, 0, $hw, 'arch-' || model_id, model_id, 'numpy', 'cpu', 'eager', 'fp32', 1,
                'n=64', 'ok', 'valid', 'latency_s', 's', 100, median, '{"threads":1}', $opts, series_id
-        FROM new_results""", {"hw": hw, "opts": identity.options_id({"threads": 1})})
-    con.execute("INSERT INTO result_metrics (result_id, metric, unit, n, median) "
-                "SELECT result_id, 'latency_s', 's', 100, median FROM new_results")
+        FROM new_results""",
+        {"hw": hw, "opts": identity.options_id({"threads": 1})},
+    )
+    con.execute(
+        "INSERT INTO result_metrics (result_id, metric, unit, n, median) "
+        "SELECT result_id, 'latency_s', 's', 100, median FROM new_results"
+    )
     con.close()
     return runs
 
@@ -118,8 +163,9 @@ def _update(path: str, runs: list[str] | None, window: int, queue) -> None:
     seconds = time.perf_counter() - t
     stored = con.execute("SELECT count(*) FROM change_points").fetchall()[0][0]
     con.close()
-    queue.put({"seconds": seconds, "found": found, "stored": stored, "start_rss_mib": start,
-               "peak_rss_mib": _rss_mib()})
+    queue.put(
+        {"seconds": seconds, "found": found, "stored": stored, "start_rss_mib": start, "peak_rss_mib": _rss_mib()}
+    )
 
 
 def _one_series(which: str, x: np.ndarray, queue) -> None:
@@ -128,8 +174,7 @@ def _one_series(which: str, x: np.ndarray, queue) -> None:
     start = _rss_mib()
     t = time.perf_counter()
     found = old_e_divisive(x) if which == "old" else [(c.index, c.p_value) for c in e_divisive(x)]
-    queue.put({"seconds": time.perf_counter() - t, "found": found, "start_rss_mib": start,
-               "peak_rss_mib": _rss_mib()})
+    queue.put({"seconds": time.perf_counter() - t, "found": found, "start_rss_mib": start, "peak_rss_mib": _rss_mib()})
 
 
 def _rss_mib() -> float:
@@ -187,8 +232,7 @@ def old_e_divisive(values, *, min_segment=3, min_effect=0.03, alpha=0.05, permut
     if before > 0 and abs(after / before - 1.0) >= min_effect:
         found.append((offset + tau, p_value))
     kw = dict(min_segment=min_segment, min_effect=min_effect, alpha=alpha, permutations=permutations, seed=seed)
-    return (old_e_divisive(x[:tau], offset=offset, **kw) + found
-            + old_e_divisive(x[tau:], offset=offset + tau, **kw))
+    return old_e_divisive(x[:tau], offset=offset, **kw) + found + old_e_divisive(x[tau:], offset=offset + tau, **kw)
 
 
 def main() -> None:
@@ -197,8 +241,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1000)
     ap.add_argument("--window", type=int, default=200)
     ap.add_argument("--old-n", type=int, default=600)
-    ap.add_argument("--small", action="store_true", help="5 series x 150 runs, window 50, a 60-point series: "
-                                                         "checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="5 series x 150 runs, window 50, a 60-point series: checks that the script works",
+    )
     args = ap.parse_args()
     if args.small:
         args.series, args.runs, args.window, args.old_n = 5, 150, 50, 60
@@ -209,31 +256,40 @@ def main() -> None:
     build(db, values[:, :-1])
     print(f"warehouse: {args.series} series x {args.runs} runs, built in {time.perf_counter() - t:.1f} s")
     r = _in_child(_update, str(db), None, args.window)
-    print(f"history: update(con, None) over every run of every series: {r['seconds']:.1f} s, "
-          f"peak RSS {r['peak_rss_mib']:.0f} MiB ({r['start_rss_mib']:.0f} before the call), "
-          f"{r['found']} open change points")
+    print(
+        f"history: update(con, None) over every run of every series: {r['seconds']:.1f} s, "
+        f"peak RSS {r['peak_rss_mib']:.0f} MiB ({r['start_rss_mib']:.0f} before the call), "
+        f"{r['found']} open change points"
+    )
     (new_run,) = add_runs(db, values[:, -1:], args.runs)
     r = _in_child(_update, str(db), [new_run], args.window)
-    print(f"ingest of 1 new run in all {args.series} series, then changepoints.update(con, [new run]), window "
-          f"{args.window}: {r['seconds']:.2f} s (goal < 10 s), peak RSS {r['peak_rss_mib']:.0f} MiB "
-          f"({r['start_rss_mib']:.0f} before the call); "
-          f"{r['found']} open change points in those series")
+    print(
+        f"ingest of 1 new run in all {args.series} series, then changepoints.update(con, [new run]), window "
+        f"{args.window}: {r['seconds']:.2f} s (goal < 10 s), peak RSS {r['peak_rss_mib']:.0f} MiB "
+        f"({r['start_rss_mib']:.0f} before the call); "
+        f"{r['found']} open change points in those series"
+    )
 
     rng = np.random.default_rng(1)
     x = 0.01 * (1 + 0.01 * rng.standard_t(3, args.old_n))
-    x[args.old_n // 3:] *= 1.05
-    x[2 * args.old_n // 3:] *= 1.08
+    x[args.old_n // 3 :] *= 1.05
+    x[2 * args.old_n // 3 :] *= 1.08
     measured: dict[str, dict] = {}
-    print(f"one {args.old_n}-point series (steps at {args.old_n // 3} and {2 * args.old_n // 3}), "
-          "one e_divisive call over all of it:")
+    print(
+        f"one {args.old_n}-point series (steps at {args.old_n // 3} and {2 * args.old_n // 3}), "
+        "one e_divisive call over all of it:"
+    )
     for name, which in (("before issue 11", "old"), ("now", "new")):
         r = _in_child(_one_series, which, x)
-        print(f"  {name + ':':<16} {r['seconds']:6.2f} s, peak RSS {r['peak_rss_mib']:5.0f} MiB "
-              f"({r['start_rss_mib']:.0f} before the call), found (index, p) {r['found']}")
+        print(
+            f"  {name + ':':<16} {r['seconds']:6.2f} s, peak RSS {r['peak_rss_mib']:5.0f} MiB "
+            f"({r['start_rss_mib']:.0f} before the call), found (index, p) {r['found']}"
+        )
         measured[which] = r
     old, new = measured["old"], measured["new"]
-    print(f"  old / new time: {old['seconds'] / new['seconds']:.0f}x; "
-          f"same change points: {old['found'] == new['found']}")
+    print(
+        f"  old / new time: {old['seconds'] / new['seconds']:.0f}x; same change points: {old['found'] == new['found']}"
+    )
 
 
 if __name__ == "__main__":

@@ -50,8 +50,11 @@ def main() -> None:
     ap.add_argument("--hardware", type=int, default=8)
     ap.add_argument("--samples-per-result", type=int, default=1000)
     ap.add_argument("--requests", type=int, default=40)
-    ap.add_argument("--small", action="store_true", help="10 models, 4 hardware, 10 samples a result, 3 "
-                                                         "requests: checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="10 models, 4 hardware, 10 samples a result, 3 requests: checks that the script works",
+    )
     args = ap.parse_args()
     if args.small:
         args.models, args.hardware, args.samples_per_result, args.requests = 10, 4, 10, 3
@@ -68,8 +71,10 @@ def main() -> None:
         "runs": ("runs", "SELECT * FROM runs"),
         "matrix": ("matrix", "SELECT * FROM compat_matrix"),
         "optimal": ("optimal", "SELECT * FROM optimal_hardware"),
-        "optimal?objective=latency&max_latency_ms=5": ("optimal?objective=latency&max_latency_ms=5",
-                                                        "SELECT * FROM optimal_hardware"),
+        "optimal?objective=latency&max_latency_ms=5": (
+            "optimal?objective=latency&max_latency_ms=5",
+            "SELECT * FROM optimal_hardware",
+        ),
         "frontier": ("frontier", "SELECT * FROM serving_frontier"),
         "slo?ttft_ms=1000&tpot_ms=100": ("slo?ttft_ms=1000&tpot_ms=100", "SELECT * FROM serving_points"),
         "flagged": ("flagged", "SELECT * FROM results_current"),
@@ -81,15 +86,17 @@ def main() -> None:
         "samples?result=r1": ("samples?result=r1", "SELECT * FROM samples WHERE result_id = 'r1'"),
         "compare?base=run18&cand=run19": ("compare?base=run18&cand=run19", "SELECT * FROM results"),
         "environment?base=run18&cand=run19": ("environment?base=run18&cand=run19", "SELECT * FROM runs"),
-        "compare_samples?base=run18&cand=run19": ("compare_samples?base=run18&cand=run19",
-                                                  "SELECT * FROM samples WHERE result_id IN "
-                                                  "(SELECT result_id FROM results WHERE run_id IN ('run18', 'run19') "
-                                                  "ORDER BY result_id LIMIT 24)"),
+        "compare_samples?base=run18&cand=run19": (
+            "compare_samples?base=run18&cand=run19",
+            "SELECT * FROM samples WHERE result_id IN "
+            "(SELECT result_id FROM results WHERE run_id IN ('run18', 'run19') "
+            "ORDER BY result_id LIMIT 24)",
+        ),
     }
     print(f"{'request':<46} {'p50 ms':>8} {'p95 ms':>8}   {'SELECT * p50':>12} {'p95':>8}   p95 ratio")
     worst = 0.0
     for name, (path, baseline) in cases.items():
-        urllib.request.urlopen(f"{base}/{path}").read()         # warm
+        urllib.request.urlopen(f"{base}/{path}").read()  # warm
 
         def request(path=path):
             with urllib.request.urlopen(f"{base}/{path}") as resp:
@@ -97,14 +104,16 @@ def main() -> None:
                 resp.read()
 
         def select_all(baseline=baseline):
-            con = database.connect(db, read_only=True, wait_s=10, sandboxed=True)   # as the server's
+            con = database.connect(db, read_only=True, wait_s=10, sandboxed=True)  # as the server's
             con.execute(baseline).fetchall()
             con.close()
 
         api, sel = interleaved(request, select_all, args.requests)
         worst = max(worst, p95(api))
-        print(f"{name:<46} {statistics.median(api) * 1e3:8.1f} {p95(api) * 1e3:8.1f}   "
-              f"{statistics.median(sel) * 1e3:12.1f} {p95(sel) * 1e3:8.1f}   {p95(api) / p95(sel):6.2f}x")
+        print(
+            f"{name:<46} {statistics.median(api) * 1e3:8.1f} {p95(api) * 1e3:8.1f}   "
+            f"{statistics.median(sel) * 1e3:12.1f} {p95(sel) * 1e3:8.1f}   {p95(api) / p95(sel):6.2f}x"
+        )
     print(f"worst p95 {worst * 1e3:.1f} ms (goal < 150 ms)")
     srv.shutdown()
     static_site(db, args.requests)
@@ -127,8 +136,10 @@ def static_site(db: Path, requests: int) -> None:
     took = time.perf_counter() - t
     files = [f for f in out.rglob("*") if f.is_file()]
     size = sum(f.stat().st_size for f in files)
-    print(f"\nbenchdb site: {len(files):,} files, {size / 2**20:,.0f} MiB, built in {took:.1f} s "
-          f"({counts['trends']:,} series, {counts['samples']:,} results' samples)")
+    print(
+        f"\nbenchdb site: {len(files):,} files, {size / 2**20:,.0f} MiB, built in {took:.1f} s "
+        f"({counts['trends']:,} series, {counts['samples']:,} results' samples)"
+    )
 
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, *a):
@@ -139,10 +150,20 @@ def static_site(db: Path, requests: int) -> None:
     base = f"http://127.0.0.1:{srv.server_address[1]}"
     series = json.loads((out / "data" / "trends").iterdir().__next__().read_text())["filters"]["series"]
     result = next((out / "data" / "samples").iterdir()).stem
-    pages = ["data/runs.json", "data/results.json", "data/matrix.json", "data/optimal__throughput.json",
-             "data/change_points.json", "data/flagged.json", "data/serving.json", f"data/trends/{series}.json",
-             f"data/samples/{result}.json", "data/compare/run18__run19.json",
-             "data/compare_samples/run18__run19.json", "data/environment/run18__run19.json"]
+    pages = [
+        "data/runs.json",
+        "data/results.json",
+        "data/matrix.json",
+        "data/optimal__throughput.json",
+        "data/change_points.json",
+        "data/flagged.json",
+        "data/serving.json",
+        f"data/trends/{series}.json",
+        f"data/samples/{result}.json",
+        "data/compare/run18__run19.json",
+        "data/compare_samples/run18__run19.json",
+        "data/environment/run18__run19.json",
+    ]
     print(f"{'static data request':<46} {'MiB':>6} {'p50 ms':>8} {'p95 ms':>8}   {'fetch p95':>9}   p95 ratio")
     worst = 0.0
     for rel in pages:
@@ -156,8 +177,10 @@ def static_site(db: Path, requests: int) -> None:
 
         parsed, raw = interleaved(lambda: json.loads(fetch()), fetch, requests)
         worst = max(worst, p95(parsed))
-        print(f"{rel[:46]:<46} {os.path.getsize(out / rel) / 2**20:6.2f} {statistics.median(parsed) * 1e3:8.1f} "
-              f"{p95(parsed) * 1e3:8.1f}   {p95(raw) * 1e3:9.1f}   {p95(parsed) / p95(raw):6.2f}x")
+        print(
+            f"{rel[:46]:<46} {os.path.getsize(out / rel) / 2**20:6.2f} {statistics.median(parsed) * 1e3:8.1f} "
+            f"{p95(parsed) * 1e3:8.1f}   {p95(raw) * 1e3:9.1f}   {p95(parsed) / p95(raw):6.2f}x"
+        )
     print(f"worst static p95 {worst * 1e3:.1f} ms (goal < 150 ms)")
     srv.shutdown()
 

@@ -49,8 +49,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=20, help="A/B alternations per model")
     ap.add_argument("--warmup", type=int, default=10, help="forward calls before the first block, per model")
-    ap.add_argument("--small", action="store_true", help="2,000 iterations, 2 rounds of 5 forward calls a side, "
-                                                         "2 warm-up calls: checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="2,000 iterations, 2 rounds of 5 forward calls a side, 2 warm-up calls: checks that the script works",
+    )
     args = ap.parse_args()
     if args.small:
         args.iters, args.model_iters, args.base_iters, args.rounds, args.warmup = 2_000, 10, 10, 2, 2
@@ -61,8 +64,10 @@ def main() -> None:
     costs = [loop_cost(noop, args.iters) for _ in range(5)]
     bare = statistics.median(c[0] for c in costs)
     ours = statistics.median(c[1] for c in costs)
-    print(f"trivial callable: bare loop {bare * 1e9:7.1f} ns/iter, benchdb loop {ours * 1e9:7.1f} ns/iter, "
-          f"overhead {(ours - bare) * 1e9:+7.1f} ns/iter (goal < 1000 ns)")
+    print(
+        f"trivial callable: bare loop {bare * 1e9:7.1f} ns/iter, benchdb loop {ours * 1e9:7.1f} ns/iter, "
+        f"overhead {(ours - bare) * 1e9:+7.1f} ns/iter (goal < 1000 ns)"
+    )
 
     import torch
     import transformers as T
@@ -71,10 +76,15 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     T.logging.set_verbosity_error()
-    cases = [("tiny BERT (tiny:bert, bs=1, seq 16)", models.resolve("tiny:bert"), 16, args.model_iters),
-             ("BERT-base-shaped (random weights, bs=1, seq 128)",
-              models.ResolvedModel("bert-base-shaped", T.BertConfig(), models.KINDS["bert"], None, None), 128,
-              args.base_iters)]
+    cases = [
+        ("tiny BERT (tiny:bert, bs=1, seq 16)", models.resolve("tiny:bert"), 16, args.model_iters),
+        (
+            "BERT-base-shaped (random weights, bs=1, seq 128)",
+            models.ResolvedModel("bert-base-shaped", T.BertConfig(), models.KINDS["bert"], None, None),
+            128,
+            args.base_iters,
+        ),
+    ]
     for label, m, seq, iters in cases:
         torch.manual_seed(0)
         net = T.AutoModel.from_config(m.config).eval()
@@ -89,7 +99,7 @@ def main() -> None:
         block = max(iters // args.rounds, 5)
         rule = StopRule(warmup_iters=0, warmup_s=0, min_iters=block, max_iters=block, min_time_s=0, max_time_s=1e9)
         ratios, bare_med, ours_med = [], [], []
-        for i in range(args.rounds):          # short blocks, order alternating, so drift hits both
+        for i in range(args.rounds):  # short blocks, order alternating, so drift hits both
             if i % 2 == 0:
                 b = statistics.median(bare_loop(forward, block))
                 o = statistics.median(measure(forward, rule).samples)
@@ -100,9 +110,11 @@ def main() -> None:
             bare_med.append(b)
             ours_med.append(o)
         q = statistics.quantiles(ratios, n=4)
-        print(f"{label}: bare median {statistics.median(bare_med) * 1e3:8.3f} ms, benchdb median "
-              f"{statistics.median(ours_med) * 1e3:8.3f} ms, ratio (median of {args.rounds} paired blocks) "
-              f"{statistics.median(ratios):6.3f}, IQR {q[0]:.3f}-{q[2]:.3f} (goal 0.97-1.03)")
+        print(
+            f"{label}: bare median {statistics.median(bare_med) * 1e3:8.3f} ms, benchdb median "
+            f"{statistics.median(ours_med) * 1e3:8.3f} ms, ratio (median of {args.rounds} paired blocks) "
+            f"{statistics.median(ratios):6.3f}, IQR {q[0]:.3f}-{q[2]:.3f} (goal 0.97-1.03)"
+        )
 
 
 if __name__ == "__main__":

@@ -65,8 +65,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tree", nargs="*", help="results repositories or parts of them")
     parser.add_argument("--keep", default=None, help="write the contract files and warehouse here (kept)")
-    parser.add_argument("--small", action="store_true",
-                        help="TREE: the excerpts of v5.1 and v6.1 in tests/fixtures (checks that the script works)")
+    parser.add_argument(
+        "--small",
+        action="store_true",
+        help="TREE: the excerpts of v5.1 and v6.1 in tests/fixtures (checks that the script works)",
+    )
     args = parser.parse_args()
     if args.small and not args.tree:
         fixture = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "interop" / "mlperf_repo"
@@ -82,14 +85,21 @@ def main() -> None:
         t_import, imp = timed("import", "mlperf", *args.tree, "--out", str(out))
         errors = [line for line in imp.stderr.splitlines() if line.startswith("benchdb: error:")]
         t_ingest, ing = timed("ingest", str(out), "--db", str(db))
-        print(f"{label}: import {t_import:.2f} s (exit {imp.returncode}, {len(errors)} error line(s)), "
-              f"ingest {t_ingest:.2f} s (exit {ing.returncode}), total {t_import + t_ingest:.2f} s")
+        print(
+            f"{label}: import {t_import:.2f} s (exit {imp.returncode}, {len(errors)} error line(s)), "
+            f"ingest {t_ingest:.2f} s (exit {ing.returncode}), total {t_import + t_ingest:.2f} s"
+        )
         print(f"  import: {last_line(imp.stdout)}")
         print(f"  ingest: {last_line(ing.stdout + ing.stderr)}")
         first = first or t_import + t_ingest
     print(f"ratio (import + ingest) / bare read: {first / t_raw:.2f}x")
-    _, counts = timed("query", "SELECT (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM hardware) "
-                      "AS systems, (SELECT count(*) FROM source_statistics) AS statistics", "--db", str(db))
+    _, counts = timed(
+        "query",
+        "SELECT (SELECT count(*) FROM results) AS results, (SELECT count(*) FROM hardware) "
+        "AS systems, (SELECT count(*) FROM source_statistics) AS statistics",
+        "--db",
+        str(db),
+    )
     print(counts.stdout.strip())
     print(f"files in {work}")
 

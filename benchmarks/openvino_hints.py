@@ -51,8 +51,11 @@ def bert_folder(small: bool) -> Path:
         T.logging.set_verbosity_error()
         torch.manual_seed(0)
         tmp = folder.with_name(folder.name + f".tmp{os.getpid()}")
-        config = (T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
-                  if small else T.BertConfig())
+        config = (
+            T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
+            if small
+            else T.BertConfig()
+        )
         T.BertModel(config).eval().save_pretrained(tmp)
         os.replace(tmp, folder)
     return folder
@@ -82,9 +85,20 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "config.json"
         config.write_text(json.dumps({"CPU": {"INFERENCE_NUM_THREADS": str(threads)}}))
-        cmd = benchmark_app_command() + ["-m", str(xml), "-d", "CPU", "-hint", hint,
-                                         "-t", str(int(round(duration))), "-load_config", str(config),
-                                         "-infer_precision", "f32"]
+        cmd = benchmark_app_command() + [
+            "-m",
+            str(xml),
+            "-d",
+            "CPU",
+            "-hint",
+            hint,
+            "-t",
+            str(int(round(duration))),
+            "-load_config",
+            str(config),
+            "-infer_precision",
+            "f32",
+        ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
     text = proc.stdout + proc.stderr
     used = re.search(r"INFERENCE_NUM_THREADS: (\d+)", text)
@@ -95,10 +109,13 @@ def run_benchmark_app(xml: Path, hint: str, duration: float, threads: int) -> di
         found = re.search(pattern, text)
         return float(found.group(1)) if found else None
 
-    median = re.search(r"Median:\s+([\d.]+) (ms|us)", text)     # a small model's latencies print in us
-    out = {"items_s": grab(r"Throughput:\s+([\d.]+) FPS"),
-           "latency_ms": float(median.group(1)) / (1e3 if median.group(2) == "us" else 1) if median else None,
-           "requests": grab(r"(\d+) inference requests"), "count": grab(r"Count:\s+(\d+) iterations")}
+    median = re.search(r"Median:\s+([\d.]+) (ms|us)", text)  # a small model's latencies print in us
+    out = {
+        "items_s": grab(r"Throughput:\s+([\d.]+) FPS"),
+        "latency_ms": float(median.group(1)) / (1e3 if median.group(2) == "us" else 1) if median else None,
+        "requests": grab(r"(\d+) inference requests"),
+        "count": grab(r"Count:\s+(\d+) iterations"),
+    }
     if out["requests"] is None and "inference synchronously" in text:
         out["requests"] = 1.0
     if proc.returncode != 0 or out["items_s"] is None or out["latency_ms"] is None:
@@ -111,9 +128,17 @@ def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: in
     from benchdb.harness.scenario import RunOptions
     from benchdb.harness.timing import StopRule
 
-    opts = RunOptions("openvino", (spec,), device="CPU", modes=(hint,), seq_lens=(seq_len,), threads=threads,
-                      isolate=False, max_background_cpu=100.0,
-                      rule=StopRule(min_iters=10, min_time_s=duration, max_time_s=duration))
+    opts = RunOptions(
+        "openvino",
+        (spec,),
+        device="CPU",
+        modes=(hint,),
+        seq_lens=(seq_len,),
+        threads=threads,
+        isolate=False,
+        max_background_cpu=100.0,
+        rule=StopRule(min_iters=10, min_time_s=duration, max_time_s=duration),
+    )
     ((model, scenarios),) = openvino.plan(opts)
     (outcome,) = list(openvino.run_model(model, scenarios, opts))
     if outcome.status != "ok":
@@ -125,8 +150,12 @@ def run_benchdb(spec: str, hint: str, duration: float, threads: int, seq_len: in
     items_s = values["throughput_items_s"][0] if "throughput_items_s" in values else 1.0 / latency
     if not outcome.extra.get("export_cached"):
         print("  (benchdb exported the model again: the IR it ran may differ from benchmark_app's)")
-    return {"items_s": items_s, "latency_ms": latency * 1e3, "count": len(values["latency_s"]),
-            "requests": outcome.scenario.options.get("num_requests", 1)}
+    return {
+        "items_s": items_s,
+        "latency_ms": latency * 1e3,
+        "count": len(values["latency_s"]),
+        "requests": outcome.scenario.options.get("num_requests", 1),
+    }
 
 
 def main() -> None:
@@ -135,8 +164,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seq-len", type=int, default=128)
-    ap.add_argument("--small", action="store_true", help="a 2-layer BERT, seq 16, 1 round of 1 s, a temporary "
-                                                         "$BENCHDB_CACHE: checks that the script works (exit 0)")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="a 2-layer BERT, seq 16, 1 round of 1 s, a temporary "
+        "$BENCHDB_CACHE: checks that the script works (exit 0)",
+    )
     args = ap.parse_args()
     if args.small:
         args.duration, args.rounds, args.seq_len = 1.0, 1, 16
@@ -147,22 +180,29 @@ def main() -> None:
     transformers.logging.set_verbosity_error()
     spec = str(bert_folder(args.small))
     xml = ir_path(spec, args.seq_len)
-    print(f"BERT-{'small' if args.small else 'base'} (random weights), bs=1, seq {args.seq_len}, "
-          f"{args.threads} threads, {args.duration:g} s per measurement, {args.rounds} rounds; "
-          f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"BERT-{'small' if args.small else 'base'} (random weights), bs=1, seq {args.seq_len}, "
+        f"{args.threads} threads, {args.duration:g} s per measurement, {args.rounds} rounds; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
     got: dict[tuple[str, str], list[dict]] = {}
     for r in range(args.rounds):
         for h, hint in enumerate(HINTS):
             tools = ("benchmark_app", "benchdb") if (r + h) % 2 == 0 else ("benchdb", "benchmark_app")
             for tool in tools:
                 t0 = time.perf_counter()
-                res = (run_benchmark_app(xml, hint, args.duration, args.threads) if tool == "benchmark_app"
-                       else run_benchdb(spec, hint, args.duration, args.threads, args.seq_len))
+                res = (
+                    run_benchmark_app(xml, hint, args.duration, args.threads)
+                    if tool == "benchmark_app"
+                    else run_benchdb(spec, hint, args.duration, args.threads, args.seq_len)
+                )
                 got.setdefault((hint, tool), []).append(res)
-                print(f"round {r + 1} {hint:10s} {tool:13s} {res['items_s']:8.2f} items/s  median latency "
-                      f"{res['latency_ms']:8.2f} ms  requests {int(res['requests'] or 0)}  "
-                      f"n {int(res['count'] or 0):5d}"
-                      f"  ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})")
+                print(
+                    f"round {r + 1} {hint:10s} {tool:13s} {res['items_s']:8.2f} items/s  median latency "
+                    f"{res['latency_ms']:8.2f} ms  requests {int(res['requests'] or 0)}  "
+                    f"n {int(res['count'] or 0):5d}"
+                    f"  ({time.perf_counter() - t0:.0f} s, load {os.getloadavg()[0]:.2f})"
+                )
 
     print()
     print(f"{'hint':10s} {'figure':22s} {'benchdb':>10s} {'benchmark_app':>14s} {'ratio':>7s}  goal")

@@ -37,9 +37,25 @@ ORDER BY model_id
 
 
 def run(backend: list[str], args, out: Path) -> float:
-    cmd = [sys.executable, "-m", "benchdb", "run", *backend, "--model", args.models, "--batch-size", "1",
-           "--threads", str(args.threads), "--min-time", str(args.min_time), "--max-time", str(args.max_time),
-           "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchdb",
+        "run",
+        *backend,
+        "--model",
+        args.models,
+        "--batch-size",
+        "1",
+        "--threads",
+        str(args.threads),
+        "--min-time",
+        str(args.min_time),
+        "--max-time",
+        str(args.max_time),
+        "--out",
+        str(out),
+    ]
     t0 = time.perf_counter()
     subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0
@@ -53,8 +69,12 @@ def main() -> int:
     p.add_argument("--max-time", type=float, default=5.0)
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--work", help="keep the results here (default: a temporary folder)")
-    p.add_argument("--small", action="store_true", help="tiny:bert, 0.1-0.3 s, 1 round; the WASM side skipped "
-                                                        "when ort-web is unavailable: checks that the script works")
+    p.add_argument(
+        "--small",
+        action="store_true",
+        help="tiny:bert, 0.1-0.3 s, 1 round; the WASM side skipped "
+        "when ort-web is unavailable: checks that the script works",
+    )
     args = p.parse_args()
     if args.small:
         args.models, args.min_time, args.max_time, args.rounds = "tiny:bert", 0.1, 0.3, 1
@@ -80,8 +100,11 @@ def main() -> int:
             out = work / f"round{rnd}-{side}"
             wall = run(sides[side], args, out)
             db = work / f"round{rnd}-{side}.duckdb"
-            subprocess.run([sys.executable, "-m", "benchdb", "ingest", str(out), "--db", str(db)], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "benchdb", "ingest", str(out), "--db", str(db)],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
             con = duckdb.connect(str(db), read_only=True)
             run_id = con.execute("SELECT max(run_id) FROM runs").fetchone()[0]
             for model, _backend, status, median, error, validity in con.execute(QUERY, [run_id]).fetchall():
@@ -95,16 +118,21 @@ def main() -> int:
             print(f"round {rnd + 1} {side}: {wall:.0f} s", file=sys.stderr)
 
     load = os.getloadavg()
-    print(f"# ort-web WASM (Chromium, onnxruntime-web) vs native ONNX Runtime CPU EP, batch 1, "
-          f"{args.threads} threads, {args.rounds} round(s); load average {load[0]:.2f} {load[1]:.2f}")
+    print(
+        f"# ort-web WASM (Chromium, onnxruntime-web) vs native ONNX Runtime CPU EP, batch 1, "
+        f"{args.threads} threads, {args.rounds} round(s); load average {load[0]:.2f} {load[1]:.2f}"
+    )
     print(f"{'class':<22}{'WASM median':>14}{'native median':>16}{'WASM/native':>13}")
     models = sorted({m for m, _ in statuses})
     for m in models:
         w, n = medians.get((m, "wasm")), medians.get((m, "native"))
         if w and n:
             wm, nm = statistics.median(w), statistics.median(n)
-            flag = "".join(f"  ({side} invalid in a round: see validity_reasons)" for side in ("wasm", "native")
-                           if (m, side) in invalid)
+            flag = "".join(
+                f"  ({side} invalid in a round: see validity_reasons)"
+                for side in ("wasm", "native")
+                if (m, side) in invalid
+            )
             print(f"{m:<22}{wm * 1e3:>11.3f} ms{nm * 1e3:>13.3f} ms{wm / nm:>12.2f}x{flag}")
         else:
             print(f"{m:<22}  wasm: {statuses.get((m, 'wasm'), '-')}; native: {statuses.get((m, 'native'), '-')}")

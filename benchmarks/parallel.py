@@ -30,8 +30,12 @@ SIZES = (3000, 6000, 9000, 12000, 15000, 18000, 21000, 24000)
 
 
 def bench_source(sizes: tuple[int, ...]) -> str:
-    return "\n\n".join(f"def bench_work_{i}():\n    return lambda: sum(j * j for j in range({n}))"
-                       for i, n in enumerate(sizes)) + "\n"
+    return (
+        "\n\n".join(
+            f"def bench_work_{i}():\n    return lambda: sum(j * j for j in range({n}))" for i, n in enumerate(sizes)
+        )
+        + "\n"
+    )
 
 
 def benchdb(*args: str) -> tuple[float, subprocess.CompletedProcess]:
@@ -50,8 +54,10 @@ def medians(db: Path, folder: Path) -> dict[str, tuple[float, float, float]]:
     wh = Warehouse(db)
     summary = wh.ingest([folder])
     with wh.reading() as con:
-        rows = con.execute("SELECT model_id, median, median_ci_low, median_ci_high FROM results "
-                           "WHERE list_contains($runs, run_id)", {"runs": sorted(summary.run_ids)}).fetchall()
+        rows = con.execute(
+            "SELECT model_id, median, median_ci_low, median_ci_high FROM results WHERE list_contains($runs, run_id)",
+            {"runs": sorted(summary.run_ids)},
+        ).fetchall()
     return {m: (med, lo, hi) for m, med, lo, hi in rows}
 
 
@@ -64,16 +70,32 @@ def suite(work: Path, rounds: int, min_time: str, repeats: int, sizes: tuple[int
     for r in range(rounds):
         for name, extra in configs.items():
             out = work / f"suite-{r}-{name.replace(' ', '')}"
-            took, _ = benchdb("run", "--bench", str(bench), "--threads", "1", "--min-time", min_time,
-                              "--repeats", str(repeats), "--out", str(out), *extra)
+            took, _ = benchdb(
+                "run",
+                "--bench",
+                str(bench),
+                "--threads",
+                "1",
+                "--min-time",
+                min_time,
+                "--repeats",
+                str(repeats),
+                "--out",
+                str(out),
+                *extra,
+            )
             walls[name].append(took)
             got[name].append(medians(work / "suite.duckdb", out))
             print(f"round {r + 1} {name:<13}: {took:6.1f} s", flush=True)
     ratio = statistics.median(walls["parallel 2"]) / statistics.median(walls["serial"])
-    print(f"\n{len(sizes)} single-thread scenarios: serial median {statistics.median(walls['serial']):.1f} s, "
-          f"--parallel 2 {statistics.median(walls['parallel 2']):.1f} s: {ratio:.2f}x (goal <= 0.6x)")
-    print(f"{'scenario':<28} {'serial ms':>10} {'pinned ms':>10} {'parallel ms':>12} {'[CI]':>20} "
-          f"{'vs pinned':>10} {'vs serial':>10}")
+    print(
+        f"\n{len(sizes)} single-thread scenarios: serial median {statistics.median(walls['serial']):.1f} s, "
+        f"--parallel 2 {statistics.median(walls['parallel 2']):.1f} s: {ratio:.2f}x (goal <= 0.6x)"
+    )
+    print(
+        f"{'scenario':<28} {'serial ms':>10} {'pinned ms':>10} {'parallel ms':>12} {'[CI]':>20} "
+        f"{'vs pinned':>10} {'vs serial':>10}"
+    )
     agree = {"serial pinned": 0, "serial": 0}
     for model in sorted(got["serial"][0]):
         ref = {k: statistics.median(g[model][0] for g in got[k]) for k in agree}
@@ -83,12 +105,16 @@ def suite(work: Path, rounds: int, min_time: str, repeats: int, sizes: tuple[int
             ok = (lo is not None and lo <= s <= hi) or abs(p / s - 1) <= 0.03
             agree[k] += ok
             cells.append(f"{p / s - 1:+6.1%} {'ok' if ok else 'NO'}")
-        print(f"{model:<28} {ref['serial'] * 1e3:10.3f} {ref['serial pinned'] * 1e3:10.3f} {p * 1e3:12.3f} "
-              f"[{lo * 1e3:8.3f}, {hi * 1e3:8.3f}] {cells[0]:>10} {cells[1]:>10}")
+        print(
+            f"{model:<28} {ref['serial'] * 1e3:10.3f} {ref['serial pinned'] * 1e3:10.3f} {p * 1e3:12.3f} "
+            f"[{lo * 1e3:8.3f}, {hi * 1e3:8.3f}] {cells[0]:>10} {cells[1]:>10}"
+        )
     n = len(got["serial"][0])
-    print(f"parallel medians agree with the pinned serial run: {agree['serial pinned']}/{n}, with the unpinned "
-          f"serial run: {agree['serial']}/{n} (goal: all, within the CI or 3 %)")
-    if rounds > 1:      # the noise floor: the same serial run twice, judged the same way
+    print(
+        f"parallel medians agree with the pinned serial run: {agree['serial pinned']}/{n}, with the unpinned "
+        f"serial run: {agree['serial']}/{n} (goal: all, within the CI or 3 %)"
+    )
+    if rounds > 1:  # the noise floor: the same serial run twice, judged the same way
         same = 0
         for model in got["serial"][0]:
             a, (b, lo, hi) = got["serial"][0][model][0], got["serial"][-1][model]
@@ -108,10 +134,25 @@ def comparisons(work: Path, n: int, min_time: str, sizes: tuple[int, ...], repea
         fn = f"bench_work_{i % len(sizes)}"
         for name, extra in (("interleaved", ()), ("duet", ("--duet",))):
             out = work / f"aa-{i}-{name}"
-            took, proc = benchdb("run", "--bench", f"{bench}::{fn}", "--ab", sys.executable, sys.executable,
-                                 "--repeats", str(repeats), "--ab-max-trials", str(max_trials), "--threads", "1",
-                                 "--min-time", min_time,
-                                 "--out", str(out), *extra)
+            took, proc = benchdb(
+                "run",
+                "--bench",
+                f"{bench}::{fn}",
+                "--ab",
+                sys.executable,
+                sys.executable,
+                "--repeats",
+                str(repeats),
+                "--ab-max-trials",
+                str(max_trials),
+                "--threads",
+                "1",
+                "--min-time",
+                min_time,
+                "--out",
+                str(out),
+                *extra,
+            )
             ab = re.search(r"tag:(ab-[0-9a-f]+)-base", proc.stdout)
             if ab is None:
                 raise SystemExit(f"no A/B tags in: {proc.stdout[-400:]} {proc.stderr[-400:]}")
@@ -121,15 +162,21 @@ def comparisons(work: Path, n: int, min_time: str, sizes: tuple[int, ...], repea
             verdict = gate.comparisons[0].verdict
             verdicts[name].append(verdict)
             walls[name].append(took)
-            print(f"A/A {i + 1:>2} {fn} {name:<11}: {verdict:<12} {gate.comparisons[0].change:+6.1%} in {took:5.1f} s",
-                  flush=True)
+            print(
+                f"A/A {i + 1:>2} {fn} {name:<11}: {verdict:<12} {gate.comparisons[0].change:+6.1%} in {took:5.1f} s",
+                flush=True,
+            )
     print(f"\n{'method':<12} {'unchanged':>10} {'other verdicts':<30} {'total s':>8}")
     for name in verdicts:
         others = [v for v in verdicts[name] if v != "unchanged"]
-        print(f"{name:<12} {verdicts[name].count('unchanged'):>6}/{n:<3} {', '.join(others) or '-':<30} "
-              f"{sum(walls[name]):8.0f}")
-    print(f"duet time / interleaved time: {sum(walls['duet']) / sum(walls['interleaved']):.2f}x (goal <= 0.6x, "
-          "with at least as many unchanged)")
+        print(
+            f"{name:<12} {verdicts[name].count('unchanged'):>6}/{n:<3} {', '.join(others) or '-':<30} "
+            f"{sum(walls[name]):8.0f}"
+        )
+    print(
+        f"duet time / interleaved time: {sum(walls['duet']) / sum(walls['interleaved']):.2f}x (goal <= 0.6x, "
+        "with at least as many unchanged)"
+    )
 
 
 def main() -> None:
@@ -137,11 +184,18 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--comparisons", type=int, default=20)
     ap.add_argument("--min-time", default="0.5")
-    ap.add_argument("--repeats", type=int, default=3, help="processes per scenario in the suite (its CI then "
-                                                           "spans process-to-process variation)")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="processes per scenario in the suite (its CI then spans process-to-process variation)",
+    )
     ap.add_argument("--suite-only", action="store_true", help="skip the A/A comparisons")
-    ap.add_argument("--small", action="store_true", help="checks that the script works: 2 scenarios, 1 round, 1 "
-                                                         "process each; 1 comparison of 2 trials; 0.05 s")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="checks that the script works: 2 scenarios, 1 round, 1 process each; 1 comparison of 2 trials; 0.05 s",
+    )
     args = ap.parse_args()
     sizes, ab_repeats, ab_max_trials = SIZES, 5, 15
     if args.small:

@@ -24,8 +24,21 @@ import tempfile
 import time
 from pathlib import Path
 
-TINY = ("bert", "llama", "qwen2", "t5", "vit", "detr", "wav2vec2", "whisper", "clip", "xclip", "clap",
-        "llava", "llava_next")
+TINY = (
+    "bert",
+    "llama",
+    "qwen2",
+    "t5",
+    "vit",
+    "detr",
+    "wav2vec2",
+    "whisper",
+    "clip",
+    "xclip",
+    "clap",
+    "llava",
+    "llava_next",
+)
 
 
 def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -38,8 +51,9 @@ def sh(*args: str, check: bool = True) -> subprocess.CompletedProcess:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help="tiny:bert, tiny:vit, matmul:128; pytorch + onnxruntime; threads 1,2")
+    ap.add_argument(
+        "--quick", action="store_true", help="tiny:bert, tiny:vit, matmul:128; pytorch + onnxruntime; threads 1,2"
+    )
     ap.add_argument("--models", default=",".join(f"tiny:{t}" for t in TINY))
     ap.add_argument("--matmul", default="matmul:128,matmul:384", help="numpy models")
     ap.add_argument("--backends", default="pytorch,onnxruntime,openvino")
@@ -50,8 +64,11 @@ def main() -> None:
     ap.add_argument("--max-time", default="0.5", help="per scenario")
     ap.add_argument("--work", default=None, help="folder for results and the warehouse (default: a temporary one)")
     ap.add_argument("--reuse", action="store_true", help="only evaluate the warehouse in --work")
-    ap.add_argument("--small", action="store_true", help="matmul:64,128,256 (numpy alone), threads 1,2, short "
-                                                         "loops: checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="matmul:64,128,256 (numpy alone), threads 1,2, short loops: checks that the script works",
+    )
     a = ap.parse_args()
     calibrate = ["--trials", "8", "--trial-time", "0.1", "--matmul-n", "512", "--stream-mb", "64"]
     target = "0.05"
@@ -62,16 +79,33 @@ def main() -> None:
         a.models, a.matmul, a.backends, a.threads = "", "matmul:64,matmul:128,matmul:256", "", "1,2"
         a.batch_sizes, a.seq_lens, a.min_time, a.max_time = "1,2", "16", "0.02", "0.1"
         calibrate = ["--trials", "2", "--trial-time", "0.05", "--matmul-n", "128", "--stream-mb", "8"]
-        target = "0.2"      # loops this short on a busy machine: at +-5 % some would be invalid, left out
+        target = "0.2"  # loops this short on a busy machine: at +-5 % some would be invalid, left out
     work = Path(a.work or tempfile.mkdtemp(prefix="predict_eval_"))
     db = work / "w.duckdb"
     t0 = time.perf_counter()
     if not a.reuse:
         for threads in a.threads.split(","):
             out = work / f"results-t{threads}"
-            common = ["--threads", threads, "--batch-size", a.batch_sizes, "--min-time", a.min_time,
-                      "--max-time", a.max_time, "--target-ci", target, "--min-iters", "5", "--warmup", "1",
-                      "--max-background-cpu", "100%", "--out", str(out)]
+            common = [
+                "--threads",
+                threads,
+                "--batch-size",
+                a.batch_sizes,
+                "--min-time",
+                a.min_time,
+                "--max-time",
+                a.max_time,
+                "--target-ci",
+                target,
+                "--min-iters",
+                "5",
+                "--warmup",
+                "1",
+                "--max-background-cpu",
+                "100%",
+                "--out",
+                str(out),
+            ]
             for backend in filter(None, a.backends.split(",")):
                 models = [m for spec in a.models.split(",") for m in ("--model", spec)]
                 sh("run", "--backend", backend, *models, "--seq-len", a.seq_lens, *common)
@@ -86,8 +120,10 @@ def main() -> None:
     print(proc.stdout, end="")
     if proc.returncode:
         print(proc.stderr, end="", file=sys.stderr)
-    print(f"(this machine; the 'hardware' are thread counts {a.threads} of one CPU, labelled 'xT threads'; "
-          f"measured, {time.perf_counter() - t0:.0f} s in all; warehouse {db})")
+    print(
+        f"(this machine; the 'hardware' are thread counts {a.threads} of one CPU, labelled 'xT threads'; "
+        f"measured, {time.perf_counter() - t0:.0f} s in all; warehouse {db})"
+    )
     sys.exit(proc.returncode)
 
 

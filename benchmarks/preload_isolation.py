@@ -46,8 +46,9 @@ def median_ms(out: Path) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--small", action="store_true", help="1 round of 1 process each, 0.1-0.3 s: checks that the "
-                                                         "script works")
+    ap.add_argument(
+        "--small", action="store_true", help="1 round of 1 process each, 0.1-0.3 s: checks that the script works"
+    )
     args = ap.parse_args()
     timing = ["--repeats", "3"]
     if args.small:
@@ -57,15 +58,21 @@ def main() -> None:
         for r in range(args.rounds):
             for label, extra in (("own server", ""), ("+ onnxruntime", "onnxruntime,benchdb.backends.onnxruntime")):
                 out = Path(tmp) / f"{r}-{len(extra)}"
-                proc = subprocess.run([sys.executable, "-c", CHILD, extra, str(out), json.dumps(timing)], cwd=ROOT,
-                                      capture_output=True, text=True)
+                proc = subprocess.run(
+                    [sys.executable, "-c", CHILD, extra, str(out), json.dumps(timing)],
+                    cwd=ROOT,
+                    capture_output=True,
+                    text=True,
+                )
                 if proc.returncode != 0:
                     raise SystemExit(f"run failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
                 got[label].append(median_ms(out))
                 print(f"round {r + 1} {label}: median {got[label][-1]:.3f} ms", flush=True)
     own, mixed = (statistics.median(v) for v in got.values())
-    print(f"\nOpenVINO tiny:bert bs=4: own server {own:.3f} ms, server that also imported ONNX Runtime "
-          f"{mixed:.3f} ms; ratio {mixed / own:.2f}x (1.00x: no effect)")
+    print(
+        f"\nOpenVINO tiny:bert bs=4: own server {own:.3f} ms, server that also imported ONNX Runtime "
+        f"{mixed:.3f} ms; ratio {mixed / own:.2f}x (1.00x: no effect)"
+    )
 
 
 if __name__ == "__main__":

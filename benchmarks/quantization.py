@@ -23,9 +23,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROUTES = (("onnxruntime", ("fp32", None), ("int8", "dynamic"), ("int8", "static")),
-          ("openvino", ("fp32", None), ("int8", "static"), ("int4", "weights")),
-          ("pytorch", ("fp32", None), ("int8", "dynamic")))
+ROUTES = (
+    ("onnxruntime", ("fp32", None), ("int8", "dynamic"), ("int8", "static")),
+    ("openvino", ("fp32", None), ("int8", "static"), ("int4", "weights")),
+    ("pytorch", ("fp32", None), ("int8", "dynamic")),
+)
 
 
 def benchdb(*args: str, env: dict) -> str:
@@ -44,8 +46,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--min-time", default="1")
     ap.add_argument("--max-time", default="4")
-    ap.add_argument("--small", action="store_true", help="a 2-layer BERT of width 32, seq 16, 1 process, 0.05-0.2 s: "
-                                                         "checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="a 2-layer BERT of width 32, seq 16, 1 process, 0.05-0.2 s: checks that the script works",
+    )
     args = ap.parse_args()
     target = []
     if args.small:
@@ -60,34 +65,61 @@ def main() -> None:
 
         torch.manual_seed(0)
         model = str(work / ("bert-small" if args.small else "bert-base"))
-        config = (T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
-                  if args.small else T.BertConfig())
+        config = (
+            T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37)
+            if args.small
+            else T.BertConfig()
+        )
         T.BertModel(config).save_pretrained(model)
     out, db = work / "results", work / "w.duckdb"
-    common = ["--model", model, "--batch-size", str(args.batch), "--seq-len", str(args.seq), "--threads",
-              str(args.threads), "--repeats", str(args.repeats), "--min-time", args.min_time, "--max-time",
-              args.max_time, *target, "--out", str(out)]
+    common = [
+        "--model",
+        model,
+        "--batch-size",
+        str(args.batch),
+        "--seq-len",
+        str(args.seq),
+        "--threads",
+        str(args.threads),
+        "--repeats",
+        str(args.repeats),
+        "--min-time",
+        args.min_time,
+        "--max-time",
+        args.max_time,
+        *target,
+        "--out",
+        str(out),
+    ]
     for backend, *routes in ROUTES:
         # one run per backend: fp32 and every route interleaved, so each speedup has its interval
         precisions = ",".join(dict.fromkeys(p for p, _ in routes))
         methods = ",".join(dict.fromkeys(m for _, m in routes if m))
         print(f"measuring {backend}: {precisions}, --quant {methods} ...", flush=True)
-        out_text = benchdb("run", "--backend", backend, "--precision", precisions, "--quant", methods, *common,
-                           env=env)
+        out_text = benchdb("run", "--backend", backend, "--precision", precisions, "--quant", methods, *common, env=env)
         print("\n".join(line for line in out_text.splitlines() if " unsupported " in line))
     benchdb("ingest", str(out), "--db", str(db), env=env)
     rows = json.loads(benchdb("report", "--speed-accuracy", "--format", "json", "--db", str(db), env=env))
-    print(f"\n{Path(model).name}: batch {args.batch}, seq {args.seq}, {args.threads} threads, {args.repeats} "
-          "processes each (speedup: fp32 median / its median; agreement with PyTorch fp32 on the same inputs)\n")
-    print(f"{'backend':12} {'precision':9} {'method':8} {'median ms':>10} {'fp32 ms':>9} {'speedup [95% CI]':>22} "
-          f"{'cosine':>9} {'drop':>8}")
+    print(
+        f"\n{Path(model).name}: batch {args.batch}, seq {args.seq}, {args.threads} threads, {args.repeats} "
+        "processes each (speedup: fp32 median / its median; agreement with PyTorch fp32 on the same inputs)\n"
+    )
+    print(
+        f"{'backend':12} {'precision':9} {'method':8} {'median ms':>10} {'fp32 ms':>9} {'speedup [95% CI]':>22} "
+        f"{'cosine':>9} {'drop':>8}"
+    )
     for r in rows:
-        ci = (f"[{r['speedup_ci_low']:.2f}, {r['speedup_ci_high']:.2f}]" if r["speedup_ci_low"] is not None
-              else "[noise unknown]")
+        ci = (
+            f"[{r['speedup_ci_low']:.2f}, {r['speedup_ci_high']:.2f}]"
+            if r["speedup_ci_low"] is not None
+            else "[noise unknown]"
+        )
         agree = f"{r['agreement'] * 100:.3f}%" if r["agreement"] is not None else "-"
         drop = f"{r['accuracy_drop'] * 100:.3f}%" if r["accuracy_drop"] is not None else "-"
-        print(f"{r['backend']:12} {r['precision']:9} {r['quantization'] or '':8} {r['median_s'] * 1e3:10.3f} "
-              f"{r['fp32_median_s'] * 1e3:9.3f} {r['speedup']:8.2f} {ci:>13} {agree:>9} {drop:>8}")
+        print(
+            f"{r['backend']:12} {r['precision']:9} {r['quantization'] or '':8} {r['median_s'] * 1e3:10.3f} "
+            f"{r['fp32_median_s'] * 1e3:9.3f} {r['speedup']:8.2f} {ci:>13} {agree:>9} {drop:>8}"
+        )
     print(f"\nwarehouse: {db}")
 
 

@@ -35,14 +35,34 @@ def quickstart(checkout: Path, work: Path, extra: list[str]) -> tuple[float, lis
     work.mkdir(parents=True)
     db = work / "q.duckdb"
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "benchdb", "quickstart", "--db", str(db), "--out",
-                           str(work / "results"), "--report", str(work / "report.html"), *extra],
-                          cwd=checkout, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "quickstart",
+            "--db",
+            str(db),
+            "--out",
+            str(work / "results"),
+            "--report",
+            str(work / "report.html"),
+            *extra,
+        ],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         raise SystemExit(f"quickstart in {checkout} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-    rep = subprocess.run([sys.executable, "-m", "benchdb", "report", "--optimal-hardware", "--format", "json",
-                          "--db", str(db)], cwd=checkout, capture_output=True, text=True, check=True)
+    rep = subprocess.run(
+        [sys.executable, "-m", "benchdb", "report", "--optimal-hardware", "--format", "json", "--db", str(db)],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return wall, json.loads(rep.stdout)
 
 
@@ -63,11 +83,22 @@ def judge(runs: list[list[dict]], others: list[list[dict]]) -> list[dict]:
         for r in rows:
             if r.get("runner_up_result_id") is None:
                 continue
-            elsewhere = [winner(o) for j, other in enumerate(pool) if other is not rows
-                         for o in other if key(o) == key(r)]
-            out.append({"run": i + 1, "key": key(r), "winner": winner(r), "verdict": r["margin_verdict"],
-                        "margin": r["margin"], "lo": r.get("margin_ci_low"), "hi": r.get("margin_ci_high"),
-                        "confirmed": all(w == winner(r) for w in elsewhere), "others": len(elsewhere)})
+            elsewhere = [
+                winner(o) for j, other in enumerate(pool) if other is not rows for o in other if key(o) == key(r)
+            ]
+            out.append(
+                {
+                    "run": i + 1,
+                    "key": key(r),
+                    "winner": winner(r),
+                    "verdict": r["margin_verdict"],
+                    "margin": r["margin"],
+                    "lo": r.get("margin_ci_low"),
+                    "hi": r.get("margin_ci_high"),
+                    "confirmed": all(w == winner(r) for w in elsewhere),
+                    "others": len(elsewhere),
+                }
+            )
     return out
 
 
@@ -82,8 +113,10 @@ def table(calls: list[dict], title: str) -> None:
     for c in sorted(calls, key=lambda c: (c["key"], c["run"])):
         m, b, s = c["key"]
         ci = f"{pct(c['lo'])} .. {pct(c['hi'])}" if c["lo"] is not None else ""
-        print(f"| {c['run']} | {m} | {b} | {s} | {c['winner']} | {pct(c['margin'])} | {ci} | {c['verdict']} | "
-              f"{'yes' if c['confirmed'] else 'NO'} |")
+        print(
+            f"| {c['run']} | {m} | {b} | {s} | {c['winner']} | {pct(c['margin'])} | {ci} | {c['verdict']} | "
+            f"{'yes' if c['confirmed'] else 'NO'} |"
+        )
     counts = defaultdict(lambda: [0, 0])
     for c in calls:
         counts[c["verdict"]][0] += 1
@@ -98,8 +131,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline-ref", default="69eff9b", help="the commit whose quickstart is today's baseline")
     ap.add_argument("--baseline-runs", type=int, default=2)
-    ap.add_argument("--small", action="store_true", help="1 quickstart with --repeats 1, no baseline: checks that "
-                                                         "the script works")
+    ap.add_argument(
+        "--small", action="store_true", help="1 quickstart with --repeats 1, no baseline: checks that the script works"
+    )
     args = ap.parse_args()
     extra = []
     if args.small:
@@ -108,17 +142,22 @@ def main() -> None:
         tmp = Path(tmp)
         base_tree = tmp / "baseline"
         if args.baseline_runs:
-            subprocess.run(["git", "worktree", "add", "--detach", str(base_tree), args.baseline_ref], cwd=ROOT,
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", str(base_tree), args.baseline_ref],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+            )
         try:
             order = ["new"] * args.runs
-            for k in range(args.baseline_runs):          # spread over the run: B N N B N N N ...
+            for k in range(args.baseline_runs):  # spread over the run: B N N B N N N ...
                 order.insert(min(len(order), k * (args.runs // max(args.baseline_runs, 1) + 1)), "base")
             walls = {"new": [], "base": []}
             rows = {"new": [], "base": []}
             for i, side in enumerate(order):
-                wall, opt = quickstart(ROOT if side == "new" else base_tree, tmp / f"{i}-{side}",
-                                       extra if side == "new" else [])
+                wall, opt = quickstart(
+                    ROOT if side == "new" else base_tree, tmp / f"{i}-{side}", extra if side == "new" else []
+                )
                 walls[side].append(wall)
                 rows[side].append(opt)
                 print(f"quickstart {i + 1}/{len(order)} ({side}): {wall:.1f} s", flush=True)
@@ -129,20 +168,27 @@ def main() -> None:
     table(new, f"This benchdb: {args.runs} quickstarts (3 interleaved processes a scenario)")
     wins = [c for c in new if c["verdict"] == "win"]
     ok = sum(c["confirmed"] for c in wins)
-    print(f"\n**Win calls confirmed by every other run: {ok} of {len(wins)}"
-          + (f" ({ok / len(wins):.0%}; goal >= 95 %)**" if wins else "**"))
+    print(
+        f"\n**Win calls confirmed by every other run: {ok} of {len(wins)}"
+        + (f" ({ok / len(wins):.0%}; goal >= 95 %)**" if wins else "**")
+    )
     if rows["base"]:
         old = judge(rows["base"], rows["new"])
-        table(old, f"Baseline {args.baseline_ref}: {args.baseline_runs} quickstarts (one process), checked against "
-                   "every other run of both")
+        table(
+            old,
+            f"Baseline {args.baseline_ref}: {args.baseline_runs} quickstarts (one process), checked against "
+            "every other run of both",
+        )
         ow = [c for c in old if c["verdict"] == "win"]
         if ow:
             print(f"\nBaseline win calls confirmed by every other run: {sum(c['confirmed'] for c in ow)} of {len(ow)}")
         ratio = statistics.median(walls["new"]) / statistics.median(walls["base"])
-        print(f"\nWall time: this benchdb median {statistics.median(walls['new']):.1f} s "
-              f"({', '.join(f'{w:.1f}' for w in walls['new'])}); baseline median "
-              f"{statistics.median(walls['base']):.1f} s ({', '.join(f'{w:.1f}' for w in walls['base'])}); "
-              f"ratio {ratio:.2f}x (goal <= 1.2x)")
+        print(
+            f"\nWall time: this benchdb median {statistics.median(walls['new']):.1f} s "
+            f"({', '.join(f'{w:.1f}' for w in walls['new'])}); baseline median "
+            f"{statistics.median(walls['base']):.1f} s ({', '.join(f'{w:.1f}' for w in walls['base'])}); "
+            f"ratio {ratio:.2f}x (goal <= 1.2x)"
+        )
 
 
 if __name__ == "__main__":

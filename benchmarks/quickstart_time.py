@@ -26,9 +26,24 @@ ROOT = Path(__file__).resolve().parent.parent
 def quickstart(checkout: Path, work: Path, extra: list[str]) -> float:
     work.mkdir(parents=True)
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "benchdb", "quickstart", "--db", str(work / "q.duckdb"),
-                           "--out", str(work / "results"), "--report", str(work / "report.html"), *extra],
-                          cwd=checkout, capture_output=True, text=True)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "quickstart",
+            "--db",
+            str(work / "q.duckdb"),
+            "--out",
+            str(work / "results"),
+            "--report",
+            str(work / "report.html"),
+            *extra,
+        ],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+    )
     wall = time.perf_counter() - t0
     if proc.returncode != 0:
         sys.exit(f"quickstart in {checkout} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
@@ -39,19 +54,26 @@ def quickstart(checkout: Path, work: Path, extra: list[str]) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--baseline-ref", default="ea10ada", help="the commit to compare with (default: the "
-                    "last commit before issue 12's repeats)")
+    ap.add_argument(
+        "--baseline-ref",
+        default="ea10ada",
+        help="the commit to compare with (default: the last commit before issue 12's repeats)",
+    )
     ap.add_argument("--pairs", type=int, default=2)
-    ap.add_argument("--small", action="store_true", help="HEAD against itself, 1 pair, --repeats 1: checks that the "
-                                                         "script works")
+    ap.add_argument(
+        "--small", action="store_true", help="HEAD against itself, 1 pair, --repeats 1: checks that the script works"
+    )
     args = ap.parse_args()
     extra = []
     if args.small:
         args.baseline_ref, args.pairs, extra = "HEAD", 1, ["--repeats", "1"]
     with tempfile.TemporaryDirectory(prefix="benchdb-qs-") as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline_ref],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline_ref],
+            check=True,
+            capture_output=True,
+        )
         try:
             times: dict[str, list[float]] = {"baseline": [], "now": []}
             order = []
@@ -62,8 +84,10 @@ def main() -> None:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
     b, n = statistics.median(times["baseline"]), statistics.median(times["now"])
-    print(f"quickstart wall time: {args.baseline_ref} {b:.1f} s, now {n:.1f} s (medians of {args.pairs}); "
-          f"ratio {n / b:.2f} (goal <= 1.5)")
+    print(
+        f"quickstart wall time: {args.baseline_ref} {b:.1f} s, now {n:.1f} s (medians of {args.pairs}); "
+        f"ratio {n / b:.2f} (goal <= 1.5)"
+    )
 
 
 if __name__ == "__main__":

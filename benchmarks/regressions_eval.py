@@ -46,8 +46,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--series", type=int, default=300)
     ap.add_argument("--aa-runs", type=int, default=6)
-    ap.add_argument("--small", action="store_true", help="10 series per kind, 2 real runs of 0.05-0.2 s: checks "
-                                                         "that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="10 series per kind, 2 real runs of 0.05-0.2 s: checks that the script works",
+    )
     args = ap.parse_args()
     timing = ["--min-time", "1", "--max-time", "5"]
     if args.small:
@@ -67,9 +70,11 @@ def main() -> None:
 
     window = changepoints.WINDOW
     per_long = per
-    wrng = np.random.default_rng(2027)          # its own stream: the gate's numbers below stay comparable
-    print(f"change points, windowed ({per_long} series per kind, window {window}): after an ingest of run 400 "
-          f"(step in the last {window - window // 4} runs) | the whole history of 600 runs tiled:")
+    wrng = np.random.default_rng(2027)  # its own stream: the gate's numbers below stay comparable
+    print(
+        f"change points, windowed ({per_long} series per kind, window {window}): after an ingest of run 400 "
+        f"(step in the last {window - window // 4} runs) | the whole history of 600 runs tiled:"
+    )
     for step in (0.03, 0.05, 0.10, 0.20):
         hits = tiled = 0
         for _ in range(per_long):
@@ -88,36 +93,71 @@ def main() -> None:
     def verdict(shift):
         b = rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)
         c = (rng.lognormal(np.log(0.01), 0.05, 200) + rng.exponential(0.0005, 200)) * (1 + shift)
-        return judge({}, gate.SideSamples("ok", "valid", unit="s", values=list(b), processes=np.array_split(b, 3)),
-                     gate.SideSamples("ok", "valid", unit="s", values=list(c), processes=np.array_split(c, 3)),
-                     threshold=0.05, interleaved=True).verdict
+        return judge(
+            {},
+            gate.SideSamples("ok", "valid", unit="s", values=list(b), processes=np.array_split(b, 3)),
+            gate.SideSamples("ok", "valid", unit="s", values=list(c), processes=np.array_split(c, 3)),
+            threshold=0.05,
+            interleaved=True,
+        ).verdict
 
     # the two sides as one interleaved --ab run: separate invocations without history are inconclusive
     # by rule (run-to-run noise unknown), whatever their samples
     print("gate, synthetic (200 samples a side in 3 processes, one --ab run, threshold 5 %):")
     for shift in (0.0, 0.03, 0.06, 0.10):
         v = [verdict(shift) for _ in range(per * 2)]
-        print(f"  shift {shift:4.0%}: regressed {v.count('regressed') / len(v):5.1%}, improved "
-              f"{v.count('improved') / len(v):5.1%}, unchanged {v.count('unchanged') / len(v):5.1%}, "
-              f"inconclusive {v.count('inconclusive') / len(v):5.1%}")
+        print(
+            f"  shift {shift:4.0%}: regressed {v.count('regressed') / len(v):5.1%}, improved "
+            f"{v.count('improved') / len(v):5.1%}, unchanged {v.count('unchanged') / len(v):5.1%}, "
+            f"inconclusive {v.count('inconclusive') / len(v):5.1%}"
+        )
 
     work = Path(tempfile.mkdtemp(prefix="benchdb-aa-"))
     runner = CliRunner()
     for _ in range(args.aa_runs):
-        r = runner.invoke(cli, ["run", "--backend", "numpy", "--model", "matmul:256", "--threads", "1",
-                                *timing, "--out", str(work / "res"), "--repeats", "3"])
+        r = runner.invoke(
+            cli,
+            [
+                "run",
+                "--backend",
+                "numpy",
+                "--model",
+                "matmul:256",
+                "--threads",
+                "1",
+                *timing,
+                "--out",
+                str(work / "res"),
+                "--repeats",
+                "3",
+            ],
+        )
         assert r.exit_code == 0, r.output
     runner.invoke(cli, ["ingest", str(work / "res"), "--db", str(work / "w.duckdb")])
     print(f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, --repeats 3, consecutive pairs:")
     for i in range(args.aa_runs - 1, 0, -1):
-        r = runner.invoke(cli, ["check", "--baseline", f"latest~{i}", "--candidate", f"latest~{i - 1}",
-                                "--db", str(work / "w.duckdb"), "--format", "json"])
+        r = runner.invoke(
+            cli,
+            [
+                "check",
+                "--baseline",
+                f"latest~{i}",
+                "--candidate",
+                f"latest~{i - 1}",
+                "--db",
+                str(work / "w.duckdb"),
+                "--format",
+                "json",
+            ],
+        )
         (c,) = json.loads(r.stdout)["comparisons"]
-        if c["change"] is None:            # no interval (an invalid or broken side): the reason says why
+        if c["change"] is None:  # no interval (an invalid or broken side): the reason says why
             print(f"  pair {args.aa_runs - i}: {c['verdict']} ({c['reason']}) (exit {r.exit_code})")
             continue
-        print(f"  pair {args.aa_runs - i}: change {c['change']:+.2%} CI [{c['ci_low']:+.2%}, {c['ci_high']:+.2%}] "
-              f"n={c['n_base']}/{c['n_cand']} -> {c['verdict']} (exit {r.exit_code})")
+        print(
+            f"  pair {args.aa_runs - i}: change {c['change']:+.2%} CI [{c['ci_low']:+.2%}, {c['ci_high']:+.2%}] "
+            f"n={c['n_base']}/{c['n_cand']} -> {c['verdict']} (exit {r.exit_code})"
+        )
 
 
 if __name__ == "__main__":

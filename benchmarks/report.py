@@ -80,8 +80,12 @@ def main() -> None:
     ap.add_argument("--hardware", type=int, default=8)
     ap.add_argument("--samples-per-result", type=int, default=1000)
     ap.add_argument("--command-runs", type=int, default=15, help="runs of each full command (median)")
-    ap.add_argument("--small", action="store_true", help="a small warehouse (10 models, 4 hardware, 10 samples a "
-                                                         "result) and 1 command run: checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="a small warehouse (10 models, 4 hardware, 10 samples a "
+        "result) and 1 command run: checks that the script works",
+    )
     args = ap.parse_args()
     if args.small:
         args.models, args.hardware, args.samples_per_result, args.command_runs = 10, 4, 10, 1
@@ -104,16 +108,21 @@ def main() -> None:
         def go():
             r = runner.invoke(cli, ["report", flag, "--db", str(db), "--format", "md"])
             assert r.exit_code == 0, r.output
+
         return go
 
     base_best, base_med = best_of(baseline)
-    print(f"baseline SELECT * FROM results (read-only connection): best {base_best * 1e3:7.1f} ms, "
-          f"median {base_med * 1e3:7.1f} ms")
+    print(
+        f"baseline SELECT * FROM results (read-only connection): best {base_best * 1e3:7.1f} ms, "
+        f"median {base_med * 1e3:7.1f} ms"
+    )
     for flag in ("--optimal-hardware", "--matrix"):
-        report(flag)()                              # warm
+        report(flag)()  # warm
         best, med = best_of(report(flag))
-        print(f"report {flag:<19}: in-process best {best * 1e3:7.1f} ms, median {med * 1e3:7.1f} ms "
-              f"({med / base_med:4.1f}x baseline)")
+        print(
+            f"report {flag:<19}: in-process best {best * 1e3:7.1f} ms, median {med * 1e3:7.1f} ms "
+            f"({med / base_med:4.1f}x baseline)"
+        )
 
     # Full commands as users run them (new process: start-up and imports included), warm, interleaved
     # with the interpreter's own start-up and `import duckdb, click` (the floor) in the same run.
@@ -123,19 +132,20 @@ def main() -> None:
         "python -c 'import duckdb, click'": py + ["-c", "import duckdb, click"],
         # what a report command cannot do without: the interpreter, click, DuckDB's engine, Jinja and
         # opening the warehouse (read-only), with no query run and nothing rendered
-        "floor: click, _duckdb, jinja2, connect": py + ["-c", "import click, _duckdb, jinja2; "
-                                                        f"_duckdb.connect({str(db)!r}, read_only=True).close()"],
+        "floor: click, _duckdb, jinja2, connect": py
+        + ["-c", f"import click, _duckdb, jinja2; _duckdb.connect({str(db)!r}, read_only=True).close()"],
         "benchdb --help": py + ["-m", "benchdb", "--help"],
         "benchdb report --optimal-hardware": py + ["-m", "benchdb", "report", "--optimal-hardware", "--db", str(db)],
         "benchdb query": py + ["-m", "benchdb", "query", "SELECT count(*) FROM results_latest", "--db", str(db)],
         # the fixture's runs share no series: check exits 2 (nothing to compare) after selecting both sides
-        "benchdb check": py + ["-m", "benchdb", "check", "--baseline", "latest~1", "--candidate", "latest",
-                               "--db", str(db)],
+        "benchdb check": py
+        + ["-m", "benchdb", "check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db)],
     }
     # Each reading command also computed afresh (BENCHDB_NO_CACHE=1: as the first call after a write),
     # beside the same command answered from benchdb.store.memo (this unchanged warehouse asked the same).
-    fresh = {f"{name} (computed)": argv for name, argv in commands.items() if name.split()[1:2] in
-             (["report"], ["check"])}
+    fresh = {
+        f"{name} (computed)": argv for name, argv in commands.items() if name.split()[1:2] in (["report"], ["check"])
+    }
     commands.update(fresh)
     # As installed: pip writes bytecode (.pyc) at install time. A PYTHONDONTWRITEBYTECODE in this
     # shell (this VM sets it) would recompile benchdb's modules from source in every command (~26 ms
@@ -146,20 +156,27 @@ def main() -> None:
     for i in range(args.command_runs + 1):
         for name, argv in commands.items():
             t = time.perf_counter()
-            r = subprocess.run(argv, capture_output=True,
-                               env={**env, "BENCHDB_NO_CACHE": "1"} if name in fresh else env)
-            if i:                                   # the first round warms caches
+            r = subprocess.run(
+                argv, capture_output=True, env={**env, "BENCHDB_NO_CACHE": "1"} if name in fresh else env
+            )
+            if i:  # the first round warms caches
                 times[name].append(time.perf_counter() - t)
             assert r.returncode in (0, 2), (name, r.stderr[-500:])
     for name, ts in times.items():
-        goal = (" (goal < 150 ms)" if name.split()[1:2] in (["report"], ["query"], ["check"]) and name not in fresh
-                else "")
-        print(f"full command {name:<40}: median {statistics.median(ts) * 1e3:7.1f} ms, "
-              f"best {min(ts) * 1e3:7.1f} ms over {len(ts)}{goal}")
+        goal = (
+            " (goal < 150 ms)" if name.split()[1:2] in (["report"], ["query"], ["check"]) and name not in fresh else ""
+        )
+        print(
+            f"full command {name:<40}: median {statistics.median(ts) * 1e3:7.1f} ms, "
+            f"best {min(ts) * 1e3:7.1f} ms over {len(ts)}{goal}"
+        )
     for name in fresh:
         asked = name.removesuffix(" (computed)")
-        print(f"{asked}: answered from the memo / computed = "
-              f"{statistics.median(times[asked]) / statistics.median(times[name]):.2f}x (medians, same run)")
+        print(
+            f"{asked}: answered from the memo / computed = "
+            f"{statistics.median(times[asked]) / statistics.median(times[name]):.2f}x (medians, same run)"
+        )
+
 
 if __name__ == "__main__":
     main()

@@ -48,30 +48,62 @@ PER_FILE = 20_000
 #: once per code version, as after a user's first command).
 ANSWERS = Path(tempfile.mkdtemp(prefix="benchdb-scale-answers-"))
 RUNS = 20
-HARDWARE = [{"kind": "cpu", "vendor": "bench", "device_name": f"Fleet CPU {h}", "memory_bytes": 2**35}
-            for h in range(4)]
+HARDWARE = [
+    {"kind": "cpu", "vendor": "bench", "device_name": f"Fleet CPU {h}", "memory_bytes": 2**35} for h in range(4)
+]
 
 
 def write_run(folder: Path, day: int, series: list[tuple[int, int, int]], scale: float = 1.0) -> dict[int, str]:
     """One night: on each hardware its own run (tagged ``night-DAY``), a file per (model, batch
     size, hardware) in ``series``. Returns each hardware's run id."""
-    runs = {h: {"run_id": contract.new_run_id(), "host": f"fleet-{h}", "benchdb_version": "bench",
-                "started_at": f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T02:{h:02d}:00+00:00",
-                "git_commit": f"{day:040x}", "software": {}, "config": {}, "tags": [f"night-{day}"]}
-            for h in sorted({h for _, _, h in series})}
+    runs = {
+        h: {
+            "run_id": contract.new_run_id(),
+            "host": f"fleet-{h}",
+            "benchdb_version": "bench",
+            "started_at": f"2026-{1 + day // 28:02d}-{1 + day % 28:02d}T02:{h:02d}:00+00:00",
+            "git_commit": f"{day:040x}",
+            "software": {},
+            "config": {},
+            "tags": [f"night-{day}"],
+        }
+        for h in sorted({h for _, _, h in series})
+    }
     rng = np.random.default_rng(day)
     it = np.arange(PER_FILE, dtype=np.int32)
     for m, bs, h in series:
         run = runs[h]
         model = f"matmul:{64 * (1 + m)}"
-        meta = contract.build_metadata(run=run, hardware=HARDWARE[h], model={"model_id": model}, scenario={
-            "model_id": model, "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
-            "batch_size": bs, "input_shape": "n=64", "status": "ok", "validity": "valid",
-            "validity_reasons": [], "primary_metric": "latency_s", "timing_method": "host_clock",
-            "options": {"threads": 1}})
-        table = contract.columns_table(meta, {
-            "metric": ["latency_s"] * PER_FILE, "unit": ["s"] * PER_FILE, "iteration": it,
-            "t_offset_s": it * 1e-3, "value": rng.lognormal(-7 + 0.01 * m + 0.1 * h, 0.05, PER_FILE) * scale * bs})
+        meta = contract.build_metadata(
+            run=run,
+            hardware=HARDWARE[h],
+            model={"model_id": model},
+            scenario={
+                "model_id": model,
+                "backend": "numpy",
+                "device": "cpu",
+                "mode": "eager",
+                "precision": "fp32",
+                "batch_size": bs,
+                "input_shape": "n=64",
+                "status": "ok",
+                "validity": "valid",
+                "validity_reasons": [],
+                "primary_metric": "latency_s",
+                "timing_method": "host_clock",
+                "options": {"threads": 1},
+            },
+        )
+        table = contract.columns_table(
+            meta,
+            {
+                "metric": ["latency_s"] * PER_FILE,
+                "unit": ["s"] * PER_FILE,
+                "iteration": it,
+                "t_offset_s": it * 1e-3,
+                "value": rng.lognormal(-7 + 0.01 * m + 0.1 * h, 0.05, PER_FILE) * scale * bs,
+            },
+        )
         contract.write_scenario(folder / f"m{m}-b{bs}-h{h}.parquet", meta, table)
     return {h: run["run_id"] for h, run in runs.items()}
 
@@ -114,8 +146,12 @@ def measure(args: list[str], watch: Path | None = None) -> tuple[float, float, i
     peak = {"disk": 0, "hwm": 0}
     stop = threading.Event()
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env={**os.environ, "BENCHDB_ANSWERS_DIR": str(ANSWERS)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchdb", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "BENCHDB_ANSWERS_DIR": str(ANSWERS)},
+    )
 
     def poll():
         # A walk of thousands of parts takes milliseconds: resting 4x its time keeps the watcher
@@ -151,16 +187,19 @@ def one_size(work: Path, samples: int, *, compact: bool = True) -> dict[str, tup
     nights = [write_run(data / f"run{day:02d}", day, series) for day in range(RUNS)]
     wrote = time.perf_counter() - t
     t = time.perf_counter()
-    for day in range(RUNS):          # a fleet ingests each night's run as it lands
+    for day in range(RUNS):  # a fleet ingests each night's run as it lands
         Warehouse(db).ingest([data / f"run{day:02d}"])
     built = time.perf_counter() - t
     size = folder_bytes(db.parent)
     with Warehouse(db).reading() as con:
         held = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-    print(f"\n{held:,} samples ({len(series)} series x {RUNS} nights): files written in {wrote:.0f} s, ingested "
-          f"in {built:.0f} s; warehouse {size / 2**20:,.0f} MiB", flush=True)
+    print(
+        f"\n{held:,} samples ({len(series)} series x {RUNS} nights): files written in {wrote:.0f} s, ingested "
+        f"in {built:.0f} s; warehouse {size / 2**20:,.0f} MiB",
+        flush=True,
+    )
     out: dict[str, tuple[float, float]] = {}
-    measure(["query", "SELECT 1", "--db", str(db)])          # the catalog of benchdb's views, once
+    measure(["query", "SELECT 1", "--db", str(db)])  # the catalog of benchdb's views, once
     one = home / "one"
     write_run(one, RUNS, series[:1], scale=1.0)
     took, rss, disk = measure(["ingest", str(one), "--db", str(db)], watch=db.parent)
@@ -168,15 +207,15 @@ def one_size(work: Path, samples: int, *, compact: bool = True) -> dict[str, tup
     out["peak disk / warehouse"] = (disk / size, 0.0)
     out["no-op re-ingest"] = measure(["ingest", str(one), "--db", str(db)])[:2]
     run = home / "newrun"
-    write_run(run, RUNS + 1, series[:20], scale=1.2)             # 20 series step up by 20 %
+    write_run(run, RUNS + 1, series[:20], scale=1.2)  # 20 series step up by 20 %
     out["ingest a run of 20 (change points)"] = measure(["ingest", str(run), "--db", str(db)])[:2]
-    out["report --optimal-hardware"] = measure(["report", "--optimal-hardware", "--db", str(db), "--format",
-                                                "md"])[:2]
-    out["check run vs run (one machine)"] = measure(["check", "--baseline", f"run:{nights[-2][0]}", "--candidate",
-                                                     f"run:{nights[-1][0]}", "--db", str(db)])[:2]
-    out[f"check night {RUNS - 2} vs {RUNS - 1}"] = measure(["check", "--baseline", f"tag:night-{RUNS - 2}",
-                                                           "--candidate", f"tag:night-{RUNS - 1}", "--db",
-                                                           str(db)])[:2]
+    out["report --optimal-hardware"] = measure(["report", "--optimal-hardware", "--db", str(db), "--format", "md"])[:2]
+    out["check run vs run (one machine)"] = measure(
+        ["check", "--baseline", f"run:{nights[-2][0]}", "--candidate", f"run:{nights[-1][0]}", "--db", str(db)]
+    )[:2]
+    out[f"check night {RUNS - 2} vs {RUNS - 1}"] = measure(
+        ["check", "--baseline", f"tag:night-{RUNS - 2}", "--candidate", f"tag:night-{RUNS - 1}", "--db", str(db)]
+    )[:2]
     if compact:
         parts_before = len(list((db.parent / f"{db.name}.samples").glob("gen=*/*.parquet")))
         size = folder_bytes(db.parent)
@@ -197,10 +236,16 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000000,10000000,100000000")
     ap.add_argument("--huge", action="store_true", help="also 1B samples (about 10 GB of warehouse)")
     ap.add_argument("--workdir", type=Path, default=None)
-    ap.add_argument("--skip-compact", action="store_true",
-                    help="leave out `db compact` (to measure a benchdb from before it, on PYTHONPATH)")
-    ap.add_argument("--small", action="store_true", help="3 nights of 1,000-sample files, 3,000 and 6,000 samples: "
-                                                         "checks that the script works")
+    ap.add_argument(
+        "--skip-compact",
+        action="store_true",
+        help="leave out `db compact` (to measure a benchdb from before it, on PYTHONPATH)",
+    )
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="3 nights of 1,000-sample files, 3,000 and 6,000 samples: checks that the script works",
+    )
     args = ap.parse_args()
     if args.small:
         global PER_FILE, RUNS
@@ -218,8 +263,10 @@ def main() -> None:
             t0, r0 = results[first][name]
             cells.append(f"{t:.2f}x" if name.startswith("peak disk") else f"{t / t0:5.2f}x; {r / r0:4.2f}x")
         print(f"{name.split(' (')[0]:<40}" + "".join(f"{c:>22}" for c in cells))
-    print("goals: ingest at 100M <= 2x its 1M cost; peak disk <= 1.1x the warehouse; report and check < 1 s "
-          "at 100M; peak RSS < 4 GB")
+    print(
+        "goals: ingest at 100M <= 2x its 1M cost; peak disk <= 1.1x the warehouse; report and check < 1 s "
+        "at 100M; peak RSS < 4 GB"
+    )
     shutil.rmtree(work, ignore_errors=True)
     shutil.rmtree(ANSWERS, ignore_errors=True)
 

@@ -40,9 +40,23 @@ PROMPT = "the quick brown fox jumps over the lazy dog"
 def start_stub(ttft_ms: float, itl_ms: float, epoll: bool = False) -> tuple[subprocess.Popen[str], str]:
     """The stub in its own process (so its CPU is not the client's), and its URL; ``epoll`` for
     more than 1024 connections (the stub's select() loop watches no more)."""
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb.testing.stub", "--port", "0",
-                             "--ttft-ms", str(ttft_ms), "--itl-ms", str(itl_ms), *(["--epoll"] if epoll else [])],
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchdb.testing.stub",
+            "--port",
+            "0",
+            "--ttft-ms",
+            str(ttft_ms),
+            "--itl-ms",
+            str(itl_ms),
+            *(["--epoll"] if epoll else []),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if "http://" not in line:
@@ -92,25 +106,57 @@ def point_of_benchdb(a: argparse.Namespace) -> None:
     from benchdb.schema.serving_metrics import summary
 
     url, conc, n, tokens, workers = a.benchdb_point
-    rule = StopRule(warmup_iters=0, min_iters=int(n), min_time_s=0.0, max_time_s=600.0, max_iters=int(n),
-                    target_ci=1e-9)
-    spec = LoadSpec(base_url=url, model="stub", prompts=[PROMPT] * 4, max_tokens=int(tokens),
-                    concurrency=int(conc), warmup_requests=int(conc), rule=rule, request_timeout_s=120.0)
+    rule = StopRule(
+        warmup_iters=0, min_iters=int(n), min_time_s=0.0, max_time_s=600.0, max_iters=int(n), target_ci=1e-9
+    )
+    spec = LoadSpec(
+        base_url=url,
+        model="stub",
+        prompts=[PROMPT] * 4,
+        max_tokens=int(tokens),
+        concurrency=int(conc),
+        warmup_requests=int(conc),
+        rule=rule,
+        request_timeout_s=120.0,
+    )
     res = pool.run(spec, int(workers))
     s = summary(res.records, res.window_s)
-    print(json.dumps({"requests": s["requests"], "errors": s["errors"], "ttft": s[TTFT]["p50"],
-                      "itl": s[ITL_TOKEN]["p50"], "loop_cpu": res.loop_cpu_pct}))
+    print(
+        json.dumps(
+            {
+                "requests": s["requests"],
+                "errors": s["errors"],
+                "ttft": s[TTFT]["p50"],
+                "itl": s[ITL_TOKEN]["p50"],
+                "loop_cpu": res.loop_cpu_pct,
+            }
+        )
+    )
 
 
 def benchdb_point(url: str, conc: int, n: int, tokens: int, workers: int, **_: Any) -> dict[str, Any]:
-    code, tail, cpu = run_tree([sys.executable, str(Path(__file__).resolve()), "--benchdb-point", url, str(conc),
-                                str(n), str(tokens), str(workers)])
+    code, tail, cpu = run_tree(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--benchdb-point",
+            url,
+            str(conc),
+            str(n),
+            str(tokens),
+            str(workers),
+        ]
+    )
     if code != 0:
         return {"error": tail, "cpu": cpu}
     r = json.loads(tail.rsplit("|", 1)[-1])
-    return {"requests": r["requests"], "errors": r["errors"], "cpu": cpu,
-            "ttft": r["ttft"] * 1e3 if r["ttft"] is not None else None,
-            "itl": r["itl"] * 1e3 if r["itl"] is not None else None}
+    return {
+        "requests": r["requests"],
+        "errors": r["errors"],
+        "cpu": cpu,
+        "ttft": r["ttft"] * 1e3 if r["ttft"] is not None else None,
+        "itl": r["itl"] * 1e3 if r["itl"] is not None else None,
+    }
 
 
 def _median_ms(metric: Any) -> float | None:
@@ -125,13 +171,23 @@ def guidellm_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path
     """GuideLLM's JSON report: benchmarks[-1].metrics.<name>.successful.median (ms)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "guidellm.json"
-        cmd = [exe, "run",
-               "--backend", f"kind=openai_http,target={url},model=stub,request_format=/v1/completions,http2=false",
-               "--profile", f"kind=concurrent,streams={conc}",
-               "--data", f"kind=synthetic_text,prompt_tokens=16,output_tokens={tokens}",
-               "--tokenizer", f"kind=huggingface_auto,model={tok}",
-               "--constraint", f"kind=max_requests,count={n}",
-               "--output", f"kind=json,path={out}", "--disable-console"]
+        cmd = [
+            exe,
+            "run",
+            "--backend",
+            f"kind=openai_http,target={url},model=stub,request_format=/v1/completions,http2=false",
+            "--profile",
+            f"kind=concurrent,streams={conc}",
+            "--data",
+            f"kind=synthetic_text,prompt_tokens=16,output_tokens={tokens}",
+            "--tokenizer",
+            f"kind=huggingface_auto,model={tok}",
+            "--constraint",
+            f"kind=max_requests,count={n}",
+            "--output",
+            f"kind=json,path={out}",
+            "--disable-console",
+        ]
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         code, tail, cpu = run_tree(cmd, env)
         if code != 0 or not out.exists():
@@ -140,20 +196,49 @@ def guidellm_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path
     m = (doc.get("benchmarks") or [{}])[-1].get("metrics") or {}
     totals = m.get("request_totals") or {}
     ok, errored = totals.get("successful"), totals.get("errored")
-    return {"ttft": _median_ms(m.get("time_to_first_token_ms")), "itl": _median_ms(m.get("inter_token_latency_ms")),
-            "requests": int(ok) if isinstance(ok, (int, float)) else n,
-            "errors": int(errored) if isinstance(errored, (int, float)) else 0, "cpu": cpu}
+    return {
+        "ttft": _median_ms(m.get("time_to_first_token_ms")),
+        "itl": _median_ms(m.get("inter_token_latency_ms")),
+        "requests": int(ok) if isinstance(ok, (int, float)) else n,
+        "errors": int(errored) if isinstance(errored, (int, float)) else 0,
+        "cpu": cpu,
+    }
 
 
 def aiperf_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path, **_: Any) -> dict[str, Any]:
     """AIPerf's profile_export_aiperf.json: <metric>.p50 in ms; output tokens from the server's
     usage (--use-server-token-count), as benchdb and GuideLLM count them, so ITL is per token."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [exe, "profile", "--model", "stub", "--url", url, "--endpoint-type", "completions", "--streaming",
-               "--concurrency", str(conc), "--request-count", str(n), "--warmup-request-count", str(conc),
-               "--prompt-input-tokens-mean", "16", "--prompt-output-tokens-mean", str(tokens),
-               "--extra-inputs", f"max_tokens:{tokens}", "--use-server-token-count",
-               "--tokenizer", str(tok), "--output-artifact-dir", tmp, "--ui", "none"]
+        cmd = [
+            exe,
+            "profile",
+            "--model",
+            "stub",
+            "--url",
+            url,
+            "--endpoint-type",
+            "completions",
+            "--streaming",
+            "--concurrency",
+            str(conc),
+            "--request-count",
+            str(n),
+            "--warmup-request-count",
+            str(conc),
+            "--prompt-input-tokens-mean",
+            "16",
+            "--prompt-output-tokens-mean",
+            str(tokens),
+            "--extra-inputs",
+            f"max_tokens:{tokens}",
+            "--use-server-token-count",
+            "--tokenizer",
+            str(tok),
+            "--output-artifact-dir",
+            tmp,
+            "--ui",
+            "none",
+        ]
         # not HF_HUB_OFFLINE: AIPerf's offline mode reads only the hub cache, never a local folder
         code, tail, cpu = run_tree(cmd, {**os.environ, "HF_HUB_DISABLE_TELEMETRY": "1"})
         path = Path(tmp) / "profile_export_aiperf.json"
@@ -164,10 +249,16 @@ def aiperf_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path, 
     def p50(name: str) -> float | None:
         v = doc.get(name)
         return float(v["p50"]) if isinstance(v, dict) and v.get("p50") is not None else None
+
     count = (doc.get("request_count") or {}).get("avg")
     errors = sum(int(e.get("count", 0)) for e in doc.get("error_summary") or [] if isinstance(e, dict))
-    return {"ttft": p50("time_to_first_token"), "itl": p50("inter_token_latency"),
-            "requests": int(count) if count is not None else 0, "errors": errors, "cpu": cpu}
+    return {
+        "ttft": p50("time_to_first_token"),
+        "itl": p50("inter_token_latency"),
+        "requests": int(count) if count is not None else 0,
+        "errors": errors,
+        "cpu": cpu,
+    }
 
 
 # -- peers' venvs ------------------------------------------------------------------------------
@@ -191,8 +282,12 @@ def tokenizer_dir(path: str | None) -> Path:
         return Path(path)
     out = ROOT / "build" / "tiny-llm"
     if not (out / "tokenizer.json").exists():
-        subprocess.run([sys.executable, "-m", "benchdb.testing.tiny_llm", str(out)], check=True, cwd=ROOT,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "benchdb.testing.tiny_llm", str(out)],
+            check=True,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
     return out
 
 
@@ -223,8 +318,11 @@ def main() -> None:
     ap.add_argument("--peers", default="guidellm,aiperf", help="peers to run (empty: none)")
     ap.add_argument("--peer-dir", default="/tmp/benchdb-peers", help="where each peer's venv is (or is made)")
     ap.add_argument("--tokenizer", help="tokenizer folder for the peers' synthetic prompts")
-    ap.add_argument("--small", action="store_true", help="concurrency 1 and 8, 5 ms TTFT, 1 ms ITL, 8 tokens, "
-                                                         "few requests, no peer: checks that the script works")
+    ap.add_argument(
+        "--small",
+        action="store_true",
+        help="concurrency 1 and 8, 5 ms TTFT, 1 ms ITL, 8 tokens, few requests, no peer: checks that the script works",
+    )
     ap.add_argument("--benchdb-point", nargs=5, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.benchdb_point:
@@ -236,7 +334,8 @@ def main() -> None:
     cost_at = max([c for c in levels if c <= a.cost_concurrency] or levels[:1])
     clients: list[tuple[str, Any, dict[str, Any]]] = [
         ("benchdb" if w == "1" else f"benchdb-w{w}", benchdb_point, {"workers": int(w)})
-        for w in a.client_workers.split(",")]
+        for w in a.client_workers.split(",")
+    ]
     wanted = [p.strip() for p in a.peers.split(",") if p.strip()]
     for name in PEERS:
         exe, why = None, "--small runs no peer" if a.small else "not in --peers"
@@ -245,15 +344,26 @@ def main() -> None:
         if exe is None:
             print(f"{name}: skipped ({why})")
             continue
-        clients.append((name, guidellm_point if name == "guidellm" else aiperf_point,
-                        {"exe": exe, "tok": tokenizer_dir(a.tokenizer)}))
+        clients.append(
+            (
+                name,
+                guidellm_point if name == "guidellm" else aiperf_point,
+                {"exe": exe, "tok": tokenizer_dir(a.tokenizer)},
+            )
+        )
     proc, url = start_stub(a.ttft_ms, a.itl_ms, epoll=max(levels) > 1000)
-    print(f"stub {url}: first token after {a.ttft_ms:g} ms, one token a chunk every {a.itl_ms:g} ms, "
-          f"{a.max_tokens} tokens/request; {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"stub {url}: first token after {a.ttft_ms:g} ms, one token a chunk every {a.itl_ms:g} ms, "
+        f"{a.max_tokens} tokens/request; {os.cpu_count()} CPUs",
+        flush=True,
+    )
     summary = []
     try:
-        print(f"{'client':10} {'conc':>5} {'reqs':>5} {'err':>4} {'TTFT median ms (vs set)':>24} "
-              f"{'ITL median ms (vs set)':>24} {'CPU s':>7}", flush=True)
+        print(
+            f"{'client':10} {'conc':>5} {'reqs':>5} {'err':>4} {'TTFT median ms (vs set)':>24} "
+            f"{'ITL median ms (vs set)':>24} {'CPU s':>7}",
+            flush=True,
+        )
         for name, fn, kw in clients:
             got: dict[int, dict[str, Any]] = {}
             for conc in levels:
@@ -263,8 +373,11 @@ def main() -> None:
                 if "error" in r:
                     print(f"{name:10} {conc:5d} failed: {r['error']}", flush=True)
                     continue
-                print(f"{name:10} {conc:5d} {r['requests']:5d} {r['errors']:4d} {fmt(r['ttft'], a.ttft_ms):>24} "
-                      f"{fmt(r['itl'], a.itl_ms):>24} {r['cpu']:7.2f}", flush=True)
+                print(
+                    f"{name:10} {conc:5d} {r['requests']:5d} {r['errors']:4d} {fmt(r['ttft'], a.ttft_ms):>24} "
+                    f"{fmt(r['itl'], a.itl_ms):>24} {r['cpu']:7.2f}",
+                    flush=True,
+                )
             # CPU per chunk: the slope from N to 3N requests at one concurrency (start-up cancels out)
             n1 = requests_at(cost_at, a.small)
             big = fn(url, cost_at, 3 * n1, a.max_tokens, **kw)
@@ -283,16 +396,24 @@ def main() -> None:
             top = got[levels[-1]]
             summary.append((name, per_chunk, fixed, good, top))
         print()
-        print(f"{'client':10} {'CPU us/chunk':>12} {'start-up CPU s':>14} {'within 2 % up to':>17} "
-              f"{'TTFT err at ' + str(levels[-1]):>16} {'ITL err at ' + str(levels[-1]):>15}")
+        print(
+            f"{'client':10} {'CPU us/chunk':>12} {'start-up CPU s':>14} {'within 2 % up to':>17} "
+            f"{'TTFT err at ' + str(levels[-1]):>16} {'ITL err at ' + str(levels[-1]):>15}"
+        )
         for name, per_chunk, fixed, good, top in summary:
+
             def err(v: float | None, target: float) -> str:
                 return "n/a" if v is None else f"{100 * (v - target) / target:+.1f} %"
-            print(f"{name:10} {'n/a' if per_chunk is None else f'{per_chunk * 1e6:.1f}':>12} "
-                  f"{'n/a' if fixed is None else f'{fixed:.2f}':>14} {good or 'none':>17} "
-                  f"{err(top.get('ttft'), a.ttft_ms):>16} {err(top.get('itl'), a.itl_ms):>15}")
-        print(f"CPU us/chunk: client process tree CPU per streamed chunk, slope from {requests_at(cost_at, a.small)} "
-              f"to {3 * requests_at(cost_at, a.small)} requests at concurrency {cost_at}; ok: within 2 %")
+
+            print(
+                f"{name:10} {'n/a' if per_chunk is None else f'{per_chunk * 1e6:.1f}':>12} "
+                f"{'n/a' if fixed is None else f'{fixed:.2f}':>14} {good or 'none':>17} "
+                f"{err(top.get('ttft'), a.ttft_ms):>16} {err(top.get('itl'), a.itl_ms):>15}"
+            )
+        print(
+            f"CPU us/chunk: client process tree CPU per streamed chunk, slope from {requests_at(cost_at, a.small)} "
+            f"to {3 * requests_at(cost_at, a.small)} requests at concurrency {cost_at}; ok: within 2 %"
+        )
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -102,13 +102,15 @@ def main() -> None:
     print(f"{'workload':<22}{'DuckDB s':>10}{'Spark s':>10}{'Spark/DuckDB':>14}")
     for name in duck:
         if not args.small:
-            duck[name]()                      # warm-up (and Spark's first planning)
+            duck[name]()  # warm-up (and Spark's first planning)
             sp[name]()
         d = _median_time(duck[name], args.rounds)
         p = _median_time(sp[name], args.rounds)
         print(f"{name:<22}{d:>10.2f}{p:>10.2f}{p / d:>14.1f}")
-    print(f"({len(views)} views; left out on Spark: {', '.join(v for v, _ in skipped) or 'none'}; "
-          f"master {args.master}; {args.rounds} round(s), medians{'; first calls, not warm' if args.small else ''})")
+    print(
+        f"({len(views)} views; left out on Spark: {', '.join(v for v, _ in skipped) or 'none'}; "
+        f"master {args.master}; {args.rounds} round(s), medians{'; first calls, not warm' if args.small else ''})"
+    )
     con.close()
     spark.stop()
 

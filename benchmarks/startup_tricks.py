@@ -26,11 +26,13 @@ import time
 from pathlib import Path
 
 PY = sys.executable
-TINY = ("import time, torch, transformers\n"
-        "from transformers import BertConfig, BertModel\n"
-        "m = BertModel(BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37))\n"
-        "m(torch.ones(1, 8, dtype=torch.long))\n"
-        "print(time.perf_counter(), flush=True)\n")
+TINY = (
+    "import time, torch, transformers\n"
+    "from transformers import BertConfig, BertModel\n"
+    "m = BertModel(BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37))\n"
+    "m(torch.ones(1, 8, dtype=torch.long))\n"
+    "print(time.perf_counter(), flush=True)\n"
+)
 
 
 def _wall(cmd: list[str], env: dict | None = None) -> float:
@@ -73,15 +75,17 @@ def main() -> None:
     cached = {**os.environ, "BENCHDB_ANSWERS_DIR": str(work / "answers")}
     computed = {**os.environ, "BENCHDB_NO_CACHE": "1"}
     report = [PY, "-m", "benchdb", "report", "--optimal-hardware", "--db", str(db)]
-    subprocess.run(report, check=True, capture_output=True, env=cached)       # fills the cache
+    subprocess.run(report, check=True, capture_output=True, env=cached)  # fills the cache
     pairs = {
-        "DuckDB import (engine alone vs package)": (lambda: _wall([PY, "-c", "import _duckdb"]),
-                                                    lambda: _wall([PY, "-c", "import duckdb"])),
+        "DuckDB import (engine alone vs package)": (
+            lambda: _wall([PY, "-c", "import _duckdb"]),
+            lambda: _wall([PY, "-c", "import duckdb"]),
+        ),
         "end of a torch process (exit_now vs normal exit)": (
             lambda: _teardown(TINY + "from benchdb.startup import exit_now\nexit_now(0)\n"),
-            lambda: _teardown(TINY)),
-        "benchdb report (cached answer vs computed)": (lambda: _wall(report, cached),
-                                                       lambda: _wall(report, computed)),
+            lambda: _teardown(TINY),
+        ),
+        "benchdb report (cached answer vs computed)": (lambda: _wall(report, cached), lambda: _wall(report, computed)),
     }
     times: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in pairs}
     query = []

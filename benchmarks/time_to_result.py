@@ -91,8 +91,11 @@ def make_model(kind: str, root: Path) -> Path:
     import transformers
 
     torch.manual_seed(0)
-    config = (transformers.BertConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=2,
-                                      intermediate_size=512) if kind == "tiny" else transformers.BertConfig())
+    config = (
+        transformers.BertConfig(hidden_size=128, num_hidden_layers=2, num_attention_heads=2, intermediate_size=512)
+        if kind == "tiny"
+        else transformers.BertConfig()
+    )
     transformers.BertModel(config).eval().save_pretrained(folder)
     return folder
 
@@ -114,9 +117,26 @@ def run_benchdb(folder: Path, threads: int, work: Path) -> tuple[float, dict]:
     import pyarrow.parquet as pq
 
     out = Path(tempfile.mkdtemp(prefix="ttr-", dir=work))
-    wall, proc = timed([sys.executable, "-m", "benchdb", "run", "--backend", "pytorch", "--model", str(folder),
-                        "--batch-size", str(BATCH), "--seq-len", str(SEQ), "--threads", str(threads),
-                        "--out", str(out)])
+    wall, proc = timed(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "run",
+            "--backend",
+            "pytorch",
+            "--model",
+            str(folder),
+            "--batch-size",
+            str(BATCH),
+            "--seq-len",
+            str(SEQ),
+            "--threads",
+            str(threads),
+            "--out",
+            str(out),
+        ]
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"benchdb run failed: {proc.stderr[-600:]}")
     from benchdb.schema import contract
@@ -151,8 +171,10 @@ def main() -> int:
     args.work.mkdir(parents=True, exist_ok=True)
     folder = make_model(args.model, args.work)
 
-    tools = {"benchdb": lambda: run_benchdb(folder, args.threads, args.work),
-             "bare": lambda: run_python(sys.executable, BARE, folder, args.threads)}
+    tools = {
+        "benchdb": lambda: run_benchdb(folder, args.threads, args.work),
+        "bare": lambda: run_python(sys.executable, BARE, folder, args.threads),
+    }
     #: each tool and the bare loop it is compared with, run next to each other in every round
     pairs = [("benchdb", "bare")]
     if args.optimum_python:
@@ -168,40 +190,52 @@ def main() -> int:
     walls: dict[str, list[float]] = {n: [] for n in names}
     medians: dict[str, list[float]] = {n: [] for n in names}
     for rnd in range(args.rounds):
-        rotated = pairs[rnd % len(pairs):] + pairs[:rnd % len(pairs)]
+        rotated = pairs[rnd % len(pairs) :] + pairs[: rnd % len(pairs)]
         order = [n for pair in rotated for n in (pair if rnd % 2 == 0 else pair[::-1])]
         for name in order:
             wall, res = tools[name]()
             walls[name].append(wall)
             medians[name].append(res["median"])
-            print(f"round {rnd + 1} {name:<18} wall {wall:6.2f} s  median {res['median'] * 1e3:8.3f} ms"
-                  f"  valid {res['valid']}" + (f"  n {res['n']}" if "n" in res else ""), flush=True)
+            print(
+                f"round {rnd + 1} {name:<18} wall {wall:6.2f} s  median {res['median'] * 1e3:8.3f} ms"
+                f"  valid {res['valid']}" + (f"  n {res['n']}" if "n" in res else ""),
+                flush=True,
+            )
 
     def per_round(a: dict[str, list[float]], n: str, ref: str) -> list[float]:
         return [x / y for x, y in zip(a[n], a[ref], strict=True)]
 
     load = os.getloadavg()
-    print(f"\n# time to a result: BERT-{args.model} (save_pretrained, random weights), PyTorch eager fp32 CPU, "
-          f"batch {BATCH}, seq {SEQ}, {args.threads} threads, {args.rounds} rounds; load average {load[0]:.2f}")
+    print(
+        f"\n# time to a result: BERT-{args.model} (save_pretrained, random weights), PyTorch eager fp32 CPU, "
+        f"batch {BATCH}, seq {SEQ}, {args.threads} threads, {args.rounds} rounds; load average {load[0]:.2f}"
+    )
     print("(vs its bare loop: the tool's figure over its bare loop's in the same round; median of the rounds)")
-    print(f"{'tool':<22}{'wall (median)':>14}{'wall range':>18}{'latency median':>16}{'wall vs bare':>14}"
-          f"{'latency vs bare':>17}")
+    print(
+        f"{'tool':<22}{'wall (median)':>14}{'wall range':>18}{'latency median':>16}{'wall vs bare':>14}"
+        f"{'latency vs bare':>17}"
+    )
     for n in names:
         w, m = statistics.median(walls[n]), statistics.median(medians[n])
         wr, mr = per_round(walls, n, bare_of[n]), per_round(medians, n, bare_of[n])
-        print(f"{n:<22}{w:>12.2f} s{min(walls[n]):>9.2f}-{max(walls[n]):.2f} s{m * 1e3:>13.3f} ms"
-              f"{statistics.median(wr):>13.3f}x{statistics.median(mr):>16.3f}x")
+        print(
+            f"{n:<22}{w:>12.2f} s{min(walls[n]):>9.2f}-{max(walls[n]):.2f} s{m * 1e3:>13.3f} ms"
+            f"{statistics.median(wr):>13.3f}x{statistics.median(mr):>16.3f}x"
+        )
     for n, bare in pairs:
         agree = per_round(medians, n, bare)
-        print(f"{n} median latency / {bare}'s, per round (agreement): "
-              f"{', '.join(f'{x:.3f}' for x in agree)}")
+        print(f"{n} median latency / {bare}'s, per round (agreement): {', '.join(f'{x:.3f}' for x in agree)}")
     if "optimum-benchmark" in names:
         ratios = per_round(walls, "benchdb", "optimum-benchmark")
-        print(f"benchdb / optimum-benchmark wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
-              f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 0.40)")
+        print(
+            f"benchdb / optimum-benchmark wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
+            f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 0.40)"
+        )
     ratios = per_round(walls, "benchdb", "bare")
-    print(f"benchdb / bare loop wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
-          f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 1.1)")
+    print(
+        f"benchdb / bare loop wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
+        f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 1.1)"
+    )
     return 0
 
 

@@ -22,8 +22,16 @@ REPO = Path(__file__).resolve().parents[1]
 os.environ["BENCHDB_ANSWERS_DIR"] = tempfile.mkdtemp(prefix="benchdb-answers-")
 os.environ.pop("BENCHDB_NO_CACHE", None)
 
-HARDWARE = {"kind": "cpu", "vendor": "TestVendor", "device_name": "Test CPU 9000", "cpu_model": "Test CPU 9000",
-            "cores_physical": 2, "cores_logical": 4, "memory_bytes": 16 * 2**30, "arch": "x86_64"}
+HARDWARE = {
+    "kind": "cpu",
+    "vendor": "TestVendor",
+    "device_name": "Test CPU 9000",
+    "cpu_model": "Test CPU 9000",
+    "cores_physical": 2,
+    "cores_logical": 4,
+    "memory_bytes": 16 * 2**30,
+    "arch": "x86_64",
+}
 
 
 #: Set by .ci/run: there Chromium, playwright and Java are installed, so a test that needs one of them
@@ -35,8 +43,9 @@ CI = os.environ.get("CI") == "true"
 def fail_in_ci(what: str) -> None:
     """Under CI=true, fail the test: ``what`` is missing where CI provides it. Elsewhere nothing."""
     if CI:
-        pytest.fail(f"{what} is missing, and CI=true: .ci/run installs it, so this is a failure, not a skip",
-                    pytrace=False)
+        pytest.fail(
+            f"{what} is missing, and CI=true: .ci/run installs it, so this is a failure, not a skip", pytrace=False
+        )
 
 
 def _missing(what: str) -> None:
@@ -101,26 +110,69 @@ def java_needed() -> None:
 
 
 def make_run(run_id: str | None = None, started_at: str = "2026-11-01T10:00:00+00:00", **extra) -> dict:
-    return {"run_id": run_id or contract.new_run_id(), "started_at": started_at, "host": "testhost",
-            "benchdb_version": "0.1.0", "git_commit": None, "software": {"numpy": np.__version__},
-            "config": {}, "tags": [], **extra}
+    return {
+        "run_id": run_id or contract.new_run_id(),
+        "started_at": started_at,
+        "host": "testhost",
+        "benchdb_version": "0.1.0",
+        "git_commit": None,
+        "software": {"numpy": np.__version__},
+        "config": {},
+        "tags": [],
+        **extra,
+    }
 
 
-def make_meta(run: dict, *, model_id: str = "matmul:64", batch_size: int = 1, status: str = "ok",
-              hardware: dict | None = None, backend: str = "numpy", device: str = "cpu", mode: str = "eager",
-              precision: str = "fp32", input_shape: str = "n=64", validity: str = "valid",
-              error: str | None = None, model: dict | None = None, options: dict | None = None) -> dict:
+def make_meta(
+    run: dict,
+    *,
+    model_id: str = "matmul:64",
+    batch_size: int = 1,
+    status: str = "ok",
+    hardware: dict | None = None,
+    backend: str = "numpy",
+    device: str = "cpu",
+    mode: str = "eager",
+    precision: str = "fp32",
+    input_shape: str = "n=64",
+    validity: str = "valid",
+    error: str | None = None,
+    model: dict | None = None,
+    options: dict | None = None,
+) -> dict:
     return contract.build_metadata(
-        run=run, hardware=hardware or HARDWARE, model=model or {"model_id": model_id, "family": "synthetic"},
-        scenario={"model_id": model_id, "backend": backend, "device": device, "mode": mode,
-                  "precision": precision, "batch_size": batch_size, "input_shape": input_shape,
-                  "status": status, "error": error, "validity": validity, "validity_reasons": [],
-                  "primary_metric": "latency_s", "timing_method": "host_clock", "threads": 1,
-                  "options": {"threads": 1} if options is None else options})
+        run=run,
+        hardware=hardware or HARDWARE,
+        model=model or {"model_id": model_id, "family": "synthetic"},
+        scenario={
+            "model_id": model_id,
+            "backend": backend,
+            "device": device,
+            "mode": mode,
+            "precision": precision,
+            "batch_size": batch_size,
+            "input_shape": input_shape,
+            "status": status,
+            "error": error,
+            "validity": validity,
+            "validity_reasons": [],
+            "primary_metric": "latency_s",
+            "timing_method": "host_clock",
+            "threads": 1,
+            "options": {"threads": 1} if options is None else options,
+        },
+    )
 
 
-def write_file(folder: Path, meta: dict, values=None, name: str | None = None, metric: str = "latency_s",
-               unit: str = "s", repeats: int = 1) -> Path:
+def write_file(
+    folder: Path,
+    meta: dict,
+    values=None,
+    name: str | None = None,
+    metric: str = "latency_s",
+    unit: str = "s",
+    repeats: int = 1,
+) -> Path:
     """Write one contract file with the given latency values (default: 50 values around 1 ms).
     ``repeats`` K: the values are dealt round-robin to K processes (the ``repeat`` column)."""
     if values is None:
@@ -136,16 +188,20 @@ def write_file(folder: Path, meta: dict, values=None, name: str | None = None, m
 def write_suite(folder: Path, n_files: int = 3, n_values: int = 50, run: dict | None = None) -> list[Path]:
     run = run or make_run()
     rng = np.random.default_rng(7)
-    return [write_file(folder, make_meta(run, batch_size=bs), rng.normal(1e-3 * bs, 1e-5, n_values))
-            for bs in range(1, n_files + 1)]
+    return [
+        write_file(folder, make_meta(run, batch_size=bs), rng.normal(1e-3 * bs, 1e-5, n_values))
+        for bs in range(1, n_files + 1)
+    ]
 
 
-def benchdb_cmd(*args: str, check: bool = False, env: dict | None = None, cwd=None,
-                timeout: float = 300) -> subprocess.CompletedProcess:
+def benchdb_cmd(
+    *args: str, check: bool = False, env: dict | None = None, cwd=None, timeout: float = 300
+) -> subprocess.CompletedProcess:
     """Run the real command line in a subprocess."""
     full_env = {**os.environ, **(env or {})}
-    proc = subprocess.run([sys.executable, "-m", "benchdb", *args], capture_output=True, text=True,
-                          env=full_env, cwd=cwd, timeout=timeout)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchdb", *args], capture_output=True, text=True, env=full_env, cwd=cwd, timeout=timeout
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"benchdb {' '.join(args)} failed ({proc.returncode}):\n{proc.stderr}")
     return proc
@@ -200,8 +256,13 @@ def interrupt_after_first_file(args: list[str], out: Path) -> str:
     it must exit 130. Its standard error."""
     import time
 
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, preexec_fn=ctrl_c_at_default)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchdb", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=ctrl_c_at_default,
+    )
     deadline = time.monotonic() + 120
     while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -282,5 +343,10 @@ def hub_env(hub, tmp_path):
 
     home = tmp_path / "hf-home"
     home.mkdir()
-    return {"HF_ENDPOINT": hub.url, "HF_TOKEN": WRITE, "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
-            "HF_HUB_DISABLE_XET": "1"}
+    return {
+        "HF_ENDPOINT": hub.url,
+        "HF_TOKEN": WRITE,
+        "HF_HOME": str(home),
+        "HF_HUB_DISABLE_TELEMETRY": "1",
+        "HF_HUB_DISABLE_XET": "1",
+    }

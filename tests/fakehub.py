@@ -31,8 +31,8 @@ def blob_oid(data: bytes) -> str:
 @dataclass
 class Repo:
     private: bool = False
-    commits: list[dict] = field(default_factory=list)     # {"oid", "title", "files"} on main
-    prs: list[dict] = field(default_factory=list)         # {"num", "oid", "title", "files"}
+    commits: list[dict] = field(default_factory=list)  # {"oid", "title", "files"} on main
+    prs: list[dict] = field(default_factory=list)  # {"num", "oid", "title", "files"}
 
     @property
     def files(self) -> dict[str, bytes]:
@@ -69,8 +69,9 @@ class FakeHub:
 
 
 def _commit(repo: Repo, title: str, files: dict[str, bytes], pr: bool = False) -> dict:
-    oid = hashlib.sha1(json.dumps([repo.sha, title, sorted((p, blob_oid(d)) for p, d in files.items())])
-                       .encode()).hexdigest()
+    oid = hashlib.sha1(
+        json.dumps([repo.sha, title, sorted((p, blob_oid(d)) for p, d in files.items())]).encode()
+    ).hexdigest()
     commit = {"oid": oid, "title": title, "files": files}
     if pr:
         commit["num"] = len(repo.prs) + 1
@@ -80,13 +81,15 @@ def _commit(repo: Repo, title: str, files: dict[str, bytes], pr: bool = False) -
     return commit
 
 
-_API = re.compile(r"^/api/(models|datasets|spaces)/([^/]+/[^/]+)(?:/(revision|preupload|commit|tree|paths-info)"
-                  r"(?:/([^/]+))?(/.*)?)?$")
+_API = re.compile(
+    r"^/api/(models|datasets|spaces)/([^/]+/[^/]+)(?:/(revision|preupload|commit|tree|paths-info)"
+    r"(?:/([^/]+))?(/.*)?)?$"
+)
 _RESOLVE = re.compile(r"^/(?:(datasets|spaces)/)?([^/]+/[^/]+)/resolve/([^/]+)/(.+)$")
 
 
 class _Handler(BaseHTTPRequestHandler):
-    hub: FakeHub       # set per server by _handler
+    hub: FakeHub  # set per server by _handler
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args):  # quiet
@@ -171,8 +174,15 @@ class _Handler(BaseHTTPRequestHandler):
                 files = self._files_at(repo, rev or "main")
                 if files is None:
                     return
-                return self._send(200, {"id": repo_id, "sha": repo.sha, "private": repo.private,
-                                        "siblings": [{"rfilename": p} for p in sorted(files)]})
+                return self._send(
+                    200,
+                    {
+                        "id": repo_id,
+                        "sha": repo.sha,
+                        "private": repo.private,
+                        "siblings": [{"rfilename": p} for p in sorted(files)],
+                    },
+                )
             if action == "tree":
                 files = self._files_at(repo, rev)
                 if files is None:
@@ -198,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
         if rng:
             start, end = int(rng.group(1)), int(rng.group(2) or len(data) - 1)
             headers["Content-Range"] = f"bytes {start}-{min(end, len(data) - 1)}/{len(data)}"
-            return self._send(206, data[start:end + 1], headers, head)
+            return self._send(206, data[start : end + 1], headers, head)
         return self._send(200, data, headers, head)
 
     def do_POST(self):
@@ -226,10 +236,20 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._send(200, [e for p in paths for e in _tree(files, "", True) if e["path"] == p])
             if action == "preupload":
                 files = repo.files
-                return self._send(200, {"files": [
-                    {"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-                     "oid": blob_oid(files[f["path"]]) if f["path"] in files else None}
-                    for f in json.loads(body)["files"]]})
+                return self._send(
+                    200,
+                    {
+                        "files": [
+                            {
+                                "path": f["path"],
+                                "uploadMode": "regular",
+                                "shouldIgnore": False,
+                                "oid": blob_oid(files[f["path"]]) if f["path"] in files else None,
+                            }
+                            for f in json.loads(body)["files"]
+                        ]
+                    },
+                )
             return self._commit(repo, kind, repo_id, body, parse_qs(url.query).get("create_pr") == ["1"])
 
     def _create(self, payload: dict):
@@ -261,8 +281,14 @@ class _Handler(BaseHTTPRequestHandler):
                 return self._error(400, f"unsupported commit operation {item['key']}")
         commit = _commit(repo, header["summary"], files, pr=create_pr)
         prefix = f"{self.hub.url}/{'' if kind == 'models' else kind + '/'}{repo_id}"
-        return self._send(200, {"commitUrl": f"{prefix}/commit/{commit['oid']}", "commitOid": commit["oid"],
-                                "pullRequestUrl": f"{prefix}/discussions/{commit['num']}" if create_pr else None})
+        return self._send(
+            200,
+            {
+                "commitUrl": f"{prefix}/commit/{commit['oid']}",
+                "commitOid": commit["oid"],
+                "pullRequestUrl": f"{prefix}/discussions/{commit['num']}" if create_pr else None,
+            },
+        )
 
 
 def _handler(hub: FakeHub) -> type[_Handler]:
@@ -277,12 +303,13 @@ def _tree(files: dict[str, bytes], folder: str, recursive: bool) -> list[dict]:
     for path, data in sorted(files.items()):
         if not path.startswith(prefix):
             continue
-        parts = path[len(prefix):].split("/")
+        parts = path[len(prefix) :].split("/")
         for depth in range(1, len(parts)):
             sub = prefix + "/".join(parts[:depth])
             if recursive or depth == 1:
-                out.setdefault(sub, {"type": "directory", "oid": hashlib.sha1(sub.encode()).hexdigest(),
-                                     "size": 0, "path": sub})
+                out.setdefault(
+                    sub, {"type": "directory", "oid": hashlib.sha1(sub.encode()).hexdigest(), "size": 0, "path": sub}
+                )
         if recursive or len(parts) == 1:
             out[path] = {"type": "file", "oid": blob_oid(data), "size": len(data), "path": path}
     return list(out.values())

@@ -24,8 +24,21 @@ RESULTS = [
     ("4", "r2", "bert", "onnxruntime", "cpu", "cpuA", 1, "seq_len=16", "ok", "valid", 0.005, 200.0, None),
     ("5", "r2", "bert", "pytorch", "cpu", "cpuA", 4, "seq_len=16", "ok", "valid", 0.020, 200.0, None),
     ("6", "r2", "bert", "pytorch", "cuda", "gpuB", 4, "seq_len=16", "ok", "valid", 0.004, 1000.0, None),
-    ("7", "r2", "llama", "pytorch", "cuda", "gpuB", 1, "seq_len=16", "oom", "invalid", None, None,
-     "OutOfMemoryError: CUDA out of memory"),
+    (
+        "7",
+        "r2",
+        "llama",
+        "pytorch",
+        "cuda",
+        "gpuB",
+        1,
+        "seq_len=16",
+        "oom",
+        "invalid",
+        None,
+        None,
+        "OutOfMemoryError: CUDA out of memory",
+    ),
     ("8", "r2", "llama", "pytorch", "cpu", "cpuA", 1, "seq_len=16", "ok", "valid", 0.100, 10.0, None),
     ("9", "r3", "bert", "pytorch", "cpu", "cpuA", 1, "seq_len=16", "ok", "invalid", 1 / 110, 110.0, None),
     ("10", "r3", "bert", "onnxruntime", "cuda", "gpuB", 4, "seq_len=16", "ok", "valid", 4 / 760, 760.0, None),
@@ -38,9 +51,11 @@ VERIFY_ONLY = [
 ]
 TOLERANCE = 1e-3
 #: result id -> (metric, median/max value)
-METRICS = {"2": [("peak_rss_bytes", 300 * 2**20)], "3": [("peak_device_allocated_bytes", 900 * 2**20),
-                                                           ("power_w", 200.0)],
-           "4": [("peak_rss_bytes", 200 * 2**20), ("max_abs_err", 1e-6), ("max_rel_err", 2e-7)]}
+METRICS = {
+    "2": [("peak_rss_bytes", 300 * 2**20)],
+    "3": [("peak_device_allocated_bytes", 900 * 2**20), ("power_w", 200.0)],
+    "4": [("peak_rss_bytes", 200 * 2**20), ("max_abs_err", 1e-6), ("max_rel_err", 2e-7)],
+}
 
 
 def build(path):
@@ -48,37 +63,127 @@ def build(path):
     for hid, (kind, name) in HW.items():
         con.execute("insert into hardware (hardware_id, kind, device_name) values (?, ?, ?)", [hid, kind, name])
     for aid, (family, mt) in ARCH.items():
-        con.execute("insert into architectures (arch_id, model_id, model_type, family) values (?, ?, ?, ?)",
-                    [aid, aid, mt, family])
+        con.execute(
+            "insert into architectures (arch_id, model_id, model_type, family) values (?, ?, ?, ?)",
+            [aid, aid, mt, family],
+        )
     for rid, (ts, commit) in RUNS.items():
         con.execute("insert into runs (run_id, started_at, git_commit) values (?, ?::timestamp, ?)", [rid, ts, commit])
-    for (rid, run, model, backend, device, hw, bs, shape, status, validity, median, tput, error) in RESULTS:
-        _insert(con, rid, run, model, backend, device, hw, bs, shape, status, validity, error,
-                metric="latency_s", unit="s" if median is not None else None, median=median, throughput=tput,
-                timing_method="host_clock", extra={"tolerance": TOLERANCE} if rid == "4" else {})
-    for (rid, run, model, backend, device, hw, bs, shape, status, abs_err, rel_err) in VERIFY_ONLY:
+    for rid, run, model, backend, device, hw, bs, shape, status, validity, median, tput, error in RESULTS:
+        _insert(
+            con,
+            rid,
+            run,
+            model,
+            backend,
+            device,
+            hw,
+            bs,
+            shape,
+            status,
+            validity,
+            error,
+            metric="latency_s",
+            unit="s" if median is not None else None,
+            median=median,
+            throughput=tput,
+            timing_method="host_clock",
+            extra={"tolerance": TOLERANCE} if rid == "4" else {},
+        )
+    for rid, run, model, backend, device, hw, bs, shape, status, abs_err, rel_err in VERIFY_ONLY:
         error = None if status == "ok" else f"outputs differ from PyTorch fp32: max rel error {rel_err:.3g} > 0.001"
-        _insert(con, rid, run, model, backend, device, hw, bs, shape, status, "valid" if status == "ok" else "invalid",
-                error, metric="max_rel_err", unit="ratio", median=rel_err, throughput=None, timing_method="none",
-                extra={"verify_only": True, "tolerance": TOLERANCE, "max_abs_err": abs_err, "max_rel_err": rel_err})
+        _insert(
+            con,
+            rid,
+            run,
+            model,
+            backend,
+            device,
+            hw,
+            bs,
+            shape,
+            status,
+            "valid" if status == "ok" else "invalid",
+            error,
+            metric="max_rel_err",
+            unit="ratio",
+            median=rel_err,
+            throughput=None,
+            timing_method="none",
+            extra={"verify_only": True, "tolerance": TOLERANCE, "max_abs_err": abs_err, "max_rel_err": rel_err},
+        )
         for metric, value in (("max_abs_err", abs_err), ("max_rel_err", rel_err)):
-            con.execute("insert into result_metrics (result_id, metric, n, median, max) values (?, ?, 1, ?, ?)",
-                        [rid, metric, value, value])
+            con.execute(
+                "insert into result_metrics (result_id, metric, n, median, max) values (?, ?, 1, ?, ?)",
+                [rid, metric, value, value],
+            )
     for rid, rows in METRICS.items():
         for metric, value in rows:
-            con.execute("insert into result_metrics (result_id, metric, n, median, max) values (?, ?, 1, ?, ?)",
-                        [rid, metric, value, value])
+            con.execute(
+                "insert into result_metrics (result_id, metric, n, median, max) values (?, ?, 1, ?, ?)",
+                [rid, metric, value, value],
+            )
     con.close()
 
 
-def _insert(con, rid, run, model, backend, device, hw, bs, shape, status, validity, error, *, metric, unit, median,
-            throughput, timing_method, extra):
-    key = {"model_id": model, "backend": backend, "device": device, "mode": "eager", "precision": "fp32",
-           "batch_size": bs, "input_shape": shape, "options": {"threads": 1}}
-    con.execute("""insert into results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend,
+def _insert(
+    con,
+    rid,
+    run,
+    model,
+    backend,
+    device,
+    hw,
+    bs,
+    shape,
+    status,
+    validity,
+    error,
+    *,
+    metric,
+    unit,
+    median,
+    throughput,
+    timing_method,
+    extra,
+):
+    key = {
+        "model_id": model,
+        "backend": backend,
+        "device": device,
+        "mode": "eager",
+        "precision": "fp32",
+        "batch_size": bs,
+        "input_shape": shape,
+        "options": {"threads": 1},
+    }
+    con.execute(
+        """insert into results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend,
                    device, mode, precision, batch_size, input_shape, status, validity, error, timing_method,
                    metric, unit, median, throughput, n, extra, options, options_id, series_id)
                    values (?, ?, 0, ?, ?, ?, ?, ?, 'eager', 'fp32', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-                [rid, run, hw, model, model, backend, device, bs, shape, status, validity, error, timing_method,
-                 metric, unit, median, throughput, 10 if metric == "latency_s" else 1, json.dumps(extra),
-                 '{"threads": 1}', identity.options_id(key["options"]), identity.series_id(key, hw)])
+        [
+            rid,
+            run,
+            hw,
+            model,
+            model,
+            backend,
+            device,
+            bs,
+            shape,
+            status,
+            validity,
+            error,
+            timing_method,
+            metric,
+            unit,
+            median,
+            throughput,
+            10 if metric == "latency_s" else 1,
+            json.dumps(extra),
+            '{"threads": 1}',
+            identity.options_id(key["options"]),
+            identity.series_id(key, hw),
+        ],
+    )

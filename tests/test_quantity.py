@@ -32,38 +32,63 @@ def invoke(*args):
 
 
 # ----------------------------------------------------------------------------- the parser
-@pytest.mark.parametrize("text,fraction", [
-    ("5%", 0.05), ("0.05", 0.05), (0.05, 0.05), ("5 %", 0.05), ("0.5%", 0.005), ("100%", 1.0), ("0", 0.0),
-    (".3", 0.3), ("1e-3", 0.001), ("0%", 0.0),
-])
+@pytest.mark.parametrize(
+    "text,fraction",
+    [
+        ("5%", 0.05),
+        ("0.05", 0.05),
+        (0.05, 0.05),
+        ("5 %", 0.05),
+        ("0.5%", 0.005),
+        ("100%", 1.0),
+        ("0", 0.0),
+        (".3", 0.3),
+        ("1e-3", 0.001),
+        ("0%", 0.0),
+    ],
+)
 def test_a_share_is_a_percentage_or_a_fraction_below_one(text, fraction):
     assert quantity.share(text) == pytest.approx(fraction)
 
 
-@pytest.mark.parametrize("value,message", [
-    ("5", "'5' could mean 5% or 500%; did you mean 5%? (a bare number is a fraction below 1, e.g. 0.05)"),
-    ("1", "'1' could mean 1% or 100%; did you mean 1%?"),
-    (30, "30 could mean 30% or 3000%; did you mean 30%?"),
-    ("1.5", "did you mean 1.5%?"),
-    ("-1%", "'-1%' is negative"),
-    ("nan", "'nan' is not like 5% or 0.05"),
-    ("inf", "'inf' is not like 5% or 0.05"),
-    (float("inf"), "inf is not a finite number"),
-    ("lots", "'lots' is not like 5% or 0.05"),
-    ("5x", "'5x' is not like 5% or 0.05"),
-    (True, "True is not a number"),
-    ("150%", "'150%' is out of range; give 0% to 100%"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("5", "'5' could mean 5% or 500%; did you mean 5%? (a bare number is a fraction below 1, e.g. 0.05)"),
+        ("1", "'1' could mean 1% or 100%; did you mean 1%?"),
+        (30, "30 could mean 30% or 3000%; did you mean 30%?"),
+        ("1.5", "did you mean 1.5%?"),
+        ("-1%", "'-1%' is negative"),
+        ("nan", "'nan' is not like 5% or 0.05"),
+        ("inf", "'inf' is not like 5% or 0.05"),
+        (float("inf"), "inf is not a finite number"),
+        ("lots", "'lots' is not like 5% or 0.05"),
+        ("5x", "'5x' is not like 5% or 0.05"),
+        (True, "True is not a number"),
+        ("150%", "'150%' is out of range; give 0% to 100%"),
+    ],
+)
 def test_an_ambiguous_or_bad_share_is_refused_with_what_to_write(value, message):
     with pytest.raises(quantity.QuantityError) as err:
         quantity.share(value)
     assert message in str(err.value)
 
 
-@pytest.mark.parametrize("text,seconds", [
-    ("500ms", 0.5), ("2s", 2.0), ("30m", 1800.0), ("12h", 43200.0), ("7d", 604800.0), ("2w", 1209600.0),
-    ("1.5", 1.5), (3, 3.0), ("2 S", 2.0), ("1e3ms", 1.0),
-])
+@pytest.mark.parametrize(
+    "text,seconds",
+    [
+        ("500ms", 0.5),
+        ("2s", 2.0),
+        ("30m", 1800.0),
+        ("12h", 43200.0),
+        ("7d", 604800.0),
+        ("2w", 1209600.0),
+        ("1.5", 1.5),
+        (3, 3.0),
+        ("2 S", 2.0),
+        ("1e3ms", 1.0),
+    ],
+)
 def test_a_duration_takes_a_unit_or_bare_seconds(text, seconds):
     assert quantity.duration(text) == pytest.approx(seconds)
 
@@ -73,22 +98,32 @@ def test_a_duration_for_a_millisecond_option_reads_bare_milliseconds():
     assert quantity.duration("1.5s", bare="ms") == pytest.approx(1.5)
 
 
-@pytest.mark.parametrize("value,message", [
-    ("soon", "'soon' is not like 500ms, 2s, 30m, 12h, 7d"),
-    ("5x", "'5x': 'x' is not a unit of time"),
-    ("-2s", "'-2s' is negative"),
-    ("5%", "'%' is not a unit of time"),
-])
+@pytest.mark.parametrize(
+    "value,message",
+    [
+        ("soon", "'soon' is not like 500ms, 2s, 30m, 12h, 7d"),
+        ("5x", "'5x': 'x' is not a unit of time"),
+        ("-2s", "'-2s' is negative"),
+        ("5%", "'%' is not a unit of time"),
+    ],
+)
 def test_a_bad_duration_is_refused(value, message):
     with pytest.raises(quantity.QuantityError) as err:
         quantity.duration(value)
     assert message in str(err.value)
 
 
-@pytest.mark.parametrize("text,size", [
-    ("512MiB", 512 * 2**20), ("2GiB", 2 * 2**30), ("2GB", 2e9), ("500kB", 5e5), ("4096B", 4096),
-    ("1.5gib", 1.5 * 2**30),
-])
+@pytest.mark.parametrize(
+    "text,size",
+    [
+        ("512MiB", 512 * 2**20),
+        ("2GiB", 2 * 2**30),
+        ("2GB", 2e9),
+        ("500kB", 5e5),
+        ("4096B", 4096),
+        ("1.5gib", 1.5 * 2**30),
+    ],
+)
 def test_a_size_takes_binary_or_decimal_units(text, size):
     assert quantity.size(text) == size
 
@@ -97,7 +132,7 @@ def test_a_bad_size_is_refused_and_a_bare_number_is_in_the_options_unit():
     with pytest.raises(quantity.QuantityError, match="'XB' is not a unit of size"):
         quantity.size("2XB")
     with pytest.raises(quantity.QuantityError, match=r"'512' has no unit; did you mean 512MiB\?"):
-        quantity.size("512")            # bytes are never what a bare size means
+        quantity.size("512")  # bytes are never what a bare size means
     assert quantity.size("512", bare="MiB") == 512 * 2**20
 
 
@@ -112,12 +147,18 @@ def test_the_text_written_for_a_value_reads_back_exactly():
 
 def test_run_options_pass_to_a_child_in_a_form_it_reads_back():
     """--ab and bisect children get the run's options as flags: each quantity's text reads back."""
-    opts = options.apply(RunOptions("numpy", ("matmul:8",)),
-                         {"target_ci": 0.07, "max_background_cpu": 37.5, "min_time": 0.05, "timeout_s": 7200.0})
+    opts = options.apply(
+        RunOptions("numpy", ("matmul:8",)),
+        {"target_ci": 0.07, "max_background_cpu": 37.5, "min_time": 0.05, "timeout_s": 7200.0},
+    )
     args = options.child_args(opts, {})
     flags = dict(zip(args[1::2], args[2::2], strict=False))
     assert (flags["--target-ci"], flags["--max-background-cpu"], flags["--min-time"], flags["--timeout"]) == (
-        "7%", "37.5%", "0.05s", "7200s")
+        "7%",
+        "37.5%",
+        "0.05s",
+        "7200s",
+    )
     for opt in options.CORE:
         if opt.kind in options.QUANTITIES:
             value = options.value_of(opts, opt)
@@ -132,8 +173,9 @@ def _gate_warehouse(tmp_path) -> Path:
     base = make_run(started_at="2026-10-01T10:00:00+00:00", tags=[tag, f"{tag}-base"])
     cand = make_run(started_at="2026-10-01T10:00:01+00:00", tags=[tag, f"{tag}-cand"])
     res, db = tmp_path / "res", tmp_path / "w.duckdb"
-    for i, (run, model, ms) in enumerate([(base, "slower-3", 10.0), (cand, "slower-3", 10.3),
-                                          (base, "slower-10", 10.0), (cand, "slower-10", 11.0)]):
+    for i, (run, model, ms) in enumerate(
+        [(base, "slower-3", 10.0), (cand, "slower-3", 10.3), (base, "slower-10", 10.0), (cand, "slower-10", 11.0)]
+    ):
         values = np.random.default_rng(i).lognormal(np.log(ms / 1e3), 0.01, 60)
         write_file(res, make_meta(run, model_id=model), values, name=f"f{i}.parquet", repeats=3)
     summary = Warehouse(db).ingest([res])
@@ -142,19 +184,41 @@ def _gate_warehouse(tmp_path) -> Path:
 
 
 def _verdicts(db, threshold) -> tuple[int, dict[str, str]]:
-    r = invoke("check", "--baseline", "tag:ab-5a5a5a5a-base", "--candidate", "tag:ab-5a5a5a5a-cand",
-               "--threshold", threshold, "--format", "json", "--db", db)
+    r = invoke(
+        "check",
+        "--baseline",
+        "tag:ab-5a5a5a5a-base",
+        "--candidate",
+        "tag:ab-5a5a5a5a-cand",
+        "--threshold",
+        threshold,
+        "--format",
+        "json",
+        "--db",
+        db,
+    )
     body = json.loads(r.stdout)
     return r.exit_code, {c["scenario"]["model_id"]: c["verdict"] for c in body["comparisons"]}
 
 
 def test_check_threshold_five_is_refused_and_five_percent_gates_at_five_percent(tmp_path):
     db = _gate_warehouse(tmp_path)
-    r = invoke("check", "--baseline", "tag:ab-5a5a5a5a-base", "--candidate", "tag:ab-5a5a5a5a-cand",
-               "--threshold", "5", "--db", db)
-    assert r.exit_code == 2                 # before: exit 0, both "unchanged" within +-500 %
-    assert r.output.strip() == ("benchdb: error: --threshold '5' could mean 5% or 500%; did you mean 5%? "
-                                "(a bare number is a fraction below 1, e.g. 0.05)")
+    r = invoke(
+        "check",
+        "--baseline",
+        "tag:ab-5a5a5a5a-base",
+        "--candidate",
+        "tag:ab-5a5a5a5a-cand",
+        "--threshold",
+        "5",
+        "--db",
+        db,
+    )
+    assert r.exit_code == 2  # before: exit 0, both "unchanged" within +-500 %
+    assert r.output.strip() == (
+        "benchdb: error: --threshold '5' could mean 5% or 500%; did you mean 5%? "
+        "(a bare number is a fraction below 1, e.g. 0.05)"
+    )
     # 5% and 0.05 are the same gate: the 10 % slowdown fails it, the 3 % one passes
     for spelling in ("5%", "0.05"):
         code, verdicts = _verdicts(db, spelling)
@@ -170,17 +234,18 @@ def test_ab_threshold_takes_the_same_rule():
 
 
 def test_max_accuracy_drop_one_percent_and_its_fraction_are_the_same_limit(tmp_path):
-    db = tmp_path / "w.duckdb"      # recorded H200 results: some precisions have no agreement with fp32
+    db = tmp_path / "w.duckdb"  # recorded H200 results: some precisions have no agreement with fp32
     assert invoke("ingest", Path(__file__).parent / "fixtures" / "gpu" / "h200", "--db", db).exit_code == 0
     pct = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "1%", "--wide", "--db", db)
     frac = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "0.01", "--wide", "--db", db)
     assert pct.exit_code == frac.exit_code == 0, pct.output
-    assert "filters: accuracy drop <= 1 %." in pct.output           # before: 0.01 meant 0.01 %
+    assert "filters: accuracy drop <= 1 %." in pct.output  # before: 0.01 meant 0.01 %
     assert re.sub(r"generated [^;]+;", "", pct.output) == re.sub(r"generated [^;]+;", "", frac.output)
     bare = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "1", "--db", db)
     assert bare.exit_code == 2 and bare.output.strip() == (
         "benchdb: error: --max-accuracy-drop '1' could mean 1% or 100%; did you mean 1%? (a bare number is a "
-        "fraction below 1, e.g. 0.01)")
+        "fraction below 1, e.g. 0.01)"
+    )
 
 
 def test_report_budgets_take_units(tmp_path):
@@ -205,14 +270,17 @@ def test_report_budgets_take_units(tmp_path):
 
 
 # ----------------------------------------------------------------------------- run options
-@pytest.mark.parametrize("flag,value,message", [
-    ("--target-ci", "2", "--target-ci '2' could mean 2% or 200%; did you mean 2%?"),
-    ("--max-background-cpu", "30", "--max-background-cpu '30' could mean 30% or 3000%; did you mean 30%?"),
-    ("--max-background-cpu", "150%", "--max-background-cpu '150%' is out of range; give 0% to 100%"),
-    ("--min-time", "soon", "--min-time 'soon' is not like 500ms, 2s, 30m, 12h, 7d"),
-    ("--timeout", "0.01", "--timeout '0.01' is too short; give at least 0.1s"),
-    ("--skip-fresh", "soon", "--skip-fresh 'soon' is not like 500ms, 2s, 30m, 12h, 7d"),
-])
+@pytest.mark.parametrize(
+    "flag,value,message",
+    [
+        ("--target-ci", "2", "--target-ci '2' could mean 2% or 200%; did you mean 2%?"),
+        ("--max-background-cpu", "30", "--max-background-cpu '30' could mean 30% or 3000%; did you mean 30%?"),
+        ("--max-background-cpu", "150%", "--max-background-cpu '150%' is out of range; give 0% to 100%"),
+        ("--min-time", "soon", "--min-time 'soon' is not like 500ms, 2s, 30m, 12h, 7d"),
+        ("--timeout", "0.01", "--timeout '0.01' is too short; give at least 0.1s"),
+        ("--skip-fresh", "soon", "--skip-fresh 'soon' is not like 500ms, 2s, 30m, 12h, 7d"),
+    ],
+)
 def test_run_refuses_a_bad_quantity_before_anything_runs(tmp_path, flag, value, message):
     out = tmp_path / "o"
     r = invoke("run", "--backend", "numpy", "--model", "matmul:8", flag, value, "--out", out)
@@ -222,9 +290,30 @@ def test_run_refuses_a_bad_quantity_before_anything_runs(tmp_path, flag, value, 
 
 def test_run_records_the_quantities_it_was_given(tmp_path):
     out = tmp_path / "o"
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--no-isolation", "--warmup", "1",
-               "--min-iters", "3", "--min-time", "20ms", "--max-time", "0.5s", "--target-ci", "50%",
-               "--max-background-cpu", "100%", "--timeout", "2m", "--out", out)
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:8",
+        "--no-isolation",
+        "--warmup",
+        "1",
+        "--min-iters",
+        "3",
+        "--min-time",
+        "20ms",
+        "--max-time",
+        "0.5s",
+        "--target-ci",
+        "50%",
+        "--max-background-cpu",
+        "100%",
+        "--timeout",
+        "2m",
+        "--out",
+        out,
+    )
     assert r.exit_code == 0, r.output
     (plan,) = out.rglob("plan.json")
     (run,) = json.loads(plan.read_text())["runs"]
@@ -240,13 +329,18 @@ def test_config_keys_take_the_same_rule(tmp_path):
 
     (opts,) = cfgmod.load(load("target_ci: 2%, max_background_cpu: 0.3, min_time: 500ms, timeout: 2h")).runs
     assert (opts.rule.target_ci, opts.max_background_cpu, opts.rule.min_time_s, opts.timeout_s) == (
-        0.02, 30.0, 0.5, 7200.0)
+        0.02,
+        30.0,
+        0.5,
+        7200.0,
+    )
     (opts,) = cfgmod.load(load("target_ci: 0.02, max_background_cpu: 30%, min_time: 0.5")).runs
     assert (opts.rule.target_ci, opts.max_background_cpu, opts.rule.min_time_s) == (0.02, 30.0, 0.5)
-    for settings, message in [("target_ci: 5", "config key 'target_ci': 5 could mean 5% or 500%; did you mean 5%?"),
-                              ("max_background_cpu: 30", "config key 'max_background_cpu': 30 could mean 30% or "
-                                                         "3000%; did you mean 30%?"),
-                              ("min_time: fast", "config key 'min_time': 'fast' is not like 500ms")]:
+    for settings, message in [
+        ("target_ci: 5", "config key 'target_ci': 5 could mean 5% or 500%; did you mean 5%?"),
+        ("max_background_cpu: 30", "config key 'max_background_cpu': 30 could mean 30% or 3000%; did you mean 30%?"),
+        ("min_time: fast", "config key 'min_time': 'fast' is not like 500ms"),
+    ]:
         path = load(settings)
         with pytest.raises(BenchdbError) as err:
             cfgmod.load(path)
@@ -263,23 +357,35 @@ def test_help_names_the_forms():
     assert "--threshold PCT" in check_help and "Write 5% or 0.05 (a bare 5 is refused: 5% or 500%?)" in check_help
     report_help = " ".join(invoke("report", "--help").output.split())
     assert "--max-memory SIZE" in report_help and "--max-latency DURATION" in report_help
-    assert "--max-memory-mb" not in report_help          # the old names still work, unlisted
+    assert "--max-memory-mb" not in report_help  # the old names still work, unlisted
 
 
 # ----------------------------------------------------------------------------- axis values
-@pytest.mark.parametrize("args,line", [
-    (["--precision", "fp23"],
-     "--precision 'fp23' is not a precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, fp64, int8, int4"),
-    (["--precision", "fp32,fp23"],
-     "--precision 'fp23' is not a precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, fp64, int8, int4"),
-    (["--mode", "opt-all"], "--mode 'opt-all' is not a mode of numpy; use one of eager"),
-    (["--device", "cdua"], "--device 'cdua' is not a device (did you mean 'cuda'?); use one of cpu, cuda, rocm, mps, "
-                           "xpu, gpu, npu, dml, auto, wasm, webgpu, webnn"),
-])
+@pytest.mark.parametrize(
+    "args,line",
+    [
+        (
+            ["--precision", "fp23"],
+            "--precision 'fp23' is not a precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, "
+            "fp64, int8, int4",
+        ),
+        (
+            ["--precision", "fp32,fp23"],
+            "--precision 'fp23' is not a precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, "
+            "fp64, int8, int4",
+        ),
+        (["--mode", "opt-all"], "--mode 'opt-all' is not a mode of numpy; use one of eager"),
+        (
+            ["--device", "cdua"],
+            "--device 'cdua' is not a device (did you mean 'cuda'?); use one of cpu, cuda, rocm, mps, "
+            "xpu, gpu, npu, dml, auto, wasm, webgpu, webnn",
+        ),
+    ],
+)
 def test_an_unknown_axis_value_is_refused_before_anything_runs(tmp_path, args, line):
     out = tmp_path / "o"
     proc = benchdb_cmd("run", "--backend", "numpy", "--model", "matmul:8", *args, "--out", str(out))
-    assert proc.returncode == 2                 # before: exit 3 and an `unsupported` file
+    assert proc.returncode == 2  # before: exit 3 and an `unsupported` file
     assert proc.stderr.strip().startswith(f"benchdb: error: {line}") and len(proc.stderr.strip().splitlines()) == 1
     assert not out.exists()
 
@@ -287,18 +393,23 @@ def test_an_unknown_axis_value_is_refused_before_anything_runs(tmp_path, args, l
 def test_other_backends_modes_and_config_axes_are_refused_too(tmp_path):
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--mode", "compile:fast", "--dry-run")
     assert r.exit_code == 2
-    assert ("--mode 'compile:fast' is not a mode of pytorch (did you mean 'compile:default'?); use one of eager, "
-            "compile, ") in r.output
+    assert (
+        "--mode 'compile:fast' is not a mode of pytorch (did you mean 'compile:default'?); use one of eager, compile, "
+    ) in r.output
     r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--mode", "opt-al", "--dry-run")
-    assert r.exit_code == 2 and r.output.strip() == ("benchdb: error: --mode 'opt-al' is not a mode of onnxruntime "
-                                                     "(did you mean 'opt-all'?); use one of opt-all, opt-extended, "
-                                                     "opt-basic, opt-disabled")
+    assert r.exit_code == 2 and r.output.strip() == (
+        "benchdb: error: --mode 'opt-al' is not a mode of onnxruntime "
+        "(did you mean 'opt-all'?); use one of opt-all, opt-extended, "
+        "opt-basic, opt-disabled"
+    )
     path = tmp_path / "c.yaml"
     path.write_text("runs: [{backends: numpy, models: matmul:8, precisions: [fp32, fp23]}]\n")
     r = invoke("run", "--config", path, "--dry-run")
-    assert r.exit_code == 2 and r.output.strip() == (f"benchdb: error: {path}: runs[0]: precisions 'fp23' is not a "
-                                                     "precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, "
-                                                     "fp64, int8, int4")
+    assert r.exit_code == 2 and r.output.strip() == (
+        f"benchdb: error: {path}: runs[0]: precisions 'fp23' is not a "
+        "precision (did you mean 'fp32'?); use one of fp32, fp16, bf16, "
+        "fp64, int8, int4"
+    )
     # an unknown backend is still the first thing said
     r = invoke("run", "--backend", "nope", "--model", "x", "--precision", "fp23")
     assert r.exit_code == 2 and "unknown backend 'nope'" in r.output
@@ -306,9 +417,21 @@ def test_other_backends_modes_and_config_axes_are_refused_too(tmp_path):
 
 def test_a_known_value_a_backend_cannot_measure_is_still_recorded_as_unsupported(tmp_path):
     out = tmp_path / "o"
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--precision", "bf16", "--device", "cuda",
-               "--no-isolation", "--out", out)
-    assert r.exit_code == 3, r.output          # none succeeded: each file records why
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:8",
+        "--precision",
+        "bf16",
+        "--device",
+        "cuda",
+        "--no-isolation",
+        "--out",
+        out,
+    )
+    assert r.exit_code == 3, r.output  # none succeeded: each file records why
     assert "numpy runs on the CPU only" in r.output
     assert len(list(out.rglob("*.parquet"))) == 1
 
@@ -331,5 +454,11 @@ def test_declared_modes_are_the_ones_the_backends_take():
     from benchdb.backends.pytorch import COMPILE_MODES
 
     compiled = tuple(f"compile:{m}" for m in COMPILE_MODES)
-    assert declared["pytorch"] == ("eager", "compile", *compiled, "kernels", "kernels+compile",
-                                   *(f"kernels+{m}" for m in compiled))
+    assert declared["pytorch"] == (
+        "eager",
+        "compile",
+        *compiled,
+        "kernels",
+        "kernels+compile",
+        *(f"kernels+{m}" for m in compiled),
+    )

@@ -22,11 +22,12 @@ def test_a_column_of_seconds_shares_the_unit_of_its_typical_value():
     # a column spanning more than 1000x: each value in its own unit, never 0.05 ms beside 2,500 ms
     wide = units.time_scale([50e-6, 0.0123, 2.5])
     assert [wide(v) for v in (50e-6, 0.0123, 2.5)] == ["50.00 µs", "12.30 ms", "2.500 s"]
-    assert units.time_scale([50e-6, 2.5], axis=True).unit == "s"      # a plot's axis has one unit
+    assert units.time_scale([50e-6, 2.5], axis=True).unit == "s"  # a plot's axis has one unit
 
 
-@pytest.mark.parametrize("base, cand", [(1.613e-6, 1.632e-6), (1.0e-3, 1.0002e-3), (0.25, 0.2500001),
-                                        (123.4567, 123.4568)])
+@pytest.mark.parametrize(
+    "base, cand", [(1.613e-6, 1.632e-6), (1.0e-3, 1.0002e-3), (0.25, 0.2500001), (123.4567, 123.4568)]
+)
 def test_both_sides_of_a_reported_change_differ_in_print(base, cand):
     sc = units.time_scale([base, cand])
     assert sc(base) != sc(cand)
@@ -54,14 +55,23 @@ def test_sizes_rates_percentages_and_ratios():
     # two changes that differ get the decimals to show it
     close = units.percent_scale([0.0121, 0.0124])
     assert close(0.0121) != close(0.0124)
-    assert units.percent(-0.0001) == "0.0%"          # no "-0.0": a change that is not there
+    assert units.percent(-0.0001) == "0.0%"  # no "-0.0": a change that is not there
     assert units.ratio_scale([1.5, 2.0])(2.0) == "2.00"
     assert units.points_scale([79.6, 41.0])(79.6) == "79.6%"
 
 
-@pytest.mark.parametrize("seconds, text", [(0.85, "850.0 ms"), (12, "12 s"), (250, "4 min 10 s"), (240, "4 min"),
-                                           (3900, "1 h 05 min"), (3 * 86400 + 4 * 3600, "3 d 04 h"),
-                                           (None, "")])
+@pytest.mark.parametrize(
+    "seconds, text",
+    [
+        (0.85, "850.0 ms"),
+        (12, "12 s"),
+        (250, "4 min 10 s"),
+        (240, "4 min"),
+        (3900, "1 h 05 min"),
+        (3 * 86400 + 4 * 3600, "3 d 04 h"),
+        (None, ""),
+    ],
+)
 def test_durations_read_as_people_say_them(seconds, text):
     assert units.duration(seconds) == text
 
@@ -78,7 +88,7 @@ def test_a_histogram_range_leaves_out_one_outlier_and_says_so():
     lo, hi, outside = units.clip_range(values)
     assert 1.0 <= lo < hi < 2.0 and outside >= 2
     assert units.clip_note(outside, len(values)).startswith("0.5-99.5 % of samples shown; ")
-    few = [1.0 + i * 1e-3 for i in range(89)] + [400.0]        # 90 samples, one outlier: left out too
+    few = [1.0 + i * 1e-3 for i in range(89)] + [400.0]  # 90 samples, one outlier: left out too
     assert units.clip_range(few)[1] < 2.0 and units.clip_range(few)[2] == 1
 
 
@@ -98,13 +108,27 @@ def test_plot_axes_in_the_columns_unit_and_dates_as_people_read_them():
 
 
 def test_a_narrow_terminal_drops_the_runner_up_before_cutting_an_identifier():
-    rows = [("matmul:256", "1", "numpy/eager", "15,335.6", "", "only one; unstable tail: best", ""),
-            ("tiny:bert", "4", "openvino/latency", "1,666.6", "+2% [0, +4]", "tie; unstable tail: best",
-             "onnxruntime/optimized")] * 2
+    rows = [
+        ("matmul:256", "1", "numpy/eager", "15,335.6", "", "only one; unstable tail: best", ""),
+        (
+            "tiny:bert",
+            "4",
+            "openvino/latency",
+            "1,666.6",
+            "+2% [0, +4]",
+            "tie; unstable tail: best",
+            "onnxruntime/optimized",
+        ),
+    ] * 2
     head = ("model", "batch", "best", "items/s", "margin [95 % CI]", "verdict", "runner-up")
     rows = [(*r[:6], r[6] + " (published figure)" * min(i, 1)) for i, r in enumerate(rows)]
-    md = "\n".join(["| " + " | ".join(head) + " |", "|" + "|".join(" --- " for _ in head) + "|",
-                    *("| " + " | ".join(r) + " |" for r in rows)])
+    md = "\n".join(
+        [
+            "| " + " | ".join(head) + " |",
+            "|" + "|".join(" --- " for _ in head) + "|",
+            *("| " + " | ".join(r) + " |" for r in rows),
+        ]
+    )
     out = fit(md + "\n", 110)
     assert "…" not in out and "runner-up" not in out.splitlines()[0]
     assert "openvino/latency" in out and "only one; unstable tail: best" in out

@@ -42,7 +42,7 @@ def imports(known: dict[str, Path]) -> dict[str, set[str]]:
                 base = node.module or ""
                 if node.level:
                     anchor = name.split(".") if is_pkg else name.split(".")[:-1]
-                    anchor = anchor[:len(anchor) - node.level + 1]
+                    anchor = anchor[: len(anchor) - node.level + 1]
                     base = ".".join(anchor + ([base] if base else []))
                 targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
             for t in targets:

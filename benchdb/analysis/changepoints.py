@@ -37,7 +37,7 @@ from benchdb.analysis.stats import ChangePoint, e_divisive
 from benchdb.errors import BenchdbError
 from benchdb.schema.identity import change_id
 
-if TYPE_CHECKING:      # the caller's connection; report's import of MIN_SEGMENT stays light
+if TYPE_CHECKING:  # the caller's connection; report's import of MIN_SEGMENT stays light
     import duckdb
 
 MIN_SEGMENT = 3
@@ -48,9 +48,9 @@ WINDOW = 200
 
 @dataclass(frozen=True)
 class Window:
-    start: int          # the points examined: [start, end) of the series
+    start: int  # the points examined: [start, end) of the series
     end: int
-    zone_start: int     # the change points recorded: [zone_start, zone_end)
+    zone_start: int  # the change points recorded: [zone_start, zone_end)
     zone_end: int
 
 
@@ -66,15 +66,23 @@ def windows(n_points: int, first_new: int, window: int = WINDOW) -> list[Window]
     out = []
     zone_end, zone_start = n_points, n_points - window + context
     while True:
-        end = min(n_points, max(zone_end + context, window))     # the oldest window holds `window` points too
+        end = min(n_points, max(zone_end + context, window))  # the oldest window holds `window` points too
         out.append(Window(max(0, zone_start - context), end, zone_start, zone_end))
         if zone_start <= max(first_new, 0):
             return out
         zone_end, zone_start = zone_start, max(0, zone_start - stride)
 
 
-def scan(values, first_new: int = 0, *, origin: int = 0, window: int = WINDOW, min_segment: int = MIN_SEGMENT,
-         min_effect: float = MIN_EFFECT, settled=()) -> tuple[list[ChangePoint], list[int], int]:
+def scan(
+    values,
+    first_new: int = 0,
+    *,
+    origin: int = 0,
+    window: int = WINDOW,
+    min_segment: int = MIN_SEGMENT,
+    min_effect: float = MIN_EFFECT,
+    settled=(),
+) -> tuple[list[ChangePoint], list[int], int]:
     """Change points of one series after new points from index ``first_new`` on. ``values`` are
     the series' points from index ``origin`` to its end (at least from ``first_new - window``);
     every index here, in and out, counts from the series' first point. ``settled``: indexes of kept
@@ -96,19 +104,29 @@ def scan(values, first_new: int = 0, *, origin: int = 0, window: int = WINDOW, m
         return any(abs(i - j) < min_segment for j in others)
 
     for w in plan:
-        lo = w.zone_start - (min_segment if w.zone_start > live_from else 0)   # boundaries shared by two
-        hi = w.zone_end + (min_segment if w.zone_end < n else 0)               # zones are fuzzy
-        for cp in e_divisive(values[w.start - origin:w.end - origin], min_segment=min_segment,
-                             min_effect=min_effect, offset=w.start):
+        lo = w.zone_start - (min_segment if w.zone_start > live_from else 0)  # boundaries shared by two
+        hi = w.zone_end + (min_segment if w.zone_end < n else 0)  # zones are fuzzy
+        for cp in e_divisive(
+            values[w.start - origin : w.end - origin], min_segment=min_segment, min_effect=min_effect, offset=w.start
+        ):
             seen.append(cp.index)
-            if max(lo, live_from) <= cp.index < hi and not near(cp.index, [j for j in settled if j != cp.index]) \
-                    and not near(cp.index, [c.index for c in recorded]):
+            if (
+                max(lo, live_from) <= cp.index < hi
+                and not near(cp.index, [j for j in settled if j != cp.index])
+                and not near(cp.index, [c.index for c in recorded])
+            ):
                 recorded.append(cp)
     return recorded, seen, live_from
 
 
-def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min_segment: int = MIN_SEGMENT,
-           min_effect: float = MIN_EFFECT, window: int = WINDOW) -> int:
+def update(
+    con: duckdb.DuckDBPyConnection,
+    runs: list[str] | None = None,
+    *,
+    min_segment: int = MIN_SEGMENT,
+    min_effect: float = MIN_EFFECT,
+    window: int = WINDOW,
+) -> int:
     """Re-detect change points of the series touched by ``runs`` (all series when None), in the
     range their new points can affect (see the module docstring: at most ``window`` points per
     series when a run is appended).
@@ -121,8 +139,9 @@ def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min
     series = {sid: list(group) for sid, group in groupby(rows, key=lambda r: r["series_id"])}
     stored: dict[str, list[tuple]] = {}
     if series:
-        for sid, cid, run_id, status in con.execute(sql.load("queries/series_change_points.sql"),
-                                                    {"series": list(series)}).fetchall():
+        for sid, cid, run_id, status in con.execute(
+            sql.load("queries/series_change_points.sql"), {"series": list(series)}
+        ).fetchall():
             stored.setdefault(sid, []).append((cid, run_id, status))
     con.execute("BEGIN TRANSACTION")
     try:
@@ -135,25 +154,57 @@ def update(con: duckdb.DuckDBPyConnection, runs: list[str] | None = None, *, min
             known = [(cid, index.get(run_id), status) for cid, run_id, status in stored.get(series_id, [])]
             live_from = windows(n_points, first_new, window)[-1].zone_start
             settled = [i for _, i, status in known if i is not None and (i < live_from or status != "open")]
-            recorded, seen, _ = scan([p["median"] for p in points], first_new, origin=origin, window=window,
-                                     min_segment=min_segment, min_effect=min_effect, settled=settled)
+            recorded, seen, _ = scan(
+                [p["median"] for p in points],
+                first_new,
+                origin=origin,
+                window=window,
+                min_segment=min_segment,
+                min_effect=min_effect,
+                settled=settled,
+            )
             for cid, i, status in known:
                 if i is None or i < live_from or status != "open":
-                    keep.append(cid)                         # settled, or reviewed: never removed here
-                elif (not any(abs(i - cp.index) < min_segment for cp in recorded)
-                      and any(abs(i - j) < min_segment for j in seen)):
-                    keep.append(cid)                         # same shift, found just outside the range
+                    keep.append(cid)  # settled, or reviewed: never removed here
+                elif not any(abs(i - cp.index) < min_segment for cp in recorded) and any(
+                    abs(i - j) < min_segment for j in seen
+                ):
+                    keep.append(cid)  # same shift, found just outside the range
             for cp in recorded:
                 first = points[cp.index - origin]
                 cid = change_id(series_id, first["run_id"])
                 keep.append(cid)
-                params = {k: first[k] for k in ("model_id", "backend", "device", "mode", "precision", "batch_size",
-                                                "input_shape", "options_id", "hardware_id", "run_id",
-                                                "run_started_at", "git_commit")}
-                con.execute(sql.load("queries/upsert_change_point.sql"), {
-                    **params, "change_id": cid, "series_id": series_id, "before_median": cp.before_median,
-                    "after_median": cp.after_median, "change": cp.change, "p_value": cp.p_value,
-                    "points_before": cp.index, "points_after": n_points - cp.index})
+                params = {
+                    k: first[k]
+                    for k in (
+                        "model_id",
+                        "backend",
+                        "device",
+                        "mode",
+                        "precision",
+                        "batch_size",
+                        "input_shape",
+                        "options_id",
+                        "hardware_id",
+                        "run_id",
+                        "run_started_at",
+                        "git_commit",
+                    )
+                }
+                con.execute(
+                    sql.load("queries/upsert_change_point.sql"),
+                    {
+                        **params,
+                        "change_id": cid,
+                        "series_id": series_id,
+                        "before_median": cp.before_median,
+                        "after_median": cp.after_median,
+                        "change": cp.change,
+                        "p_value": cp.p_value,
+                        "points_before": cp.index,
+                        "points_after": n_points - cp.index,
+                    },
+                )
         found = 0
         if touched:
             con.execute(sql.load("queries/forget_change_points.sql"), {"series": touched, "keep": keep})

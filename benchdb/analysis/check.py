@@ -22,19 +22,31 @@ def primary_metric(*sides: Selection) -> str:
     return found.pop() if len(found) == 1 else "latency_s"
 
 
-def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, threshold: float = 0.05,
-            metric: str | None = None, seed: int = 0) -> GateResult:
+def compare(
+    con: duckdb.DuckDBPyConnection,
+    baseline: str,
+    candidate: str,
+    *,
+    threshold: float = 0.05,
+    metric: str | None = None,
+    seed: int = 0,
+) -> GateResult:
     base_ids = selection.resolve_selector(con, baseline)
     cand_ids = selection.resolve_selector(con, candidate)
     overlap = set(base_ids) & set(cand_ids)
     if overlap:
-        raise BenchdbError(f"selectors {baseline!r} and {candidate!r} pick the same run(s) ({len(overlap)} "
-                           "result(s) on both sides); compare disjoint runs")
+        raise BenchdbError(
+            f"selectors {baseline!r} and {candidate!r} pick the same run(s) ({len(overlap)} "
+            "result(s) on both sides); compare disjoint runs"
+        )
     bside, cside = selection.load(con, baseline, base_ids), selection.load(con, candidate, cand_ids)
     # the two endpoints of one interleaved A/B (`run --ab-url`) ran the same scenarios on two systems:
     # a candidate series is compared under the id of its baseline series
-    renamed = (selection.deployment_pairs(bside, cside)
-               if _ab_pair(list(bside.results.values()), list(cside.results.values())) else {})
+    renamed = (
+        selection.deployment_pairs(bside, cside)
+        if _ab_pair(list(bside.results.values()), list(cside.results.values()))
+        else {}
+    )
     if renamed:
         cside = Selection(candidate, {renamed.get(k, k): r for k, r in cside.results.items()})
     base, cand = bside.results, cside.results
@@ -49,14 +61,31 @@ def compare(con: duckdb.DuckDBPyConnection, baseline: str, candidate: str, *, th
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=selection.shown_order(cand))]
 
     before = min(cand[k]["run_started_at"] for k in shared)
-    history = dict(con.execute(sql.load("queries/series_history.sql"),
-                               {"metric": metric, "before": before, "series": shared}).fetchall())
+    history = dict(
+        con.execute(
+            sql.load("queries/series_history.sql"), {"metric": metric, "before": before, "series": shared}
+        ).fetchall()
+    )
     interleaved = _ab_pair([base[k] for k in shared], [cand[k] for k in shared])
-    own = {b: c for c, b in renamed.items()}          # the candidate's own series ids
+    own = {b: c for c, b in renamed.items()}  # the candidate's own series ids
     for chunk in _passes(shared, base, cand):
-        _judge_chunk(con, out, chunk, base, cand, base_ids, cand_ids, metric, renamed, own, history,
-                     interleaved=interleaved, threshold=threshold, seed=seed)
-    out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))     # stable: shown order within a verdict
+        _judge_chunk(
+            con,
+            out,
+            chunk,
+            base,
+            cand,
+            base_ids,
+            cand_ids,
+            metric,
+            renamed,
+            own,
+            history,
+            interleaved=interleaved,
+            threshold=threshold,
+            seed=seed,
+        )
+    out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))  # stable: shown order within a verdict
     return out
 
 
@@ -80,32 +109,63 @@ def _passes(shared: list[str], base: dict[str, dict], cand: dict[str, dict]) -> 
         yield chunk
 
 
-def _judge_chunk(con: duckdb.DuckDBPyConnection, out: GateResult, shared: list[str], base: dict[str, dict],
-                 cand: dict[str, dict], base_ids: list[str], cand_ids: list[str], metric: str,
-                 renamed: dict[str, str], own: dict[str, str], history: dict, *, interleaved: bool,
-                 threshold: float, seed: int) -> None:
+def _judge_chunk(
+    con: duckdb.DuckDBPyConnection,
+    out: GateResult,
+    shared: list[str],
+    base: dict[str, dict],
+    cand: dict[str, dict],
+    base_ids: list[str],
+    cand_ids: list[str],
+    metric: str,
+    renamed: dict[str, str],
+    own: dict[str, str],
+    history: dict,
+    *,
+    interleaved: bool,
+    threshold: float,
+    seed: int,
+) -> None:
     """Read the samples of the series ``shared`` and judge each into ``out``."""
     ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
     units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
     fetched = gate_samples.measured(con, ids, metric)
     samples = {rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()}
     cand_processes = gate_samples.processes(con, cand_ids, [own.get(k, k) for k in shared], metric, fetched)
-    processes = {"base": gate_samples.processes(con, base_ids, shared, metric, fetched),
-                 "cand": {renamed.get(k, k): v for k, v in cand_processes.items()}}
+    processes = {
+        "base": gate_samples.processes(con, base_ids, shared, metric, fetched),
+        "cand": {renamed.get(k, k): v for k, v in cand_processes.items()},
+    }
     for k in shared:
         b, c = base[k], cand[k]
-        hardware_name = c["hardware_name"] if b["hardware_id"] == c["hardware_id"] else \
-            f"{b['hardware_name']} → {c['hardware_name']}"
-        scenario = {**{f: c[f] for f in SHOWN}, "series_id": k, "hardware_name": hardware_name,
-                    "threads": (c["options"] or {}).get("threads"),
-                    "base_result_id": b["result_id"], "cand_result_id": c["result_id"],
-                    "base_run_id": b["run_id"], "cand_run_id": c["run_id"]}
+        hardware_name = (
+            c["hardware_name"]
+            if b["hardware_id"] == c["hardware_id"]
+            else f"{b['hardware_name']} → {c['hardware_name']}"
+        )
+        scenario = {
+            **{f: c[f] for f in SHOWN},
+            "series_id": k,
+            "hardware_name": hardware_name,
+            "threads": (c["options"] or {}).get("threads"),
+            "base_result_id": b["result_id"],
+            "cand_result_id": c["result_id"],
+            "base_run_id": b["run_id"],
+            "cand_run_id": c["run_id"],
+        }
         # the two sides of one interleaved A/B run measure run-to-run noise themselves; the series'
         # history (which holds earlier A/B candidates, other code by design) must not widen the gate
-        out.comparisons.append(judge(scenario, SideSamples.of(b, samples, processes["base"].get(k, [])),
-                                     SideSamples.of(c, samples, processes["cand"].get(k, [])),
-                                     history=None if interleaved else history.get(k), threshold=threshold,
-                                     seed=seed, interleaved=interleaved))
+        out.comparisons.append(
+            judge(
+                scenario,
+                SideSamples.of(b, samples, processes["base"].get(k, [])),
+                SideSamples.of(c, samples, processes["cand"].get(k, [])),
+                history=None if interleaved else history.get(k),
+                threshold=threshold,
+                seed=seed,
+                interleaved=interleaved,
+            )
+        )
 
 
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")
@@ -115,11 +175,13 @@ def _ab_pair(base: list[dict], cand: list[dict]) -> bool:
     """True when every compared baseline result comes from the base side and every compared
     candidate result from the candidate side of the same interleaved A/B run (`benchdb run --ab`:
     tags ab-<id>-base/-cand)."""
+
     def ids(results: list[dict], role: str) -> set:
         found = set()
         for r in results:
             tags = [m.group(1) for t in (r.get("run_tags") or []) if (m := _AB_TAG.match(t)) and m.group(2) == role]
             found.add(tags[0] if tags else None)
         return found
+
     b, c = ids(base, "base"), ids(cand, "cand")
     return len(b) == 1 and b == c and None not in b

@@ -76,12 +76,13 @@ WORKING_STATUSES = ("ok", "skipped")
 #: Every verdict, in report order: failing ones first.
 VERDICTS = ("broken", "regressed", "inconclusive", "still_broken", "improved", "fixed", "unchanged")
 FAILING = ("broken", "regressed")
-EXIT_MEANING = {0: "pass: every compared series is unchanged, improved or fixed",
-                1: "fail: a shared series regressed or broke",
-                2: "error: nothing to compare (no series on both sides, a selector matching nothing, "
-                   "an unknown metric) or another usage error",
-                3: "undecided: nothing failed, but some verdicts are inconclusive (--allow-inconclusive "
-                   "passes them)"}
+EXIT_MEANING = {
+    0: "pass: every compared series is unchanged, improved or fixed",
+    1: "fail: a shared series regressed or broke",
+    2: "error: nothing to compare (no series on both sides, a selector matching nothing, "
+    "an unknown metric) or another usage error",
+    3: "undecided: nothing failed, but some verdicts are inconclusive (--allow-inconclusive passes them)",
+}
 #: The exit code of a check whose verdicts leave something undecided (see EXIT_MEANING).
 UNDECIDED = 3
 
@@ -89,24 +90,24 @@ UNDECIDED = 3
 @dataclass
 class Comparison:
     scenario: dict[str, Any]
-    verdict: str                  # one of VERDICTS
+    verdict: str  # one of VERDICTS
     reason: str
     n_base: int = 0
     n_cand: int = 0
     base_median: float | None = None
     cand_median: float | None = None
-    change: float | None = None   # cand / base - 1 of the median
-    ci_low: float | None = None    # 95 % interval of the change (regressed / improved)
+    change: float | None = None  # cand / base - 1 of the median
+    ci_low: float | None = None  # 95 % interval of the change (regressed / improved)
     ci_high: float | None = None
-    eq_low: float | None = None    # 90 % interval (the equivalence test that says unchanged)
+    eq_low: float | None = None  # 90 % interval (the equivalence test that says unchanged)
     eq_high: float | None = None
     threshold: float | None = None
     noise: float | None = None
     unit: str | None = None
     base_status: str | None = None
     cand_status: str | None = None
-    processes: tuple[int, int] | None = None   # processes pooled on each side
-    interval: str | None = None                # how the CI was computed
+    processes: tuple[int, int] | None = None  # processes pooled on each side
+    interval: str | None = None  # how the CI was computed
 
     @property
     def failing(self) -> bool:
@@ -167,6 +168,7 @@ class GateResult:
 class SideSamples:
     """One side of a series as :func:`benchdb.analysis.verdict.judge` reads it: its result's state and its
     samples of the metric."""
+
     status: str
     validity: str | None
     validity_reasons: tuple[str, ...] = ()
@@ -178,13 +180,24 @@ class SideSamples:
     processes: Sequence[np.ndarray] | None = None
 
     @classmethod
-    def of(cls, row: dict[str, Any], samples: Mapping[str, tuple[str | None, Sequence[float] | np.ndarray]],
-           processes: Sequence[np.ndarray] | None = None) -> SideSamples:
+    def of(
+        cls,
+        row: dict[str, Any],
+        samples: Mapping[str, tuple[str | None, Sequence[float] | np.ndarray]],
+        processes: Sequence[np.ndarray] | None = None,
+    ) -> SideSamples:
         """From a result row (status, validity, validity_reasons, error, result_id) and the
         samples of each result id: (unit, values)."""
         unit, values = samples.get(row["result_id"], (None, []))
-        return cls(row["status"], row["validity"], tuple(row.get("validity_reasons") or ()), row.get("error"),
-                   unit, values, processes)
+        return cls(
+            row["status"],
+            row["validity"],
+            tuple(row.get("validity_reasons") or ()),
+            row.get("error"),
+            unit,
+            values,
+            processes,
+        )
 
     def describe_status(self) -> str:
         """The status, with the first line of its error."""

@@ -17,8 +17,9 @@ if TYPE_CHECKING:
 _REPEAT_SHIFT = 32
 
 
-def _segments(cols: dict[str, np.ndarray], keys: tuple[str, ...]
-              ) -> Iterator[tuple[tuple[int, ...], tuple[np.ndarray, np.ndarray]]]:
+def _segments(
+    cols: dict[str, np.ndarray], keys: tuple[str, ...]
+) -> Iterator[tuple[tuple[int, ...], tuple[np.ndarray, np.ndarray]]]:
     """(key, (values, their order)) per run of rows sharing ``keys`` in flat fetched columns
     (``repeat``, ``iteration``, ``value`` among them), each run sorted by its order (repeat, then
     iteration). The rows of one key come back together, and in order, from the parts that hold
@@ -37,7 +38,7 @@ def _segments(cols: dict[str, np.ndarray], keys: tuple[str, ...]
     backwards = np.diff(order) < 0
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
         values, at = cols["value"][start:end].astype(float), order[start:end]
-        if backwards[start:end - 1].any():
+        if backwards[start : end - 1].any():
             by = np.argsort(at, kind="stable")
             values, at = values[by], at[by]
         yield tuple(int(cols[key][start]) for key in keys), (values, at)
@@ -58,30 +59,40 @@ def measured(con: duckdb.DuckDBPyConnection, ids: list[str], metric: str) -> dic
     return {rid: _in_order(parts) for rid, parts in pieces.items()}
 
 
-def processes(con: duckdb.DuckDBPyConnection, result_ids: list[str], series: list[str], metric: str,
-               fetched: dict[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, list[np.ndarray]]:
+def processes(
+    con: duckdb.DuckDBPyConnection,
+    result_ids: list[str],
+    series: list[str],
+    metric: str,
+    fetched: dict[str, tuple[np.ndarray, np.ndarray]],
+) -> dict[str, list[np.ndarray]]:
     """Per series, the samples of each of its valid processes among ``result_ids``, ordered by
     result id and repeat. Split from ``fetched`` (results already read, with their order keys)
     when it holds every such result, the usual case of one result per series and side; read
     otherwise."""
     import numpy as np
 
-    members = sorted((s, r) for r, s in con.execute(sql.load("queries/gate_members.sql"),
-                                                    {"results": result_ids, "series": series}).fetchall())
+    members = sorted(
+        (s, r)
+        for r, s in con.execute(
+            sql.load("queries/gate_members.sql"), {"results": result_ids, "series": series}
+        ).fetchall()
+    )
     if all(r in fetched for _, r in members):
         out: dict[str, list[np.ndarray]] = {}
         for name, rid in members:
             values, at = fetched[rid]
-            cut = np.flatnonzero(np.diff(at >> _REPEAT_SHIFT)) + 1      # where the repeat (process) changes
+            cut = np.flatnonzero(np.diff(at >> _REPEAT_SHIFT)) + 1  # where the repeat (process) changes
             out.setdefault(name, []).extend(np.split(values, cut))
         return out
-    cols = con.execute(sql.load("queries/gate_processes.sql"),
-                       {"results": result_ids, "series": series, "metric": metric}).fetchnumpy()
+    cols = con.execute(
+        sql.load("queries/gate_processes.sql"), {"results": result_ids, "series": series, "metric": metric}
+    ).fetchnumpy()
     pieces: dict[tuple[str, str, int], list[tuple[np.ndarray, np.ndarray]]] = {}
     for (s, k, repeat), piece in _segments(cols, ("s", "k", "repeat")):
         pieces.setdefault((series[s - 1], result_ids[k - 1], repeat), []).append(piece)
     read: dict[str, list[np.ndarray]] = {}
-    for (name, _rid, _repeat) in sorted(pieces):
+    for name, _rid, _repeat in sorted(pieces):
         read.setdefault(name, []).append(_in_order(pieces[(name, _rid, _repeat)])[0])
     return read
 

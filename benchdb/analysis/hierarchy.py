@@ -28,8 +28,7 @@ def _thin(values: np.ndarray) -> np.ndarray:
     return v[np.linspace(0, v.size - 1, MAX_PER_PROCESS).round().astype(int)]
 
 
-def resampled_medians(groups: list[np.ndarray], *, resamples: int = DEFAULT_RESAMPLES,
-                      seed: int = 0) -> np.ndarray:
+def resampled_medians(groups: list[np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> np.ndarray:
     """Medians of ``resamples`` two-level bootstrap resamples of the pooled samples."""
     procs = [_thin(g) for g in groups if len(g)]
     if not procs:
@@ -44,8 +43,9 @@ def resampled_medians(groups: list[np.ndarray], *, resamples: int = DEFAULT_RESA
     return out
 
 
-def hierarchical_median_ci(groups: list[np.ndarray], *, level: float = 0.95, resamples: int = DEFAULT_RESAMPLES,
-                           seed: int = 0) -> tuple[float, float] | None:
+def hierarchical_median_ci(
+    groups: list[np.ndarray], *, level: float = 0.95, resamples: int = DEFAULT_RESAMPLES, seed: int = 0
+) -> tuple[float, float] | None:
     """The ``level`` percentile interval of the pooled median under the two-level bootstrap
     (``ci_method = 'hierarchical_bootstrap'``), from each process's samples (one array per
     process), or None with fewer than 2 processes. Not the same quantity as
@@ -56,7 +56,6 @@ def hierarchical_median_ci(groups: list[np.ndarray], *, level: float = 0.95, res
     meds = resampled_medians(groups, resamples=resamples, seed=seed)
     alpha = (1 - level) / 2
     return float(np.quantile(meds, alpha)), float(np.quantile(meds, 1 - alpha))
-
 
 
 def typical(groups: list[np.ndarray]) -> float:
@@ -74,8 +73,14 @@ def _resampled_log_typical(groups: list[np.ndarray], resamples: int, rng: np.ran
     return meds[chosen, np.arange(resamples)[:, None]].mean(axis=1)
 
 
-def ratio_ci(base: list[np.ndarray], cand: list[np.ndarray], *, level: float = 0.95,
-             resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> tuple[float, float, float] | None:
+def ratio_ci(
+    base: list[np.ndarray],
+    cand: list[np.ndarray],
+    *,
+    level: float = 0.95,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> tuple[float, float, float] | None:
     """Point estimate and interval of typical(cand) / typical(base) - 1, resampling both sides'
     processes, then iterations, independently.
 
@@ -125,7 +130,7 @@ def outlier_processes(groups: list[np.ndarray], slow_is_higher: bool = True) -> 
     limit = max(OUTLIER_MADS * spread, float(np.log1p(OUTLIER_FLOOR)))
     slow = (logs - center) if slow_is_higher else (center - logs)
     far = sorted((i for i in range(k) if slow[i] > limit), key=lambda i: -slow[i])
-    return sorted(far[:k // 4])
+    return sorted(far[: k // 4])
 
 
 def update(con, runs: list[str]) -> int:
@@ -142,8 +147,12 @@ def update(con, runs: list[str]) -> int:
     if updates:
         import pyarrow as pa
 
-        con.register("hierarchical_cis", pa.table({"result_id": [u[0] for u in updates],
-                                                   "lo": [u[1] for u in updates], "hi": [u[2] for u in updates]}))
+        con.register(
+            "hierarchical_cis",
+            pa.table(
+                {"result_id": [u[0] for u in updates], "lo": [u[1] for u in updates], "hi": [u[2] for u in updates]}
+            ),
+        )
         con.execute(sql.load("queries/set_hierarchical_ci.sql"))
         con.unregister("hierarchical_cis")
     return len(updates)

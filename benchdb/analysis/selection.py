@@ -17,15 +17,15 @@ from benchdb.schema.optionsets import env_differences
 from benchdb.startup import duckdb
 
 #: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
-SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options",
-         "hardware_id")
+SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options", "hardware_id")
 
 
 @dataclass
 class Selection:
     """What one selector picked: the latest result of each series among its results."""
+
     selector: str
-    results: dict[str, dict] = field(default_factory=dict)     # series_id -> result row
+    results: dict[str, dict] = field(default_factory=dict)  # series_id -> result row
 
     def runs(self) -> list[dict]:
         """The runs behind the picked results, oldest first, with how many results each gave."""
@@ -33,17 +33,26 @@ class Selection:
         first: dict[str, dict] = {}
         for r in self.results.values():
             first.setdefault(r["run_id"], r)
-        return [{"run_id": rid, "started_at": r["run_started_at"], "git_commit": r["git_commit"],
-                 "host": r["host"], "results": count[rid]}
-                for rid, r in sorted(first.items(), key=lambda kv: (kv[1]["run_started_at"], kv[0]))]
+        return [
+            {
+                "run_id": rid,
+                "started_at": r["run_started_at"],
+                "git_commit": r["git_commit"],
+                "host": r["host"],
+                "results": count[rid],
+            }
+            for rid, r in sorted(first.items(), key=lambda kv: (kv[1]["run_started_at"], kv[0]))
+        ]
 
     def by_hardware_backend(self) -> list[dict]:
         """Series per (hardware, backend); ``label`` is the hardware name, with its id prefix where
         two hardware ids share a name."""
         count = Counter((r["hardware_name"], r["hardware_id"], r["backend"]) for r in self.results.values())
         labels = hardware_labels(self)
-        return [{"hardware_name": n, "hardware_id": h, "label": labels[h], "backend": b, "results": k}
-                for (n, h, b), k in sorted(count.items())]
+        return [
+            {"hardware_name": n, "hardware_id": h, "label": labels[h], "backend": b, "results": k}
+            for (n, h, b), k in sorted(count.items())
+        ]
 
 
 _TIME = re.compile(r"^(\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?)?\.\.(\d{4}-\d{2}-\d{2}(?:[ T][\d:]+)?)?$")
@@ -61,8 +70,9 @@ def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]
         except ValueError:
             n = -1
         if n < 0:
-            raise BenchdbError(f"selector {selector!r}: use latest or latest~N (N runs before the latest "
-                               "on each hardware and backend)")
+            raise BenchdbError(
+                f"selector {selector!r}: use latest or latest~N (N runs before the latest on each hardware and backend)"
+            )
         params["n"] = n
     else:
         kind, _, value = sel.partition(":") if ":" in sel else ("run", "", sel)
@@ -72,19 +82,23 @@ def resolve_selector(con: duckdb.DuckDBPyConnection, selector: str) -> list[str]
             if not m:
                 raise BenchdbError(f"selector {selector!r}: time ranges look like time:2026-11-01..2026-11-08")
             params["t0"] = m.group(1) or "1970-01-01"
-            params["t1"] = m.group(2) or (datetime.now(timezone.utc).replace(tzinfo=None)
-                                          + timedelta(days=1)).isoformat()
+            params["t1"] = (
+                m.group(2) or (datetime.now(timezone.utc).replace(tzinfo=None) + timedelta(days=1)).isoformat()
+            )
         elif kind not in ("run", "commit", "tag"):
-            raise BenchdbError(f"selector {selector!r}: use latest, latest~N, run:ID, commit:SHA, tag:NAME "
-                               "or time:FROM..TO")
+            raise BenchdbError(
+                f"selector {selector!r}: use latest, latest~N, run:ID, commit:SHA, tag:NAME or time:FROM..TO"
+            )
         if not value and kind != "time":
             raise BenchdbError(f"selector {selector!r} has nothing after '{kind}:'")
     ids = [r[0] for r in con.execute(sql.load("queries/gate_select.sql"), params).fetchall()]
     if not ids:
-        more = (f" (no hardware and backend has {params['n'] + 1} runs)" if params["kind"] == "latest" else "")
-        raise BenchdbError(f"selector {selector!r} matches no run in the warehouse{more}; list runs with "
-                           "`benchdb query \"SELECT run_id, started_at, host, git_commit, tags FROM runs "
-                           "ORDER BY started_at\"`")
+        more = f" (no hardware and backend has {params['n'] + 1} runs)" if params["kind"] == "latest" else ""
+        raise BenchdbError(
+            f"selector {selector!r} matches no run in the warehouse{more}; list runs with "
+            '`benchdb query "SELECT run_id, started_at, host, git_commit, tags FROM runs '
+            'ORDER BY started_at"`'
+        )
     return ids
 
 
@@ -122,11 +136,12 @@ def _describe(side: Selection, labels: dict[str, str]) -> str:
 def check_metric(con: duckdb.DuckDBPyConnection, metric: str, base: Selection, cand: Selection) -> None:
     """Fail on a --metric that neither side measured, naming the ones they did."""
     ids = [r["result_id"] for s in (base, cand) for r in s.results.values()]
-    have = [m for (m,) in con.execute(sql.load("queries/gate_metrics.sql"), {"ids": ids, "metric": metric})
-            .fetchall()]
+    have = [m for (m,) in con.execute(sql.load("queries/gate_metrics.sql"), {"ids": ids, "metric": metric}).fetchall()]
     if have and metric not in have:
-        raise BenchdbError(f"--metric {metric!r} is not measured in the results of --baseline {base.selector!r} "
-                           f"or --candidate {cand.selector!r}; metrics there: {', '.join(have)}")
+        raise BenchdbError(
+            f"--metric {metric!r} is not measured in the results of --baseline {base.selector!r} "
+            f"or --candidate {cand.selector!r}; metrics there: {', '.join(have)}"
+        )
 
 
 _LOOSE = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "hardware_id")
@@ -135,6 +150,7 @@ _LOOSE = ("model_id", "backend", "device", "mode", "precision", "batch_size", "i
 def _options_split(base: Selection, cand: Selection) -> str:
     """Where the two sides measured the same scenarios on the same hardware with different options
     (e.g. --ab-env on a variable a user bench declares in ENV, which is part of identity): which."""
+
     def loose(r: dict) -> tuple:
         return tuple(str(r.get(k)) for k in _LOOSE)
 
@@ -148,13 +164,17 @@ def _options_split(base: Selection, cand: Selection) -> str:
         for k in sorted(set(bo) | set(co)):
             if bo.get(k) != co.get(k):
                 names = differ.setdefault(k, set())
-                if k == "env":             # a user bench's declared ENV: name the variables, not their values
+                if k == "env":  # a user bench's declared ENV: name the variables, not their values
                     names.update(env_differences(bo.get(k), co.get(k)))
     if not differ:
         return ""
     parts = [f"{k} ({', '.join(sorted(v))})" if v else k for k, v in sorted(differ.items())]
-    hint = (" -- a variable a bench declares in ENV is part of a series' identity, so --ab-env on it makes "
-            "base and cand different series" if "env" in differ else "")
+    hint = (
+        " -- a variable a bench declares in ENV is part of a series' identity, so --ab-env on it makes "
+        "base and cand different series"
+        if "env" in differ
+        else ""
+    )
     return f": the same scenarios were measured with different options: {', '.join(parts)}{hint}"
 
 
@@ -167,8 +187,10 @@ DEPLOYMENT_OPTIONS = ("server_hardware", "accelerators", "parallelism")
 
 def _deployment_key(r: dict) -> tuple:
     options = {k: v for k, v in (r.get("options") or {}).items() if k not in DEPLOYMENT_OPTIONS}
-    return (*(str(r.get(k)) for k in SHOWN if k not in (*DEPLOYMENT_FIELDS, "options")),
-            json.dumps(options, sort_keys=True))
+    return (
+        *(str(r.get(k)) for k in SHOWN if k not in (*DEPLOYMENT_FIELDS, "options")),
+        json.dumps(options, sort_keys=True),
+    )
 
 
 def deployment_pairs(base: Selection, cand: Selection) -> dict[str, str]:
@@ -176,6 +198,7 @@ def deployment_pairs(base: Selection, cand: Selection) -> dict[str, str]:
     same scenario on the other side but for the deployment (hardware, device, the server's use of
     it), one to one. For the two halves of one interleaved A/B of two endpoints, whose scenarios are
     by construction the same and whose hardware is what is compared."""
+
     def by_key(side: Selection, other: Selection) -> dict[tuple, list[str]]:
         out: dict[tuple, list[str]] = {}
         for k, r in side.results.items():
@@ -196,5 +219,6 @@ def nothing_shared(base: Selection, cand: Selection) -> BenchdbError:
         f"{_describe(base, labels)}; --candidate {cand.selector!r} has {_describe(cand, labels)}. "
         "A series is one scenario (model, shape, backend, device, mode, precision, options) on one "
         "hardware: choose selectors whose runs measured the same scenarios on the same hardware "
-        "(latest~1 vs latest, tag:, commit: or run:; list runs with `benchdb query \"SELECT run_id, "
-        "started_at, host, git_commit, tags FROM runs ORDER BY started_at\"`)")
+        '(latest~1 vs latest, tag:, commit: or run:; list runs with `benchdb query "SELECT run_id, '
+        'started_at, host, git_commit, tags FROM runs ORDER BY started_at"`)'
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 BOOTSTRAP = 2000
-MAX_BOOTSTRAP_N = 5000     # larger sides are subsampled (evenly, keeping order statistics' spread)
+MAX_BOOTSTRAP_N = 5000  # larger sides are subsampled (evenly, keeping order statistics' spread)
 
 
 def _thin(x: np.ndarray) -> np.ndarray:
@@ -41,8 +41,9 @@ def bootstrap_medians(x: np.ndarray, count: int, rng: np.random.Generator) -> np
     return (at(u) + at(u + (1.0 - u) * rng.beta(1, n - k, count))) / 2.0
 
 
-def bootstrap_median_ratio(base, cand, *, n_boot: int = BOOTSTRAP, level: float = 0.95,
-                           seed: int = 0) -> tuple[float, float, float]:
+def bootstrap_median_ratio(
+    base, cand, *, n_boot: int = BOOTSTRAP, level: float = 0.95, seed: int = 0
+) -> tuple[float, float, float]:
     """(point, low, high): relative change of the median, cand / base - 1, with a percentile
     bootstrap confidence interval (both sides resampled independently)."""
     a = _thin(np.asarray(base, dtype=float))
@@ -63,12 +64,12 @@ def robust_noise(medians) -> float | None:
         return None
     d = np.diff(x)
     mad = np.median(np.abs(d - np.median(d))) * 1.4826
-    return float(mad / np.sqrt(2.0))       # successive differences carry two points' noise
+    return float(mad / np.sqrt(2.0))  # successive differences carry two points' noise
 
 
 @dataclass
 class ChangePoint:
-    index: int            # first point of the segment after the change
+    index: int  # first point of the segment after the change
     p_value: float
     before_median: float
     after_median: float
@@ -81,8 +82,8 @@ class ChangePoint:
 #: Permutations evaluated together. Work memory of the test is O(PERMUTATION_CHUNK x n) floats,
 #: never a distance matrix per permutation; the test stops early once it cannot become significant.
 PERMUTATION_CHUNK = 32
-_BLOCK_ELEMENTS = 1 << 16   # floats in one block of differences (512 KiB: stays in cache)
-_TIE = 1e-9        # a permuted statistic within this relative distance of the observed one is a tie
+_BLOCK_ELEMENTS = 1 << 16  # floats in one block of differences (512 KiB: stays in cache)
+_TIE = 1e-9  # a permuted statistic within this relative distance of the observed one is a tie
 
 
 def _row_sums(x: np.ndarray) -> np.ndarray:
@@ -92,8 +93,8 @@ def _row_sums(x: np.ndarray) -> np.ndarray:
     v = x[order]
     c = np.cumsum(v)
     k = np.arange(n)
-    below = v * k - (c - v)                               # sum over smaller ranks of v_k - v_j
-    above = (c[-1] - c) - v * (n - 1 - k)                 # sum over larger ranks of v_j - v_k
+    below = v * k - (c - v)  # sum over smaller ranks of v_k - v_j
+    above = (c[-1] - c) - v * (n - 1 - k)  # sum over larger ranks of v_j - v_k
     out = np.empty(n)
     out[order] = below + above
     return out
@@ -110,17 +111,17 @@ def _best_splits(xp: np.ndarray, rp: np.ndarray, total: float, min_seg: int) -> 
     computed for a block of positions and all k orderings at once: O(k n^2) time, memory
     O(k n) plus one block of at most _BLOCK_ELEMENTS floats (more only when k n exceeds it)."""
     k, n = xp.shape
-    cols = np.ascontiguousarray(xp.T)                      # n x k, one row per position
+    cols = np.ascontiguousarray(xp.T)  # n x k, one row per position
     lower = np.empty((n, k))
-    block = max(1, min(n, _BLOCK_ELEMENTS // (n * k)))    # positions per step: <= _BLOCK_ELEMENTS floats
+    block = max(1, min(n, _BLOCK_ELEMENTS // (n * k)))  # positions per step: <= _BLOCK_ELEMENTS floats
     for b0 in range(0, n, block):
         b1 = min(n, b0 + block)
-        d = np.abs(cols[:b1, None, :] - cols[None, b0:b1, :])                  # b1 x block x k
+        d = np.abs(cols[:b1, None, :] - cols[None, b0:b1, :])  # b1 x block x k
         d *= (np.arange(b1)[:, None] < np.arange(b0, b1)[None, :])[:, :, None]  # only i < t
         lower[b0:b1] = d.sum(axis=0)
     tau = np.arange(min_seg, n - min_seg + 1)
-    w = np.cumsum(lower, axis=0)[tau - 1]                  # W(tau), tau x k
-    r = np.cumsum(rp.T, axis=0)[tau - 1]                   # R(tau)
+    w = np.cumsum(lower, axis=0)[tau - 1]  # W(tau), tau x k
+    r = np.cumsum(rp.T, axis=0)[tau - 1]  # R(tau)
     t_, m = tau[:, None].astype(float), (n - tau)[:, None].astype(float)
     between = r - 2.0 * w
     right = total - r + w
@@ -130,9 +131,17 @@ def _best_splits(xp: np.ndarray, rp: np.ndarray, total: float, min_seg: int) -> 
     return tau[i], q[i, np.arange(k)]
 
 
-def e_divisive(values, *, min_segment: int = 3, min_effect: float = 0.03, alpha: float = 0.05,
-               permutations: int = 199, seed: int = 0, offset: int = 0,
-               chunk: int = PERMUTATION_CHUNK) -> list[ChangePoint]:
+def e_divisive(
+    values,
+    *,
+    min_segment: int = 3,
+    min_effect: float = 0.03,
+    alpha: float = 0.05,
+    permutations: int = 199,
+    seed: int = 0,
+    offset: int = 0,
+    chunk: int = PERMUTATION_CHUNK,
+) -> list[ChangePoint]:
     """Change points by E-divisive means (Matteson & James 2014) with a permutation test, by binary
     segmentation. A split counts only when p < alpha, both segments hold at least ``min_segment``
     points (so a single spike is never a change) and the segments' medians differ by at least
@@ -152,17 +161,17 @@ def e_divisive(values, *, min_segment: int = 3, min_effect: float = 0.03, alpha:
     rows = _row_sums(x)
     total = float(rows.sum()) / 2.0
     rng = np.random.default_rng(seed + offset)
-    perms = rng.permuted(np.tile(np.arange(n), (permutations, 1)), axis=1)    # indices only: O(P n)
+    perms = rng.permuted(np.tile(np.arange(n), (permutations, 1)), axis=1)  # indices only: O(P n)
     taus, qs = _best_splits(x[None, :], rows[None, :], total, min_segment)
     tau, q = int(taus[0]), float(qs[0])
     bar = q - _TIE * abs(q)
     exceed = 0
     for lo in range(0, permutations, max(1, chunk)):
-        p = perms[lo:lo + max(1, chunk)]
+        p = perms[lo : lo + max(1, chunk)]
         _, q_perm = _best_splits(x[p], rows[p], total, min_segment)
         exceed += int(np.sum(q_perm >= bar))
         if (exceed + 1) / (permutations + 1) >= alpha:
-            return []                                       # cannot become significant any more
+            return []  # cannot become significant any more
     p_value = (exceed + 1) / (permutations + 1)
     if p_value >= alpha:
         return []
@@ -172,7 +181,15 @@ def e_divisive(values, *, min_segment: int = 3, min_effect: float = 0.03, alpha:
         found.append(ChangePoint(offset + tau, p_value, before, after))
 
     def part(segment, at: int) -> list[ChangePoint]:
-        return e_divisive(segment, min_segment=min_segment, min_effect=min_effect, alpha=alpha,
-                          permutations=permutations, seed=seed, offset=at, chunk=chunk)
+        return e_divisive(
+            segment,
+            min_segment=min_segment,
+            min_effect=min_effect,
+            alpha=alpha,
+            permutations=permutations,
+            seed=seed,
+            offset=at,
+            chunk=chunk,
+        )
 
     return part(x[:tau], offset) + found + part(x[tau:], offset + tau)

@@ -22,9 +22,18 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-def judge(scenario: dict[str, Any], b: SideSamples, c: SideSamples, *, threshold: float,
-          history: Sequence[float] | None = None, seed: int = 0, interleaved: bool = False,
-          level: float = LEVEL, eq_level: float = EQUIVALENCE_LEVEL) -> Comparison:
+def judge(
+    scenario: dict[str, Any],
+    b: SideSamples,
+    c: SideSamples,
+    *,
+    threshold: float,
+    history: Sequence[float] | None = None,
+    seed: int = 0,
+    interleaved: bool = False,
+    level: float = LEVEL,
+    eq_level: float = EQUIVALENCE_LEVEL,
+) -> Comparison:
     """One series' verdict on its baseline ``b`` and candidate ``c``. ``history``: the series'
     earlier values (its run-to-run noise, once MIN_HISTORY long). ``interleaved``: the two sides
     are one interleaved A/B run, whose alternating processes see the same drifts of the machine, so
@@ -39,8 +48,16 @@ def judge(scenario: dict[str, Any], b: SideSamples, c: SideSamples, *, threshold
     ub, uc = b.unit, c.unit
     vb = np.concatenate(b.processes) if b.processes else np.asarray(b.values, dtype=float)
     vc = np.concatenate(c.processes) if c.processes else np.asarray(c.values, dtype=float)
-    cmp = Comparison(scenario, "unchanged", "", n_base=len(vb), n_cand=len(vc), unit=uc or ub,
-                     base_status=b.status, cand_status=c.status)
+    cmp = Comparison(
+        scenario,
+        "unchanged",
+        "",
+        n_base=len(vb),
+        n_cand=len(vc),
+        unit=uc or ub,
+        base_status=b.status,
+        cand_status=c.status,
+    )
     if len(vb):
         cmp.base_median = float(np.median(vb))
     if len(vc):
@@ -49,9 +66,9 @@ def judge(scenario: dict[str, Any], b: SideSamples, c: SideSamples, *, threshold
     if early:
         cmp.verdict, cmp.reason = early
         return cmp
-    worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS        # latency-like: a larger value is slower
+    worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS  # latency-like: a larger value is slower
     gb, gc, aside, interval = _intervals(cmp, b, c, vb, vc, worse_up, seed)
-    wide, narrow = interval(level), interval(eq_level)   # same seed: the same resamples, a nested interval
+    wide, narrow = interval(level), interval(eq_level)  # same seed: the same resamples, a nested interval
     if wide is None or narrow is None:
         # ratio_ci has no interval when a side has no process with samples left (all set aside)
         cmp.verdict, cmp.reason = "inconclusive", "no process with samples left on a side"
@@ -61,10 +78,17 @@ def judge(scenario: dict[str, Any], b: SideSamples, c: SideSamples, *, threshold
     cmp.change, cmp.ci_low, cmp.ci_high, cmp.eq_low, cmp.eq_high = point, lo, hi, eq_lo, eq_hi
     cmp.noise = robust_noise(history) if history and len(history) >= MIN_HISTORY else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
-    cmp.verdict, cmp.reason = _interval_verdict((lo, hi), (eq_lo, eq_hi), cmp.threshold, worse_up,
-                                                noise_known=cmp.noise is not None,
-                                                fewest_processes=min(len(gb), len(gc)), interleaved=interleaved,
-                                                level=level, eq_level=eq_level)
+    cmp.verdict, cmp.reason = _interval_verdict(
+        (lo, hi),
+        (eq_lo, eq_hi),
+        cmp.threshold,
+        worse_up,
+        noise_known=cmp.noise is not None,
+        fewest_processes=min(len(gb), len(gc)),
+        interleaved=interleaved,
+        level=level,
+        eq_level=eq_level,
+    )
     cmp.reason += aside
     return cmp
 
@@ -97,8 +121,9 @@ def _early_verdict(b: SideSamples, c: SideSamples, n_b: int, n_c: int) -> tuple[
 _IntervalAt = Callable[[float], "tuple[float, float, float] | None"]
 
 
-def _intervals(cmp: Comparison, b: SideSamples, c: SideSamples, vb: np.ndarray, vc: np.ndarray,
-               worse_up: bool, seed: int) -> tuple[list[np.ndarray], list[np.ndarray], str, _IntervalAt]:
+def _intervals(
+    cmp: Comparison, b: SideSamples, c: SideSamples, vb: np.ndarray, vc: np.ndarray, worse_up: bool, seed: int
+) -> tuple[list[np.ndarray], list[np.ndarray], str, _IntervalAt]:
     """Each side's processes (outliers set aside), the note naming those set aside, and the
     interval of the change at a level; fills in the comparison's processes, medians and method."""
     import numpy as np
@@ -115,29 +140,41 @@ def _intervals(cmp: Comparison, b: SideSamples, c: SideSamples, vb: np.ndarray, 
     aside = ""
     out_b, out_c = hierarchy.outlier_processes(gb, worse_up), hierarchy.outlier_processes(gc, worse_up)
     if out_b or out_c:
+
         def shift(g: list[np.ndarray], out: list[int], i: int) -> float:
             # the outlier's median against the pooled median of the others
-            return float(np.median(g[i]) / np.median(np.concatenate([x for j, x in enumerate(g) if j not in out]))
-                         - 1)
+            return float(np.median(g[i]) / np.median(np.concatenate([x for j, x in enumerate(g) if j not in out])) - 1)
+
         aside = "; set aside as outlier processes: " + ", ".join(
             [f"baseline {shift(gb, out_b, i):+.0%}" for i in out_b]
-            + [f"candidate {shift(gc, out_c, i):+.0%}" for i in out_c])
+            + [f"candidate {shift(gc, out_c, i):+.0%}" for i in out_c]
+        )
         gb = [g for i, g in enumerate(gb) if i not in out_b]
         gc = [g for i, g in enumerate(gc) if i not in out_c]
         cmp.n_base, cmp.n_cand = sum(map(len, gb)), sum(map(len, gc))
     # each side's value: its typical process (geometric mean of the process medians), so that
     # the change shown is the one the interval is about
     cmp.base_median, cmp.cand_median = hierarchy.typical(gb), hierarchy.typical(gc)
-    cmp.interval = ("hierarchical bootstrap over processes and iterations (medians: geometric mean of "
-                    "the process medians)")
+    cmp.interval = (
+        "hierarchical bootstrap over processes and iterations (medians: geometric mean of the process medians)"
+    )
     if aside:
         cmp.interval += f" ({len(out_b)} + {len(out_c)} outlier process(es) set aside)"
     return gb, gc, aside, lambda level: hierarchy.ratio_ci(gb, gc, level=level, seed=seed)
 
 
-def _interval_verdict(ci: tuple[float, float], eq: tuple[float, float], t: float, worse_up: bool, *,
-                      noise_known: bool, fewest_processes: int, interleaved: bool, level: float,
-                      eq_level: float) -> tuple[str, str]:
+def _interval_verdict(
+    ci: tuple[float, float],
+    eq: tuple[float, float],
+    t: float,
+    worse_up: bool,
+    *,
+    noise_known: bool,
+    fewest_processes: int,
+    interleaved: bool,
+    level: float,
+    eq_level: float,
+) -> tuple[str, str]:
     """(verdict, reason) from the change's ``level`` CI, its ``eq_level`` CI and the threshold ``t``."""
     (lo, hi), (eq_lo, eq_hi) = ci, eq
     # express the interval as "how much worse": positive = regression, whatever the direction
@@ -147,19 +184,24 @@ def _interval_verdict(ci: tuple[float, float], eq: tuple[float, float], t: float
         return "inconclusive", (
             f"run-to-run noise unknown: {fewest_processes} process on a side and no history of this series "
             f"(a within-process interval cannot see shifts between runs); compare an interleaved "
-            f"`benchdb run --ab` run (--repeats 3 or more), or gate once the series has {MIN_HISTORY} runs")
+            f"`benchdb run --ab` run (--repeats 3 or more), or gate once the series has {MIN_HISTORY} runs"
+        )
     if not noise_known and not interleaved:
         return "inconclusive", (
             f"run-to-run noise unknown: the sides are separate invocations and the series has no history "
             f"(processes of one invocation share its moment of the machine, so their spread cannot see "
             f"shifts between invocations); compare an interleaved `benchdb run --ab` run, or gate once "
-            f"the series has {MIN_HISTORY} runs")
+            f"the series has {MIN_HISTORY} runs"
+        )
     if w_lo > t:
         return "regressed", f"whole {level:.0%} CI beyond +{t:.1%}"
     if w_hi < -t:
         return "improved", f"whole {level:.0%} CI beyond -{t:.1%}"
     if e_lo >= -t and e_hi <= t:
-        return "unchanged", (f"whole {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] within +-{t:.1%} "
-                             "(equivalence: two one-sided tests at 5%)")
-    return "inconclusive", (f"the {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; "
-                            "measure longer or with more --repeats")
+        return "unchanged", (
+            f"whole {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] within +-{t:.1%} "
+            "(equivalence: two one-sided tests at 5%)"
+        )
+    return "inconclusive", (
+        f"the {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; measure longer or with more --repeats"
+    )

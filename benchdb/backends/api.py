@@ -114,10 +114,10 @@ class BackendOptions:
 class BackendInfo:
     """A backend's metadata: what it needs, how to install it, where it runs, what it takes."""
 
-    name: str            # benchdb's backend name
-    package: str         # the distribution it needs
-    module: str          # the module it imports
-    hint: str            # how to install it
+    name: str  # benchdb's backend name
+    package: str  # the distribution it needs
+    module: str  # the module it imports
+    hint: str  # how to install it
     #: The module implementing :class:`Backend` (imported only to plan or measure).
     implementation: str = ""
     #: "module:function" checking what a package alone does not tell (a browser, downloaded files):
@@ -154,8 +154,9 @@ class Backend(Protocol):
     def plan(self, opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
         """Scenarios grouped by model."""
 
-    def run_model(self, model: str, scenarios: list[Scenario], opts: RunOptions,
-                  on_start: Callable[[int], None] | None = None) -> Iterator[Outcome]:
+    def run_model(
+        self, model: str, scenarios: list[Scenario], opts: RunOptions, on_start: Callable[[int], None] | None = None
+    ) -> Iterator[Outcome]:
         """Load the model once, measure each scenario and yield one outcome per scenario, in
         order, calling ``on_start(i)`` before scenario ``i`` (isolation times each from there)."""
 

@@ -39,6 +39,7 @@ def default_text(opt: Option) -> str | None:
         by_mode.setdefault(default_mode(info), []).append(name)
     return "per backend: " + ", ".join(f"{mode} ({', '.join(names)})" for mode, names in by_mode.items())
 
+
 #: The precisions benchdb knows. A backend measures some and records the others as unsupported,
 #: with why (int4 through ONNX Runtime); any other value is a typo, refused before anything runs.
 PRECISIONS = ("fp32", "fp16", "bf16", "fp64", "int8", "int4")
@@ -66,7 +67,7 @@ def backend_owned() -> dict[str, tuple[Option, list[str]]]:
     for name, info in sorted(registry.backends().items()):
         for opt in info.options:
             if opt.name in CORE_BY_NAME:
-                continue          # a backend cannot redefine a core option
+                continue  # a backend cannot redefine a core option
             out.setdefault(opt.name, (opt, []))[1].append(name)
     return out
 
@@ -86,8 +87,11 @@ def by_config_key() -> dict[str, Option]:
 
 
 #: Option kinds read by :mod:`benchdb.quantity`, with the forms their help names.
-QUANTITIES = {"share": quantity.SHARE_FORMS, "percent": "30% or 0.3",
-              "duration": f"{quantity.DURATION_FORMS} or bare seconds"}
+QUANTITIES = {
+    "share": quantity.SHARE_FORMS,
+    "percent": "30% or 0.3",
+    "duration": f"{quantity.DURATION_FORMS} or bare seconds",
+}
 
 
 def quantity_of(opt: Option, value: str | float) -> float:
@@ -109,6 +113,7 @@ def quantity_text(opt: Option, value: float) -> str:
 
 def config_value(opt: Option, value: Any, where: str) -> Any:
     """A config file's value for an option, checked and converted (lists for axes)."""
+
     def bad(what: str) -> BenchdbError:
         return BenchdbError(f"{where}: {value!r} is not {what}")
 
@@ -142,8 +147,7 @@ def config_value(opt: Option, value: Any, where: str) -> Any:
     return number(value)
 
 
-def apply(opts: RunOptions, values: Mapping[str, Any], where: str = "options",
-          strict: bool = False) -> RunOptions:
+def apply(opts: RunOptions, values: Mapping[str, Any], where: str = "options", strict: bool = False) -> RunOptions:
     """``opts`` with the given option values (by option name) set.
 
     A backend option applies to the runs of the backends that declare it; ``strict`` (the command
@@ -163,8 +167,9 @@ def apply(opts: RunOptions, values: Mapping[str, Any], where: str = "options",
             if opts.backend in owners:
                 backend_options[name] = value
             elif strict:
-                raise BenchdbError(f"{opt.cli_flag} is an option of {', '.join(owners)}; backend {opts.backend} "
-                                   "does not take it")
+                raise BenchdbError(
+                    f"{opt.cli_flag} is an option of {', '.join(owners)}; backend {opts.backend} does not take it"
+                )
         else:
             raise BenchdbError(f"{where}: {name!r} is not a run option")
     try:
@@ -184,7 +189,7 @@ def check_axes(opts: RunOptions, where: str = "command line") -> None:
     is not refused: its scenario is recorded as unsupported, with why."""
     from benchdb.backends import registry
 
-    info = registry.info(opts.backend)          # an unknown backend is refused first
+    info = registry.info(opts.backend)  # an unknown backend is refused first
 
     def refuse(name: str, value: str, what: str, valid: tuple[str, ...], more: str = "") -> BenchdbError:
         flag = CORE_BY_NAME[name].cli_flag
@@ -220,7 +225,7 @@ def argument(opt: Option, value: Any) -> list[str]:
     flag's) as ``benchdb run`` arguments that read back to it; none for an unset value."""
     if opt.kind == "bool":
         return [opt.cli_flag] if bool(value) != opt.negate else []
-    if value is None or (opt.kind in ("words", "ints") and not value):   # unset: the child's default
+    if value is None or (opt.kind in ("words", "ints") and not value):  # unset: the child's default
         return []
     if opt.repeat:
         return [part for v in value for part in (opt.cli_flag, str(v))]
@@ -292,15 +297,27 @@ def effective_backend_options(opts: RunOptions) -> dict[str, Any]:
 def recorded_config(opts: RunOptions) -> dict[str, Any]:
     """The run's configuration as recorded in every file it writes (read back by
     :meth:`benchdb.harness.scenario.RunOptions.from_config`)."""
-    return {"backend": opts.backend, "models": list(opts.models), "device": opts.device,
-            "batch_sizes": list(opts.batch_sizes), "seq_lens": list(opts.seq_lens),
-            "modes": list(opts.modes), "precisions": list(opts.precisions),
-            "threads": opts.thread_count, "stop_rule": opts.rule.__dict__.copy(),
-            "max_background_cpu": opts.max_background_cpu, "tags": list(opts.tags),
-            "task": opts.task, "gen_tokens": opts.gen_tokens, "isolate": opts.isolate,
-            "timeout_s": opts.timeout_s, "load_timeout_s": opts.load_timeout_s,
-            "verify_only": opts.verify_only, "repeats": opts.repeats,
-            **({"co_runners": opts.co_runners} if opts.co_runners else {}),
-            **({"quantization": opts.quantization} if opts.quantization else {}),
-            **({"sts": opts.sts} if opts.sts else {}),
-            "backend_options": effective_backend_options(opts)}
+    return {
+        "backend": opts.backend,
+        "models": list(opts.models),
+        "device": opts.device,
+        "batch_sizes": list(opts.batch_sizes),
+        "seq_lens": list(opts.seq_lens),
+        "modes": list(opts.modes),
+        "precisions": list(opts.precisions),
+        "threads": opts.thread_count,
+        "stop_rule": opts.rule.__dict__.copy(),
+        "max_background_cpu": opts.max_background_cpu,
+        "tags": list(opts.tags),
+        "task": opts.task,
+        "gen_tokens": opts.gen_tokens,
+        "isolate": opts.isolate,
+        "timeout_s": opts.timeout_s,
+        "load_timeout_s": opts.load_timeout_s,
+        "verify_only": opts.verify_only,
+        "repeats": opts.repeats,
+        **({"co_runners": opts.co_runners} if opts.co_runners else {}),
+        **({"quantization": opts.quantization} if opts.quantization else {}),
+        **({"sts": opts.sts} if opts.sts else {}),
+        "backend_options": effective_backend_options(opts),
+    }

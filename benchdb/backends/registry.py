@@ -33,8 +33,7 @@ ENTRY_POINT_GROUP = optionsets.ENTRY_POINT_GROUP
 def backends() -> dict[str, BackendInfo]:
     """Every registered backend by name: benchdb's own first, then installed plug-ins' (a plug-in
     cannot take a name benchdb's own backend has)."""
-    points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP),
-                    key=lambda ep: (not _is_own(ep), ep.name))
+    points = sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (not _is_own(ep), ep.name))
     found: dict[str, BackendInfo] = {}
     for ep in points:
         if ep.name in found:
@@ -43,13 +42,20 @@ def backends() -> dict[str, BackendInfo]:
             info = ep.load()
         except Exception:  # a broken plug-in must not break benchdb: it is listed as unavailable
             module = ep.value.split(":")[0]
-            info = BackendInfo(ep.name, ep.dist.name if ep.dist else ep.name, module,
-                               f"reinstall the package that provides {ep.name}", "")
+            info = BackendInfo(
+                ep.name,
+                ep.dist.name if ep.dist else ep.name,
+                module,
+                f"reinstall the package that provides {ep.name}",
+                "",
+            )
         if isinstance(info, BackendInfo):
             found[ep.name] = info
     if not any(n in found for n in ("numpy", "userbench")):
-        raise BenchdbError("benchdb's own backends are not registered (no `benchdb.backends` entry points): "
-                           "install benchdb, e.g. pip install -e .")
+        raise BenchdbError(
+            "benchdb's own backends are not registered (no `benchdb.backends` entry points): "
+            "install benchdb, e.g. pip install -e ."
+        )
     return found
 
 
@@ -64,8 +70,7 @@ def names() -> list[str]:
 def info(name: str) -> BackendInfo:
     found = backends().get(name)
     if found is None:
-        raise BenchdbError(f"unknown backend {name!r}{did_you_mean(name, names())}; choose one of "
-                           f"{', '.join(names())}")
+        raise BenchdbError(f"unknown backend {name!r}{did_you_mean(name, names())}; choose one of {', '.join(names())}")
     return found
 
 
@@ -80,14 +85,18 @@ def load(name: str) -> Backend:
         raise BackendUnavailable(f"backend {name} has no implementation in benchdb {__version__}")
     try:
         module = importlib.import_module(backend.implementation)
-        module.software()          # imports the backend library itself
+        module.software()  # imports the backend library itself
     except ImportError as exc:
-        raise BackendUnavailable(f"backend {name} is unavailable: importing {backend.module} failed ({exc}); "
-                                 f"reinstall it with: {backend.hint}") from None
+        raise BackendUnavailable(
+            f"backend {name} is unavailable: importing {backend.module} failed ({exc}); "
+            f"reinstall it with: {backend.hint}"
+        ) from None
     lacks = missing_methods(module)
     if lacks:
-        raise BackendUnavailable(f"backend {name} is broken: {backend.implementation} lacks {', '.join(lacks)} "
-                                 "(see benchdb.backends.api.Backend)")
+        raise BackendUnavailable(
+            f"backend {name} is broken: {backend.implementation} lacks {', '.join(lacks)} "
+            "(see benchdb.backends.api.Backend)"
+        )
     return module
 
 
@@ -100,8 +109,11 @@ def missing_methods(module: ModuleType) -> list[str]:
         if not callable(fn):
             out.append(f"{name}()")
             continue
-        want = [p for p in inspect.signature(getattr(Backend, name)).parameters.values()
-                if p.name != "self" and p.default is inspect.Parameter.empty]
+        want = [
+            p
+            for p in inspect.signature(getattr(Backend, name)).parameters.values()
+            if p.name != "self" and p.default is inspect.Parameter.empty
+        ]
         try:
             got = [p for p in inspect.signature(fn).parameters.values() if p.default is inspect.Parameter.empty]
         except (TypeError, ValueError):

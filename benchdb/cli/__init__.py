@@ -27,6 +27,7 @@ from benchdb.errors import BenchdbError, clip, printable, refused_write
 #: click prints the help itself, and an empty tuple catches nothing.
 _NO_ARGS_IS_HELP: type[Exception] | tuple[()] = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
+
 class _Group(Group):
     """Turns BenchdbError (and a DuckDB error while querying) and click's usage errors into one
     line and an exit code.
@@ -40,7 +41,7 @@ class _Group(Group):
             return super().make_context(info_name, args, parent, **extra)
         except _NO_ARGS_IS_HELP:
             raise
-        except click.UsageError as exc:      # benchdb's own options (--debug): one line too
+        except click.UsageError as exc:  # benchdb's own options (--debug): one line too
             raise UsageLine(exc) from None
 
     def list_commands(self, ctx):
@@ -63,17 +64,20 @@ class _Group(Group):
             click.echo(f"benchdb: error: {printable(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("benchdb: interrupted; nothing half-written was kept (warehouse writes are "
-                       "published whole), run the command again to finish", err=True)
+            click.echo(
+                "benchdb: interrupted; nothing half-written was kept (warehouse writes are "
+                "published whole), run the command again to finish",
+                err=True,
+            )
             ctx.exit(130)
-        except BrokenPipeError:               # `benchdb suites | head -1`: the reader has what it wanted
+        except BrokenPipeError:  # `benchdb suites | head -1`: the reader has what it wanted
             import os
 
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # no error at exit's flush
-            ctx.exit(141)                     # as a shell reports a process ended by SIGPIPE
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no error at exit's flush
+            ctx.exit(141)  # as a shell reports a process ended by SIGPIPE
         except _NO_ARGS_IS_HELP:
             raise
-        except click.UsageError as exc:       # a command's unknown option, bad value, missing argument
+        except click.UsageError as exc:  # a command's unknown option, bad value, missing argument
             raise UsageLine(exc) from None
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
@@ -81,26 +85,42 @@ class _Group(Group):
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             refused = refused_write(exc)
-            if refused is not None:       # a full disk or read-only file system is the machine's, not a bug
-                click.echo(f"benchdb: error: a write failed ({printable(refused)}); make room there (or "
-                           "choose another place) and run the command again", err=True)
+            if refused is not None:  # a full disk or read-only file system is the machine's, not a bug
+                click.echo(
+                    f"benchdb: error: a write failed ({printable(refused)}); make room there (or "
+                    "choose another place) and run the command again",
+                    err=True,
+                )
                 ctx.exit(BenchdbError.exit_code)
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            click.echo(f"benchdb: internal error: {type(exc).__name__}: {printable(clip(first))} "
-                       "(run with --debug for the traceback and please report it)", err=True)
+            click.echo(
+                f"benchdb: internal error: {type(exc).__name__}: {printable(clip(first))} "
+                "(run with --debug for the traceback and please report it)",
+                err=True,
+            )
             ctx.exit(70)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]}, examples=(
-    ("measure, load and report on this machine (about a minute on 2 cores)", "benchdb quickstart"),
-    ("measure at two batch sizes (then: benchdb ingest results)",
-     "benchdb run --backend numpy --model matmul:256 --batch-size 1,8 --out results"),
-    ("which hardware and backend serve each model best", "benchdb report --optimal-hardware")),
-    exit_codes={1: "a command's own \"no\": a regression (check, bisect), nothing to report, a file "
-                   "rejected (ingest, import); each command's help says when",
-                3: "undecided or nothing measured (check, bisect, run)",
-                70: "internal error: a bug in benchdb (--debug shows the traceback; please report it)",
-                **INTERRUPTED, 141: "the output's reader stopped reading (benchdb ... | head)"})
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    examples=(
+        ("measure, load and report on this machine (about a minute on 2 cores)", "benchdb quickstart"),
+        (
+            "measure at two batch sizes (then: benchdb ingest results)",
+            "benchdb run --backend numpy --model matmul:256 --batch-size 1,8 --out results",
+        ),
+        ("which hardware and backend serve each model best", "benchdb report --optimal-hardware"),
+    ),
+    exit_codes={
+        1: 'a command\'s own "no": a regression (check, bisect), nothing to report, a file '
+        "rejected (ingest, import); each command's help says when",
+        3: "undecided or nothing measured (check, bisect, run)",
+        70: "internal error: a bug in benchdb (--debug shows the traceback; please report it)",
+        **INTERRUPTED,
+        141: "the output's reader stopped reading (benchdb ... | head)",
+    },
+)
 @click.version_option(__version__, prog_name="benchdb")
 @click.option("--debug", is_flag=True, help="Show tracebacks instead of one-line errors.")
 @click.pass_context
@@ -138,11 +158,26 @@ MODULES = ("run", "start", "data", "report", "interop", "publish", "perfmodel", 
 #: Where each command lives, so running one imports only its module (start-up time). A command
 #: missing here still works: an unknown name imports every module (tests/guarantees/test_startup.py keeps
 #: this table true).
-WHERE = {"run": "run", "suites": "start", "quickstart": "start", "hardware": "start",
-         "ingest": "data", "db": "data", "query": "data", "ack": "data",
-         "report": "report", "check": "report", "import": "interop", "export": "interop",
-         "publish": "publish", "calibrate": "perfmodel", "predict": "perfmodel",
-         "serve": "web", "site": "web", "bisect": "bisect"}
+WHERE = {
+    "run": "run",
+    "suites": "start",
+    "quickstart": "start",
+    "hardware": "start",
+    "ingest": "data",
+    "db": "data",
+    "query": "data",
+    "ack": "data",
+    "report": "report",
+    "check": "report",
+    "import": "interop",
+    "export": "interop",
+    "publish": "publish",
+    "calibrate": "perfmodel",
+    "predict": "perfmodel",
+    "serve": "web",
+    "site": "web",
+    "bisect": "bisect",
+}
 
 
 def _register(group: click.Group, names=MODULES) -> None:

@@ -29,20 +29,28 @@ def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
     tags = report.tags
     # no --metric: check compares the results' own headline metric (ttft_s for a serving load point)
     gate = f" --threshold {percent_text(threshold)}" if threshold != 0.05 else ""
-    return (f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
-            f"--candidate tag:{tags['cand']}{gate} --db {shlex.quote(db)}")
+    return (
+        f"benchdb ingest {dirs} --db {shlex.quote(db)} && benchdb check --baseline tag:{tags['base']} "
+        f"--candidate tag:{tags['cand']}{gate} --db {shlex.quote(db)}"
+    )
 
 
-def _sides(params: dict, runs: list[RunOptions], envs: dict[str, dict[str, str]], public: frozenset[str]
-           ) -> tuple[list[RunOptions] | dict[str, list[RunOptions]], dict[str, Side], dict[str, str]]:
+def _sides(
+    params: dict, runs: list[RunOptions], envs: dict[str, dict[str, str]], public: frozenset[str]
+) -> tuple[list[RunOptions] | dict[str, list[RunOptions]], dict[str, Side], dict[str, str]]:
     """(runs, or each side's runs; the sides; what each side is, in words): two interpreters for
     --ab, this one twice for --ab-url, each side measuring its own endpoint."""
     if params.get("ab_url"):
         per_side = deployments(params, runs)
-        hardware = {s: backend_option(per_side[s][0], "hardware_file")
-                    or backend_option(per_side[s][0], "server_hardware") for s in SIDES}
-        return (per_side, {name: Side(name, sys.executable, envs[name], __version__, public) for name in SIDES},
-                {s: f"{params['ab_url'][i]} on {hardware[s]}" for i, s in enumerate(SIDES)})
+        hardware = {
+            s: backend_option(per_side[s][0], "hardware_file") or backend_option(per_side[s][0], "server_hardware")
+            for s in SIDES
+        }
+        return (
+            per_side,
+            {name: Side(name, sys.executable, envs[name], __version__, public) for name in SIDES},
+            {s: f"{params['ab_url'][i]} on {hardware[s]}" for i, s in enumerate(SIDES)},
+        )
     sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"], strict=True)}
     return runs, sides, {s: f"{sides[s].python} (benchdb {sides[s].version})" for s in SIDES}
 
@@ -82,19 +90,30 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
         need_trials(o.repeats)
     max_trials = params.get("ab_max_trials") or 0
     if max_trials and max_trials < max(o.repeats for o in runs):
-        raise BenchdbError(f"--ab-max-trials {max_trials} is below --repeats {max(o.repeats for o in runs)}; "
-                           "give at least as many (or 0 for exactly --repeats trials)")
+        raise BenchdbError(
+            f"--ab-max-trials {max_trials} is below --repeats {max(o.repeats for o in runs)}; "
+            "give at least as many (or 0 for exactly --repeats trials)"
+        )
     public = frozenset(params.get("ab_env_public") or ())
     unknown = sorted(public - {k for env in envs.values() for k in env})
     if unknown:
-        raise BenchdbError(f"--ab-env-public {', '.join(unknown)}: no --ab-env sets it; name a variable an "
-                           "--ab-env gives (e.g. --ab-env cand:BENCH_SCALE=1.1 --ab-env-public BENCH_SCALE)")
+        raise BenchdbError(
+            f"--ab-env-public {', '.join(unknown)}: no --ab-env sets it; name a variable an "
+            "--ab-env gives (e.g. --ab-env cand:BENCH_SCALE=1.1 --ab-env-public BENCH_SCALE)"
+        )
     per_side, sides, what = _sides(params, runs, envs, public)
     title = "A/B of two deployments" if params.get("ab_url") else "A/B"
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
-    groups = plan_ab(per_side, sides, exclude=exclude, shard=shard, deployments=bool(params.get("ab_url")),
-                     unmatched=lambda rule: click.echo(f"warning: exclude rule {rule} matches no scenario "
-                                                       "of the plan; check its keys and values", err=True))
+    groups = plan_ab(
+        per_side,
+        sides,
+        exclude=exclude,
+        shard=shard,
+        deployments=bool(params.get("ab_url")),
+        unmatched=lambda rule: click.echo(
+            f"warning: exclude rule {rule} matches no scenario of the plan; check its keys and values", err=True
+        ),
+    )
     warn_split(groups, envs, lambda text: click.echo(text, err=True))
     n_sc = sum(len(g.planned["base"]) for g in groups)
     n_proc = 2 * sum(g.trials for g in groups)
@@ -107,38 +126,67 @@ def cli(ctx, params: dict, runs: list[RunOptions], exclude: list, source: str) -
                 click.echo(sc.label())
         click.echo(f"{plural(n_sc, 'scenario')}, {processes} (base {what['base']}, cand {what['cand']})")
         return
-    click.echo(f"{title}: base {what['base']}, cand {what['cand']}; {plural(n_sc, 'scenario')}, {processes}",
-               err=True)
+    click.echo(f"{title}: base {what['base']}, cand {what['cand']}; {plural(n_sc, 'scenario')}, {processes}", err=True)
 
     def progress(step, name, group, measured, done, total, seconds):
         state = ", ".join(m.outcome.status if m.outcome.status != "ok" else m.outcome.validity for m in measured)
-        click.echo(f"[{done}/{total}] trial {step.trial + 1}/{max(group.trials, max_trials)} {name} "
-                   f"{group.label()}: {state} ({seconds:.1f} s)", err=True)
+        click.echo(
+            f"[{done}/{total}] trial {step.trial + 1}/{max(group.trials, max_trials)} {name} "
+            f"{group.label()}: {state} ({seconds:.1f} s)",
+            err=True,
+        )
 
-    config = {"source": source, "runs": [recorded_config(o) for o in runs], "exclude": exclude,
-              "shard": params["shard"], "skip_fresh": None, **_deployments_record(per_side)}
+    config = {
+        "source": source,
+        "runs": [recorded_config(o) for o in runs],
+        "exclude": exclude,
+        "shard": params["shard"],
+        "skip_fresh": None,
+        **_deployments_record(per_side),
+    }
     try:
-        report = run_ab(groups, sides, config=config, out=runs[0].out, tags=runs[0].tags, progress=progress,
-                        max_trials=max_trials, threshold=params["ab_threshold"], duet=duet)
+        report = run_ab(
+            groups,
+            sides,
+            config=config,
+            out=runs[0].out,
+            tags=runs[0].tags,
+            progress=progress,
+            max_trials=max_trials,
+            threshold=params["ab_threshold"],
+            duet=duet,
+        )
     except KeyboardInterrupt:
-        raise BenchdbError("interrupted: the A/B is incomplete; scenarios whose trials had all run are in their "
-                           f"files under {runs[0].out}; run the command again for a complete gate",
-                           exit_code=130) from None
+        raise BenchdbError(
+            "interrupted: the A/B is incomplete; scenarios whose trials had all run are in their "
+            f"files under {runs[0].out}; run the command again for a complete gate",
+            exit_code=130,
+        ) from None
     rows = {s: summary_rows(report.reports[s]) for s in SIDES}
     table = []
     for b, c in zip(rows["base"], rows["cand"], strict=True):
         ratio = c["median_ms"] / b["median_ms"] if b["median_ms"] and c["median_ms"] else None
         note = "; ".join(f"{s}: {r['note']}" for s, r in zip(SIDES, (b, c), strict=True) if r["note"])
-        table.append({"scenario": b["scenario"], "base": b["status"], "base_median": b["median_ms"],
-                      "cand": c["status"], "cand_median": c["median_ms"],
-                      "ratio": f"{ratio:.3f}" if ratio is not None else "", "note": note})
+        table.append(
+            {
+                "scenario": b["scenario"],
+                "base": b["status"],
+                "base_median": b["median_ms"],
+                "cand": c["status"],
+                "cand_median": c["median_ms"],
+                "ratio": f"{ratio:.3f}" if ratio is not None else "",
+                "note": note,
+            }
+        )
     click.echo(for_people(AB_SUMMARY, table))
     for s in SIDES:
         r = report.reports[s]
         click.echo(f"{s} run {r.run_id} (tag {report.tags[s]}): {plural(len(r.files), 'file')} in {r.out_dir}")
     ok = sum(o.status == "ok" for s in SIDES for o in report.reports[s].outcomes)
     if ok == 0:
-        raise BenchdbError("no scenario succeeded on either side; the files record each error (note column of "
-                           "`benchdb run`): check both " + ("endpoints" if params.get("ab_url") else
-                                                            "interpreters' environments"), exit_code=3)
+        raise BenchdbError(
+            "no scenario succeeded on either side; the files record each error (note column of "
+            "`benchdb run`): check both " + ("endpoints" if params.get("ab_url") else "interpreters' environments"),
+            exit_code=3,
+        )
     click.echo(f"check with: {check_command(report, str(resolve_db(params['db'])), params['ab_threshold'])}")

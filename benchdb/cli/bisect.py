@@ -17,36 +17,87 @@ from benchdb.errors import BenchdbError
 from benchdb.quantity import percent_text
 
 
-@command("bisect", examples=(
-    ("the commit after v0.1.0 up to HEAD that made a matrix product slower",
-     "benchdb bisect --good v0.1.0 --bad HEAD --backend numpy --model matmul:256"),
-    ("the commits and scenario of a change point (an id from `benchdb report --regressions`)",
-     "benchdb bisect 3f2a9c1e --db team.duckdb"),
-    ("your own bench functions, each commit measuring its own copy of the file",
-     "benchdb bisect --good main~20 --bad main --bench benches/bench_tokenize.py")),
-    exit_codes={0: "culprit found", 1: "no regression between good and bad",
-                3: "stopped by noise or failures (the answer names the range it could not narrow)"})
+@command(
+    "bisect",
+    examples=(
+        (
+            "the commit after v0.1.0 up to HEAD that made a matrix product slower",
+            "benchdb bisect --good v0.1.0 --bad HEAD --backend numpy --model matmul:256",
+        ),
+        (
+            "the commits and scenario of a change point (an id from `benchdb report --regressions`)",
+            "benchdb bisect 3f2a9c1e --db team.duckdb",
+        ),
+        (
+            "your own bench functions, each commit measuring its own copy of the file",
+            "benchdb bisect --good main~20 --bad main --bench benches/bench_tokenize.py",
+        ),
+    ),
+    exit_codes={
+        0: "culprit found",
+        1: "no regression between good and bad",
+        3: "stopped by noise or failures (the answer names the range it could not narrow)",
+    },
+)
 @click.argument("change_id", required=False)
 @click.option("--good", default=None, metavar="REV", help="A commit whose speed is fine.")
 @click.option("--bad", default=None, metavar="REV", help="A later commit that is slower.")
-@click.option("--repo", type=click.Path(file_okay=False, path_type=Path), default=Path("."), show_default=True,
-              help="The git repository to bisect.")
-@click.option("--setup", default=None, metavar="CMD",
-              help="Shell command that makes a commit's environment, run in its worktree: it makes the folder "
-                   "$BENCHDB_ENV (also {env} in CMD) with a Python that has benchdb at $BENCHDB_ENV/bin/python. "
-                   "Default: a venv seeing this Python's packages, plus `pip install --no-deps .`. Cached per "
-                   "commit and command.")
-@click.option("--ab-max-trials", "ab_max_trials", type=click.IntRange(min=0), default=15, show_default=True,
-              metavar="N", help="Trials per step at most: after --repeats, two more at a time while the verdict is "
-                                "open (0: exactly --repeats).")
-@click.option("--ab-threshold", "ab_threshold", type=THRESHOLD, default="5%", show_default=True,
-              help="The smallest change that counts as slower (the gate's threshold)." + THRESHOLD_HELP)
-@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="YAML or JSON file describing the runs (relative: read from each commit's checkout).")
-@click.option("--bench", "benches", multiple=True, metavar="PATH",
-              help="Your own bench_* functions (relative: each commit runs its own copy).")
-@click.option("--format", "fmt", type=Formats(["table", "md", "json"], old={"text": "table"}), default="table",
-              show_default=True, help="table: the answer for a terminal; md: the same as Markdown.")
+@click.option(
+    "--repo",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The git repository to bisect.",
+)
+@click.option(
+    "--setup",
+    default=None,
+    metavar="CMD",
+    help="Shell command that makes a commit's environment, run in its worktree: it makes the folder "
+    "$BENCHDB_ENV (also {env} in CMD) with a Python that has benchdb at $BENCHDB_ENV/bin/python. "
+    "Default: a venv seeing this Python's packages, plus `pip install --no-deps .`. Cached per "
+    "commit and command.",
+)
+@click.option(
+    "--ab-max-trials",
+    "ab_max_trials",
+    type=click.IntRange(min=0),
+    default=15,
+    show_default=True,
+    metavar="N",
+    help="Trials per step at most: after --repeats, two more at a time while the verdict is "
+    "open (0: exactly --repeats).",
+)
+@click.option(
+    "--ab-threshold",
+    "ab_threshold",
+    type=THRESHOLD,
+    default="5%",
+    show_default=True,
+    help="The smallest change that counts as slower (the gate's threshold)." + THRESHOLD_HELP,
+)
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML or JSON file describing the runs (relative: read from each commit's checkout).",
+)
+@click.option(
+    "--bench",
+    "benches",
+    multiple=True,
+    metavar="PATH",
+    help="Your own bench_* functions (relative: each commit runs its own copy).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=Formats(["table", "md", "json"], old={"text": "table"}),
+    default="table",
+    show_default=True,
+    help="table: the answer for a terminal; md: the same as Markdown.",
+)
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown answer to $GITHUB_STEP_SUMMARY.")
 @db_option(help="Warehouse holding CHANGE_ID.")
 def bisect(**params):
@@ -62,10 +113,12 @@ def bisect(**params):
 
     ctx = click.get_current_context()
     if params["github_summary"] and not os.environ.get("GITHUB_STEP_SUMMARY"):
-        raise BenchdbError("--github-summary: $GITHUB_STEP_SUMMARY is not set (it is set inside GitHub Actions "
-                           "jobs); leave it out, or use --format md")
+        raise BenchdbError(
+            "--github-summary: $GITHUB_STEP_SUMMARY is not set (it is set inside GitHub Actions "
+            "jobs); leave it out, or use --format md"
+        )
     params["suite"] = None
-    params["filled"] = set()             # run options a change point gave
+    params["filled"] = set()  # run options a change point gave
     repo = params["repo"].resolve()
     if params["change_id"]:
         if params["good"] or params["bad"]:
@@ -80,7 +133,7 @@ def bisect(**params):
     if ctx.get_parameter_source("repeats") != ParameterSource.COMMANDLINE and params["repeats"] <= 1:
         params["repeats"] = 5
     runs_for = _runs_for(ctx, params)
-    runs_for(repo)                        # the options are checked once, before any setup
+    runs_for(repo)  # the options are checked once, before any setup
     bisect_id = b.new_id()
     out = Path(params["out"]) / f"bisect-{bisect_id}"
 
@@ -88,12 +141,21 @@ def bisect(**params):
         click.echo(text, err=True)
 
     result = b.Bisection(bisect_id, str(repo), good, bad, out=str(out))
-    log(f"bisect {bisect_id}: {len(commits) - 1} commits after {good.short} up to {bad.short}, "
-        f"{params['repeats']}-{max(params['ab_max_trials'], params['repeats'])} trials a step")
+    log(
+        f"bisect {bisect_id}: {len(commits) - 1} commits after {good.short} up to {bad.short}, "
+        f"{params['repeats']}-{max(params['ab_max_trials'], params['repeats'])} trials a step"
+    )
     with tempfile.TemporaryDirectory(prefix="benchdb-bisect-") as work:
         checkouts = b.Checkouts(repo, params["setup"], Path(work), log)
-        measurer = b.Measurer(checkouts, runs_for, out=out, tags=[*params["tags"], f"bisect-{bisect_id}"],
-                              max_trials=params["ab_max_trials"], threshold=params["ab_threshold"], log=log)
+        measurer = b.Measurer(
+            checkouts,
+            runs_for,
+            out=out,
+            tags=[*params["tags"], f"bisect-{bisect_id}"],
+            max_trials=params["ab_max_trials"],
+            threshold=params["ab_threshold"],
+            log=log,
+        )
         try:
             b.search(commits, measurer, result, on_step=lambda s: log(_step_line(s)))
         finally:
@@ -109,6 +171,7 @@ def bisect(**params):
 
 def _runs_for(ctx, params):
     """The scenarios as each commit's checkout gives them: relative bench and config paths inside it."""
+
     def runs_for(root: Path):
         p = dict(params)
         p["benches"] = tuple(_inside(root, s) for s in params["benches"])
@@ -116,6 +179,7 @@ def _runs_for(ctx, params):
             p["config_file"] = Path(_inside(root, str(params["config_file"])))
         runs, _exclude, _source = run_options(ctx, p)
         return runs
+
     return runs_for
 
 
@@ -135,8 +199,11 @@ def _from_change_point(ctx, params, repo: Path) -> tuple[str, str]:
                 params[k] = v
                 if k not in ("backend", "models", "benches"):
                     params["filled"].add(k)
-    click.echo(f"change point {cp['change_id'][:12]} ({cp['model_id']} {cp['backend']}/{cp['device']}, "
-               f"{cp['change']:+.1%}): good {cp['good_commit'][:10]}, bad {cp['bad_commit'][:10]}", err=True)
+    click.echo(
+        f"change point {cp['change_id'][:12]} ({cp['model_id']} {cp['backend']}/{cp['device']}, "
+        f"{cp['change']:+.1%}): good {cp['good_commit'][:10]}, bad {cp['bad_commit'][:10]}",
+        err=True,
+    )
     return cp["good_commit"].removesuffix("-dirty"), cp["bad_commit"].removesuffix("-dirty")
 
 
@@ -160,11 +227,17 @@ def _reproduce(ctx, params, r) -> str:
         args += ["--config", str(params["config_file"])]
     else:
         args += ["--backend", params["backend"]]
-        for model in params["models"]:           # --model takes one spec; it repeats
+        for model in params["models"]:  # --model takes one spec; it repeats
             args += ["--model", model]
     args += _run_flags(ctx, params)
-    args += ["--repeats", str(params["repeats"]), "--ab-max-trials", str(params["ab_max_trials"]),
-             "--ab-threshold", percent_text(params["ab_threshold"])]
+    args += [
+        "--repeats",
+        str(params["repeats"]),
+        "--ab-max-trials",
+        str(params["ab_max_trials"]),
+        "--ab-threshold",
+        percent_text(params["ab_threshold"]),
+    ]
     return " ".join(shlex.quote(str(a)) for a in args)
 
 
@@ -182,7 +255,7 @@ def _run_flags(ctx, params) -> list[str]:
         given = ctx.get_parameter_source(opt.param) == ParameterSource.COMMANDLINE or opt.param in params["filled"]
         if not given or value is None:
             continue
-        out += options.argument(opt, (not value) if opt.negate else value)   # a negated flag's param is the flag
+        out += options.argument(opt, (not value) if opt.negate else value)  # a negated flag's param is the flag
     return out
 
 
@@ -211,15 +284,25 @@ def _text(r) -> str:
 
 
 def _markdown(r) -> str:
-    head = {"culprit": f"First slow commit: `{r.culprit.short}` {r.culprit.subject}" if r.culprit else "",
-            "no_regression": "No regression between the good and the bad commit",
-            "stopped": "Bisect stopped"}[r.status]
-    out = [f"### benchdb bisect {r.bisect_id}: {head}", "", r.message, "",
-           "| step | tested | against | verdict | change | 95 % CI | note |", "|---|---|---|---|---|---|---|"]
+    head = {
+        "culprit": f"First slow commit: `{r.culprit.short}` {r.culprit.subject}" if r.culprit else "",
+        "no_regression": "No regression between the good and the bad commit",
+        "stopped": "Bisect stopped",
+    }[r.status]
+    out = [
+        f"### benchdb bisect {r.bisect_id}: {head}",
+        "",
+        r.message,
+        "",
+        "| step | tested | against | verdict | change | 95 % CI | note |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for s in r.steps:
         ci = f"[{_pct(s.ci_low)}, {_pct(s.ci_high)}]" if s.ci_low is not None else ""
-        out.append(f"| {s.number} | `{s.tested.short}` {s.tested.subject} | `{s.base.short}` | {s.verdict} | "
-                   f"{_pct(s.change)} | {ci} | {s.note.replace('|', '/')} |")
+        out.append(
+            f"| {s.number} | `{s.tested.short}` {s.tested.subject} | `{s.base.short}` | {s.verdict} | "
+            f"{_pct(s.change)} | {ci} | {s.note.replace('|', '/')} |"
+        )
     if r.skipped:
         out += ["", "Skipped: " + "; ".join(f"`{c.short}` ({why})" for c, why in r.skipped)]
     if r.reproduce:
@@ -236,9 +319,15 @@ def _json(r) -> str:
 #: measurements (--co-runners), and not a serving endpoint (the openai backend's options).
 LEFT_OUT = ("co_runners", "verify_only")
 CHANGED: dict[str, dict[str, object]] = {
-    "backend": {"help": "Required unless --config, --bench or CHANGE_ID: numpy, pytorch, onnxruntime, openvino, "
-                        "or an installed plug-in's name (`benchdb hardware` lists them)."},
-    "repeats": {"default": 5, "help": "Trials per step: each commit's side measured in K processes, interleaved "
-                                      "(then more while the verdict is open, up to --ab-max-trials)."}}
+    "backend": {
+        "help": "Required unless --config, --bench or CHANGE_ID: numpy, pytorch, onnxruntime, openvino, "
+        "or an installed plug-in's name (`benchdb hardware` lists them)."
+    },
+    "repeats": {
+        "default": 5,
+        "help": "Trials per step: each commit's side measured in K processes, interleaved "
+        "(then more while the verdict is open, up to --ab-max-trials).",
+    },
+}
 
 COMMANDS = (with_run_options(bisect, leave_out=LEFT_OUT, backends_left_out=("openai",), changed=CHANGED),)

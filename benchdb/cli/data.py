@@ -16,18 +16,37 @@ from benchdb.cli.shared_options import READ_WAIT_S, db_option, duration_type
 from benchdb.errors import printable
 
 
-@command("ingest", examples=(
-    ("load a run's files (a folder is read recursively; files already loaded are skipped)",
-     "benchdb ingest results"),
-    ("load the files of a shared bucket into a team warehouse",
-     "benchdb ingest s3://my-bucket/results --db team.duckdb")),
-    exit_codes={1: "a file was rejected (each is named with why on standard error); the others were loaded"})
+@command(
+    "ingest",
+    examples=(
+        (
+            "load a run's files (a folder is read recursively; files already loaded are skipped)",
+            "benchdb ingest results",
+        ),
+        (
+            "load the files of a shared bucket into a team warehouse",
+            "benchdb ingest s3://my-bucket/results --db team.duckdb",
+        ),
+    ),
+    exit_codes={1: "a file was rejected (each is named with why on standard error); the others were loaded"},
+)
 @click.argument("paths", nargs=-1, required=True)
 @db_option()
-@click.option("--wait", "wait_s", type=duration_type(), default="60s", show_default=True,
-              help="How long to wait for another process that holds the database: 60s, 5m, or bare seconds.")
-@click.option("--batch-rows", type=click.IntRange(min=1), default=None, hidden=True,
-              help="Sample rows per load transaction (tuning and tests).")
+@click.option(
+    "--wait",
+    "wait_s",
+    type=duration_type(),
+    default="60s",
+    show_default=True,
+    help="How long to wait for another process that holds the database: 60s, 5m, or bare seconds.",
+)
+@click.option(
+    "--batch-rows",
+    type=click.IntRange(min=1),
+    default=None,
+    hidden=True,
+    help="Sample rows per load transaction (tuning and tests).",
+)
 def ingest(paths, db, wait_s, batch_rows):
     """Load measurement files into the warehouse.
 
@@ -46,8 +65,10 @@ def ingest(paths, db, wait_s, batch_rows):
         click.echo(printable(f"rejected {path}: {reason}"), err=True)
     click.echo(summary.line())
     if summary.change_points:
-        click.echo(f"{summary.change_points} open change point(s) in the history of the series loaded; "
-                   "see `benchdb report --regressions`")
+        click.echo(
+            f"{summary.change_points} open change point(s) in the history of the series loaded; "
+            "see `benchdb report --regressions`"
+        )
     if summary.rejected:
         sys.exit(1)
 
@@ -56,15 +77,24 @@ def ingest(paths, db, wait_s, batch_rows):
 MANY_PARTS = 1000
 
 
-@group("db", examples=(
-    ("the schema version and table sizes", "benchdb db status"),
-    ("migrate a warehouse written by an older benchdb", "benchdb db upgrade --db team.duckdb")))
+@group(
+    "db",
+    examples=(
+        ("the schema version and table sizes", "benchdb db status"),
+        ("migrate a warehouse written by an older benchdb", "benchdb db upgrade --db team.duckdb"),
+    ),
+)
 def db_group():
     """Inspect, migrate or compact the warehouse."""
 
 
-@db_group.command("status", examples=(("the default warehouse's schema and sizes", "benchdb db status"),
-                                      ("another warehouse", "benchdb db status --db team.duckdb")))
+@db_group.command(
+    "status",
+    examples=(
+        ("the default warehouse's schema and sizes", "benchdb db status"),
+        ("another warehouse", "benchdb db status --db team.duckdb"),
+    ),
+)
 @db_option()
 def db_status(db):
     """Schema version against this benchdb's, and table sizes."""
@@ -72,23 +102,29 @@ def db_status(db):
 
     st = Warehouse(db).status()
     if not st["exists"]:
-        click.echo(f"{st['path']}: does not exist (benchdb schema version {st['code_version']}); "
-                   "`benchdb ingest` creates it")
+        click.echo(
+            f"{st['path']}: does not exist (benchdb schema version {st['code_version']}); `benchdb ingest` creates it"
+        )
         return
-    state = ("up to date" if st["pending"] == 0 and st["schema_version"] <= st["code_version"]
-             else f"{st['pending']} migration(s) pending: run `benchdb db upgrade --db {shlex.quote(str(st['path']))}`"
-             if st["schema_version"] < st["code_version"] else "newer than this benchdb: upgrade benchdb")
-    click.echo(f"{st['path']}: schema version {st['schema_version']}, benchdb supports "
-               f"{st['code_version']} ({state})")
+    state = (
+        "up to date"
+        if st["pending"] == 0 and st["schema_version"] <= st["code_version"]
+        else f"{st['pending']} migration(s) pending: run `benchdb db upgrade --db {shlex.quote(str(st['path']))}`"
+        if st["schema_version"] < st["code_version"]
+        else "newer than this benchdb: upgrade benchdb"
+    )
+    click.echo(f"{st['path']}: schema version {st['schema_version']}, benchdb supports {st['code_version']} ({state})")
     for name, n in st["tables"].items():
         click.echo(f"  {name:<16} {n:>12,} rows")
     folder = st.get("samples_folder")
     if folder:
-        click.echo(printable(f"  samples folder {folder['path']}: {folder['parts']:,} part(s), "
-                             f"{folder['bytes']:,} bytes"))
+        click.echo(
+            printable(f"  samples folder {folder['path']}: {folder['parts']:,} part(s), {folder['bytes']:,} bytes")
+        )
         if folder["parts"] >= MANY_PARTS:
-            click.echo(f"  every query reads each part's footer: `benchdb db compact --db {st['path']}` "
-                       "rewrites them as one")
+            click.echo(
+                f"  every query reads each part's footer: `benchdb db compact --db {st['path']}` rewrites them as one"
+            )
 
 
 @db_group.command("upgrade", examples=(("migrate the default warehouse in place", "benchdb db upgrade"),))
@@ -102,8 +138,10 @@ def db_upgrade(db):
     wh = Warehouse(db)
     done = wh.upgrade()
     if done.applied:
-        click.echo(f"{wh.path}: applied {', '.join(f'{m.version:04d}_{m.name}' for m in done.applied)}; "
-                   f"schema version {done.version}")
+        click.echo(
+            f"{wh.path}: applied {', '.join(f'{m.version:04d}_{m.name}' for m in done.applied)}; "
+            f"schema version {done.version}"
+        )
     else:
         click.echo(f"{wh.path}: already at schema version {done.version}")
     if done.restored:
@@ -112,8 +150,9 @@ def db_upgrade(db):
         click.echo(printable(f"{wh.path}: samples read from {done.moved[1]} (were at {done.moved[0]})"))
 
 
-@db_group.command("compact", examples=(("merge the samples' parts once `db status` counts thousands",
-                                        "benchdb db compact"),))
+@db_group.command(
+    "compact", examples=(("merge the samples' parts once `db status` counts thousands", "benchdb db compact"),)
+)
 @db_option()
 def db_compact(db):
     """Rewrite the raw samples' parts as one sorted part.
@@ -129,15 +168,22 @@ def db_compact(db):
     if done.parts_after == done.parts_before:
         click.echo(f"{wh.path}: {done.parts_before} part(s), nothing to compact{removed}")
     else:
-        click.echo(f"{wh.path}: {done.rows:,} samples in {done.parts_before} part(s) rewritten as "
-                   f"{done.parts_after}{removed}")
+        click.echo(
+            f"{wh.path}: {done.rows:,} samples in {done.parts_before} part(s) rewritten as {done.parts_after}{removed}"
+        )
 
 
-@command("query", examples=(
-    ("the newest valid result of every series", 'benchdb query "SELECT model_id, backend, median '
-     'FROM results_latest LIMIT 5"'),
-    ("the same as CSV, for a spreadsheet", 'benchdb query "SELECT * FROM results_latest" --format csv')),
-    exit_codes={2: "bad input, or the SQL failed or writes (the connection is read-only); one line says why"})
+@command(
+    "query",
+    examples=(
+        (
+            "the newest valid result of every series",
+            'benchdb query "SELECT model_id, backend, median FROM results_latest LIMIT 5"',
+        ),
+        ("the same as CSV, for a spreadsheet", 'benchdb query "SELECT * FROM results_latest" --format csv'),
+    ),
+    exit_codes={2: "bad input, or the SQL failed or writes (the connection is read-only); one line says why"},
+)
 @click.argument("sql_text", metavar="SQL")
 @db_option()
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "json"]), default="table", show_default=True)
@@ -153,10 +199,16 @@ def query(sql_text, db, fmt):
         click.echo(render(cols, rows, fmt))
 
 
-@command("ack", examples=(
-    ("accept change point 3f2a9c1e (an id prefix from `benchdb report --regressions`)",
-     'benchdb ack 3f2a9c1e --note "new tokenizer: slower by design"'),),
-    exit_codes={2: "bad input: no change point with that id (or a prefix of several)"})
+@command(
+    "ack",
+    examples=(
+        (
+            "accept change point 3f2a9c1e (an id prefix from `benchdb report --regressions`)",
+            'benchdb ack 3f2a9c1e --note "new tokenizer: slower by design"',
+        ),
+    ),
+    exit_codes={2: "bad input: no change point with that id (or a prefix of several)"},
+)
 @click.argument("change_id")
 @click.option("--note", required=True, help="Why the shift is intended (kept with the change point).")
 @db_option()

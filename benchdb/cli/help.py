@@ -22,8 +22,7 @@ import click
 from benchdb.errors import closest, did_you_mean
 
 #: Exit 2, which every command uses: one line says what was refused and what to do.
-BAD_INPUT = {2: "bad input: an option, value, file or warehouse benchdb refuses (one line says which "
-                "and what to do)"}
+BAD_INPUT = {2: "bad input: an option, value, file or warehouse benchdb refuses (one line says which and what to do)"}
 #: Exit 130: Ctrl-C.
 INTERRUPTED = {130: "interrupted (Ctrl-C); nothing half-written is kept"}
 
@@ -77,8 +76,13 @@ class HelpSections:
 class Command(HelpSections, click.Command):
     """A benchdb command (see the module's docstring)."""
 
-    def __init__(self, *args: Any, examples: Sequence[tuple[str, str]] = (),
-                 exit_codes: Mapping[int, str] | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        examples: Sequence[tuple[str, str]] = (),
+        exit_codes: Mapping[int, str] | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
         self._sections(examples, exit_codes or {})
 
@@ -88,20 +92,27 @@ class Group(HelpSections, click.Group):
 
     command_class = Command
 
-    def __init__(self, *args: Any, examples: Sequence[tuple[str, str]] = (),
-                 exit_codes: Mapping[int, str] | None = None, **kwargs: Any):
+    def __init__(
+        self,
+        *args: Any,
+        examples: Sequence[tuple[str, str]] = (),
+        exit_codes: Mapping[int, str] | None = None,
+        **kwargs: Any,
+    ):
         super().__init__(*args, **kwargs)
         self._sections(examples, exit_codes or {})
 
 
-def command(name: str, *, examples: Sequence[tuple[str, str]], exit_codes: Mapping[int, str] | None = None,
-            **kwargs: Any) -> Callable[[Callable[..., Any]], Command]:
+def command(
+    name: str, *, examples: Sequence[tuple[str, str]], exit_codes: Mapping[int, str] | None = None, **kwargs: Any
+) -> Callable[[Callable[..., Any]], Command]:
     """``@click.command(name)`` as a :class:`Command` with its examples and exit codes."""
     return click.command(name, cls=Command, examples=examples, exit_codes=exit_codes or {}, **kwargs)
 
 
-def group(name: str, *, examples: Sequence[tuple[str, str]], exit_codes: Mapping[int, str] | None = None,
-          **kwargs: Any) -> Callable[[Callable[..., Any]], Group]:
+def group(
+    name: str, *, examples: Sequence[tuple[str, str]], exit_codes: Mapping[int, str] | None = None, **kwargs: Any
+) -> Callable[[Callable[..., Any]], Group]:
     """``@click.group(name)`` as a :class:`Group` with its examples and exit codes."""
     return click.group(name, cls=Group, examples=examples, exit_codes=exit_codes or {}, **kwargs)
 
@@ -117,26 +128,34 @@ def usage_line(exc: click.UsageError) -> str:
     if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
         # click compares whole flags, so the shared "--" makes '--ep' as close to '--repeat' as
         # '--repeats' is: compare the names, and name the closest one
-        flags = {o.lstrip("-"): o for p in exc.ctx.command.get_params(exc.ctx) if isinstance(p, click.Option)
-                 for o in (*p.opts, *p.secondary_opts)}
+        flags = {
+            o.lstrip("-"): o
+            for p in exc.ctx.command.get_params(exc.ctx)
+            if isinstance(p, click.Option)
+            for o in (*p.opts, *p.secondary_opts)
+        }
         name = closest(exc.option_name.lstrip("-"), flags)
         text = f"no such option {exc.option_name!r}" + (f" (did you mean {flags[name]!r}?)" if name else "")
     text = _SUGGESTION.sub(lambda m: f" (did you mean {m.group(1)}?)", text).rstrip(".")
     text = text.replace(". (did you mean", " (did you mean")
-    if "did you mean" not in text and exc.ctx is not None:     # click < 8.2 suggests neither of these
+    if "did you mean" not in text and exc.ctx is not None:  # click < 8.2 suggests neither of these
         command = re.search(r"[Nn]o such command '([^']*)'", text)
         choice = re.search(r"'([^']*)' is not one of", text)
         options: list[str] = []
         if command and isinstance(exc.ctx.command, click.Group):
             options = list(exc.ctx.command.list_commands(exc.ctx))
-        elif choice and isinstance(exc, click.BadParameter) and exc.param is not None \
-                and isinstance(exc.param.type, click.Choice):
+        elif (
+            choice
+            and isinstance(exc, click.BadParameter)
+            and exc.param is not None
+            and isinstance(exc.param.type, click.Choice)
+        ):
             options = [str(c) for c in exc.param.type.choices]
         found = command or choice
         name = closest(found.group(1), options) if found and options else None
         if name:
             text += f" (did you mean {name!r}?)"
-    if text[:1].isupper() and text[1:2].islower():     # "Missing option", not "SQL"
+    if text[:1].isupper() and text[1:2].islower():  # "Missing option", not "SQL"
         text = text[0].lower() + text[1:]
     path = exc.ctx.command_path if exc.ctx is not None else "benchdb"
     return f"benchdb: error: {text}; see `{path} --help`"

@@ -13,36 +13,83 @@ import click
 from benchdb.cli.help import command
 from benchdb.cli.shared_options import db_option
 
-IMPORT_FORMATS = ("optimum-benchmark", "pytest-benchmark", "transformers", "hud-v3", "mlperf", "vllm-serve",
-                  "sglang-serve", "aiperf", "guidellm", "lm-eval", "inferencex")
+IMPORT_FORMATS = (
+    "optimum-benchmark",
+    "pytest-benchmark",
+    "transformers",
+    "hud-v3",
+    "mlperf",
+    "vllm-serve",
+    "sglang-serve",
+    "aiperf",
+    "guidellm",
+    "lm-eval",
+    "inferencex",
+)
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
 
-@command("import", examples=(
-    ("a vLLM serving benchmark's saved result, measured on the machine named h100-node",
-     "benchdb import vllm-serve vllm_result.json --hardware h100-node --out imported"),
-    ("every optimum-benchmark result under a folder", "benchdb import optimum-benchmark runs/ --out imported")),
-    exit_codes={1: "a file failed (each is named with why on standard error); the others were imported"})
+@command(
+    "import",
+    examples=(
+        (
+            "a vLLM serving benchmark's saved result, measured on the machine named h100-node",
+            "benchdb import vllm-serve vllm_result.json --hardware h100-node --out imported",
+        ),
+        ("every optimum-benchmark result under a folder", "benchdb import optimum-benchmark runs/ --out imported"),
+    ),
+    exit_codes={1: "a file failed (each is named with why on standard error); the others were imported"},
+)
 @click.argument("fmt", metavar="FORMAT", type=click.Choice(IMPORT_FORMATS))
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--out", "out", default="results", show_default=True,
-              help="Folder for the contract files (then: benchdb ingest DIR).")
-@click.option("--hardware", "hardware", default=None, metavar="NAME",
-              help="The hardware the results ran on, where the files do not name it (a serving tool's files "
-                   "never do): the same name as a benchdb run's --server-hardware gives the same hardware.")
-@click.option("--hardware-file", "hardware_file", default=None, metavar="FILE",
-              help="Instead of --hardware: a hardware file describing the system (YAML or JSON: accelerator, "
-                   "accelerators_per_node, nodes, cpu, ...; its accelerators and parallelism describe how the "
-                   "results used it; `benchdb hardware --format yaml` prints one), or `benchdb hardware "
-                   "--format json` saved on that machine.")
-@click.option("--engine", "engine", default=None, metavar="NAME",
-              help="Serving formats: the engine that served (vllm, sglang, transformers, ...) where the file does "
-                   "not name it (AIPerf, GuideLLM); else recorded as an OpenAI-compatible server.")
-@click.option("--model", "model", default=None, metavar="NAME",
-              help="The model, for results whose files do not name it (an SGLang line without server_info); "
-                   "lm-eval: the benchdb model id its scores belong to (default: its pretrained=).")
-@click.option("--precision", "precision", default=None, metavar="PRECISION",
-              help="lm-eval: the precision the scores were measured at, where model_args names no dtype.")
+@click.option(
+    "--out",
+    "out",
+    default="results",
+    show_default=True,
+    help="Folder for the contract files (then: benchdb ingest DIR).",
+)
+@click.option(
+    "--hardware",
+    "hardware",
+    default=None,
+    metavar="NAME",
+    help="The hardware the results ran on, where the files do not name it (a serving tool's files "
+    "never do): the same name as a benchdb run's --server-hardware gives the same hardware.",
+)
+@click.option(
+    "--hardware-file",
+    "hardware_file",
+    default=None,
+    metavar="FILE",
+    help="Instead of --hardware: a hardware file describing the system (YAML or JSON: accelerator, "
+    "accelerators_per_node, nodes, cpu, ...; its accelerators and parallelism describe how the "
+    "results used it; `benchdb hardware --format yaml` prints one), or `benchdb hardware "
+    "--format json` saved on that machine.",
+)
+@click.option(
+    "--engine",
+    "engine",
+    default=None,
+    metavar="NAME",
+    help="Serving formats: the engine that served (vllm, sglang, transformers, ...) where the file does "
+    "not name it (AIPerf, GuideLLM); else recorded as an OpenAI-compatible server.",
+)
+@click.option(
+    "--model",
+    "model",
+    default=None,
+    metavar="NAME",
+    help="The model, for results whose files do not name it (an SGLang line without server_info); "
+    "lm-eval: the benchdb model id its scores belong to (default: its pretrained=).",
+)
+@click.option(
+    "--precision",
+    "precision",
+    default=None,
+    metavar="PRECISION",
+    help="lm-eval: the precision the scores were measured at, where model_args names no dtype.",
+)
 def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precision):
     """Convert other tools' result files into contract files.
 
@@ -75,30 +122,55 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     for note in summary.notes:
         click.echo(note)
     n = sum(k for _, k in summary.imported)
-    click.echo(f"imported {n} result(s) from {len(summary.imported)} {fmt} file(s) into {out}"
-               + (f" ({summary.detail})" if summary.detail else "")
-               + (f"; {len(summary.failed)} file(s) failed" if summary.failed else "")
-               + (f"; next: benchdb ingest {shlex.quote(str(out))}" if n else ""))
+    click.echo(
+        f"imported {n} result(s) from {len(summary.imported)} {fmt} file(s) into {out}"
+        + (f" ({summary.detail})" if summary.detail else "")
+        + (f"; {len(summary.failed)} file(s) failed" if summary.failed else "")
+        + (f"; next: benchdb ingest {shlex.quote(str(out))}" if n else "")
+    )
     if summary.failed:
         sys.exit(1)
 
 
-@command("export", examples=(
-    ("every result as PyTorch HUD records, one JSON line per result and metric",
-     "benchdb export --format hud-v3 --out results.jsonl"),
-    ("one model's results as optimum-benchmark reports, one folder each",
-     "benchdb export --format optimum-benchmark --model tiny:bert --out exported"),
-    ("the whole warehouse as partitioned Parquet for Spark", "benchdb export --partitioned spark-data")))
-@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default=None,
-              help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
-                   "benchmark.json per result; vllm-serve: one `vllm bench serve --save-detailed` JSON per "
-                   "serving load point (every request, vLLM's summary figures).")
-@click.option("--out", "out", default="-", show_default=True,
-              help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark, vllm-serve: a folder.")
+@command(
+    "export",
+    examples=(
+        (
+            "every result as PyTorch HUD records, one JSON line per result and metric",
+            "benchdb export --format hud-v3 --out results.jsonl",
+        ),
+        (
+            "one model's results as optimum-benchmark reports, one folder each",
+            "benchdb export --format optimum-benchmark --model tiny:bert --out exported",
+        ),
+        ("the whole warehouse as partitioned Parquet for Spark", "benchdb export --partitioned spark-data"),
+    ),
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(EXPORT_FORMATS),
+    default=None,
+    help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
+    "benchmark.json per result; vllm-serve: one `vllm bench serve --save-detailed` JSON per "
+    "serving load point (every request, vLLM's summary figures).",
+)
+@click.option(
+    "--out",
+    "out",
+    default="-",
+    show_default=True,
+    help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark, vllm-serve: a folder.",
+)
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
-@click.option("--partitioned", "partitioned", default=None, metavar="DIR_OR_URL",
-              help="Instead: the whole warehouse as Hive-partitioned Parquet for Spark (a folder or an "
-                   "fsspec URL); appends what is new to an earlier export.")
+@click.option(
+    "--partitioned",
+    "partitioned",
+    default=None,
+    metavar="DIR_OR_URL",
+    help="Instead: the whole warehouse as Hive-partitioned Parquet for Spark (a folder or an "
+    "fsspec URL); appends what is new to an earlier export.",
+)
 @db_option()
 def export_cmd(fmt, out, models, partitioned, db):
     """Write results in another tool's format.
@@ -112,8 +184,10 @@ def export_cmd(fmt, out, models, partitioned, db):
         from benchdb.spark import export_partitioned
 
         s = export_partitioned(db, partitioned)
-        click.echo(f"exported {s.results} new result(s) and {s.samples} sample(s) to {partitioned} "
-                   f"({s.total_results} result(s) in all)")
+        click.echo(
+            f"exported {s.results} new result(s) and {s.samples} sample(s) to {partitioned} "
+            f"({s.total_results} result(s) in all)"
+        )
         return
     # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
     if fmt is None:
@@ -122,8 +196,7 @@ def export_cmd(fmt, out, models, partitioned, db):
         raise click.BadParameter(f"{fmt} writes one file per result: give --out FOLDER", param_hint="--out")
     results, written = export(db, fmt, out, list(models))
     what = {"hud-v3": "record(s)", "vllm-serve": "result file(s)"}.get(fmt, "report(s)")
-    click.echo(f"exported {results} result(s) as {written} {fmt} {what} to {out}",
-               err=out == "-")
+    click.echo(f"exported {results} result(s) as {written} {fmt} {what} to {out}", err=out == "-")
 
 
 COMMANDS: list = [import_cmd, export_cmd]

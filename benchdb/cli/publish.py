@@ -16,24 +16,45 @@ from benchdb.cli.shared_options import db_option, write_atomic
 from benchdb.errors import BenchdbError
 
 
-@command("publish", examples=(
-    ("list what would be uploaded to the dataset, changing nothing",
-     "benchdb publish --repo my-org/benchmarks --dry-run"),
-    ("upload (the token comes from HF_TOKEN or `hf auth login`)", "benchdb publish --repo my-org/benchmarks"),
-    ("the dashboard as a static Space", "benchdb publish --space my-org/benchdb-dashboard")),
-    exit_codes={1: "nothing to publish: no ingested contract file (matching --model/--hardware)",
-                2: "bad input, or the Hub refused a request (one line says why)"})
+@command(
+    "publish",
+    examples=(
+        (
+            "list what would be uploaded to the dataset, changing nothing",
+            "benchdb publish --repo my-org/benchmarks --dry-run",
+        ),
+        ("upload (the token comes from HF_TOKEN or `hf auth login`)", "benchdb publish --repo my-org/benchmarks"),
+        ("the dashboard as a static Space", "benchdb publish --space my-org/benchdb-dashboard"),
+    ),
+    exit_codes={
+        1: "nothing to publish: no ingested contract file (matching --model/--hardware)",
+        2: "bad input, or the Hub refused a request (one line says why)",
+    },
+)
 @click.option("--repo", "repo_id", default=None, metavar="ORG/NAME", help="The dataset repository on the Hub.")
-@click.option("--space", "space_id", default=None, metavar="ORG/NAME",
-              help="Instead: publish the dashboard (`benchdb site`) as a static Hugging Face Space.")
-@click.option("--site", "site_dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
-              help="With --space: a site `benchdb site --out DIR` already built (default: build one from --db); "
-                   "only the files `benchdb site` wrote are uploaded.")
+@click.option(
+    "--space",
+    "space_id",
+    default=None,
+    metavar="ORG/NAME",
+    help="Instead: publish the dashboard (`benchdb site`) as a static Hugging Face Space.",
+)
+@click.option(
+    "--site",
+    "site_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="With --space: a site `benchdb site --out DIR` already built (default: build one from --db); "
+    "only the files `benchdb site` wrote are uploaded.",
+)
 @click.option("--private", is_flag=True, help="Create the repository private (when it does not exist yet).")
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
-@click.option("--dry-run", is_flag=True, help="List every file that would be uploaded (and, with --space, deleted); "
-                                             "change nothing.")
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="List every file that would be uploaded (and, with --space, deleted); change nothing.",
+)
 @db_option()
 def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_run, db):
     """Publish the results as a Hugging Face Hub dataset.
@@ -56,8 +77,10 @@ def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_ru
     for u in p.uploads:
         click.echo(f"  + {u.path_in_repo} ({u.size:,} bytes)")
     if dry_run:
-        click.echo(f"dry run: would upload {p.line()} to dataset {repo_id} in one commit"
-                   + ("" if p.exists else " (creating it)"))
+        click.echo(
+            f"dry run: would upload {p.line()} to dataset {repo_id} in one commit"
+            + ("" if p.exists else " (creating it)")
+        )
         return
     if not p.uploads:
         click.echo(f"nothing new to publish: dataset {repo_id} is up to date ({p.already} contract file(s))")
@@ -84,11 +107,16 @@ def _space(space_id, site_dir, private, db, filtered, dry_run) -> None:
         p = space.plan(site_dir, space_id, need_token=not dry_run)
         for line in p.lines():
             click.echo(line)
-        what = (f"{len(p.uploads)} file(s)" + (f", {len(p.deletions)} stale removed" if p.deletions else "")
-                + (f", {len(p.replaced)} replaced that no publish wrote" if p.replaced else ""))
+        what = (
+            f"{len(p.uploads)} file(s)"
+            + (f", {len(p.deletions)} stale removed" if p.deletions else "")
+            + (f", {len(p.replaced)} replaced that no publish wrote" if p.replaced else "")
+        )
         if dry_run:
-            click.echo(f"dry run: would publish the dashboard to Space {space_id} in one commit: {what}"
-                       + ("" if p.exists else " (creating it)"))
+            click.echo(
+                f"dry run: would publish the dashboard to Space {space_id} in one commit: {what}"
+                + ("" if p.exists else " (creating it)")
+            )
             return
         url = space.push(p, private=private)
     click.echo(f"published the dashboard to Space {space_id} in one commit: {what}: {url}")
@@ -98,12 +126,24 @@ def model_card_options(command):
     """Adds `--model-card MODEL`, `--dataset ORG/NAME` and `--push` to the `report` command: with
     --model-card, the command writes the model-card section instead of a report."""
 
-    @click.option("--push", is_flag=True,
-                  help="With --model-card: open a pull request on the model's Hub repo updating that section.")
-    @click.option("--dataset", default=None, metavar="ORG/NAME",
-                  help="With --model-card: the published dataset to link (and whose badge to show).")
-    @click.option("--model-card", "model_card", default=None, metavar="MODEL",
-                  help="Write the Markdown section for MODEL's Hub model card (between benchdb markers).")
+    @click.option(
+        "--push",
+        is_flag=True,
+        help="With --model-card: open a pull request on the model's Hub repo updating that section.",
+    )
+    @click.option(
+        "--dataset",
+        default=None,
+        metavar="ORG/NAME",
+        help="With --model-card: the published dataset to link (and whose badge to show).",
+    )
+    @click.option(
+        "--model-card",
+        "model_card",
+        default=None,
+        metavar="MODEL",
+        help="Write the Markdown section for MODEL's Hub model card (between benchdb markers).",
+    )
     @functools.wraps(command)
     def wrapper(*args, model_card, dataset, push, **kwargs):
         if model_card is None:
@@ -129,8 +169,12 @@ def _model_card(model_id: str, dataset: str | None, push: bool, db, out) -> None
         click.echo(f"wrote {out} (model-card section for {model_id})", err=True)
     if push:
         url = hub.push_model_card(model_id, section)
-        click.echo(f"opened a pull request on {model_id}: {url}" if url else
-                   f"the model card of {model_id} already has this section: no pull request", err=True)
+        click.echo(
+            f"opened a pull request on {model_id}: {url}"
+            if url
+            else f"the model card of {model_id} already has this section: no pull request",
+            err=True,
+        )
 
 
 COMMANDS = [publish]

@@ -24,68 +24,166 @@ from benchdb.cli.shared_options import (
 from benchdb.errors import BenchdbError
 
 
-@command("report", examples=(
-    ("the best hardware and backend per model and batch size, within a 50 ms median",
-     "benchdb report --optimal-hardware --max-latency 50ms"),
-    ("every report as one HTML page", "benchdb report --all --out report.html"),
-    ("the section for a model's Hub model card", "benchdb report --model-card tiny:bert")),
-    exit_codes={1: "nothing to report: the warehouse holds no results, none matches the filters, or none has "
-                   "what --objective needs (one line says which)"})
+@command(
+    "report",
+    examples=(
+        (
+            "the best hardware and backend per model and batch size, within a 50 ms median",
+            "benchdb report --optimal-hardware --max-latency 50ms",
+        ),
+        ("every report as one HTML page", "benchdb report --all --out report.html"),
+        ("the section for a model's Hub model card", "benchdb report --model-card tiny:bert"),
+    ),
+    exit_codes={
+        1: "nothing to report: the warehouse holds no results, none matches the filters, or none has "
+        "what --objective needs (one line says which)"
+    },
+)
 @model_card_options
-@click.option("--optimal-hardware", "kinds", flag_value="optimal-hardware", multiple=True,
-              help="Best hardware/backend per model and batch size (and the runner-up).")
+@click.option(
+    "--optimal-hardware",
+    "kinds",
+    flag_value="optimal-hardware",
+    multiple=True,
+    help="Best hardware/backend per model and batch size (and the runner-up).",
+)
 @click.option("--matrix", "kinds", flag_value="matrix", multiple=True, help="Compatibility matrix.")
 @click.option("--speedup", "kinds", flag_value="speedup", multiple=True, help="Speedup vs CPU PyTorch eager.")
-@click.option("--speed-accuracy", "kinds", flag_value="speed-accuracy", multiple=True,
-              help="Speedup of each precision over fp32 (with its CI) beside its agreement with fp32.")
-@click.option("--batch-scaling", "--scaling", "kinds", flag_value="batch-scaling", multiple=True,
-              help="Batch scaling: latency and throughput against batch size (--scaling: the same).")
+@click.option(
+    "--speed-accuracy",
+    "kinds",
+    flag_value="speed-accuracy",
+    multiple=True,
+    help="Speedup of each precision over fp32 (with its CI) beside its agreement with fp32.",
+)
+@click.option(
+    "--batch-scaling",
+    "--scaling",
+    "kinds",
+    flag_value="batch-scaling",
+    multiple=True,
+    help="Batch scaling: latency and throughput against batch size (--scaling: the same).",
+)
 @click.option("--memory", "kinds", flag_value="memory", multiple=True, help="Peak memory.")
 @click.option("--trends", "kinds", flag_value="trends", multiple=True, help="Medians over runs.")
-@click.option("--regressions", "kinds", flag_value="regressions", multiple=True,
-              help="Open change points in the series' history.")
-@click.option("--serving", "kinds", flag_value="serving", multiple=True,
-              help="Serving benchmarks (openai backend): load points, throughput-interactivity frontier and, "
-                   "with --slo, the best hardware/engine at the SLO (not part of --all).")
-@click.option("--slo", default=None, metavar="SLO",
-              help="--serving: e.g. ttft:500ms,tpot:50ms (TTFT p90, TPOT p50) or ttft:1s,interactivity:20 "
-                   "(tokens/s per user).")
+@click.option(
+    "--regressions", "kinds", flag_value="regressions", multiple=True, help="Open change points in the series' history."
+)
+@click.option(
+    "--serving",
+    "kinds",
+    flag_value="serving",
+    multiple=True,
+    help="Serving benchmarks (openai backend): load points, throughput-interactivity frontier and, "
+    "with --slo, the best hardware/engine at the SLO (not part of --all).",
+)
+@click.option(
+    "--slo",
+    default=None,
+    metavar="SLO",
+    help="--serving: e.g. ttft:500ms,tpot:50ms (TTFT p90, TPOT p50) or ttft:1s,interactivity:20 (tokens/s per user).",
+)
 @click.option("--all", "all_", is_flag=True, help="Every report above but --serving.")
-@click.option("--format", "fmt", type=click.Choice(["md", "html", "json", "csv"]), default=None,
-              help="Default: html when --out ends in .html, else md.")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to this file (atomically) instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "html", "json", "csv"]),
+    default=None,
+    help="Default: html when --out ends in .html, else md.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file (atomically) instead of standard output.",
+)
 @db_option()
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
-@click.option("--objective", type=click.Choice(["throughput", "latency", "energy", "cost"]), default="throughput",
-              show_default=True, help="What --optimal-hardware optimises.")
-@click.option("--max-latency", "max_latency_ms", type=duration_type(unit="ms"), default=None, metavar="DURATION",
-              help="Latency budget (median): 250ms, 1.5s (a bare number is seconds).")
+@click.option(
+    "--objective",
+    type=click.Choice(["throughput", "latency", "energy", "cost"]),
+    default="throughput",
+    show_default=True,
+    help="What --optimal-hardware optimises.",
+)
+@click.option(
+    "--max-latency",
+    "max_latency_ms",
+    type=duration_type(unit="ms"),
+    default=None,
+    metavar="DURATION",
+    help="Latency budget (median): 250ms, 1.5s (a bare number is seconds).",
+)
 @old_name("--max-latency-ms", "--max-latency", "max_latency_ms", duration_type(bare="ms"))
-@click.option("--max-memory", "max_memory_mb", type=size_type(unit="MiB"), default=None, metavar="SIZE",
-              help="Peak memory budget: 512MiB, 2GiB, 2GB.")
+@click.option(
+    "--max-memory",
+    "max_memory_mb",
+    type=size_type(unit="MiB"),
+    default=None,
+    metavar="SIZE",
+    help="Peak memory budget: 512MiB, 2GiB, 2GB.",
+)
 @old_name("--max-memory-mb", "--max-memory", "max_memory_mb", size_type(unit="MiB", bare="MiB"))
-@click.option("--max-accuracy-drop", type=share_type(), default=None,
-              help="--optimal-hardware: leave out results that are not fp32 whose accuracy drop against fp32 is "
-                   "more than PCT, 1% or 0.01 (imported lm-eval scores, else the --sts score, else the output's "
-                   "agreement with fp32: the result_accuracy view); each one left out is named with why.")
-@click.option("--per", type=click.Choice(["system", "accelerator", "watt", "cost"]), default=None,
-              help="--optimal-hardware: rank a throughput per system (as is, the default), per accelerator it ran "
-                   "on, per watt of measured power or per dollar-hour (--prices), and list every system side by "
-                   "side; published summary-only figures are marked and have no interval.")
-@click.option("--prices", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
-              help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
-                   "--serving); for --objective cost and the --serving SLO table. For --per cost also "
-                   "accelerator_hour: {accelerator name: USD} and/or system_hour: {system name: USD}.")
+@click.option(
+    "--max-accuracy-drop",
+    type=share_type(),
+    default=None,
+    help="--optimal-hardware: leave out results that are not fp32 whose accuracy drop against fp32 is "
+    "more than PCT, 1% or 0.01 (imported lm-eval scores, else the --sts score, else the output's "
+    "agreement with fp32: the result_accuracy view); each one left out is named with why.",
+)
+@click.option(
+    "--per",
+    type=click.Choice(["system", "accelerator", "watt", "cost"]),
+    default=None,
+    help="--optimal-hardware: rank a throughput per system (as is, the default), per accelerator it ran "
+    "on, per watt of measured power or per dollar-hour (--prices), and list every system side by "
+    "side; published summary-only figures are marked and have no interval.",
+)
+@click.option(
+    "--prices",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
+    "--serving); for --objective cost and the --serving SLO table. For --per cost also "
+    "accelerator_hour: {accelerator name: USD} and/or system_hour: {system name: USD}.",
+)
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
-@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default a terminal's tables keep "
-                                          "their key columns and fit 120 columns; --out files are always wide).")
-@click.option("--engine", type=click.Choice(["duckdb", "spark"]), default="duckdb", show_default=True,
-              help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).")
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Markdown: every column, whole (by default a terminal's tables keep "
+    "their key columns and fit 120 columns; --out files are always wide).",
+)
+@click.option(
+    "--engine",
+    type=click.Choice(["duckdb", "spark"]),
+    default="duckdb",
+    show_default=True,
+    help="spark: compute the report with pyspark over --data (a `benchdb export --partitioned` copy).",
+)
 @click.option("--data", default=None, metavar="DIR_OR_URL", help="The partitioned export for --engine spark.")
-def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, max_latency_ms, max_memory_mb,
-           max_accuracy_drop, per, prices, github_summary, wide, engine, data):
+def report(
+    kinds,
+    slo,
+    all_,
+    fmt,
+    out,
+    db,
+    models,
+    hardware_names,
+    objective,
+    max_latency_ms,
+    max_memory_mb,
+    max_accuracy_drop,
+    per,
+    prices,
+    github_summary,
+    wide,
+    engine,
+    data,
+):
     """Reports: best hardware, compatibility, speedup, trends.
 
     Choose one or more reports (or --all): optimal hardware, the compatibility matrix, speedup,
@@ -97,35 +195,47 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
 
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
     if not chosen:
-        raise BenchdbError("choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
-                           "--batch-scaling, --memory, --trends, --regressions or --all")
+        raise BenchdbError(
+            "choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
+            "--batch-scaling, --memory, --trends, --regressions or --all"
+        )
     if slo is not None and "serving" not in chosen:
         raise BenchdbError("--slo applies to --serving")
     from benchdb.reports.optimal import load_prices
     from benchdb.reports.serving import parse_slo
+
     if per is not None and "optimal-hardware" not in chosen:
         raise BenchdbError("--per applies to --optimal-hardware")
     system_prices, accelerator_prices = load_prices(prices) if prices else ({}, {})
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
-    filters = builder.Filters(models=tuple(models), hardware=tuple(hardware_names), objective=objective,
-                              max_latency_ms=max_latency_ms, max_memory_mb=max_memory_mb,
-                              max_accuracy_drop=max_accuracy_drop,
-                              prices=system_prices, accelerator_prices=accelerator_prices, per=per,
-                              slo=parse_slo(slo))
+    filters = builder.Filters(
+        models=tuple(models),
+        hardware=tuple(hardware_names),
+        objective=objective,
+        max_latency_ms=max_latency_ms,
+        max_memory_mb=max_memory_mb,
+        max_accuracy_drop=max_accuracy_drop,
+        prices=system_prices,
+        accelerator_prices=accelerator_prices,
+        per=per,
+        slo=parse_slo(slo),
+    )
     if engine == "spark" or data is not None:
         if "serving" in chosen:
             raise BenchdbError("--serving reads the warehouse's serving views: use --engine duckdb")
         if engine != "spark" or not data:
-            raise BenchdbError("--engine spark needs --data DIR_OR_URL (a `benchdb export --partitioned` copy), "
-                               "and --data needs --engine spark")
+            raise BenchdbError(
+                "--engine spark needs --data DIR_OR_URL (a `benchdb export --partitioned` copy), "
+                "and --data needs --engine spark"
+            )
         from benchdb.spark.session import report as spark_report
 
         rep = spark_report(data, chosen, filters, detail=fmt == "html")
     else:
         # HTML also draws every traced result's samples (the drill-down)
         rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters, detail=fmt == "html")
-    text = renderer.render(rep, fmt, wide or out is not None)     # a file is not a terminal: every column
-    if github_summary:         # a browser shows wide tables: every column
+    text = renderer.render(rep, fmt, wide or out is not None)  # a file is not a terminal: every column
+    if github_summary:  # a browser shows wide tables: every column
         append_summary(renderer.markdown(rep, wide=True))
     if out is None:
         click.echo(text, nl=False)
@@ -134,43 +244,78 @@ def report(kinds, slo, all_, fmt, out, db, models, hardware_names, objective, ma
         click.echo(f"wrote {out} ({fmt}, {sum(len(s.rows) for s in rep.sections)} rows)", err=True)
 
 
-_SELECTOR_HELP = ("latest = per hardware and backend, its newest run; latest~N = N runs before that on the "
-                  "same hardware and backend; run:ID, commit:SHA, tag:T, time:A..B pick whole runs.")
+_SELECTOR_HELP = (
+    "latest = per hardware and backend, its newest run; latest~N = N runs before that on the "
+    "same hardware and backend; run:ID, commit:SHA, tag:T, time:A..B pick whole runs."
+)
 
 
-@command("check", examples=(
-    ("gate each machine's and backend's newest run on the run before it", "benchdb check --baseline latest~1 "
-     "--candidate latest"),
-    ("gate the runs tagged pr-123 on those tagged main (run --tag), threshold 3%",
-     "benchdb check --baseline tag:main --candidate tag:pr-123 --threshold 3%"),
-    ("the same as one HTML page with both distributions (--out FILE to write a file)",
-     "benchdb check --baseline latest~1 --candidate latest "
-     "--format html")),
-    exit_codes={0: "pass: every compared series is unchanged, improved or fixed (still_broken is reported, "
-                   "not a new failure)",
-                1: "fail: a shared series regressed or broke",
-                2: "nothing to compare (no series on both sides, a selector matching no run), an unknown "
-                   "--metric, or another usage error",
-                3: "undecided: nothing failed, but N of M verdicts are inconclusive (--allow-inconclusive "
-                   "makes that exit 0)"})
+@command(
+    "check",
+    examples=(
+        (
+            "gate each machine's and backend's newest run on the run before it",
+            "benchdb check --baseline latest~1 --candidate latest",
+        ),
+        (
+            "gate the runs tagged pr-123 on those tagged main (run --tag), threshold 3%",
+            "benchdb check --baseline tag:main --candidate tag:pr-123 --threshold 3%",
+        ),
+        (
+            "the same as one HTML page with both distributions (--out FILE to write a file)",
+            "benchdb check --baseline latest~1 --candidate latest --format html",
+        ),
+    ),
+    exit_codes={
+        0: "pass: every compared series is unchanged, improved or fixed (still_broken is reported, not a new failure)",
+        1: "fail: a shared series regressed or broke",
+        2: "nothing to compare (no series on both sides, a selector matching no run), an unknown "
+        "--metric, or another usage error",
+        3: "undecided: nothing failed, but N of M verdicts are inconclusive (--allow-inconclusive makes that exit 0)",
+    },
+)
 @click.option("--baseline", required=True, help="Runs to compare against, e.g. latest~1. " + _SELECTOR_HELP)
 @click.option("--candidate", required=True, help="Runs under test (same selector forms), e.g. latest.")
-@click.option("--threshold", type=THRESHOLD, default="5%", show_default=True,
-              help="Smallest change that matters (the series' own noise x3 raises it)." + THRESHOLD_HELP)
-@click.option("--metric", default=None,
-              help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2). "
-                   "Default: the results' own headline metric (latency_s; ttft_s for serving load points; "
-                   "latency_s where they differ).")
-@click.option("--format", "fmt", type=click.Choice(["md", "json", "html"]), default="md", show_default=True,
-              help="html: one self-contained page (both distributions, the change with its CI, the threshold "
-                   "band and the verdict per series).")
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write to this file (atomically) instead of standard output.")
+@click.option(
+    "--threshold",
+    type=THRESHOLD,
+    default="5%",
+    show_default=True,
+    help="Smallest change that matters (the series' own noise x3 raises it)." + THRESHOLD_HELP,
+)
+@click.option(
+    "--metric",
+    default=None,
+    help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2). "
+    "Default: the results' own headline metric (latency_s; ttft_s for serving load points; "
+    "latency_s where they differ).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["md", "json", "html"]),
+    default="md",
+    show_default=True,
+    help="html: one self-contained page (both distributions, the change with its CI, the threshold "
+    "band and the verdict per series).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file (atomically) instead of standard output.",
+)
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
-@click.option("--wide", is_flag=True, help="Markdown: every column, whole (by default lines fit 120 columns; --out "
-                                          "files are always wide).")
-@click.option("--allow-inconclusive", is_flag=True,
-              help="Exit 0 when nothing failed, even if some verdicts are inconclusive (default: exit 3).")
+@click.option(
+    "--wide",
+    is_flag=True,
+    help="Markdown: every column, whole (by default lines fit 120 columns; --out files are always wide).",
+)
+@click.option(
+    "--allow-inconclusive",
+    is_flag=True,
+    help="Exit 0 when nothing failed, even if some verdicts are inconclusive (default: exit 3).",
+)
 @db_option()
 def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide, allow_inconclusive, db):
     """Regression gate: compare two selections of runs.
@@ -208,7 +353,7 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide
             try:
                 append_summary(renderer.check_error_markdown(baseline, candidate, str(exc), exc.exit_code))
             except BenchdbError:
-                pass      # no $GITHUB_STEP_SUMMARY: the original error is the one to report
+                pass  # no $GITHUB_STEP_SUMMARY: the original error is the one to report
         raise
     result.allow_inconclusive = allow_inconclusive
     md = renderer.check_markdown(result, wide or out is not None)

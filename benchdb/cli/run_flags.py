@@ -20,10 +20,10 @@ def _click_option(opt, owners: list[str]) -> click.Option:
     from benchdb.backends import core_options as options
 
     text = (f"[{', '.join(owners)}] " if owners else "") + opt.help
-    names = [opt.cli_flag, *opt.old_flags, opt.param]       # old flags: read, not shown
+    names = [opt.cli_flag, *opt.old_flags, opt.param]  # old flags: read, not shown
     kw: dict = {"help": text, "metavar": opt.metavar}
-    shown = options.default_text(opt)      # a default that differs per backend, in words
-    if shown:                               # as click writes a default, without its parentheses
+    shown = options.default_text(opt)  # a default that differs per backend, in words
+    if shown:  # as click writes a default, without its parentheses
         kw["help"] = f"{text}  [default: {shown}]"
     if opt.kind == "bool":
         return Renamed(names, is_flag=True, **kw)
@@ -33,26 +33,39 @@ def _click_option(opt, owners: list[str]) -> click.Option:
     if opt.kind in ("words", "ints"):
         default = ",".join(map(str, opt.default)) if opt.default else None
         kw["metavar"] = (opt.metavar or opt.cli_flag[2:].upper().replace("-", "_")) + ",..."
-        return Renamed(names, default=default,
-                            show_default=not shown and default is not None,
-                            callback=csv_ints if opt.kind == "ints" else csv_words, **kw)
+        return Renamed(
+            names,
+            default=default,
+            show_default=not shown and default is not None,
+            callback=csv_ints if opt.kind == "ints" else csv_words,
+            **kw,
+        )
     if opt.kind in options.QUANTITIES:
         kw["help"] = f"{text} Write {options.QUANTITIES[opt.kind]}."
         kw["metavar"] = opt.metavar or ("DURATION" if opt.kind == "duration" else "PCT")
-        return Renamed(names, type=Quantity(partial(options.quantity_of, opt), kw["metavar"]),
-                            default=None if opt.default is None else options.quantity_text(opt, opt.default),
-                            show_default=not shown and opt.default is not None, **kw)
-    kind = {"int": click.IntRange(min=opt.minimum, max=opt.maximum),
-            "float": click.FloatRange(min=opt.minimum, max=opt.maximum)}.get(opt.kind, click.STRING)
+        return Renamed(
+            names,
+            type=Quantity(partial(options.quantity_of, opt), kw["metavar"]),
+            default=None if opt.default is None else options.quantity_text(opt, opt.default),
+            show_default=not shown and opt.default is not None,
+            **kw,
+        )
+    kind = {
+        "int": click.IntRange(min=opt.minimum, max=opt.maximum),
+        "float": click.FloatRange(min=opt.minimum, max=opt.maximum),
+    }.get(opt.kind, click.STRING)
     if opt.kind in ("int", "float") and opt.minimum is None and opt.maximum is None:
         kind = click.INT if opt.kind == "int" else click.FLOAT
-    return Renamed(names, type=kind, default=opt.default,
-                        show_default=not shown and opt.default is not None, **kw)
+    return Renamed(names, type=kind, default=opt.default, show_default=not shown and opt.default is not None, **kw)
 
 
-def with_run_options(command: click.Command, *, leave_out: Collection[str] = (),
-                     backends_left_out: Collection[str] = (),
-                     changed: Mapping[str, Mapping[str, Any]] | None = None) -> click.Command:
+def with_run_options(
+    command: click.Command,
+    *,
+    leave_out: Collection[str] = (),
+    backends_left_out: Collection[str] = (),
+    changed: Mapping[str, Mapping[str, Any]] | None = None,
+) -> click.Command:
     """Adds the declared run options, core and backends' own, before the command's other options:
     every one (`benchdb run`), or, for a command that measures otherwise (`bisect`), all but the
     options named in ``leave_out`` and those only ``backends_left_out`` take, with the fields in
@@ -63,8 +76,10 @@ def with_run_options(command: click.Command, *, leave_out: Collection[str] = (),
 
     changed = changed or {}
     command.params[:0] = [
-        _click_option(replace(opt, **changed.get(opt.name, {})), owners) for opt, owners in options.every()
-        if opt.name not in leave_out and not (owners and set(owners) <= set(backends_left_out))]
+        _click_option(replace(opt, **changed.get(opt.name, {})), owners)
+        for opt, owners in options.every()
+        if opt.name not in leave_out and not (owners and set(owners) <= set(backends_left_out))
+    ]
     return command
 
 
@@ -80,26 +95,26 @@ def run_options(ctx, params):
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
     if params["benches"]:
         if params["config_file"] or params["suite"]:
-            raise BenchdbError("give --bench or --config/--suite, not both; a config file names benches as "
-                               "models of backend userbench")
+            raise BenchdbError(
+                "give --bench or --config/--suite, not both; a config file names benches as models of backend userbench"
+            )
         if params["backend"] not in (None, "userbench"):
             raise BenchdbError(f"--bench runs backend userbench; leave out --backend {params['backend']}")
         params = {**params, "backend": "userbench", "models": tuple(params["models"]) + tuple(params["benches"])}
     if params["config_file"] and params["suite"]:
         raise BenchdbError("give --config or --suite, not both")
     if params["config_file"] or params["suite"]:
-        cfg = (cfgmod.load(params["config_file"]) if params["config_file"] else cfgmod.load_suite(params["suite"]))
+        cfg = cfgmod.load(params["config_file"]) if params["config_file"] else cfgmod.load_suite(params["suite"])
         runs, exclude, source = cfg.runs, cfg.exclude, cfg.source
     else:
         if not params["backend"] or not params["models"]:
-            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME "
-                               "(see `benchdb suites`)")
+            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME (see `benchdb suites`)")
         runs = [RunOptions(backend=params["backend"], models=tuple(params["models"]))]
         exclude, source = [], "command line"
         core = {o.param for o in options.CORE if o.name not in ("backend", "models")}
         explicit |= core
     given = {}
-    for param in explicit & set(declared) & set(params):      # a command may take only some (bisect)
+    for param in explicit & set(declared) & set(params):  # a command may take only some (bisect)
         opt = declared[param]
         value = params[param]
         given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)

@@ -34,8 +34,9 @@ def csv_ints(ctx, param, value):
         return None
     parts = [v.strip() for v in str(value).split(",")]
     if any(not v for v in parts):
-        raise click.BadParameter(f"{value!r} has an empty item; write positive integers separated by "
-                                 "single commas, e.g. 1,4,8")
+        raise click.BadParameter(
+            f"{value!r} has an empty item; write positive integers separated by single commas, e.g. 1,4,8"
+        )
     try:
         out = tuple(int(v) for v in parts)
     except ValueError:
@@ -68,7 +69,7 @@ class Quantity(click.ParamType):
         return self.metavar
 
     def convert(self, value, param, ctx):
-        if isinstance(value, float):       # already converted: click may convert a value twice
+        if isinstance(value, float):  # already converted: click may convert a value twice
             return value
         try:
             return self.parse(value)
@@ -140,8 +141,9 @@ def old_name(flag: str, new_flag: str, param: str, type: click.ParamType):
                 kwargs[param] = value
             return f(*args, **kwargs)
 
-        return click.option(flag, hidden, type=type, default=None, hidden=True,
-                            help=f"Old name of {new_flag}.")(command)
+        return click.option(flag, hidden, type=type, default=None, hidden=True, help=f"Old name of {new_flag}.")(
+            command
+        )
 
     return decorate
 

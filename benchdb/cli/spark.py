@@ -12,10 +12,17 @@ import click
 from benchdb.cli.help import command
 
 
-@command("sql", examples=(("every view and report query in Spark SQL", "benchdb sql --dialect spark"),),
-         exit_codes={1: "a view has no faithful form in that dialect: left out and named on standard error"})
-@click.option("--dialect", type=click.Choice(["spark"]), required=True,
-              help="Print benchdb's views and every report query in this SQL dialect.")
+@command(
+    "sql",
+    examples=(("every view and report query in Spark SQL", "benchdb sql --dialect spark"),),
+    exit_codes={1: "a view has no faithful form in that dialect: left out and named on standard error"},
+)
+@click.option(
+    "--dialect",
+    type=click.Choice(["spark"]),
+    required=True,
+    help="Print benchdb's views and every report query in this SQL dialect.",
+)
 def sql_cmd(dialect):
     """Print the views and report queries in another SQL dialect.
 

@@ -11,8 +11,13 @@ from benchdb.cli.help import INTERRUPTED, command
 from benchdb.cli.shared_options import Formats, db_option, progress_printer
 
 
-@command("suites", examples=(("list them", "benchdb suites"),
-                             ("the scenarios of one, without measuring", "benchdb run --suite smoke --dry-run")))
+@command(
+    "suites",
+    examples=(
+        ("list them", "benchdb suites"),
+        ("the scenarios of one, without measuring", "benchdb run --suite smoke --dry-run"),
+    ),
+)
 def suites():
     """The predefined suites (for `benchdb run --suite NAME`)."""
     from benchdb.plan import config as cfgmod
@@ -23,18 +28,35 @@ def suites():
         click.echo(f"{name:<16} {cfg.description} [{backends}]")
 
 
-@command("quickstart", examples=(
-    ("measure, ingest and report (about a minute on 2 cores)", "benchdb quickstart"),
-    ("one process per model: faster, but no winner can be confirmed",
-     "benchdb quickstart --repeats 1 --report quick.html")),
-    exit_codes=INTERRUPTED)
+@command(
+    "quickstart",
+    examples=(
+        ("measure, ingest and report (about a minute on 2 cores)", "benchdb quickstart"),
+        (
+            "one process per model: faster, but no winner can be confirmed",
+            "benchdb quickstart --repeats 1 --report quick.html",
+        ),
+    ),
+    exit_codes=INTERRUPTED,
+)
 @db_option()
 @click.option("--out", default="results", show_default=True, help="Folder for the measurement files.")
-@click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path),
-              default=Path("report.html"), show_default=True, help="Where to write the HTML report.")
-@click.option("--repeats", type=click.IntRange(min=1), default=3, show_default=True,
-              help="Processes per scenario, interleaved (each with 1/K of the suite's time); 1: one process "
-                   "per model, and no winner can be confirmed.")
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+    help="Where to write the HTML report.",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Processes per scenario, interleaved (each with 1/K of the suite's time); 1: one process "
+    "per model, and no winner can be confirmed.",
+)
 def quickstart(db, out, report_path, repeats):
     """Measure, ingest and report the smoke suite on this machine.
 
@@ -44,8 +66,14 @@ def quickstart(db, out, report_path, repeats):
     from benchdb.warehouse import Warehouse
 
     path = Warehouse(db).path
-    result = qs.run(str(path), out, report_path, progress=progress_printer(),
-                    note=lambda text: click.echo(text, err=True), repeats=repeats)
+    result = qs.run(
+        str(path),
+        out,
+        report_path,
+        progress=progress_printer(),
+        note=lambda text: click.echo(text, err=True),
+        repeats=repeats,
+    )
     click.echo(result.optimal_markdown)
     click.echo(result.ingest_line)
     click.echo(f"report: {result.report_path.resolve()} (open it in a browser)")
@@ -61,13 +89,23 @@ def next_steps(path) -> str:
     return f"warehouse: {path}; next:\n  benchdb report --matrix --db {db}\n  benchdb query {query} --db {db}"
 
 
-@command("hardware", examples=(
-    ("what this machine has", "benchdb hardware"),
-    ("the same for scripts", "benchdb hardware --format json"),
-    ("this machine as a hardware file (--hardware-file of run --url and import)", "benchdb hardware --format yaml")))
-@click.option("--format", "fmt", type=Formats(["table", "json", "yaml"], old={"text": "table"}), default="table",
-              show_default=True, help="json: machine-readable; yaml: this machine as a system, in the form of a "
-                                      "hardware file (--hardware-file of run --url and import).")
+@command(
+    "hardware",
+    examples=(
+        ("what this machine has", "benchdb hardware"),
+        ("the same for scripts", "benchdb hardware --format json"),
+        ("this machine as a hardware file (--hardware-file of run --url and import)", "benchdb hardware --format yaml"),
+    ),
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=Formats(["table", "json", "yaml"], old={"text": "table"}),
+    default="table",
+    show_default=True,
+    help="json: machine-readable; yaml: this machine as a system, in the form of a "
+    "hardware file (--hardware-file of run --url and import).",
+)
 @click.option("--json", "as_json", is_flag=True, hidden=True, help="Same as --format json (kept for scripts).")
 def hardware_cmd(fmt, as_json):
     """This machine's CPU, memory, devices and backends.
@@ -84,15 +122,19 @@ def hardware_cmd(fmt, as_json):
         return
     cpu = rep["cpu"]
     click.echo(f"host      {rep['host']} (Python {rep['python']}, {cpu['os']}, {cpu['arch']})")
-    click.echo(f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
-               f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)")
+    click.echo(
+        f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
+        f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)"
+    )
     click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
     t = rep["topology"]
     nodes = "; ".join(f"node {n}: cpus {c}" for n, c in t["numa_nodes"].items()) or "no NUMA information"
     click.echo(f"topology  cpus {t['cpus']} ({t['physical_cores']} physical cores); {nodes}")
-    click.echo(f"parallel  auto: {len(t['parallel_auto'])} worker(s) on cores "
-               f"{', '.join(s['cpus'] for s in t['parallel_auto'])}; --threads T: as many T-core workers as fit "
-               f"(--parallel {t['physical_cores']} --threads 1 at most here)")
+    click.echo(
+        f"parallel  auto: {len(t['parallel_auto'])} worker(s) on cores "
+        f"{', '.join(s['cpus'] for s in t['parallel_auto'])}; --threads T: as many T-core workers as fit "
+        f"(--parallel {t['physical_cores']} --threads 1 at most here)"
+    )
     if rep["accelerators"]:
         for acc in rep["accelerators"]:
             mem = f", {acc['memory_bytes'] / 2**30:.0f} GiB" if acc["memory_bytes"] else ""
@@ -109,7 +151,7 @@ def hardware_cmd(fmt, as_json):
         for b in items:
             if b["status"] != "available":
                 detail = f"unavailable - {b['hint']}"
-            elif "uses" in b:       # named: openai's version is httpx's, ort-web's is onnxruntime-web's
+            elif "uses" in b:  # named: openai's version is httpx's, ort-web's is onnxruntime-web's
                 detail = ", ".join(f"{name} {version or '(not installed)'}" for name, version in b["uses"].items())
             else:
                 detail = b["version"]

@@ -11,16 +11,22 @@ from benchdb.cli.help import command
 from benchdb.cli.shared_options import db_option
 
 
-@command("serve", examples=(
-    ("the dashboard of the default warehouse at http://127.0.0.1:8000/", "benchdb serve"),
-    ("another warehouse, on any free port", "benchdb serve --db team.duckdb --port 0")),
-    exit_codes={0: "stopped with Ctrl-C",
-                2: "bad input: no warehouse there, or the address cannot be listened on"})
+@command(
+    "serve",
+    examples=(
+        ("the dashboard of the default warehouse at http://127.0.0.1:8000/", "benchdb serve"),
+        ("another warehouse, on any free port", "benchdb serve --db team.duckdb --port 0"),
+    ),
+    exit_codes={0: "stopped with Ctrl-C", 2: "bad input: no warehouse there, or the address cannot be listened on"},
+)
 @db_option()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on; anything but this machine's loopback is warned about.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
-              help="Port (0: any free one).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on; anything but this machine's loopback is warned about.",
+)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
 def serve_cmd(db, host, port):
     """A read-only dashboard over the warehouse, in a browser.
 
@@ -32,12 +38,15 @@ def serve_cmd(db, host, port):
     from benchdb.web import assets
     from benchdb.web.server import is_loopback, make_server
 
-    with Warehouse(db).reading():       # a missing or foreign file is refused before listening
+    with Warehouse(db).reading():  # a missing or foreign file is refused before listening
         pass
-    assets.ensure(log=lambda text: click.echo(text, err=True))      # the charting library, once
+    assets.ensure(log=lambda text: click.echo(text, err=True))  # the charting library, once
     if not is_loopback(host):
-        click.echo(f"benchdb: warning: serving on {host}: anyone who can reach it can read the warehouse "
-                   "(the dashboard is read-only)", err=True)
+        click.echo(
+            f"benchdb: warning: serving on {host}: anyone who can reach it can read the warehouse "
+            "(the dashboard is read-only)",
+            err=True,
+        )
     try:
         server = make_server(db, host, port)
     except OSError as exc:
@@ -52,12 +61,20 @@ def serve_cmd(db, host, port):
         server.server_close()
 
 
-@command("site", examples=(
-    ("write the dashboard to the folder site (then: python -m http.server -d site)", "benchdb site --out site"),))
+@command(
+    "site",
+    examples=(
+        ("write the dashboard to the folder site (then: python -m http.server -d site)", "benchdb site --out site"),
+    ),
+)
 @db_option()
-@click.option("--out", "out", required=True,
-              help="Folder for the static site: new, empty, or an earlier site (replaced whole); never a "
-                   "folder holding other files or a warehouse.")
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    help="Folder for the static site: new, empty, or an earlier site (replaced whole); never a "
+    "folder holding other files or a warehouse.",
+)
 def site_cmd(db, out):
     """Write the dashboard as static files.
 

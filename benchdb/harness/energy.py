@@ -46,8 +46,9 @@ MEASURED_METHODS = ("rapl", "nvml")
 @dataclass(frozen=True)
 class Zone:
     """One energy counter: a file in microjoules and the value it wraps at (None: never)."""
-    name: str           # e.g. intel-rapl:0/package-0
-    path: Path          # the energy_uj / energy*_input file
+
+    name: str  # e.g. intel-rapl:0/package-0
+    path: Path  # the energy_uj / energy*_input file
     max_uj: int | None  # max_energy_range_uj
 
     def read_uj(self) -> int:
@@ -68,14 +69,15 @@ def _powercap_zones(root: Path) -> list[Zone]:
     for zone in sorted(root.iterdir()):
         prefix, sep, index = zone.name.partition(":")
         if prefix not in ("intel-rapl", "amd-rapl") or not sep:
-            continue                      # the control-type folder itself, other drivers
+            continue  # the control-type folder itself, other drivers
         name = _read(zone / "name") or ""
         top = ":" not in index
         if not ((top and name.startswith("package")) or (not top and name == "dram")):
             continue
         max_text = _read(zone / "max_energy_range_uj")
-        zones.append(Zone(f"{zone.name}/{name}", zone / "energy_uj",
-                          int(max_text) if max_text and max_text.isdigit() else None))
+        zones.append(
+            Zone(f"{zone.name}/{name}", zone / "energy_uj", int(max_text) if max_text and max_text.isdigit() else None)
+        )
     return zones
 
 
@@ -96,6 +98,7 @@ def _hwmon_zones(root: Path) -> list[Zone]:
 @dataclass(frozen=True)
 class Probe:
     """What this machine offers: the zones that can be read, and why none can when none can."""
+
     zones: tuple[Zone, ...]
     detail: str
 
@@ -104,8 +107,7 @@ class Probe:
         return bool(self.zones)
 
 
-def probe(powercap_root: str | os.PathLike | None = None,
-          hwmon_root: str | os.PathLike | None = None) -> Probe:
+def probe(powercap_root: str | os.PathLike | None = None, hwmon_root: str | os.PathLike | None = None) -> Probe:
     """The readable RAPL zones under the (injectable) sysfs roots."""
     pc = Path(powercap_root or os.environ.get(POWERCAP_ENV) or _POWERCAP)
     hw = Path(hwmon_root or os.environ.get(HWMON_ENV) or _HWMON)
@@ -123,17 +125,23 @@ def probe(powercap_root: str | os.PathLike | None = None,
         names = ", ".join(z.name.rsplit("/", 1)[-1] for z in readable)
         return Probe(tuple(readable), f"RAPL, {len(readable)} zone(s): {names}")
     if refused:
-        return Probe((), f"RAPL counters exist but are readable by root only; "
-                         f"`sudo chmod a+r {pc}/intel-rapl:*/energy_uj` lets benchdb measure CPU energy")
-    return Probe((), f"no RAPL counters readable ({pc} has no intel-rapl/amd-rapl package zones, "
-                     f"{hw} no amd_energy): CPU energy is not measured here")
+        return Probe(
+            (),
+            f"RAPL counters exist but are readable by root only; "
+            f"`sudo chmod a+r {pc}/intel-rapl:*/energy_uj` lets benchdb measure CPU energy",
+        )
+    return Probe(
+        (),
+        f"no RAPL counters readable ({pc} has no intel-rapl/amd-rapl package zones, "
+        f"{hw} no amd_energy): CPU energy is not measured here",
+    )
 
 
 def step_uj(before: int, now: int, max_uj: int | None) -> int:
     """Microjoules between two readings of one counter, across a wrap-around."""
     if now >= before:
         return now - before
-    if max_uj is None:                  # a counter without a range never wraps: a reset
+    if max_uj is None:  # a counter without a range never wraps: a reset
         return now
     return (now - before) % (max_uj + 1)
 

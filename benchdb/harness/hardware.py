@@ -28,13 +28,13 @@ class Installable(Protocol):
     @property
     def name(self) -> str: ...
     @property
-    def package(self) -> str: ...      # the distribution it needs
+    def package(self) -> str: ...  # the distribution it needs
     @property
-    def module(self) -> str: ...       # the module it imports
+    def module(self) -> str: ...  # the module it imports
     @property
-    def hint(self) -> str: ...         # how to install it
+    def hint(self) -> str: ...  # how to install it
     @property
-    def probe(self) -> str: ...        # "module:function" checking what the package alone does not tell, or ""
+    def probe(self) -> str: ...  # "module:function" checking what the package alone does not tell, or ""
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,7 @@ _TORCH = Library("torch", "torch", "torch", "pip install torch")
 LIBRARIES: dict[str, Library] = {
     "transformers": Library("transformers", "transformers", "transformers", "pip install 'benchdb[torch]'"),
     "nvidia-ml-py": Library("nvidia-ml-py", "nvidia-ml-py", "pynvml", "pip install 'benchdb[nvidia]'"),
-    "huggingface_hub": Library("huggingface_hub", "huggingface_hub", "huggingface_hub",
-                               "pip install 'benchdb[hub]'"),
+    "huggingface_hub": Library("huggingface_hub", "huggingface_hub", "huggingface_hub", "pip install 'benchdb[hub]'"),
     "matplotlib": Library("matplotlib", "matplotlib", "matplotlib", "pip install 'benchdb[plots]'"),
 }
 
@@ -75,8 +74,7 @@ def availability(info: Installable, install: bool = False) -> dict:
         module, _, function = info.probe.partition(":")
         lack = getattr(importlib.import_module(module), function)(install)
         if lack:
-            return {"name": info.name, "status": "unavailable", "version": version, "hint": lack[1],
-                    "reason": lack[0]}
+            return {"name": info.name, "status": "unavailable", "version": version, "hint": lack[1], "reason": lack[0]}
     return {"name": info.name, "status": "available", "version": version, "hint": None}
 
 
@@ -85,12 +83,22 @@ def cpu_fingerprint() -> dict:
     """The hardware fingerprint of this machine's CPU (contract metadata.hardware). Also records
     the CPUs this process may use (affinity, cgroup quota): not part of the hardware's identity."""
     system = platform.system()
-    fp = fingerprint_from(read_cpuinfo() if system == "Linux" else {}, system=system,
-                          machine=platform.machine(), release=platform.release(),
-                          mac_brand=mac_brand_string() if system == "Darwin" else None)
-    fp.update({"cores_physical": psutil.cpu_count(logical=False), "cores_logical": psutil.cpu_count(logical=True),
-               "memory_bytes": psutil.virtual_memory().total, "cpu_affinity": len(_affinity()),
-               "cgroup_cpu_quota": cgroup_cpu_quota()})
+    fp = fingerprint_from(
+        read_cpuinfo() if system == "Linux" else {},
+        system=system,
+        machine=platform.machine(),
+        release=platform.release(),
+        mac_brand=mac_brand_string() if system == "Darwin" else None,
+    )
+    fp.update(
+        {
+            "cores_physical": psutil.cpu_count(logical=False),
+            "cores_logical": psutil.cpu_count(logical=True),
+            "memory_bytes": psutil.virtual_memory().total,
+            "cpu_affinity": len(_affinity()),
+            "cgroup_cpu_quota": cgroup_cpu_quota(),
+        }
+    )
     # the host as a system describes it (benchdb hardware --format yaml): recorded, not identity
     fp.update({"cpu_sockets": _sockets(), "host_memory_bytes": fp["memory_bytes"]})
     return fp
@@ -124,8 +132,7 @@ def cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:
         return None
 
 
-def default_threads(*, physical: int | None = None, affinity: int | None = None,
-                    quota: float | None = None) -> int:
+def default_threads(*, physical: int | None = None, affinity: int | None = None, quota: float | None = None) -> int:
     """The thread count runners fix and record when none is given: physical cores (logical when
     unknown), but never more than the CPUs this process may run on (affinity) or its cgroup's CPU
     quota (rounded down, at least 1). Arguments override what is read from this machine."""
@@ -148,8 +155,10 @@ def device_fingerprint(device: str) -> dict:
     if family == "cpu":
         return cpu
     index = int(index_text) if index_text.isdigit() else 0
-    common = {k: cpu[k] for k in ("cpu_model", "cpu_sockets", "cores_logical", "cores_physical", "host_memory_bytes",
-                                  "arch", "os")}
+    common = {
+        k: cpu[k]
+        for k in ("cpu_model", "cpu_sockets", "cores_logical", "cores_physical", "host_memory_bytes", "arch", "os")
+    }
     if family in ("cuda", "rocm", "mps", "xpu") and availability(_TORCH)["status"] == "available":
         import torch
 
@@ -160,29 +169,61 @@ def device_fingerprint(device: str) -> dict:
             ok, text = nvml_status()
             driver = text.rsplit("driver ", 1)[-1] if ok else None
             rocm = family == "rocm"
-            return {"kind": family, "vendor": "AMD" if rocm else "NVIDIA", "device_name": props.name,
-                    "memory_bytes": int(props.total_memory),
-                    "compute_capability": getattr(props, "gcnArchName", None) if rocm
-                    else f"{props.major}.{props.minor}",
-                    "driver": driver or (torch.version.hip if rocm else torch.version.cuda), **common}
+            return {
+                "kind": family,
+                "vendor": "AMD" if rocm else "NVIDIA",
+                "device_name": props.name,
+                "memory_bytes": int(props.total_memory),
+                "compute_capability": getattr(props, "gcnArchName", None) if rocm else f"{props.major}.{props.minor}",
+                "driver": driver or (torch.version.hip if rocm else torch.version.cuda),
+                **common,
+            }
         if family == "mps":
-            return {"kind": "mps", "vendor": "Apple", "device_name": f"Apple GPU ({platform.machine()})",
-                    "memory_bytes": cpu["memory_bytes"], "driver": platform.mac_ver()[0] or None, **common}
+            return {
+                "kind": "mps",
+                "vendor": "Apple",
+                "device_name": f"Apple GPU ({platform.machine()})",
+                "memory_bytes": cpu["memory_bytes"],
+                "driver": platform.mac_ver()[0] or None,
+                **common,
+            }
         if family == "xpu" and hasattr(torch, "xpu") and torch.xpu.is_available():
-            return {"kind": "xpu", "vendor": "Intel", "device_name": torch.xpu.get_device_name(index),
-                    "memory_bytes": None, "driver": None, **common}
-    names = {"dml": ("gpu", None, "DirectML GPU"), "coreml": ("npu", "Apple", "Apple Neural Engine (CoreML)"),
-             "npu": ("npu", None, "NPU"), "gpu": ("gpu", None, "GPU")}
+            return {
+                "kind": "xpu",
+                "vendor": "Intel",
+                "device_name": torch.xpu.get_device_name(index),
+                "memory_bytes": None,
+                "driver": None,
+                **common,
+            }
+    names = {
+        "dml": ("gpu", None, "DirectML GPU"),
+        "coreml": ("npu", "Apple", "Apple Neural Engine (CoreML)"),
+        "npu": ("npu", None, "NPU"),
+        "gpu": ("gpu", None, "GPU"),
+    }
     kind, vendor, name = names.get(family, (family, None, family.upper()))
-    return {"kind": kind, "vendor": vendor, "device_name": f"{name} {index}" if index_text else name,
-            "memory_bytes": None, "driver": None, **common}
+    return {
+        "kind": kind,
+        "vendor": vendor,
+        "device_name": f"{name} {index}" if index_text else name,
+        "memory_bytes": None,
+        "driver": None,
+        **common,
+    }
 
 
 def declared(name: str) -> dict:
     """The fingerprint of hardware known only by the name a user gave it (a server at ``--url``,
     an imported result's ``--hardware``): one name, one hardware id, on every machine."""
-    return {"kind": "remote", "vendor": None, "device_name": name.strip().lower(), "memory_bytes": None,
-            "driver": None, "declared": True}
+    return {
+        "kind": "remote",
+        "vendor": None,
+        "device_name": name.strip().lower(),
+        "memory_bytes": None,
+        "driver": None,
+        "declared": True,
+    }
 
 
 def host() -> str:
@@ -192,12 +233,12 @@ def host() -> str:
 def git_commit(cwd: str | None = None) -> str | None:
     """HEAD of the git repository around ``cwd`` (with ``-dirty`` when modified), else None."""
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                              timeout=5)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5)
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd,
-                               capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=cwd, capture_output=True, text=True, timeout=5
+        )
         return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
     except (OSError, subprocess.SubprocessError):
         return None
@@ -218,15 +259,22 @@ def accelerators() -> list[dict]:
         kind = "rocm" if getattr(torch.version, "hip", None) else "cuda"
         for i in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(i)
-            out.append({"device": f"cuda:{i}", "kind": kind, "name": props.name,
-                        "memory_bytes": int(props.total_memory),
-                        "fingerprint": device_fingerprint(f"{kind}:{i}")})
+            out.append(
+                {
+                    "device": f"cuda:{i}",
+                    "kind": kind,
+                    "name": props.name,
+                    "memory_bytes": int(props.total_memory),
+                    "fingerprint": device_fingerprint(f"{kind}:{i}"),
+                }
+            )
     if hasattr(torch.backends, "mps") and torch.backends.mps.is_available():
         out.append({"device": "mps", "kind": "mps", "name": "Apple GPU", "memory_bytes": None})
     if hasattr(torch, "xpu") and torch.xpu.is_available():
         for i in range(torch.xpu.device_count()):
-            out.append({"device": f"xpu:{i}", "kind": "xpu", "name": torch.xpu.get_device_name(i),
-                        "memory_bytes": None})
+            out.append(
+                {"device": f"xpu:{i}", "kind": "xpu", "name": torch.xpu.get_device_name(i), "memory_bytes": None}
+            )
     return out
 
 
@@ -247,14 +295,22 @@ def this_system(accels: list[dict] | None = None) -> dict:
     model it has, else its CPU; the host CPU, sockets and memory."""
     cpu = cpu_fingerprint()
     accels = accelerators() if accels is None else accels
-    host = {**{k: cpu[k] for k in ("cpu_model", "cpu_sockets", "cores_physical", "cores_logical",
-                                   "host_memory_bytes", "arch", "os")}, "nodes": 1}
+    host = {
+        **{
+            k: cpu[k]
+            for k in ("cpu_model", "cpu_sockets", "cores_physical", "cores_logical", "host_memory_bytes", "arch", "os")
+        },
+        "nodes": 1,
+    }
     if not accels:
         return {k: v for k, v in {**cpu, **host, "accelerators_per_node": 0}.items() if v is not None}
     first = accels[0]
     same = [a for a in accels if a.get("name") == first.get("name")]
-    fp = first.get("fingerprint") or {"kind": first.get("kind"), "device_name": first.get("name"),
-                                      "memory_bytes": first.get("memory_bytes")}
+    fp = first.get("fingerprint") or {
+        "kind": first.get("kind"),
+        "device_name": first.get("name"),
+        "memory_bytes": first.get("memory_bytes"),
+    }
     return {k: v for k, v in {**fp, **host, "accelerators_per_node": len(same)}.items() if v is not None}
 
 

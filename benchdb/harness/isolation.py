@@ -44,7 +44,7 @@ def _die_with_parent() -> None:
         import ctypes
 
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
 
@@ -69,14 +69,21 @@ def _end_with_run() -> None:
     threading.Thread(target=watch, name="benchdb-run-watch", daemon=True).start()
 
 
-def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions, conn,
-           environ: dict[str, str] | None = None, cpus: tuple[int, ...] | None = None) -> None:
+def _child(
+    module: str,
+    model: str,
+    scenarios: list[Scenario],
+    opts: RunOptions,
+    conn,
+    environ: dict[str, str] | None = None,
+    cpus: tuple[int, ...] | None = None,
+) -> None:
     import importlib
     import os
 
     _die_with_parent()
     _end_with_run()
-    if cpus:                      # a parallel worker's cores, before any thread pool starts
+    if cpus:  # a parallel worker's cores, before any thread pool starts
         os.sched_setaffinity(0, cpus)
     import gc
 
@@ -84,7 +91,7 @@ def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
     # a collection (settled_rss, before each scenario) walks only this child's own objects (0.13 s
     # with torch imported otherwise), and pages shared with the server stay shared
     gc.freeze()
-    if environ is not None:        # a forked child has the fork server's environment: take the parent's now
+    if environ is not None:  # a forked child has the fork server's environment: take the parent's now
         os.environ.clear()
         os.environ.update(environ)
     try:
@@ -94,7 +101,7 @@ def _child(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
             conn.send((_DONE, outcome))
     except BaseException as exc:  # report, then exit non-zero
         conn.send((_CRASH, f"{type(exc).__name__}: {exc}".strip() + "\n" + traceback.format_exc(limit=3)))
-        raise SystemExit(1) from None    # the parent has the traceback, sent above
+        raise SystemExit(1) from None  # the parent has the traceback, sent above
     finally:
         conn.close()
 
@@ -111,7 +118,7 @@ def preload_modules(module: str) -> list[str]:
 
     try:
         backend = importlib.import_module(module)
-    except Exception:      # noqa: BLE001  an unknown or broken backend: planning says so
+    except Exception:  # noqa: BLE001  an unknown or broken backend: planning says so
         return []
     return [module, *getattr(backend, "PRELOAD", ()), "benchdb.harness.server_exit"]
 
@@ -126,13 +133,13 @@ def _server(module: str) -> ForkServer:
     """The fork server of ``module``, started (its imports run before it forks its first child)."""
     from multiprocessing import forkserver
 
-    with _SERVERS_LOCK:             # parallel workers start children from several threads
+    with _SERVERS_LOCK:  # parallel workers start children from several threads
         server = _SERVERS.get(module)
         if server is None:
             server = forkserver.ForkServer()
             server.set_forkserver_preload(preload_modules(module))
             _SERVERS[module] = server
-        server.ensure_running()          # also replaces a server that died
+        server.ensure_running()  # also replaces a server that died
     return server
 
 
@@ -207,8 +214,9 @@ class _BackendProcess(mp.context.ForkServerProcess):
         return _Popen(process_obj)
 
 
-def _start(ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
-           placement: Placement | None = None):
+def _start(
+    ctx, module: str, model: str, scenarios: list[Scenario], opts: RunOptions, placement: Placement | None = None
+):
     """(process, result pipe) measuring ``scenarios`` in a new child."""
     recv, send = ctx.Pipe(duplex=False)
     import os
@@ -237,12 +245,14 @@ def _exit_text(code: int | None) -> str:
 class Placement:
     """Where a parallel worker's children run: their cores and the environment that shows them
     their device (e.g. ``CUDA_VISIBLE_DEVICES``)."""
+
     cpus: tuple[int, ...] | None = None
     env: dict[str, str] = field(default_factory=dict)
 
 
-def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOptions,
-                 info: dict, placement: Placement | None = None) -> Iterator[Outcome]:
+def run_isolated(
+    module: str, model: str, scenarios: list[Scenario], opts: RunOptions, info: dict, placement: Placement | None = None
+) -> Iterator[Outcome]:
     """Yield one outcome per scenario, in order, whatever happens to the child processes.
 
     ``info`` is the contract's model metadata used for outcomes the child could not report;
@@ -261,8 +271,11 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
             while done < len(remaining):
                 wait = max(deadline - time.monotonic(), 0.0)
                 if not recv.poll(wait):
-                    what = (f"scenario exceeded --timeout {opts.timeout_s:g} s" if in_flight is not None
-                            else f"model load exceeded --load-timeout {opts.load_timeout_s:g} s")
+                    what = (
+                        f"scenario exceeded --timeout {opts.timeout_s:g} s"
+                        if in_flight is not None
+                        else f"model load exceeded --load-timeout {opts.load_timeout_s:g} s"
+                    )
                     failure = ("timeout", what)
                     break
                 try:
@@ -284,7 +297,7 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
                     proc.join(5)
                     failure = ("failed", payload.strip().splitlines()[0])
                     break
-        finally:   # also on Ctrl-C or when the caller stops early: no child outlives its run
+        finally:  # also on Ctrl-C or when the caller stops early: no child outlives its run
             if proc.is_alive():
                 proc.kill()
             proc.join()
@@ -299,4 +312,4 @@ def run_isolated(module: str, model: str, scenarios: list[Scenario], opts: RunOp
                 yield Outcome(sc, info, status=status, error=text, started_at=started)
             return
         yield Outcome(remaining[done], info, status=status, error=text, started_at=started)
-        remaining = remaining[done + 1:]
+        remaining = remaining[done + 1 :]

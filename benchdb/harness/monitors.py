@@ -64,7 +64,7 @@ def _trim_heap() -> None:
         if _LIBC is None:
             _LIBC = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         _LIBC.malloc_trim(0)
-    except (OSError, AttributeError):   # musl and other libcs have no malloc_trim
+    except (OSError, AttributeError):  # musl and other libcs have no malloc_trim
         pass
 
 
@@ -119,7 +119,7 @@ class NvmlSource:
     loop, so it is not what energy per item is computed from. Without a counter, ``power_w`` is
     that reading."""
 
-    provides_energy = True     # no CPU (RAPL) energy source beside it: see benchdb.harness.energy
+    provides_energy = True  # no CPU (RAPL) energy source beside it: see benchdb.harness.energy
 
     def __init__(self, index: int, clock=time.perf_counter) -> None:
         import pynvml
@@ -128,8 +128,8 @@ class NvmlSource:
         pynvml.nvmlInit()
         self.handle = pynvml.nvmlDeviceGetHandleByIndex(index)
         self.clock = clock
-        self.energy0: float | None = None              # the counter (mJ) at the first sample
-        self.moved: tuple[float, float] | None = None   # (time, mJ) of the last sample where it had moved
+        self.energy0: float | None = None  # the counter (mJ) at the first sample
+        self.moved: tuple[float, float] | None = None  # (time, mJ) of the last sample where it had moved
         self.throttled: set[str] = set()
         self.samples = 0
         self.capped = 0
@@ -142,7 +142,7 @@ class NvmlSource:
     def _energy_mj(self) -> float | None:
         try:
             return float(self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle))
-        except Exception:   # not supported before Volta
+        except Exception:  # not supported before Volta
             return None
 
     def sample(self) -> list[tuple[str, str, float]]:
@@ -152,10 +152,12 @@ class NvmlSource:
         util = n.nvmlDeviceGetUtilizationRates(h)
         mem = n.nvmlDeviceGetMemoryInfo(h)
         reading = n.nvmlDeviceGetPowerUsage(h) / 1000.0
-        rows = [("gpu_util_pct", "pct", float(util.gpu)),
-                ("gpu_mem_used_bytes", "bytes", float(mem.used)),
-                ("sm_clock_mhz", "MHz", float(n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_SM))),
-                ("temperature_c", "C", float(n.nvmlDeviceGetTemperature(h, n.NVML_TEMPERATURE_GPU)))]
+        rows = [
+            ("gpu_util_pct", "pct", float(util.gpu)),
+            ("gpu_mem_used_bytes", "bytes", float(mem.used)),
+            ("sm_clock_mhz", "MHz", float(n.nvmlDeviceGetClockInfo(h, n.NVML_CLOCK_SM))),
+            ("temperature_c", "C", float(n.nvmlDeviceGetTemperature(h, n.NVML_TEMPERATURE_GPU))),
+        ]
         if energy is None:
             rows.append(("power_w", "W", reading))
         else:
@@ -166,9 +168,11 @@ class NvmlSource:
                 rows.append(("power_w", "W", (energy - self.moved[1]) / 1000.0 / (now - self.moved[0])))
                 self.moved = (now, energy)
             rows.append(("energy_j", "J", (energy - self.energy0) / 1000.0))
-        reasons = int(n.nvmlDeviceGetCurrentClocksEventReasons(h)
-                      if hasattr(n, "nvmlDeviceGetCurrentClocksEventReasons")
-                      else n.nvmlDeviceGetCurrentClocksThrottleReasons(h))
+        reasons = int(
+            n.nvmlDeviceGetCurrentClocksEventReasons(h)
+            if hasattr(n, "nvmlDeviceGetCurrentClocksEventReasons")
+            else n.nvmlDeviceGetCurrentClocksThrottleReasons(h)
+        )
         rows.append(("throttle_reasons", "bitmask", float(reasons)))
         self.throttled |= throttle_names(reasons)
         self.samples += 1
@@ -199,7 +203,7 @@ class Monitor:
     def __init__(self, sources: list, interval_s: float | None = None, clock=time.perf_counter):
         from benchdb.harness.energy import cpu_source
 
-        rapl = cpu_source(sources)          # CPU energy (RAPL) where readable and nothing else measures energy
+        rapl = cpu_source(sources)  # CPU energy (RAPL) where readable and nothing else measures energy
         self.sources = sources + [rapl] if rapl is not None else sources
         if interval_s is None:
             energy = any(getattr(src, "provides_energy", False) for src in self.sources)

@@ -65,10 +65,9 @@ class RunOptions:
         tuples = ("models", "batch_sizes", "seq_lens", "modes", "precisions", "tags")
         known = {f for f in cls.__dataclass_fields__ if f not in ("rule", "out", "backend_options")}
         kwargs: dict[str, Any] = {k: (tuple(v) if k in tuples else v) for k, v in cfg.items() if k in known}
-        rule = StopRule(**{k: v for k, v in (cfg.get("stop_rule") or {}).items()
-                           if k in StopRule.__dataclass_fields__})
+        rule = StopRule(**{k: v for k, v in (cfg.get("stop_rule") or {}).items() if k in StopRule.__dataclass_fields__})
         extra = dict(cfg.get("backend_options") or {})
-        if "providers" in cfg and cfg.get("backend") == "onnxruntime":    # recorded by benchdb 0.2
+        if "providers" in cfg and cfg.get("backend") == "onnxruntime":  # recorded by benchdb 0.2
             extra.setdefault("providers", cfg["providers"])
         extra = {k: (tuple(v) if isinstance(v, list) else v) for k, v in extra.items()}
         return cls(**kwargs, rule=rule, out=Path(out), backend_options=extra)
@@ -90,16 +89,25 @@ class Scenario:
 
     def key(self) -> dict[str, Any]:
         """The scenario key fields plus its options (see benchdb.schema.identity)."""
-        return {"model_id": self.model_id, "backend": self.backend, "device": self.device,
-                "mode": self.mode, "precision": self.precision, "batch_size": self.batch_size,
-                "input_shape": self.input_shape, "options": dict(self.options)}
+        return {
+            "model_id": self.model_id,
+            "backend": self.backend,
+            "device": self.device,
+            "mode": self.mode,
+            "precision": self.precision,
+            "batch_size": self.batch_size,
+            "input_shape": self.input_shape,
+            "options": dict(self.options),
+        }
 
     def label(self) -> str:
         threads = self.options.get("threads")
         method = self.options.get("quantization")
         precision = f"{self.precision}({method})" if method else self.precision
-        return (f"{self.model_id} {self.backend}/{self.device} {self.mode} {precision} "
-                f"bs={self.batch_size} {self.input_shape}" + (f" threads={threads}" if threads else ""))
+        return (
+            f"{self.model_id} {self.backend}/{self.device} {self.mode} {precision} "
+            f"bs={self.batch_size} {self.input_shape}" + (f" threads={threads}" if threads else "")
+        )
 
 
 @dataclass
@@ -125,7 +133,7 @@ class Conditions:
 @dataclass
 class Outcome:
     scenario: Scenario
-    model: dict[str, Any]                      # contract metadata.model
+    model: dict[str, Any]  # contract metadata.model
     status: str = "ok"
     error: str | None = None
     rows: list[Row] = field(default_factory=list)
@@ -161,12 +169,20 @@ def merge_repeats(outcomes: list[Outcome]) -> Outcome:
     errors = [f"repeat {r}: {o.error}" for r, o in enumerate(outcomes) if o.error]
     conds = [o.conditions for o in outcomes if o.conditions is not None]
     return replace(
-        first, status=failed[0].status if failed else "ok", error="; ".join(errors) or None,
+        first,
+        status=failed[0].status if failed else "ok",
+        error="; ".join(errors) or None,
         rows=[(*row[:5], r) for r, o in enumerate(outcomes) for row in o.rows],
         validity_reasons=list(dict.fromkeys(why for o in outcomes for why in o.validity_reasons)),
         conditions=max(conds, key=lambda c: c.background_cpu_pct) if conds else None,
-        extra={**{k: v for k, v in first.extra.items() if k != "placement"},
-               "repeat_status": [o.status for o in outcomes],
-               "warnings": list(dict.fromkeys(w for o in outcomes for w in o.extra.get("warnings") or [])),
-               **({"placements": [o.extra.get("placement") for o in outcomes]}
-                  if any("placement" in o.extra for o in outcomes) else {})})
+        extra={
+            **{k: v for k, v in first.extra.items() if k != "placement"},
+            "repeat_status": [o.status for o in outcomes],
+            "warnings": list(dict.fromkeys(w for o in outcomes for w in o.extra.get("warnings") or [])),
+            **(
+                {"placements": [o.extra.get("placement") for o in outcomes]}
+                if any("placement" in o.extra for o in outcomes)
+                else {}
+            ),
+        },
+    )

@@ -57,9 +57,9 @@ class StopRule:
 class Measurement:
     first_call_s: float
     samples: list[float] = field(default_factory=list)
-    offsets: list[float] = field(default_factory=list)   # start of each sample, from loop start
+    offsets: list[float] = field(default_factory=list)  # start of each sample, from loop start
     warmup_iters: int = 0
-    stop_reason: str = ""                                 # converged | max_time | max_iters
+    stop_reason: str = ""  # converged | max_time | max_iters
     median: float | None = None
     ci_low: float | None = None
     ci_high: float | None = None
@@ -80,8 +80,9 @@ class Measurement:
         if ci is None:
             reasons.append(f"no_ci: {n} samples are too few for a CI of the median")
         elif ci > rule.noisy_factor * rule.target_ci:
-            reasons.append(f"noisy: CI of the median +-{ci:.1%} > {rule.noisy_factor:g} x target "
-                           f"+-{rule.target_ci:.1%}")
+            reasons.append(
+                f"noisy: CI of the median +-{ci:.1%} > {rule.noisy_factor:g} x target +-{rule.target_ci:.1%}"
+            )
         return reasons
 
 
@@ -90,8 +91,12 @@ class HostTimer:
 
     method = "host_clock"
 
-    def __init__(self, clock: Callable[[], float] = time.perf_counter,
-                 sync: Callable[[], object] | None = None, device: str | None = None):
+    def __init__(
+        self,
+        clock: Callable[[], float] = time.perf_counter,
+        sync: Callable[[], object] | None = None,
+        device: str | None = None,
+    ):
         self.clock = clock
         self.sync = sync
         self.t0 = 0.0
@@ -149,11 +154,15 @@ def stable(recent: list[float], tolerance: float) -> bool:
     return mid > 0 and all(abs(x - mid) <= tolerance * mid for x in recent)
 
 
-def measure(fn: Callable[[], object], rule: StopRule, *,
-            sync: Callable[[], object] | None = None,
-            clock: Callable[[], float] = time.perf_counter,
-            timer=None,
-            stats: Stats | None = None) -> Measurement:
+def measure(
+    fn: Callable[[], object],
+    rule: StopRule,
+    *,
+    sync: Callable[[], object] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+    timer=None,
+    stats: Stats | None = None,
+) -> Measurement:
     """Time ``fn`` under ``rule``.
 
     ``timer`` (``start() -> host time``, ``stop() -> seconds``) times each call; by default a
@@ -170,14 +179,15 @@ def measure(fn: Callable[[], object], rule: StopRule, *,
 
         w_start = clock()
         recent: list[float] = []
-        while m.warmup_iters < rule.warmup_iters or (clock() - w_start < rule.warmup_s
-                                                     and not (rule.warmup_stable is not None
-                                                              and stable(recent, rule.warmup_stable))):
+        while m.warmup_iters < rule.warmup_iters or (
+            clock() - w_start < rule.warmup_s
+            and not (rule.warmup_stable is not None and stable(recent, rule.warmup_stable))
+        ):
             t = clock()
             fn()
             if sync is not None:
                 sync()
-            recent = recent[1 - STABLE_CALLS:] + [clock() - t]
+            recent = recent[1 - STABLE_CALLS :] + [clock() - t]
             m.warmup_iters += 1
             if clock() - w_start >= rule.max_time_s:
                 break

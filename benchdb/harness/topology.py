@@ -46,6 +46,7 @@ def cpu_text(cpus) -> str:
 @dataclass(frozen=True)
 class Core:
     """One physical core: its hardware threads (logical CPUs), node and maximum frequency."""
+
     cpus: tuple[int, ...]
     node: int
     max_khz: int | None
@@ -53,16 +54,20 @@ class Core:
 
 @dataclass
 class Topology:
-    cores: list[Core]                 # the cores this process may run on, node by node
-    nodes: dict[int, list[int]] = field(default_factory=dict)      # node -> its allowed logical CPUs
+    cores: list[Core]  # the cores this process may run on, node by node
+    nodes: dict[int, list[int]] = field(default_factory=dict)  # node -> its allowed logical CPUs
 
     @property
     def cpus(self) -> list[int]:
         return sorted(c for core in self.cores for c in core.cpus)
 
     def as_dict(self) -> dict:
-        return {"cpus": cpu_text(self.cpus), "physical_cores": len(self.cores), "logical_cpus": len(self.cpus),
-                "numa_nodes": {str(n): cpu_text(c) for n, c in sorted(self.nodes.items())}}
+        return {
+            "cpus": cpu_text(self.cpus),
+            "physical_cores": len(self.cores),
+            "logical_cpus": len(self.cpus),
+            "numa_nodes": {str(n): cpu_text(c) for n, c in sorted(self.nodes.items())},
+        }
 
 
 def read(sys_root: str | os.PathLike = "/sys", allowed: set[int] | None = None) -> Topology:
@@ -104,10 +109,11 @@ def read(sys_root: str | os.PathLike = "/sys", allowed: set[int] | None = None) 
 @dataclass(frozen=True)
 class CpuSet:
     """The cores one worker runs on."""
+
     cpus: tuple[int, ...]
-    cores: int                        # physical cores
+    cores: int  # physical cores
     nodes: tuple[int, ...]
-    max_khz: tuple[int | None, ...]   # per core, sorted
+    max_khz: tuple[int | None, ...]  # per core, sorted
 
     @property
     def text(self) -> str:
@@ -121,8 +127,12 @@ class CpuSet:
         return hashlib.sha256(sig.encode()).hexdigest()[:12]
 
     def record(self) -> dict:
-        return {"cpus": self.text, "physical_cores": self.cores, "numa_nodes": list(self.nodes),
-                "equivalence": self.equivalence}
+        return {
+            "cpus": self.text,
+            "physical_cores": self.cores,
+            "numa_nodes": list(self.nodes),
+            "equivalence": self.equivalence,
+        }
 
 
 def split(topo: Topology, workers: int, per: int | None = None) -> list[CpuSet]:
@@ -132,20 +142,29 @@ def split(topo: Topology, workers: int, per: int | None = None) -> list[CpuSet]:
     if workers < 1:
         raise BenchdbError(f"--parallel {workers}: give at least 1 worker")
     if per is not None and workers * per > len(topo.cores):
-        raise BenchdbError(f"--parallel {workers} --threads {per}: {workers} workers of {per} physical core(s) "
-                           f"need {workers * per}; this process may run on {len(topo.cores)} "
-                           f"({topo.as_dict()['cpus']}), so they would share cores; give fewer workers or threads")
+        raise BenchdbError(
+            f"--parallel {workers} --threads {per}: {workers} workers of {per} physical core(s) "
+            f"need {workers * per}; this process may run on {len(topo.cores)} "
+            f"({topo.as_dict()['cpus']}), so they would share cores; give fewer workers or threads"
+        )
     per = per or len(topo.cores) // workers
     if per < 1:
-        raise BenchdbError(f"--parallel {workers}: this process may run on {len(topo.cores)} physical core(s) "
-                           f"({topo.as_dict()['cpus']}), so {workers} workers would share cores; give at most "
-                           f"{len(topo.cores)}")
+        raise BenchdbError(
+            f"--parallel {workers}: this process may run on {len(topo.cores)} physical core(s) "
+            f"({topo.as_dict()['cpus']}), so {workers} workers would share cores; give at most "
+            f"{len(topo.cores)}"
+        )
     out = []
     for w in range(workers):
-        chunk = topo.cores[w * per:(w + 1) * per]
-        out.append(CpuSet(tuple(sorted(c for core in chunk for c in core.cpus)), len(chunk),
-                          tuple(sorted({core.node for core in chunk})),
-                          tuple(sorted((core.max_khz for core in chunk), key=lambda k: (k is None, k or 0)))))
+        chunk = topo.cores[w * per : (w + 1) * per]
+        out.append(
+            CpuSet(
+                tuple(sorted(c for core in chunk for c in core.cpus)),
+                len(chunk),
+                tuple(sorted({core.node for core in chunk})),
+                tuple(sorted((core.max_khz for core in chunk), key=lambda k: (k is None, k or 0))),
+            )
+        )
     return out
 
 
@@ -164,12 +183,16 @@ def device_workers(kind: str, indices: list[int], workers: int | None) -> list[d
     """One worker per device: the environment that shows it only that device (its index 0 then)."""
     var = DEVICE_ENV.get(kind)
     if var is None:
-        raise BenchdbError(f"--parallel on device {kind!r}: parallel workers need disjoint devices "
-                           f"({', '.join(DEVICE_ENV)}) or CPU cores")
+        raise BenchdbError(
+            f"--parallel on device {kind!r}: parallel workers need disjoint devices "
+            f"({', '.join(DEVICE_ENV)}) or CPU cores"
+        )
     if not indices:
         raise BenchdbError(f"--parallel: no {kind} device is visible")
     n = len(indices) if workers is None else workers
     if n > len(indices):
-        raise BenchdbError(f"--parallel {n}: {len(indices)} {kind} device(s) visible; two workers would share "
-                           f"one; give at most {len(indices)}")
+        raise BenchdbError(
+            f"--parallel {n}: {len(indices)} {kind} device(s) visible; two workers would share "
+            f"one; give at most {len(indices)}"
+        )
     return [{var: str(i)} for i in indices[:n]]

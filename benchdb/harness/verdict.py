@@ -32,8 +32,10 @@ def judge(m: Measurement, rule: StopRule, cond: Conditions, max_background_cpu: 
     """
     reasons = m.validity_reasons(rule)
     if cond.background_cpu_pct > max_background_cpu:
-        busy = (f"busy_machine: other processes used {cond.background_cpu_pct:.0f}% CPU "
-                f"before the scenario (limit {max_background_cpu:.0f}%)")
+        busy = (
+            f"busy_machine: other processes used {cond.background_cpu_pct:.0f}% CPU "
+            f"before the scenario (limit {max_background_cpu:.0f}%)"
+        )
         ci = m.ci_rel
         ci_text = "no CI" if ci is None else f"CI of the median +-{ci:.1%}"
         if _converged(m, rule):
@@ -58,16 +60,20 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}{where}"
 
 
-def fail_all(scenarios: list[Scenario], info: dict[str, Any], exc: BaseException,
-             on_start=None):
+def fail_all(scenarios: list[Scenario], info: dict[str, Any], exc: BaseException, on_start=None):
     """One outcome per scenario when the model itself could not be loaded."""
     from datetime import datetime, timezone
 
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
-        yield Outcome(sc, info, status=status_of(exc), error=f"model load failed: {error_text(exc)}",
-                      started_at=datetime.now(timezone.utc).isoformat())
+        yield Outcome(
+            sc,
+            info,
+            status=status_of(exc),
+            error=f"model load failed: {error_text(exc)}",
+            started_at=datetime.now(timezone.utc).isoformat(),
+        )
 
 
 def status_of(exc: BaseException) -> str:

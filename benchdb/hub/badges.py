@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from benchdb import sql
 
 COLOR = "blue"
-_SVG_COLOR = "#007ec6"          # shields.io's "blue"
+_SVG_COLOR = "#007ec6"  # shields.io's "blue"
 
 
 @dataclass(frozen=True)
@@ -26,16 +26,23 @@ class Badge:
 
     def endpoint_json(self) -> str:
         """The shields.io endpoint document: {"schemaVersion": 1, "label", "message", "color"}."""
-        return json.dumps({"schemaVersion": 1, "label": self.label, "message": self.message,
-                           "color": self.color}, ensure_ascii=False, indent=2) + "\n"
+        return (
+            json.dumps(
+                {"schemaVersion": 1, "label": self.label, "message": self.message, "color": self.color},
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
 
     def svg(self) -> str:
         """A flat badge in the shields.io style: no scripts, fonts, links or images outside it."""
         from benchdb.hub.templates import template
 
         left, right = _text_width(self.label) + 10, _text_width(self.message) + 10
-        return template("badge.svg.j2").render(label=self.label, message=self.message, left=left, right=right,
-                                               color=_SVG_COLOR)
+        return template("badge.svg.j2").render(
+            label=self.label, message=self.message, left=left, right=right, color=_SVG_COLOR
+        )
 
 
 def slug(model_id: str) -> str:

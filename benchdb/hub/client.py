@@ -39,8 +39,7 @@ def api(*, need_token: bool = True) -> HfApi:
     except ImportError:
         raise HubError("publishing needs huggingface_hub: pip install 'benchdb[hub]'") from None
     if need_token and not get_token():
-        raise HubError("no Hugging Face token: set HF_TOKEN to a token with write access, "
-                       "or run `hf auth login`")
+        raise HubError("no Hugging Face token: set HF_TOKEN to a token with write access, or run `hf auth login`")
     return HfApi(endpoint=endpoint())
 
 
@@ -54,21 +53,29 @@ def hub_errors(repo_id: str, repo_type: str, doing: str) -> Iterator[None]:
     try:
         yield
     except RepositoryNotFoundError:
-        raise HubError(f"{kind} repo {repo_id} not found on {endpoint()} (or not visible with this token): "
-                       f"check the name, or create it first") from None
+        raise HubError(
+            f"{kind} repo {repo_id} not found on {endpoint()} (or not visible with this token): "
+            f"check the name, or create it first"
+        ) from None
     except HfHubHTTPError as exc:
         status = exc.response.status_code if exc.response is not None else None
         if status == 401:
-            raise HubError(f"the Hub refused the token while {doing} (401): set HF_TOKEN to a valid token "
-                           "or run `hf auth login`") from None
+            raise HubError(
+                f"the Hub refused the token while {doing} (401): set HF_TOKEN to a valid token or run `hf auth login`"
+            ) from None
         if status == 403:
-            raise HubError(f"no write access to {kind} repo {repo_id} (403): use a token with write "
-                           f"permission on {repo_id.split('/')[0]}") from None
-        raise HubError(f"the Hub failed while {doing} {repo_id} (HTTP {status}); nothing was changed "
-                       "there: run the command again") from None
+            raise HubError(
+                f"no write access to {kind} repo {repo_id} (403): use a token with write "
+                f"permission on {repo_id.split('/')[0]}"
+            ) from None
+        raise HubError(
+            f"the Hub failed while {doing} {repo_id} (HTTP {status}); nothing was changed there: run the command again"
+        ) from None
     except Exception as exc:
         if not (isinstance(exc, OSError) or type(exc).__module__.split(".")[0] in ("httpx", "httpx2")):
             raise
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise HubError(f"cannot reach the Hub at {endpoint()} while {doing} {repo_id} ({first[:200]}); "
-                       "nothing was changed there: check the network and run the command again") from None
+        raise HubError(
+            f"cannot reach the Hub at {endpoint()} while {doing} {repo_id} ({first[:200]}); "
+            "nothing was changed there: check the network and run the command again"
+        ) from None

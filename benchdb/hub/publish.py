@@ -34,18 +34,18 @@ from benchdb.paths import is_safe_name
 @dataclass(frozen=True)
 class Upload:
     path_in_repo: str
-    kind: str                        # samples | results | card | badge
+    kind: str  # samples | results | card | badge
     size: int
-    source: Any                      # a local Path (contract file) or bytes (generated)
+    source: Any  # a local Path (contract file) or bytes (generated)
 
 
 @dataclass
 class Plan:
     repo_id: str
-    exists: bool                     # the dataset repository is already on the Hub
-    parent: str | None               # its head commit (the push commits on top of exactly that)
+    exists: bool  # the dataset repository is already on the Hub
+    parent: str | None  # its head commit (the push commits on top of exactly that)
     uploads: list[Upload] = field(default_factory=list)
-    already: int = 0                 # contract files already on the Hub
+    already: int = 0  # contract files already on the Hub
     new_results: int = 0
 
     def count(self, kind: str) -> int:
@@ -53,10 +53,12 @@ class Plan:
 
     def line(self) -> str:
         size = sum(u.size for u in self.uploads)
-        return (f"{len(self.uploads)} file(s), {size:,} bytes: {self.count('samples')} contract file(s) "
-                f"({self.new_results} result(s)), {self.count('results')} results file(s), "
-                f"{self.count('card')} card, {self.count('badge')} badge file(s); "
-                f"{self.already} contract file(s) already there")
+        return (
+            f"{len(self.uploads)} file(s), {size:,} bytes: {self.count('samples')} contract file(s) "
+            f"({self.new_results} result(s)), {self.count('results')} results file(s), "
+            f"{self.count('card')} card, {self.count('badge')} badge file(s); "
+            f"{self.already} contract file(s) already there"
+        )
 
 
 def blob_oid(data: bytes) -> str:
@@ -64,8 +66,14 @@ def blob_oid(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def plan(db: str | os.PathLike | None, repo_id: str, *, models: list[str] | None = None,
-         hardware: list[str] | None = None, need_token: bool = True) -> Plan:
+def plan(
+    db: str | os.PathLike | None,
+    repo_id: str,
+    *,
+    models: list[str] | None = None,
+    hardware: list[str] | None = None,
+    need_token: bool = True,
+) -> Plan:
     """What a publish of the warehouse ``db`` to dataset ``repo_id`` would upload (read-only)."""
     from benchdb.warehouse import Warehouse
 
@@ -77,14 +85,19 @@ def plan(db: str | os.PathLike | None, repo_id: str, *, models: list[str] | None
         files = con.execute(sql.load("hub/files.sql"), params).fetchall()
         if not files:
             what = " matching --model/--hardware" if models or hardware else ""
-            raise BenchdbError(f"nothing to publish: no ingested contract file{what} in {Warehouse(db).path}; "
-                               "run `benchdb ingest RESULTS` first", exit_code=1)
+            raise BenchdbError(
+                f"nothing to publish: no ingested contract file{what} in {Warehouse(db).path}; "
+                "run `benchdb ingest RESULTS` first",
+                exit_code=1,
+            )
         out = Plan(repo_id, exists, parent)
         new_by_hw: dict[str, list[tuple]] = {}
         for file_id, path, sha, size, run_id, hw_id, _model in files:
-            if not (is_safe_name(run_id) and is_safe_name(hw_id)):     # ingested before ingest checked them
-                raise HubError(f"run id {run_id!r} of {path} cannot name a folder in the dataset: leave its "
-                               "results out with --model/--hardware")
+            if not (is_safe_name(run_id) and is_safe_name(hw_id)):  # ingested before ingest checked them
+                raise HubError(
+                    f"run id {run_id!r} of {path} cannot name a folder in the dataset: leave its "
+                    "results out with --model/--hardware"
+                )
             repo_path = f"{card.SAMPLES_DIR}/hardware={hw_id}/run={run_id}/{sha[:16]}.parquet"
             if repo_path in remote:
                 out.already += 1
@@ -95,17 +108,27 @@ def plan(db: str | os.PathLike | None, repo_id: str, *, models: list[str] | None
         for hw_id, new in sorted(new_by_hw.items()):
             data, n = _results_parquet(con, [f for f, _ in new])
             digest = hashlib.sha256("".join(sorted(s for _, s in new)).encode()).hexdigest()[:16]
-            out.uploads.append(Upload(f"{card.RESULTS_DIR}/hardware={hw_id}/results-{digest}.parquet",
-                                      "results", len(data), data))
+            out.uploads.append(
+                Upload(f"{card.RESULTS_DIR}/hardware={hw_id}/results-{digest}.parquet", "results", len(data), data)
+            )
             out.new_results += n
         made = badge_mod.badges(con, params["models"], params["hardware"])
         generated = [(f"{card.BADGES_DIR}/{b.slug}.json", "badge", b.endpoint_json()) for b in made]
         generated += [(f"{card.BADGES_DIR}/{b.slug}.svg", "badge", b.svg()) for b in made]
         columns = [d[0] for d in con.execute(sql.load("hub/results.sql"), {"file_ids": []}).description]
-        counts = {"files": len(files), "results": len(files), "models": len({f[6] for f in files}),
-                  "hardware": len({f[5] for f in files})}
-        generated.append(("README.md", "card", card.dataset_card(con, repo_id, columns, params["models"],
-                                                                 params["hardware"], made, counts)))
+        counts = {
+            "files": len(files),
+            "results": len(files),
+            "models": len({f[6] for f in files}),
+            "hardware": len({f[5] for f in files}),
+        }
+        generated.append(
+            (
+                "README.md",
+                "card",
+                card.dataset_card(con, repo_id, columns, params["models"], params["hardware"], made, counts),
+            )
+        )
     for path_in_repo, kind, text in generated:
         data = text.encode("utf-8")
         if remote.get(path_in_repo) != blob_oid(data):
@@ -122,17 +145,24 @@ def push(p: Plan, *, private: bool = False) -> str | None:
 
     hf = make_api()
     kind = "dataset"
-    ops = [CommitOperationAdd(path_in_repo=u.path_in_repo,
-                              path_or_fileobj=str(u.source) if isinstance(u.source, Path) else u.source)
-           for u in p.uploads]
-    message = (f"benchdb publish: {p.count('samples')} contract file(s), {p.new_results} result(s)"
-               if p.count("samples") else "benchdb publish: card and badges")
+    ops = [
+        CommitOperationAdd(
+            path_in_repo=u.path_in_repo, path_or_fileobj=str(u.source) if isinstance(u.source, Path) else u.source
+        )
+        for u in p.uploads
+    ]
+    message = (
+        f"benchdb publish: {p.count('samples')} contract file(s), {p.new_results} result(s)"
+        if p.count("samples")
+        else "benchdb publish: card and badges"
+    )
     with hub_errors(p.repo_id, kind, "creating"):
         if not p.exists:
             hf.create_repo(p.repo_id, repo_type=kind, private=private, exist_ok=True)
     with hub_errors(p.repo_id, kind, "committing to"):
-        info = hf.create_commit(p.repo_id, ops, repo_type=kind, commit_message=message,
-                                parent_commit=p.parent if p.exists else None)
+        info = hf.create_commit(
+            p.repo_id, ops, repo_type=kind, commit_message=message, parent_commit=p.parent if p.exists else None
+        )
     return info.commit_url
 
 
@@ -147,7 +177,7 @@ def push_model_card(model_id: str, section: str) -> str | None:
     hf = make_api()
     current = ""
     with hub_errors(model_id, "model", "reading the model card of"):
-        hf.model_info(model_id)                         # a missing repo: one line, not a new card
+        hf.model_info(model_id)  # a missing repo: one line, not a new card
         if hf.file_exists(model_id, "README.md"):
             with tempfile.TemporaryDirectory() as tmp:
                 local = hf.hf_hub_download(model_id, "README.md", repo_type="model", local_dir=tmp)
@@ -156,11 +186,14 @@ def push_model_card(model_id: str, section: str) -> str | None:
     if updated == current:
         return None
     with hub_errors(model_id, "model", "opening a pull request on"):
-        info = hf.create_commit(model_id, [CommitOperationAdd("README.md", updated.encode("utf-8"))],
-                                repo_type="model", create_pr=True,
-                                commit_message="Update the inference benchmarks section (benchdb)",
-                                commit_description="Updates only the part of the model card between "
-                                                   f"`{card.START}` and `{card.END}`.")
+        info = hf.create_commit(
+            model_id,
+            [CommitOperationAdd("README.md", updated.encode("utf-8"))],
+            repo_type="model",
+            create_pr=True,
+            commit_message="Update the inference benchmarks section (benchdb)",
+            commit_description=f"Updates only the part of the model card between `{card.START}` and `{card.END}`.",
+        )
     return info.pr_url
 
 
@@ -194,16 +227,20 @@ def _check_local(path: Path, sha: str, size: int) -> None:
     try:
         actual_size = path.stat().st_size
     except OSError:
-        raise HubError(f"contract file {path} was ingested but is gone: restore it (or re-run and re-ingest), "
-                       "or leave its results out with --model/--hardware") from None
+        raise HubError(
+            f"contract file {path} was ingested but is gone: restore it (or re-run and re-ingest), "
+            "or leave its results out with --model/--hardware"
+        ) from None
     h = hashlib.sha256()
     if actual_size == size:
         with open(path, "rb") as fh:
             while chunk := fh.read(1 << 20):
                 h.update(chunk)
     if actual_size != size or h.hexdigest() != sha:
-        raise HubError(f"contract file {path} changed since it was ingested (its SHA-256 differs): "
-                       "restore the original, or leave its results out with --model/--hardware")
+        raise HubError(
+            f"contract file {path} changed since it was ingested (its SHA-256 differs): "
+            "restore the original, or leave its results out with --model/--hardware"
+        )
 
 
 def _results_parquet(con, file_ids: list[int]) -> tuple[bytes, int]:
@@ -211,7 +248,7 @@ def _results_parquet(con, file_ids: list[int]) -> tuple[bytes, int]:
     import pyarrow.parquet as pq
 
     rel = con.sql(sql.load("hub/results.sql"), params={"file_ids": file_ids})
-    table = (getattr(rel, "to_arrow_table", None) or rel.arrow)()     # duckdb 2 / 1.x
+    table = (getattr(rel, "to_arrow_table", None) or rel.arrow)()  # duckdb 2 / 1.x
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
     return buf.getvalue(), table.num_rows

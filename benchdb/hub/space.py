@@ -47,11 +47,11 @@ points, the compatibility matrix, optimal hardware, series histories and raw sam
 class SpacePlan:
     space_id: str
     exists: bool
-    parent: str | None                                      # the Space's head commit the push builds on
-    uploads: dict[str, Path | bytes] = field(default_factory=dict)     # path in the Space -> content
-    deletions: list[str] = field(default_factory=list)     # written by the previous publish, gone from the site
-    replaced: list[str] = field(default_factory=list)      # in the Space, not written by a publish, overwritten
-    ignored: list[str] = field(default_factory=list)       # in the site folder, not written by `benchdb site`
+    parent: str | None  # the Space's head commit the push builds on
+    uploads: dict[str, Path | bytes] = field(default_factory=dict)  # path in the Space -> content
+    deletions: list[str] = field(default_factory=list)  # written by the previous publish, gone from the site
+    replaced: list[str] = field(default_factory=list)  # in the Space, not written by a publish, overwritten
+    ignored: list[str] = field(default_factory=list)  # in the site folder, not written by `benchdb site`
 
     def size(self, path: str) -> int:
         data = self.uploads[path]
@@ -59,8 +59,10 @@ class SpacePlan:
 
     def lines(self) -> list[str]:
         """Every upload and deletion, one line each (what --dry-run shows and a push prints)."""
-        out = [f"  + {p} ({self.size(p):,} bytes)" + ("  (replaces a file no publish wrote)" if p in self.replaced
-                                                     else "") for p in sorted(self.uploads)]
+        out = [
+            f"  + {p} ({self.size(p):,} bytes)" + ("  (replaces a file no publish wrote)" if p in self.replaced else "")
+            for p in sorted(self.uploads)
+        ]
         out += [f"  - {p} (an earlier publish wrote it; the site no longer has it)" for p in self.deletions]
         if self.ignored:
             more = len(self.ignored) - 5
@@ -76,16 +78,21 @@ def site_files(site: Path) -> tuple[dict[str, Path], list[str]]:
 
     listed = listed_files(site)
     if listed is None:
-        raise BenchdbError(f"--site {site} is not a site `benchdb site` wrote (no readable {MARKER}): "
-                           "build one with `benchdb site --out DIR`, or leave --site out")
+        raise BenchdbError(
+            f"--site {site} is not a site `benchdb site` wrote (no readable {MARKER}): "
+            "build one with `benchdb site --out DIR`, or leave --site out"
+        )
     files: dict[str, Path] = {}
     for rel in listed:
         path = site / rel
-        if any(part.startswith(".") or part == "" for part in rel.split("/")) or path.is_symlink() \
-                or not path.is_file():
+        if (
+            any(part.startswith(".") or part == "" for part in rel.split("/"))
+            or path.is_symlink()
+            or not path.is_file()
+        ):
             continue
         try:
-            inside(site, path)          # no link to a folder outside the site on the way
+            inside(site, path)  # no link to a folder outside the site on the way
         except BenchdbError:
             continue
         files[rel] = path
@@ -109,14 +116,19 @@ def plan(site: Path, space_id: str, *, need_token: bool = True) -> SpacePlan:
             there, parent, exists = set(), None, False
         previous = _manifest(hf, space_id, parent) if MANIFEST in there else set()
     title = f"benchdb: {space_id.split('/')[1]}"
-    card = CARD.format(title=title, quoted=json.dumps(title), space_id=space_id)     # JSON strings are YAML
+    card = CARD.format(title=title, quoted=json.dumps(title), space_id=space_id)  # JSON strings are YAML
     uploads: dict[str, Path | bytes] = {"README.md": card.encode("utf-8"), **files}
     ours = sorted(uploads)
     uploads[MANIFEST] = json.dumps({"format": MANIFEST_FORMAT, "version": 1, "files": ours}, indent=1).encode()
-    return SpacePlan(space_id, exists, parent, uploads,
-                     deletions=sorted((previous & there) - set(uploads) - KEEP),
-                     replaced=sorted((there & set(ours)) - previous - KEEP),
-                     ignored=ignored)
+    return SpacePlan(
+        space_id,
+        exists,
+        parent,
+        uploads,
+        deletions=sorted((previous & there) - set(uploads) - KEEP),
+        replaced=sorted((there & set(ours)) - previous - KEEP),
+        ignored=ignored,
+    )
 
 
 def push(p: SpacePlan, *, private: bool = False) -> str:
@@ -128,12 +140,19 @@ def push(p: SpacePlan, *, private: bool = False) -> str:
     if not p.exists:
         with hub_errors(p.space_id, "space", "creating"):
             hf.create_repo(p.space_id, repo_type="space", space_sdk="static", private=private, exist_ok=True)
-    ops: list = [CommitOperationAdd(path, data if isinstance(data, bytes) else str(data))
-                 for path, data in sorted(p.uploads.items())]
+    ops: list = [
+        CommitOperationAdd(path, data if isinstance(data, bytes) else str(data))
+        for path, data in sorted(p.uploads.items())
+    ]
     ops += [CommitOperationDelete(path) for path in p.deletions]
     with hub_errors(p.space_id, "space", "committing to"):
-        info = hf.create_commit(p.space_id, ops, repo_type="space", parent_commit=p.parent,
-                                commit_message=f"benchdb publish --space: {len(p.uploads)} file(s) of the dashboard")
+        info = hf.create_commit(
+            p.space_id,
+            ops,
+            repo_type="space",
+            parent_commit=p.parent,
+            commit_message=f"benchdb publish --space: {len(p.uploads)} file(s) of the dashboard",
+        )
     return info.commit_url
 
 

@@ -14,9 +14,14 @@ if TYPE_CHECKING:
 def _env() -> jinja2.Environment:
     import jinja2
 
-    return jinja2.Environment(loader=jinja2.FunctionLoader(source), autoescape=jinja2.select_autoescape(["svg.j2"]),
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              undefined=jinja2.StrictUndefined)
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(source),
+        autoescape=jinja2.select_autoescape(["svg.j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
 
 
 def source(name: str) -> str:

@@ -35,10 +35,15 @@ DEFAULT_BATCH_ROWS = 2_000_000
 __all__ = ["DEFAULT_BATCH_ROWS", "IngestSummary", "discover", "ingest"]
 
 
-def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = None, *,
-           batch_rows: int = DEFAULT_BATCH_ROWS, wait_s: float = 60.0,
-           progress: Callable[[int, int], None] | None = None,
-           after: Callable[[duckdb.DuckDBPyConnection, IngestSummary], None] | None = None) -> IngestSummary:
+def ingest(
+    paths: Iterable[str | os.PathLike],
+    db: str | os.PathLike | None = None,
+    *,
+    batch_rows: int = DEFAULT_BATCH_ROWS,
+    wait_s: float = 60.0,
+    progress: Callable[[int, int], None] | None = None,
+    after: Callable[[duckdb.DuckDBPyConnection, IngestSummary], None] | None = None,
+) -> IngestSummary:
     """Ingest every contract file under ``paths`` into the warehouse ``db``.
 
     The load runs in a write session (:mod:`benchdb.store.snapshot`): open readers never block
@@ -50,12 +55,15 @@ def ingest(paths: Iterable[str | os.PathLike], db: str | os.PathLike | None = No
     start = time.perf_counter()
     files = discover(paths)
     if not files:
-        raise BenchdbError("no .parquet files found under " + ", ".join(map(str, paths))
-                           + "; point ingest at the folder a runner wrote with --out")
+        raise BenchdbError(
+            "no .parquet files found under "
+            + ", ".join(map(str, paths))
+            + "; point ingest at the folder a runner wrote with --out"
+        )
     path = database.resolve_db(db)
     summary = IngestSummary(db=str(path), found=len(files))
     todo, seen = _partition(files, _known_files(path, wait_s)) if path.exists() else (files, [])
-    if not todo:          # nothing new: no write session at all
+    if not todo:  # nothing new: no write session at all
         _count_seen(seen, summary)
     else:
         with snapshot.write_session(path, wait_s=wait_s) as session:
@@ -82,8 +90,10 @@ def _known_files(path, wait_s: float) -> dict[tuple[str, int, int], tuple[str, s
 
 def _known(con) -> dict[tuple[str, int, int], tuple[str, str | None]]:
     """(path, size, mtime) of every file seen before -> (status, error)."""
-    return {(p, s, m): (status, error) for p, s, m, status, error
-            in con.execute(sql.load("queries/known_files.sql")).fetchall()}
+    return {
+        (p, s, m): (status, error)
+        for p, s, m, status, error in con.execute(sql.load("queries/known_files.sql")).fetchall()
+    }
 
 
 def _partition(files, known: dict) -> tuple[list[Candidate], list[tuple[str, str, str | None]]]:
@@ -115,8 +125,9 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
     _count_seen(seen, summary)
     for c in todo:
         c.sha256 = sha256(c.path)
-    loaded = dict(con.execute(sql.load("queries/loaded_hashes.sql"),
-                              [[c.sha256 for c in todo]]).fetchall()) if todo else {}
+    loaded = (
+        dict(con.execute(sql.load("queries/loaded_hashes.sql"), [[c.sha256 for c in todo]]).fetchall()) if todo else {}
+    )
     # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
     # rejected file releases it, so a good copy beside a corrupt one still loads.
     by_hash: dict[str, list[Candidate]] = {}
@@ -139,8 +150,9 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
     con.execute("COMMIT")
 
 
-def _claim_scenarios(con, loader: Loader, by_hash: dict[str, list[Candidate]],
-                     footers: dict) -> tuple[dict[str, list[Candidate]], dict[str, str]]:
+def _claim_scenarios(
+    con, loader: Loader, by_hash: dict[str, list[Candidate]], footers: dict
+) -> tuple[dict[str, list[Candidate]], dict[str, str]]:
     """Group the files of readable footers by scenario id (content-hash groups whose footer is bad
     are rejected whole), and reject those of scenarios the warehouse already has. Returns the
     claims by scenario and the owners (paths) of scenarios already loaded."""
@@ -154,16 +166,20 @@ def _claim_scenarios(con, loader: Loader, by_hash: dict[str, list[Candidate]],
             continue
         c.footer = footer
         by_scenario.setdefault(c.footer.scenario["scenario_id"], []).append(c)
-    owner = dict(con.execute(sql.load("queries/loaded_scenarios.sql"), [list(by_scenario)]).fetchall()) \
-        if by_scenario else {}
+    owner = (
+        dict(con.execute(sql.load("queries/loaded_scenarios.sql"), [list(by_scenario)]).fetchall())
+        if by_scenario
+        else {}
+    )
     for sid in [sid for sid in by_scenario if sid in owner]:
         for c in by_scenario.pop(sid):
             loader.reject(c, _claimed(sid, owner[sid]))
     return by_scenario, owner
 
 
-def _load_claims(loader: Loader, by_scenario: dict[str, list[Candidate]], owner: dict[str, str],
-                 batch_rows: int, progress) -> None:
+def _load_claims(
+    loader: Loader, by_scenario: dict[str, list[Candidate]], owner: dict[str, str], batch_rows: int, progress
+) -> None:
     """Load the first claim of every scenario; where it is rejected the next claim gets its turn.
     A scenario's claims shrink to start at the file that loaded; ``owner`` records that file."""
     total, done = len(by_scenario), 0
@@ -179,21 +195,26 @@ def _load_claims(loader: Loader, by_scenario: dict[str, list[Candidate]], owner:
             sid = c.valid_footer.scenario["scenario_id"]
             if loader.was_rejected(c):
                 by_scenario[sid].pop(0)
-                if by_scenario[sid]:           # the next file claiming this scenario gets its turn
+                if by_scenario[sid]:  # the next file claiming this scenario gets its turn
                     promoted.append(by_scenario[sid][0])
             else:
                 owner[sid] = str(c.path)
         pending = promoted
 
 
-def _settle_losers(loader: Loader, summary: IngestSummary, by_scenario: dict[str, list[Candidate]],
-                   by_hash: dict[str, list[Candidate]], owner: dict[str, str]) -> None:
+def _settle_losers(
+    loader: Loader,
+    summary: IngestSummary,
+    by_scenario: dict[str, list[Candidate]],
+    by_hash: dict[str, list[Candidate]],
+    owner: dict[str, str],
+) -> None:
     """Reject the claims that lost their scenario to a loaded file, and settle the copies of each file."""
     for sid, group in by_scenario.items():
         for c in group:
             if str(c.path) != owner.get(sid) and not loader.was_rejected(c):
                 loader.reject(c, _claimed(sid, owner[sid]))
-    for group in by_hash.values():          # byte-identical copies of a file follow its fate
+    for group in by_hash.values():  # byte-identical copies of a file follow its fate
         first = group[0]
         for same in group[1:]:
             if loader.was_rejected(first):
@@ -205,8 +226,7 @@ def _settle_losers(loader: Loader, summary: IngestSummary, by_scenario: dict[str
 
 
 def _claimed(sid: str, path: str) -> str:
-    return (f"metadata.scenario.scenario_id: scenario {sid} is already loaded from {path}; "
-            "a scenario is ingested once")
+    return f"metadata.scenario.scenario_id: scenario {sid} is already loaded from {path}; a scenario is ingested once"
 
 
 def _batches(files: list[Candidate], batch_rows: int):

@@ -28,7 +28,7 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
             continue
         for root, dirs, files in os.walk(p):
             dirs[:] = [d for d in dirs if not d.startswith(".")]
-            real_root = Path(os.path.realpath(root))     # once per folder, not once per file
+            real_root = Path(os.path.realpath(root))  # once per folder, not once per file
             for name in files:
                 if name.endswith(".parquet") and not name.startswith("."):
                     full = os.path.join(root, name)

@@ -39,25 +39,53 @@ class Candidate:
         return self.footer
 
 
-_BATCH_SCHEMA = pa.schema([
-    ("filename", pa.string()), ("file_id", pa.int64()), ("size_bytes", pa.int64()),
-    ("mtime_ns", pa.int64()), ("sha256", pa.string()), ("num_rows", pa.int64()),
-    ("scenario_id", pa.string()), ("run_id", pa.string()), ("model_id", pa.string()),
-    ("backend", pa.string()), ("device", pa.string()), ("mode", pa.string()),
-    ("precision", pa.string()), ("batch_size", pa.int32()), ("input_shape", pa.string()),
-    ("status", pa.string()), ("error", pa.string()), ("validity", pa.string()),
-    ("validity_reasons", pa.list_(pa.string())), ("timing_method", pa.string()),
-    ("driver", pa.string()), ("threads", pa.int32()), ("load_avg_1m", pa.float64()),
-    ("stop_reason", pa.string()), ("started_at", pa.string()), ("primary_metric", pa.string()),
-    ("settings", pa.string()), ("extra", pa.string()), ("hardware_id", pa.string()),
-    ("arch_id", pa.string()), ("options", pa.string()), ("options_id", pa.string()),
-    ("series_id", pa.string()), ("file_device", pa.string()), ("file_precision", pa.string()),
-    ("file_input_shape", pa.string()), ("repeats", pa.int32()),
-    # An imported result's provenance (JSON) and whether it has no samples (benchdb import).
-    ("source", pa.string()), ("summary_only", pa.bool_()),
-    # How the result used its system (benchdb.schema.system): from its options, else the whole system.
-    ("accelerators", pa.int32()), ("parallelism", pa.string()),
-])
+_BATCH_SCHEMA = pa.schema(
+    [
+        ("filename", pa.string()),
+        ("file_id", pa.int64()),
+        ("size_bytes", pa.int64()),
+        ("mtime_ns", pa.int64()),
+        ("sha256", pa.string()),
+        ("num_rows", pa.int64()),
+        ("scenario_id", pa.string()),
+        ("run_id", pa.string()),
+        ("model_id", pa.string()),
+        ("backend", pa.string()),
+        ("device", pa.string()),
+        ("mode", pa.string()),
+        ("precision", pa.string()),
+        ("batch_size", pa.int32()),
+        ("input_shape", pa.string()),
+        ("status", pa.string()),
+        ("error", pa.string()),
+        ("validity", pa.string()),
+        ("validity_reasons", pa.list_(pa.string())),
+        ("timing_method", pa.string()),
+        ("driver", pa.string()),
+        ("threads", pa.int32()),
+        ("load_avg_1m", pa.float64()),
+        ("stop_reason", pa.string()),
+        ("started_at", pa.string()),
+        ("primary_metric", pa.string()),
+        ("settings", pa.string()),
+        ("extra", pa.string()),
+        ("hardware_id", pa.string()),
+        ("arch_id", pa.string()),
+        ("options", pa.string()),
+        ("options_id", pa.string()),
+        ("series_id", pa.string()),
+        ("file_device", pa.string()),
+        ("file_precision", pa.string()),
+        ("file_input_shape", pa.string()),
+        ("repeats", pa.int32()),
+        # An imported result's provenance (JSON) and whether it has no samples (benchdb import).
+        ("source", pa.string()),
+        ("summary_only", pa.bool_()),
+        # How the result used its system (benchdb.schema.system): from its options, else the whole system.
+        ("accelerators", pa.int32()),
+        ("parallelism", pa.string()),
+    ]
+)
 
 
 def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
@@ -68,11 +96,29 @@ def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict
     recorded = sc.get("recorded_as") or {}
     hardware_id = _hardware_id(meta["hardware"], hardware_ids)
     return {
-        "filename": str(c.path), "file_id": file_id, "size_bytes": c.size, "mtime_ns": c.mtime_ns,
-        "sha256": c.sha256, "num_rows": c.valid_footer.num_rows,
-        **{k: sc[k] for k in ("scenario_id", "model_id", "backend", "device", "mode", "precision",
-                              "batch_size", "input_shape", "status", "validity", "timing_method",
-                              "primary_metric")},
+        "filename": str(c.path),
+        "file_id": file_id,
+        "size_bytes": c.size,
+        "mtime_ns": c.mtime_ns,
+        "sha256": c.sha256,
+        "num_rows": c.valid_footer.num_rows,
+        **{
+            k: sc[k]
+            for k in (
+                "scenario_id",
+                "model_id",
+                "backend",
+                "device",
+                "mode",
+                "precision",
+                "batch_size",
+                "input_shape",
+                "status",
+                "validity",
+                "timing_method",
+                "primary_metric",
+            )
+        },
         "run_id": meta["run"]["run_id"],
         "error": sc.get("error"),
         "validity_reasons": [str(r) for r in sc.get("validity_reasons") or []],
@@ -96,7 +142,8 @@ def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict
         "repeats": sc.get("repeats") or 1,
         "source": json.dumps(sc["source"]) if sc.get("source") else None,
         "summary_only": bool((sc.get("source") or {}).get("summary_only")),
-        "accelerators": options.get("accelerators") if isinstance(options.get("accelerators"), int)
+        "accelerators": options.get("accelerators")
+        if isinstance(options.get("accelerators"), int)
         else system.accelerators_of(meta["hardware"]),
         "parallelism": json.dumps(options["parallelism"], sort_keys=True) if options.get("parallelism") else None,
     }
@@ -117,49 +164,112 @@ def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> d
         run, hw, model = meta["run"], meta["hardware"], meta["model"]
         if run["run_id"] not in runs:
             runs[run["run_id"]] = {
-                "run_id": run["run_id"], "started_at": run["started_at"], "host": run.get("host"),
-                "benchdb_version": run.get("benchdb_version"), "git_commit": run.get("git_commit"),
-                "software": json.dumps(run.get("software") or {}), "config": json.dumps(run.get("config") or {}),
-                "tags": [str(t) for t in run.get("tags") or []]}
+                "run_id": run["run_id"],
+                "started_at": run["started_at"],
+                "host": run.get("host"),
+                "benchdb_version": run.get("benchdb_version"),
+                "git_commit": run.get("git_commit"),
+                "software": json.dumps(run.get("software") or {}),
+                "config": json.dumps(run.get("config") or {}),
+                "tags": [str(t) for t in run.get("tags") or []],
+            }
         hid = _hardware_id(hw, hardware_ids)
         if hid not in hardware:
             per_node, nodes = system.node_counts(hw)
             hardware[hid] = {
-                "hardware_id": hid, "kind": hw["kind"], "vendor": hw.get("vendor"),
-                "device_name": hw["device_name"], "memory_bytes": hw.get("memory_bytes"),
-                "compute_capability": hw.get("compute_capability"), "cpu_model": hw.get("cpu_model"),
-                "cores_physical": hw.get("cores_physical"), "cores_logical": hw.get("cores_logical"),
-                "arch": hw.get("arch"), "os": hw.get("os"), "first_seen_run": run["run_id"],
+                "hardware_id": hid,
+                "kind": hw["kind"],
+                "vendor": hw.get("vendor"),
+                "device_name": hw["device_name"],
+                "memory_bytes": hw.get("memory_bytes"),
+                "compute_capability": hw.get("compute_capability"),
+                "cpu_model": hw.get("cpu_model"),
+                "cores_physical": hw.get("cores_physical"),
+                "cores_logical": hw.get("cores_logical"),
+                "arch": hw.get("arch"),
+                "os": hw.get("os"),
+                "first_seen_run": run["run_id"],
                 "fingerprint": json.dumps(hw, sort_keys=True),
                 **{k: hw.get(k) for k in system.SYSTEM_KEYS},
-                "accelerators_per_node": per_node, "nodes": nodes}
+                "accelerators_per_node": per_node,
+                "nodes": nodes,
+            }
         aid = identity.arch_id(model)
         if aid not in archs:
             archs[aid] = {
-                "arch_id": aid, "model_id": model["model_id"], "revision": model.get("revision"),
-                "model_type": model.get("model_type"), "architecture": model.get("architecture"),
-                "family": model.get("family"), "task": model.get("task"),
-                "num_parameters": model.get("num_parameters"), "flops_per_item": model.get("flops_per_item"),
-                "info": json.dumps(model, sort_keys=True)}
+                "arch_id": aid,
+                "model_id": model["model_id"],
+                "revision": model.get("revision"),
+                "model_type": model.get("model_type"),
+                "architecture": model.get("architecture"),
+                "family": model.get("family"),
+                "task": model.get("task"),
+                "num_parameters": model.get("num_parameters"),
+                "flops_per_item": model.get("flops_per_item"),
+                "info": json.dumps(model, sort_keys=True),
+            }
     return {
-        "new_runs": pa.Table.from_pylist(list(runs.values()), schema=pa.schema([
-            ("run_id", pa.string()), ("started_at", pa.string()), ("host", pa.string()),
-            ("benchdb_version", pa.string()), ("git_commit", pa.string()), ("software", pa.string()),
-            ("config", pa.string()), ("tags", pa.list_(pa.string()))])),
-        "new_hardware": pa.Table.from_pylist(list(hardware.values()), schema=pa.schema([
-            ("hardware_id", pa.string()), ("kind", pa.string()), ("vendor", pa.string()),
-            ("device_name", pa.string()), ("memory_bytes", pa.int64()),
-            ("compute_capability", pa.string()), ("cpu_model", pa.string()),
-            ("cores_physical", pa.int32()), ("cores_logical", pa.int32()), ("arch", pa.string()),
-            ("os", pa.string()), ("first_seen_run", pa.string()), ("fingerprint", pa.string()),
-            ("accelerators_per_node", pa.int32()), ("nodes", pa.int32()), ("cpu_sockets", pa.int32()),
-            ("host_memory_bytes", pa.int64()), ("interconnect", pa.string()), ("system_name", pa.string()),
-            ("availability", pa.string()), ("cloud", pa.string()), ("instance", pa.string())])),
-        "new_architectures": pa.Table.from_pylist(list(archs.values()), schema=pa.schema([
-            ("arch_id", pa.string()), ("model_id", pa.string()), ("revision", pa.string()),
-            ("model_type", pa.string()), ("architecture", pa.string()), ("family", pa.string()),
-            ("task", pa.string()), ("num_parameters", pa.int64()), ("flops_per_item", pa.float64()),
-            ("info", pa.string())])),
+        "new_runs": pa.Table.from_pylist(
+            list(runs.values()),
+            schema=pa.schema(
+                [
+                    ("run_id", pa.string()),
+                    ("started_at", pa.string()),
+                    ("host", pa.string()),
+                    ("benchdb_version", pa.string()),
+                    ("git_commit", pa.string()),
+                    ("software", pa.string()),
+                    ("config", pa.string()),
+                    ("tags", pa.list_(pa.string())),
+                ]
+            ),
+        ),
+        "new_hardware": pa.Table.from_pylist(
+            list(hardware.values()),
+            schema=pa.schema(
+                [
+                    ("hardware_id", pa.string()),
+                    ("kind", pa.string()),
+                    ("vendor", pa.string()),
+                    ("device_name", pa.string()),
+                    ("memory_bytes", pa.int64()),
+                    ("compute_capability", pa.string()),
+                    ("cpu_model", pa.string()),
+                    ("cores_physical", pa.int32()),
+                    ("cores_logical", pa.int32()),
+                    ("arch", pa.string()),
+                    ("os", pa.string()),
+                    ("first_seen_run", pa.string()),
+                    ("fingerprint", pa.string()),
+                    ("accelerators_per_node", pa.int32()),
+                    ("nodes", pa.int32()),
+                    ("cpu_sockets", pa.int32()),
+                    ("host_memory_bytes", pa.int64()),
+                    ("interconnect", pa.string()),
+                    ("system_name", pa.string()),
+                    ("availability", pa.string()),
+                    ("cloud", pa.string()),
+                    ("instance", pa.string()),
+                ]
+            ),
+        ),
+        "new_architectures": pa.Table.from_pylist(
+            list(archs.values()),
+            schema=pa.schema(
+                [
+                    ("arch_id", pa.string()),
+                    ("model_id", pa.string()),
+                    ("revision", pa.string()),
+                    ("model_type", pa.string()),
+                    ("architecture", pa.string()),
+                    ("family", pa.string()),
+                    ("task", pa.string()),
+                    ("num_parameters", pa.int64()),
+                    ("flops_per_item", pa.float64()),
+                    ("info", pa.string()),
+                ]
+            ),
+        ),
     }
 
 
@@ -168,12 +278,13 @@ class Loader:
         self.con = con
         self.summary = summary
         self.store = store
-        self.rejected: dict[str, str] = {}           # path -> reason, this call
+        self.rejected: dict[str, str] = {}  # path -> reason, this call
 
     def record(self, c: Candidate, status: str, error: str | None) -> None:
         self.con.execute(sql.load("queries/forget_file.sql"), [str(c.path)])
-        self.con.execute(sql.load("queries/record_file.sql"),
-                         [str(c.path), c.size, c.mtime_ns, c.sha256, status, error])
+        self.con.execute(
+            sql.load("queries/record_file.sql"), [str(c.path), c.size, c.mtime_ns, c.sha256, status, error]
+        )
 
     def reject(self, c: Candidate, reason: str) -> None:
         reason = clip(reason)
@@ -204,7 +315,7 @@ class Loader:
 
     def _load(self, batch: list[Candidate]) -> None:
         con = self.con
-        written: list[Path] = []        # this batch's parts: removed again if it rolls back
+        written: list[Path] = []  # this batch's parts: removed again if it rolls back
         con.execute("BEGIN TRANSACTION")
         try:
             ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
@@ -213,17 +324,20 @@ class Loader:
             con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
-            files = sql.literals(c.path for c in batch)     # names, never patterns
+            files = sql.literals(c.path for c in batch)  # names, never patterns
             con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
             # the batch's one pass over its rows before the insert: row checks and statistics
-            con.execute(sql.load("queries/batch_groups.sql"),
-                        {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)})
+            con.execute(
+                sql.load("queries/batch_groups.sql"), {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)}
+            )
             bad = dict(con.execute(sql.load("queries/check_samples.sql")).fetchall())
-            no_stats = [f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall()
-                        if f not in bad]
+            no_stats = [
+                f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall() if f not in bad
+            ]
             if no_stats:
-                bad.update(con.execute(sql.load("queries/check_keys_rows.sql"),
-                                       {"files": sql.literals(no_stats)}).fetchall())
+                bad.update(
+                    con.execute(sql.load("queries/check_keys_rows.sql"), {"files": sql.literals(no_stats)}).fetchall()
+                )
             if bad:
                 con.execute("DELETE FROM batch_files WHERE list_contains($1, filename)", [list(bad)])
                 for c in batch:
@@ -240,10 +354,16 @@ class Loader:
                     files_of = by_version[version]
                     if files_of:
                         written += self.store.write_files(
-                            con, sql.load(f"queries/{name}"), {"files": sql.literals(c.path for c in files_of)},
-                            rows=sum(c.valid_footer.num_rows for c in files_of))
-                con.execute("CREATE OR REPLACE TEMP TABLE stage_stats AS " + sql.load("queries/batch_stat_groups.sql")
-                            + sql.load("queries/metric_stats.sql"))
+                            con,
+                            sql.load(f"queries/{name}"),
+                            {"files": sql.literals(c.path for c in files_of)},
+                            rows=sum(c.valid_footer.num_rows for c in files_of),
+                        )
+                con.execute(
+                    "CREATE OR REPLACE TEMP TABLE stage_stats AS "
+                    + sql.load("queries/batch_stat_groups.sql")
+                    + sql.load("queries/metric_stats.sql")
+                )
                 con.execute(sql.load("queries/insert_result_metrics.sql"))
                 con.execute(sql.load("queries/insert_results.sql"))
                 con.execute(sql.load("interop/insert_sources.sql"))

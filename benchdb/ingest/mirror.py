@@ -27,12 +27,17 @@ def mirror(url: str) -> Path:
     for remote in found:
         rel = _safe_key(url, root, remote)
         local = mirror / rel
-        inside(mirror, local)        # a key checked above, and no link in the mirror leads out of it
+        inside(mirror, local)  # a key checked above, and no link in the mirror leads out of it
         info = fs.info(remote)
         tag = _version_tag(info)
         stamp = local.with_name(f".{local.name}.version")
-        if local.exists() and local.stat().st_size == info.get("size") and tag is not None \
-                and stamp.is_file() and stamp.read_text(encoding="utf-8") == tag:
+        if (
+            local.exists()
+            and local.stat().st_size == info.get("size")
+            and tag is not None
+            and stamp.is_file()
+            and stamp.read_text(encoding="utf-8") == tag
+        ):
             continue
         local.parent.mkdir(parents=True, exist_ok=True)
         with atomic_path(local) as tmp:
@@ -48,16 +53,29 @@ def _safe_key(url: str, root: str, remote: str) -> str:
     """The remote file's path below the listed root, refused when it could leave the mirror."""
     rel = posixpath.relpath(remote, root) if remote.startswith(root.rstrip("/") + "/") or not root else None
     if rel is None or rel.startswith("/") or any(part in ("..", "") for part in rel.split("/")):
-        raise BenchdbError(f"{url}: refusing remote key {remote!r}: it is absolute or contains '..' and would be "
-                           "written outside benchdb's mirror; rename it on the remote")
+        raise BenchdbError(
+            f"{url}: refusing remote key {remote!r}: it is absolute or contains '..' and would be "
+            "written outside benchdb's mirror; rename it on the remote"
+        )
     return rel
 
 
 def _version_tag(info: dict) -> str | None:
     """What names one version of a remote file: its ETag, checksum or modification time (with size).
     None when the remote names none: then the file is always fetched again."""
-    for key in ("ETag", "etag", "md5", "checksum", "sha256", "crc32c", "mtime", "LastModified", "last_modified",
-                "updated", "created"):
+    for key in (
+        "ETag",
+        "etag",
+        "md5",
+        "checksum",
+        "sha256",
+        "crc32c",
+        "mtime",
+        "LastModified",
+        "last_modified",
+        "updated",
+        "created",
+    ):
         if info.get(key) not in (None, ""):
             return f"{key}={info[key]}:size={info.get('size')}"
     return None

@@ -17,11 +17,13 @@ class IngestSummary:
     rejected_before: list[tuple[str, str]] = field(default_factory=list)
     samples: int = 0
     seconds: float = 0.0
-    run_ids: set[str] = field(default_factory=set)     # runs that gained results in this call
-    change_points: int = 0                             # open change points found after loading
+    run_ids: set[str] = field(default_factory=set)  # runs that gained results in this call
+    change_points: int = 0  # open change points found after loading
 
     def line(self) -> str:
         before = f" and {len(self.rejected_before)} rejected before (unchanged)" if self.rejected_before else ""
-        return (f"ingested {self.new} new file(s), skipped {self.skipped + self.duplicates} already "
-                f"loaded{before}, rejected {len(self.rejected)}; {self.samples:,} samples in "
-                f"{self.seconds:.2f} s into {self.db}")
+        return (
+            f"ingested {self.new} new file(s), skipped {self.skipped + self.duplicates} already "
+            f"loaded{before}, rejected {len(self.rejected)}; {self.samples:,} samples in "
+            f"{self.seconds:.2f} s into {self.db}"
+        )

@@ -25,7 +25,7 @@ FORMATS = {
     "pytest-benchmark": "pytest_benchmark",
     "transformers": "transformers_v2",
     "hud-v3": "hud_v3",
-    "mlperf": "mlperf_repo",          # whole results repositories, and lone LoadGen logs (mlperf.py)
+    "mlperf": "mlperf_repo",  # whole results repositories, and lone LoadGen logs (mlperf.py)
     "vllm-serve": "vllm_serve",
     "sglang-serve": "sglang_serve",
     "aiperf": "aiperf",
@@ -37,11 +37,19 @@ FORMATS = {
 #: reading it whole would hold several times its size in memory.
 MAX_SOURCE_BYTES = 256 * 2**20
 #: The name recorded as the source format (options.source, result_sources.format).
-FORMAT_IDS = {"optimum-benchmark": "optimum-benchmark", "pytest-benchmark": "pytest-benchmark",
-              "transformers": "transformers-benchmark-v2", "hud-v3": "hud-v3", "mlperf": "mlperf-loadgen",
-              "vllm-serve": "vllm-bench-serve", "sglang-serve": "sglang-bench-serving", "aiperf": "aiperf",
-              "guidellm": "guidellm", "lm-eval": "lm-evaluation-harness",
-              "inferencex": "inferencex"}
+FORMAT_IDS = {
+    "optimum-benchmark": "optimum-benchmark",
+    "pytest-benchmark": "pytest-benchmark",
+    "transformers": "transformers-benchmark-v2",
+    "hud-v3": "hud-v3",
+    "mlperf": "mlperf-loadgen",
+    "vllm-serve": "vllm-bench-serve",
+    "sglang-serve": "sglang-bench-serving",
+    "aiperf": "aiperf",
+    "guidellm": "guidellm",
+    "lm-eval": "lm-evaluation-harness",
+    "inferencex": "inferencex",
+}
 
 
 @dataclass(frozen=True)
@@ -61,25 +69,30 @@ class Declared:
 
     def apply(self, item: Imported) -> None:
         if self.model and item.settings.get("model_declarable"):
-            item.model_id = self.model          # the id benchdb knows the model by (lm-eval: its scores' model)
+            item.model_id = self.model  # the id benchdb knows the model by (lm-eval: its scores' model)
         if self.precision and item.settings.get("precision_declarable"):
             if item.precision not in ("unknown", self.precision):
-                raise SourceError(f"the file names its precision ({item.precision}); --precision "
-                                  f"{self.precision} contradicts it")
+                raise SourceError(
+                    f"the file names its precision ({item.precision}); --precision {self.precision} contradicts it"
+                )
             item.precision = self.precision
         elif item.settings.get("precision_declarable") and item.precision == "unknown":
-            raise SourceError("the file names no precision (no dtype in model_args): give --precision "
-                              "fp32|fp16|bf16|int8|int4")
+            raise SourceError(
+                "the file names no precision (no dtype in model_args): give --precision fp32|fp16|bf16|int8|int4"
+            )
         if not item.model_id:
             if not self.model:
-                raise SourceError("the file names no model (an SGLang line against a server without "
-                                  "/server_info): give --model NAME")
+                raise SourceError(
+                    "the file names no model (an SGLang line against a server without /server_info): give --model NAME"
+                )
             item.model_id = self.model
         if self.hardware is not None:
             named = item.hardware.get("kind") not in (None, "unknown")
             if named and item.hardware.get("device_name") != self.hardware.get("device_name"):
-                raise SourceError(f"the file names its hardware ({item.hardware.get('device_name')}); "
-                                  "leave out --hardware/--hardware-file for it")
+                raise SourceError(
+                    f"the file names its hardware ({item.hardware.get('device_name')}); "
+                    "leave out --hardware/--hardware-file for it"
+                )
             if not named:
                 item.hardware, item.device = dict(self.hardware), self.device or item.device
                 for key, value in self.usage.items():
@@ -91,8 +104,7 @@ class Declared:
             item.options["engine"], item.backend = self.engine, self.engine
 
 
-def declared_hardware(name: str | None, file: str | None
-                      ) -> tuple[dict[str, Any] | None, str | None, dict[str, Any]]:
+def declared_hardware(name: str | None, file: str | None) -> tuple[dict[str, Any] | None, str | None, dict[str, Any]]:
     """(system, device, usage) from ``--hardware NAME`` or ``--hardware-file FILE``: a hardware file
     (YAML or JSON, :mod:`benchdb.schema.system`; its ``accelerators`` and ``parallelism`` become each
     result's usage options), the JSON of ``benchdb hardware --format json`` run on that machine (its
@@ -118,18 +130,30 @@ def _hardware_file(file: str) -> tuple[dict[str, Any], str, dict[str, Any]]:
     from benchdb.schema.identity import normalize_device
 
     doc = system.read_document(file)
-    if isinstance(doc, dict) and isinstance(doc.get("cpu"), dict) and "accelerators" in doc \
-            and isinstance(doc.get("host"), str):          # the whole report of `benchdb hardware --format json`
+    if (
+        isinstance(doc, dict)
+        and isinstance(doc.get("cpu"), dict)
+        and "accelerators" in doc
+        and isinstance(doc.get("host"), str)
+    ):  # the whole report of `benchdb hardware --format json`
         accels = [a for a in doc.get("accelerators") or [] if isinstance(a, dict)]
         if accels:
             acc = accels[0]
-            fp = acc.get("fingerprint") or {"kind": acc.get("kind"), "device_name": acc.get("name"),
-                                            "memory_bytes": acc.get("memory_bytes")}
+            fp = acc.get("fingerprint") or {
+                "kind": acc.get("kind"),
+                "device_name": acc.get("name"),
+                "memory_bytes": acc.get("memory_bytes"),
+            }
             return dict(fp), normalize_device(str(acc.get("device") or f"{fp.get('kind')}:0")), {}
         return dict(doc["cpu"]), "cpu", {}
-    if isinstance(doc, dict) and doc.get("device_name") and doc.get("kind") and "fingerprint" not in doc \
-            and not set(doc) & {"accelerator", "cpu", "accelerators", "parallelism"}:
-        fp = dict(doc)                                        # one stored fingerprint, as it is
+    if (
+        isinstance(doc, dict)
+        and doc.get("device_name")
+        and doc.get("kind")
+        and "fingerprint" not in doc
+        and not set(doc) & {"accelerator", "cpu", "accelerators", "parallelism"}
+    ):
+        fp = dict(doc)  # one stored fingerprint, as it is
     else:
         fp = system.normalize(doc if doc is not None else {}, str(file))
     usage = system.usage(doc, str(file)) if isinstance(doc, dict) else {}
@@ -141,8 +165,8 @@ def _hardware_file(file: str) -> tuple[dict[str, Any], str, dict[str, Any]]:
 @dataclass
 class ImportSummary:
     written: list[Path] = field(default_factory=list)
-    imported: list[tuple[Path, int]] = field(default_factory=list)   # source file, results
-    failed: list[tuple[Path, str]] = field(default_factory=list)     # source file, problem
+    imported: list[tuple[Path, int]] = field(default_factory=list)  # source file, results
+    failed: list[tuple[Path, str]] = field(default_factory=list)  # source file, problem
     #: Lines a format reports beyond its files (MLPerf: where a run disagrees with the published table).
     notes: list[str] = field(default_factory=list)
     #: What a format adds to the summary line (MLPerf: runs, systems, skipped compliance runs, checks).
@@ -184,13 +208,15 @@ def load_yaml(path: Path) -> Any:
             event = self.peek_event()
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
                 mark = "*" if isinstance(event, yaml.AliasEvent) else "&"
-                raise SourceError(f"YAML anchor or alias {mark}{clip(str(event.anchor), 40)} at line "
-                                  f"{event.start_mark.line + 1}: imports refuse anchors and aliases (a few "
-                                  "of them can expand into gigabytes); write the report without them")
+                raise SourceError(
+                    f"YAML anchor or alias {mark}{clip(str(event.anchor), 40)} at line "
+                    f"{event.start_mark.line + 1}: imports refuse anchors and aliases (a few "
+                    "of them can expand into gigabytes); write the report without them"
+                )
             return super().compose_node(parent, index)
 
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=NoAliases)    # noqa: S506 (a SafeLoader)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=NoAliases)  # noqa: S506 (a SafeLoader)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise SourceError(f"not valid YAML ({clip(str(exc).splitlines()[0])})") from None
     except RecursionError:
@@ -201,8 +227,10 @@ def check_size(path: Path) -> None:
     """Refuse a source over :data:`MAX_SOURCE_BYTES` before reading any of it."""
     size = path.stat().st_size
     if size > MAX_SOURCE_BYTES:
-        raise SourceError(f"{size / 2**20:,.0f} MiB, larger than the {MAX_SOURCE_BYTES // 2**20} MiB an import "
-                          "reads; import the tool's results in smaller files (one per run)")
+        raise SourceError(
+            f"{size / 2**20:,.0f} MiB, larger than the {MAX_SOURCE_BYTES // 2**20} MiB an import "
+            "reads; import the tool's results in smaller files (one per run)"
+        )
 
 
 def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
@@ -254,7 +282,7 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
     if fmt not in FORMATS:
         raise SourceError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     mod = module(fmt)
-    if hasattr(mod, "import_paths"):        # a format whose files make sense only together (MLPerf repositories)
+    if hasattr(mod, "import_paths"):  # a format whose files make sense only together (MLPerf repositories)
         result: ImportSummary = mod.import_paths(list(paths), Path(out), declared or Declared())
         return result
     summary = ImportSummary()
@@ -270,15 +298,16 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
         except SourceError as exc:
             summary.failed.append((src, str(exc)))
             continue
-        except RecursionError:          # a format's own walk over a deep document: that file's problem
+        except RecursionError:  # a format's own walk over a deep document: that file's problem
             summary.failed.append((src, f"{TOO_DEEP}; is it a {fmt} file?"))
             continue
         except OSError as exc:
             summary.failed.append((src, f"cannot read it: {exc.strerror or exc}"))
             continue
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
-            summary.failed.append((src, f"unexpected content for {fmt} ({type(exc).__name__}: {clip(str(exc))}); "
-                                        f"is it a {fmt} file?"))
+            summary.failed.append(
+                (src, f"unexpected content for {fmt} ({type(exc).__name__}: {clip(str(exc))}); is it a {fmt} file?")
+            )
             continue
         summary.written += writer.write_all(planned)
         summary.imported.append((src, len(planned)))

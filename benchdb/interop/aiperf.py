@@ -29,25 +29,54 @@ from benchdb.schema.serving_metrics import RequestRecord
 
 FILES = ("profile_export.jsonl", "profile_export_aiperf.json")
 SUMMARY = "profile_export_aiperf.json"
-_STATS = {"avg": "mean", "p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99", "min": "min", "max": "max",
-          "std": "stddev", "count": "count"}
-_SUMMARY_METRICS = ("time_to_first_token", "inter_token_latency", "inter_chunk_latency", "request_latency",
-                    "input_sequence_length", "output_sequence_length", "usage_completion_tokens",
-                    "request_throughput", "output_token_throughput", "total_token_throughput",
-                    "benchmark_duration", "request_count", "error_request_count")
+_STATS = {
+    "avg": "mean",
+    "p50": "p50",
+    "p90": "p90",
+    "p95": "p95",
+    "p99": "p99",
+    "min": "min",
+    "max": "max",
+    "std": "stddev",
+    "count": "count",
+}
+_SUMMARY_METRICS = (
+    "time_to_first_token",
+    "inter_token_latency",
+    "inter_chunk_latency",
+    "request_latency",
+    "input_sequence_length",
+    "output_sequence_length",
+    "usage_completion_tokens",
+    "request_throughput",
+    "output_token_throughput",
+    "total_token_throughput",
+    "benchmark_duration",
+    "request_count",
+    "error_request_count",
+)
 
 
 def _definitions(server_counts: bool) -> dict[str, Any]:
     counted = "the server's usage" if server_counts else "the client's tokenizer re-counting the text"
     return definitions(
-        {TTFT: ("time_to_first_token", "request start -> first response with content", True),
-         TPOT: ("inter_token_latency", f"(request latency - TTFT) / (output_sequence_length - 1), lengths from "
-                f"{counted}", server_counts),
-         ITL_CHUNK: ("inter_chunk_latency", "each gap between streamed responses with content", True),
-         ITL_TOKEN: (None, "AIPerf has no per-token gap; benchdb splits each chunk gap over the chunk's tokens",
-                     False),
-         E2E: ("request_latency", "request start -> last response", True),
-         OUTPUT_TOKENS: ("output_sequence_length", counted, server_counts)})
+        {
+            TTFT: ("time_to_first_token", "request start -> first response with content", True),
+            TPOT: (
+                "inter_token_latency",
+                f"(request latency - TTFT) / (output_sequence_length - 1), lengths from {counted}",
+                server_counts,
+            ),
+            ITL_CHUNK: ("inter_chunk_latency", "each gap between streamed responses with content", True),
+            ITL_TOKEN: (
+                None,
+                "AIPerf has no per-token gap; benchdb splits each chunk gap over the chunk's tokens",
+                False,
+            ),
+            E2E: ("request_latency", "request start -> last response", True),
+            OUTPUT_TOKENS: ("output_sequence_length", counted, server_counts),
+        }
+    )
 
 
 def select(found: list[Path]) -> list[Path]:
@@ -122,10 +151,16 @@ def _load(config: dict) -> dict[str, Any]:
     if kind == "concurrency":
         return {"concurrency": int(number(cap, "the profiling phase's concurrency"))}
     if kind in ("poisson", "gamma", "constant"):
-        return {"rate": number(prof.get("rate"), "the profiling phase's rate"), "arrival": kind,
-                "burstiness": float(prof.get("smoothness") or 1.0), "concurrency": int(cap) if cap else None}
-    raise SourceError(f"AIPerf phase type {kind!r} is not a concurrency or a request rate benchdb can key "
-                      "(concurrency, poisson, gamma, constant)")
+        return {
+            "rate": number(prof.get("rate"), "the profiling phase's rate"),
+            "arrival": kind,
+            "burstiness": float(prof.get("smoothness") or 1.0),
+            "concurrency": int(cap) if cap else None,
+        }
+    raise SourceError(
+        f"AIPerf phase type {kind!r} is not a concurrency or a request rate benchdb can key "
+        "(concurrency, poisson, gamma, constant)"
+    )
 
 
 def _statistics(summary: dict) -> list[tuple[str, str, str, float]]:
@@ -140,8 +175,9 @@ def _statistics(summary: dict) -> list[tuple[str, str, str, float]]:
 def parse(path: Path) -> list[Imported]:
     summary_path = path if path.name.endswith(".json") else path.with_name(SUMMARY)
     if not summary_path.is_file():
-        raise SourceError(f"no {SUMMARY} beside it (AIPerf writes it with the records; it names the model "
-                          "and the load)")
+        raise SourceError(
+            f"no {SUMMARY} beside it (AIPerf writes it with the records; it names the model and the load)"
+        )
     summary = load_json(summary_path)
     if not isinstance(summary, dict) or "aiperf_version" not in summary or "input_config" not in summary:
         raise SourceError(f"{summary_path.name} is not an AIPerf summary (no aiperf_version and input_config)")
@@ -158,14 +194,23 @@ def parse(path: Path) -> list[Imported]:
     records = None if path == summary_path else _records(path)
     server_counts = bool(endpoint.get("use_server_token_count"))
     point = LoadPoint(
-        tool="aiperf", tool_version=summary.get("aiperf_version"), model_id=str(models[0]), endpoint=kind,
-        run_key=str(summary.get("benchmark_id") or path.parent), records=records,
+        tool="aiperf",
+        tool_version=summary.get("aiperf_version"),
+        model_id=str(models[0]),
+        endpoint=kind,
+        run_key=str(summary.get("benchmark_id") or path.parent),
+        records=records,
         in_tokens=round(isl) if isinstance(isl, (int, float)) else None,
         out_tokens=round(osl) if isinstance(osl, (int, float)) else None,
-        started_at=utc_iso(summary.get("start_time"), "start_time"), statistics=_statistics(summary),
+        started_at=utc_iso(summary.get("start_time"), "start_time"),
+        statistics=_statistics(summary),
         definitions=_definitions(server_counts),
-        settings={"streaming": endpoint.get("streaming"),
-                  "use_server_token_count": endpoint.get("use_server_token_count"),
-                  "url": (endpoint.get("urls") or [None])[0], "error_summary": summary.get("error_summary")},
-        **_load(config))
+        settings={
+            "streaming": endpoint.get("streaming"),
+            "use_server_token_count": endpoint.get("use_server_token_count"),
+            "url": (endpoint.get("urls") or [None])[0],
+            "error_summary": summary.get("error_summary"),
+        },
+        **_load(config),
+    )
     return [to_imported(point)]

@@ -27,22 +27,41 @@ from benchdb.schema.serving_metrics import RequestRecord
 
 FILES = ("benchmarks.json", "benchmarks.yaml", "*guidellm*.json", "*guidellm*.yaml")
 #: GuideLLM summary metric -> unit (names ending in _ms are milliseconds; request_latency seconds).
-_SUMMARY = {"time_to_first_token_ms": "ms", "time_per_output_token_ms": "ms", "inter_token_latency_ms": "ms",
-            "request_latency": "s", "requests_per_second": "req/s", "output_tokens_per_second": "tokens/s",
-            "tokens_per_second": "tokens/s", "prompt_token_count": "tokens", "output_token_count": "tokens",
-            "request_concurrency": "requests"}
+_SUMMARY = {
+    "time_to_first_token_ms": "ms",
+    "time_per_output_token_ms": "ms",
+    "inter_token_latency_ms": "ms",
+    "request_latency": "s",
+    "requests_per_second": "req/s",
+    "output_tokens_per_second": "tokens/s",
+    "tokens_per_second": "tokens/s",
+    "prompt_token_count": "tokens",
+    "output_token_count": "tokens",
+    "request_concurrency": "requests",
+}
 _STATS = {"mean": "mean", "median": "median", "min": "min", "max": "max", "std_dev": "stddev", "count": "count"}
 _PCTS = {"p50": "p50", "p90": "p90", "p95": "p95", "p99": "p99"}
 DEFINITIONS = definitions(
-    {TTFT: ("time_to_first_token_ms", "first token iteration - request start", True),
-     TPOT: ("time_per_output_token_ms", "(last token iteration - request start) / output tokens: includes the "
-            "first token's wait", False),
-     E2E: ("request_latency", "request end - request start", True),
-     OUTPUT_TOKENS: ("output_token_count", "the server's usage (prefer_response_metrics), else the client's "
-                     "tokenizer", True)},
-    missing={ITL_TOKEN: "GuideLLM keeps no per-chunk times; its inter_token_latency_ms is a per-request mean, "
-                        "(last token - first token) / (output tokens - 1), kept in source_statistics",
-             ITL_CHUNK: "GuideLLM keeps no per-chunk times"})
+    {
+        TTFT: ("time_to_first_token_ms", "first token iteration - request start", True),
+        TPOT: (
+            "time_per_output_token_ms",
+            "(last token iteration - request start) / output tokens: includes the first token's wait",
+            False,
+        ),
+        E2E: ("request_latency", "request end - request start", True),
+        OUTPUT_TOKENS: (
+            "output_token_count",
+            "the server's usage (prefer_response_metrics), else the client's tokenizer",
+            True,
+        ),
+    },
+    missing={
+        ITL_TOKEN: "GuideLLM keeps no per-chunk times; its inter_token_latency_ms is a per-request mean, "
+        "(last token - first token) / (output tokens - 1), kept in source_statistics",
+        ITL_CHUNK: "GuideLLM keeps no per-chunk times",
+    },
+)
 DEFINITIONS[ITL_TOKEN]["source_metric"] = "inter_token_latency_ms"
 DEFINITIONS[ITL_TOKEN]["source_definition"] = "(last token iteration - first token iteration) / (output tokens - 1)"
 
@@ -58,13 +77,18 @@ def _load_shape(strategy: dict, requests: int) -> dict[str, Any]:
         return {"concurrency": 1}
     if kind == "concurrent":
         return {"concurrency": int(number(strategy.get("streams") or cap, "strategy.streams"))}
-    if kind == "throughput":     # every request sent at once, up to the cap
+    if kind == "throughput":  # every request sent at once, up to the cap
         return {"concurrency": int(cap or requests)}
     if kind in ("constant", "poisson"):
-        return {"rate": number(strategy.get("rate"), "strategy.rate"), "arrival": kind,
-                "concurrency": int(cap) if cap else None}
-    raise SourceError(f"GuideLLM strategy {kind!r} is not a concurrency or a request rate benchdb can key "
-                      "(synchronous, concurrent, throughput, constant, poisson)")
+        return {
+            "rate": number(strategy.get("rate"), "strategy.rate"),
+            "arrival": kind,
+            "concurrency": int(cap) if cap else None,
+        }
+    raise SourceError(
+        f"GuideLLM strategy {kind!r} is not a concurrency or a request rate benchdb can key "
+        "(synchronous, concurrent, throughput, constant, poisson)"
+    )
 
 
 def _time(timings: dict, *names: str) -> float | None:
@@ -90,8 +114,14 @@ def _record(req: dict, i: int, outcome: str) -> RequestRecord:
     if end is None:
         raise SourceError(f"successful request {req.get('request_id')} has no end time")
     out = req.get("output_tokens")
-    return RequestRecord(index=i, sent=sent, first_token=first, end=end,
-                         input_tokens=req.get("prompt_tokens"), output_tokens=int(out) if out is not None else None)
+    return RequestRecord(
+        index=i,
+        sent=sent,
+        first_token=first,
+        end=end,
+        input_tokens=req.get("prompt_tokens"),
+        output_tokens=int(out) if out is not None else None,
+    )
 
 
 def _statistics(metrics: dict) -> list[tuple[str, str, str, float]]:
@@ -129,21 +159,33 @@ def parse(path: Path) -> list[Imported]:
         sampled = cfg.get("sample_size")
         records = None
         if lists["successful"] or lists["errored"]:
-            records = records_in_order([_record(r, i, k) for k in ("successful", "errored")
-                                        for i, r in enumerate(lists[k])])
+            records = records_in_order(
+                [_record(r, i, k) for k in ("successful", "errored") for i, r in enumerate(lists[k])]
+            )
         totals = (bench.get("metrics") or {}).get("request_totals") or {}
         shape = _load_shape(cfg.get("strategy") or {}, int(totals.get("total") or len(records or [])))
         point = LoadPoint(
-            tool="guidellm", tool_version=version, model_id=str(model),
-            endpoint="chat" if "chat" in fmt else "completions", run_key=f"{cfg.get('run_id')}",
-            in_tokens=data.get("prompt_tokens"), out_tokens=data.get("output_tokens"), records=records,
+            tool="guidellm",
+            tool_version=version,
+            model_id=str(model),
+            endpoint="chat" if "chat" in fmt else "completions",
+            run_key=f"{cfg.get('run_id')}",
+            in_tokens=data.get("prompt_tokens"),
+            out_tokens=data.get("output_tokens"),
+            records=records,
             started_at=utc_iso(bench.get("start_time"), f"benchmarks[{n}].start_time"),
             engine=engine_name(backend.get("kind")),
-            statistics=_statistics(bench.get("metrics") or {}), definitions=DEFINITIONS,
-            settings={"source_benchmark": cfg.get("id_"), "incomplete": len(lists["incomplete"]),
-                      "sample_size": sampled, "target": backend.get("target"),
-                      "guidellm_warnings": [w.get("code") for w in bench.get("warnings") or []
-                                            if isinstance(w, dict)]},
-            sampled=sampled not in (None, -1), **shape)
+            statistics=_statistics(bench.get("metrics") or {}),
+            definitions=DEFINITIONS,
+            settings={
+                "source_benchmark": cfg.get("id_"),
+                "incomplete": len(lists["incomplete"]),
+                "sample_size": sampled,
+                "target": backend.get("target"),
+                "guidellm_warnings": [w.get("code") for w in bench.get("warnings") or [] if isinstance(w, dict)],
+            },
+            sampled=sampled not in (None, -1),
+            **shape,
+        )
         out.append(to_imported(point))
     return out

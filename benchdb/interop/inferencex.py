@@ -64,10 +64,14 @@ FILES = ("benchmarks*.json", "*inferencex*.json")
 
 #: GPU key -> (vendor, kind, accelerator name) (gpu-keys.ts, the app's HARDWARE_CONFIG labels).
 HARDWARE = {
-    "h100": ("NVIDIA", "cuda", "NVIDIA H100"), "h200": ("NVIDIA", "cuda", "NVIDIA H200"),
-    "b200": ("NVIDIA", "cuda", "NVIDIA B200"), "b300": ("NVIDIA", "cuda", "NVIDIA B300"),
-    "gb200": ("NVIDIA", "cuda", "NVIDIA GB200"), "gb300": ("NVIDIA", "cuda", "NVIDIA GB300"),
-    "mi300x": ("AMD", "rocm", "AMD Instinct MI300X"), "mi325x": ("AMD", "rocm", "AMD Instinct MI325X"),
+    "h100": ("NVIDIA", "cuda", "NVIDIA H100"),
+    "h200": ("NVIDIA", "cuda", "NVIDIA H200"),
+    "b200": ("NVIDIA", "cuda", "NVIDIA B200"),
+    "b300": ("NVIDIA", "cuda", "NVIDIA B300"),
+    "gb200": ("NVIDIA", "cuda", "NVIDIA GB200"),
+    "gb300": ("NVIDIA", "cuda", "NVIDIA GB300"),
+    "mi300x": ("AMD", "rocm", "AMD Instinct MI300X"),
+    "mi325x": ("AMD", "rocm", "AMD Instinct MI325X"),
     "mi355x": ("AMD", "rocm", "AMD Instinct MI355X"),
 }
 #: Framework spellings of older rows (framework-aliases.ts), then benchdb's engine names.
@@ -77,11 +81,26 @@ PRECISIONS = ("fp4", "fp8", "bf16", "fp16", "fp32", "int4", "int8")
 #: ``{stat}_{figure}`` metric keys -> benchdb's metric (seconds).
 _TIMES = {"ttft": TTFT, "tpot": TPOT, "itl": ITL_CHUNK, "e2el": E2E}
 _STAT = re.compile(r"^(mean|median|std|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|intvty)$")
-_PER_GPU = {"tput_per_gpu": "total_throughput_per_gpu", "output_tput_per_gpu": "output_throughput_per_gpu",
-            "input_tput_per_gpu": "input_throughput_per_gpu"}
+_PER_GPU = {
+    "tput_per_gpu": "total_throughput_per_gpu",
+    "output_tput_per_gpu": "output_throughput_per_gpu",
+    "input_tput_per_gpu": "input_throughput_per_gpu",
+}
 INTERACTIVITY = "interactivity"
-_REQUIRED = ("hardware", "framework", "model", "precision", "isl", "osl", "conc", "disagg", "is_multinode",
-             "prefill_tp", "decode_tp", "metrics")
+_REQUIRED = (
+    "hardware",
+    "framework",
+    "model",
+    "precision",
+    "isl",
+    "osl",
+    "conc",
+    "disagg",
+    "is_multinode",
+    "prefill_tp",
+    "decode_tp",
+    "metrics",
+)
 _WHY = "a published InferenceX summary: no per-request data"
 _TIME_DEFS = {
     TTFT: ("the first streamed chunk with content - request start (vLLM's TTFT)", True),
@@ -124,10 +143,10 @@ def _figures(metrics: Any, where: str) -> tuple[list[tuple[str, str, str, float]
         m = _STAT.match(key)
         per_gpu = _PER_GPU.get(key)
         if m is None and per_gpu is None:
-            unread.append(key)      # a figure InferenceX added later (power, energy): its unit is not known here
+            unread.append(key)  # a figure InferenceX added later (power, energy): its unit is not known here
             continue
         if m is not None and m.group(2) == "intvty" and m.group(1) != "median":
-            continue                # 1 / another TPOT statistic: not a statistic of interactivity
+            continue  # 1 / another TPOT statistic: not a statistic of interactivity
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise SourceError(f"{where}: metrics.{key} is {value!r}, not a number")
         if value < 0:
@@ -150,48 +169,65 @@ def _gpus(row: dict, where: str, multinode: bool, disagg: bool) -> tuple[int, di
         decode = _count(row, "num_decode_gpu", where)
         return prefill + decode, {"prefill": prefill, "decode": decode}
     if disagg:
-        raise SourceError(f"{where}: a disaggregated point on one node: InferenceX's process_result.py refuses "
-                          "these, and which GPUs divided its per-GPU figures is not known")
+        raise SourceError(
+            f"{where}: a disaggregated point on one node: InferenceX's process_result.py refuses "
+            "these, and which GPUs divided its per-GPU figures is not known"
+        )
     tp, decode_tp = _count(row, "prefill_tp", where), _count(row, "decode_tp", where)
     if tp != decode_tp:
-        raise SourceError(f"{where}: a single-node point with prefill_tp {tp} and decode_tp {decode_tp} "
-                          "(they are one server's TP)")
+        raise SourceError(
+            f"{where}: a single-node point with prefill_tp {tp} and decode_tp {decode_tp} (they are one server's TP)"
+        )
     return tp, None
 
 
 def _phase(row: dict, phase: str, where: str) -> dict[str, Any]:
-    out: dict[str, Any] = {"tp": _count(row, f"{phase}_tp", where), "ep": _count(row, f"{phase}_ep", where, default=1),
-                           "dp_attention": _flag(row, f"{phase}_dp_attention", where, default=False)}
+    out: dict[str, Any] = {
+        "tp": _count(row, f"{phase}_tp", where),
+        "ep": _count(row, f"{phase}_ep", where, default=1),
+        "dp_attention": _flag(row, f"{phase}_dp_attention", where, default=False),
+    }
     workers = _count(row, f"{phase}_num_workers", where, minimum=0, default=0)
     if workers:
         out["workers"] = workers
     return out
 
 
-def _definitions(stats: list[tuple[str, str, str, float]], gpus: dict[str, int] | None,
-                 accelerators: int) -> dict[str, Any]:
+def _definitions(
+    stats: list[tuple[str, str, str, float]], gpus: dict[str, int] | None, accelerators: int
+) -> dict[str, Any]:
     present = {s[0] for s in stats}
     names = {TTFT: "ttft", TPOT: "tpot", ITL_CHUNK: "itl", E2E: "e2el"}
     out: dict[str, Any] = {}
     for metric, (text, same) in _TIME_DEFS.items():
         if metric in present:
-            out[metric] = {"source_metric": metric, "same_definition": same, "recomputed": False, "why": _WHY,
-                           "source_definition": f"{{mean,median,std,pNN}}_{names[metric]} (s): {text}"}
+            out[metric] = {
+                "source_metric": metric,
+                "same_definition": same,
+                "recomputed": False,
+                "why": _WHY,
+                "source_definition": f"{{mean,median,std,pNN}}_{names[metric]} (s): {text}",
+            }
     split = gpus or {"prefill": accelerators, "decode": accelerators}
     per_gpu = {
         "total_throughput_per_gpu": f"tput_per_gpu: (input + output) tokens/s / {accelerators} GPUs (all of them)",
         "output_throughput_per_gpu": f"output_tput_per_gpu: output tokens/s / {split['decode']} "
-                                     + ("decode GPUs" if gpus else "GPUs (all of them)"),
+        + ("decode GPUs" if gpus else "GPUs (all of them)"),
         "input_throughput_per_gpu": f"input_tput_per_gpu: input tokens/s / {split['prefill']} "
-                                    + ("prefill GPUs" if gpus else "GPUs (all of them)"),
+        + ("prefill GPUs" if gpus else "GPUs (all of them)"),
         INTERACTIVITY: "median_intvty: 1000 / median_tpot_ms, tokens/s per user (benchdb's: 1 / TPOT p50)",
     }
     # A multinode point's output (input) figure is over its decode (prefill) GPUs only.
     over_all = (INTERACTIVITY, "total_throughput_per_gpu")
     for metric, text in per_gpu.items():
         if metric in present:
-            out[metric] = {"source_metric": metric, "source_definition": text, "recomputed": False, "why": _WHY,
-                           "same_definition": metric in over_all or not gpus}
+            out[metric] = {
+                "source_metric": metric,
+                "source_definition": text,
+                "recomputed": False,
+                "why": _WHY,
+                "same_definition": metric in over_all or not gpus,
+            }
     return out
 
 
@@ -200,12 +236,16 @@ def _point(row: Any, where: str) -> Imported:
         raise SourceError(f"{where} is {type(row).__name__}, not an object (an InferenceX benchmark row)")
     missing = [k for k in _REQUIRED if row.get(k) is None]
     if missing:
-        raise SourceError(f"{where} has no {', '.join(missing)} (an InferenceX benchmark row names its hardware, "
-                          "framework, model, precision, isl, osl, conc, parallelism and metrics)")
+        raise SourceError(
+            f"{where} has no {', '.join(missing)} (an InferenceX benchmark row names its hardware, "
+            "framework, model, precision, isl, osl, conc, parallelism and metrics)"
+        )
     key = _text(row, "hardware", where)
     if key not in HARDWARE:
-        raise SourceError(f"{where}: unknown hardware {key!r} (known: {', '.join(HARDWARE)}); a newer InferenceX "
-                          "GPU key needs its vendor and name added to benchdb.interop.inferencex.HARDWARE")
+        raise SourceError(
+            f"{where}: unknown hardware {key!r} (known: {', '.join(HARDWARE)}); a newer InferenceX "
+            "GPU key needs its vendor and name added to benchdb.interop.inferencex.HARDWARE"
+        )
     vendor, kind, name = HARDWARE[key]
     framework = _text(row, "framework", where)
     engine = _ENGINES.get(_FRAMEWORK_ALIASES.get(framework, framework), _FRAMEWORK_ALIASES.get(framework, framework))
@@ -217,17 +257,26 @@ def _point(row: Any, where: str) -> Imported:
     disagg, multinode = _flag(row, "disagg", where), _flag(row, "is_multinode", where)
     accelerators, by_phase = _gpus(row, where, multinode, disagg)
     if disagg:
-        parallelism: dict[str, Any] = {"disaggregated": True, "prefill": _phase(row, "prefill", where),
-                                       "decode": _phase(row, "decode", where)}
+        parallelism: dict[str, Any] = {
+            "disaggregated": True,
+            "prefill": _phase(row, "prefill", where),
+            "decode": _phase(row, "decode", where),
+        }
     else:
-        parallelism = {**{k: v for k, v in _phase(row, "decode", where).items() if k != "workers"},
-                       "disaggregated": False}
+        parallelism = {
+            **{k: v for k, v in _phase(row, "decode", where).items() if k != "workers"},
+            "disaggregated": False,
+        }
         if not multinode:
             parallelism["nodes"] = 1
     stats, unread = _figures(row["metrics"], where)
     spec = str(row.get("spec_method") or "none").strip().lower()
-    options: dict[str, Any] = {"engine": engine, "load_generator": "InferenceX benchmark_serving.py",
-                               "accelerators": accelerators, "parallelism": parallelism}
+    options: dict[str, Any] = {
+        "engine": engine,
+        "load_generator": "InferenceX benchmark_serving.py",
+        "accelerators": accelerators,
+        "parallelism": parallelism,
+    }
     if spec != "none":
         options["speculative_decoding"] = spec
     if multinode:
@@ -236,19 +285,40 @@ def _point(row: Any, where: str) -> Imported:
         options["accelerators_by_phase"] = by_phase
     image = row.get("image") if isinstance(row.get("image"), str) else None
     run_url = row.get("run_url") if isinstance(row.get("run_url"), str) else None
-    settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": True, "framework": framework,
-                                "hardware_key": key, "image": image, "run_url": run_url, "date": row.get("date"),
-                                "endpoint": "not named by the row: InferenceX's harness uses /v1/completions",
-                                "unread_metrics": unread or None}
+    settings: dict[str, Any] = {
+        "task": "text-generation",
+        "engine_named_by_file": True,
+        "framework": framework,
+        "hardware_key": key,
+        "image": image,
+        "run_url": run_url,
+        "date": row.get("date"),
+        "endpoint": "not named by the row: InferenceX's harness uses /v1/completions",
+        "unread_metrics": unread or None,
+    }
     return Imported(
-        model_id=model, backend=engine, device=f"remote:{key}", mode="completions", precision=precision,
-        batch_size=conc, input_shape=f"in={isl},out={osl},concurrency={conc}", primary_metric=TTFT,
-        options=options, hardware={"kind": kind, "vendor": vendor, "device_name": name, "system_name": key},
+        model_id=model,
+        backend=engine,
+        device=f"remote:{key}",
+        mode="completions",
+        precision=precision,
+        batch_size=conc,
+        input_shape=f"in={isl},out={osl},concurrency={conc}",
+        primary_metric=TTFT,
+        options=options,
+        hardware={"kind": kind, "vendor": vendor, "device_name": name, "system_name": key},
         model={"model_type": "llm", "architecture": "openai-endpoint", "task": "text-generation"},
-        started_at=utc_iso(row.get("date"), f"{where}: date"), run_key=run_url or str(row.get("date")),
-        timing_method="source-client", tool="InferenceX", summary_only=True, percentile_method="linear",
-        statistics=stats, settings={k: v for k, v in settings.items() if v is not None},
-        definitions=_definitions(stats, by_phase, accelerators), software={"image": image} if image else {})
+        started_at=utc_iso(row.get("date"), f"{where}: date"),
+        run_key=run_url or str(row.get("date")),
+        timing_method="source-client",
+        tool="InferenceX",
+        summary_only=True,
+        percentile_method="linear",
+        statistics=stats,
+        settings={k: v for k, v in settings.items() if v is not None},
+        definitions=_definitions(stats, by_phase, accelerators),
+        software={"image": image} if image else {},
+    )
 
 
 def parse(path: Path) -> list[Imported]:
@@ -256,6 +326,8 @@ def parse(path: Path) -> list[Imported]:
 
     doc = load_json(path)
     if not isinstance(doc, list):
-        raise SourceError(f"a JSON {type(doc).__name__}, not a list of InferenceX benchmark rows (the app's "
-                          "/api/v1/benchmarks answer)")
+        raise SourceError(
+            f"a JSON {type(doc).__name__}, not a list of InferenceX benchmark rows (the app's "
+            "/api/v1/benchmarks answer)"
+        )
     return [_point(row, f"row {i + 1} of {len(doc)}") for i, row in enumerate(doc)]

@@ -22,11 +22,30 @@ from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FILES = ("results.json", "results_*.json")
 #: lm-eval's --model -> benchdb backend
-BACKENDS = {"hf": "pytorch", "hf-auto": "pytorch", "huggingface": "pytorch", "vllm": "vllm", "sglang": "sglang",
-            "openvino": "openvino", "optimum-lm": "openvino", "local-completions": "openai",
-            "local-chat-completions": "openai", "openai-completions": "openai", "openai-chat-completions": "openai"}
-DTYPES = {"float32": "fp32", "fp32": "fp32", "float16": "fp16", "half": "fp16", "fp16": "fp16",
-          "bfloat16": "bf16", "bf16": "bf16", "int8": "int8", "int4": "int4"}
+BACKENDS = {
+    "hf": "pytorch",
+    "hf-auto": "pytorch",
+    "huggingface": "pytorch",
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "openvino": "openvino",
+    "optimum-lm": "openvino",
+    "local-completions": "openai",
+    "local-chat-completions": "openai",
+    "openai-completions": "openai",
+    "openai-chat-completions": "openai",
+}
+DTYPES = {
+    "float32": "fp32",
+    "fp32": "fp32",
+    "float16": "fp16",
+    "half": "fp16",
+    "fp16": "fp16",
+    "bfloat16": "bf16",
+    "bf16": "bf16",
+    "int8": "int8",
+    "int4": "int4",
+}
 
 
 def model_args(value: Any) -> dict[str, str]:
@@ -54,9 +73,9 @@ def parse(path: Path) -> list[Imported]:
         if not isinstance(metrics, dict):
             continue
         for key, value in metrics.items():
-            name, _, filt = str(key).partition(",")      # "acc,none": metric, filter
+            name, _, filt = str(key).partition(",")  # "acc,none": metric, filter
             if name == "alias" or isinstance(value, bool) or not isinstance(value, (int, float)):
-                continue                                  # "N/A" stderr, aliases
+                continue  # "N/A" stderr, aliases
             if not math.isfinite(float(value)):
                 continue
             metric = f"{task}/{name}" + (f"[{filt}]" if filt and filt != "none" else "")
@@ -70,17 +89,27 @@ def parse(path: Path) -> list[Imported]:
     batch = config.get("batch_size")
     shots: dict[str, Any] = doc["n-shot"] if isinstance(doc.get("n-shot"), dict) else {}
     tasks = sorted({m.split("/", 1)[0] for m in scores})
-    return [Imported(
-        model_id=args.get("pretrained") or str(doc.get("model_name") or ""),
-        backend=BACKENDS.get(tool_model, tool_model or "unknown"),
-        device=str(args.get("device") or config.get("device") or "unknown"),
-        mode="accuracy", precision=precision,
-        batch_size=batch if isinstance(batch, int) and batch > 0 else 1,
-        input_shape="tasks=" + ",".join(tasks),
-        samples=samples, primary_metric=scores[0], timing_method="none",
-        options={"source": "lm-eval", "num_fewshot": {t: shots.get(t) for t in tasks if t in shots} or None,
-                 "limit": config.get("limit")},
-        started_at=utc_iso(doc.get("date")), tool="lm-evaluation-harness",
-        tool_version=str(doc.get("lm_eval_version")) if doc.get("lm_eval_version") else None,
-        config={"model": tool_model, "model_args": args, "versions": doc.get("versions")},
-        settings={"model_declarable": True, "precision_declarable": True})]   # the run: the file's hash
+    return [
+        Imported(
+            model_id=args.get("pretrained") or str(doc.get("model_name") or ""),
+            backend=BACKENDS.get(tool_model, tool_model or "unknown"),
+            device=str(args.get("device") or config.get("device") or "unknown"),
+            mode="accuracy",
+            precision=precision,
+            batch_size=batch if isinstance(batch, int) and batch > 0 else 1,
+            input_shape="tasks=" + ",".join(tasks),
+            samples=samples,
+            primary_metric=scores[0],
+            timing_method="none",
+            options={
+                "source": "lm-eval",
+                "num_fewshot": {t: shots.get(t) for t in tasks if t in shots} or None,
+                "limit": config.get("limit"),
+            },
+            started_at=utc_iso(doc.get("date")),
+            tool="lm-evaluation-harness",
+            tool_version=str(doc.get("lm_eval_version")) if doc.get("lm_eval_version") else None,
+            config={"model": tool_model, "model_args": args, "versions": doc.get("versions")},
+            settings={"model_declarable": True, "precision_declarable": True},
+        )
+    ]  # the run: the file's hash

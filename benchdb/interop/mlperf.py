@@ -28,20 +28,32 @@ FILES = ("mlperf_log_summary.txt",)
 FORMAT_ID = "mlperf-loadgen"
 _LINE = re.compile(r"^\s*([^:]+?)\s*:\s*(.*?)\s*$")
 _PCT = re.compile(r"^(\d+(?:\.\d+)?) percentile latency \(ns\)$")
-_CHECKS = ("Min duration satisfied", "Min queries satisfied", "Early stopping satisfied",
-           "Performance constraints satisfied", "TTFT constraint satisfied", "TPOT constraint satisfied")
+_CHECKS = (
+    "Min duration satisfied",
+    "Min queries satisfied",
+    "Early stopping satisfied",
+    "Performance constraints satisfied",
+    "TTFT constraint satisfied",
+    "TPOT constraint satisfied",
+)
 
-_SUMMARY_KEYS = {"Samples per second": "result_samples_per_second", "Tokens per second": "result_tokens_per_second",
-                 "Completed samples per second": "result_completed_samples_per_sec",
-                 "Completed tokens per second": "result_completed_tokens_per_second",
-                 "Scheduled samples per second": "result_scheduled_samples_per_sec",
-                 "QPS w/o loadgen overhead": "result_qps_without_loadgen_overhead",
-                 "Mean latency (ns)": "result_mean_latency_ns", "Scenario": "effective_scenario"}
+_SUMMARY_KEYS = {
+    "Samples per second": "result_samples_per_second",
+    "Tokens per second": "result_tokens_per_second",
+    "Completed samples per second": "result_completed_samples_per_sec",
+    "Completed tokens per second": "result_completed_tokens_per_second",
+    "Scheduled samples per second": "result_scheduled_samples_per_sec",
+    "QPS w/o loadgen overhead": "result_qps_without_loadgen_overhead",
+    "Mean latency (ns)": "result_mean_latency_ns",
+    "Scenario": "effective_scenario",
+}
 _ESTIMATE = re.compile(r"Early stopping (90\.0|99\.0)th percentile estimate: (\d+)")
 _DETAIL_KEYS = ("result_", "effective_", "early_stopping_latency", "power_", "loadgen_version", "test_datetime")
 #: Detail-log keys (ns) -> (metric, statistic) for the latency figures beyond the summary's.
-_TIMES = re.compile(r"^result_(first_token_|time_per_output_token_|)(min_|max_|mean_|\d+\.\d+_percentile_)"
-                    r"(per_query_|query_|)(latency_)?ns$")
+_TIMES = re.compile(
+    r"^result_(first_token_|time_per_output_token_|)(min_|max_|mean_|\d+\.\d+_percentile_)"
+    r"(per_query_|query_|)(latency_)?ns$"
+)
 _TPOT_MINMAX = re.compile(r"^result_time_to_output_token_(min|max|mean)$")
 
 
@@ -57,7 +69,7 @@ def read_detail(path: Path) -> dict[str, Any]:
         for line in fh:
             if not line.startswith(':::MLLOG {"key": "'):
                 continue
-            key = line[18:line.find('"', 18)]
+            key = line[18 : line.find('"', 18)]
             if key in out or not key.startswith(_DETAIL_KEYS):
                 continue
             try:
@@ -93,11 +105,19 @@ def _statistic(key: str, number: float, scenario: str) -> tuple[str, str, str, f
         return ("scheduled_items_s", "items/s", "value", number)
     if key in ("Samples per second", "Completed samples per second"):
         served = scenario in ("Server", "Interactive")
-        return ("queries_per_s" if served else "throughput_items_s", "queries/s" if served else "items/s",
-                "value", number)
+        return (
+            "queries_per_s" if served else "throughput_items_s",
+            "queries/s" if served else "items/s",
+            "value",
+            number,
+        )
     if key.startswith("QPS w/"):
-        return ("throughput_items_s", "items/s",
-                "value_without_overhead" if "w/o" in key else "value_with_overhead", number)
+        return (
+            "throughput_items_s",
+            "items/s",
+            "value_without_overhead" if "w/o" in key else "value_with_overhead",
+            number,
+        )
     if re.match(r"^\d+(\.\d+)?th percentile latency \(ns\)$", key):
         return ("latency_s", "s", f"headline_p{float(key.split('th')[0]):g}", number / 1e9)
     return None
@@ -177,13 +197,21 @@ def read_run(path: Path) -> LoadgenRun:
         stats.setdefault((stat[0], stat[2]), stat)
     failed = [c for c in _CHECKS if fields.get(c, "Yes").strip().lower() not in ("yes", "true")]
     why = [f"mlperf: {c}: {fields[c]}" for c in failed] + [f"mlperf: {r}" for r in reasons if verdict == "INVALID"]
-    return LoadgenRun(verdict=verdict, reasons=why if verdict == "INVALID" else [], mode=fields.get("Mode"),
-                      sut=fields.get("SUT name") or "unknown",
-                      effective_scenario=canonical_scenario(str(log.get("effective_scenario") or scenario)),
-                      log=log, statistics=list(stats.values()),
-                      settings={"mlperf_result": verdict, "sut_name": fields.get("SUT name") or "unknown",
-                                "samples_per_query": fields.get("samples_per_query"),
-                                "target_qps": fields.get("target_qps")})
+    return LoadgenRun(
+        verdict=verdict,
+        reasons=why if verdict == "INVALID" else [],
+        mode=fields.get("Mode"),
+        sut=fields.get("SUT name") or "unknown",
+        effective_scenario=canonical_scenario(str(log.get("effective_scenario") or scenario)),
+        log=log,
+        statistics=list(stats.values()),
+        settings={
+            "mlperf_result": verdict,
+            "sut_name": fields.get("SUT name") or "unknown",
+            "samples_per_query": fields.get("samples_per_query"),
+            "target_qps": fields.get("target_qps"),
+        },
+    )
 
 
 def with_headline(stats: list[tuple[str, str, str, float]], head: Headline) -> list[tuple[str, str, str, float]]:
@@ -209,15 +237,29 @@ def parse_log(path: Path) -> list[Imported]:
             stats, primary = with_headline(stats, head), head.metric
     if not stats:
         raise SourceError("no result figures (latency percentiles or samples per second) in the summary")
-    return [Imported(
-        model_id=f"mlperf:{run.sut}", backend="mlperf-loadgen", device="unknown", mode=scenario,
-        precision="unknown", batch_size=1,
-        input_shape=f"scenario={scenario},mode={run.mode or 'unknown'}",
-        primary_metric=primary, options={"scenario": scenario, "test_mode": run.mode},
-        hardware={"kind": "unknown", "device_name": "unknown (MLPerf LoadGen logs name no hardware)"},
-        started_at=utc_iso(run.log.get("test_datetime")), run_key=str(path.parent),
-        validity="valid" if run.verdict == "VALID" else "invalid", validity_reasons=run.reasons,
-        timing_method="loadgen", tool="mlcommons-loadgen", tool_version=run.version,
-        summary_only=True, percentile_method="nearest_rank", statistics=stats, settings=run.settings,
-        software={"mlcommons-loadgen": run.version} if run.version else {},
-    )]
+    return [
+        Imported(
+            model_id=f"mlperf:{run.sut}",
+            backend="mlperf-loadgen",
+            device="unknown",
+            mode=scenario,
+            precision="unknown",
+            batch_size=1,
+            input_shape=f"scenario={scenario},mode={run.mode or 'unknown'}",
+            primary_metric=primary,
+            options={"scenario": scenario, "test_mode": run.mode},
+            hardware={"kind": "unknown", "device_name": "unknown (MLPerf LoadGen logs name no hardware)"},
+            started_at=utc_iso(run.log.get("test_datetime")),
+            run_key=str(path.parent),
+            validity="valid" if run.verdict == "VALID" else "invalid",
+            validity_reasons=run.reasons,
+            timing_method="loadgen",
+            tool="mlcommons-loadgen",
+            tool_version=run.version,
+            summary_only=True,
+            percentile_method="nearest_rank",
+            statistics=stats,
+            settings=run.settings,
+            software={"mlcommons-loadgen": run.version} if run.version else {},
+        )
+    ]

@@ -81,8 +81,12 @@ class Repository:
         model = mlperf_rules.canonical_model(loc.benchmark)
         scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
         run_dir = loc.path.parent
-        settings: dict[str, Any] = {"division": loc.division, "submitter": loc.submitter,
-                                    "mlperf_round": version, "location": loc.location}
+        settings: dict[str, Any] = {
+            "division": loc.division,
+            "submitter": loc.submitter,
+            "mlperf_round": version,
+            "location": loc.location,
+        }
         if loc.path.name == SUMMARY:
             lg = mlperf.read_run(loc.path)
             # a repository named by neither a table nor its folder: the round of the LoadGen that ran
@@ -96,15 +100,21 @@ class Repository:
             power = mlperf_measures.power(run_dir, lg.log)
         else:
             doc, stats = read_endpoints(loc.path)
-            pattern = ((doc.get("run_config") or {}).get("load_pattern") or {}) if isinstance(doc.get("run_config"),
-                                                                                           dict) else {}
+            pattern = (
+                ((doc.get("run_config") or {}).get("load_pattern") or {})
+                if isinstance(doc.get("run_config"), dict)
+                else {}
+            )
             effective = {"max_throughput": "Offline", "poisson": "Server"}.get(str(pattern.get("type")), scenario)
             head = self._endpoint_headline(doc, model, scenario, stats)
             stats = [*stats, (head.metric, head.unit, "value", head.value)]
             complete = bool(doc.get("complete")) and not finite_float(doc.get("n_samples_failed"))
             verdict = "VALID" if complete else "INVALID"
-            reasons = [] if complete else [f"mlperf: state {doc.get('state')!r}, "
-                                           f"{doc.get('n_samples_failed')} sample(s) failed"]
+            reasons = (
+                []
+                if complete
+                else [f"mlperf: state {doc.get('state')!r}, {doc.get('n_samples_failed')} sample(s) failed"]
+            )
             mode, started, tool_version, power = "PerformanceOnly", None, text(doc.get("version")), None
             started_ns = finite_float(doc.get("test_started_at"))
             if started_ns:
@@ -126,35 +136,59 @@ class Repository:
             if row.inferred:
                 settings["inferred"] = True
                 settings.setdefault("inferred_from", "the published table")
-        weights = next((r.weight_data_types for r in checked.rows if r.weight_data_types), None) \
-            or sysinfo.weight_data_types
+        weights = (
+            next((r.weight_data_types for r in checked.rows if r.weight_data_types), None) or sysinfo.weight_data_types
+        )
         settings["weight_data_types"] = weights
-        digest = hashlib.sha256(json.dumps([loc.location, sysinfo.hardware, sysinfo.software, stats,
-                                            sorted(settings.items(), key=str)], sort_keys=True,
-                                           default=str).encode()).hexdigest()
+        digest = hashlib.sha256(
+            json.dumps(
+                [loc.location, sysinfo.hardware, sysinfo.software, stats, sorted(settings.items(), key=str)],
+                sort_keys=True,
+                default=str,
+            ).encode()
+        ).hexdigest()
         hw = sysinfo.hardware
         kind = str(hw.get("kind"))
         item = Imported(
-            model_id=f"mlperf:{model}", backend=mlperf.FORMAT_ID, device=f"{kind}:0" if kind in ("cuda", "rocm", "xpu")
-            else kind, mode=scenario, precision=precision_of(weights), batch_size=1,
-            input_shape=f"scenario={scenario},mode={mode or 'unknown'}", primary_metric=head.metric,
-            options={"scenario": scenario, "effective_scenario": effective, "test_mode": mode,
-                     "division": loc.division, "submitter": loc.submitter, "system": loc.system,
-                     "accelerators": sysinfo.per_node * sysinfo.nodes},
-            hardware=dict(hw), model={"family": "mlperf", "task": loc.benchmark},
-            started_at=started, run_key=f"{loc.location}|{digest}",
-            validity="valid" if verdict == "VALID" else "invalid", validity_reasons=reasons,
-            timing_method="loadgen", tool="mlcommons-loadgen", tool_version=tool_version,
-            summary_only=True, percentile_method="nearest_rank" if loc.path.name == SUMMARY else None,
-            statistics=stats, settings={k: v for k, v in settings.items() if v is not None},
+            model_id=f"mlperf:{model}",
+            backend=mlperf.FORMAT_ID,
+            device=f"{kind}:0" if kind in ("cuda", "rocm", "xpu") else kind,
+            mode=scenario,
+            precision=precision_of(weights),
+            batch_size=1,
+            input_shape=f"scenario={scenario},mode={mode or 'unknown'}",
+            primary_metric=head.metric,
+            options={
+                "scenario": scenario,
+                "effective_scenario": effective,
+                "test_mode": mode,
+                "division": loc.division,
+                "submitter": loc.submitter,
+                "system": loc.system,
+                "accelerators": sysinfo.per_node * sysinfo.nodes,
+            },
+            hardware=dict(hw),
+            model={"family": "mlperf", "task": loc.benchmark},
+            started_at=started,
+            run_key=f"{loc.location}|{digest}",
+            validity="valid" if verdict == "VALID" else "invalid",
+            validity_reasons=reasons,
+            timing_method="loadgen",
+            tool="mlcommons-loadgen",
+            tool_version=tool_version,
+            summary_only=True,
+            percentile_method="nearest_rank" if loc.path.name == SUMMARY else None,
+            statistics=stats,
+            settings={k: v for k, v in settings.items() if v is not None},
             software={**sysinfo.software, **({"mlcommons-loadgen": tool_version} if tool_version else {})},
         )
         return item, checked
 
     @staticmethod
-    def _endpoint_headline(doc: dict[str, Any], model: str, scenario: str,
-                           stats: list[tuple[str, str, str, float]]) -> mlperf_rules.Headline:
-        tokens = (mlperf_rules.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s")
+    def _endpoint_headline(
+        doc: dict[str, Any], model: str, scenario: str, stats: list[tuple[str, str, str, float]]
+    ) -> mlperf_rules.Headline:
+        tokens = mlperf_rules.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s"
         if scenario in ("SingleStream", "MultiStream"):
             p = "early_stopping_p90" if scenario == "SingleStream" else "early_stopping_p99"
             value = next((s[3] for s in stats if s[0] == "latency_s" and s[2] == p), None)
@@ -183,9 +217,12 @@ class Repository:
             for score in doc.get("accuracy_scores") or []:
                 if isinstance(score, dict) and finite_float(score.get("score")) is not None:
                     found.append((str(score.get("dataset_name") or "score"), float(score["score"])))
-                    subsets = ((score.get("breakdown") or {}).get("subset_scores") or {})
-                    found += [(f"{score.get('dataset_name')}/{k}", float(v)) for k, v in subsets.items()
-                              if finite_float(v) is not None]
+                    subsets = (score.get("breakdown") or {}).get("subset_scores") or {}
+                    found += [
+                        (f"{score.get('dataset_name')}/{k}", float(v))
+                        for k, v in subsets.items()
+                        if finite_float(v) is not None
+                    ]
         if not found:
             for row in rows:
                 if row.accuracy:
@@ -194,8 +231,15 @@ class Repository:
         return [(f"accuracy:{name.lower()}", "score", "value", value) for name, value in found]
 
     @staticmethod
-    def _compare(loc: Located, row: Row, sysinfo: System, model: str, scenario: str, head: mlperf_rules.Headline,
-                 power: float | None) -> list[str]:
+    def _compare(
+        loc: Located,
+        row: Row,
+        sysinfo: System,
+        model: str,
+        scenario: str,
+        head: mlperf_rules.Headline,
+        power: float | None,
+    ) -> list[str]:
         out = []
 
         def differ(what: str, table: Any, ours: Any) -> None:

@@ -14,30 +14,53 @@ from benchdb.interop.writer import SourceError
 
 #: The checker's accuracy patterns (ACC_PATTERN) and each benchmark's metrics (accuracy-target).
 ACC_PATTERN = {
-    "acc": r"^(?:\{\"accuracy|accuracy)[\": ]*=?\s*([\d\.]+).*", "AUC": r"^AUC=([\d\.]+).*",
-    "mAP": r".*(?:mAP=|'Total':)\s*([\d.]+)", "bleu": r"^BLEU\:\s*([\d\.]+).*",
+    "acc": r"^(?:\{\"accuracy|accuracy)[\": ]*=?\s*([\d\.]+).*",
+    "AUC": r"^AUC=([\d\.]+).*",
+    "mAP": r".*(?:mAP=|'Total':)\s*([\d.]+)",
+    "bleu": r"^BLEU\:\s*([\d\.]+).*",
     "F1": r"^{[\"\']exact_match[\"\']\:\s*[\d\.]+,\s*[\"\']f1[\"\']\:\s*([\d\.]+)}",
-    "ACCURACY": r"Word Error Rate\:.*, accuracy=([0-9\.]+)%", "DICE": r"Accuracy\:\s*mean\s*=\s*([\d\.]+).*",
-    "ROUGE1": r".*'rouge1':\s+'?([\d.]+)'?.*", "ROUGE2": r".*'rouge2':\s+'?([\d.]+)'?.*",
-    "ROUGEL": r".*'rougeL':\s+'?([\d.]+)'?.*", "ROUGELSUM": r".*'rougeLsum':\s+'?([\d.]+)'?.*",
-    "GEN_LEN": r".*'gen_len':\s([\d.]+).*", "TOKENS_PER_SAMPLE": r".*'tokens_per_sample':\s([\d.]+).*",
-    "CLIP_SCORE": r".*'CLIP_SCORE':\s+'?([\d.]+).*", "FID_SCORE": r".*'FID_SCORE':\s+'?([\d.]+).*",
-    "gsm8k_accuracy": r".*'gsm8k':\s([\d.]+).*", "mbxp_accuracy": r".*'mbxp':\s([\d.]+).*",
-    "exact_match": r".*'exact_match':\s([\d.]+).*", "vbench_score": r".*'vbench_score':\s([\d.]+).*",
+    "ACCURACY": r"Word Error Rate\:.*, accuracy=([0-9\.]+)%",
+    "DICE": r"Accuracy\:\s*mean\s*=\s*([\d\.]+).*",
+    "ROUGE1": r".*'rouge1':\s+'?([\d.]+)'?.*",
+    "ROUGE2": r".*'rouge2':\s+'?([\d.]+)'?.*",
+    "ROUGEL": r".*'rougeL':\s+'?([\d.]+)'?.*",
+    "ROUGELSUM": r".*'rougeLsum':\s+'?([\d.]+)'?.*",
+    "GEN_LEN": r".*'gen_len':\s([\d.]+).*",
+    "TOKENS_PER_SAMPLE": r".*'tokens_per_sample':\s([\d.]+).*",
+    "CLIP_SCORE": r".*'CLIP_SCORE':\s+'?([\d.]+).*",
+    "FID_SCORE": r".*'FID_SCORE':\s+'?([\d.]+).*",
+    "gsm8k_accuracy": r".*'gsm8k':\s([\d.]+).*",
+    "mbxp_accuracy": r".*'mbxp':\s([\d.]+).*",
+    "exact_match": r".*'exact_match':\s([\d.]+).*",
+    "vbench_score": r".*'vbench_score':\s([\d.]+).*",
     "F1_HIERARCHICAL": r'\{.*"f1":\s*([\d\.]+).*\}',
 }
 _ROUGE = ("ROUGE1", "ROUGE2", "ROUGEL")
 ACCURACY_METRICS = {
-    "resnet": ("acc",), "retinanet": ("mAP",), "bert-99": ("F1",), "bert-99.9": ("F1",), "rgat": ("acc",),
-    "dlrm-v2-99": ("AUC",), "dlrm-v2-99.9": ("AUC",), "3d-unet-99": ("DICE",), "3d-unet-99.9": ("DICE",),
-    "gptj-99": (*_ROUGE, "ROUGELSUM", "GEN_LEN"), "gptj-99.9": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
-    "llama2-70b-99": (*_ROUGE, "TOKENS_PER_SAMPLE"), "llama2-70b-99.9": (*_ROUGE, "TOKENS_PER_SAMPLE"),
-    "llama3.1-8b": (*_ROUGE, "ROUGELSUM", "GEN_LEN"), "llama3.1-8b-edge": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
+    "resnet": ("acc",),
+    "retinanet": ("mAP",),
+    "bert-99": ("F1",),
+    "bert-99.9": ("F1",),
+    "rgat": ("acc",),
+    "dlrm-v2-99": ("AUC",),
+    "dlrm-v2-99.9": ("AUC",),
+    "3d-unet-99": ("DICE",),
+    "3d-unet-99.9": ("DICE",),
+    "gptj-99": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
+    "gptj-99.9": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
+    "llama2-70b-99": (*_ROUGE, "TOKENS_PER_SAMPLE"),
+    "llama2-70b-99.9": (*_ROUGE, "TOKENS_PER_SAMPLE"),
+    "llama3.1-8b": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
+    "llama3.1-8b-edge": (*_ROUGE, "ROUGELSUM", "GEN_LEN"),
     "stable-diffusion-xl": ("CLIP_SCORE", "FID_SCORE"),
     "mixtral-8x7b": (*_ROUGE, "TOKENS_PER_SAMPLE", "gsm8k_accuracy", "mbxp_accuracy"),
-    "llama3.1-405b": ("ROUGEL", "exact_match", "TOKENS_PER_SAMPLE"), "pointpainting": ("mAP",),
-    "deepseek-r1": ("exact_match", "TOKENS_PER_SAMPLE"), "whisper": ("ACCURACY",), "gpt-oss-120b": ("exact_match",),
-    "qwen3-vl-235b-a22b": ("F1_HIERARCHICAL",), "wan-2.2-t2v-a14b": ("vbench_score",),
+    "llama3.1-405b": ("ROUGEL", "exact_match", "TOKENS_PER_SAMPLE"),
+    "pointpainting": ("mAP",),
+    "deepseek-r1": ("exact_match", "TOKENS_PER_SAMPLE"),
+    "whisper": ("ACCURACY",),
+    "gpt-oss-120b": ("exact_match",),
+    "qwen3-vl-235b-a22b": ("F1_HIERARCHICAL",),
+    "wan-2.2-t2v-a14b": ("vbench_score",),
 }
 
 
@@ -95,8 +118,12 @@ def power(run_dir: Path, log: dict[str, Any]) -> float | None:
     return sum(watts) / len(watts)
 
 
-_SUMMARY_BLOCKS = {"ttft": ("ttft_s", "s", 1e-9), "tpot": ("tpot_s", "s", 1e-9), "latency": ("latency_s", "s", 1e-9),
-                   "output_sequence_lengths": ("output_tokens", "tokens", 1.0)}
+_SUMMARY_BLOCKS = {
+    "ttft": ("ttft_s", "s", 1e-9),
+    "tpot": ("tpot_s", "s", 1e-9),
+    "latency": ("latency_s", "s", 1e-9),
+    "output_sequence_lengths": ("output_tokens", "tokens", 1.0),
+}
 
 
 def read_endpoints(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, str, float]]]:
@@ -120,8 +147,10 @@ def read_endpoints(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, str
                 v, p = finite_float(value), finite_float(pct)
                 if v is not None and p is not None:
                     stats.append((metric, unit, f"{prefix}{p:g}", v * factor))
-    for name, metric, unit in (("n_samples_completed", "requests", "count"),
-                               ("n_samples_failed", "failed_requests", "count")):
+    for name, metric, unit in (
+        ("n_samples_completed", "requests", "count"),
+        ("n_samples_failed", "failed_requests", "count"),
+    ):
         v = finite_float(doc.get(name))
         if v is not None:
             stats.append((metric, unit, "value", v))

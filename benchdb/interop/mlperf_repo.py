@@ -100,8 +100,9 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
     report = Report()
     sources, report.compliance = discover(paths)
     if not sources:
-        raise SourceError(f"no MLPerf runs ({SUMMARY} under performance/run_1, or {ENDPOINTS}) under "
-                          f"{', '.join(paths)}")
+        raise SourceError(
+            f"no MLPerf runs ({SUMMARY} under performance/run_1, or {ENDPOINTS}) under {', '.join(paths)}"
+        )
     repos: dict[Path, Repository] = {}
     bad_systems: dict[Path, int] = {}
     seen: dict[Path, set[str]] = {}
@@ -130,8 +131,15 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
     return summary
 
 
-def _import_one(src: Path, out: Path, declared: Any, repos: dict[Path, Repository], seen: dict[Path, set[str]],
-                summary: Any, report: Report) -> None:
+def _import_one(
+    src: Path,
+    out: Path,
+    declared: Any,
+    repos: dict[Path, Repository],
+    seen: dict[Path, set[str]],
+    summary: Any,
+    report: Report,
+) -> None:
     """One run's files into contract files (nothing written when it fails)."""
     from benchdb.interop import check_size, writer
 
@@ -139,8 +147,10 @@ def _import_one(src: Path, out: Path, declared: Any, repos: dict[Path, Repositor
     check_size(src)
     if loc is None:
         if src.name != SUMMARY:
-            raise SourceError(f"a {ENDPOINTS} outside a results repository's "
-                              "<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/")
+            raise SourceError(
+                f"a {ENDPOINTS} outside a results repository's "
+                "<division>/<submitter>/results/<system>/<benchmark>/<scenario>/performance/"
+            )
         items, checked = mlperf.parse_log(src), Checked()
     else:
         repo = repos.setdefault(loc.root, Repository(loc.root))
@@ -161,8 +171,9 @@ def _import_one(src: Path, out: Path, declared: Any, repos: dict[Path, Repositor
     report.disagreements += checked.disagreements
 
 
-def _check_tables(root: Path, repo: Repository, seen: set[str], scope: list[Path], summary: Any,
-                  report: Report) -> None:
+def _check_tables(
+    root: Path, repo: Repository, seen: set[str], scope: list[Path], summary: Any, report: Report
+) -> None:
     """A repository's tables: unreadable ones and bad rows as failures, rows in scope with no run."""
     for path, table in repo.tables.items():
         if isinstance(table, SourceError):
@@ -203,9 +214,11 @@ def _detail(report: Report) -> str:
     if report.tables and not report.checked:
         parts.append(f"no run has a row in {names}")
     elif report.tables:
-        parts.append(f"{report.reproduced} of {report.checked} checked run(s) reproduce {names}, "
-                     f"{len(report.disagreements)} disagreement(s), "
-                     f"{len(report.rows_without_log)} table row(s) without a performance log")
+        parts.append(
+            f"{report.reproduced} of {report.checked} checked run(s) reproduce {names}, "
+            f"{len(report.disagreements)} disagreement(s), "
+            f"{len(report.rows_without_log)} table row(s) without a performance log"
+        )
     else:
         parts.append("no published table to check against")
     return "; ".join(parts)

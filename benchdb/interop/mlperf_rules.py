@@ -13,46 +13,88 @@ from typing import Any
 from benchdb.interop.writer import SourceError
 
 #: The detail-log key of the published result, per round and LoadGen's effective scenario.
-_NEW = {"Offline": "result_samples_per_second", "SingleStream": "early_stopping_latency_ss",
-        "MultiStream": "early_stopping_latency_ms", "Server": "result_completed_samples_per_sec"}
+_NEW = {
+    "Offline": "result_samples_per_second",
+    "SingleStream": "early_stopping_latency_ss",
+    "MultiStream": "early_stopping_latency_ms",
+    "Server": "result_completed_samples_per_sec",
+}
 RESULT_FIELD: dict[str, dict[str, str]] = {
     "v4.0": {**_NEW, "Server": "result_scheduled_samples_per_sec"},
-    "v4.1": dict(_NEW), "v5.0": dict(_NEW), "v5.1": dict(_NEW), "v6.0": dict(_NEW),
+    "v4.1": dict(_NEW),
+    "v5.0": dict(_NEW),
+    "v5.1": dict(_NEW),
+    "v6.0": dict(_NEW),
 }
 _TOKENS = {"Offline": "result_tokens_per_second", "Server": "result_completed_tokens_per_second"}
 _GPTJ = {"Offline": "result_inferred_tokens_per_second", "Server": "result_inferred_completed_tokens_per_second"}
 _EDGE_8B = {"Offline": "result_tokens_per_second", "SingleStream": "result_90.00_percentile_latency_ns"}
-_V51 = {"llama2-70b-99": _TOKENS, "llama2-70b-99.9": _TOKENS, "llama3.1-8b": _TOKENS, "llama3.1-8b-edge": _EDGE_8B,
-        "mixtral-8x7b": _TOKENS, "llama3.1-405b": _TOKENS, "deepseek-r1": _TOKENS,
-        "whisper": {"Offline": "result_tokens_per_second"}}
+_V51 = {
+    "llama2-70b-99": _TOKENS,
+    "llama2-70b-99.9": _TOKENS,
+    "llama3.1-8b": _TOKENS,
+    "llama3.1-8b-edge": _EDGE_8B,
+    "mixtral-8x7b": _TOKENS,
+    "llama3.1-405b": _TOKENS,
+    "deepseek-r1": _TOKENS,
+    "whisper": {"Offline": "result_tokens_per_second"},
+}
 #: Benchmarks whose published result is another key (tokens per second for the LLMs).
 RESULT_FIELD_BENCHMARK_OVERWRITE: dict[str, dict[str, dict[str, str]]] = {
-    "v4.0": {m: {"Offline": "result_tokens_per_second", "Server": "result_completed_samples_per_sec"}
-             for m in ("llama2-70b-99", "llama2-70b-99.9")},
-    "v4.1": {"llama2-70b-99": _TOKENS, "llama2-70b-99.9": _TOKENS, "gptj-99": _GPTJ, "gptj-99.9": _GPTJ,
-             "mixtral-8x7b": _TOKENS},
-    "v5.0": {"llama2-70b-99": _TOKENS, "llama2-70b-99.9": _TOKENS, "llama2-70b-interactive-99": _TOKENS,
-             "llama2-70b-interactive-99.9": _TOKENS, "gptj-99": _GPTJ, "gptj-99.9": _GPTJ,
-             "mixtral-8x7b": _TOKENS, "llama3.1-405b": _TOKENS},
+    "v4.0": {
+        m: {"Offline": "result_tokens_per_second", "Server": "result_completed_samples_per_sec"}
+        for m in ("llama2-70b-99", "llama2-70b-99.9")
+    },
+    "v4.1": {
+        "llama2-70b-99": _TOKENS,
+        "llama2-70b-99.9": _TOKENS,
+        "gptj-99": _GPTJ,
+        "gptj-99.9": _GPTJ,
+        "mixtral-8x7b": _TOKENS,
+    },
+    "v5.0": {
+        "llama2-70b-99": _TOKENS,
+        "llama2-70b-99.9": _TOKENS,
+        "llama2-70b-interactive-99": _TOKENS,
+        "llama2-70b-interactive-99.9": _TOKENS,
+        "gptj-99": _GPTJ,
+        "gptj-99.9": _GPTJ,
+        "mixtral-8x7b": _TOKENS,
+        "llama3.1-405b": _TOKENS,
+    },
     "v5.1": _V51,
     "v6.0": {**_V51, "gpt-oss-120b": _TOKENS},
 }
 #: Benchmark folder names the checker maps to its model names.
-MODEL_MAPPING = {"ssd-resnet34": "retinanet", "mobilenet": "resnet", "resnet50": "resnet",
-                 "llama3_1-405b": "llama3.1-405b", "llama3_1-8b": "llama3.1-8b",
-                 "llama3_1-8b-edge": "llama3.1-8b-edge"}
+MODEL_MAPPING = {
+    "ssd-resnet34": "retinanet",
+    "mobilenet": "resnet",
+    "resnet50": "resnet",
+    "llama3_1-405b": "llama3.1-405b",
+    "llama3_1-8b": "llama3.1-8b",
+    "llama3_1-8b-edge": "llama3.1-8b-edge",
+}
 SCENARIOS = ("SingleStream", "MultiStream", "Offline", "Server", "Interactive")
 #: The published table's units -> the factor from its figure to benchdb's (seconds for a latency).
 UNITS = {"Tokens/s": 1.0, "Samples/s": 1.0, "Queries/s": 1.0, "Latency (ms)": 1e-3, "Latency (s)": 1.0}
 #: The unit the checker prints beside a result: by scenario, and tokens/s for the LLMs it names
 #: (whisper's Offline result is tokens per second, printed as Samples/s, as the checker does).
-UNIT_DICT = {"SingleStream": "Latency (ms)", "MultiStream": "Latency (ms)", "Offline": "Samples/s",
-             "Server": "Queries/s", "Interactive": "Queries/s"}
+UNIT_DICT = {
+    "SingleStream": "Latency (ms)",
+    "MultiStream": "Latency (ms)",
+    "Offline": "Samples/s",
+    "Server": "Queries/s",
+    "Interactive": "Queries/s",
+}
 _LLM_UNITS = {"Offline": "Tokens/s", "Server": "Tokens/s", "Interactive": "Tokens/s"}
-SPECIAL_UNIT_DICT = {"llama3.1-8b": {"Offline": "Tokens/s", "Server": "Tokens/s"},
-                     "llama3.1-8b-edge": {"Offline": "Tokens/s"},
-                     **{m: _LLM_UNITS for m in ("llama2-70b-99", "llama2-70b-99.9", "mixtral-8x7b", "llama3.1-405b",
-                                                "deepseek-r1", "gpt-oss-120b")}}
+SPECIAL_UNIT_DICT = {
+    "llama3.1-8b": {"Offline": "Tokens/s", "Server": "Tokens/s"},
+    "llama3.1-8b-edge": {"Offline": "Tokens/s"},
+    **{
+        m: _LLM_UNITS
+        for m in ("llama2-70b-99", "llama2-70b-99.9", "mixtral-8x7b", "llama3.1-405b", "deepseek-r1", "gpt-oss-120b")
+    },
+}
 
 
 def round_rules(version: str | None) -> str:
@@ -120,12 +162,19 @@ def headline(log: dict[str, Any], model: str, scenario: str, version: str | None
         raise SourceError(f"a {scenario} result from a {effective} run is not one the checker infers")
     if not math.isfinite(number) or number <= 0:
         raise SourceError(f"the headline {key} = {number!r} is not a positive number")
-    return make_headline(number / 1e9 if latency else number, "latency" if latency else "tokens" if "tokens" in key
-                         else "samples", model, scenario, key, inferred)
+    return make_headline(
+        number / 1e9 if latency else number,
+        "latency" if latency else "tokens" if "tokens" in key else "samples",
+        model,
+        scenario,
+        key,
+        inferred,
+    )
 
 
-def make_headline(value: float, kind: str, model: str, scenario: str, key: str,
-                  inferred: str | None = None) -> Headline:
+def make_headline(
+    value: float, kind: str, model: str, scenario: str, key: str, inferred: str | None = None
+) -> Headline:
     """A headline of ``kind`` latency (seconds), tokens or samples per second, with the table's unit."""
     unit = SPECIAL_UNIT_DICT.get(model, {}).get(scenario) or UNIT_DICT.get(scenario, "Samples/s")
     if kind == "latency":

@@ -16,8 +16,12 @@ from benchdb.interop.writer import SourceError, cpu_vendor
 SUMMARY = "mlperf_log_summary.txt"
 ENDPOINTS = "result_summary.json"
 #: Systems JSON fields a run cannot be described without.
-REQUIRED_SYSTEM_FIELDS = ("accelerator_model_name", "accelerators_per_node", "number_of_nodes",
-                          "host_processor_model_name")
+REQUIRED_SYSTEM_FIELDS = (
+    "accelerator_model_name",
+    "accelerators_per_node",
+    "number_of_nodes",
+    "host_processor_model_name",
+)
 _NONE = ("", "n/a", "na", "none", "null", "-")
 _PRECISION = re.compile(r"\b(nv)?(mx)?(fp\d+|bf16|u?int\d+)\b", re.IGNORECASE)
 
@@ -32,7 +36,7 @@ class Located:
     system: str
     benchmark: str
     scenario_folder: str
-    path: Path                      # its mlperf_log_summary.txt or result_summary.json
+    path: Path  # its mlperf_log_summary.txt or result_summary.json
 
     @property
     def location(self) -> str:
@@ -58,8 +62,15 @@ def locate(path: Path) -> Located | None:
         return None
     if len(rest) < 7 or rest[-4] != "results":
         return None
-    return Located(root=Path(*rest[:-6]), division=rest[-6], submitter=rest[-5], system=rest[-3],
-                   benchmark=rest[-2], scenario_folder=rest[-1], path=p)
+    return Located(
+        root=Path(*rest[:-6]),
+        division=rest[-6],
+        submitter=rest[-5],
+        system=rest[-3],
+        benchmark=rest[-2],
+        scenario_folder=rest[-1],
+        path=p,
+    )
 
 
 def count(value: Any, name: str) -> int | None:
@@ -99,7 +110,7 @@ def precision_of(weights: Any) -> str:
 class System:
     hardware: dict[str, Any]
     software: dict[str, Any]
-    accelerator: str | None        # as the systems JSON names it ('' / N/A: none)
+    accelerator: str | None  # as the systems JSON names it ('' / N/A: none)
     per_node: int
     nodes: int
     weight_data_types: str | None
@@ -130,8 +141,12 @@ def read_system(path: Path) -> System:
     cores = _count_or_none(doc.get("host_processor_core_count"))
     availability = (text(doc.get("status")) or "").lower()
     record: dict[str, Any] = {
-        "device_name": accelerator, "accelerators_per_node": per_node, "nodes": nodes, "cpu_model": cpu,
-        "cpu_sockets": sockets or None, "cores_physical": cores * (sockets or 1) if cores else None,
+        "device_name": accelerator,
+        "accelerators_per_node": per_node,
+        "nodes": nodes,
+        "cpu_model": cpu,
+        "cpu_sockets": sockets or None,
+        "cores_physical": cores * (sockets or 1) if cores else None,
         "memory_bytes": system.parse_size(text(doc.get("accelerator_memory_capacity"))) if accelerator else None,
         "host_memory_bytes": system.parse_size(text(doc.get("host_memory_capacity"))),
         "interconnect": text(doc.get("accelerator_interconnect")) if accelerator else None,
@@ -146,9 +161,14 @@ def read_system(path: Path) -> System:
     except system.SystemError as exc:
         raise SourceError(str(exc).removeprefix(f"{where}: ")) from None
     software = {k: text(doc.get(k)) for k in ("framework", "other_software_stack", "operating_system")}
-    return System(hardware=hardware, software={k: v for k, v in software.items() if v},
-                  accelerator=accelerator, per_node=per_node, nodes=nodes,
-                  weight_data_types=text(doc.get("weight_data_types")))
+    return System(
+        hardware=hardware,
+        software={k: v for k, v in software.items() if v},
+        accelerator=accelerator,
+        per_node=per_node,
+        nodes=nodes,
+        weight_data_types=text(doc.get("weight_data_types")),
+    )
 
 
 def finite_float(value: Any) -> float | None:

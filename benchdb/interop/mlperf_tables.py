@@ -83,12 +83,15 @@ def read_table(path: Path) -> Table:
         units = mlperf_system.text(_first(r, "Performance_Units", "Units"))
         result = finite_float(_first(r, "Performance_Result", "Result"))
         if units is not None and units not in mlperf_rules.UNITS:
-            table.errors.append(f"{loc}: unknown units {units!r} (known: {', '.join(mlperf_rules.UNITS)}); "
-                                "its figure is not compared")
+            table.errors.append(
+                f"{loc}: unknown units {units!r} (known: {', '.join(mlperf_rules.UNITS)}); its figure is not compared"
+            )
             units, result = None, None
         elif result is None or result <= 0:
-            table.errors.append(f"{loc}: result {clip(repr(_first(r, 'Performance_Result', 'Result')), 40)} is "
-                                "not a positive number; it is not compared")
+            table.errors.append(
+                f"{loc}: result {clip(repr(_first(r, 'Performance_Result', 'Result')), 40)} is "
+                "not a positive number; it is not compared"
+            )
             result = None
         try:
             per_node = count(_first(r, "a#", "accelerators_per_node"), "a#")
@@ -97,12 +100,20 @@ def read_table(path: Path) -> Table:
             table.errors.append(f"{loc}: {exc}")
             per_node = nodes = None
         table.rows[loc] = Row(
-            table=path, location=loc,
+            table=path,
+            location=loc,
             accelerator=mlperf_system.text(_first(r, "Accelerator", "accelerator_model_name")),
-            per_node=per_node, nodes=nodes, model=str(r.get("Model") or ""), scenario=str(r.get("Scenario") or ""),
-            result=result, units=units, inferred=str(r.get("inferred", "0")).strip() in ("1", "True", "true"),
-            power=finite_float(r.get("Power_Result")), power_units=mlperf_system.text(r.get("Power_Units")),
+            per_node=per_node,
+            nodes=nodes,
+            model=str(r.get("Model") or ""),
+            scenario=str(r.get("Scenario") or ""),
+            result=result,
+            units=units,
+            inferred=str(r.get("inferred", "0")).strip() in ("1", "True", "true"),
+            power=finite_float(r.get("Power_Result")),
+            power_units=mlperf_system.text(r.get("Power_Units")),
             accuracy=mlperf_system.text(r.get("Accuracy")),
             weight_data_types=mlperf_system.text(r.get("weight_data_types")),
-            version=mlperf_system.text(r.get("version")))
+            version=mlperf_system.text(r.get("version")),
+        )
     return table

@@ -20,9 +20,15 @@ FILES = ("*.json",)
 def hardware(machine: dict) -> dict:
     cpu = machine.get("cpu") or {}
     name = cpu.get("brand_raw") or cpu.get("brand") or machine.get("processor") or machine.get("machine") or "unknown"
-    return {"kind": "cpu", "vendor": cpu.get("vendor_id_raw") or cpu.get("vendor_id"), "device_name": name,
-            "cpu_model": name, "cores_logical": cpu.get("count"), "arch": machine.get("machine"),
-            "os": f"{machine.get('system', '')} {machine.get('release', '')}".strip() or None}
+    return {
+        "kind": "cpu",
+        "vendor": cpu.get("vendor_id_raw") or cpu.get("vendor_id"),
+        "device_name": name,
+        "cpu_model": name,
+        "cores_logical": cpu.get("count"),
+        "arch": machine.get("machine"),
+        "os": f"{machine.get('system', '')} {machine.get('release', '')}".strip() or None,
+    }
 
 
 def parse(path: Path) -> list[Imported]:
@@ -37,24 +43,39 @@ def parse(path: Path) -> list[Imported]:
         stats = b.get("stats") or {}
         data = stats.get("data")
         if not data:
-            raise SourceError(f"benchmark {b.get('fullname') or b.get('name')}: no stats.data (raw times); "
-                              "write the file with --benchmark-json from pytest-benchmark >= 3.0")
+            raise SourceError(
+                f"benchmark {b.get('fullname') or b.get('name')}: no stats.data (raw times); "
+                "write the file with --benchmark-json from pytest-benchmark >= 3.0"
+            )
         params = b.get("params") or {}
-        out.append(Imported(
-            model_id=b.get("fullname") or b["name"], backend="pytest-benchmark", device="cpu",
-            mode=b.get("group") or "default", precision="na", batch_size=1,
-            input_shape=",".join(f"{k}={v}" for k, v in sorted(params.items())) or "na",
-            samples={"latency_s": ("s", list(data))},
-            options={"timer": (b.get("options") or {}).get("timer"),
-                     "iterations": stats.get("iterations")},
-            hardware=hardware(machine), model={"task": "pytest-benchmark"},
-            started_at=utc_iso(doc.get("datetime")), host=machine.get("node") or "unknown",
-            git_commit=commit.get("id") if commit.get("id") not in (None, "unversioned") else None,
-            software={"python": machine.get("python_version"), "pytest-benchmark": version},
-            config={"commit_info": commit}, run_key="", timing_method=(b.get("options") or {}).get("timer") or "source",
-            tool="pytest-benchmark", tool_version=version,
-            statistics=[("latency_s", "s", k, float(stats[k])) for k in ("mean", "median", "min", "max", "stddev")
-                        if isinstance(stats.get(k), (int, float))],
-            settings={"extra_info": b.get("extra_info") or {}, "rounds": stats.get("rounds")},
-        ))
+        out.append(
+            Imported(
+                model_id=b.get("fullname") or b["name"],
+                backend="pytest-benchmark",
+                device="cpu",
+                mode=b.get("group") or "default",
+                precision="na",
+                batch_size=1,
+                input_shape=",".join(f"{k}={v}" for k, v in sorted(params.items())) or "na",
+                samples={"latency_s": ("s", list(data))},
+                options={"timer": (b.get("options") or {}).get("timer"), "iterations": stats.get("iterations")},
+                hardware=hardware(machine),
+                model={"task": "pytest-benchmark"},
+                started_at=utc_iso(doc.get("datetime")),
+                host=machine.get("node") or "unknown",
+                git_commit=commit.get("id") if commit.get("id") not in (None, "unversioned") else None,
+                software={"python": machine.get("python_version"), "pytest-benchmark": version},
+                config={"commit_info": commit},
+                run_key="",
+                timing_method=(b.get("options") or {}).get("timer") or "source",
+                tool="pytest-benchmark",
+                tool_version=version,
+                statistics=[
+                    ("latency_s", "s", k, float(stats[k]))
+                    for k in ("mean", "median", "min", "max", "stddev")
+                    if isinstance(stats.get(k), (int, float))
+                ],
+                settings={"extra_info": b.get("extra_info") or {}, "rounds": stats.get("rounds")},
+            )
+        )
     return out

@@ -24,8 +24,19 @@ from benchdb.schema.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTP
 from benchdb.schema.serving_metrics import RequestRecord, point_rows, rows, summary
 
 #: dtype spellings -> benchdb precisions.
-_DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "half": "fp16", "fp16": "fp16",
-           "float32": "fp32", "float": "fp32", "fp32": "fp32", "fp8": "fp8", "int8": "int8", "int4": "int4"}
+_DTYPES = {
+    "bfloat16": "bf16",
+    "bf16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "fp16": "fp16",
+    "float32": "fp32",
+    "float": "fp32",
+    "fp32": "fp32",
+    "fp8": "fp8",
+    "int8": "int8",
+    "int4": "int4",
+}
 
 
 @dataclass
@@ -35,13 +46,13 @@ class LoadPoint:
     tool: str
     tool_version: str | None
     model_id: str
-    endpoint: str                                   # completions | chat
-    run_key: str                                    # load points of one source run share it
-    concurrency: int | None = None                  # closed loop (or the cap of an open loop)
-    rate: float | None = None                       # open loop, requests per second
-    arrival: str = "poisson"                        # poisson | constant | gamma
+    endpoint: str  # completions | chat
+    run_key: str  # load points of one source run share it
+    concurrency: int | None = None  # closed loop (or the cap of an open loop)
+    rate: float | None = None  # open loop, requests per second
+    arrival: str = "poisson"  # poisson | constant | gamma
     burstiness: float = 1.0
-    in_tokens: int | None = None                    # the requested input / output lengths
+    in_tokens: int | None = None  # the requested input / output lengths
     out_tokens: int | None = None
     #: Every request in send order (warm-up ones flagged), or None: the file kept only summaries.
     records: list[RequestRecord] | None = None
@@ -74,19 +85,28 @@ BENCHDB_DEFINITIONS = {
 }
 
 
-def definitions(entries: Mapping[str, tuple[str | None, str, bool]],
-                missing: Mapping[str, str] | None = None) -> dict[str, Any]:
+def definitions(
+    entries: Mapping[str, tuple[str | None, str, bool]], missing: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The definitions a load point records: per benchdb metric, the source's closest figure
     (``source_metric``), the source's definition of it, benchdb's, and whether they agree
     (``same_definition``); ``missing``: benchdb metrics the source's data cannot give, and why."""
     out: dict[str, Any] = {}
     for metric, (source_metric, text, same) in entries.items():
-        out[metric] = {"source_metric": source_metric, "source_definition": text,
-                       "benchdb_definition": BENCHDB_DEFINITIONS.get(metric), "same_definition": same,
-                       "recomputed": True}
+        out[metric] = {
+            "source_metric": source_metric,
+            "source_definition": text,
+            "benchdb_definition": BENCHDB_DEFINITIONS.get(metric),
+            "same_definition": same,
+            "recomputed": True,
+        }
     for metric, why in (missing or {}).items():
-        out[metric] = {**out.get(metric, {}), "benchdb_definition": BENCHDB_DEFINITIONS.get(metric),
-                       "recomputed": False, "why": why}
+        out[metric] = {
+            **out.get(metric, {}),
+            "benchdb_definition": BENCHDB_DEFINITIONS.get(metric),
+            "recomputed": False,
+            "why": why,
+        }
     return out
 
 
@@ -109,6 +129,7 @@ def _shape(p: LoadPoint, measured: list[RequestRecord]) -> str:
     """The input shape, in the grammar of benchdb's own serving runs; lengths the tool did not say
     it asked for are the mean over completed requests (as a tool's totals / completed give it for
     a summary-only file: one rule, so a sweep's points share their workload)."""
+
     def tokens(requested: int | None, attr: str) -> str:
         if requested is not None:
             return str(int(requested))
@@ -163,8 +184,7 @@ def to_imported(p: LoadPoint) -> Imported:
     measured = [r for r in (p.records or []) if not r.warmup]
     engine = p.engine or p.assumed_engine
     options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
-    settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": p.engine is not None,
-                                **p.settings}
+    settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": p.engine is not None, **p.settings}
     out_rows: list[tuple[str, str, int, float, float]] = []
     summary_only = p.records is None
     if not summary_only:
@@ -177,25 +197,36 @@ def to_imported(p: LoadPoint) -> Imported:
         out_rows = rows(measured, start) + ([] if p.sampled else point_rows(summ, None))
         if p.gaps_per_token:
             out_rows = [r for r in out_rows if r[0] not in (ITL_CHUNK, CHUNK_TOKENS)]
-        settings.update(requests=summ["requests"], errors=summ["errors"],
-                        errors_by_message=summ["errors_by_message"])
+        settings.update(requests=summ["requests"], errors=summ["errors"], errors_by_message=summ["errors_by_message"])
     elif not p.statistics:
         raise SourceError(f"{p.model_id}: neither per-request data nor summary figures")
     defs = p.definitions
-    if summary_only:        # nothing was recomputed: the source's figures are all there is
-        defs = {m: {**d, "recomputed": False, "why": "summary-only file: no per-request data"}
-                for m, d in p.definitions.items()}
+    if summary_only:  # nothing was recomputed: the source's figures are all there is
+        defs = {
+            m: {**d, "recomputed": False, "why": "summary-only file: no per-request data"}
+            for m, d in p.definitions.items()
+        }
     return Imported(
-        model_id=p.model_id, backend=engine or "openai", device="unknown",
-        mode=p.endpoint, precision=precision_of(p.engine_options),
+        model_id=p.model_id,
+        backend=engine or "openai",
+        device="unknown",
+        mode=p.endpoint,
+        precision=precision_of(p.engine_options),
         batch_size=p.concurrency if p.concurrency and (p.rate is None or not math.isfinite(p.rate)) else 1,
-        input_shape=_shape(p, measured), rows=out_rows, primary_metric=TTFT,
+        input_shape=_shape(p, measured),
+        rows=out_rows,
+        primary_metric=TTFT,
         options={k: v for k, v in options.items() if v is not None},
         model={"model_type": "llm", "architecture": "openai-endpoint", "task": "text-generation"},
-        started_at=p.started_at, run_key=p.run_key, timing_method="source-client", tool=p.tool,
-        tool_version=p.tool_version, summary_only=summary_only, percentile_method=p.percentile_method,
-        statistics=p.statistics, settings=settings, definitions=defs,
+        started_at=p.started_at,
+        run_key=p.run_key,
+        timing_method="source-client",
+        tool=p.tool,
+        tool_version=p.tool_version,
+        summary_only=summary_only,
+        percentile_method=p.percentile_method,
+        statistics=p.statistics,
+        settings=settings,
+        definitions=defs,
         software={p.tool: p.tool_version} if p.tool_version else {},
     )
-
-

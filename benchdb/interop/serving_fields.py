@@ -14,12 +14,31 @@ from benchdb.interop.writer import SourceError
 from benchdb.schema.serving_metrics import RequestRecord
 
 #: Engine names as their tools spell them -> benchdb's backend names.
-_ENGINES = {"vllm": "vllm", "sglang": "sglang", "sglang-oai": "sglang", "sglang-native": "sglang",
-            "tgi": "tgi", "lmdeploy": "lmdeploy", "trt-llm": "tensorrt-llm", "tensorrt-llm": "tensorrt-llm",
-            "transformers": "transformers", "llama.cpp": "llama.cpp", "ollama": "ollama"}
+_ENGINES = {
+    "vllm": "vllm",
+    "sglang": "sglang",
+    "sglang-oai": "sglang",
+    "sglang-native": "sglang",
+    "tgi": "tgi",
+    "lmdeploy": "lmdeploy",
+    "trt-llm": "tensorrt-llm",
+    "tensorrt-llm": "tensorrt-llm",
+    "transformers": "transformers",
+    "llama.cpp": "llama.cpp",
+    "ollama": "ollama",
+}
 #: Engine options that describe what served (part of the result's identity where the file has them).
-ENGINE_OPTIONS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "dtype",
-                  "quantization", "kv_cache_dtype", "max_num_seqs", "max_model_len", "enable_prefix_caching")
+ENGINE_OPTIONS = (
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "data_parallel_size",
+    "dtype",
+    "quantization",
+    "kv_cache_dtype",
+    "max_num_seqs",
+    "max_model_len",
+    "enable_prefix_caching",
+)
 
 
 def engine_name(text: Any) -> str | None:
@@ -34,8 +53,13 @@ def engine_options(values: Mapping[str, Any]) -> dict[str, Any]:
     """The engine options among ``values`` (``--metadata`` pairs, server info), typed: numbers as
     numbers, true/false as booleans."""
     out: dict[str, Any] = {}
-    aliases = {"tp": "tensor_parallel_size", "tp_size": "tensor_parallel_size", "pp_size": "pipeline_parallel_size",
-               "dp_size": "data_parallel_size", "quant": "quantization"}
+    aliases = {
+        "tp": "tensor_parallel_size",
+        "tp_size": "tensor_parallel_size",
+        "pp_size": "pipeline_parallel_size",
+        "dp_size": "data_parallel_size",
+        "quant": "quantization",
+    }
     for key, value in values.items():
         name = aliases.get(str(key).strip().lower().replace("-", "_"), str(key).strip().lower().replace("-", "_"))
         if name in ENGINE_OPTIONS and value is not None and value != "":
@@ -53,8 +77,9 @@ def _typed(value: Any) -> Any:
     return value
 
 
-def distribution_stats(metric: str, unit: str, dist: Mapping[str, Any] | None,
-                       names: Mapping[str, str]) -> list[tuple[str, str, str, float]]:
+def distribution_stats(
+    metric: str, unit: str, dist: Mapping[str, Any] | None, names: Mapping[str, str]
+) -> list[tuple[str, str, str, float]]:
     """(metric, unit, statistic, value) rows of a tool's distribution object: ``names`` maps its
     keys (``median``, ``p99`` ...) to benchdb's statistic names; missing or non-finite values skipped."""
     out: list[tuple[str, str, str, float]] = []
@@ -131,13 +156,17 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
     for i in range(n):
         sent = number(starts[i], f"start_times[{i}]") if starts is not None else 0.0
         error = str(errors[i]).strip() if errors is not None and errors[i] else ""
-        if error:       # a traceback's last line names the exception
+        if error:  # a traceback's last line names the exception
             out.append(RequestRecord(index=i, sent=sent, error=error.splitlines()[-1][:500]))
             continue
         t = sent + duration(lists["ttfts"][i], f"ttfts[{i}]")
-        rec = RequestRecord(index=i, sent=sent, chunks=[(t, 1)],
-                            input_tokens=int(duration(ins[i], f"input_lens[{i}]")) if ins is not None else None,
-                            output_tokens=int(duration(lists["output_lens"][i], f"output_lens[{i}]")))
+        rec = RequestRecord(
+            index=i,
+            sent=sent,
+            chunks=[(t, 1)],
+            input_tokens=int(duration(ins[i], f"input_lens[{i}]")) if ins is not None else None,
+            output_tokens=int(duration(lists["output_lens"][i], f"output_lens[{i}]")),
+        )
         gaps = lists["itls"][i]
         if not isinstance(gaps, list):
             raise SourceError(f"{what}: itls[{i}] is not a list of gaps")

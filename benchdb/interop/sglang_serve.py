@@ -40,31 +40,70 @@ def select(found: list[Path]) -> list[Path]:
                 first = next((line for line in f if line.strip()), "")
             doc = json.loads(first)
         except (OSError, UnicodeDecodeError, ValueError):
-            out.append(p)           # unreadable: let parse name the problem
+            out.append(p)  # unreadable: let parse name the problem
             continue
         if isinstance(doc, dict) and "duration" in doc and "completed" in doc and "backend" in doc:
             out.append(p)
     return out
-_VALUES = {"request_throughput": "req/s", "input_throughput": "tokens/s", "output_throughput": "tokens/s",
-           "total_throughput": "tokens/s", "duration": "s", "completed": "requests", "concurrency": "requests",
-           "total_input_tokens": "tokens", "total_output_tokens": "tokens", "accept_length": "tokens"}
+
+
+_VALUES = {
+    "request_throughput": "req/s",
+    "input_throughput": "tokens/s",
+    "output_throughput": "tokens/s",
+    "total_throughput": "tokens/s",
+    "duration": "s",
+    "completed": "requests",
+    "concurrency": "requests",
+    "total_input_tokens": "tokens",
+    "total_output_tokens": "tokens",
+    "accept_length": "tokens",
+}
 DEFINITIONS = definitions(
-    {TTFT: ("ttft_ms", "first chunk with text - request start", True),
-     TPOT: ("tpot_ms", "(latency at the stream's [DONE] - TTFT) / (output_len - 1); benchdb's figure here ends at "
-                       "the last chunk with text (SGLang keeps no per-request end)", False),
-     ITL_CHUNK: ("itl_ms", "each gap between consecutive chunks with text, pooled over requests", True),
-     ITL_TOKEN: (None, "SGLang's OpenAI client has no per-token gap; benchdb splits each chunk gap over the "
-                       "chunk's tokens (one per chunk)", False),
-     E2E: ("e2e_latency_ms", "request start -> the stream's [DONE]; benchdb's figure here ends at the last chunk "
-                             "with text (SGLang keeps no per-request end)", False),
-     OUTPUT_TOKENS: (None, "the server's usage completion_tokens (the OpenAI client), else the tokenizer's count",
-                     True)})
+    {
+        TTFT: ("ttft_ms", "first chunk with text - request start", True),
+        TPOT: (
+            "tpot_ms",
+            "(latency at the stream's [DONE] - TTFT) / (output_len - 1); benchdb's figure here ends at "
+            "the last chunk with text (SGLang keeps no per-request end)",
+            False,
+        ),
+        ITL_CHUNK: ("itl_ms", "each gap between consecutive chunks with text, pooled over requests", True),
+        ITL_TOKEN: (
+            None,
+            "SGLang's OpenAI client has no per-token gap; benchdb splits each chunk gap over the "
+            "chunk's tokens (one per chunk)",
+            False,
+        ),
+        E2E: (
+            "e2e_latency_ms",
+            "request start -> the stream's [DONE]; benchdb's figure here ends at the last chunk "
+            "with text (SGLang keeps no per-request end)",
+            False,
+        ),
+        OUTPUT_TOKENS: (
+            None,
+            "the server's usage completion_tokens (the OpenAI client), else the tokenizer's count",
+            True,
+        ),
+    }
+)
 PER_TOKEN_DEFINITIONS = definitions(
-    {**{m: (d["source_metric"], d["source_definition"], d["same_definition"]) for m, d in DEFINITIONS.items()
-        if m not in (ITL_CHUNK, ITL_TOKEN)},
-     ITL_TOKEN: ("itl_ms", "each gap between chunks split evenly over the chunk's new tokens (the native client, "
-                           "or speculative decoding's accept length)", True)},
-    missing={ITL_CHUNK: "this client keeps per-token gaps, not the chunks they came in"})
+    {
+        **{
+            m: (d["source_metric"], d["source_definition"], d["same_definition"])
+            for m, d in DEFINITIONS.items()
+            if m not in (ITL_CHUNK, ITL_TOKEN)
+        },
+        ITL_TOKEN: (
+            "itl_ms",
+            "each gap between chunks split evenly over the chunk's new tokens (the native client, "
+            "or speculative decoding's accept length)",
+            True,
+        ),
+    },
+    missing={ITL_CHUNK: "this client keeps per-token gaps, not the chunks they came in"},
+)
 
 
 def _lengths(doc: dict) -> tuple[int | None, int | None]:
@@ -77,15 +116,21 @@ def _lengths(doc: dict) -> tuple[int | None, int | None]:
 
 def _point(n: int, doc: Any, path: Path) -> Imported:
     where = f"line {n}"
-    if not isinstance(doc, dict) or "backend" not in doc or "duration" not in doc or "completed" not in doc \
-            or not any(k in doc for k in ("mean_ttft_ms", "median_ttft_ms", "median_e2e_latency_ms")):
-        raise SourceError(f"{where} is not an SGLang bench_serving result (no backend, duration, completed "
-                          "and latency figures)")
+    if (
+        not isinstance(doc, dict)
+        or "backend" not in doc
+        or "duration" not in doc
+        or "completed" not in doc
+        or not any(k in doc for k in ("mean_ttft_ms", "median_ttft_ms", "median_e2e_latency_ms"))
+    ):
+        raise SourceError(
+            f"{where} is not an SGLang bench_serving result (no backend, duration, completed and latency figures)"
+        )
     info: dict[str, Any] = doc["server_info"] if isinstance(doc.get("server_info"), dict) else {}
     backend = str(doc["backend"])
     rate = doc.get("request_rate")
     if rate is None or (isinstance(rate, float) and math.isinf(rate) and rate > 0):
-        rate = math.inf                                  # no --request-rate: all at once, up to the cap
+        rate = math.inf  # no --request-rate: all at once, up to the cap
     else:
         rate = number(rate, f"{where}: request_rate")
     cap = doc.get("max_concurrency")
@@ -100,20 +145,48 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
     # The native client, and the OpenAI ones with speculative decoding, split each chunk's gap
     # over its tokens: their itls are per token, so no chunk timeline can be rebuilt from them.
     per_token = backend == "sglang" or bool(doc.get("accept_length"))
-    opts = engine_options({**{k: info.get(k) for k in ("tp_size", "pp_size", "dp_size", "dtype", "quantization",
-                                                       "kv_cache_dtype", "max_running_requests")}})
+    opts = engine_options(
+        {
+            **{
+                k: info.get(k)
+                for k in (
+                    "tp_size",
+                    "pp_size",
+                    "dp_size",
+                    "dtype",
+                    "quantization",
+                    "kv_cache_dtype",
+                    "max_running_requests",
+                )
+            }
+        }
+    )
     point = LoadPoint(
-        tool="sglang bench_serving", tool_version=str(info["version"]) if info.get("version") else None,
-        model_id=str(model), endpoint="chat" if "chat" in backend else "completions",
-        run_key=f"{path.name}|{n}", records=records,
+        tool="sglang bench_serving",
+        tool_version=str(info["version"]) if info.get("version") else None,
+        model_id=str(model),
+        endpoint="chat" if "chat" in backend else "completions",
+        run_key=f"{path.name}|{n}",
+        records=records,
         concurrency=int(cap) if cap else (None if math.isfinite(rate) else len(records or []) or completed),
-        rate=rate if math.isfinite(rate) else None, in_tokens=in_len, out_tokens=out_len,
+        rate=rate if math.isfinite(rate) else None,
+        in_tokens=in_len,
+        out_tokens=out_len,
         window_s=number(doc["duration"], f"{where}: duration") if records is not None else None,
         engine=engine_name(backend) if engine_name(backend) != "sglang" else None,
-        assumed_engine="sglang", engine_options=opts, statistics=summary_figures(doc, _VALUES),
-        definitions=PER_TOKEN_DEFINITIONS if per_token else DEFINITIONS, gaps_per_token=per_token,
-        settings={"tag": doc.get("tag"), "client_backend": backend, "dataset_name": doc.get("dataset_name"),
-                  "line": n, "random_range_ratio": doc.get("random_range_ratio")})
+        assumed_engine="sglang",
+        engine_options=opts,
+        statistics=summary_figures(doc, _VALUES),
+        definitions=PER_TOKEN_DEFINITIONS if per_token else DEFINITIONS,
+        gaps_per_token=per_token,
+        settings={
+            "tag": doc.get("tag"),
+            "client_backend": backend,
+            "dataset_name": doc.get("dataset_name"),
+            "line": n,
+            "random_range_ratio": doc.get("random_range_ratio"),
+        },
+    )
     return to_imported(point)
 
 

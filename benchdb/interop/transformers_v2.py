@@ -33,8 +33,11 @@ _KERNELIZED = re.compile(r"(?<![a-z])kernelized")
 
 def _mode(config: dict) -> tuple[str, bool]:
     """(benchdb mode, kernelized) of a benchmark_v2 config."""
-    compiled = bool(_first(config, "compile_mode")) or config.get("mode") == "compiled" \
+    compiled = (
+        bool(_first(config, "compile_mode"))
+        or config.get("mode") == "compiled"
         or isinstance(config.get("compile_kwargs"), dict)
+    )
     kernelized = config.get("kernelize") is True or bool(_KERNELIZED.search(str(config.get("name") or "")))
     if kernelized:
         return ("kernels+compile" if compiled else "kernels"), True
@@ -66,14 +69,24 @@ def hardware(info: dict, device: str) -> dict:
     gpu = _first(info, "gpu_name")
     mem_mb = _first(info, "gpu_memory_total_mb", "gpu_memory_total")
     if device.startswith("cuda") and gpu:
-        return {"kind": "cuda", "vendor": "NVIDIA", "device_name": gpu,
-                "memory_bytes": int(mem_mb * 2**20) if isinstance(mem_mb, (int, float)) else None,
-                "driver": _first(info, "cuda_version"), **common}
+        return {
+            "kind": "cuda",
+            "vendor": "NVIDIA",
+            "device_name": gpu,
+            "memory_bytes": int(mem_mb * 2**20) if isinstance(mem_mb, (int, float)) else None,
+            "driver": _first(info, "cuda_version"),
+            **common,
+        }
     name = common["cpu_model"] or "unknown"
     if device == "cpu":
         ram = _first(info, "memory_total_mb")
-        return {"kind": "cpu", "vendor": cpu_vendor(name), "device_name": name,
-                "memory_bytes": int(ram * 2**20) if isinstance(ram, (int, float)) else None, **common}
+        return {
+            "kind": "cpu",
+            "vendor": cpu_vendor(name),
+            "device_name": name,
+            "memory_bytes": int(ram * 2**20) if isinstance(ram, (int, float)) else None,
+            **common,
+        }
     return {"kind": device.split(":")[0], "device_name": gpu or name, **common}
 
 
@@ -122,24 +135,50 @@ def parse(path: Path) -> list[Imported]:
         shape = f"seq_len={_first(config, 'sequence_length', 'seq_len', default='na')}"
         if new_tokens is not None:
             shape += f",new_tokens={new_tokens}"
-        options = {k: config.get(k) for k in ("attn_implementation", "sdpa_backend", "compile_mode", "kernelize",
-                                              "use_cache", "continuous_batching") if config.get(k) is not None}
+        options = {
+            k: config.get(k)
+            for k in (
+                "attn_implementation",
+                "sdpa_backend",
+                "compile_mode",
+                "kernelize",
+                "use_cache",
+                "continuous_batching",
+            )
+            if config.get(k) is not None
+        }
         mode, kernelized = _mode(config)
         if kernelized:
             options["kernels"] = DEFAULT_KERNELS
-        out.append(Imported(
-            model_id=str(model_id), backend="pytorch", device=device,
-            mode=mode,
-            precision=_DTYPES.get(dtype, dtype), batch_size=int(_first(config, "batch_size", default=1)),
-            input_shape=shape, samples=samples, primary_metric="generate_s", options=options,
-            hardware=hardware(info, device), model={"task": "text-generation"},
-            started_at=utc_iso(_first(meta, "timestamp")), git_commit=_first(meta, "commit_id"),
-            software={k: v for k, v in info.items() if k.endswith("_version") and v},
-            config={"benchmark_v2": {"config_hash": cfg_hash, "name": config.get("name"),
-                                     "warmup_iterations": config.get("warmup_iterations"),
-                                     "measurement_iterations": config.get("measurement_iterations")}},
-            run_key=str(_first(meta, "timestamp", default="")), timing_method="host_clock",
-            tool="transformers",
-            tool_version=_first(info, "transformers_version") or _first(meta, "transformers_version"),
-        ))
+        out.append(
+            Imported(
+                model_id=str(model_id),
+                backend="pytorch",
+                device=device,
+                mode=mode,
+                precision=_DTYPES.get(dtype, dtype),
+                batch_size=int(_first(config, "batch_size", default=1)),
+                input_shape=shape,
+                samples=samples,
+                primary_metric="generate_s",
+                options=options,
+                hardware=hardware(info, device),
+                model={"task": "text-generation"},
+                started_at=utc_iso(_first(meta, "timestamp")),
+                git_commit=_first(meta, "commit_id"),
+                software={k: v for k, v in info.items() if k.endswith("_version") and v},
+                config={
+                    "benchmark_v2": {
+                        "config_hash": cfg_hash,
+                        "name": config.get("name"),
+                        "warmup_iterations": config.get("warmup_iterations"),
+                        "measurement_iterations": config.get("measurement_iterations"),
+                    }
+                },
+                run_key=str(_first(meta, "timestamp", default="")),
+                timing_method="host_clock",
+                tool="transformers",
+                tool_version=_first(info, "transformers_version") or _first(meta, "transformers_version"),
+            )
+        )
     return out

@@ -94,15 +94,17 @@ def utc_iso(value: Any, what: str = "date") -> str | None:
     try:
         dt = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
-        for layout in ("%Y%m%d_%H%M%S", "%Y%m%d-%H%M%S"):     # transformers benchmark_v2; vllm bench serve
+        for layout in ("%Y%m%d_%H%M%S", "%Y%m%d-%H%M%S"):  # transformers benchmark_v2; vllm bench serve
             try:
                 dt = datetime.strptime(text, layout)
                 break
             except ValueError:
                 continue
         else:
-            raise SourceError(f"{what} {clip(text, 60)!r} is not a date (expected ISO 8601, e.g. "
-                              "2026-11-25T15:37:25Z, or epoch seconds)") from None
+            raise SourceError(
+                f"{what} {clip(text, 60)!r} is not a date (expected ISO 8601, e.g. "
+                "2026-11-25T15:37:25Z, or epoch seconds)"
+            ) from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.isoformat()
@@ -134,24 +136,47 @@ def slug(text: str) -> str:
 def _document(item: Imported, fmt: str, source: Path, file_hash: str, fallback_time: str) -> tuple[dict, list]:
     started = item.started_at or fallback_time
     run_id = run_id_for(started, hashlib.sha256(f"{fmt}|{file_hash}|{item.run_key}".encode()).hexdigest())
-    run = {"run_id": run_id, "started_at": started, "host": item.host, "benchdb_version": __version__,
-           "software": item.software, "config": {"imported_from": fmt, **item.config},
-           "git_commit": item.git_commit, "tags": [f"import:{fmt}"]}
+    run = {
+        "run_id": run_id,
+        "started_at": started,
+        "host": item.host,
+        "benchdb_version": __version__,
+        "software": item.software,
+        "config": {"imported_from": fmt, **item.config},
+        "git_commit": item.git_commit,
+        "tags": [f"import:{fmt}"],
+    }
     hardware = {k: v for k, v in item.hardware.items() if v is not None}
     model = {"model_id": item.model_id, **{k: v for k, v in item.model.items() if v is not None}}
-    source_doc = {"format": fmt, "file": str(source), "tool": item.tool or fmt, "tool_version": item.tool_version,
-                  "summary_only": item.summary_only, "percentile_method": item.percentile_method,
-                  "definitions": [{"metric": m, **d} for m, d in item.definitions.items()] or None,
-                  "statistics": [{"metric": m, "unit": u, "statistic": s, "value": float(v)}
-                                 for m, u, s, v in item.statistics]}
+    source_doc = {
+        "format": fmt,
+        "file": str(source),
+        "tool": item.tool or fmt,
+        "tool_version": item.tool_version,
+        "summary_only": item.summary_only,
+        "percentile_method": item.percentile_method,
+        "definitions": [{"metric": m, **d} for m, d in item.definitions.items()] or None,
+        "statistics": [{"metric": m, "unit": u, "statistic": s, "value": float(v)} for m, u, s, v in item.statistics],
+    }
     scenario = {
-        "model_id": item.model_id, "backend": item.backend, "device": identity.normalize_device(item.device),
+        "model_id": item.model_id,
+        "backend": item.backend,
+        "device": identity.normalize_device(item.device),
         "mode": item.mode,
-        "precision": item.precision, "batch_size": int(item.batch_size), "input_shape": item.input_shape,
-        "options": {**item.options, "source": fmt}, "status": item.status, "error": item.error,
-        "validity": item.validity, "validity_reasons": list(item.validity_reasons),
-        "primary_metric": item.primary_metric, "timing_method": item.timing_method,
-        "threads": item.threads, "started_at": started, "settings": item.settings, "source": source_doc,
+        "precision": item.precision,
+        "batch_size": int(item.batch_size),
+        "input_shape": item.input_shape,
+        "options": {**item.options, "source": fmt},
+        "status": item.status,
+        "error": item.error,
+        "validity": item.validity,
+        "validity_reasons": list(item.validity_reasons),
+        "primary_metric": item.primary_metric,
+        "timing_method": item.timing_method,
+        "threads": item.threads,
+        "started_at": started,
+        "settings": item.settings,
+        "source": source_doc,
     }
     try:
         meta = contract.build_metadata(run=run, hardware=hardware, model=model, scenario=scenario)
@@ -179,15 +204,18 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
         units = {m: u for m, (u, _v) in item.samples.items()} | {r[0]: r[1] for r in item.rows}
         negative = [(m, v) for m, v in series if v < 0 and units[m] in NEVER_NEGATIVE]
         if negative:
-            raise SourceError(f"metric {negative[0][0]} has a negative value {negative[0][1]:g}: a time, size or "
-                              "count cannot be negative")
+            raise SourceError(
+                f"metric {negative[0][0]} has a negative value {negative[0][1]:g}: a time, size or "
+                "count cannot be negative"
+            )
         if item.status == "ok" and not item.summary_only and not item.values(item.primary_metric):
             raise SourceError(f"{item.model_id}: no {item.primary_metric} values (the source kept no samples)")
         meta, rows = _document(item, fmt, source, file_hash, mtime)
         sid = meta["scenario"]["scenario_id"]
         if sid in seen:
-            raise SourceError(f"two results with the same key ({item.model_id}, {item.input_shape}); "
-                              "the file repeats a benchmark")
+            raise SourceError(
+                f"two results with the same key ({item.model_id}, {item.input_shape}); the file repeats a benchmark"
+            )
         seen.add(sid)
         name = f"{slug(fmt)}/{slug(source.stem)}-{file_hash[:8]}/{slug(item.model_id)}-{sid[:12]}.parquet"
         planned.append((out / name, meta, rows))

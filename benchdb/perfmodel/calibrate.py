@@ -33,7 +33,7 @@ class Settings:
     trials: int = 10
     trial_time: float = 0.2
     matmul_n: int = 1024
-    stream_bytes: int = 128 * 2**20       # per array
+    stream_bytes: int = 128 * 2**20  # per array
     threads: int | None = None
 
 
@@ -41,12 +41,12 @@ class Settings:
 class Peak:
     backend: str
     device: str
-    kind: str              # matmul | copy | triad
+    kind: str  # matmul | copy | triad
     precision: str
     value: float
     ci_low: float | None
     ci_high: float | None
-    unit: str              # flop/s | bytes/s
+    unit: str  # flop/s | bytes/s
     trials: int
     size: int
     details: dict = field(default_factory=dict)
@@ -60,7 +60,7 @@ MIN_SYNC_S = 2e-3
 #: Largest matrix order tried: three 16384^2 fp32 matrices are 3 GiB.
 MAX_ORDER = 16384
 
-_clock = time.perf_counter   # module-level so a test can drive the loops with a simulated device
+_clock = time.perf_counter  # module-level so a test can drive the loops with a simulated device
 
 
 def _time_one(step: Callable[[], object], sync: Callable[[], None]) -> float:
@@ -122,8 +122,19 @@ def _summarise(backend, device, kind, precision, rates, unit, s: Settings, size,
     if median is None:
         # order_statistics_median_ci has no row for an empty sequence: Settings.trials was 0.
         raise BenchdbError(f"calibrate measured no trial of {backend} {kind} {precision} (trials must be >= 1)")
-    return Peak(backend, device, kind, precision, float(median), low, high, unit, len(rates), size,
-                {"trial_values": rates, "trial_time_s": s.trial_time, **details})
+    return Peak(
+        backend,
+        device,
+        kind,
+        precision,
+        float(median),
+        low,
+        high,
+        unit,
+        len(rates),
+        size,
+        {"trial_values": rates, "trial_time_s": s.trial_time, **details},
+    )
 
 
 def _numpy(device: str, s: Settings) -> list[Peak]:
@@ -135,13 +146,15 @@ def _numpy(device: str, s: Settings) -> list[Peak]:
     out = []
     with threadpool_limits(limits=s.threads):
         for precision, dtype in (("fp32", np.float32), ("fp64", np.float64)):
+
             def product(n, dtype=dtype):
                 rng = np.random.default_rng(0)
                 a, b = rng.standard_normal((n, n)).astype(dtype), rng.standard_normal((n, n)).astype(dtype)
                 c = np.empty((n, n), dtype=dtype)
                 return lambda: np.matmul(a, b, out=c)
+
             n = _order(product, s, lambda: None)
-            rates = _trials(product(n), 2.0 * n ** 3, s, lambda: None)
+            rates = _trials(product(n), 2.0 * n**3, s, lambda: None)
             out.append(_summarise("numpy", device, "matmul", precision, rates, "flop/s", s, n))
         elems = max(1, s.stream_bytes // 8)
         a, b, c = np.zeros(elems), np.ones(elems), np.full(elems, 2.0)
@@ -149,10 +162,10 @@ def _numpy(device: str, s: Settings) -> list[Peak]:
         def triad():
             np.multiply(c, 3.0, out=a)
             np.add(a, b, out=a)
+
         for kind, step, per in (("copy", lambda: np.copyto(a, b), 2), ("triad", triad, 5)):
             rates = _trials(step, float(per * 8 * elems), s, lambda: None)
-            out.append(_summarise("numpy", device, kind, "fp64", rates, "bytes/s", s, elems,
-                                  bytes_per_element=per * 8))
+            out.append(_summarise("numpy", device, kind, "fp64", rates, "bytes/s", s, elems, bytes_per_element=per * 8))
     return out
 
 
@@ -181,6 +194,7 @@ def _pytorch(device: str, s: Settings) -> list[Peak]:
     out = []
     try:
         for precision, dtype in precisions:
+
             def product(n, dtype=dtype):
                 # drawn on the device: a 16384^2 matrix drawn on the host and copied takes seconds
                 gen = torch.Generator(device=dev).manual_seed(0)
@@ -188,26 +202,34 @@ def _pytorch(device: str, s: Settings) -> list[Peak]:
                 b = torch.randn(n, n, generator=gen, device=dev).to(dtype)
                 c = torch.empty(n, n, device=dev, dtype=dtype)
                 return lambda: torch.matmul(a, b, out=c)
+
             with torch.inference_mode():
                 n = _order(product, s, sync)
-                rates = _trials(product(n), 2.0 * n ** 3, s, sync)
+                rates = _trials(product(n), 2.0 * n**3, s, sync)
             out.append(_summarise("pytorch", device, "matmul", precision, rates, "flop/s", s, n))
         elems = max(1, s.stream_bytes // 4)
         a = torch.zeros(elems, device=dev)
         b, c = torch.ones(elems, device=dev), torch.full((elems,), 2.0, device=dev)
-        for kind, step, per in (("copy", lambda: a.copy_(b), 2),
-                                ("triad", lambda: torch.add(b, c, alpha=3.0, out=a), 3)):
+        for kind, step, per in (
+            ("copy", lambda: a.copy_(b), 2),
+            ("triad", lambda: torch.add(b, c, alpha=3.0, out=a), 3),
+        ):
             with torch.inference_mode():
                 rates = _trials(step, float(per * 4 * elems), s, sync)
-            out.append(_summarise("pytorch", device, kind, "fp32", rates, "bytes/s", s, elems,
-                                  bytes_per_element=per * 4))
+            out.append(
+                _summarise("pytorch", device, kind, "fp32", rates, "bytes/s", s, elems, bytes_per_element=per * 4)
+            )
     finally:
         torch.set_num_threads(before)
     return out
 
 
-def measure(device: str = "cpu", backends: tuple[str, ...] = BACKENDS, settings: Settings = Settings(),
-            progress: Callable[[str], None] | None = None) -> list[Peak]:
+def measure(
+    device: str = "cpu",
+    backends: tuple[str, ...] = BACKENDS,
+    settings: Settings = Settings(),
+    progress: Callable[[str], None] | None = None,
+) -> list[Peak]:
     """Every peak the given backends can measure on ``device``; a backend not installed is skipped
     (named in ``progress``), one that cannot drive the device measures nothing."""
     from benchdb.backends import registry
@@ -230,13 +252,15 @@ def measure(device: str = "cpu", backends: tuple[str, ...] = BACKENDS, settings:
         if backend == "pytorch":
             from benchdb.backends.pytorch.backend import check_device
 
-            check_device(device)     # one line naming the device, not an assertion from inside torch
+            check_device(device)  # one line naming the device, not an assertion from inside torch
         if progress:
             progress(f"{backend}: measuring matmul and copy/triad on {device} ...")
         peaks.extend((_numpy if backend == "numpy" else _pytorch)(device, settings))
     if not peaks:
-        raise BenchdbError(f"no installed backend can calibrate device {device!r}; "
-                           "numpy calibrates cpu, PyTorch also cuda:N / mps / xpu")
+        raise BenchdbError(
+            f"no installed backend can calibrate device {device!r}; "
+            "numpy calibrates cpu, PyTorch also cuda:N / mps / xpu"
+        )
     return peaks
 
 
@@ -258,25 +282,51 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
     with wh.writing() as con:
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(sql.load("perfmodel/insert_hardware.sql"), {
-                "hardware_id": hid, "kind": fp["kind"], "vendor": fp.get("vendor"),
-                "device_name": fp["device_name"], "memory_bytes": fp.get("memory_bytes"),
-                "compute_capability": fp.get("compute_capability"), "cpu_model": fp.get("cpu_model"),
-                "cores_physical": fp.get("cores_physical"), "cores_logical": fp.get("cores_logical"),
-                "arch": fp.get("arch"), "os": fp.get("os"), "fingerprint": json.dumps(fp, sort_keys=True)})
+            con.execute(
+                sql.load("perfmodel/insert_hardware.sql"),
+                {
+                    "hardware_id": hid,
+                    "kind": fp["kind"],
+                    "vendor": fp.get("vendor"),
+                    "device_name": fp["device_name"],
+                    "memory_bytes": fp.get("memory_bytes"),
+                    "compute_capability": fp.get("compute_capability"),
+                    "cpu_model": fp.get("cpu_model"),
+                    "cores_physical": fp.get("cores_physical"),
+                    "cores_logical": fp.get("cores_logical"),
+                    "arch": fp.get("arch"),
+                    "os": fp.get("os"),
+                    "fingerprint": json.dumps(fp, sort_keys=True),
+                },
+            )
             for p in peaks:
-                con.execute(sql.load("perfmodel/insert_calibration.sql"), {
-                    "calibration_id": cal_id, "hardware_id": hid, "calibrated_at": now,
-                    "host": hardware.host(), "benchdb_version": __version__, "backend": p.backend,
-                    "device": p.device, "threads": threads, "kind": p.kind, "precision": p.precision,
-                    "value": p.value, "ci_low": p.ci_low, "ci_high": p.ci_high, "unit": p.unit,
-                    "trials": p.trials, "size": p.size, "details": json.dumps(p.details)})
+                con.execute(
+                    sql.load("perfmodel/insert_calibration.sql"),
+                    {
+                        "calibration_id": cal_id,
+                        "hardware_id": hid,
+                        "calibrated_at": now,
+                        "host": hardware.host(),
+                        "benchdb_version": __version__,
+                        "backend": p.backend,
+                        "device": p.device,
+                        "threads": threads,
+                        "kind": p.kind,
+                        "precision": p.precision,
+                        "value": p.value,
+                        "ci_low": p.ci_low,
+                        "ci_high": p.ci_high,
+                        "unit": p.unit,
+                        "trials": p.trials,
+                        "size": p.size,
+                        "details": json.dumps(p.details),
+                    },
+                )
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
             raise
-    return {"calibration_id": cal_id, "hardware_id": hid, "hardware_name": fp["device_name"],
-            "threads": threads}
+    return {"calibration_id": cal_id, "hardware_id": hid, "hardware_name": fp["device_name"], "threads": threads}
 
 
 def as_dicts(peaks: list[Peak]) -> list[dict]:

@@ -22,8 +22,10 @@ def _spearman(a: list[float], b: list[float]) -> float | None:
 
 
 def groupings(rows: list[dict]) -> list[tuple[str, Callable[[dict], Hashable]]]:
-    out: list[tuple[str, Callable[[dict], Hashable]]] = [("model", lambda r: r["model_id"]),
-                                                         ("batch size", lambda r: r["batch_size"])]
+    out: list[tuple[str, Callable[[dict], Hashable]]] = [
+        ("model", lambda r: r["model_id"]),
+        ("batch size", lambda r: r["batch_size"]),
+    ]
     if len({hw_key(r) for r in rows}) >= 3:
         out.append(("hardware", hw_key))
     return out
@@ -38,7 +40,7 @@ def evaluate(rows: list[dict]) -> list[dict]:
     out = []
     for name, key in groupings(rows):
         groups = sorted({key(r) for r in rows}, key=str)
-        preds: dict[str, list] = defaultdict(list)        # method -> [(row, predicted)]
+        preds: dict[str, list] = defaultdict(list)  # method -> [(row, predicted)]
         for g in groups:
             test = [r for r in rows if key(r) == g]
             train = [r for r in rows if key(r) != g]
@@ -52,32 +54,46 @@ def evaluate(rows: list[dict]) -> list[dict]:
             ape = [abs(v - t["latency_s"]) / t["latency_s"] for t, v in answered]
             orders = defaultdict(list)
             for t, v in answered:
-                orders[(t["model_id"], t["batch_size"], t["input_shape"], t["precision"])].append(
-                    (v, t["latency_s"]))
-            rho = [s for s in (_spearman([p for p, _ in o], [m for _, m in o]) for o in orders.values())
-                   if s is not None]
-            out.append({"grouping": f"leave one {name} out", "folds": len(groups), "method": method,
-                        "results": len(pairs), "answered": len(answered),
-                        "mdape_pct": float(np.median(ape) * 100) if ape else None,
-                        "rank_corr": float(np.median(rho)) if rho else None, "rank_groups": len(rho)})
+                orders[(t["model_id"], t["batch_size"], t["input_shape"], t["precision"])].append((v, t["latency_s"]))
+            rho = [
+                s for s in (_spearman([p for p, _ in o], [m for _, m in o]) for o in orders.values()) if s is not None
+            ]
+            out.append(
+                {
+                    "grouping": f"leave one {name} out",
+                    "folds": len(groups),
+                    "method": method,
+                    "results": len(pairs),
+                    "answered": len(answered),
+                    "mdape_pct": float(np.median(ape) * 100) if ape else None,
+                    "rank_corr": float(np.median(rho)) if rho else None,
+                    "rank_groups": len(rho),
+                }
+            )
     return out
 
 
 def format_evaluation(table: list[dict], rows: list[dict]) -> str:
     hws = sorted({r["hardware_config"] for r in rows})
-    lines = [f"{len(rows)} results, {len({r['model_id'] for r in rows})} models, {len(hws)} hardware "
-             f"configurations ({'; '.join(hws)})",
-             f"{'cross-validation':<24}{'folds':>6}  {'method':<10}{'answered':>12}{'MdAPE':>10}"
-             f"{'rank corr':>11}{'(groups)':>10}"]
+    lines = [
+        f"{len(rows)} results, {len({r['model_id'] for r in rows})} models, {len(hws)} hardware "
+        f"configurations ({'; '.join(hws)})",
+        f"{'cross-validation':<24}{'folds':>6}  {'method':<10}{'answered':>12}{'MdAPE':>10}"
+        f"{'rank corr':>11}{'(groups)':>10}",
+    ]
     if len(hws) < 3:
         lines.append("leave one hardware out: not run (needs at least 3 hardware configurations)")
     for e in table:
         mdape = f"{e['mdape_pct']:.1f} %" if e["mdape_pct"] is not None else "-"
         rho = f"{e['rank_corr']:+.2f}" if e["rank_corr"] is not None else "-"
-        lines.append(f"{e['grouping']:<24}{e['folds']:>6}  {e['method']:<10}"
-                     f"{e['answered']:>6}/{e['results']:<5}{mdape:>10}{rho:>11}{e['rank_groups']:>10}")
-    lines.append("MdAPE: median absolute percentage error of latency over the results a method answered; rank "
-                 "corr: median Spearman correlation of predicted vs measured (hardware, backend, mode) order per "
-                 "model x batch x shape x precision; model = habitat where the scenario was measured elsewhere, "
-                 "else learned")
+        lines.append(
+            f"{e['grouping']:<24}{e['folds']:>6}  {e['method']:<10}"
+            f"{e['answered']:>6}/{e['results']:<5}{mdape:>10}{rho:>11}{e['rank_groups']:>10}"
+        )
+    lines.append(
+        "MdAPE: median absolute percentage error of latency over the results a method answered; rank "
+        "corr: median Spearman correlation of predicted vs measured (hardware, backend, mode) order per "
+        "model x batch x shape x precision; model = habitat where the scenario was measured elsewhere, "
+        "else learned"
+    )
     return "\n".join(lines)

@@ -20,7 +20,7 @@ def usable(r: dict) -> bool:
     return bool(r.get("roofline_s")) and r["roofline_s"] > 0 and bool(r.get("flops")) and bool(r.get("peak_flops"))
 
 
-MIN_PAIRS = 5           # cross-hardware pairs the habitat exponent needs
+MIN_PAIRS = 5  # cross-hardware pairs the habitat exponent needs
 
 
 class Habitat:
@@ -41,7 +41,7 @@ class Habitat:
         own: dict[tuple, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
         for group in self.by_scenario.values():
             for i, a in enumerate(group):
-                for b in group[i + 1:]:
+                for b in group[i + 1 :]:
                     if hw_key(a) == hw_key(b):
                         continue
                     x = math.log(a["roofline_s"] / b["roofline_s"])
@@ -83,8 +83,14 @@ def nearest(train: list[dict], t: dict) -> tuple[float | None, dict | None]:
     """The nearest measured result scaled by the FLOPs ratio."""
     best, best_d = None, math.inf
     for s in train:
-        d = (4 * (s["model_id"] != t["model_id"]) + 2 * (hw_key(s) != hw_key(t)) + 2 * (s["backend"] != t["backend"])
-             + (s["precision"] != t["precision"]) + (s["mode"] != t["mode"]) + (s["input_shape"] != t["input_shape"]))
+        d = (
+            4 * (s["model_id"] != t["model_id"])
+            + 2 * (hw_key(s) != hw_key(t))
+            + 2 * (s["backend"] != t["backend"])
+            + (s["precision"] != t["precision"])
+            + (s["mode"] != t["mode"])
+            + (s["input_shape"] != t["input_shape"])
+        )
         if s.get("flops") and t.get("flops"):
             d += abs(math.log(t["flops"] / s["flops"]))
         else:

@@ -39,8 +39,8 @@ from benchdb.errors import BenchdbError
 from benchdb.perfmodel.habitat import Habitat, hw_key, nearest, scenario_key, usable
 
 METHODS = ("model", "learned", "habitat", "roofline", "nearest")
-MIN_TRAIN = 8          # results (with FLOPs and peaks) the learned correction needs
-MIN_MODELS = 2         # distinct models among them
+MIN_TRAIN = 8  # results (with FLOPs and peaks) the learned correction needs
+MIN_MODELS = 2  # distinct models among them
 _BPE = {"fp64": 8, "fp32": 4, "fp16": 2, "bf16": 2, "int8": 1}
 _CATEGORICAL = ("backend", "family", "precision", "mode")
 
@@ -48,8 +48,9 @@ _CATEGORICAL = ("backend", "family", "precision", "mode")
 @dataclass
 class Answer:
     """A prediction, or ``value is None`` with ``reason`` ("insufficient data: ...")."""
+
     method: str
-    value: float | None = None          # latency (s)
+    value: float | None = None  # latency (s)
     low: float | None = None
     high: float | None = None
     detail: str = ""
@@ -66,9 +67,11 @@ class Learned:
         self.hardware = {hw_key(r) for r in self.rows}
         self.ok = len(self.rows) >= MIN_TRAIN and len(self.models) >= MIN_MODELS
         if not self.ok:
-            self.why = (f"insufficient data: the learned correction needs at least {MIN_TRAIN} results of "
-                        f"{MIN_MODELS} models with FLOPs and calibrated peaks; the warehouse has "
-                        f"{len(self.rows)} of {len(self.models)} model(s)")
+            self.why = (
+                f"insufficient data: the learned correction needs at least {MIN_TRAIN} results of "
+                f"{MIN_MODELS} models with FLOPs and calibrated peaks; the warehouse has "
+                f"{len(self.rows)} of {len(self.models)} model(s)"
+            )
             return
         self.vocab = {c: sorted({str(r.get(c)) for r in self.rows}) for c in _CATEGORICAL}
         x = np.array([self._numeric(r) for r in self.rows])
@@ -84,16 +87,22 @@ class Learned:
         # training features gets at most the largest (or smallest) correction measured.
         self.y_range = (float(y.min()), float(y.max()))
         penalty = ridge * np.eye(X.shape[1])
-        penalty[0, 0] = 0.0                                  # the intercept is not shrunk
+        penalty[0, 0] = 0.0  # the intercept is not shrunk
         self.coef = np.linalg.solve(X.T @ X + penalty, X.T @ y)
 
     @staticmethod
     def _numeric(r: dict) -> list[float]:
         compute = r["flops"] / r["peak_flops"]
         memory = (r["bytes"] / r["peak_bandwidth"]) if r.get("bytes") and r.get("peak_bandwidth") else compute
-        return [math.log(r["roofline_s"]), math.log(compute), math.log(memory), math.log(r["batch_size"]),
-                math.log(max(r.get("num_parameters") or 1, 1)), math.log(r["peak_flops"]),
-                math.log(r.get("peak_bandwidth") or r["peak_flops"])]
+        return [
+            math.log(r["roofline_s"]),
+            math.log(compute),
+            math.log(memory),
+            math.log(r["batch_size"]),
+            math.log(max(r.get("num_parameters") or 1, 1)),
+            math.log(r["peak_flops"]),
+            math.log(r.get("peak_bandwidth") or r["peak_flops"]),
+        ]
 
     def _design(self, rows: list[dict]) -> np.ndarray:
         out = []
@@ -115,8 +124,13 @@ def predict_all(train: list[dict], learned: Learned, hab_model: Habitat, t: dict
     """Every method's latency for target ``t`` from ``train`` only."""
     hab, _ = hab_model.predict(t)
     lrn = learned.predict(t)
-    return {"model": hab if hab is not None else lrn, "learned": lrn, "habitat": hab,
-            "roofline": t["roofline_s"] if usable(t) else None, "nearest": nearest(train, t)[0]}
+    return {
+        "model": hab if hab is not None else lrn,
+        "learned": lrn,
+        "habitat": hab,
+        "roofline": t["roofline_s"] if usable(t) else None,
+        "nearest": nearest(train, t)[0],
+    }
 
 
 # ------------------------------------------------------------------------------ predicting
@@ -144,7 +158,7 @@ def _interval(method: str, rows: list[dict]) -> tuple[float, float] | None:
     if len(errs) < 5:
         return None
     lo, hi = np.quantile(errs, [0.1, 0.9])
-    return float(math.exp(-hi)), float(math.exp(-lo))        # multiply the prediction by these
+    return float(math.exp(-hi)), float(math.exp(-lo))  # multiply the prediction by these
 
 
 def _target_bytes(num_parameters, precision, batch, shape) -> float | None:
@@ -158,24 +172,40 @@ def _target_bytes(num_parameters, precision, batch, shape) -> float | None:
     return num_parameters * bpe + extra
 
 
-def targets(rows: list[dict], peaks: list[dict], model: str, hardware: str, *, threads: int | None,
-            batch_size: int | None, shape: str | None, backend: str | None, precision: str | None,
-            mode: str | None) -> tuple[list[dict], str]:
+def targets(
+    rows: list[dict],
+    peaks: list[dict],
+    model: str,
+    hardware: str,
+    *,
+    threads: int | None,
+    batch_size: int | None,
+    shape: str | None,
+    backend: str | None,
+    precision: str | None,
+    mode: str | None,
+) -> tuple[list[dict], str]:
     """The scenarios to predict for the options (one per backend and calibrated thread count when
     not given), with FLOPs, bytes and peaks filled in; or ([], reason)."""
     mine = [r for r in rows if r["model_id"] == model]
     if not mine:
-        return [], (f"insufficient data: model {model!r} has no valid results in the warehouse, so its FLOPs "
-                    "and parameters are unknown; measure it on any hardware first (benchdb run)")
+        return [], (
+            f"insufficient data: model {model!r} has no valid results in the warehouse, so its FLOPs "
+            "and parameters are unknown; measure it on any hardware first (benchdb run)"
+        )
     h = hardware.lower()
     match = [p for p in peaks if p["hardware_id"].startswith(h) or h in (p["hardware_name"] or "").lower()]
     if not match:
         names = sorted({f"{p['hardware_name']} ({p['hardware_id']})" for p in peaks}) or ["none"]
-        return [], (f"insufficient data: hardware {hardware!r} has no calibration (`benchdb calibrate` on it); "
-                    f"calibrated: {', '.join(names)}")
+        return [], (
+            f"insufficient data: hardware {hardware!r} has no calibration (`benchdb calibrate` on it); "
+            f"calibrated: {', '.join(names)}"
+        )
     if len({p["hardware_id"] for p in match}) > 1:
-        raise BenchdbError(f"--hardware {hardware!r} matches several hardware records "
-                           f"({', '.join(sorted({p['hardware_id'] for p in match}))}); give more of the id")
+        raise BenchdbError(
+            f"--hardware {hardware!r} matches several hardware records "
+            f"({', '.join(sorted({p['hardware_id'] for p in match}))}); give more of the id"
+        )
     hid, hname, hkind = match[0]["hardware_id"], match[0]["hardware_name"], match[0]["hardware_kind"]
     thread_counts = sorted({p["threads"] for p in match}, key=lambda t: t or 0)
     if threads is not None:
@@ -188,9 +218,13 @@ def targets(rows: list[dict], peaks: list[dict], model: str, hardware: str, *, t
     precision = precision or "fp32"
     backends = [backend] if backend else sorted({r["backend"] for r in mine})
     out = []
+
     def peak(th: int | None, kind: str, prec: str | None = None) -> float | None:
-        vals = [p["value"] for p in match if p["threads"] == th and p["kind"] == kind
-                and (prec is None or p["precision"] == prec)]
+        vals = [
+            p["value"]
+            for p in match
+            if p["threads"] == th and p["kind"] == kind and (prec is None or p["precision"] == prec)
+        ]
         return max(vals) if vals else None
 
     for th in thread_counts:
@@ -206,13 +240,36 @@ def targets(rows: list[dict], peaks: list[dict], model: str, hardware: str, *, t
             if flops and pf:
                 roof = max(flops / pf, (nbytes / bw) if nbytes and bw else 0.0)
             label = f"{hname} x{th} threads" if hkind == "cpu" and th is not None else hname
-            out.append({"model_id": model, "family": mine[0]["family"], "num_parameters": mine[0]["num_parameters"],
-                        "hardware_id": hid, "hardware_name": hname, "hardware_config": label, "threads": th,
-                        "backend": b, "device": same[0]["device"], "mode": md, "precision": precision,
-                        "batch_size": batch, "input_shape": shape, "flops": flops, "bytes": nbytes,
-                        "peak_flops": pf, "peak_bandwidth": bw, "roofline_s": roof,
-                        "measured": next((r["latency_s"] for r in rows if hw_key(r) == (hid, th)
-                                          and scenario_key(r) == (model, b, md, precision, batch, shape)), None)})
+            out.append(
+                {
+                    "model_id": model,
+                    "family": mine[0]["family"],
+                    "num_parameters": mine[0]["num_parameters"],
+                    "hardware_id": hid,
+                    "hardware_name": hname,
+                    "hardware_config": label,
+                    "threads": th,
+                    "backend": b,
+                    "device": same[0]["device"],
+                    "mode": md,
+                    "precision": precision,
+                    "batch_size": batch,
+                    "input_shape": shape,
+                    "flops": flops,
+                    "bytes": nbytes,
+                    "peak_flops": pf,
+                    "peak_bandwidth": bw,
+                    "roofline_s": roof,
+                    "measured": next(
+                        (
+                            r["latency_s"]
+                            for r in rows
+                            if hw_key(r) == (hid, th) and scenario_key(r) == (model, b, md, precision, batch, shape)
+                        ),
+                        None,
+                    ),
+                }
+            )
     return out, ""
 
 
@@ -224,25 +281,40 @@ def _bounds(value: float, iv: tuple[float, float] | None) -> tuple[float | None,
 def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
     """The ``model`` method for one target: habitat when possible, else learned, else why not."""
     if not t.get("flops"):
-        return Answer("model", reason=f"insufficient data: no FLOPs known for {t['model_id']} at shape "
-                                      f"{t['input_shape']} (no result of that shape)")
+        return Answer(
+            "model",
+            reason=f"insufficient data: no FLOPs known for {t['model_id']} at shape "
+            f"{t['input_shape']} (no result of that shape)",
+        )
     if not t.get("peak_flops"):
-        return Answer("model", reason=f"insufficient data: {t['hardware_config']} has no {t['precision']} "
-                                      "matmul peak (benchdb calibrate)")
+        return Answer(
+            "model",
+            reason=f"insufficient data: {t['hardware_config']} has no {t['precision']} matmul peak (benchdb calibrate)",
+        )
     train = [r for r in rows if not (hw_key(r) == hw_key(t) and scenario_key(r) == scenario_key(t))]
     hab_model = Habitat(train)
     value, sources = hab_model.predict(t)
     if value is not None:
         names = sorted({s["hardware_config"] for s in sources})
-        bound = "compute" if t["flops"] / t["peak_flops"] >= (t["bytes"] / t["peak_bandwidth"]
-                                                               if t.get("bytes") and t.get("peak_bandwidth") else 0) \
+        bound = (
+            "compute"
+            if t["flops"] / t["peak_flops"]
+            >= (t["bytes"] / t["peak_bandwidth"] if t.get("bytes") and t.get("peak_bandwidth") else 0)
             else "memory"
+        )
         low, high = _bounds(value, _interval("habitat", train))
-        return Answer("habitat", value, low, high,
-                      detail=(f"habitat: the same scenario measured on {', '.join(names)} ({len(sources)} "
-                              f"result(s)), scaled by the ratio of roofline times ({bound}-bound here), "
-                              f"{hab_model.exponent(t)[1]}"),
-                      data={"sources": [s["result_id"] for s in sources if s.get("result_id")]})
+        return Answer(
+            "habitat",
+            value,
+            low,
+            high,
+            detail=(
+                f"habitat: the same scenario measured on {', '.join(names)} ({len(sources)} "
+                f"result(s)), scaled by the ratio of roofline times ({bound}-bound here), "
+                f"{hab_model.exponent(t)[1]}"
+            ),
+            data={"sources": [s["result_id"] for s in sources if s.get("result_id")]},
+        )
     learned = learned or Learned(train)
     if not learned.ok:
         return Answer("learned", reason=learned.why)
@@ -250,19 +322,29 @@ def answer(rows: list[dict], t: dict, learned: Learned | None = None) -> Answer:
     if value is None:
         # Learned.predict needs a positive roofline term (FLOPs and peak are checked above, but a
         # target built elsewhere may lack roofline_s); scaling None by the interval used to crash.
-        return Answer("learned", reason=f"insufficient data: no roofline term for {t['model_id']} on "
-                                        f"{t['hardware_config']}")
+        return Answer(
+            "learned", reason=f"insufficient data: no roofline term for {t['model_id']} on {t['hardware_config']}"
+        )
     low, high = _bounds(value, _interval("learned", learned.rows))
-    return Answer("learned", value, low, high,
-                  detail=(f"roofline + learned correction (ridge regression on {len(learned.rows)} results of "
-                          f"{len(learned.models)} models on {len(learned.hardware)} hardware configuration(s); "
-                          f"roofline term {t['roofline_s']:.3g} s)"),
-                  data={"results": len(learned.rows), "models": len(learned.models)})
+    return Answer(
+        "learned",
+        value,
+        low,
+        high,
+        detail=(
+            f"roofline + learned correction (ridge regression on {len(learned.rows)} results of "
+            f"{len(learned.models)} models on {len(learned.hardware)} hardware configuration(s); "
+            f"roofline term {t['roofline_s']:.3g} s)"
+        ),
+        data={"results": len(learned.rows), "models": len(learned.models)},
+    )
 
 
 def load(con) -> tuple[list[dict], list[dict]]:
     """(training rows, peaks) from an open warehouse connection."""
     from benchdb import sql
 
-    return (sql.rows(con.execute(sql.load("perfmodel/training.sql"))),
-            sql.rows(con.execute(sql.load("perfmodel/peaks.sql"))))
+    return (
+        sql.rows(con.execute(sql.load("perfmodel/training.sql"))),
+        sql.rows(con.execute(sql.load("perfmodel/peaks.sql"))),
+    )

@@ -66,7 +66,7 @@ _ROW_COLUMNS = ("metric", "unit", "iteration", "t_offset_s", "value")
 class AbReport:
     ab_id: str
     sides: dict[str, Side]
-    reports: dict[str, RunReport] = field(default_factory=dict)   # side -> the run it wrote
+    reports: dict[str, RunReport] = field(default_factory=dict)  # side -> the run it wrote
     steps: list[Step] = field(default_factory=list)
 
     @property
@@ -74,10 +74,20 @@ class AbReport:
         return {s: f"ab-{self.ab_id}-{s}" for s in SIDES}
 
 
-def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, tags=(), seed: int | None = None,
-           progress: Callable[[Step, str, Group, list[Measured], int, int, float], None] | None = None,
-           ab_id: str | None = None, max_trials: int = 0, threshold: float = 0.05,
-           duet: list | None = None) -> AbReport:
+def run_ab(
+    groups: list[Group],
+    sides: dict[str, Side],
+    *,
+    config: dict,
+    out,
+    tags=(),
+    seed: int | None = None,
+    progress: Callable[[Step, str, Group, list[Measured], int, int, float], None] | None = None,
+    ab_id: str | None = None,
+    max_trials: int = 0,
+    threshold: float = 0.05,
+    duet: list | None = None,
+) -> AbReport:
     """Measure every group in interleaved A/B trials and write one file per scenario and side.
     ``max_trials`` above a group's trials: after them, a group whose verdict (``decided``, at
     ``threshold``) is still open gets two more trials at a time, up to ``max_trials``.
@@ -98,7 +108,7 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
     duet_record = {"duet": [w.record() for w in duet]} if duet else {}
     writers = _side_writers(sides, report, {"seed": seed, **stopping, **duet_record}, started, out, tags, config)
 
-    def record_order() -> None:     # the trials' order, in the runs' config (before their first file)
+    def record_order() -> None:  # the trials' order, in the runs' config (before their first file)
         for name in SIDES:
             writers[name].config["ab"].update(_order_record(groups, steps))
 
@@ -107,6 +117,7 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
     tmp = Path(tempfile.mkdtemp(prefix="benchdb-ab-"))
     done = 0
     try:
+
         def run_steps(todo: list[Step]) -> None:
             nonlocal done
             for step in todo:
@@ -114,8 +125,11 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
                 results = _duet_step(step, group, sides, duet, tmp) if duet else None
                 for name in step.order:
                     t0 = time.perf_counter()
-                    measured = results[name] if results else \
-                        run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
+                    measured = (
+                        results[name]
+                        if results
+                        else run_process(sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}")
+                    )
                     for m in measured:
                         if m.meta is not None:
                             writers[name].note(m.meta)
@@ -128,12 +142,10 @@ def run_ab(groups: list[Group], sides: dict[str, Side], *, config: dict, out, ta
 
         run_steps(steps)
         if adaptive:
-            _extend_until_decided(groups, got, steps, run_steps, max_trials=max_trials, threshold=threshold,
-                                  rng=rng)
+            _extend_until_decided(groups, got, steps, run_steps, max_trials=max_trials, threshold=threshold, rng=rng)
             record_order()
             for gi, g in enumerate(groups):
-                write_group(replace(g, opts=replace(g.opts, repeats=len(got[(gi, "base")]))), gi, steps, got,
-                             writers)
+                write_group(replace(g, opts=replace(g.opts, repeats=len(got[(gi, "base")]))), gi, steps, got, writers)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         report.reports = {s: writers[s].report for s in SIDES}
@@ -148,9 +160,14 @@ def _duet_step(step: Step, group: Group, sides: dict[str, Side], duet: list, tmp
     from benchdb.plan.parallel import together
 
     where = {"base": duet[step.trial % 2], "cand": duet[(step.trial + 1) % 2]}
-    measured = together([
-        partial(run_process, sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}",
-                where[name].placement) for name in step.order])
+    measured = together(
+        [
+            partial(
+                run_process, sides[name], group, tmp / name / f"t{step.trial}" / f"g{step.group}", where[name].placement
+            )
+            for name in step.order
+        ]
+    )
     out = dict(zip(step.order, measured, strict=True))
     for name in SIDES:
         other = "cand" if name == "base" else "base"
@@ -160,30 +177,52 @@ def _duet_step(step: Step, group: Group, sides: dict[str, Side], duet: list, tmp
     return out
 
 
-def _side_writers(sides: dict[str, Side], report: AbReport, settings: dict[str, Any], started: str, out,
-                  tags, config: dict) -> dict[str, SideWriter]:
+def _side_writers(
+    sides: dict[str, Side], report: AbReport, settings: dict[str, Any], started: str, out, tags, config: dict
+) -> dict[str, SideWriter]:
     """Each side's writer; its run's config records the A/B run: its id, both sides and the
     run's ``settings`` (seed, and the adaptive stopping when used)."""
     writers = {}
     for name in SIDES:
         other = "cand" if name == "base" else "base"
-        ab = {"id": report.ab_id, "side": name, **sides[name].record(),
-              "other": {"side": other, **sides[other].record()}, **settings}
-        writers[name] = SideWriter(sides[name], contract.new_run_id(), started, out,
-                                    [*tags, f"ab-{report.ab_id}", report.tags[name]], {**config, "ab": ab})
+        ab = {
+            "id": report.ab_id,
+            "side": name,
+            **sides[name].record(),
+            "other": {"side": other, **sides[other].record()},
+            **settings,
+        }
+        writers[name] = SideWriter(
+            sides[name],
+            contract.new_run_id(),
+            started,
+            out,
+            [*tags, f"ab-{report.ab_id}", report.tags[name]],
+            {**config, "ab": ab},
+        )
     return writers
 
 
-def _extend_until_decided(groups: list[Group], got: dict[tuple[int, str], list[list[Measured]]], steps: list[Step],
-                          run_steps: Callable[[list[Step]], None], *, max_trials: int, threshold: float,
-                          rng: random.Random) -> None:
+def _extend_until_decided(
+    groups: list[Group],
+    got: dict[tuple[int, str], list[list[Measured]]],
+    steps: list[Step],
+    run_steps: Callable[[list[Step]], None],
+    *,
+    max_trials: int,
+    threshold: float,
+    rng: random.Random,
+) -> None:
     """Two more trials at a time for every group whose verdict is still open, up to ``max_trials``
     (appended to ``steps`` as they run)."""
     looks = 1 + max(-(-(max_trials - g.trials) // 2) for g in groups)
     while True:
-        open_ = [gi for gi, g in enumerate(groups)
-                 if len(got[(gi, "base")]) < max_trials
-                 and not decided(g, got[(gi, "base")], got[(gi, "cand")], threshold, looks)]
+        open_ = [
+            gi
+            for gi, g in enumerate(groups)
+            if len(got[(gi, "base")]) < max_trials
+            and not decided(g, got[(gi, "base")], got[(gi, "cand")], threshold, looks)
+        ]
         if not open_:
             break
         more = extension(open_, {gi: len(got[(gi, "base")]) for gi in open_}, max_trials, rng)
@@ -195,7 +234,14 @@ def _order_record(groups: list[Group], steps: list[Step]) -> dict[str, Any]:
     """The runs' record of the trials: per group its scenarios and which side went first in each
     trial, and per trial the groups in the order they ran."""
     trials = 1 + max((s.trial for s in steps), default=-1)
-    return {"trials": trials,
-            "order": [{"scenarios": [sc.label() for sc in g.planned["base"]],
-                       "first": [s.order[0] for s in steps if s.group == gi]} for gi, g in enumerate(groups)],
-            "sequence": [[s.group for s in steps if s.trial == r] for r in range(trials)]}
+    return {
+        "trials": trials,
+        "order": [
+            {
+                "scenarios": [sc.label() for sc in g.planned["base"]],
+                "first": [s.order[0] for s in steps if s.group == gi],
+            }
+            for gi, g in enumerate(groups)
+        ],
+        "sequence": [[s.group for s in steps if s.trial == r] for r in range(trials)],
+    }

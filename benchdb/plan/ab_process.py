@@ -37,10 +37,10 @@ _ROW_COLUMNS = ("metric", "unit", "iteration", "t_offset_s", "value")
 
 @dataclass(frozen=True)
 class Side:
-    name: str                 # base | cand
-    python: str               # absolute path as given (a venv's python is a symlink: never resolved)
+    name: str  # base | cand
+    python: str  # absolute path as given (a venv's python is a symlink: never resolved)
     env: dict[str, str]
-    version: str              # what `<python> -m benchdb --version` says
+    version: str  # what `<python> -m benchdb --version` says
     #: Variables whose values may be recorded as given (--ab-env-public); the others are recorded hashed.
     public: frozenset[str] = frozenset()
     #: The folder its processes run in (`benchdb bisect`: the side's checkout, whose commit they record).
@@ -52,19 +52,23 @@ class Side:
     def record(self) -> dict[str, Any]:
         """What the run's config keeps of the side: an --ab-env value (possibly a token) only as a
         hash, unless its name was marked public; the files are published with the config."""
-        return {"python": self.python, "benchdb_version": self.version,
-                "env": {k: v if k in self.public else hashed(v) for k, v in self.env.items()},
-                **({"cwd": self.cwd} if self.cwd else {})}
+        return {
+            "python": self.python,
+            "benchdb_version": self.version,
+            "env": {k: v if k in self.public else hashed(v) for k, v in self.env.items()},
+            **({"cwd": self.cwd} if self.cwd else {}),
+        }
 
 
 @dataclass
 class Group:
     """What one process of a side measures: the scenarios one `benchdb run` command line selects.
     One scenario, except a user bench function's parameter combinations, which run together."""
+
     opts: RunOptions
     model: str
-    axes: dict[str, tuple]                    # batch_sizes, seq_lens, modes, precisions
-    planned: dict[str, list[Scenario]]        # side -> the scenarios as planned in its environment
+    axes: dict[str, tuple]  # batch_sizes, seq_lens, modes, precisions
+    planned: dict[str, list[Scenario]]  # side -> the scenarios as planned in its environment
     #: side -> its own model argument, where the sides' differ (a user bench in each side's checkout)
     models: dict[str, str] | None = None
     #: side -> its own run options, where the sides' differ (--ab-url: each side's endpoint and hardware)
@@ -79,8 +83,8 @@ class Group:
         return first.label() if n == 1 else f"{first.model_id} {first.backend}/{first.device} ({n} scenarios)"
 
 
-
 # --- sides -----------------------------------------------------------------------------------
+
 
 def parse_env(values) -> dict[str, dict[str, str]]:
     """``--ab-env`` values (``base:NAME=VALUE`` / ``cand:NAME=VALUE``) -> side -> {NAME: VALUE}."""
@@ -89,8 +93,9 @@ def parse_env(values) -> dict[str, dict[str, str]]:
         side, colon, rest = text.partition(":")
         name, eq, value = rest.partition("=")
         if side not in SIDES or not colon or not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-            raise BenchdbError(f"--ab-env {text!r}: write base:NAME=VALUE or cand:NAME=VALUE "
-                               "(e.g. --ab-env cand:BENCH_SCALE=1.1)")
+            raise BenchdbError(
+                f"--ab-env {text!r}: write base:NAME=VALUE or cand:NAME=VALUE (e.g. --ab-env cand:BENCH_SCALE=1.1)"
+            )
         out[side][name] = value
     return out
 
@@ -107,16 +112,26 @@ def probe(name: str, python: str, env: dict[str, str], public: frozenset[str] = 
     """The side's interpreter, checked: it exists, starts, and has benchdb (one-line errors)."""
     path = python if os.sep in python else (shutil.which(python) or python)
     if not os.path.exists(path):
-        raise BenchdbError(f"--ab {name} interpreter {python} does not exist; give the path of a Python "
-                           "with benchdb installed, e.g. .venv-main/bin/python")
+        raise BenchdbError(
+            f"--ab {name} interpreter {python} does not exist; give the path of a Python "
+            "with benchdb installed, e.g. .venv-main/bin/python"
+        )
     if os.path.isdir(path) or not os.access(path, os.X_OK):
-        raise BenchdbError(f"--ab {name} interpreter {python} is not an executable file; give the path of a "
-                           "Python with benchdb installed, e.g. .venv-main/bin/python")
+        raise BenchdbError(
+            f"--ab {name} interpreter {python} is not an executable file; give the path of a "
+            "Python with benchdb installed, e.g. .venv-main/bin/python"
+        )
     path = os.path.abspath(path)
     side = Side(name, path, dict(env), "", frozenset(public))
     try:
-        proc = subprocess.run([path, "-m", "benchdb", "--version"], env=child_env(side), capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [path, "-m", "benchdb", "--version"],
+            env=child_env(side),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
     except OSError as exc:
         raise BenchdbError(f"--ab {name} interpreter {python} cannot be started ({exc.strerror or exc})") from None
     except subprocess.TimeoutExpired:
@@ -124,8 +139,10 @@ def probe(name: str, python: str, env: dict[str, str], public: frozenset[str] = 
     if proc.returncode != 0:
         why = last_line(proc.stderr) or f"exit code {proc.returncode}"
         if "No module named" in why and "benchdb" in why:
-            raise BenchdbError(f"--ab {name} interpreter {python} has no benchdb installed ({why}); "
-                               f"install it there: {python} -m pip install benchdb")
+            raise BenchdbError(
+                f"--ab {name} interpreter {python} has no benchdb installed ({why}); "
+                f"install it there: {python} -m pip install benchdb"
+            )
         raise BenchdbError(f"--ab {name} interpreter {python} cannot run benchdb: {why}")
     m = re.search(r"version\s+(\S+)", proc.stdout)
     return replace(side, version=m.group(1) if m else proc.stdout.strip()[:80])
@@ -147,9 +164,15 @@ def own_import_path(python: str, cwd: str | None = None) -> tuple[str, ...]:
     import json
     import sys
 
-    proc = subprocess.run([python, "-c", "import json, sys; print(json.dumps(sys.path))"], cwd=cwd,
-                          env={**os.environ, "PYTHONSAFEPATH": "1"}, capture_output=True, text=True, timeout=120,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [python, "-c", "import json, sys; print(json.dumps(sys.path))"],
+        cwd=cwd,
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     if proc.returncode != 0:
         return ()
     mine = {os.path.realpath(p) for p in sys.path}
@@ -199,42 +222,77 @@ def side_environ(env: dict[str, str]) -> Iterator[None]:
 
 # --- the plan --------------------------------------------------------------------------------
 
+
 def child_args(group: Group, out: Path, side: str = "base") -> list[str]:
     """`benchdb run` options that measure exactly the group, once, as this process planned it."""
     from benchdb.backends import core_options as options
 
-    return options.child_args((group.side_opts or {}).get(side, group.opts), {
-        "models": ((group.models or {}).get(side, group.model),), "batch_sizes": group.axes["batch_sizes"],
-        "seq_lens": group.axes["seq_lens"],
-        "modes": group.axes["modes"], "precisions": group.axes["precisions"], "repeats": 1, "out": str(out),
-        "tags": ()})
+    return options.child_args(
+        (group.side_opts or {}).get(side, group.opts),
+        {
+            "models": ((group.models or {}).get(side, group.model),),
+            "batch_sizes": group.axes["batch_sizes"],
+            "seq_lens": group.axes["seq_lens"],
+            "modes": group.axes["modes"],
+            "precisions": group.axes["precisions"],
+            "repeats": 1,
+            "out": str(out),
+            "tags": (),
+        },
+    )
 
 
 # --- one process -----------------------------------------------------------------------------
 
+
 @dataclass
 class Measured:
     """What one side's process gave for one planned scenario."""
+
     outcome: Outcome
-    meta: dict[str, Any] | None = None        # the contract metadata of its file (None: no file)
+    meta: dict[str, Any] | None = None  # the contract metadata of its file (None: no file)
 
 
 def _from_file(path: Path) -> Measured:
     meta = contract.read_footer(path).metadata
     sc = meta["scenario"]
     table = pq.read_table(path, columns=list(_ROW_COLUMNS))
-    rows = list(zip(*(table.column(c).to_pylist() for c in _ROW_COLUMNS), strict=True))   # one table's columns
+    rows = list(zip(*(table.column(c).to_pylist() for c in _ROW_COLUMNS), strict=True))  # one table's columns
     settings = dict(sc.get("settings") or {})
     busy = settings.pop("background_cpu_pct", None)
-    scenario = Scenario(sc["model_id"], sc["backend"], sc["device"], sc["mode"], sc["precision"],
-                        sc["batch_size"], sc["input_shape"], dict(sc.get("options") or {}), settings)
-    cond = Conditions(sc.get("load_avg_1m"), float(busy), sc["threads"]) \
-        if busy is not None and sc.get("threads") else None
-    return Measured(Outcome(scenario, meta["model"], status=sc["status"], error=sc.get("error"), rows=rows,
-                            validity_reasons=list(sc.get("validity_reasons") or []),
-                            timing_method=sc.get("timing_method") or "host_clock", stop_reason=sc.get("stop_reason"),
-                            conditions=cond, started_at=sc.get("started_at"), extra=dict(sc.get("extra") or {}),
-                            primary_metric=sc.get("primary_metric") or "latency_s"), meta)
+    scenario = Scenario(
+        sc["model_id"],
+        sc["backend"],
+        sc["device"],
+        sc["mode"],
+        sc["precision"],
+        sc["batch_size"],
+        sc["input_shape"],
+        dict(sc.get("options") or {}),
+        settings,
+    )
+    cond = (
+        Conditions(sc.get("load_avg_1m"), float(busy), sc["threads"])
+        if busy is not None and sc.get("threads")
+        else None
+    )
+    return Measured(
+        Outcome(
+            scenario,
+            meta["model"],
+            status=sc["status"],
+            error=sc.get("error"),
+            rows=rows,
+            validity_reasons=list(sc.get("validity_reasons") or []),
+            timing_method=sc.get("timing_method") or "host_clock",
+            stop_reason=sc.get("stop_reason"),
+            conditions=cond,
+            started_at=sc.get("started_at"),
+            extra=dict(sc.get("extra") or {}),
+            primary_metric=sc.get("primary_metric") or "latency_s",
+        ),
+        meta,
+    )
 
 
 def _failed(sc: Scenario, group: Group, status: str, error: str) -> Measured:
@@ -242,8 +300,7 @@ def _failed(sc: Scenario, group: Group, status: str, error: str) -> Measured:
         model = load_backend(sc.backend).model_info(group.model)
     except Exception:  # the record needs a model; the failure is what matters
         model = {"model_id": sc.model_id}
-    return Measured(Outcome(sc, model, status=status, error=error,
-                            started_at=datetime.now(timezone.utc).isoformat()))
+    return Measured(Outcome(sc, model, status=status, error=error, started_at=datetime.now(timezone.utc).isoformat()))
 
 
 def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | None]:
@@ -253,8 +310,15 @@ def _pick(planned: list[Scenario], found: list[Measured]) -> list[Measured | Non
     for sc in planned:
         exact = [m for m in found if full_key(m.outcome.scenario) == full_key(sc)]
         loose = [m for m in found if loose_key(m.outcome.scenario) == loose_key(sc)]
-        out.append(exact[0] if exact else loose[0] if len(loose) == 1
-                   else found[0] if len(planned) == 1 and len(found) == 1 else None)
+        out.append(
+            exact[0]
+            if exact
+            else loose[0]
+            if len(loose) == 1
+            else found[0]
+            if len(planned) == 1 and len(found) == 1
+            else None
+        )
     return out
 
 
@@ -266,8 +330,16 @@ def run_process(side: Side, group: Group, out: Path, placement: Placement | None
     limit = group.opts.load_timeout_s + group.opts.timeout_s * len(planned) + SLACK_S
     status, error = None, None
     env = {**child_env(side), **(placement.env if placement else {})}
-    proc = subprocess.Popen(cmd, env=env, cwd=side.cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=env,
+        cwd=side.cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     if placement is not None and placement.cpus:
         # before the interpreter has started: every thread and child it makes inherits the set
         with contextlib.suppress(ProcessLookupError):
@@ -278,7 +350,7 @@ def run_process(side: Side, group: Group, out: Path, placement: Placement | None
         _kill(proc)
         status, error = "timeout", f"the {side.name} process ran past {limit:.0f} s and was killed"
         stderr = ""
-    except BaseException:          # Ctrl-C: take the process (and its measuring child) down too
+    except BaseException:  # Ctrl-C: take the process (and its measuring child) down too
         _kill(proc)
         raise
     found, broken = [], []
@@ -293,8 +365,10 @@ def run_process(side: Side, group: Group, out: Path, placement: Placement | None
         error = f"the {side.name} process wrote a file this benchdb cannot read: {broken[0]}"
     elif error is None:
         error = f"the {side.name} process wrote no result for this scenario: {last_line(stderr) or 'no message'}"
-    return [hit or _failed(sc, group, status or "failed", error)
-            for sc, hit in zip(planned, _pick(planned, found), strict=True)]     # _pick: one per planned
+    return [
+        hit or _failed(sc, group, status or "failed", error)
+        for sc, hit in zip(planned, _pick(planned, found), strict=True)
+    ]  # _pick: one per planned
 
 
 def _kill(proc: subprocess.Popen) -> None:

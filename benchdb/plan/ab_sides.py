@@ -25,10 +25,12 @@ def warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[st
         for b, c in zip(g.planned["base"], g.planned["cand"], strict=True):
             split |= names & env_differences(b.options.get("env"), c.options.get("env"))
     if split:
-        warn(f"warning: --ab-env {', '.join(sorted(split))}: the bench declares it in ENV, so it is part of the "
-             "scenario's identity and base and cand become different series; `benchdb check` will find nothing "
-             "to compare. To gate code with the variable as a setting, give both sides the same value (or leave it "
-             "out of ENV)")
+        warn(
+            f"warning: --ab-env {', '.join(sorted(split))}: the bench declares it in ENV, so it is part of the "
+            "scenario's identity and base and cand become different series; `benchdb check` will find nothing "
+            "to compare. To gate code with the variable as a setting, give both sides the same value (or leave it "
+            "out of ENV)"
+        )
 
 
 def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptions]]:
@@ -46,19 +48,28 @@ def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptio
     files = params.get("ab_hardware_file")
     shared = [o for o in runs if backend_option(o, "hardware_file") or backend_option(o, "server_hardware")]
     if files and shared:
-        raise BenchdbError("--ab-hardware-file gives each side's hardware; leave out --hardware-file and "
-                           "--server-hardware")
+        raise BenchdbError(
+            "--ab-hardware-file gives each side's hardware; leave out --hardware-file and --server-hardware"
+        )
     if not files and len(shared) < len(runs):
-        raise BenchdbError("--ab-url measures servers on other hardware: describe each with --ab-hardware-file "
-                           "BASE.yaml CAND.yaml (or both with one --hardware-file FILE or --server-hardware NAME)")
+        raise BenchdbError(
+            "--ab-url measures servers on other hardware: describe each with --ab-hardware-file "
+            "BASE.yaml CAND.yaml (or both with one --hardware-file FILE or --server-hardware NAME)"
+        )
     out: dict[str, list[RunOptions]] = {}
     for i, side in enumerate(SIDES):
         given = {"url": params["ab_url"][i], **({"hardware_file": files[i]} if files else {})}
         out[side] = [options.apply(o, given, f"--ab-url {side}") for o in runs]
     found = [server_system(out[s][0], "--ab-hardware-file" if files else None) for s in SIDES]
     systems = [f[0] for f in found if f is not None]
-    if files and len(systems) == 2 and system_device(systems[0]) == system_device(systems[1]) \
-            and identity.hardware_id(systems[0]) != identity.hardware_id(systems[1]):
-        raise BenchdbError(f"--ab-hardware-file {files[0]} and {files[1]} describe two systems both called "
-                           f"{system_device(systems[0])}; give each its own system_name")
+    if (
+        files
+        and len(systems) == 2
+        and system_device(systems[0]) == system_device(systems[1])
+        and identity.hardware_id(systems[0]) != identity.hardware_id(systems[1])
+    ):
+        raise BenchdbError(
+            f"--ab-hardware-file {files[0]} and {files[1]} describe two systems both called "
+            f"{system_device(systems[0])}; give each its own system_name"
+        )
     return out

@@ -7,8 +7,7 @@ from benchdb.harness.scenario import merge_repeats
 from benchdb.plan.ab_process import Group, Measured
 
 
-def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]], threshold: float,
-            looks: int) -> bool:
+def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]], threshold: float, looks: int) -> bool:
     """Whether more trials could not change the gate's verdict on any of the group's scenarios: a side
     failed or is invalid (more trials would not mend it), or the verdict on the trials so far is
     regressed, improved or unchanged at the gate's levels made stricter for ``looks`` looks
@@ -29,10 +28,22 @@ def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]]
                 return True
             metric = merged.primary_metric
             unit = next((r[1] for o in outcomes for r in o.rows if r[0] == metric), None)
-            sides[side] = gate.SideSamples("ok", "valid", unit=unit, processes=[
-                np.asarray([r[4] for r in o.rows if r[0] == metric], dtype=float) for o in outcomes])
-        cmp = verdict.judge({}, sides["base"], sides["cand"], threshold=threshold, seed=0, interleaved=True,
-                            level=level, eq_level=eq_level)
+            sides[side] = gate.SideSamples(
+                "ok",
+                "valid",
+                unit=unit,
+                processes=[np.asarray([r[4] for r in o.rows if r[0] == metric], dtype=float) for o in outcomes],
+            )
+        cmp = verdict.judge(
+            {},
+            sides["base"],
+            sides["cand"],
+            threshold=threshold,
+            seed=0,
+            interleaved=True,
+            level=level,
+            eq_level=eq_level,
+        )
         if cmp.verdict == "inconclusive":
             return False
     return True

@@ -17,8 +17,9 @@ from benchdb.plan.files import RunReport, Sink, Writer
 def _keys(planned: dict[str, Scenario], got: dict[str, list[Measured]]) -> dict[str, Scenario]:
     """Each side's key: the one every process of both sides reported when they agree (and the
     sides were planned alike or both reported), else the side's planned key."""
-    reported = {s: {full_key(m.outcome.scenario): m.outcome.scenario for m in got[s] if m.meta is not None}
-                for s in SIDES}
+    reported = {
+        s: {full_key(m.outcome.scenario): m.outcome.scenario for m in got[s] if m.meta is not None} for s in SIDES
+    }
     union = {**reported["base"], **reported["cand"]}
     alike = full_key(planned["base"]) == full_key(planned["cand"]) or all(reported[s] for s in SIDES)
     if len(union) == 1 and alike:
@@ -40,8 +41,8 @@ class SideWriter:
     def __init__(self, side: Side, run_id: str, started: str, out, tags: list[str], config: dict):
         self.side, self.run_id, self.started, self.out = side, run_id, started, out
         self.tags, self.config = tags, config
-        self.runs: list[dict] = []              # the run metadata of the side's files until the run is made
-        self.hardware: dict[tuple[str, str], dict] = {}     # (backend, device) -> what its processes recorded
+        self.runs: list[dict] = []  # the run metadata of the side's files until the run is made
+        self.hardware: dict[tuple[str, str], dict] = {}  # (backend, device) -> what its processes recorded
         self.writer: Writer | None = None
 
     def note(self, meta: dict) -> None:
@@ -59,10 +60,16 @@ class SideWriter:
                 for k, v in (run.get("software") or {}).items():
                     software.setdefault(k, v)
             software.setdefault("python", platform.python_version())
-            run_meta = {"run_id": self.run_id, "started_at": self.started, "host": hardware.host(),
-                        "benchdb_version": first.get("benchdb_version") or self.side.version or "unknown",
-                        "git_commit": first.get("git_commit") if self.runs else hardware.git_commit(),
-                        "software": software, "config": self.config, "tags": self.tags}
+            run_meta = {
+                "run_id": self.run_id,
+                "started_at": self.started,
+                "host": hardware.host(),
+                "benchdb_version": first.get("benchdb_version") or self.side.version or "unknown",
+                "git_commit": first.get("git_commit") if self.runs else hardware.git_commit(),
+                "software": software,
+                "config": self.config,
+                "tags": self.tags,
+            }
             self.writer = Writer(run_meta, Sink(str(self.out), self.run_id))
             self.runs = []
         for key, hw in self.hardware.items():
@@ -83,8 +90,11 @@ def write_group(group: Group, gi: int, steps: list[Step], got, writers: dict[str
         keys = _keys(planned, per_side)
         for s in SIDES:
             merged = merge_repeats([m.outcome for m in per_side[s]])
-            merged = replace(merged, scenario=_settings(keys[s], per_side[s], planned[s]),
-                             extra={**merged.extra, "ab_side": s, "ab_order": orders})
+            merged = replace(
+                merged,
+                scenario=_settings(keys[s], per_side[s], planned[s]),
+                extra={**merged.extra, "ab_side": s, "ab_order": orders},
+            )
             writers[s].write(merged, opts)
     for s in SIDES:
         got.pop((gi, s), None)

@@ -50,7 +50,7 @@ class Bisection:
     repo: str
     good: Commit
     bad: Commit
-    status: str = "stopped"                   # culprit | no_regression | stopped
+    status: str = "stopped"  # culprit | no_regression | stopped
     culprit: Commit | None = None
     #: When stopped: the last commit known good and the commits that may hold the change.
     last_good: Commit | None = None
@@ -74,9 +74,9 @@ class Bisection:
 
 # --- git -------------------------------------------------------------------------------------
 
+
 def _git(repo: Path, *args: str, check: bool = True) -> str:
-    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
-                          stdin=subprocess.DEVNULL)
+    proc = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     if check and proc.returncode != 0:
         raise BenchdbError(f"git {' '.join(args)} in {repo}: {(proc.stderr or proc.stdout).strip()[:300]}")
     return proc.stdout
@@ -102,12 +102,25 @@ def between(repo: Path, good: Commit, bad: Commit) -> list[Commit]:
     """good, then every first-parent commit after it up to bad (oldest first)."""
     if good.sha == bad.sha:
         raise BenchdbError(f"--good and --bad are the same commit {good.short}; give an older good commit")
-    if subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", good.sha, bad.sha],
-                      capture_output=True).returncode != 0:
-        raise BenchdbError(f"--good {good.short} is not an ancestor of --bad {bad.short}; give a good commit "
-                           "older than the bad one, on its history")
-    out = _git(repo, "log", "--reverse", "--first-parent", "--ancestry-path", "--format=%H%x00%s%x00%aI",
-               f"{good.sha}..{bad.sha}")
+    if (
+        subprocess.run(
+            ["git", "-C", str(repo), "merge-base", "--is-ancestor", good.sha, bad.sha], capture_output=True
+        ).returncode
+        != 0
+    ):
+        raise BenchdbError(
+            f"--good {good.short} is not an ancestor of --bad {bad.short}; give a good commit "
+            "older than the bad one, on its history"
+        )
+    out = _git(
+        repo,
+        "log",
+        "--reverse",
+        "--first-parent",
+        "--ancestry-path",
+        "--format=%H%x00%s%x00%aI",
+        f"{good.sha}..{bad.sha}",
+    )
     later = [Commit(*line.split("\x00")) for line in out.splitlines() if line]
     if not later or later[-1].sha != bad.sha:
         raise BenchdbError(f"--bad {bad.short} is not on the first-parent history after --good {good.short}")
@@ -139,13 +152,13 @@ class Checkouts:
         self.roots: dict[str, Path] = {}
         self.failed: dict[str, str] = {}
         self._sigterm = None
-        if threading.current_thread() is threading.main_thread():    # (only the main thread may)
+        if threading.current_thread() is threading.main_thread():  # (only the main thread may)
             self._sigterm = signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
     def root(self, c: Commit) -> Path:
         if c.sha not in self.roots:
             path = self.work / c.short
-            self.roots[c.sha] = path        # before adding: a SIGTERM during the add still removes it
+            self.roots[c.sha] = path  # before adding: a SIGTERM during the add still removes it
             _git(self.repo, "worktree", "add", "--detach", "--force", str(path), c.sha)
         return self.roots[c.sha]
 
@@ -176,7 +189,7 @@ class Checkouts:
         return str(python)
 
     def close(self) -> None:
-        for path in self.roots.values():    # --force twice: also a locked one (an add killed midway)
+        for path in self.roots.values():  # --force twice: also a locked one (an add killed midway)
             _git(self.repo, "worktree", "remove", "--force", "--force", str(path), check=False)
         _git(self.repo, "worktree", "prune", check=False)
         if self._sigterm is not None:
@@ -185,15 +198,21 @@ class Checkouts:
 
 
 def _exit_on_sigterm(signum: int, frame: Any) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)       # a second SIGTERM must not cut the clean-up short
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not cut the clean-up short
     raise SystemExit(128 + signum)
 
 
 # --- the search ------------------------------------------------------------------------------
 
-def search(commits: list[Commit], judge: Callable[[Commit, Commit], Verdict], bisection: Bisection,
-           on_step: Callable[[Step], None] | None = None) -> Bisection:
+
+def search(
+    commits: list[Commit],
+    judge: Callable[[Commit, Commit], Verdict],
+    bisection: Bisection,
+    on_step: Callable[[Step], None] | None = None,
+) -> Bisection:
     """Bisect ``commits`` (good first, bad last) with ``judge(base, tested)``; fills ``bisection``."""
+
     def record(base: Commit, tested: Commit, v: Verdict) -> Step:
         step = Step(number=len(bisection.steps) + 1, base=base, tested=tested, **vars(v))
         bisection.steps.append(step)
@@ -205,13 +224,18 @@ def search(commits: list[Commit], judge: Callable[[Commit, Commit], Verdict], bi
     first = record(commits[good], commits[bad], judge(commits[good], commits[bad]))
     if first.verdict == "unchanged":
         bisection.status = "no_regression"
-        bisection.message = (f"no regression between {commits[good].short} and {commits[bad].short}: the bad "
-                             "commit measured unchanged against the good one")
+        bisection.message = (
+            f"no regression between {commits[good].short} and {commits[bad].short}: the bad "
+            "commit measured unchanged against the good one"
+        )
         return bisection
     if first.verdict != "regressed":
-        bisection.last_good, bisection.suspects = commits[good], commits[good + 1:]
-        why = first.note or ("the noise here kept the verdict inconclusive" if first.verdict == "inconclusive"
-                             else "the bad commit could not be measured")
+        bisection.last_good, bisection.suspects = commits[good], commits[good + 1 :]
+        why = first.note or (
+            "the noise here kept the verdict inconclusive"
+            if first.verdict == "inconclusive"
+            else "the bad commit could not be measured"
+        )
         bisection.message = f"cannot tell whether {commits[bad].short} is slower than {commits[good].short}: {why}"
         return bisection
     skipped: set[int] = set()
@@ -220,7 +244,7 @@ def search(commits: list[Commit], judge: Callable[[Commit, Commit], Verdict], bi
         if not untried:
             break
         mid = (good + bad) // 2
-        i = min(untried, key=lambda k: (abs(k - mid), k))      # git bisect skip: the nearest untried commit
+        i = min(untried, key=lambda k: (abs(k - mid), k))  # git bisect skip: the nearest untried commit
         step = record(commits[good], commits[i], judge(commits[good], commits[i]))
         if step.verdict == "regressed":
             bad = i
@@ -230,29 +254,43 @@ def search(commits: list[Commit], judge: Callable[[Commit, Commit], Verdict], bi
             skipped.add(i)
             bisection.skipped.append((commits[i], step.note))
         else:
-            bisection.last_good, bisection.suspects = commits[good], commits[good + 1:bad + 1]
-            bisection.message = (f"the change is between {commits[good].short} (good) and {commits[bad].short} "
-                                 f"(bad), {len(bisection.suspects)} commits; the noise here prevented narrowing "
-                                 f"further ({commits[i].short} stayed inconclusive)")
+            bisection.last_good, bisection.suspects = commits[good], commits[good + 1 : bad + 1]
+            bisection.message = (
+                f"the change is between {commits[good].short} (good) and {commits[bad].short} "
+                f"(bad), {len(bisection.suspects)} commits; the noise here prevented narrowing "
+                f"further ({commits[i].short} stayed inconclusive)"
+            )
             return bisection
     if bad - good == 1:
         bisection.status, bisection.culprit = "culprit", commits[bad]
         bisection.message = f"first slow commit: {commits[bad].line()}"
     else:
-        bisection.last_good, bisection.suspects = commits[good], commits[good + 1:bad + 1]
-        bisection.message = (f"only skipped commits are left: the first slow commit is one of "
-                             f"{', '.join(c.short for c in bisection.suspects)} (after {commits[good].short})")
+        bisection.last_good, bisection.suspects = commits[good], commits[good + 1 : bad + 1]
+        bisection.message = (
+            f"only skipped commits are left: the first slow commit is one of "
+            f"{', '.join(c.short for c in bisection.suspects)} (after {commits[good].short})"
+        )
     return bisection
 
 
 # --- measuring one step ----------------------------------------------------------------------
 
+
 class Measurer:
     """Measures a tested commit against a base commit: an interleaved A/B of the scenarios, each
     side in its own worktree and environment, judged by the gate on a scratch warehouse."""
 
-    def __init__(self, checkouts: Checkouts, runs_for: Callable[[Path], list[RunOptions]], *, out: Path,
-                 tags: list[str], max_trials: int, threshold: float, log: Callable[[str], None]):
+    def __init__(
+        self,
+        checkouts: Checkouts,
+        runs_for: Callable[[Path], list[RunOptions]],
+        *,
+        out: Path,
+        tags: list[str],
+        max_trials: int,
+        threshold: float,
+        log: Callable[[str], None],
+    ):
         self.checkouts, self.runs_for, self.out, self.tags = checkouts, runs_for, out, tags
         self.max_trials, self.threshold, self.log = max_trials, threshold, log
         self.scratch = Path(tempfile.mkdtemp(prefix="benchdb-bisect-")) / "verdicts.duckdb"
@@ -286,11 +324,21 @@ class Measurer:
             groups = plan_ab(runs, sides)
         except BenchdbError as exc:
             return Verdict("skipped", note=f"its scenarios cannot be planned: {exc}")
-        config = {"source": "benchdb bisect", "runs": [recorded_config(o) for o in runs["base"]],
-                  "bisect": {"base": base.sha, "tested": tested.sha}}
+        config = {
+            "source": "benchdb bisect",
+            "runs": [recorded_config(o) for o in runs["base"]],
+            "bisect": {"base": base.sha, "tested": tested.sha},
+        }
         self.log(f"measuring {tested.short} against {base.short}")
-        report = run_ab(groups, sides, config=config, out=self.out, tags=self.tags, max_trials=self.max_trials,
-                        threshold=self.threshold)
+        report = run_ab(
+            groups,
+            sides,
+            config=config,
+            out=self.out,
+            tags=self.tags,
+            max_trials=self.max_trials,
+            threshold=self.threshold,
+        )
         wh = Warehouse(self.scratch)
         wh.ingest([report.reports[s].out_dir for s in SIDES])
         try:
@@ -299,15 +347,15 @@ class Measurer:
             return Verdict("skipped", ab_id=report.ab_id, note=f"nothing to compare: {exc}")
         return verdict(gate, report.ab_id)
 
-
     def _side(self, name: str, c: Commit, python: str, root: Path):
         """The commit as A/B side ``name``: its interpreter checked, its checkout, its own import
         folders (probed once per commit)."""
         from benchdb.plan.ab_process import own_import_path, probe
 
         if c.sha not in self.sides:
-            self.sides[c.sha] = replace(probe(name, python, {}), cwd=str(root),
-                                        import_path=own_import_path(python, str(root)))
+            self.sides[c.sha] = replace(
+                probe(name, python, {}), cwd=str(root), import_path=own_import_path(python, str(root))
+            )
         return replace(self.sides[c.sha], name=name)
 
 

@@ -20,8 +20,16 @@ class SetupFailed(Exception):
 
 def _sh(cmd: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> None:
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, shell=isinstance(cmd, str), capture_output=True, text=True,
-                              timeout=SETUP_TIMEOUT_S, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            cmd,
+            cwd=cwd,
+            env=env,
+            shell=isinstance(cmd, str),
+            capture_output=True,
+            text=True,
+            timeout=SETUP_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
     except subprocess.TimeoutExpired:
         raise SetupFailed(f"the setup ran past {SETUP_TIMEOUT_S} s") from None
     if proc.returncode != 0:
@@ -40,16 +48,31 @@ def default_setup(root: Path, env: Path) -> None:
 
     _sh([sys.executable, "-m", "venv", "--without-pip", str(env)], root)
     python = env / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     host = [p for p in dict.fromkeys([*site.getsitepackages(), sysconfig.get_path("purelib")]) if os.path.isdir(p)]
     # Lines of a .pth file that start with "import" run at start-up: addsitedir also reads the host's
     # own .pth files (an editable benchdb), after the venv's own packages.
     Path(purelib, "_benchdb_host.pth").write_text(
-        "".join(f"import site; site.addsitedir({p!r})\n" for p in host), encoding="utf-8")
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--quiet",
-           "--disable-pip-version-check", "--no-input"]
-    try:                             # the build backend from the host's packages: no download
+        "".join(f"import site; site.addsitedir({p!r})\n" for p in host), encoding="utf-8"
+    )
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "--python",
+        str(python),
+        "install",
+        "--no-deps",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-input",
+    ]
+    try:  # the build backend from the host's packages: no download
         _sh([*pip, "--no-build-isolation", "."], root)
     except SetupFailed:
         _sh([*pip, "."], root)

@@ -24,6 +24,7 @@ class Commit:
 class Verdict:
     """What one step's measurement said: regressed | unchanged | inconclusive | skipped, with the
     change of the median, its 95 % interval, the scenario it is about and the A/B run's id."""
+
     verdict: str
     change: float | None = None
     ci_low: float | None = None
@@ -36,15 +37,17 @@ class Verdict:
 @dataclass(kw_only=True)
 class Step(Verdict):
     number: int
-    base: Commit              # what it was measured against (the current good commit)
+    base: Commit  # what it was measured against (the current good commit)
     tested: Commit
 
 
 def verdict(gate, ab_id: str) -> Verdict:
     """One verdict for a step from the gate's per-scenario ones: any regression is one; a scenario
     broken on the tested side makes it unmeasurable (skipped); any inconclusive one leaves it open."""
-    by = {v: [c for c in gate.comparisons if c.verdict == v] for v in
-          ("regressed", "broken", "still_broken", "inconclusive")}
+    by = {
+        v: [c for c in gate.comparisons if c.verdict == v]
+        for v in ("regressed", "broken", "still_broken", "inconclusive")
+    }
     if by["regressed"]:
         verdict, c = "regressed", by["regressed"][0]
     elif by["broken"] or by["still_broken"]:

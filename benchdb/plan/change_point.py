@@ -26,8 +26,9 @@ def find(db: str | None, prefix: str, *, wait_s: float) -> dict[str, Any]:
     cp = rows[0]
     for key, what in (("bad_commit", "its first run after the shift"), ("good_commit", "a run before it")):
         if not cp[key]:
-            raise BenchdbError(f"change point {cp['change_id'][:12]}: {what} recorded no git commit; "
-                               "bisect with --good REV --bad REV")
+            raise BenchdbError(
+                f"change point {cp['change_id'][:12]}: {what} recorded no git commit; bisect with --good REV --bad REV"
+            )
     return cp
 
 
@@ -56,13 +57,20 @@ def bench_in_repo(spec: str, repo: Path, model_id: str) -> str:
     if not path:
         raise BenchdbError(f"the change point's bench {model_id} recorded no file; give --bench PATH")
     p = Path(path)
-    top = subprocess.run(["git", "-C", str(p.parent), "rev-parse", "--show-toplevel"], capture_output=True,
-                         text=True).stdout.strip() if p.parent.is_dir() else ""
+    top = (
+        subprocess.run(
+            ["git", "-C", str(p.parent), "rev-parse", "--show-toplevel"], capture_output=True, text=True
+        ).stdout.strip()
+        if p.parent.is_dir()
+        else ""
+    )
     if top:
         rel = p.resolve().relative_to(Path(top).resolve())
     elif p.is_relative_to(repo):
         rel = p.relative_to(repo)
     else:
-        raise BenchdbError(f"the change point's bench file {path} is gone and not inside {repo}; give --bench "
-                           "PATH (relative to the repository)")
+        raise BenchdbError(
+            f"the change point's bench file {path} is gone and not inside {repo}; give --bench "
+            "PATH (relative to the repository)"
+        )
     return f"{rel}{sep}{fn}"

@@ -56,11 +56,13 @@ def suite_names() -> list[str]:
 
 def _substitute(value: Any, where: str) -> Any:
     if isinstance(value, str):
+
         def sub(m):
             name = m.group(1)
             if name not in os.environ:
                 raise BenchdbError(f"{where}: environment variable ${{{name}}} is not set")
             return os.environ[name]
+
         return _VAR.sub(sub, value)
     if isinstance(value, list):
         return [_substitute(v, where) for v in value]
@@ -78,8 +80,9 @@ def _values(mapping: dict[str, Any], where: str, axes: bool) -> dict[str, Any]:
         if opt is None or (opt.axis and not axes):
             allowed = sorted(k for k, o in known.items() if axes or not o.axis)
             what = "key" if axes else "setting"
-            raise BenchdbError(f"{where}: unknown {what} {key!r}{did_you_mean(key, allowed)}; allowed: "
-                               f"{', '.join(allowed)}")
+            raise BenchdbError(
+                f"{where}: unknown {what} {key!r}{did_you_mean(key, allowed)}; allowed: {', '.join(allowed)}"
+            )
         out[opt.name] = options.config_value(opt, value, f"{where}: config key {key!r}")
     return out
 
@@ -91,8 +94,10 @@ def parse(data: Any, source: str) -> Config:
     allowed = {"description", "settings", "runs", "exclude"}
     unknown = sorted(set(data) - allowed)
     if unknown:
-        raise BenchdbError(f"{source}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)}; allowed: "
-                           f"{', '.join(sorted(allowed))}")
+        raise BenchdbError(
+            f"{source}: unknown key {unknown[0]!r}{did_you_mean(unknown[0], allowed)}; allowed: "
+            f"{', '.join(sorted(allowed))}"
+        )
     settings = data.get("settings") or {}
     if not isinstance(settings, dict):
         raise BenchdbError(f"{source}: 'settings' must be a mapping")
@@ -118,19 +123,25 @@ def _entry(entry: Any, shared: dict[str, Any], where: str) -> list[RunOptions]:
         if b not in _backends():
             raise BenchdbError(f"{where}: backend {b!r} is not one of {known}{did_you_mean(b, _backends())}")
     rest = {k: v for k, v in {**shared, **values}.items() if k not in ("backend", "device")}
-    return [options.apply(RunOptions(backend=backend, models=values["models"], device=device), rest, where)
-            for backend in values["backend"] for device in values.get("device", ("cpu",))]
+    return [
+        options.apply(RunOptions(backend=backend, models=values["models"], device=device), rest, where)
+        for backend in values["backend"]
+        for device in values.get("device", ("cpu",))
+    ]
 
 
 def _exclude(exclude: Any, source: str) -> list[dict[str, Any]]:
     if not isinstance(exclude, list) or not all(isinstance(e, dict) and e for e in exclude):
-        raise BenchdbError(f"{source}: 'exclude' must be a list of mappings like "
-                           "{backend: onnxruntime, batch_size: 8}")
+        raise BenchdbError(
+            f"{source}: 'exclude' must be a list of mappings like {{backend: onnxruntime, batch_size: 8}}"
+        )
     for e in exclude:
         bad = sorted(set(e) - set(EXCLUDE_KEYS))
         if bad:
-            raise BenchdbError(f"{source}: exclude key {bad[0]!r} is not one of {', '.join(EXCLUDE_KEYS)}"
-                               f"{did_you_mean(bad[0], EXCLUDE_KEYS)}")
+            raise BenchdbError(
+                f"{source}: exclude key {bad[0]!r} is not one of {', '.join(EXCLUDE_KEYS)}"
+                f"{did_you_mean(bad[0], EXCLUDE_KEYS)}"
+            )
     return exclude
 
 
@@ -145,24 +156,33 @@ def load(path: str | os.PathLike) -> Config:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
         what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise BenchdbError(f"config file {p} is not valid {'JSON' if p.suffix == '.json' else 'YAML'}: "
-                           f"{where}{what}") from None
+        raise BenchdbError(
+            f"config file {p} is not valid {'JSON' if p.suffix == '.json' else 'YAML'}: {where}{what}"
+        ) from None
     return parse(data, str(p))
 
 
 def load_suite(name: str) -> Config:
     if name not in suite_names():
-        raise BenchdbError(f"unknown suite {name!r}{did_you_mean(name, suite_names())}; choose one of "
-                           f"{', '.join(suite_names())}")
+        raise BenchdbError(
+            f"unknown suite {name!r}{did_you_mean(name, suite_names())}; choose one of {', '.join(suite_names())}"
+        )
     data = yaml.safe_load(suites_dir().joinpath(f"{name}.yaml").read_text(encoding="utf-8"))
     return parse(data, f"suite {name}")
 
 
 def matching_rules(exclude: list[dict], scenario) -> list[int]:
     """Indexes of the exclude rules that match a scenario."""
-    fields = {"model": scenario.model_id, "backend": scenario.backend, "device": scenario.device,
-              "mode": scenario.mode, "precision": scenario.precision, "batch_size": scenario.batch_size,
-              "seq_len": scenario.settings.get("seq_len"), "input_shape": scenario.input_shape}
+    fields = {
+        "model": scenario.model_id,
+        "backend": scenario.backend,
+        "device": scenario.device,
+        "mode": scenario.mode,
+        "precision": scenario.precision,
+        "batch_size": scenario.batch_size,
+        "seq_len": scenario.settings.get("seq_len"),
+        "input_shape": scenario.input_shape,
+    }
     return [i for i, e in enumerate(exclude) if all(fields[k] == v for k, v in e.items())]
 
 

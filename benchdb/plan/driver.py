@@ -45,7 +45,7 @@ def _isolated_modules(runs: Iterable[RunOptions]) -> list[str]:
         try:
             modules.append(registry.info(opts.backend).implementation)
         except BenchdbError:
-            continue                 # an unknown backend: planning says so
+            continue  # an unknown backend: planning says so
     return [m for m in dict.fromkeys(modules) if m]
 
 
@@ -79,9 +79,17 @@ def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | Non
     return run_plan(build_plan([opts]), config=recorded_config(opts), out=opts.out, tags=opts.tags, progress=progress)
 
 
-def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
-             progress: Callable[[Outcome, int, int], None] | None = None,
-             seed: int | None = None, resume: Resume | None = None, workers: list | None = None) -> RunReport:
+def run_plan(
+    items: list[PlanItem],
+    *,
+    config: dict,
+    out,
+    tags=(),
+    progress: Callable[[Outcome, int, int], None] | None = None,
+    seed: int | None = None,
+    resume: Resume | None = None,
+    workers: list | None = None,
+) -> RunReport:
     """Measure every planned scenario and write one file per scenario under ``out/<run_id>/``.
 
     Scenarios of entries with ``repeats`` K > 1 are measured in K separate processes, in K rounds:
@@ -105,13 +113,18 @@ def run_plan(items: list[PlanItem], *, config: dict, out, tags=(),
         seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
         config = {**config, "interleave_seed": seed}
     run_meta = {
-        "run_id": run_id, "started_at": started.isoformat(), "host": hardware.host(),
-        "benchdb_version": __version__, "git_commit": hardware.git_commit(),
-        "software": software, "config": _recorded(config), "tags": list(tags),
+        "run_id": run_id,
+        "started_at": started.isoformat(),
+        "host": hardware.host(),
+        "benchdb_version": __version__,
+        "git_commit": hardware.git_commit(),
+        "software": software,
+        "config": _recorded(config),
+        "tags": list(tags),
     }
     writer = Writer(run_meta, Sink(str(out), run_id))
     if resume is None and not writer.sink.remote:
-        write_plan(writer.sink.local, {**run_meta, "config": config}, seed, items)   # as given: --resume runs it
+        write_plan(writer.sink.local, {**run_meta, "config": config}, seed, items)  # as given: --resume runs it
     counter = _Counter(progress, sum(len(i.scenarios) * i.opts.repeats for i in items))
     _servers_ready(items)
     if workers:
@@ -200,8 +213,9 @@ def _measure_interleaved(repeated: list[PlanItem], rng: random.Random, writer: W
             counter.tick(outcome)
 
 
-def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, writer: Writer,
-                      counter: _Counter) -> None:
+def _measure_parallel(
+    items: list[PlanItem], workers: list, rng: random.Random, writer: Writer, counter: _Counter
+) -> None:
     """Every item on parallel workers (:mod:`benchdb.plan.parallel`): single-process items whole,
     repeated ones round by round in the serial run's interleaved order."""
     from benchdb.plan import parallel
@@ -209,10 +223,14 @@ def _measure_parallel(items: list[PlanItem], workers: list, rng: random.Random, 
     def label(item: PlanItem) -> str:
         return f"{item.scenarios[0].model_id} {item.opts.backend}/{item.opts.device}"
 
-    units = [parallel.Unit(ii, 0, list(range(len(item.scenarios))), label(item))
-             for ii, item in enumerate(items) if item.opts.repeats == 1]
-    units += [parallel.Unit(ii, r, picks, f"{label(items[ii])} (process {r + 1})")
-              for ii, r, picks in _rounds(items, rng)]
+    units = [
+        parallel.Unit(ii, 0, list(range(len(item.scenarios))), label(item))
+        for ii, item in enumerate(items)
+        if item.opts.repeats == 1
+    ]
+    units += [
+        parallel.Unit(ii, r, picks, f"{label(items[ii])} (process {r + 1})") for ii, r, picks in _rounds(items, rng)
+    ]
     repeats = _Repeats(writer)
 
     def done(unit, outcomes: list[Outcome], record: dict) -> None:
@@ -243,8 +261,16 @@ def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list
     ``placement``: a parallel worker's cores and device."""
     backend = load_backend(item.opts.backend)
     if item.opts.isolate:
-        return list(run_isolated(registry.info(item.opts.backend).implementation, item.model, scenarios,
-                                 item.opts, backend.model_info(item.model), placement))
+        return list(
+            run_isolated(
+                registry.info(item.opts.backend).implementation,
+                item.model,
+                scenarios,
+                item.opts,
+                backend.model_info(item.model),
+                placement,
+            )
+        )
     return list(backend.run_model(item.model, scenarios, item.opts))
 
 
@@ -263,7 +289,7 @@ def summary_rows(report: RunReport) -> list[dict]:
                 sid = row["scenario_id"]
                 if row["metric"] == primary.get(sid, "latency_s"):
                     by_id[sid] = row
-                elif row["metric"] in ("throughput_items_s", "request_throughput"):   # measured, not 1/latency
+                elif row["metric"] in ("throughput_items_s", "request_throughput"):  # measured, not 1/latency
                     measured_tp[sid] = row["median"]
     finally:
         stats.close()
@@ -273,9 +299,15 @@ def summary_rows(report: RunReport) -> list[dict]:
         st = by_id.get(sid, {})
         med = st.get("median")
         items_per_s = measured_tp.get(sid) or (o.scenario.batch_size / med if med else None)
-        out.append({"scenario": o.scenario.label(), "status": o.status if o.status != "ok" else o.validity,
-                    "median_ms": med * 1e3 if med else None,
-                    "p90_ms": st["p90"] * 1e3 if st.get("p90") else None,
-                    "items_per_s": items_per_s,
-                    "n": st.get("n", 0), "note": _clip(o.error or "; ".join(o.validity_reasons) or "")})
+        out.append(
+            {
+                "scenario": o.scenario.label(),
+                "status": o.status if o.status != "ok" else o.validity,
+                "median_ms": med * 1e3 if med else None,
+                "p90_ms": st["p90"] * 1e3 if st.get("p90") else None,
+                "items_per_s": items_per_s,
+                "n": st.get("n", 0),
+                "note": _clip(o.error or "; ".join(o.validity_reasons) or ""),
+            }
+        )
     return out

@@ -53,20 +53,30 @@ class Writer:
         if key not in self.hardware:
             self.hardware[key] = registry.load(sc.backend).hardware_of(sc.device)
         cond = outcome.conditions
-        meta = contract.build_metadata(run=self.run_meta, hardware=self.hardware[key], model=outcome.model, scenario={
-            **sc.key(), "status": outcome.status, "error": outcome.error,
-            "validity": outcome.validity, "validity_reasons": outcome.validity_reasons,
-            "primary_metric": outcome.primary_metric, "timing_method": outcome.timing_method,
-            "threads": cond.threads if cond else opts.thread_count,
-            "load_avg_1m": cond.load_avg_1m if cond else None,
-            "stop_reason": outcome.stop_reason, "started_at": outcome.started_at, "repeats": opts.repeats,
-            "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
-            "extra": outcome.extra,
-        })
+        meta = contract.build_metadata(
+            run=self.run_meta,
+            hardware=self.hardware[key],
+            model=outcome.model,
+            scenario={
+                **sc.key(),
+                "status": outcome.status,
+                "error": outcome.error,
+                "validity": outcome.validity,
+                "validity_reasons": outcome.validity_reasons,
+                "primary_metric": outcome.primary_metric,
+                "timing_method": outcome.timing_method,
+                "threads": cond.threads if cond else opts.thread_count,
+                "load_avg_1m": cond.load_avg_1m if cond else None,
+                "stop_reason": outcome.stop_reason,
+                "started_at": outcome.started_at,
+                "repeats": opts.repeats,
+                "settings": {**sc.settings, "background_cpu_pct": cond.background_cpu_pct if cond else None},
+                "extra": outcome.extra,
+            },
+        )
         table = contract.samples_table(meta, outcome.rows)
-        with ctrl_c_deferred():     # a file on disk is a file in the report, whenever Ctrl-C comes
-            self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]),
-                                                     meta, table))
+        with ctrl_c_deferred():  # a file on disk is a file in the report, whenever Ctrl-C comes
+            self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
             self.report.outcomes.append(outcome)
             self.report.tables.append(table)
 
@@ -99,8 +109,7 @@ def refused_as_one_line(path: Path):
         refused = refused_write(exc)
         if refused is None:
             raise
-        raise BenchdbError(f"cannot write {path} ({refused}); make room there or give --out another folder"
-                           ) from None
+        raise BenchdbError(f"cannot write {path} ({refused}); make room there or give --out another folder") from None
 
 
 class Sink:
@@ -113,8 +122,10 @@ class Sink:
             try:
                 import fsspec
             except ImportError:
-                raise BenchdbError(f"--out {out} needs fsspec: pip install fsspec (plus s3fs / gcsfs / "
-                                   "huggingface_hub for that protocol)") from None
+                raise BenchdbError(
+                    f"--out {out} needs fsspec: pip install fsspec (plus s3fs / gcsfs / "
+                    "huggingface_hub for that protocol)"
+                ) from None
             import tempfile
 
             try:
@@ -128,11 +139,13 @@ class Sink:
         else:
             self.local = Path(out) / run_id
             self.display = self.local
-            try:        # before anything is measured: a folder that cannot be made is the user's to fix
+            try:  # before anything is measured: a folder that cannot be made is the user's to fix
                 self.local.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise BenchdbError(f"--out {out}: cannot create the folder {self.local} ({exc.strerror}); "
-                                   "give --out a folder you can write") from None
+                raise BenchdbError(
+                    f"--out {out}: cannot create the folder {self.local} ({exc.strerror}); "
+                    "give --out a folder you can write"
+                ) from None
 
     def write(self, name: str, meta: dict, table: pa.Table):
         with refused_as_one_line(self.local / name):

@@ -38,8 +38,11 @@ class Worker:
         return Placement(self.cpus.cpus if self.cpus else None, dict(self.env))
 
     def record(self) -> dict[str, Any]:
-        return {"worker": self.index, **(self.cpus.record() if self.cpus else {}),
-                **({"device_env": dict(self.env)} if self.env else {})}
+        return {
+            "worker": self.index,
+            **(self.cpus.record() if self.cpus else {}),
+            **({"device_env": dict(self.env)} if self.env else {}),
+        }
 
     def label(self) -> str:
         where = f"cores {self.cpus.text}" if self.cpus else ""
@@ -76,17 +79,21 @@ def workers_for(runs: list, n: int | str, flag: str) -> tuple[list[Worker], list
     kinds = {o.device.split(":")[0] for o in runs}
     if kinds - {"cpu"}:
         if len(kinds) > 1 or any(":" in o.device for o in runs):
-            raise BenchdbError(f"{flag} gives each worker its own device: give one --device kind without an "
-                               f"index (e.g. --device cuda), not {', '.join(sorted({o.device for o in runs}))}")
+            raise BenchdbError(
+                f"{flag} gives each worker its own device: give one --device kind without an "
+                f"index (e.g. --device cuda), not {', '.join(sorted({o.device for o in runs}))}"
+            )
         kind = kinds.pop()
         workers = device_workers(kind, visible_devices(kind), n)
         return workers, [replace(o, co_runners=len(workers) - 1 or None) for o in runs]
     threads = max((o.threads for o in runs if o.threads), default=None)
     workers = cpu_workers(n, threads)
     if len({w.cpus.equivalence for w in workers if w.cpus}) > 1:
-        raise BenchdbError(f"{flag}: the core sets {' and '.join(w.cpus.text for w in workers if w.cpus)} differ "
-                           "(core counts, NUMA nodes or core frequencies), so a side's speed would depend on its "
-                           "set; measure without it")
+        raise BenchdbError(
+            f"{flag}: the core sets {' and '.join(w.cpus.text for w in workers if w.cpus)} differ "
+            "(core counts, NUMA nodes or core frequencies), so a side's speed would depend on its "
+            "set; measure without it"
+        )
     cores = workers[0].cpus.cores if workers[0].cpus else None
     return workers, [replace(o, threads=o.threads or cores, co_runners=len(workers) - 1 or None) for o in runs]
 
@@ -107,15 +114,20 @@ def visible_devices(kind: str) -> list[int]:
 @dataclass
 class Unit:
     """What one worker measures at once: scenarios of one plan item (one round of them with repeats)."""
+
     item: int
     round: int
     scenarios: list[int]
     label: str
 
 
-def measure(items: list, units: list[Unit], workers: list[Worker],
-            run_unit: Callable[[Any, list[Any], Placement], list[Any]],
-            done: Callable[[Unit, list[Any], dict[str, Any]], None]) -> None:
+def measure(
+    items: list,
+    units: list[Unit],
+    workers: list[Worker],
+    run_unit: Callable[[Any, list[Any], Placement], list[Any]],
+    done: Callable[[Unit, list[Any], dict[str, Any]], None],
+) -> None:
     """Measure ``units`` on ``workers`` (a thread each, starting isolated children): ``run_unit(item,
     scenarios, placement)`` gives one outcome per scenario, then ``done(unit, outcomes, placement
     record)`` is called under the lock that serialises writing. An error in a worker thread stops the
@@ -172,8 +184,9 @@ def together(calls: list[Callable[[], Any]]) -> list[Any]:
         except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread
             errors.append(exc)
 
-    threads = [threading.Thread(target=one, args=(i,), name=f"benchdb-worker-{i}", daemon=True)
-               for i in range(len(calls))]
+    threads = [
+        threading.Thread(target=one, args=(i,), name=f"benchdb-worker-{i}", daemon=True) for i in range(len(calls))
+    ]
     for t in threads:
         t.start()
     for t in threads:

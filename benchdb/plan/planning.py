@@ -27,9 +27,13 @@ class PlanItem:
     scenarios: list[Scenario]
 
 
-def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
-               shard: tuple[int, int] | None = None,
-               unmatched: Callable[[dict], None] | None = None) -> list[PlanItem]:
+def build_plan(
+    runs: list[RunOptions],
+    *,
+    exclude: list[dict] | None = None,
+    shard: tuple[int, int] | None = None,
+    unmatched: Callable[[dict], None] | None = None,
+) -> list[PlanItem]:
     """Every scenario of every run entry, minus exclusions; with a shard, a deterministic slice:
     scenario k (in plan order) belongs to shard (k mod n) + 1, so n shards partition the plan.
     ``unmatched(rule)`` is called for each exclude rule that matched no scenario (a typo)."""
@@ -48,7 +52,7 @@ def build_plan(runs: list[RunOptions], *, exclude: list[dict] | None = None,
         for model, scenarios in backend.plan(opts):
             kept = []
             for sc in scenarios:
-                if declared:     # a backend's identity options are in its scenarios' identity, set or not
+                if declared:  # a backend's identity options are in its scenarios' identity, set or not
                     sc.options = canonical_options({**declared, **sc.options})
                 hits = matching_rules(exclude, sc)
                 used.update(hits)
@@ -92,7 +96,7 @@ def series_ids(items: list[PlanItem]) -> list[str]:
 
 def skip_series(items: list[PlanItem], skip: set[str]) -> int:
     """Drop the planned scenarios whose series id is in ``skip`` (in place); returns how many."""
-    ids = iter(series_ids(items))                    # plan order
+    ids = iter(series_ids(items))  # plan order
     dropped = 0
     for item in items:
         kept = [sc for sc in item.scenarios if next(ids) not in skip]

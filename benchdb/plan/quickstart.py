@@ -40,8 +40,14 @@ class QuickstartResult:
 REPEATS = 3
 
 
-def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
-        note: Callable[[str], None] = print, repeats: int = REPEATS) -> QuickstartResult:
+def run(
+    db: str,
+    out: str,
+    report_path: Path,
+    progress: Callable | None = None,
+    note: Callable[[str], None] = print,
+    repeats: int = REPEATS,
+) -> QuickstartResult:
     """With ``repeats`` K > 1, each scenario runs in K interleaved processes, each with 1/K of the
     suite's minimum and maximum time (the suite's total measuring time stays about the same);
     ``repeats=1`` is the suite as written, one process per model."""
@@ -59,30 +65,55 @@ def run(db: str, out: str, report_path: Path, progress: Callable | None = None,
             skipped.append(f"{opts.backend} (unavailable: {avail['hint']})")
             continue
         if repeats > 1:
-            opts = replace(opts, repeats=repeats, rule=replace(
-                opts.rule, min_time_s=opts.rule.min_time_s / repeats, max_time_s=opts.rule.max_time_s / repeats))
+            opts = replace(
+                opts,
+                repeats=repeats,
+                rule=replace(
+                    opts.rule, min_time_s=opts.rule.min_time_s / repeats, max_time_s=opts.rule.max_time_s / repeats
+                ),
+            )
         runs.append(replace(opts, out=Path(out)))
     for s in skipped:
         note(f"skipping {s}")
     prestart(runs)
     items = build_plan(runs)
     total = sum(len(i.scenarios) for i in items)
-    note(f"measuring {total} scenarios of the smoke suite"
-         + (f", each in {repeats} interleaved processes," if repeats > 1 else "")
-         + f" with {', '.join(dict.fromkeys(o.backend for o in runs))}")
-    rep = run_plan(items, config={"source": "suite smoke", "runs": [recorded_config(o) for o in runs]}, out=out,
-                   tags=("quickstart",), progress=progress)
+    note(
+        f"measuring {total} scenarios of the smoke suite"
+        + (f", each in {repeats} interleaved processes," if repeats > 1 else "")
+        + f" with {', '.join(dict.fromkeys(o.backend for o in runs))}"
+    )
+    rep = run_plan(
+        items,
+        config={"source": "suite smoke", "runs": [recorded_config(o) for o in runs]},
+        out=out,
+        tags=("quickstart",),
+        progress=progress,
+    )
     warehouse = Warehouse(db)
-    summary = warehouse.ingest([Path(out) / rep.run_id])     # also updates the change points
-    with warehouse.reading() as con:      # a report even when a busy machine left nothing valid
-        full = builder.build(con, str(warehouse.path), list(builder.ALL), builder.Filters(), allow_empty=True,
-                             detail=True)
+    summary = warehouse.ingest([Path(out) / rep.run_id])  # also updates the change points
+    with warehouse.reading() as con:  # a report even when a busy machine left nothing valid
+        full = builder.build(
+            con, str(warehouse.path), list(builder.ALL), builder.Filters(), allow_empty=True, detail=True
+        )
     banner = full.banner
     # the terminal gets the banner's text; its table of flagged results is in the HTML report
-    optimal = replace(full, sections=[sec for sec in full.sections if sec.name == "optimal_hardware"],
-                      banner=replace(banner, rows=[], more=0) if banner else None, environment=[],
-                      measured_invalid=[], drilldown=[])
+    optimal = replace(
+        full,
+        sections=[sec for sec in full.sections if sec.name == "optimal_hardware"],
+        banner=replace(banner, rows=[], more=0) if banner else None,
+        environment=[],
+        measured_invalid=[],
+        drilldown=[],
+    )
     report_path.write_text(render.html(full), encoding="utf-8")
-    return QuickstartResult(rep.run_id, total, skipped, summary.line(), report_path,
-                            render.markdown(optimal), summary.change_points,
-                            banner.text if banner else None)
+    return QuickstartResult(
+        rep.run_id,
+        total,
+        skipped,
+        summary.line(),
+        report_path,
+        render.markdown(optimal),
+        summary.change_points,
+        banner.text if banner else None,
+    )

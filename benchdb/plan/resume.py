@@ -22,6 +22,7 @@ PLAN_FILE = "plan.json"
 @dataclass
 class Resume:
     """An interrupted run to finish: its id, start, interleaving seed and what is left to measure."""
+
     run_id: str
     started_at: str
     seed: int | None
@@ -39,15 +40,18 @@ def resume_plan(folder: Path | str) -> Resume:
     folder = Path(folder)
     path = folder / PLAN_FILE
     if not folder.is_dir():
-        raise BenchdbError(f"--resume {folder}: no such folder; give the run folder the interrupted run "
-                           "printed (RESULTS_DIR/RUN_ID)")
+        raise BenchdbError(
+            f"--resume {folder}: no such folder; give the run folder the interrupted run printed (RESULTS_DIR/RUN_ID)"
+        )
     try:
         plan = json.loads(path.read_text(encoding="utf-8"))
         runs = [RunOptions.from_config(c, folder.parent) for c in plan["runs"]]
         planned = [identity.scenario_key_tuple(k) for k in plan["planned"]]
     except FileNotFoundError:
-        raise BenchdbError(f"--resume {folder}: no {PLAN_FILE} there; only a folder that `benchdb run` wrote "
-                           "(RESULTS_DIR/RUN_ID, local --out) can be resumed") from None
+        raise BenchdbError(
+            f"--resume {folder}: no {PLAN_FILE} there; only a folder that `benchdb run` wrote "
+            "(RESULTS_DIR/RUN_ID, local --out) can be resumed"
+        ) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise BenchdbError(f"--resume {folder}: {PLAN_FILE} is not a plan benchdb wrote ({exc})") from None
     written: set[tuple] = set()
@@ -55,7 +59,7 @@ def resume_plan(folder: Path | str) -> Resume:
         try:
             footer = contract.read_footer(f)
         except contract.ContractError:
-            continue                 # a damaged file does not count as measured
+            continue  # a damaged file does not count as measured
         if footer.metadata["run"]["run_id"] == plan["run_id"]:
             written.add(identity.scenario_key_tuple(footer.scenario))
     # a run may key a scenario with what it learns while measuring (an OpenVINO request count): then
@@ -76,8 +80,17 @@ def resume_plan(folder: Path | str) -> Resume:
                 continue
             left.append(sc)
         item.scenarios = left
-    return Resume(plan["run_id"], plan["started_at"], plan.get("seed"), plan.get("config") or {},
-                  tuple(plan.get("tags") or ()), [i for i in items if i.scenarios], len(planned), done, folder)
+    return Resume(
+        plan["run_id"],
+        plan["started_at"],
+        plan.get("seed"),
+        plan.get("config") or {},
+        tuple(plan.get("tags") or ()),
+        [i for i in items if i.scenarios],
+        len(planned),
+        done,
+        folder,
+    )
 
 
 def write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanItem]) -> None:
@@ -87,8 +100,15 @@ def write_plan(folder: Path, run_meta: dict, seed: int | None, items: list[PlanI
 
     folder.mkdir(parents=True, exist_ok=True)
     runs = list({id(i.opts): i.opts for i in items}.values())
-    body = {"benchdb_plan": 1, "run_id": run_meta["run_id"], "started_at": run_meta["started_at"], "seed": seed,
-            "config": run_meta["config"], "tags": run_meta["tags"], "runs": [recorded_config(o) for o in runs],
-            "planned": [sc.key() for i in items for sc in i.scenarios]}
+    body = {
+        "benchdb_plan": 1,
+        "run_id": run_meta["run_id"],
+        "started_at": run_meta["started_at"],
+        "seed": seed,
+        "config": run_meta["config"],
+        "tags": run_meta["tags"],
+        "runs": [recorded_config(o) for o in runs],
+        "planned": [sc.key() for i in items for sc in i.scenarios],
+    }
     with refused_as_one_line(folder / PLAN_FILE):
         write_atomic(folder / PLAN_FILE, json.dumps(body, indent=1, default=str))

@@ -13,15 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from benchdb import sql
-from benchdb.reports.document import (
-    Filters,
-    NothingToReport,
-    Report,
-    Section,
-    generated_now,
-    one_row,
-    section_rows,
-)
+from benchdb.reports.document import Filters, NothingToReport, Report, Section, generated_now, one_row, section_rows
 from benchdb.reports.drilldown import drilldown, environment_row, traced_ids
 from benchdb.reports.optimal import optimal_section
 from benchdb.reports.sections import batch_scaling, matrix, memory, regressions, speed_accuracy, speedup, trends
@@ -34,22 +26,36 @@ if TYPE_CHECKING:
 
 BUILDERS: dict[str, Callable[[Any, Filters], Section | list[Section]]] = {
     "speed-accuracy": speed_accuracy,
-    "optimal-hardware": optimal_section, "matrix": matrix, "speedup": speedup, "batch-scaling": batch_scaling,
-    "trends": trends, "memory": memory, "regressions": regressions, "serving": serving_sections,
+    "optimal-hardware": optimal_section,
+    "matrix": matrix,
+    "speedup": speedup,
+    "batch-scaling": batch_scaling,
+    "trends": trends,
+    "memory": memory,
+    "regressions": regressions,
+    "serving": serving_sections,
 }
 ALL = ("optimal-hardware", "matrix", "speedup", "speed-accuracy", "batch-scaling", "memory", "trends", "regressions")
 
 
-def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Filters, *,
-          allow_empty: bool = False, detail: bool = False) -> Report:
+def build(
+    con: duckdb.DuckDBPyConnection,
+    db: str,
+    kinds: list[str],
+    filters: Filters,
+    *,
+    allow_empty: bool = False,
+    detail: bool = False,
+) -> Report:
     """The report of ``kinds`` under ``filters``. Every section empty is an error (NothingToReport,
     saying why) unless ``allow_empty`` (the quickstart: its report's banner and sections say why)."""
     summary = sql.rows(con.execute(sql.load("reports/summary.sql")))[0]
     if summary["results"] == 0:
-        raise NothingToReport(f"nothing to report: {db} holds no results yet; "
-                              "load some with `benchdb ingest RESULTS_DIR`")
+        raise NothingToReport(
+            f"nothing to report: {db} holds no results yet; load some with `benchdb ingest RESULTS_DIR`"
+        )
     sections: list[Section] = []
-    for k in kinds:       # a kind gives one section, or several (--serving: points, frontier, SLO)
+    for k in kinds:  # a kind gives one section, or several (--serving: points, frontier, SLO)
         got = optimal_section(con, filters, detail) if k == "optimal-hardware" else BUILDERS[k](con, filters)
         sections += got if isinstance(got, list) else [got]
     from benchdb.reports.banner import busy_banner
@@ -58,10 +64,9 @@ def build(con: duckdb.DuckDBPyConnection, db: str, kinds: list[str], filters: Fi
     if not allow_empty and not any(s.rows or s.answered for s in sections):
         why = _why_empty(con, db, filters, sections)
         raise NothingToReport(f"nothing to report: {why}" + (f". {banner.text}" if banner else ""))
-    rep = Report(db, generated_now(), summary,
-                 filters.describe(), sections, banner)
+    rep = Report(db, generated_now(), summary, filters.describe(), sections, banner)
     _left_out(con, filters, rep)
-    if detail:        # HTML: the environment block and the drill-down (kept off the Markdown/JSON path's time)
+    if detail:  # HTML: the environment block and the drill-down (kept off the Markdown/JSON path's time)
         rep.environment = [environment_row(r) for r in section_rows(con, "environment", filters.params())[1]]
         rep.drilldown = drilldown(con, traced_ids(rep))
     return rep
@@ -84,8 +89,7 @@ def _left_out(con, f: Filters, rep: Report) -> None:
     rep.measured_invalid = section_rows(con, "measured_invalid", {**f.params(), "limit": MEASURED_ROWS})[1]
     why = ", ".join(f"{r['results']} {r['reason']}" for r in rep.excluded)
     verb = "is" if total["left_out"] == 1 else "are"
-    note = (f"Left out: {plural(total['left_out'], 'latest timing attempt')} that {verb}"
-            f" not a valid timing ({why})")
+    note = f"Left out: {plural(total['left_out'], 'latest timing attempt')} that {verb} not a valid timing ({why})"
     if total["measured"]:
         m = total["measured"]
         ran = "the one that ran is" if m == 1 else f"the {m} that ran are"
@@ -95,14 +99,16 @@ def _left_out(con, f: Filters, rep: Report) -> None:
             continue
         s.notes.append(note + ".")
         if not s.rows and total["measured"] and not s.answered:
-            s.empty = (f"No valid timing result for this section: {plural(total['measured'], 'result')} ran but "
-                       f"{'is' if total['measured'] == 1 else 'are'} invalid ({why}); see \"Measured but left out\".")
+            s.empty = (
+                f"No valid timing result for this section: {plural(total['measured'], 'result')} ran but "
+                f'{"is" if total["measured"] == 1 else "are"} invalid ({why}); see "Measured but left out".'
+            )
 
 
 def _why_empty(con, db: str, f: Filters, sections: list[Section]) -> str:
     """One line on why every section is empty: nothing matches, nothing is a valid timing (and what
     there is instead), or each section's own reason."""
-    see = "; see `benchdb query \"SELECT model_id, metric, status, validity, validity_reasons FROM results\"`"
+    see = '; see `benchdb query "SELECT model_id, metric, status, validity, validity_reasons FROM results"`'
     scope = one_row(con, "scope", f.params())
     matched = f.params()["models"] or f.params()["hardware"]
     if not scope["results"]:
@@ -110,17 +116,19 @@ def _why_empty(con, db: str, f: Filters, sections: list[Section]) -> str:
     if not scope["valid_timing"]:
         parts = []
         if scope["verification"]:
-            parts.append(plural(scope["verification"], "verification check") +
-                         " (not timings: see the `verification` view)")
+            parts.append(
+                plural(scope["verification"], "verification check") + " (not timings: see the `verification` view)"
+            )
         if scope["published"]:
-            parts.append(plural(scope["published"], "published figure") +
-                         " (summary-only: see `--optimal-hardware --per system` and the `system_results` view)")
+            parts.append(
+                plural(scope["published"], "published figure")
+                + " (summary-only: see `--optimal-hardware --per system` and the `system_results` view)"
+            )
         if scope["invalid_timing"]:
             parts.append(plural(scope["invalid_timing"], "invalid timing result"))
         if scope["not_ok"]:
             parts.append(plural(scope["not_ok"], "result") + " that did not run (status not ok)")
         where = f"matching {f.describe()}" if matched else f"in {db}"
-        return (f"no valid timing result {where}: {plural(scope['results'], 'result')}, "
-                + ", ".join(parts) + see)
+        return f"no valid timing result {where}: {plural(scope['results'], 'result')}, " + ", ".join(parts) + see
     reasons = list(dict.fromkeys(s.empty.rstrip(".") for s in sections))
     return "; ".join(r[0].lower() + r[1:] for r in reasons)

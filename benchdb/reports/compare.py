@@ -26,8 +26,10 @@ def _samples(con, result) -> dict[str, list[list[float]]]:
 
 
 def _label(s: dict) -> str:
-    return (f"{s['model_id']} · {s['input_shape']} · bs={s['batch_size']} · {s['hardware_name']} / "
-            f"{s['backend']} / {s['mode']} / {s['precision']}")
+    return (
+        f"{s['model_id']} · {s['input_shape']} · bs={s['batch_size']} · {s['hardware_name']} / "
+        f"{s['backend']} / {s['mode']} / {s['precision']}"
+    )
 
 
 def _scale(unit: str | None, values: list[float]) -> tuple[float, str]:
@@ -53,8 +55,9 @@ def forest(result) -> str | None:
         ax.fill_betweenx([y - 0.4, y + 0.4], -t * 100, t * 100, color="#ddf4ff", linewidth=0)
         lo = (c.change - c.ci_low) * 100 if c.ci_low is not None else 0
         hi = (c.ci_high - c.change) * 100 if c.ci_high is not None else 0
-        ax.errorbar([c.change * 100], [y], xerr=[[lo], [hi]], marker="o", capsize=3,
-                    color=colors.get(c.verdict, "#59636e"))
+        ax.errorbar(
+            [c.change * 100], [y], xerr=[[lo], [hi]], marker="o", capsize=3, color=colors.get(c.verdict, "#59636e")
+        )
     ax.axvline(0, color="#59636e", linewidth=0.8)
     ax.set_yticks(range(len(rows)), [figures.short(f"{c.verdict}: {_label(c.scenario)}", 110) for c in rows])
     ax.invert_yaxis()
@@ -79,8 +82,14 @@ def distributions(c, base: list[list[float]], cand: list[list[float]], unit: str
     for vals, label, color in ((b, "baseline", "#8c959f"), (k, "candidate", "#0969da")):
         if vals:
             xs = [v * scale for v in vals]
-            ax1.hist(xs, bins=30, range=(lo, hi) if hi > lo else None, alpha=0.55, label=f"{label} (n={len(xs)})",
-                     color=color)
+            ax1.hist(
+                xs,
+                bins=30,
+                range=(lo, hi) if hi > lo else None,
+                alpha=0.55,
+                label=f"{label} (n={len(xs)})",
+                color=color,
+            )
             srt = sorted(xs)
             ax2.step(srt, [(i + 1) / len(srt) for i in range(len(srt))], where="post", color=color, label=label)
     for v, color in ((c.base_median, "#59636e"), (c.cand_median, "#0969da")):
@@ -117,9 +126,13 @@ def html(con, result) -> str:
         s = c.scenario
         plot = None
         if drawn and i < MAX_SERIES_PLOTS:
-            plot = distributions(c, samples.get(s["base_result_id"], []), samples.get(s["cand_result_id"], []),
-                                 c.unit, result.metric)
+            plot = distributions(
+                c, samples.get(s["base_result_id"], []), samples.get(s["cand_result_id"], []), c.unit, result.metric
+            )
         series.append({"c": c, "label": _label(s), "plot": plot, "anchor": f"series-{i}"})
     ctx = render.check_context(result)
-    return render.environment(autoescape=True).get_template("check.html.j2").render(
-        **ctx, series=series, forest=forest(result) if drawn else None, notes=notes, svg=lambda x: Markup(x))
+    return (
+        render.environment(autoescape=True)
+        .get_template("check.html.j2")
+        .render(**ctx, series=series, forest=forest(result) if drawn else None, notes=notes, svg=lambda x: Markup(x))
+    )

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     import duckdb
 
 
-
 class NothingToReport(BenchdbError):
     exit_code = 1
 
@@ -61,7 +60,7 @@ class Filters:
 class Column:
     header: str
     key: str
-    fmt: str = "text"          # text | ms | num | pct | ratio | mib | int | sci | result (a link to its drill-down)
+    fmt: str = "text"  # text | ms | num | pct | ratio | mib | int | sci | result (a link to its drill-down)
     #: Shown in a terminal's Markdown; False: only with --wide and in HTML.
     compact: bool = True
     #: Shown with --wide and in HTML; False: a terminal's shorter form of other columns.
@@ -73,11 +72,11 @@ class Section:
     name: str
     title: str
     description: str
-    columns: list[Column]          # what a person reads
-    keys: list[str]                # every column of the query (JSON/CSV)
+    columns: list[Column]  # what a person reads
+    keys: list[str]  # every column of the query (JSON/CSV)
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
-    plots: list[tuple[str, str]] = field(default_factory=list)   # (caption, svg) for HTML
+    plots: list[tuple[str, str]] = field(default_factory=list)  # (caption, svg) for HTML
     #: What an empty section says instead of rows: why it is empty.
     empty: str = "No rows for this section."
     #: True when an empty section is itself the answer (no open change points in series that

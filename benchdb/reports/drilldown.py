@@ -61,10 +61,20 @@ def reproduce_command(r: dict) -> str:
     from benchdb.backends import core_options as options
 
     entry = _run_entry(r)
-    if entry is None:          # no recorded run options (an imported result, an old file): the key alone
+    if entry is None:  # no recorded run options (an imported result, an old file): the key alone
         flag = {o.name: o.cli_flag for o in options.CORE}
-        args = ["benchdb", "run", "--backend", r["backend"], "--device", r["device"], "--model", r["model_id"],
-                flag["batch_sizes"], str(r["batch_size"])]
+        args = [
+            "benchdb",
+            "run",
+            "--backend",
+            r["backend"],
+            "--device",
+            r["device"],
+            "--model",
+            r["model_id"],
+            flag["batch_sizes"],
+            str(r["batch_size"]),
+        ]
         shape = identity.shape_fields(r.get("input_shape"))
         if "seq_len" in shape:
             args += [flag["seq_lens"], shape["seq_len"]]
@@ -88,7 +98,7 @@ def reproduce_command(r: dict) -> str:
     shape = identity.shape_fields(r.get("input_shape"))
     if "seq_len" in shape and shape["seq_len"].isdigit():
         overrides["seq_lens"] = (int(shape["seq_len"]),)
-    if "concurrency" in shape and shape["concurrency"].isdigit():      # a serving load point
+    if "concurrency" in shape and shape["concurrency"].isdigit():  # a serving load point
         overrides["concurrency"] = (int(shape["concurrency"]),)
     elif "rate" in shape:
         overrides["request_rate"] = (shape["rate"],)

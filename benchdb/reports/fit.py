@@ -26,8 +26,18 @@ _SPLIT = re.compile(r"(?<!\\)\|")
 PROSE = frozenset({"why", "most common error", "note", "error", "validity", "detail"})
 PROSE_MIN = 24
 #: Columns dropped, in this order, before any cell is cut.
-LOW_VALUE = ("runner-up", "most common error", "p", "n", "latency CI low", "latency CI high", "CI low", "CI high",
-             "commit", "input")
+LOW_VALUE = (
+    "runner-up",
+    "most common error",
+    "p",
+    "n",
+    "latency CI low",
+    "latency CI high",
+    "CI low",
+    "CI high",
+    "commit",
+    "input",
+)
 
 
 def _cells(line: str) -> list[str]:
@@ -43,7 +53,7 @@ def _cut(text: str, n: int) -> str:
     if len(text) <= n:
         return text
     cut = text[: n - 1].rstrip()
-    if cut.endswith("\\"):          # never leave a dangling escape of a pipe
+    if cut.endswith("\\"):  # never leave a dangling escape of a pipe
         cut = cut[:-1]
     return cut + "…"
 
@@ -53,8 +63,9 @@ def _one_row(header: list[str], row: list[str], width: int) -> list[str]:
     out: list[str] = []
     for h, c in zip(header, row, strict=True):
         if c:
-            out += textwrap.wrap(f"- {h}: {c}", width, subsequent_indent="  ", break_long_words=False,
-                                 break_on_hyphens=False) or [f"- {h}: {c}"]
+            out += textwrap.wrap(
+                f"- {h}: {c}", width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+            ) or [f"- {h}: {c}"]
     return out
 
 
@@ -72,7 +83,7 @@ def _columns_kept(header: list[str], body: list[list[str]], width: int) -> tuple
         return sum(max([len(header[i])] + [len(r[i]) for r in body]) for i in cols) + 3 * len(cols) + 1
 
     dropped = []
-    for name in LOW_VALUE:          # the columns a reader needs least go before any cell is cut
+    for name in LOW_VALUE:  # the columns a reader needs least go before any cell is cut
         if total_of(keep) <= width:
             break
         gone = [i for i in keep if header[i] == name]
@@ -86,7 +97,7 @@ def _widths(header: list[str], body: list[list[str]], width: int) -> list[int]:
     """Each column's width: only prose columns are cut, the widest first, to PROSE_MIN at least."""
     widths = [max([len(header[i])] + [len(r[i]) for r in body]) for i in range(len(header))]
     cuttable = [k for k, h in enumerate(header) if h in PROSE]
-    while sum(widths) + 3 * len(widths) + 1 > width and cuttable:     # "| " + " | " ... + " |"
+    while sum(widths) + 3 * len(widths) + 1 > width and cuttable:  # "| " + " | " ... + " |"
         i = max(cuttable, key=lambda k: widths[k])
         if widths[i] <= PROSE_MIN:
             break
@@ -98,16 +109,19 @@ def _below(header: list[str], body: list[list[str]], prose: list[int], width: in
     """Prose columns that do not fit beside the others, one wrapped line per row, named by as many
     of the row's first cells as tell the rows apart."""
     keys = [k for k in range(len(header)) if k not in prose]
-    n = next((n for n in range(1, len(keys) + 1) if len({tuple(r[k] for k in keys[:n]) for r in body}) == len(body)),
-             len(keys))
+    n = next(
+        (n for n in range(1, len(keys) + 1) if len({tuple(r[k] for k in keys[:n]) for r in body}) == len(body)),
+        len(keys),
+    )
     out: list[str] = []
     for i in prose:
         out += ["", f"{header[i].capitalize()}, per row:"]
         for r in body:
             if r[i]:
                 name = " ".join(r[k] for k in keys[:n] if r[k])
-                out += textwrap.wrap(f"- {name}: {r[i]}", width, subsequent_indent="  ",
-                                     break_long_words=False, break_on_hyphens=False)
+                out += textwrap.wrap(
+                    f"- {name}: {r[i]}", width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+                )
     return out
 
 
@@ -124,7 +138,7 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     body = [[r[i] for i in keep] for r in body]
     widths = _widths(header, body, width)
     moved: list[str] = []
-    if sum(widths) + 3 * len(widths) + 1 > width:       # prose that cannot fit goes below the table
+    if sum(widths) + 3 * len(widths) + 1 > width:  # prose that cannot fit goes below the table
         prose = [i for i, h in enumerate(header) if h in PROSE]
         if prose and len(prose) < len(header):
             moved = _below(header, body, prose, width)
@@ -150,8 +164,14 @@ def _wrap(line: str, width: int) -> list[str]:
     m = re.match(r"^(> |- |\d+\. )?", line)
     lead = m.group(1) or "" if m else ""
     rest = "> " if lead == "> " else " " * len(lead)
-    return textwrap.wrap(line[len(lead):], width, initial_indent=lead, subsequent_indent=rest,
-                         break_long_words=False, break_on_hyphens=False) or [line]
+    return textwrap.wrap(
+        line[len(lead) :],
+        width,
+        initial_indent=lead,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [line]
 
 
 def fit(text: str, width: int = WIDTH) -> str:

@@ -36,35 +36,48 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
     if isinstance(data, dict) and any(k in PRICE_LISTS for k in data):
         unknown = [k for k in data if k not in PRICE_LISTS]
         if unknown:
-            raise BenchdbError(f"prices file {path}: unknown field {unknown[0]!r} (a price list is "
-                               f"{' or '.join(PRICE_LISTS)}: name -> USD per hour)")
+            raise BenchdbError(
+                f"prices file {path}: unknown field {unknown[0]!r} (a price list is "
+                f"{' or '.join(PRICE_LISTS)}: name -> USD per hour)"
+            )
         lists = {}
         for key in PRICE_LISTS:
             got = data.get(key) or {}
             if not isinstance(got, dict):
-                raise BenchdbError(f"prices file {path}: {key} must map names to USD per hour, "
-                                   f"not a {type(got).__name__}")
+                raise BenchdbError(
+                    f"prices file {path}: {key} must map names to USD per hour, not a {type(got).__name__}"
+                )
             for name, usd in got.items():
                 if not isinstance(usd, (int, float)) or isinstance(usd, bool) or not usd > 0:
-                    raise BenchdbError(f"prices file {path}: {key}: {name!r} is {usd!r}, not a price "
-                                       "(a positive number of USD per hour)")
+                    raise BenchdbError(
+                        f"prices file {path}: {key}: {name!r} is {usd!r}, not a price "
+                        "(a positive number of USD per hour)"
+                    )
             lists[key] = {str(k): float(v) for k, v in got.items()}
         return lists["system_hour"], lists["accelerator_hour"]
-    if not isinstance(data, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                                             for v in data.values()):
-        raise BenchdbError(f"prices file {path} must map hardware names to USD per hour, "
-                           "e.g. 'NVIDIA H100 80GB HBM3: 4.5' (or accelerator_hour: / system_hour: maps)")
+    if not isinstance(data, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()
+    ):
+        raise BenchdbError(
+            f"prices file {path} must map hardware names to USD per hour, "
+            "e.g. 'NVIDIA H100 80GB HBM3: 4.5' (or accelerator_hour: / system_hour: maps)"
+        )
     return {str(k): float(v) for k, v in data.items()}, {}
 
 
 def _params(f: Filters) -> dict[str, Any]:
-    return {**f.params(), "objective": f.objective, "per": f.per or "system",
-            "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
-            "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
-            "max_accuracy_drop": f.max_accuracy_drop,
-            "price_names": list(f.prices), "price_values": list(f.prices.values()),
-            "accelerator_price_names": list(f.accelerator_prices),
-            "accelerator_price_values": list(f.accelerator_prices.values())}
+    return {
+        **f.params(),
+        "objective": f.objective,
+        "per": f.per or "system",
+        "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
+        "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
+        "max_accuracy_drop": f.max_accuracy_drop,
+        "price_names": list(f.prices),
+        "price_values": list(f.prices.values()),
+        "accelerator_price_names": list(f.accelerator_prices),
+        "accelerator_price_values": list(f.accelerator_prices.values()),
+    }
 
 
 def _checked_per(f: Filters) -> str:
@@ -80,8 +93,10 @@ def _checked_per(f: Filters) -> str:
     if per != "system" and f.objective != "throughput":
         raise BenchdbError(f"--per {per} divides a throughput: use it with --objective throughput (the default)")
     if per == "cost" and not priced:
-        raise BenchdbError("--per cost needs --prices FILE (YAML/JSON: accelerator_hour: {accelerator name: USD}, "
-                           "system_hour: {system name: USD})")
+        raise BenchdbError(
+            "--per cost needs --prices FILE (YAML/JSON: accelerator_hour: {accelerator name: USD}, "
+            "system_hour: {system name: USD})"
+        )
     return per
 
 
@@ -93,7 +108,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
     value_fmt = {"throughput": "num", "latency": "ms", "energy": "sci", "cost": "num"}[f.objective]
     value_head = {"throughput": "items/s", "latency": "latency", "energy": "J/item", "cost": "USD/1M items"}
     units = {r["unit"] for r in rows if r.get("unit")}
-    if f.objective == "throughput" and units and units != {"items/s"}:     # published tokens/s, or --per
+    if f.objective == "throughput" and units and units != {"items/s"}:  # published tokens/s, or --per
         value_head["throughput"] = units.pop() if len(units) == 1 else "value"
     unit_column = [Column("unit", "unit")] if f.objective == "throughput" and len(units) > 1 else []
     notes = []
@@ -101,7 +116,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
     if f.objective in ("energy", "cost") or not rows:
         scope = one_row(con, "optimal_scope", params)
         if scope["candidates"] and not rows:
-            _objective_unanswerable(f, scope)          # energy/cost data missing: raises
+            _objective_unanswerable(f, scope)  # energy/cost data missing: raises
         if not scope["candidates"] and f.describe():
             empty = f"No latest valid timing result matches {f.describe()}."
         if f.objective == "cost":
@@ -109,23 +124,38 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
             if missing:
                 notes.append("no price for: " + ", ".join(missing) + " (left out of the cost ranking)")
         if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
-            notes.append("energy needs power samples (power_w, from NVIDIA telemetry); results without "
-                         "them are left out")
+            notes.append(
+                "energy needs power samples (power_w, from NVIDIA telemetry); results without them are left out"
+            )
     notes += optimal_notes(rows)
     if f.max_accuracy_drop is not None:
         notes += accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
-    energy = [Column("J/item", "best_energy_per_item_j", "sci", compact=False)] if any(
-        r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy" else []
-    systems = [Column("system", "best_system_label"), Column("figure", "best_figure")] if any(
-        r.get("best_summary_only") or r.get("runner_up_summary_only") or (r.get("best_accelerators") or 1) > 1
-        or (r.get("best_system") or r.get("best_hardware")) != r.get("best_hardware") for r in rows) else []
+    energy = (
+        [Column("J/item", "best_energy_per_item_j", "sci", compact=False)]
+        if any(r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy"
+        else []
+    )
+    systems = (
+        [Column("system", "best_system_label"), Column("figure", "best_figure")]
+        if any(
+            r.get("best_summary_only")
+            or r.get("runner_up_summary_only")
+            or (r.get("best_accelerators") or 1) > 1
+            or (r.get("best_system") or r.get("best_hardware")) != r.get("best_hardware")
+            for r in rows
+        )
+        else []
+    )
     if f.per is not None:
         notes.insert(0, _per_note(per))
     if any(r.get("margin_basis") == "published" for r in rows):
-        notes.append("Published figures (summary-only imports: MLPerf, InferenceX) have no samples: a margin "
-                     "involving one is a ratio of two figures with no interval, never confirmed as a win.")
+        notes.append(
+            "Published figures (summary-only imports: MLPerf, InferenceX) have no samples: a margin "
+            "involving one is a ratio of two figures with no interval, never confirmed as a win."
+        )
     section = Section(
-        "optimal_hardware", f"Optimal hardware by {f.objective}" + (f" {PER[per]}" if per != "system" else ""),
+        "optimal_hardware",
+        f"Optimal hardware by {f.objective}" + (f" {PER[per]}" if per != "system" else ""),
         "Per model, batch size and input shape: the best hardware/backend/mode/precision among the "
         "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", how much better "
         "it is than the runner-up, and how sure that is. The same rule as `benchdb check`: the margin gets a 95 % "
@@ -134,45 +164,62 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
         "interval includes 0 or stays below 5 %; anything else is unconfirmed (one process cannot see the shifts "
         "between runs, which reach 10-40 % on shared machines).",
         # the answer first (model, batch, best, margin, verdict), then what stands behind it
-        [Column("model", "model_id"), Column("batch", "batch_size", "int"),
-         Column("best hardware / backend / mode / precision", "best_label", compact=False),
-         Column("best", "best_short", full=False), *systems,
-         Column(f"best {value_head[f.objective]}", "best_value", value_fmt, compact=False),
-         Column(value_head[f.objective], "best_value", value_fmt, full=False), *unit_column,
-         Column("margin [95 % CI]", "margin_label", compact=False),
-         Column("margin [95 % CI]", "margin_short", full=False),
-         Column("verdict", "verdict_label"), Column("input", "input_shape"),
-         Column("processes (best+runner-up)", "proc_label", compact=False),
-         Column("runs (best+runner-up)", "runs_label", compact=False),
-         Column("runner-up", "runner_up_label", compact=False), Column("runner-up", "runner_up_short", full=False),
-         Column(f"runner-up {value_head[f.objective]}", "runner_up_value", value_fmt, compact=False),
-         Column("candidates", "candidates", "int", compact=False),
-         Column("p50", "best_median_s", "ms", compact=False), Column("p90", "best_p90_s", "ms", compact=False),
-         Column("p99", "best_p99_s", "ms", compact=False), Column("n", "best_n", "int", compact=False),
-         Column("peak memory", "best_peak_memory_bytes", "mib", compact=False), *energy,
-         Column("result", "best_result_id", "result", compact=False),
-         Column("runner-up result", "runner_up_result_id", "result", compact=False)],
-        keys, short_labels([optimal_row(r) for r in rows]), notes, empty=empty,
+        [
+            Column("model", "model_id"),
+            Column("batch", "batch_size", "int"),
+            Column("best hardware / backend / mode / precision", "best_label", compact=False),
+            Column("best", "best_short", full=False),
+            *systems,
+            Column(f"best {value_head[f.objective]}", "best_value", value_fmt, compact=False),
+            Column(value_head[f.objective], "best_value", value_fmt, full=False),
+            *unit_column,
+            Column("margin [95 % CI]", "margin_label", compact=False),
+            Column("margin [95 % CI]", "margin_short", full=False),
+            Column("verdict", "verdict_label"),
+            Column("input", "input_shape"),
+            Column("processes (best+runner-up)", "proc_label", compact=False),
+            Column("runs (best+runner-up)", "runs_label", compact=False),
+            Column("runner-up", "runner_up_label", compact=False),
+            Column("runner-up", "runner_up_short", full=False),
+            Column(f"runner-up {value_head[f.objective]}", "runner_up_value", value_fmt, compact=False),
+            Column("candidates", "candidates", "int", compact=False),
+            Column("p50", "best_median_s", "ms", compact=False),
+            Column("p90", "best_p90_s", "ms", compact=False),
+            Column("p99", "best_p99_s", "ms", compact=False),
+            Column("n", "best_n", "int", compact=False),
+            Column("peak memory", "best_peak_memory_bytes", "mib", compact=False),
+            *energy,
+            Column("result", "best_result_id", "result", compact=False),
+            Column("runner-up result", "runner_up_result_id", "result", compact=False),
+        ],
+        keys,
+        short_labels([optimal_row(r) for r in rows]),
+        notes,
+        empty=empty,
         extra={"pareto": section_rows(con, "pareto", f.params())[1]} if detail else {},
         brief="Per model, batch size and input shape: the best of the latest valid timing results"
-              + (f" under {f.describe()}" if f.describe() else "") + " and its margin over the runner-up. "
-              "A win needs the margin's whole 95 % interval above +5 %; a tie's interval includes 0 or stays "
-              "below 5 %; unconfirmed: run-to-run noise unknown (measure with `--repeats 3`). The HTML report "
-              "and `--wide` explain the method.")
+        + (f" under {f.describe()}" if f.describe() else "")
+        + " and its margin over the runner-up. "
+        "A win needs the margin's whole 95 % interval above +5 %; a tie's interval includes 0 or stays "
+        "below 5 %; unconfirmed: run-to-run noise unknown (measure with `--repeats 3`). The HTML report "
+        "and `--wide` explain the method.",
+    )
     if f.per is None:
         return section
     return [section, _systems_section(con, f, params)]
 
 
 def _per_note(per: str) -> str:
-    return {"system": "Normalised per system: each figure as its whole system delivered it.",
-            "accelerator": "Normalised per accelerator: a throughput over the accelerators the result ran on (a "
-                           "CPU-only system counts as one); a latency is not divided.",
-            "watt": "Normalised per watt: a throughput over the measured power (power_w; MLPerf power runs: the "
-                    "system's); results without measured power are not ranked.",
-            "cost": "Normalised per dollar-hour: a throughput over the system's price per hour (--prices: "
-                    "system_hour by system name, else accelerator_hour by accelerator x the accelerators it "
-                    "ran on); results without a price are listed as no price, not ranked."}[per]
+    return {
+        "system": "Normalised per system: each figure as its whole system delivered it.",
+        "accelerator": "Normalised per accelerator: a throughput over the accelerators the result ran on (a "
+        "CPU-only system counts as one); a latency is not divided.",
+        "watt": "Normalised per watt: a throughput over the measured power (power_w; MLPerf power runs: the "
+        "system's); results without measured power are not ranked.",
+        "cost": "Normalised per dollar-hour: a throughput over the system's price per hour (--prices: "
+        "system_hour by system name, else accelerator_hour by accelerator x the accelerators it "
+        "ran on); results without a price are listed as no price, not ranked.",
+    }[per]
 
 
 def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
@@ -181,26 +228,44 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
     keys, rows = section_rows(con, "system_ranking", params)
     for r in rows:
         r["figure"] = "published" if r["summary_only"] else f"measured (n={r['n']})"
-        r["interval"] = ("published: no interval" if r["summary_only"] else
-                         f"{r['normalised_ci_low']:.4g} .. {r['normalised_ci_high']:.4g}"
-                         if r.get("normalised_ci_low") is not None else None)
-        r["per_label"] = (f"{r['normalised']:.4g} {r['normalised_unit']}" if r["normalised"] is not None
-                          else r["missing"])
+        r["interval"] = (
+            "published: no interval"
+            if r["summary_only"]
+            else f"{r['normalised_ci_low']:.4g} .. {r['normalised_ci_high']:.4g}"
+            if r.get("normalised_ci_low") is not None
+            else None
+        )
+        r["per_label"] = (
+            f"{r['normalised']:.4g} {r['normalised_unit']}" if r["normalised"] is not None else r["missing"]
+        )
         r["system_label"] = system_label(r["system_name"], r["devices"], r["accelerator"])
     return Section(
-        "system_ranking", f"Systems side by side, {PER[per]}",
+        "system_ranking",
+        f"Systems side by side, {PER[per]}",
         "Per model, scenario (input) and batch size, every system's latest valid figure: benchdb's own "
         "measurements (with the 95 % interval of the median, normalised alike) and published summary-only "
-        "figures (no samples, so no interval), each normalised " + PER[per] + ", ranked best first. "
-        + _per_note(per),
-        [Column("model", "model_id"), Column("scenario", "mode"), Column("input", "input_shape", compact=False),
-         Column("batch", "batch_size", "int", compact=False), Column("rank", "rank", "int"),
-         Column("system", "system_label"), Column("figure", "figure"),
-         Column("value", "value", "num"), Column("unit", "unit"),
-         Column(PER[per], "per_label"), Column("95% CI", "interval", compact=False),
-         Column("power W", "power_w", "num", compact=False), Column("USD/h", "price_per_hour", "num", compact=False),
-         Column("result", "result_id", "result", compact=False)],
-        keys, rows, [_per_note(per)] if not rows else [], empty="No latest valid result to put side by side.")
+        "figures (no samples, so no interval), each normalised " + PER[per] + ", ranked best first. " + _per_note(per),
+        [
+            Column("model", "model_id"),
+            Column("scenario", "mode"),
+            Column("input", "input_shape", compact=False),
+            Column("batch", "batch_size", "int", compact=False),
+            Column("rank", "rank", "int"),
+            Column("system", "system_label"),
+            Column("figure", "figure"),
+            Column("value", "value", "num"),
+            Column("unit", "unit"),
+            Column(PER[per], "per_label"),
+            Column("95% CI", "interval", compact=False),
+            Column("power W", "power_w", "num", compact=False),
+            Column("USD/h", "price_per_hour", "num", compact=False),
+            Column("result", "result_id", "result", compact=False),
+        ],
+        keys,
+        rows,
+        [_per_note(per)] if not rows else [],
+        empty="No latest valid result to put side by side.",
+    )
 
 
 def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
@@ -212,16 +277,17 @@ def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
         if scope["with_power"]:
             raise NothingToReport(
                 f"nothing to report: --objective energy: none of the {results} has power samples (power_w); "
-                f"the {plural(scope['with_power'], 'result')} with power samples are outside the constraints")
+                f"the {plural(scope['with_power'], 'result')} with power samples are outside the constraints"
+            )
         raise NothingToReport(
             f"nothing to report: --objective energy: no result has power samples (power_w) among the {results}; "
             "energy needs NVIDIA telemetry (pynvml, recorded by the pytorch backend on CUDA devices); "
-            "use --objective throughput, latency or cost")
+            "use --objective throughput, latency or cost"
+        )
     if f.objective == "cost":
         names = ", ".join(scope["hardware_names"] or [])
         raise NothingToReport(
             f"nothing to report: --objective cost: no price matches the hardware of the {results} "
             f"({names}); --prices gives prices for: {', '.join(sorted(f.prices))} "
-            "(names must match hardware names exactly)")
-
-
+            "(names must match hardware names exactly)"
+        )

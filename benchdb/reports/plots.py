@@ -55,10 +55,22 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
             err = yerr(points, "latency_s", "latency_ci_low_s", "latency_ci_high_s", lat.factor)
             ax1.errorbar(xs, ys, yerr=err, marker="o", capsize=2, label=label)
             # throughput = batch / median: its interval is the latency interval inverted
-            terr = None if err is None else [[max(0.0, p["throughput"] - p["batch_size"] / p["latency_ci_high_s"])
-                                              if p.get("latency_ci_high_s") else 0.0 for p in points],
-                                             [p["batch_size"] / p["latency_ci_low_s"] - p["throughput"]
-                                              if p.get("latency_ci_low_s") else 0.0 for p in points]]
+            terr = (
+                None
+                if err is None
+                else [
+                    [
+                        max(0.0, p["throughput"] - p["batch_size"] / p["latency_ci_high_s"])
+                        if p.get("latency_ci_high_s")
+                        else 0.0
+                        for p in points
+                    ],
+                    [
+                        p["batch_size"] / p["latency_ci_low_s"] - p["throughput"] if p.get("latency_ci_low_s") else 0.0
+                        for p in points
+                    ],
+                ]
+            )
             ax2.errorbar(xs, [p["throughput"] for p in points], yerr=terr, marker="o", capsize=2)
         for ax, name in ((ax1, f"median latency ({lat.unit})"), (ax2, "throughput (items/s)")):
             _batch_axis(ax, [p["batch_size"] for pts in series.values() for p in pts])
@@ -91,8 +103,14 @@ def speedup(section: Section) -> list[tuple[str, str]]:
     rows = [r for r in section.rows if r["speedup"] is not None]
     if not rows:
         return []
-    svg = _bars(rows, _label, lambda r: r["speedup"], "speedup vs CPU PyTorch eager fp32 (x)",
-                "Speedup against CPU PyTorch eager fp32", ref=1.0)
+    svg = _bars(
+        rows,
+        _label,
+        lambda r: r["speedup"],
+        "speedup vs CPU PyTorch eager fp32 (x)",
+        "Speedup against CPU PyTorch eager fp32",
+        ref=1.0,
+    )
     return [("Speedup against the CPU PyTorch eager baseline (dashed line = 1x)", svg)]
 
 
@@ -115,7 +133,7 @@ def optimal(section: Section) -> list[tuple[str, str]]:
     if not rows:
         return []
     plt = pyplot()
-    rows = rows[:MAX_BARS // 2]
+    rows = rows[: MAX_BARS // 2]
     fig, ax = plt.subplots(figsize=(8, 0.6 * len(rows) + 1.2))
     ys = list(range(len(rows)))
     best = [r["best_value"] for r in rows]
@@ -124,18 +142,40 @@ def optimal(section: Section) -> list[tuple[str, str]]:
         iv = _value_interval(r, "best")
         if iv:
             err[0][i], err[1][i] = max(0.0, best[i] - iv[0]), max(0.0, iv[1] - best[i])
-    ax.barh([y - 0.2 for y in ys], best, height=0.4, color="#1a7f37", label="best", xerr=err,
-            error_kw={"capsize": 2, "elinewidth": 0.8})
-    ax.barh([y + 0.2 for y in ys], [r["runner_up_value"] or 0 for r in rows], height=0.4, color="#8c959f",
-            label="runner-up")
+    ax.barh(
+        [y - 0.2 for y in ys],
+        best,
+        height=0.4,
+        color="#1a7f37",
+        label="best",
+        xerr=err,
+        error_kw={"capsize": 2, "elinewidth": 0.8},
+    )
+    ax.barh(
+        [y + 0.2 for y in ys], [r["runner_up_value"] or 0 for r in rows], height=0.4, color="#8c959f", label="runner-up"
+    )
     for y, r in zip(ys, rows, strict=True):
-        if r.get("runner_up_label"):        # which candidate the grey bar is, and whether it ties
+        if r.get("runner_up_label"):  # which candidate the grey bar is, and whether it ties
             tag = "tie: " if r.get("margin_verdict") == "tie" else ""
-            ax.text(r["runner_up_value"] or 0, y + 0.2, f"  {tag}{short(r['runner_up_label'], 60)}", va="center",
-                    fontsize=6, color="#59636e")
-    ax.set_yticks(ys, [short(f"{r['model_id']} · {r['input_shape']} · bs={r['batch_size']}\n"
-                              f"{r['best_hardware']} / {r['best_backend']} / {r['best_mode']} / {r['best_precision']}",
-                              120) for r in rows])
+            ax.text(
+                r["runner_up_value"] or 0,
+                y + 0.2,
+                f"  {tag}{short(r['runner_up_label'], 60)}",
+                va="center",
+                fontsize=6,
+                color="#59636e",
+            )
+    ax.set_yticks(
+        ys,
+        [
+            short(
+                f"{r['model_id']} · {r['input_shape']} · bs={r['batch_size']}\n"
+                f"{r['best_hardware']} / {r['best_backend']} / {r['best_mode']} / {r['best_precision']}",
+                120,
+            )
+            for r in rows
+        ],
+    )
     ax.invert_yaxis()
     values = [v for r in rows for v in (r["best_value"], r["runner_up_value"]) if v]
     if values and min(values) > 0 and max(values) / min(values) > 50:
@@ -167,19 +207,36 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
         for p in pts:
             groups[_candidate(p)].append(p)
         for label, g in list(groups.items())[:MAX_SERIES]:
-            ax.errorbar([p["latency_s"] * lat.factor for p in g], [p["throughput"] for p in g],
-                        xerr=yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", lat.factor),
-                        marker="o", linestyle="none", capsize=2, label=label)
+            ax.errorbar(
+                [p["latency_s"] * lat.factor for p in g],
+                [p["throughput"] for p in g],
+                xerr=yerr(g, "latency_s", "latency_ci_low_s", "latency_ci_high_s", lat.factor),
+                marker="o",
+                linestyle="none",
+                capsize=2,
+                label=label,
+            )
             for p in g:
-                ax.annotate(f"bs={p['batch_size']}", (p["latency_s"] * lat.factor, p["throughput"]), fontsize=5,
-                            xytext=(3, 3), textcoords="offset points")
+                ax.annotate(
+                    f"bs={p['batch_size']}",
+                    (p["latency_s"] * lat.factor, p["throughput"]),
+                    fontsize=5,
+                    xytext=(3, 3),
+                    textcoords="offset points",
+                )
         front, best = [], -math.inf
         for p in sorted(pts, key=lambda p: (p["latency_s"], -p["throughput"])):
             if p["throughput"] > best:
                 front.append(p)
                 best = p["throughput"]
-        ax.plot([p["latency_s"] * lat.factor for p in front], [p["throughput"] for p in front], color="#59636e",
-                linestyle="--", linewidth=1, label="Pareto front")
+        ax.plot(
+            [p["latency_s"] * lat.factor for p in front],
+            [p["throughput"] for p in front],
+            color="#59636e",
+            linestyle="--",
+            linewidth=1,
+            label="Pareto front",
+        )
         ax.set_xlabel(f"median latency ({lat.unit})")
         ax.set_ylabel("throughput (items/s)")
         ax.set_title(short(f"Latency vs throughput: {model}", 90))
@@ -216,7 +273,7 @@ def matrix(section: Section) -> list[tuple[str, str]]:
     ax.set_yticks(range(len(rows_keys)), [f"{f} / {m}" for f, m in rows_keys])
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
-            if not math.isnan(v):     # the view's own label: rating 0 is "broken" or "unrated"
+            if not math.isnan(v):  # the view's own label: rating 0 is "broken" or "unrated"
                 ax.text(j, i, names[i][j], ha="center", va="center", fontsize=7, color="white")
     ax.set_title("Compatibility (blank = never tried)")
     ax.set_xlabel("hardware / backend")
@@ -237,15 +294,25 @@ def trends(section: Section) -> list[tuple[str, str]]:
     lat = units.time_scale([p["median"] for points in shown for p in points], axis=True)
     for points in shown:
         xs = [p["run_started_at"] for p in points]
-        ax.errorbar(xs, [p["median"] * lat.factor for p in points], marker="o", capsize=2, label=_label(points[0]),
-                    yerr=yerr(points, "median", "median_ci_low", "median_ci_high", lat.factor))
+        ax.errorbar(
+            xs,
+            [p["median"] * lat.factor for p in points],
+            marker="o",
+            capsize=2,
+            label=_label(points[0]),
+            yerr=yerr(points, "median", "median_ci_low", "median_ci_high", lat.factor),
+        )
         for p in points:
             if p.get("change_point"):
                 acked = p.get("change_status") == "acked"
                 kind = "acknowledged change point" if acked else "open change point"
-                ax.axvline(p["run_started_at"], color="#59636e" if acked else "#cf222e",
-                           linestyle="--" if acked else ":", linewidth=1,
-                           label=None if kind in marked else kind)
+                ax.axvline(
+                    p["run_started_at"],
+                    color="#59636e" if acked else "#cf222e",
+                    linestyle="--" if acked else ":",
+                    linewidth=1,
+                    label=None if kind in marked else kind,
+                )
                 marked.add(kind)
     ax.set_ylabel(f"median latency ({lat.unit})")
     ax.set_xlabel("run started (UTC)")
@@ -293,9 +360,16 @@ def drilldown(r: dict) -> str | None:
     return svg(fig)
 
 
-PLOTTERS = {"batch_scaling": batch_scaling, "speedup": speedup, "optimal_hardware": optimal, "memory": memory,
-            "compat_matrix": matrix, "trends": trends, "serving_points": points_plots,
-            "serving_frontier": frontier_plots}
+PLOTTERS = {
+    "batch_scaling": batch_scaling,
+    "speedup": speedup,
+    "optimal_hardware": optimal,
+    "memory": memory,
+    "compat_matrix": matrix,
+    "trends": trends,
+    "serving_points": points_plots,
+    "serving_frontier": frontier_plots,
+}
 
 
 def attach(report: Report) -> list[str]:

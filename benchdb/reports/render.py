@@ -13,7 +13,7 @@ from benchdb.reports.document import Report, Section
 from benchdb.reports.tabular import render as render_rows
 from benchdb.text import prose
 
-if TYPE_CHECKING:   # Jinja is imported when a template renders: JSON, CSV and errors never load it
+if TYPE_CHECKING:  # Jinja is imported when a template renders: JSON, CSV and errors never load it
     import jinja2
 
 FORMATS = ("md", "html", "json", "csv")
@@ -39,11 +39,8 @@ def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
     if isinstance(v, (list, tuple)):
         return prose(", ".join(map(str, v)))
     if isinstance(v, str) and len(v) == 40 and all(c in "0123456789abcdef" for c in v):
-        return v[:10]         # a git commit
+        return v[:10]  # a git commit
     return prose(str(v))
-
-
-
 
 
 def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, units.Scale | None]:
@@ -52,9 +49,13 @@ def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, units.Scale
 
 
 #: Recorded method names as a reader says them.
-WORDS = {"order_statistics": "distribution-free (order statistics)", "host_clock": "host clock",
-         "cuda_events": "CUDA events", "hierarchical_bootstrap": "bootstrap across processes",
-         "bootstrap": "bootstrap"}
+WORDS = {
+    "order_statistics": "distribution-free (order statistics)",
+    "host_clock": "host clock",
+    "cuda_events": "CUDA events",
+    "hierarchical_bootstrap": "bootstrap across processes",
+    "bootstrap": "bootstrap",
+}
 
 
 def in_words(v: Any) -> str:
@@ -71,8 +72,7 @@ def sort_key(v: Any) -> str:
 
 def _md_cell(text: str) -> str:
     """Escape a table cell for Markdown that GitHub also renders as HTML."""
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("\n", " "))
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|").replace("\n", " ")
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -90,9 +90,14 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
 def environment(autoescape: bool) -> jinja2.Environment:
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("benchdb.reports", "templates"),
-                             autoescape=autoescape, trim_blocks=True, lstrip_blocks=True,
-                             undefined=jinja2.StrictUndefined, bytecode_cache=_bytecode_cache())
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("benchdb.reports", "templates"),
+        autoescape=autoescape,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+        bytecode_cache=_bytecode_cache(),
+    )
     env.filters["fmt"] = fmt_value
     env.filters["md"] = _md_cell
     env.filters["sortkey"] = sort_key
@@ -109,7 +114,7 @@ def code_spans(text: str) -> Any:
     from markupsafe import Markup, escape
 
     parts = str(text).split("`")
-    if len(parts) % 2 == 0:            # an unpaired backtick: plain text
+    if len(parts) % 2 == 0:  # an unpaired backtick: plain text
         return escape(text)
     return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else escape(p) for i, p in enumerate(parts))
 
@@ -135,9 +140,16 @@ def html(report: Report, plots: bool = True) -> str:
         notes = plotting.attach(report)
     else:
         notes = []
-    return environment(autoescape=True).get_template("report.html.j2").render(
-        report=report, plot_notes=notes, svg=lambda s: Markup(s),
-        drill_ids={r["result_id"] for r in report.drilldown})
+    return (
+        environment(autoescape=True)
+        .get_template("report.html.j2")
+        .render(
+            report=report,
+            plot_notes=notes,
+            svg=lambda s: Markup(s),
+            drill_ids={r["result_id"] for r in report.drilldown},
+        )
+    )
 
 
 def _json_default(v: Any) -> Any:
@@ -150,8 +162,9 @@ def as_json(report: Report) -> str:
     if len(report.sections) == 1:
         s = report.sections[0]
         return json.dumps([{k: r[k] for k in s.keys} for r in s.rows], default=_json_default, indent=1)
-    return json.dumps({s.name: [{k: r[k] for k in s.keys} for r in s.rows] for s in report.sections},
-                      default=_json_default, indent=1)
+    return json.dumps(
+        {s.name: [{k: r[k] for k in s.keys} for r in s.rows] for s in report.sections}, default=_json_default, indent=1
+    )
 
 
 def as_csv(report: Report) -> str:
@@ -182,8 +195,14 @@ def check_context(result) -> dict:
             return status
         return fmt_quantity(v, c.unit, *by_unit.get(c.unit, ()))
 
-    return {"r": result, "verdicts": VERDICTS, "failing": FAILING, "exit_meaning": EXIT_MEANING,
-            "median": median, "run_line": _run_line}
+    return {
+        "r": result,
+        "verdicts": VERDICTS,
+        "failing": FAILING,
+        "exit_meaning": EXIT_MEANING,
+        "median": median,
+        "run_line": _run_line,
+    }
 
 
 def _run_line(side) -> str:
@@ -199,8 +218,7 @@ def _run_line(side) -> str:
             bits.append(str(run["host"]))
         shown.append(f"{run['run_id']} ({', '.join(bits)})")
     more = f" and {len(runs) - 5} more" if len(runs) > 5 else ""
-    return (f"{len(side.results)} series ({groups}) from {len(runs)} run(s): "
-            f"{'; '.join(shown)}{more}")
+    return f"{len(side.results)} series ({groups}) from {len(runs)} run(s): {'; '.join(shown)}{more}"
 
 
 def check_markdown(result, wide: bool = False) -> str:
@@ -217,8 +235,12 @@ def check_markdown(result, wide: bool = False) -> str:
 
 
 def _side_json(side) -> dict:
-    return {"selector": side.selector, "series": len(side.results), "runs": side.runs(),
-            "by_hardware_backend": side.by_hardware_backend()}
+    return {
+        "selector": side.selector,
+        "series": len(side.results),
+        "runs": side.runs(),
+        "by_hardware_backend": side.by_hardware_backend(),
+    }
 
 
 def check_json(result) -> str:
@@ -226,18 +248,30 @@ def check_json(result) -> str:
 
     from benchdb.analysis.gate import EXIT_MEANING, FAILING, VERDICTS
 
-    body = {"baseline": result.baseline, "candidate": result.candidate, "metric": result.metric,
-            "threshold": result.threshold, "outcome": result.outcome,
-            "undecided": result.undecided, "allow_inconclusive": result.allow_inconclusive,
-            "exit_code": result.exit_code, "exit_meaning": result.exit_meaning,
-            "exit_codes": {str(k): v for k, v in EXIT_MEANING.items()},
-            "failed": result.failed, "regressed": result.regressed,
-            "verdicts": list(VERDICTS), "failing_verdicts": list(FAILING),
-            "counts": result.counts(),
-            "sides": {"baseline": _side_json(result.base_side) if result.base_side else None,
-                      "candidate": _side_json(result.cand_side) if result.cand_side else None},
-            "comparisons": [{**asdict(c), "failing": c.failing} for c in result.comparisons],
-            "only_baseline": result.only_baseline, "only_candidate": result.only_candidate}
+    body = {
+        "baseline": result.baseline,
+        "candidate": result.candidate,
+        "metric": result.metric,
+        "threshold": result.threshold,
+        "outcome": result.outcome,
+        "undecided": result.undecided,
+        "allow_inconclusive": result.allow_inconclusive,
+        "exit_code": result.exit_code,
+        "exit_meaning": result.exit_meaning,
+        "exit_codes": {str(k): v for k, v in EXIT_MEANING.items()},
+        "failed": result.failed,
+        "regressed": result.regressed,
+        "verdicts": list(VERDICTS),
+        "failing_verdicts": list(FAILING),
+        "counts": result.counts(),
+        "sides": {
+            "baseline": _side_json(result.base_side) if result.base_side else None,
+            "candidate": _side_json(result.cand_side) if result.cand_side else None,
+        },
+        "comparisons": [{**asdict(c), "failing": c.failing} for c in result.comparisons],
+        "only_baseline": result.only_baseline,
+        "only_candidate": result.only_candidate,
+    }
     return json.dumps(body, default=_json_default, indent=1) + "\n"
 
 
@@ -245,14 +279,23 @@ def check_error_json(baseline: str, candidate: str, metric: str, error: str, exi
     """What `check --format json` prints when there is nothing to compare (or another user error)."""
     from benchdb.analysis.gate import EXIT_MEANING
 
-    body = {"baseline": baseline, "candidate": candidate, "metric": metric, "outcome": "error",
-            "exit_code": exit_code, "exit_meaning": EXIT_MEANING.get(exit_code, "error"), "error": error}
+    body = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "metric": metric,
+        "outcome": "error",
+        "exit_code": exit_code,
+        "exit_meaning": EXIT_MEANING.get(exit_code, "error"),
+        "error": error,
+    }
     return json.dumps(body, indent=1) + "\n"
 
 
 def check_error_markdown(baseline: str, candidate: str, error: str, exit_code: int) -> str:
-    return (f"# benchdb check: ERROR (exit {exit_code})\n\n`{_md_cell(candidate)}` against "
-            f"`{_md_cell(baseline)}`: {_md_cell(error)}\n")
+    return (
+        f"# benchdb check: ERROR (exit {exit_code})\n\n`{_md_cell(candidate)}` against "
+        f"`{_md_cell(baseline)}`: {_md_cell(error)}\n"
+    )
 
 
 def render(report: Report, fmt: str, wide: bool = False) -> str:

@@ -14,7 +14,7 @@ def curves(rows: list[dict], extra: tuple[str, ...] = ()) -> dict[str, dict[str,
     """workload (+ extra keys) -> configuration and load kind -> its load points in order of load
     (a closed-loop and an open-loop sweep of one configuration are two curves)."""
     out: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
-    for r in sorted(rows, key=lambda r: (r.get("load_value") or 0)):
+    for r in sorted(rows, key=lambda r: r.get("load_value") or 0):
         head = " · ".join([r["workload"], *(str(r.get(k)) for k in extra)])
         label = r["config"] + ("" if not r.get("options_id") else f" [{str(r['options_id'])[:6]}]")
         if r.get("measured_by") not in (None, "benchdb"):
@@ -35,37 +35,55 @@ def points_plots(section: Section) -> list[tuple[str, str]]:
     out = []
     for head, configs in list(curves(rows).items())[:8]:
         fig, ax = plt.subplots(figsize=(7, 3.2))
-        for label, pts in list(configs.items())[:figures.MAX_SERIES]:
+        for label, pts in list(configs.items())[: figures.MAX_SERIES]:
             pts = [p for p in pts if p.get("interactivity") and p.get("output_throughput_per_device") is not None]
             if not pts:
                 continue
             xerr = figures.yerr(pts, "interactivity", "interactivity_ci_low", "interactivity_ci_high")
-            ax.errorbar([p["interactivity"] for p in pts], [p["output_throughput_per_device"] for p in pts],
-                        xerr=xerr, marker="o", capsize=2, label=figures.short(label, 60))
+            ax.errorbar(
+                [p["interactivity"] for p in pts],
+                [p["output_throughput_per_device"] for p in pts],
+                xerr=xerr,
+                marker="o",
+                capsize=2,
+                label=figures.short(label, 60),
+            )
             for p in pts:
-                ax.annotate(p["load"] or "", (p["interactivity"], p["output_throughput_per_device"]), fontsize=5,
-                            xytext=(3, 3), textcoords="offset points")
+                ax.annotate(
+                    p["load"] or "",
+                    (p["interactivity"], p["output_throughput_per_device"]),
+                    fontsize=5,
+                    xytext=(3, 3),
+                    textcoords="offset points",
+                )
         ax.set_xlabel("interactivity (tokens/s per user)")
         ax.set_ylabel("output throughput (tokens/s per device)")
         ax.set_title(figures.short(f"Throughput vs interactivity: {head}", 90))
         figures.legend_below(fig, ax, len(configs))
-        out.append((f"Output-token throughput per device against interactivity: {head}; bars: 95% CI",
-                    figures.svg(fig)))
+        out.append(
+            (f"Output-token throughput per device against interactivity: {head}; bars: 95% CI", figures.svg(fig))
+        )
     for head, configs in list(curves(rows, ("load_kind",)).items())[:8]:
         fig, ax = plt.subplots(figsize=(7, 3.2))
         unit = "concurrent requests"
-        for label, pts in list(configs.items())[:figures.MAX_SERIES]:
+        for label, pts in list(configs.items())[: figures.MAX_SERIES]:
             pts = [p for p in pts if p.get("ttft_p50_s") is not None]
             if not pts:
                 continue
             unit = "concurrent requests" if pts[0]["load_kind"] == "concurrency" else "requests/s"
             xs = [p["load_value"] for p in pts]
             line = ax.plot(xs, [p["ttft_p50_s"] * 1e3 for p in pts], marker="o", label=figures.short(label, 60))
-            band = [p for p in pts
-                    if p.get("ttft_p50_ci_low_s") is not None and p.get("ttft_p50_ci_high_s") is not None]
+            band = [
+                p for p in pts if p.get("ttft_p50_ci_low_s") is not None and p.get("ttft_p50_ci_high_s") is not None
+            ]
             if band:
-                ax.fill_between([p["load_value"] for p in band], [p["ttft_p50_ci_low_s"] * 1e3 for p in band],
-                                [p["ttft_p50_ci_high_s"] * 1e3 for p in band], color=line[0].get_color(), alpha=0.2)
+                ax.fill_between(
+                    [p["load_value"] for p in band],
+                    [p["ttft_p50_ci_low_s"] * 1e3 for p in band],
+                    [p["ttft_p50_ci_high_s"] * 1e3 for p in band],
+                    color=line[0].get_color(),
+                    alpha=0.2,
+                )
         ax.set_xlabel(f"load ({unit})")
         ax.set_ylabel("TTFT p50 (ms)")
         ax.set_title(figures.short(f"TTFT vs load: {head}", 90))
@@ -86,18 +104,29 @@ def frontier_plots(section: Section) -> list[tuple[str, str]]:
     for head, rows in list(by_head.items())[:8]:
         fig, ax = plt.subplots(figsize=(7, 3.2))
         configs = curves(rows)[head]
-        for label, pts in list(configs.items())[:figures.MAX_SERIES]:
+        for label, pts in list(configs.items())[: figures.MAX_SERIES]:
             pts = sorted(pts, key=lambda p: p["interactivity"])
-            ax.plot([p["interactivity"] for p in pts], [p["output_throughput_per_device"] for p in pts],
-                    marker="o", label=figures.short(label, 60))
+            ax.plot(
+                [p["interactivity"] for p in pts],
+                [p["output_throughput_per_device"] for p in pts],
+                marker="o",
+                label=figures.short(label, 60),
+            )
         front = sorted((r for r in rows if r.get("on_overall_front")), key=lambda p: p["interactivity"])
         if front:
-            ax.plot([p["interactivity"] for p in front], [p["output_throughput_per_device"] for p in front],
-                    color="#59636e", linestyle="--", linewidth=1, label="overall front")
+            ax.plot(
+                [p["interactivity"] for p in front],
+                [p["output_throughput_per_device"] for p in front],
+                color="#59636e",
+                linestyle="--",
+                linewidth=1,
+                label="overall front",
+            )
         ax.set_xlabel("interactivity (tokens/s per user)")
         ax.set_ylabel("output throughput (tokens/s per device)")
         ax.set_title(figures.short(f"Serving frontier: {head}", 90))
         figures.legend_below(fig, ax, len(configs) + 1)
-        out.append((f"Pareto fronts of throughput per device against interactivity: {head}; dashed: overall",
-                    figures.svg(fig)))
+        out.append(
+            (f"Pareto fronts of throughput per device against interactivity: {head}; dashed: overall", figures.svg(fig))
+        )
     return out

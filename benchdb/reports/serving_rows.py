@@ -34,10 +34,15 @@ def workload(r: dict) -> str:
 
 
 def point_row(r: dict) -> dict:
-    return dict(r, config=config(r), load=_load(r), workload=workload(r),
-                ttft_ci=ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
-                tpot_ci=ci(r.get("tpot_p50_ci_low_s"), r.get("tpot_p50_ci_high_s")),
-                options_text=str(r.get("options") or ""))
+    return dict(
+        r,
+        config=config(r),
+        load=_load(r),
+        workload=workload(r),
+        ttft_ci=ci(r.get("ttft_p50_ci_low_s"), r.get("ttft_p50_ci_high_s")),
+        tpot_ci=ci(r.get("tpot_p50_ci_low_s"), r.get("tpot_p50_ci_high_s")),
+        options_text=str(r.get("options") or ""),
+    )
 
 
 def slo_load(r: dict) -> str | None:
@@ -54,8 +59,11 @@ def figure(metric: str, value: float | None) -> str | None:
 
 
 def _phase_text(d: dict) -> str:
-    parts = [f"TP{d['tp']}" if d.get("tp") else "", f"EP{d['ep']}" if (d.get("ep") or 1) > 1 else "",
-             "DPA" if d.get("dp_attention") else ""]
+    parts = [
+        f"TP{d['tp']}" if d.get("tp") else "",
+        f"EP{d['ep']}" if (d.get("ep") or 1) > 1 else "",
+        "DPA" if d.get("dp_attention") else "",
+    ]
     text = " ".join(p for p in parts if p)
     return f"{d['workers']}x {text}" if d.get("workers") else text
 
@@ -75,7 +83,11 @@ def parallelism_text(value: Any) -> str | None:
 
 def published_row(r: dict) -> dict:
     spec = f" +{r['speculative_decoding']}" if r.get("speculative_decoding") else ""
-    return dict(r, system=f"{r.get('hardware_name')} / {r.get('engine')} / {r.get('precision')}{spec}",
-                workload=workload(r), load=f"c={r['concurrency']}" if r.get("concurrency") else None,
-                parallelism_text=parallelism_text(r.get("parallelism")),
-                figures=f"{r.get('measured_by')}: published summary, no interval")
+    return dict(
+        r,
+        system=f"{r.get('hardware_name')} / {r.get('engine')} / {r.get('precision')}{spec}",
+        workload=workload(r),
+        load=f"c={r['concurrency']}" if r.get("concurrency") else None,
+        parallelism_text=parallelism_text(r.get("parallelism")),
+        figures=f"{r.get('measured_by')}: published summary, no interval",
+    )

@@ -59,12 +59,14 @@ def render(columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: str = "ta
         return buf.getvalue().rstrip("\n")
     cells = [[_cell(v) for v in r] for r in rows]
     widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
-    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) and bool(rows)
-               for i in range(len(columns))]
+    numeric = [
+        all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) and bool(rows) for i in range(len(columns))
+    ]
 
     def line(vals: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(vals, widths, numeric, strict=True)).rstrip()
+        return "  ".join(
+            v.rjust(w) if num else v.ljust(w) for v, w, num in zip(vals, widths, numeric, strict=True)
+        ).rstrip()
 
     out = [line(columns), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]
@@ -76,6 +78,7 @@ def for_people(columns: Sequence[tuple[str, str, str]], rows: Sequence[dict[str,
     """A terminal table for people: per column (heading, key, kind), kind one of text, int, rate,
     time (seconds) or time_ms (milliseconds, as a run's summary holds them); each quantity column in
     one unit with the decimals that tell its values apart; nothing cut."""
+
     def value(r: dict[str, Any], key: str, kind: str) -> Any:
         v = r.get(key)
         return v / 1e3 if kind == "time_ms" and isinstance(v, (int, float)) else v
@@ -84,8 +87,13 @@ def for_people(columns: Sequence[tuple[str, str, str]], rows: Sequence[dict[str,
     right = []
     for _head, key, kind in columns:
         values = [value(r, key, kind) for r in rows]
-        show = (units.time_scale(values) if kind in ("time", "time_ms") else
-                units.rate_scale(values) if kind == "rate" else None)
+        show = (
+            units.time_scale(values)
+            if kind in ("time", "time_ms")
+            else units.rate_scale(values)
+            if kind == "rate"
+            else None
+        )
         for out, v in zip(cells, values, strict=True):
             out.append(show(v) if show else "" if v is None else prose(_cell(v)))
         right.append(kind != "text")
@@ -95,20 +103,38 @@ def for_people(columns: Sequence[tuple[str, str, str]], rows: Sequence[dict[str,
     def line(vals: Sequence[str]) -> str:
         return "  ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(vals, widths, right, strict=True)).rstrip()
 
-    return "\n".join([line(heads), "  ".join("-" * w for w in widths), *(line(r) for r in cells),
-                      f"({len(rows)} row{'s' if len(rows) != 1 else ''})"])
+    return "\n".join(
+        [
+            line(heads),
+            "  ".join("-" * w for w in widths),
+            *(line(r) for r in cells),
+            f"({len(rows)} row{'s' if len(rows) != 1 else ''})",
+        ]
+    )
 
 
 #: A run's summary table: what each scenario gave (benchdb.plan.driver.summary_rows).
-RUN_SUMMARY = (("scenario", "scenario", "text"), ("status", "status", "text"), ("median", "median_ms", "time_ms"),
-               ("p90", "p90_ms", "time_ms"), ("items/s", "items_per_s", "rate"), ("n", "n", "int"),
-               ("note", "note", "text"))
+RUN_SUMMARY = (
+    ("scenario", "scenario", "text"),
+    ("status", "status", "text"),
+    ("median", "median_ms", "time_ms"),
+    ("p90", "p90_ms", "time_ms"),
+    ("items/s", "items_per_s", "rate"),
+    ("n", "n", "int"),
+    ("note", "note", "text"),
+)
 
 
 #: An A/B run's summary: each side's status and median, and their ratio
-AB_SUMMARY = (("scenario", "scenario", "text"), ("base", "base", "text"), ("base median", "base_median", "time_ms"),
-              ("cand", "cand", "text"), ("cand median", "cand_median", "time_ms"), ("cand/base", "ratio", "text"),
-              ("note", "note", "text"))
+AB_SUMMARY = (
+    ("scenario", "scenario", "text"),
+    ("base", "base", "text"),
+    ("base median", "base_median", "time_ms"),
+    ("cand", "cand", "text"),
+    ("cand median", "cand_median", "time_ms"),
+    ("cand/base", "ratio", "text"),
+    ("note", "note", "text"),
+)
 
 
 def run_summary(rows: Sequence[dict[str, Any]]) -> str:

@@ -79,7 +79,7 @@ class ContractError(ValueError):
     def __init__(self, field: str, reason: str):
         from benchdb.errors import clip
 
-        reason = clip(reason, 300 - len(field) - 2)     # a 10 MB value is named by its size, not echoed
+        reason = clip(reason, 300 - len(field) - 2)  # a 10 MB value is named by its size, not echoed
         super().__init__(f"{field}: {reason}")
         self.field = field
         self.reason = reason
@@ -114,9 +114,11 @@ def _contract_version(meta: Any) -> int:
     if not isinstance(version, int) or isinstance(version, bool):
         raise ContractError("metadata.contract_version", "missing or not an integer")
     if version not in SUPPORTED_CONTRACT_VERSIONS:
-        raise ContractError("metadata.contract_version",
-                            f"unknown contract version {version} (this benchdb reads "
-                            f"{', '.join(map(str, SUPPORTED_CONTRACT_VERSIONS))}); upgrade benchdb")
+        raise ContractError(
+            "metadata.contract_version",
+            f"unknown contract version {version} (this benchdb reads "
+            f"{', '.join(map(str, SUPPORTED_CONTRACT_VERSIONS))}); upgrade benchdb",
+        )
     return version
 
 
@@ -129,11 +131,13 @@ def _check_options(sc: dict[str, Any]) -> None:
         # An imported result keeps the options its tool recorded, with the source format among
         # them: measured by another harness, it is never the same series as a benchdb run.
         if not isinstance(sc["options"], dict) or sc["options"].get("source") != sc["source"]["format"]:
-            raise ContractError("metadata.scenario.options",
-                                "an imported result's options must name its source format (options.source)")
+            raise ContractError(
+                "metadata.scenario.options", "an imported result's options must name its source format (options.source)"
+            )
         if sc["source"].get("summary_only") and not sc["source"].get("statistics"):
-            raise ContractError("metadata.scenario.source.statistics",
-                                "a summary-only result must carry the source's statistics")
+            raise ContractError(
+                "metadata.scenario.source.statistics", "a summary-only result must carry the source's statistics"
+            )
     else:
         try:
             sc["options"] = optionsets.check(sc["backend"], sc["options"])
@@ -147,35 +151,39 @@ def validate_metadata(meta: Any) -> dict[str, Any]:
     problem = typed.check(meta)
     if problem is not None:
         raise ContractError(*problem)
-    if not is_safe_name(meta["run"]["run_id"]):      # it names files: a site's pages, a dataset's folders
-        raise ContractError("metadata.run.run_id", f"{meta['run']['run_id']!r} is not a safe identifier "
-                                                   f"({SAFE_NAME_RULE}); write the run id as a UUID")
+    if not is_safe_name(meta["run"]["run_id"]):  # it names files: a site's pages, a dataset's folders
+        raise ContractError(
+            "metadata.run.run_id",
+            f"{meta['run']['run_id']!r} is not a safe identifier ({SAFE_NAME_RULE}); write the run id as a UUID",
+        )
     sc = meta["scenario"]
     if sc["status"] not in STATUSES:
-        raise ContractError("metadata.scenario.status",
-                            f"{sc['status']!r} is not one of {', '.join(STATUSES)}")
+        raise ContractError("metadata.scenario.status", f"{sc['status']!r} is not one of {', '.join(STATUSES)}")
     if sc["validity"] not in VALIDITY:
         raise ContractError("metadata.scenario.validity", f"{sc['validity']!r} is not valid/invalid")
     if sc["model_id"] != meta["model"]["model_id"]:
         raise ContractError("metadata.scenario.model_id", "differs from metadata.model.model_id")
     if version == 1:
         if sc["scenario_id"] != identity.scenario_id_v1(meta["run"]["run_id"], sc):
-            raise ContractError("metadata.scenario.scenario_id",
-                                "does not match the run id and scenario key it claims")
+            raise ContractError("metadata.scenario.scenario_id", "does not match the run id and scenario key it claims")
         sc.update(upgrade_v1_scenario(sc, meta["hardware"], meta["run"].get("config")))
         return meta
     _check_options(sc)
     if sc["device"] != identity.normalize_device(sc["device"]):
-        raise ContractError("metadata.scenario.device", f"{sc['device']!r} is not in canonical form; "
-                                                        f"write {identity.normalize_device(sc['device'])!r}")
+        raise ContractError(
+            "metadata.scenario.device",
+            f"{sc['device']!r} is not in canonical form; write {identity.normalize_device(sc['device'])!r}",
+        )
     if sc["scenario_id"] != identity.scenario_id(meta["run"]["run_id"], sc):
-        raise ContractError("metadata.scenario.scenario_id",
-                            "does not match the run id and scenario key (with options) it claims")
+        raise ContractError(
+            "metadata.scenario.scenario_id", "does not match the run id and scenario key (with options) it claims"
+        )
     return meta
 
 
-def upgrade_v1_scenario(sc: Mapping[str, Any], hardware: Mapping[str, Any], run_config: Mapping[str, Any] | None
-                        ) -> dict[str, Any]:
+def upgrade_v1_scenario(
+    sc: Mapping[str, Any], hardware: Mapping[str, Any], run_config: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """What a scenario recorded before options joined the key (contract v1, warehouse schema 2)
     becomes: the options its settings allow, the device in canonical form (ONNX Runtime results
     take the device of their first execution provider), the precision the engine reported, the
@@ -195,15 +203,24 @@ def upgrade_v1_scenario(sc: Mapping[str, Any], hardware: Mapping[str, Any], run_
     if sc.get("backend") == "openvino" and isinstance(used, str) and used and used != precision:
         precision = used
     shape = sc["input_shape"]
-    if sc.get("backend") == "pytorch" and (sc.get("settings") or {}).get("task") in optionsets.GENERATIVE_TASKS \
-            and "new_tokens=" not in shape:
+    if (
+        sc.get("backend") == "pytorch"
+        and (sc.get("settings") or {}).get("task") in optionsets.GENERATIVE_TASKS
+        and "new_tokens=" not in shape
+    ):
         shape = f"{shape},new_tokens={optionsets.v1_gen_tokens(run_config)}"
-    out = {"options": opts, "device": device, "precision": precision, "input_shape": shape,
-           "recorded_as": {"device": sc["device"], "precision": sc["precision"], "input_shape": sc["input_shape"]}}
+    out = {
+        "options": opts,
+        "device": device,
+        "precision": precision,
+        "input_shape": shape,
+        "recorded_as": {"device": sc["device"], "precision": sc["precision"], "input_shape": sc["input_shape"]},
+    }
     if device != "cpu" and hardware.get("kind") == "cpu":
         out["validity"] = "invalid"
         out["validity_reasons"] = list(sc.get("validity_reasons") or []) + [
-            f"hardware_unknown: a {device} result recorded under the CPU's fingerprint (benchdb 0.1)"]
+            f"hardware_unknown: a {device} result recorded under the CPU's fingerprint (benchdb 0.1)"
+        ]
     return out
 
 
@@ -211,20 +228,26 @@ def check_schema(schema: pa.Schema, version: Any) -> None:
     expected = {f.name: f.type for f in SAMPLE_SCHEMA}
     for name in schema.names:
         if name not in expected:
-            raise ContractError(name, f"unexpected column (contract v{CONTRACT_VERSION} has "
-                                      f"{', '.join(SAMPLE_SCHEMA.names)})")
+            raise ContractError(
+                name, f"unexpected column (contract v{CONTRACT_VERSION} has {', '.join(SAMPLE_SCHEMA.names)})"
+            )
     for name, want in expected.items():
         if name not in schema.names:
             if version == 1 and name in _ADDED_IN_V2:
                 continue
             raise ContractError(name, "missing column")
         got = schema.field(name).type
-        ok = (got == want
-              or (pa.types.is_integer(want) and pa.types.is_integer(got))
-              or (pa.types.is_floating(want) and pa.types.is_floating(got))
-              or (pa.types.is_string(want) and (pa.types.is_large_string(got)
-                                                or pa.types.is_dictionary(got)
-                                                and pa.types.is_string(got.value_type))))
+        ok = (
+            got == want
+            or (pa.types.is_integer(want) and pa.types.is_integer(got))
+            or (pa.types.is_floating(want) and pa.types.is_floating(got))
+            or (
+                pa.types.is_string(want)
+                and (
+                    pa.types.is_large_string(got) or pa.types.is_dictionary(got) and pa.types.is_string(got.value_type)
+                )
+            )
+        )
         if not ok:
             raise ContractError(name, f"expected {want}, found {got}")
 
@@ -252,14 +275,20 @@ def read_footer(path: str | os.PathLike) -> FileFooter:
     return FileFooter(validate_metadata(meta), md.num_rows)
 
 
-def build_metadata(*, run: Mapping[str, Any], hardware: Mapping[str, Any], model: Mapping[str, Any],
-                   scenario: Mapping[str, Any]) -> dict[str, Any]:
+def build_metadata(
+    *, run: Mapping[str, Any], hardware: Mapping[str, Any], model: Mapping[str, Any], scenario: Mapping[str, Any]
+) -> dict[str, Any]:
     """Assemble and check the metadata document of one scenario file."""
     sc = dict(scenario)
     sc["options"] = identity.canonical_options(sc.get("options"))
     sc.setdefault("scenario_id", identity.scenario_id(run["run_id"], sc))
-    meta = {"contract_version": CONTRACT_VERSION, "run": dict(run), "hardware": dict(hardware),
-            "model": dict(model), "scenario": sc}
+    meta = {
+        "contract_version": CONTRACT_VERSION,
+        "run": dict(run),
+        "hardware": dict(hardware),
+        "model": dict(model),
+        "scenario": sc,
+    }
     return validate_metadata(json.loads(json.dumps(meta, default=str)))
 
 
@@ -279,8 +308,9 @@ def columns_table(meta: Mapping[str, Any], cols: Mapping[str, Any]) -> pa.Table:
     """Build the sample rows of a scenario from columns (lists or arrays) named as SAMPLE_FIELDS."""
     n = len(cols["value"])
     sc = meta["scenario"]
-    arrays = [pa.array([meta["run"]["run_id"] if name == "run_id" else sc[name]] * n, type=typ)
-              for name, typ in KEY_FIELDS]
+    arrays = [
+        pa.array([meta["run"]["run_id"] if name == "run_id" else sc[name]] * n, type=typ) for name, typ in KEY_FIELDS
+    ]
     arrays += [pa.array(cols[name] if name in cols else [0] * n, type=typ) for name, typ in SAMPLE_FIELDS]
     return pa.Table.from_arrays(arrays, schema=SAMPLE_SCHEMA)
 

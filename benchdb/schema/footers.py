@@ -41,9 +41,10 @@ def read_footers(con, paths: Iterable[str | os.PathLike]) -> dict[str, FileFoote
     if not names:
         return out
     try:
-        rows = con.execute(sql.load("queries/contract_footers.sql"),
-                           {"files": sql.literals(names), "contract_key": METADATA_KEY,
-                            "arrow_key": b"ARROW:schema"}).fetchall()
+        rows = con.execute(
+            sql.load("queries/contract_footers.sql"),
+            {"files": sql.literals(names), "contract_key": METADATA_KEY, "arrow_key": b"ARROW:schema"},
+        ).fetchall()
     except duckdb.Error:
         if len(names) == 1:
             out[names[0]] = _footer_or_error(names[0])
@@ -65,7 +66,7 @@ def read_footers(con, paths: Iterable[str | os.PathLike]) -> dict[str, FileFoote
         if key not in schema_ok:
             schema_ok[key] = _schema_error(name, version) is None
         if not schema_ok[key] or raw is None or meta is None:
-            out[name] = _footer_or_error(name)        # the exact message, from the file itself
+            out[name] = _footer_or_error(name)  # the exact message, from the file itself
             continue
         try:
             out[name] = FileFooter(validate_metadata(meta), num_rows)

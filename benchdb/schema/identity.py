@@ -30,15 +30,22 @@ from collections.abc import Mapping
 from typing import Any
 
 #: The scenario key, in order. ``options_id`` is the hash of the scenario's ``options`` object.
-SCENARIO_KEY = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape",
-                "options_id")
+SCENARIO_KEY = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options_id")
 #: The contract v1 key (no options), kept to verify the ids of files written by benchdb 0.1.
 SCENARIO_KEY_V1 = SCENARIO_KEY[:-1]
 
 #: Fingerprint fields that identify a piece of hardware. Drivers and software are not part of
 #: it: a driver upgrade on the same machine is a change to compare, not a new machine.
-HARDWARE_IDENTITY = ("kind", "vendor", "device_name", "memory_gib", "compute_capability",
-                     "cpu_model", "cores_logical", "arch")
+HARDWARE_IDENTITY = (
+    "kind",
+    "vendor",
+    "device_name",
+    "memory_gib",
+    "compute_capability",
+    "cpu_model",
+    "cores_logical",
+    "arch",
+)
 #: Identity fields added after 0.1; they count only when present, so older ids stay the same.
 #: The system fields (benchdb.schema.system): the accelerator interconnect when given; the
 #: accelerator and node counts only where they differ from one device's (one accelerator, or none

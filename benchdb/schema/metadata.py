@@ -20,8 +20,10 @@ def _aware(text: str) -> str:
     except ValueError:
         raise ValueError(f"{text!r} is not an ISO-8601 timestamp") from None
     if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"timestamp {text!r} has no UTC offset; write one, e.g. {text}+00:00 "
-                         "(naive times would be read in the ingesting machine's time zone)")
+        raise ValueError(
+            f"timestamp {text!r} has no UTC offset; write one, e.g. {text}+00:00 "
+            "(naive times would be read in the ingesting machine's time zone)"
+        )
     return text
 
 
@@ -146,8 +148,15 @@ class Metadata(_Section):
     scenario: Scenario
 
 
-_TYPES = {"int_type": "int", "string_type": "str", "dict_type": "dict", "list_type": "list",
-          "float_type": "float", "bool_type": "bool", "model_type": "object"}
+_TYPES = {
+    "int_type": "int",
+    "string_type": "str",
+    "dict_type": "dict",
+    "list_type": "list",
+    "float_type": "float",
+    "bool_type": "bool",
+    "model_type": "object",
+}
 
 
 def check(meta: dict[str, Any]) -> tuple[str, str] | None:
@@ -165,8 +174,9 @@ def check(meta: dict[str, Any]) -> tuple[str, str] | None:
         if kind == "greater_than_equal":
             return path, f"must be >= {err['ctx']['ge']}, found {_short(err.get('input'))}"
         if kind == "less_than_equal":
-            return path, (f"{_short(err.get('input'))} is out of range: the warehouse column holds at most "
-                          f"{err['ctx']['le']}")
+            return path, (
+                f"{_short(err.get('input'))} is out of range: the warehouse column holds at most {err['ctx']['le']}"
+            )
         if kind == "finite_number":
             return path, "must be a finite number"
         return path, str(err["msg"]).removeprefix("Value error, ")

@@ -47,8 +47,9 @@ def _from_entry_points() -> dict[str, type | None]:
     """Each backend's option set from the ``benchdb.backends`` entry points: benchdb's own first, so
     a plug-in cannot take its name; a plug-in that fails to load has none (any JSON object)."""
     found: dict[str, type | None] = {}
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP),
-                     key=lambda ep: (not ep.value.startswith("benchdb."), ep.name)):
+    for ep in sorted(
+        metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (not ep.value.startswith("benchdb."), ep.name)
+    ):
         if ep.name in found:
             continue
         try:
@@ -91,8 +92,9 @@ def _check_value(name: str, kind: str, value: Any) -> None:
         raise ValueError(f"{name}: must be a positive integer")
     if kind == "bool" and not isinstance(value, bool):
         raise ValueError(f"{name}: must be true or false, found {type(value).__name__}")
-    if kind == "list" and (not isinstance(value, (list, tuple)) or not value
-                           or not all(isinstance(p, str) for p in value)):
+    if kind == "list" and (
+        not isinstance(value, (list, tuple)) or not value or not all(isinstance(p, str) for p in value)
+    ):
         raise ValueError(f"{name}: must be a non-empty list of names")
     if kind == "dict" and not isinstance(value, Mapping):
         raise ValueError(f"{name}: must be an object, found {type(value).__name__}")
@@ -142,8 +144,7 @@ def from_v1(scenario: Mapping[str, Any]) -> dict[str, Any]:
 
 #: Tasks whose PyTorch results include generation (TTFT, TPOT): the forced number of new tokens
 #: is part of their input shape (``,new_tokens=N``).
-GENERATIVE_TASKS = ("text-generation", "text2text-generation", "automatic-speech-recognition",
-                    "image-text-to-text")
+GENERATIVE_TASKS = ("text-generation", "text2text-generation", "automatic-speech-recognition", "image-text-to-text")
 #: benchdb 0.1's --gen-tokens default, for results that did not record theirs.
 V1_GEN_TOKENS = 16
 

@@ -11,11 +11,11 @@ start to the request's send, or to the chunk's arrival for ``chunk_tokens``):
 from __future__ import annotations
 
 #: Per request (one row each; ``tpot_s`` only when it produced more than one token).
-TTFT = "ttft_s"                 # send -> first streamed chunk with content
-E2E = "e2e_s"                   # send -> end of the stream
-TPOT = "tpot_s"                 # (E2E - TTFT) / (output_tokens - 1)
-FIRST_BYTE = "first_byte_s"     # send -> response headers
-INPUT_TOKENS = "input_tokens"   # from the server's usage
+TTFT = "ttft_s"  # send -> first streamed chunk with content
+E2E = "e2e_s"  # send -> end of the stream
+TPOT = "tpot_s"  # (E2E - TTFT) / (output_tokens - 1)
+FIRST_BYTE = "first_byte_s"  # send -> response headers
+INPUT_TOKENS = "input_tokens"  # from the server's usage
 OUTPUT_TOKENS = "output_tokens"  # from the server's usage, else the content chunks
 REQUEST_ERROR = "request_error"  # value 1 for a request that failed (its error is in extra["errors"])
 #: Per gap (several rows per request): the gap between content chunks, and per token (a gap
@@ -25,18 +25,34 @@ ITL_TOKEN = "itl_token_s"
 #: The raw timeline: one row per content chunk, value = tokens it carried.
 CHUNK_TOKENS = "chunk_tokens"
 #: Per load point (one row each, iteration 0).
-REQUEST_THROUGHPUT = "request_throughput"     # completed requests / window
-OUTPUT_THROUGHPUT = "output_throughput"       # output tokens / window
-TOTAL_THROUGHPUT = "total_throughput"         # (input + output tokens) / window
-GOODPUT = "goodput"                           # requests within every SLO / window
-WINDOW = "window_s"                           # the measurement window
-CLIENT_CPU = "client_cpu_pct"                 # the load generator's CPU use, % of one core
+REQUEST_THROUGHPUT = "request_throughput"  # completed requests / window
+OUTPUT_THROUGHPUT = "output_throughput"  # output tokens / window
+TOTAL_THROUGHPUT = "total_throughput"  # (input + output tokens) / window
+GOODPUT = "goodput"  # requests within every SLO / window
+WINDOW = "window_s"  # the measurement window
+CLIENT_CPU = "client_cpu_pct"  # the load generator's CPU use, % of one core
 #: Measured energy of the device the server ran on (RAPL for a CPU, NVML for a CUDA device; only
 #: when benchdb started the server here), over the whole load point, warm-up included.
 ENERGY = "energy_j"
 ENERGY_PER_OUTPUT_TOKEN = "energy_per_output_token_j"
 
-UNITS = {TTFT: "s", E2E: "s", TPOT: "s", FIRST_BYTE: "s", INPUT_TOKENS: "tokens", OUTPUT_TOKENS: "tokens",
-         REQUEST_ERROR: "count", ITL_CHUNK: "s", ITL_TOKEN: "s", CHUNK_TOKENS: "tokens",
-         REQUEST_THROUGHPUT: "req/s", OUTPUT_THROUGHPUT: "tokens/s", TOTAL_THROUGHPUT: "tokens/s",
-         GOODPUT: "req/s", WINDOW: "s", CLIENT_CPU: "%", ENERGY: "J", ENERGY_PER_OUTPUT_TOKEN: "J"}
+UNITS = {
+    TTFT: "s",
+    E2E: "s",
+    TPOT: "s",
+    FIRST_BYTE: "s",
+    INPUT_TOKENS: "tokens",
+    OUTPUT_TOKENS: "tokens",
+    REQUEST_ERROR: "count",
+    ITL_CHUNK: "s",
+    ITL_TOKEN: "s",
+    CHUNK_TOKENS: "tokens",
+    REQUEST_THROUGHPUT: "req/s",
+    OUTPUT_THROUGHPUT: "tokens/s",
+    TOTAL_THROUGHPUT: "tokens/s",
+    GOODPUT: "req/s",
+    WINDOW: "s",
+    CLIENT_CPU: "%",
+    ENERGY: "J",
+    ENERGY_PER_OUTPUT_TOKEN: "J",
+}

@@ -99,12 +99,15 @@ def parse_slo(text: str | None) -> dict[str, float]:
         name = name.strip().lower()
         metric = SLO_METRICS.get(name) or (name if name in SLO_METRICS.values() else None)
         if not sep or metric is None:
-            raise BenchdbError(f"SLO part {part!r}: expected METRIC:VALUE with METRIC one of "
-                               f"{', '.join(SLO_METRICS)} (e.g. ttft:500ms)")
+            raise BenchdbError(
+                f"SLO part {part!r}: expected METRIC:VALUE with METRIC one of "
+                f"{', '.join(SLO_METRICS)} (e.g. ttft:500ms)"
+            )
         m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(s|ms|us)\s*", limit)
         if m is None:
-            raise BenchdbError(f"SLO part {part!r}: the limit must be a number with unit s, ms or us "
-                               f"(e.g. {name}:500ms)")
+            raise BenchdbError(
+                f"SLO part {part!r}: the limit must be a number with unit s, ms or us (e.g. {name}:500ms)"
+            )
         seconds = float(m.group(1)) * _SLO_UNITS[m.group(2)]
         if not seconds > 0 or not math.isfinite(seconds):
             raise BenchdbError(f"SLO part {part!r}: the limit must be positive")
@@ -160,9 +163,15 @@ def summary(records: Iterable[RequestRecord], window_s: float, slo: dict[str, fl
         FIRST_BYTE: [m.first_byte for m in per if m.first_byte is not None],
     }
     out: dict[str, Any] = {
-        "requests": len(measured), "ok": len(ok), "errors": len(measured) - len(ok), "errors_by_message": errors,
-        "input_tokens": in_tokens, "output_tokens": out_tokens, "window_s": window_s,
-        REQUEST_THROUGHPUT: len(ok) / w, OUTPUT_THROUGHPUT: out_tokens / w,
+        "requests": len(measured),
+        "ok": len(ok),
+        "errors": len(measured) - len(ok),
+        "errors_by_message": errors,
+        "input_tokens": in_tokens,
+        "output_tokens": out_tokens,
+        "window_s": window_s,
+        REQUEST_THROUGHPUT: len(ok) / w,
+        OUTPUT_THROUGHPUT: out_tokens / w,
         TOTAL_THROUGHPUT: (in_tokens + out_tokens) / w,
         GOODPUT: sum(meets_slo(request_metrics(r), slo) for r in measured) / w if slo else None,
         "slo": dict(slo),
@@ -184,8 +193,14 @@ def rows(records: Iterable[RequestRecord], window_start: float) -> list[Row]:
         if m is None:
             out.append((REQUEST_ERROR, UNITS[REQUEST_ERROR], i, t, 1.0))
             continue
-        for metric, value in ((TTFT, m.ttft), (E2E, m.e2e), (TPOT, m.tpot), (FIRST_BYTE, m.first_byte),
-                              (INPUT_TOKENS, rec.input_tokens), (OUTPUT_TOKENS, rec.tokens_out)):
+        for metric, value in (
+            (TTFT, m.ttft),
+            (E2E, m.e2e),
+            (TPOT, m.tpot),
+            (FIRST_BYTE, m.first_byte),
+            (INPUT_TOKENS, rec.input_tokens),
+            (OUTPUT_TOKENS, rec.tokens_out),
+        ):
             if value is not None:
                 out.append((metric, UNITS[metric], i, t, float(value)))
         out.extend((ITL_CHUNK, UNITS[ITL_CHUNK], i, t, g) for g in m.itl_chunk)
@@ -198,10 +213,14 @@ def point_rows(summ: dict[str, Any], client_cpu_pct: float | None) -> list[Row]:
     """The per-load-point rows (iteration 0, t_offset 0): throughputs, goodput (when an SLO was
     given), the window and the client's CPU use (so a saturated client is visible in the data)."""
     out: list[Row] = []
-    for metric, value in ((REQUEST_THROUGHPUT, summ.get(REQUEST_THROUGHPUT)),
-                          (OUTPUT_THROUGHPUT, summ.get(OUTPUT_THROUGHPUT)),
-                          (TOTAL_THROUGHPUT, summ.get(TOTAL_THROUGHPUT)), (GOODPUT, summ.get(GOODPUT)),
-                          (WINDOW, summ.get("window_s")), (CLIENT_CPU, client_cpu_pct)):
+    for metric, value in (
+        (REQUEST_THROUGHPUT, summ.get(REQUEST_THROUGHPUT)),
+        (OUTPUT_THROUGHPUT, summ.get(OUTPUT_THROUGHPUT)),
+        (TOTAL_THROUGHPUT, summ.get(TOTAL_THROUGHPUT)),
+        (GOODPUT, summ.get(GOODPUT)),
+        (WINDOW, summ.get("window_s")),
+        (CLIENT_CPU, client_cpu_pct),
+    ):
         if value is not None and math.isfinite(value):
             out.append((metric, UNITS[metric], 0, 0.0, float(value)))
     return out
@@ -219,8 +238,14 @@ def token_count(value: object, what: str) -> int | None:
     the load point."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-            or value < 0 or value != int(value) or value > 2 ** 53:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+        or value != int(value)
+        or value > 2**53
+    ):
         raise ValueError(f"{what} {clip(json.dumps(value), 60)} is not a token count")
     return int(value)
 
@@ -239,8 +264,9 @@ class StreamParser:
 
     __slots__ = ("rec", "chat", "buf", "data", "data_bytes", "max_tokens", "max_prompt_tokens")
 
-    def __init__(self, rec: RequestRecord, chat: bool, max_tokens: int | None = None,
-                 max_prompt_tokens: int | None = None):
+    def __init__(
+        self, rec: RequestRecord, chat: bool, max_tokens: int | None = None, max_prompt_tokens: int | None = None
+    ):
         self.rec, self.chat = rec, chat
         self.max_tokens, self.max_prompt_tokens = max_tokens, max_prompt_tokens
         self.buf = bytearray()
@@ -250,7 +276,7 @@ class StreamParser:
     def feed(self, piece: bytes, t: float) -> bool:
         """Take the bytes that arrived at ``t``; False once the stream carried an error."""
         buf = self.buf
-        scan = len(buf)              # the bytes before have no newline: not searched again
+        scan = len(buf)  # the bytes before have no newline: not searched again
         buf += piece
         start = 0
         while True:
@@ -313,7 +339,7 @@ class StreamParser:
             if not isinstance(c, dict):
                 continue
             text = (c.get("delta") or {}).get("content") if self.chat else c.get("text")
-            if text:                     # a chat stream's role-only chunk carries no content
+            if text:  # a chat stream's role-only chunk carries no content
                 rec.chunks.append((t, 1))
         usage = obj.get("usage")
         if isinstance(usage, dict):
@@ -333,9 +359,14 @@ class StreamParser:
         out, chunks = rec.output_tokens, len(rec.chunks)
         if out is not None and (out < chunks or (self.max_tokens is not None and out > self.max_tokens)):
             asked = f" and at most max_tokens {self.max_tokens}" if self.max_tokens is not None else ""
-            rec.error = (f"usage.completion_tokens {out} does not match the stream: at least the {chunks} "
-                         f"content chunks{asked}")
-        elif rec.input_tokens is not None and self.max_prompt_tokens is not None \
-                and rec.input_tokens > self.max_prompt_tokens:
-            rec.error = (f"usage.prompt_tokens {rec.input_tokens} is more than the request could hold "
-                         f"({self.max_prompt_tokens})")
+            rec.error = (
+                f"usage.completion_tokens {out} does not match the stream: at least the {chunks} content chunks{asked}"
+            )
+        elif (
+            rec.input_tokens is not None
+            and self.max_prompt_tokens is not None
+            and rec.input_tokens > self.max_prompt_tokens
+        ):
+            rec.error = (
+                f"usage.prompt_tokens {rec.input_tokens} is more than the request could hold ({self.max_prompt_tokens})"
+            )

@@ -41,8 +41,17 @@ from benchdb.errors import BenchdbError, clip
 #: Accelerator kinds benchdb knows (a device family of its own runs, or a published system's).
 KINDS = ("cuda", "rocm", "xpu", "mps", "tpu", "npu", "gpu", "cpu", "remote", "unknown")
 #: The system keys beyond a device fingerprint's, in the order ``benchdb hardware`` prints them.
-SYSTEM_KEYS = ("accelerators_per_node", "nodes", "cpu_sockets", "host_memory_bytes", "interconnect",
-               "system_name", "availability", "cloud", "instance")
+SYSTEM_KEYS = (
+    "accelerators_per_node",
+    "nodes",
+    "cpu_sockets",
+    "host_memory_bytes",
+    "interconnect",
+    "system_name",
+    "availability",
+    "cloud",
+    "instance",
+)
 AVAILABILITY = ("available", "preview", "rdi")
 #: Parallelism keys a result may record, with their types; ``prefill`` and ``decode`` hold the
 #: same per-phase keys for a disaggregated deployment.
@@ -52,14 +61,42 @@ _PHASES = ("prefill", "decode")
 _USE_KEYS = ("accelerators", "parallelism")
 
 _SIZE = re.compile(r"^\s*(?:(\d+)\s*x\s*)?(\d+(?:\.\d+)?)\s*([kmgtp]i?b?|b)?\s*$", re.IGNORECASE)
-_SIZE_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
-               "t": 10**12, "tb": 10**12, "p": 10**15, "pb": 10**15, "ki": 2**10, "kib": 2**10,
-               "mi": 2**20, "mib": 2**20, "gi": 2**30, "gib": 2**30, "ti": 2**40, "tib": 2**40,
-               "pi": 2**50, "pib": 2**50}
+_SIZE_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 10**3,
+    "kb": 10**3,
+    "m": 10**6,
+    "mb": 10**6,
+    "g": 10**9,
+    "gb": 10**9,
+    "t": 10**12,
+    "tb": 10**12,
+    "p": 10**15,
+    "pb": 10**15,
+    "ki": 2**10,
+    "kib": 2**10,
+    "mi": 2**20,
+    "mib": 2**20,
+    "gi": 2**30,
+    "gib": 2**30,
+    "ti": 2**40,
+    "tib": 2**40,
+    "pi": 2**50,
+    "pib": 2**50,
+}
 #: Vendor names as published, to the kind of device benchdb files them under.
-_VENDOR_KIND = (("nvidia", "NVIDIA", "cuda"), ("amd", "AMD", "rocm"), ("instinct", "AMD", "rocm"),
-                ("intel", "Intel", "xpu"), ("gaudi", "Intel", "xpu"), ("google", "Google", "tpu"),
-                ("tpu", "Google", "tpu"), ("qualcomm", "Qualcomm", "npu"), ("apple", "Apple", "mps"))
+_VENDOR_KIND = (
+    ("nvidia", "NVIDIA", "cuda"),
+    ("amd", "AMD", "rocm"),
+    ("instinct", "AMD", "rocm"),
+    ("intel", "Intel", "xpu"),
+    ("gaudi", "Intel", "xpu"),
+    ("google", "Google", "tpu"),
+    ("tpu", "Google", "tpu"),
+    ("qualcomm", "Qualcomm", "npu"),
+    ("apple", "Apple", "mps"),
+)
 
 
 class SystemError(BenchdbError):  # noqa: A001 - the name says what it is about; never caught as the builtin
@@ -142,11 +179,29 @@ def normalize(doc: Mapping[str, Any], where: str = "hardware file") -> dict[str,
     ``cpu_model``, ...) and the friendly sections of the module docstring. The keys ``accelerators``
     and ``parallelism`` say how a result used the system: read them with :func:`usage`."""
     if not isinstance(doc, Mapping):
-        raise SystemError(f"{where}: expected a mapping of system fields (system_name, accelerator, "
-                          "accelerators_per_node, nodes, cpu, ...)")
-    known = {"kind", "vendor", "device_name", "memory_bytes", "cpu_model", "cores_physical", "cores_logical",
-             "arch", "os", "driver", "compute_capability", "accelerator", "cpu", "host_memory", "memory",
-             *SYSTEM_KEYS, *_USE_KEYS}
+        raise SystemError(
+            f"{where}: expected a mapping of system fields (system_name, accelerator, "
+            "accelerators_per_node, nodes, cpu, ...)"
+        )
+    known = {
+        "kind",
+        "vendor",
+        "device_name",
+        "memory_bytes",
+        "cpu_model",
+        "cores_physical",
+        "cores_logical",
+        "arch",
+        "os",
+        "driver",
+        "compute_capability",
+        "accelerator",
+        "cpu",
+        "host_memory",
+        "memory",
+        *SYSTEM_KEYS,
+        *_USE_KEYS,
+    }
     unknown = sorted(set(doc) - known)
     if unknown:
         raise SystemError(f"{where}: unknown field {unknown[0]!r}; the fields are: {', '.join(sorted(known))}")
@@ -160,12 +215,14 @@ def normalize(doc: Mapping[str, Any], where: str = "hardware file") -> dict[str,
     if kind is not None and kind.lower() not in KINDS:
         raise SystemError(f"{where}: kind {kind!r} is not one of {', '.join(KINDS)}")
     if name is None and per_node:
-        raise SystemError(f"{where}: accelerators_per_node is {per_node} but no accelerator name; "
-                          "write accelerator: {name: ...}")
-    if name is None:                    # a CPU-only system: the CPU is its device
+        raise SystemError(
+            f"{where}: accelerators_per_node is {per_node} but no accelerator name; write accelerator: {{name: ...}}"
+        )
+    if name is None:  # a CPU-only system: the CPU is its device
         if cpu_model is None:
-            raise SystemError(f"{where}: names no accelerator and no CPU; write accelerator: {{name: ...}} "
-                              "or cpu: {model: ...}")
+            raise SystemError(
+                f"{where}: names no accelerator and no CPU; write accelerator: {{name: ...}} or cpu: {{model: ...}}"
+            )
         name, kind, per_node = cpu_model, kind or "cpu", 0 if per_node is None else per_node
     else:
         vendor_found, kind_found = vendor_kind(name, vendor)
@@ -173,9 +230,12 @@ def normalize(doc: Mapping[str, Any], where: str = "hardware file") -> dict[str,
         per_node = 1 if per_node is None else per_node
     nodes = _int(doc, "nodes", where, minimum=1) or 1
     record: dict[str, Any] = {
-        "kind": kind.lower(), "vendor": vendor, "device_name": name,
+        "kind": kind.lower(),
+        "vendor": vendor,
+        "device_name": name,
         "memory_bytes": _size(acc, "memory", f"{where}: accelerator") or _size(doc, "memory_bytes", where),
-        "accelerators_per_node": per_node, "nodes": nodes,
+        "accelerators_per_node": per_node,
+        "nodes": nodes,
         "cpu_model": cpu_model,
         "cpu_sockets": _int(cpu, "sockets", f"{where}: cpu", 1) or _int(doc, "cpu_sockets", where, 1),
         "cores_physical": _int(cpu, "cores", f"{where}: cpu", 1) or _int(doc, "cores_physical", where, 1),
@@ -184,17 +244,21 @@ def normalize(doc: Mapping[str, Any], where: str = "hardware file") -> dict[str,
         "interconnect": _text(doc, "interconnect", where),
         "system_name": _text(doc, "system_name", where),
         "availability": _text(doc, "availability", where),
-        "cloud": _text(doc, "cloud", where), "instance": _text(doc, "instance", where),
+        "cloud": _text(doc, "cloud", where),
+        "instance": _text(doc, "instance", where),
         "compute_capability": _text(doc, "compute_capability", where),
-        "arch": _text(doc, "arch", where), "os": _text(doc, "os", where), "driver": _text(doc, "driver", where),
+        "arch": _text(doc, "arch", where),
+        "os": _text(doc, "os", where),
+        "driver": _text(doc, "driver", where),
     }
     if record["kind"] == "cpu" and record["memory_bytes"] is None:
-        record["memory_bytes"] = record["host_memory_bytes"]        # a CPU's memory is the host's
+        record["memory_bytes"] = record["host_memory_bytes"]  # a CPU's memory is the host's
     if record["availability"] is not None:
         record["availability"] = record["availability"].lower()
         if record["availability"] not in AVAILABILITY:
-            raise SystemError(f"{where}: availability {record['availability']!r} is not one of "
-                              f"{', '.join(AVAILABILITY)}")
+            raise SystemError(
+                f"{where}: availability {record['availability']!r} is not one of {', '.join(AVAILABILITY)}"
+            )
     return {k: v for k, v in record.items() if v is not None}
 
 
@@ -230,8 +294,9 @@ def parallelism(doc: Mapping[str, Any], where: str = "parallelism") -> dict[str,
                     raise SystemError(f"{where}: {key} must be true or false")
                 out[key] = value
         else:
-            raise SystemError(f"{where}: unknown key {key!r}; known: "
-                              f"{', '.join((*_PARALLEL_INT, *_PARALLEL_BOOL, *_PHASES))}")
+            raise SystemError(
+                f"{where}: unknown key {key!r}; known: {', '.join((*_PARALLEL_INT, *_PARALLEL_BOOL, *_PHASES))}"
+            )
     return out
 
 
@@ -291,21 +356,35 @@ def describe(record: Mapping[str, Any]) -> dict[str, Any]:
     if record.get("system_name"):
         out["system_name"] = record["system_name"]
     if record.get("kind") != "cpu":
-        acc = {"vendor": record.get("vendor"), "name": record.get("device_name"),
-               "memory": f"{record['memory_bytes'] / 2**30:.0f}GiB" if record.get("memory_bytes") else None}
+        acc = {
+            "vendor": record.get("vendor"),
+            "name": record.get("device_name"),
+            "memory": f"{record['memory_bytes'] / 2**30:.0f}GiB" if record.get("memory_bytes") else None,
+        }
         out["accelerator"] = {k: v for k, v in acc.items() if v is not None}
     out["kind"] = record.get("kind")
     if record.get("kind") == "cpu" and record.get("vendor"):
         out["vendor"] = record["vendor"]
     out["accelerators_per_node"] = node_counts(record)[0] or 0
     out["nodes"] = int(record.get("nodes") or 1)
-    cpu = {"model": record.get("cpu_model"), "sockets": record.get("cpu_sockets"),
-           "cores": record.get("cores_physical")}
+    cpu = {
+        "model": record.get("cpu_model"),
+        "sockets": record.get("cpu_sockets"),
+        "cores": record.get("cores_physical"),
+    }
     out["cpu"] = {k: v for k, v in cpu.items() if v is not None}
     if record.get("host_memory_bytes"):
         out["host_memory"] = f"{record['host_memory_bytes'] / 2**30:.0f}GiB"
-    for key in ("cores_logical", "compute_capability", "arch", "interconnect", "availability", "cloud",
-                "instance", "os"):
+    for key in (
+        "cores_logical",
+        "compute_capability",
+        "arch",
+        "interconnect",
+        "availability",
+        "cloud",
+        "instance",
+        "os",
+    ):
         if record.get(key):
             out[key] = record[key]
     return out

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 class Macro:
     name: str
     params: tuple[str, ...]
-    body: exp.Expression    # a query for table macros
+    body: exp.Expression  # a query for table macros
     table: bool
 
 
@@ -29,16 +29,20 @@ def inline_macros(tree, defs: dict[str, Macro], where: str, depth: int = 0):
 
     def substitute(m: Macro, call_args: list):
         if len(call_args) != len(m.params):
-            raise UntranslatableSQL(f"{where}: macro {m.name} takes {len(m.params)} arguments, "
-                                    f"got {len(call_args)}")
-        mapping = dict(zip(m.params, call_args, strict=True))      # lengths checked above
+            raise UntranslatableSQL(f"{where}: macro {m.name} takes {len(m.params)} arguments, got {len(call_args)}")
+        mapping = dict(zip(m.params, call_args, strict=True))  # lengths checked above
         body = m.body.copy()
 
         def repl(node):
             if isinstance(node, exp.Column) and not node.table and node.name.lower() in mapping:
                 arg = mapping[node.name.lower()].copy()
-                return arg if isinstance(arg, (exp.Literal, exp.Column, exp.Null, exp.Paren,
-                                               exp.Placeholder, exp.Parameter, exp.Cast)) else exp.Paren(this=arg)
+                return (
+                    arg
+                    if isinstance(
+                        arg, (exp.Literal, exp.Column, exp.Null, exp.Paren, exp.Placeholder, exp.Parameter, exp.Cast)
+                    )
+                    else exp.Paren(this=arg)
+                )
             return node
 
         body = body.transform(repl, copy=False)
@@ -54,8 +58,12 @@ def inline_macros(tree, defs: dict[str, Macro], where: str, depth: int = 0):
                     raise UntranslatableSQL(f"{where}: table macro {m.name} used outside FROM")
                 return node
             return substitute(m, _call_args(node))
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous) \
-                and node.this.name.lower() in defs and defs[node.this.name.lower()].table:
+        if (
+            isinstance(node, exp.Table)
+            and isinstance(node.this, exp.Anonymous)
+            and node.this.name.lower() in defs
+            and defs[node.this.name.lower()].table
+        ):
             m = defs[node.this.name.lower()]
             body = substitute(m, list(node.this.expressions))
             alias = node.args.get("alias") or exp.TableAlias(this=exp.to_identifier(m.name))

@@ -36,21 +36,28 @@ from benchdb.paths import inside
 MANIFEST = "_benchdb.json"
 STAGING = "_staging"
 #: Appended per batch (only results not yet exported), with their partition columns.
-APPENDED = {"results": ["hardware_id", "run_month"], "samples": ["hardware_id", "run_month"],
-            "result_metrics": []}
+APPENDED = {"results": ["hardware_id", "run_month"], "samples": ["hardware_id", "run_month"], "result_metrics": []}
 #: Replaced whole by every export.
-REPLACED = ("runs", "hardware", "architectures", "change_points", "hardware_calibration", "result_sources",
-            "source_statistics", "source_definitions")
+REPLACED = (
+    "runs",
+    "hardware",
+    "architectures",
+    "change_points",
+    "hardware_calibration",
+    "result_sources",
+    "source_statistics",
+    "source_definitions",
+)
 TABLES = (*APPENDED, *REPLACED)
 #: Tables an export made by an earlier benchdb lacks (Spark types), registered empty for it so the
 #: views that join them still run.
 LATER_TABLES = {
     "result_sources": "result_id STRING, format STRING, source_file STRING, tool STRING, tool_version STRING, "
-                      "summary_only BOOLEAN, percentile_method STRING",
+    "summary_only BOOLEAN, percentile_method STRING",
     "source_statistics": "result_id STRING, metric STRING, unit STRING, statistic STRING, value DOUBLE, "
-                         "percentile_method STRING",
+    "percentile_method STRING",
     "source_definitions": "result_id STRING, metric STRING, source_metric STRING, source_definition STRING, "
-                          "benchdb_definition STRING, same_definition BOOLEAN, recomputed BOOLEAN, why STRING",
+    "benchdb_definition STRING, same_definition BOOLEAN, recomputed BOOLEAN, why STRING",
 }
 #: Columns added for partitioning only (not columns of the warehouse table).
 EXTRA_COLUMNS = {"results": ["run_month"], "samples": ["hardware_id", "run_month"]}
@@ -60,10 +67,10 @@ EXTRA_COLUMNS = {"results": ["run_month"], "samples": ["hardware_id", "run_month
 class ExportSummary:
     dest: str
     batch: str | None
-    results: int            # results added by this export
-    samples: int            # samples added
-    total_results: int      # results in the export now
-    resumed: int = 0        # interrupted exports finished first
+    results: int  # results added by this export
+    samples: int  # samples added
+    total_results: int  # results in the export now
+    resumed: int = 0  # interrupted exports finished first
 
 
 def filesystem(dest: str):
@@ -71,8 +78,9 @@ def filesystem(dest: str):
     try:
         import fsspec
     except ImportError:
-        raise BenchdbError(f"{dest} needs fsspec: pip install 'benchdb[spark]' (plus s3fs / gcsfs / adlfs "
-                           "for those URLs)") from None
+        raise BenchdbError(
+            f"{dest} needs fsspec: pip install 'benchdb[spark]' (plus s3fs / gcsfs / adlfs for those URLs)"
+        ) from None
     try:
         fs, root = fsspec.core.url_to_fs(dest)
     except (ImportError, ValueError) as exc:
@@ -101,10 +109,18 @@ def spark_type(t) -> str:
     """Spark SQL type of a pyarrow type (the types a warehouse table holds)."""
     import pyarrow as pa
 
-    simple = ((pa.types.is_string, "STRING"), (pa.types.is_large_string, "STRING"), (pa.types.is_int64, "BIGINT"),
-              (pa.types.is_int32, "INT"), (pa.types.is_int16, "SMALLINT"), (pa.types.is_int8, "TINYINT"),
-              (pa.types.is_float64, "DOUBLE"), (pa.types.is_float32, "FLOAT"), (pa.types.is_boolean, "BOOLEAN"),
-              (pa.types.is_date, "DATE"))
+    simple = (
+        (pa.types.is_string, "STRING"),
+        (pa.types.is_large_string, "STRING"),
+        (pa.types.is_int64, "BIGINT"),
+        (pa.types.is_int32, "INT"),
+        (pa.types.is_int16, "SMALLINT"),
+        (pa.types.is_int8, "TINYINT"),
+        (pa.types.is_float64, "DOUBLE"),
+        (pa.types.is_float32, "FLOAT"),
+        (pa.types.is_boolean, "BOOLEAN"),
+        (pa.types.is_date, "DATE"),
+    )
     for test, name in simple:
         if test(t):
             return name
@@ -124,8 +140,7 @@ def read_manifest(fs, root: str) -> dict | None:
     try:
         data = json.loads(fs.cat_file(path))
     except ValueError:
-        raise BenchdbError(f"{path} is not a benchdb export manifest (not JSON); "
-                           "export into an empty folder") from None
+        raise BenchdbError(f"{path} is not a benchdb export manifest (not JSON); export into an empty folder") from None
     if data.get("format") != "benchdb-partitioned":
         raise BenchdbError(f"{path} is not a benchdb export manifest; export into an empty folder")
     return data
@@ -160,7 +175,7 @@ def _publish(fs, root: str, batch: str, pending: dict) -> dict:
         rel = posixpath.relpath(src, stage)
         if rel == "_READY":
             continue
-        dst = inside(root, posixpath.join(root, rel), local=_local(fs))   # partition values are URI-escaped
+        dst = inside(root, posixpath.join(root, rel), local=_local(fs))  # partition values are URI-escaped
         fs.makedirs(posixpath.dirname(dst), exist_ok=True)
         fs.mv(src, dst)
     for table in REPLACED:
@@ -187,8 +202,7 @@ def _exported_ids(fs, root: str, pa_fs, manifest: dict | None):
     folder = posixpath.join(root, "results")
     if manifest is None or not fs.exists(folder):
         return pa.table({"result_id": pa.array([], pa.string())})
-    data = ds.dataset(folder, format="parquet", filesystem=pa_fs, partitioning="hive",
-                      exclude_invalid_files=False)
+    data = ds.dataset(folder, format="parquet", filesystem=pa_fs, partitioning="hive", exclude_invalid_files=False)
     return data.to_table(columns=["result_id"])
 
 
@@ -203,16 +217,22 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
     if fs.exists(root) and not fs.isdir(root):
         raise BenchdbError(f"--partitioned {dest} is a file; give a folder or URL prefix")
     manifest = read_manifest(fs, root)
-    if manifest is None and fs.exists(root) and [p for p in fs.ls(root, detail=False)
-                                                 if not posixpath.basename(p.rstrip("/")).startswith(".")]:
-        raise BenchdbError(f"--partitioned {dest} holds files but no {MANIFEST}: export into an empty "
-                           "folder, or into an earlier `benchdb export --partitioned` to append")
+    if (
+        manifest is None
+        and fs.exists(root)
+        and [p for p in fs.ls(root, detail=False) if not posixpath.basename(p.rstrip("/")).startswith(".")]
+    ):
+        raise BenchdbError(
+            f"--partitioned {dest} holds files but no {MANIFEST}: export into an empty "
+            "folder, or into an earlier `benchdb export --partitioned` to append"
+        )
     manifest, resumed = _recover(fs, root, manifest)
 
     wh = Warehouse(db)
     with wh.reading() as con:
         exported = _exported_ids(fs, root, pa_fs, manifest)
         import duckdb  # noqa: F401  # Arrow scans (register) and the relation API (con.sql, in _reader
+
         #                              and _schema below) are the package's Python layer, set up on import
         con.register("exported", exported)
         new = con.execute(sql.load("spark/export_new_count.sql")).fetchall()[0][0]
@@ -225,36 +245,54 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
             for table, parts in APPENDED.items():
                 text = sql.load(f"spark/export_{table}.sql")
                 schema = _schema(con, text)
-                tables[table] = {"columns": [[f.name, spark_type(f.type)] for f in schema],
-                                 "partitioned_by": parts,
-                                 "table_columns": [f.name for f in schema
-                                                   if f.name not in EXTRA_COLUMNS.get(table, [])]}
+                tables[table] = {
+                    "columns": [[f.name, spark_type(f.type)] for f in schema],
+                    "partitioned_by": parts,
+                    "table_columns": [f.name for f in schema if f.name not in EXTRA_COLUMNS.get(table, [])],
+                }
                 if not new:
                     continue
                 counted = _Counter(_reader(con, text))
-                ds.write_dataset(counted.reader(), posixpath.join(stage, table), filesystem=pa_fs,
-                                 format="parquet", partitioning=parts or None,
-                                 partitioning_flavor="hive" if parts else None,
-                                 basename_template=f"part-{batch}-{{i}}.parquet",
-                                 existing_data_behavior="overwrite_or_ignore",
-                                 max_rows_per_file=max_rows_per_file,
-                                 max_rows_per_group=min(max_rows_per_file, 1 << 20))
+                ds.write_dataset(
+                    counted.reader(),
+                    posixpath.join(stage, table),
+                    filesystem=pa_fs,
+                    format="parquet",
+                    partitioning=parts or None,
+                    partitioning_flavor="hive" if parts else None,
+                    basename_template=f"part-{batch}-{{i}}.parquet",
+                    existing_data_behavior="overwrite_or_ignore",
+                    max_rows_per_file=max_rows_per_file,
+                    max_rows_per_group=min(max_rows_per_file, 1 << 20),
+                )
                 written[table] = counted.rows
             for table in REPLACED:
                 reader = _reader(con, sql.load(f"spark/export_{table}.sql"))
-                tables[table] = {"columns": [[f.name, spark_type(f.type)] for f in reader.schema],
-                                 "partitioned_by": [], "table_columns": [f.name for f in reader.schema]}
-                ds.write_dataset(reader, posixpath.join(stage, table), filesystem=pa_fs, format="parquet",
-                                 basename_template=f"part-{batch}-{{i}}.parquet",
-                                 existing_data_behavior="overwrite_or_ignore")
+                tables[table] = {
+                    "columns": [[f.name, spark_type(f.type)] for f in reader.schema],
+                    "partitioned_by": [],
+                    "table_columns": [f.name for f in reader.schema],
+                }
+                ds.write_dataset(
+                    reader,
+                    posixpath.join(stage, table),
+                    filesystem=pa_fs,
+                    format="parquet",
+                    basename_template=f"part-{batch}-{{i}}.parquet",
+                    existing_data_behavior="overwrite_or_ignore",
+                )
             counts = dict((manifest or {}).get("rows", {}))
             for table in APPENDED:
                 counts[table] = counts.get(table, 0) + written.get(table, 0)
-            pending = {"format": "benchdb-partitioned", "version": 1,
-                       "schema_version": database.schema_version(con),
-                       "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                       "batches": [*(manifest or {}).get("batches", []), batch],
-                       "rows": counts, "tables": tables}
+            pending = {
+                "format": "benchdb-partitioned",
+                "version": 1,
+                "schema_version": database.schema_version(con),
+                "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "batches": [*(manifest or {}).get("batches", []), batch],
+                "rows": counts,
+                "tables": tables,
+            }
             with fs.open(posixpath.join(stage, "_READY"), "wb") as out:
                 out.write(json.dumps(pending).encode())
         except BaseException:
@@ -263,8 +301,9 @@ def export_partitioned(db, dest: str, *, max_rows_per_file: int = 4_000_000) -> 
         finally:
             con.unregister("exported")
     _publish(fs, root, batch, pending)
-    return ExportSummary(str(dest), batch, written.get("results", 0), written.get("samples", 0),
-                         counts["results"], resumed)
+    return ExportSummary(
+        str(dest), batch, written.get("results", 0), written.get("samples", 0), counts["results"], resumed
+    )
 
 
 class _Counter:

@@ -26,7 +26,7 @@ def _list_aliases(tree) -> set[str]:
     for alias in tree.find_all(exp.Alias):
         if _is_list(alias.this, set()):
             out.add(alias.alias.lower())
-    for field in tree.find_all(exp.PropertyEQ):      # list-valued fields of a struct literal (g.sorted_values)
+    for field in tree.find_all(exp.PropertyEQ):  # list-valued fields of a struct literal (g.sorted_values)
         if isinstance(field.parent, exp.Struct) and _is_list(field.expression, set()):
             out.add(field.this.name.lower())
     return out
@@ -37,8 +37,13 @@ def _is_list(node, aliases: set[str]) -> bool:
 
     if isinstance(node, (exp.ArrayAgg, exp.ArraySort, exp.Array, exp.ArrayConcat)):
         return True
-    if isinstance(node, exp.Anonymous) and node.name.lower() in ("collect_list", "collect_set", "array_sort",
-                                                                 "list_sort", "array_distinct"):
+    if isinstance(node, exp.Anonymous) and node.name.lower() in (
+        "collect_list",
+        "collect_set",
+        "array_sort",
+        "list_sort",
+        "array_distinct",
+    ):
         return True
     if isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.ARRAY):
         return True
@@ -117,8 +122,14 @@ def _null_if_no_rows(agg, filt=lambda a: a):
     """DuckDB's list() over no rows is NULL; Spark's collect_list is an empty array."""
     from sqlglot import exp
 
-    return exp.Case(ifs=[exp.If(this=exp.EQ(this=filt(exp.Count(this=exp.Star())), expression=exp.Literal.number(0)),
-                                true=exp.Null())], default=agg)
+    return exp.Case(
+        ifs=[
+            exp.If(
+                this=exp.EQ(this=filt(exp.Count(this=exp.Star())), expression=exp.Literal.number(0)), true=exp.Null()
+            )
+        ],
+        default=agg,
+    )
 
 
 def rewrite(tree, where: str):
@@ -128,7 +139,7 @@ def rewrite(tree, where: str):
     # 1. list aggregates (before anything looks at list-valued expressions)
     tree = tree.transform(lambda node: _repl_lists(node, where))
     aliases = _list_aliases(tree)
-    for _ in range(50):          # to a fixed point: a replaced node's children are rewritten too
+    for _ in range(50):  # to a fixed point: a replaced node's children are rewritten too
         before = tree.sql("duckdb")
         tree = tree.transform(lambda node: _repl(node, where, aliases))
         if tree.sql("duckdb") == before:
@@ -140,8 +151,9 @@ def rewrite(tree, where: str):
 
 
 def _fail(where: str, what: str) -> NoReturn:
-    raise UntranslatableSQL(f"{where}: {what} has no faithful Spark SQL form; "
-                            "rewrite it in benchdb/sql so both engines agree")
+    raise UntranslatableSQL(
+        f"{where}: {what} has no faithful Spark SQL form; rewrite it in benchdb/sql so both engines agree"
+    )
 
 
 def _list_agg(node, where: str, where_=None):
@@ -181,12 +193,19 @@ def _list_agg(node, where: str, where_=None):
         for i, k in enumerate(keys):
             fields += [exp.Literal.string(f"k{i}"), k.this.copy()]
         fields += [exp.Literal.string("v"), inner.copy()]
-        pairs = filt(exp.Anonymous(this="collect_list", expressions=[exp.Anonymous(this="named_struct",
-                                                                                  expressions=fields)]))
-        sorted_ = exp.Anonymous(this="transform", expressions=[
-            exp.Anonymous(this="array_sort", expressions=[pairs]),
-            exp.Lambda(this=exp.Dot(this=exp.column("e"), expression=exp.to_identifier("v")),
-                       expressions=[exp.to_identifier("e")])])
+        pairs = filt(
+            exp.Anonymous(this="collect_list", expressions=[exp.Anonymous(this="named_struct", expressions=fields)])
+        )
+        sorted_ = exp.Anonymous(
+            this="transform",
+            expressions=[
+                exp.Anonymous(this="array_sort", expressions=[pairs]),
+                exp.Lambda(
+                    this=exp.Dot(this=exp.column("e"), expression=exp.to_identifier("v")),
+                    expressions=[exp.to_identifier("e")],
+                ),
+            ],
+        )
     out = exp.Anonymous(this="reverse", expressions=[sorted_]) if desc.pop() else sorted_
     return _null_if_no_rows(out, filt)
 
@@ -204,8 +223,11 @@ def _reject_correlated_order(tree, where: str) -> None:
         local = {t.alias_or_name for t in q.find_all(exp.Table)}
         outer = sorted({c.table for c in q.find_all(exp.Column) if c.table and c.table not in local})
         if outer:
-            _fail(where, f"a correlated scalar subquery with ORDER BY/LIMIT (referencing {', '.join(outer)}: "
-                         f"{q.sql('duckdb')[:80]}...)")
+            _fail(
+                where,
+                f"a correlated scalar subquery with ORDER BY/LIMIT (referencing {', '.join(outer)}: "
+                f"{q.sql('duckdb')[:80]}...)",
+            )
 
 
 def _repl_lists(node, where: str):
@@ -234,19 +256,22 @@ def _repl(node, where: str, aliases: set[str]):
     if isinstance(node, exp.PercentileCont):
         return exp.Anonymous(this="percentile", expressions=[node.this, node.expression])
     if isinstance(node, exp.IsInf):
-        return exp.EQ(this=exp.Abs(this=node.this),
-                      expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")))
+        return exp.EQ(
+            this=exp.Abs(this=node.this),
+            expression=exp.Cast(this=exp.Literal.string("Infinity"), to=exp.DataType.build("DOUBLE")),
+        )
     if isinstance(node, exp.Anonymous) and node.name.lower() == "isfinite" and len(node.expressions) == 1:
         x = node.expressions[0]
-        return exp.And(this=exp.Not(this=exp.IsNan(this=x.copy())),
-                       expression=exp.Not(this=exp.IsInf(this=x.copy())))
+        return exp.And(this=exp.Not(this=exp.IsNan(this=x.copy())), expression=exp.Not(this=exp.IsInf(this=x.copy())))
     if isinstance(node, (exp.Map, exp.VarMap, exp.ToMap)):
         return _map_literal(node, where)
     if isinstance(node, exp.Case) and node.this is not None:
         # simple CASE x WHEN v -> searched CASE WHEN x = v (Spark's parser trips on CASE 'literal')
         subject = node.this
-        ifs = [exp.If(this=exp.EQ(this=subject.copy(), expression=i.this.copy()), true=i.args["true"].copy())
-               for i in node.args.get("ifs") or []]
+        ifs = [
+            exp.If(this=exp.EQ(this=subject.copy(), expression=i.this.copy()), true=i.args["true"].copy())
+            for i in node.args.get("ifs") or []
+        ]
         return exp.Case(ifs=ifs, default=node.args.get("default"))
     if isinstance(node, exp.Anonymous) and node.name.lower() in ("map_extract_value", "map_extract", "element_at"):
         return exp.Anonymous(this="try_element_at", expressions=list(node.expressions))
@@ -317,6 +342,15 @@ def _reject_leftovers(tree, where: str) -> None:
     from sqlglot import exp
 
     for node in tree.find_all(exp.Anonymous):
-        if node.name.lower() in ("list", "array_agg", "quantile_cont", "quantile_disc", "list_slice",
-                                 "list_element", "array_extract", "unnest", "struct_pack"):
+        if node.name.lower() in (
+            "list",
+            "array_agg",
+            "quantile_cont",
+            "quantile_disc",
+            "list_slice",
+            "list_element",
+            "array_extract",
+            "unnest",
+            "struct_pack",
+        ):
             _fail(where, f"{node.name}()")

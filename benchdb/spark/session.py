@@ -39,8 +39,10 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
     fs, root, _ = partitioned_export.filesystem(str(data))
     manifest = partitioned_export.read_manifest(fs, root)
     if manifest is None:
-        raise BenchdbError(f"{data} is not a `benchdb export --partitioned` folder (no "
-                           f"{partitioned_export.MANIFEST}); write one with `benchdb export --partitioned {data}`")
+        raise BenchdbError(
+            f"{data} is not a `benchdb export --partitioned` folder (no "
+            f"{partitioned_export.MANIFEST}); write one with `benchdb export --partitioned {data}`"
+        )
     base = _spark_path(str(data), root, fs)
     names = []
     for table, info in manifest["tables"].items():
@@ -53,7 +55,7 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
         df.select(*[f"`{c}`" for c in info["table_columns"]]).createOrReplaceTempView(table)
         names.append(table)
     for table, ddl in partitioned_export.LATER_TABLES.items():
-        if table not in manifest["tables"]:        # exported by an earlier benchdb: none then
+        if table not in manifest["tables"]:  # exported by an earlier benchdb: none then
             spark.createDataFrame([], ddl).createOrReplaceTempView(table)
             names.append(table)
     if views:
@@ -68,7 +70,7 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
         for stmt in stmts:
             try:
                 spark.sql(stmt.text)
-            except Exception as exc:        # a Spark analysis error: name the view, one line
+            except Exception as exc:  # a Spark analysis error: name the view, one line
                 first = first_line(exc)
                 raise BenchdbError(f"Spark refused the view {stmt.name} ({stmt.source}): {first}") from None
             names.append(stmt.name)
@@ -115,7 +117,7 @@ def _arg(value):
 
     if isinstance(value, (list, tuple)):
         if all(isinstance(v, str) for v in value):
-            return F.array(*[F.lit(v) for v in value])         # typed by the SQL's CAST
+            return F.array(*[F.lit(v) for v in value])  # typed by the SQL's CAST
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
             return F.array(*[F.lit(float(v)) for v in value])
         raise BenchdbError(f"Spark parameter: a list of {sorted({type(v).__name__ for v in value})} is not supported")
@@ -145,12 +147,14 @@ def session(app: str = "benchdb", master: str | None = None):
     b = SparkSession.builder.appName(app)
     if master:
         b = b.master(master)
-    spark = (b.config("spark.sql.session.timeZone", "UTC")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .getOrCreate())
-    spark.sparkContext.setLogLevel("FATAL")      # errors reach the caller as exceptions
+    spark = (
+        b.config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("FATAL")  # errors reach the caller as exceptions
     return spark
 
 
@@ -163,7 +167,7 @@ def report(data: str, kinds: list[str], filters, spark=None, **options):
 
     spark = spark or session(master="local[*]")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")          # views with no Spark form: no report reads them
+        warnings.simplefilter("ignore")  # views with no Spark form: no report reads them
         register(spark, data)
     # SparkConnection has the part of a DuckDB connection that build uses (execute, description, fetch*)
     con = cast("duckdb.DuckDBPyConnection", SparkConnection(spark))

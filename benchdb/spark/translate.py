@@ -38,11 +38,12 @@ class Statement:
 
     kind: str
     name: str
-    source: str             # the .sql file it comes from
-    text: str               # Spark SQL
+    source: str  # the .sql file it comes from
+    text: str  # Spark SQL
 
 
 # ------------------------------------------------------------------ dialect
+
 
 def _dialect():
     """sqlglot's Spark dialect with QUALIFY kept (Spark 4 runs it natively)."""
@@ -55,11 +56,9 @@ def _dialect():
         class Generator(Spark.Generator):  # type: ignore[valid-type, misc]
             TRANSFORMS = {
                 **Spark.Generator.TRANSFORMS,
-                exp.Select: transforms.preprocess([
-                    transforms.eliminate_distinct_on,
-                    transforms.unnest_to_explode,
-                    transforms.any_to_exists,
-                ]),
+                exp.Select: transforms.preprocess(
+                    [transforms.eliminate_distinct_on, transforms.unnest_to_explode, transforms.any_to_exists]
+                ),
             }
 
     return BenchdbSpark
@@ -72,6 +71,7 @@ def dialect():
 
 # ------------------------------------------------------------------ statements
 
+
 def _statements(text: str) -> list[str]:
     """The statements of a .sql file (split on top-level semicolons by sqlglot's tokenizer)."""
     from sqlglot.dialects.duckdb import DuckDB
@@ -80,7 +80,7 @@ def _statements(text: str) -> list[str]:
     out, start = [], 0
     for tok in DuckDB().tokenize(text):
         if tok.token_type == TokenType.SEMICOLON:
-            out.append(text[start:tok.start])
+            out.append(text[start : tok.start])
             start = tok.end + 1
     out.append(text[start:])
     return [s for s in out if _strip_comments(s).strip()]
@@ -90,8 +90,9 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"--[^\n]*", "", text)
 
 
-_MACRO = re.compile(r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+(TABLE\s+)?(.*)$",
-                    re.IGNORECASE | re.DOTALL)
+_MACRO = re.compile(
+    r"^\s*CREATE\s+(?:OR\s+REPLACE\s+)?MACRO\s+(\w+)\s*\(([^)]*)\)\s+AS\s+(TABLE\s+)?(.*)$", re.IGNORECASE | re.DOTALL
+)
 
 
 @lru_cache(maxsize=1)
@@ -138,6 +139,7 @@ def macros() -> dict[str, Macro]:
 
 # ------------------------------------------------------------------ public API
 
+
 def translate(text: str, where: str = "query") -> list[Statement]:
     """Spark SQL of the statements in ``text`` (DuckDB SQL as benchdb writes it): views become
     ``CREATE OR REPLACE TEMPORARY VIEW``, macros are inlined (and not emitted), queries stay queries."""
@@ -154,8 +156,9 @@ def translate(text: str, where: str = "query") -> list[Statement]:
         kind, name = "query", where
         if isinstance(tree, exp.Create):
             if (tree.args.get("kind") or "").upper() != "VIEW":
-                raise UntranslatableSQL(f"{where}: CREATE {tree.args.get('kind')} is not translated "
-                                        "(only views, queries and macros)")
+                raise UntranslatableSQL(
+                    f"{where}: CREATE {tree.args.get('kind')} is not translated (only views, queries and macros)"
+                )
             name = tree.this.name
             body = tree.expression
             body = rewrite(inline_macros(body, defs, f"{where} ({name})"), f"{where} ({name})")
@@ -211,9 +214,12 @@ def reports() -> list[Statement]:
 def script(skip: list | None = None) -> str:
     """What `benchdb sql --dialect spark` prints: the views, then every report query. Views that
     cannot be translated are left out and named in ``skip`` (or raised when it is None)."""
-    parts = ["-- benchdb views and report queries, translated from DuckDB SQL to Spark SQL (Spark 4).",
-             "-- Register the tables first (benchdb.spark.register, or temporary views over the",
-             "-- `benchdb export --partitioned` files); report parameters are named markers (:name).", ""]
+    parts = [
+        "-- benchdb views and report queries, translated from DuckDB SQL to Spark SQL (Spark 4).",
+        "-- Register the tables first (benchdb.spark.register, or temporary views over the",
+        "-- `benchdb export --partitioned` files); report parameters are named markers (:name).",
+        "",
+    ]
     for s in views(skip):
         parts += [f"-- {s.source}: view {s.name}", s.text + ";", ""]
     for s in reports():

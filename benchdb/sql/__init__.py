@@ -10,7 +10,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:       # imported by its callers; this module stays import-light
+if TYPE_CHECKING:  # imported by its callers; this module stays import-light
     import duckdb
 
 #: The folder of the .sql files (a plain package folder: no importlib.resources at start-up).
@@ -110,8 +110,14 @@ class Stats:
         import pyarrow as pa
 
         n = len(values)
-        table = pa.table({"scenario_id": pa.array([""] * n), "metric": pa.array([""] * n),
-                          "unit": pa.array([""] * n), "value": pa.array(values, type=pa.float64())})
+        table = pa.table(
+            {
+                "scenario_id": pa.array([""] * n),
+                "metric": pa.array([""] * n),
+                "unit": pa.array([""] * n),
+                "value": pa.array(values, type=pa.float64()),
+            }
+        )
         rows = self.compute(table)
         if not rows:
             return None, None, None

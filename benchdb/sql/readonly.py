@@ -38,44 +38,132 @@ if TYPE_CHECKING:
 
 #: How every refusal begins.
 READ_ONLY = "benchdb query is read-only and reads only the warehouse"
-_RUNS = ("it runs SELECT (also WITH, PIVOT, SUMMARIZE, DESCRIBE, SHOW), EXPLAIN, CALL of a read-only "
-         "table function, and PREPARE/EXECUTE of those")
+_RUNS = (
+    "it runs SELECT (also WITH, PIVOT, SUMMARIZE, DESCRIBE, SHOW), EXPLAIN, CALL of a read-only "
+    "table function, and PREPARE/EXECUTE of those"
+)
 
 #: DuckDB's table functions that only read: catalog listings, file readers (which the sandbox keeps
 #: to the warehouse's own files), generators. Any other (and any a later DuckDB adds) is refused.
-READ_TABLE_FUNCTIONS = frozenset({
-    "duckdb_approx_database_count", "duckdb_available_metrics", "duckdb_columns", "duckdb_connection_count",
-    "duckdb_constraints", "duckdb_coordinate_systems", "duckdb_databases", "duckdb_dependencies",
-    "duckdb_dialects", "duckdb_eviction_queues", "duckdb_extension_repositories", "duckdb_extensions",
-    "duckdb_external_file_cache", "duckdb_external_resource_types", "duckdb_external_resources",
-    "duckdb_functions", "duckdb_grammar_extensions", "duckdb_indexes", "duckdb_keywords",
-    "duckdb_live_query_metrics", "duckdb_log_contexts", "duckdb_logs", "duckdb_logs_parsed", "duckdb_memory",
-    "duckdb_optimizers", "duckdb_prepared_statements", "duckdb_profiling_settings", "duckdb_schemas",
-    "duckdb_secret_type_parameters", "duckdb_secret_types", "duckdb_secrets", "duckdb_sequences",
-    "duckdb_settings", "duckdb_table_sample", "duckdb_tables", "duckdb_temporary_files", "duckdb_triggers",
-    "duckdb_types", "duckdb_variables", "duckdb_views",
-    "pragma_collations", "pragma_database_size", "pragma_metadata_info", "pragma_platform", "pragma_show",
-    "pragma_storage_info", "pragma_table_info", "pragma_user_agent", "pragma_version",
-    "read_parquet", "parquet_scan", "parquet_bloom_probe", "parquet_file_metadata", "parquet_full_metadata",
-    "parquet_kv_metadata", "parquet_metadata", "parquet_page_index", "parquet_schema",
-    "read_csv", "read_csv_auto", "sniff_csv", "read_json", "read_json_auto", "read_json_objects",
-    "read_json_objects_auto", "read_ndjson", "read_ndjson_auto", "read_ndjson_objects", "read_text",
-    "read_blob", "read_duckdb", "glob", "json_each", "json_tree",
-    "range", "generate_series", "unnest", "repeat", "repeat_row", "summary", "query_table", "seq_scan",
-    "histogram", "histogram_values", "icu_calendar_names", "pg_timezone_names", "test_all_types",
-    "test_vector_types", "which_secret",
-})
+READ_TABLE_FUNCTIONS = frozenset(
+    {
+        "duckdb_approx_database_count",
+        "duckdb_available_metrics",
+        "duckdb_columns",
+        "duckdb_connection_count",
+        "duckdb_constraints",
+        "duckdb_coordinate_systems",
+        "duckdb_databases",
+        "duckdb_dependencies",
+        "duckdb_dialects",
+        "duckdb_eviction_queues",
+        "duckdb_extension_repositories",
+        "duckdb_extensions",
+        "duckdb_external_file_cache",
+        "duckdb_external_resource_types",
+        "duckdb_external_resources",
+        "duckdb_functions",
+        "duckdb_grammar_extensions",
+        "duckdb_indexes",
+        "duckdb_keywords",
+        "duckdb_live_query_metrics",
+        "duckdb_log_contexts",
+        "duckdb_logs",
+        "duckdb_logs_parsed",
+        "duckdb_memory",
+        "duckdb_optimizers",
+        "duckdb_prepared_statements",
+        "duckdb_profiling_settings",
+        "duckdb_schemas",
+        "duckdb_secret_type_parameters",
+        "duckdb_secret_types",
+        "duckdb_secrets",
+        "duckdb_sequences",
+        "duckdb_settings",
+        "duckdb_table_sample",
+        "duckdb_tables",
+        "duckdb_temporary_files",
+        "duckdb_triggers",
+        "duckdb_types",
+        "duckdb_variables",
+        "duckdb_views",
+        "pragma_collations",
+        "pragma_database_size",
+        "pragma_metadata_info",
+        "pragma_platform",
+        "pragma_show",
+        "pragma_storage_info",
+        "pragma_table_info",
+        "pragma_user_agent",
+        "pragma_version",
+        "read_parquet",
+        "parquet_scan",
+        "parquet_bloom_probe",
+        "parquet_file_metadata",
+        "parquet_full_metadata",
+        "parquet_kv_metadata",
+        "parquet_metadata",
+        "parquet_page_index",
+        "parquet_schema",
+        "read_csv",
+        "read_csv_auto",
+        "sniff_csv",
+        "read_json",
+        "read_json_auto",
+        "read_json_objects",
+        "read_json_objects_auto",
+        "read_ndjson",
+        "read_ndjson_auto",
+        "read_ndjson_objects",
+        "read_text",
+        "read_blob",
+        "read_duckdb",
+        "glob",
+        "json_each",
+        "json_tree",
+        "range",
+        "generate_series",
+        "unnest",
+        "repeat",
+        "repeat_row",
+        "summary",
+        "query_table",
+        "seq_scan",
+        "histogram",
+        "histogram_values",
+        "icu_calendar_names",
+        "pg_timezone_names",
+        "test_all_types",
+        "test_vector_types",
+        "which_secret",
+    }
+)
 
 #: How a read begins (the first word of a statement DuckDB calls MULTI).
-_READ_STARTS = frozenset({"select", "with", "from", "values", "table", "pivot", "pivot_wider", "pivot_longer",
-                          "unpivot", "summarize", "describe", "show", "("})
+_READ_STARTS = frozenset(
+    {
+        "select",
+        "with",
+        "from",
+        "values",
+        "table",
+        "pivot",
+        "pivot_wider",
+        "pivot_longer",
+        "unpivot",
+        "summarize",
+        "describe",
+        "show",
+        "(",
+    }
+)
 #: Statements DuckDB runs inside a read (as a WITH clause's body).
 _NESTED_WRITES = frozenset({"copy", "insert", "update", "delete", "merge"})
 
 
 class _Token(NamedTuple):
     text: str
-    kind: str       # DuckDB's token type: keyword, identifier, operator, string_const, ...
+    kind: str  # DuckDB's token type: keyword, identifier, operator, string_const, ...
     start: int
 
     @property
@@ -93,19 +181,27 @@ def check_read_only(con: duckdb.DuckDBPyConnection, text: str) -> None:
     database: 20 ms of a command's start-up)."""
     statements = _parse(con, text)
     if not statements:
-        raise BenchdbError("the query is empty; give a SQL statement such as \"SELECT * FROM results_latest\"")
+        raise BenchdbError('the query is empty; give a SQL statement such as "SELECT * FROM results_latest"')
     prepared: set[str] = set()
     kinds = [_kind(statement) for statement in statements]
     for i, statement in enumerate(statements):
         if not _pivot_type(statements, kinds, i):
             _check(con, kinds[i], statement.query, prepared)
-    tokens = _tokens(text)      # the whole text: DuckDB before 1.3 keeps no text of a PIVOT's parts
+    tokens = _tokens(text)  # the whole text: DuckDB before 1.3 keeps no text of a PIVOT's parts
     for token in tokens:
         if token.kind == "keyword" and token.word in _NESTED_WRITES:
-            raise _refused(f"{token.word.upper()} inside a statement (in a WITH clause) is refused; "
-                           f'quote "{token.word}" where it names a column')
-    _check_table_functions(con, {token.word for token, after in zip(tokens, tokens[1:], strict=False)
-                                 if after.text == "(" and token.kind in ("keyword", "identifier")})
+            raise _refused(
+                f"{token.word.upper()} inside a statement (in a WITH clause) is refused; "
+                f'quote "{token.word}" where it names a column'
+            )
+    _check_table_functions(
+        con,
+        {
+            token.word
+            for token, after in zip(tokens, tokens[1:], strict=False)
+            if after.text == "(" and token.kind in ("keyword", "identifier")
+        },
+    )
 
 
 def _pivot_type(statements: list, kinds: list[str], i: int) -> bool:
@@ -134,7 +230,7 @@ def _parse(con: duckdb.DuckDBPyConnection, text: str) -> list:
 def _kind(statement) -> str:
     try:
         return statement.type.name
-    except ValueError:       # a statement type the Python API has no name for (UPDATE EXTENSIONS)
+    except ValueError:  # a statement type the Python API has no name for (UPDATE EXTENSIONS)
         return "UNNAMED"
 
 
@@ -159,9 +255,9 @@ def _check(con: duckdb.DuckDBPyConnection, kind: str, query: str, prepared: set[
     head = tokens[0].word if tokens else ""
     # named as written where DuckDB's kind is another's: INSTALL parses as LOAD, RESET as SET
     label = kind if head in ("with", "(", "") else head.upper()
-    if kind == "MULTI":         # DuckDB does not show its parts: the first word says what it is
+    if kind == "MULTI":  # DuckDB does not show its parts: the first word says what it is
         kind = "SELECT" if head in _READ_STARTS else head.upper()
-    elif kind == "CALL" and head != "call":     # CHECKPOINT and FORCE CHECKPOINT parse as CALL
+    elif kind == "CALL" and head != "call":  # CHECKPOINT and FORCE CHECKPOINT parse as CALL
         kind = label = " ".join(t.word for t in tokens[:2] if t.kind == "keyword").upper()
     if kind == "EXPLAIN":
         _check_inner(con, kind, query, _after_explain(query, tokens), prepared)
@@ -172,14 +268,17 @@ def _check(con: duckdb.DuckDBPyConnection, kind: str, query: str, prepared: set[
     elif kind == "EXECUTE":
         name = tokens[1].word if len(tokens) > 1 else ""
         if name not in prepared:
-            raise _refused(f"EXECUTE {name} names no statement PREPAREd before it in the same query; "
-                           "PREPARE it there (a read) or write the statement itself")
+            raise _refused(
+                f"EXECUTE {name} names no statement PREPAREd before it in the same query; "
+                "PREPARE it there (a read) or write the statement itself"
+            )
     elif kind not in ("SELECT", "CALL"):
         raise _refused(f'"{label}" is not a read statement; {_RUNS}')
 
 
-def _check_inner(con: duckdb.DuckDBPyConnection, kind: str, query: str, candidates: list[str],
-                 prepared: set[str]) -> None:
+def _check_inner(
+    con: duckdb.DuckDBPyConnection, kind: str, query: str, candidates: list[str], prepared: set[str]
+) -> None:
     """Check the statement an EXPLAIN or PREPARE holds: each way of reading where it begins that
     parses is checked, and one must parse."""
     from benchdb.startup import duckdb
@@ -205,11 +304,11 @@ def _after_explain(query: str, tokens: list[_Token]) -> list[str]:
         i += 1
     if i >= len(tokens):
         return []
-    found = [query[tokens[i].start:]]
+    found = [query[tokens[i].start :]]
     if tokens[i].text == "(":
         close = _closing(tokens, i)
         if close + 1 < len(tokens):
-            found.append(query[tokens[close + 1].start:])
+            found.append(query[tokens[close + 1].start :])
     return found
 
 
@@ -219,7 +318,7 @@ def _prepared(query: str, tokens: list[_Token]) -> tuple[str, list[str]]:
     for i in range(2, len(tokens) - 1):
         depth += {"(": 1, ")": -1}.get(tokens[i].text, 0)
         if depth == 0 and tokens[i].word == "as":
-            return tokens[1].word, [query[tokens[i + 1].start:]]
+            return tokens[1].word, [query[tokens[i + 1].start :]]
     return (tokens[1].word if len(tokens) > 1 else ""), []
 
 
@@ -242,5 +341,7 @@ def _check_table_functions(con: duckdb.DuckDBPyConnection, called: set[str]) -> 
         return
     found = sorted(r[0] for r in con.execute(sql.load("queries/table_functions.sql"), {"names": unknown}).fetchall())
     if found:
-        raise _refused(f"table function {found[0]}() is refused: it is not one that only reads "
-                       "(such as read_parquet(), range(), duckdb_tables())")
+        raise _refused(
+            f"table function {found[0]}() is refused: it is not one that only reads "
+            "(such as read_parquet(), range(), duckdb_tables())"
+        )

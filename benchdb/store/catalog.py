@@ -33,7 +33,7 @@ def current(con: duckdb.DuckDBPyConnection) -> dict:
     return {"views": views, "macros": macros, "tables": tables}
 
 
-_LOW, _HIGH = 1357913579, 2468024680     # stand-ins no real generation numbers reach
+_LOW, _HIGH = 1357913579, 2468024680  # stand-ins no real generation numbers reach
 
 
 def parts_template(con: duckdb.DuckDBPyConnection) -> str:
@@ -52,11 +52,16 @@ def parts_template(con: duckdb.DuckDBPyConnection) -> str:
         parts.point(con, folder)
         store.write(con, parts.NULL_ROW)
         con.execute(parts.view_sql(_LOW, _HIGH).replace("VIEW samples", "VIEW benchdb_samples_template"))
-        stored = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'benchdb_samples_template'"
-                             ).fetchall()[0][0]
+        stored = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'benchdb_samples_template'").fetchall()[
+            0
+        ][0]
         con.execute("DROP VIEW benchdb_samples_template")
-    return (stored.replace("benchdb_samples_template", "samples").replace(parts.gen_name(_LOW), "{low_gen}")
-            .replace(str(_LOW), "{low}").replace(str(_HIGH), "{high}"))
+    return (
+        stored.replace("benchdb_samples_template", "samples")
+        .replace(parts.gen_name(_LOW), "{low_gen}")
+        .replace(str(_LOW), "{low}")
+        .replace(str(_HIGH), "{high}")
+    )
 
 
 def _samples_view(want: dict, con: duckdb.DuckDBPyConnection) -> str:
@@ -66,8 +71,12 @@ def _samples_view(want: dict, con: duckdb.DuckDBPyConnection) -> str:
     low, high, _ = parts.published(con)
     if high < low:
         return want["views"]["samples"]
-    return (want["samples_parts"].replace("{low_gen}", parts.gen_name(low))
-            .replace("{low}", str(low)).replace("{high}", str(high)))
+    return (
+        want["samples_parts"]
+        .replace("{low_gen}", parts.gen_name(low))
+        .replace("{low}", str(low))
+        .replace("{high}", str(high))
+    )
 
 
 def views_digest() -> str:
@@ -89,7 +98,7 @@ def differences(con: duckdb.DuckDBPyConnection, want: dict) -> str | None:
     for kind in ("views", "macros"):
         for name, definition in sorted(want[kind].items()):
             got = have[kind].get(name)
-            if kind == "views" and name == "samples":      # names this warehouse's own folder
+            if kind == "views" and name == "samples":  # names this warehouse's own folder
                 definition = _samples_view(want, con)
             if got is None:
                 return f"{kind[:-1]} {name} is missing"

@@ -45,7 +45,7 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
     no file but this database and its samples folder can be read (DuckDB's
     ``enable_external_access`` with ``allowed_directories``)."""
     config: dict[str, str | bool | int | float | list[str]] = dict(_SANDBOX) if sandboxed else {}
-    if not read_only:   # writers register Arrow tables (ingest, migrations): the whole package
+    if not read_only:  # writers register Arrow tables (ingest, migrations): the whole package
         startup.full()
     deadline = time.monotonic() + wait_s
     delay = 0.05
@@ -59,13 +59,16 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
             text = str(exc)
             if "lock" not in text.lower():
                 first = text.splitlines()[0] if text else type(exc).__name__
-                raise BenchdbError(f"cannot open database {path}: {first}; "
-                                   "check that it is a benchdb DuckDB file") from None
+                raise BenchdbError(
+                    f"cannot open database {path}: {first}; check that it is a benchdb DuckDB file"
+                ) from None
             if time.monotonic() >= deadline:
                 pid = _LOCK_PID.search(text)
                 who = f" (PID {pid.group(1)})" if pid else ""
-                raise BenchdbError(f"database {path} is in use by another process{who}; "
-                                   "wait for it to finish and try again, or raise --wait") from None
+                raise BenchdbError(
+                    f"database {path} is in use by another process{who}; "
+                    "wait for it to finish and try again, or raise --wait"
+                ) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
         except duckdb.Error as exc:
@@ -76,8 +79,9 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
                 # guards the stored SQL (the command line never holds one)
                 config = {}
                 continue
-            raise BenchdbError(f"cannot open database {path}: {first}; "
-                               "check that it is a benchdb DuckDB file") from None
+            raise BenchdbError(
+                f"cannot open database {path}: {first}; check that it is a benchdb DuckDB file"
+            ) from None
 
 
 def _sandbox(con: duckdb.DuckDBPyConnection, path: Path) -> None:
@@ -89,7 +93,7 @@ def _sandbox(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     from benchdb.store import parts
 
     if not con.execute("SELECT current_setting('enable_external_access')").fetchall()[0][0]:
-        return                      # a connection of this process sandboxed it already
+        return  # a connection of this process sandboxed it already
     folder = parts.folder_for(path)
     try:
         if folder is not None:
@@ -128,7 +132,7 @@ def blank_catalog() -> bytes | None:
         file = Path(scratch) / "blank.duckdb"
         con = connect(file, read_only=False, wait_s=0)
         try:
-            upgrade(con, file, store=parts_store.Store(":memory:"))      # no samples folder is named
+            upgrade(con, file, store=parts_store.Store(":memory:"))  # no samples folder is named
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -137,8 +141,9 @@ def blank_catalog() -> bytes | None:
     return data
 
 
-def open_writable(db: str | os.PathLike | None, *, wait_s: float = 60.0,
-                  available: list[Migration] | None = None) -> tuple[duckdb.DuckDBPyConnection, Path]:
+def open_writable(
+    db: str | os.PathLike | None, *, wait_s: float = 60.0, available: list[Migration] | None = None
+) -> tuple[duckdb.DuckDBPyConnection, Path]:
     """Open (creating if new) the warehouse for writing, at the schema this code ships.
 
     A new or empty database is initialised. An older schema is refused with the command that
@@ -164,8 +169,14 @@ def check_folder(path: Path) -> None:
         raise BenchdbError(f"folder {path.parent} for database {path} does not exist; create it first")
 
 
-def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migration] | None = None, *,
-            migrate: bool = False, store: parts_store.Store | None = None) -> list[Migration]:
+def prepare(
+    con: duckdb.DuckDBPyConnection,
+    path: Path,
+    available: list[Migration] | None = None,
+    *,
+    migrate: bool = False,
+    store: parts_store.Store | None = None,
+) -> list[Migration]:
     """Bring an open writable connection to the schema this code ships: initialise a new file,
     refuse a newer one, and refuse an older one unless ``migrate`` (then apply the migrations).
     ``path`` is the warehouse named in messages. Returns the migrations applied."""
@@ -179,14 +190,17 @@ def prepare(con: duckdb.DuckDBPyConnection, path: Path, available: list[Migratio
     if have == 0 or (migrate and have < code):
         return upgrade(con, path, available, store)
     if have < code:
-        raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
-                           f"{code}; run `benchdb db upgrade --db {shlex.quote(str(path))}` first")
+        raise BenchdbError(
+            f"database {path} has schema version {have}, this benchdb uses "
+            f"{code}; run `benchdb db upgrade --db {shlex.quote(str(path))}` first"
+        )
     refresh_views(con)
     return []
 
 
-def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
-                  verify: bool = True) -> tuple[duckdb.DuckDBPyConnection, Path]:
+def open_readonly(
+    db: str | os.PathLike | None, *, wait_s: float = 10.0, verify: bool = True
+) -> tuple[duckdb.DuckDBPyConnection, Path]:
     """Open an existing warehouse to read it: read-only and sandboxed (DuckDB reads no file but this
     one: a stored view can never read or write another), at the schema this code ships, with the
     views, macros and tables this code ships (:mod:`benchdb.store.catalog`)."""
@@ -196,16 +210,20 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
     require(path)
     con = connect(path, read_only=True, wait_s=wait_s, sandboxed=True)
     try:
-        parts.point(con, parts.folder_for(path))     # a symlinked warehouse's samples are beside its target
+        parts.point(con, parts.folder_for(path))  # a symlinked warehouse's samples are beside its target
         have, code = schema_version(con), code_schema_version()
         refuse_newer(path, have, code)
         if have == 0:
-            raise BenchdbError(f"{path} is not a benchdb warehouse (no schema_version table); "
-                               "point --db at a file made by `benchdb ingest`")
+            raise BenchdbError(
+                f"{path} is not a benchdb warehouse (no schema_version table); "
+                "point --db at a file made by `benchdb ingest`"
+            )
         if have < code:
-            raise BenchdbError(f"database {path} has schema version {have}, this benchdb uses "
-                               f"{code}; run `benchdb db upgrade --db {shlex.quote(str(path))}` first")
-        if verify:         # (ingest reads only its file list first; its write session restores the views)
+            raise BenchdbError(
+                f"database {path} has schema version {have}, this benchdb uses "
+                f"{code}; run `benchdb db upgrade --db {shlex.quote(str(path))}` first"
+            )
+        if verify:  # (ingest reads only its file list first; its write session restores the views)
             verify_catalog(con, path)
             parts.verify(con, path)
     except BaseException:
@@ -217,8 +235,9 @@ def open_readonly(db: str | os.PathLike | None, *, wait_s: float = 10.0,
 def require(path: Path) -> None:
     """Refuse a warehouse that does not exist, naming the command that creates one."""
     if not path.exists():
-        raise BenchdbError(f"database {path} does not exist; create it with "
-                           f"`benchdb ingest RESULTS_DIR --db {shlex.quote(str(path))}`")
+        raise BenchdbError(
+            f"database {path} does not exist; create it with `benchdb ingest RESULTS_DIR --db {shlex.quote(str(path))}`"
+        )
 
 
 def status(db: str | os.PathLike | None) -> dict:
@@ -229,8 +248,14 @@ def status(db: str | os.PathLike | None) -> dict:
     path = resolve_db(db)
     code = code_schema_version()
     if not path.exists():
-        return {"path": str(path), "exists": False, "schema_version": 0, "code_version": code,
-                "pending": code, "tables": {}}
+        return {
+            "path": str(path),
+            "exists": False,
+            "schema_version": 0,
+            "code_version": code,
+            "pending": code,
+            "tables": {},
+        }
     con = connect(path, read_only=True, wait_s=10.0, sandboxed=True)
     try:
         have = schema_version(con)
@@ -239,10 +264,19 @@ def status(db: str | os.PathLike | None) -> dict:
             for (name,) in con.execute(sql.load("queries/list_tables.sql")).fetchall():
                 tables[name] = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0][0]
         files = parts.on_disk(path)
-        return {"path": str(path), "exists": True, "schema_version": have, "code_version": code,
-                "pending": max(code - have, 0), "tables": tables,
-                "samples_folder": {"path": str(parts.folder_for(path)), "parts": len(files),
-                                   "bytes": sum(f.stat().st_size for f in files)}}
+        return {
+            "path": str(path),
+            "exists": True,
+            "schema_version": have,
+            "code_version": code,
+            "pending": max(code - have, 0),
+            "tables": tables,
+            "samples_folder": {
+                "path": str(parts.folder_for(path)),
+                "parts": len(files),
+                "bytes": sum(f.stat().st_size for f in files),
+            },
+        }
     finally:
         con.close()
 

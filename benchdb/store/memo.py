@@ -57,8 +57,9 @@ def code_digest() -> str:
             dirs[:] = sorted(d for d in dirs if d != "__pycache__")
             for name in sorted(files):
                 st = os.stat(os.path.join(root, name))
-                h.update(f"{os.path.relpath(os.path.join(root, name), _PACKAGE)}:{st.st_size}:{st.st_mtime_ns}\n"
-                         .encode())
+                h.update(
+                    f"{os.path.relpath(os.path.join(root, name), _PACKAGE)}:{st.st_size}:{st.st_mtime_ns}\n".encode()
+                )
         _code = h.hexdigest()
     return _code
 
@@ -152,16 +153,17 @@ def answer(path: Path, kind: str, options: dict[str, Any], compute: Callable[[],
     before = state(path) if d is not None else None
     if d is None or before is None:
         return compute()
-    key = hashlib.sha256(json.dumps([kind, str(path), before, options, code_digest()], sort_keys=True,
-                                    default=repr).encode()).hexdigest()
+    key = hashlib.sha256(
+        json.dumps([kind, str(path), before, options, code_digest()], sort_keys=True, default=repr).encode()
+    ).hexdigest()
     name = f"{kind}-{key}.pickle"
     try:
         with os.fdopen(open_private(d, name), "rb") as f:
             return pickle.load(f)
-    except Exception:          # absent, partial, not private, from another Python: compute it
+    except Exception:  # absent, partial, not private, from another Python: compute it
         pass
     value = compute()
-    if state(path) == before:        # a write published meanwhile: keep nothing
+    if state(path) == before:  # a write published meanwhile: keep nothing
         try:
             data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         except Exception:
@@ -180,7 +182,7 @@ def _trim(d: Path) -> None:
             except OSError:
                 pass
     if len(entries) > KEEP:
-        for _, p in sorted(entries)[:len(entries) - KEEP]:
+        for _, p in sorted(entries)[: len(entries) - KEEP]:
             try:
                 os.unlink(p)
             except OSError:

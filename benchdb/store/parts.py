@@ -60,8 +60,15 @@ if TYPE_CHECKING:
     import duckdb
 
 #: The samples view's columns and their types: every part is written with exactly these.
-COLUMNS = (("result_id", "VARCHAR"), ("metric", "VARCHAR"), ("unit", "VARCHAR"), ("iteration", "INTEGER"),
-           ("t_offset_s", "DOUBLE"), ("value", "DOUBLE"), ("repeat", "INTEGER"))
+COLUMNS = (
+    ("result_id", "VARCHAR"),
+    ("metric", "VARCHAR"),
+    ("unit", "VARCHAR"),
+    ("iteration", "INTEGER"),
+    ("t_offset_s", "DOUBLE"),
+    ("value", "DOUBLE"),
+    ("repeat", "INTEGER"),
+)
 #: The sample columns, as a SELECT list.
 NAMES = ", ".join(name for name, _ in COLUMNS)
 #: One row of NULLs with the samples' columns and types.
@@ -74,8 +81,10 @@ VARIABLE = "benchdb_samples"
 #: The samples folder as the view finds it: the variable, else the database file's own path (DuckDB's
 #: default temp_directory is that path plus ``.tmp``). Table functions take no subquery, so
 #: ``duckdb_databases()`` cannot say where the file is; a setting can.
-_ROOT = (f"coalesce(getvariable('{VARIABLE}'), "
-         "regexp_replace(current_setting('temp_directory'), '\\.tmp$', '') || '.samples')")
+_ROOT = (
+    f"coalesce(getvariable('{VARIABLE}'), "
+    "regexp_replace(current_setting('temp_directory'), '\\.tmp$', '') || '.samples')"
+)
 #: How the view finds its parts: stored with the views' digest, so that a warehouse whose view was
 #: written another way is sent to `benchdb db upgrade` by name.
 VIEW_FORM = "relative to the database file, lowest generation named"
@@ -113,9 +122,11 @@ def view_sql(low: int, high: int) -> str:
     if high < low:
         return f"CREATE OR REPLACE VIEW samples AS {EMPTY_SELECT}"
     lowest = string("/" + gen_name(int(low)) + "/*.parquet")
-    return (f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({_ROOT} || {lowest}, "
-            f"hive_partitioning = false) UNION ALL SELECT {NAMES} FROM read_parquet({_ROOT} || '/gen=*/*.parquet', "
-            f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen > {int(low)} AND gen <= {int(high)}")
+    return (
+        f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({_ROOT} || {lowest}, "
+        f"hive_partitioning = false) UNION ALL SELECT {NAMES} FROM read_parquet({_ROOT} || '/gen=*/*.parquet', "
+        f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen > {int(low)} AND gen <= {int(high)}"
+    )
 
 
 def point(con: duckdb.DuckDBPyConnection, folder: Path | None) -> None:
@@ -136,8 +147,7 @@ def select_sql(source: str, *, sort: bool = True) -> str:
 def published(con: duckdb.DuckDBPyConnection) -> tuple[int, int, str | None]:
     """(low, high, folder as last written) of the open warehouse's samples."""
     found = meta(con)
-    return (int(found.get("samples_low") or 1), int(found.get("samples_high") or 0),
-            found.get("samples_folder"))
+    return (int(found.get("samples_low") or 1), int(found.get("samples_high") or 0), found.get("samples_folder"))
 
 
 def meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -161,13 +171,17 @@ def verify(con: duckdb.DuckDBPyConnection, db: Path) -> None:
     if high < low or folder is None:
         return
     if not folder.is_dir():
-        raise BenchdbError(f"the samples folder {folder} of database {db} is missing; a warehouse is "
-                           "its file and this folder: copy or move the folder beside the file, as "
-                           f"{folder}")
+        raise BenchdbError(
+            f"the samples folder {folder} of database {db} is missing; a warehouse is "
+            "its file and this folder: copy or move the folder beside the file, as "
+            f"{folder}"
+        )
     if not (folder / gen_name(low)).is_dir():
-        raise BenchdbError(f"the samples folder {folder} lacks {gen_name(low)}, which database {db} reads "
-                           "(the folder is older or newer than the file): copy the file and its folder "
-                           "together, from the same moment")
+        raise BenchdbError(
+            f"the samples folder {folder} lacks {gen_name(low)}, which database {db} reads "
+            "(the folder is older or newer than the file): copy the file and its folder "
+            "together, from the same moment"
+        )
 
 
 def on_disk(db: str | os.PathLike) -> list[Path]:
@@ -188,8 +202,8 @@ def external(con: duckdb.DuckDBPyConnection) -> bool:
 
 def gen_of(name: str) -> int | None:
     prefix = "gen="
-    if name.startswith(prefix) and name[len(prefix):].isdigit():
-        return int(name[len(prefix):])
+    if name.startswith(prefix) and name[len(prefix) :].isdigit():
+        return int(name[len(prefix) :])
     return None
 
 

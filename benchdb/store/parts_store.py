@@ -79,29 +79,34 @@ class Store:
         """Read the published generations from the catalog ``con`` (a writer's copy) and remove
         what no published catalog names: generations above the last published one (a writer that
         died, or failed before publishing)."""
-        point(con, self.folder)           # this connection's file is a copy with another name
+        point(con, self.folder)  # this connection's file is a copy with another name
         if has_meta(con):
             self.low, self.high, stored = published(con)
             if self.folder is not None and stored is not None and stored != str(self.folder):
                 self.moved_from = stored
                 if self.high >= self.low and not self.folder.is_dir():
-                    raise BenchdbError(f"the samples folder {self.folder} is missing (the warehouse's "
-                                       f"samples were at {stored}); move that folder beside the "
-                                       "warehouse file and try again")
+                    raise BenchdbError(
+                        f"the samples folder {self.folder} is missing (the warehouse's "
+                        f"samples were at {stored}); move that folder beside the "
+                        "warehouse file and try again"
+                    )
                 con.execute(sql.load("queries/set_meta.sql"), ["samples_folder", str(self.folder)])
         self.gen = self.high + 1
         _remove_generations(self.folder, lambda gen: gen > self.high)
 
     # ------------------------------------------------------------------ writing
-    def write(self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None, *,
-              sort: bool = True) -> Path | None:
+    def write(
+        self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None, *, sort: bool = True
+    ) -> Path | None:
         """Write the rows of ``source`` (a SELECT of the sample columns; ``params`` bound) as one
         new part of this session's generation (``sort``: sorted by result, see :func:`select_sql`).
         Returns the part, or None when there were no rows."""
         part = self._gen_dir() / f"{uuid.uuid4().hex}.parquet"
         try:
-            rows = con.execute(f"COPY ({select_sql(source, sort=sort)}) TO {string(str(part))} "
-                               "(FORMAT parquet, COMPRESSION zstd)", params).fetchall()[0][0]
+            rows = con.execute(
+                f"COPY ({select_sql(source, sort=sort)}) TO {string(str(part))} (FORMAT parquet, COMPRESSION zstd)",
+                params,
+            ).fetchall()[0][0]
             if rows:
                 self._own(part, is_dir=False)
         except BaseException:
@@ -115,8 +120,9 @@ class Store:
         con.execute(view_sql(self.low, self.gen))
         return part
 
-    def write_files(self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None, *,
-                    rows: int) -> list[Path]:
+    def write_files(
+        self, con: duckdb.DuckDBPyConnection, source: str, params: dict | list | None = None, *, rows: int
+    ) -> list[Path]:
         """Write the ``rows`` rows of ``source`` (a SELECT of the sample columns reading whole
         files, in the order of their result ids) as new parts of this session's generation.
 
@@ -137,9 +143,12 @@ class Store:
         batch = uuid.uuid4().hex
         con.execute(f"SET threads = {writers}")
         try:
-            con.execute(f"COPY ({select_sql(source, sort=False)}) TO {string(str(gen_dir))} "
-                        f"(FORMAT parquet, COMPRESSION zstd, PER_THREAD_OUTPUT, OVERWRITE_OR_IGNORE, "
-                        f"FILENAME_PATTERN {string(batch + '_{i}')})", params)
+            con.execute(
+                f"COPY ({select_sql(source, sort=False)}) TO {string(str(gen_dir))} "
+                f"(FORMAT parquet, COMPRESSION zstd, PER_THREAD_OUTPUT, OVERWRITE_OR_IGNORE, "
+                f"FILENAME_PATTERN {string(batch + '_{i}')})",
+                params,
+            )
         except BaseException:
             for part in gen_dir.glob(f"{batch}_*.parquet"):
                 part.unlink(missing_ok=True)
@@ -172,10 +181,10 @@ class Store:
         if self.like is None:
             return
         mode = stat.S_IMODE(self.like.st_mode) & 0o666
-        try:       # (the samples folder may be another user's, in a warehouse a group shares)
+        try:  # (the samples folder may be another user's, in a warehouse a group shares)
             os.chmod(path, (mode | (mode & 0o444) >> 2 | 0o700) if is_dir else mode)
             os.chown(path, -1, self.like.st_gid)
-        except PermissionError:            # not ours, or not a group of ours: what it has stays
+        except PermissionError:  # not ours, or not a group of ours: what it has stays
             pass
 
     def forget(self, parts: list[Path]) -> None:
@@ -207,14 +216,13 @@ class Store:
         if self.high < self.low or len(chunks) == len(before):
             return Compaction(len(before), len(before), 0, removed)
         rows = con.execute("SELECT count(*) FROM samples").fetchall()[0][0]
-        self.low = self.gen                   # the view this session publishes reads the new parts alone
+        self.low = self.gen  # the view this session publishes reads the new parts alone
         # Each result's rows sit together, in order, in the one part that holds them: parts
         # concatenated in their order keep that, streamed with no sort; a chunk at a time bounds
         # the memory the writer buffers.
         con.execute("SET preserve_insertion_order = true")
         for chunk in chunks:
-            self.write(con, f"SELECT {NAMES} FROM read_parquet($files)",
-                       {"files": sql.literals(chunk)}, sort=False)
+            self.write(con, f"SELECT {NAMES} FROM read_parquet($files)", {"files": sql.literals(chunk)}, sort=False)
         con.execute(sql.load("queries/set_meta.sql"), ["samples_retired_below", str(self.low)])
         return Compaction(len(before), len(chunks), rows, removed)
 

@@ -77,7 +77,7 @@ def _writer_lock(path: Path, wait_s: float) -> Iterator[None]:
     except ImportError:  # not POSIX: writers are not serialised beyond DuckDB's own lock
         yield
         return
-    try:       # the lock file is as private as the warehouse (it names the writer's PID)
+    try:  # the lock file is as private as the warehouse (it names the writer's PID)
         mode = stat.S_IMODE(os.stat(path).st_mode) & 0o666 | 0o600
     except FileNotFoundError:
         mode = 0o644
@@ -86,8 +86,9 @@ def _writer_lock(path: Path, wait_s: float) -> Iterator[None]:
     def refused() -> BenchdbError:
         holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
         who = f" (PID {holder})" if holder.isdigit() else ""
-        return BenchdbError(f"database {path} is in use by another process{who}; wait for it "
-                            "to finish and try again, or raise --wait")
+        return BenchdbError(
+            f"database {path} is in use by another process{who}; wait for it to finish and try again, or raise --wait"
+        )
 
     try:
         _acquire(lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB), wait_s, refused)
@@ -115,12 +116,14 @@ def _clean_stale(path: Path) -> None:
 
 def _identity(path: Path) -> tuple:
     """What changes when any program writes the file: its inode and times, and its WAL's."""
+
     def one(p: str) -> tuple | None:
         try:
             st = os.stat(p)
         except FileNotFoundError:
             return None
         return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
     return one(str(path)), one(f"{path}.wal")
 
 
@@ -129,12 +132,17 @@ def _shared_lock(src, path: Path, wait_s: float) -> Iterator[None]:
     """A shared POSIX lock on the open warehouse: DuckDB's readers share it, its writers exclude it."""
     try:
         import fcntl
-    except ImportError:        # not POSIX: DuckDB's own lock is all there is
+    except ImportError:  # not POSIX: DuckDB's own lock is all there is
         yield
         return
-    _acquire(lambda: fcntl.lockf(src, fcntl.LOCK_SH | fcntl.LOCK_NB), wait_s,
-             lambda: BenchdbError(f"database {path} is open for writing by another program (a DuckDB "
-                                  "connection that is not read-only); close it and try again"))
+    _acquire(
+        lambda: fcntl.lockf(src, fcntl.LOCK_SH | fcntl.LOCK_NB),
+        wait_s,
+        lambda: BenchdbError(
+            f"database {path} is open for writing by another program (a DuckDB "
+            "connection that is not read-only); close it and try again"
+        ),
+    )
     try:
         yield
     finally:
@@ -149,7 +157,7 @@ def _copy_consistent(path: Path, tmp: Path, wait_s: float) -> None:
         with open(tmp, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
         wal = Path(f"{path}.wal")
-        if wal.exists():   # left by a writer that was not benchdb: DuckDB replays it on open
+        if wal.exists():  # left by a writer that was not benchdb: DuckDB replays it on open
             shutil.copyfile(wal, Path(f"{tmp}.wal"))
 
 
@@ -158,7 +166,7 @@ def _keep_attributes(st: os.stat_result | None, tmp: Path) -> None:
     if st is None:
         return
     os.chmod(tmp, stat.S_IMODE(st.st_mode))
-    for uid in (st.st_uid, -1):      # only root may give a file away; the group is ours to keep
+    for uid in (st.st_uid, -1):  # only root may give a file away; the group is ours to keep
         try:
             os.chown(tmp, uid, st.st_gid)
             return
@@ -182,8 +190,9 @@ class Session(NamedTuple):
 
 
 @contextmanager
-def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
-                  available: list[database.Migration] | None = None) -> Iterator[Session]:
+def write_session(
+    db, *, wait_s: float = 60.0, migrate: bool = False, available: list[database.Migration] | None = None
+) -> Iterator[Session]:
     """A writable connection to a private copy of the warehouse catalog, published when the
     ``with`` block ends without an exception (discarded otherwise), and the samples folder its new
     samples go to (:mod:`benchdb.store.parts`: they are durable before the catalog that names
@@ -212,15 +221,17 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
             if st is not None:
                 _copy_consistent(path, tmp, wait_s)
                 if _identity(path) != before:
-                    raise BenchdbError(f"database {named} changed while benchdb copied it (another program "
-                                       "is writing it); try again once it has finished")
-            elif available is None and not migrate:   # (an upgrade lists the migrations it applies)
+                    raise BenchdbError(
+                        f"database {named} changed while benchdb copied it (another program "
+                        "is writing it); try again once it has finished"
+                    )
+            elif available is None and not migrate:  # (an upgrade lists the migrations it applies)
                 blank = database.blank_catalog()
                 if blank is not None:
                     with open(tmp, "wb", opener=lambda name, flags: os.open(name, flags, 0o600)) as dst:
                         dst.write(blank)
             con = database.connect(tmp, read_only=False, wait_s=0)
-            if blank is not None:          # its migrations count as applied now
+            if blank is not None:  # its migrations count as applied now
                 con.execute(sql.load("queries/migrations_applied_now.sql"))
             store.open(con)
             applied = database.prepare(con, named, available, migrate=migrate, store=store)
@@ -240,14 +251,16 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                 Path(f"{tmp}.wal").unlink(missing_ok=True)
                 aside = store.keep_aside()
                 samples = f" (its samples in {aside})" if aside is not None else ""
-                raise BenchdbError(f"database {named} was changed by another program during this write "
-                                   f"(its changes would be lost): nothing published; {named} is as that "
-                                   f"program left it and this write is kept in {kept}{samples}. Stop the "
-                                   "other writer and run the command again")
-            Path(f"{path}.wal").unlink(missing_ok=True)      # the old file's log never meets the new file
+                raise BenchdbError(
+                    f"database {named} was changed by another program during this write "
+                    f"(its changes would be lost): nothing published; {named} is as that "
+                    f"program left it and this write is kept in {kept}{samples}. Stop the "
+                    "other writer and run the command again"
+                )
+            Path(f"{path}.wal").unlink(missing_ok=True)  # the old file's log never meets the new file
             os.replace(tmp, path)
-            published = True                           # the catalog names the new parts from here on
-            parts.fsync(path.parent)                   # the rename itself is durable
+            published = True  # the catalog names the new parts from here on
+            parts.fsync(path.parent)  # the rename itself is durable
             _link_samples(named, store)
         except Exception as exc:
             refused = refused_write(exc)
@@ -255,11 +268,14 @@ def write_session(db, *, wait_s: float = 60.0, migrate: bool = False,
                 raise
             # (a full disk is the machine's, not a bug: one line, and the copy is removed below)
             if published:
-                raise BenchdbError(f"database {named} was written, but making the write durable failed: "
-                                   f"{refused}; make room there before the next write") from None
-            raise BenchdbError(f"cannot write database {named}: {refused}; nothing was changed (its copy "
-                               "and new samples were removed): make room there and run the command again"
-                               ) from None
+                raise BenchdbError(
+                    f"database {named} was written, but making the write durable failed: "
+                    f"{refused}; make room there before the next write"
+                ) from None
+            raise BenchdbError(
+                f"cannot write database {named}: {refused}; nothing was changed (its copy "
+                "and new samples were removed): make room there and run the command again"
+            ) from None
         finally:
             if con is not None:
                 _close_quietly(con)

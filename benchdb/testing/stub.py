@@ -71,8 +71,8 @@ class Stub:
 
     def __init__(self, config: StubConfig):
         self.config = config
-        self.requests = 0        # generation requests received
-        self.connections = 0     # TCP connections accepted (a client reusing connections keeps it low)
+        self.requests = 0  # generation requests received
+        self.connections = 0  # TCP connections accepted (a client reusing connections keeps it low)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -97,8 +97,11 @@ class Stub:
         if method == "GET" and path == "/health":
             return await self.json(writer, 200, {"status": "ok"})
         if method == "GET" and path == "/v1/models":
-            return await self.json(writer, 200, {"object": "list", "data": [
-                {"id": self.config.model, "object": "model", "owned_by": "benchdb-stub"}]})
+            return await self.json(
+                writer,
+                200,
+                {"object": "list", "data": [{"id": self.config.model, "object": "model", "owned_by": "benchdb-stub"}]},
+            )
         if method == "POST" and path in ("/v1/completions", "/v1/chat/completions"):
             try:
                 req = json.loads(body or b"{}")
@@ -111,43 +114,65 @@ class Stub:
                 return await self.json(writer, 500, {"error": {"message": f"stub: injected failure of request {n}"}})
             if cfg.exit_after and n > cfg.exit_after:
                 writer.close()
-                os._exit(9)     # dies as a crashed server does: no reply, no clean-up
-            return await self.generate(req, path.endswith("chat/completions"), writer, arrival, n,
-                                       broken=bool(cfg.error_every and n % cfg.error_every == 0))
+                os._exit(9)  # dies as a crashed server does: no reply, no clean-up
+            return await self.generate(
+                req,
+                path.endswith("chat/completions"),
+                writer,
+                arrival,
+                n,
+                broken=bool(cfg.error_every and n % cfg.error_every == 0),
+            )
         return await self.json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
 
     async def json(self, writer: asyncio.StreamWriter, status: int, obj: dict[str, Any]) -> bool:
         data = json.dumps(obj).encode()
         reason = {200: "OK", 400: "Bad Request", 404: "Not Found", 500: "Internal Server Error"}[status]
-        writer.write(f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
-                     f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        writer.write(
+            f"HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
         await writer.drain()
         return True
 
-    async def generate(self, req: dict[str, Any], chat: bool, writer: asyncio.StreamWriter, arrival: float,
-                       n: int, broken: bool) -> bool:
+    async def generate(
+        self, req: dict[str, Any], chat: bool, writer: asyncio.StreamWriter, arrival: float, n: int, broken: bool
+    ) -> bool:
         cfg = self.config
         n_tokens = max(0, int(req.get("max_tokens") or req.get("max_completion_tokens") or 16))
         if chat:
             prompt = " ".join(str(m.get("content", "")) for m in req.get("messages") or [] if isinstance(m, dict))
         else:
             prompt = str(req.get("prompt", ""))
-        usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": n_tokens,
-                 "total_tokens": len(prompt.split()) + n_tokens}
+        usage = {
+            "prompt_tokens": len(prompt.split()),
+            "completion_tokens": n_tokens,
+            "total_tokens": len(prompt.split()) + n_tokens,
+        }
         bad_usage = bool(cfg.bad_usage_every and n % cfg.bad_usage_every == 0)
         long_line = bool(cfg.long_line_every and n % cfg.long_line_every == 0)
-        base = {"id": f"stub-{n}", "object": "chat.completion.chunk" if chat else "text_completion",
-                "created": int(time.time()), "model": cfg.model}
+        base = {
+            "id": f"stub-{n}",
+            "object": "chat.completion.chunk" if chat else "text_completion",
+            "created": int(time.time()),
+            "model": cfg.model,
+        }
         ttft, itl = cfg.ttft_ms / 1e3, cfg.itl_ms / 1e3
         if not req.get("stream"):
             await _sleep_until(arrival + ttft + max(0, n_tokens - 1) * itl)
             text = "".join(f" t{i}" for i in range(n_tokens))
-            answer = ({"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
-                      if chat else {"index": 0, "text": text, "finish_reason": "length"})
+            answer = (
+                {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "length"}
+                if chat
+                else {"index": 0, "text": text, "finish_reason": "length"}
+            )
             return await self.json(writer, 200, {**base, "choices": [answer], "usage": usage})
 
-        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
-                     + (b"Transfer-Encoding: chunked\r\n\r\n" if cfg.chunked else b"Connection: close\r\n\r\n"))
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n"
+            + (b"Transfer-Encoding: chunked\r\n\r\n" if cfg.chunked else b"Connection: close\r\n\r\n")
+        )
 
         def event(obj: dict[str, Any] | str) -> None:
             data = b"data: " + (obj.encode() if isinstance(obj, str) else json.dumps(obj).encode()) + b"\n\n"
@@ -158,7 +183,7 @@ class Stub:
                 return {"index": 0, "delta": {"content": text} if text else {}, "finish_reason": finish}
             return {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
 
-        if chat:   # role-only first chunk, before any token: never a first token
+        if chat:  # role-only first chunk, before any token: never a first token
             event({**base, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]})
             await writer.drain()
         for i in range(n_tokens):
@@ -174,7 +199,7 @@ class Stub:
             event({**base, "choices": [choice(f" t{i}", None)]})
             await writer.drain()
         last = json.dumps({**base, "choices": [choice("", "length")], "usage": usage})
-        if bad_usage:    # spliced in as text: json.dumps cannot write every hostile value (a string of JSON)
+        if bad_usage:  # spliced in as text: json.dumps cannot write every hostile value (a string of JSON)
             last = last.replace(f'"completion_tokens": {n_tokens}', f'"completion_tokens": {cfg.bad_usage}', 1)
         event(last)
         if cfg.done:
@@ -189,7 +214,7 @@ class Stub:
         data = b"data: " + text.encode() + b"\n\n"
         step = 64 << 10
         for at in range(0, len(data), step):
-            piece = data[at:at + step]
+            piece = data[at : at + step]
             writer.write(b"%x\r\n%s\r\n" % (len(piece), piece) if self.config.chunked else piece)
             await writer.drain()
 
@@ -293,25 +318,60 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--error-every", type=int, default=0, help="break every k-th stream with an error event")
     p.add_argument("--close-delimited", action="store_true", help="no chunked encoding: close after each stream")
     p.add_argument("--no-done", action="store_true", help="end streams without data: [DONE]")
-    p.add_argument("--exit-after-requests", type=int, default=0, metavar="N",
-                   help="exit the process at the request after the N-th (a server dying mid-sweep)")
-    p.add_argument("--bad-usage-every", type=int, default=0, metavar="K",
-                   help="every k-th stream's usage has completion_tokens: --bad-usage")
-    p.add_argument("--bad-usage", default="1e23", metavar="JSON",
-                   help="the completion_tokens those usages carry, as JSON text (1e23, Infinity, -1000, '\"x\"')")
-    p.add_argument("--long-line-every", type=int, default=0, metavar="K",
-                   help="every k-th stream's first token is one event line of --long-line-mib MiB")
+    p.add_argument(
+        "--exit-after-requests",
+        type=int,
+        default=0,
+        metavar="N",
+        help="exit the process at the request after the N-th (a server dying mid-sweep)",
+    )
+    p.add_argument(
+        "--bad-usage-every",
+        type=int,
+        default=0,
+        metavar="K",
+        help="every k-th stream's usage has completion_tokens: --bad-usage",
+    )
+    p.add_argument(
+        "--bad-usage",
+        default="1e23",
+        metavar="JSON",
+        help="the completion_tokens those usages carry, as JSON text (1e23, Infinity, -1000, '\"x\"')",
+    )
+    p.add_argument(
+        "--long-line-every",
+        type=int,
+        default=0,
+        metavar="K",
+        help="every k-th stream's first token is one event line of --long-line-mib MiB",
+    )
     p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
-    p.add_argument("--epoll", action="store_true",
-                   help="wait in epoll: more than 1024 connections, timers up to 1 ms late (module doc)")
-    p.add_argument("--reuse-port", action="store_true",
-                   help="share --port with other stub processes (SO_REUSEPORT: the kernel spreads connections), "
-                        "so a client that outruns one process meets several")
+    p.add_argument(
+        "--epoll",
+        action="store_true",
+        help="wait in epoll: more than 1024 connections, timers up to 1 ms late (module doc)",
+    )
+    p.add_argument(
+        "--reuse-port",
+        action="store_true",
+        help="share --port with other stub processes (SO_REUSEPORT: the kernel spreads connections), "
+        "so a client that outruns one process meets several",
+    )
     a = p.parse_args(argv)
-    cfg = StubConfig(ttft_ms=a.ttft_ms, itl_ms=a.itl_ms, model=a.model, fail_every=a.fail_every,
-                     error_every=a.error_every, chunked=not a.close_delimited, done=not a.no_done,
-                     exit_after=a.exit_after_requests, bad_usage_every=a.bad_usage_every, bad_usage=a.bad_usage,
-                     long_line_every=a.long_line_every, long_line_bytes=int(a.long_line_mib * (1 << 20)))
+    cfg = StubConfig(
+        ttft_ms=a.ttft_ms,
+        itl_ms=a.itl_ms,
+        model=a.model,
+        fail_every=a.fail_every,
+        error_every=a.error_every,
+        chunked=not a.close_delimited,
+        done=not a.no_done,
+        exit_after=a.exit_after_requests,
+        bad_usage_every=a.bad_usage_every,
+        bad_usage=a.bad_usage,
+        long_line_every=a.long_line_every,
+        long_line_bytes=int(a.long_line_mib * (1 << 20)),
+    )
     if not a.epoll:
         cap_open_files()
     try:

@@ -36,10 +36,24 @@ N_SENTENCES = 600
 
 #: The model shapes ``build`` knows: LlamaConfig fields, and the dtype the weights are saved in.
 SIZES: dict[str, dict] = {
-    "tiny": {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
-             "num_key_value_heads": 2, "max_position_embeddings": 512, "dtype": "float32"},
-    "small": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 16, "num_attention_heads": 16,
-              "num_key_value_heads": 8, "max_position_embeddings": 2048, "dtype": "bfloat16"},
+    "tiny": {
+        "hidden_size": 64,
+        "intermediate_size": 128,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "max_position_embeddings": 512,
+        "dtype": "float32",
+    },
+    "small": {
+        "hidden_size": 1024,
+        "intermediate_size": 4096,
+        "num_hidden_layers": 16,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "max_position_embeddings": 2048,
+        "dtype": "bfloat16",
+    },
 }
 
 CHAT_TEMPLATE = (
@@ -136,13 +150,18 @@ def build(folder: Path, *, seed: int = 0, no_eos: bool = True, size: str = "tiny
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchdb.testing.tiny_llm",
-                                     description=(__doc__ or "").split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchdb.testing.tiny_llm", description=(__doc__ or "").split("\n")[0]
+    )
     parser.add_argument("folder", type=Path, help="where to write the model (created if missing)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--eos", action="store_true", help="let the model end sequences (default: never EOS)")
-    parser.add_argument("--size", choices=sorted(SIZES), default="tiny",
-                        help="tiny: 2 layers of 64 (CPU tests); small: ~250 M parameters in bf16 (a GPU's load)")
+    parser.add_argument(
+        "--size",
+        choices=sorted(SIZES),
+        default="tiny",
+        help="tiny: 2 layers of 64 (CPU tests); small: ~250 M parameters in bf16 (a GPU's load)",
+    )
     args = parser.parse_args(argv)
     print(build(args.folder, seed=args.seed, no_eos=not args.eos, size=args.size))
 

@@ -33,33 +33,72 @@ class View:
     hidden: str | None = None
 
 
-VIEWS = {v.name: v for v in (
-    View("runs", "Latest runs"),
-    View("change_points", "Change points", ("model", "hardware"),
-         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
-    View("flagged", "Flagged results", ("model", "hardware"),
-         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
-    View("matrix", "Compatibility matrix", ("family",), columns=(("family", "family"),)),
-    View("optimal", "Optimal hardware", ("model", "family", "batch", "precision", "objective", "max_latency_ms"),
-         columns=(("model", "model_id"), ("family", "family"), ("batch", "batch_size"),
-                  ("precision", "best_precision")),
-         choices=(("objective", ("throughput", "latency", "energy")),)),
-    View("results", "Latest results", ("model", "hardware", "backend", "family"),
-         columns=(("model", "model_id"), ("hardware", "hardware_name"), ("backend", "backend"),
-                  ("family", "family"))),
-    View("trends", "History of a series", ("series",), ("series",), (("series", "series_id"),)),
-    View("samples", "Raw samples of a result", ("result",), ("result",), hidden="result_id"),
-    View("serving", "Serving load points", ("model", "hardware"),
-         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
-    View("frontier", "Serving frontiers", ("model", "hardware"),
-         columns=(("model", "model_id"), ("hardware", "hardware_name"))),
-    View("systems", "Systems side by side", ("model", "scenario", "in", "out"),
-         columns=(("model", "model_id"), ("scenario", "scenario"), ("in", "in_tokens"), ("out", "out_tokens"))),
-    View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
-    View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
-    View("compare_samples", "Samples of two runs, per scenario", ("base", "cand"), ("base", "cand")),
-    View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
-)}
+VIEWS = {
+    v.name: v
+    for v in (
+        View("runs", "Latest runs"),
+        View(
+            "change_points",
+            "Change points",
+            ("model", "hardware"),
+            columns=(("model", "model_id"), ("hardware", "hardware_name")),
+        ),
+        View(
+            "flagged",
+            "Flagged results",
+            ("model", "hardware"),
+            columns=(("model", "model_id"), ("hardware", "hardware_name")),
+        ),
+        View("matrix", "Compatibility matrix", ("family",), columns=(("family", "family"),)),
+        View(
+            "optimal",
+            "Optimal hardware",
+            ("model", "family", "batch", "precision", "objective", "max_latency_ms"),
+            columns=(
+                ("model", "model_id"),
+                ("family", "family"),
+                ("batch", "batch_size"),
+                ("precision", "best_precision"),
+            ),
+            choices=(("objective", ("throughput", "latency", "energy")),),
+        ),
+        View(
+            "results",
+            "Latest results",
+            ("model", "hardware", "backend", "family"),
+            columns=(
+                ("model", "model_id"),
+                ("hardware", "hardware_name"),
+                ("backend", "backend"),
+                ("family", "family"),
+            ),
+        ),
+        View("trends", "History of a series", ("series",), ("series",), (("series", "series_id"),)),
+        View("samples", "Raw samples of a result", ("result",), ("result",), hidden="result_id"),
+        View(
+            "serving",
+            "Serving load points",
+            ("model", "hardware"),
+            columns=(("model", "model_id"), ("hardware", "hardware_name")),
+        ),
+        View(
+            "frontier",
+            "Serving frontiers",
+            ("model", "hardware"),
+            columns=(("model", "model_id"), ("hardware", "hardware_name")),
+        ),
+        View(
+            "systems",
+            "Systems side by side",
+            ("model", "scenario", "in", "out"),
+            columns=(("model", "model_id"), ("scenario", "scenario"), ("in", "in_tokens"), ("out", "out_tokens")),
+        ),
+        View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
+        View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
+        View("compare_samples", "Samples of two runs, per scenario", ("base", "cand"), ("base", "cand")),
+        View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
+    )
+}
 
 
 #: Rows a page receives at most (a view's first rows in its order); ``truncated`` says there are more.
@@ -112,8 +151,14 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
     skip = 1 if view.hidden else 0
     rows = [[plain(v) for v in row[skip:]] for row in cur.fetchmany(limit + 1)]
     columns = columns[skip:]
-    doc = {"view": name, "title": view.title, "filters": {f: params.get(f) for f in view.filters},
-           "columns": columns, "rows": rows[:limit], "truncated": len(rows) > limit}
+    doc = {
+        "view": name,
+        "title": view.title,
+        "filters": {f: params.get(f) for f in view.filters},
+        "columns": columns,
+        "rows": rows[:limit],
+        "truncated": len(rows) > limit,
+    }
     if name == "samples":
         stats = con.execute(sql.load("dashboard/sample_statistics.sql"), {"result": params["result"]})
         stat_columns = [d[0] for d in stats.description]
@@ -130,8 +175,10 @@ def about_result(columns: list[str], rows: list[list]) -> dict[str, Any]:
 
     command = reproduce_command(dict(zip(columns, rows[0], strict=True)))
     shown = [i for i, c in enumerate(columns) if c not in ("options_json", "run_config")]
-    return {"statistics": {"columns": [columns[i] for i in shown], "rows": [[row[i] for i in shown] for row in rows]},
-            "command": command}
+    return {
+        "statistics": {"columns": [columns[i] for i in shown], "rows": [[row[i] for i in shown] for row in rows]},
+        "command": command,
+    }
 
 
 def grouped(con, name: str, key: str, limit: int | None = None):
@@ -149,8 +196,14 @@ def grouped(con, name: str, key: str, limit: int | None = None):
     rows: list[list] = []
 
     def doc():
-        return {"view": name, "title": view.title, "filters": {**bound, view.required[0]: current},
-                "columns": columns[skip:], "rows": rows, "truncated": more}
+        return {
+            "view": name,
+            "title": view.title,
+            "filters": {**bound, view.required[0]: current},
+            "columns": columns[skip:],
+            "rows": rows,
+            "truncated": more,
+        }
 
     while batch := cur.fetchmany(10_000):
         for row in batch:
@@ -168,6 +221,16 @@ def grouped(con, name: str, key: str, limit: int | None = None):
 
 def catalog() -> dict[str, Any]:
     """What the page needs to draw its navigation and filter fields."""
-    return {"views": [{"name": v.name, "title": v.title, "filters": list(v.filters), "required": list(v.required),
-                       "columns": dict(v.columns), "choices": {f: list(c) for f, c in v.choices}}
-                      for v in VIEWS.values()]}
+    return {
+        "views": [
+            {
+                "name": v.name,
+                "title": v.title,
+                "filters": list(v.filters),
+                "required": list(v.required),
+                "columns": dict(v.columns),
+                "choices": {f: list(c) for f, c in v.choices},
+            }
+            for v in VIEWS.values()
+        ]
+    }

@@ -18,12 +18,20 @@ from benchdb import npm
 from benchdb.errors import BenchdbError
 from benchdb.paths import cache_root
 
-PLOT = npm.Package("@observablehq/plot", "0.6.17",
-                   "sha512-/qaXP/7mc4MUS0s4cPPFASDRjtsWp85/TbfsciqDgU1HwYixbSbbytNuInD8AcTYC3xaxACgVX06agdfQy9W+g==",
-                   ("dist/plot.umd.min.js", "LICENSE"), size="0.4 MB")
-D3 = npm.Package("d3", "7.9.2",
-                 "sha512-ZKb/mONPVKzaO5UlcWcwN8bS4ezvQaYu+bsou+XgNABdGC800kwH651ADTbbTxMPHW13UlvbQafdmJQDk1w7Mg==",
-                 ("dist/d3.min.js", "LICENSE"), size="0.2 MB")
+PLOT = npm.Package(
+    "@observablehq/plot",
+    "0.6.17",
+    "sha512-/qaXP/7mc4MUS0s4cPPFASDRjtsWp85/TbfsciqDgU1HwYixbSbbytNuInD8AcTYC3xaxACgVX06agdfQy9W+g==",
+    ("dist/plot.umd.min.js", "LICENSE"),
+    size="0.4 MB",
+)
+D3 = npm.Package(
+    "d3",
+    "7.9.2",
+    "sha512-ZKb/mONPVKzaO5UlcWcwN8bS4ezvQaYu+bsou+XgNABdGC800kwH651ADTbbTxMPHW13UlvbQafdmJQDk1w7Mg==",
+    ("dist/d3.min.js", "LICENSE"),
+    size="0.2 MB",
+)
 PACKAGES = (D3, PLOT)
 INSTALL = f"{sys.executable} -m benchdb.web.assets"
 
@@ -52,14 +60,16 @@ def ensure(log=None, tarballs: dict[str, str] | None = None) -> dict[str, Path]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m benchdb.web.assets",
-                                description="Fetch the dashboard's charting library (Observable Plot, d3).")
-    p.add_argument("--tarball", action="append", default=[],
-                   help="a tarball npm pack wrote, instead of downloading (repeatable)")
+    p = argparse.ArgumentParser(
+        prog="python -m benchdb.web.assets", description="Fetch the dashboard's charting library (Observable Plot, d3)."
+    )
+    p.add_argument(
+        "--tarball", action="append", default=[], help="a tarball npm pack wrote, instead of downloading (repeatable)"
+    )
     args = p.parse_args(argv)
     tarballs = {}
     for t in args.tarball:
-        name = Path(t).name          # npm pack names them observablehq-plot-0.6.17.tgz, d3-7.9.2.tgz
+        name = Path(t).name  # npm pack names them observablehq-plot-0.6.17.tgz, d3-7.9.2.tgz
         pkg = next((k for k in PACKAGES if name.startswith(k.name.lstrip("@").replace("/", "-") + "-")), None)
         if pkg is None:
             print(f"error: {t} is neither {PLOT.spec} nor {D3.spec}", file=sys.stderr)

@@ -95,8 +95,8 @@ class Handler(BaseHTTPRequestHandler):
     port = 0
     head_only = False
 
-    def log_message(self, format, *args):      # noqa: A002 (the base class's name)
-        return                                  # quiet: the terminal shows the URL, not every request
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        return  # quiet: the terminal shows the URL, not every request
 
     def _send(self, status: int, body: bytes, ctype: str) -> None:
         self.send_response(status)
@@ -113,7 +113,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own refusals (bad request line, unknown method, too long a header) as JSON."""
-        if code == HTTPStatus.NOT_IMPLEMENTED:          # a method without a handler
+        if code == HTTPStatus.NOT_IMPLEMENTED:  # a method without a handler
             code, message = HTTPStatus.METHOD_NOT_ALLOWED, f"the dashboard answers GET and HEAD, not {self.command}"
         self.close_connection = True
         self._json(code, {"error": clip(message or HTTPStatus(code).phrase)})
@@ -129,10 +129,13 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             name, given = "", None
         if (given if given is not None else 80) == port and (
-                name in LOOPBACK_NAMES or name in self.names or (self.any_address and _is_ip(name))):
+            name in LOOPBACK_NAMES or name in self.names or (self.any_address and _is_ip(name))
+        ):
             return None
-        return (f"Host {clip(header, 200)!r} does not name this server: ask for "
-                f"http://127.0.0.1:{port}/ (a page of another site cannot read the dashboard)")
+        return (
+            f"Host {clip(header, 200)!r} does not name this server: ask for "
+            f"http://127.0.0.1:{port}/ (a page of another site cannot read the dashboard)"
+        )
 
     def do_HEAD(self):  # noqa: N802 (http.server's name)
         self.head_only = True
@@ -144,7 +147,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(HTTPStatus.FORBIDDEN, {"error": refusal})
         try:
             return self._get()
-        except Exception as exc:   # a corrupt part, a bug: still an answer, never a dropped connection
+        except Exception as exc:  # a corrupt part, a bug: still an answer, never a dropped connection
             problem = f"{type(exc).__name__}: {first_line(exc)}"
             print(f"benchdb serve: {self.command} {clip(self.path, 200)}: {problem}", file=sys.stderr)
             return self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot answer: {problem}"})
@@ -193,7 +196,7 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     def handle_error(self, request, client_address) -> None:
         exc = sys.exc_info()[1]
-        if isinstance(exc, ConnectionError):        # the browser went away mid-answer
+        if isinstance(exc, ConnectionError):  # the browser went away mid-answer
             return
         print(f"benchdb serve: {type(exc).__name__}: {first_line(exc) if exc else ''}", file=sys.stderr)
 
@@ -209,6 +212,6 @@ def make_server(db: str | None, host: str, port: int) -> ThreadingHTTPServer:
         names.add(socket.gethostname().lower())
     handler: type[Handler] = type("BoundHandler", (Handler,), {"db": db, "any_address": any_address})
     server = (Server6 if ":" in host else Server)((host.strip("[]"), port), handler)
-    handler.names = frozenset(names | {str(server.server_address[0]).lower()})     # the address bound
+    handler.names = frozenset(names | {str(server.server_address[0]).lower()})  # the address bound
     handler.port = server.server_port
     return server

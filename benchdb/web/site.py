@@ -54,10 +54,11 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
         stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.staging-", dir=out.parent))
         umask = os.umask(0)
         os.umask(umask)
-        stage.chmod(0o777 & ~umask)      # a folder as mkdir makes it (mkdtemp's is private)
+        stage.chmod(0o777 & ~umask)  # a folder as mkdir makes it (mkdtemp's is private)
     except OSError as exc:
-        raise BenchdbError(f"--out {out}: cannot write there ({exc.strerror or exc}); give a folder you can "
-                           "write") from None
+        raise BenchdbError(
+            f"--out {out}: cannot write there ({exc.strerror or exc}); give a folder you can write"
+        ) from None
     site = _Site(stage)
     try:
         for folder in ("trends", "samples", *PAIR_VIEWS):
@@ -67,10 +68,11 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
             docs = site.views(con)
             site.histories(con, docs)
             site.samples(con)
-            pairs = [(rec["previous_run_id"], rec["run_id"]) for rec in _records(docs["runs"])
-                     if rec["previous_run_id"]]
+            pairs = [
+                (rec["previous_run_id"], rec["run_id"]) for rec in _records(docs["runs"]) if rec["previous_run_id"]
+            ]
             site.count("compare", 0)
-            for base, cand in pairs:       # each run against the one before it, as the runs page links them
+            for base, cand in pairs:  # each run against the one before it, as the runs page links them
                 if not site.named(base, cand):
                     continue
                 for name in PAIR_VIEWS:
@@ -81,10 +83,11 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
         for f in STATIC.iterdir():
             if f.is_file() and f.name != "index.html":
                 shutil.copy2(f, stage / "static" / f.name)
-        for name, f in assets.ensure().items():     # the charting library, checked, beside the page
+        for name, f in assets.ensure().items():  # the charting library, checked, beside the page
             shutil.copy2(f, stage / "static" / "vendor" / name)
-        (stage / MARKER).write_text(json.dumps({"format": "benchdb-site", "version": 1, "files": all_files(stage)},
-                                               indent=1), encoding="utf-8")
+        (stage / MARKER).write_text(
+            json.dumps({"format": "benchdb-site", "version": 1, "files": all_files(stage)}, indent=1), encoding="utf-8"
+        )
         old = None
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
@@ -107,24 +110,31 @@ def check_replaceable(out: Path, db: Path) -> None:
     samples = db.with_name(db.name + ".samples")
     target = out.resolve()
     if target in db.parents or target == samples or samples in target.parents:
-        raise BenchdbError(f"--out {out} holds the warehouse {db}: `benchdb site` replaces its folder whole, "
-                           "so give it a folder of its own (e.g. --out site)")
+        raise BenchdbError(
+            f"--out {out} holds the warehouse {db}: `benchdb site` replaces its folder whole, "
+            "so give it a folder of its own (e.g. --out site)"
+        )
     if not out.exists():
         return
     own = set(listed_files(out) or [])
     found = all_files(out)
     duck = [rel for rel in found if rel not in own and _is_duckdb(out / rel)]
     if duck:
-        raise BenchdbError(f"--out {out} holds a warehouse ({duck[0]}): `benchdb site` never replaces it; "
-                           "give the site a folder of its own")
+        raise BenchdbError(
+            f"--out {out} holds a warehouse ({duck[0]}): `benchdb site` never replaces it; "
+            "give the site a folder of its own"
+        )
     if not (out / MARKER).is_file() and any(out.iterdir()):
-        raise BenchdbError(f"--out {out} is not empty and not a site `benchdb site` wrote (no {MARKER}): "
-                           "give a new or empty folder")
+        raise BenchdbError(
+            f"--out {out} is not empty and not a site `benchdb site` wrote (no {MARKER}): give a new or empty folder"
+        )
     foreign = [rel for rel in found if rel not in own and rel != MARKER]
     if foreign:
         shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
-        raise BenchdbError(f"--out {out} holds files the earlier `benchdb site` did not write ({shown}): "
-                           "move them out, or give another folder")
+        raise BenchdbError(
+            f"--out {out} holds files the earlier `benchdb site` did not write ({shown}): "
+            "move them out, or give another folder"
+        )
 
 
 def listed_files(folder: Path) -> list[str] | None:
@@ -211,7 +221,7 @@ class _Site:
             self.write(f"data/trends/{series}.json", doc)
             self.count("trends")
         linked = {rec["series_id"] for name in ("flagged", "change_points") for rec in _records(docs[name])}
-        for series in linked:        # a series with no valid result has no history: an empty page, not a 404
+        for series in linked:  # a series with no valid result has no history: an empty page, not a 404
             if self.named(series) and not (self.stage / "data" / "trends" / f"{series}.json").exists():
                 self.write(f"data/trends/{series}.json", api.query(con, "trends", {"series": series}))
 
@@ -226,10 +236,19 @@ class _Site:
                 continue
             self.write(f"data/samples/{result}.json", {**doc, **api.about_result(columns, about.pop(result, []))})
             self.count("samples")
-        for result, rows in about.items():        # results without samples (failed, summary-only)
+        for result, rows in about.items():  # results without samples (failed, summary-only)
             if not self.named(result):
                 continue
-            self.write(f"data/samples/{result}.json", {
-                "view": "samples", "title": api.VIEWS["samples"].title, "filters": {"result": result},
-                "columns": [], "rows": [], "truncated": False, **api.about_result(columns, rows)})
+            self.write(
+                f"data/samples/{result}.json",
+                {
+                    "view": "samples",
+                    "title": api.VIEWS["samples"].title,
+                    "filters": {"result": result},
+                    "columns": [],
+                    "rows": [],
+                    "truncated": False,
+                    **api.about_result(columns, rows),
+                },
+            )
             self.count("samples")

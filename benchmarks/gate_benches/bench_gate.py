@@ -39,8 +39,14 @@ def bench_tiny_bert(batch_size, seq_len):
     from transformers import BertConfig, BertModel
 
     torch.manual_seed(0)
-    config = BertConfig(vocab_size=512, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=128)
+    config = BertConfig(
+        vocab_size=512,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
     model = BertModel(config).eval()
     ids = torch.randint(0, 512, (batch_size, seq_len))
     mask = torch.ones_like(ids)
@@ -48,6 +54,7 @@ def bench_tiny_bert(batch_size, seq_len):
     def call():
         with torch.inference_mode():
             model(input_ids=ids, attention_mask=mask)
+
     return call
 
 
@@ -61,7 +68,8 @@ def bench_work(n):
 
     def call():
         total = 0.0
-        for i in range(k // 20):          # Python work, linear in k
+        for i in range(k // 20):  # Python work, linear in k
             total += i * 0.5
-        return total + float(np.sqrt(x).sum())   # numpy work, linear in k
+        return total + float(np.sqrt(x).sum())  # numpy work, linear in k
+
     return call

@@ -61,18 +61,28 @@ def main() -> None:
     windows = []
     for shape, t50, t90, p50, p90, tput, jpt, err, _hw, extra in rows:
         f = [v * 1e3 if v is not None else float("nan") for v in (t50, t90, p50, p90)]
-        print(f"   {shape:34} {f[0]:8.1f}/{f[1]:<8.1f} {f[2]:7.2f}/{f[3]:<8.2f} {tput or 0:9.0f} "
-              f"{jpt if jpt is not None else float('nan'):8.4f} {err}")
+        print(
+            f"   {shape:34} {f[0]:8.1f}/{f[1]:<8.1f} {f[2]:7.2f}/{f[3]:<8.2f} {tput or 0:9.0f} "
+            f"{jpt if jpt is not None else float('nan'):8.4f} {err}"
+        )
         window = (json.loads(extra) if isinstance(extra, str) else extra or {}).get("energy_window_s")
         if window:
             windows.append((shape.split(" ")[0], *window))
 
     print("\n2. energy: NVML counter (benchdb) against nvidia-smi's power integrated over the same window")
     for shape, t0, t1 in windows:
-        rid = con.execute("SELECT result_id FROM results_latest WHERE input_shape = ? AND backend = 'openai' "
-                          "AND json_extract_string(options, '$.server_hardware') IS NULL", [shape]).fetchone()
-        joules = con.execute("SELECT max(value) FROM samples WHERE result_id = ? AND metric = 'energy_j'",
-                             [rid[0]]).fetchone()[0] if rid else None
+        rid = con.execute(
+            "SELECT result_id FROM results_latest WHERE input_shape = ? AND backend = 'openai' "
+            "AND json_extract_string(options, '$.server_hardware') IS NULL",
+            [shape],
+        ).fetchone()
+        joules = (
+            con.execute(
+                "SELECT max(value) FROM samples WHERE result_id = ? AND metric = 'energy_j'", [rid[0]]
+            ).fetchone()[0]
+            if rid
+            else None
+        )
         avg = integral(log, t0, t1, "power.draw")
         inst = integral(log, t0, t1, "power.draw.instant")
         line = f"   {shape:34} {t1 - t0:6.1f} s  benchdb {joules or float('nan'):9.1f} J"
@@ -87,8 +97,11 @@ def main() -> None:
     ind = [json.loads(x) for x in path.read_text().splitlines() if x.startswith("{")] if path.exists() else []
     for conc in sorted({i["concurrency"] for i in ind}):
         mine = [i for i in ind if i["concurrency"] == conc and i["ttft_p50_ms"] is not None]
-        b = con.execute("""SELECT ttft_p50_s, itl_p50_s FROM serving_points
-                           WHERE concurrency = ? AND hardware_name = 'gpu-box'""", [conc]).fetchone()
+        b = con.execute(
+            """SELECT ttft_p50_s, itl_p50_s FROM serving_points
+                           WHERE concurrency = ? AND hardware_name = 'gpu-box'""",
+            [conc],
+        ).fetchone()
         if not mine or b is None:
             print(f"   concurrency {conc}: missing (independent runs {len(mine)}, benchdb point {b is not None})")
             continue
@@ -96,9 +109,11 @@ def main() -> None:
         itl = statistics.mean(i["itl_p50_ms"] for i in mine)
         ttfts = ", ".join(format(i["ttft_p50_ms"], ".2f") for i in mine)
         itls = ", ".join(format(i["itl_p50_ms"], ".3f") for i in mine)
-        print(f"   concurrency {conc}: TTFT p50 benchdb {b[0] * 1e3:.2f} ms, independent {ttfts} ms "
-              f"({pct(b[0] * 1e3, ttft)}); ITL p50 benchdb {b[1] * 1e3:.3f} ms, independent {itls} ms "
-              f"({pct(b[1] * 1e3, itl)})")
+        print(
+            f"   concurrency {conc}: TTFT p50 benchdb {b[0] * 1e3:.2f} ms, independent {ttfts} ms "
+            f"({pct(b[0] * 1e3, ttft)}); ITL p50 benchdb {b[1] * 1e3:.3f} ms, independent {itls} ms "
+            f"({pct(b[1] * 1e3, itl)})"
+        )
 
     print("\n4. compile modes on the GPU (latency median; generation: ttft/tpot)")
     for rec in con.execute("""SELECT model_id, mode, precision, batch_size, metric, median, status, validity
@@ -106,12 +121,16 @@ def main() -> None:
                               AND (metric IN ('latency_s', 'ttft_s', 'tpot_s') OR status <> 'ok')
                               ORDER BY model_id, metric, mode""").fetchall():
         model, mode, prec, batch, metric, med, status, validity = rec
-        eager = con.execute("""SELECT median FROM results_latest WHERE backend = 'pytorch' AND model_id = ?
+        eager = con.execute(
+            """SELECT median FROM results_latest WHERE backend = 'pytorch' AND model_id = ?
                                AND mode = 'eager' AND metric = ? AND batch_size = ? AND precision = ?""",
-                            [model, metric, batch, prec]).fetchone()
+            [model, metric, batch, prec],
+        ).fetchone()
         vs = f" ({med / eager[0]:.2f}x eager)" if med and eager and eager[0] and mode != "eager" else ""
-        print(f"   {Path(model).name:10} {mode:26} {prec} bs{batch} {metric or '-':10} "
-              f"{(med or float('nan')) * 1e3:9.3f} ms{vs} {status} {validity}")
+        print(
+            f"   {Path(model).name:10} {mode:26} {prec} bs{batch} {metric or '-':10} "
+            f"{(med or float('nan')) * 1e3:9.3f} ms{vs} {status} {validity}"
+        )
 
     print("\n5. --parallel auto: the same four models serially, then on disjoint cores at once")
     span = steps(work)
@@ -124,8 +143,9 @@ def main() -> None:
             FROM results r JOIN runs u USING (run_id) WHERE r.backend = 'numpy' AND r.metric = 'latency_s'
             GROUP BY r.model_id ORDER BY r.model_id""").fetchall():
         if serial and parallel:
-            print(f"   {model}: serial {serial * 1e3:.3f} ms, parallel {parallel * 1e3:.3f} ms "
-                  f"({pct(parallel, serial)})")
+            print(
+                f"   {model}: serial {serial * 1e3:.3f} ms, parallel {parallel * 1e3:.3f} ms ({pct(parallel, serial)})"
+            )
 
 
 if __name__ == "__main__":

@@ -60,12 +60,25 @@ def main() -> None:
         torch.cuda.synchronize(dev)
         pipelined = (time.perf_counter() - t0) / args.iters
     q = statistics.quantiles(events, n=10)
-    print(json.dumps({"model": args.model, "batch": args.batch, "seq": args.seq, "precision": args.precision,
-                      "iters": args.iters, "event_median_s": statistics.median(events),
-                      "event_p10_s": q[0], "event_p90_s": q[-1], "pipelined_mean_s": pipelined,
-                      "max_memory_allocated": torch.cuda.max_memory_allocated(dev),
-                      "max_memory_reserved": torch.cuda.max_memory_reserved(dev),
-                      "torch": torch.__version__, "gpu": torch.cuda.get_device_name(dev)}))
+    print(
+        json.dumps(
+            {
+                "model": args.model,
+                "batch": args.batch,
+                "seq": args.seq,
+                "precision": args.precision,
+                "iters": args.iters,
+                "event_median_s": statistics.median(events),
+                "event_p10_s": q[0],
+                "event_p90_s": q[-1],
+                "pipelined_mean_s": pipelined,
+                "max_memory_allocated": torch.cuda.max_memory_allocated(dev),
+                "max_memory_reserved": torch.cuda.max_memory_reserved(dev),
+                "torch": torch.__version__,
+                "gpu": torch.cuda.get_device_name(dev),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -28,8 +28,12 @@ def one_request(url: str, model: str, prompt: str, max_tokens: int, endpoint: st
     con = http.client.HTTPConnection(parts.hostname, parts.port, timeout=300)
     if endpoint == "chat":
         path = "/v1/chat/completions"
-        body = {"model": model, "messages": [{"role": "user", "content": prompt}], "max_tokens": max_tokens,
-                "stream": True}
+        body = {
+            "model": model,
+            "messages": [{"role": "user", "content": prompt}],
+            "max_tokens": max_tokens,
+            "stream": True,
+        }
     else:
         path = "/v1/completions"
         body = {"model": model, "prompt": prompt, "max_tokens": max_tokens, "stream": True}
@@ -67,7 +71,7 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--requests", type=int, default=32)
     ap.add_argument("--prompt-words", type=int, default=128)
-    ap.add_argument("--prompts", help="a JSONL file of {\"prompt\": ...} (benchdb run --prompts), sent in turn")
+    ap.add_argument("--prompts", help='a JSONL file of {"prompt": ...} (benchdb run --prompts), sent in turn')
     ap.add_argument("--max-tokens", type=int, default=64)
     ap.add_argument("--endpoint", default="completions", choices=("completions", "chat"))
     args = ap.parse_args()
@@ -113,13 +117,23 @@ def main() -> None:
             return None
         return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1] if len(values) > 1 else values[0]
 
-    print(json.dumps({"tool": "independent", "concurrency": args.concurrency, "completed": len(ttfts),
-                      "errors": len(errors), "first_error": errors[0] if errors else None,
-                      "ttft_p50_ms": (statistics.median(ttfts) * 1e3) if ttfts else None,
-                      "ttft_p90_ms": (q(ttfts, 90) or 0) * 1e3 if ttfts else None,
-                      "itl_p50_ms": (statistics.median(gaps) * 1e3) if gaps else None,
-                      "itl_p90_ms": (q(gaps, 90) or 0) * 1e3 if gaps else None,
-                      "chunks_per_s": (len(gaps) + len(ttfts)) / window, "window_s": window}))
+    print(
+        json.dumps(
+            {
+                "tool": "independent",
+                "concurrency": args.concurrency,
+                "completed": len(ttfts),
+                "errors": len(errors),
+                "first_error": errors[0] if errors else None,
+                "ttft_p50_ms": (statistics.median(ttfts) * 1e3) if ttfts else None,
+                "ttft_p90_ms": (q(ttfts, 90) or 0) * 1e3 if ttfts else None,
+                "itl_p50_ms": (statistics.median(gaps) * 1e3) if gaps else None,
+                "itl_p90_ms": (q(gaps, 90) or 0) * 1e3 if gaps else None,
+                "chunks_per_s": (len(gaps) + len(ttfts)) / window,
+                "window_s": window,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -39,8 +39,9 @@ def _walk(command: click.Command, ctx: click.Context, depth: int) -> list[str]:
             sub = command.get_command(ctx, name)
             if sub is None or sub.hidden:
                 continue
-            parts += _walk(sub, click.Context(sub, info_name=name, parent=ctx, **sub.context_settings),
-                           min(depth + 1, 6))
+            parts += _walk(
+                sub, click.Context(sub, info_name=name, parent=ctx, **sub.context_settings), min(depth + 1, 6)
+            )
     return parts
 
 
@@ -56,7 +57,7 @@ def markdown(root: str | None = None) -> str:
     names = main.list_commands(ctx)
     toc = ["Commands: " + ", ".join(f"`{n}`" for n in names) + ".", ""]
     columns = os.environ.get("COLUMNS")
-    os.environ["COLUMNS"] = str(WIDTH)        # for any help text that measures the terminal itself
+    os.environ["COLUMNS"] = str(WIDTH)  # for any help text that measures the terminal itself
     try:
         return INTRO + "\n" + "\n".join(toc + _walk(main, ctx, 2))
     finally:
@@ -70,9 +71,15 @@ def options_table() -> str:
     """Every declared run option (core, then each backend's own) as a Markdown table."""
     from benchdb.backends import core_options as options
 
-    kinds = {"int": "integer", "float": "number", "str": "string", "bool": "true / false",
-             "words": "list of strings", "ints": "list of integers",
-             **{k: f"{forms} (benchdb.quantity)" for k, forms in options.QUANTITIES.items()}}
+    kinds = {
+        "int": "integer",
+        "float": "number",
+        "str": "string",
+        "bool": "true / false",
+        "words": "list of strings",
+        "ints": "list of integers",
+        **{k: f"{forms} (benchdb.quantity)" for k, forms in options.QUANTITIES.items()},
+    }
     rows = ["| key | values | `benchdb run` | default | backend | what |", "|---|---|---|---|---|---|"]
     for opt, owners in options.every():
         keys = " / ".join(f"`{k}`" for k in (opt.config_key, *opt.aliases))

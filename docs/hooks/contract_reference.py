@@ -36,7 +36,7 @@ DESCRIPTIONS = {
     "t_offset_s": "Seconds since the scenario started (for timelines).",
     "value": "The measured value, in `unit`.",
     "repeat": "The process (0 .. repeats-1) the sample was measured in: with `--repeats K` a scenario is "
-              "measured in K separate processes. Read as 0 from a contract 1 file.",
+    "measured in K separate processes. Read as 0 from a contract 1 file.",
     "contract_version": "The contract version the file was written in (1 or 2; both are read).",
     "run": "The run the scenario belongs to: when, where, with what software and configuration.",
     "hardware": "The hardware fingerprint: the device measured and its host (or a published system).",
@@ -87,7 +87,7 @@ DESCRIPTIONS = {
     "scenario.batch_size": "As the column.",
     "scenario.input_shape": "As the column.",
     "scenario.status": "ok, failed, oom, timeout, unsupported, skipped or mismatch; "
-                       "a scenario that is not ok has no sample rows.",
+    "a scenario that is not ok has no sample rows.",
     "scenario.validity": "valid or invalid: whether the timing may rank or gate.",
     "scenario.validity_reasons": "Why a timing is invalid (busy_machine, too_few_samples, noisy, ...).",
     "scenario.primary_metric": "The metric the scenario is ranked and gated on.",
@@ -100,7 +100,7 @@ DESCRIPTIONS = {
     "scenario.settings": "The timing loop's settings (min/max time, warm-up, target interval, ...).",
     "scenario.extra": "Backend-specific facts (accuracy against fp32, the model's file, ...).",
     "scenario.options": "The backend's option set (threads, execution providers, performance hint, ...): "
-                        "part of the scenario's identity. Required from contract 2.",
+    "part of the scenario's identity. Required from contract 2.",
     "scenario.source.file": "The foreign file it was read from.",
     "scenario.source.tool": "The tool that wrote it.",
     "scenario.source.tool_version": "That tool's version.",
@@ -219,8 +219,10 @@ def rows(root: str | None = None) -> tuple[list[Row], list[Row]]:
             meta.append((f"`{name}`", "object (below)", "yes", describe(name, None)))
             _walk(field.annotation, name + ".", describe, meta)
     if missing:
-        raise ValueError("contract fields with no description (add a #: comment in benchdb/schema/metadata.py "
-                         "or a line in docs/hooks/contract_reference.py): " + ", ".join(missing))
+        raise ValueError(
+            "contract fields with no description (add a #: comment in benchdb/schema/metadata.py "
+            "or a line in docs/hooks/contract_reference.py): " + ", ".join(missing)
+        )
     return columns, meta
 
 
@@ -229,15 +231,24 @@ def markdown(root: str | None = None) -> str:
 
     columns, meta = rows(root)
     head = ["| field | type | required | what it holds |", "|---|---|---|---|"]
-    parts = [f"The current contract version is {contract.CONTRACT_VERSION}; benchdb reads versions "
-             f"{', '.join(map(str, contract.SUPPORTED_CONTRACT_VERSIONS))}. The Parquet metadata key is "
-             f"`{contract.METADATA_KEY.decode()}`.", "",
-             "### Sample columns", "", *head,
-             *(f"| {' | '.join(_cell(c) for c in r)} |" for r in columns), "",
-             "### Metadata fields", "",
-             f"Under the Parquet key-value metadata key `{contract.METADATA_KEY.decode()}`, one JSON "
-             "document. Unknown fields are kept, so a newer runner may add some.", "", *head,
-             *(f"| {' | '.join(_cell(c) for c in r)} |" for r in meta)]
+    parts = [
+        f"The current contract version is {contract.CONTRACT_VERSION}; benchdb reads versions "
+        f"{', '.join(map(str, contract.SUPPORTED_CONTRACT_VERSIONS))}. The Parquet metadata key is "
+        f"`{contract.METADATA_KEY.decode()}`.",
+        "",
+        "### Sample columns",
+        "",
+        *head,
+        *(f"| {' | '.join(_cell(c) for c in r)} |" for r in columns),
+        "",
+        "### Metadata fields",
+        "",
+        f"Under the Parquet key-value metadata key `{contract.METADATA_KEY.decode()}`, one JSON "
+        "document. Unknown fields are kept, so a newer runner may add some.",
+        "",
+        *head,
+        *(f"| {' | '.join(_cell(c) for c in r)} |" for r in meta),
+    ]
     return "\n".join(parts)
 
 

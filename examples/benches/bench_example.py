@@ -20,7 +20,7 @@ ENV = ["BENCH_SCALE"]
 
 
 @bench.params(n=[20_000])
-def bench_python_loop(n):                  # returns no callable: timed as a whole on every call
+def bench_python_loop(n):  # returns no callable: timed as a whole on every call
     total = 0
     for i in range(int(n * float(os.environ.get("BENCH_SCALE", "1.0")))):
         total += i * i
@@ -28,7 +28,7 @@ def bench_python_loop(n):                  # returns no callable: timed as a who
 
 
 @bench.params(n=[64, 128], dtype=["float32", "float64"])
-def bench_numpy_matmul(n, dtype):          # set-up, then only the returned callable is timed
+def bench_numpy_matmul(n, dtype):  # set-up, then only the returned callable is timed
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n)).astype(dtype)
     b = rng.standard_normal((n, n)).astype(dtype)

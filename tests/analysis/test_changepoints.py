@@ -37,7 +37,7 @@ def naive_best(x: np.ndarray, min_seg: int = 3) -> tuple[int, float]:
 def best(xp: np.ndarray, min_seg: int = 3):
     """stats' statistic for the rows of xp (orderings of the same values)."""
     rows = stats._row_sums(xp[0])
-    rp = np.array([np.abs(r[:, None] - r[None, :]).sum(1) for r in xp])      # each ordering's row sums
+    rp = np.array([np.abs(r[:, None] - r[None, :]).sum(1) for r in xp])  # each ordering's row sums
     return stats._best_splits(xp, rp, float(rows.sum()) / 2, min_seg)
 
 
@@ -57,13 +57,13 @@ def test_statistic_equals_its_definition(n):
     rng = np.random.default_rng(n)
     for rounded in (False, True):
         x = rng.standard_t(3, n)
-        x = np.round(x) if rounded else x                  # ties too
+        x = np.round(x) if rounded else x  # ties too
         xp = np.vstack([x] + [x[rng.permutation(n)] for _ in range(5)])
         taus, qs = best(xp)
         for row, tau, q in zip(xp, taus, qs, strict=True):
             want_tau, want_q = naive_best(row)
             assert q == pytest.approx(want_q, rel=1e-10, abs=1e-12)
-            assert naive_q(row, int(tau)) == pytest.approx(want_q, rel=1e-10, abs=1e-12)   # a best split
+            assert naive_q(row, int(tau)) == pytest.approx(want_q, rel=1e-10, abs=1e-12)  # a best split
 
 
 def test_row_sums_without_a_distance_matrix():
@@ -88,8 +88,7 @@ def naive_e_divisive(x, *, min_segment=3, min_effect=0.03, alpha=0.05, permutati
     before, after = float(np.median(x[:tau])), float(np.median(x[tau:]))
     found = [(offset + tau, p_value)] if before > 0 and abs(after / before - 1) >= min_effect else []
     kw = dict(min_segment=min_segment, min_effect=min_effect, alpha=alpha, permutations=permutations, seed=seed)
-    return (naive_e_divisive(x[:tau], offset=offset, **kw) + found
-            + naive_e_divisive(x[tau:], offset=offset + tau, **kw))
+    return naive_e_divisive(x[:tau], offset=offset, **kw) + found + naive_e_divisive(x[tau:], offset=offset + tau, **kw)
 
 
 def _series(rng, n, steps=(), noise=0.01):
@@ -101,8 +100,12 @@ def _series(rng, n, steps=(), noise=0.01):
 
 def test_chunked_permutation_test_gives_the_same_change_points_as_the_naive_one():
     rng = np.random.default_rng(11)
-    cases = [_series(rng, 24, [(12, 0.10)]), _series(rng, 30, [(9, 0.06), (20, -0.08)]), _series(rng, 24),
-             np.round(_series(rng, 24, [(15, 0.05)]), 2)]
+    cases = [
+        _series(rng, 24, [(12, 0.10)]),
+        _series(rng, 30, [(9, 0.06), (20, -0.08)]),
+        _series(rng, 24),
+        np.round(_series(rng, 24, [(15, 0.05)]), 2),
+    ]
     for x in cases:
         want = naive_e_divisive(x)
         for chunk in (1, 7, 32, 199):
@@ -125,8 +128,8 @@ def test_permutation_test_memory_is_bounded(monkeypatch):
     finally:
         tracemalloc.stop()
     assert got and got[0][0] == 350
-    assert peak < 40 * 2**20, peak                   # chunk x n x 8 B orderings + 512 KiB blocks, not 1.7 GB
-    monkeypatch.setattr(stats, "_BLOCK_ELEMENTS", 1)   # one position at a time
+    assert peak < 40 * 2**20, peak  # chunk x n x 8 B orderings + 512 KiB blocks, not 1.7 GB
+    monkeypatch.setattr(stats, "_BLOCK_ELEMENTS", 1)  # one position at a time
     assert [(c.index, c.p_value) for c in e_divisive(x)] == got
 
 
@@ -140,16 +143,16 @@ def test_step_found_and_flat_series_gives_none():
 
 # ----------------------------------------------------------------------------- windows
 def test_windows_tile_the_reexamined_range():
-    assert windows(150, 149) == [Window(0, 150, 0, 150)]            # short series: whole, as before
-    assert windows(1000, 999) == [Window(800, 1000, 850, 1000)]     # one appended run: the last 200
+    assert windows(150, 149) == [Window(0, 150, 0, 150)]  # short series: whole, as before
+    assert windows(1000, 999) == [Window(800, 1000, 850, 1000)]  # one appended run: the last 200
     plan = windows(1000, 0)
     assert plan[-1].zone_start == 0 and plan[0].zone_end == 1000
     for newer, older in pairwise(plan):
-        assert older.zone_end == newer.zone_start                  # zones tile, newest first
+        assert older.zone_end == newer.zone_start  # zones tile, newest first
     for w in plan:
         assert w.end - w.start == 200 and w.start <= w.zone_start and w.zone_end <= w.end
-        assert w.zone_start - w.start in (0, 50)                    # a quarter of context before the zone
-        assert w.end - w.zone_end >= 50 or w.end == 1000            # and after it, unless it is the newest
+        assert w.zone_start - w.start in (0, 50)  # a quarter of context before the zone
+        assert w.end - w.zone_end >= 50 or w.end == 1000  # and after it, unless it is the newest
     assert windows(1000, 700)[-1].zone_start <= 700 < windows(1000, 700)[-2].zone_start
 
 
@@ -165,13 +168,28 @@ def test_tiled_scan_finds_what_the_whole_series_has():
 
 
 # ----------------------------------------------------------------------------- through the warehouse
-HW = {"kind": "cpu", "vendor": "V", "device_name": "CPU", "cpu_model": "CPU", "cores_logical": 4,
-      "memory_bytes": 2**34, "arch": "x86_64"}
+HW = {
+    "kind": "cpu",
+    "vendor": "V",
+    "device_name": "CPU",
+    "cpu_model": "CPU",
+    "cores_logical": 4,
+    "memory_bytes": 2**34,
+    "arch": "x86_64",
+}
 
 
 def _scenario(model):
-    return {"model_id": model, "backend": "numpy", "device": "cpu", "mode": "eager", "precision": "fp32",
-            "batch_size": 1, "input_shape": "n=64", "options": {"threads": 1}}
+    return {
+        "model_id": model,
+        "backend": "numpy",
+        "device": "cpu",
+        "mode": "eager",
+        "precision": "fp32",
+        "batch_size": 1,
+        "input_shape": "n=64",
+        "options": {"threads": 1},
+    }
 
 
 def _add_runs(con, series: dict[str, np.ndarray], first: int, count: int) -> list[str]:
@@ -181,42 +199,58 @@ def _add_runs(con, series: dict[str, np.ndarray], first: int, count: int) -> lis
     for i in range(first, first + count):
         run = f"run-{i:05d}"
         runs.append(run)
-        con.execute("INSERT INTO runs (run_id, started_at, git_commit) VALUES (?, ?, ?)",
-                    [run, datetime(2025, 1, 1) + timedelta(hours=i), f"{i:040x}"])
+        con.execute(
+            "INSERT INTO runs (run_id, started_at, git_commit) VALUES (?, ?, ?)",
+            [run, datetime(2025, 1, 1) + timedelta(hours=i), f"{i:040x}"],
+        )
         con.executemany(
             "INSERT INTO results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend, device, mode, "
             "precision, batch_size, input_shape, status, validity, metric, unit, n, median, options, options_id, "
             "series_id) VALUES (?, ?, 0, ?, 'a', ?, 'numpy', 'cpu', 'eager', 'fp32', 1, 'n=64', 'ok', 'valid', "
             "'latency_s', 's', 100, ?, ?, ?, ?)",
-            [[identity.scenario_id(run, _scenario(m)), run, hw, m, float(x[i]), json.dumps({"threads": 1}),
-              identity.options_id({"threads": 1}), identity.series_id(_scenario(m), hw)] for m, x in series.items()])
+            [
+                [
+                    identity.scenario_id(run, _scenario(m)),
+                    run,
+                    hw,
+                    m,
+                    float(x[i]),
+                    json.dumps({"threads": 1}),
+                    identity.options_id({"threads": 1}),
+                    identity.series_id(_scenario(m), hw),
+                ]
+                for m, x in series.items()
+            ],
+        )
     return runs
 
 
 @pytest.fixture
 def warehouse(tmp_path):
     con, _ = database.open_writable(tmp_path / "w.duckdb")
-    con.execute("INSERT INTO hardware (hardware_id, kind, device_name) VALUES (?, 'cpu', 'CPU')",
-                [identity.hardware_id(HW)])
+    con.execute(
+        "INSERT INTO hardware (hardware_id, kind, device_name) VALUES (?, 'cpu', 'CPU')", [identity.hardware_id(HW)]
+    )
     yield con
     con.close()
 
 
 def _stored(con):
-    return con.execute("SELECT model_id, points_before, points_after, status FROM change_points "
-                       "ORDER BY model_id, points_before").fetchall()
+    return con.execute(
+        "SELECT model_id, points_before, points_after, status FROM change_points ORDER BY model_id, points_before"
+    ).fetchall()
 
 
 def test_update_after_an_ingest_finds_a_step_and_nothing_in_a_flat_series(warehouse):
     rng = np.random.default_rng(21)
     series = {"flat": 0.01 * _series(rng, 261), "step": 0.01 * _series(rng, 261, [(230, 0.08)])}
     _add_runs(warehouse, series, 0, 260)
-    assert changepoints.update(warehouse, None) == 1                  # the history, tiled
+    assert changepoints.update(warehouse, None) == 1  # the history, tiled
     assert _stored(warehouse) == [("step", 230, 30, "open")]
     (new,) = _add_runs(warehouse, series, 260, 1)
-    assert changepoints.update(warehouse, [new]) == 1                 # the ingest: the last 200 points
+    assert changepoints.update(warehouse, [new]) == 1  # the ingest: the last 200 points
     assert _stored(warehouse) == [("step", 230, 31, "open")]
-    changepoints.update(warehouse, [new])                             # again: same answer, nothing doubled
+    changepoints.update(warehouse, [new])  # again: same answer, nothing doubled
     assert _stored(warehouse) == [("step", 230, 31, "open")]
 
 
@@ -227,18 +261,38 @@ def test_window_keeps_older_known_change_points(warehouse):
     assert changepoints.update(warehouse, None) == 1
     assert _stored(warehouse) == [("m", 40, 260, "open")]
     sid = identity.series_id(_scenario("m"), identity.hardware_id(HW))
-    for at in (20, 250):                 # open change points nothing supports: settled range, re-examined range
-        row = warehouse.execute("SELECT run_id, started_at, git_commit FROM runs WHERE run_id = ?",
-                                [runs[at]]).fetchall()[0]
-        warehouse.execute(sql.load("queries/upsert_change_point.sql"), {
-            "change_id": identity.change_id(sid, row[0]), "series_id": sid, "model_id": "m", "backend": "numpy",
-            "device": "cpu", "mode": "eager", "precision": "fp32", "batch_size": 1, "input_shape": "n=64",
-            "options_id": identity.options_id({"threads": 1}), "hardware_id": identity.hardware_id(HW),
-            "run_id": row[0], "run_started_at": row[1], "git_commit": row[2], "before_median": 0.01,
-            "after_median": 0.011, "change": 0.1, "p_value": 0.01, "points_before": at, "points_after": 300 - at})
+    for at in (20, 250):  # open change points nothing supports: settled range, re-examined range
+        row = warehouse.execute(
+            "SELECT run_id, started_at, git_commit FROM runs WHERE run_id = ?", [runs[at]]
+        ).fetchall()[0]
+        warehouse.execute(
+            sql.load("queries/upsert_change_point.sql"),
+            {
+                "change_id": identity.change_id(sid, row[0]),
+                "series_id": sid,
+                "model_id": "m",
+                "backend": "numpy",
+                "device": "cpu",
+                "mode": "eager",
+                "precision": "fp32",
+                "batch_size": 1,
+                "input_shape": "n=64",
+                "options_id": identity.options_id({"threads": 1}),
+                "hardware_id": identity.hardware_id(HW),
+                "run_id": row[0],
+                "run_started_at": row[1],
+                "git_commit": row[2],
+                "before_median": 0.01,
+                "after_median": 0.011,
+                "change": 0.1,
+                "p_value": 0.01,
+                "points_before": at,
+                "points_after": 300 - at,
+            },
+        )
     (new,) = _add_runs(warehouse, series, 300, 1)
     plan = windows(301, 300)
-    assert plan == [Window(101, 301, 151, 301)]                       # the step at 40 is not even read
+    assert plan == [Window(101, 301, 151, 301)]  # the step at 40 is not even read
     changepoints.update(warehouse, [new])
     # the step before the window and the one at 20 are kept as they were; the one at 250 is gone
     assert _stored(warehouse) == [("m", 20, 280, "open"), ("m", 40, 260, "open")]

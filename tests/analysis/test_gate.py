@@ -17,8 +17,13 @@ from benchdb.reports.render import fmt_quantity
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
 
-OTHER_MACHINE = {**HARDWARE, "vendor": "OtherVendor", "device_name": "Other CPU 5000", "cpu_model": "Other CPU 5000",
-                 "cores_logical": 8}
+OTHER_MACHINE = {
+    **HARDWARE,
+    "vendor": "OtherVendor",
+    "device_name": "Other CPU 5000",
+    "cpu_model": "Other CPU 5000",
+    "cores_logical": 8,
+}
 
 
 def check(db, *args):
@@ -45,8 +50,10 @@ def _warehouse(tmp_path, files):
 def _ab_runs(base_tags=(), cand_tags=()):
     """The two sides of one interleaved A/B run (tags ab-<id>-base/-cand, as `benchdb run --ab`
     writes them): their processes alternate, so the gate knows their run-to-run noise."""
-    return (make_run(started_at="2026-10-01T10:00:00+00:00", tags=[*base_tags, "ab-0a1b2c3d", "ab-0a1b2c3d-base"]),
-            make_run(started_at="2026-10-01T10:00:01+00:00", tags=[*cand_tags, "ab-0a1b2c3d", "ab-0a1b2c3d-cand"]))
+    return (
+        make_run(started_at="2026-10-01T10:00:00+00:00", tags=[*base_tags, "ab-0a1b2c3d", "ab-0a1b2c3d-base"]),
+        make_run(started_at="2026-10-01T10:00:01+00:00", tags=[*cand_tags, "ab-0a1b2c3d", "ab-0a1b2c3d-cand"]),
+    )
 
 
 def _broken(run, model_id, status, error=None):
@@ -60,36 +67,61 @@ def _ok(run, model_id, seed, ms=10.0, **kw):
 # ----------------------------------------------------------------------------- verdicts
 def test_broken_candidate_fails_the_gate_and_is_listed_first(tmp_path):
     base, cand = _ab_runs(["base"], ["cand"])
-    db = _warehouse(tmp_path, [
-        _ok(base, "a-same", 1), _ok(cand, "a-same", 2),
-        _ok(base, "b-oom", 3), _broken(cand, "b-oom", "oom", "OutOfMemoryError: 2 GiB\nmore text"),
-        _broken(base, "c-fixed", "failed", "RuntimeError: boom"), _ok(cand, "c-fixed", 4),
-        _broken(base, "d-still", "failed", "RuntimeError: boom"), _broken(cand, "d-still", "timeout"),
-        _ok(base, "e-slower", 5), _ok(cand, "e-slower", 6, ms=12.0),
-    ])
+    db = _warehouse(
+        tmp_path,
+        [
+            _ok(base, "a-same", 1),
+            _ok(cand, "a-same", 2),
+            _ok(base, "b-oom", 3),
+            _broken(cand, "b-oom", "oom", "OutOfMemoryError: 2 GiB\nmore text"),
+            _broken(base, "c-fixed", "failed", "RuntimeError: boom"),
+            _ok(cand, "c-fixed", 4),
+            _broken(base, "d-still", "failed", "RuntimeError: boom"),
+            _broken(cand, "d-still", "timeout"),
+            _ok(base, "e-slower", 5),
+            _ok(cand, "e-slower", 6, ms=12.0),
+        ],
+    )
     r = check(db, "--baseline", "tag:base", "--candidate", "tag:cand")
     assert r.exit_code == 1, r.output
     lines = r.stdout.splitlines()
     assert lines[0] == "# benchdb check: FAIL (1 broken, 1 regressed)"
-    assert ("**1 broken**, **1 regressed**, 0 inconclusive, 1 still broken, 0 improved, 1 fixed, 1 unchanged."
-            in r.stdout)
+    assert (
+        "**1 broken**, **1 regressed**, 0 inconclusive, 1 still broken, 0 improved, 1 fixed, 1 unchanged." in r.stdout
+    )
     rows = [ln for ln in lines if ln.startswith("| ") and not ln.startswith(("| verdict", "| ---"))]
-    assert [row.split(" | ")[0][2:] for row in rows] == ["**broken**", "**regressed**", "still_broken", "fixed",
-                                                          "unchanged"]
+    assert [row.split(" | ")[0][2:] for row in rows] == [
+        "**broken**",
+        "**regressed**",
+        "still_broken",
+        "fixed",
+        "unchanged",
+    ]
     assert [row.split(" | ")[1] for row in rows] == ["b-oom", "e-slower", "d-still", "c-fixed", "a-same"]
     assert "candidate is oom (OutOfMemoryError: 2 GiB); the baseline was ok" in rows[0]
     assert "baseline was failed (RuntimeError: boom); candidate is timeout" in rows[2]
     assert "baseline was failed (RuntimeError: boom); candidate is ok" in rows[3]
-    assert "| oom |" in rows[0]                 # the broken side shows its status instead of a median
+    assert "| oom |" in rows[0]  # the broken side shows its status instead of a median
     assert lines[-1].startswith("Exit 1: fail: a shared series regressed or broke.")
 
     body = json.loads(check(db, "--baseline", "tag:base", "--candidate", "tag:cand", "--format", "json").stdout)
     assert (body["outcome"], body["exit_code"], body["failed"]) == ("fail", 1, True)
-    assert body["counts"] == {"broken": 1, "regressed": 1, "inconclusive": 0, "still_broken": 1, "improved": 0,
-                              "fixed": 1, "unchanged": 1}
+    assert body["counts"] == {
+        "broken": 1,
+        "regressed": 1,
+        "inconclusive": 0,
+        "still_broken": 1,
+        "improved": 0,
+        "fixed": 1,
+        "unchanged": 1,
+    }
     assert [(c["verdict"], c["failing"], c["base_status"], c["cand_status"]) for c in body["comparisons"]] == [
-        ("broken", True, "ok", "oom"), ("regressed", True, "ok", "ok"), ("still_broken", False, "failed", "timeout"),
-        ("fixed", False, "failed", "ok"), ("unchanged", False, "ok", "ok")]
+        ("broken", True, "ok", "oom"),
+        ("regressed", True, "ok", "ok"),
+        ("still_broken", False, "failed", "timeout"),
+        ("fixed", False, "failed", "ok"),
+        ("unchanged", False, "ok", "ok"),
+    ]
 
 
 def test_every_broken_status_fails_the_gate(tmp_path):
@@ -109,10 +141,15 @@ def test_every_broken_status_fails_the_gate(tmp_path):
 def test_fixed_and_still_broken_pass_the_gate(tmp_path):
     base = make_run(started_at="2026-10-01T10:00:00+00:00")
     cand = make_run(started_at="2026-10-02T10:00:00+00:00")
-    db = _warehouse(tmp_path, [
-        _broken(base, "fixed", "oom"), _ok(cand, "fixed", 1),
-        _broken(base, "still", "unsupported"), _broken(cand, "still", "unsupported"),
-    ])
+    db = _warehouse(
+        tmp_path,
+        [
+            _broken(base, "fixed", "oom"),
+            _ok(cand, "fixed", 1),
+            _broken(base, "still", "unsupported"),
+            _broken(cand, "still", "unsupported"),
+        ],
+    )
     r = check(db, "--baseline", "latest~1", "--candidate", "latest")
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("# benchdb check: pass\n")
@@ -123,33 +160,39 @@ def test_fixed_and_still_broken_pass_the_gate(tmp_path):
 def test_skipped_or_invalid_candidate_is_inconclusive_not_broken(tmp_path):
     base = make_run(started_at="2026-10-01T10:00:00+00:00")
     cand = make_run(started_at="2026-10-02T10:00:00+00:00")
-    db = _warehouse(tmp_path, [
-        _ok(base, "skip", 1), (make_meta(cand, model_id="skip", status="skipped", validity="invalid"), []),
-        _ok(base, "invalid", 2), (make_meta(cand, model_id="invalid", validity="invalid"), _lat(3)),
-    ])
+    db = _warehouse(
+        tmp_path,
+        [
+            _ok(base, "skip", 1),
+            (make_meta(cand, model_id="skip", status="skipped", validity="invalid"), []),
+            _ok(base, "invalid", 2),
+            (make_meta(cand, model_id="invalid", validity="invalid"), _lat(3)),
+        ],
+    )
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json")
-    assert r.exit_code == 3, r.output            # nothing failed, nothing decided: undecided, not pass
+    assert r.exit_code == 3, r.output  # nothing failed, nothing decided: undecided, not pass
     body = json.loads(r.stdout)
     assert body["counts"]["inconclusive"] == 2 and body["outcome"] == "undecided"
-    assert sorted(c["reason"] for c in body["comparisons"]) == ["candidate result is invalid: ",
-                                                                "candidate result is skipped"]
+    assert sorted(c["reason"] for c in body["comparisons"]) == [
+        "candidate result is invalid: ",
+        "candidate result is skipped",
+    ]
 
 
 # ----------------------------------------------------------------------------- nothing to compare
 def test_no_series_on_both_sides_is_an_error_naming_both_sides(tmp_path):
     a = make_run(started_at="2026-10-01T10:00:00+00:00", tags=["a"])
     b = make_run(started_at="2026-10-02T10:00:00+00:00", tags=["b"])
-    db = _warehouse(tmp_path, [
-        _ok(a, "m1", 1), _ok(a, "m2", 2),
-        _ok(b, "m3", 3, hardware=OTHER_MACHINE),
-    ])
+    db = _warehouse(tmp_path, [_ok(a, "m1", 1), _ok(a, "m2", 2), _ok(b, "m3", 3, hardware=OTHER_MACHINE)])
     r = check(db, "--baseline", "tag:a", "--candidate", "tag:b")
     assert r.exit_code == 2 and r.stdout == ""
-    assert isinstance(r.exception, SystemExit)                      # one line, no traceback
+    assert isinstance(r.exception, SystemExit)  # one line, no traceback
     (line,) = r.stderr.splitlines()
-    assert line.startswith("benchdb: error: nothing to compare: no series is on both sides. --baseline 'tag:a' "
-                           "has 2 series from 1 run(s): 2 on Test CPU 9000/numpy; --candidate 'tag:b' has "
-                           "1 series from 1 run(s): 1 on Other CPU 5000/numpy. ")
+    assert line.startswith(
+        "benchdb: error: nothing to compare: no series is on both sides. --baseline 'tag:a' "
+        "has 2 series from 1 run(s): 2 on Test CPU 9000/numpy; --candidate 'tag:b' has "
+        "1 series from 1 run(s): 1 on Other CPU 5000/numpy. "
+    )
     assert "choose selectors whose runs measured the same scenarios on the same hardware" in line
     r = check(db, "--baseline", "tag:a", "--candidate", "tag:b", "--format", "json")
     assert r.exit_code == 2
@@ -164,8 +207,10 @@ def test_unknown_metric_is_an_error_listing_the_metrics(tmp_path):
     db = _warehouse(tmp_path, [_ok(base, "m1", 1), _ok(cand, "m1", 2)])
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--metric", "nosuch")
     assert r.exit_code == 2
-    assert r.stderr == ("benchdb: error: --metric 'nosuch' is not measured in the results of --baseline "
-                        "'latest~1' or --candidate 'latest'; metrics there: latency_s\n")
+    assert r.stderr == (
+        "benchdb: error: --metric 'nosuch' is not measured in the results of --baseline "
+        "'latest~1' or --candidate 'latest'; metrics there: latency_s\n"
+    )
     assert check(db, "--baseline", "latest~1", "--candidate", "latest", "--metric", "latency_s").exit_code == 3
 
 
@@ -175,11 +220,13 @@ def test_errors_also_reach_the_github_summary_and_bad_latest_is_refused(tmp_path
     db = _warehouse(tmp_path, [_ok(base, "m1", 1), _broken(cand, "m1", "failed", "boom")])
     summary = tmp_path / "summary.md"
     env = {"GITHUB_STEP_SUMMARY": str(summary)}
-    r = CliRunner().invoke(main, ["check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db),
-                                  "--github-summary"], env=env)
+    r = CliRunner().invoke(
+        main, ["check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--github-summary"], env=env
+    )
     assert r.exit_code == 1 and summary.read_text().startswith("# benchdb check: FAIL (1 broken)\n")
-    r = CliRunner().invoke(main, ["check", "--baseline", "tag:none", "--candidate", "latest", "--db", str(db),
-                                  "--github-summary"], env=env)
+    r = CliRunner().invoke(
+        main, ["check", "--baseline", "tag:none", "--candidate", "latest", "--db", str(db), "--github-summary"], env=env
+    )
     assert r.exit_code == 2
     assert "# benchdb check: ERROR (exit 2)" in summary.read_text()
     assert "selector 'tag:none' matches no run" in summary.read_text()
@@ -207,45 +254,62 @@ def test_latest_compares_each_machine_with_its_own_previous_run(tmp_path):
     b1 = make_run(started_at="2026-10-01T11:00:00+00:00", host="b")
     a2 = make_run(started_at="2026-10-02T10:00:00+00:00", host="a")
     b2 = make_run(started_at="2026-10-02T11:00:00+00:00", host="b")
-    db = _warehouse(tmp_path, [
-        _ok(a1, "m1", 1), _ok(a2, "m1", 2),                                          # unchanged on A
-        _ok(b1, "m1", 3, hardware=OTHER_MACHINE), _ok(b2, "m1", 4, ms=13.0, hardware=OTHER_MACHINE),  # B slower
-    ])
+    db = _warehouse(
+        tmp_path,
+        [
+            _ok(a1, "m1", 1),
+            _ok(a2, "m1", 2),  # unchanged on A
+            _ok(b1, "m1", 3, hardware=OTHER_MACHINE),
+            _ok(b2, "m1", 4, ms=13.0, hardware=OTHER_MACHINE),  # B slower
+        ],
+    )
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json")
-    assert r.exit_code == 3, r.output        # separate invocations, no history: nothing is claimed
+    assert r.exit_code == 3, r.output  # separate invocations, no history: nothing is claimed
     body = json.loads(r.stdout)
-    pairs = {c["scenario"]["hardware_name"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"],
-                                             round(c["change"], 1), c["verdict"]) for c in body["comparisons"]}
-    assert pairs == {"Test CPU 9000": (a1["run_id"], a2["run_id"], 0.0, "inconclusive"),
-                     "Other CPU 5000": (b1["run_id"], b2["run_id"], 0.3, "inconclusive")}
+    pairs = {
+        c["scenario"]["hardware_name"]: (
+            c["scenario"]["base_run_id"],
+            c["scenario"]["cand_run_id"],
+            round(c["change"], 1),
+            c["verdict"],
+        )
+        for c in body["comparisons"]
+    }
+    assert pairs == {
+        "Test CPU 9000": (a1["run_id"], a2["run_id"], 0.0, "inconclusive"),
+        "Other CPU 5000": (b1["run_id"], b2["run_id"], 0.3, "inconclusive"),
+    }
     assert all("the sides are separate invocations" in c["reason"] for c in body["comparisons"])
     assert [g["hardware_name"] for g in body["sides"]["candidate"]["by_hardware_backend"]] == [
-        "Other CPU 5000", "Test CPU 9000"]
+        "Other CPU 5000",
+        "Test CPU 9000",
+    ]
     md = check(db, "--baseline", "latest~1", "--candidate", "latest").stdout
     assert "- Candidate `latest`: 2 series (Other CPU 5000/numpy: 1, Test CPU 9000/numpy: 1) from 2 run(s)" in md
     # each machine has two runs: there is no third one back
     r = check(db, "--baseline", "latest~2", "--candidate", "latest")
     assert r.exit_code == 2
-    assert r.stderr.startswith("benchdb: error: selector 'latest~2' matches no run in the warehouse "
-                               "(no hardware and backend has 3 runs);")
+    assert r.stderr.startswith(
+        "benchdb: error: selector 'latest~2' matches no run in the warehouse (no hardware and backend has 3 runs);"
+    )
 
 
 def test_latest_with_one_run_per_backend(tmp_path):
     """`benchdb run` once per backend, twice (no git commit recorded): latest~1 vs latest pairs each
     backend with its own previous run, never numpy with pytorch."""
-    runs = [make_run(started_at=f"2026-10-0{day}T10:{minute}:00+00:00")
-            for day in (1, 2) for minute in ("00", "30")]
+    runs = [make_run(started_at=f"2026-10-0{day}T10:{minute}:00+00:00") for day in (1, 2) for minute in ("00", "30")]
     np1, pt1, np2, pt2 = runs
     pt = {"backend": "pytorch", "options": {"threads": 1}}
-    db = _warehouse(tmp_path, [
-        _ok(np1, "m1", 1), _ok(pt1, "m1", 2, **pt),
-        _ok(np2, "m1", 3), _ok(pt2, "m1", 4, ms=12.0, **pt),
-    ])
+    db = _warehouse(
+        tmp_path, [_ok(np1, "m1", 1), _ok(pt1, "m1", 2, **pt), _ok(np2, "m1", 3), _ok(pt2, "m1", 4, ms=12.0, **pt)]
+    )
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json")
     assert r.exit_code == 3, r.output
     body = json.loads(r.stdout)
-    got = {c["scenario"]["backend"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"],
-                                      round(c["change"], 1)) for c in body["comparisons"]}
+    got = {
+        c["scenario"]["backend"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"], round(c["change"], 1))
+        for c in body["comparisons"]
+    }
     assert got == {"numpy": (np1["run_id"], np2["run_id"], 0.0), "pytorch": (pt1["run_id"], pt2["run_id"], 0.2)}
     assert body["counts"]["inconclusive"] == 2
     # runs, not backends, are what the explicit selectors pick: one run per side -> nothing in common
@@ -258,13 +322,21 @@ def test_latest_steps_back_per_hardware_and_backend_when_one_skipped_a_run(tmp_p
     """pytorch ran on days 1-3, numpy on days 1 and 3 only: latest~1 is day 2 for pytorch, day 1 for numpy."""
     d = [make_run(started_at=f"2026-10-0{day}T10:00:00+00:00") for day in (1, 2, 3)]
     pt = {"backend": "pytorch", "options": {"threads": 1}}
-    db = _warehouse(tmp_path, [
-        _ok(d[0], "m1", 1), _ok(d[2], "m1", 2),
-        _ok(d[0], "m1", 3, **pt), _ok(d[1], "m1", 4, **pt), _ok(d[2], "m1", 5, **pt),
-    ])
+    db = _warehouse(
+        tmp_path,
+        [
+            _ok(d[0], "m1", 1),
+            _ok(d[2], "m1", 2),
+            _ok(d[0], "m1", 3, **pt),
+            _ok(d[1], "m1", 4, **pt),
+            _ok(d[2], "m1", 5, **pt),
+        ],
+    )
     body = json.loads(check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json").stdout)
-    got = {c["scenario"]["backend"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"])
-           for c in body["comparisons"]}
+    got = {
+        c["scenario"]["backend"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"])
+        for c in body["comparisons"]
+    }
     assert got == {"numpy": (d[0]["run_id"], d[2]["run_id"]), "pytorch": (d[1]["run_id"], d[2]["run_id"])}
 
 
@@ -273,17 +345,22 @@ def test_values_carry_units_and_the_table_shows_mode_precision_threads(tmp_path)
     base, cand = _ab_runs()
     files = []
     for run in (base, cand):
-        files += [(make_meta(run, model_id="tiny", mode="compile", precision="fp16", options={"threads": 4}),
-                   [50e-6] * 20),
-                  (make_meta(run, model_id="mid"), [0.0123] * 20),
-                  (make_meta(run, model_id="big"), [2.5] * 20)]
+        files += [
+            (make_meta(run, model_id="tiny", mode="compile", precision="fp16", options={"threads": 4}), [50e-6] * 20),
+            (make_meta(run, model_id="mid"), [0.0123] * 20),
+            (make_meta(run, model_id="big"), [2.5] * 20),
+        ]
     db = _warehouse(tmp_path, files)
     r = check(db, "--baseline", "latest~1", "--candidate", "latest")
     assert r.exit_code == 0, r.output
-    assert ("| verdict | model | batch | input | hardware | device | backend | mode | precision | threads | baseline "
-            "| candidate | change | 95% CI | threshold | n | why |") in r.stdout
-    assert ("| unchanged | tiny | 1 | n=64 | Test CPU 9000 | cpu | numpy | compile | fp16 | 4 | 50.00 µs | 50.00 µs "
-            "| +0.0% |") in r.stdout
+    assert (
+        "| verdict | model | batch | input | hardware | device | backend | mode | precision | threads | baseline "
+        "| candidate | change | 95% CI | threshold | n | why |"
+    ) in r.stdout
+    assert (
+        "| unchanged | tiny | 1 | n=64 | Test CPU 9000 | cpu | numpy | compile | fp16 | 4 | 50.00 µs | 50.00 µs "
+        "| +0.0% |"
+    ) in r.stdout
     assert "| mid | 1 | n=64 | Test CPU 9000 | cpu | numpy | eager | fp32 | 1 | 12.30 ms | 12.30 ms |" in r.stdout
     assert "| big | 1 | n=64 | Test CPU 9000 | cpu | numpy | eager | fp32 | 1 | 2.500 s | 2.500 s |" in r.stdout
     body = json.loads(check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json").stdout)
@@ -302,10 +379,12 @@ def test_throughput_metric_shows_its_unit_and_regresses_downward(tmp_path):
     res.mkdir()
     for run, rate, name in ((base, 1500.0, "b"), (cand, 1200.0, "c")):
         meta = make_meta(run, model_id="gen")
-        meta["scenario"]["repeats"] = 3                     # three processes per side
+        meta["scenario"]["repeats"] = 3  # three processes per side
         rows = [("latency_s", "s", i, i * 1e-3, 0.01, i % 3) for i in range(21)]
-        rows += [("tokens_per_s", "tokens/s", i, i * 1e-3, float(v), i % 3)
-                 for i, v in enumerate(np.linspace(rate - 10, rate + 10, 42))]
+        rows += [
+            ("tokens_per_s", "tokens/s", i, i * 1e-3, float(v), i % 3)
+            for i, v in enumerate(np.linspace(rate - 10, rate + 10, 42))
+        ]
         contract.write_scenario(res / f"{name}.parquet", meta, contract.samples_table(meta, rows))
     assert Warehouse(db).ingest([res]).new == 2
     r = check(db, "--baseline", "latest~1", "--candidate", "latest", "--metric", "tokens_per_s")
@@ -316,11 +395,22 @@ def test_throughput_metric_shows_its_unit_and_regresses_downward(tmp_path):
     assert r.exit_code == 2 and r.stderr.endswith("; metrics there: latency_s, tokens_per_s\n")
 
 
-@pytest.mark.parametrize("value, unit, expected", [
-    (0.0123, "s", "12.30 ms"), (1.5e-5, "s", "15.00 µs"), (2.5, "s", "2.500 s"), (0.25, "s", "250.0 ms"),
-    (4321.0, "s", "4,321 s"), (1234.5, "items/s", "1,234.5 items/s"), (42.123, "tokens/s", "42.12 tokens/s"),
-    (3 * 2**20, "bytes", "3.0 MiB"), (5 * 2**30, "bytes", "5.0 GiB"), (7.0, None, "7.000"), (None, "s", ""),
-])
+@pytest.mark.parametrize(
+    "value, unit, expected",
+    [
+        (0.0123, "s", "12.30 ms"),
+        (1.5e-5, "s", "15.00 µs"),
+        (2.5, "s", "2.500 s"),
+        (0.25, "s", "250.0 ms"),
+        (4321.0, "s", "4,321 s"),
+        (1234.5, "items/s", "1,234.5 items/s"),
+        (42.123, "tokens/s", "42.12 tokens/s"),
+        (3 * 2**20, "bytes", "3.0 MiB"),
+        (5 * 2**30, "bytes", "5.0 GiB"),
+        (7.0, None, "7.000"),
+        (None, "s", ""),
+    ],
+)
 def test_quantities_are_scaled_with_units(value, unit, expected):
     assert fmt_quantity(value, unit) == expected
 
@@ -337,15 +427,23 @@ def test_measured_samples_come_back_in_measurement_order_even_from_rows_stored_o
     from benchdb.analysis import gate_samples
 
     con = duckdb.connect()
-    rows = [(rid, "latency_s", "s", i, 0.0, float(100 * k + 10 * rep + i), rep)
-            for k, rid in enumerate(("a", "b")) for rep in (0, 1) for i in range(5)]
+    rows = [
+        (rid, "latency_s", "s", i, 0.0, float(100 * k + 10 * rep + i), rep)
+        for k, rid in enumerate(("a", "b"))
+        for rep in (0, 1)
+        for i in range(5)
+    ]
     rows = [rows[i] for i in np.random.default_rng(0).permutation(len(rows))]
-    con.execute("CREATE TABLE samples (result_id VARCHAR, metric VARCHAR, unit VARCHAR, iteration INTEGER, "
-                "t_offset_s DOUBLE, value DOUBLE, repeat INTEGER)")
+    con.execute(
+        "CREATE TABLE samples (result_id VARCHAR, metric VARCHAR, unit VARCHAR, iteration INTEGER, "
+        "t_offset_s DOUBLE, value DOUBLE, repeat INTEGER)"
+    )
     con.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
     got = {r: v.tolist() for r, v in gate_samples.measured_samples(con, ["b", "a", "missing"], "latency_s").items()}
-    assert got == {"a": [0.0, 1, 2, 3, 4, 10, 11, 12, 13, 14],
-                   "b": [100.0, 101, 102, 103, 104, 110, 111, 112, 113, 114]}
+    assert got == {
+        "a": [0.0, 1, 2, 3, 4, 10, 11, 12, 13, 14],
+        "b": [100.0, 101, 102, 103, 104, 110, 111, 112, 113, 114],
+    }
 
 
 def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verdicts(tmp_path, monkeypatch):
@@ -355,9 +453,9 @@ def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verd
     from benchdb.analysis import check as gate_check
     from benchdb.store import database
 
-    base, cand = _ab_runs()          # one interleaved A/B: the gate knows its run-to-run noise
+    base, cand = _ab_runs()  # one interleaved A/B: the gate knows its run-to-run noise
     files = []
-    for i in range(7):           # unchanged, slower and faster series
+    for i in range(7):  # unchanged, slower and faster series
         files += [_ok(base, f"m{i}", seed=i), _ok(cand, f"m{i}", seed=100 + i, ms=10.0 * (1.0, 1.2, 0.8)[i % 3])]
     db = _warehouse(tmp_path, files)
 
@@ -368,12 +466,28 @@ def test_a_gate_over_many_series_judges_them_a_pass_at_a_time_with_the_same_verd
             result = gate_check.compare(con, f"run:{base['run_id']}", f"run:{cand['run_id']}")
         finally:
             con.close()
-        return [(c.scenario["series_id"], c.verdict, c.n_base, c.n_cand, c.change, c.ci_low, c.ci_high,
-                 c.eq_low, c.eq_high, c.processes) for c in result.comparisons]
+        return [
+            (
+                c.scenario["series_id"],
+                c.verdict,
+                c.n_base,
+                c.n_cand,
+                c.change,
+                c.ci_low,
+                c.ci_high,
+                c.eq_low,
+                c.eq_high,
+                c.processes,
+            )
+            for c in result.comparisons
+        ]
 
     passes = []
-    monkeypatch.setattr(gate_check, "_judge_chunk",
-                        lambda *a, _f=gate_check._judge_chunk, **k: (passes.append(len(a[2])), _f(*a, **k))[1])
+    monkeypatch.setattr(
+        gate_check,
+        "_judge_chunk",
+        lambda *a, _f=gate_check._judge_chunk, **k: (passes.append(len(a[2])), _f(*a, **k))[1],
+    )
     whole = figures(10**9)
     assert passes == [7]
     passes.clear()

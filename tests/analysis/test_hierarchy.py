@@ -46,29 +46,46 @@ def test_hierarchical_interval_widens_with_between_process_spread():
 
 
 def test_repeats_are_interleaved_in_randomised_rounds(tmp_path):
-    opts = RunOptions("numpy", ("matmul:8", "matmul:16"), batch_sizes=(1, 2), threads=1, rule=RULE,
-                      out=tmp_path, repeats=3)
+    opts = RunOptions(
+        "numpy", ("matmul:8", "matmul:16"), batch_sizes=(1, 2), threads=1, rule=RULE, out=tmp_path, repeats=3
+    )
     order = []
-    run_plan(build_plan([opts]), config={}, out=str(tmp_path), seed=7,
-             progress=lambda o, done, total: order.append(o.scenario.label()))
+    run_plan(
+        build_plan([opts]),
+        config={},
+        out=str(tmp_path),
+        seed=7,
+        progress=lambda o, done, total: order.append(o.scenario.label()),
+    )
     scenarios = sorted(set(order))
     assert len(scenarios) == 4 and len(order) == 12
-    rounds = [order[i:i + 4] for i in range(0, 12, 4)]
-    assert all(sorted(r) == scenarios for r in rounds)          # every round runs each scenario once
+    rounds = [order[i : i + 4] for i in range(0, 12, 4)]
+    assert all(sorted(r) == scenarios for r in rounds)  # every round runs each scenario once
     again = []
-    run_plan(build_plan([opts]), config={}, out=str(tmp_path), seed=7,
-             progress=lambda o, done, total: again.append(o.scenario.label()))
-    assert again == order                                       # the seed fixes the order
+    run_plan(
+        build_plan([opts]),
+        config={},
+        out=str(tmp_path),
+        seed=7,
+        progress=lambda o, done, total: again.append(o.scenario.label()),
+    )
+    assert again == order  # the seed fixes the order
     other = []
-    run_plan(build_plan([opts]), config={}, out=str(tmp_path), seed=8,
-             progress=lambda o, done, total: other.append(o.scenario.label()))
+    run_plan(
+        build_plan([opts]),
+        config={},
+        out=str(tmp_path),
+        seed=8,
+        progress=lambda o, done, total: other.append(o.scenario.label()),
+    )
     assert other != order
 
 
 def test_repeats_reach_the_warehouse_as_a_level(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    opts = RunOptions("numpy", ("matmul:16",), batch_sizes=(1,), threads=1, rule=RULE, out=out, repeats=3,
-                      max_background_cpu=100)
+    opts = RunOptions(
+        "numpy", ("matmul:16",), batch_sizes=(1,), threads=1, rule=RULE, out=out, repeats=3, max_background_cpu=100
+    )
     report = run_plan(build_plan([opts]), config={}, out=str(out))
     (path,) = report.files
     footer = contract.read_footer(path)
@@ -115,8 +132,8 @@ def test_outlier_processes_known_answers():
     assert hierarchy.outlier_processes(_procs([0.3, 0.31, 0.29, 0.3, 0.3])) == []
     assert hierarchy.outlier_processes(_procs([0, 0.9, 0])) == []
     assert hierarchy.outlier_processes(_procs([0.2, 0, 0.6, 0.01, 0])) == [2]
-    assert hierarchy.outlier_processes(_procs([0, 0.03, 0, 0.01, 0])) == []          # within the 5 % floor
-    assert hierarchy.outlier_processes(_procs([0] * 8 + [0.4, 0.5])) == [8, 9]          # 10 processes: 2
+    assert hierarchy.outlier_processes(_procs([0, 0.03, 0, 0.01, 0])) == []  # within the 5 % floor
+    assert hierarchy.outlier_processes(_procs([0] * 8 + [0.4, 0.5])) == [8, 9]  # 10 processes: 2
 
 
 def test_the_gate_sets_an_outlier_process_aside_and_says_so():
@@ -124,9 +141,14 @@ def test_the_gate_sets_an_outlier_process_aside_and_says_so():
     from benchdb.analysis.verdict import judge
 
     def verdict(base, cand):
-        return judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(base), processes=base),
-                     gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(cand), processes=cand),
-                     threshold=0.05, interleaved=True)
+        return judge(
+            {},
+            gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(base), processes=base),
+            gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(cand), processes=cand),
+            threshold=0.05,
+            interleaved=True,
+        )
+
     aa = verdict(_procs([0, 0.01, 0.7, -0.01, 0], seed=1), _procs([0, 0, 0.01, -0.01, 0], seed=2))
     assert aa.verdict == "unchanged" and aa.reason.endswith("; set aside as outlier processes: baseline +70%")
     assert aa.n_base == 1600 and "(1 + 0 outlier process(es) set aside)" in aa.interval
@@ -156,9 +178,14 @@ def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
     assert point == pytest.approx(1.1 ** (2 / 15) - 1, abs=2e-3) and -0.05 < lo < point < hi < 0.05
 
     def verdict(b, c):
-        return judge({}, gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(b), processes=b),
-                     gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(c), processes=c),
-                     threshold=0.05, interleaved=True)
+        return judge(
+            {},
+            gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(b), processes=b),
+            gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(c), processes=c),
+            threshold=0.05,
+            interleaved=True,
+        )
+
     aa = verdict(side(3), side(5))
     assert aa.verdict == "unchanged" and aa.change == pytest.approx(aa.cand_median / aa.base_median - 1)
     slower = verdict(side(5), side(5, shift=1.1))

@@ -17,8 +17,24 @@ from benchdb.schema import contract
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 
-QUICK = ["--warmup", "2", "--min-iters", "8", "--min-time", "0.3", "--max-time", "4", "--target-ci", "0.5",
-         "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "8"]
+QUICK = [
+    "--warmup",
+    "2",
+    "--min-iters",
+    "8",
+    "--min-time",
+    "0.3",
+    "--max-time",
+    "4",
+    "--target-ci",
+    "0.5",
+    "--max-background-cpu",
+    "100%",
+    "--seq-lens",
+    "8",
+    "--gen-tokens",
+    "8",
+]
 #: The `transformers` command of this interpreter's environment.
 TRANSFORMERS = Path(sys.executable).parent / "transformers"
 STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 5 --itl-ms 2"
@@ -28,8 +44,7 @@ def _results(folder: Path) -> list[dict]:
     out = []
     for path in sorted(folder.rglob("*.parquet")):
         meta = contract.read_footer(path).metadata
-        out.append({"path": path, "scenario": meta["scenario"], "status": meta["scenario"].get("status"),
-                    "meta": meta})
+        out.append({"path": path, "scenario": meta["scenario"], "status": meta["scenario"].get("status"), "meta": meta})
     return out
 
 
@@ -46,8 +61,23 @@ def tiny_llm(tmp_path_factory):
 def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm, tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     server = f"{TRANSFORMERS} serve {{model}} --port {{port}} --device cpu"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", str(tiny_llm), "--server", server,
-                       "--concurrency", "1,2,4", "--slo", "ttft:5s,tpot:2s", "--out", str(out), *QUICK, timeout=600)
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        str(tiny_llm),
+        "--server",
+        server,
+        "--concurrency",
+        "1,2,4",
+        "--slo",
+        "ttft:5s,tpot:2s",
+        "--out",
+        str(out),
+        *QUICK,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     results = _results(out)
     assert len(results) == 3
@@ -60,8 +90,9 @@ def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm
         per_metric = dict(con.execute("SELECT metric, count(*) FROM samples GROUP BY metric").fetchall())
         assert per_metric["ttft_s"] >= 3 * 8 and per_metric["itl_token_s"] > 0 and per_metric["chunk_tokens"] > 0
         # every completed request streamed exactly the 8 tokens asked (the tiny model never ends early)
-        outs = {v for (v,) in con.execute(
-            "SELECT DISTINCT value FROM samples WHERE metric = 'output_tokens'").fetchall()}
+        outs = {
+            v for (v,) in con.execute("SELECT DISTINCT value FROM samples WHERE metric = 'output_tokens'").fetchall()
+        }
         assert outs == {8.0}
         assert con.execute("SELECT count(*) FROM serving_points").fetchone()[0] == 3
         assert con.execute("SELECT count(*) FROM serving_frontier").fetchone()[0] >= 1
@@ -69,7 +100,8 @@ def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm
         # the highest load, or at a lower one where throughput fell at saturation), never beyond
         status, load, best = con.execute(
             "SELECT slo_status, load_at_slo, output_throughput_per_device "
-            "FROM bdb_serving_at_slo(10.0, 2.0, NULL, NULL)").fetchone()
+            "FROM bdb_serving_at_slo(10.0, 2.0, NULL, NULL)"
+        ).fetchone()
         most = con.execute("SELECT max(output_throughput_per_device) FROM serving_points").fetchone()[0]
         assert status in ("holds_at_max_load", "measured") and load in (1, 2, 4)
         assert best == pytest.approx(most)
@@ -83,10 +115,23 @@ def test_a_server_that_exits_at_once_fails_its_points_with_its_log_tail(tmp_path
     script = tmp_path / "boom.py"
     script.write_text("import sys\nprint('boom: no GPU here', flush=True)\nsys.exit(3)\n")
     out = tmp_path / "res"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "m1", "--model", "m2",
-                       "--server", f"{sys.executable} {script} {{model}} {{port}}", "--concurrency", "1,2",
-                       "--out", str(out), *QUICK)
-    assert proc.returncode == 3, proc.stderr           # no scenario succeeded; every file says why
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "m1",
+        "--model",
+        "m2",
+        "--server",
+        f"{sys.executable} {script} {{model}} {{port}}",
+        "--concurrency",
+        "1,2",
+        "--out",
+        str(out),
+        *QUICK,
+    )
+    assert proc.returncode == 3, proc.stderr  # no scenario succeeded; every file says why
     results = _results(out)
     assert len(results) == 4
     for r in results:
@@ -97,12 +142,36 @@ def test_a_server_that_exits_at_once_fails_its_points_with_its_log_tail(tmp_path
 
 def test_a_server_that_dies_mid_sweep_keeps_the_finished_points(tmp_path):
     out = tmp_path / "res"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-model", "--server",
-                       STUB + " --exit-after-requests 40", "--concurrency", "1,2,4,8", "--out", str(out),
-                       "--warmup", "2", "--min-iters", "20", "--min-time", "0", "--max-time", "5",
-                       "--max-requests", "20", "--max-background-cpu", "100%", "--seq-lens", "8",
-                       "--gen-tokens", "4")
-    assert proc.returncode == 0, proc.stderr           # some points succeeded
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub-model",
+        "--server",
+        STUB + " --exit-after-requests 40",
+        "--concurrency",
+        "1,2,4,8",
+        "--out",
+        str(out),
+        "--warmup",
+        "2",
+        "--min-iters",
+        "20",
+        "--min-time",
+        "0",
+        "--max-time",
+        "5",
+        "--max-requests",
+        "20",
+        "--max-background-cpu",
+        "100%",
+        "--seq-lens",
+        "8",
+        "--gen-tokens",
+        "4",
+    )
+    assert proc.returncode == 0, proc.stderr  # some points succeeded
     by_shape = {r["scenario"]["input_shape"]: r["scenario"] for r in _results(out)}
     assert by_shape["in=8,out=4,concurrency=1"]["status"] == "ok"
     last = by_shape["in=8,out=4,concurrency=8"]
@@ -113,10 +182,35 @@ def test_a_point_whose_every_request_fails_says_what_the_server_answered(tmp_pat
     """A server that refuses every request (transformers serve refuses ignore_eos with HTTP 422)
     fails the point with the server's own answer, the thing to change, not just a count."""
     out = tmp_path / "res"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-refuses", "--server", STUB + " --fail-every 1",
-                       "--concurrency", "2", "--out", str(out), "--warmup", "0", "--min-iters", "6",
-                       "--min-time", "0", "--max-time", "5", "--max-requests", "6", "--max-background-cpu", "100%",
-                       "--seq-lens", "8", "--gen-tokens", "4")
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub-refuses",
+        "--server",
+        STUB + " --fail-every 1",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        "--warmup",
+        "0",
+        "--min-iters",
+        "6",
+        "--min-time",
+        "0",
+        "--max-time",
+        "5",
+        "--max-requests",
+        "6",
+        "--max-background-cpu",
+        "100%",
+        "--seq-lens",
+        "8",
+        "--gen-tokens",
+        "4",
+    )
     assert proc.returncode != 0
     (res,) = _results(out)
     assert res["status"] == "failed"
@@ -128,27 +222,63 @@ def test_a_point_whose_every_request_fails_says_what_the_server_answered(tmp_pat
 def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     for fail, folder in ((0, "clean"), (3, "faulty")):
-        proc = benchdb_cmd("run", "--backend", "openai", "--model", f"stub-{folder}", "--server",
-                           STUB + f" --fail-every {fail}", "--concurrency", "2", "--slo", "ttft:1s,tpot:1s",
-                           "--out", str(out / folder), "--warmup", "0", "--min-iters", "30", "--min-time", "0",
-                           "--max-time", "10", "--max-requests", "30", "--max-background-cpu", "100%",
-                           "--seq-lens", "8", "--gen-tokens", "4")
+        proc = benchdb_cmd(
+            "run",
+            "--backend",
+            "openai",
+            "--model",
+            f"stub-{folder}",
+            "--server",
+            STUB + f" --fail-every {fail}",
+            "--concurrency",
+            "2",
+            "--slo",
+            "ttft:1s,tpot:1s",
+            "--out",
+            str(out / folder),
+            "--warmup",
+            "0",
+            "--min-iters",
+            "30",
+            "--min-time",
+            "0",
+            "--max-time",
+            "10",
+            "--max-requests",
+            "30",
+            "--max-background-cpu",
+            "100%",
+            "--seq-lens",
+            "8",
+            "--gen-tokens",
+            "4",
+        )
         assert proc.returncode == 0, proc.stderr
     benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
     with duckdb.connect(str(db), read_only=True) as con:
-        got = dict(con.execute("""
+        got = dict(
+            con.execute("""
             SELECT r.model_id, (SELECT count(*) FROM samples s WHERE s.result_id = r.result_id
                                 AND s.metric = 'request_error')
-            FROM results r""").fetchall())
+            FROM results r""").fetchall()
+        )
         assert got["stub-clean"] == 0 and got["stub-faulty"] >= 8
-        rates = {m: dict(con.execute("""
+        rates = {
+            m: dict(
+                con.execute(
+                    """
             SELECT s.metric, s.value FROM samples s JOIN results r USING (result_id)
             WHERE r.model_id = ? AND s.metric IN ('goodput', 'request_throughput', 'window_s')""",
-                                     [m]).fetchall())
-                 for m in ("stub-clean", "stub-faulty")}
-        measured = dict(con.execute("""
+                    [m],
+                ).fetchall()
+            )
+            for m in ("stub-clean", "stub-faulty")
+        }
+        measured = dict(
+            con.execute("""
             SELECT r.model_id, count(*) FROM samples s JOIN results r USING (result_id)
-            WHERE s.metric = 'ttft_s' GROUP BY r.model_id""").fetchall())
+            WHERE s.metric = 'ttft_s' GROUP BY r.model_id""").fetchall()
+        )
     clean, faulty = rates["stub-clean"], rates["stub-faulty"]
     assert clean["goodput"] == pytest.approx(clean["request_throughput"], rel=0.01)
     # goodput counts only the requests that completed within the SLO: every third failed, so the
@@ -182,14 +312,45 @@ def test_bad_options_are_one_line(tmp_path):
 
 def test_an_ab_run_of_a_serving_point_gives_each_side_its_server_and_a_verdict(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-ab", "--server", STUB, "--concurrency", "2",
-                       "--ab", sys.executable, sys.executable, "--repeats", "2", "--out", str(out), "--db", str(db),
-                       "--warmup", "2", "--min-iters", "20", "--min-time", "0.3", "--max-time", "3",
-                       "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4", timeout=300)
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub-ab",
+        "--server",
+        STUB,
+        "--concurrency",
+        "2",
+        "--ab",
+        sys.executable,
+        sys.executable,
+        "--repeats",
+        "2",
+        "--out",
+        str(out),
+        "--db",
+        str(db),
+        "--warmup",
+        "2",
+        "--min-iters",
+        "20",
+        "--min-time",
+        "0.3",
+        "--max-time",
+        "3",
+        "--max-background-cpu",
+        "100%",
+        "--seq-lens",
+        "8",
+        "--gen-tokens",
+        "4",
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     sides = {r["meta"]["run"]["config"]["ab"]["side"]: r["scenario"] for r in _results(out)}
     assert set(sides) == {"base", "cand"}
-    for sc in sides.values():      # each side's child got the backend's own options (--server, --concurrency)
+    for sc in sides.values():  # each side's child got the backend's own options (--server, --concurrency)
         assert sc["status"] == "ok" and sc["input_shape"] == "in=8,out=4,concurrency=2"
         assert sc["options"]["server"] == STUB and sc["extra"]["server"]["engine"]
     command = [ln for ln in proc.stdout.splitlines() if ln.startswith("check with: ")][0].removeprefix("check with: ")
@@ -224,11 +385,36 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
     ticker.start()
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     try:
-        proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-energy", "--server", STUB,
-                           "--concurrency", "2", "--out", str(out), "--warmup", "0", "--min-iters", "30",
-                           "--min-time", "0.5", "--max-time", "3", "--max-requests", "30",
-                           "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4",
-                           env={"BENCHDB_POWERCAP_ROOT": str(tmp_path / "powercap")})
+        proc = benchdb_cmd(
+            "run",
+            "--backend",
+            "openai",
+            "--model",
+            "stub-energy",
+            "--server",
+            STUB,
+            "--concurrency",
+            "2",
+            "--out",
+            str(out),
+            "--warmup",
+            "0",
+            "--min-iters",
+            "30",
+            "--min-time",
+            "0.5",
+            "--max-time",
+            "3",
+            "--max-requests",
+            "30",
+            "--max-background-cpu",
+            "100%",
+            "--seq-lens",
+            "8",
+            "--gen-tokens",
+            "4",
+            env={"BENCHDB_POWERCAP_ROOT": str(tmp_path / "powercap")},
+        )
     finally:
         stop.set()
         ticker.join()
@@ -238,7 +424,7 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
         got = dict(con.execute("SELECT metric, value FROM samples WHERE metric LIKE 'energy%'").fetchall())
         tokens = con.execute("SELECT sum(value) FROM samples WHERE metric = 'output_tokens'").fetchone()[0]
         shown = con.execute("SELECT energy_per_output_token_j FROM serving_points").fetchone()[0]
-    assert got["energy_j"] > 0.4                       # >= 0.5 s of a 100 W fake counter, loosely
+    assert got["energy_j"] > 0.4  # >= 0.5 s of a 100 W fake counter, loosely
     assert got["energy_per_output_token_j"] == pytest.approx(got["energy_j"] / tokens)
     assert shown == pytest.approx(got["energy_per_output_token_j"])
 
@@ -255,11 +441,18 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
     summary = {"ok": opts.rule.min_iters}
 
     def point(loop_pct: float, window_s: float) -> LoadResult:
-        return LoadResult(records=[], window_start=10.0, window_end=10.0 + window_s, stop_reason="max_time",
-                          client_cpu_pct=loop_pct + 20, errors={}, loop_cpu_pct=loop_pct)
+        return LoadResult(
+            records=[],
+            window_start=10.0,
+            window_end=10.0 + window_s,
+            stop_reason="max_time",
+            client_cpu_pct=loop_pct + 20,
+            errors={},
+            loop_cpu_pct=loop_pct,
+        )
 
     assert validity(summary, opts, point(40.0, 5.0)) == []
-    assert validity(summary, opts, point(99.0, 0.3)) == []          # too short to judge
+    assert validity(summary, opts, point(99.0, 0.3)) == []  # too short to judge
     (reason,) = validity(summary, opts, point(99.0, 5.0))
     assert reason.startswith("client_bound: the load generator's event loop was busy 99 %")
     # the H200 host's sweep: every point whose TTFT read more than 5 % high is invalid, and every point
@@ -276,8 +469,21 @@ def test_a_client_bound_load_point_is_invalid(tmp_path):
     assert sum(not validity(summary, opts, point(p["loop_pct"], 5.0)) for p in recorded["points"]) == 5
     # a real run records the loop's share beside the process's
     out = tmp_path / "res"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-model", "--server", STUB, "--concurrency", "2",
-                       "--out", str(out), *QUICK, timeout=300)
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub-model",
+        "--server",
+        STUB,
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        *QUICK,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     (res,) = _results(out)
     extra = res["scenario"]["extra"]
@@ -290,8 +496,23 @@ def test_client_workers_share_a_load_point_and_are_recorded_not_identity(tmp_pat
     runs = {}
     for n in ("1", "2"):
         out = tmp_path / f"res{n}"
-        proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-w", "--server", STUB, "--concurrency", "4",
-                           "--client-workers", n, "--out", str(out), *QUICK, timeout=300)
+        proc = benchdb_cmd(
+            "run",
+            "--backend",
+            "openai",
+            "--model",
+            "stub-w",
+            "--server",
+            STUB,
+            "--concurrency",
+            "4",
+            "--client-workers",
+            n,
+            "--out",
+            str(out),
+            *QUICK,
+            timeout=300,
+        )
         assert proc.returncode == 0, proc.stderr
         (runs[n],) = _results(out)
     from benchdb.schema.identity import scenario_key

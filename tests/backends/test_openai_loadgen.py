@@ -32,17 +32,28 @@ TTFT_MS, ITL_MS = 40.0, 8.0
 def spec(url: str, **kw) -> LoadSpec:
     """A short load point that stops at ``max_iters`` requests (the CI target is out of reach)."""
     n = kw.pop("n", 24)
-    rule = kw.pop("rule", StopRule(warmup_iters=0, min_iters=min(5, n), min_time_s=0.0, max_time_s=20.0,
-                                   max_iters=n, target_ci=1e-6))
-    base = dict(base_url=url, model="stub", prompts=["hello there", "a b c d"], max_tokens=12,
-                concurrency=kw.pop("concurrency", None if "rate" in kw else 4), rule=rule, request_timeout_s=10.0)
+    rule = kw.pop(
+        "rule",
+        StopRule(warmup_iters=0, min_iters=min(5, n), min_time_s=0.0, max_time_s=20.0, max_iters=n, target_ci=1e-6),
+    )
+    base = dict(
+        base_url=url,
+        model="stub",
+        prompts=["hello there", "a b c d"],
+        max_tokens=12,
+        concurrency=kw.pop("concurrency", None if "rate" in kw else 4),
+        rule=rule,
+        request_timeout_s=10.0,
+    )
     return LoadSpec(**{**base, **kw})
 
 
 def medians(result) -> tuple[float, float]:
     ms = [m for m in (request_metrics(r) for r in result.measured) if m is not None]
-    return (statistics.median(m.ttft for m in ms if m.ttft is not None),
-            statistics.median(x for m in ms for x in m.itl_token))
+    return (
+        statistics.median(m.ttft for m in ms if m.ttft is not None),
+        statistics.median(x for m in ms for x in m.itl_token),
+    )
 
 
 def near(value: float, target_ms: float, rel: float = 0.3) -> bool:
@@ -58,7 +69,7 @@ def test_closed_loop_measures_the_stub_timeline():
     assert all(r.tokens_out == 12 and len(r.chunks) == 12 and r.input_tokens in (2, 4) for r in res.measured)
     ttft, itl = medians(res)
     assert near(ttft, TTFT_MS) and near(itl, ITL_MS), (ttft, itl)
-    assert connections <= 4 + 2                  # keep-alive: the pool's connections are reused
+    assert connections <= 4 + 2  # keep-alive: the pool's connections are reused
     assert res.client_cpu_pct is not None and 0 <= res.client_cpu_pct <= 200
     s = summary(res.records, res.window_s)
     assert s["ok"] == 24 and s[TTFT]["p50"] == pytest.approx(ttft) and s[ITL_TOKEN]["p50"] == pytest.approx(itl)
@@ -96,13 +107,13 @@ def test_http_errors_counted_goodput_lower_and_connections_not_reused():
     with StubServer(StubConfig(ttft_ms=10.0, itl_ms=2.0, fail_every=3)) as stub:
         res = run(spec(stub.url, concurrency=2, n=30))
         connections = stub.stub.connections
-    assert sum(res.errors.values()) == 10                      # requests 3, 6, ..., 30
+    assert sum(res.errors.values()) == 10  # requests 3, 6, ..., 30
     assert all(e.startswith("HTTP 500: ") and "injected failure" in e for e in res.errors)
     s = summary(res.records, res.window_s, parse_slo("ttft:5s"))
     assert (s["ok"], s["errors"]) == (20, 10)
-    assert s[GOODPUT] * res.window_s == pytest.approx(20)      # of 30 sent
+    assert s[GOODPUT] * res.window_s == pytest.approx(20)  # of 30 sent
     assert s[GOODPUT] == pytest.approx(s[REQUEST_THROUGHPUT])
-    assert connections >= 10 + 1                               # a new connection after every 500
+    assert connections >= 10 + 1  # a new connection after every 500
 
 
 def test_mid_stream_error_event_fails_the_request():
@@ -120,7 +131,7 @@ def test_chat_role_chunk_is_not_the_first_token():
     assert res.errors == {}
     assert all(len(r.chunks) == 12 and r.tokens_out == 12 for r in res.measured)
     ttft, _ = medians(res)
-    assert near(ttft, TTFT_MS), ttft                          # the role chunk arrives at once
+    assert near(ttft, TTFT_MS), ttft  # the role chunk arrives at once
 
 
 def test_stream_without_done_and_close_delimited():
@@ -143,10 +154,16 @@ def test_spec_validation_and_optional_body_fields():
     with pytest.raises(BenchdbError, match="arrival"):
         LoadSpec(base_url="http://x", model="m", prompts=["p"], rate=1.0, arrival="bursty")
     plain = json.loads(LoadSpec(base_url="http://x", model="m", prompts=["p"], concurrency=1).bodies()[0])
-    assert plain == {"model": "m", "max_tokens": 64, "stream": True, "stream_options": {"include_usage": True},
-                     "prompt": "p"}
-    asked = LoadSpec(base_url="http://x", model="m", prompts=["p"], concurrency=1, endpoint="chat",
-                     extra_body={"ignore_eos": True})
+    assert plain == {
+        "model": "m",
+        "max_tokens": 64,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "prompt": "p",
+    }
+    asked = LoadSpec(
+        base_url="http://x", model="m", prompts=["p"], concurrency=1, endpoint="chat", extra_body={"ignore_eos": True}
+    )
     body = json.loads(asked.bodies()[0])
     assert body["ignore_eos"] is True and body["messages"] == [{"role": "user", "content": "p"}]
 
@@ -165,8 +182,22 @@ def test_the_stub_outlives_more_connections_than_select_can_watch(epoll):
     if hard != resource.RLIM_INFINITY and hard < 1300:
         pytest.skip(f"this process may open {hard} files at most")
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 4096, hard))
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb.testing.stub", "--port", "0", "--ttft-ms", "1",
-                             "--itl-ms", "1", *(["--epoll"] if epoll else [])], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchdb.testing.stub",
+            "--port",
+            "0",
+            "--ttft-ms",
+            "1",
+            "--itl-ms",
+            "1",
+            *(["--epoll"] if epoll else []),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     socks = []
     try:
         url = proc.stdout.readline().split()[-1]
@@ -185,8 +216,18 @@ def test_the_stub_outlives_more_connections_than_select_can_watch(epoll):
             s.close()
         socks.clear()
         rule = StopRule(warmup_iters=0, min_iters=3, min_time_s=0.0, max_time_s=20.0, max_iters=3, target_ci=0.5)
-        result = run(LoadSpec(base_url=url, model="stub", prompts=["hi"], max_tokens=4, concurrency=1,
-                              warmup_requests=0, rule=rule, request_timeout_s=20.0))
+        result = run(
+            LoadSpec(
+                base_url=url,
+                model="stub",
+                prompts=["hi"],
+                max_tokens=4,
+                concurrency=1,
+                warmup_requests=0,
+                rule=rule,
+                request_timeout_s=20.0,
+            )
+        )
         assert sum(r.ok for r in result.records) == 3
     finally:
         for s in socks:
@@ -268,8 +309,8 @@ def test_a_killed_worker_is_a_one_line_error_not_a_hang():
         time.sleep(1.0)
         os.kill(pids[0], signal.SIGKILL)
         t.join(timeout=25)
-        assert not t.is_alive()                   # well before max_time_s: no hang
+        assert not t.is_alive()  # well before max_time_s: no hang
     assert "result" not in box
     message = box["error"]
     assert "\n" not in message and "client worker" in message and "exited with code -9" in message, message
-    assert _workers_of(os.getpid()) == []         # the other worker is gone too
+    assert _workers_of(os.getpid()) == []  # the other worker is gone too

@@ -16,8 +16,24 @@ from benchdb.errors import BenchdbError
 from benchdb.schema import contract
 
 STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
-QUICK = ["--warmup", "1", "--min-iters", "4", "--min-time", "0.2", "--max-time", "2", "--target-ci", "50%",
-         "--max-background-cpu", "100%", "--seq-lens", "8", "--gen-tokens", "4"]
+QUICK = [
+    "--warmup",
+    "1",
+    "--min-iters",
+    "4",
+    "--min-time",
+    "0.2",
+    "--max-time",
+    "2",
+    "--target-ci",
+    "50%",
+    "--max-background-cpu",
+    "100%",
+    "--seq-lens",
+    "8",
+    "--gen-tokens",
+    "4",
+]
 
 
 def _folder(tmp_path: Path, dtype: str, key: str = "dtype") -> Path:
@@ -50,14 +66,40 @@ def test_the_precision_comes_from_the_command_then_the_config(tmp_path):
 def test_a_bf16_model_served_is_recorded_as_bf16(tmp_path):
     model = _folder(tmp_path, "bfloat16")
     out = tmp_path / "res"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", str(model), "--server", STUB,
-                       "--concurrency", "1", "--out", str(out), *QUICK, timeout=300)
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        str(model),
+        "--server",
+        STUB,
+        "--concurrency",
+        "1",
+        "--out",
+        str(out),
+        *QUICK,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     [path] = sorted(out.rglob("*.parquet"))
     assert contract.read_footer(path).metadata["scenario"]["precision"] == "bf16"
 
-    refused = benchdb_cmd("run", "--backend", "openai", "--model", str(model), "--server", STUB,
-                          "--precision", "fp16", "--out", str(tmp_path / "no"), *QUICK, timeout=300)
+    refused = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        str(model),
+        "--server",
+        STUB,
+        "--precision",
+        "fp16",
+        "--out",
+        str(tmp_path / "no"),
+        *QUICK,
+        timeout=300,
+    )
     assert refused.returncode != 0
     assert "the server runs" in refused.stderr and "Traceback" not in refused.stderr
     assert not (tmp_path / "no").exists() or not any((tmp_path / "no").rglob("*.parquet"))

@@ -24,8 +24,22 @@ from benchdb.backends.ortweb import assets, browser
 from benchdb.backends.ortweb.server import Server
 from benchdb.errors import BackendUnavailable
 
-QUICK = ["--min-time", "0.2", "--max-time", "1.5", "--warmup", "2", "--min-iters", "12",
-         "--target-ci", "0.5", "--max-background-cpu", "100%", "--timeout", "240"]
+QUICK = [
+    "--min-time",
+    "0.2",
+    "--max-time",
+    "1.5",
+    "--warmup",
+    "2",
+    "--min-iters",
+    "12",
+    "--target-ci",
+    "0.5",
+    "--max-background-cpu",
+    "100%",
+    "--timeout",
+    "240",
+]
 
 
 needs_browser = pytest.mark.usefixtures("browser_needed")
@@ -38,6 +52,7 @@ def invoke(*args):
 
 
 # --- the server: 127.0.0.1 only, cross-origin isolated, right MIME types, closed with the run ------
+
 
 @pytest.mark.core
 def test_server_headers_mime_types_and_close(tmp_path):
@@ -53,9 +68,13 @@ def test_server_headers_mime_types_and_close(tmp_path):
         got = {}
         for path in ("/", "/bench.mjs", "/ort/ort.min.mjs", "/ort/x.wasm", url_path, "/model/model.onnx.data"):
             with urllib.request.urlopen(srv.url + path, timeout=10) as resp:
-                got[path] = (resp.headers["Content-Type"], resp.headers["Cross-Origin-Opener-Policy"],
-                             resp.headers["Cross-Origin-Embedder-Policy"], resp.read())
-        with pytest.raises(urllib.error.HTTPError) as e:       # nothing but the routes is served
+                got[path] = (
+                    resp.headers["Content-Type"],
+                    resp.headers["Cross-Origin-Opener-Policy"],
+                    resp.headers["Cross-Origin-Embedder-Policy"],
+                    resp.read(),
+                )
+        with pytest.raises(urllib.error.HTTPError) as e:  # nothing but the routes is served
             urllib.request.urlopen(srv.url + "/../../etc/passwd", timeout=10)
         assert e.value.code == 404
         port = srv.httpd.server_address[1]
@@ -65,7 +84,7 @@ def test_server_headers_mime_types_and_close(tmp_path):
     assert got["/"][0].startswith("text/html")
     assert all(v[1] == "same-origin" and v[2] == "require-corp" for v in got.values())
     assert got["/model/model.onnx.data"][3] == b"weights"
-    with socket.socket() as s:                          # closed with the run
+    with socket.socket() as s:  # closed with the run
         assert s.connect_ex(("127.0.0.1", port)) != 0
 
 
@@ -87,32 +106,46 @@ def test_a_tarball_that_fails_its_integrity_writes_nothing(tmp_path, monkeypatch
 
 # --- unavailable: a missing browser or missing npm files, with the exact install command ---------
 
+
 def test_missing_browser_or_files_is_unavailable_with_the_install_command(tmp_path):
     no_browser = {"BENCHDB_CHROMIUM": str(tmp_path / "no-chromium")}
     hw = benchdb_cmd("hardware", "--format", "json", env=no_browser, check=True)
     (web,) = [b for b in json.loads(hw.stdout)["backends"] if b["name"] == "ort-web"]
     assert web["status"] == "unavailable" and web["hint"].startswith("apt-get install -y chromium")
-    run = benchdb_cmd("run", "--backend", "ort-web", "--device", "wasm", "--model", "tiny:bert",
-                      "--out", str(tmp_path / "res"), env=no_browser)
+    run = benchdb_cmd(
+        "run",
+        "--backend",
+        "ort-web",
+        "--device",
+        "wasm",
+        "--model",
+        "tiny:bert",
+        "--out",
+        str(tmp_path / "res"),
+        env=no_browser,
+    )
     assert run.returncode == 2
     assert run.stderr.count("\n") == 1 and "backend ort-web is unavailable: no Chromium browser found" in run.stderr
     assert "install it with: apt-get install -y chromium" in run.stderr
     assert not (tmp_path / "res").exists()
-    if have_browser():        # the npm files missing (an empty folder named by BENCHDB_ORTWEB_DIR)
+    if have_browser():  # the npm files missing (an empty folder named by BENCHDB_ORTWEB_DIR)
         text = benchdb_cmd("hardware", env={"BENCHDB_ORTWEB_DIR": str(tmp_path)}, check=True).stdout
         (line,) = [ln for ln in text.splitlines() if ln.strip().startswith("ort-web")]
         assert "unavailable" in line and "-m benchdb.backends.ortweb.assets" in line
 
 
 def test_a_device_ort_web_does_not_have_is_one_line(tmp_path):
-    r = benchdb_cmd("run", "--backend", "ort-web", "--device", "cuda", "--model", "tiny:bert",
-                    "--out", str(tmp_path))
-    need_browser()                  # without it ort-web is unavailable and the device is never checked
-    assert r.returncode == 2 and "--device cuda is not a device of ort-web; use one of wasm, webgpu, webnn" \
-        in r.stderr and r.stderr.count("\n") == 1
+    r = benchdb_cmd("run", "--backend", "ort-web", "--device", "cuda", "--model", "tiny:bert", "--out", str(tmp_path))
+    need_browser()  # without it ort-web is unavailable and the device is never checked
+    assert (
+        r.returncode == 2
+        and "--device cuda is not a device of ort-web; use one of wasm, webgpu, webnn" in r.stderr
+        and r.stderr.count("\n") == 1
+    )
 
 
 # --- isolation: a crashed page and a hung call become the scenario's status ----------------------
+
 
 @needs_browser
 @pytest.mark.slow
@@ -137,30 +170,66 @@ def test_page_crash_and_hang_become_statuses(tmp_path):
             assert deadline["fired"] and not b.alive()
             status, text = _status_of(hung.value, 1.5 if deadline["fired"] else None)
             assert status == "timeout" and "exceeded --timeout 1.5 s" in text
-            with b.deadline(30) as quick:                       # a deadline that is not reached does nothing
+            with b.deadline(30) as quick:  # a deadline that is not reached does nothing
                 pass
             assert not quick["fired"]
         finally:
-            b.close()                                           # a killed browser closes quietly
+            b.close()  # a killed browser closes quietly
     import psutil
+
     assert not [p for p in psutil.process_iter(["cmdline"]) if b.marker in (p.info["cmdline"] or ())]
 
 
 # --- end to end: WASM ok and verified, WebGPU emulated, WebNN unsupported, reports -----------------
+
 
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
     need_browser()
     tmp = tmp_path_factory.mktemp("ortweb")
     out, db = tmp / "res", tmp / "w.duckdb"
-    wasm = invoke("run", "--backend", "ort-web", "--device", "wasm", "--model", "tiny:bert", "--model", "tiny:vit",
-                  "--out", str(out), *QUICK)
+    wasm = invoke(
+        "run",
+        "--backend",
+        "ort-web",
+        "--device",
+        "wasm",
+        "--model",
+        "tiny:bert",
+        "--model",
+        "tiny:vit",
+        "--out",
+        str(out),
+        *QUICK,
+    )
     assert wasm.exit_code == 0, wasm.output + repr(wasm.exception)
-    gpu = invoke("run", "--backend", "ort-web", "--device", "webgpu", "--model", "tiny:vit", "--out", str(out),
-                 "--no-isolation", *QUICK)
+    gpu = invoke(
+        "run",
+        "--backend",
+        "ort-web",
+        "--device",
+        "webgpu",
+        "--model",
+        "tiny:vit",
+        "--out",
+        str(out),
+        "--no-isolation",
+        *QUICK,
+    )
     assert gpu.exit_code == 0, gpu.output + repr(gpu.exception)
-    nn = invoke("run", "--backend", "ort-web", "--device", "webnn", "--model", "tiny:vit", "--out", str(out),
-                "--no-isolation", *QUICK)
+    nn = invoke(
+        "run",
+        "--backend",
+        "ort-web",
+        "--device",
+        "webnn",
+        "--model",
+        "tiny:vit",
+        "--out",
+        str(out),
+        "--no-isolation",
+        *QUICK,
+    )
     assert nn.exit_code == 3 and "1 unsupported" in nn.output, nn.output
     assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
     con = duckdb.connect(str(db), read_only=True)
@@ -169,12 +238,15 @@ def warehouse(tmp_path_factory):
 
 
 def _results(con, device):
-    rows = con.execute("""
+    rows = con.execute(
+        """
         select r.model_id, r.status, r.error, r.timing_method, r.extra, r.options, h.fingerprint, r.hardware_id,
                (select count(*) from samples s where s.result_id = r.result_id and s.metric = 'latency_s'),
                (select median from result_metrics m where m.result_id = r.result_id and m.metric = 'max_rel_err')
         from results r join hardware h using (hardware_id)
-        where r.backend = 'ort-web' and r.device = ? order by r.model_id""", [device]).fetchall()
+        where r.backend = 'ort-web' and r.device = ? order by r.model_id""",
+        [device],
+    ).fetchall()
     keys = ["model", "status", "error", "timing", "extra", "options", "hw", "hw_id", "n", "rel"]
     return [dict(zip(keys, r, strict=True)) for r in rows]
 
@@ -190,15 +262,15 @@ def test_wasm_bert_and_vit_are_ok_verified_and_identified(warehouse):
     for r in rows:
         extra, options = json.loads(r["extra"]), json.loads(r["options"])
         assert r["status"] == "ok", r["error"]
-        assert r["rel"] <= 1e-3                                  # against PyTorch fp32
-        assert r["n"] >= 12                                      # the stopping rule's --min-iters
+        assert r["rel"] <= 1e-3  # against PyTorch fp32
+        assert r["n"] >= 12  # the stopping rule's --min-iters
         assert r["timing"].startswith("page_performance_now")
         assert extra["browser"].startswith("Chromium ") and extra["onnxruntime_web"] == assets.VERSION
         assert extra["wasm_simd"] is True and extra["cross_origin_isolated"] is True
         assert extra["wasm_threads"] == options["threads"] and options["ep"] == "wasm"
         assert 0 < extra["timer_resolution_s"] < 1e-3 and extra["calls_per_sample"] >= 1
         assert r["n"] + extra["dropped_samples"] <= extra["round_trips"] * extra["samples_per_round_trip"]
-        assert r["hw_id"] == hardware_id(cpu_fingerprint())      # WASM runs on this CPU
+        assert r["hw_id"] == hardware_id(cpu_fingerprint())  # WASM runs on this CPU
 
 
 @pytest.mark.slow
@@ -237,12 +309,28 @@ def test_reports_include_the_browser_rows(warehouse):
 @pytest.mark.slow
 def test_a_scenario_past_its_timeout_is_recorded_and_the_next_gets_a_new_browser(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    r = invoke("run", "--backend", "ort-web", "--device", "wasm", "--model", "tiny:bert", "--batch-sizes", "1,2",
-               "--out", str(out), "--no-isolation", *QUICK[:-2], "--timeout", "0.5")
+    r = invoke(
+        "run",
+        "--backend",
+        "ort-web",
+        "--device",
+        "wasm",
+        "--model",
+        "tiny:bert",
+        "--batch-sizes",
+        "1,2",
+        "--out",
+        str(out),
+        "--no-isolation",
+        *QUICK[:-2],
+        "--timeout",
+        "0.5",
+    )
     assert r.exit_code != 0 and "2 timeout" in r.output, r.output
     assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
     con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute("select batch_size, status, error from results where backend = 'ort-web' "
-                       "order by batch_size").fetchall()
+    rows = con.execute(
+        "select batch_size, status, error from results where backend = 'ort-web' order by batch_size"
+    ).fetchall()
     assert [(b, s) for b, s, _ in rows] == [(1, "timeout"), (2, "timeout")]
     assert all("exceeded --timeout 0.5 s in the browser" in e for _, _, e in rows)

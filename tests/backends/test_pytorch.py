@@ -17,8 +17,22 @@ from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import HostTimer, StopRule, measure
 
 # Loose stopping rule for speed; target wide enough that noise never makes a tiny model invalid.
-QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",
-         "--target-ci", "0.5", "--max-background-cpu", "100%", "--gen-tokens", "4"]
+QUICK = [
+    "--min-time",
+    "0.05",
+    "--max-time",
+    "1",
+    "--warmup",
+    "1",
+    "--min-iters",
+    "10",
+    "--target-ci",
+    "0.5",
+    "--max-background-cpu",
+    "100%",
+    "--gen-tokens",
+    "4",
+]
 
 
 def invoke(*args, env=None):
@@ -30,8 +44,21 @@ def all_classes(tmp_path_factory):
     """Every key class, eager, in one process: run, ingest, and the open warehouse."""
     tmp = tmp_path_factory.mktemp("all13")
     out, db = tmp / "res", tmp / "w.duckdb"
-    r = invoke("run", "--backend", "pytorch", "--model", "list:tiny", "--batch-sizes", "2", "--seq-lens", "16",
-               "--out", str(out), "--no-isolation", *QUICK)
+    r = invoke(
+        "run",
+        "--backend",
+        "pytorch",
+        "--model",
+        "list:tiny",
+        "--batch-sizes",
+        "2",
+        "--seq-lens",
+        "16",
+        "--out",
+        str(out),
+        "--no-isolation",
+        *QUICK,
+    )
     assert r.exit_code == 0, r.output + repr(r.exception)
     r2 = invoke("ingest", str(out), "--db", str(db))
     assert r2.exit_code == 0, r2.output
@@ -42,8 +69,10 @@ def all_classes(tmp_path_factory):
 
 def test_all_13_key_classes_run_eager_end_to_end(all_classes):
     _, con = all_classes
-    rows = con.execute("select r.model_id, r.status, r.validity, r.n, a.family, a.model_type, r.input_shape "
-                       "from results r join architectures a using (arch_id) order by 1").fetchall()
+    rows = con.execute(
+        "select r.model_id, r.status, r.validity, r.n, a.family, a.model_type, r.input_shape "
+        "from results r join architectures a using (arch_id) order by 1"
+    ).fetchall()
     assert [r[0] for r in rows] == sorted(f"tiny:{t}" for t in models.KEY_CLASSES)
     for model_id, status, validity, n, family, model_type, _shape in rows:
         assert (status, validity) == ("ok", "valid"), model_id
@@ -62,10 +91,21 @@ def test_every_result_has_load_first_call_memory_and_flops(all_classes):
         select r.model_id, list(distinct m.metric order by m.metric)
         from results r join result_metrics m using (result_id) group by 1""").fetchall()
     for model_id, metrics in rows:
-        assert {"latency_s", "first_call_s", "load_s", "peak_rss_bytes", "rss_bytes", "rss_before_bytes",
-                "peak_rss_increment_bytes"} <= set(metrics), model_id
-    flops = dict(con.execute("select r.model_id, m.median from results r join result_metrics m using (result_id) "
-                             "where m.metric = 'flops'").fetchall())
+        assert {
+            "latency_s",
+            "first_call_s",
+            "load_s",
+            "peak_rss_bytes",
+            "rss_bytes",
+            "rss_before_bytes",
+            "peak_rss_increment_bytes",
+        } <= set(metrics), model_id
+    flops = dict(
+        con.execute(
+            "select r.model_id, m.median from results r join result_metrics m using (result_id) "
+            "where m.metric = 'flops'"
+        ).fetchall()
+    )
     assert flops["tiny:bert"] > 0 and flops["tiny:llama"] > 0
 
 
@@ -79,7 +119,7 @@ def test_generative_models_yield_ttft_tpot_and_tokens_per_second(all_classes):
     for model_id in ("tiny:llama", "tiny:qwen2", "tiny:t5", "tiny:whisper", "tiny:llava", "tiny:llava_next"):
         n_gen = by[(model_id, "generate_s")][0]
         assert by[(model_id, "ttft_s")][0] == n_gen, model_id
-        assert by[(model_id, "tpot_s")][0] == n_gen * 3, model_id      # 4 tokens: 3 decode steps each
+        assert by[(model_id, "tpot_s")][0] == n_gen * 3, model_id  # 4 tokens: 3 decode steps each
         assert by[(model_id, "tokens_per_s")][1] > 0
         assert by[(model_id, "tpot_s")][1] > 0
     assert ("tiny:bert", "ttft_s") not in by
@@ -88,9 +128,14 @@ def test_generative_models_yield_ttft_tpot_and_tokens_per_second(all_classes):
 @pytest.mark.slow
 def test_all_13_tiny_classes_run_with_default_seq_len_and_gen_tokens():
     """Defaults (seq len 128, 16 generated tokens) fit every tiny config: plan + run, in-process."""
-    opts = RunOptions("pytorch", tuple(models.MODEL_LISTS["tiny"]), isolate=False, max_background_cpu=100.0,
-                      rule=StopRule(warmup_iters=1, warmup_s=0.0, min_iters=3, min_time_s=0.01, max_time_s=0.2))
-    assert (opts.seq_lens, opts.gen_tokens) == ((128,), 16)          # what `benchdb run` uses by default
+    opts = RunOptions(
+        "pytorch",
+        tuple(models.MODEL_LISTS["tiny"]),
+        isolate=False,
+        max_background_cpu=100.0,
+        rule=StopRule(warmup_iters=1, warmup_s=0.0, min_iters=3, min_time_s=0.01, max_time_s=0.2),
+    )
+    assert (opts.seq_lens, opts.gen_tokens) == ((128,), 16)  # what `benchdb run` uses by default
     got = {}
     for spec, scenarios in P.plan(opts):
         for outcome in P.run_model(spec, scenarios, opts):
@@ -103,8 +148,20 @@ def test_all_13_tiny_classes_run_with_default_seq_len_and_gen_tokens():
 
 def test_torch_compile_runs_isolated(tmp_path):
     out = tmp_path / "res"
-    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--mode", "compile", "--seq-lens", "8",
-               "--out", str(out), *QUICK)
+    r = invoke(
+        "run",
+        "--backend",
+        "pytorch",
+        "--model",
+        "tiny:bert",
+        "--mode",
+        "compile",
+        "--seq-lens",
+        "8",
+        "--out",
+        str(out),
+        *QUICK,
+    )
     assert r.exit_code == 0, r.output
     (path,) = out.rglob("*.parquet")
     from benchdb.schema import contract
@@ -119,19 +176,38 @@ def test_torch_compile_runs_isolated(tmp_path):
 def test_failing_and_timed_out_scenarios_do_not_stop_the_suite(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     # seq_len 512 exceeds tiny BERT's 128 positions: that scenario raises; 16 works
-    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--seq-lens", "512,16", "--out", str(out),
-               *QUICK)
+    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--seq-lens", "512,16", "--out", str(out), *QUICK)
     assert r.exit_code == 0, r.output
     # a numpy scenario far longer than --timeout (hours), then a quick one (under a second), in the
     # same child-process pool; the limit leaves the quick one room on a busy machine
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:256", "--batch-sizes", "512,1",
-               "--min-iters", "1000", "--min-time", "0", "--max-time", "600", "--timeout", "10",
-               "--max-background-cpu", "100%", "--out", str(out))
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:256",
+        "--batch-sizes",
+        "512,1",
+        "--min-iters",
+        "1000",
+        "--min-time",
+        "0",
+        "--max-time",
+        "600",
+        "--timeout",
+        "10",
+        "--max-background-cpu",
+        "100%",
+        "--out",
+        str(out),
+    )
     assert r.exit_code == 0, r.output
     invoke("ingest", str(out), "--db", str(db))
     con = duckdb.connect(str(db), read_only=True)
-    got = con.execute("select model_id, batch_size, input_shape, status, error from results "
-                      "order by model_id, batch_size, input_shape").fetchall()
+    got = con.execute(
+        "select model_id, batch_size, input_shape, status, error from results "
+        "order by model_id, batch_size, input_shape"
+    ).fetchall()
     con.close()
     assert [g[:4] for g in got] == [
         ("matmul:256", 1, "n=256", "ok"),
@@ -149,14 +225,18 @@ def test_missing_hub_model_is_a_clear_error(tmp_path):
     assert r.exit_code == 2
     assert r.stderr.strip().startswith(
         "benchdb: error: model some-org/not-cached is not in the local Hugging Face cache and benchdb does not "
-        "download; fetch it first with `hf download some-org/not-cached`")
+        "download; fetch it first with `hf download some-org/not-cached`"
+    )
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("spec,message", [
-    ("tiny:gpt7", "no tiny config for model type 'gpt7'; choose one of tiny:bert,"),
-    ("./no/such/folder", "model path ./no/such/folder does not exist"),
-])
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("tiny:gpt7", "no tiny config for model type 'gpt7'; choose one of tiny:bert,"),
+        ("./no/such/folder", "model path ./no/such/folder does not exist"),
+    ],
+)
 def test_bad_model_specs(spec, message, tmp_path):
     r = invoke("run", "--backend", "pytorch", "--model", spec, "--out", str(tmp_path / "o"))
     assert r.exit_code == 2
@@ -166,8 +246,10 @@ def test_bad_model_specs(spec, message, tmp_path):
 def test_unavailable_device_and_bad_mode_are_refused(tmp_path):
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--device", "cuda")
     assert r.exit_code == 2
-    assert r.stderr.strip() == (f"benchdb: error: device cuda is not available on this machine "
-                                f"(torch {torch.__version__}); see `benchdb hardware`, or use --device cpu")
+    assert r.stderr.strip() == (
+        f"benchdb: error: device cuda is not available on this machine "
+        f"(torch {torch.__version__}); see `benchdb hardware`, or use --device cpu"
+    )
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--mode", "jit")
     assert r.exit_code == 2 and "--mode 'jit' is not a mode of pytorch; use one of eager, compile" in r.stderr
 
@@ -192,10 +274,23 @@ def test_real_pretrained_minilm(tmp_path):
 
     weights = load_file(str(folder / "model.safetensors"))
     key = next(k for k in weights if k.endswith("word_embeddings.weight"))
-    assert torch.equal(net.state_dict()[key.removeprefix("bert.")], weights[key])   # real, not random
+    assert torch.equal(net.state_dict()[key.removeprefix("bert.")], weights[key])  # real, not random
     out = tmp_path / "res"
-    r = invoke("run", "--backend", "pytorch", "--model", spec, "--batch-sizes", "1", "--seq-lens", "32",
-               "--out", str(out), "--no-isolation", *QUICK)
+    r = invoke(
+        "run",
+        "--backend",
+        "pytorch",
+        "--model",
+        spec,
+        "--batch-sizes",
+        "1",
+        "--seq-lens",
+        "32",
+        "--out",
+        str(out),
+        "--no-isolation",
+        *QUICK,
+    )
     assert r.exit_code == 0, r.output
     from benchdb.schema import contract
 
@@ -217,6 +312,7 @@ def test_token_clock_gives_ttft_and_per_token_tpot():
     class M:
         samples = [0.9, 0.8]
         offsets = [0.0, 5.0]
+
     rows = generate.generation_rows(clock, M, batch=2, tokens=3)
     ttft = [r[4] for r in rows if r[0] == "ttft_s"]
     tpot = [round(r[4], 6) for r in rows if r[0] == "tpot_s"]
@@ -244,9 +340,11 @@ def test_device_logic_with_cpu_stand_ins():
 
 def test_measure_with_sync_counts_device_time():
     calls = []
-    m = measure(lambda: calls.append("fn"), StopRule(warmup_iters=0, warmup_s=0, min_iters=3, min_time_s=0,
-                                                     max_time_s=5, max_iters=3),
-                sync=lambda: calls.append("sync"))
+    m = measure(
+        lambda: calls.append("fn"),
+        StopRule(warmup_iters=0, warmup_s=0, min_iters=3, min_time_s=0, max_time_s=5, max_iters=3),
+        sync=lambda: calls.append("sync"),
+    )
     assert calls[:4] == ["fn", "sync", "fn", "sync"]
     assert len(m.samples) == 3
 
@@ -255,9 +353,10 @@ def test_monitor_samples_rss_on_a_sleeping_thread():
     with Monitor([RssSource()], interval_s=0.01) as mon:
         _ = [bytearray(1 << 20) for _ in range(20)]
         import time
+
         time.sleep(0.05)
     assert mon.peak("rss_bytes") > 0
-    assert len({r[2] for r in mon.rows}) >= 3          # several sampling rounds
+    assert len({r[2] for r in mon.rows}) >= 3  # several sampling rounds
     assert [r[3] for r in mon.rows] == sorted(r[3] for r in mon.rows)
 
 
@@ -266,8 +365,8 @@ def test_nvidia_telemetry_reported_unavailable_here():
     assert ok is False and why
     r = invoke("hardware")
     assert "nvidia    telemetry unavailable: " in r.stdout
-    assert throttle_names(0x4 | 0x40) == {"hw_thermal_slowdown"}   # held at the power limit: not throttled
-    assert throttle_names(0x1) == set()      # GPU idle is not throttling
+    assert throttle_names(0x4 | 0x40) == {"hw_thermal_slowdown"}  # held at the power limit: not throttled
+    assert throttle_names(0x1) == set()  # GPU idle is not throttling
 
 
 def test_input_shapes_are_known_before_the_model_is_built():

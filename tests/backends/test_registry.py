@@ -17,8 +17,7 @@ from conftest import benchdb_cmd
 
 from benchdb.backends import registry
 
-FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1",
-        "--max-background-cpu", "100%"]
+FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1", "--max-background-cpu", "100%"]
 
 INIT = '''
 """A third-party backend: numpy's matmul under another name, with a --mine-scale option."""
@@ -30,7 +29,7 @@ BACKEND = BackendInfo("mine", "mine-pkg", "mine_pkg", "pip install mine-pkg", "m
                       options=OPTIONS, summary="numpy matmul, scaled")
 '''
 
-BACKEND = '''
+BACKEND = """
 from dataclasses import replace
 
 from benchdb.backends.numpy import backend as _numpy
@@ -57,7 +56,7 @@ def plan(opts):
 
 def run_model(model, scenarios, opts, on_start=None):
     yield from _numpy.run_model(model, scenarios, opts, on_start)
-'''
+"""
 
 
 def write(path: Path, text: str) -> Path:
@@ -72,7 +71,9 @@ def plugin_site(tmp_path_factory):
     private folder (never into the shared venv)."""
     root = tmp_path_factory.mktemp("plugin")
     src, site = root / "src", root / "site"
-    write(src / "pyproject.toml", """
+    write(
+        src / "pyproject.toml",
+        """
         [build-system]
         requires = ["setuptools>=61"]
         build-backend = "setuptools.build_meta"
@@ -83,11 +84,28 @@ def plugin_site(tmp_path_factory):
 
         [project.entry-points."benchdb.backends"]
         mine = "mine_pkg:BACKEND"
-    """)
+    """,
+    )
     write(src / "mine_pkg" / "__init__.py", INIT)
     write(src / "mine_pkg" / "backend.py", BACKEND)
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--no-index", "--target", str(site), str(src)], check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--target",
+            str(site),
+            str(src),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     assert (site / "mine_pkg" / "__init__.py").exists()
     return site
 
@@ -123,25 +141,42 @@ def test_its_option_is_in_help_config_identity_and_the_ab_child(plugin_site, tmp
     # run --help shows it, marked with its backend
     help_text = benchdb_cmd("run", "--help", env=env, check=True).stdout
     assert "--mine-scale" in help_text and "[mine] How many times" in help_text
-    assert "--mine-scale" not in benchdb_cmd("run", "--help", check=True).stdout       # not installed: not shown
+    assert "--mine-scale" not in benchdb_cmd("run", "--help", check=True).stdout  # not installed: not shown
 
     # a config file sets it; the scenario identity carries it (another value: another scenario)
-    config = write(tmp_path / "bench.yaml", """
+    config = write(
+        tmp_path / "bench.yaml",
+        """
         settings: {mine_scale: 3, threads: 1}
         runs: [{backends: mine, models: matmul:16}]
-    """)
+    """,
+    )
     db = tmp_path / "w.duckdb"
     proc = benchdb_cmd("run", "--config", str(config), "--out", str(tmp_path / "a"), *FAST, env=env)
     assert proc.returncode == 0, proc.stderr
     # the command line sets it too, and overrides nothing else
-    proc = benchdb_cmd("run", "--backend", "mine", "--model", "matmul:16", "--threads", "1", "--mine-scale", "2",
-                       "--out", str(tmp_path / "b"), *FAST, env=env)
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "mine",
+        "--model",
+        "matmul:16",
+        "--threads",
+        "1",
+        "--mine-scale",
+        "2",
+        "--out",
+        str(tmp_path / "b"),
+        *FAST,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     benchdb_cmd("ingest", str(tmp_path / "a"), str(tmp_path / "b"), "--db", str(db), env=env, check=True)
     assert _options_of(db) == [{"mine_scale": 2, "threads": 1}, {"mine_scale": 3, "threads": 1}]
     with duckdb.connect(str(db), read_only=True) as con:
-        assert con.execute("SELECT count(DISTINCT series_id), count(DISTINCT options_id) FROM results "
-                           "WHERE backend = 'mine'").fetchone() == (2, 2)
+        assert con.execute(
+            "SELECT count(DISTINCT series_id), count(DISTINCT options_id) FROM results WHERE backend = 'mine'"
+        ).fetchone() == (2, 2)
 
     # a bad value in a config file: one line naming the key
     bad = write(tmp_path / "bad.yaml", "runs: [{backends: mine, models: matmul:16, mine_scale: 0}]")
@@ -150,8 +185,23 @@ def test_its_option_is_in_help_config_identity_and_the_ab_child(plugin_site, tmp
 
     # --ab: each side's child process is given --mine-scale 3 (its files record the options it measured)
     ab_db = tmp_path / "ab.duckdb"
-    proc = benchdb_cmd("run", "--config", str(config), "--ab", sys.executable, sys.executable, "--repeats", "2",
-                       "--out", str(tmp_path / "ab"), "--db", str(ab_db), *FAST, env=env, timeout=300)
+    proc = benchdb_cmd(
+        "run",
+        "--config",
+        str(config),
+        "--ab",
+        sys.executable,
+        sys.executable,
+        "--repeats",
+        "2",
+        "--out",
+        str(tmp_path / "ab"),
+        "--db",
+        str(ab_db),
+        *FAST,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     assert _ab_children_had_scale(tmp_path / "ab", 3)
     benchdb_cmd("ingest", str(tmp_path / "ab"), "--db", str(ab_db), env=env, check=True)
@@ -163,8 +213,9 @@ def _ab_children_had_scale(out: Path, scale: int) -> bool:
     from benchdb.schema import contract
 
     files = list(out.rglob("*.parquet"))
-    return bool(files) and all(contract.read_footer(f).metadata["scenario"]["options"]["mine_scale"] == scale
-                               for f in files)
+    return bool(files) and all(
+        contract.read_footer(f).metadata["scenario"]["options"]["mine_scale"] == scale for f in files
+    )
 
 
 def test_without_the_package_the_backend_is_unknown(tmp_path):

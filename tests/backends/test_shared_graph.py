@@ -14,8 +14,20 @@ from benchdb.backends.shared import onnx_export as export
 from benchdb.cli import main
 from benchdb.schema import contract
 
-QUICK = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10",
-         "--target-ci", "0.5", "--max-background-cpu", "100%"]
+QUICK = [
+    "--min-time",
+    "0.05",
+    "--max-time",
+    "1",
+    "--warmup",
+    "1",
+    "--min-iters",
+    "10",
+    "--target-ci",
+    "0.5",
+    "--max-background-cpu",
+    "100%",
+]
 
 #: What each key class does through both exported-graph backends on this CPU (torch 2.13).
 EXPECTED = {t: "ok" for t in models.KEY_CLASSES}
@@ -37,8 +49,9 @@ def sweep(cache, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("sweep")
     out, db = tmp / "res", tmp / "w.duckdb"
     for backend in ("onnxruntime", "openvino"):
-        r = invoke("run", "--backend", backend, "--model", "list:tiny", "--verify-only",
-                   "--no-isolation", "--out", str(out))
+        r = invoke(
+            "run", "--backend", backend, "--model", "list:tiny", "--verify-only", "--no-isolation", "--out", str(out)
+        )
         assert r.exit_code == 0, r.output + repr(r.exception)
     assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
     con = duckdb.connect(str(db), read_only=True)
@@ -48,11 +61,12 @@ def sweep(cache, tmp_path_factory):
 
 @pytest.mark.parametrize("backend", ["onnxruntime", "openvino"])
 def test_every_key_class_has_its_expected_status(sweep, backend):
-    rows = sweep.execute("select model_id, status, error, extra, input_shape from results where backend = ? "
-                         "order by 1", [backend]).fetchall()
+    rows = sweep.execute(
+        "select model_id, status, error, extra, input_shape from results where backend = ? order by 1", [backend]
+    ).fetchall()
     got = {m.removeprefix("tiny:"): (status, error, extra) for m, status, error, extra, _ in rows}
     shapes = {m: shape for m, *_, shape in rows}
-    assert shapes["tiny:bert"] == shapes["tiny:llama"] == "seq_len=128"          # the default
+    assert shapes["tiny:bert"] == shapes["tiny:llama"] == "seq_len=128"  # the default
     assert shapes["tiny:clip"] == "seq_len=128,image=32x32"
     assert {k: v[0] for k, v in got.items()} == EXPECTED
     status, error, _ = got["llava_next"]
@@ -64,22 +78,33 @@ def test_every_key_class_has_its_expected_status(sweep, backend):
 
 @pytest.mark.parametrize("backend", ["onnxruntime", "openvino"])
 def test_ok_classes_agree_with_pytorch(sweep, backend):
-    rows = sweep.execute("""
+    rows = sweep.execute(
+        """
         select r.model_id, m.median from results r join result_metrics m using (result_id)
-        where r.backend = ? and r.status = 'ok' and m.metric = 'max_rel_err'""", [backend]).fetchall()
+        where r.backend = ? and r.status = 'ok' and m.metric = 'max_rel_err'""",
+        [backend],
+    ).fetchall()
     assert len(rows) == 12
     for model_id, rel in rows:
         assert rel <= export.TOLERANCE["fp32"], model_id
 
 
 def test_export_routes_are_recorded(sweep):
-    routes = dict(sweep.execute("select model_id, json_extract_string(extra, '$.route') from results "
-                                "where backend = 'onnxruntime' and status = 'ok'").fetchall())
+    routes = dict(
+        sweep.execute(
+            "select model_id, json_extract_string(extra, '$.route') from results "
+            "where backend = 'onnxruntime' and status = 'ok'"
+        ).fetchall()
+    )
     assert routes["tiny:bert"] == "onnx:dynamo-static"
     assert routes["tiny:whisper"] == "onnx:dynamo-static"
-    assert routes["tiny:llava"] == "onnx:legacy-dynamic"        # dynamo cannot export LLaVA here
-    ov = dict(sweep.execute("select model_id, json_extract_string(extra, '$.route') from results "
-                            "where backend = 'openvino' and status = 'ok'").fetchall())
+    assert routes["tiny:llava"] == "onnx:legacy-dynamic"  # dynamo cannot export LLaVA here
+    ov = dict(
+        sweep.execute(
+            "select model_id, json_extract_string(extra, '$.route') from results "
+            "where backend = 'openvino' and status = 'ok'"
+        ).fetchall()
+    )
     assert set(ov.values()) == {"openvino:onnx"}
 
 
@@ -95,8 +120,7 @@ def timed(tmp_path_factory):
         args = ["--model", "tiny:vit", "--batch-sizes", "1,2", "--out", str(out), "--no-isolation", *QUICK]
         r = invoke("run", "--backend", "onnxruntime", "--mode", "opt-all,opt-disabled", *args)
         assert r.exit_code == 0, r.output
-        r = invoke("run", "--backend", "openvino", "--precision", "fp32,bf16", "--mode", "latency,throughput",
-                   *args)
+        r = invoke("run", "--backend", "openvino", "--precision", "fp32,bf16", "--mode", "latency,throughput", *args)
         assert r.exit_code == 0, r.output
     finally:
         if old is None:
@@ -116,7 +140,10 @@ def test_timed_runs_and_export_cache(timed):
     assert all(f.scenario["status"] == "ok" for f in footers), [f.scenario["error"] for f in footers]
     ov = [f for f in footers if f.scenario["backend"] == "openvino"]
     assert {(f.scenario["precision"], f.scenario["extra"]["precision_used"]) for f in ov} <= {
-        ("fp32", "fp32"), ("bf16", "bf16"), ("bf16", "fp32")}
+        ("fp32", "fp32"),
+        ("bf16", "bf16"),
+        ("bf16", "fp32"),
+    }
     assert any(f.scenario["extra"]["precision_used"] == "fp32" for f in ov)
     # each artifact (ONNX and OpenVINO IR, per batch size: dynamo exports are static) is made once,
     # then served from the cache to the other modes and precisions
@@ -130,7 +157,7 @@ def test_openvino_throughput_hint_runs_the_optimal_number_of_async_requests(time
     for f in ov:
         sc = f.scenario
         if sc["mode"] == "throughput":
-            n = sc["options"]["num_requests"]          # part of the identity: what ran
+            n = sc["options"]["num_requests"]  # part of the identity: what ran
             assert isinstance(n, int) and n >= 1
             assert sc["extra"]["num_requests"] == n and sc["extra"]["api"] == "async"
         else:
@@ -141,7 +168,7 @@ def test_openvino_throughput_hint_runs_the_optimal_number_of_async_requests(time
         where r.backend = 'openvino'""").fetchall()
     assert sorted({r[0] for r in rows}) == ["latency", "throughput"]
     for mode, bs, metric, unit, n, median, throughput, measured, n_measured, measured_unit in rows:
-        assert (metric, unit) == ("latency_s", "s") and n >= 10      # latency of each request
+        assert (metric, unit) == ("latency_s", "s") and n >= 10  # latency of each request
         if mode == "throughput":
             # items completed per second of wall time, one figure; results.throughput is that figure
             assert (n_measured, measured_unit) == (1, "items/s") and measured > 0
@@ -156,7 +183,7 @@ class _FakeQueue:
     def __init__(self, size: int, service: float):
         self.size, self.service, self.now = size, service, 0.0
         self.idle_ids = list(range(size))
-        self.running: dict[int, float] = {}       # request -> end time
+        self.running: dict[int, float] = {}  # request -> end time
 
     def first(self):
         self.now += self.service
@@ -194,13 +221,24 @@ def test_queue_throughput_is_items_completed_over_wall_time():
     assert m.first_call_s == 0.5 and m.stop_reason == "converged"
     assert len(m.samples) >= 10 and set(m.samples) == {0.5}
     assert m.offsets == sorted(m.offsets) and m.offsets[0] >= 0
-    assert not queue.running                          # drained
+    assert not queue.running  # drained
 
 
 def test_onnxruntime_memory_increment_excludes_pytorch_and_grows_with_batch(cache, tmp_path):
     out = tmp_path / "res"
-    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--batch-sizes", "1,128",
-               "--out", str(out), "--no-isolation", *QUICK)
+    r = invoke(
+        "run",
+        "--backend",
+        "onnxruntime",
+        "--model",
+        "tiny:bert",
+        "--batch-sizes",
+        "1,128",
+        "--out",
+        str(out),
+        "--no-isolation",
+        *QUICK,
+    )
     assert r.exit_code == 0, r.output
     rows = duckdb.sql(f"""select batch_size, metric, max(value) from '{out}/**/*.parquet'
                           where metric in ('peak_rss_bytes', 'rss_before_bytes', 'peak_rss_increment_bytes')
@@ -221,8 +259,19 @@ def test_second_run_uses_the_export_cache(cache, tmp_path):
 
     def run_once(sub):
         out = tmp_path / sub
-        r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:qwen2", "--seq-lens", "12", "--verify-only",
-                   "--no-isolation", "--out", str(out))
+        r = invoke(
+            "run",
+            "--backend",
+            "onnxruntime",
+            "--model",
+            "tiny:qwen2",
+            "--seq-lens",
+            "12",
+            "--verify-only",
+            "--no-isolation",
+            "--out",
+            str(out),
+        )
         assert r.exit_code == 0, r.output
         (path,) = out.rglob("*.parquet")
         table = pq.read_table(path)
@@ -249,12 +298,30 @@ def test_broken_openvino_install_is_reported_not_a_crash(tmp_path):
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('libopenvino.so: cannot open shared object file')\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path / "shadow")}
-    proc = subprocess.run([sys.executable, "-m", "benchdb", "run", "--backend", "openvino", "--model", "tiny:bert",
-                           "--out", str(tmp_path / "o")], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "run",
+            "--backend",
+            "openvino",
+            "--model",
+            "tiny:bert",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 2
-    assert proc.stderr.strip() == ("benchdb: error: backend openvino is unavailable: importing openvino failed "
-                                   "(libopenvino.so: cannot open shared object file); reinstall it with: "
-                                   "pip install 'benchdb[openvino]'")
+    assert proc.stderr.strip() == (
+        "benchdb: error: backend openvino is unavailable: importing openvino failed "
+        "(libopenvino.so: cannot open shared object file); reinstall it with: "
+        "pip install 'benchdb[openvino]'"
+    )
 
 
 def test_compare_flags_disagreement():
@@ -262,5 +329,5 @@ def test_compare_flags_disagreement():
     assert export.compare(ref, ref + 1e-6, "fp32")[2] is True
     abs_err, rel, ok = export.compare(ref, ref + 0.2, "fp32")
     assert ok is False and abs_err == pytest.approx(0.2) and rel == pytest.approx(0.05)
-    assert export.compare(ref, ref + 0.1, "bf16")[2] is True          # within bf16 tolerance
+    assert export.compare(ref, ref + 0.1, "bf16")[2] is True  # within bf16 tolerance
     assert export.compare(ref, ref[:1], "fp32") == (float("inf"), float("inf"), False)

@@ -10,8 +10,24 @@ from click.testing import CliRunner
 
 from benchdb.cli import main
 
-QUICK = ["--min-time", "0.05", "--max-time", "0.5", "--warmup", "1", "--min-iters", "5", "--target-ci", "0.5",
-         "--max-background-cpu", "100%", "--batch-sizes", "2", "--seq-lens", "16"]
+QUICK = [
+    "--min-time",
+    "0.05",
+    "--max-time",
+    "0.5",
+    "--warmup",
+    "1",
+    "--min-iters",
+    "5",
+    "--target-ci",
+    "0.5",
+    "--max-background-cpu",
+    "100%",
+    "--batch-sizes",
+    "2",
+    "--seq-lens",
+    "16",
+]
 
 
 def invoke(*args):
@@ -44,8 +60,10 @@ def _results(out, tmp_path):
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute("""SELECT model_id, backend, precision, status, error, options, extra, result_id
                           FROM results ORDER BY ALL""").fetchall()
-    metrics = {(rid, m): v for rid, m, v in con.execute(
-        "SELECT result_id, metric, max(value) FROM samples GROUP BY ALL").fetchall()}
+    metrics = {
+        (rid, m): v
+        for rid, m, v in con.execute("SELECT result_id, metric, max(value) FROM samples GROUP BY ALL").fetchall()
+    }
     con.close()
     return rows, metrics
 
@@ -54,8 +72,23 @@ def _results(out, tmp_path):
 def test_onnxruntime_int8_dynamic_and_static(cache, tmp_path):
     out = tmp_path / "res"
     for method in ("dynamic", "static"):
-        r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--model", "tiny:vit",
-                   "--precision", "fp32,int8", "--quant", method, *QUICK, "--no-isolation", "--out", str(out))
+        r = invoke(
+            "run",
+            "--backend",
+            "onnxruntime",
+            "--model",
+            "tiny:bert",
+            "--model",
+            "tiny:vit",
+            "--precision",
+            "fp32,int8",
+            "--quant",
+            method,
+            *QUICK,
+            "--no-isolation",
+            "--out",
+            str(out),
+        )
         assert r.exit_code == 0, r.output + repr(r.exception)
     rows, metrics = _results(out, tmp_path)
     quantized = [r for r in rows if r[2] == "int8"]
@@ -77,8 +110,21 @@ def test_onnxruntime_int8_dynamic_and_static(cache, tmp_path):
         if precision == "fp32":
             assert "quantization" not in json.loads(options) and (rid, "cosine_similarity") not in metrics
     # quantized files are cached: a second run quantizes nothing
-    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--precision", "int8", "--quant",
-               "static", *QUICK, "--no-isolation", "--out", str(tmp_path / "again"))
+    r = invoke(
+        "run",
+        "--backend",
+        "onnxruntime",
+        "--model",
+        "tiny:bert",
+        "--precision",
+        "int8",
+        "--quant",
+        "static",
+        *QUICK,
+        "--no-isolation",
+        "--out",
+        str(tmp_path / "again"),
+    )
     assert r.exit_code == 0, r.output
     again, metrics = _results(tmp_path / "again", tmp_path / "x")
     assert json.loads(again[0][6])["export_cached"] is True
@@ -90,8 +136,23 @@ def test_openvino_nncf_int8_and_int4(cache, tmp_path):
     pytest.importorskip("nncf")
     out = tmp_path / "res"
     for precision, method in (("int8", "static"), ("int4", "weights")):
-        r = invoke("run", "--backend", "openvino", "--model", "tiny:bert", "--model", "tiny:vit",
-                   "--precision", precision, "--quant", method, *QUICK, "--no-isolation", "--out", str(out))
+        r = invoke(
+            "run",
+            "--backend",
+            "openvino",
+            "--model",
+            "tiny:bert",
+            "--model",
+            "tiny:vit",
+            "--precision",
+            precision,
+            "--quant",
+            method,
+            *QUICK,
+            "--no-isolation",
+            "--out",
+            str(out),
+        )
         assert r.exit_code == 0, r.output + repr(r.exception)
     rows, metrics = _results(out, tmp_path)
     assert {(r[0], r[2]) for r in rows} == {(m, p) for m in ("tiny:bert", "tiny:vit") for p in ("int8", "int4")}
@@ -105,8 +166,18 @@ def test_openvino_nncf_int8_and_int4(cache, tmp_path):
 @pytest.mark.slow
 def test_pytorch_dynamic_int8_and_agreement_of_every_non_fp32_result(tmp_path):
     out = tmp_path / "res"
-    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--precision", "fp32,bf16,int8,int4",
-               *QUICK, "--out", str(out))
+    r = invoke(
+        "run",
+        "--backend",
+        "pytorch",
+        "--model",
+        "tiny:bert",
+        "--precision",
+        "fp32,bf16,int8,int4",
+        *QUICK,
+        "--out",
+        str(out),
+    )
     assert r.exit_code == 0, r.output
     rows, metrics = _results(out, tmp_path)
     by = {r[2]: r for r in rows}
@@ -122,37 +193,82 @@ def test_pytorch_dynamic_int8_and_agreement_of_every_non_fp32_result(tmp_path):
 
 def test_unsupported_routes_and_bad_methods(cache, tmp_path):
     out = tmp_path / "res"
-    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--precision", "int4", *QUICK,
-               "--no-isolation", "--out", str(out))
-    assert r.exit_code == 3, r.output          # nothing succeeded: every file records why
+    r = invoke(
+        "run",
+        "--backend",
+        "onnxruntime",
+        "--model",
+        "tiny:bert",
+        "--precision",
+        "int4",
+        *QUICK,
+        "--no-isolation",
+        "--out",
+        str(out),
+    )
+    assert r.exit_code == 3, r.output  # nothing succeeded: every file records why
     rows, _ = _results(out, tmp_path)
     assert [(r[2], r[3], r[4]) for r in rows] == [
-        ("int4", "unsupported", "onnxruntime has no int4 route in benchdb (available with: openvino)")]
-    r = invoke("run", "--backend", "onnxruntime", "--model", "tiny:bert", "--precision", "int8",
-               "--quant", "gptq", *QUICK, "--out", str(tmp_path / "bad"))
+        ("int4", "unsupported", "onnxruntime has no int4 route in benchdb (available with: openvino)")
+    ]
+    r = invoke(
+        "run",
+        "--backend",
+        "onnxruntime",
+        "--model",
+        "tiny:bert",
+        "--precision",
+        "int8",
+        "--quant",
+        "gptq",
+        *QUICK,
+        "--out",
+        str(tmp_path / "bad"),
+    )
     assert r.exit_code == 2
-    assert r.output.strip().splitlines()[-1] == ("benchdb: error: --quant 'gptq' is not a quantization method; "
-                                                  "use one of dynamic, static, weights")
+    assert r.output.strip().splitlines()[-1] == (
+        "benchdb: error: --quant 'gptq' is not a quantization method; use one of dynamic, static, weights"
+    )
     assert not (tmp_path / "bad").exists()
     r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--quant", "dynamic", "--out", str(tmp_path / "n"))
     assert r.exit_code == 2 and r.output.strip().splitlines()[-1] == (
-        "benchdb: error: --quant applies to onnxruntime, openvino, pytorch, not numpy")
+        "benchdb: error: --quant applies to onnxruntime, openvino, pytorch, not numpy"
+    )
 
 
 @pytest.mark.slow
 def test_optimal_hardware_honours_max_accuracy_drop(cache, tmp_path):
     out = tmp_path / "res"
-    for backend, precisions, method in (("onnxruntime", "fp32,int8", "static"), ("onnxruntime", "int8", "dynamic"),
-                                        ("pytorch", "fp32,bf16", None)):
-        r = invoke("run", "--backend", backend, "--model", "tiny:bert", "--precision", precisions,
-                   *(["--quant", method] if method else []), *QUICK, "--no-isolation", "--out", str(out))
+    for backend, precisions, method in (
+        ("onnxruntime", "fp32,int8", "static"),
+        ("onnxruntime", "int8", "dynamic"),
+        ("pytorch", "fp32,bf16", None),
+    ):
+        r = invoke(
+            "run",
+            "--backend",
+            backend,
+            "--model",
+            "tiny:bert",
+            "--precision",
+            precisions,
+            *(["--quant", method] if method else []),
+            *QUICK,
+            "--no-isolation",
+            "--out",
+            str(out),
+        )
         assert r.exit_code == 0, r.output
     db = tmp_path / "w.duckdb"
     assert invoke("ingest", str(out), "--db", str(db)).exit_code == 0
     con = duckdb.connect(str(db), read_only=True)
-    drops = dict(con.execute("SELECT l.backend || ' ' || l.precision || coalesce(' ' || json_extract_string("
-                             "l.options, '$.quantization'), ''), a.accuracy_drop FROM results_latest l "
-                             "JOIN result_accuracy a USING (result_id)").fetchall())
+    drops = dict(
+        con.execute(
+            "SELECT l.backend || ' ' || l.precision || coalesce(' ' || json_extract_string("
+            "l.options, '$.quantization'), ''), a.accuracy_drop FROM results_latest l "
+            "JOIN result_accuracy a USING (result_id)"
+        ).fetchall()
+    )
     con.close()
     # every non-fp32 result that came out valid (quick runs on a busy machine can be noisy)
     assert drops and set(drops) <= {"onnxruntime int8 static", "onnxruntime int8 dynamic", "pytorch bf16"}
@@ -167,8 +283,10 @@ def test_optimal_hardware_honours_max_accuracy_drop(cache, tmp_path):
     assert len(left_out) == sum(1 for d in drops.values() if d > limit)
     for name, drop in drops.items():
         backend, precision, *method = name.split()
-        mentioned = any(f"{backend} " in line and precision in line and (not method or f"({method[0]})" in line)
-                        for line in left_out)
+        mentioned = any(
+            f"{backend} " in line and precision in line and (not method or f"({method[0]})" in line)
+            for line in left_out
+        )
         assert mentioned == (drop > limit), (name, drop, limit)
     assert all(line.endswith(f"more than {float(text):g} %") for line in left_out)
     # no limit: every result ranks
@@ -176,14 +294,13 @@ def test_optimal_hardware_honours_max_accuracy_drop(cache, tmp_path):
     # speed against accuracy: each non-fp32 result beside its own backend's fp32 result
     r = invoke("report", "--speed-accuracy", "--format", "json", "--db", str(db))
     assert r.exit_code == 0, r.output
-    rows = json.loads(r.output)           # one section: its rows
+    rows = json.loads(r.output)  # one section: its rows
     got = {(x["backend"], x["precision"], x["quantization"]): x for x in rows}
     con = duckdb.connect(str(db), read_only=True)
     valid_fp32 = {b for (b,) in con.execute("SELECT backend FROM results_latest WHERE precision = 'fp32'").fetchall()}
     con.close()
     # a pair needs both results valid (the quick runs here can be noisy on a busy machine)
-    assert {f"{b} {p}" + (f" {m}" if m else "") for b, p, m in got} == {
-        k for k in drops if k.split()[0] in valid_fp32}
+    assert {f"{b} {p}" + (f" {m}" if m else "") for b, p, m in got} == {k for k in drops if k.split()[0] in valid_fp32}
     assert got, "no fp32 result was valid"
     for (backend, precision, method), x in got.items():
         assert x["speedup"] == pytest.approx(x["fp32_median_s"] / x["median_s"])
@@ -193,17 +310,22 @@ def test_optimal_hardware_honours_max_accuracy_drop(cache, tmp_path):
 def test_results_without_an_agreement_are_left_out_with_why(tmp_path):
     from pathlib import Path
 
-    db = tmp_path / "w.duckdb"       # the H200's fp16/bf16 results predate agreement metrics
-    assert invoke("ingest", str(Path(__file__).parents[1] / "fixtures" / "gpu" / "h200"), "--db", str(db)).exit_code == 0
+    db = tmp_path / "w.duckdb"  # the H200's fp16/bf16 results predate agreement metrics
+    assert (
+        invoke("ingest", str(Path(__file__).parents[1] / "fixtures" / "gpu" / "h200"), "--db", str(db)).exit_code == 0
+    )
     r = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "1%", "--wide", "--db", str(db))
     assert r.exit_code == 0, r.output
     table = [line for line in r.output.splitlines() if line.startswith("| tiny:")]
-    assert table and all(" / fp32 |" in line for line in table)     # best hardware / backend / mode / precision
-    assert ("left out by --max-accuracy-drop: tiny:vit batch 4 image=32x32: NVIDIA H200 pytorch eager bf16: no "
-            "agreement with fp32 recorded") in r.output.replace("\n> ", " ")
+    assert table and all(" / fp32 |" in line for line in table)  # best hardware / backend / mode / precision
+    assert (
+        "left out by --max-accuracy-drop: tiny:vit batch 4 image=32x32: NVIDIA H200 pytorch eager bf16: no "
+        "agreement with fp32 recorded"
+    ) in r.output.replace("\n> ", " ")
     bad = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "lots", "--db", str(db))
-    assert bad.exit_code == 2 and bad.output.strip() == ("benchdb: error: --max-accuracy-drop 'lots' is not like "
-                                                          "5% or 0.05")
+    assert bad.exit_code == 2 and bad.output.strip() == (
+        "benchdb: error: --max-accuracy-drop 'lots' is not like 5% or 0.05"
+    )
 
 
 @pytest.mark.slow
@@ -216,10 +338,36 @@ def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
     sts = Path(__file__).parents[1] / "fixtures" / "sts" / "sts_small.jsonl"
     out = tmp_path / "res"
     for backend in ("onnxruntime", "pytorch"):
-        r = invoke("run", "--backend", backend, "--model", minilm.get_model_path(), "--precision", "fp32,int8",
-                   "--sts", str(sts), "--min-time", "0.05", "--max-time", "0.5", "--warmup", "1", "--min-iters",
-                   "3", "--target-ci", "0.5", "--max-background-cpu", "100%", "--batch-sizes", "8", "--seq-lens",
-                   "32", "--no-isolation", "--out", str(out))
+        r = invoke(
+            "run",
+            "--backend",
+            backend,
+            "--model",
+            minilm.get_model_path(),
+            "--precision",
+            "fp32,int8",
+            "--sts",
+            str(sts),
+            "--min-time",
+            "0.05",
+            "--max-time",
+            "0.5",
+            "--warmup",
+            "1",
+            "--min-iters",
+            "3",
+            "--target-ci",
+            "0.5",
+            "--max-background-cpu",
+            "100%",
+            "--batch-sizes",
+            "8",
+            "--seq-lens",
+            "32",
+            "--no-isolation",
+            "--out",
+            str(out),
+        )
         assert r.exit_code == 0, r.output
     rows, metrics = _results(out, tmp_path)
     score = {(r[1], r[2]): metrics[(r[7], "sts_spearman")] for r in rows}
@@ -235,7 +383,8 @@ def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
     bad.write_text('{"a": "x", "b": "y"}\n')
     r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--sts", str(bad), "--out", str(tmp_path / "b"))
     assert r.exit_code == 2 and r.output.strip().splitlines()[-1] == (
-        f'benchdb: error: --sts {bad}: line 1 is not {{"a": ..., "b": ..., "score": number}}')
+        f'benchdb: error: --sts {bad}: line 1 is not {{"a": ..., "b": ..., "score": number}}'
+    )
 
 
 @pytest.mark.slow
@@ -243,11 +392,25 @@ def test_top1_agreement_for_classifiers_and_token_agreement_for_generation(cache
     # the module's cache already holds tiny:vit exported as ViTModel (the tests above): the export
     # key includes the head, so the classifier is exported anew rather than the cached features
     out = tmp_path / "res"
-    for backend, model, task in (("onnxruntime", "tiny:vit", "image-classification"),
-                                 ("pytorch", "tiny:bert", "text-classification"),
-                                 ("onnxruntime", "tiny:llama", None)):
-        r = invoke("run", "--backend", backend, "--model", model, *(["--task", task] if task else []),
-                   "--precision", "int8", *QUICK, "--no-isolation", "--out", str(out))
+    for backend, model, task in (
+        ("onnxruntime", "tiny:vit", "image-classification"),
+        ("pytorch", "tiny:bert", "text-classification"),
+        ("onnxruntime", "tiny:llama", None),
+    ):
+        r = invoke(
+            "run",
+            "--backend",
+            backend,
+            "--model",
+            model,
+            *(["--task", task] if task else []),
+            "--precision",
+            "int8",
+            *QUICK,
+            "--no-isolation",
+            "--out",
+            str(out),
+        )
         assert r.exit_code == 0, r.output
     rows, metrics = _results(out, tmp_path)
     by = {r[0]: r[7] for r in rows}
@@ -257,5 +420,5 @@ def test_top1_agreement_for_classifiers_and_token_agreement_for_generation(cache
     # is still a faithful route (the cosine and error bounds above are what tell a broken one)
     for model in ("tiny:vit", "tiny:bert"):
         assert 0.5 <= metrics[(by[model], "top1_agreement")] <= 1.0, model
-    assert MIN_TOKEN_AGREEMENT <= metrics[(by["tiny:llama"], "token_agreement")] <= 1.0    # per position: 32
+    assert MIN_TOKEN_AGREEMENT <= metrics[(by["tiny:llama"], "token_agreement")] <= 1.0  # per position: 32
     assert (by["tiny:llama"], "top1_agreement") not in metrics

@@ -22,8 +22,9 @@ def test_finite_errors_are_rows_and_judged_by_the_tolerance():
 
 
 @pytest.mark.core
-@pytest.mark.parametrize("out", [np.array([[1.0, np.nan, 1.0]] * 2), np.array([[1.0, np.inf, 1.0]] * 2),
-                                 np.ones((3, 2))])
+@pytest.mark.parametrize(
+    "out", [np.array([[1.0, np.nan, 1.0]] * 2), np.array([[1.0, np.inf, 1.0]] * 2), np.ones((3, 2))]
+)
 def test_nan_inf_or_another_shape_is_a_mismatch_without_values(out):
     status, error, rows, fields = export.check_outcome(np.ones((2, 3)), out, "fp32")
     assert status == "mismatch" and "NaN or inf in the outputs, or another shape" in error

@@ -21,11 +21,10 @@ from benchdb.plan.ab_process import SIDES, Group, Measured
 from benchdb.plan.ab_stats import decided
 from benchdb.schema import contract
 
-SHORT = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.2",
-         "--max-background-cpu", "100%"]
-PY = sys.executable          # the same interpreter on both sides: an A/A run
+SHORT = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.2", "--max-background-cpu", "100%"]
+PY = sys.executable  # the same interpreter on both sides: an A/A run
 
-SLOW_BENCH = '''\
+SLOW_BENCH = """\
 import os
 
 from benchdb import bench
@@ -37,7 +36,7 @@ def bench_loop(n):                  # AB_SLOWDOWN is not declared in ENV: not pa
     for i in range(int(n * float(os.environ.get("AB_SLOWDOWN", "1")))):
         total += i * i
     return total
-'''
+"""
 
 
 def _ab(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
@@ -53,13 +52,16 @@ def _run_printed(command: str, cwd: Path) -> subprocess.CompletedProcess:
     """The printed command as a user would paste it (the `benchdb` of this interpreter's environment)."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     if command.split("&&")[-1].strip().startswith("benchdb check") and "--format" not in command:
-        command += " --wide"            # every column whole: the tests read the verdict per row
+        command += " --wide"  # every column whole: the tests read the verdict per row
     return subprocess.run(command, shell=True, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
 def _files(tmp_path: Path, tag: str) -> list[Path]:
-    return [p for p in sorted((tmp_path / "out").rglob("*.parquet"))
-            if tag in contract.read_footer(p).metadata["run"]["tags"]]
+    return [
+        p
+        for p in sorted((tmp_path / "out").rglob("*.parquet"))
+        if tag in contract.read_footer(p).metadata["run"]["tags"]
+    ]
 
 
 def test_schedule_runs_both_sides_once_per_trial_in_counterbalanced_orders():
@@ -68,35 +70,40 @@ def test_schedule_runs_both_sides_once_per_trial_in_counterbalanced_orders():
     assert len(steps) == sum(trials)
     for g, k in enumerate(trials):
         mine = [s for s in steps if s.group == g]
-        assert [s.trial for s in mine] == list(range(k))              # once per trial, in trial order
-        assert all(sorted(s.order) == sorted(SIDES) for s in mine)    # both sides, back to back
+        assert [s.trial for s in mine] == list(range(k))  # once per trial, in trial order
+        assert all(sorted(s.order) == sorted(SIDES) for s in mine)  # both sides, back to back
         firsts = Counter(s.order[0] for s in mine)
-        assert len(firsts) == 2 and abs(firsts["base"] - firsts["cand"]) <= 1   # orders vary, balanced
-    for r in range(max(trials)):                                      # a trial runs every group once
+        assert len(firsts) == 2 and abs(firsts["base"] - firsts["cand"]) <= 1  # orders vary, balanced
+    for r in range(max(trials)):  # a trial runs every group once
         assert sorted(s.group for s in steps if s.trial == r) == [g for g, k in enumerate(trials) if k > r]
     rounds = [[s.group for s in steps if s.trial == r] for r in range(3)]
-    assert len({tuple(r) for r in rounds}) > 1                        # the scenario order is reshuffled
-    assert schedule(trials, random.Random(3)) == steps                # the seed fixes it all
+    assert len({tuple(r) for r in rounds}) > 1  # the scenario order is reshuffled
+    assert schedule(trials, random.Random(3)) == steps  # the seed fixes it all
 
 
 def test_extension_adds_two_counterbalanced_trials_per_open_group_up_to_the_cap():
     steps = extension([0, 2, 3], {0: 5, 2: 5, 3: 6}, 7, random.Random(1))
-    for g, want in ((0, [5, 6]), (2, [5, 6]), (3, [6])):            # group 3 has one trial left
+    for g, want in ((0, [5, 6]), (2, [5, 6]), (3, [6])):  # group 3 has one trial left
         mine = [s for s in steps if s.group == g]
         assert [s.trial for s in mine] == want
         assert all(sorted(s.order) == sorted(SIDES) for s in mine)
-        if len(mine) == 2:                                          # each side first once
+        if len(mine) == 2:  # each side first once
             assert {s.order[0] for s in mine} == set(SIDES)
-    assert not [s for s in steps if s.group == 1]                   # a decided group gets none
-    assert {s.group for s in steps[:3]} == {0, 2, 3} and {s.group for s in steps[3:]} == {0, 2}   # in waves
+    assert not [s for s in steps if s.group == 1]  # a decided group gets none
+    assert {s.group for s in steps[:3]} == {0, 2, 3} and {s.group for s in steps[3:]} == {0, 2}  # in waves
 
 
 def _trials(per_process: list[list[float]], status: str = "ok") -> list[list[Measured]]:
     """One group of one scenario: a Measured per process (trial), latency samples as given."""
     sc = Scenario("m", "numpy", "cpu", "eager", "fp32", 1, "n=1", {}, {})
-    return [[Measured(Outcome(sc, {}, status=status,
-                              rows=[("latency_s", "s", i, i * 1e-3, v) for i, v in enumerate(vals)]))]
-            for vals in per_process]
+    return [
+        [
+            Measured(
+                Outcome(sc, {}, status=status, rows=[("latency_s", "s", i, i * 1e-3, v) for i, v in enumerate(vals)])
+            )
+        ]
+        for vals in per_process
+    ]
 
 
 def _group() -> Group:
@@ -110,9 +117,9 @@ def test_decided_follows_the_gate_on_the_trials_so_far():
         return [[level * f * (1 + rng.gauss(0, 0.002)) for _ in range(200)] for f in spread]
 
     tight = [1.0, 1.002, 0.998, 1.001]
-    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.0, tight)), 0.05, 1)      # unchanged
-    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.3, tight)), 0.05, 1)      # regressed
-    flip = [1.0, 1.5, 1.0, 1.5]                      # half the processes 50 % slower on both sides
+    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.0, tight)), 0.05, 1)  # unchanged
+    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.3, tight)), 0.05, 1)  # regressed
+    flip = [1.0, 1.5, 1.0, 1.5]  # half the processes 50 % slower on both sides
     assert not decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip[::-1])), 0.05, 1)
     # a failed side: more trials would not mend it
     assert decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip), status="failed"), 0.05, 1)
@@ -153,8 +160,23 @@ def test_ab_max_trials_adds_trials_while_the_verdict_is_open(tmp_path):
     bench = tmp_path / "bench_flip.py"
     bench.write_text(FLIP_BENCH)
     counter = tmp_path / "counter"
-    proc = _ab(tmp_path, "--bench", str(bench), "--ab", PY, PY, "--repeats", "2", "--ab-max-trials", "4",
-               "--ab-env", f"base:AB_COUNTER={counter}", "--ab-env", f"cand:AB_COUNTER={counter}", *SHORT)
+    proc = _ab(
+        tmp_path,
+        "--bench",
+        str(bench),
+        "--ab",
+        PY,
+        PY,
+        "--repeats",
+        "2",
+        "--ab-max-trials",
+        "4",
+        "--ab-env",
+        f"base:AB_COUNTER={counter}",
+        "--ab-env",
+        f"cand:AB_COUNTER={counter}",
+        *SHORT,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "up to 8 while verdicts are open" in proc.stderr
     lines = re.findall(r"\] trial (\d)/4 (base|cand) ", proc.stderr)
@@ -195,7 +217,7 @@ def test_aa_run_of_numpy_passes_the_gate_and_records_the_order(tmp_path):
         meta = contract.read_footer(path).metadata
         ab = meta["run"]["config"]["ab"]
         assert ab["side"] == side and ab["python"] == PY and ab["trials"] == 3 and ab["benchdb_version"]
-        assert ab["order"][0]["first"] == [o.split(",")[0] for o in run_order]      # recorded as run
+        assert ab["order"][0]["first"] == [o.split(",")[0] for o in run_order]  # recorded as run
         assert meta["scenario"]["extra"]["ab_order"] == run_order
         assert meta["scenario"]["repeats"] == 3 and meta["run"]["tags"] == [f"ab-{ab_id}", f"ab-{ab_id}-{side}"]
         assert sorted(set(pq.read_table(path, columns=["repeat"]).column("repeat").to_pylist())) == [0, 1, 2]
@@ -203,10 +225,14 @@ def test_aa_run_of_numpy_passes_the_gate_and_records_the_order(tmp_path):
     verdict = re.search(r"^\| \**(\w+)\** \| matmul:32 ", check.stdout, re.M)
     assert verdict, check.stdout + check.stderr
     verdict = verdict.group(1)
-    assert verdict in ("unchanged", "inconclusive")          # one interpreter on both sides: never a difference
+    assert verdict in ("unchanged", "inconclusive")  # one interpreter on both sides: never a difference
     assert check.returncode == (3 if verdict == "inconclusive" else 0), check.stdout + check.stderr
-    assert "hierarchical" in benchdb_cmd("query", "SELECT DISTINCT ci_method FROM results", "--db", "w.duckdb",
-                                         cwd=tmp_path, check=True).stdout
+    assert (
+        "hierarchical"
+        in benchdb_cmd(
+            "query", "SELECT DISTINCT ci_method FROM results", "--db", "w.duckdb", cwd=tmp_path, check=True
+        ).stdout
+    )
 
 
 @pytest.mark.slow
@@ -216,15 +242,33 @@ def test_undeclared_env_slowdown_on_the_candidate_is_regressed(tmp_path):
     # 3x the work, not 2x: on this 2-vCPU machine a busy sibling thread makes whole processes about 2x
     # slower at random (both sides alike), so a 2x slowdown is inside the process-to-process noise the
     # hierarchical interval is there to see (at 2x the gate said regressed in 5 of 8 runs here).
-    proc = _ab(tmp_path, "--bench", str(bench), "--ab", PY, PY, "--ab-env", "cand:AB_SLOWDOWN=3",
-               "--ab-env-public", "AB_SLOWDOWN", "--repeats", "3", *SHORT,
-               "--max-time", "0.5", "--target-ci", "0.05")   # converge on a busy machine
+    proc = _ab(
+        tmp_path,
+        "--bench",
+        str(bench),
+        "--ab",
+        PY,
+        PY,
+        "--ab-env",
+        "cand:AB_SLOWDOWN=3",
+        "--ab-env-public",
+        "AB_SLOWDOWN",
+        "--repeats",
+        "3",
+        *SHORT,
+        "--max-time",
+        "0.5",
+        "--target-ci",
+        "0.05",
+    )  # converge on a busy machine
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.count("] trial ") == 6          # one process per side and trial runs both n values
+    assert proc.stderr.count("] trial ") == 6  # one process per side and trial runs both n values
     command = _check_command(proc)
     ab_id = re.search(r"tag:ab-([0-9a-f]+)-cand", command).group(1)
-    (cand,) = {contract.read_footer(p).metadata["run"]["config"]["ab"]["env"].get("AB_SLOWDOWN")
-               for p in _files(tmp_path, f"ab-{ab_id}-cand")}
+    (cand,) = {
+        contract.read_footer(p).metadata["run"]["config"]["ab"]["env"].get("AB_SLOWDOWN")
+        for p in _files(tmp_path, f"ab-{ab_id}-cand")
+    }
     assert cand == "3"
     check = _run_printed(command, tmp_path)
     assert check.returncode == 1, check.stdout + check.stderr
@@ -236,25 +280,29 @@ def test_undeclared_env_slowdown_on_the_candidate_is_regressed(tmp_path):
 def test_a_declared_env_variable_makes_the_sides_different_series(tmp_path):
     """bench_example declares BENCH_SCALE in ENV: another value is another series, never a slowdown."""
     spec = f"{REPO / 'examples' / 'benches' / 'bench_example.py'}::bench_python_loop"
-    proc = _ab(tmp_path, "--bench", spec, "--ab", PY, PY, "--ab-env", "cand:BENCH_SCALE=2", "--repeats", "2",
-               *SHORT)
+    proc = _ab(tmp_path, "--bench", spec, "--ab", PY, PY, "--ab-env", "cand:BENCH_SCALE=2", "--repeats", "2", *SHORT)
     assert proc.returncode == 0, proc.stderr
-    envs = {contract.read_footer(p).metadata["scenario"]["options"]["env"]
-            for p in (tmp_path / "out").rglob("*.parquet")}
+    envs = {
+        contract.read_footer(p).metadata["scenario"]["options"]["env"] for p in (tmp_path / "out").rglob("*.parquet")
+    }
     assert envs == {'{"BENCH_SCALE":null}', '{"BENCH_SCALE":"2"}'}
-    assert ("warning: --ab-env BENCH_SCALE: the bench declares it in ENV, so it is part of the scenario's "
-            "identity and base and cand become different series") in proc.stderr       # said before measuring
+    assert (
+        "warning: --ab-env BENCH_SCALE: the bench declares it in ENV, so it is part of the scenario's "
+        "identity and base and cand become different series"
+    ) in proc.stderr  # said before measuring
     check = _run_printed(_check_command(proc), tmp_path)
     assert check.returncode == 2 and "nothing to compare" in check.stderr
-    assert "measured with different options: env (BENCH_SCALE)" in check.stderr        # check names the split
+    assert "measured with different options: env (BENCH_SCALE)" in check.stderr  # check names the split
 
 
 def test_side_errors_are_one_line(tmp_path):
     missing = tmp_path / "nowhere" / "bin" / "python"
     proc = _ab(tmp_path, "--backend", "numpy", "--model", "matmul:8", "--ab", str(missing), PY)
     assert proc.returncode == 2
-    assert proc.stderr.strip() == (f"benchdb: error: --ab base interpreter {missing} does not exist; give the path "
-                                   "of a Python with benchdb installed, e.g. .venv-main/bin/python")
+    assert proc.stderr.strip() == (
+        f"benchdb: error: --ab base interpreter {missing} does not exist; give the path "
+        "of a Python with benchdb installed, e.g. .venv-main/bin/python"
+    )
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True, timeout=120)
     python = bare / "bin" / "python"
@@ -262,9 +310,11 @@ def test_side_errors_are_one_line(tmp_path):
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert proc.stderr.startswith(f"benchdb: error: --ab cand interpreter {python} has no benchdb installed")
     assert f"{python} -m pip install benchdb" in proc.stderr
-    for args, says in [(["--ab", PY, PY, "--ab-env", "BENCH_SCALE=2"], "write base:NAME=VALUE or cand:NAME=VALUE"),
-                       (["--ab-env", "cand:X=1"], "--ab-env sets a variable for one side of --ab"),
-                       (["--ab", PY, PY, "--repeats", "1"], "--ab needs at least 2 trials per scenario")]:
+    for args, says in [
+        (["--ab", PY, PY, "--ab-env", "BENCH_SCALE=2"], "write base:NAME=VALUE or cand:NAME=VALUE"),
+        (["--ab-env", "cand:X=1"], "--ab-env sets a variable for one side of --ab"),
+        (["--ab", PY, PY, "--repeats", "1"], "--ab needs at least 2 trials per scenario"),
+    ]:
         proc = _ab(tmp_path, "--backend", "numpy", "--model", "matmul:8", *args)
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert says in proc.stderr

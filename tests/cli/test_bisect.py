@@ -26,12 +26,24 @@ QUICK = ("--min-time", "0.2", "--repeats", "3", "--ab-threshold", "20%")
 
 @pytest.fixture(autouse=True)
 def _own_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))     # environments built here, not in ~/.cache
+    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))  # environments built here, not in ~/.cache
 
 
 def bisect(repo: Path, tmp_path: Path, *args: str):
-    r = benchdb_cmd("bisect", "--repo", str(repo), "--bench", "benches/bench_work.py", *QUICK,
-                    "--out", str(tmp_path / "results"), "--format", "json", *args, timeout=900)
+    r = benchdb_cmd(
+        "bisect",
+        "--repo",
+        str(repo),
+        "--bench",
+        "benches/bench_work.py",
+        *QUICK,
+        "--out",
+        str(tmp_path / "results"),
+        "--format",
+        "json",
+        *args,
+        timeout=900,
+    )
     doc = json.loads(r.stdout) if r.stdout.strip().startswith("{") else None
     return r, doc
 
@@ -45,7 +57,7 @@ def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
     assert doc["culprit"]["subject"] == "change 11 (slower work)" and doc["culprit"]["date"].startswith("2026-11-11")
     assert len(doc["steps"]) <= 5
     assert doc["steps"][0]["verdict"] == "regressed" and 0.6 < doc["steps"][0]["change"] < 1.5
-    for step in doc["steps"]:                           # the chain: each verdict agrees with where commit 11 is
+    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 11 is
         slower = shas.index(step["tested"]["sha"]) >= 10 > shas.index(step["base"]["sha"])
         assert step["verdict"] == ("regressed" if slower else "unchanged"), step
         assert step["ci_low"] <= step["change"] <= step["ci_high"]
@@ -54,8 +66,9 @@ def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
     db = tmp_path / "w.duckdb"
     assert cli("ingest", doc["out"], "--db", db).exit_code == 0
     with Warehouse(db).reading() as con:
-        runs = con.execute("SELECT git_commit FROM runs WHERE list_contains(tags, $t)",
-                           {"t": f"bisect-{doc['bisect_id']}"}).fetchall()
+        runs = con.execute(
+            "SELECT git_commit FROM runs WHERE list_contains(tags, $t)", {"t": f"bisect-{doc['bisect_id']}"}
+        ).fetchall()
     assert len(runs) == 2 * len(doc["steps"])
     assert {c for (c,) in runs} == {s["tested"]["sha"] for s in doc["steps"]} | {s["base"]["sha"] for s in doc["steps"]}
 
@@ -79,8 +92,10 @@ def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
     assert r.returncode == 3, r.stderr
     out = r.stdout
     assert f"skipped {shas[2][:10]} change 3 (broken build): setup failed" in out
-    assert f"only skipped commits are left: the first slow commit is one of {shas[2][:10]}, {shas[3][:10]} " \
-           f"(after {shas[1][:10]})" in out
+    assert (
+        f"only skipped commits are left: the first slow commit is one of {shas[2][:10]}, {shas[3][:10]} "
+        f"(after {shas[1][:10]})" in out
+    )
     assert f"{shas[1][:10]} against {shas[0][:10]}: unchanged" in out
     assert f"{shas[3][:10]} against {shas[1][:10]}: regressed" in out
 
@@ -93,36 +108,65 @@ def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):
     rng = np.random.default_rng(3)
     for i in [*range(1, 11), *range(13, 17)]:
         run = make_run(started_at=f"2026-11-{i:02d}T10:00:00+00:00", git_commit=shas[i - 1])
-        meta = make_meta(run, model_id="bench_work::bench_work", backend="userbench", precision="na",
-                         input_shape="", model={"model_id": "bench_work::bench_work", "family": "userbench"})
+        meta = make_meta(
+            run,
+            model_id="bench_work::bench_work",
+            backend="userbench",
+            precision="na",
+            input_shape="",
+            model={"model_id": "bench_work::bench_work", "family": "userbench"},
+        )
         meta["scenario"]["settings"] = {"bench": bench, "params_index": 0, "params": {}}
         write_file(tmp_path / "nightly" / str(i), meta, rng.normal(1e-3 * (1.25 if i >= 13 else 1.0), 1e-5, 40))
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([tmp_path / "nightly"])
     with Warehouse(db).reading() as con:
-        (change_id, commit), = con.execute("SELECT change_id, git_commit FROM change_points").fetchall()
+        ((change_id, commit),) = con.execute("SELECT change_id, git_commit FROM change_points").fetchall()
     assert commit == shas[12]
-    r = benchdb_cmd("bisect", change_id[:10], "--db", str(db), "--repo", str(repo), *QUICK, "--out",
-                    str(tmp_path / "results"), "--format", "json", timeout=900)
+    r = benchdb_cmd(
+        "bisect",
+        change_id[:10],
+        "--db",
+        str(db),
+        "--repo",
+        str(repo),
+        *QUICK,
+        "--out",
+        str(tmp_path / "results"),
+        "--format",
+        "json",
+        timeout=900,
+    )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert f"good {shas[9][:10]}, bad {shas[12][:10]}" in r.stderr
     assert doc["culprit"]["sha"] == shas[10] and len(doc["steps"]) <= 3
 
 
-@pytest.mark.parametrize("args, says", [
-    (("--good", "HEAD~1"), "give --good REV and --bad REV"),
-    (("--good", "nope", "--bad", "HEAD"), "--good 'nope' is not a commit of"),
-    (("--good", "HEAD", "--bad", "HEAD~2"), "is not an ancestor of --bad"),
-    (("--good", "HEAD", "--bad", "HEAD"), "are the same commit"),
-    (("deadbeef",), "no change point 'deadbeef'"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--good", "HEAD~1"), "give --good REV and --bad REV"),
+        (("--good", "nope", "--bad", "HEAD"), "--good 'nope' is not a commit of"),
+        (("--good", "HEAD", "--bad", "HEAD~2"), "is not an ancestor of --bad"),
+        (("--good", "HEAD", "--bad", "HEAD"), "are the same commit"),
+        (("deadbeef",), "no change point 'deadbeef'"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, says):
     make_repo(tmp_path / "repo", n=3, slow_at=None)
     write_suite(tmp_path / "runs", n_files=1)
-    Warehouse(tmp_path / "w.duckdb").ingest([tmp_path / "runs"])       # a warehouse without that change point
-    r = benchdb_cmd("bisect", "--repo", str(tmp_path / "repo"), "--bench", "benches/bench_work.py",
-                    "--db", str(tmp_path / "w.duckdb"), *args)
+    Warehouse(tmp_path / "w.duckdb").ingest([tmp_path / "runs"])  # a warehouse without that change point
+    r = benchdb_cmd(
+        "bisect",
+        "--repo",
+        str(tmp_path / "repo"),
+        "--bench",
+        "benches/bench_work.py",
+        "--db",
+        str(tmp_path / "w.duckdb"),
+        *args,
+    )
     assert r.returncode == 2 and says in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
 
@@ -135,10 +179,23 @@ def test_not_a_repository_is_one_line(tmp_path):
 def test_github_summary_outside_actions_is_refused_before_measuring(tmp_path):
     shas = make_repo(tmp_path / "repo", n=3, slow_at=None)
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_STEP_SUMMARY"}
-    r = benchdb_cmd("bisect", "--repo", str(tmp_path / "repo"), "--bench", "benches/bench_work.py", "--good", shas[0],
-                    "--bad", shas[-1], "--github-summary", "--out", str(tmp_path / "results"), env=env)
+    r = benchdb_cmd(
+        "bisect",
+        "--repo",
+        str(tmp_path / "repo"),
+        "--bench",
+        "benches/bench_work.py",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--github-summary",
+        "--out",
+        str(tmp_path / "results"),
+        env=env,
+    )
     assert r.returncode == 2 and "$GITHUB_STEP_SUMMARY is not set" in r.stderr and "Traceback" not in r.stderr
-    assert not (tmp_path / "results").exists()                  # nothing measured
+    assert not (tmp_path / "results").exists()  # nothing measured
 
 
 @pytest.mark.parametrize("when", ["adding", "setting-up"])
@@ -147,10 +204,28 @@ def test_sigterm_removes_the_worktrees(tmp_path, when):
     commit's environment is being set up: it stops, and git knows no worktree of it."""
     repo = tmp_path / "repo"
     shas = make_repo(repo, n=4, slow_at=None)
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "bisect", "--repo", str(repo), "--bench",
-                             "benches/bench_work.py", *QUICK, "--out", str(tmp_path / "results"),
-                             "--good", shas[0], "--bad", shas[-1]],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "bisect",
+            "--repo",
+            str(repo),
+            "--bench",
+            "benches/bench_work.py",
+            *QUICK,
+            "--out",
+            str(tmp_path / "results"),
+            "--good",
+            shas[0],
+            "--bad",
+            shas[-1],
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 300
         while len(worktrees(repo)) < 2 or (when == "setting-up" and not checked_out(Path(worktrees(repo)[1]))):
@@ -171,11 +246,15 @@ def test_sigterm_removes_the_worktrees(tmp_path, when):
 def checked_out(worktree: Path) -> bool:
     """git has finished adding the worktree (it is locked while the checkout is written)."""
     admin = subprocess.run(["git", "-C", str(worktree), "rev-parse", "--git-dir"], capture_output=True, text=True)
-    return admin.returncode == 0 and (worktree / "pyproject.toml").is_file() and \
-        not (Path(admin.stdout.strip()) / "locked").exists()
+    return (
+        admin.returncode == 0
+        and (worktree / "pyproject.toml").is_file()
+        and not (Path(admin.stdout.strip()) / "locked").exists()
+    )
 
 
 def worktrees(repo: Path) -> list[str]:
-    out = subprocess.run(["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        ["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True, text=True, check=True
+    ).stdout
     return [line.removeprefix("worktree ") for line in out.splitlines() if line.startswith("worktree ")]

@@ -23,12 +23,14 @@ def invoke(*args, env=None):
 
 
 def test_help_and_import_never_load_heavy_backends():
-    code = ("import sys, benchdb, benchdb.cli\n"
-            "from click.testing import CliRunner\n"
-            "r = CliRunner().invoke(benchdb.cli.main, ['--help'])\n"
-            "assert r.exit_code == 0 and 'ingest' in r.output, r.output\n"
-            "heavy = [m for m in ('torch', 'onnxruntime', 'openvino', 'transformers') if m in sys.modules]\n"
-            "print(','.join(heavy) or 'none')\n")
+    code = (
+        "import sys, benchdb, benchdb.cli\n"
+        "from click.testing import CliRunner\n"
+        "r = CliRunner().invoke(benchdb.cli.main, ['--help'])\n"
+        "assert r.exit_code == 0 and 'ingest' in r.output, r.output\n"
+        "heavy = [m for m in ('torch', 'onnxruntime', 'openvino', 'transformers') if m in sys.modules]\n"
+        "print(','.join(heavy) or 'none')\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "none"
 
@@ -40,12 +42,24 @@ def test_python_dash_m_and_version():
 
 def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:32", "--batch-sizes", "1,2", "--out", str(out),
-               "--max-background-cpu", "100%", *FAST)
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:32",
+        "--batch-sizes",
+        "1,2",
+        "--out",
+        str(out),
+        "--max-background-cpu",
+        "100%",
+        *FAST,
+    )
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     assert lines[0].split() == ["scenario", "status", "median", "p90", "items/s", "n", "note"]
-    assert re.search(r"\d \S?s\s", lines[2])            # a latency with its unit (µs, ms, s), not median_ms 0.0016
+    assert re.search(r"\d \S?s\s", lines[2])  # a latency with its unit (µs, ms, s), not median_ms 0.0016
     assert "matmul:32 numpy/cpu eager fp32 bs=1 n=32" in lines[2]
     assert lines[-1].startswith("run ") and lines[-1].endswith(" 2 files in " + str(next(out.iterdir())))
     assert "[2/2] matmul:32 numpy/cpu eager fp32 bs=2 n=32" in r.stderr
@@ -58,15 +72,32 @@ def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
     r = invoke("ingest", str(out), "--db", str(db))
     assert r.stdout.startswith("ingested 0 new file(s), skipped 2 already loaded, rejected 0; ")
 
-    r = invoke("query", "select model_id, batch_size, status, n > 0 as has_samples from results order by batch_size",
-               "--db", str(db), "--format", "csv")
+    r = invoke(
+        "query",
+        "select model_id, batch_size, status, n > 0 as has_samples from results order by batch_size",
+        "--db",
+        str(db),
+        "--format",
+        "csv",
+    )
     assert r.exit_code == 0, r.output
-    assert r.stdout.splitlines() == ["model_id,batch_size,status,has_samples",
-                                     "matmul:32,1,ok,True", "matmul:32,2,ok,True"]
-    r = invoke("query", "select model_id, batch_size from results_latest order by batch_size", "--db", str(db),
-               "--format", "json")
-    assert json.loads(r.stdout) == [{"model_id": "matmul:32", "batch_size": 1},
-                                    {"model_id": "matmul:32", "batch_size": 2}]
+    assert r.stdout.splitlines() == [
+        "model_id,batch_size,status,has_samples",
+        "matmul:32,1,ok,True",
+        "matmul:32,2,ok,True",
+    ]
+    r = invoke(
+        "query",
+        "select model_id, batch_size from results_latest order by batch_size",
+        "--db",
+        str(db),
+        "--format",
+        "json",
+    )
+    assert json.loads(r.stdout) == [
+        {"model_id": "matmul:32", "batch_size": 1},
+        {"model_id": "matmul:32", "batch_size": 2},
+    ]
     r = invoke("query", "select metric, count(*) as n from result_metrics group by 1 order by 1", "--db", str(db))
     assert r.stdout.splitlines()[2:5] == ["first_call_s  2", "latency_s     2", "load_s        2"]
     assert r.stdout.splitlines()[-1] == "(3 rows)"
@@ -74,25 +105,47 @@ def test_run_numpy_end_to_end_then_ingest_and_query(tmp_path):
 
 def test_run_records_unsupported_combinations_and_goes_on(tmp_path):
     out = tmp_path / "res"
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--precision", "fp32,bf16,int8",
-               "--out", str(out), "--max-background-cpu", "100%", *FAST)
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:16",
+        "--precision",
+        "fp32,bf16,int8",
+        "--out",
+        str(out),
+        "--max-background-cpu",
+        "100%",
+        *FAST,
+    )
     assert r.exit_code == 0, r.output
     assert len(list(out.rglob("*.parquet"))) == 3
-    statuses = [line.split()[7] for line in r.stdout.splitlines()[2:5]]   # label ends "threads=N"
+    statuses = [line.split()[7] for line in r.stdout.splitlines()[2:5]]  # label ends "threads=N"
     assert sorted(statuses) == ["unsupported", "unsupported", "valid"]
     assert "numpy has no bf16 matmul" in r.stdout and "numpy has no int8 matmul" in r.stdout
 
 
-@pytest.mark.parametrize("args,line", [
-    (["run", "--backend", "numpy", "--model", "resnet50"],
-     "benchdb: error: model 'resnet50' is not a numpy model; use matmul:<N> with 1 <= N <= 16384, "
-     "e.g. --model matmul:512"),
-    (["run", "--backend", "tensorflow", "--model", "x"],
-     "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openai, openvino, ort-web, "
-     "pytorch, userbench"),
-    (["run", "--backend", "numpy", "--model", "matmul:8", "--min-time", "5", "--max-time", "1"],
-     "benchdb: error: stopping rule: max_time_s must be >= min_time_s"),
-])
+@pytest.mark.parametrize(
+    "args,line",
+    [
+        (
+            ["run", "--backend", "numpy", "--model", "resnet50"],
+            "benchdb: error: model 'resnet50' is not a numpy model; use matmul:<N> with 1 <= N <= 16384, "
+            "e.g. --model matmul:512",
+        ),
+        (
+            ["run", "--backend", "tensorflow", "--model", "x"],
+            "benchdb: error: unknown backend 'tensorflow'; choose one of numpy, onnxruntime, openai, "
+            "openvino, ort-web, "
+            "pytorch, userbench",
+        ),
+        (
+            ["run", "--backend", "numpy", "--model", "matmul:8", "--min-time", "5", "--max-time", "1"],
+            "benchdb: error: stopping rule: max_time_s must be >= min_time_s",
+        ),
+    ],
+)
 def test_run_user_errors_are_one_line(args, line, tmp_path):
     r = invoke(*args, "--out", str(tmp_path / "o"))
     assert r.exit_code == 2
@@ -108,8 +161,12 @@ def test_bad_option_value_is_a_usage_error():
 
 def test_missing_backend_is_reported_as_unavailable_with_hint():
     info = BackendInfo("ghost", "benchdb-ghost-backend", "benchdb_ghost_backend", "pip install ghost")
-    assert hardware.availability(info) == {"name": "ghost", "status": "unavailable", "version": None,
-                                           "hint": "pip install ghost"}
+    assert hardware.availability(info) == {
+        "name": "ghost",
+        "status": "unavailable",
+        "version": None,
+        "hint": "pip install ghost",
+    }
 
 
 def test_ingest_exit_code_reports_rejections(tmp_path):
@@ -121,14 +178,16 @@ def test_ingest_exit_code_reports_rejections(tmp_path):
     assert r.exit_code == 1
     assert r.stdout.startswith("ingested 2 new file(s), skipped 0 already loaded, rejected 1; ")
     assert r.stderr.splitlines()[-1].startswith(
-        f"rejected {res.resolve() / 'junk.parquet'}: file: not a readable Parquet file")
+        f"rejected {res.resolve() / 'junk.parquet'}: file: not a readable Parquet file"
+    )
 
 
 def test_ingest_missing_path(tmp_path):
     r = invoke("ingest", str(tmp_path / "nope"), "--db", str(tmp_path / "w.duckdb"))
     assert r.exit_code == 2
-    assert r.stderr.strip() == (f"benchdb: error: path {tmp_path / 'nope'} does not exist; "
-                                "give a results folder or .parquet file")
+    assert r.stderr.strip() == (
+        f"benchdb: error: path {tmp_path / 'nope'} does not exist; give a results folder or .parquet file"
+    )
 
 
 def test_query_refuses_writes_and_reports_errors(tmp_path):
@@ -145,11 +204,12 @@ def test_query_refuses_writes_and_reports_errors(tmp_path):
     assert r.exit_code == 2 and r.stderr.startswith("benchdb: error: benchdb query is read-only")
     r = invoke("query", " ; -- nothing", "--db", str(db))
     assert r.exit_code == 2
-    assert r.stderr.strip() == ('benchdb: error: the query is empty; give a SQL statement such as '
-                                '"SELECT * FROM results_latest"')
+    assert r.stderr.strip() == (
+        'benchdb: error: the query is empty; give a SQL statement such as "SELECT * FROM results_latest"'
+    )
     r = invoke("query", "select nope from results", "--db", str(db))
     assert r.exit_code == 2
-    assert r.stderr.startswith("benchdb: error: query failed: Binder Error: Referenced column \"nope\" not found")
+    assert r.stderr.startswith('benchdb: error: query failed: Binder Error: Referenced column "nope" not found')
     assert "Traceback" not in r.stderr
     assert duckdb.connect(str(db), read_only=True).execute("select count(*) from results").fetchall() == [(1,)]
 
@@ -188,8 +248,7 @@ def test_query_copy_to_file_is_refused_and_writes_nothing(tmp_path):
 
 def test_query_pivot_is_a_read_query(tmp_path):
     db = _warehouse_with_results(tmp_path)
-    r = invoke("query", "PIVOT results ON backend USING count(*) GROUP BY mode", "--db", str(db),
-               "--format", "csv")
+    r = invoke("query", "PIVOT results ON backend USING count(*) GROUP BY mode", "--db", str(db), "--format", "csv")
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines() == ["mode,numpy", "eager,2"]
 
@@ -197,8 +256,10 @@ def test_query_pivot_is_a_read_query(tmp_path):
 def test_query_missing_database(tmp_path):
     r = invoke("query", "select 1", "--db", str(tmp_path / "none.duckdb"))
     assert r.exit_code == 2
-    assert r.stderr.strip() == (f"benchdb: error: database {tmp_path / 'none.duckdb'} does not exist; create it "
-                                f"with `benchdb ingest RESULTS_DIR --db {tmp_path / 'none.duckdb'}`")
+    assert r.stderr.strip() == (
+        f"benchdb: error: database {tmp_path / 'none.duckdb'} does not exist; create it "
+        f"with `benchdb ingest RESULTS_DIR --db {tmp_path / 'none.duckdb'}`"
+    )
 
 
 def test_db_env_variable_is_the_default(tmp_path):
@@ -217,9 +278,11 @@ def test_db_status_and_upgrade(tmp_path):
     assert r.stdout.strip() == f"{db}: does not exist (benchdb schema version 10); `benchdb ingest` creates it"
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 0
-    assert r.stdout.strip() == (f"{db}: applied 0001_init, 0002_change_points, 0003_identity, 0004_file_ids, "
-                                "0005_repeats, 0006_interop, 0007_calibration, 0008_source_definitions, "
-                                "0009_sample_parts, 0010_systems; schema version 10")
+    assert r.stdout.strip() == (
+        f"{db}: applied 0001_init, 0002_change_points, 0003_identity, 0004_file_ids, "
+        "0005_repeats, 0006_interop, 0007_calibration, 0008_source_definitions, "
+        "0009_sample_parts, 0010_systems; schema version 10"
+    )
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.stdout.strip() == f"{db}: already at schema version 10"
     r = invoke("db", "status", "--db", str(db))
@@ -231,8 +294,10 @@ def test_db_status_and_upgrade(tmp_path):
     con.close()
     r = invoke("db", "upgrade", "--db", str(db))
     assert r.exit_code == 2
-    assert r.stderr.strip() == (f"benchdb: error: database {db} has schema version 99, but this benchdb (0.2.0) "
-                                "supports up to 10; upgrade benchdb to use it")
+    assert r.stderr.strip() == (
+        f"benchdb: error: database {db} has schema version 99, but this benchdb (0.2.0) "
+        "supports up to 10; upgrade benchdb to use it"
+    )
     r = invoke("db", "status", "--db", str(db))
     assert "(newer than this benchdb: upgrade benchdb)" in r.stdout
 
@@ -244,8 +309,15 @@ def test_hardware_command():
     assert "backends:" in r.stdout and "  numpy " in r.stdout
     data = json.loads(invoke("hardware", "--json").stdout)
     assert data["cpu"]["cores_logical"] >= 1
-    assert {b["name"] for b in data["backends"]} == {"numpy", "pytorch", "onnxruntime", "openvino", "ort-web",
-                                                     "openai", "userbench"}
+    assert {b["name"] for b in data["backends"]} == {
+        "numpy",
+        "pytorch",
+        "onnxruntime",
+        "openvino",
+        "ort-web",
+        "openai",
+        "userbench",
+    }
 
 
 def test_hardware_names_what_each_backend_measures_with():
@@ -274,11 +346,32 @@ def test_debug_shows_traceback(tmp_path):
 
 def test_runner_killed_mid_suite_keeps_completed_scenarios(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:64",
-                             "--batch-sizes", "1,2,3,4,5,6,7,8", "--min-time", "0.4", "--max-time", "1",
-                             "--target-ci", "0.0001", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = proc.stderr.readline()            # "[1/8] ..." once the first file is on disk
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "run",
+            "--backend",
+            "numpy",
+            "--model",
+            "matmul:64",
+            "--batch-sizes",
+            "1,2,3,4,5,6,7,8",
+            "--min-time",
+            "0.4",
+            "--max-time",
+            "1",
+            "--target-ci",
+            "0.0001",
+            "--out",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    first = proc.stderr.readline()  # "[1/8] ..." once the first file is on disk
     assert first.startswith("[1/8]"), first
     proc.send_signal(signal.SIGKILL)
     proc.wait()

@@ -52,8 +52,17 @@ def first_sentence(text: str) -> str:
 
 def test_walk_reaches_every_command_and_subcommand():
     paths = {p for p, _, _ in every_command()}
-    assert {"benchdb", "benchdb run", "benchdb bisect", "benchdb report", "benchdb db", "benchdb db status",
-            "benchdb db upgrade", "benchdb db compact", "benchdb ingest"} <= paths
+    assert {
+        "benchdb",
+        "benchdb run",
+        "benchdb bisect",
+        "benchdb report",
+        "benchdb db",
+        "benchdb db status",
+        "benchdb db upgrade",
+        "benchdb db compact",
+        "benchdb ingest",
+    } <= paths
     assert len(paths) >= 23
 
 
@@ -67,7 +76,7 @@ def test_summaries_are_whole_first_sentences_on_one_line(group):
     for name in group:
         parent = parent.get_command(ctx, name)
     names = parent.list_commands(ctx)
-    assert len(listing) == len(names), listing         # one line each: no summary wraps
+    assert len(listing) == len(names), listing  # one line each: no summary wraps
     for line, name in zip(listing, names, strict=True):
         summary = line.split(None, 1)[1]
         command = parent.get_command(ctx, name)
@@ -84,10 +93,10 @@ def test_every_help_ends_with_examples_and_exit_codes():
         text = command.get_help(ctx)
         assert "\nExamples:\n" in text and "\nExit codes:\n" in text, path
         body, _, tail = text.partition("\nExamples:\n")
-        assert "\nOptions:\n" in body, path                   # after the options, as an epilog
+        assert "\nOptions:\n" in body, path  # after the options, as an epilog
         examples, _, codes = tail.partition("\nExit codes:\n")
         for _, line in command.examples:
-            assert f"\n  {line}\n" in f"\n{examples}\n", (path, line)          # whole, never rewrapped
+            assert f"\n  {line}\n" in f"\n{examples}\n", (path, line)  # whole, never rewrapped
         listed = [int(m) for m in re.findall(r"^  (\d+) ", codes, flags=re.M)]
         assert listed == sorted(command.exit_codes), (path, listed)
         assert "Exit codes:" not in (command.help or ""), f"{path}: exit codes written by hand in its docstring"
@@ -121,8 +130,9 @@ def test_every_example_parses_with_current_options():
             target.make_context(ctx.info_name, list(words), parent=ctx.parent)
             shown = target.get_help(ctx)
             for flag in (w.split("=", 1)[0] for w in words if w.startswith("--")):
-                assert re.search(rf"(^  |, ){re.escape(flag)}[ ,\n]", shown, flags=re.M), \
+                assert re.search(rf"(^  |, ){re.escape(flag)}[ ,\n]", shown, flags=re.M), (
                     f"{line}: {flag} is not an option its help shows (an old spelling?)"
+                )
             seen += 1
     assert seen >= 40
 
@@ -135,27 +145,41 @@ def test_exit_codes_the_code_uses_are_documented():
         source = Path(mod.__file__).read_text(encoding="utf-8")
         used = {int(n) for n in re.findall(r"(?:sys\.exit|ctx\.exit)\((\d+)\)|exit_code=(\d+)", source) for n in n if n}
         documented = {code for command in mod.COMMANDS for code in command.exit_codes}
-        if module == "run":                     # `run --ab` (benchdb.cli.ab) is part of run
+        if module == "run":  # `run --ab` (benchdb.cli.ab) is part of run
             source = Path(importlib.import_module("benchdb.cli.ab").__file__).read_text(encoding="utf-8")
             used |= {int(n) for n in re.findall(r"exit_code=(\d+)", source)}
         assert used <= documented, (module, sorted(used - documented))
     report = importlib.import_module("benchdb.cli.report").report
-    assert "nothing to report" in report.exit_codes[1]      # raised below the command (NothingToReport)
+    assert "nothing to report" in report.exit_codes[1]  # raised below the command (NothingToReport)
     assert 1 in importlib.import_module("benchdb.cli.data").ingest.exit_codes
 
 
-@pytest.mark.parametrize("args,expected", [
-    (["report", "--matrix", "--objective", "thruput"],
-     "benchdb: error: invalid value for '--objective': 'thruput' is not one of 'throughput', 'latency', 'energy', "
-     "'cost' (did you mean 'throughput'?); see `benchdb report --help`"),
-    (["run", "--backend", "numpy", "--repeat", "3"],
-     "benchdb: error: no such option '--repeat' (did you mean '--repeats'?); see `benchdb run --help`"),
-    (["injest", "results"], "benchdb: error: no such command 'injest' (did you mean 'ingest'?); see `benchdb --help`"),
-    (["db", "statu"], "benchdb: error: no such command 'statu' (did you mean 'status'?); see `benchdb db --help`"),
-    (["check", "--baseline", "latest~1"], "benchdb: error: missing option '--candidate'; see `benchdb check --help`"),
-    (["query"], "benchdb: error: missing argument 'SQL'; see `benchdb query --help`"),
-    (["--bogus"], "benchdb: error: no such option '--bogus'; see `benchdb --help`"),
-])
+@pytest.mark.parametrize(
+    "args,expected",
+    [
+        (
+            ["report", "--matrix", "--objective", "thruput"],
+            "benchdb: error: invalid value for '--objective': 'thruput' is not one of 'throughput', "
+            "'latency', 'energy', "
+            "'cost' (did you mean 'throughput'?); see `benchdb report --help`",
+        ),
+        (
+            ["run", "--backend", "numpy", "--repeat", "3"],
+            "benchdb: error: no such option '--repeat' (did you mean '--repeats'?); see `benchdb run --help`",
+        ),
+        (
+            ["injest", "results"],
+            "benchdb: error: no such command 'injest' (did you mean 'ingest'?); see `benchdb --help`",
+        ),
+        (["db", "statu"], "benchdb: error: no such command 'statu' (did you mean 'status'?); see `benchdb db --help`"),
+        (
+            ["check", "--baseline", "latest~1"],
+            "benchdb: error: missing option '--candidate'; see `benchdb check --help`",
+        ),
+        (["query"], "benchdb: error: missing argument 'SQL'; see `benchdb query --help`"),
+        (["--bogus"], "benchdb: error: no such option '--bogus'; see `benchdb --help`"),
+    ],
+)
 def test_usage_errors_are_one_line(args, expected):
     r = CliRunner().invoke(cli.main, args, prog_name="benchdb")
     assert r.exit_code == 2, r.output
@@ -179,8 +203,9 @@ def test_unknown_config_key_names_the_closest(tmp_path):
     config.write_text("settings: {thread: 2}\nruns: [{backends: numpy, models: 'matmul:8'}]\n")
     r = CliRunner().invoke(cli.main, ["run", "--config", str(config), "--dry-run"])
     assert r.exit_code == 2, r.output
-    assert r.output.startswith(f"benchdb: error: {config}: unknown setting 'thread' (did you mean 'threads'?); "
-                               "allowed: ")
+    assert r.output.startswith(
+        f"benchdb: error: {config}: unknown setting 'thread' (did you mean 'threads'?); allowed: "
+    )
     assert len(r.output.splitlines()) == 1
     # nothing close: no guess
     config.write_text("settings: {colour: red}\nruns: [{backends: numpy, models: 'matmul:8'}]\n")
@@ -188,13 +213,16 @@ def test_unknown_config_key_names_the_closest(tmp_path):
     assert r.exit_code == 2 and "unknown setting 'colour'; allowed: " in r.output
 
 
-@pytest.mark.parametrize("args,closest", [
-    (["--backend", "pytroch", "--model", "tiny:bert"], "'pytorch'"),
-    (["--backend", "numpy", "--model", "matmul:8", "--precision", "fp23"], "'fp32'"),
-    (["--backend", "onnxruntime", "--model", "tiny:bert", "--mode", "opt-al"], "'opt-all'"),
-    (["--backend", "numpy", "--model", "matmul:8", "--device", "cdua"], "'cuda'"),
-    (["--suite", "smok"], "'smoke'"),
-])
+@pytest.mark.parametrize(
+    "args,closest",
+    [
+        (["--backend", "pytroch", "--model", "tiny:bert"], "'pytorch'"),
+        (["--backend", "numpy", "--model", "matmul:8", "--precision", "fp23"], "'fp32'"),
+        (["--backend", "onnxruntime", "--model", "tiny:bert", "--mode", "opt-al"], "'opt-all'"),
+        (["--backend", "numpy", "--model", "matmul:8", "--device", "cdua"], "'cuda'"),
+        (["--suite", "smok"], "'smoke'"),
+    ],
+)
 def test_mistyped_values_name_the_closest(args, closest):
     r = CliRunner().invoke(cli.main, ["run", *args, "--dry-run"])
     assert r.exit_code == 2, r.output
@@ -208,12 +236,12 @@ def test_bisect_shows_only_the_run_options_that_apply_and_its_real_defaults():
     assert len(serving) >= 14
     run_help, bisect_help = help_of("run"), help_of("bisect")
     for flag in ["--co-runners", "--verify-only", *serving]:
-        assert re.search(rf"^  {re.escape(flag)}\b", run_help, flags=re.M), flag          # run takes it
-        assert not re.search(rf"^  {re.escape(flag)}\b", bisect_help, flags=re.M), flag   # bisect does not
+        assert re.search(rf"^  {re.escape(flag)}\b", run_help, flags=re.M), flag  # run takes it
+        assert not re.search(rf"^  {re.escape(flag)}\b", bisect_help, flags=re.M), flag  # bisect does not
     assert "--suite" not in bisect_help
     assert re.search(r"^  --repeats .*?\[default: 5; x>=1\]", bisect_help, flags=re.M | re.S)
     repeats = next(p for p in cli.main.get_command(click.Context(cli.main), "bisect").params if p.name == "repeats")
-    assert repeats.default == 5                             # what bisect measures with when not given
+    assert repeats.default == 5  # what bisect measures with when not given
     for flag in ("--backend", "--model", "--mode", "--threads", "--min-time", "--kernels", "--ep", "--tag"):
         assert re.search(rf"^  {re.escape(flag)}\b", bisect_help, flags=re.M), flag
 
@@ -237,8 +265,23 @@ def test_a_closed_pipe_ends_quietly():
     import sys
 
     sizes = ",".join(str(i) for i in range(1, 3001))
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:8",
-                             "--batch-size", sizes, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "run",
+            "--backend",
+            "numpy",
+            "--model",
+            "matmul:8",
+            "--batch-size",
+            sizes,
+            "--dry-run",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdout is not None and proc.stderr is not None
     assert proc.stdout.readline().startswith(b"matmul:8 numpy/cpu eager fp32 bs=1 ")
     proc.stdout.close()

@@ -38,8 +38,9 @@ def _walk(command: click.Command, path: tuple[str, ...] = ()):
 
 
 COMMANDS = dict(_walk(main))
-OPTIONS = [(name, p) for name, cmd in COMMANDS.items() for p in cmd.params
-           if isinstance(p, click.Option) and not p.hidden]
+OPTIONS = [
+    (name, p) for name, cmd in COMMANDS.items() for p in cmd.params if isinstance(p, click.Option) and not p.hidden
+]
 
 
 def _words(option: click.Option) -> list[str]:
@@ -66,16 +67,36 @@ def _id(item) -> str:
 
 
 def test_the_walk_finds_every_command():
-    assert {"run", "ingest", "query", "report", "check", "db status", "db upgrade", "hardware", "import", "export",
-            "calibrate", "predict", "bisect", "serve", "site", "publish", "sql", "ack", "quickstart"} <= set(COMMANDS)
+    assert {
+        "run",
+        "ingest",
+        "query",
+        "report",
+        "check",
+        "db status",
+        "db upgrade",
+        "hardware",
+        "import",
+        "export",
+        "calibrate",
+        "predict",
+        "bisect",
+        "serve",
+        "site",
+        "publish",
+        "sql",
+        "ack",
+        "quickstart",
+    } <= set(COMMANDS)
     assert len(OPTIONS) > 150
 
 
 @pytest.mark.parametrize("item", OPTIONS, ids=_id)
 def test_an_option_name_carries_no_unit(item):
     name, option = item
-    assert not UNIT_SUFFIX.search(option.opts[0]), \
+    assert not UNIT_SUFFIX.search(option.opts[0]), (
         f"{name} {option.opts[0]}: the value carries its unit (--max-memory 512MiB), not the name"
+    )
 
 
 @pytest.mark.parametrize("item", [i for i in OPTIONS if _kind(i[1])], ids=_id)
@@ -87,29 +108,31 @@ def test_a_quantity_reads_one_form(item):
     convert = option.type.convert
     good, bad = {"DURATION": ("2m", "1 parsec"), "SIZE": ("512MiB", "512"), "PCT": ("5%", "5")}[kind]
     convert(good, option, None)
-    with pytest.raises(BenchdbError) as err:      # one line naming the option, what to write
+    with pytest.raises(BenchdbError) as err:  # one line naming the option, what to write
         convert(bad, option, None)
     assert str(err.value).startswith(option.opts[0]) and "\n" not in str(err.value)
-    if kind == "DURATION":            # a bare number is seconds (quantity.py)
+    if kind == "DURATION":  # a bare number is seconds (quantity.py)
         bare, unit = convert("120", option, None), convert("120s", option, None)
-        assert bare == unit or quantity.duration(bare) == quantity.duration(unit)    # --skip-fresh keeps its text
+        assert bare == unit or quantity.duration(bare) == quantity.duration(unit)  # --skip-fresh keeps its text
 
 
 @pytest.mark.parametrize("item", OPTIONS, ids=_id)
 def test_a_list_is_named_in_the_singular_and_says_it_is_a_list(item):
     name, option = item
     metavar = option.metavar or ""
-    if "=" in metavar:                # a mapping (K=V,...), not a list of values
+    if "=" in metavar:  # a mapping (K=V,...), not a list of values
         return
     comma = metavar.endswith(",...")
     if option.callback in (csv_ints, csv_words):
         assert comma, f"{name} {option.opts[0]}: a comma-separated list shows NAME,... in the help"
-    assert comma == ("comma-separated" in (option.help or "").lower()), \
+    assert comma == ("comma-separated" in (option.help or "").lower()), (
         f"{name} {option.opts[0]}: a comma-separated list shows NAME,... and says comma-separated"
+    )
     if comma or (option.multiple and not option.is_flag):
         last = _words(option)[-1]
-        assert not (last.endswith("s") and not last.endswith(("ss", "us"))), \
+        assert not (last.endswith("s") and not last.endswith(("ss", "us"))), (
             f"{name} {option.opts[0]}: an option of several values is named in the singular"
+        )
 
 
 @pytest.mark.parametrize("item", [i for i in OPTIONS if i[1].name == "fmt" or i[1].opts[0] == "--format"], ids=_id)
@@ -147,9 +170,9 @@ def test_every_run_flag_is_also_its_config_key():
         assert keys.get(key) is opt, f"{opt.cli_flag}: config key {key!r} should name the same option"
 
 
-@pytest.mark.parametrize("old,new", [
-    (["--batch-sizes", "1,2", "--seq-lens", "8"], ["--batch-size", "1,2", "--seq-len", "8"]),
-])
+@pytest.mark.parametrize(
+    "old,new", [(["--batch-sizes", "1,2", "--seq-lens", "8"], ["--batch-size", "1,2", "--seq-len", "8"])]
+)
 def test_old_names_still_work_unlisted(old, new):
     def plan(args):
         r = CliRunner().invoke(main, ["run", "--backend", "numpy", "--model", "matmul:8", *args, "--dry-run"])
@@ -165,8 +188,8 @@ def test_old_names_of_quantities_keep_their_unit():
     calibrate = COMMANDS["calibrate"]
     r = CliRunner().invoke(main, ["calibrate", "--stream-size", "64", "--list"])
     assert r.exit_code == 2 and "did you mean 64MiB?" in r.output
-    assert "--stream-mb" in {o for p in calibrate.params for o in p.opts}        # still read (bare: MiB)
+    assert "--stream-mb" in {o for p in calibrate.params for o in p.opts}  # still read (bare: MiB)
     r = CliRunner().invoke(main, ["report", "--matrix", "--max-memory", "1GiB", "--max-memory-mb", "1024"])
     assert r.exit_code == 2 and "not both" in r.output
-    r = CliRunner().invoke(main, ["hardware", "--format", "text"])       # the old name of table
+    r = CliRunner().invoke(main, ["hardware", "--format", "text"])  # the old name of table
     assert r.exit_code == 0 and r.output.splitlines()[0].startswith("host")

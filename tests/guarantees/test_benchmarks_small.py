@@ -26,44 +26,74 @@ TIMEOUT_S = 600
 KEY_LINES = {
     "bisect_noise.py": [r"^benchdb\s+\d+/\d+\s", r"^git bisect run\s+\d+/\d+\s"],
     "bootstrap.py": [r"ratio exact/resampled [\d.]+$", r"95 % interval of the median, exact\s+\["],
-    "changepoints.py": [r"update\(con, \[new run\]\), window \d+: [\d.]+ s",
-                        r"old / new time: \d+x; same change points"],
+    "changepoints.py": [
+        r"update\(con, \[new run\]\), window \d+: [\d.]+ s",
+        r"old / new time: \d+x; same change points",
+    ],
     "dashboard.py": [r"^worst p95 [\d.]+ ms", r"^worst static p95 [\d.]+ ms"],
     "gate_real.py": [r"^  ab\s+\d+ comparisons", r"^  slowdown\s+\d+ comparisons", r"all A/A: \d+ comparisons"],
-    "harness_overhead.py": [r"overhead\s+[+-][\d.]+ ns/iter",
-                            r"^tiny BERT .* ratio \(median of \d+ paired blocks\)\s+[\d.]+",
-                            r"^BERT-base-shaped .* ratio \(median of \d+ paired blocks\)\s+[\d.]+"],
-    "import_mlperf.py": [r"^first: import [\d.]+ s \(exit 0, 0 error", r"^again: import [\d.]+ s \(exit 0, 0 error",
-                         r"^ratio \(import \+ ingest\) / bare read: [\d.]+x"],
+    "harness_overhead.py": [
+        r"overhead\s+[+-][\d.]+ ns/iter",
+        r"^tiny BERT .* ratio \(median of \d+ paired blocks\)\s+[\d.]+",
+        r"^BERT-base-shaped .* ratio \(median of \d+ paired blocks\)\s+[\d.]+",
+    ],
+    "import_mlperf.py": [
+        r"^first: import [\d.]+ s \(exit 0, 0 error",
+        r"^again: import [\d.]+ s \(exit 0, 0 error",
+        r"^ratio \(import \+ ingest\) / bare read: [\d.]+x",
+    ],
     "ingest.py": [r"^ratio ingest / raw rate\s+:\s+[\d.]+x", r"^no-op re-ingest\s+:\s+[\d.]+ s"],
-    "openvino_hints.py": [r"^latency\s+median latency \(ms\)\s+[\d.]+\s+[\d.]+\s+[\d.]+",
-                          r"^throughput items/s\s+[\d.]+\s+[\d.]+\s+[\d.]+"],
+    "openvino_hints.py": [
+        r"^latency\s+median latency \(ms\)\s+[\d.]+\s+[\d.]+\s+[\d.]+",
+        r"^throughput items/s\s+[\d.]+\s+[\d.]+\s+[\d.]+",
+    ],
     "ortweb.py": [r"^tiny:bert\s+[\d.]+ ms\s+[\d.]+ ms\s+[\d.]+x"],
-    "parallel.py": [r"--parallel 2 [\d.]+ s: [\d.]+x", r"^parallel medians agree with the pinned serial run: \d+/\d+",
-                    r"^duet time / interleaved time: [\d.]+x"],
-    "predict_eval.py": [r"^\d+ results, 3 models, 2 hardware configurations",
-                        r"^leave one model out\s+\d+\s+roofline\s+\d+/\d+"],
+    "parallel.py": [
+        r"--parallel 2 [\d.]+ s: [\d.]+x",
+        r"^parallel medians agree with the pinned serial run: \d+/\d+",
+        r"^duet time / interleaved time: [\d.]+x",
+    ],
+    "predict_eval.py": [
+        r"^\d+ results, 3 models, 2 hardware configurations",
+        r"^leave one model out\s+\d+\s+roofline\s+\d+/\d+",
+    ],
     "preload_isolation.py": [r"ratio [\d.]+x \(1\.00x: no effect\)"],
-    "quantization.py": [rf"^{backend}\s+{precision}\s+{method}\s+[\d.]+\s+[\d.]+\s+[\d.]+ "
-                        for backend, precision, method in (("onnxruntime", "int8", "dynamic"),
-                                                           ("onnxruntime", "int8", "static"),
-                                                           ("openvino", "int8", "static"),
-                                                           ("openvino", "int4", "weights"),
-                                                           ("pytorch", "int8", "dynamic"))],
+    "quantization.py": [
+        rf"^{backend}\s+{precision}\s+{method}\s+[\d.]+\s+[\d.]+\s+[\d.]+ "
+        for backend, precision, method in (
+            ("onnxruntime", "int8", "dynamic"),
+            ("onnxruntime", "int8", "static"),
+            ("openvino", "int8", "static"),
+            ("openvino", "int4", "weights"),
+            ("pytorch", "int8", "dynamic"),
+        )
+    ],
     "quickstart_repeat.py": [r"Win calls confirmed by every other run: \d+ of \d+"],
     "quickstart_time.py": [r"^quickstart wall time: HEAD [\d.]+ s, now [\d.]+ s .*; ratio [\d.]+"],
     "regressions_eval.py": [r"^  step\s+5%: recall", r"^  pair 1: "],
-    "report.py": [r"^report --optimal-hardware\s+: in-process", r"^full command benchdb check\s+: median",
-                  r"^benchdb report --optimal-hardware: answered from the memo / computed = [\d.]+x",
-                  r"^benchdb check: answered from the memo / computed = [\d.]+x"],
+    "report.py": [
+        r"^report --optimal-hardware\s+: in-process",
+        r"^full command benchdb check\s+: median",
+        r"^benchdb report --optimal-hardware: answered from the memo / computed = [\d.]+x",
+        r"^benchdb check: answered from the memo / computed = [\d.]+x",
+    ],
     "scale.py": [r"^growth against 3,000 samples", r"^report --optimal-hardware\s+[\d.]+x; [\d.]+x\s+[\d.]+x"],
-    "serving_client.py": [r"^benchdb\s+1\s+\d+\s+0\s+[\d.]+ ", r"^benchdb\s+8\s+\d+\s+0\s+[\d.]+ ",
-                          r"^guidellm: skipped \("],
-    "spark.py": [r"^views\s+[\d.]+\s+[\d.]+\s+[\d.]+$", r"^report --matrix\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
-                 r"^stats from samples\s+[\d.]+\s+[\d.]+\s+[\d.]+$"],
+    "serving_client.py": [
+        r"^benchdb\s+1\s+\d+\s+0\s+[\d.]+ ",
+        r"^benchdb\s+8\s+\d+\s+0\s+[\d.]+ ",
+        r"^guidellm: skipped \(",
+    ],
+    "spark.py": [
+        r"^views\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
+        r"^report --matrix\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
+        r"^stats from samples\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
+    ],
     "startup_tricks.py": [r"^DuckDB import .* saves .*\([\d.]+x\)", r"^benchdb report .* saves .*\([\d.]+x\)"],
-    "time_to_result.py": [r"^benchdb / bare loop wall time: [\d.]+x", r"agreement\): [\d.]+",
-                          r"^optimum-benchmark: skipped \("],
+    "time_to_result.py": [
+        r"^benchdb / bare loop wall time: [\d.]+x",
+        r"agreement\): [\d.]+",
+        r"^optimum-benchmark: skipped \(",
+    ],
 }
 
 
@@ -99,8 +129,12 @@ def _env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("BENCHDB_DB", "BENCHDB_NO_CACHE")}
     for name in ("tmp", "cache", "home"):
         (tmp_path / name).mkdir()
-    env.update(TMPDIR=str(tmp_path / "tmp"), BENCHDB_CACHE=str(tmp_path / "cache"), HOME=str(tmp_path / "home"),
-               PYTHONDONTWRITEBYTECODE="1")
+    env.update(
+        TMPDIR=str(tmp_path / "tmp"),
+        BENCHDB_CACHE=str(tmp_path / "cache"),
+        HOME=str(tmp_path / "home"),
+        PYTHONDONTWRITEBYTECODE="1",
+    )
     if not assets.missing():
         env["BENCHDB_ORTWEB_DIR"] = str(assets.folder())
     return env
@@ -111,8 +145,14 @@ def _env(tmp_path: Path) -> dict[str, str]:
 def test_small_run(script, tmp_path):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
-    proc = subprocess.run([sys.executable, str(BENCHMARKS / script), "--small"], cwd=cwd, env=_env(tmp_path),
-                          capture_output=True, text=True, timeout=TIMEOUT_S)
+    proc = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), "--small"],
+        cwd=cwd,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"{script} --small exited {proc.returncode}:\n{out[-4000:]}"
     missing = [p for p in key_lines(script) if not re.search(p, proc.stdout, re.MULTILINE)]
@@ -131,8 +171,12 @@ def test_gpu_shell_script_parses(script):
 
 
 @pytest.mark.core
-@pytest.mark.parametrize("path", sorted(str(p.relative_to(BENCHMARKS)) for folder in ("gpu", "gate_benches")
-                                        for p in (BENCHMARKS / folder).glob("*.py")))
+@pytest.mark.parametrize(
+    "path",
+    sorted(
+        str(p.relative_to(BENCHMARKS)) for folder in ("gpu", "gate_benches") for p in (BENCHMARKS / folder).glob("*.py")
+    ),
+)
 def test_other_benchmark_python_compiles(path, tmp_path):
     """Scripts run on a GPU machine, and the benches gate_real.py runs, compile (doraise: a syntax
     error fails)."""

@@ -38,9 +38,10 @@ def steady(v):
 
 def noisy(seed=0):
     import random
+
     rnd = random.Random(seed)
     while True:
-        yield rnd.lognormvariate(-4.6, 1.5)     # median 10 ms, far too noisy for +-2 % in 3 s
+        yield rnd.lognormvariate(-4.6, 1.5)  # median 10 ms, far too noisy for +-2 % in 3 s
 
 
 RULE = StopRule(warmup_iters=0, warmup_s=0.0, min_iters=10, min_time_s=0.1, max_time_s=3.0, target_ci=0.02)
@@ -56,8 +57,9 @@ def test_converged_measurement_on_a_busy_machine_is_valid_with_a_warning():
     (warning,) = cond.warnings
     assert warning.startswith("busy_machine: other processes used 62% CPU before the scenario (limit 30%); ")
     assert "met the target +-2.0%" in warning
-    out = Outcome(SC, {}, validity_reasons=reasons, stop_reason=m.stop_reason, conditions=cond,
-                  extra={"ci_rel": m.ci_rel})
+    out = Outcome(
+        SC, {}, validity_reasons=reasons, stop_reason=m.stop_reason, conditions=cond, extra={"ci_rel": m.ci_rel}
+    )
     assert out.validity == "valid"
     assert out.extra == {"ci_rel": m.ci_rel, "warnings": [warning]}
     # what crosses the pipe from an isolated child keeps it
@@ -80,8 +82,15 @@ def test_measurement_that_did_not_converge_on_a_busy_machine_is_invalid():
 
 def test_convergence_is_the_final_interval_not_only_the_stop_reason():
     # stopped at max_time between two convergence checks, but its final CI is within the target
-    m = Measurement(first_call_s=0.01, samples=[1.0] * 20, offsets=list(range(20)), stop_reason="max_time",
-                    median=1.0, ci_low=0.99, ci_high=1.01)
+    m = Measurement(
+        first_call_s=0.01,
+        samples=[1.0] * 20,
+        offsets=list(range(20)),
+        stop_reason="max_time",
+        median=1.0,
+        ci_low=0.99,
+        ci_high=1.01,
+    )
     cond = Conditions(None, 90.0, 1)
     assert judge(m, RULE, cond, 30.0) == [] and len(cond.warnings) == 1
     # a quiet machine: neither reason nor warning, whatever the interval
@@ -134,7 +143,7 @@ def _one_window(pid: int) -> tuple[float, float, float]:
     the machine's CPU use and that of process ``pid`` (each 0-100, all cores)."""
     from benchdb.harness import background
 
-    background._LAST_SAMPLE = None             # a window of its own, not one chained to an earlier sample
+    background._LAST_SAMPLE = None  # a window of its own, not one chained to an earlier sample
     proc = psutil.Process(pid)
     sys0, p0, t0 = psutil.cpu_times(), proc.cpu_times(), time.monotonic()
     reported = background.background_cpu_pct(0.5)
@@ -176,14 +185,28 @@ def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path,
     # one busy core is 100/cores % of the machine: a limit of half of that is always exceeded
     limit = 50.0 / (os.cpu_count() or 1)
     fast = dict(warmup_iters=1, warmup_s=0.0, min_iters=10, min_time_s=0.05, max_time_s=0.5)
-    loose = RunOptions(backend="numpy", models=("matmul:64",), batch_sizes=(1,), threads=1,
-                       rule=StopRule(**fast, target_ci=0.5), max_background_cpu=limit, out=tmp_path / "out")
+    loose = RunOptions(
+        backend="numpy",
+        models=("matmul:64",),
+        batch_sizes=(1,),
+        threads=1,
+        rule=StopRule(**fast, target_ci=0.5),
+        max_background_cpu=limit,
+        out=tmp_path / "out",
+    )
     # no interval at all: 5 samples are fewer than the 9 a CI of the median needs, so it cannot
     # converge (a tiny target alone is not enough: a quantised clock can give a zero-width CI)
-    tight = RunOptions(backend="numpy", models=("matmul:64",), batch_sizes=(2,), threads=1,
-                       rule=StopRule(warmup_iters=1, warmup_s=0.0, min_iters=1, min_time_s=0.0, max_time_s=0.5,
-                                     max_iters=5, target_ci=0.5),
-                       max_background_cpu=limit, out=tmp_path / "out")
+    tight = RunOptions(
+        backend="numpy",
+        models=("matmul:64",),
+        batch_sizes=(2,),
+        threads=1,
+        rule=StopRule(
+            warmup_iters=1, warmup_s=0.0, min_iters=1, min_time_s=0.0, max_time_s=0.5, max_iters=5, target_ci=0.5
+        ),
+        max_background_cpu=limit,
+        out=tmp_path / "out",
+    )
     rep = run_plan(build_plan([loose, tight]), config={}, out=tmp_path / "out")
     by_bs = {o.scenario.batch_size: o for o in rep.outcomes}
     assert {bs: o.status for bs, o in by_bs.items()} == {1: "ok", 2: "ok"}
@@ -209,16 +232,17 @@ def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path,
     assert b.text.startswith("2 of 2 results were measured while other processes used ")
     assert "1 of them is invalid because its confidence interval did not converge" in b.text
     md = render.markdown(report)
-    (first,) = [ln for ln in md.splitlines() if ln.startswith("> **Busy machine:**")]     # above the sections
+    (first,) = [ln for ln in md.splitlines() if ln.startswith("> **Busy machine:**")]  # above the sections
     assert first.startswith("> **Busy machine:** 2 of 2 results were measured") and md.index(first) < md.index("## ")
     assert max(len(ln) for ln in md.splitlines()) <= 120
-    assert first.endswith("; 1 invalid.")              # the notice is one line; the HTML says the rest
+    assert first.endswith("; 1 invalid.")  # the notice is one line; the HTML says the rest
     html = render.html(report, plots=False)
     assert html.index('id="busy-machine"') < html.index('id="optimal_hardware"')
     assert "valid (warning)" in html and "invalid: did not converge" in html
 
 
 # ---------------------------------------------------------------- banner counts on a small warehouse
+
 
 def _write(folder, run, bs, *, validity="valid", reasons=(), cpu=None, warnings=None, model_id="matmul:64"):
     meta = make_meta(run, batch_size=bs, validity=validity, model_id=model_id)
@@ -238,10 +262,21 @@ def _warehouse(tmp_path):
     run = make_run()
     folder = tmp_path / "results"
     folder.mkdir()
-    _write(folder, run, 1, cpu=41.0, warnings=[BUSY.format(41) + "; CI of the median +-1.0% met the target "
-                                                                 "+-2.0%, so the result stays valid"])
-    _write(folder, run, 2, validity="invalid", cpu=79.6,
-           reasons=["noisy: x", BUSY.format(80) + "; CI of the median +-15.0% did not converge to the target +-2.0%"])
+    _write(
+        folder,
+        run,
+        1,
+        cpu=41.0,
+        warnings=[BUSY.format(41) + "; CI of the median +-1.0% met the target +-2.0%, so the result stays valid"],
+    )
+    _write(
+        folder,
+        run,
+        2,
+        validity="invalid",
+        cpu=79.6,
+        reasons=["noisy: x", BUSY.format(80) + "; CI of the median +-15.0% did not converge to the target +-2.0%"],
+    )
     _write(folder, run, 3, cpu=5.0)
     _write(folder, run, 4, validity="invalid", cpu=12.0, reasons=["noisy: CI of the median +-30.0% > 5 x target"])
     _write(folder, run, 1, model_id="other", cpu=None)
@@ -253,8 +288,13 @@ def _warehouse(tmp_path):
 def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_path):
     wh = _warehouse(tmp_path)
     _, rows = wh.query("SELECT model_id, batch_size, background_cpu_pct FROM results_current ORDER BY 1, 2")
-    assert rows == [("matmul:64", 1, 41.0), ("matmul:64", 2, 79.6), ("matmul:64", 3, 5.0),
-                    ("matmul:64", 4, 12.0), ("other", 1, None)]
+    assert rows == [
+        ("matmul:64", 1, 41.0),
+        ("matmul:64", 2, 79.6),
+        ("matmul:64", 3, 5.0),
+        ("matmul:64", 4, 12.0),
+        ("other", 1, None),
+    ]
     report = wh.report(list(builder.ALL), builder.Filters())
     b = report.banner
     assert (b.flagged, b.total, b.invalid, b.cpu_min, b.cpu_max) == (2, 5, 1, 41.0, 79.6)
@@ -262,9 +302,12 @@ def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_
         "2 of 5 results were measured while other processes used 41-80 % CPU (limit 30 %); 1 of them is invalid "
         "because its confidence interval did not converge to the target; the other one converged and stays "
         "valid, with a warning. Close other programs and measure again, or raise the limit "
-        "(`benchdb run --max-background-cpu`, `max_background_cpu` in a config file's settings).")
-    assert [(r["batch_size"], r["verdict"]) for r in b.rows] == [(2, "invalid: did not converge"),
-                                                                (1, "valid (warning)")]
+        "(`benchdb run --max-background-cpu`, `max_background_cpu` in a config file's settings)."
+    )
+    assert [(r["batch_size"], r["verdict"]) for r in b.rows] == [
+        (2, "invalid: did not converge"),
+        (1, "valid (warning)"),
+    ]
     assert b.rows[0]["detail"] == "CI of the median +-15.0% did not converge to the target +-2.0%"
     md = render.markdown(report, wide=True)
     assert "| matmul:64 | Test CPU 9000 | numpy | eager | fp32 | 2 | n=64 | 79.6% | " in md
@@ -280,15 +323,23 @@ def test_everything_busy_and_invalid_still_explains_itself(tmp_path):
     folder = tmp_path / "results"
     folder.mkdir()
     for bs, cpu in ((1, 35.0), (2, 50.0)):
-        _write(folder, run, bs, validity="invalid", cpu=cpu,
-               reasons=[BUSY.format(cpu) + "; CI of the median +-9.0% did not converge to the target +-2.0%"])
+        _write(
+            folder,
+            run,
+            bs,
+            validity="invalid",
+            cpu=cpu,
+            reasons=[BUSY.format(cpu) + "; CI of the median +-9.0% did not converge to the target +-2.0%"],
+        )
     wh = Warehouse(tmp_path / "w.duckdb")
     wh.ingest([folder])
     with pytest.raises(builder.NothingToReport) as err:
         wh.report(["optimal-hardware"], builder.Filters())
-    assert "2 of 2 results were measured while other processes used 35-50 % CPU (limit 30 %); all of them are " \
-           "invalid because their confidence interval did not converge" in str(err.value)
-    with wh.reading() as con:      # what the quickstart does: a report whose banner says why
+    assert (
+        "2 of 2 results were measured while other processes used 35-50 % CPU (limit 30 %); all of them are "
+        "invalid because their confidence interval did not converge" in str(err.value)
+    )
+    with wh.reading() as con:  # what the quickstart does: a report whose banner says why
         report = builder.build(con, str(wh.path), ["optimal-hardware"], builder.Filters(), allow_empty=True)
     assert report.banner.invalid == 2
     assert "Busy machine:" in render.html(report, plots=False)

@@ -14,8 +14,7 @@ from conftest import interrupt_after_first_file
 
 from benchdb.cli import main
 
-FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.05",
-        "--max-background-cpu", "100%"]
+FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.05", "--max-background-cpu", "100%"]
 
 
 def invoke(*args):
@@ -23,13 +22,24 @@ def invoke(*args):
 
 
 def test_run_exits_3_when_no_scenario_succeeded_and_0_on_partial_failure(tmp_path):
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--precision", "bf16", "--out",
-               str(tmp_path / "a"), *FAST)
+    r = invoke(
+        "run", "--backend", "numpy", "--model", "matmul:16", "--precision", "bf16", "--out", str(tmp_path / "a"), *FAST
+    )
     assert r.exit_code == 3
     assert r.stderr.strip().splitlines()[-1].startswith("benchdb: error: no scenario succeeded (1 unsupported)")
-    assert len(list((tmp_path / "a").rglob("*.parquet"))) == 1           # the failure is still on record
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--precision", "fp32,bf16", "--out",
-               str(tmp_path / "b"), *FAST)
+    assert len(list((tmp_path / "a").rglob("*.parquet"))) == 1  # the failure is still on record
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:16",
+        "--precision",
+        "fp32,bf16",
+        "--out",
+        str(tmp_path / "b"),
+        *FAST,
+    )
     assert r.exit_code == 0, r.output
     assert "2 files in" in r.stdout
 
@@ -40,10 +50,36 @@ def test_ctrl_c_keeps_finished_files_and_resume_measures_exactly_the_rest(tmp_pa
     from benchdb.warehouse import Warehouse
 
     db = tmp_path / "w.duckdb"
-    args = ["run", "--backend", "numpy", "--model", "matmul:64", "--batch-sizes",
-            ",".join(str(b) for b in range(1, 13)), "--threads", "1", "--max-background-cpu", "100%"]
-    earlier = subprocess.run([sys.executable, "-m", "benchdb", *args, "--min-time", "0.01", "--max-time", "0.02",
-                              "--out", str(tmp_path / "earlier")], capture_output=True, text=True, timeout=300)
+    args = [
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:64",
+        "--batch-sizes",
+        ",".join(str(b) for b in range(1, 13)),
+        "--threads",
+        "1",
+        "--max-background-cpu",
+        "100%",
+    ]
+    earlier = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            *args,
+            "--min-time",
+            "0.01",
+            "--max-time",
+            "0.02",
+            "--out",
+            str(tmp_path / "earlier"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert earlier.returncode == 0, earlier.stderr
     assert invoke("ingest", str(tmp_path / "earlier"), "--db", str(db)).exit_code == 0
     out = tmp_path / "res"
@@ -56,23 +92,30 @@ def test_ctrl_c_keeps_finished_files_and_resume_measures_exactly_the_rest(tmp_pa
     assert "Traceback" not in err and 1 <= len(kept) < 12
     assert not list(out.rglob(".*.tmp"))
     before = {p.name: p.stat().st_mtime_ns for p in kept}
-    r = subprocess.run([sys.executable, "-m", "benchdb", "run", "--resume", str(run_dir), "--db", str(db)],
-                       capture_output=True, text=True, timeout=300)
+    r = subprocess.run(
+        [sys.executable, "-m", "benchdb", "run", "--resume", str(run_dir), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr
     assert f"{12 - len(kept)} of 12 planned scenarios left ({len(kept)} measured before)" in r.stderr
     after = sorted(run_dir.glob("*.parquet"))
-    assert len(after) == 12 and all(before[p.name] == p.stat().st_mtime_ns for p in kept)   # kept untouched
+    assert len(after) == 12 and all(before[p.name] == p.stat().st_mtime_ns for p in kept)  # kept untouched
     batches = {contract_batch(p) for p in after}
-    assert batches == set(range(1, 13))                   # each planned scenario once, none twice
-    again = subprocess.run([sys.executable, "-m", "benchdb", "run", "--resume", run_dir.name, "--out", str(out)],
-                           capture_output=True, text=True, timeout=300)         # the run id under --out
+    assert batches == set(range(1, 13))  # each planned scenario once, none twice
+    again = subprocess.run(
+        [sys.executable, "-m", "benchdb", "run", "--resume", run_dir.name, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # the run id under --out
     assert again.returncode == 0 and "nothing left to measure: all 12 planned scenarios" in again.stdout
     assert invoke("ingest", str(run_dir), "--db", str(db)).exit_code == 0
     with Warehouse(db).reading() as con:
-        (runs,) = con.execute("SELECT count(DISTINCT run_id) FROM results WHERE run_id = ?",
-                              [run_dir.name]).fetchone()
+        (runs,) = con.execute("SELECT count(DISTINCT run_id) FROM results WHERE run_id = ?", [run_dir.name]).fetchone()
         (n,) = con.execute("SELECT count(*) FROM results WHERE run_id = ?", [run_dir.name]).fetchone()
-    assert (runs, n) == (1, 12)                           # one run, whole
+    assert (runs, n) == (1, 12)  # one run, whole
 
 
 def contract_batch(path) -> int:

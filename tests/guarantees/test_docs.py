@@ -15,15 +15,31 @@ from conftest import REPO
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
-    reason="mkdocs and mkdocs-material are not installed: pip install -e '.[docs]' (.ci/run does)")
+    reason="mkdocs and mkdocs-material are not installed: pip install -e '.[docs]' (.ci/run does)",
+)
 
 
 def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
     site = tmp_path / "site"
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file",
-                           str(REPO / "mkdocs.yml"), "--site-dir", str(site)],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "--config-file",
+            str(REPO / "mkdocs.yml"),
+            "--site-dir",
+            str(site),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr
 
@@ -34,11 +50,11 @@ def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
     names = main.list_commands(click.Context(main, info_name="benchdb"))
     assert {"run", "ingest", "report", "check", "query"} <= set(names)
     for name in names:
-        assert f'id="benchdb-{name}"' in page, name               # a section per command
+        assert f'id="benchdb-{name}"' in page, name  # a section per command
         assert f"Usage: benchdb {name} [OPTIONS]" in text, name  # holding its own --help
     run_section = text.split("Usage: benchdb run [OPTIONS]", 1)[1].split("Usage: benchdb ", 1)[0]
-    assert "--batch-size" in run_section and "--batch-sizes" not in run_section     # old name: unlisted
-    assert "Usage: benchdb db status [OPTIONS]" in text           # subcommands of a group too
+    assert "--batch-size" in run_section and "--batch-sizes" not in run_section  # old name: unlisted
+    assert "Usage: benchdb db status [OPTIONS]" in text  # subcommands of a group too
     # nothing hand-written stands in for it
     assert not (REPO / "docs" / "reference" / "cli.md").exists()
 
@@ -111,12 +127,12 @@ def test_every_guide_is_in_the_nav_and_on_the_home_page_and_opens_with_a_command
 
 def test_no_page_speaks_of_this_vm_or_internal_versions():
     for page in (REPO / "docs").rglob("*.md"):
-        if page.name == "benchmarks.md":       # measurements of benchdb itself, with their machines
+        if page.name == "benchmarks.md":  # measurements of benchdb itself, with their machines
             continue
         text = page.read_text()
         for phrase in ("this VM", "this 2-core VM", "contract v2", "(contract v", "schema 7", "before schema"):
             assert phrase not in text, f"{page.relative_to(REPO)}: {phrase!r}"
-        if "guides" in page.parts:             # examples a reader copies: no scratch paths of ours
+        if "guides" in page.parts:  # examples a reader copies: no scratch paths of ours
             assert "/tmp/" not in text, page.name
 
 

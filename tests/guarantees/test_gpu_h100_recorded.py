@@ -76,12 +76,21 @@ def test_energy_per_token_agrees_with_nvidia_smis_own_power_log(warehouse, tmp_p
 
 def test_cuda_graphs_and_autotuning_beat_eager_on_the_h100(warehouse):
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        med = {(m.rsplit("/", 1)[-1], mode): v for m, mode, v in con.execute(
-            """SELECT model_id, mode, median FROM results_latest
-               WHERE backend = 'pytorch' AND metric = 'latency_s' AND validity = 'valid'""").fetchall()}
+        med = {
+            (m.rsplit("/", 1)[-1], mode): v
+            for m, mode, v in con.execute(
+                """SELECT model_id, mode, median FROM results_latest
+               WHERE backend = 'pytorch' AND metric = 'latency_s' AND validity = 'valid'"""
+            ).fetchall()
+        }
     bert = "bert-base"
-    assert set(med) == {(bert, "eager"), (bert, "compile:reduce-overhead"), (bert, "compile:max-autotune"),
-                        ("llm", "eager"), ("llm", "compile:reduce-overhead")}
+    assert set(med) == {
+        (bert, "eager"),
+        (bert, "compile:reduce-overhead"),
+        (bert, "compile:max-autotune"),
+        ("llm", "eager"),
+        ("llm", "compile:reduce-overhead"),
+    }
     assert med[bert, "compile:reduce-overhead"] < med[bert, "compile:max-autotune"] < med[bert, "eager"]
     assert med["llm", "compile:reduce-overhead"] < med["llm", "eager"] / 4
 

@@ -42,19 +42,30 @@ def test_the_runs_hardware_is_the_system_the_machine_describes(warehouse):
     assert described["device_name"] == "NVIDIA H200" and described["accelerators_per_node"] == 1
     assert described["cores_physical"] == 16 and described["cpu_sockets"] == 1
     ((hid, kind, name, cc, per_node, nodes, accelerators),) = _rows(
-        warehouse, "SELECT DISTINCT h.hardware_id, h.kind, h.device_name, h.compute_capability, "
-                   "h.accelerators_per_node, "
-                   "h.nodes, r.accelerators FROM results r JOIN hardware h USING (hardware_id)")
+        warehouse,
+        "SELECT DISTINCT h.hardware_id, h.kind, h.device_name, h.compute_capability, "
+        "h.accelerators_per_node, "
+        "h.nodes, r.accelerators FROM results r JOIN hardware h USING (hardware_id)",
+    )
     assert (kind, name, cc, per_node, nodes, accelerators) == ("cuda", "NVIDIA H200", "9.0", 1, 1, 1)
     assert hid == identity.hardware_id(described)
 
 
 def test_every_kernelized_result_swapped_all_33_norms_for_the_local_triton_kernel(warehouse):
-    rows = _rows(warehouse, """SELECT mode, batch_size, validity, json_extract_string(extra, '$.kernels.replaced'),
+    rows = _rows(
+        warehouse,
+        """SELECT mode, batch_size, validity, json_extract_string(extra, '$.kernels.replaced'),
                                       json_extract_string(extra, '$.kernels.layers[0].kernel')
-                               FROM results WHERE metric = 'latency_s' ORDER BY mode, batch_size""")
-    assert [(m, b) for m, b, *_ in rows] == [("eager", 1), ("eager", 8), ("kernels", 1), ("kernels", 8),
-                                             ("kernels+compile", 1), ("kernels+compile", 8)]
+                               FROM results WHERE metric = 'latency_s' ORDER BY mode, batch_size""",
+    )
+    assert [(m, b) for m, b, *_ in rows] == [
+        ("eager", 1),
+        ("eager", 8),
+        ("kernels", 1),
+        ("kernels", 8),
+        ("kernels+compile", 1),
+        ("kernels+compile", 8),
+    ]
     assert {v for _, _, v, _, _ in rows} == {"valid"}
     kernelized = [r for r in rows if r[0] != "eager"]
     assert {r[3] for r in kernelized} == {"33"}
@@ -62,9 +73,14 @@ def test_every_kernelized_result_swapped_all_33_norms_for_the_local_triton_kerne
 
 
 def test_the_kernel_agrees_with_fp32_as_closely_as_bf16_eager_does(warehouse):
-    got = {(m, b, metric): v for m, b, metric, v in _rows(
-        warehouse, """SELECT r.mode, r.batch_size, m.metric, m.median FROM results r JOIN result_metrics m
-                      USING (result_id) WHERE m.metric IN ('cosine_similarity', 'token_agreement')""")}
+    got = {
+        (m, b, metric): v
+        for m, b, metric, v in _rows(
+            warehouse,
+            """SELECT r.mode, r.batch_size, m.metric, m.median FROM results r JOIN result_metrics m
+                      USING (result_id) WHERE m.metric IN ('cosine_similarity', 'token_agreement')""",
+        )
+    }
     for mode in ("kernels", "kernels+compile"):
         for b in (1, 8):
             assert got[(mode, b, "cosine_similarity")] > 0.9998
@@ -72,8 +88,10 @@ def test_the_kernel_agrees_with_fp32_as_closely_as_bf16_eager_does(warehouse):
 
 
 def test_kernels_then_compile_each_cut_the_latency_and_the_table_names_kernels_compile(warehouse):
-    lat = {(m, b): v for m, b, v in _rows(
-        warehouse, "SELECT mode, batch_size, median FROM results WHERE metric = 'latency_s'")}
+    lat = {
+        (m, b): v
+        for m, b, v in _rows(warehouse, "SELECT mode, batch_size, median FROM results WHERE metric = 'latency_s'")
+    }
     for b in (1, 8):
         assert lat[("kernels+compile", b)] < lat[("kernels", b)] < lat[("eager", b)]
     # at batch 8 the model stops waiting on kernel launches: compile's gain is largest there

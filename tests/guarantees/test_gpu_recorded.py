@@ -108,10 +108,10 @@ def test_energy_and_power_come_from_the_energy_counter(monkeypatch, name):
 
 
 def test_power_at_the_limit_is_the_limit_and_is_not_throttling(monkeypatch):
-    samples = TRACES["fp16_batch64_seq512"]       # 82 of 100 samples held at the 700 W limit
+    samples = TRACES["fp16_batch64_seq512"]  # 82 of 100 samples held at the 700 W limit
     src, rows = replay(monkeypatch, samples)
     power = statistics.median(r["power_w"] for r in rows if "power_w" in r)
-    assert 690 < power < 710                       # NVML's 1 s-averaged reading: 675 W
+    assert 690 < power < 710  # NVML's 1 s-averaged reading: 675 W
     assert src.throttled == set()
     assert src.power_capped_pct == pytest.approx(82.0)
     hot = [s[:7] + [s[7] | 0x40] if 40 <= i < 45 else s for i, s in enumerate(samples)]
@@ -141,7 +141,7 @@ class SimulatedAccelerator:
         self.host = max(self.host, self.device_free) + self.sync_s
 
     def product(self, n):
-        return lambda: self.launch(2.0 * n ** 3 / self.flops)
+        return lambda: self.launch(2.0 * n**3 / self.flops)
 
     def copy(self, nbytes):
         return lambda: self.launch(nbytes / self.bandwidth)
@@ -155,7 +155,7 @@ def test_calibration_reaches_a_fast_accelerators_peak(monkeypatch):
     # one synchronised 1024^3 product takes 19 us here, 2.7 us of it work: the order grows until a
     # product outlasts its launch (the H200 gave 29 Tflop/s of ~790 at the old fixed order)
     assert n >= 8192
-    rates = calibrate._trials(gpu.product(n), 2.0 * n ** 3, s, gpu.sync)
+    rates = calibrate._trials(gpu.product(n), 2.0 * n**3, s, gpu.sync)
     assert statistics.median(rates) > 0.97 * gpu.flops
     # a 128 MiB copy takes 62 us on the device: enqueued in blocks between synchronisations, the
     # bandwidth is the device's, not the launch-and-wait loop's (the H200 gave 3.34 of 4.1 TB/s)
@@ -165,11 +165,11 @@ def test_calibration_reaches_a_fast_accelerators_peak(monkeypatch):
 
 
 def test_calibration_order_still_shrinks_for_a_slow_device(monkeypatch):
-    cpu = SimulatedAccelerator(flops=5e9, launch_s=0.0, sync_s=0.0)   # bf16 without bf16 units
+    cpu = SimulatedAccelerator(flops=5e9, launch_s=0.0, sync_s=0.0)  # bf16 without bf16 units
     monkeypatch.setattr(calibrate, "_clock", cpu.clock)
     s = calibrate.Settings(trials=2, trial_time=0.2)
     n = calibrate._order(cpu.product, s, cpu.sync)
-    assert 2.0 * n ** 3 / cpu.flops <= s.trial_time / 4 and n < s.matmul_n
+    assert 2.0 * n**3 / cpu.flops <= s.trial_time / 4 and n < s.matmul_n
 
 
 def test_the_h200_runs_ingest_and_report_as_gpu_rows(tmp_path):
@@ -184,17 +184,19 @@ def test_the_h200_runs_ingest_and_report_as_gpu_rows(tmp_path):
     rows = con.execute("""SELECT mode, precision, count(*), min(validity), any_value(timing_method),
                                  bool_and(peak_memory_bytes > 0), bool_and(power_w > 0)
                           FROM results_latest GROUP BY ALL ORDER BY ALL""").fetchall()
-    assert rows == [("compile", "bf16", 1, "valid", "cuda_events", True, True),
-                    ("compile", "fp16", 1, "valid", "cuda_events", True, True),
-                    ("compile", "fp32", 1, "valid", "cuda_events", True, True),
-                    ("eager", "bf16", 6, "valid", "cuda_events", True, True),
-                    ("eager", "fp16", 8, "valid", "cuda_events", True, True),
-                    ("eager", "fp32", 7, "valid", "cuda_events", True, True)]
+    assert rows == [
+        ("compile", "bf16", 1, "valid", "cuda_events", True, True),
+        ("compile", "fp16", 1, "valid", "cuda_events", True, True),
+        ("compile", "fp32", 1, "valid", "cuda_events", True, True),
+        ("eager", "bf16", 6, "valid", "cuda_events", True, True),
+        ("eager", "fp16", 8, "valid", "cuda_events", True, True),
+        ("eager", "fp32", 7, "valid", "cuda_events", True, True),
+    ]
     # the BERT-base-shaped model at batch 64 ran at the power limit: valid, with the share recorded
     big = con.execute("""SELECT median, power_w, json_extract(extra, '$.power_capped_pct')::DOUBLE,
                                 peak_memory_bytes FROM results_latest WHERE batch_size = 64""").fetchone()
     assert big[0] == pytest.approx(0.0157575, rel=1e-3) and 690 < big[1] < 710 and big[2] > 50
-    assert big[3] == 815261184     # torch.cuda.max_memory_allocated in a bare process on the H200: the same
+    assert big[3] == 815261184  # torch.cuda.max_memory_allocated in a bare process on the H200: the same
     con.close()
     r = runner.invoke(main, ["report", "--optimal-hardware", "--db", str(db)])
     assert r.exit_code == 0, r.output

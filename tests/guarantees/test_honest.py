@@ -43,7 +43,7 @@ def _optimal(db):
 
 
 def test_a_single_process_pair_with_a_tight_within_process_ci_is_never_a_win(tmp_path):
-    _pair(tmp_path / "r", make_run(), repeats=1, slower=1.01)     # +1 %, a very tight within-process CI
+    _pair(tmp_path / "r", make_run(), repeats=1, slower=1.01)  # +1 %, a very tight within-process CI
     db = tmp_path / "w.duckdb"
     assert invoke("ingest", str(tmp_path / "r"), "--db", str(db)).exit_code == 0
     row = _optimal(db)
@@ -98,7 +98,7 @@ def test_history_gives_the_run_to_run_noise(tmp_path):
     assert row["margin_basis"] == "history" and row["best_runs"] == 10 and row["runner_up_runs"] == 10
     assert row["margin_verdict"] == "win"
     width = row["margin_ci_high"] - row["margin_ci_low"]
-    assert width > 0.02          # the run-to-run noise is in it: one process's iterations alone give ~0.0002
+    assert width > 0.02  # the run-to-run noise is in it: one process's iterations alone give ~0.0002
 
 
 def _two_separate_runs(tmp_path):
@@ -122,34 +122,52 @@ def test_check_whose_verdicts_are_all_inconclusive_is_undecided_exit_3(tmp_path)
     assert max(len(line) for line in r.stdout.splitlines()) <= 120
     import json
 
-    js = json.loads(invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db),
-                           "--format", "json").stdout)
+    js = json.loads(
+        invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--format", "json").stdout
+    )
     assert (js["outcome"], js["exit_code"], js["undecided"]) == ("undecided", 3, True)
     ok = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--allow-inconclusive")
     assert ok.exit_code == 0 and "(allowed: pass)" in ok.stdout.splitlines()[0]
     wide = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--wide")
-    assert wide.exit_code == 3 and max(len(line) for line in wide.stdout.splitlines()) > 120   # every column
+    assert wide.exit_code == 3 and max(len(line) for line in wide.stdout.splitlines()) > 120  # every column
 
 
 def test_terminal_tables_fit_120_columns_and_wide_keeps_every_column():
-    rows = [f"| tiny:model-{i} | {i} | seq_len=32,new_tokens=8 | AMD EPYC 7B13 64-Core Processor | fp32 | "
-            f"{'a reason that is long ' * 5}{i} |" for i in range(3)]
-    text = "\n".join(["# t", "", "| model | batch | input | hardware | precision | why |",
-                      "| --- | --- | --- | --- | --- | --- |", *rows, "", "word " * 60]) + "\n"
+    rows = [
+        f"| tiny:model-{i} | {i} | seq_len=32,new_tokens=8 | AMD EPYC 7B13 64-Core Processor | fp32 | "
+        f"{'a reason that is long ' * 5}{i} |"
+        for i in range(3)
+    ]
+    text = (
+        "\n".join(
+            [
+                "# t",
+                "",
+                "| model | batch | input | hardware | precision | why |",
+                "| --- | --- | --- | --- | --- | --- |",
+                *rows,
+                "",
+                "word " * 60,
+            ]
+        )
+        + "\n"
+    )
     out = fit(text)
     assert max(len(line) for line in out.splitlines()) <= 120
     # constants named once
     assert "All rows: input seq_len=32,new_tokens=8; hardware AMD EPYC 7B13 64-Core Processor; precision fp32." in out
     assert "| tiny:model-0 | 0 |" in out and "…" in out and "`--wide`" in out
     narrow = "| a | b |\n| --- | --- |\n| 1 | 2 |\n"
-    assert fit(narrow) == narrow                                                         # fits: unchanged
+    assert fit(narrow) == narrow  # fits: unchanged
 
 
 def test_html_showscode_spans_as_code_never_backticks():
     from benchdb.reports.render import code_spans
 
-    assert str(code_spans("acknowledge with `benchdb ack ID` <now>")) == \
-        "acknowledge with <code>benchdb ack ID</code> &lt;now&gt;"
+    assert (
+        str(code_spans("acknowledge with `benchdb ack ID` <now>"))
+        == "acknowledge with <code>benchdb ack ID</code> &lt;now&gt;"
+    )
     assert str(code_spans("an odd ` tick")) == "an odd ` tick"
 
 
@@ -169,12 +187,17 @@ def test_speedups_follow_the_same_rule(tmp_path):
         run = make_run()
         rng = np.random.default_rng(repeats)
         for backend, scale in (("pytorch", 2.0), ("onnxruntime", 1.0)):
-            write_file(tmp_path / f"r{repeats}", make_meta(run, backend=backend),
-                       rng.normal(1e-3 * scale, 2e-5, 600), repeats=repeats)
+            write_file(
+                tmp_path / f"r{repeats}",
+                make_meta(run, backend=backend),
+                rng.normal(1e-3 * scale, 2e-5, 600),
+                repeats=repeats,
+            )
         assert invoke("ingest", str(tmp_path / f"r{repeats}"), "--db", str(db)).exit_code == 0
         rows = _speedup_rows(db)
         assert rows["pytorch"]["speedup_verdict"] == "baseline"
         ort = rows["onnxruntime"]
         assert 1.9 < ort["speedup"] < 2.1 and ort["speedup_verdict"] == verdict
         assert (ort["speedup_ci_low"] is None) == (repeats == 1) and ort["speedup_basis"] == (
-            None if repeats == 1 else "processes")
+            None if repeats == 1 else "processes"
+        )

@@ -40,7 +40,7 @@ def test_truncated_json_is_named_and_the_good_file_still_imports(tmp_path):
     assert str(bad) in line and "not valid JSON" in line and "truncated" in line
     assert "Traceback" not in r.stderr
     files = written(out)
-    assert len(files) == 3          # the good file's three benchmarks, nothing from the bad one
+    assert len(files) == 3  # the good file's three benchmarks, nothing from the bad one
     assert all(contract.read_footer(f).scenario["source"]["file"] == str(good) for f in files)
     assert "1 file(s) failed" in r.stdout
 
@@ -62,8 +62,9 @@ def test_loadgen_log_missing_its_result_line(tmp_path):
     broken = tmp_path / "logs" / "broken"
     shutil.copytree(FIX / "mlperf" / "singlestream", broken)
     summary = broken / "mlperf_log_summary.txt"
-    summary.write_text("".join(line for line in summary.read_text().splitlines(keepends=True)
-                               if not line.startswith("Result is")))
+    summary.write_text(
+        "".join(line for line in summary.read_text().splitlines(keepends=True) if not line.startswith("Result is"))
+    )
     shutil.copytree(FIX / "mlperf" / "offline", tmp_path / "logs" / "offline")
     out = tmp_path / "out"
     r = run_import("mlperf", tmp_path / "logs", out=out)

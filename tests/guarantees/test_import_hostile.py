@@ -67,12 +67,12 @@ def test_yaml_anchors_and_aliases_are_refused(tmp_path):
     r = run_import("guidellm", bomb, GUIDELLM, out=out)
     line = rejected(r, bomb)
     assert "anchor" in line and "alias" in line
-    assert sources(out) == {str(GUIDELLM)}           # the good file in the same call still imported
+    assert sources(out) == {str(GUIDELLM)}  # the good file in the same call still imported
 
 
 def test_a_file_over_the_size_cap_is_refused_unread(tmp_path):
     big = tmp_path / "big_guidellm.yaml"
-    with big.open("wb") as f:                          # sparse: the cap is checked before reading
+    with big.open("wb") as f:  # sparse: the cap is checked before reading
         f.truncate(MAX_SOURCE_BYTES + 1)
     out = tmp_path / "out"
     r = run_import("guidellm", big, GUIDELLM, out=out)
@@ -94,13 +94,16 @@ def test_json_nested_100k_deep_costs_only_its_own_file(tmp_path):
         assert sources(out) == {str(VLLM)}
 
 
-@pytest.mark.parametrize(("field", "change"), [
-    ("ttfts[3]", lambda d: d["ttfts"].__setitem__(3, -0.05)),
-    ("itls[2][5]", lambda d: d["itls"][2].__setitem__(5, -0.01)),
-    ("latencies[0]", lambda d: d["latencies"].__setitem__(0, -1.0)),
-    ("output_lens[1]", lambda d: d["output_lens"].__setitem__(1, -32)),
-    ("input_lens[4]", lambda d: d["input_lens"].__setitem__(4, -17)),
-])
+@pytest.mark.parametrize(
+    ("field", "change"),
+    [
+        ("ttfts[3]", lambda d: d["ttfts"].__setitem__(3, -0.05)),
+        ("itls[2][5]", lambda d: d["itls"][2].__setitem__(5, -0.01)),
+        ("latencies[0]", lambda d: d["latencies"].__setitem__(0, -1.0)),
+        ("output_lens[1]", lambda d: d["output_lens"].__setitem__(1, -32)),
+        ("input_lens[4]", lambda d: d["input_lens"].__setitem__(4, -17)),
+    ],
+)
 def test_negative_timings_and_lengths_are_refused_at_import(tmp_path, field, change):
     bad = vllm_variant(tmp_path, "negative", change)
     out = tmp_path / "out"
@@ -110,12 +113,15 @@ def test_negative_timings_and_lengths_are_refused_at_import(tmp_path, field, cha
     assert sources(out) == {str(VLLM)}
 
 
-@pytest.mark.parametrize(("changes", "words"), [
-    ({"request_rate": -3}, ("request rate -3", "positive")),
-    ({"request_rate": 0}, ("request rate 0", "positive")),
-    ({"request_rate": 4, "burstiness": -1}, ("burstiness -1", "positive")),
-    ({"max_concurrency": -2}, ("concurrency -2", "positive")),
-])
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        ({"request_rate": -3}, ("request rate -3", "positive")),
+        ({"request_rate": 0}, ("request rate 0", "positive")),
+        ({"request_rate": 4, "burstiness": -1}, ("burstiness -1", "positive")),
+        ({"max_concurrency": -2}, ("concurrency -2", "positive")),
+    ],
+)
 def test_a_rate_or_concurrency_that_is_not_positive_is_refused(tmp_path, changes, words):
     bad = vllm_variant(tmp_path, "rate", lambda d: d.update(changes))
     out = tmp_path / "out"

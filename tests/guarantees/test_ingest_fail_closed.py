@@ -42,7 +42,7 @@ def _count(db, sql="SELECT count(*) FROM results"):
 def test_good_file_beside_a_corrupt_copy_still_loads(results_dir, db_path):
     run = make_run()
     good = write_file(results_dir, make_meta(run), name="b_good.parquet")
-    _corrupt_copy(good, results_dir / "a_corrupt.parquet")       # sorts first: claims the scenario first
+    _corrupt_copy(good, results_dir / "a_corrupt.parquet")  # sorts first: claims the scenario first
     s = Warehouse(db_path).ingest([results_dir])
     assert s.new == 1 and [os.path.basename(p) for p, _ in s.rejected] == ["a_corrupt.parquet"]
     assert "value: " in s.rejected[0][1] and "non-finite" in s.rejected[0][1]
@@ -76,10 +76,11 @@ def test_mistyped_optional_metadata_rejects_that_file_only(results_dir, db_path)
     meta = make_meta(run, batch_size=9)
     meta["scenario"]["threads"] = "4"
     table = contract.samples_table(meta, [("latency_s", "s", i, 0.0, 0.001) for i in range(10)])
-    pq.write_table(table.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}),
-                   results_dir / "typo.parquet")
+    pq.write_table(
+        table.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}), results_dir / "typo.parquet"
+    )
     proc = benchdb_cmd("ingest", str(results_dir), "--db", str(db_path))
-    assert proc.returncode == 1, proc.stderr                       # not 70: no crash
+    assert proc.returncode == 1, proc.stderr  # not 70: no crash
     assert "typo.parquet: metadata.scenario.threads: expected int, found str" in proc.stderr
     assert _count(db_path) == 2
 
@@ -94,15 +95,17 @@ def test_a_bad_file_after_a_good_one_in_one_batch_takes_no_id_of_the_load(result
     rows = con.execute("SELECT path, file_id, status FROM ingested_files ORDER BY file_id").fetchall()
     assert len({r[1] for r in rows}) == len(rows) == 2
     assert {os.path.basename(r[0]): r[2] for r in rows} == {"a.parquet": "ingested", "b.parquet": "rejected"}
-    assert con.execute("SELECT count(*) FROM results r JOIN ingested_files f USING (file_id) "
-                       "WHERE f.path = ?", [str(good)]).fetchall() == [(1,)]
+    assert con.execute(
+        "SELECT count(*) FROM results r JOIN ingested_files f USING (file_id) WHERE f.path = ?", [str(good)]
+    ).fetchall() == [(1,)]
     con.close()
     assert bad.exists()
 
 
 def test_naive_timestamps_are_refused():
-    with pytest.raises(contract.ContractError,
-                       match=r"^metadata.run.started_at: timestamp '2026-11-01T10:00:00' has no UTC offset"):
+    with pytest.raises(
+        contract.ContractError, match=r"^metadata.run.started_at: timestamp '2026-11-01T10:00:00' has no UTC offset"
+    ):
         make_meta(make_run(started_at="2026-11-01T10:00:00"))
     meta = make_meta(make_run())
     meta["scenario"]["started_at"] = "2026-11-01 10:00"
@@ -121,7 +124,11 @@ def test_an_open_reader_never_blocks_ingest(results_dir, db_path, tmp_path):
     write_file(results_dir, make_meta(run, batch_size=1))
     Warehouse(db_path).ingest([results_dir])
     ready, release = tmp_path / "ready", tmp_path / "release"
-    reader = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import duckdb, os, time
         con = duckdb.connect({str(db_path)!r}, read_only=True)      # a notebook holding the file
         before = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
@@ -130,19 +137,24 @@ def test_an_open_reader_never_blocks_ingest(results_dir, db_path, tmp_path):
             time.sleep(0.05)
         after = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
         print(before, after)
-    """)], stdout=subprocess.PIPE, text=True)
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         for _ in range(200):
             if ready.exists():
                 break
             import time
+
             time.sleep(0.05)
         write_file(results_dir, make_meta(run, batch_size=2))
         proc = benchdb_cmd("ingest", str(results_dir), "--db", str(db_path), "--wait", "0")
         assert proc.returncode == 0, proc.stderr
         assert "ingested 1 new file(s)" in proc.stdout
-        assert _count(db_path) == 2                          # a new connection sees the new data
+        assert _count(db_path) == 2  # a new connection sees the new data
     finally:
         release.touch()
         out, _ = reader.communicate(timeout=30)
-    assert out.split() == ["1", "1"]                         # the open reader kept its snapshot
+    assert out.split() == ["1", "1"]  # the open reader kept its snapshot

@@ -36,8 +36,12 @@ def test_no_module_uses_another_modules_private_names():
             elif isinstance(node, ast.Import):
                 imported.update((a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("benchdb"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name) \
-                    and node.value.id in imported:
+            if (
+                isinstance(node, ast.Attribute)
+                and _private(node.attr)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in imported
+            ):
                 found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno} uses {node.value.id}.{node.attr}")
     assert found == []
 
@@ -49,10 +53,16 @@ def test_nothing_below_the_command_line_imports_it():
         if rel.parts[0] == "cli" or rel.name == "__main__.py":
             continue
         for node in ast.walk(tree):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            found += [f"{rel}:{node.lineno} imports {n}" for n in names
-                      if n == "benchdb.cli" or n.startswith("benchdb.cli.")]
+            names = (
+                [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            found += [
+                f"{rel}:{node.lineno} imports {n}" for n in names if n == "benchdb.cli" or n.startswith("benchdb.cli.")
+            ]
     assert found == []
 
 
@@ -64,9 +74,13 @@ def _imports_of(package: str) -> list[tuple[str, int, str]]:
         if rel.parts[0] != package:
             continue
         for node in ast.walk(tree):
-            names = [_module_of(node.module or "", a.name) for a in node.names] \
-                if isinstance(node, ast.ImportFrom) and not node.level else \
-                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names = (
+                [_module_of(node.module or "", a.name) for a in node.names]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
             out += [(str(rel), node.lineno, n) for n in names if n.startswith("benchdb.")]
     return out
 
@@ -84,15 +98,25 @@ def test_the_harness_knows_no_backend():
 
 #: What the contract may import: benchdb's leaf modules and the SQL files' loader (itself a leaf: it
 #: imports errors and startup only), nothing that stores, reads a warehouse or runs anything.
-SCHEMA_MAY_IMPORT = ("benchdb.schema", "benchdb.errors", "benchdb.paths", "benchdb.units", "benchdb.quantity",
-                     "benchdb.text", "benchdb.sql")
+SCHEMA_MAY_IMPORT = (
+    "benchdb.schema",
+    "benchdb.errors",
+    "benchdb.paths",
+    "benchdb.units",
+    "benchdb.quantity",
+    "benchdb.text",
+    "benchdb.sql",
+)
 
 
 def test_schema_imports_nothing_above_it():
     """Runners and ingest share the contract; it reaches the backends' option sets through the
     entry-point registry it owns, not by importing them."""
-    assert [f"{p}:{n} imports {m}" for p, n, m in _imports_of("schema")
-            if not any(m == ok or m.startswith(ok + ".") for ok in SCHEMA_MAY_IMPORT)] == []
+    assert [
+        f"{p}:{n} imports {m}"
+        for p, n, m in _imports_of("schema")
+        if not any(m == ok or m.startswith(ok + ".") for ok in SCHEMA_MAY_IMPORT)
+    ] == []
 
 
 def test_no_cycle_among_packages_or_modules():
@@ -111,32 +135,53 @@ def test_no_cycle_among_packages_or_modules():
 
 def test_the_library_never_imports_its_test_servers():
     """benchdb.testing (the stub server, the tiny LLM) is for tests, benchmarks and the README."""
-    found = [f"{p}:{n} imports {m}" for pkg in {p.relative_to(PACKAGE).parts[0] for p, _ in _modules()}
-             if pkg != "testing" for p, n, m in _imports_of(pkg) if m.startswith("benchdb.testing")]
+    found = [
+        f"{p}:{n} imports {m}"
+        for pkg in {p.relative_to(PACKAGE).parts[0] for p, _ in _modules()}
+        if pkg != "testing"
+        for p, n, m in _imports_of(pkg)
+        if m.startswith("benchdb.testing")
+    ]
     assert found == []
 
 
 #: What the command line may import besides the facade and the plan, report, import and publish
 #: functions: the declared run options (its flags are built from them) and the run's own types.
-CLI_MAY_NOT_IMPORT = ("benchdb.sql", "benchdb.store", "benchdb.schema", "benchdb.analysis", "benchdb.ingest",
-                      "benchdb.harness", "benchdb.backends")
+CLI_MAY_NOT_IMPORT = (
+    "benchdb.sql",
+    "benchdb.store",
+    "benchdb.schema",
+    "benchdb.analysis",
+    "benchdb.ingest",
+    "benchdb.harness",
+    "benchdb.backends",
+)
 CLI_MAY_IMPORT = ("benchdb.backends.core_options", "benchdb.backends.registry", "benchdb.harness.scenario")
 
 
 def test_the_command_line_is_thin():
     """Every command calls the library (the Warehouse facade or a plan/report function) and formats:
     no SQL of its own, no reaching into storage, the contract or the harness."""
-    found = [f"{p}:{n} imports {m}" for p, n, m in _imports_of("cli")
-             if any(m == bad or m.startswith(bad + ".") for bad in CLI_MAY_NOT_IMPORT)
-             and not any(m == ok or m.startswith(ok + ".") for ok in CLI_MAY_IMPORT)]
+    found = [
+        f"{p}:{n} imports {m}"
+        for p, n, m in _imports_of("cli")
+        if any(m == bad or m.startswith(bad + ".") for bad in CLI_MAY_NOT_IMPORT)
+        and not any(m == ok or m.startswith(ok + ".") for ok in CLI_MAY_IMPORT)
+    ]
     for path, tree in _modules():
         if path.relative_to(PACKAGE).parts[0] == "cli":
-            found += [f"{path.name}:{node.lineno} imports benchdb.{a.name}" for node in ast.walk(tree)
-                      if isinstance(node, ast.ImportFrom) and node.module == "benchdb"
-                      for a in node.names if a.name in ("sql", "memo")]
-            found += [f"{path.name}:{node.lineno} runs SQL" for node in ast.walk(tree)
-                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                      and node.func.attr == "execute"]
+            found += [
+                f"{path.name}:{node.lineno} imports benchdb.{a.name}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module == "benchdb"
+                for a in node.names
+                if a.name in ("sql", "memo")
+            ]
+            found += [
+                f"{path.name}:{node.lineno} runs SQL"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "execute"
+            ]
     assert found == []
 
 
@@ -148,10 +193,10 @@ def _documented_order() -> dict[str, int]:
     import re
 
     text = LAYOUT.read_text(encoding="utf-8")
-    line = " ".join(text.split("Imports go one way, from the top of this list down:", 1)[1].lstrip()
-                    .split("\n\n", 1)[0].split())
-    return {name: rank for rank, level in enumerate(line.split("→"))
-            for name in re.findall(r"`([a-z_]+)`", level)}
+    line = " ".join(
+        text.split("Imports go one way, from the top of this list down:", 1)[1].lstrip().split("\n\n", 1)[0].split()
+    )
+    return {name: rank for rank, level in enumerate(line.split("→")) for name in re.findall(r"`([a-z_]+)`", level)}
 
 
 def test_imports_go_down_the_documented_order():
@@ -164,9 +209,14 @@ def test_imports_go_down_the_documented_order():
     order = _documented_order()
     graph = graph_tool.package_graph(graph_tool.imports(graph_tool.modules()))
     packages = {src.split(".")[1] for src in graph if "." in src} - {"__main__", "testing"}
-    assert sorted(packages - set(order)) == []          # every package has its place
-    upward = [f"{src} -> {dst}" for src, dsts in graph.items() if src.count(".") == 1 and not src.endswith("__main__")
-              for dst in dsts if order.get(src.split(".")[1], 99) > order.get(dst.split(".")[1], 99)]
+    assert sorted(packages - set(order)) == []  # every package has its place
+    upward = [
+        f"{src} -> {dst}"
+        for src, dsts in graph.items()
+        if src.count(".") == 1 and not src.endswith("__main__")
+        for dst in dsts
+        if order.get(src.split(".")[1], 99) > order.get(dst.split(".")[1], 99)
+    ]
     assert upward == []
 
 

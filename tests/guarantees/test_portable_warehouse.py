@@ -27,9 +27,11 @@ from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
 
-_PLAIN = ("import duckdb, sys\n"
-          "con = duckdb.connect(sys.argv[1], read_only=True)\n"
-          "print(con.execute('SELECT count(*) FROM samples').fetchall()[0][0])\n")
+_PLAIN = (
+    "import duckdb, sys\n"
+    "con = duckdb.connect(sys.argv[1], read_only=True)\n"
+    "print(con.execute('SELECT count(*) FROM samples').fetchall()[0][0])\n"
+)
 
 
 def _warehouse(db: Path, batches: int = 2, n_values: int = 100) -> int:
@@ -50,14 +52,18 @@ def _plain_count(db: str, cwd: Path) -> int:
 def _tree(folder: Path) -> dict[str, tuple[int, int, str]]:
     """Every file under ``folder``: size, mtime and content hash (what a write would change); the
     writers' lock file aside (a writer records its PID there)."""
-    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns,
-                                         hashlib.sha256(p.read_bytes()).hexdigest())
-            for p in sorted(folder.rglob("*")) if p.is_file() and not p.name.endswith(".lock")}
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns, hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
 
 
 def _mount(*args: str) -> bool:
-    return os.environ.get("BENCHDB_TEST_NO_MOUNT") is None and subprocess.run(
-        ["mount", *args], capture_output=True).returncode == 0
+    return (
+        os.environ.get("BENCHDB_TEST_NO_MOUNT") is None
+        and subprocess.run(["mount", *args], capture_output=True).returncode == 0
+    )
 
 
 @contextmanager
@@ -116,7 +122,7 @@ def test_a_copied_read_only_warehouse_reads_elsewhere_with_no_write(tmp_path):
     copy.parent.mkdir()
     shutil.copy2(db, copy)
     shutil.copytree(f"{db}.samples", f"{copy}.samples")
-    shutil.rmtree(db.parent)                              # nothing can be read from the old place
+    shutil.rmtree(db.parent)  # nothing can be read from the old place
     before = _tree(copy.parent)
     with _read_only(copy.parent):
         r = benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(copy))
@@ -124,7 +130,7 @@ def test_a_copied_read_only_warehouse_reads_elsewhere_with_no_write(tmp_path):
         assert str(total) in r.stdout
         r = benchdb_cmd("report", "--matrix", "--format", "csv", "--db", str(copy))
         assert r.returncode == 0 and r.stderr == "", r.stderr
-        with Warehouse(copy).reading() as con:            # the library's reader
+        with Warehouse(copy).reading() as con:  # the library's reader
             assert con.execute("SELECT count(*) FROM samples").fetchall() == [(total,)]
         assert _plain_count("bench.duckdb", cwd=copy.parent) == total
         assert _plain_count(str(copy), cwd=Path("/")) == total
@@ -142,14 +148,14 @@ def test_a_write_after_a_copy_goes_to_the_folder_beside_the_copy(tmp_path):
     write_suite(tmp_path / "more", n_files=1, n_values=50, run=make_run())
     ingest([tmp_path / "more"], copy)
     assert _plain_count(str(copy), cwd=tmp_path) == total + 50
-    assert _plain_count(str(db), cwd=tmp_path) == total                 # the original is its own
+    assert _plain_count(str(db), cwd=tmp_path) == total  # the original is its own
     assert len(parts.on_disk(copy)) == 2 and len(parts.on_disk(db)) == 1
 
 
 def test_a_connection_open_across_two_compactions_gets_an_error_not_zero_rows(tmp_path):
     db = tmp_path / "w.duckdb"
     total = _warehouse(db)
-    plain = duckdb.connect(str(db), read_only=True)       # a notebook's connection
+    plain = duckdb.connect(str(db), read_only=True)  # a notebook's connection
     try:
         with Warehouse(db).reading() as reader:
             assert plain.execute("SELECT count(*) FROM samples").fetchall() == [(total,)]
@@ -164,7 +170,7 @@ def test_a_connection_open_across_two_compactions_gets_an_error_not_zero_rows(tm
                     con.execute("SELECT count(*) FROM samples").fetchall()
     finally:
         plain.close()
-    assert _plain_count(str(db), cwd=tmp_path) == total + 50            # a new connection reads all
+    assert _plain_count(str(db), cwd=tmp_path) == total + 50  # a new connection reads all
 
 
 def test_a_folder_from_another_moment_is_one_line(tmp_path):
@@ -173,9 +179,11 @@ def test_a_folder_from_another_moment_is_one_line(tmp_path):
     shutil.rmtree(tmp_path / "w.duckdb.samples" / parts.gen_name(1))
     r = benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(db))
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.strip() == (f"benchdb: error: the samples folder {tmp_path / 'w.duckdb.samples'} lacks "
-                                f"gen=0000000001, which database {db} reads (the folder is older or newer than "
-                                "the file): copy the file and its folder together, from the same moment")
+    assert r.stderr.strip() == (
+        f"benchdb: error: the samples folder {tmp_path / 'w.duckdb.samples'} lacks "
+        f"gen=0000000001, which database {db} reads (the folder is older or newer than "
+        "the file): copy the file and its folder together, from the same moment"
+    )
 
 
 # ---------------------------------------------------------------------------------------------- modes
@@ -186,14 +194,14 @@ def test_parts_their_folders_and_the_writers_copy_take_the_warehouse_mode(tmp_pa
     _warehouse(db, batches=1)
     samples = tmp_path / "w.duckdb.samples"
     os.chmod(db, 0o640)
-    group = 4242 if os.geteuid() == 0 else db.stat().st_gid     # only root may pick any group
+    group = 4242 if os.geteuid() == 0 else db.stat().st_gid  # only root may pick any group
     os.chown(db, -1, group)
-    with Warehouse(db).writing():        # the catalog copy a write session works on is private
+    with Warehouse(db).writing():  # the catalog copy a write session works on is private
         (writing,) = tmp_path.glob(".w.duckdb.*.writing")
         assert stat.S_IMODE(writing.stat().st_mode) == 0o600
     write_suite(tmp_path / "more", n_files=1, n_values=50, run=make_run())
     ingest([tmp_path / "more"], db)
-    benchdb_cmd("db", "compact", "--db", str(db), check=True)      # compacted parts too
+    benchdb_cmd("db", "compact", "--db", str(db), check=True)  # compacted parts too
     made = [samples, samples / "gen=0000000002", samples / "gen=0000000003"]
     for folder in made:
         st = folder.stat()
@@ -204,7 +212,7 @@ def test_parts_their_folders_and_the_writers_copy_take_the_warehouse_mode(tmp_pa
         st = part.stat()
         assert (oct(stat.S_IMODE(st.st_mode)), st.st_gid) == (oct(0o640), group), part
     st = db.stat()
-    assert (stat.S_IMODE(st.st_mode), st.st_gid) == (0o640, group)      # the published file kept them
+    assert (stat.S_IMODE(st.st_mode), st.st_gid) == (0o640, group)  # the published file kept them
 
 
 # ---------------------------------------------------------------------------------------------- write errors
@@ -219,7 +227,7 @@ def _one_line(r: subprocess.CompletedProcess, start: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("leave_kib", [0, 1024])       # the catalog copy fails; the copy fits, then a write fails
+@pytest.mark.parametrize("leave_kib", [0, 1024])  # the catalog copy fails; the copy fits, then a write fails
 def test_a_full_disk_during_an_ingest_is_one_line_and_leaves_nothing(small_disk, tmp_path, leave_kib):
     db = small_disk / "w.duckdb"
     write_suite(tmp_path / "a", n_files=1, n_values=50)
@@ -230,7 +238,7 @@ def test_a_full_disk_during_an_ingest_is_one_line_and_leaves_nothing(small_disk,
     r = benchdb_cmd("ingest", str(tmp_path / "b"), "--db", str(db))
     line = _one_line(r, f"benchdb: error: cannot write database {db}: ")
     assert "No space left on device" in line and "nothing was changed" in line
-    assert _tree(small_disk) == before           # no .writing copy, no generation, the warehouse as it was
+    assert _tree(small_disk) == before  # no .writing copy, no generation, the warehouse as it was
     filler.unlink()
     benchdb_cmd("ingest", str(tmp_path / "b"), "--db", str(db), check=True)
     assert _plain_count(str(db), cwd=tmp_path) == 50 + 3 * 20000
@@ -261,7 +269,7 @@ def test_a_write_error_is_one_line_and_leaves_no_copy_simulated(tmp_path, monkey
     before = _tree(tmp_path)
 
     def full(src, dst, length=0):
-        dst.write(src.read(4096))                 # a part of it reached the disk
+        dst.write(src.read(4096))  # a part of it reached the disk
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), dst.name)
 
     monkeypatch.setattr(shutil, "copyfileobj", full)

@@ -47,8 +47,24 @@ def quoted(text: str) -> list[str]:
 def measured(tmp_path_factory) -> Path:
     """A real numpy run with a non-default stopping rule, ingested: (its folder, holding w.duckdb)."""
     home = tmp_path_factory.mktemp("measured")
-    proc = benchdb_cmd("run", "--backend", "numpy", "--model", "matmul:32", "--batch-size", "1,2", *QUICK,
-                       "--min-time", "0.2", "--max-time", "0.5", "--target-ci", "5%", "--out", str(home / "res"))
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:32",
+        "--batch-size",
+        "1,2",
+        *QUICK,
+        "--min-time",
+        "0.2",
+        "--max-time",
+        "0.5",
+        "--target-ci",
+        "5%",
+        "--out",
+        str(home / "res"),
+    )
     assert proc.returncode == 0, proc.stderr
     assert cli("ingest", home / "res", "--db", home / "w.duckdb").exit_code == 0
     return home
@@ -62,15 +78,18 @@ def test_the_reports_reproduce_line_rebuilds_the_exact_run(measured, tmp_path):
     assert lines and all(c.startswith("benchdb run ") for c in lines)
     line = lines[0]
     assert "--min-time 0.2s" in line and "--max-time 0.5s" in line and "--target-ci 5%" in line
-    proc = shell(line, tmp_path)                          # no --out: ./results, as a user's shell would
+    proc = shell(line, tmp_path)  # no --out: ./results, as a user's shell would
     assert proc.returncode == 0, proc.stderr
     assert cli("ingest", tmp_path / "results", "--db", measured / "w.duckdb").exit_code == 0
-    runs = db_rows(measured / "w.duckdb", "SELECT r.series_id, json_extract(ru.config, '$.runs[0].stop_rule') AS rule "
-                                          "FROM results r JOIN runs ru USING (run_id) ORDER BY ru.started_at")
+    runs = db_rows(
+        measured / "w.duckdb",
+        "SELECT r.series_id, json_extract(ru.config, '$.runs[0].stop_rule') AS rule "
+        "FROM results r JOIN runs ru USING (run_id) ORDER BY ru.started_at",
+    )
     again = runs[-1]
     original = [r for r in runs[:-1] if r["series_id"] == again["series_id"]]
     assert original, "the line measured another scenario than the result it was printed for"
-    assert original[0]["rule"] == again["rule"]           # the same stopping rule, option for option
+    assert original[0]["rule"] == again["rule"]  # the same stopping rule, option for option
 
 
 def test_quickstarts_next_steps_run(measured):
@@ -87,13 +106,29 @@ def test_quickstarts_next_steps_run(measured):
 
 def test_the_resume_line_after_ctrl_c_finishes_the_run(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    args = ["run", "--backend", "numpy", "--model", "matmul:32", "--batch-size", "1,2,3,4,5,6", *QUICK,
-            "--min-time", "0.3", "--max-time", "0.3", "--out", str(out), "--db", str(db)]
+    args = [
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:32",
+        "--batch-size",
+        "1,2,3,4,5,6",
+        *QUICK,
+        "--min-time",
+        "0.3",
+        "--max-time",
+        "0.3",
+        "--out",
+        str(out),
+        "--db",
+        str(db),
+    ]
     err = interrupt_after_first_file(args, out)
     line = after("resume with: ", err)
     done = shell(line, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert db_rows(db, "SELECT count(*) AS n FROM results")[0]["n"] == 6      # every planned scenario, once
+    assert db_rows(db, "SELECT count(*) AS n FROM results")[0]["n"] == 6  # every planned scenario, once
 
 
 @pytest.mark.parametrize("backend", ["numpy", pytest.param("openai", marks=pytest.mark.slow)])
@@ -103,13 +138,41 @@ def test_the_check_line_after_run_ab_runs_for_every_backend(backend, tmp_path):
     if backend == "openai":
         pytest.importorskip("httpx")
         stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 20 --itl-ms 5"
-        what = ["--backend", "openai", "--model", "stub", "--server", stub, "--concurrency", "2", "--seq-len", "16",
-                "--gen-tokens", "8", "--max-time", "3"]
+        what = [
+            "--backend",
+            "openai",
+            "--model",
+            "stub",
+            "--server",
+            stub,
+            "--concurrency",
+            "2",
+            "--seq-len",
+            "16",
+            "--gen-tokens",
+            "8",
+            "--max-time",
+            "3",
+        ]
     else:
         what = ["--backend", "numpy", "--model", "matmul:32", "--min-time", "0.2", "--max-time", "0.5"]
-    proc = benchdb_cmd("run", *what, *QUICK, "--ab", sys.executable, sys.executable, "--repeats", "3",
-                       "--ab-threshold", "50%", "--out", str(tmp_path / "res"), "--db", str(tmp_path / "w.duckdb"),
-                       timeout=600)
+    proc = benchdb_cmd(
+        "run",
+        *what,
+        *QUICK,
+        "--ab",
+        sys.executable,
+        sys.executable,
+        "--repeats",
+        "3",
+        "--ab-threshold",
+        "50%",
+        "--out",
+        str(tmp_path / "res"),
+        "--db",
+        str(tmp_path / "w.duckdb"),
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr
     line = after("check with: ", proc.stdout)
     assert "--threshold 50%" in line and "--metric" not in line
@@ -120,8 +183,13 @@ def test_the_check_line_after_run_ab_runs_for_every_backend(backend, tmp_path):
 
 
 def test_imports_next_line_ingests(tmp_path):
-    r = cli("import", "pytest-benchmark", FIXTURES / "interop" / "pytest_benchmark" / "pytest_benchmark.json",
-            "--out", tmp_path / "imported dir")
+    r = cli(
+        "import",
+        "pytest-benchmark",
+        FIXTURES / "interop" / "pytest_benchmark" / "pytest_benchmark.json",
+        "--out",
+        tmp_path / "imported dir",
+    )
     assert r.exit_code == 0, r.output
     line = after("next: ", r.output)
     proc = shell(line, tmp_path)
@@ -137,7 +205,7 @@ def test_the_upgrade_line_of_an_old_warehouse_upgrades_it(tmp_path):
     (line,) = quoted(status.output)
     refused = cli("query", "SELECT 1", "--db", old)
     assert refused.exit_code != 0 and quoted(refused.output) == [line]
-    proc = shell(line, Path("/"))                      # the path it names works from anywhere
+    proc = shell(line, Path("/"))  # the path it names works from anywhere
     assert proc.returncode == 0, proc.stderr
     assert cli("query", "SELECT count(*) FROM results", "--db", old).exit_code == 0
 
@@ -146,14 +214,31 @@ def test_the_upgrade_line_of_an_old_warehouse_upgrades_it(tmp_path):
 def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypatch):
     from bisect_repo import make_repo
 
-    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))   # environments built here, not in ~/.cache
+    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))  # environments built here, not in ~/.cache
     shas = make_repo(tmp_path / "repo", n=3, slow_at=3, factor=2.0)
-    proc = benchdb_cmd("bisect", "--repo", str(tmp_path / "repo"), "--bench", "benches/bench_work.py",
-                       "--min-time", "0.2", "--repeats", "3", "--ab-threshold", "20%", "--good", shas[0],
-                       "--bad", shas[-1], "--out", str(tmp_path / "first"), timeout=900)
+    proc = benchdb_cmd(
+        "bisect",
+        "--repo",
+        str(tmp_path / "repo"),
+        "--bench",
+        "benches/bench_work.py",
+        "--min-time",
+        "0.2",
+        "--repeats",
+        "3",
+        "--ab-threshold",
+        "20%",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--out",
+        str(tmp_path / "first"),
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr
     line = after("reproduce: ", proc.stdout)
-    assert f"--bad {shas[2][:12]}" in line and "--min-time 0.2s" in line          # the culprit, as measured
+    assert f"--bad {shas[2][:12]}" in line and "--min-time 0.2s" in line  # the culprit, as measured
     again = shell(line, tmp_path)
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"culprit: {shas[2]}" in again.stdout

@@ -43,15 +43,14 @@ def test_the_set_up_line_is_where_the_test_command_starts():
 
 def test_first_60_lines_say_what_why_set_up_main_job_and_tests():
     head = "\n".join(README.read_text().splitlines()[:60])
-    assert "benchdb measures ML inference" in head and "It is for " in head           # what, for whom
-    peers = head.split("## Why benchdb", 1)[1].split("## ", 1)[0]                      # why: vs peers
-    for tool in ("optimum-benchmark", "vllm bench serve", "GuideLLM", "AIPerf", "pyperf", "asv",
-                 "MLPerf LoadGen"):
+    assert "benchdb measures ML inference" in head and "It is for " in head  # what, for whom
+    peers = head.split("## Why benchdb", 1)[1].split("## ", 1)[0]  # why: vs peers
+    for tool in ("optimum-benchmark", "vllm bench serve", "GuideLLM", "AIPerf", "pyperf", "asv", "MLPerf LoadGen"):
         assert tool in peers, tool
     assert "| you use | benchdb adds | keep using it for |" in peers
-    assert "git clone " in head and "python3 -m venv .venv" in head                     # set-up
-    assert ".venv/bin/benchdb quickstart" in head                                       # main job
-    assert ".venv/bin/python -m pytest" in head                                         # tests
+    assert "git clone " in head and "python3 -m venv .venv" in head  # set-up
+    assert ".venv/bin/benchdb quickstart" in head  # main job
+    assert ".venv/bin/python -m pytest" in head  # tests
     assert "What set-up downloads" in head
 
 
@@ -65,8 +64,16 @@ def test_the_readme_documents_every_verdict_the_quickstart_prints():
 
 def test_no_internal_words_for_users():
     text = README.read_text()
-    for phrase in ("/tmp/bis", "this project's", "on this VM", "schema 7", "contract v2", "apt-get",
-                   "--batch-sizes", "--seq-lens"):
+    for phrase in (
+        "/tmp/bis",
+        "this project's",
+        "on this VM",
+        "schema 7",
+        "contract v2",
+        "apt-get",
+        "--batch-sizes",
+        "--seq-lens",
+    ):
         assert phrase not in text, phrase
 
 
@@ -81,7 +88,7 @@ def benchdb_commands(markdown: str) -> list[list[str]]:
             words = shlex.split(line, comments=True)
             for i, word in enumerate(words):
                 if word.endswith("benchdb") and (i == 0 or words[i - 1] in ("&&", "|", ";")):
-                    rest = words[i + 1:]
+                    rest = words[i + 1 :]
                     for sep in ("&&", "|", ";"):
                         rest = rest[: rest.index(sep)] if sep in rest else rest
                     out.append(rest)

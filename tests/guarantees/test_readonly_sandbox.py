@@ -32,14 +32,20 @@ _PARTITIONED = f"TO '{GEN}' (FORMAT csv, PARTITION_BY (x), OVERWRITE true)"
 ATTACKS = [
     # the issue's: a PREPAREd COPY replaces generation 2 by a CSV (its part is deleted)
     ("prepare-execute-copy", f"PREPARE p AS COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}; EXECUTE p"),
-    ("prepare-execute-rewrite-values",
-     f"PREPARE p AS COPY (SELECT * REPLACE (value * 1000 AS value) FROM read_parquet('{PART}')) TO '{PART}' "
-     "(FORMAT parquet); EXECUTE p"),
-    ("prepare-with-copy", f"PREPARE p AS WITH d AS (COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}) SELECT * FROM d; "
-                          "EXECUTE p"),
+    (
+        "prepare-execute-rewrite-values",
+        f"PREPARE p AS COPY (SELECT * REPLACE (value * 1000 AS value) FROM read_parquet('{PART}')) TO '{PART}' "
+        "(FORMAT parquet); EXECUTE p",
+    ),
+    (
+        "prepare-with-copy",
+        f"PREPARE p AS WITH d AS (COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}) SELECT * FROM d; EXECUTE p",
+    ),
     ("copy-in-with", f"WITH d AS (COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}) SELECT * FROM d"),
-    ("copy-in-materialized-with", f"WITH d AS MATERIALIZED (COPY (SELECT 1 AS x, 2 AS y) TO '{GEN}/m.csv') "
-                                  "SELECT * FROM d"),
+    (
+        "copy-in-materialized-with",
+        f"WITH d AS MATERIALIZED (COPY (SELECT 1 AS x, 2 AS y) TO '{GEN}/m.csv') SELECT * FROM d",
+    ),
     ("copy-in-nested-with", f"SELECT * FROM (WITH d AS (COPY (SELECT 1 AS x) TO '{GEN}/n.csv') SELECT * FROM d)"),
     ("copy-after-select", f"SELECT 1; COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}"),
     ("copy-before-select", f"COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}; SELECT 1"),
@@ -47,8 +53,7 @@ ATTACKS = [
     ("copy-of-a-pivot", f"COPY (PIVOT results ON backend USING count(*)) TO '{GEN}/p.csv'"),
     ("explain-analyze-copy", f"EXPLAIN ANALYZE COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}"),
     ("explain-options-analyze-copy", f"EXPLAIN (ANALYZE, FORMAT json) COPY results TO '{GEN}/e.csv'"),
-    ("explain-analyze-with-copy", f"EXPLAIN ANALYZE WITH d AS (COPY (SELECT 1 AS x) TO '{GEN}/w.csv') "
-                                  "SELECT * FROM d"),
+    ("explain-analyze-with-copy", f"EXPLAIN ANALYZE WITH d AS (COPY (SELECT 1 AS x) TO '{GEN}/w.csv') SELECT * FROM d"),
     ("export-database", f"EXPORT DATABASE '{GEN}/exported'"),
     ("copy-from-database", "COPY FROM DATABASE w TO memory"),
     ("import-database", f"IMPORT DATABASE '{SCRATCH}'"),
@@ -104,8 +109,11 @@ def _duckdb_knows(name: str, text: str) -> bool:
     con = duckdb.connect()
     try:
         con.extract_statements(text)
-        return name not in NEEDS or bool(con.execute(
-            "SELECT count(*) FROM duckdb_functions() WHERE function_name = $1", [NEEDS[name]]).fetchall()[0][0])
+        return name not in NEEDS or bool(
+            con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = $1", [NEEDS[name]]).fetchall()[
+                0
+            ][0]
+        )
     except duckdb.Error:
         return False
     finally:
@@ -114,8 +122,9 @@ def _duckdb_knows(name: str, text: str) -> bool:
 
 #: DuckDB 1.3 on keeps a PIVOT with no IN list one statement (MULTI); before, its parts keep no
 #: text, and an EXPLAIN or PREPARE of one cannot be checked (so it is refused).
-PIVOT_IS_ONE = [s.type.name for s in duckdb.connect().extract_statements(
-    "PIVOT (SELECT 1 AS a) ON a USING count(*)")] == ["MULTI"]
+PIVOT_IS_ONE = [
+    s.type.name for s in duckdb.connect().extract_statements("PIVOT (SELECT 1 AS a) ON a USING count(*)")
+] == ["MULTI"]
 
 
 @pytest.fixture(scope="module")
@@ -153,13 +162,14 @@ def _parts(db: Path) -> list[Path]:
 
 def _state(db: Path) -> dict[str, bytes | None]:
     """Every file and folder in and beside the warehouse, with its bytes (a folder: None)."""
-    return {str(p.relative_to(db.parent)): (p.read_bytes() if p.is_file() else None)
-            for p in sorted(db.parent.rglob("*"))}
+    return {
+        str(p.relative_to(db.parent)): (p.read_bytes() if p.is_file() else None) for p in sorted(db.parent.rglob("*"))
+    }
 
 
 def _samples(db: Path) -> list:
     """Every sample the warehouse answers with, in a fixed order."""
-    con = duckdb.connect(str(db), read_only=True)       # the analysts' one line
+    con = duckdb.connect(str(db), read_only=True)  # the analysts' one line
     try:
         return con.execute("SELECT * FROM samples ORDER BY ALL").fetchall()
     finally:
@@ -168,8 +178,12 @@ def _samples(db: Path) -> list:
 
 def _fill(text: str, db: Path, scratch: Path) -> str:
     gen = _parts(db)[-1].parent
-    return (text.replace(GEN, str(gen)).replace(PART, str(_parts(db)[0])).replace(DB, str(db))
-            .replace(SCRATCH, str(scratch)))
+    return (
+        text.replace(GEN, str(gen))
+        .replace(PART, str(_parts(db)[0]))
+        .replace(DB, str(db))
+        .replace(SCRATCH, str(scratch))
+    )
 
 
 @pytest.mark.parametrize("name, text", ATTACKS, ids=[a[0] for a in ATTACKS])
@@ -196,22 +210,30 @@ def test_the_refusal_names_what_was_refused(warehouse):
         return r.stderr.strip().removeprefix(READ_ONLY)
 
     assert refusal(f"PREPARE p AS COPY results TO '{warehouse}.csv'; EXECUTE p").startswith(
-        '"COPY" is not a read statement; it runs SELECT (also WITH, PIVOT, SUMMARIZE, DESCRIBE, SHOW), EXPLAIN, ')
-    assert refusal("INSTALL httpfs").startswith('"INSTALL" is not a read statement')       # DuckDB's kind: LOAD
-    assert refusal("RESET threads").startswith('"RESET" is not a read statement')          # DuckDB's kind: SET
+        '"COPY" is not a read statement; it runs SELECT (also WITH, PIVOT, SUMMARIZE, DESCRIBE, SHOW), EXPLAIN, '
+    )
+    assert refusal("INSTALL httpfs").startswith('"INSTALL" is not a read statement')  # DuckDB's kind: LOAD
+    assert refusal("RESET threads").startswith('"RESET" is not a read statement')  # DuckDB's kind: SET
     assert refusal("SELECT * FROM checkpoint()") == (
         "table function checkpoint() is refused: it is not one that only reads (such as read_parquet(), range(), "
-        "duckdb_tables())")
+        "duckdb_tables())"
+    )
     assert refusal("EXECUTE p").startswith("EXECUTE p names no statement PREPAREd before it in the same query")
-    assert refusal("SELECT 1 AS copy") == ('COPY inside a statement (in a WITH clause) is refused; '
-                                           'quote "copy" where it names a column')
+    assert refusal("SELECT 1 AS copy") == (
+        'COPY inside a statement (in a WITH clause) is refused; quote "copy" where it names a column'
+    )
 
 
 def test_the_command_line_refuses_the_issues_prepare_execute_copy_in_one_line(warehouse):
     """The attack of the issue through a real `benchdb query` process: exit 2, one line, no part lost."""
     before, gen = _state(warehouse), _parts(warehouse)[-1].parent
-    proc = benchdb_cmd("query", f"PREPARE p AS COPY (SELECT 1 AS x, 2 AS y) TO '{gen}' "
-                                "(FORMAT csv, PARTITION_BY (x), OVERWRITE true); EXECUTE p", "--db", str(warehouse))
+    proc = benchdb_cmd(
+        "query",
+        f"PREPARE p AS COPY (SELECT 1 AS x, 2 AS y) TO '{gen}' "
+        "(FORMAT csv, PARTITION_BY (x), OVERWRITE true); EXECUTE p",
+        "--db",
+        str(warehouse),
+    )
     assert proc.returncode == 2, proc.stdout
     assert proc.stderr.startswith(READ_ONLY + '"COPY" is not a read statement') and proc.stderr.count("\n") == 1
     assert _state(warehouse) == before
@@ -222,13 +244,19 @@ READS = [
     ("with", "WITH s AS (SELECT batch_size FROM results) SELECT max(batch_size) AS m FROM s", ["m", "2"]),
     ("from-first", "FROM results SELECT count(*) AS n", ["n", "4"]),
     ("pivot", "PIVOT results ON backend USING count(*) GROUP BY mode", ["mode,numpy", "eager,4"]),
-    ("pivot-in-a-select", "SELECT * FROM (PIVOT results ON backend USING count(*) GROUP BY mode)",
-     ["mode,numpy", "eager,4"]),
+    (
+        "pivot-in-a-select",
+        "SELECT * FROM (PIVOT results ON backend USING count(*) GROUP BY mode)",
+        ["mode,numpy", "eager,4"],
+    ),
     ("pivot-with-in", "PIVOT results ON backend IN ('numpy') USING count(*) GROUP BY mode", ["mode,numpy", "eager,4"]),
     ("unpivot", "UNPIVOT (SELECT 1 AS a, 2 AS b) ON a, b INTO NAME k VALUE v ORDER BY k", ["k,v", "a,1", "b,2"]),
     ("summarize", "SELECT column_name FROM (SUMMARIZE SELECT batch_size FROM results)", ["column_name", "batch_size"]),
-    ("describe", "SELECT column_name FROM (DESCRIBE results) WHERE column_name = 'batch_size'",
-     ["column_name", "batch_size"]),
+    (
+        "describe",
+        "SELECT column_name FROM (DESCRIBE results) WHERE column_name = 'batch_size'",
+        ["column_name", "batch_size"],
+    ),
     ("show", "SELECT count(*) > 0 AS any FROM (SHOW TABLES)", ["any", "True"]),
     ("call", "CALL pragma_table_info('runs')", None),
     ("table-function", "SELECT count(*) AS n FROM duckdb_views() WHERE view_name = 'results_latest'", ["n", "1"]),
@@ -236,10 +264,16 @@ READS = [
     ("explain-analyze", "EXPLAIN ANALYZE SELECT count(*) FROM samples", None),
     ("explain-with-options", "EXPLAIN (FORMAT json) SELECT 1", None),
     ("explain-a-pivot", "EXPLAIN PIVOT results ON backend USING count(*)", None),
-    ("prepare-execute", "PREPARE p AS SELECT count(*) AS n FROM results WHERE batch_size >= $1; EXECUTE p(2)",
-     ["n", "2"]),
-    ("prepare-a-pivot", "PREPARE p AS PIVOT results ON backend USING count(*) GROUP BY mode; EXECUTE p",
-     ["mode,numpy", "eager,4"]),
+    (
+        "prepare-execute",
+        "PREPARE p AS SELECT count(*) AS n FROM results WHERE batch_size >= $1; EXECUTE p(2)",
+        ["n", "2"],
+    ),
+    (
+        "prepare-a-pivot",
+        "PREPARE p AS PIVOT results ON backend USING count(*) GROUP BY mode; EXECUTE p",
+        ["mode,numpy", "eager,4"],
+    ),
     ("words-in-strings-and-quotes", "SELECT 'COPY x TO y' AS \"copy\" -- DELETE", ["copy", "COPY x TO y"]),
     ("several-reads", "SELECT 1 AS a; SELECT 2 AS b", ["b", "2"]),
 ]
@@ -261,7 +295,7 @@ def test_text_duckdb_cannot_parse_is_its_error_and_none_of_it_runs(warehouse):
     before = _state(warehouse)
     r = cli("query", f"COPY results TO '{warehouse}.csv'; SELEC 1", "--db", warehouse)
     assert r.exit_code == 2
-    assert r.stderr.startswith("benchdb: error: query failed: Parser Error: syntax error at or near \"SELEC\"")
+    assert r.stderr.startswith('benchdb: error: query failed: Parser Error: syntax error at or near "SELEC"')
     assert _state(warehouse) == before
 
 
@@ -270,9 +304,15 @@ def test_a_reading_connection_cannot_reopen_access(warehouse, tmp_path):
     export) has its configuration locked, so no SET, RESET, PRAGMA or logging call widens it."""
     outside = tmp_path / "outside.csv"
     outside.write_text("a\n1\n")
-    texts = ("SET enable_external_access = true", "RESET enable_external_access", "SET allowed_directories = ['/']",
-             f"SET allowed_paths = ['{outside}']", "SET lock_configuration = false", "RESET lock_configuration",
-             f"SET profile_output = '{tmp_path}/p.txt'")
+    texts = (
+        "SET enable_external_access = true",
+        "RESET enable_external_access",
+        "SET allowed_directories = ['/']",
+        f"SET allowed_paths = ['{outside}']",
+        "SET lock_configuration = false",
+        "RESET lock_configuration",
+        f"SET profile_output = '{tmp_path}/p.txt'",
+    )
     outcome = {}
     con, _ = database.open_readonly(warehouse)
     try:

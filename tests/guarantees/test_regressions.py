@@ -51,9 +51,9 @@ def test_single_spike_is_never_a_change_point():
 
 
 def test_minimum_segment_and_effect():
-    x = np.r_[np.ones(10), np.ones(2) * 1.5]          # only 2 points after: too short
+    x = np.r_[np.ones(10), np.ones(2) * 1.5]  # only 2 points after: too short
     assert e_divisive(x, min_segment=3) == []
-    y = np.r_[np.ones(10), np.ones(10) * 1.01]        # 1 % shift: below the minimum effect
+    y = np.r_[np.ones(10), np.ones(10) * 1.01]  # 1 % shift: below the minimum effect
     assert e_divisive(y, min_effect=0.03) == []
     z = np.r_[np.ones(10), np.ones(10) * 1.10]
     (cp,) = e_divisive(z)
@@ -62,7 +62,7 @@ def test_minimum_segment_and_effect():
 
 # ----------------------------------------------------------------------------- gate statistics
 def _pair(rng, n=200, shift=0.0, sigma=0.05):
-    base = rng.lognormal(np.log(0.01), sigma, n) + rng.exponential(0.0005, n)     # heavy right tail
+    base = rng.lognormal(np.log(0.01), sigma, n) + rng.exponential(0.0005, n)  # heavy right tail
     cand = (rng.lognormal(np.log(0.01), sigma, n) + rng.exponential(0.0005, n)) * (1 + shift)
     return list(base), list(cand)
 
@@ -87,10 +87,13 @@ def test_real_regressions_are_found_and_direction_respected():
     assert sum(_verdict(*_pair(rng, shift=-0.10)).verdict == "improved" for _ in range(50)) >= 48
     # throughput-like units regress downward
     b, c = _pair(rng, shift=-0.10)
-    v = verdict.judge({}, gate.SideSamples("ok", "valid", unit="tokens/s", values=b,
-                                           processes=np.array_split(np.asarray(b), 3)),
-                      gate.SideSamples("ok", "valid", unit="tokens/s", values=c,
-                                       processes=np.array_split(np.asarray(c), 3)), threshold=0.05, interleaved=True)
+    v = verdict.judge(
+        {},
+        gate.SideSamples("ok", "valid", unit="tokens/s", values=b, processes=np.array_split(np.asarray(b), 3)),
+        gate.SideSamples("ok", "valid", unit="tokens/s", values=c, processes=np.array_split(np.asarray(c), 3)),
+        threshold=0.05,
+        interleaved=True,
+    )
     assert v.verdict == "regressed"
 
 
@@ -112,13 +115,18 @@ def test_separate_invocations_without_history_are_inconclusive_whatever_their_re
     b, c = _pair(rng, shift=0.30)
     v = _verdict(b, c, processes=3, interleaved=False)
     assert v.verdict == "inconclusive" and v.processes == (3, 3)
-    assert v.reason.startswith("run-to-run noise unknown: the sides are separate invocations and the series "
-                               "has no history") and "--ab" in v.reason and "8 runs" in v.reason
+    assert (
+        v.reason.startswith(
+            "run-to-run noise unknown: the sides are separate invocations and the series has no history"
+        )
+        and "--ab" in v.reason
+        and "8 runs" in v.reason
+    )
     assert v.change == pytest.approx(0.30, abs=0.03) and v.interval.startswith("hierarchical")
-    assert _verdict(b, c, processes=3, interleaved=True).verdict == "regressed"          # one A/B run
+    assert _verdict(b, c, processes=3, interleaved=True).verdict == "regressed"  # one A/B run
     assert _verdict(b, c, history=[0.01] * 10, processes=3, interleaved=False).verdict == "regressed"
     same = _verdict(*_pair(rng), processes=3, interleaved=False)
-    assert same.verdict == "inconclusive"                  # nor "unchanged": it cannot know that either
+    assert same.verdict == "inconclusive"  # nor "unchanged": it cannot know that either
 
 
 def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
@@ -127,16 +135,19 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     b = list(rng.normal(0.01, 1e-5, 3000))
     c = list(rng.normal(0.0101, 1e-5, 3000))
     v = _verdict(b, c)
-    assert v.ci_low > 0.005 and v.ci_high < 0.015          # significant ...
-    assert v.verdict == "unchanged" and v.reason.startswith("whole 90% CI")   # ... and practically nothing
+    assert v.ci_low > 0.005 and v.ci_high < 0.015  # significant ...
+    assert v.verdict == "unchanged" and v.reason.startswith("whole 90% CI")  # ... and practically nothing
     assert "within +-5.0%" in v.reason and "two one-sided tests" in v.reason
     # the equivalence interval (90 %) comes from the same resamples: nested in the 95 % one
     assert v.ci_low <= v.eq_low <= v.change <= v.eq_high <= v.ci_high
-    spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]     # processes disagree
-    straddle = verdict.judge({}, gate.SideSamples("ok", "valid", unit="s", values=b,
-                                                  processes=np.array_split(np.asarray(b), 3)),
-                             gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(spread), processes=spread),
-                             threshold=0.05, interleaved=True)
+    spread = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.02, 1.05, 1.08)]  # processes disagree
+    straddle = verdict.judge(
+        {},
+        gate.SideSamples("ok", "valid", unit="s", values=b, processes=np.array_split(np.asarray(b), 3)),
+        gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(spread), processes=spread),
+        threshold=0.05,
+        interleaved=True,
+    )
     assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
     assert straddle.verdict == "inconclusive" and "straddles" in straddle.reason
 
@@ -144,7 +155,7 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
 def test_noisy_history_raises_the_threshold():
     rng = np.random.default_rng(9)
     b, c = _pair(rng, shift=0.08)
-    quiet = _verdict(b, c, history=[0.01] * 10, processes=1)      # history makes the noise known
+    quiet = _verdict(b, c, history=[0.01] * 10, processes=1)  # history makes the noise known
     noisy_history = list(0.01 * (1 + 0.05 * rng.standard_normal(12)))
     noisy = _verdict(b, c, history=noisy_history, processes=1)
     assert quiet.verdict == "regressed" and quiet.threshold == 0.05
@@ -154,8 +165,9 @@ def test_noisy_history_raises_the_threshold():
 
 def test_too_few_samples_or_invalid_is_inconclusive():
     assert _verdict([0.01] * 5, [0.02] * 5).verdict == "inconclusive"
-    v = verdict.judge({}, gate.SideSamples("ok", "valid"), gate.SideSamples("ok", "invalid", ("noisy: x",)),
-                      threshold=0.05)
+    v = verdict.judge(
+        {}, gate.SideSamples("ok", "valid"), gate.SideSamples("ok", "invalid", ("noisy: x",)), threshold=0.05
+    )
     assert (v.verdict, v.reason) == ("inconclusive", "candidate result is invalid: noisy: x")
 
 
@@ -167,7 +179,7 @@ def test_bootstrap_medians_follow_the_distribution_of_resampled_medians(n):
     x = np.random.default_rng(n).lognormal(0, 0.5, n)
     exact = bootstrap_medians(x, 40_000, np.random.default_rng(1))
     brute = np.median(x[np.random.default_rng(2).integers(0, n, (40_000, n))], axis=1)
-    if n % 2:                       # odd: every bootstrap median is one of the values
+    if n % 2:  # odd: every bootstrap median is one of the values
         assert set(np.unique(exact)) <= set(x)
     for q in (0.025, 0.1, 0.5, 0.9, 0.975):
         # the same quantile, up to the Monte Carlo error of 40,000 draws (a neighbouring order statistic)
@@ -188,16 +200,21 @@ def _history(folder, n_runs, step_at=None, step=0.0, models=("m1",), extra_last=
     rng = np.random.default_rng(11)
     runs = []
     for i in range(n_runs):
-        run = make_run(started_at=f"2026-10-{i + 1:02d}T10:00:00+00:00", git_commit=f"{i:02d}" + "a" * 38,
-                       tags=[f"build-{i}"])
+        run = make_run(
+            started_at=f"2026-10-{i + 1:02d}T10:00:00+00:00", git_commit=f"{i:02d}" + "a" * 38, tags=[f"build-{i}"]
+        )
         runs.append(run)
         for model in models:
             scale = 1 + (step if step_at is not None and i >= step_at else 0.0)
             vals = rng.lognormal(np.log(0.01 * scale), 0.01, 60)
             write_file(folder, make_meta(run, model_id=model), vals, name=f"{model}-{i}.parquet", repeats=3)
         if extra_last and i == n_runs - 1:
-            write_file(folder, make_meta(run, model_id=extra_last), rng.lognormal(np.log(0.01), 0.01, 60),
-                       name=f"extra-{i}.parquet")
+            write_file(
+                folder,
+                make_meta(run, model_id=extra_last),
+                rng.lognormal(np.log(0.01), 0.01, 60),
+                name=f"extra-{i}.parquet",
+            )
     return runs
 
 
@@ -212,23 +229,51 @@ def test_check_gate_through_the_cli(tmp_path):
     assert "0 broken, **2 regressed**, 0 inconclusive, 0 still broken, 0 improved, 0 fixed, 0 unchanged." in r.stdout
     assert "Only in the candidate (1, not compared): m3 numpy/cpu bs=1 n=64 on Test CPU 9000" in r.stdout
     # no change between two earlier runs: exit 0
-    r = invoke("check", "--baseline", f"run:{runs[1]['run_id']}", "--candidate", "commit:08", "--db", str(db),
-               "--format", "json")
+    r = invoke(
+        "check",
+        "--baseline",
+        f"run:{runs[1]['run_id']}",
+        "--candidate",
+        "commit:08",
+        "--db",
+        str(db),
+        "--format",
+        "json",
+    )
     assert r.exit_code == 0, r.output
     body = json.loads(r.stdout)
-    assert body["counts"] == {"broken": 0, "regressed": 0, "inconclusive": 0, "still_broken": 0, "improved": 0,
-                              "fixed": 0, "unchanged": 2}
+    assert body["counts"] == {
+        "broken": 0,
+        "regressed": 0,
+        "inconclusive": 0,
+        "still_broken": 0,
+        "improved": 0,
+        "fixed": 0,
+        "unchanged": 2,
+    }
     assert (body["outcome"], body["exit_code"]) == ("pass", 0)
-    r = invoke("check", "--baseline", "tag:build-0", "--candidate", "time:2026-10-10..", "--db", str(db),
-               "--format", "json")
+    r = invoke(
+        "check", "--baseline", "tag:build-0", "--candidate", "time:2026-10-10..", "--db", str(db), "--format", "json"
+    )
     assert r.exit_code == 1 and json.loads(r.stdout)["counts"]["regressed"] == 2
     # without history, the same separate invocations are inconclusive and say why
-    r = invoke("check", "--baseline", f"run:{runs[2]['run_id']}", "--candidate", "commit:03", "--db", str(db),
-               "--format", "json")
+    r = invoke(
+        "check",
+        "--baseline",
+        f"run:{runs[2]['run_id']}",
+        "--candidate",
+        "commit:03",
+        "--db",
+        str(db),
+        "--format",
+        "json",
+    )
     body = json.loads(r.stdout)
     assert r.exit_code == 3 and body["counts"]["inconclusive"] == 2 and body["outcome"] == "undecided"
-    assert all(c["reason"].startswith("run-to-run noise unknown: the sides are separate invocations")
-               for c in body["comparisons"])
+    assert all(
+        c["reason"].startswith("run-to-run noise unknown: the sides are separate invocations")
+        for c in body["comparisons"]
+    )
 
 
 def test_check_selector_errors(tmp_path):
@@ -262,7 +307,7 @@ def test_change_points_found_at_ingest_reported_and_acked(tmp_path):
     assert [t["run_id"] for t in trends if t["change_point"]] == [runs[6]["run_id"]]
     r = invoke("ack", cp["change_id"][:8], "--note", "expected: bigger model", "--db", str(db))
     assert r.exit_code == 0 and r.stdout.startswith(f"acknowledged change point {cp['change_id']}")
-    r = invoke("report", "--regressions", "--db", str(db))          # good news is not a failure
+    r = invoke("report", "--regressions", "--db", str(db))  # good news is not a failure
     assert r.exit_code == 0 and "No open change points in 1 series (12 runs); 1 acknowledged change point" in r.stdout
     # re-detection keeps the acknowledgement
     invoke("ingest", str(res), "--db", str(db))
@@ -277,8 +322,22 @@ def test_gate_on_two_real_runs_of_the_same_scenario(tmp_path):
     (How often real A/A runs get flagged here is measured by benchmarks/regressions_eval.py.)"""
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     for _ in range(2):
-        r = invoke("run", "--backend", "numpy", "--model", "matmul:128", "--min-time", "0.5", "--max-time", "2",
-                   "--max-background-cpu", "100%", "--out", str(out), "--no-isolation")
+        r = invoke(
+            "run",
+            "--backend",
+            "numpy",
+            "--model",
+            "matmul:128",
+            "--min-time",
+            "0.5",
+            "--max-time",
+            "2",
+            "--max-background-cpu",
+            "100%",
+            "--out",
+            str(out),
+            "--no-isolation",
+        )
         assert r.exit_code == 0
     invoke("ingest", str(out), "--db", str(db))
     r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--format", "json")
@@ -291,11 +350,12 @@ def test_gate_on_two_real_runs_of_the_same_scenario(tmp_path):
     # (a noisy measurement), as the warehouse records it.
     assert c["verdict"] == "inconclusive", c
     assert (r.exit_code, body["exit_code"], body["outcome"]) == (3, 3, "undecided")
-    validity = {row[0] for row in duckdb.connect(str(db), read_only=True).execute(
-        "SELECT DISTINCT validity FROM results").fetchall()}
+    validity = {
+        row[0]
+        for row in duckdb.connect(str(db), read_only=True).execute("SELECT DISTINCT validity FROM results").fetchall()
+    }
     if validity == {"valid"}:
-        assert c["reason"].startswith("run-to-run noise unknown: 1 process on a side and no history of this "
-                                      "series"), c
+        assert c["reason"].startswith("run-to-run noise unknown: 1 process on a side and no history of this series"), c
         assert c["ci_low"] <= c["change"] <= c["ci_high"]
     else:
         assert "result is invalid" in c["reason"], c
@@ -310,8 +370,15 @@ def test_check_through_the_cli_says_improved_for_a_faster_candidate(tmp_path):
     r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--format", "json")
     assert r.exit_code == 0, r.output
     body = json.loads(r.stdout)
-    assert body["counts"] == {"broken": 0, "regressed": 0, "inconclusive": 0, "still_broken": 0, "improved": 2,
-                              "fixed": 0, "unchanged": 0}
+    assert body["counts"] == {
+        "broken": 0,
+        "regressed": 0,
+        "inconclusive": 0,
+        "still_broken": 0,
+        "improved": 2,
+        "fixed": 0,
+        "unchanged": 0,
+    }
     assert (body["outcome"], body["exit_code"]) == ("pass", 0)
     for c in body["comparisons"]:
         assert c["verdict"] == "improved" and c["reason"] == "whole 95% CI beyond -5.0%", c
@@ -319,8 +386,9 @@ def test_check_through_the_cli_says_improved_for_a_faster_candidate(tmp_path):
     r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db))
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith("# benchdb check: pass\n")
-    assert "0 broken, 0 regressed, 0 inconclusive, 0 still broken, 2 improved, 0 fixed, 0 unchanged." \
-        in " ".join(r.stdout.split())
+    assert "0 broken, 0 regressed, 0 inconclusive, 0 still broken, 2 improved, 0 fixed, 0 unchanged." in " ".join(
+        r.stdout.split()
+    )
     assert "Exit 0: pass: every compared series is unchanged, improved or fixed." in " ".join(r.stdout.split())
 
 
@@ -334,7 +402,8 @@ def test_history_counts_from_min_history_points_and_not_for_an_interleaved_ab_pa
 
     def side(role, ab="ab-1234abcd"):
         return [{"run_tags": ["ab-x", f"{ab}-{role}"] if ab else ["nightly"]}]
+
     assert check._ab_pair(side("base"), side("cand"))
-    assert not check._ab_pair(side("base"), side("cand", ab="ab-99999999"))     # two different A/B runs
-    assert not check._ab_pair(side("cand"), side("base"))                        # sides swapped
-    assert not check._ab_pair(side("base", ab=None), side("cand"))               # a plain run
+    assert not check._ab_pair(side("base"), side("cand", ab="ab-99999999"))  # two different A/B runs
+    assert not check._ab_pair(side("cand"), side("base"))  # sides swapped
+    assert not check._ab_pair(side("base", ab=None), side("cand"))  # a plain run

@@ -102,7 +102,7 @@ def test_site_leaves_out_pages_of_unsafe_names_and_writes_only_inside(tmp_path):
     assert r.exit_code == 0, r.output
     assert "compare 0" in r.output and "left out (unsafe names) 2" in r.output
     assert list(escape.iterdir()) == []
-    assert json.loads((tmp_path / "site" / "data" / "runs.json").read_text())["rows"]     # the runs still listed
+    assert json.loads((tmp_path / "site" / "data" / "runs.json").read_text())["rows"]  # the runs still listed
 
 
 @pytest.mark.core
@@ -127,7 +127,7 @@ def test_export_refuses_a_path_that_a_link_leads_outside(warehouse, tmp_path):
 def test_mirror_refuses_a_link_leading_out_of_it(tmp_path):
     """A remote results folder mirrored into benchdb's cache: a link planted in the mirror cannot
     carry a download outside it (before: the file landed where the link pointed)."""
-    pytest.importorskip("fsspec")          # the mirror reads remote folders through fsspec (benchdb[spark])
+    pytest.importorskip("fsspec")  # the mirror reads remote folders through fsspec (benchdb[spark])
     remote = tmp_path / "remote"
     write_file(remote / "sub", make_meta(make_run()))
     cache, outside = tmp_path / "cache", tmp_path / "outside"
@@ -147,7 +147,7 @@ def test_site_out_replaces_only_an_earlier_site(warehouse, tmp_path):
     db, home = str(warehouse), warehouse.parent
     (home / "notes.txt").write_text("mine")
     before = sorted(p.name for p in home.iterdir())
-    r = benchdb_cmd("site", "--db", db, "--out", str(home))             # the warehouse's own folder
+    r = benchdb_cmd("site", "--db", db, "--out", str(home))  # the warehouse's own folder
     assert "holds the warehouse" in _one_line(r)
     assert sorted(p.name for p in home.iterdir()) == before and (home / "notes.txt").read_text() == "mine"
     assert "holds the warehouse" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(tmp_path)))
@@ -157,27 +157,26 @@ def test_site_out_replaces_only_an_earlier_site(warehouse, tmp_path):
     (other / "index.md").write_text("keep")
     assert "not empty and not a site" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(other)))
     assert (other / "index.md").read_text() == "keep"
-    r = benchdb_cmd("site", "--db", db, "--out", ".", cwd=other)      # before: "internal error: ValueError"
+    r = benchdb_cmd("site", "--db", db, "--out", ".", cwd=other)  # before: "internal error: ValueError"
     assert "not empty and not a site" in _one_line(r)
 
     site = tmp_path / "site"
-    site.mkdir()                                                        # empty: fine
+    site.mkdir()  # empty: fine
     assert cli("site", "--db", db, "--out", site).exit_code == 0
     listed = json.loads((site / ".benchdb-site.json").read_text())["files"]
     assert "index.html" in listed and "data/runs.json" in listed
-    assert cli("site", "--db", db, "--out", site).exit_code == 0     # an earlier site: replaced
+    assert cli("site", "--db", db, "--out", site).exit_code == 0  # an earlier site: replaced
     (site / "data" / "my-notes.md").write_text("mine")
     assert "did not write (data/my-notes.md)" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(site)))
     (site / "data" / "my-notes.md").unlink()
-    (site / "data" / "copy.bin").write_bytes(warehouse.read_bytes())    # a warehouse put inside a site
+    (site / "data" / "copy.bin").write_bytes(warehouse.read_bytes())  # a warehouse put inside a site
     assert "holds a warehouse (data/copy.bin)" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(site)))
     (site / "data" / "copy.bin").unlink()
-    r = benchdb_cmd("site", "--db", db, "--out", ".", cwd=site)        # `--out .` inside an earlier site
+    r = benchdb_cmd("site", "--db", db, "--out", ".", cwd=site)  # `--out .` inside an earlier site
     assert r.returncode == 0, r.stderr
     assert (site / "index.html").is_file() and not list(tmp_path.glob(".site.*"))
     (tmp_path / "file").write_text("x")
     assert "not a folder" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(tmp_path / "file")))
-
 
 
 @pytest.mark.core
@@ -189,7 +188,7 @@ def test_site_never_takes_a_users_folder_beside_out_for_its_own(warehouse, tmp_p
         (tmp_path / name).mkdir()
         (tmp_path / name / "mine.txt").write_text("keep")
     site = tmp_path / "site"
-    for _ in range(2):                                                  # a new site, then a replaced one
+    for _ in range(2):  # a new site, then a replaced one
         assert cli("site", "--db", db, "--out", site).exit_code == 0
     for name in (".site.staging", ".site.old"):
         assert (tmp_path / name / "mine.txt").read_text() == "keep"
@@ -197,14 +196,19 @@ def test_site_never_takes_a_users_folder_beside_out_for_its_own(warehouse, tmp_p
     r = benchdb_cmd("site", "--db", db, "--out", "/proc/nope/site")
     assert "cannot write there" in _one_line(r) and r.returncode != 0
 
+
 # ------------------------------------------------------------------------------ publish --space
 @pytest.fixture
 def env(hub_env):
     return hub_env
 
 
-FOREIGN = {"app.py": b"import gradio\n", "requirements.txt": b"gradio\n", "models/weights.bin": b"\0" * 64,
-           ".gitattributes": b"*.bin filter=lfs\n"}
+FOREIGN = {
+    "app.py": b"import gradio\n",
+    "requirements.txt": b"gradio\n",
+    "models/weights.bin": b"\0" * 64,
+    ".gitattributes": b"*.bin filter=lfs\n",
+}
 
 
 @pytest.mark.slow
@@ -232,7 +236,7 @@ def test_publish_space_deletes_only_what_an_earlier_publish_wrote(hub, env, ware
     assert "data/runs.json" in manifest and "app.py" not in manifest
 
     assert cli("site", "--db", warehouse, "--out", site).exit_code == 0
-    (site / "data" / "runs.json").unlink()                  # a page the site no longer has
+    (site / "data" / "runs.json").unlink()  # a page the site no longer has
     r = benchdb_cmd("publish", "--space", "user/dash", "--site", str(site), "--dry-run", env=env)
     assert "  - data/runs.json (" in r.stdout and len(repo.commits) == 2
     r = benchdb_cmd("publish", "--space", "user/dash", "--site", str(site), env=env)

@@ -22,7 +22,7 @@ WIDTH, HEIGHT = 1280, 900
 LATENCY = re.compile(r"\d[\d,]*\.\d+ (?:µs|ms|ns)\b")
 
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("browser_needed")]   # conftest: fails under CI=true
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("browser_needed")]  # conftest: fails under CI=true
 
 
 def invoke(*args):
@@ -39,21 +39,44 @@ def wh(tmp_path_factory) -> Path:
     long identifiers, one outlier; the candidate's numpy matmul is 1.2 % slower."""
     tmp = tmp_path_factory.mktemp("shots")
     res, db = tmp / "res", tmp / "w.duckdb"
-    runs = [make_run(started_at=f"2026-11-0{d}T19:09:00+00:00", git_commit=c * 40,
-                     tags=["ab-1a2b3c4d", f"ab-1a2b3c4d-{side}"])
-            for d, c, side in ((1, "a", "base"), (2, "b", "cand"))]
+    runs = [
+        make_run(
+            started_at=f"2026-11-0{d}T19:09:00+00:00", git_commit=c * 40, tags=["ab-1a2b3c4d", f"ab-1a2b3c4d-{side}"]
+        )
+        for d, c, side in ((1, "a", "base"), (2, "b", "cand"))
+    ]
     for k, run in enumerate(runs):
         slower = 1.012 if k else 1.0
         for bs in (1, 8):
             v = _lat(10 * k + bs, 1.613e-6 * bs * slower)
-            v[0] = v[0] * 400                   # one outlier must not flatten the histogram
-            write_file(res, make_meta(run, model_id="matmul:256", input_shape="n=256", batch_size=bs), v,
-                       name=f"m{k}-{bs}.parquet", repeats=3)
-        for i, (backend, mode, med) in enumerate((("onnxruntime", "optimized-with-a-long-mode-name", 0.61e-3),
-                                                  ("openvino", "latency", 0.60e-3), ("pytorch", "eager", 2.1e-3))):
-            write_file(res, make_meta(run, model_id="tiny:bert-with-a-long-identifier", backend=backend, mode=mode,
-                                      input_shape="seq_len=32"), _lat(100 * k + i, med),
-                       name=f"b{k}-{i}.parquet", repeats=3)
+            v[0] = v[0] * 400  # one outlier must not flatten the histogram
+            write_file(
+                res,
+                make_meta(run, model_id="matmul:256", input_shape="n=256", batch_size=bs),
+                v,
+                name=f"m{k}-{bs}.parquet",
+                repeats=3,
+            )
+        for i, (backend, mode, med) in enumerate(
+            (
+                ("onnxruntime", "optimized-with-a-long-mode-name", 0.61e-3),
+                ("openvino", "latency", 0.60e-3),
+                ("pytorch", "eager", 2.1e-3),
+            )
+        ):
+            write_file(
+                res,
+                make_meta(
+                    run,
+                    model_id="tiny:bert-with-a-long-identifier",
+                    backend=backend,
+                    mode=mode,
+                    input_shape="seq_len=32",
+                ),
+                _lat(100 * k + i, med),
+                name=f"b{k}-{i}.parquet",
+                repeats=3,
+            )
     r = invoke("ingest", res, "--db", db)
     assert r.exit_code == 0, r.output
     return db
@@ -89,13 +112,17 @@ def test_report_check_page_and_dashboard_fit_1280_px_and_speak_the_terminals_uni
     base, cand = LATENCY.findall(row)[:2]
     assert base.endswith("µs") and cand.endswith("µs") and base != cand
     assert "`" not in "".join(ln for ln in term.stdout.splitlines() if ln.startswith("|"))
-    r = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", wh, "--format", "html",
-               "--out", check)
+    r = invoke(
+        "check", "--baseline", "latest~1", "--candidate", "latest", "--db", wh, "--format", "html", "--out", check
+    )
     assert check.exists(), r.output
     # the terminal's report: a latency cell of the batch-scaling table
     scaling = invoke("report", "--batch-scaling", "--db", wh).stdout
-    latency = next(LATENCY.search(ln).group(0) for ln in scaling.splitlines()
-                   if ln.startswith("| matmul:256") and LATENCY.search(ln))
+    latency = next(
+        LATENCY.search(ln).group(0)
+        for ln in scaling.splitlines()
+        if ln.startswith("| matmul:256") and LATENCY.search(ln)
+    )
 
     srv = make_server(str(wh), "127.0.0.1", 0)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
@@ -107,11 +134,11 @@ def test_report_check_page_and_dashboard_fit_1280_px_and_speak_the_terminals_uni
             page.on("pageerror", lambda e: errors.append(str(e)))
             text = _open(page, report.as_uri(), "report", shots)
             assert latency in text, (latency, "not in report.html")
-            assert "--wide" not in text                        # no terminal-only text in the page
+            assert "--wide" not in text  # no terminal-only text in the page
             assert "order_statistics" not in text and "host_clock" not in text
             text = _open(page, check.as_uri(), "check", shots)
             assert base in text and cand in text
-            assert "`" not in text                                 # Markdown rendered, no raw backticks
+            assert "`" not in text  # Markdown rendered, no raw backticks
             base_url = f"http://127.0.0.1:{srv.server_address[1]}"
             for view in ("optimal", "results", "matrix"):
                 page.goto(f"{base_url}/?view={view}")
@@ -127,7 +154,7 @@ def test_report_check_page_and_dashboard_fit_1280_px_and_speak_the_terminals_uni
             page.goto(f"{base_url}/?view=results&model=matmul:256")
             page.wait_for_selector("#status:has-text('row(s)')")
             cells = page.inner_text("#table")
-            assert "µs" in cells and not re.search(r"\b0\.00\d+\b", cells)   # µs, not 0.0016 (ms) or seconds
+            assert "µs" in cells and not re.search(r"\b0\.00\d+\b", cells)  # µs, not 0.0016 (ms) or seconds
             b.close()
     finally:
         srv.shutdown()

@@ -32,11 +32,15 @@ def warehouse(tmp_path) -> Path:
 @pytest.fixture
 def served(warehouse):
     """(host, port) of `benchdb serve --port 0` over the warehouse, stopped afterwards."""
-    proc = subprocess.Popen([sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "0"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         seen = []
-        for line in proc.stderr:                       # the charting library may be fetched first
+        for line in proc.stderr:  # the charting library may be fetched first
             seen.append(line)
             m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
             if m:
@@ -87,7 +91,7 @@ def test_a_foreign_host_header_is_refused(served):
             status, headers, body = get(port, path, host=host)
             assert status == 403, (host, path, status)
             assert "Host" in one_line_error(headers, body)
-    status, headers, body = raw(port, "GET /api/runs HTTP/1.0\r\n\r\n")     # no Host header at all
+    status, headers, body = raw(port, "GET /api/runs HTTP/1.0\r\n\r\n")  # no Host header at all
     assert status == 403
     one_line_error(headers, body)
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LocalHost:{port}", f"[::1]:{port}"):
@@ -113,14 +117,17 @@ def test_every_failure_is_an_http_error_with_a_json_line(served, warehouse):
     _, port = served
     result_id = json.loads(get(port, "/api/results")[2])["rows"][0][0]
     part = next(Path(f"{warehouse}.samples").rglob("*.parquet"))
-    part.write_bytes(b"not parquet")                               # a corrupt samples part
+    part.write_bytes(b"not parquet")  # a corrupt samples part
     status, headers, body = get(port, f"/api/samples?result={result_id}")
     assert status == 500
     assert "parquet" in one_line_error(headers, body).lower()
-    assert get(port, "/api/runs")[0] == 200                        # the server is still there
+    assert get(port, "/api/runs")[0] == 200  # the server is still there
     # what http.server answers by itself: a malformed request line, a method it has no handler for
-    for request in ("BREW /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "GARBAGE\r\n\r\n",
-                    f"OPTIONS / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"):
+    for request in (
+        "BREW /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        "GARBAGE\r\n\r\n",
+        f"OPTIONS / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n",
+    ):
         status, headers, body = raw(port, request)
         assert 400 <= status < 600, request
         one_line_error(headers, body)
@@ -152,7 +159,7 @@ def test_concurrent_requests_while_ingesting_never_get_503(served, warehouse, tm
     writer = threading.Thread(target=ingest_loop)
     writer.start()
     try:
-        while not ingests:                     # requests overlap ingests, not only precede them
+        while not ingests:  # requests overlap ingests, not only precede them
             time.sleep(0.05)
         with ThreadPoolExecutor(max_workers=12) as pool:
             answers = list(pool.map(request, range(120)))
@@ -163,4 +170,4 @@ def test_concurrent_requests_while_ingesting_never_get_503(served, warehouse, tm
     failed = [(s, b[:200]) for s, b in answers if s != 200]
     assert not failed, f"{len(failed)} of 120 requests failed: {failed[:3]}"
     runs = json.loads(get(port, "/api/runs")[2])["rows"]
-    assert len(runs) == 1 + len(ingests)       # and what was ingested is served
+    assert len(runs) == 1 + len(ingests)  # and what was ingested is served

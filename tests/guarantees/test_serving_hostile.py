@@ -29,11 +29,13 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reaso
 
 STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
 MAX_TOKENS = 4
-HOSTILE = {"1e23": "usage.completion_tokens 1e+23 is not a token count",
-           "Infinity": "usage.completion_tokens Infinity is not a token count",
-           "-1000": "usage.completion_tokens -1000 is not a token count",
-           '"x"': 'usage.completion_tokens "x" is not a token count',
-           "100000000000000000000000": "usage.completion_tokens 100000000000000000000000 is not a token count"}
+HOSTILE = {
+    "1e23": "usage.completion_tokens 1e+23 is not a token count",
+    "Infinity": "usage.completion_tokens Infinity is not a token count",
+    "-1000": "usage.completion_tokens -1000 is not a token count",
+    '"x"': 'usage.completion_tokens "x" is not a token count',
+    "100000000000000000000000": "usage.completion_tokens 100000000000000000000000 is not a token count",
+}
 #: A wrapper that starts the server without `exec`: bash stays its parent (extra arguments ignored).
 WRAPPER = """#!/bin/bash
 "{python}" -m benchdb.testing.stub --port "$2" --model "$1" --ttft-ms 5 --itl-ms 20
@@ -51,8 +53,17 @@ def _load_point(**stub):
 
     rule = StopRule(warmup_iters=0, min_iters=12, min_time_s=0.0, max_time_s=30.0, max_iters=12, target_ci=1e-6)
     with StubServer(StubConfig(ttft_ms=2.0, itl_ms=1.0, **stub)) as server:
-        return run(LoadSpec(base_url=server.url, model="stub", prompts=["a b c"], max_tokens=MAX_TOKENS,
-                            concurrency=2, rule=rule, request_timeout_s=30.0))
+        return run(
+            LoadSpec(
+                base_url=server.url,
+                model="stub",
+                prompts=["a b c"],
+                max_tokens=MAX_TOKENS,
+                concurrency=2,
+                rule=rule,
+                request_timeout_s=30.0,
+            )
+        )
 
 
 @pytest.mark.core
@@ -64,7 +75,7 @@ def test_a_hostile_usage_fails_only_its_request(value):
     res = _load_point(bad_usage_every=3, bad_usage=value)
     s = summary(res.records, res.window_s)
     assert (s["requests"], s["ok"], s["errors"]) == (12, 8, 4)
-    (message, n), = s["errors_by_message"].items()
+    ((message, n),) = s["errors_by_message"].items()
     assert n == 4 and message.startswith(HOSTILE[value])
     assert all(r.tokens_out == MAX_TOKENS for r in res.measured if r.ok)
     assert s["output_tokens"] == 8 * MAX_TOKENS
@@ -92,7 +103,7 @@ def test_the_stream_parser_stops_at_the_line_limit_and_holds_no_more():
         if not parser.feed(b"data: " + piece if fed == 1 else piece, 0.1):
             break
         assert len(parser.buf) <= LINE_LIMIT
-    assert (fed - 1) * len(piece) + 6 <= LINE_LIMIT < fed * len(piece) + 6     # the read that passed it
+    assert (fed - 1) * len(piece) + 6 <= LINE_LIMIT < fed * len(piece) + 6  # the read that passed it
     assert rec.error == "stream event longer than 1 MiB"
     # many data lines of one event count together
     rec = RequestRecord(index=0, sent=0.0)
@@ -132,10 +143,33 @@ def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):
     """End to end: the point is ok with its hostile requests counted as errors, ingest takes the file,
     and serving_points shows the throughput of the honest requests only."""
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-hostile", "--server",
-                       STUB + f" --bad-usage-every 3 --bad-usage {value}", "--concurrency", "2", "--out", str(out),
-                       "--warmup", "0", "--min-iters", "8", "--min-time", "0", "--max-time", "20",
-                       "--max-requests", "12", "--seq-lens", "8", "--gen-tokens", str(MAX_TOKENS))
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub-hostile",
+        "--server",
+        STUB + f" --bad-usage-every 3 --bad-usage {value}",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        "--warmup",
+        "0",
+        "--min-iters",
+        "8",
+        "--min-time",
+        "0",
+        "--max-time",
+        "20",
+        "--max-requests",
+        "12",
+        "--seq-lens",
+        "8",
+        "--gen-tokens",
+        str(MAX_TOKENS),
+    )
     assert proc.returncode == 0, proc.stderr
     (meta,) = _files(out)
     assert meta["scenario"]["status"] == "ok" and sum(meta["scenario"]["extra"]["errors"].values()) == 4
@@ -154,12 +188,41 @@ def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):
 
 
 def _start_run(tmp_path: Path, server: str, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "benchdb", "run", "--backend", "openai", "--model", "stub-tree",
-                             "--server", server, "--concurrency", "2", "--out", str(tmp_path / "res"),
-                             "--warmup", "0", "--min-iters", "100000", "--min-time", "120", "--max-time", "120",
-                             "--seq-lens", "8", "--gen-tokens", "200", *extra],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "TMPDIR": str(tmp_path)}, preexec_fn=ctrl_c_at_default)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "benchdb",
+            "run",
+            "--backend",
+            "openai",
+            "--model",
+            "stub-tree",
+            "--server",
+            server,
+            "--concurrency",
+            "2",
+            "--out",
+            str(tmp_path / "res"),
+            "--warmup",
+            "0",
+            "--min-iters",
+            "100000",
+            "--min-time",
+            "120",
+            "--max-time",
+            "120",
+            "--seq-lens",
+            "8",
+            "--gen-tokens",
+            "200",
+            *extra,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TMPDIR": str(tmp_path)},
+        preexec_fn=ctrl_c_at_default,
+    )
 
 
 def _serving_tree(run: subprocess.Popen) -> list[psutil.Process]:
@@ -170,8 +233,9 @@ def _serving_tree(run: subprocess.Popen) -> list[psutil.Process]:
         tree = psutil.Process(run.pid).children(recursive=True)
         for proc in tree:
             try:
-                if "benchdb.testing.stub" in " ".join(proc.cmdline()) and \
-                        any(c.status == psutil.CONN_ESTABLISHED for c in proc.net_connections()):
+                if "benchdb.testing.stub" in " ".join(proc.cmdline()) and any(
+                    c.status == psutil.CONN_ESTABLISHED for c in proc.net_connections()
+                ):
                     return tree
             except psutil.Error:
                 continue
@@ -204,14 +268,16 @@ def test_a_wrapper_script_server_ends_with_the_run(tmp_path, sig):
             except psutil.Error:
                 pass
         run.wait(30)
-    assert not list(tmp_path.glob("benchdb-server-*"))        # no log file left behind either
+    assert not list(tmp_path.glob("benchdb-server-*"))  # no log file left behind either
 
 
 @pytest.mark.core
 def test_secrets_on_a_command_line_are_redacted():
     cmd = "HF_TOKEN=hf_1 vllm serve {model} --port {port} --api-key sk-abc123 --hf-token=x --max-num-batched-tokens 8"
-    assert redact_secrets(cmd) == (f"HF_TOKEN={hashed('hf_1')} vllm serve {{model}} --port {{port}} --api-key "
-                                   f"{hashed('sk-abc123')} --hf-token={hashed('x')} --max-num-batched-tokens 8")
+    assert redact_secrets(cmd) == (
+        f"HF_TOKEN={hashed('hf_1')} vllm serve {{model}} --port {{port}} --api-key "
+        f"{hashed('sk-abc123')} --hf-token={hashed('x')} --max-num-batched-tokens 8"
+    )
     plain = "transformers serve {model} --port {port} --tokenizer /t --password-file p"
     assert redact_secrets(plain) == plain
 
@@ -222,17 +288,41 @@ def test_a_secret_on_the_server_command_is_stored_redacted_and_no_log_is_left(tm
     wrapper.write_text(WRAPPER.format(python=sys.executable))
     wrapper.chmod(0o755)
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub-secret", "--server",
-                       f"{wrapper} {{model}} {{port}} --api-key sk-abc123", "--concurrency", "2", "--out", str(out),
-                       "--warmup", "0", "--min-iters", "6", "--min-time", "0", "--max-time", "20",
-                       "--max-requests", "6", "--seq-lens", "8", "--gen-tokens", "4", env={"TMPDIR": str(tmp_path)})
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub-secret",
+        "--server",
+        f"{wrapper} {{model}} {{port}} --api-key sk-abc123",
+        "--concurrency",
+        "2",
+        "--out",
+        str(out),
+        "--warmup",
+        "0",
+        "--min-iters",
+        "6",
+        "--min-time",
+        "0",
+        "--max-time",
+        "20",
+        "--max-requests",
+        "6",
+        "--seq-lens",
+        "8",
+        "--gen-tokens",
+        "4",
+        env={"TMPDIR": str(tmp_path)},
+    )
     assert proc.returncode == 0, proc.stderr
     (meta,) = _files(out)
     sc = meta["scenario"]
     assert sc["status"] == "ok"
     assert sc["options"]["server"] == f"{wrapper} {{model}} {{port}} --api-key {hashed('sk-abc123')}"
     assert sc["extra"]["server"]["command"] == sc["options"]["server"]
-    assert "sk-abc123" not in json.dumps(meta)          # nor in the run's config
+    assert "sk-abc123" not in json.dumps(meta)  # nor in the run's config
     benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
     with duckdb.connect(str(db), read_only=True) as con:
         (options,) = con.execute("SELECT options FROM results").fetchone()
@@ -240,9 +330,18 @@ def test_a_secret_on_the_server_command_is_stored_redacted_and_no_log_is_left(tm
     # a server that fails at start: its log's tail in the error, its log file gone
     boom = tmp_path / "boom.py"
     boom.write_text("import sys\nprint('boom: no GPU here', flush=True)\nsys.exit(3)\n")
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "m", "--server",
-                       f"{sys.executable} {boom} {{model}} {{port}}", "--out", str(tmp_path / "failed"),
-                       env={"TMPDIR": str(tmp_path)})
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "m",
+        "--server",
+        f"{sys.executable} {boom} {{model}} {{port}}",
+        "--out",
+        str(tmp_path / "failed"),
+        env={"TMPDIR": str(tmp_path)},
+    )
     assert proc.returncode == 3, proc.stderr
     (meta,) = _files(tmp_path / "failed")
     assert "code 3" in meta["scenario"]["error"] and "boom: no GPU here" in meta["scenario"]["error"]

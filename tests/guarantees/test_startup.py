@@ -18,18 +18,21 @@ HEAVY = ("torch", "onnxruntime", "openvino", "matplotlib", "pyspark", "transform
 #: The module benchdb.startup takes DuckDB from: its engine alone (duckdb >= 2: the top-level
 #: extension `_duckdb`), else the whole package (duckdb 1.x builds the extension into it).
 ENGINE = importlib.import_module("benchdb.startup").duckdb.__name__.split(".")[0]
-PROBE = ("import runpy, sys, json\n"
-         "sys.argv = ['benchdb'] + json.loads(sys.argv[1])\n"
-         "try:\n"
-         "    runpy.run_module('benchdb', run_name='__main__')\n"
-         "except SystemExit:\n"
-         "    pass\n"
-         "print('\\nMODULES=' + json.dumps(sorted(m.split('.')[0] for m in sys.modules)))\n")
+PROBE = (
+    "import runpy, sys, json\n"
+    "sys.argv = ['benchdb'] + json.loads(sys.argv[1])\n"
+    "try:\n"
+    "    runpy.run_module('benchdb', run_name='__main__')\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('\\nMODULES=' + json.dumps(sorted(m.split('.')[0] for m in sys.modules)))\n"
+)
 
 
 def _imported(*args: str) -> set[str]:
-    out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True, timeout=120
+    )
     line = [x for x in out.stdout.splitlines() if x.startswith("MODULES=")]
     assert line, out.stderr
     return set(json.loads(line[-1].removeprefix("MODULES=")))
@@ -61,14 +64,17 @@ def warehouse(tmp_path_factory):
     return str(tmp / "w.duckdb")
 
 
-@pytest.mark.parametrize("args,allowed", [
-    (["report", "--optimal-hardware"], {"jinja2"}),
-    (["query", "SELECT count(*) FROM results"], set()),
-    (["check", "--baseline", "latest~1", "--candidate", "latest"], {"jinja2", "numpy"}),
-])
+@pytest.mark.parametrize(
+    "args,allowed",
+    [
+        (["report", "--optimal-hardware"], {"jinja2"}),
+        (["query", "SELECT count(*) FROM results"], set()),
+        (["check", "--baseline", "latest~1", "--candidate", "latest"], {"jinja2", "numpy"}),
+    ],
+)
 def test_reading_commands_import_only_what_they_use(warehouse, args, allowed):
     mods = _imported(*args, "--db", warehouse)
-    assert ENGINE in mods                         # the command did run, on DuckDB's engine alone
+    assert ENGINE in mods  # the command did run, on DuckDB's engine alone
     # where it can be had: not the duckdb package's Python layer (~100 ms of imports)
     unused = set(HEAVY + ("duckdb", "numpy", "pyarrow", "jinja2", "sqlglot", "pydantic", "yaml", "psutil")) - allowed
     if ENGINE == "duckdb":
@@ -80,8 +86,9 @@ def test_reading_commands_import_only_what_they_use(warehouse, args, allowed):
 
 def _submodules(*args: str) -> set[str]:
     code = PROBE.replace("m.split('.')[0] for m in sys.modules", "m for m in sys.modules")
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(list(args) + ["--help"])], capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code, json.dumps(list(args) + ["--help"])], capture_output=True, text=True, timeout=120
+    )
     return set(json.loads(out.stdout.splitlines()[-1].removeprefix("MODULES=")))
 
 
@@ -109,12 +116,14 @@ def test_help_lists_every_command():
 def test_writable_connections_can_scan_arrow_without_importing_duckdb_first(tmp_path):
     """Readers use DuckDB's engine alone (benchdb.startup); a writer registers Arrow tables (ingest,
     migrations), which only works once the duckdb package has set up its Arrow scans."""
-    code = ("import sys, pyarrow as pa\n"
-            "from benchdb.store import database\n"
-            f"assert {ENGINE!r} == 'duckdb' or 'duckdb' not in sys.modules\n"
-            f"con, _ = database.open_writable({str(tmp_path / 'w.duckdb')!r})\n"
-            "con.register('t', pa.table({'a': [1, 2, 3]}))\n"
-            "print(con.execute('SELECT sum(a) FROM t').fetchall()[0][0])\n")
+    code = (
+        "import sys, pyarrow as pa\n"
+        "from benchdb.store import database\n"
+        f"assert {ENGINE!r} == 'duckdb' or 'duckdb' not in sys.modules\n"
+        f"con, _ = database.open_writable({str(tmp_path / 'w.duckdb')!r})\n"
+        "con.register('t', pa.table({'a': [1, 2, 3]}))\n"
+        "print(con.execute('SELECT sum(a) FROM t').fetchall()[0][0])\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "6"

@@ -37,8 +37,9 @@ def invoke(*args, env=None):
 def _samples(db: Path, scenario_id: str) -> tuple[int, float]:
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return con.execute("SELECT count(*), coalesce(max(value), 0) FROM samples WHERE result_id = ?",
-                           [scenario_id]).fetchone()
+        return con.execute(
+            "SELECT count(*), coalesce(max(value), 0) FROM samples WHERE result_id = ?", [scenario_id]
+        ).fetchone()
     finally:
         con.close()
 
@@ -56,7 +57,7 @@ def test_a_glob_character_in_a_file_name_reads_that_file_alone(tmp_path):
     later = tmp_path / "later"
     star = make_meta(run, batch_size=2)
     write_file(later, star, np.full(40, 2e-3), name="a*.parquet")
-    write_file(later, good, np.full(500, 1000.0), name="ab.parquet")        # claims the loaded scenario
+    write_file(later, good, np.full(500, 1000.0), name="ab.parquet")  # claims the loaded scenario
     write_file(later, make_meta(run, batch_size=3), np.full(30, 3e-3), name="a[b].parquet")
     r = invoke("ingest", later, "--db", db)
     assert r.exit_code == 1 and "rejected" in r.stderr and "ab.parquet" in r.stderr
@@ -88,17 +89,22 @@ def test_a_value_past_its_column_rejects_its_file_alone_and_a_rerun_skips_it(tmp
     (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("rejected")]
     assert "threads.parquet: metadata.scenario.threads: 2147483648 is out of range" in line
     again = invoke("ingest", res, "--db", db)
-    assert again.exit_code == 0, again.output                      # not the same failure on every rerun
+    assert again.exit_code == 0, again.output  # not the same failure on every rerun
     assert "skipped 3 already loaded and 1 rejected before (unchanged)" in again.stdout
-    assert again.stderr.startswith(f"skipped {res / 'threads.parquet'}: rejected before, unchanged since: "
-                                   "metadata.scenario.threads:")
+    assert again.stderr.startswith(
+        f"skipped {res / 'threads.parquet'}: rejected before, unchanged since: metadata.scenario.threads:"
+    )
 
 
-@pytest.mark.parametrize("path,value,field", [
-    (("hardware", "memory_bytes"), 2**63, "metadata.hardware.memory_bytes"),
-    (("model", "num_parameters"), 10**400, "metadata.model.num_parameters"),
-    (("scenario", "status"), "x" * 10_000_000, "metadata.scenario.status"),
-], ids=["memory_bytes-2**63", "num_parameters-401-digits", "status-10MB"])
+@pytest.mark.parametrize(
+    "path,value,field",
+    [
+        (("hardware", "memory_bytes"), 2**63, "metadata.hardware.memory_bytes"),
+        (("model", "num_parameters"), 10**400, "metadata.model.num_parameters"),
+        (("scenario", "status"), "x" * 10_000_000, "metadata.scenario.status"),
+    ],
+    ids=["memory_bytes-2**63", "num_parameters-401-digits", "status-10MB"],
+)
 def test_huge_values_give_one_short_line(tmp_path, path, value, field):
     db, res = tmp_path / "w.duckdb", tmp_path / "res"
     run = make_run()
@@ -125,17 +131,17 @@ def test_a_foreign_write_during_a_write_session_is_never_lost(tmp_path):
     with pytest.raises(BenchdbError, match="was changed by another program during this write") as err:
         with wh.writing() as con:
             con.execute("CREATE TABLE mine AS SELECT 1 AS x")
-            other = duckdb.connect(str(db))                       # an analyst's plain connection
+            other = duckdb.connect(str(db))  # an analyst's plain connection
             other.execute("CREATE TABLE notes AS SELECT 'keep me' AS note")
             other.execute("UPDATE runs SET host = 'edited'")
             other.close()
     kept = Path(str(err.value).split("this write is kept in ")[1].split(". ")[0])
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT note FROM notes").fetchall() == [("keep me",)]      # theirs: untouched
+    assert con.execute("SELECT note FROM notes").fetchall() == [("keep me",)]  # theirs: untouched
     assert con.execute("SELECT DISTINCT host FROM runs").fetchall() == [("edited",)]
     con.close()
     con = duckdb.connect(str(kept), read_only=True)
-    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]                   # ours: kept
+    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]  # ours: kept
     con.close()
 
 
@@ -165,11 +171,11 @@ def test_a_wal_of_the_old_file_never_meets_the_new_one(tmp_path, monkeypatch):
     db = _warehouse(tmp_path)
     wal = Path(f"{db}.wal")
     subprocess.run([sys.executable, "-c", _DIES_WITH_A_WAL, str(db)], check=True, timeout=60)
-    assert wal.exists() and wal.stat().st_size > 0            # a real WAL, holding the only copy of the change
+    assert wal.exists() and wal.stat().st_size > 0  # a real WAL, holding the only copy of the change
     renames = []
     real_replace = os.replace
 
-    def replace(src, dst):                                    # the real rename, seen at the moment it happens
+    def replace(src, dst):  # the real rename, seen at the moment it happens
         if Path(dst) == db:
             renames.append(wal.exists())
         real_replace(src, dst)
@@ -177,17 +183,17 @@ def test_a_wal_of_the_old_file_never_meets_the_new_one(tmp_path, monkeypatch):
     monkeypatch.setattr(snapshot.os, "replace", replace)
     write_file(tmp_path / "more", make_meta(make_run(), batch_size=2))
     ingest([tmp_path / "more"], db)
-    assert renames == [False]                     # published once, with the old WAL already gone
+    assert renames == [False]  # published once, with the old WAL already gone
     assert not wal.exists()
     con = duckdb.connect(str(db), read_only=True)
-    try:      # the change from the WAL, once (a replay onto the new file would fail or double it)
+    try:  # the change from the WAL, once (a replay onto the new file would fail or double it)
         assert con.execute("SELECT note FROM notes").fetchall() == [("from the wal",)]
         assert con.execute("SELECT count(*) FROM results").fetchone() == (2,)
     finally:
         con.close()
     monkeypatch.undo()
     write_file(tmp_path / "third", make_meta(make_run(), batch_size=3))
-    assert invoke("ingest", tmp_path / "third", "--db", db).exit_code == 0       # and the next write goes on
+    assert invoke("ingest", tmp_path / "third", "--db", db).exit_code == 0  # and the next write goes on
 
 
 def test_a_write_keeps_mode_group_and_a_symlinked_db(tmp_path):
@@ -221,17 +227,24 @@ def test_a_redefined_view_is_refused_by_every_reader_until_upgrade(tmp_path):
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-4711")
     con = duckdb.connect(str(db))
-    con.execute(f"CREATE OR REPLACE VIEW results_latest AS SELECT r.*, t.content FROM results r, "
-                f"read_text('{secret}') t")
+    con.execute(
+        f"CREATE OR REPLACE VIEW results_latest AS SELECT r.*, t.content FROM results r, read_text('{secret}') t"
+    )
     con.close()
-    for args in (("report", "--optimal-hardware"), ("report", "--all", "--format", "json"),
-                 ("check", "--baseline", "latest", "--candidate", "latest"), ("query", "SELECT 1")):
+    for args in (
+        ("report", "--optimal-hardware"),
+        ("report", "--all", "--format", "json"),
+        ("check", "--baseline", "latest", "--candidate", "latest"),
+        ("query", "SELECT 1"),
+    ):
         r = invoke(*args, "--db", db)
         assert r.exit_code == 2, (args, r.output)
         assert "TOPSECRET" not in r.output
-        assert r.stderr.strip() == (f"benchdb: error: database {db}: view results_latest differs from the "
-                                    "definition this benchdb ships; benchdb will not answer from SQL it did not "
-                                    f"write. Run `benchdb db upgrade --db {db}` to restore benchdb's definitions")
+        assert r.stderr.strip() == (
+            f"benchdb: error: database {db}: view results_latest differs from the "
+            "definition this benchdb ships; benchdb will not answer from SQL it did not "
+            f"write. Run `benchdb db upgrade --db {db}` to restore benchdb's definitions"
+        )
     assert invoke("db", "upgrade", "--db", db).exit_code == 0
     r = invoke("report", "--optimal-hardware", "--db", db)
     assert r.exit_code == 0 and "TOPSECRET" not in r.output
@@ -244,13 +257,17 @@ def test_readers_are_sandboxed(tmp_path):
             con.execute(f"SELECT * FROM read_text('{tmp_path / 'res'}/*')").fetchall()
 
 
-@pytest.mark.parametrize("command", [
-    ("report", "--all"),
-    ("check", "--baseline", "latest~1", "--candidate", "latest", "--allow-inconclusive"),
-    ("query", "SELECT count(*) FROM results"),
-    ("export", "--format", "hud-v3", "--out", "{out}"),
-    ("publish", "--repo", "user/benchmarks", "--dry-run"),
-], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("report", "--all"),
+        ("check", "--baseline", "latest~1", "--candidate", "latest", "--allow-inconclusive"),
+        ("query", "SELECT count(*) FROM results"),
+        ("export", "--format", "hud-v3", "--out", "{out}"),
+        ("publish", "--repo", "user/benchmarks", "--dry-run"),
+    ],
+    ids=lambda c: c[0],
+)
 def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_path, monkeypatch, command, request):
     """Each DuckDB file connection a reading command opens is read-only and sandboxed: it can read no
     other file (a secret beside the warehouse) and write none; the warehouse file is unchanged.
@@ -261,7 +278,7 @@ def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_p
 
     env = None
     if command[0] == "publish":
-        pytest.importorskip("huggingface_hub")      # benchdb[hub]: not among the core floors
+        pytest.importorskip("huggingface_hub")  # benchdb[hub]: not among the core floors
         env = request.getfixturevalue("hub_env")
 
     db = _warehouse(tmp_path)
@@ -346,33 +363,54 @@ def test_escape_bytes_never_reach_the_terminal(tmp_path):
     hw = dict(HARDWARE, device_name="Evil\x1b[2J\x07 CPU", cpu_model="Evil\x1b[2J\x07 CPU")
     write_file(tmp_path / "res", make_meta(make_run(), hardware=hw))
     assert invoke("ingest", tmp_path / "res", "--db", db).exit_code == 0
-    for args in (("report", "--optimal-hardware"), ("report", "--optimal-hardware", "--wide"),
-                 ("query", "SELECT device_name FROM hardware")):
+    for args in (
+        ("report", "--optimal-hardware"),
+        ("report", "--optimal-hardware", "--wide"),
+        ("query", "SELECT device_name FROM hardware"),
+    ):
         r = invoke(*args, "--db", db)
         assert r.exit_code == 0, r.output
         assert "\x1b" not in r.output and "\x07" not in r.output
-        if args[-1] != "--optimal-hardware":           # the compact table names no hardware when only one
+        if args[-1] != "--optimal-hardware":  # the compact table names no hardware when only one
             assert "Evil\\x1b[2J\\x07 CPU" in r.output
 
 
 def test_ab_env_values_are_recorded_hashed_unless_public():
     from benchdb.plan.ab_process import Side, hashed
 
-    side = Side("cand", "/usr/bin/python3", {"HF_TOKEN": "hf_secret", "BENCH_SCALE": "1.1"}, "0.2.0",
-                frozenset({"BENCH_SCALE"}))
+    side = Side(
+        "cand", "/usr/bin/python3", {"HF_TOKEN": "hf_secret", "BENCH_SCALE": "1.1"}, "0.2.0", frozenset({"BENCH_SCALE"})
+    )
     rec = side.record()
     assert rec["env"] == {"HF_TOKEN": hashed("hf_secret"), "BENCH_SCALE": "1.1"}
     assert "hf_secret" not in json.dumps(rec) and hashed("hf_secret") != hashed("hf_secreT")
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:8", "--ab", "python3", "python3",
-               "--ab-env", "cand:A=1", "--ab-env-public", "B", "--dry-run")
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:8",
+        "--ab",
+        "python3",
+        "python3",
+        "--ab-env",
+        "cand:A=1",
+        "--ab-env-public",
+        "B",
+        "--dry-run",
+    )
     assert r.exit_code == 2 and "--ab-env-public B: no --ab-env sets it" in r.stderr
 
 
 def test_a_query_error_while_fetching_is_one_line(tmp_path):
     db = _warehouse(tmp_path)
     # the first rows are fine: DuckDB returns from execute, and the error comes while fetching
-    r = invoke("query", "SELECT CASE WHEN i > 500000 THEN CAST(('x' || i) AS INTEGER) ELSE i END AS v "
-                        "FROM range(1000000) t(i)", "--db", db)
+    r = invoke(
+        "query",
+        "SELECT CASE WHEN i > 500000 THEN CAST(('x' || i) AS INTEGER) ELSE i END AS v FROM range(1000000) t(i)",
+        "--db",
+        db,
+    )
     assert r.exit_code == 2, r.output
     (line,) = r.stderr.splitlines()
     assert line.startswith("benchdb: error: query failed: ") and "internal error" not in line
@@ -429,19 +467,31 @@ def test_a_warehouse_open_for_writing_elsewhere_is_waited_for_then_refused(tmp_p
     import sys
 
     db = _warehouse(tmp_path)
-    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
-                               "print('ready', flush=True); time.sleep(60)", str(db)],
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(60)",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(BenchdbError) as err:
             with Warehouse(db, wait_s=0.5).writing() as con:
                 con.execute("CREATE TABLE mine AS SELECT 1 AS x")
-        assert str(err.value) == (f"database {db} is open for writing by another program (a DuckDB "
-                                  "connection that is not read-only); close it and try again")
+        assert str(err.value) == (
+            f"database {db} is open for writing by another program (a DuckDB "
+            "connection that is not read-only); close it and try again"
+        )
         r = invoke("ingest", tmp_path / "res", "--db", db, "--wait", "0.5")
-        assert r.exit_code == 2 and r.stderr.startswith(f"benchdb: error: database {db} is in use by another "
-                                                        "process") and len(r.stderr.splitlines()) == 1
+        assert (
+            r.exit_code == 2
+            and r.stderr.startswith(f"benchdb: error: database {db} is in use by another process")
+            and len(r.stderr.splitlines()) == 1
+        )
     finally:
         holder.kill()
         holder.wait()

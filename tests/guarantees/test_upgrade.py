@@ -20,8 +20,16 @@ from benchdb.warehouse import Warehouse
 # versions cannot open.
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-TABLES = ("results", "samples", "runs", "hardware", "architectures", "ingested_files", "result_metrics",
-          "change_points")
+TABLES = (
+    "results",
+    "samples",
+    "runs",
+    "hardware",
+    "architectures",
+    "ingested_files",
+    "result_metrics",
+    "change_points",
+)
 
 
 @pytest.fixture
@@ -44,12 +52,17 @@ def _add_change_point(path: Path) -> str:
     """A reviewed change point on the threads=2, bs=1 numpy series, as 0.1 stored them."""
     con = duckdb.connect(str(path))
     try:
-        r = con.execute("SELECT result_id, run_id, hardware_id FROM results WHERE backend = 'numpy' AND threads = 2 "
-                        "AND batch_size = 1").fetchone()
-        con.execute("INSERT INTO change_points (change_id, series_id, model_id, backend, device, mode, precision, "
-                    "batch_size, input_shape, hardware_id, run_id, change, detected_at, status, note) VALUES "
-                    "('oldchange001', 'oldseries', 'matmul:32', 'numpy', 'cpu', 'eager', 'fp32', 1, 'n=32', ?, ?, "
-                    "0.2, now(), 'acked', 'intended: BLAS upgrade')", [r[2], r[1]])
+        r = con.execute(
+            "SELECT result_id, run_id, hardware_id FROM results WHERE backend = 'numpy' AND threads = 2 "
+            "AND batch_size = 1"
+        ).fetchone()
+        con.execute(
+            "INSERT INTO change_points (change_id, series_id, model_id, backend, device, mode, precision, "
+            "batch_size, input_shape, hardware_id, run_id, change, detected_at, status, note) VALUES "
+            "('oldchange001', 'oldseries', 'matmul:32', 'numpy', 'cpu', 'eager', 'fp32', 1, 'n=32', ?, ?, "
+            "0.2, now(), 'acked', 'intended: BLAS upgrade')",
+            [r[2], r[1]],
+        )
         return r[0]
     finally:
         con.close()
@@ -70,22 +83,31 @@ def test_golden_warehouse_upgrades_in_place_and_keeps_every_row(old_db):
     try:
         assert database.schema_version(con) == database.code_schema_version()
         assert con.execute("SELECT hardware_id FROM hardware").fetchall() == hardware_before
-        assert con.execute("SELECT count(*) FROM results "
-                           "WHERE series_id IS NULL OR options_id IS NULL").fetchall() == [(0,)]
+        assert con.execute("SELECT count(*) FROM results WHERE series_id IS NULL OR options_id IS NULL").fetchall() == [
+            (0,)
+        ]
         # threads=1 and threads=2 were one series in 0.1; they are two now, per batch size.
-        numpy = con.execute("SELECT batch_size, count(DISTINCT series_id), count(DISTINCT options->>'threads') "
-                            "FROM results WHERE backend = 'numpy' GROUP BY 1 ORDER BY 1").fetchall()
+        numpy = con.execute(
+            "SELECT batch_size, count(DISTINCT series_id), count(DISTINCT options->>'threads') "
+            "FROM results WHERE backend = 'numpy' GROUP BY 1 ORDER BY 1"
+        ).fetchall()
         assert numpy == [(1, 2, 2), (2, 2, 2)]
         # OpenVINO asked for bf16 but compiled f32: keyed by what ran, the request kept in options.
-        ov = con.execute("SELECT precision, options->>'precision_hint', options->>'performance_hint' FROM results "
-                         "WHERE backend = 'openvino'").fetchall()
+        ov = con.execute(
+            "SELECT precision, options->>'precision_hint', options->>'performance_hint' FROM results "
+            "WHERE backend = 'openvino'"
+        ).fetchall()
         assert ov == [("fp32", "bf16", "LATENCY")]
         ort = con.execute("SELECT DISTINCT options FROM results WHERE backend = 'onnxruntime'").fetchall()
         assert [json.loads(o[0]) for o in ort] == [
-            {"graph_optimization": "ORT_ENABLE_ALL", "providers": ["CPU"], "threads": 2}]
+            {"graph_optimization": "ORT_ENABLE_ALL", "providers": ["CPU"], "threads": 2}
+        ]
         # The reviewed change point follows its series, keeping its review.
-        cp = con.execute("SELECT c.series_id = r.series_id, c.status, c.note, c.change_id <> 'oldchange001' "
-                         "FROM change_points c JOIN results r ON r.result_id = ? ", [result_id]).fetchall()
+        cp = con.execute(
+            "SELECT c.series_id = r.series_id, c.status, c.note, c.change_id <> 'oldchange001' "
+            "FROM change_points c JOIN results r ON r.result_id = ? ",
+            [result_id],
+        ).fetchall()
         assert cp == [(True, "acked", "intended: BLAS upgrade", True)]
         assert con.execute("SELECT count(*) FROM results_latest").fetchall() == [(7,)]
     finally:
@@ -100,8 +122,10 @@ def test_old_files_ingested_today_get_the_identity_the_upgrade_gave_them(old_db,
     fresh = tmp_path / "fresh.duckdb"
     summary = Warehouse(fresh).ingest([FIXTURES / "contract_v1"])
     assert summary.new == 8 and not summary.rejected
-    query = ("SELECT result_id, series_id, options_id, device, precision, input_shape, validity "
-             "FROM results ORDER BY result_id")
+    query = (
+        "SELECT result_id, series_id, options_id, device, precision, input_shape, validity "
+        "FROM results ORDER BY result_id"
+    )
     upgraded = duckdb.connect(str(old_db), read_only=True).execute(query).fetchall()
     ingested = duckdb.connect(str(fresh), read_only=True).execute(query).fetchall()
     assert upgraded == ingested
@@ -111,8 +135,10 @@ def test_a_new_run_joins_the_series_of_an_upgraded_result(old_db, tmp_path):
     """Today's runner and the upgraded 0.1 row describe the same scenario: one series."""
     Warehouse(old_db).upgrade()
     con = duckdb.connect(str(old_db), read_only=True)
-    old = con.execute("SELECT series_id, hardware_id FROM results WHERE backend = 'numpy' AND batch_size = 1 "
-                      "AND options->>'threads' = '1'").fetchone()
+    old = con.execute(
+        "SELECT series_id, hardware_id FROM results WHERE backend = 'numpy' AND batch_size = 1 "
+        "AND options->>'threads' = '1'"
+    ).fetchone()
     con.close()
     from benchdb.harness.scenario import RunOptions
     from benchdb.plan.planning import build_plan, series_ids

@@ -24,8 +24,12 @@ pytestmark = pytest.mark.slow
 def _sources() -> list[str]:
     """The files of this checkout (tracked, and new ones git does not ignore)."""
     try:
-        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                             capture_output=True, check=True).stdout
+        out = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=REPO,
+            capture_output=True,
+            check=True,
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout: the wheel is compared with `git ls-files`")
     return [p for p in out.decode().split("\0") if p and (REPO / p).is_file()]
@@ -51,8 +55,12 @@ def wheel(tmp_path_factory) -> Path:
             shutil.copy2(REPO / rel, src / rel)
     # This venv's setuptools when it is new enough (offline); else pip fetches one into an isolated build.
     isolation = ["--no-build-isolation", "--no-index"] if _setuptools_at_least(68) else []
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(tmp / "dist"),
-                    str(src)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", *isolation, "-q", "-w", str(tmp / "dist"), str(src)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (found,) = (tmp / "dist").glob("benchdb-*.whl")
     return found
 
@@ -71,21 +79,42 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
-                    str(wheel)], check=True, capture_output=True, timeout=300)
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     Path(purelib, "outer-venv.pth").write_text("\n".join(sorted(ours)) + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
 
     def run(*args: str, **kw) -> subprocess.CompletedProcess:
-        return subprocess.run([str(venv / "bin" / "benchdb"), *args], capture_output=True, text=True, env=env,
-                              cwd=tmp_path, timeout=300, **kw)
+        return subprocess.run(
+            [str(venv / "bin" / "benchdb"), *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=300,
+            **kw,
+        )
 
-    where = subprocess.run([str(python), "-c", "import benchdb; print(benchdb.__file__)"], capture_output=True,
-                           text=True, env=env, cwd=tmp_path, check=True).stdout.strip()
-    assert Path(where).is_relative_to(venv), where           # the wheel's benchdb, not this checkout's
+    where = subprocess.run(
+        [str(python), "-c", "import benchdb; print(benchdb.__file__)"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        check=True,
+    ).stdout.strip()
+    assert Path(where).is_relative_to(venv), where  # the wheel's benchdb, not this checkout's
 
     run_meta = make_run()
     for bs in (1, 2):
@@ -100,12 +129,17 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
     assert (site / "index.html").is_file() and (site / "static" / "app.js").is_file()
     assert len(json.loads((site / "data" / "results.json").read_text())["rows"]) == 2
 
-    server = subprocess.Popen([str(venv / "bin" / "benchdb"), "serve", "--db", str(db), "--port", "0"],
-                              stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
-                              preexec_fn=ctrl_c_at_default)
+    server = subprocess.Popen(
+        [str(venv / "bin" / "benchdb"), "serve", "--db", str(db), "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        preexec_fn=ctrl_c_at_default,
+    )
     try:
         url = None
-        for line in server.stderr:                           # "benchdb dashboard on http://HOST:PORT/ ..."
+        for line in server.stderr:  # "benchdb dashboard on http://HOST:PORT/ ..."
             if "benchdb dashboard on " in line:
                 url = line.split(" on ", 1)[1].split()[0]
                 break

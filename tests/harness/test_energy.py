@@ -37,12 +37,14 @@ def _set(path: Path, uj: int) -> None:
 @pytest.fixture
 def powercap(tmp_path):
     root = tmp_path / "powercap"
-    (root / "intel-rapl").mkdir(parents=True)                  # the control type: no counter
-    files = {"pkg0": _zone(root, "intel-rapl:0", "package-0", 990_000, max_uj=1_000_000),
-             "core": _zone(root, "intel-rapl:0:0", "core", 5),             # inside the package: left out
-             "dram": _zone(root, "intel-rapl:0:1", "dram", 100),
-             "pkg1": _zone(root, "intel-rapl:1", "package-1", 0),
-             "psys": _zone(root, "intel-rapl:2", "psys", 7)}              # overlaps packages: left out
+    (root / "intel-rapl").mkdir(parents=True)  # the control type: no counter
+    files = {
+        "pkg0": _zone(root, "intel-rapl:0", "package-0", 990_000, max_uj=1_000_000),
+        "core": _zone(root, "intel-rapl:0:0", "core", 5),  # inside the package: left out
+        "dram": _zone(root, "intel-rapl:0:1", "dram", 100),
+        "pkg1": _zone(root, "intel-rapl:1", "package-1", 0),
+        "psys": _zone(root, "intel-rapl:2", "psys", 7),
+    }  # overlaps packages: left out
     return root, files
 
 
@@ -60,14 +62,14 @@ def test_zones_are_packages_and_dram_and_wraparound_is_counted(powercap, tmp_pat
     assert first == {"energy_j": 0.0, "rapl_zones": 3.0}
     # package-0 wraps: 990,000 -> 1,000,000 (its max) -> 0 -> 20,000 uJ is 30,001 uJ
     _set(files["pkg0"], 20_000)
-    _set(files["dram"], 1_100)            # +1,000
-    _set(files["pkg1"], 2_000)            # +2,000
-    _set(files["core"], 10**9)            # ignored
+    _set(files["dram"], 1_100)  # +1,000
+    _set(files["pkg1"], 2_000)  # +2,000
+    _set(files["core"], 10**9)  # ignored
     t[0] = 100.5
     second = dict((m, v) for m, _, v in src.sample())
     assert second["energy_j"] == pytest.approx(0.033001)
     assert second["power_w"] == pytest.approx(0.033001 / 0.5)
-    _set(files["pkg0"], 520_000)           # +500,000 without a wrap
+    _set(files["pkg0"], 520_000)  # +500,000 without a wrap
     t[0] = 101.0
     third = dict((m, v) for m, _, v in src.sample())
     assert third["energy_j"] == pytest.approx(0.533001)
@@ -77,8 +79,8 @@ def test_zones_are_packages_and_dram_and_wraparound_is_counted(powercap, tmp_pat
 @pytest.mark.core
 def test_step_across_wrap_and_reset():
     assert energy.step_uj(10, 25, 100) == 15
-    assert energy.step_uj(95, 4, 100) == 10          # 95 -> 100, 0, 1 .. 4: 5 + 1 + 4
-    assert energy.step_uj(95, 4, None) == 4          # no range: a reset, count from 0
+    assert energy.step_uj(95, 4, 100) == 10  # 95 -> 100, 0, 1 .. 4: 5 + 1 + 4
+    assert energy.step_uj(95, 4, None) == 4  # no range: a reset, count from 0
 
 
 @pytest.mark.core
@@ -122,19 +124,20 @@ def test_monitor_adds_rapl_unless_a_source_measures_energy(powercap, monkeypatch
     monkeypatch.setenv(energy.POWERCAP_ENV, str(root))
     mon = Monitor([RssSource()])
     assert [type(s).__name__ for s in mon.sources] == ["RssSource", "RaplSource"]
-    assert mon.interval_s == ENERGY_INTERVAL_S          # power: a wrapping counter, sampled often
+    assert mon.interval_s == ENERGY_INTERVAL_S  # power: a wrapping counter, sampled often
 
-    class GpuEnergy:                       # stands for NvmlSource (provides_energy = True)
+    class GpuEnergy:  # stands for NvmlSource (provides_energy = True)
         provides_energy = True
 
         def sample(self):
             return []
+
     assert [type(s).__name__ for s in Monitor([GpuEnergy()]).sources] == ["GpuEnergy"]
     assert Monitor([GpuEnergy()]).interval_s == ENERGY_INTERVAL_S
     monkeypatch.setenv(energy.POWERCAP_ENV, str(root / "missing"))
     monkeypatch.setenv(energy.HWMON_ENV, str(root / "missing"))
     assert [type(s).__name__ for s in Monitor([RssSource()]).sources] == ["RssSource"]
-    assert Monitor([RssSource()]).interval_s == RSS_INTERVAL_S > ENERGY_INTERVAL_S   # RSS alone: rarer wakes
+    assert Monitor([RssSource()]).interval_s == RSS_INTERVAL_S > ENERGY_INTERVAL_S  # RSS alone: rarer wakes
 
 
 @pytest.mark.slow
@@ -151,17 +154,35 @@ def test_real_run_records_energy_per_item_from_a_moving_counter(tmp_path):
         while not stop.is_set():
             _set(counter, int((time.monotonic() - t0) * 10e6) % 1_000_001)
             time.sleep(0.001)
+
     writer = threading.Thread(target=advance, daemon=True)
     writer.start()
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     env = {energy.POWERCAP_ENV: str(root), energy.HWMON_ENV: str(tmp_path / "none")}
     try:
-        r = CliRunner().invoke(main, ["run", "--backend", "pytorch", "--model", "tiny:bert", "--seq-lens", "16",
-                                      "--out", str(out),
-                                      # what is tested is the energy accounting, not the timing's
-                                      # precision: a loose CI target keeps the result valid (so in
-                                      # results_latest) when another process shares the 2 cores
-                                      "--max-background-cpu", "100%", "--target-ci", "0.5", *FAST], env=env)
+        r = CliRunner().invoke(
+            main,
+            [
+                "run",
+                "--backend",
+                "pytorch",
+                "--model",
+                "tiny:bert",
+                "--seq-lens",
+                "16",
+                "--out",
+                str(out),
+                # what is tested is the energy accounting, not the timing's
+                # precision: a loose CI target keeps the result valid (so in
+                # results_latest) when another process shares the 2 cores
+                "--max-background-cpu",
+                "100%",
+                "--target-ci",
+                "0.5",
+                *FAST,
+            ],
+            env=env,
+        )
     finally:
         stop.set()
         writer.join()
@@ -169,12 +190,13 @@ def test_real_run_records_energy_per_item_from_a_moving_counter(tmp_path):
     r = CliRunner().invoke(main, ["ingest", str(out), "--db", str(db)])
     assert r.exit_code == 0, r.output
     con = duckdb.connect(str(db), read_only=True)
-    got = dict(con.execute("select metric, median from result_metrics where metric in "
-                           "('power_w', 'rapl_zones')").fetchall())
+    got = dict(
+        con.execute("select metric, median from result_metrics where metric in ('power_w', 'rapl_zones')").fetchall()
+    )
     assert got["rapl_zones"] == 1.0
-    assert 5.0 < got["power_w"] < 20.0                 # 10 W; the writer thread shares a busy core
+    assert 5.0 < got["power_w"] < 20.0  # 10 W; the writer thread shares a busy core
     energy_j = con.execute("select max(value) from samples where metric = 'energy_j'").fetchone()[0]
     seconds = con.execute("select max(t_offset_s) from samples where metric = 'energy_j'").fetchone()[0]
-    assert energy_j == pytest.approx(10.0 * seconds, rel=0.3)   # wraps every 0.1 s: counted, not lost
+    assert energy_j == pytest.approx(10.0 * seconds, rel=0.3)  # wraps every 0.1 s: counted, not lost
     row = con.execute("select energy_per_item_j, power_w * median / batch_size from results_latest").fetchone()
     assert row[0] == pytest.approx(row[1]) and row[0] > 0

@@ -13,11 +13,12 @@ def constant(v):
 
 def test_first_call_is_its_own_metric_and_warmup_is_untimed():
     def script():
-        yield 5.0            # first call: compilation
+        yield 5.0  # first call: compilation
         for _ in range(3):
-            yield 0.5        # warm-up
+            yield 0.5  # warm-up
         while True:
             yield 0.01
+
     c = FakeClock(script())
     rule = StopRule(warmup_iters=3, warmup_s=0.0, min_iters=10, min_time_s=0.1, max_time_s=100)
     m = measure(c.fn, rule, clock=c.clock)
@@ -32,17 +33,19 @@ def test_min_iters_and_min_time_both_hold_before_converging():
     rule = StopRule(warmup_iters=0, warmup_s=0.0, min_iters=10, min_time_s=0.5, max_time_s=10)
     m = measure(c.fn, rule, clock=c.clock)
     assert m.stop_reason == "converged"
-    assert len(m.samples) >= 500           # 0.5 s of 1 ms calls
+    assert len(m.samples) >= 500  # 0.5 s of 1 ms calls
     assert m.offsets[-1] + m.samples[-1] >= 0.5
 
 
 def test_noisy_series_runs_to_max_time():
     import random
+
     rnd = random.Random(0)
 
     def script():
         while True:
-            yield rnd.lognormvariate(-4.6, 1.5)    # median 10 ms, far too noisy for +-2 % in 3 s
+            yield rnd.lognormvariate(-4.6, 1.5)  # median 10 ms, far too noisy for +-2 % in 3 s
+
     c = FakeClock(script())
     rule = StopRule(warmup_iters=0, warmup_s=0.0, min_iters=5, min_time_s=0.1, max_time_s=3.0)
     m = measure(c.fn, rule, clock=c.clock)
@@ -73,7 +76,8 @@ def test_sync_runs_inside_the_timed_region():
     c = FakeClock(constant(0.001))
 
     def sync():
-        c.t += 0.002        # the device finishes 2 ms after the host call returns
+        c.t += 0.002  # the device finishes 2 ms after the host call returns
+
     rule = StopRule(warmup_iters=0, warmup_s=0.0, min_iters=10, min_time_s=0.01, max_time_s=1)
     m = measure(c.fn, rule, clock=c.clock, sync=sync)
     assert m.samples[0] == pytest.approx(0.003)
@@ -86,8 +90,9 @@ def test_warmup_respects_time_as_well_as_count():
     assert m.warmup_iters == 50
 
 
-@pytest.mark.parametrize("kwargs", [dict(min_iters=0), dict(target_ci=0), dict(min_time_s=5, max_time_s=1),
-                                    dict(min_iters=10, max_iters=5)])
+@pytest.mark.parametrize(
+    "kwargs", [dict(min_iters=0), dict(target_ci=0), dict(min_time_s=5, max_time_s=1), dict(min_iters=10, max_iters=5)]
+)
 def test_bad_rules_are_refused(kwargs):
     with pytest.raises(ValueError):
         StopRule(**kwargs)

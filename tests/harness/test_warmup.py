@@ -21,15 +21,15 @@ RULE = dict(min_iters=10, min_time_s=0.1, max_time_s=100, warmup_stable=0.05)
 def test_stable_calls_end_warm_up_early():
     c = FakeClock(script(1.0, [], 0.001))
     m = measure(c.fn, StopRule(warmup_iters=1, warmup_s=10.0, **RULE), clock=c.clock)
-    assert m.warmup_iters == STABLE_CALLS               # not 10 s of warm-up
+    assert m.warmup_iters == STABLE_CALLS  # not 10 s of warm-up
     assert m.stop_reason == "converged"
 
 
 def test_warm_up_goes_on_while_the_call_time_still_falls():
-    falling = [0.1 / (1 + i) for i in range(8)]          # a JIT still settling: 100 ms ... 12.5 ms
+    falling = [0.1 / (1 + i) for i in range(8)]  # a JIT still settling: 100 ms ... 12.5 ms
     c = FakeClock(script(1.0, falling, 0.01))
     m = measure(c.fn, StopRule(warmup_iters=1, warmup_s=10.0, **RULE), clock=c.clock)
-    assert m.warmup_iters == len(falling) + STABLE_CALLS   # until three calls agree at 10 ms
+    assert m.warmup_iters == len(falling) + STABLE_CALLS  # until three calls agree at 10 ms
     assert m.samples == pytest.approx([0.01] * len(m.samples))
 
 
@@ -37,7 +37,7 @@ def test_warm_up_stops_at_warmup_s_when_never_stable():
     jitter = [0.01, 0.03] * 1000
     c = FakeClock(script(1.0, jitter, 0.01))
     m = measure(c.fn, StopRule(warmup_iters=1, warmup_s=0.2, **RULE), clock=c.clock)
-    assert m.warmup_iters == 10                          # 0.2 s of 10 + 30 ms calls
+    assert m.warmup_iters == 10  # 0.2 s of 10 + 30 ms calls
     assert len(m.samples) >= 10
 
 
@@ -49,8 +49,9 @@ def test_warmup_iters_is_a_floor_even_when_stable():
 
 def test_without_warmup_stable_warm_up_lasts_warmup_s():
     c = FakeClock(script(1.0, [], 0.01))
-    m = measure(c.fn, StopRule(warmup_iters=1, warmup_s=0.5, min_iters=10, min_time_s=0.1, max_time_s=100),
-                clock=c.clock)
+    m = measure(
+        c.fn, StopRule(warmup_iters=1, warmup_s=0.5, min_iters=10, min_time_s=0.1, max_time_s=100), clock=c.clock
+    )
     assert m.warmup_iters == 50
 
 

@@ -21,8 +21,8 @@ from benchdb.hub.card import END, START, replace_section
 from benchdb.warehouse import Warehouse
 
 REPO_ID = "org/bench"
-MODEL = "org/bert"          # a Hub id, so --push has a model repo to open the pull request on
-MS1 = r"(?:1\.0\d\d ms|9\d\d\.\d µs|10\d\d\.\d µs)"   # about 1 ms, as the fixtures' ONNX Runtime batch-1 results
+MODEL = "org/bert"  # a Hub id, so --push has a model repo to open the pull request on
+MS1 = r"(?:1\.0\d\d ms|9\d\d\.\d µs|10\d\d\.\d µs)"  # about 1 ms, as the fixtures' ONNX Runtime batch-1 results
 
 #: The shields.io endpoint badge schema (https://shields.io/badges/endpoint-badge).
 SHIELDS_SCHEMA = {
@@ -98,7 +98,7 @@ def test_publish_round_trip_incremental(hub, env, source, tmp_path):
     db, folder = source
     dry = _publish(db, env, "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert (REPO_ID not in {r for _, r in hub.repos}) and "(creating it)" in dry.stdout   # nothing created
+    assert (REPO_ID not in {r for _, r in hub.repos}) and "(creating it)" in dry.stdout  # nothing created
     listed = re.findall(r"^  \+ (\S+)", dry.stdout, re.M)
 
     first = _publish(db, env)
@@ -106,15 +106,24 @@ def test_publish_round_trip_incremental(hub, env, source, tmp_path):
     repo = hub.repos[("dataset", REPO_ID)]
     assert len(repo.commits) == 1
     files = sorted(repo.files)
-    assert sorted(listed) == files                                  # the dry run listed exactly this
+    assert sorted(listed) == files  # the dry run listed exactly this
     samples = [f for f in files if f.startswith("samples/")]
-    assert len(samples) == 4 and all(re.fullmatch(r"samples/hardware=[0-9a-f]{16}/run=[0-9a-f-]{36}/[0-9a-f]{16}"
-                                                  r"\.parquet", f) for f in samples)
+    assert len(samples) == 4 and all(
+        re.fullmatch(
+            r"samples/hardware=[0-9a-f]{16}/run=[0-9a-f-]{36}/[0-9a-f]{16}"
+            r"\.parquet",
+            f,
+        )
+        for f in samples
+    )
     assert [f for f in files if not f.startswith("samples/")] == [
-        next(f for f in files if f.startswith(".results/hardware=")), "README.md",
-        "badges/org--bert.json", "badges/org--bert.svg"]
+        next(f for f in files if f.startswith(".results/hardware=")),
+        "README.md",
+        "badges/org--bert.json",
+        "badges/org--bert.svg",
+    ]
     originals = {p.read_bytes() for p in folder.rglob("*.parquet")}
-    assert {repo.files[f] for f in samples} == originals            # the contract files, byte for byte
+    assert {repo.files[f] for f in samples} == originals  # the contract files, byte for byte
 
     # read back into another warehouse: same results, same medians and counts; no duplicates on repeat
     other = tmp_path / "other.duckdb"
@@ -146,7 +155,7 @@ def test_publish_round_trip_incremental(hub, env, source, tmp_path):
     assert sum(1 for m, p in hub.requests if m == "POST" and p.endswith("/commit/main")) == commits_before + 1
     assert len(repo.commits) == 2
     assert set(repo.commits[-1]["files"]) - set(repo.commits[0]["files"]) == {p for p in new if p not in files}
-    assert all(repo.files[f] == repo.commits[0]["files"][f] for f in samples)      # history kept as it was
+    assert all(repo.files[f] == repo.commits[0]["files"][f] for f in samples)  # history kept as it was
     third = _publish(db, env)
     assert third.returncode == 0 and "nothing new to publish" in third.stdout and len(repo.commits) == 2
 
@@ -163,12 +172,12 @@ def test_failed_commit_leaves_the_repo_unchanged(hub, env, source, tmp_path):
     before = (len(repo.commits), dict(repo.files))
     _write_run(folder / "run2", "2026-11-02T10:00:00+00:00", scale=0.9)
     Warehouse(db).ingest([folder])
-    hub.fail_commits = 1                                   # the server fails after reading the commit
+    hub.fail_commits = 1  # the server fails after reading the commit
     failed = _publish(db, env)
     line = _one_line_error(failed)
     assert "HTTP 500" in line and "nothing was changed" in line and "run the command again" in line
     assert (len(repo.commits), dict(repo.files)) == before
-    retry = _publish(db, env)                              # the next attempt publishes everything, once
+    retry = _publish(db, env)  # the next attempt publishes everything, once
     assert retry.returncode == 0, retry.stderr
     assert len(repo.commits) == 2 and sum(f.startswith("samples/") for f in repo.files) == 8
 
@@ -218,7 +227,7 @@ def test_dataset_card_yaml_and_badges(hub, env, source):
         matched = {p.split(f"datasets/{REPO_ID}/", 1)[1] for p in fs.glob(f"datasets/{REPO_ID}/{spec['path']}")}
         assert matched == {f for f in repo.files if f.startswith(folder)} and matched, name
     assert "| org/bert | 1 | seq_len=128 | 2 | Test CPU 9000 | onnxruntime eager fp32 |" in text
-    assert "`median`" in text and "`p90`" in text                              # columns described
+    assert "`median`" in text and "`p90`" in text  # columns described
 
     import jsonschema
 
@@ -241,31 +250,47 @@ def test_svg_badge_renders_in_headless_chromium(source, tmp_path):
     page.write_text(badge.svg(), encoding="utf-8")
     browser = need_chromium()
     shot = tmp_path / "badge.png"
-    proc = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", f"--screenshot={shot}",
-                           "--window-size=600,60", page.as_uri()], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            f"--screenshot={shot}",
+            "--window-size=600,60",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shot.exists(), proc.stderr[-2000:]
     from matplotlib.image import imread
 
     pixels = (imread(shot)[..., :3] * 255).round().astype(int)
     colours = {tuple(p) for p in pixels.reshape(-1, 3)}
-    assert (0x55, 0x55, 0x55) in colours or (0x5a, 0x5a, 0x5a) in colours       # the grey label side
-    assert any(abs(r - 0x00) < 12 and abs(g - 0x7e) < 12 and abs(b - 0xc6) < 12 for r, g, b in colours)   # blue
+    assert (0x55, 0x55, 0x55) in colours or (0x5A, 0x5A, 0x5A) in colours  # the grey label side
+    assert any(abs(r - 0x00) < 12 and abs(g - 0x7E) < 12 and abs(b - 0xC6) < 12 for r, g, b in colours)  # blue
     white_text = sum(1 for r, g, b in pixels[:20].reshape(-1, 3) if r > 230 and g > 230 and b > 230)
-    assert white_text > 0                                                        # text drawn on the badge
+    assert white_text > 0  # text drawn on the badge
 
 
 # ---------------------------------------------------------------------------------------- model card
 def test_model_card_section_and_pull_request(hub, env, source, tmp_path):
     db, _ = source
     out = tmp_path / "section.md"
-    proc = benchdb_cmd("report", "--model-card", MODEL, "--dataset", REPO_ID, "--db", str(db), "--out", str(out),
-                       env=env)
+    proc = benchdb_cmd(
+        "report", "--model-card", MODEL, "--dataset", REPO_ID, "--db", str(db), "--out", str(out), env=env
+    )
     assert proc.returncode == 0, proc.stderr
     section = out.read_text()
     assert section.startswith(START) and section.rstrip().endswith(END)
     assert "### Test CPU 9000 (cpu)" in section
-    assert re.search(rf"\| 1 \| seq_len=128 \| onnxruntime \(cpu, eager, fp32\) \| {MS1} \| {MS1} \| "
-                     r"[\d,]{3,5}\.\d items/s \| — \| 2 \|", section), section
+    assert re.search(
+        rf"\| 1 \| seq_len=128 \| onnxruntime \(cpu, eager, fp32\) \| {MS1} \| {MS1} \| "
+        r"[\d,]{3,5}\.\d items/s \| — \| 2 \|",
+        section,
+    ), section
     assert re.search(r"batch 1, seq_len=128: onnxruntime .* \*\*2\.0\dx\*\*", section), section
     assert "img.shields.io/endpoint?url=" in section and "badges%2Forg--bert.json" in section
     assert f"[{REPO_ID}]({hub.url}/datasets/{REPO_ID})" in section
@@ -275,7 +300,7 @@ def test_model_card_section_and_pull_request(hub, env, source, tmp_path):
     pushed = benchdb_cmd("report", "--model-card", MODEL, "--dataset", REPO_ID, "--push", "--db", str(db), env=env)
     assert pushed.returncode == 0, pushed.stderr
     assert f"opened a pull request on {MODEL}: {hub.url}/{MODEL}/discussions/1" in pushed.stderr
-    assert model.files["README.md"] == card.encode() and len(model.commits) == 1       # main untouched
+    assert model.files["README.md"] == card.encode() and len(model.commits) == 1  # main untouched
     [pr] = model.prs
     assert set(pr["files"]) == {"README.md"}
     assert pr["files"]["README.md"].decode() == card.replace(f"{START}\nold numbers\n{END}", section.rstrip("\n"))
@@ -312,7 +337,7 @@ def test_publish_the_dashboard_as_a_static_space(hub, env, source, tmp_path):
     """`benchdb publish --space`: the site `benchdb site` builds, one commit, a static Space's card;
     a second push removes what the site no longer has and changes nothing else."""
     db, _ = source
-    space_env = {k: v for k, v in env.items() if k != "BENCHDB_CACHE"}   # the vendored charts from the usual cache
+    space_env = {k: v for k, v in env.items() if k != "BENCHDB_CACHE"}  # the vendored charts from the usual cache
     r = benchdb_cmd("publish", "--space", "user/bench-dashboard", "--db", str(db), env=space_env)
     assert r.returncode == 0, r.stderr
     repo = hub.repos[("space", "user/bench-dashboard")]
@@ -323,11 +348,11 @@ def test_publish_the_dashboard_as_a_static_space(hub, env, source, tmp_path):
     assert front["sdk"] == "static" and front["app_file"] == "index.html"
     assert b'content="static"' in files["index.html"] and "data/views.json" in files and "static/app.js" in files
     results = json.loads(files["data/results.json"])
-    assert len(results["rows"]) == 4                                   # the warehouse's 4 latest results
-    assert any(p.startswith("static/vendor/") for p in files)        # the charting library travels with it
+    assert len(results["rows"]) == 4  # the warehouse's 4 latest results
+    assert any(p.startswith("static/vendor/") for p in files)  # the charting library travels with it
     site = tmp_path / "site"
     assert benchdb_cmd("site", "--db", str(db), "--out", str(site), env=space_env).returncode == 0
-    (site / "data" / "runs.json").unlink()                         # a site without one file: it goes
+    (site / "data" / "runs.json").unlink()  # a site without one file: it goes
     r = benchdb_cmd("publish", "--space", "user/bench-dashboard", "--site", str(site), env=space_env)
     assert r.returncode == 0 and "1 stale removed" in r.stdout, r.stdout + r.stderr
     assert "data/runs.json" not in repo.files and len(repo.commits) == 2
@@ -336,9 +361,11 @@ def test_publish_the_dashboard_as_a_static_space(hub, env, source, tmp_path):
 
 def test_publish_space_refusals(env, source):
     db, _ = source
-    for args, says in ((("--repo", REPO_ID, "--space", "user/x"), "give --repo ORG/NAME"),
-                       (("--space", "not a repo"), "--space 'not a repo' is not a Hub repository id"),
-                       (("--repo", REPO_ID, "--site", "."), "--site goes with --space"),
-                       (("--space", "user/x", "--model", "m"), "a Space shows the whole dashboard")):
+    for args, says in (
+        (("--repo", REPO_ID, "--space", "user/x"), "give --repo ORG/NAME"),
+        (("--space", "not a repo"), "--space 'not a repo' is not a Hub repository id"),
+        (("--repo", REPO_ID, "--site", "."), "--site goes with --space"),
+        (("--space", "user/x", "--model", "m"), "a Space shows the whole dashboard"),
+    ):
         r = benchdb_cmd("publish", "--db", str(db), *args, env=env)
         assert r.returncode != 0 and says in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -22,21 +22,25 @@ pytestmark = pytest.mark.core
 def _counts(db_path):
     con = duckdb.connect(str(db_path), read_only=True)
     try:
-        return {t: con.execute(f"select count(*) from {t}").fetchall()[0][0]
-                for t in ("results", "samples", "runs", "hardware", "architectures", "result_metrics")}
+        return {
+            t: con.execute(f"select count(*) from {t}").fetchall()[0][0]
+            for t in ("results", "samples", "runs", "hardware", "architectures", "result_metrics")
+        }
     finally:
         con.close()
 
 
 def test_ingest_loads_files_and_computes_statistics_in_sql(results_dir, db_path):
-    values = np.arange(1, 101, dtype=float) / 1000.0   # 1..100 ms
+    values = np.arange(1, 101, dtype=float) / 1000.0  # 1..100 ms
     meta = make_meta(make_run(), batch_size=2)
     write_file(results_dir, meta, values)
     s = ingest([results_dir], db_path)
     assert (s.new, s.skipped, s.rejected, s.samples) == (1, 0, [], 100)
     con = duckdb.connect(str(db_path), read_only=True)
-    row = con.execute("select n, mean, median, min, max, p25, p75, p90, p99, median_ci_low, median_ci_high, "
-                      "throughput, status, validity from results").fetchall()[0]
+    row = con.execute(
+        "select n, mean, median, min, max, p25, p75, p90, p99, median_ci_low, median_ci_high, "
+        "throughput, status, validity from results"
+    ).fetchall()[0]
     con.close()
     n, mean, median, mn, mx, p25, p75, p90, p99, lo, hi, tput, status, validity = row
     assert n == 100
@@ -67,8 +71,11 @@ def test_ingest_is_idempotent(results_dir, db_path):
     before = _counts(db_path)
     second = ingest([results_dir], db_path)
     assert (first.new, second.new, second.skipped) == (4, 0, 4)
-    assert _counts(db_path) == before == {"results": 4, "samples": 200, "runs": 1, "hardware": 1,
-                                          "architectures": 1, "result_metrics": 4}
+    assert (
+        _counts(db_path)
+        == before
+        == {"results": 4, "samples": 200, "runs": 1, "hardware": 1, "architectures": 1, "result_metrics": 4}
+    )
 
 
 def test_copied_file_is_a_duplicate_not_a_second_load(results_dir, db_path, tmp_path):
@@ -89,7 +96,7 @@ def test_rewritten_file_with_same_scenario_is_rejected(results_dir, db_path):
     meta = make_meta(make_run())
     write_file(results_dir, meta, [0.001] * 20, name="a.parquet")
     ingest([results_dir], db_path)
-    write_file(results_dir, meta, [0.002] * 20, name="a.parquet")   # same scenario, new content
+    write_file(results_dir, meta, [0.002] * 20, name="a.parquet")  # same scenario, new content
     s = ingest([results_dir], db_path)
     assert s.new == 0 and len(s.rejected) == 1
     assert "metadata.scenario.scenario_id: scenario" in s.rejected[0][1]
@@ -118,8 +125,9 @@ def _bad_files(folder):
     meta = make_meta(run, batch_size=13)
     t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
     p = folder / "future.parquet"
-    pq.write_table(t.replace_schema_metadata(
-        {contract.METADATA_KEY: json.dumps({**meta, "contract_version": 99}).encode()}), p)
+    pq.write_table(
+        t.replace_schema_metadata({contract.METADATA_KEY: json.dumps({**meta, "contract_version": 99}).encode()}), p
+    )
     out[p] = "metadata.contract_version: unknown contract version 99"
     # NaN timing
     p = write_file(folder, make_meta(run, batch_size=14), [0.001, float("nan"), 0.001], name="nan.parquet")
@@ -141,8 +149,9 @@ def _bad_files(folder):
     t = contract.samples_table(meta, [("latency_s", "s", i, 0.0, 0.001) for i in range(3)])
     t = t.set_column(t.schema.get_field_index("model_id"), "model_id", pa.array(["a", "b", "matmul:64"]))
     p = folder / "no_stats.parquet"
-    pq.write_table(t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}), p,
-                   write_statistics=False)
+    pq.write_table(
+        t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}), p, write_statistics=False
+    )
     out[p] = "scenario key columns: 2 row(s) differ from metadata.scenario"
     # status ok with no primary samples
     p = write_file(folder, make_meta(run, batch_size=18), [], name="empty_ok.parquet")
@@ -179,8 +188,11 @@ def test_bad_files_are_rejected_with_reasons_while_good_files_load(results_dir, 
 def test_file_without_statistics_but_right_keys_loads(results_dir, db_path):
     meta = make_meta(make_run())
     t = contract.samples_table(meta, [("latency_s", "s", i, 0.0, 0.001) for i in range(3)])
-    pq.write_table(t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}),
-                   results_dir / "plain.parquet", write_statistics=False)
+    pq.write_table(
+        t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}),
+        results_dir / "plain.parquet",
+        write_statistics=False,
+    )
     s = ingest([results_dir], db_path)
     assert (s.new, s.rejected) == (1, [])
 
@@ -192,7 +204,8 @@ def test_failed_scenario_file_loads_as_a_result_without_statistics(results_dir, 
     assert s.new == 1 and not s.rejected
     con = duckdb.connect(str(db_path), read_only=True)
     assert con.execute("select status, error, n, median from results").fetchall() == [
-        ("oom", "OutOfMemoryError: 2 GiB", 0, None)]
+        ("oom", "OutOfMemoryError: 2 GiB", 0, None)
+    ]
     assert con.execute("select count(*) from results_latest").fetchall() == [(0,)]
     con.close()
 
@@ -216,13 +229,15 @@ def test_ingest_never_moves_changes_or_deletes_the_input_files(results_dir, db_p
     (results_dir / "broken.parquet").write_bytes(b"not parquet")
 
     def seen() -> dict:
-        return {p.relative_to(results_dir): (p.is_dir() or p.read_bytes(), p.stat().st_mode, p.stat().st_mtime_ns)
-                for p in results_dir.rglob("*")}
+        return {
+            p.relative_to(results_dir): (p.is_dir() or p.read_bytes(), p.stat().st_mode, p.stat().st_mtime_ns)
+            for p in results_dir.rglob("*")
+        }
 
     before = seen()
     first = ingest([results_dir], db_path)
     assert (first.new, len(first.rejected)) == (3, 1) and seen() == before
-    ingest([results_dir], db_path)                      # the rerun skips them all
+    ingest([results_dir], db_path)  # the rerun skips them all
     assert seen() == before
     assert _counts(db_path)["results"] == 3
 
@@ -245,13 +260,19 @@ def test_missing_path_and_empty_folder_are_clear_errors(tmp_path, db_path):
 
 
 def test_many_runs_and_hardware_dimensions(results_dir, db_path):
-    hw2 = {"kind": "cuda", "vendor": "NVIDIA", "device_name": "NVIDIA H100", "memory_bytes": 80 * 2**30,
-           "driver": "550.54", "compute_capability": "9.0"}
+    hw2 = {
+        "kind": "cuda",
+        "vendor": "NVIDIA",
+        "device_name": "NVIDIA H100",
+        "memory_bytes": 80 * 2**30,
+        "driver": "550.54",
+        "compute_capability": "9.0",
+    }
     r1, r2 = make_run(), make_run(started_at="2026-11-02T10:00:00+00:00")
     write_file(results_dir, make_meta(r1), name="a.parquet")
     write_file(results_dir, make_meta(r2), name="b.parquet")
     write_file(results_dir, make_meta(r2, hardware=hw2, device="cuda:0"), name="c.parquet")
-    ingest([results_dir], db_path, batch_rows=60)    # several transactions
+    ingest([results_dir], db_path, batch_rows=60)  # several transactions
     c = _counts(db_path)
     assert (c["runs"], c["hardware"], c["results"]) == (2, 2, 3)
     con = duckdb.connect(str(db_path), read_only=True)
@@ -262,14 +283,18 @@ def test_many_runs_and_hardware_dimensions(results_dir, db_path):
 
 
 def _ingest_proc(results_dir, db_path, *extra):
-    return subprocess.Popen([sys.executable, "-m", "benchdb", "ingest", str(results_dir), "--db", str(db_path),
-                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchdb", "ingest", str(results_dir), "--db", str(db_path), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path):
     n_files, n_values = 60, 2000
     write_suite(results_dir, n_files=n_files, n_values=n_values)
-    proc = _ingest_proc(results_dir, db_path, "--batch-rows", str(n_values))   # one file per transaction
+    proc = _ingest_proc(results_dir, db_path, "--batch-rows", str(n_values))  # one file per transaction
     # wait until at least one batch committed, then kill it hard
     line = proc.stderr.readline()
     assert "loaded" in line, line
@@ -281,10 +306,11 @@ def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path)
     assert s.new + s.skipped == n_files
     c = _counts(db_path)
     assert (c["results"], c["samples"]) == (n_files, n_files * n_values)
-    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))     # the killed copy was discarded
+    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))  # the killed copy was discarded
     con = duckdb.connect(str(db_path), read_only=True)
-    assert con.execute("select count(*) from (select result_id from results group by 1 having count(*) > 1)"
-                       ).fetchall() == [(0,)]
+    assert con.execute(
+        "select count(*) from (select result_id from results group by 1 having count(*) > 1)"
+    ).fetchall() == [(0,)]
     con.close()
 
 
@@ -326,10 +352,10 @@ def test_ingest_killed_at_several_points_into_an_existing_warehouse_leaves_it_as
     before = _as_seen(db_path)
     write_suite(tmp_path / "new", n_files=n_files, n_values=n_values, run=make_run())
     for point in ("copy", "batch 1", f"batch {n_files // 2}", f"batch {n_files}"):
-        proc = _ingest_proc(tmp_path / "new", db_path, "--batch-rows", str(n_values))   # one file per batch
+        proc = _ingest_proc(tmp_path / "new", db_path, "--batch-rows", str(n_values))  # one file per batch
         _kill_when(proc, point, db_path)
         now = _as_seen(db_path)
-        if point == f"batch {n_files}" and now != before:          # it published before the kill landed
+        if point == f"batch {n_files}" and now != before:  # it published before the kill landed
             assert now[1]["results"] == 3 + n_files and now[1]["samples"] == 300 + n_files * n_values
             break
         assert now == before, point
@@ -337,10 +363,11 @@ def test_ingest_killed_at_several_points_into_an_existing_warehouse_leaves_it_as
     assert s.new + s.skipped == n_files
     c = _counts(db_path)
     assert (c["results"], c["samples"]) == (3 + n_files, 300 + n_files * n_values)
-    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))     # the killed copies were discarded
+    assert not list(db_path.parent.glob(f".{db_path.name}.*.writing"))  # the killed copies were discarded
     con = duckdb.connect(str(db_path), read_only=True)
-    assert con.execute("select count(*) from (select result_id from results group by 1 having count(*) > 1)"
-                       ).fetchall() == [(0,)]
+    assert con.execute(
+        "select count(*) from (select result_id from results group by 1 having count(*) > 1)"
+    ).fetchall() == [(0,)]
     con.close()
 
 
@@ -353,7 +380,7 @@ def test_two_concurrent_ingests_serialise(results_dir, db_path):
     c = _counts(db_path)
     assert (c["results"], c["samples"]) == (30, 60000)
     news = sorted(int(o[0].split("ingested ")[1].split(" new")[0]) for o in outs)
-    assert news == [0, 30]      # one loaded everything, the other waited and found nothing new
+    assert news == [0, 30]  # one loaded everything, the other waited and found nothing new
 
 
 #: A real benchdb writer that holds the warehouse's write session until its standard input ends.
@@ -370,20 +397,23 @@ def test_concurrent_ingest_with_no_wait_fails_clearly(results_dir, db_path):
     race to lose -- `ingest --wait 0` fails at once, in one line naming that process; once the other
     lets go, the same command loads everything."""
     write_suite(results_dir, n_files=3)
-    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(db_path)], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(db_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     try:
         assert holder.stdout.readline() == "holding\n"
         b = _ingest_proc(results_dir, db_path, "--wait", "0")
         out, err = b.communicate(timeout=60)
-        assert holder.poll() is None                         # still held while b ran
+        assert holder.poll() is None  # still held while b ran
     finally:
         holder.stdin.close()
         holder.wait(timeout=60)
     assert holder.returncode == 0
     assert b.returncode == 2, (out, err)
-    assert err == (f"benchdb: error: database {os.path.realpath(db_path)} is in use by another process "
-                   f"(PID {holder.pid}); wait for it to finish and try again, or raise --wait\n")
+    assert err == (
+        f"benchdb: error: database {os.path.realpath(db_path)} is in use by another process "
+        f"(PID {holder.pid}); wait for it to finish and try again, or raise --wait\n"
+    )
     assert "Traceback" not in err
     b = _ingest_proc(results_dir, db_path, "--wait", "0")
     out, err = b.communicate(timeout=60)

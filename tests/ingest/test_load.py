@@ -32,22 +32,41 @@ def _variety(folder):
     meta = make_meta(run, batch_size=6)
     t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
     col = t.schema.get_field_index
-    files.append(_raw(folder / "wide_int.parquet",
-                      t.set_column(col("batch_size"), "batch_size", pa.array([6], pa.int64())), meta))
-    files.append(_raw(folder / "large_string.parquet",
-                      t.set_column(col("metric"), "metric", pa.array(["latency_s"], pa.large_string())), meta))
-    files.append(_raw(folder / "dictionary.parquet",
-                      t.set_column(col("unit"), "unit", pa.array(["s"]).dictionary_encode()), meta))
+    files.append(
+        _raw(
+            folder / "wide_int.parquet", t.set_column(col("batch_size"), "batch_size", pa.array([6], pa.int64())), meta
+        )
+    )
+    files.append(
+        _raw(
+            folder / "large_string.parquet",
+            t.set_column(col("metric"), "metric", pa.array(["latency_s"], pa.large_string())),
+            meta,
+        )
+    )
+    files.append(
+        _raw(
+            folder / "dictionary.parquet", t.set_column(col("unit"), "unit", pa.array(["s"]).dictionary_encode()), meta
+        )
+    )
     files.append(_raw(folder / "missing_column.parquet", t.drop_columns(["unit"]), meta))
     files.append(_raw(folder / "wrong_type.parquet", t.set_column(col("value"), "value", pa.array(["fast"])), meta))
     files.append(_raw(folder / "extra_column.parquet", t.append_column("extra", pa.array([1])), meta))
-    files.append(_raw(folder / "two_extra.parquet",
-                      t.append_column("zz", pa.array([1])).append_column("aa", pa.array([1])), meta))
+    files.append(
+        _raw(
+            folder / "two_extra.parquet", t.append_column("zz", pa.array([1])).append_column("aa", pa.array([1])), meta
+        )
+    )
     # the same Parquet columns as a good file, but the stored Arrow schema reads one as a duration
     dur = t.set_column(col("iteration"), "iteration", pa.array([0], pa.int64()))
     files.append(_raw(folder / "int64_iteration.parquet", dur, meta))
-    files.append(_raw(folder / "duration_iteration.parquet",
-                      dur.set_column(col("iteration"), "iteration", pa.array([0], pa.duration("s"))), meta))
+    files.append(
+        _raw(
+            folder / "duration_iteration.parquet",
+            dur.set_column(col("iteration"), "iteration", pa.array([0], pa.duration("s"))),
+            meta,
+        )
+    )
     p = folder / "no_metadata.parquet"
     pq.write_table(t.replace_schema_metadata({}), p)
     files.append(p)
@@ -98,7 +117,7 @@ def test_bulk_footers_give_each_file_read_footers_verdict(tmp_path):
     for f in files:
         assert _verdict(bulk[str(f)]) == _verdict(_one(f)), f.name
     verdicts = {f.name: _verdict(bulk[str(f)])[0] for f in files}
-    assert verdicts["duration_iteration.parquet"] == "error"           # the stored Arrow schema counts
+    assert verdicts["duration_iteration.parquet"] == "error"  # the stored Arrow schema counts
     assert verdicts["int64_iteration.parquet"] == verdicts["by_duckdb.parquet"] == "ok"
     assert str(bulk[str(tmp_path / "notes.parquet")]).startswith("file: not a readable Parquet file")
     assert sum(v == "ok" for v in verdicts.values()) == 11
@@ -143,10 +162,11 @@ def test_a_file_whose_rows_claim_another_scenario_never_mixes_into_its_statistic
     good = write_file(folder, make_meta(run, batch_size=1), good_values)
     sid = contract.read_footer(good).scenario["scenario_id"]
     meta = make_meta(run, batch_size=2)
-    rows = [("latency_s", "s", i, i * 1e-3, 5.0, 0) for i in range(200)]       # far from good's values
+    rows = [("latency_s", "s", i, i * 1e-3, 5.0, 0) for i in range(200)]  # far from good's values
     table = contract.samples_table(meta, rows)
-    table = table.set_column(table.schema.get_field_index("scenario_id"), "scenario_id",
-                             pa.array([sid] * table.num_rows))
+    table = table.set_column(
+        table.schema.get_field_index("scenario_id"), "scenario_id", pa.array([sid] * table.num_rows)
+    )
     bad = _raw(folder / "imitator.parquet", table, meta)
     s = ingest([folder], tmp_path / "w.duckdb")
     assert s.new == 1
@@ -171,15 +191,19 @@ def test_samples_come_back_in_measurement_order(tmp_path):
     meta = make_meta(make_run())
     meta = {**meta, "scenario": {**meta["scenario"], "repeats": 2}}
     rows = [("latency_s", "s", i, i * 1e-3, 1e-3 + r * 1e-4 + i * 1e-6, r) for r in (0, 1) for i in range(3000)]
-    rows.reverse()                                          # written last iteration first
+    rows.reverse()  # written last iteration first
     path = contract.write_scenario(folder / "rev.parquet", meta, contract.samples_table(meta, rows))
     ingest([folder], tmp_path / "w.duckdb")
     sid = contract.read_footer(path).scenario["scenario_id"]
     con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
     try:
         vals = gate_samples.measured_samples(con, [sid], "latency_s")[sid].tolist()
-        per = dict((rep, v) for _r, rep, v in con.execute(
-            "SELECT result_id, repeat, list(value ORDER BY iteration) FROM samples GROUP BY ALL").fetchall())
+        per = dict(
+            (rep, v)
+            for _r, rep, v in con.execute(
+                "SELECT result_id, repeat, list(value ORDER BY iteration) FROM samples GROUP BY ALL"
+            ).fetchall()
+        )
     finally:
         con.close()
     expected = [1e-3 + r * 1e-4 + i * 1e-6 for r in (0, 1) for i in range(3000)]

@@ -28,9 +28,12 @@ def cli(*args):
 def stats(db):
     con = duckdb.connect(str(db), read_only=True)
     try:
-        return sorted(con.execute(
-            "SELECT r.model_id, r.device, r.batch_size, r.input_shape, m.metric, m.n, m.median "
-            "FROM result_metrics m JOIN results r USING (result_id)").fetchall())
+        return sorted(
+            con.execute(
+                "SELECT r.model_id, r.device, r.batch_size, r.input_shape, m.metric, m.n, m.median "
+                "FROM result_metrics m JOIN results r USING (result_id)"
+            ).fetchall()
+        )
     finally:
         con.close()
 
@@ -65,11 +68,11 @@ def test_round_trip_gives_the_same_medians_and_counts(mixed_db, tmp_path, fmt):
     assert cli("ingest", again, "--db", db2).exit_code == 0
     before = stats(mixed_db)
     after = stats(db2)
-    if fmt == "optimum-benchmark":    # a report holds timings (latency targets) only
+    if fmt == "optimum-benchmark":  # a report holds timings (latency targets) only
         before = [row for row in before if row[4] in ("latency_s", "ttft_s", "tpot_s", "generate_s")]
     assert len(after) == len(before) > 0
     for a, b in zip(after, before, strict=True):
-        assert a[:6] == b[:6]                          # key, metric, sample count
+        assert a[:6] == b[:6]  # key, metric, sample count
         assert a[6] == pytest.approx(b[6], rel=1e-12)  # median
 
 

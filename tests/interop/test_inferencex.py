@@ -32,58 +32,106 @@ def test_every_row_is_one_summary_only_point_with_the_rows_own_figures(db):
     assert len(ROWS) == 40
     (n,) = rows(db, "SELECT count(*) AS n, count(DISTINCT hardware_id) AS systems FROM results")
     assert n == {"n": 40, "systems": 6}
-    stats = rows(db, "SELECT r.input_shape, r.accelerators, r.precision, h.system_name, s.metric, s.statistic, "
-                     "s.unit, s.value, json_extract_string(r.settings, '$.run_url') AS run_url "
-                     "FROM source_statistics s JOIN results r USING (result_id) JOIN hardware h USING (hardware_id)")
+    stats = rows(
+        db,
+        "SELECT r.input_shape, r.accelerators, r.precision, h.system_name, s.metric, s.statistic, "
+        "s.unit, s.value, json_extract_string(r.settings, '$.run_url') AS run_url "
+        "FROM source_statistics s JOIN results r USING (result_id) JOIN hardware h USING (hardware_id)",
+    )
     got: dict[tuple, float] = {}
     for s in stats:
-        got[(s["system_name"], s["input_shape"], s["accelerators"], s["precision"], s["run_url"],
-             s["metric"], s["statistic"], s["unit"])] = s["value"]
+        got[
+            (
+                s["system_name"],
+                s["input_shape"],
+                s["accelerators"],
+                s["precision"],
+                s["run_url"],
+                s["metric"],
+                s["statistic"],
+                s["unit"],
+            )
+        ] = s["value"]
     names = {"ttft": "ttft_s", "tpot": "tpot_s", "itl": "itl_chunk_s", "e2el": "e2e_s"}
     stat = {"mean": "mean", "median": "median", "std": "stddev", "p99": "p99"}
-    per_gpu = {"tput_per_gpu": "total_throughput_per_gpu", "output_tput_per_gpu": "output_throughput_per_gpu",
-               "input_tput_per_gpu": "input_throughput_per_gpu"}
+    per_gpu = {
+        "tput_per_gpu": "total_throughput_per_gpu",
+        "output_tput_per_gpu": "output_throughput_per_gpu",
+        "input_tput_per_gpu": "input_throughput_per_gpu",
+    }
     expected: dict[tuple, float] = {}
     for r in ROWS:
-        where = (r["hardware"], f"in={r['isl']},out={r['osl']},concurrency={r['conc']}", _gpus(r),
-                 r["precision"], r["run_url"])
+        where = (
+            r["hardware"],
+            f"in={r['isl']},out={r['osl']},concurrency={r['conc']}",
+            _gpus(r),
+            r["precision"],
+            r["run_url"],
+        )
         for key, value in r["metrics"].items():
             s, _, fig = key.partition("_")
             if key in per_gpu:
                 expected[(*where, per_gpu[key], "value", "tokens/s")] = value
             elif fig == "intvty":
-                if s == "median":          # the others are 1 / another TPOT statistic
+                if s == "median":  # the others are 1 / another TPOT statistic
                     expected[(*where, "interactivity", "median", "tokens/s")] = value
             else:
                 expected[(*where, names[fig], stat[s], "s")] = value
-    assert got == expected                 # every figure exactly as published, nothing added
-    summ = rows(db, "SELECT DISTINCT s.summary_only, s.tool, s.percentile_method, r.n, r.median, r.mode "
-                    "FROM results r JOIN result_sources s USING (result_id)")
-    assert summ == [{"summary_only": True, "tool": "InferenceX", "percentile_method": "linear", "n": 0,
-                     "median": None, "mode": "completions"}]
+    assert got == expected  # every figure exactly as published, nothing added
+    summ = rows(
+        db,
+        "SELECT DISTINCT s.summary_only, s.tool, s.percentile_method, r.n, r.median, r.mode "
+        "FROM results r JOIN result_sources s USING (result_id)",
+    )
+    assert summ == [
+        {
+            "summary_only": True,
+            "tool": "InferenceX",
+            "percentile_method": "linear",
+            "n": 0,
+            "median": None,
+            "mode": "completions",
+        }
+    ]
     assert rows(db, "SELECT count(*) AS n FROM samples") == [{"n": 0}]
 
 
 def test_systems_gpus_and_parallelism_follow_the_rows(db):
-    res = rows(db, "SELECT r.input_shape, r.batch_size, r.device, r.backend, r.model_id, r.accelerators, "
-                   "r.parallelism, r.options, h.kind, h.vendor, h.device_name, h.system_name "
-                   "FROM results r JOIN hardware h USING (hardware_id)")
+    res = rows(
+        db,
+        "SELECT r.input_shape, r.batch_size, r.device, r.backend, r.model_id, r.accelerators, "
+        "r.parallelism, r.options, h.kind, h.vendor, h.device_name, h.system_name "
+        "FROM results r JOIN hardware h USING (hardware_id)",
+    )
     # B200 TensorRT-LLM, one node, TP 8 EP 8: the row's num_*_gpu says 64 (the ETL's tp * ep); it ran on 8.
     b200 = [r for r in res if r["system_name"] == "b200" and json.loads(r["options"])["engine"] == "tensorrt-llm"]
     assert len(b200) == 5 and {r["accelerators"] for r in b200} == {8}
     r0 = next(r for r in b200 if r["input_shape"] == "in=1024,out=1024,concurrency=16")
-    assert (r0["kind"], r0["vendor"], r0["device_name"], r0["device"], r0["batch_size"], r0["model_id"]) == \
-        ("cuda", "NVIDIA", "NVIDIA B200", "remote:b200", 16, "dsr1")
-    assert json.loads(r0["parallelism"]) == {"tp": 8, "ep": 8, "dp_attention": False, "disaggregated": False,
-                                             "nodes": 1}
+    assert (r0["kind"], r0["vendor"], r0["device_name"], r0["device"], r0["batch_size"], r0["model_id"]) == (
+        "cuda",
+        "NVIDIA",
+        "NVIDIA B200",
+        "remote:b200",
+        16,
+        "dsr1",
+    )
+    assert json.loads(r0["parallelism"]) == {
+        "tp": 8,
+        "ep": 8,
+        "dp_attention": False,
+        "disaggregated": False,
+        "nodes": 1,
+    }
     # GB200 Dynamo SGLang fp8, disaggregated over 48 prefill + 24 decode GPUs in 6 + 1 workers.
     gb = next(r for r in res if r["input_shape"] == "in=8192,out=1024,concurrency=1024")
     opts = json.loads(gb["options"])
     assert (gb["system_name"], gb["backend"], gb["accelerators"]) == ("gb200", "dynamo-sglang", 72)
     assert opts["accelerators_by_phase"] == {"prefill": 48, "decode": 24} and opts["multinode"] is True
     assert json.loads(gb["parallelism"]) == {
-        "disaggregated": True, "prefill": {"tp": 1, "ep": 1, "dp_attention": True, "workers": 6},
-        "decode": {"tp": 1, "ep": 1, "dp_attention": True, "workers": 1}}
+        "disaggregated": True,
+        "prefill": {"tp": 1, "ep": 1, "dp_attention": True, "workers": 6},
+        "decode": {"tp": 1, "ep": 1, "dp_attention": True, "workers": 1},
+    }
     mtp = [json.loads(r["options"]) for r in res if json.loads(r["options"]).get("speculative_decoding")]
     assert len(mtp) == sum(r["spec_method"] == "mtp" for r in ROWS) == 6
     amd = {(r["kind"], r["vendor"], r["device_name"]) for r in res if r["system_name"] == "mi355x"}
@@ -104,8 +152,18 @@ def test_report_serving_lists_each_systems_front_per_gpu_marked_published(db):
     front = sections["serving_published_frontier"]
     assert sections["serving_points"] == [] and "serving_sources" not in sections
     assert {p["hardware_name"] for p in front} == {"h100", "h200", "b200", "b300", "gb200", "mi355x"}
-    by = {(p["hardware_name"], p["engine"], p["precision"], p["speculative_decoding"], p["in_tokens"],
-           p["out_tokens"], p["concurrency"]): p for p in front}
+    by = {
+        (
+            p["hardware_name"],
+            p["engine"],
+            p["precision"],
+            p["speculative_decoding"],
+            p["in_tokens"],
+            p["out_tokens"],
+            p["concurrency"],
+        ): p
+        for p in front
+    }
     # MI355X SGLang fp4 at 1k/1k: every concurrency is on its front (throughput rises, interactivity falls).
     mi = sorted((k[-1], v) for k, v in by.items() if k[:2] == ("mi355x", "sglang") and k[5] == 1024)
     assert [c for c, _ in mi] == [4, 8, 16, 32, 64]
@@ -122,7 +180,7 @@ def test_report_serving_lists_each_systems_front_per_gpu_marked_published(db):
     assert (b300["accelerators"], b300["total_throughput_per_gpu"]) == (22, 11411.488987501316)
     assert ("b300", "dynamo-trt", "fp4", None, 1024, 1024, 6) in by
     assert all(p["summary_only"] is True and p["measured_by"] == "InferenceX" for p in front)
-    assert not [k for k in front[0] if "_ci_" in k]          # a published summary has no interval
+    assert not [k for k in front[0] if "_ci_" in k]  # a published summary has no interval
     assert len(front) == 37
     # The terminal's Markdown: the section, its rows by system with GPUs and per-GPU throughput, the mark.
     md = cli("report", "--serving", "--db", db, "--wide")
@@ -159,10 +217,14 @@ def test_bad_input_costs_only_its_file_on_one_line(tmp_path):
         "missing.json": ([row, no_metrics], "row 2 of 2 has no metrics"),
         "hardware.json": ([{**row, "hardware": "tpu7"}], "row 1 of 1: unknown hardware 'tpu7'"),
         "precision.json": ([{**row, "precision": "fp3"}], "row 1 of 1: unknown precision 'fp3'"),
-        "value.json": ([row, {**row, "conc": 5, "metrics": {**row["metrics"], "median_ttft": "fast"}}],
-                       "row 2 of 2: metrics.median_ttft is 'fast', not a number"),
-        "negative.json": ([{**row, "metrics": {**row["metrics"], "tput_per_gpu": -1.0}}],
-                          "metrics.tput_per_gpu is -1: a time or a throughput cannot be negative"),
+        "value.json": (
+            [row, {**row, "conc": 5, "metrics": {**row["metrics"], "median_ttft": "fast"}}],
+            "row 2 of 2: metrics.median_ttft is 'fast', not a number",
+        ),
+        "negative.json": (
+            [{**row, "metrics": {**row["metrics"], "tput_per_gpu": -1.0}}],
+            "metrics.tput_per_gpu is -1: a time or a throughput cannot be negative",
+        ),
         "tp.json": ([{**row, "decode_tp": 8}], "a single-node point with prefill_tp 4 and decode_tp 8"),
         "nogpus.json": ([{**ROWS[-1], "num_decode_gpu": None}], "row 1 of 1: num_decode_gpu is None"),
         "truncated.json": (FIXTURE.read_text()[:3000], "not valid JSON"),
@@ -177,7 +239,7 @@ def test_bad_input_costs_only_its_file_on_one_line(tmp_path):
         (line,) = [e for e in errs if f"{path}:" in e]
         assert expected in line, line
     written = list(out.rglob("*.parquet"))
-    assert len(written) == 40            # the good file only: nothing of any bad one
+    assert len(written) == 40  # the good file only: nothing of any bad one
     assert "imported 40 result(s) from 1 inferencex file(s)" in r.stdout and "9 file(s) failed" in r.stdout
 
 
@@ -196,5 +258,8 @@ def test_a_systems_node_size_the_rows_do_not_name_is_unknown_not_one(db):
     assert [g["system_name"] for g in got] == sorted({r["hardware"] for r in ROWS})
     assert all((g["accelerators_per_node"], g["nodes"], g["accelerators"]) == (None, None, None) for g in got)
     # the accelerators each point used are the rows' own
-    assert rows(db, "SELECT max(accelerators) AS most FROM results r JOIN hardware h USING (hardware_id) "
-                    "WHERE h.system_name = 'gb200'") == [{"most": 72}]
+    assert rows(
+        db,
+        "SELECT max(accelerators) AS most FROM results r JOIN hardware h USING (hardware_id) "
+        "WHERE h.system_name = 'gb200'",
+    ) == [{"most": 72}]

@@ -25,8 +25,17 @@ def db(tmp_path):
     """The H200's contract files (tiny:llama in fp32, fp16, bf16) and lm-eval scores for tiny:llama
     in fp32 and bf16."""
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    r = invoke("import", "lm-eval", str(LM_EVAL), "--model", "tiny:llama", "--hardware-file",
-               str(FIXTURES / "gpu" / "h200_hardware.json"), "--out", str(out))
+    r = invoke(
+        "import",
+        "lm-eval",
+        str(LM_EVAL),
+        "--model",
+        "tiny:llama",
+        "--hardware-file",
+        str(FIXTURES / "gpu" / "h200_hardware.json"),
+        "--out",
+        str(out),
+    )
     assert r.exit_code == 0, r.output
     assert r.output.startswith("imported 2 result(s) from 2 lm-eval file(s)")
     for folder in (FIXTURES / "gpu" / "h200", out):
@@ -36,8 +45,10 @@ def db(tmp_path):
 
 def test_scores_are_imported_with_their_model_precision_and_hardware(db):
     con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute("SELECT model_id, precision, hardware_name, backend, task, metric, value, stderr "
-                       "FROM accuracy_scores ORDER BY ALL").fetchall()
+    rows = con.execute(
+        "SELECT model_id, precision, hardware_name, backend, task, metric, value, stderr "
+        "FROM accuracy_scores ORDER BY ALL"
+    ).fetchall()
     assert len(rows) == 8
     assert rows[0] == ("tiny:llama", "bf16", "NVIDIA H200", "pytorch", "arc_easy", "acc", 0.5989, 0.0102)
     assert ("tiny:llama", "fp32", "NVIDIA H200", "pytorch", "hellaswag", "acc_norm", 0.4921, None) in rows  # N/A
@@ -52,15 +63,28 @@ def test_scores_are_imported_with_their_model_precision_and_hardware(db):
 
 
 def test_the_optimal_table_honours_the_scores(db):
-    tight = invoke("report", "--optimal-hardware", "--model", "tiny:llama", "--max-accuracy-drop", "0.3%",
-                   "--db", str(db)).output.replace("\n> ", " ")
-    assert ("left out by --max-accuracy-drop: tiny:llama batch 1 seq_len=32,new_tokens=8: NVIDIA H200 pytorch "
-            "eager bf16: lm-eval hellaswag/acc 0.399 % below fp32, more than 0.3 %") in tight
+    tight = invoke(
+        "report", "--optimal-hardware", "--model", "tiny:llama", "--max-accuracy-drop", "0.3%", "--db", str(db)
+    ).output.replace("\n> ", " ")
+    assert (
+        "left out by --max-accuracy-drop: tiny:llama batch 1 seq_len=32,new_tokens=8: NVIDIA H200 pytorch "
+        "eager bf16: lm-eval hellaswag/acc 0.399 % below fp32, more than 0.3 %"
+    ) in tight
     assert "NVIDIA H200 pytorch eager fp16: no agreement with fp32 recorded" in tight
-    loose = invoke("report", "--optimal-hardware", "--model", "tiny:llama", "--max-accuracy-drop", "1%",
-                   "--format", "json", "--db", str(db))
+    loose = invoke(
+        "report",
+        "--optimal-hardware",
+        "--model",
+        "tiny:llama",
+        "--max-accuracy-drop",
+        "1%",
+        "--format",
+        "json",
+        "--db",
+        str(db),
+    )
     best = {r["batch_size"]: r["best_precision"] for r in json.loads(loose.output)}
-    assert best == {1: "bf16", 4: "fp32"}           # bf16 ranks again at batch 1, where it is fastest
+    assert best == {1: "bf16", 4: "fp32"}  # bf16 ranks again at batch 1, where it is fastest
     r = invoke("report", "--speed-accuracy", "--model", "tiny:llama", "--format", "json", "--db", str(db))
     rows = {(x["batch_size"], x["precision"]): x for x in json.loads(r.output)}
     assert rows[(1, "bf16")]["score_basis"] == "hellaswag/acc" and rows[(1, "fp16")]["score_drop"] is None

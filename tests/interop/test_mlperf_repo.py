@@ -24,19 +24,43 @@ AMD = "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99"
 
 def table_rows() -> list[dict]:
     """Both fixtures' published rows in one shape."""
-    out = [{"submitter": r["Submitter"], "system": r["Platform"], "model": r["Model"], "scenario": r["Scenario"],
-            "accelerator": r["Accelerator"], "per_node": r["a#"], "nodes": r["Nodes"],
-            "result": r["Performance_Result"], "units": r["Performance_Units"], "location": r["Location"]}
-           for r in json.loads((V51 / "summary_results.json").read_text())]
-    out += [{"submitter": r["Organization"], "system": r["Platform"], "model": r["Model"], "scenario": r["Scenario"],
-             "accelerator": r["accelerator_model_name"], "per_node": r["accelerators_per_node"],
-             "nodes": r["number_of_nodes"], "result": r["Result"], "units": r["Units"], "location": r["Location"]}
-            for r in json.loads((V61 / "summary.json").read_text()).values()]
+    out = [
+        {
+            "submitter": r["Submitter"],
+            "system": r["Platform"],
+            "model": r["Model"],
+            "scenario": r["Scenario"],
+            "accelerator": r["Accelerator"],
+            "per_node": r["a#"],
+            "nodes": r["Nodes"],
+            "result": r["Performance_Result"],
+            "units": r["Performance_Units"],
+            "location": r["Location"],
+        }
+        for r in json.loads((V51 / "summary_results.json").read_text())
+    ]
+    out += [
+        {
+            "submitter": r["Organization"],
+            "system": r["Platform"],
+            "model": r["Model"],
+            "scenario": r["Scenario"],
+            "accelerator": r["accelerator_model_name"],
+            "per_node": r["accelerators_per_node"],
+            "nodes": r["number_of_nodes"],
+            "result": r["Result"],
+            "units": r["Units"],
+            "location": r["Location"],
+        }
+        for r in json.loads((V61 / "summary.json").read_text()).values()
+    ]
     return out
 
 
 def warehouse_rows(db) -> list[dict]:
-    return rows(db, """
+    return rows(
+        db,
+        """
         SELECT r.model_id, r.mode, r.accelerators, r.metric, r.validity,
                json_extract_string(r.options, '$.submitter') AS submitter,
                json_extract_string(r.options, '$.system') AS system,
@@ -45,7 +69,8 @@ def warehouse_rows(db) -> list[dict]:
                max(s.value) FILTER (WHERE s.statistic = 'published') AS published
         FROM results r JOIN hardware h USING (hardware_id)
         JOIN source_statistics s ON s.result_id = r.result_id AND s.metric = r.metric
-        GROUP BY ALL""")
+        GROUP BY ALL""",
+    )
 
 
 def test_the_published_rows_are_reproduced_from_the_logs(tmp_path):
@@ -57,15 +82,21 @@ def test_the_published_rows_are_reproduced_from_the_logs(tmp_path):
         r = got[(t["submitter"], t["system"], f"mlperf:{mlperf_rules.canonical_model(t['model'])}", t["scenario"])]
         if t["accelerator"]:
             assert (r["device_name"], r["accelerators_per_node"]) == (t["accelerator"], int(t["per_node"]))
-        else:                                         # a CPU-only system: no accelerator, a# empty
+        else:  # a CPU-only system: no accelerator, a# empty
             assert (r["kind"], r["accelerators_per_node"], t["per_node"]) == ("cpu", 0, "")
         assert r["nodes"] == int(t["nodes"]) and r["accelerators"] == r["accelerators_per_node"] * r["nodes"]
-        figure = r["value"] / mlperf_rules.UNITS[t["units"]]              # the table's unit (ms for latencies)
+        figure = r["value"] / mlperf_rules.UNITS[t["units"]]  # the table's unit (ms for latencies)
         assert figure == pytest.approx(t["result"], rel=1e-4), t["location"]
         assert r["published"] == pytest.approx(t["result"] * mlperf_rules.UNITS[t["units"]])
         assert r["validity"] == "valid"
-    single = got[("GATEOverflow", "GATEOverflow_AMD_AM5-mlcommons_cpp-cpu-onnxruntime-default_config",
-                  "mlperf:resnet", "SingleStream")]
+    single = got[
+        (
+            "GATEOverflow",
+            "GATEOverflow_AMD_AM5-mlcommons_cpp-cpu-onnxruntime-default_config",
+            "mlperf:resnet",
+            "SingleStream",
+        )
+    ]
     assert single["metric"] == "latency_s"
 
 
@@ -73,50 +104,85 @@ def test_systems_accuracy_power_and_inferred_runs(tmp_path):
     out = tmp_path / "imported"
     r = cli("import", "mlperf", V51, "--out", out)
     assert r.exit_code == 0, r.output
-    assert "6 run(s) on 3 system(s); skipped 1 compliance run(s); 6 of 6 checked run(s) reproduce " \
-           "summary_results.json, 0 disagreement(s), 0 table row(s) without a performance log" in r.output
+    assert (
+        "6 run(s) on 3 system(s); skipped 1 compliance run(s); 6 of 6 checked run(s) reproduce "
+        "summary_results.json, 0 disagreement(s), 0 table row(s) without a performance log" in r.output
+    )
     db = tmp_path / "bench.duckdb"
     assert cli("ingest", out, "--db", db).exit_code == 0
     (amd,) = rows(db, "SELECT * FROM hardware WHERE vendor = 'AMD'")
-    assert (amd["kind"], amd["device_name"], amd["accelerators_per_node"], amd["nodes"], amd["cpu_model"],
-            amd["cpu_sockets"], amd["cores_physical"], amd["interconnect"], amd["availability"]) == (
-        "rocm", "AMD Instinct MI300X 192GB HBM3", 8, 1, "AMD EPYC 9575F", 2, 128, "XGMI", "available")
-    stats = {(s["metric"], s["statistic"]): s["value"] for s in rows(
-        db, "SELECT s.metric, s.statistic, s.value FROM source_statistics s JOIN results r USING (result_id) "
-            "WHERE r.model_id = 'mlperf:llama2-70b-99' AND r.mode = 'Server'")}
+    assert (
+        amd["kind"],
+        amd["device_name"],
+        amd["accelerators_per_node"],
+        amd["nodes"],
+        amd["cpu_model"],
+        amd["cpu_sockets"],
+        amd["cores_physical"],
+        amd["interconnect"],
+        amd["availability"],
+    ) == ("rocm", "AMD Instinct MI300X 192GB HBM3", 8, 1, "AMD EPYC 9575F", 2, 128, "XGMI", "available")
+    stats = {
+        (s["metric"], s["statistic"]): s["value"]
+        for s in rows(
+            db,
+            "SELECT s.metric, s.statistic, s.value FROM source_statistics s JOIN results r USING (result_id) "
+            "WHERE r.model_id = 'mlperf:llama2-70b-99' AND r.mode = 'Server'",
+        )
+    }
     # accuracy/accuracy.txt, as the table prints it: "ROUGE1: 44.4406  ROUGE2: 22.0593  ROUGEL: 28.6063
     # TOKENS_PER_SAMPLE: 301.3"
     assert [stats[(f"accuracy:{m}", "value")] for m in ("rouge1", "rouge2", "rougel", "tokens_per_sample")] == [
-        44.4406, 22.0593, 28.6063, 301.3]
+        44.4406,
+        22.0593,
+        28.6063,
+        301.3,
+    ]
     assert stats[("ttft_s", "p99")] == pytest.approx(1.914647645)
     assert stats[("tpot_s", "p99")] == pytest.approx(0.193380124)
     # the real AMD log's result_token_throughput = 6.90935e-09 is no headline and no figure of ours
     assert not [k for k, v in stats.items() if v == pytest.approx(6.90935e-09)]
-    (power,) = rows(db, "SELECT s.statistic, s.value FROM source_statistics s JOIN results r USING (result_id) "
-                        "WHERE r.model_id = 'mlperf:whisper' AND s.metric = 'power_w' AND s.statistic = 'mean'")
-    assert power["value"] == pytest.approx(7636.4895833333, rel=1e-9)      # the table's Power_Result
-    inferred = rows(db, "SELECT mode, json_extract_string(settings, '$.inferred_from') AS source "
-                        "FROM results WHERE json_extract(settings, '$.inferred')::BOOLEAN ORDER BY mode")
+    (power,) = rows(
+        db,
+        "SELECT s.statistic, s.value FROM source_statistics s JOIN results r USING (result_id) "
+        "WHERE r.model_id = 'mlperf:whisper' AND s.metric = 'power_w' AND s.statistic = 'mean'",
+    )
+    assert power["value"] == pytest.approx(7636.4895833333, rel=1e-9)  # the table's Power_Result
+    inferred = rows(
+        db,
+        "SELECT mode, json_extract_string(settings, '$.inferred_from') AS source "
+        "FROM results WHERE json_extract(settings, '$.inferred')::BOOLEAN ORDER BY mode",
+    )
     assert inferred == [{"mode": "MultiStream", "source": "SingleStream"}]
-    (edge,) = rows(db, "SELECT json_extract_string(options, '$.effective_scenario') AS eff FROM results "
-                       "WHERE model_id = 'mlperf:llama2-70b-99' AND mode = 'Interactive'")
+    (edge,) = rows(
+        db,
+        "SELECT json_extract_string(options, '$.effective_scenario') AS eff FROM results "
+        "WHERE model_id = 'mlperf:llama2-70b-99' AND mode = 'Interactive'",
+    )
     assert edge["eff"] == "Server"
 
 
 def test_v6_endpoint_runs_and_a_table_row_without_a_log(tmp_path):
     r = cli("import", "mlperf", V61, "--out", tmp_path / "out")
     assert r.exit_code == 0, r.output
-    assert ("table row without a performance log: summary.json: closed/NVIDIA/results/"
-            "VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Interactive") in r.output
+    assert (
+        "table row without a performance log: summary.json: closed/NVIDIA/results/"
+        "VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Interactive"
+    ) in r.output
     assert "2 of 2 checked run(s) reproduce summary.json, 0 disagreement(s), 1 table row(s) without" in r.output
     db = tmp_path / "bench.duckdb"
     assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
-    stats = {(s["mode"], s["metric"], s["statistic"]): s["value"] for s in rows(
-        db, "SELECT r.mode, s.metric, s.statistic, s.value FROM source_statistics s JOIN results r USING (result_id)")}
+    stats = {
+        (s["mode"], s["metric"], s["statistic"]): s["value"]
+        for s in rows(
+            db,
+            "SELECT r.mode, s.metric, s.statistic, s.value FROM source_statistics s JOIN results r USING (result_id)",
+        )
+    }
     assert stats[("Server", "ttft_s", "p99")] == pytest.approx(0.303546985)
     assert stats[("Server", "tpot_s", "median")] == pytest.approx(0.04110502354525507)
     assert stats[("Offline", "accuracy:deepseek_r1_accuracy", "value")] == pytest.approx(81.35824977210574)
-    assert stats[("Server", "accuracy:exact_match", "value")] == pytest.approx(81.42661804922516)   # the table's
+    assert stats[("Server", "accuracy:exact_match", "value")] == pytest.approx(81.42661804922516)  # the table's
 
 
 def test_importing_the_tree_again_writes_and_ingests_nothing(tmp_path):
@@ -157,7 +223,7 @@ def test_a_systems_json_missing_fields_costs_only_its_runs(tmp_path):
 
 def test_an_empty_summary_csv_is_named_and_the_runs_still_import(tmp_path):
     tree = _copy(tmp_path)
-    empty = tree / "closed/AMD/summary.csv"                 # as closed/Azure/summary.csv of v5.1: 0 bytes
+    empty = tree / "closed/AMD/summary.csv"  # as closed/Azure/summary.csv of v5.1: 0 bytes
     empty.write_bytes(b"")
     r = benchdb_cmd("import", "mlperf", str(tree), "--out", str(tmp_path / "out"))
     assert r.returncode == 1
@@ -166,7 +232,7 @@ def test_an_empty_summary_csv_is_named_and_the_runs_still_import(tmp_path):
     assert "imported 6 result(s)" in r.stdout
 
 
-@pytest.mark.parametrize("bogus", ["-6.90935e-09", "NaN", "\"fast\""])
+@pytest.mark.parametrize("bogus", ["-6.90935e-09", "NaN", '"fast"'])
 def test_a_headline_that_is_not_a_positive_number_fails_its_run(tmp_path, bogus):
     tree = _copy(tmp_path)
     detail = tree / AMD / "Server/performance/run_1/mlperf_log_detail.txt"
@@ -184,12 +250,18 @@ def test_a_headline_that_is_not_a_positive_number_fails_its_run(tmp_path, bogus)
 def test_a_tiny_headline_is_a_disagreement_with_the_table(tmp_path):
     tree = _copy(tmp_path)
     detail = tree / AMD / "Server/performance/run_1/mlperf_log_detail.txt"
-    detail.write_text(detail.read_text().replace('"result_completed_tokens_per_second", "value": 24593.8',
-                                                 '"result_completed_tokens_per_second", "value": 6.90935e-09'))
+    detail.write_text(
+        detail.read_text().replace(
+            '"result_completed_tokens_per_second", "value": 24593.8',
+            '"result_completed_tokens_per_second", "value": 6.90935e-09',
+        )
+    )
     r = benchdb_cmd("import", "mlperf", str(tree), "--out", str(tmp_path / "out"))
     assert r.returncode == 0, r.stderr
-    assert (f"mlperf: table disagrees: summary_results.json: {AMD}/Server: result (Tokens/s): table 24593.8, "
-            "logs 6.90935e-09") in r.stdout
+    assert (
+        f"mlperf: table disagrees: summary_results.json: {AMD}/Server: result (Tokens/s): table 24593.8, "
+        "logs 6.90935e-09"
+    ) in r.stdout
     assert "5 of 6 checked run(s) reproduce summary_results.json, 1 disagreement(s)" in r.stdout
 
 
@@ -221,8 +293,13 @@ def test_two_submitters_systems_with_one_accelerator_and_cpu_stay_two_systems(tm
     assert r.exit_code == 0, r.output
     db = tmp_path / "w.duckdb"
     assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
-    got = rows(db, "SELECT DISTINCT json_extract_string(options, '$.submitter') AS submitter, system_name "
-                   "FROM system_results WHERE accelerator LIKE 'AMD%' ORDER BY 1")
-    assert got == [{"submitter": "AMD", "system_name": "Supermicro AS-8125GS-TNMR2"},
-                   {"submitter": "Other", "system_name": "Another Vendor 8x MI300X"}]
+    got = rows(
+        db,
+        "SELECT DISTINCT json_extract_string(options, '$.submitter') AS submitter, system_name "
+        "FROM system_results WHERE accelerator LIKE 'AMD%' ORDER BY 1",
+    )
+    assert got == [
+        {"submitter": "AMD", "system_name": "Supermicro AS-8125GS-TNMR2"},
+        {"submitter": "Other", "system_name": "Another Vendor 8x MI300X"},
+    ]
     assert rows(db, "SELECT count(*) AS n FROM systems WHERE accelerator LIKE 'AMD%'") == [{"n": 2}]

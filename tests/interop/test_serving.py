@@ -22,21 +22,32 @@ FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
 
 def medians(db, input_shape):
     """metric -> (median, n) of the one imported result with ``input_shape``."""
-    got = rows(db, "SELECT m.metric, m.median, m.n FROM result_metrics m JOIN results r USING (result_id) "
-                   "WHERE r.input_shape = $s", {"s": input_shape})
+    got = rows(
+        db,
+        "SELECT m.metric, m.median, m.n FROM result_metrics m JOIN results r USING (result_id) "
+        "WHERE r.input_shape = $s",
+        {"s": input_shape},
+    )
     return {g["metric"]: (g["median"], g["n"]) for g in got}
 
 
 def source_stat(db, metric, statistic, input_shape):
-    (got,) = rows(db, "SELECT st.value FROM source_statistics st JOIN results r USING (result_id) "
-                      "WHERE st.metric = $m AND st.statistic = $s AND r.input_shape = $i",
-                  {"m": metric, "s": statistic, "i": input_shape})
+    (got,) = rows(
+        db,
+        "SELECT st.value FROM source_statistics st JOIN results r USING (result_id) "
+        "WHERE st.metric = $m AND st.statistic = $s AND r.input_shape = $i",
+        {"m": metric, "s": statistic, "i": input_shape},
+    )
     return got["value"]
 
 
 def definition(db, metric, input_shape):
-    (got,) = rows(db, "SELECT d.* FROM source_definitions d JOIN results r USING (result_id) "
-                      "WHERE r.input_shape = $i AND d.metric = $m", {"i": input_shape, "m": metric})
+    (got,) = rows(
+        db,
+        "SELECT d.* FROM source_definitions d JOIN results r USING (result_id) "
+        "WHERE r.input_shape = $i AND d.metric = $m",
+        {"i": input_shape, "m": metric},
+    )
     return got
 
 
@@ -52,14 +63,18 @@ def reimport_adds_nothing(tmp_path, fmt, *paths, extra=()):
 
 # -- GuideLLM ------------------------------------------------------------------------------------
 
+
 def _guidellm_by_hand(doc):
     bench = doc["benchmarks"][0]
     ok = bench["requests"]["successful"]
     t = [r["info"]["timings"] for r in ok]
     ttft = [x["first_token_iteration"] - x["request_start"] for x in t]
     e2e = [x["request_end"] - x["request_start"] for x in t]
-    tpot = [(x["request_end"] - x["first_token_iteration"]) / (r["output_tokens"] - 1)
-            for x, r in zip(t, ok, strict=True) if r["output_tokens"] > 1]
+    tpot = [
+        (x["request_end"] - x["first_token_iteration"]) / (r["output_tokens"] - 1)
+        for x, r in zip(t, ok, strict=True)
+        if r["output_tokens"] > 1
+    ]
     return bench, ok, {"ttft_s": ttft, "e2e_s": e2e, "tpot_s": tpot}
 
 
@@ -71,7 +86,7 @@ def test_guidellm_recomputed_medians_equal_a_hand_computation(tmp_path):
     for metric, values in hand.items():
         assert got[metric][1] == len(values) == len(ok)
         assert got[metric][0] == pytest.approx(statistics.median(values), rel=1e-9), metric
-    assert "itl_token_s" not in got            # GuideLLM keeps no per-chunk times: never invented
+    assert "itl_token_s" not in got  # GuideLLM keeps no per-chunk times: never invented
     # The source's own summary, as GuideLLM computed it: its TPOT includes the first token.
     theirs = source_stat(db, "time_per_output_token_ms", "median", "in=16,out=32,concurrency=2")
     assert theirs == bench["metrics"]["time_per_output_token_ms"]["successful"]["median"]
@@ -103,6 +118,7 @@ def test_guidellm_yaml_with_failed_requests(tmp_path):
 
 
 # -- AIPerf ---------------------------------------------------------------------------------------
+
 
 def _aiperf_by_hand(folder):
     recs = [json.loads(line) for line in (folder / "profile_export.jsonl").read_text().splitlines() if line.strip()]
@@ -149,12 +165,14 @@ def test_aiperf_failed_requests_and_server_token_counts(tmp_path):
 
 # -- bad input ------------------------------------------------------------------------------------
 
+
 def _errors(output):
     return [line for line in output.splitlines() if line.startswith("benchdb: error:")]
 
 
-@pytest.mark.parametrize("fmt, good", [("guidellm", "guidellm/guidellm_c2.json"),
-                                       ("aiperf", "aiperf/c2/profile_export.jsonl")])
+@pytest.mark.parametrize(
+    "fmt, good", [("guidellm", "guidellm/guidellm_c2.json"), ("aiperf", "aiperf/c2/profile_export.jsonl")]
+)
 def test_truncated_files_and_files_of_another_tool_are_refused_by_name(tmp_path, fmt, good):
     good = FIX / good
     trunc = tmp_path / "trunc" / good.name
@@ -166,8 +184,9 @@ def test_truncated_files_and_files_of_another_tool_are_refused_by_name(tmp_path,
         (trunc.parent / summary).write_text((good.parent / summary).read_text())
     other = tmp_path / "other" / ("profile_export.jsonl" if fmt == "guidellm" else "benchmarks.json")
     other.parent.mkdir()
-    other.write_text((FIX / ("aiperf/c2/profile_export.jsonl" if fmt == "guidellm" else "guidellm/guidellm_c2.json"))
-                     .read_text())
+    other.write_text(
+        (FIX / ("aiperf/c2/profile_export.jsonl" if fmt == "guidellm" else "guidellm/guidellm_c2.json")).read_text()
+    )
     out = tmp_path / "out"
     r = cli("import", fmt, trunc, other, good, "--out", out)
     assert r.exit_code == 1
@@ -180,20 +199,29 @@ def test_truncated_files_and_files_of_another_tool_are_refused_by_name(tmp_path,
 
 # -- vLLM -----------------------------------------------------------------------------------------
 
+
 def _lists_by_hand(doc):
     """(ok indices, {metric: values}) from vLLM/SGLang per-request lists, seconds."""
     ok = [i for i, e in enumerate(doc["errors"]) if not e]
     ends = doc.get("latencies") or [doc["ttfts"][i] + sum(doc["itls"][i]) for i in range(len(doc["ttfts"]))]
-    return ok, {"ttft_s": [doc["ttfts"][i] for i in ok], "e2e_s": [ends[i] for i in ok],
-                "tpot_s": [(ends[i] - doc["ttfts"][i]) / (doc["output_lens"][i] - 1) for i in ok
-                           if doc["output_lens"][i] > 1],
-                "itl_chunk_s": [g for i in ok for g in doc["itls"][i]]}
+    return ok, {
+        "ttft_s": [doc["ttfts"][i] for i in ok],
+        "e2e_s": [ends[i] for i in ok],
+        "tpot_s": [(ends[i] - doc["ttfts"][i]) / (doc["output_lens"][i] - 1) for i in ok if doc["output_lens"][i] > 1],
+        "itl_chunk_s": [g for i in ok for g in doc["itls"][i]],
+    }
 
 
 def test_vllm_recomputed_medians_metadata_and_summary(tmp_path):
     v = FIX / "vllm"
-    db = import_and_ingest(tmp_path, "vllm-serve", v / "c2_detailed.json", v / "c4_fail7_detailed.json",
-                           v / "rate20_summary.json", extra=("--hardware", "h100-sxm"))
+    db = import_and_ingest(
+        tmp_path,
+        "vllm-serve",
+        v / "c2_detailed.json",
+        v / "c4_fail7_detailed.json",
+        v / "rate20_summary.json",
+        extra=("--hardware", "h100-sxm"),
+    )
     points = {p["concurrency"]: p for p in rows(db, "SELECT * FROM serving_points")}
     assert sorted(points) == [2, 4]
     for conc, name in ((2, "c2_detailed.json"), (4, "c4_fail7_detailed.json")):
@@ -208,18 +236,28 @@ def test_vllm_recomputed_medians_metadata_and_summary(tmp_path):
         assert source_stat(db, "ttft_ms", "median", points[conc]["input_shape"]) == doc["median_ttft_ms"]
     c2 = points[2]
     assert (c2["engine"], c2["precision"], c2["hardware_name"], c2["devices"]) == ("vllm", "bf16", "h100-sxm", 1)
-    assert json.loads(c2["options"])["tensor_parallel_size"] == 1        # --metadata pairs become engine options
+    assert json.loads(c2["options"])["tensor_parallel_size"] == 1  # --metadata pairs become engine options
     # Without --save-detailed: summary-only, never mixed with sample statistics.
-    (summ,) = rows(db, "SELECT r.n, r.median, s.summary_only, r.input_shape FROM results r "
-                       "JOIN result_sources s USING (result_id) WHERE s.summary_only")
+    (summ,) = rows(
+        db,
+        "SELECT r.n, r.median, s.summary_only, r.input_shape FROM results r "
+        "JOIN result_sources s USING (result_id) WHERE s.summary_only",
+    )
     assert summ["n"] == 0 and summ["median"] is None and summ["input_shape"].endswith("rate=poisson:20")
     rate_doc = json.loads((v / "rate20_summary.json").read_text())
     assert source_stat(db, "ttft_ms", "p99.9", summ["input_shape"]) == rate_doc["p99.9_ttft_ms"]
-    reimport_adds_nothing(tmp_path, "vllm-serve", v / "c2_detailed.json", v / "c4_fail7_detailed.json",
-                          v / "rate20_summary.json", extra=("--hardware", "h100-sxm"))
+    reimport_adds_nothing(
+        tmp_path,
+        "vllm-serve",
+        v / "c2_detailed.json",
+        v / "c4_fail7_detailed.json",
+        v / "rate20_summary.json",
+        extra=("--hardware", "h100-sxm"),
+    )
 
 
 # -- SGLang ---------------------------------------------------------------------------------------
+
 
 def test_sglang_lines_recomputed_and_a_summary_only_line(tmp_path):
     s = FIX / "sglang"
@@ -236,11 +274,14 @@ def test_sglang_lines_recomputed_and_a_summary_only_line(tmp_path):
         assert (pt["errors"], pt["engine"], pt["precision"]) == (len(doc["errors"]) - len(ok), "sglang", "bf16")
         # The window is SGLang's duration (it keeps no send times).
         assert pt["request_throughput"] == pytest.approx(len(ok) / doc["duration"], rel=1e-9)
-    (summ,) = rows(db, "SELECT r.n, s.summary_only, s.tool_version FROM results r JOIN result_sources s "
-                       "USING (result_id) WHERE s.summary_only")
+    (summ,) = rows(
+        db,
+        "SELECT r.n, s.summary_only, s.tool_version FROM results r JOIN result_sources s "
+        "USING (result_id) WHERE s.summary_only",
+    )
     assert summ == {"n": 0, "summary_only": True, "tool_version": "0.5.23"}
     figs = rows(db, "SELECT * FROM serving_source_figures WHERE metric = 'e2e_s' AND NOT summary_only")
-    assert len(figs) == 2 and all(f["same_definition"] is False for f in figs)   # [DONE] vs the last chunk
+    assert len(figs) == 2 and all(f["same_definition"] is False for f in figs)  # [DONE] vs the last chunk
     reimport_adds_nothing(tmp_path, "sglang-serve", s)
 
 
@@ -257,8 +298,10 @@ def test_sglang_line_without_server_info_needs_a_model(tmp_path):
 
 # -- bad per-request lists ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("fmt, name", [("vllm-serve", "vllm/c2_detailed.json"),
-                                       ("sglang-serve", "sglang/c2_details.jsonl")])
+
+@pytest.mark.parametrize(
+    "fmt, name", [("vllm-serve", "vllm/c2_detailed.json"), ("sglang-serve", "sglang/c2_details.jsonl")]
+)
 def test_per_request_lists_of_different_lengths_reject_the_file_only(tmp_path, fmt, name):
     good = FIX / name
     doc = json.loads(good.read_text().splitlines()[0] if fmt == "sglang-serve" else good.read_text())
@@ -282,6 +325,7 @@ def test_per_request_lists_of_different_lengths_reject_the_file_only(tmp_path, f
 
 # -- export and the same server measured by two tools ---------------------------------------------
 
+
 def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_path):
     """benchdb measures the stub server GuideLLM measured for the fixture (same timings, same load,
     same hardware via --hardware-file): report --serving shows both, every figure in benchdb's
@@ -289,13 +333,36 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     importing it again gives the same medians."""
     import sys
 
-    pytest.importorskip("httpx")          # benchdb[serving]: not among the core floors
+    pytest.importorskip("httpx")  # benchdb[serving]: not among the core floors
 
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 50 --itl-ms 10"
-    proc = benchdb_cmd("run", "--backend", "openai", "--model", "stub", "--server", stub, "--concurrency", "2",
-                       "--seq-lens", "16", "--gen-tokens", "32", "--warmup", "2", "--min-iters", "10",
-                       "--max-time", "5", "--max-background-cpu", "100%", "--out", str(out), timeout=300)
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "openai",
+        "--model",
+        "stub",
+        "--server",
+        stub,
+        "--concurrency",
+        "2",
+        "--seq-lens",
+        "16",
+        "--gen-tokens",
+        "32",
+        "--warmup",
+        "2",
+        "--min-iters",
+        "10",
+        "--max-time",
+        "5",
+        "--max-background-cpu",
+        "100%",
+        "--out",
+        str(out),
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     hw = tmp_path / "hw.json"
     hw.write_text(benchdb_cmd("hardware", "--format", "json", check=True).stdout)
@@ -304,7 +371,7 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     assert cli("ingest", out, "--db", db).exit_code == 0
     pts = {p["measured_by"]: p for p in rows(db, "SELECT * FROM serving_points")}
     assert set(pts) == {"benchdb", "guidellm 0.8.1"}
-    assert pts["benchdb"]["hardware_id"] == pts["guidellm 0.8.1"]["hardware_id"]     # one machine
+    assert pts["benchdb"]["hardware_id"] == pts["guidellm 0.8.1"]["hardware_id"]  # one machine
     assert pts["benchdb"]["input_shape"] == pts["guidellm 0.8.1"]["input_shape"] == "in=16,out=32,concurrency=2"
     rep = cli("report", "--serving", "--db", db, "--format", "json")
     assert rep.exit_code == 0, rep.output
@@ -315,7 +382,7 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
 
     ex = tmp_path / "vllm"
     r = cli("export", "--format", "vllm-serve", "--db", db, "--out", ex)
-    assert r.exit_code == 0 and "1 vllm-serve result file(s)" in r.output, r.output   # GuideLLM's: no chunks
+    assert r.exit_code == 0 and "1 vllm-serve result file(s)" in r.output, r.output  # GuideLLM's: no chunks
     (doc_path,) = ex.glob("*.json")
     doc = json.loads(doc_path.read_text())
     ok, hand = _lists_by_hand(doc)
@@ -324,8 +391,9 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     assert cli("import", "vllm-serve", ex, "--out", back).exit_code == 0
     assert cli("ingest", back, "--db", db2).exit_code == 0
     (orig,) = rows(db, "SELECT result_id FROM serving_points WHERE measured_by = 'benchdb'")
-    before = {m["metric"]: m for m in rows(db, "SELECT * FROM result_metrics WHERE result_id = $r",
-                                           {"r": orig["result_id"]})}
+    before = {
+        m["metric"]: m for m in rows(db, "SELECT * FROM result_metrics WHERE result_id = $r", {"r": orig["result_id"]})
+    }
     after = {m["metric"]: m for m in rows(db2, "SELECT * FROM result_metrics")}
     for metric in ("ttft_s", "tpot_s", "itl_chunk_s", "e2e_s", "output_tokens"):
         assert after[metric]["n"] == before[metric]["n"], metric
@@ -339,9 +407,9 @@ def test_vllm_file_variants_window_ramp_up_and_side_files(tmp_path):
     doc = json.loads((FIX / "vllm" / "c2_detailed.json").read_text())
     folder = tmp_path / "results"
     folder.mkdir()
-    no_starts = dict(doc, start_times=None)          # an older writer: no send times
+    no_starts = dict(doc, start_times=None)  # an older writer: no send times
     (folder / "openai-infqps-concurrency2-stub-20261125-100000.json").write_text(json.dumps(no_starts))
-    (folder / "openai-infqps-concurrency2-stub-20261125-100000.pytorch.json").write_text("[]")   # vLLM's side file
+    (folder / "openai-infqps-concurrency2-stub-20261125-100000.pytorch.json").write_text("[]")  # vLLM's side file
     db = import_and_ingest(tmp_path, "vllm-serve", folder)
     (pt,) = rows(db, "SELECT * FROM serving_points")
     assert pt["request_throughput"] == pytest.approx(doc["completed"] / doc["duration"], rel=1e-9)
@@ -358,15 +426,25 @@ def test_sglang_folder_skips_other_json_lines_and_summary_only_is_not_recomputed
     (folder / "prompts.jsonl").write_text('{"prompt": "hello"}\n')
     db = import_and_ingest(tmp_path, "sglang-serve", folder)
     shapes = {r["input_shape"] for r in rows(db, "SELECT input_shape FROM results")}
-    assert shapes == {"in=16,out=32,concurrency=4", "in=16,out=32,rate=poisson:20"}   # the lengths asked for
-    defs = rows(db, "SELECT d.recomputed, d.why FROM source_definitions d JOIN result_sources s USING (result_id) "
-                    "WHERE s.summary_only")
+    assert shapes == {"in=16,out=32,concurrency=4", "in=16,out=32,rate=poisson:20"}  # the lengths asked for
+    defs = rows(
+        db,
+        "SELECT d.recomputed, d.why FROM source_definitions d JOIN result_sources s USING (result_id) "
+        "WHERE s.summary_only",
+    )
     assert defs and all(not d["recomputed"] and "summary-only" in d["why"] for d in defs)
 
 
 def test_declared_hardware_file_must_be_readable(tmp_path):
-    r = cli("import", "guidellm", FIX / "guidellm" / "guidellm_c2.json", "--hardware-file", tmp_path / "nope.json",
-            "--out", tmp_path / "out")
+    r = cli(
+        "import",
+        "guidellm",
+        FIX / "guidellm" / "guidellm_c2.json",
+        "--hardware-file",
+        tmp_path / "nope.json",
+        "--out",
+        tmp_path / "out",
+    )
     assert r.exit_code != 0 and "--hardware-file" in r.output and "Traceback" not in r.output
     assert not (tmp_path / "out").exists()
 
@@ -382,12 +460,12 @@ def test_declared_hardware_and_engine_never_contradict_the_file(tmp_path):
     src = FIX / "guidellm" / "guidellm_c2.json"
     r = cli("import", "guidellm", src, "--hardware", "a", "--hardware-file", src, "--out", out)
     assert r.exit_code != 0 and "not both" in r.output and "Traceback" not in r.output
-    optimum = FIX.parent / "optimum_benchmark" / "bert_cpu" / "benchmark.json"     # names its CPU
+    optimum = FIX.parent / "optimum_benchmark" / "bert_cpu" / "benchmark.json"  # names its CPU
     r = cli("import", "optimum-benchmark", optimum, "--hardware", "h100-sxm", "--out", out)
     assert r.exit_code == 1 and "the file names its hardware" in r.output
     doc = json.loads((FIX / "vllm" / "c2_detailed.json").read_text())
     sgl = tmp_path / "sglang-client.json"
-    sgl.write_text(json.dumps(dict(doc, backend="sglang", endpoint_type="sglang")))   # the file names sglang
+    sgl.write_text(json.dumps(dict(doc, backend="sglang", endpoint_type="sglang")))  # the file names sglang
     r = cli("import", "vllm-serve", sgl, "--engine", "vllm", "--out", out)
     assert r.exit_code == 1 and "--engine vllm contradicts it" in r.output
     assert not list(out.rglob("*.parquet"))

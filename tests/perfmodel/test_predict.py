@@ -19,10 +19,15 @@ from benchdb.warehouse import Warehouse
 
 #: name -> (peak FLOP/s fp32, triad bytes/s)
 HW = {"Alpha": (100e9, 20e9), "Beta": (50e9, 40e9), "Gamma": (200e9, 10e9)}
-K = {"fast": 1.5, "slow": 2.6}            # no exact ties between (hardware, backend) orders
+K = {"fast": 1.5, "slow": 2.6}  # no exact ties between (hardware, backend) orders
 #: model -> (family, parameters, FLOPs per item)
-MODELS = {"m1": ("text", 1e6, 2e9), "m2": ("text", 2e7, 1e8), "m3": ("vision", 5e7, 4e9),
-          "m4": ("vision", 3e6, 5e8), "m5": ("audio", 8e7, 2e10)}
+MODELS = {
+    "m1": ("text", 1e6, 2e9),
+    "m2": ("text", 2e7, 1e8),
+    "m3": ("vision", 5e7, 4e9),
+    "m4": ("vision", 3e6, 5e8),
+    "m5": ("audio", 8e7, 2e10),
+}
 BATCHES = (1, 2, 4, 8)
 
 
@@ -47,17 +52,31 @@ def build(tmp_path, models=MODELS, hardware=HW, calibrate=HW):
             info = {"model_id": m, "family": family, "num_parameters": int(params), "flops_per_item": fpi}
             for backend in K:
                 for b in BATCHES:
-                    meta = make_meta(run, model_id=m, batch_size=b, backend=backend, input_shape="x=1",
-                                     hardware=fingerprint(hw), model=info)
+                    meta = make_meta(
+                        run,
+                        model_id=m,
+                        batch_size=b,
+                        backend=backend,
+                        input_shape="x=1",
+                        hardware=fingerprint(hw),
+                        model=info,
+                    )
                     lat = true_latency(m, hw, backend, b)
                     write_file(out, meta, rng.normal(lat, lat * 1e-3, 30))
     wh = Warehouse(db)
     wh.ingest([out])
     for hw in calibrate:
         peak, bw = HW[hw]
-        cal.store(wh, [cal.Peak("numpy", "cpu", "matmul", "fp32", peak, peak * 0.99, peak * 1.01, "flop/s", 10, 512),
-                       cal.Peak("numpy", "cpu", "triad", "fp64", bw, bw * 0.98, bw * 1.02, "bytes/s", 10, 1 << 24)],
-                  "cpu", cal.Settings(threads=1), fingerprint=fingerprint(hw))
+        cal.store(
+            wh,
+            [
+                cal.Peak("numpy", "cpu", "matmul", "fp32", peak, peak * 0.99, peak * 1.01, "flop/s", 10, 512),
+                cal.Peak("numpy", "cpu", "triad", "fp64", bw, bw * 0.98, bw * 1.02, "bytes/s", 10, 1 << 24),
+            ],
+            "cpu",
+            cal.Settings(threads=1),
+            fingerprint=fingerprint(hw),
+        )
     return db
 
 
@@ -72,8 +91,21 @@ def invoke(*args):
 
 def test_habitat_recovers_the_law_on_measured_scenarios(synthetic):
     gamma = identity.hardware_id(fingerprint("Gamma"))
-    r = invoke("predict", "--model", "m3", "--hardware", gamma[:8], "--backend", "slow", "--batch-size", "4",
-               "--db", str(synthetic), "--format", "json")
+    r = invoke(
+        "predict",
+        "--model",
+        "m3",
+        "--hardware",
+        gamma[:8],
+        "--backend",
+        "slow",
+        "--batch-size",
+        "4",
+        "--db",
+        str(synthetic),
+        "--format",
+        "json",
+    )
     assert r.exit_code == 0, r.output
     [a] = json.loads(r.output)
     assert a["method"] == "habitat" and "Alpha x1 threads, Beta x1 threads" in a["detail"]
@@ -87,13 +119,26 @@ def test_learned_correction_recovers_the_law_on_an_unmeasured_batch(synthetic):
     r = invoke("predict", "--model", "m5", "--hardware", "beta", "--batch-size", "16", "--db", str(synthetic))
     assert r.exit_code == 0, r.output
     lines = r.output.splitlines()
-    assert len(lines) == 4                                 # two backends, each a line and its method
+    assert len(lines) == 4  # two backends, each a line and its method
     for i, backend in enumerate(sorted(K)):
         assert lines[2 * i].startswith(f"m5 on Beta x1 threads, {backend} eager fp32, batch 16, x=1: latency ")
-        assert lines[2 * i + 1].startswith("  method: roofline + learned correction (ridge regression on 120 "
-                                           "results of 5 models on 3 hardware configuration(s)")
-    r = invoke("predict", "--model", "m5", "--hardware", "beta", "--batch-size", "16", "--db", str(synthetic),
-               "--format", "json")
+        assert lines[2 * i + 1].startswith(
+            "  method: roofline + learned correction (ridge regression on 120 "
+            "results of 5 models on 3 hardware configuration(s)"
+        )
+    r = invoke(
+        "predict",
+        "--model",
+        "m5",
+        "--hardware",
+        "beta",
+        "--batch-size",
+        "16",
+        "--db",
+        str(synthetic),
+        "--format",
+        "json",
+    )
     for a in json.loads(r.output):
         assert a["method"] == "learned"
         assert a["latency_s"] == pytest.approx(true_latency("m5", "Beta", a["target"]["backend"], 16), rel=0.05)
@@ -109,12 +154,13 @@ def test_evaluate_recovers_the_law_and_beats_the_baselines(synthetic):
         assert model["answered"] == model["results"] == 120
         assert model["mdape_pct"] < 5.0
         assert model["rank_corr"] > 0.95
-        assert table[(grouping, "roofline")]["mdape_pct"] > 30.0        # misses the backend's factor
+        assert table[(grouping, "roofline")]["mdape_pct"] > 30.0  # misses the backend's factor
     assert table[("leave one hardware out", "habitat")]["mdape_pct"] < 1.0
-    assert table[("leave one model out", "habitat")]["answered"] == 0   # nothing of a held-out model remains
+    assert table[("leave one model out", "habitat")]["answered"] == 0  # nothing of a held-out model remains
     text = invoke("predict", "--evaluate", "--db", str(synthetic)).output
-    assert text.splitlines()[0] == ("120 results, 5 models, 3 hardware configurations "
-                                    "(Alpha x1 threads; Beta x1 threads; Gamma x1 threads)")
+    assert text.splitlines()[0] == (
+        "120 results, 5 models, 3 hardware configurations (Alpha x1 threads; Beta x1 threads; Gamma x1 threads)"
+    )
 
 
 def test_insufficient_data_instead_of_a_number(synthetic, tmp_path):
@@ -132,8 +178,7 @@ def test_insufficient_data_instead_of_a_number(synthetic, tmp_path):
 
 
 def test_uncalibrated_hardware_is_insufficient_data(tmp_path):
-    db = build(tmp_path, models={k: MODELS[k] for k in ("m1", "m2")}, hardware={"Alpha": HW["Alpha"]},
-               calibrate={})
+    db = build(tmp_path, models={k: MODELS[k] for k in ("m1", "m2")}, hardware={"Alpha": HW["Alpha"]}, calibrate={})
     r = invoke("predict", "--model", "m1", "--hardware", "alpha", "--db", str(db))
     assert r.exit_code == 2
     assert r.output.startswith("insufficient data: hardware 'alpha' has no calibration (`benchdb calibrate` on it)")
@@ -150,10 +195,25 @@ def test_evaluation_functions_directly(synthetic):
 
 
 def _row(model, hw, backend, batch, latency, roofline, peak=1e11, params=1e6):
-    return {"model_id": model, "family": "text", "num_parameters": params, "hardware_id": hw, "threads": 1,
-            "hardware_config": hw, "backend": backend, "mode": "eager", "precision": "fp32", "batch_size": batch,
-            "input_shape": "x=1", "latency_s": latency, "roofline_s": roofline, "flops": roofline * peak,
-            "bytes": None, "peak_flops": peak, "peak_bandwidth": 1e10}
+    return {
+        "model_id": model,
+        "family": "text",
+        "num_parameters": params,
+        "hardware_id": hw,
+        "threads": 1,
+        "hardware_config": hw,
+        "backend": backend,
+        "mode": "eager",
+        "precision": "fp32",
+        "batch_size": batch,
+        "input_shape": "x=1",
+        "latency_s": latency,
+        "roofline_s": roofline,
+        "flops": roofline * peak,
+        "bytes": None,
+        "peak_flops": peak,
+        "peak_bandwidth": 1e10,
+    }
 
 
 def test_a_feature_constant_in_training_does_not_blow_up_a_prediction():
@@ -162,7 +222,7 @@ def test_a_feature_constant_in_training_does_not_blow_up_a_prediction():
     the truth. The feature drops out and the correction stays within what training saw."""
     rows = [_row(f"m{i}", "A", "b", 4, 3.0 * r, r) for i, r in enumerate(np.geomspace(1e-5, 1e-2, 12))]
     learned = pr.Learned(rows)
-    assert learned.ok and learned.constant[3]              # log batch
+    assert learned.ok and learned.constant[3]  # log batch
     target = _row("m99", "A", "b", 1, 3.0 * 2e-4, 2e-4)
     assert learned.predict(target) == pytest.approx(3.0 * 2e-4, rel=0.05)
     far = _row("m99", "A", "b", 1, 0.0, 2e-4, params=1e30)  # features far outside training
@@ -178,7 +238,7 @@ def test_habitat_fits_how_far_latency_follows_the_peak():
         for hw, peak in (("A", 1e11), ("B", 4e11), ("C", 2e11)):
             for batch in (1, 2, 4):
                 roof = batch * 1e-4 * 1e11 / peak
-                rows.append(_row(model, hw, "b", batch, c * roof ** 0.5, roof, peak=peak))
+                rows.append(_row(model, hw, "b", batch, c * roof**0.5, roof, peak=peak))
     train = [r for r in rows if r["hardware_id"] != "B"]
     hab = habitat.Habitat(train)
     assert hab.alpha == pytest.approx(0.5) and hab.own[("m1", "b")] == pytest.approx(0.5)
@@ -186,4 +246,4 @@ def test_habitat_fits_how_far_latency_follows_the_peak():
         value, sources = hab.predict(t)
         assert [s["hardware_id"] for s in sources] == ["A", "C"]
         assert value == pytest.approx(t["latency_s"], rel=1e-9)
-    assert habitat.Habitat(train[:2]).alpha == 1.0              # too few pairs: pure scaling
+    assert habitat.Habitat(train[:2]).alpha == 1.0  # too few pairs: pure scaling

@@ -49,22 +49,32 @@ def test_good_yaml_and_json_configs(tmp_path, monkeypatch):
     assert cfg.runs[0].threads == 1 and cfg.runs[0].models == ("matmul:8",)
 
 
-@pytest.mark.parametrize("text,message", [
-    ("runs: []", "'runs' must be a non-empty list of run entries"),
-    ("runz: []", "unknown key 'runz' (did you mean 'runs'?); allowed: description, exclude, runs, settings"),
-    ("settings: {speed: 3}\nruns: [{backends: numpy, models: matmul:8}]", "unknown setting 'speed'; allowed: "),
-    ("runs: [{backends: numpy, models: matmul:8, colour: red}]", "runs[0]: unknown key 'colour'; allowed: "),
-    ("runs: [{backends: numpy, models: matmul:8, batch_sizes: [0]}]",
-     "config key 'batch_sizes': 0 is not a positive integer"),
-    ("runs: [{backends: tensorflow, models: x}]",
-     "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openai, openvino, ort-web, pytorch, userbench"),
-    ("runs: [{backends: numpy}]", "runs[0]: 'model' is required"),
-    ("settings: {min_time: fast}\nruns: [{backends: numpy, models: matmul:8}]",
-     "config key 'min_time': 'fast' is not like 500ms, 2s, 30m, 12h, 7d"),
-    ("runs: [{backends: numpy, models: '${NOPE_NOT_SET}'}]", "environment variable ${NOPE_NOT_SET} is not set"),
-    ("exclude: [{colour: red}]\nruns: [{backends: numpy, models: matmul:8}]", "exclude key 'colour' is not one of"),
-    ("runs: [{backends: numpy, models: matmul:8\n", "is not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("runs: []", "'runs' must be a non-empty list of run entries"),
+        ("runz: []", "unknown key 'runz' (did you mean 'runs'?); allowed: description, exclude, runs, settings"),
+        ("settings: {speed: 3}\nruns: [{backends: numpy, models: matmul:8}]", "unknown setting 'speed'; allowed: "),
+        ("runs: [{backends: numpy, models: matmul:8, colour: red}]", "runs[0]: unknown key 'colour'; allowed: "),
+        (
+            "runs: [{backends: numpy, models: matmul:8, batch_sizes: [0]}]",
+            "config key 'batch_sizes': 0 is not a positive integer",
+        ),
+        (
+            "runs: [{backends: tensorflow, models: x}]",
+            "runs[0]: backend 'tensorflow' is not one of numpy, onnxruntime, openai, openvino, ort-web, "
+            "pytorch, userbench",
+        ),
+        ("runs: [{backends: numpy}]", "runs[0]: 'model' is required"),
+        (
+            "settings: {min_time: fast}\nruns: [{backends: numpy, models: matmul:8}]",
+            "config key 'min_time': 'fast' is not like 500ms, 2s, 30m, 12h, 7d",
+        ),
+        ("runs: [{backends: numpy, models: '${NOPE_NOT_SET}'}]", "environment variable ${NOPE_NOT_SET} is not set"),
+        ("exclude: [{colour: red}]\nruns: [{backends: numpy, models: matmul:8}]", "exclude key 'colour' is not one of"),
+        ("runs: [{backends: numpy, models: matmul:8\n", "is not valid YAML"),
+    ],
+)
 def test_config_errors_name_the_key(tmp_path, text, message):
     path = write(tmp_path, text)
     with pytest.raises(BenchdbError) as err:
@@ -81,7 +91,7 @@ def test_variants_expand_with_excludes_and_cli_overrides(tmp_path, monkeypatch):
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     assert lines[-1] == "5 scenarios"
-    labels = [line.rsplit(" threads=", 1)[0] for line in lines]    # labels end with the thread count
+    labels = [line.rsplit(" threads=", 1)[0] for line in lines]  # labels end with the thread count
     assert "matmul:32 numpy/cpu eager fp32 bs=4 n=32" not in labels
     assert "matmul:16 numpy/cpu eager fp32 bs=4 n=16" in labels
     r = invoke("run", "--config", str(path), "--dry-run", "--batch-sizes", "8", "--precision", "fp32,fp64")
@@ -94,8 +104,9 @@ def test_variants_expand_with_excludes_and_cli_overrides(tmp_path, monkeypatch):
 
 def test_shards_partition_the_plan_exactly():
     full = invoke("run", "--suite", "smoke", "--dry-run").stdout.splitlines()[:-1]
-    parts = [invoke("run", "--suite", "smoke", "--dry-run", "--shard", f"{i}/3").stdout.splitlines()[:-1]
-             for i in (1, 2, 3)]
+    parts = [
+        invoke("run", "--suite", "smoke", "--dry-run", "--shard", f"{i}/3").stdout.splitlines()[:-1] for i in (1, 2, 3)
+    ]
     assert sum(len(p) for p in parts) == len(full) == 16
     assert sorted(sum(parts, [])) == sorted(full)
     assert all(set(a).isdisjoint(b) for a in parts for b in parts if a is not b)
@@ -115,9 +126,25 @@ def test_suites_are_listed_and_parse():
 
 def test_skip_fresh_and_dry_run_estimate(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    args = ["--backend", "numpy", "--model", "matmul:16", "--batch-sizes", "1,2", "--out", str(out),
-            "--no-isolation", "--min-time", "0.05", "--max-time", "1", "--target-ci", "0.5",
-            "--max-background-cpu", "100%"]
+    args = [
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:16",
+        "--batch-sizes",
+        "1,2",
+        "--out",
+        str(out),
+        "--no-isolation",
+        "--min-time",
+        "0.05",
+        "--max-time",
+        "1",
+        "--target-ci",
+        "0.5",
+        "--max-background-cpu",
+        "100%",
+    ]
     r = invoke("run", *args[:-2], "--batch-sizes", "1")
     assert r.exit_code == 0
     invoke("ingest", str(out), "--db", str(db))
@@ -136,9 +163,25 @@ def test_skip_fresh_and_dry_run_estimate(tmp_path):
 
 def test_out_and_ingest_through_fsspec_urls(tmp_path, monkeypatch):
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))
-    remote = (tmp_path / "bucket").as_uri()          # file:// through fsspec, as s3:// would be
-    r = invoke("run", "--backend", "numpy", "--model", "matmul:16", "--out", remote, "--no-isolation",
-               "--min-time", "0.05", "--max-time", "1", "--target-ci", "0.5", "--max-background-cpu", "100%")
+    remote = (tmp_path / "bucket").as_uri()  # file:// through fsspec, as s3:// would be
+    r = invoke(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:16",
+        "--out",
+        remote,
+        "--no-isolation",
+        "--min-time",
+        "0.05",
+        "--max-time",
+        "1",
+        "--target-ci",
+        "0.5",
+        "--max-background-cpu",
+        "100%",
+    )
     assert r.exit_code == 0, r.output
     assert len(list((tmp_path / "bucket").rglob("*.parquet"))) == 1
     db = tmp_path / "w.duckdb"
@@ -151,8 +194,9 @@ def test_out_and_ingest_through_fsspec_urls(tmp_path, monkeypatch):
 def test_run_needs_a_backend_or_a_config():
     r = invoke("run", "--model", "matmul:8")
     assert r.exit_code == 2
-    assert r.stderr.strip() == ("benchdb: error: give --backend and --model, or --config FILE / --suite NAME "
-                                "(see `benchdb suites`)")
+    assert r.stderr.strip() == (
+        "benchdb: error: give --backend and --model, or --config FILE / --suite NAME (see `benchdb suites`)"
+    )
 
 
 def test_quickstart_end_to_end(tmp_path):
@@ -172,11 +216,11 @@ def test_quickstart_end_to_end(tmp_path):
     repeats = {r for (r,) in con.execute("select distinct repeats from results").fetchall()}
     con.close()
     assert got == {"numpy": 2, "pytorch": 6, "onnxruntime": 4, "openvino": 4}
-    assert repeats == {3}                                  # 3 interleaved processes per scenario
+    assert repeats == {3}  # 3 interleaved processes per scenario
     # the terminal table fits (a line naming a long path is as long as the path)
     assert max(len(line) for line in r.stdout.splitlines() if str(tmp_path) not in line) <= 120
     html = (tmp_path / "report.html").read_text(encoding="utf-8")
     # the full report the README describes: drill-downs, results behind the figures, environment, Pareto plot
     for anchor in ('id="results"', 'id="environment"', 'id="result-', "Pareto"):
         assert anchor in html, anchor
-    assert "`" not in html.split("<script>")[0].split("</style>")[-1]      # no Markdown syntax in the page
+    assert "`" not in html.split("<script>")[0].split("</style>")[-1]  # no Markdown syntax in the page

@@ -46,11 +46,11 @@ def _alive(pid) -> bool:
 def test_children_fork_from_a_server_that_imported_the_backend_ahead(tmp_path):
     opts = _opts(tmp_path)
     assert isolation.preload_modules(MODULE)[0] == MODULE
-    assert isolation.preload_modules("benchdb.backends.nosuch") == []      # planning reports it, not this
+    assert isolation.preload_modules("benchdb.backends.nosuch") == []  # planning reports it, not this
     isolation.prestart(MODULE)
     pid = _server_pid()
-    assert _alive(pid)                                   # started before any work was sent
-    first, second = _outcomes(opts), _outcomes(opts)     # each model gets a fresh child of the one server
+    assert _alive(pid)  # started before any work was sent
+    first, second = _outcomes(opts), _outcomes(opts)  # each model gets a fresh child of the one server
     assert [o.status for o in first + second] == ["ok", "ok"] and len(first[0].rows) >= 5
     assert _server_pid() == pid and _alive(pid)
 
@@ -64,31 +64,52 @@ def test_a_fork_server_that_died_is_replaced(tmp_path):
     opts = _opts(tmp_path)
     isolation.prestart(MODULE)
     pid = _server_pid()
-    os.kill(pid, signal.SIGKILL)                 # e.g. killed for memory
+    os.kill(pid, signal.SIGKILL)  # e.g. killed for memory
     for _ in range(100):
         if not _alive(pid):
             break
         time.sleep(0.05)
-    assert [o.status for o in _outcomes(opts)] == ["ok"]      # a new server forked the child
+    assert [o.status for o in _outcomes(opts)] == ["ok"]  # a new server forked the child
     assert _server_pid() != pid and _alive(_server_pid())
 
 
-@pytest.mark.slow          # needs torch: not a core test (the floors have no torch)
+@pytest.mark.slow  # needs torch: not a core test (the floors have no torch)
 def test_run_with_torch_exits_fast_with_its_file_and_exit_code(tmp_path):
     out = tmp_path / "out"
-    proc = benchdb_cmd("run", "--backend", "pytorch", "--model", "tiny:bert", "--seq-lens", "8",
-                       "--threads", "1", "--warmup", "1", "--min-iters", "5", "--min-time", "0.05",
-                       "--max-time", "0.3", "--out", str(out))
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "pytorch",
+        "--model",
+        "tiny:bert",
+        "--seq-lens",
+        "8",
+        "--threads",
+        "1",
+        "--warmup",
+        "1",
+        "--min-iters",
+        "5",
+        "--min-time",
+        "0.05",
+        "--max-time",
+        "0.3",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
-    assert "leaked" not in proc.stderr and "Traceback" not in proc.stderr   # atexit clean-up ran
-    assert re.search(r"run \S+: 1 file in ", proc.stdout)                   # the output was flushed
+    assert "leaked" not in proc.stderr and "Traceback" not in proc.stderr  # atexit clean-up ran
+    assert re.search(r"run \S+: 1 file in ", proc.stdout)  # the output was flushed
     (path,) = list(out.rglob("*.parquet"))
-    assert pq.read_table(path).num_rows >= 5                                 # the file is whole
-    bad = benchdb_cmd("run", "--backend", "pytorch", "--model", "tiny:bert", "--device", "cuda",
-                      "--out", str(out))      # refused after torch was imported: its exit code kept
+    assert pq.read_table(path).num_rows >= 5  # the file is whole
+    bad = benchdb_cmd(
+        "run", "--backend", "pytorch", "--model", "tiny:bert", "--device", "cuda", "--out", str(out)
+    )  # refused after torch was imported: its exit code kept
     assert bad.returncode == 2, bad.stderr
-    assert bad.stderr.startswith("benchdb: error: device cuda is not available") and \
-        len(bad.stderr.strip().splitlines()) == 1
+    assert (
+        bad.stderr.startswith("benchdb: error: device cuda is not available")
+        and len(bad.stderr.strip().splitlines()) == 1
+    )
 
 
 def test_a_saved_model_run_leaves_no_semaphore_and_no_loading_bar(tmp_path):
@@ -99,12 +120,31 @@ def test_a_saved_model_run_leaves_no_semaphore_and_no_loading_bar(tmp_path):
     import transformers
 
     folder = tmp_path / "bert"
-    transformers.BertModel(transformers.BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                                                   intermediate_size=64)).save_pretrained(folder)
+    transformers.BertModel(
+        transformers.BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+    ).save_pretrained(folder)
     out = tmp_path / "out"
-    proc = benchdb_cmd("run", "--backend", "pytorch", "--model", str(folder), "--seq-len", "8", "--threads", "1",
-                       "--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.3",
-                       "--out", str(out))
+    proc = benchdb_cmd(
+        "run",
+        "--backend",
+        "pytorch",
+        "--model",
+        str(folder),
+        "--seq-len",
+        "8",
+        "--threads",
+        "1",
+        "--warmup",
+        "1",
+        "--min-iters",
+        "5",
+        "--min-time",
+        "0.05",
+        "--max-time",
+        "0.3",
+        "--out",
+        str(out),
+    )
     assert proc.returncode == 0, proc.stderr
     assert "leaked" not in proc.stderr and "Loading weights" not in proc.stderr, proc.stderr
     assert len(list(out.rglob("*.parquet"))) == 1
@@ -117,12 +157,18 @@ def test_the_planning_process_records_torch_versions_without_importing_torch():
     import subprocess
     import sys
 
-    code = ("import json, sys; from benchdb.backends.pytorch import backend as b; b.check_device('cpu'); "
-            "print(json.dumps([b.software(), 'torch' in sys.modules]))")
-    software, imported = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                                   check=True).stdout)
+    code = (
+        "import json, sys; from benchdb.backends.pytorch import backend as b; b.check_device('cpu'); "
+        "print(json.dumps([b.software(), 'torch' in sys.modules]))"
+    )
+    software, imported = json.loads(
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    )
     assert imported is False
     import torch
 
     assert (software["torch"], software["cuda"], software["hip"]) == (
-        torch.__version__, torch.version.cuda, getattr(torch.version, "hip", None))
+        torch.__version__,
+        torch.version.cuda,
+        getattr(torch.version, "hip", None),
+    )

@@ -19,41 +19,101 @@ from conftest import REPO, cli, db_rows, make_meta, make_run, need_browser, writ
 from benchdb.schema import contract, system
 from benchdb.warehouse import Warehouse
 
-H200 = system.normalize({"system_name": "8x H200 SXM", "accelerators_per_node": 8, "interconnect": "NVLink 4",
-                         "accelerator": {"vendor": "NVIDIA", "name": "NVIDIA H200-SXM-141GB", "memory": "141GB"}})
-MI300X = system.normalize({"system_name": "8x MI300X", "accelerators_per_node": 8, "interconnect": "XGMI",
-                           "accelerator": {"vendor": "AMD", "name": "AMD Instinct MI300X 192GB HBM3",
-                                           "memory": "192GB"}})
-L40S = system.normalize({"system_name": "2x L40S", "accelerators_per_node": 2,
-                         "accelerator": {"vendor": "NVIDIA", "name": "NVIDIA L40S", "memory": "48GB"}})
-GPU = {"kind": "cuda", "vendor": "NVIDIA", "device_name": "NVIDIA H100 80GB HBM3", "memory_bytes": 80 * 2**30,
-       "compute_capability": "9.0", "cpu_model": "Test CPU", "cores_logical": 8, "arch": "x86_64"}
+H200 = system.normalize(
+    {
+        "system_name": "8x H200 SXM",
+        "accelerators_per_node": 8,
+        "interconnect": "NVLink 4",
+        "accelerator": {"vendor": "NVIDIA", "name": "NVIDIA H200-SXM-141GB", "memory": "141GB"},
+    }
+)
+MI300X = system.normalize(
+    {
+        "system_name": "8x MI300X",
+        "accelerators_per_node": 8,
+        "interconnect": "XGMI",
+        "accelerator": {"vendor": "AMD", "name": "AMD Instinct MI300X 192GB HBM3", "memory": "192GB"},
+    }
+)
+L40S = system.normalize(
+    {
+        "system_name": "2x L40S",
+        "accelerators_per_node": 2,
+        "accelerator": {"vendor": "NVIDIA", "name": "NVIDIA L40S", "memory": "48GB"},
+    }
+)
+GPU = {
+    "kind": "cuda",
+    "vendor": "NVIDIA",
+    "device_name": "NVIDIA H100 80GB HBM3",
+    "memory_bytes": 80 * 2**30,
+    "compute_capability": "9.0",
+    "cpu_model": "Test CPU",
+    "cores_logical": 8,
+    "arch": "x86_64",
+}
 LLAMA = "mlperf:llama2-70b-99"
 #: (system, scenario, published tokens/s, measured power W or None)
-PUBLISHED = [(H200, "Offline", 34000.0, 5800.0), (MI300X, "Offline", 30000.0, None), (L40S, "Offline", 3000.0, None),
-             (H200, "Server", 31000.0, None)]
+PUBLISHED = [
+    (H200, "Offline", 34000.0, 5800.0),
+    (MI300X, "Offline", 30000.0, None),
+    (L40S, "Offline", 3000.0, None),
+    (H200, "Server", 31000.0, None),
+]
 
 
-def published(folder: Path, hw: dict, model: str, scenario: str, value: float, *, unit: str = "tokens/s",
-              metric: str = "tokens_per_s", power: float | None = None, batch_size: int = 1,
-              input_shape: str | None = None) -> Path:
+def published(
+    folder: Path,
+    hw: dict,
+    model: str,
+    scenario: str,
+    value: float,
+    *,
+    unit: str = "tokens/s",
+    metric: str = "tokens_per_s",
+    power: float | None = None,
+    batch_size: int = 1,
+    input_shape: str | None = None,
+) -> Path:
     """A summary-only contract file as `benchdb import mlperf` writes one: no samples, the source's
     headline (statistic 'value' of the primary metric) and measured power among its statistics."""
     stats = [{"metric": metric, "unit": unit, "statistic": "value", "value": value}]
     if power is not None:
         stats.append({"metric": "power_w", "unit": "W", "statistic": "mean", "value": power})
     meta = contract.build_metadata(
-        run=make_run(started_at="2025-09-01T00:00:00+00:00"), hardware=hw, model={"model_id": model},
-        scenario={"model_id": model, "backend": "mlperf-loadgen", "device": "unknown", "mode": scenario,
-                  "precision": "unknown", "batch_size": batch_size,
-                  "input_shape": input_shape or f"scenario={scenario}", "status": "ok", "error": None,
-                  "validity": "valid", "validity_reasons": [], "primary_metric": metric, "timing_method": "loadgen",
-                  "threads": None, "options": {"scenario": scenario, "source": "mlperf-loadgen"},
-                  "source": {"format": "mlperf-loadgen", "file": "mlperf_log_summary.txt", "tool": "mlcommons-loadgen",
-                             "tool_version": "5.1", "summary_only": True, "percentile_method": "nearest_rank",
-                             "statistics": stats}})
-    return contract.write_scenario(folder / f"{meta['scenario']['scenario_id'][:12]}.parquet", meta,
-                                   contract.samples_table(meta, []))
+        run=make_run(started_at="2025-09-01T00:00:00+00:00"),
+        hardware=hw,
+        model={"model_id": model},
+        scenario={
+            "model_id": model,
+            "backend": "mlperf-loadgen",
+            "device": "unknown",
+            "mode": scenario,
+            "precision": "unknown",
+            "batch_size": batch_size,
+            "input_shape": input_shape or f"scenario={scenario}",
+            "status": "ok",
+            "error": None,
+            "validity": "valid",
+            "validity_reasons": [],
+            "primary_metric": metric,
+            "timing_method": "loadgen",
+            "threads": None,
+            "options": {"scenario": scenario, "source": "mlperf-loadgen"},
+            "source": {
+                "format": "mlperf-loadgen",
+                "file": "mlperf_log_summary.txt",
+                "tool": "mlcommons-loadgen",
+                "tool_version": "5.1",
+                "summary_only": True,
+                "percentile_method": "nearest_rank",
+                "statistics": stats,
+            },
+        },
+    )
+    return contract.write_scenario(
+        folder / f"{meta['scenario']['scenario_id'][:12]}.parquet", meta, contract.samples_table(meta, [])
+    )
 
 
 def build_warehouse(tmp_path: Path) -> Path:
@@ -62,12 +122,32 @@ def build_warehouse(tmp_path: Path) -> Path:
     res = tmp_path / "results"
     for hw, scenario, value, power in PUBLISHED:
         published(res, hw, LLAMA, scenario, value, power=power)
-    published(res, H200, "resnet50", "Offline", 90000.0, unit="items/s", metric="throughput_items_s",
-              batch_size=8, input_shape="3x224x224")
+    published(
+        res,
+        H200,
+        "resnet50",
+        "Offline",
+        90000.0,
+        unit="items/s",
+        metric="throughput_items_s",
+        batch_size=8,
+        input_shape="3x224x224",
+    )
     run = make_run()
-    write_file(res, make_meta(run, model_id="resnet50", hardware=GPU, backend="pytorch", device="cuda:0",
-                              batch_size=8, input_shape="3x224x224", options={"threads": 1}),
-               np.random.default_rng(3).normal(2e-3, 2e-5, 50))
+    write_file(
+        res,
+        make_meta(
+            run,
+            model_id="resnet50",
+            hardware=GPU,
+            backend="pytorch",
+            device="cuda:0",
+            batch_size=8,
+            input_shape="3x224x224",
+            options={"threads": 1},
+        ),
+        np.random.default_rng(3).normal(2e-3, 2e-5, 50),
+    )
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([res])
     return db
@@ -92,7 +172,11 @@ def test_system_results_normalise_a_published_and_a_measured_figure(wh):
         r = rows[(LLAMA, scenario, hw["system_name"])]
         assert r["summary_only"] and r["unit"] == "tokens/s" and r["higher_is_better"] and r["n"] == 0
         assert (r["value"], r["accelerators"], r["accelerators_per_node"], r["nodes"]) == (
-            value, hw["accelerators_per_node"], hw["accelerators_per_node"], 1)
+            value,
+            hw["accelerators_per_node"],
+            hw["accelerators_per_node"],
+            1,
+        )
         assert r["value_per_system"] == value
         assert r["value_per_accelerator"] == pytest.approx(value / hw["accelerators_per_node"])
         assert r["power_w"] == power
@@ -100,12 +184,15 @@ def test_system_results_normalise_a_published_and_a_measured_figure(wh):
         # a published figure has no samples: no median, no interval
         assert r["median"] is r["median_ci_low"] is r["value_ci_low"] is r["value_ci_high"] is None
     m = rows[("resnet50", "eager", "NVIDIA H100 80GB HBM3")]
-    med = db_rows(wh, "SELECT median, median_ci_low, median_ci_high FROM results WHERE model_id = 'resnet50' "
-                      "AND n > 0")[0]
+    med = db_rows(
+        wh, "SELECT median, median_ci_low, median_ci_high FROM results WHERE model_id = 'resnet50' AND n > 0"
+    )[0]
     assert not m["summary_only"] and m["measured_by"] == "benchdb" and m["unit"] == "items/s" and m["n"] == 50
     assert m["value"] == pytest.approx(8 / med["median"])
-    assert (m["value_ci_low"], m["value_ci_high"]) == (pytest.approx(8 / med["median_ci_high"]),
-                                                       pytest.approx(8 / med["median_ci_low"]))
+    assert (m["value_ci_low"], m["value_ci_high"]) == (
+        pytest.approx(8 / med["median_ci_high"]),
+        pytest.approx(8 / med["median_ci_low"]),
+    )
     assert m["accelerators"] == 1 and m["value_per_accelerator"] == pytest.approx(m["value"])
 
 
@@ -115,7 +202,11 @@ def test_per_accelerator_ranks_systems_and_marks_published_figures(wh):
     best = {(r["model_id"], r["input_shape"]): r for r in doc["optimal_hardware"]}
     off = best[(LLAMA, "scenario=Offline")]
     assert (off["per"], off["unit"], off["best_system"], off["runner_up_system"]) == (
-        "accelerator", "tokens/s per accelerator", "8x H200 SXM", "8x MI300X")
+        "accelerator",
+        "tokens/s per accelerator",
+        "8x H200 SXM",
+        "8x MI300X",
+    )
     assert off["best_value"] == pytest.approx(34000 / 8) and off["runner_up_value"] == pytest.approx(30000 / 8)
     assert off["margin"] == pytest.approx((34000 / 8) / (30000 / 8) - 1)
     # two published figures: a ratio, never an interval or a win
@@ -125,14 +216,19 @@ def test_per_accelerator_ranks_systems_and_marks_published_figures(wh):
     res = best[("resnet50", "3x224x224")]
     assert res["best_system"] == "8x H200 SXM" and res["best_value"] == pytest.approx(90000 / 8)
     assert res["runner_up_summary_only"] is False and res["margin_ci_low"] is None
-    side = [(r["mode"], r["system_name"], r["rank"], r["summary_only"], r["normalised"])
-            for r in doc["system_ranking"] if r["model_id"] == LLAMA]
-    assert side == [("Offline", "8x H200 SXM", 1, True, pytest.approx(4250.0)),
-                    ("Offline", "8x MI300X", 2, True, pytest.approx(3750.0)),
-                    ("Offline", "2x L40S", 3, True, pytest.approx(1500.0)),
-                    ("Server", "8x H200 SXM", 1, True, pytest.approx(31000 / 8))]
+    side = [
+        (r["mode"], r["system_name"], r["rank"], r["summary_only"], r["normalised"])
+        for r in doc["system_ranking"]
+        if r["model_id"] == LLAMA
+    ]
+    assert side == [
+        ("Offline", "8x H200 SXM", 1, True, pytest.approx(4250.0)),
+        ("Offline", "8x MI300X", 2, True, pytest.approx(3750.0)),
+        ("Offline", "2x L40S", 3, True, pytest.approx(1500.0)),
+        ("Server", "8x H200 SXM", 1, True, pytest.approx(31000 / 8)),
+    ]
     measured = next(r for r in doc["system_ranking"] if r["model_id"] == "resnet50" and not r["summary_only"])
-    assert measured["normalised_ci_low"] == pytest.approx(measured["value_ci_low"])      # one accelerator
+    assert measured["normalised_ci_low"] == pytest.approx(measured["value_ci_low"])  # one accelerator
 
 
 @pytest.mark.core
@@ -141,13 +237,15 @@ def test_per_system_is_the_figure_as_is_and_without_per_the_report_is_unchanged(
     off = next(r for r in doc["optimal_hardware"] if r["input_shape"] == "scenario=Offline")
     assert (off["best_system"], off["best_value"], off["unit"]) == ("8x H200 SXM", 34000.0, "tokens/s")
     plain = report_json(wh)
-    assert isinstance(plain, list)            # one section: no side-by-side table without --per
+    assert isinstance(plain, list)  # one section: no side-by-side table without --per
     assert [r["best_value"] for r in plain] == [r["best_value"] for r in doc["optimal_hardware"]]
     md = cli("report", "--optimal-hardware", "--per", "accelerator", "--db", wh).stdout
     assert "## Optimal hardware by throughput per accelerator" in md
     assert "Normalised per accelerator: a throughput over the accelerators the result ran on" in md
-    assert "## Systems side by side, per accelerator" in md and "published: no interval" not in md.split(
-        "## Systems side by side")[0].split("| --- |")[0]
+    assert (
+        "## Systems side by side, per accelerator" in md
+        and "published: no interval" not in md.split("## Systems side by side")[0].split("| --- |")[0]
+    )
 
 
 @pytest.mark.core
@@ -157,15 +255,17 @@ def test_per_watt_ranks_only_what_has_power(wh):
     assert off["best_value"] == pytest.approx(34000 / 5800) and off["unit"] == "tokens/s per W"
     assert off["candidates"] == 1 and off["best_power_w"] == 5800.0
     missing = {(r["mode"], r["system_name"]): r["missing"] for r in doc["system_ranking"] if r["normalised"] is None}
-    assert missing == {("Offline", "8x MI300X"): "no power measured", ("Offline", "2x L40S"): "no power measured",
-                       ("Server", "8x H200 SXM"): "no power measured"}
+    assert missing == {
+        ("Offline", "8x MI300X"): "no power measured",
+        ("Offline", "2x L40S"): "no power measured",
+        ("Server", "8x H200 SXM"): "no power measured",
+    }
 
 
 @pytest.mark.core
 def test_per_cost_uses_accelerator_and_system_prices_and_lists_no_price(wh, tmp_path):
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"accelerator_hour": {"NVIDIA H200-SXM-141GB": 3.5},
-                                  "system_hour": {"2x L40S": 2.4}}))
+    prices.write_text(json.dumps({"accelerator_hour": {"NVIDIA H200-SXM-141GB": 3.5}, "system_hour": {"2x L40S": 2.4}}))
     doc = report_json(wh, "--per", "cost", "--prices", prices, "--model", LLAMA)
     side = {(r["mode"], r["system_name"]): r for r in doc["system_ranking"]}
     h200 = side[("Offline", "8x H200 SXM")]
@@ -173,23 +273,29 @@ def test_per_cost_uses_accelerator_and_system_prices_and_lists_no_price(wh, tmp_
     assert h200["normalised"] == pytest.approx(34000 / (3.5 * 8)) and h200["rank"] == 2
     l40s = side[("Offline", "2x L40S")]
     assert l40s["normalised"] == pytest.approx(3000 / 2.4) and l40s["rank"] == 1
-    mi = side[("Offline", "8x MI300X")]                      # listed, not dropped: no price, no rank
+    mi = side[("Offline", "8x MI300X")]  # listed, not dropped: no price, no rank
     assert (mi["normalised"], mi["rank"], mi["missing"]) == (None, None, "no price")
     off = next(r for r in doc["optimal_hardware"] if r["input_shape"] == "scenario=Offline")
     assert off["unit"] == "tokens/s per USD/h" and off["candidates"] == 2
-    md = cli("report", "--optimal-hardware", "--per", "cost", "--prices", prices, "--model", LLAMA, "--wide",
-             "--db", wh).stdout
+    md = cli(
+        "report", "--optimal-hardware", "--per", "cost", "--prices", prices, "--model", LLAMA, "--wide", "--db", wh
+    ).stdout
     assert "| 8x MI300X (8x AMD Instinct MI300X 192GB HBM3) | published | 30,000.0 | tokens/s | no price |" in md
 
 
 @pytest.mark.core
-@pytest.mark.parametrize(("text", "words"), [
-    ("accelerator_hour: {NVIDIA H200-SXM-141GB: cheap}\n",
-     "accelerator_hour: 'NVIDIA H200-SXM-141GB' is 'cheap', not a price"),
-    ("accelerator_hour: {A: 1}\ngpu_hour: {B: 2}\n", "unknown field 'gpu_hour'"),
-    ("system_hour: [1, 2]\n", "system_hour must map names to USD per hour, not a list"),
-    ("accelerator_hour: {A: -3}\n", "accelerator_hour: 'A' is -3, not a price"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            "accelerator_hour: {NVIDIA H200-SXM-141GB: cheap}\n",
+            "accelerator_hour: 'NVIDIA H200-SXM-141GB' is 'cheap', not a price",
+        ),
+        ("accelerator_hour: {A: 1}\ngpu_hour: {B: 2}\n", "unknown field 'gpu_hour'"),
+        ("system_hour: [1, 2]\n", "system_hour must map names to USD per hour, not a list"),
+        ("accelerator_hour: {A: -3}\n", "accelerator_hour: 'A' is -3, not a price"),
+    ],
+)
 def test_a_bad_prices_file_is_one_line_naming_the_file_and_field(wh, tmp_path, text, words):
     bad = tmp_path / "prices.yaml"
     bad.write_text(text)
@@ -211,6 +317,7 @@ def test_per_refusals(wh):
 
 # ------------------------------------------------------------------ the dashboard's systems page
 
+
 def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
     import socket
     import time
@@ -219,8 +326,13 @@ def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [a.replace("PORT", str(port)) for a in argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     base = f"http://127.0.0.1:{port}"
     for _ in range(300):
         if proc.poll() is not None:
@@ -237,8 +349,10 @@ def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
 def _bars(page) -> tuple[list[str], list[str]]:
     """(the bars' system labels top to bottom, their value labels) of the first bar chart."""
     chart = page.locator("svg[aria-label^='systems side by side']").first
-    return (chart.locator("g[aria-label='y-axis tick label'] text").all_text_contents(),
-            chart.locator("g.bar-values text").all_text_contents())
+    return (
+        chart.locator("g[aria-label='y-axis tick label'] text").all_text_contents(),
+        chart.locator("g.bar-values text").all_text_contents(),
+    )
 
 
 def _walk_systems(base: str, shots: Path, name: str) -> None:
@@ -253,34 +367,40 @@ def _walk_systems(base: str, shots: Path, name: str) -> None:
         systems = f"{base}/?view=systems&model={LLAMA}&scenario=Offline"
         page.goto(systems + "&per=accelerator")
         page.wait_for_selector("g.bar-values text")
-        assert _bars(page) == (["8x H200 SXM", "8x MI300X", "2x L40S"],
-                               [f"{34000 / 8:,.0f} tokens/s per accelerator (published)",
-                                f"{30000 / 8:,.0f} tokens/s per accelerator (published)",
-                                f"{3000 / 2:,.0f} tokens/s per accelerator (published)"])
-        assert page.locator("g.bars-published rect").count() == 3           # drawn apart: hatched, outlined
+        assert _bars(page) == (
+            ["8x H200 SXM", "8x MI300X", "2x L40S"],
+            [
+                f"{34000 / 8:,.0f} tokens/s per accelerator (published)",
+                f"{30000 / 8:,.0f} tokens/s per accelerator (published)",
+                f"{3000 / 2:,.0f} tokens/s per accelerator (published)",
+            ],
+        )
+        assert page.locator("g.bars-published rect").count() == 3  # drawn apart: hatched, outlined
         assert page.locator("g.bars-measured rect").count() == 0
         assert page.get_attribute("g.bars-published", "fill") == "url(#bdb-hatch)"
         assert page.input_value("select[name=per]") == "accelerator"
         assert "every system per accelerator" in page.inner_text("p.normalisation")
         page.screenshot(path=str(shots / f"{name}-systems-per-accelerator.png"), full_page=True)
-        page.goto(systems)                                                  # per system: the figures as is
+        page.goto(systems)  # per system: the figures as is
         page.wait_for_selector("g.bar-values text")
-        assert _bars(page)[1] == ["34,000 tokens/s (published)", "30,000 tokens/s (published)",
-                                  "3,000 tokens/s (published)"]
+        assert _bars(page)[1] == [
+            "34,000 tokens/s (published)",
+            "30,000 tokens/s (published)",
+            "3,000 tokens/s (published)",
+        ]
         price = "price%3ANVIDIA+H200-SXM-141GB=3.5"
-        page.goto(systems + f"&per=cost&{price}")                          # only the priced system is drawn
+        page.goto(systems + f"&per=cost&{price}")  # only the priced system is drawn
         page.wait_for_selector("g.bar-values text")
         assert _bars(page) == (["8x H200 SXM"], [f"{34000 / 28:,.0f} tokens/s per USD/h (published)"])
-        assert page.inner_text("p.not-drawn") == ("Not drawn per dollar-hour: 2x L40S: no price; "
-                                                  "8x MI300X: no price")
-        page.goto(f"{base}/?view=systems&model=resnet50&per=accelerator")   # measured beside published
+        assert page.inner_text("p.not-drawn") == ("Not drawn per dollar-hour: 2x L40S: no price; 8x MI300X: no price")
+        page.goto(f"{base}/?view=systems&model=resnet50&per=accelerator")  # measured beside published
         page.wait_for_selector("g.bars-measured rect")
         labels, values = _bars(page)
         assert labels == ["8x H200 SXM · Offline", "NVIDIA H100 80GB HBM3 · eager"]
         assert values[0] == "11,250 items/s per accelerator (published)" and "(published)" not in values[1]
         assert page.locator("g.bars-published rect").count() == 1 and page.locator("g.bars-measured rect").count() == 1
         page.screenshot(path=str(shots / f"{name}-systems-measured-and-published.png"), full_page=True)
-        page.goto(f"{base}/?view=systems&model=dsr1&in=1024&out=1024")     # serving: each system's frontier
+        page.goto(f"{base}/?view=systems&model=dsr1&in=1024&out=1024")  # serving: each system's frontier
         page.wait_for_selector("[aria-label^='serving frontier per system']")
         assert page.locator("g.front-published path").count() >= 2
         page.screenshot(path=str(shots / f"{name}-systems-serving.png"), full_page=True)
@@ -289,12 +409,13 @@ def _walk_systems(base: str, shots: Path, name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("browser_needed")           # conftest: fails under CI=true, else skips
+@pytest.mark.usefixtures("browser_needed")  # conftest: fails under CI=true, else skips
 def test_systems_page_in_chromium_served_and_static(tmp_path):
     db = build_warehouse(tmp_path)
     ix = tmp_path / "inferencex"
-    r = cli("import", "inferencex", REPO / "tests" / "fixtures" / "interop" / "inferencex" / "benchmarks.json",
-            "--out", ix)
+    r = cli(
+        "import", "inferencex", REPO / "tests" / "fixtures" / "interop" / "inferencex" / "benchmarks.json", "--out", ix
+    )
     assert r.exit_code == 0, r.output
     Warehouse(db).ingest([ix])
     shots = Path(os.environ.get("BENCHDB_SCREENSHOT_DIR") or tmp_path)
@@ -306,8 +427,9 @@ def test_systems_page_in_chromium_served_and_static(tmp_path):
         proc.terminate()
         proc.wait(timeout=30)
     site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(db), "--out", str(site)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "benchdb", "site", "--db", str(db), "--out", str(site)], check=True, capture_output=True
+    )
     proc, base = _serve([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], cwd=site)
     try:
         _walk_systems(base, shots, "site")

@@ -29,32 +29,68 @@ def spread(base: float, n: int, width: float) -> np.ndarray:
     return base * (1 + (k - (n - 1) / 2) / n * width)
 
 
-def serving_file(folder: Path, run: dict, hw: dict, load: str, *, ttft: float, tpot: float, out_tps: float,
-                 n: int = 120, errors: int = 0, options: dict | None = None, itl: bool = True,
-                 status: str = "ok") -> Path:
+def serving_file(
+    folder: Path,
+    run: dict,
+    hw: dict,
+    load: str,
+    *,
+    ttft: float,
+    tpot: float,
+    out_tps: float,
+    n: int = 120,
+    errors: int = 0,
+    options: dict | None = None,
+    itl: bool = True,
+    status: str = "ok",
+) -> Path:
     """One load point as the openai runner writes it: per request ttft/e2e/tpot/first byte/tokens,
     per token gap itl_token_s, failed requests, and the load point's throughputs."""
     conc = int(load.split("=")[1]) if load.startswith("concurrency=") else 1
-    meta = make_meta(run, model_id="tiny-llama", backend="openai", device="cuda:0", mode="chat", precision="bf16",
-                     batch_size=conc, input_shape=f"in={IN},out={OUT},{load}", hardware=hw,
-                     options=options or OPTIONS, status=status)
+    meta = make_meta(
+        run,
+        model_id="tiny-llama",
+        backend="openai",
+        device="cuda:0",
+        mode="chat",
+        precision="bf16",
+        batch_size=conc,
+        input_shape=f"in={IN},out={OUT},{load}",
+        hardware=hw,
+        options=options or OPTIONS,
+        status=status,
+    )
     meta["scenario"]["primary_metric"] = "ttft_s"
     engine = (options or OPTIONS)["engine"]
-    meta["scenario"]["extra"] = {"server": {"command": (options or OPTIONS)["server"], "engine": engine,
-                                            "version": VERSIONS[engine]}, "errors": [], "requests": n}
+    meta["scenario"]["extra"] = {
+        "server": {"command": (options or OPTIONS)["server"], "engine": engine, "version": VERSIONS[engine]},
+        "errors": [],
+        "requests": n,
+    }
     rows: list[tuple] = []
     ttfts, tpots = spread(ttft, n, 0.5), spread(tpot, n, 0.25)
     for i, (t1, tp) in enumerate(zip(ttfts, tpots, strict=True)):
         t0 = i * 0.05
-        for metric, v in (("ttft_s", t1), ("e2e_s", t1 + (OUT - 1) * tp), ("tpot_s", tp),
-                          ("first_byte_s", t1 / 2), ("input_tokens", IN), ("output_tokens", OUT)):
+        for metric, v in (
+            ("ttft_s", t1),
+            ("e2e_s", t1 + (OUT - 1) * tp),
+            ("tpot_s", tp),
+            ("first_byte_s", t1 / 2),
+            ("input_tokens", IN),
+            ("output_tokens", OUT),
+        ):
             rows.append((metric, UNITS[metric], i, t0, float(v)))
         if itl:
             rows += [("itl_token_s", "s", i, t0, float(tp))] * (OUT - 1)
     rows += [("request_error", "count", n + e, n * 0.05, 1.0) for e in range(errors)]
-    for metric, v in (("request_throughput", out_tps / OUT), ("output_throughput", out_tps),
-                      ("total_throughput", 3 * out_tps), ("goodput", out_tps / OUT), ("window_s", 30.0),
-                      ("client_cpu_pct", 12.0)):
+    for metric, v in (
+        ("request_throughput", out_tps / OUT),
+        ("output_throughput", out_tps),
+        ("total_throughput", 3 * out_tps),
+        ("goodput", out_tps / OUT),
+        ("window_s", 30.0),
+        ("client_cpu_pct", 12.0),
+    ):
         rows.append((metric, UNITS[metric], 0, 0.0, float(v)))
     table = contract.samples_table(meta, rows)
     return contract.write_scenario(folder / f"{meta['scenario']['scenario_id'][:12]}.parquet", meta, table)
@@ -67,8 +103,8 @@ POINTS = [
     (GPU_A, "concurrency=1", 0.020, 0.010, 90.0, 120, 0, OPTIONS),
     (GPU_A, "concurrency=2", 0.030, 0.012, 160.0, 120, 0, OPTIONS),
     (GPU_A, "concurrency=4", 0.050, 0.016, 260.0, 120, 2, OPTIONS),
-    (GPU_A, "concurrency=8", 0.090, 0.030, 250.0, 120, 0, OPTIONS),    # saturated: dominated by c=4
-    (GPU_B, "concurrency=1", 0.040, 0.020, 90.0, 60, 0, B_OPTIONS),    # 60 requests: no p99
+    (GPU_A, "concurrency=8", 0.090, 0.030, 250.0, 120, 0, OPTIONS),  # saturated: dominated by c=4
+    (GPU_B, "concurrency=1", 0.040, 0.020, 90.0, 60, 0, B_OPTIONS),  # 60 requests: no p99
     (GPU_B, "concurrency=2", 0.060, 0.022, 170.0, 120, 0, B_OPTIONS),
     (GPU_B, "concurrency=4", 0.100, 0.030, 280.0, 120, 0, B_OPTIONS),
     (GPU_B, "rate=poisson:2.0", 0.045, 0.021, 100.0, 8, 0, B_OPTIONS),  # 8 requests: no p90
@@ -80,8 +116,9 @@ def serving_db(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("serving")
     run = make_run()
     for hw, load, ttft, tpot, tps, n, errors, options in POINTS:
-        serving_file(root / "results", run, hw, load, ttft=ttft, tpot=tpot, out_tps=tps, n=n, errors=errors,
-                     options=options)
+        serving_file(
+            root / "results", run, hw, load, ttft=ttft, tpot=tpot, out_tps=tps, n=n, errors=errors, options=options
+        )
     db = root / "serving.duckdb"
     summary = Warehouse(db).ingest([root / "results"])
     assert summary.new == len(POINTS) and not summary.rejected
@@ -97,7 +134,11 @@ def test_points_one_row_per_load_point_with_hand_checked_statistics(serving_db):
     assert len(rows) == len(POINTS)
     a1 = rows[("Test GPU A", "concurrency", 1.0)]
     assert (a1["endpoint"], a1["engine"], a1["engine_version"], a1["precision"]) == (
-        "chat", "transformers", "4.57.1", "bf16")
+        "chat",
+        "transformers",
+        "4.57.1",
+        "bf16",
+    )
     assert (a1["in_tokens"], a1["out_tokens"], a1["concurrency"], a1["devices"]) == (128, 64, 1, 1)
     ttft = np.sort(spread(0.020, 120, 0.5))
     assert a1["ttft_p50_s"] == pytest.approx(0.020)
@@ -113,22 +154,24 @@ def test_points_one_row_per_load_point_with_hand_checked_statistics(serving_db):
     tpot = np.sort(spread(0.010, 120, 0.25))
     assert (a1["interactivity_ci_low"], a1["interactivity_ci_high"]) == pytest.approx((1 / tpot[71], 1 / tpot[48]))
     assert (a1["output_throughput"], a1["input_throughput"], a1["request_throughput"]) == pytest.approx(
-        (90.0, 180.0, 90.0 / 64))
+        (90.0, 180.0, 90.0 / 64)
+    )
     assert (a1["n_requests"], a1["errors"], a1["error_rate"]) == (120, 0, 0)
     a4 = rows[("Test GPU A", "concurrency", 4.0)]
     assert (a4["n_requests"], a4["n_completed"], a4["errors"]) == (122, 120, 2)
     assert a4["error_rate"] == pytest.approx(2 / 122)
     # TTFT grows with load
     assert [rows[("Test GPU A", "concurrency", c)]["ttft_p50_s"] for c in (1.0, 2.0, 4.0, 8.0)] == pytest.approx(
-        [0.02, 0.03, 0.05, 0.09])
+        [0.02, 0.03, 0.05, 0.09]
+    )
     b1 = rows[("Test GPU B", "concurrency", 1.0)]
     assert (b1["engine"], b1["engine_version"], b1["devices"]) == ("vllm", "0.11.0", 2)
     assert b1["output_throughput_per_device"] == pytest.approx(45.0)
-    assert b1["ttft_p90_s"] is not None and b1["ttft_p99_s"] is None      # 60 requests: no p99
+    assert b1["ttft_p90_s"] is not None and b1["ttft_p99_s"] is None  # 60 requests: no p99
     assert b1["tpot_p99_s"] is None and b1["itl_p99_s"] is None and b1["e2e_p99_s"] is None
     rate = rows[("Test GPU B", "rate", 2.0)]
     assert (rate["arrival"], rate["request_rate"], rate["concurrency"]) == ("poisson", 2.0, None)
-    assert rate["ttft_p90_s"] is None and rate["ttft_p99_s"] is None    # 8 requests: no p90
+    assert rate["ttft_p90_s"] is None and rate["ttft_p99_s"] is None  # 8 requests: no p90
     assert rate["ttft_p50_s"] == pytest.approx(0.045)
 
 
@@ -136,18 +179,29 @@ def test_frontier_keeps_the_points_no_other_beats_on_both(serving_db):
     rows = {_key(r): r["on_overall_front"] for r in db_rows(serving_db, "SELECT * FROM serving_frontier")}
     # A: c=8 (250 tok/s/device, 33 tok/s/user) is beaten by c=4 (260, 62.5); B (2 devices): every
     # point is on its own front (the rate point trades 5 tok/s/device for 2.4 tok/s/user against c=1)
-    assert set(rows) == {("Test GPU A", "concurrency", 1.0), ("Test GPU A", "concurrency", 2.0),
-                         ("Test GPU A", "concurrency", 4.0), ("Test GPU B", "concurrency", 1.0),
-                         ("Test GPU B", "concurrency", 2.0), ("Test GPU B", "concurrency", 4.0),
-                         ("Test GPU B", "rate", 2.0)}
+    assert set(rows) == {
+        ("Test GPU A", "concurrency", 1.0),
+        ("Test GPU A", "concurrency", 2.0),
+        ("Test GPU A", "concurrency", 4.0),
+        ("Test GPU B", "concurrency", 1.0),
+        ("Test GPU B", "concurrency", 2.0),
+        ("Test GPU B", "concurrency", 4.0),
+        ("Test GPU B", "rate", 2.0),
+    }
     # overall: A at c=1 (90, 100) beats every B point
     assert {k for k, overall in rows.items() if overall} == {
-        ("Test GPU A", "concurrency", 1.0), ("Test GPU A", "concurrency", 2.0), ("Test GPU A", "concurrency", 4.0)}
+        ("Test GPU A", "concurrency", 1.0),
+        ("Test GPU A", "concurrency", 2.0),
+        ("Test GPU A", "concurrency", 4.0),
+    }
 
 
 def _at_slo(db: Path, ttft, tpot, inter, prices: dict[str, float]) -> dict[tuple, dict]:
-    rows = db_rows(db, "SELECT * FROM bdb_serving_at_slo(?, ?, ?, MAP(?::VARCHAR[], ?::DOUBLE[]))",
-                 [ttft, tpot, inter, list(prices), list(prices.values())])
+    rows = db_rows(
+        db,
+        "SELECT * FROM bdb_serving_at_slo(?, ?, ?, MAP(?::VARCHAR[], ?::DOUBLE[]))",
+        [ttft, tpot, inter, list(prices), list(prices.values())],
+    )
     return {(r["hardware_name"], r["load_kind"]): r for r in rows}
 
 
@@ -164,7 +218,7 @@ def test_slo_interpolates_between_adjacent_load_points_and_prices_tokens(serving
     assert a["output_throughput_per_device_low"] < 210 < a["output_throughput_per_device_high"]
     assert a["usd_per_m_output_tokens"] == pytest.approx(3.6 / 3600 / 210 * 1e6)
     assert a["usd_per_m_input_tokens"] == pytest.approx(3.6 / 3600 / 420 * 1e6)
-    assert (a["lower_result_id"] != a["upper_result_id"])
+    assert a["lower_result_id"] != a["upper_result_id"]
     # B misses 14 ms at its lowest load (20 ms): no answer, never an extrapolation
     assert rows[("Test GPU B", "concurrency")]["slo_status"] == "misses_at_min_load"
     assert rows[("Test GPU B", "concurrency")]["output_throughput_per_device"] is None
@@ -173,7 +227,7 @@ def test_slo_interpolates_between_adjacent_load_points_and_prices_tokens(serving
 
 def test_slo_takes_the_best_measured_point_and_prices_by_hardware_id(serving_db):
     b_id = db_rows(serving_db, "SELECT DISTINCT hardware_id FROM serving_points WHERE hardware_name = 'Test GPU B'")
-    rows = _at_slo(serving_db, None, None, 40.0, {b_id[0]["hardware_id"]: 1.8})   # 40 tok/s/user: TPOT 25 ms
+    rows = _at_slo(serving_db, None, None, 40.0, {b_id[0]["hardware_id"]: 1.8})  # 40 tok/s/user: TPOT 25 ms
     a, b = rows[("Test GPU A", "concurrency")], rows[("Test GPU B", "concurrency")]
     # A: 25 ms lies between c=4 (16 ms, 260 tok/s) and c=8 (30 ms, 250): the crossing gives 253.6 < 260
     assert (a["slo_status"], a["load_at_slo"], a["output_throughput_per_device"]) == ("measured", 4.0, 260.0)
@@ -202,15 +256,37 @@ def test_slo_on_ttft_p90_alone_has_no_range_and_fails_closed_without_a_p90(servi
 def test_report_serving_markdown_and_html(serving_db, tmp_path):
     prices = tmp_path / "prices.json"
     prices.write_text(json.dumps({"Test GPU A": 3.6}))
-    md = benchdb_cmd("report", "--serving", "--slo", "ttft:500ms,tpot:14ms", "--prices", str(prices), "--wide",
-                     "--db", str(serving_db), check=True).stdout
-    for title in ("## Serving load points", "## Serving frontier",
-                  "## Best serving configuration at TTFT p90 <= 500 ms and TPOT p50 <= 14 ms"):
+    md = benchdb_cmd(
+        "report",
+        "--serving",
+        "--slo",
+        "ttft:500ms,tpot:14ms",
+        "--prices",
+        str(prices),
+        "--wide",
+        "--db",
+        str(serving_db),
+        check=True,
+    ).stdout
+    for title in (
+        "## Serving load points",
+        "## Serving frontier",
+        "## Best serving configuration at TTFT p90 <= 500 ms and TPOT p50 <= 14 ms",
+    ):
         assert title in md
     assert "interpolated" in md and "misses_at_min_load" in md and "4.76" in md
     out = tmp_path / "serving.html"
-    benchdb_cmd("report", "--serving", "--slo", "ttft:500ms,interactivity:40", "--out", str(out),
-                "--db", str(serving_db), check=True)
+    benchdb_cmd(
+        "report",
+        "--serving",
+        "--slo",
+        "ttft:500ms,interactivity:40",
+        "--out",
+        str(out),
+        "--db",
+        str(serving_db),
+        check=True,
+    )
     page = out.read_text()
     for section in ('id="serving_points"', 'id="serving_frontier"', 'id="serving_at_slo"'):
         assert section in page
@@ -224,23 +300,46 @@ def _history(root: Path, runs: int, factor: float = 1.0, status: str = "ok") -> 
     for i in range(runs):
         run = make_run(started_at=f"2026-11-{i + 1:02d}T10:00:00+00:00")
         scale = factor if i == runs - 1 else 1 + 0.01 * np.sin(i)
-        serving_file(root, run, GPU_A, "concurrency=2", ttft=0.030 * scale, tpot=0.012, out_tps=160.0, itl=False,
-                     status=status if i == runs - 1 else "ok")
+        serving_file(
+            root,
+            run,
+            GPU_A,
+            "concurrency=2",
+            ttft=0.030 * scale,
+            tpot=0.012,
+            out_tps=160.0,
+            itl=False,
+            status=status if i == runs - 1 else "ok",
+        )
         ids.append(run["run_id"])
     return ids
 
 
-@pytest.mark.parametrize(("runs", "factor", "status", "code", "verdict"), [
-    (2, 1.0, "ok", 3, "inconclusive"),        # separate runs, no history: undecided, never a pass
-    (10, 1.5, "ok", 1, "regressed"),          # 8 runs of history: TTFT +50 % fails the gate
-    (2, 1.0, "failed", 1, "broken"),
-])
+@pytest.mark.parametrize(
+    ("runs", "factor", "status", "code", "verdict"),
+    [
+        (2, 1.0, "ok", 3, "inconclusive"),  # separate runs, no history: undecided, never a pass
+        (10, 1.5, "ok", 1, "regressed"),  # 8 runs of history: TTFT +50 % fails the gate
+        (2, 1.0, "failed", 1, "broken"),
+    ],
+)
 def test_check_gates_ttft_of_serving_results(tmp_path, runs, factor, status, code, verdict):
     ids = _history(tmp_path / "results", runs, factor, status)
     db = tmp_path / "gate.duckdb"
     Warehouse(db).ingest([tmp_path / "results"])
-    proc = benchdb_cmd("check", "--baseline", f"run:{ids[-2]}", "--candidate", f"run:{ids[-1]}",
-                       "--metric", "ttft_s", "--format", "json", "--db", str(db))
+    proc = benchdb_cmd(
+        "check",
+        "--baseline",
+        f"run:{ids[-2]}",
+        "--candidate",
+        f"run:{ids[-1]}",
+        "--metric",
+        "ttft_s",
+        "--format",
+        "json",
+        "--db",
+        str(db),
+    )
     assert proc.returncode == code, proc.stderr
     body = json.loads(proc.stdout)
     assert [c["verdict"] for c in body["comparisons"]] == [verdict]
@@ -252,8 +351,19 @@ def test_check_on_a_load_point_metric_is_undecided_never_a_pass(tmp_path):
     ids = _history(tmp_path / "results", 2)
     db = tmp_path / "gate.duckdb"
     Warehouse(db).ingest([tmp_path / "results"])
-    proc = benchdb_cmd("check", "--baseline", f"run:{ids[0]}", "--candidate", f"run:{ids[1]}",
-                       "--metric", "output_throughput", "--format", "json", "--db", str(db))
+    proc = benchdb_cmd(
+        "check",
+        "--baseline",
+        f"run:{ids[0]}",
+        "--candidate",
+        f"run:{ids[1]}",
+        "--metric",
+        "output_throughput",
+        "--format",
+        "json",
+        "--db",
+        str(db),
+    )
     assert proc.returncode == 3, proc.stderr
     (cmp,) = json.loads(proc.stdout)["comparisons"]
     assert cmp["verdict"] == "inconclusive" and "too few samples" in cmp["reason"]

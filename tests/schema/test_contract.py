@@ -37,8 +37,9 @@ def test_run_ids_are_time_ordered_uuid7():
 
 def test_hardware_id_normalises_case_spacing_and_memory():
     a = dict(HARDWARE)
-    b = dict(HARDWARE, device_name="  test   cpu 9000 ", memory_bytes=HARDWARE["memory_bytes"] - 10_000_000,
-             driver="other")
+    b = dict(
+        HARDWARE, device_name="  test   cpu 9000 ", memory_bytes=HARDWARE["memory_bytes"] - 10_000_000, driver="other"
+    )
     c = dict(HARDWARE, device_name="Test CPU 9001")
     assert identity.hardware_id(a) == identity.hardware_id(b)
     assert identity.hardware_id(a) != identity.hardware_id(c)
@@ -116,14 +117,17 @@ def test_validator_unknown_contract_version(tmp_path):
         contract.read_footer(p)
 
 
-@pytest.mark.parametrize("section,field,value,message", [
-    ("run", "run_id", None, "metadata.run.run_id: missing"),
-    ("hardware", "kind", None, "metadata.hardware.kind: missing"),
-    ("scenario", "batch_size", "8", "metadata.scenario.batch_size: expected int, found str"),
-    ("scenario", "status", "exploded", "metadata.scenario.status: 'exploded' is not one of"),
-    ("scenario", "validity", "maybe", "metadata.scenario.validity: 'maybe' is not valid/invalid"),
-    ("scenario", "scenario_id", "0" * 32, "metadata.scenario.scenario_id: does not match"),
-])
+@pytest.mark.parametrize(
+    "section,field,value,message",
+    [
+        ("run", "run_id", None, "metadata.run.run_id: missing"),
+        ("hardware", "kind", None, "metadata.hardware.kind: missing"),
+        ("scenario", "batch_size", "8", "metadata.scenario.batch_size: expected int, found str"),
+        ("scenario", "status", "exploded", "metadata.scenario.status: 'exploded' is not one of"),
+        ("scenario", "validity", "maybe", "metadata.scenario.validity: 'maybe' is not valid/invalid"),
+        ("scenario", "scenario_id", "0" * 32, "metadata.scenario.scenario_id: does not match"),
+    ],
+)
 def test_validator_metadata_fields(tmp_path, section, field, value, message):
     meta, table = _good(tmp_path)
     meta[section][field] = value

@@ -21,15 +21,7 @@ from benchdb.schema.serving import (
     TTFT,
     WINDOW,
 )
-from benchdb.schema.serving_metrics import (
-    StreamParser,
-    meets_slo,
-    parse_slo,
-    percentile,
-    point_rows,
-    rows,
-    summary,
-)
+from benchdb.schema.serving_metrics import StreamParser, meets_slo, parse_slo, percentile, point_rows, rows, summary
 from benchdb.schema.serving_request import RequestRecord, request_metrics
 
 pytestmark = pytest.mark.core
@@ -38,15 +30,22 @@ pytestmark = pytest.mark.core
 def timeline() -> RequestRecord:
     """Sent at 10.000; headers 10.020; chunks at 10.100 (1 token), 10.150 (2 tokens), 10.190
     (1 token); stream ends 10.200; usage: 7 in, 4 out."""
-    return RequestRecord(index=0, sent=10.0, first_byte=10.02, chunks=[(10.1, 1), (10.15, 2), (10.19, 1)],
-                         end=10.2, input_tokens=7, output_tokens=4)
+    return RequestRecord(
+        index=0,
+        sent=10.0,
+        first_byte=10.02,
+        chunks=[(10.1, 1), (10.15, 2), (10.19, 1)],
+        end=10.2,
+        input_tokens=7,
+        output_tokens=4,
+    )
 
 
 def test_request_metrics_by_hand():
     m = request_metrics(timeline())
     assert m is not None
-    assert m.ttft == pytest.approx(0.100)          # 10.100 - 10.000
-    assert m.e2e == pytest.approx(0.200)           # 10.200 - 10.000
+    assert m.ttft == pytest.approx(0.100)  # 10.100 - 10.000
+    assert m.e2e == pytest.approx(0.200)  # 10.200 - 10.000
     assert m.first_byte == pytest.approx(0.020)
     assert m.tpot == pytest.approx((0.2 - 0.1) / 3)  # (E2E - TTFT) / (4 - 1)
     assert m.itl_chunk == pytest.approx([0.05, 0.04])
@@ -57,7 +56,7 @@ def test_request_metrics_by_hand():
 def test_tokens_from_chunks_without_usage_and_single_token():
     rec = timeline()
     rec.output_tokens = None
-    assert rec.tokens_out == 4                     # 1 + 2 + 1 chunk tokens
+    assert rec.tokens_out == 4  # 1 + 2 + 1 chunk tokens
     one = RequestRecord(index=0, sent=0.0, chunks=[(0.3, 1)], end=0.31, output_tokens=1)
     m = request_metrics(one)
     assert m is not None and m.tpot is None and m.itl_chunk == [] and m.ttft == pytest.approx(0.3)
@@ -72,9 +71,9 @@ def test_failed_request_has_no_latency():
 def test_percentile_interpolates_like_numpy_and_needs_enough_values():
     values = [0.3, 0.1, 0.4, 0.15, 0.9, 0.2, 0.7, 0.5, 0.6, 0.8]
     assert percentile(values, 50) == pytest.approx(float(np.percentile(values, 50)))
-    assert percentile(values, 90) == pytest.approx(float(np.percentile(values, 90)))   # 10 values: ok
+    assert percentile(values, 90) == pytest.approx(float(np.percentile(values, 90)))  # 10 values: ok
     assert percentile([1.0, 2.0, 3.0, 4.0], 50) == pytest.approx(2.5)
-    assert percentile(list(range(99)), 99) is None            # never the max of 99 values
+    assert percentile(list(range(99)), 99) is None  # never the max of 99 values
     assert percentile([float(x) for x in range(100)], 99) == pytest.approx(98.01)
     assert percentile(values[:9], 90) is None
     assert percentile([], 50) is None
@@ -84,8 +83,13 @@ def test_parse_slo_units_and_errors():
     assert parse_slo("ttft:500ms,tpot:50ms,e2e:2s") == pytest.approx({TTFT: 0.5, TPOT: 0.05, E2E: 2.0})
     assert parse_slo(" ttft : 250us ") == pytest.approx({TTFT: 250e-6})
     assert parse_slo("") == {}
-    for bad, named in (("ttft:5xs", "ttft:5xs"), ("latency:1s", "latency:1s"), ("ttft", "ttft"),
-                       ("ttft:0ms", "ttft:0ms"), ("e2e:1s,e2e:2s", "e2e:2s")):
+    for bad, named in (
+        ("ttft:5xs", "ttft:5xs"),
+        ("latency:1s", "latency:1s"),
+        ("ttft", "ttft"),
+        ("ttft:0ms", "ttft:0ms"),
+        ("e2e:1s,e2e:2s", "e2e:2s"),
+    ):
         with pytest.raises(BenchdbError) as e:
             parse_slo(bad)
         assert named in str(e.value) and "\n" not in str(e.value)
@@ -95,17 +99,26 @@ def test_meets_slo():
     m = request_metrics(timeline())
     assert meets_slo(m, parse_slo("ttft:100.1ms,tpot:40ms,e2e:1s"))
     assert not meets_slo(m, parse_slo("ttft:99ms"))
-    assert not meets_slo(None, {})                             # a failed request never meets it
+    assert not meets_slo(None, {})  # a failed request never meets it
     one = request_metrics(RequestRecord(index=0, sent=0.0, chunks=[(0.1, 1)], end=0.1, output_tokens=1))
-    assert meets_slo(one, parse_slo("tpot:1ms"))               # no decode phase to bound
+    assert meets_slo(one, parse_slo("tpot:1ms"))  # no decode phase to bound
 
 
 def test_summary_goodput_and_throughput_with_errors():
     recs = []
-    for i in range(4):                                         # TTFT 0.1, 0.2, 0.3, 0.4
+    for i in range(4):  # TTFT 0.1, 0.2, 0.3, 0.4
         s = float(i)
-        recs.append(RequestRecord(index=i, sent=s, first_byte=s + 0.01, chunks=[(s + 0.1 * (i + 1), 1), (s + 0.5, 1)],
-                                  end=s + 0.5, input_tokens=10, output_tokens=2))
+        recs.append(
+            RequestRecord(
+                index=i,
+                sent=s,
+                first_byte=s + 0.01,
+                chunks=[(s + 0.1 * (i + 1), 1), (s + 0.5, 1)],
+                end=s + 0.5,
+                input_tokens=10,
+                output_tokens=2,
+            )
+        )
     recs.append(RequestRecord(index=4, sent=4.0, end=4.1, error="HTTP 500: boom"))
     recs.append(RequestRecord(index=0, sent=-1.0, chunks=[(-0.9, 1)], end=-0.5, output_tokens=1, warmup=True))
     s = summary(recs, window_s=5.0, slo=parse_slo("ttft:250ms"))
@@ -114,9 +127,9 @@ def test_summary_goodput_and_throughput_with_errors():
     assert s[REQUEST_THROUGHPUT] == pytest.approx(4 / 5)
     assert s[OUTPUT_THROUGHPUT] == pytest.approx(8 / 5)
     assert s[TOTAL_THROUGHPUT] == pytest.approx(48 / 5)
-    assert s[GOODPUT] == pytest.approx(2 / 5)                  # TTFT 0.1 and 0.2 meet 250 ms
+    assert s[GOODPUT] == pytest.approx(2 / 5)  # TTFT 0.1 and 0.2 meet 250 ms
     assert s[TTFT]["p50"] == pytest.approx(0.25) and s[TTFT]["p99"] is None
-    assert summary(recs, 5.0)[GOODPUT] is None                 # no SLO: no goodput figure
+    assert summary(recs, 5.0)[GOODPUT] is None  # no SLO: no goodput figure
 
 
 def test_rows_contract():
@@ -127,13 +140,13 @@ def test_rows_contract():
     by = {}
     for metric, unit, it, t, v in out:
         by.setdefault(metric, []).append((unit, it, round(t, 9), round(v, 9)))
-    assert by[TTFT] == [("s", 0, 0.5, 0.1)]                   # t_offset: send 10.0 - window 9.5
+    assert by[TTFT] == [("s", 0, 0.5, 0.1)]  # t_offset: send 10.0 - window 9.5
     assert by[TPOT] == [("s", 0, 0.5, round(0.1 / 3, 9))]
     assert by[ITL_TOKEN] == [("s", 0, 0.5, 0.025), ("s", 0, 0.5, 0.025), ("s", 0, 0.5, 0.04)]
     assert [x[3] for x in by[ITL_CHUNK]] == [0.05, 0.04]
     assert by[CHUNK_TOKENS] == [("tokens", 0, 0.6, 1.0), ("tokens", 0, 0.65, 2.0), ("tokens", 0, 0.69, 1.0)]
-    assert by[REQUEST_ERROR] == [("count", 1, 1.0, 1.0)]      # iteration 1: sent after rec
-    assert all(it in (0, 1) for _, _, it, _, _ in out)        # the warm-up request left no row
+    assert by[REQUEST_ERROR] == [("count", 1, 1.0, 1.0)]  # iteration 1: sent after rec
+    assert all(it in (0, 1) for _, _, it, _, _ in out)  # the warm-up request left no row
     pts = {m: (it, t, v) for m, _, it, t, v in point_rows(summary([rec], 2.0), 37.5)}
     assert pts[CLIENT_CPU] == (0, 0.0, 37.5) and pts[WINDOW] == (0, 0.0, 2.0)
     assert GOODPUT not in pts
@@ -144,12 +157,14 @@ def test_stream_parser_chat_role_chunk_split_reads_and_no_done():
     p = StreamParser(rec, chat=True)
     role = b'data: {"choices":[{"index":0,"delta":{"role":"assistant"}}]}\n\n'
     tok = b'data: {"choices":[{"index":0,"delta":{"content":" hi"}}]}\n\n'
-    usage = (b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"length"}],'
-             b'"usage":{"prompt_tokens":3,"completion_tokens":2}}')
-    assert p.feed(role, 0.01)                    # role only: no token
-    assert p.feed(tok[:20], 0.02) and p.feed(tok[20:] + tok, 0.03)   # an event split across reads
+    usage = (
+        b'data: {"choices":[{"index":0,"delta":{},"finish_reason":"length"}],'
+        b'"usage":{"prompt_tokens":3,"completion_tokens":2}}'
+    )
+    assert p.feed(role, 0.01)  # role only: no token
+    assert p.feed(tok[:20], 0.02) and p.feed(tok[20:] + tok, 0.03)  # an event split across reads
     assert p.feed(usage, 0.04)
-    p.close(0.05)                                # the stream ends without a blank line or [DONE]
+    p.close(0.05)  # the stream ends without a blank line or [DONE]
     assert rec.chunks == [(0.03, 1), (0.03, 1)]
     assert (rec.input_tokens, rec.output_tokens, rec.error) == (3, 2, None)
 

@@ -46,17 +46,20 @@ def test_a_hardware_file_is_a_system_and_its_usage():
 
 
 @pytest.mark.core
-@pytest.mark.parametrize(("doc", "words"), [
-    ({"accelerator": {"name": "X"}, "accelerators_per_node": "eight"}, "accelerators_per_node is 'eight'"),
-    ({"accelerator": {"name": "X", "memory": "lots"}}, "accelerator: memory 'lots' is not a size"),
-    ({"accelerators_per_node": 8}, "no accelerator name"),
-    ({"system_name": "x"}, "names no accelerator and no CPU"),
-    ({"accelerator": {"name": "X"}, "gpus": 8}, "unknown field 'gpus'"),
-    ({"accelerator": {"name": "X"}, "nodes": 0}, "nodes is 0"),
-    ({"accelerator": {"name": "X"}, "availability": "soon"}, "availability 'soon'"),
-    ({"accelerator": {"name": "X"}, "parallelism": {"tp": 8, "sp": 2}}, "unknown key 'sp'"),
-    ({"accelerator": {"name": "X"}, "parallelism": {"dp_attention": "yes"}}, "dp_attention must be true or false"),
-])
+@pytest.mark.parametrize(
+    ("doc", "words"),
+    [
+        ({"accelerator": {"name": "X"}, "accelerators_per_node": "eight"}, "accelerators_per_node is 'eight'"),
+        ({"accelerator": {"name": "X", "memory": "lots"}}, "accelerator: memory 'lots' is not a size"),
+        ({"accelerators_per_node": 8}, "no accelerator name"),
+        ({"system_name": "x"}, "names no accelerator and no CPU"),
+        ({"accelerator": {"name": "X"}, "gpus": 8}, "unknown field 'gpus'"),
+        ({"accelerator": {"name": "X"}, "nodes": 0}, "nodes is 0"),
+        ({"accelerator": {"name": "X"}, "availability": "soon"}, "availability 'soon'"),
+        ({"accelerator": {"name": "X"}, "parallelism": {"tp": 8, "sp": 2}}, "unknown key 'sp'"),
+        ({"accelerator": {"name": "X"}, "parallelism": {"dp_attention": "yes"}}, "dp_attention must be true or false"),
+    ],
+)
 def test_a_bad_description_names_its_field(doc, words):
     with pytest.raises(system.SystemError, match=words.replace("(", r"\(")):
         system.normalize(doc, "h.yaml")
@@ -65,14 +68,31 @@ def test_a_bad_description_names_its_field(doc, words):
 
 @pytest.mark.core
 def test_a_device_keeps_its_id_as_a_system_of_one_and_counts_make_other_systems():
-    gpu = {"kind": "cuda", "vendor": "NVIDIA", "device_name": "NVIDIA H100 80GB HBM3", "memory_bytes": 80 * 2**30,
-           "compute_capability": "9.0", "cpu_model": "Intel Xeon", "cores_logical": 32, "arch": "x86_64"}
+    gpu = {
+        "kind": "cuda",
+        "vendor": "NVIDIA",
+        "device_name": "NVIDIA H100 80GB HBM3",
+        "memory_bytes": 80 * 2**30,
+        "compute_capability": "9.0",
+        "cpu_model": "Intel Xeon",
+        "cores_logical": 32,
+        "arch": "x86_64",
+    }
     one = identity.hardware_id(gpu)
     assert identity.hardware_id({**gpu, "accelerators_per_node": 1, "nodes": 1}) == one
     assert identity.hardware_id({**HARDWARE, "accelerators_per_node": 0}) == identity.hardware_id(HARDWARE)
     eight = identity.hardware_id({**gpu, "accelerators_per_node": 8})
-    assert len({one, eight, identity.hardware_id({**gpu, "accelerators_per_node": 8, "nodes": 2}),
-                identity.hardware_id({**gpu, "accelerators_per_node": 8, "interconnect": "NVLink"})}) == 4
+    assert (
+        len(
+            {
+                one,
+                eight,
+                identity.hardware_id({**gpu, "accelerators_per_node": 8, "nodes": 2}),
+                identity.hardware_id({**gpu, "accelerators_per_node": 8, "interconnect": "NVLink"}),
+            }
+        )
+        == 4
+    )
     # the host's name and sockets are no part of it: two identical machines are the same hardware
     assert identity.hardware_id({**gpu, "accelerators_per_node": 8, "cpu_sockets": 2}) == eight
 
@@ -97,13 +117,27 @@ def test_a_machines_own_run_records_the_host_its_hardware_file_describes(tmp_pat
     assert r.exit_code == 0, r.output
     (tmp_path / "me.yaml").write_text(r.output)
     rec = system.load(tmp_path / "me.yaml")
-    run = cli("run", "--backend", "numpy", "--model", "matmul:32", "--min-time", "50ms", "--max-time", "100ms",
-              "--out", tmp_path / "r")
+    run = cli(
+        "run",
+        "--backend",
+        "numpy",
+        "--model",
+        "matmul:32",
+        "--min-time",
+        "50ms",
+        "--max-time",
+        "100ms",
+        "--out",
+        tmp_path / "r",
+    )
     assert run.exit_code == 0, run.output
     db = tmp_path / "w.duckdb"
     assert cli("ingest", tmp_path / "r", "--db", db).exit_code == 0
-    (row,) = db_rows(db, "SELECT hardware_id, cpu_sockets, host_memory_bytes, cores_physical, accelerators_per_node, "
-                         "nodes FROM hardware")
+    (row,) = db_rows(
+        db,
+        "SELECT hardware_id, cpu_sockets, host_memory_bytes, cores_physical, accelerators_per_node, "
+        "nodes FROM hardware",
+    )
     assert row["hardware_id"] == identity.hardware_id(rec)
     assert row["cpu_sockets"] == rec["cpu_sockets"] and row["cpu_sockets"]
     assert row["host_memory_bytes"] and abs(row["host_memory_bytes"] - rec["host_memory_bytes"]) < 2**30
@@ -120,10 +154,18 @@ def test_an_import_with_a_hardware_file_records_the_system_and_its_parallelism(t
     assert r.exit_code == 0, r.output
     assert cli("ingest", out, "--db", db).exit_code == 0
     (s,) = db_rows(db, "SELECT * FROM systems")
-    assert (s["accelerator"], s["accelerators_per_node"], s["nodes"], s["accelerators"]) == \
-        ("NVIDIA H200-SXM-141GB", 8, 1, 8)
-    assert (s["system_name"], s["cpu_sockets"], s["interconnect"], s["results"]) == \
-        ("8x H200 SXM (test)", 2, "NVLink 4", 1)
+    assert (s["accelerator"], s["accelerators_per_node"], s["nodes"], s["accelerators"]) == (
+        "NVIDIA H200-SXM-141GB",
+        8,
+        1,
+        8,
+    )
+    assert (s["system_name"], s["cpu_sockets"], s["interconnect"], s["results"]) == (
+        "8x H200 SXM (test)",
+        2,
+        "NVLink 4",
+        1,
+    )
     (res,) = db_rows(db, "SELECT accelerators, parallelism::VARCHAR AS p, options ->> 'parallelism' AS o FROM results")
     assert res["accelerators"] == 8 and json.loads(res["p"]) == json.loads(res["o"]) == {"tp": 8}
 
@@ -152,8 +194,11 @@ def test_devices_already_in_a_warehouse_become_systems_of_one(tmp_path):
     after = db_rows(target, "SELECT hardware_id, kind, accelerators_per_node, nodes FROM hardware ORDER BY 1")
     assert [(h["hardware_id"], h["kind"]) for h in after] == [(h["hardware_id"], h["kind"]) for h in before]
     assert all(h["nodes"] == 1 and h["accelerators_per_node"] == (0 if h["kind"] == "cpu" else 1) for h in after)
-    counts = db_rows(target, "SELECT count(*) AS n, count(accelerators) AS known, max(accelerators) AS most "
-                             "FROM results r JOIN hardware h USING (hardware_id) WHERE h.kind = 'cpu'")[0]
+    counts = db_rows(
+        target,
+        "SELECT count(*) AS n, count(accelerators) AS known, max(accelerators) AS most "
+        "FROM results r JOIN hardware h USING (hardware_id) WHERE h.kind = 'cpu'",
+    )[0]
     assert counts["n"] > 0 and counts["known"] == counts["n"] and counts["most"] == 0
 
 
@@ -164,6 +209,11 @@ def test_a_native_result_and_its_system_after_ingest(tmp_path):
     db = tmp_path / "w.duckdb"
     assert cli("ingest", tmp_path / "r", "--db", db).exit_code == 0
     (s,) = db_rows(db, "SELECT accelerator, accelerators_per_node, nodes, cpu_model, results FROM systems")
-    assert s == {"accelerator": None, "accelerators_per_node": 0, "nodes": 1, "cpu_model": "Test CPU 9000",
-                 "results": 1}
+    assert s == {
+        "accelerator": None,
+        "accelerators_per_node": 0,
+        "nodes": 1,
+        "cpu_model": "Test CPU 9000",
+        "results": 1,
+    }
     assert db_rows(db, "SELECT accelerators, parallelism FROM results") == [{"accelerators": 0, "parallelism": None}]

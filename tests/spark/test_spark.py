@@ -25,19 +25,41 @@ from benchdb.schema import contract  # noqa: E402
 from benchdb.store import database  # noqa: E402
 from benchdb.warehouse import Warehouse  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("java_needed")]     # conftest: fails under CI=true
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("java_needed")]  # conftest: fails under CI=true
 
 HW = {
-    "cpuA": {"kind": "cpu", "vendor": "TestVendor", "device_name": "Alpha CPU", "cpu_model": "Alpha CPU",
-             "cores_physical": 4, "cores_logical": 8, "memory_bytes": 16 * 2**30, "arch": "x86_64"},
-    "cpuB": {"kind": "cpu", "vendor": "TestVendor", "device_name": "Beta CPU", "cpu_model": "Beta CPU",
-             "cores_physical": 8, "cores_logical": 16, "memory_bytes": 32 * 2**30, "arch": "x86_64"},
-    "gpuC": {"kind": "cuda", "vendor": "NVIDIA", "device_name": "Gamma GPU", "memory_bytes": 24 * 2**30,
-             "compute_capability": "8.9", "driver": "550.1"},
+    "cpuA": {
+        "kind": "cpu",
+        "vendor": "TestVendor",
+        "device_name": "Alpha CPU",
+        "cpu_model": "Alpha CPU",
+        "cores_physical": 4,
+        "cores_logical": 8,
+        "memory_bytes": 16 * 2**30,
+        "arch": "x86_64",
+    },
+    "cpuB": {
+        "kind": "cpu",
+        "vendor": "TestVendor",
+        "device_name": "Beta CPU",
+        "cpu_model": "Beta CPU",
+        "cores_physical": 8,
+        "cores_logical": 16,
+        "memory_bytes": 32 * 2**30,
+        "arch": "x86_64",
+    },
+    "gpuC": {
+        "kind": "cuda",
+        "vendor": "NVIDIA",
+        "device_name": "Gamma GPU",
+        "memory_bytes": 24 * 2**30,
+        "compute_capability": "8.9",
+        "driver": "550.1",
+    },
 }
 MODELS = {"bert-tiny": "embedding", "llama-tiny": "text_generation"}
 BACKENDS = ("pytorch", "onnxruntime")
-RUN_DAYS = [dt.datetime(2026, 10, 20, 10) + dt.timedelta(days=9 * i) for i in range(8)]   # Oct..Dec
+RUN_DAYS = [dt.datetime(2026, 10, 20, 10) + dt.timedelta(days=9 * i) for i in range(8)]  # Oct..Dec
 FAILED = "RuntimeError: kernel not available"
 
 
@@ -45,26 +67,33 @@ def _values(hw: str, model: str, backend: str, bs: int, run: int) -> np.ndarray:
     base = {"cpuA": 4e-3, "cpuB": 3e-3, "gpuC": 1e-3}[hw] * (3 if model == "llama-tiny" else 1)
     base *= (0.7 if backend == "onnxruntime" else 1.0) * (1 + 0.6 * (bs - 1))
     if (hw, model, backend, bs) == ("cpuA", "bert-tiny", "pytorch", 1) and run >= 4:
-        base *= 1.3                                          # the change point
+        base *= 1.3  # the change point
     tie = (model, backend, bs) == ("llama-tiny", "onnxruntime", 4) and hw in ("cpuA", "cpuB")
     seed = hash((("tie", model, backend, bs) if tie else (hw, model, backend, bs), run)) % 2**32
     if tie:
         base = 5e-3
     n = 600
     if (model, bs, run) == ("llama-tiny", 4, 7):
-        n = 8 if backend == "pytorch" else 3                 # p90/p95/p99 NULL; with 3, the CI too
+        n = 8 if backend == "pytorch" else 3  # p90/p95/p99 NULL; with 3, the CI too
     rng = np.random.default_rng(seed)
     vals = rng.normal(base, base * 0.01, n)
-    return np.round(vals, 7)                                  # repeated values: ties within a result
+    return np.round(vals, 7)  # repeated values: ties within a result
 
 
 def _write(folder: Path) -> int:
     files = 0
     for i, started in enumerate(RUN_DAYS):
-        for j, (hw_key, hw) in enumerate(HW.items()):       # one run per machine and round
-            run = {"run_id": contract.new_run_id(), "host": hw_key, "benchdb_version": "0.2.0",
-                   "started_at": (started + dt.timedelta(minutes=j)).isoformat() + "+00:00",
-                   "git_commit": f"c{i}", "software": {}, "config": {}, "tags": []}
+        for j, (hw_key, hw) in enumerate(HW.items()):  # one run per machine and round
+            run = {
+                "run_id": contract.new_run_id(),
+                "host": hw_key,
+                "benchdb_version": "0.2.0",
+                "started_at": (started + dt.timedelta(minutes=j)).isoformat() + "+00:00",
+                "git_commit": f"c{i}",
+                "software": {},
+                "config": {},
+                "tags": [],
+            }
             for model, family in MODELS.items():
                 for backend in BACKENDS:
                     for bs in (1, 4):
@@ -78,12 +107,27 @@ def _write(folder: Path) -> int:
                             reasons = ["busy_machine: other processes used 85 % CPU (limit 30 %); close them"]
                         device = "cuda:0" if hw["kind"] == "cuda" else "cpu"
                         meta = contract.build_metadata(
-                            run=run, hardware=hw, model={"model_id": model, "family": family},
-                            scenario={"model_id": model, "backend": backend, "device": device, "mode": "eager",
-                                      "precision": "fp32", "batch_size": bs, "input_shape": "seq_len=16",
-                                      "status": status, "error": error, "validity": validity,
-                                      "validity_reasons": reasons, "primary_metric": "latency_s",
-                                      "timing_method": "host_clock", "threads": 1, "options": {"threads": 1}})
+                            run=run,
+                            hardware=hw,
+                            model={"model_id": model, "family": family},
+                            scenario={
+                                "model_id": model,
+                                "backend": backend,
+                                "device": device,
+                                "mode": "eager",
+                                "precision": "fp32",
+                                "batch_size": bs,
+                                "input_shape": "seq_len=16",
+                                "status": status,
+                                "error": error,
+                                "validity": validity,
+                                "validity_reasons": reasons,
+                                "primary_metric": "latency_s",
+                                "timing_method": "host_clock",
+                                "threads": 1,
+                                "options": {"threads": 1},
+                            },
+                        )
                         rows = []
                         if status == "ok":
                             vals = _values(hw_key, model, backend, bs, i)
@@ -91,8 +135,7 @@ def _write(folder: Path) -> int:
                             if backend == "pytorch":
                                 rows.append(("peak_rss_bytes", "bytes", 0, 0.0, float(2**20 * (100 + bs + i)), 0))
                         table = contract.samples_table(meta, rows)
-                        contract.write_scenario(folder / f"{meta['scenario']['scenario_id']}.parquet",
-                                                meta, table)
+                        contract.write_scenario(folder / f"{meta['scenario']['scenario_id']}.parquet", meta, table)
                         files += 1
     return files
 
@@ -127,12 +170,13 @@ def spark(exported: Path):
     s = session(app="benchdb-test", master="local[2]")
     skipped: list = []
     register(s, str(exported), skipped=skipped)
-    assert skipped == []                      # every view, roofline included, has a Spark form
+    assert skipped == []  # every view, roofline included, has a Spark form
     yield s
     s.stop()
 
 
 # ------------------------------------------------------------------ comparison
+
 
 def _norm(v):
     if isinstance(v, Decimal):
@@ -151,6 +195,7 @@ def _sort_key(row):
         if isinstance(v, float):
             return (1, "nan" if math.isnan(v) else f"{v:.6e}")
         return (2, repr(v))
+
     return tuple(k(v) for v in row)
 
 
@@ -198,12 +243,22 @@ def _spark_rows(spark, text: str, args=None):
 
 # ------------------------------------------------------------------ tests
 
+
 def test_every_view_matches_duckdb(warehouse, spark):
     from benchdb.spark import translate
 
     names = [s.name for s in translate.views([])]
-    assert {"results_latest", "results_current", "compat_matrix", "optimal_hardware", "speedup",
-            "batch_scaling", "trends", "verification", "hardware_peaks"} <= set(names)
+    assert {
+        "results_latest",
+        "results_current",
+        "compat_matrix",
+        "optimal_hardware",
+        "speedup",
+        "batch_scaling",
+        "trends",
+        "verification",
+        "hardware_peaks",
+    } <= set(names)
     for name in names:
         cols_d, rows_d = _duck(warehouse, f"SELECT * FROM {name}")
         cols_s, rows_s = _spark_rows(spark, f"SELECT * FROM {name}")
@@ -221,15 +276,36 @@ def test_every_report_query_matches_duckdb(warehouse, spark):
 
     con_s = SparkConnection(spark)
     _, ids = _duck(warehouse, "SELECT result_id FROM results ORDER BY result_id LIMIT 3")
-    base = {"ids": [r[0] for r in ids], "metric": None, "limit": 5, "min_points": 6, "objective": "throughput",
-            "max_latency_s": None, "max_memory_bytes": None, "max_accuracy_drop": None, "price_names": [],
-            "price_values": [], "per": "accelerator", "accelerator_price_names": [], "accelerator_price_values": []}
+    base = {
+        "ids": [r[0] for r in ids],
+        "metric": None,
+        "limit": 5,
+        "min_points": 6,
+        "objective": "throughput",
+        "max_latency_s": None,
+        "max_memory_bytes": None,
+        "max_accuracy_drop": None,
+        "price_names": [],
+        "price_values": [],
+        "per": "accelerator",
+        "accelerator_price_names": [],
+        "accelerator_price_values": [],
+    }
     variants = [
         {**Filters().params(), **base},
-        {**Filters(models=("bert-tiny",), hardware=("Alpha CPU", "Gamma GPU")).params(), **base,
-         "objective": "cost", "max_latency_s": 0.01, "max_memory_bytes": 2e9, "max_accuracy_drop": 0.01,
-         "price_names": ["Alpha CPU", "Gamma GPU"], "price_values": [1.5, 4.0], "per": "cost",
-         "accelerator_price_names": ["Gamma GPU"], "accelerator_price_values": [2.0]},
+        {
+            **Filters(models=("bert-tiny",), hardware=("Alpha CPU", "Gamma GPU")).params(),
+            **base,
+            "objective": "cost",
+            "max_latency_s": 0.01,
+            "max_memory_bytes": 2e9,
+            "max_accuracy_drop": 0.01,
+            "price_names": ["Alpha CPU", "Gamma GPU"],
+            "price_values": [1.5, 4.0],
+            "per": "cost",
+            "accelerator_price_names": ["Gamma GPU"],
+            "accelerator_price_values": [2.0],
+        },
     ]
     seen_rows = 0
     for name in translate.report_files():
@@ -289,8 +365,13 @@ def test_report_on_spark_builds_the_same(warehouse, exported, spark):
     for sd, ss in zip(rep_d.sections, rep_s.sections, strict=True):
         assert (ss.name, ss.keys, ss.notes, ss.empty) == (sd.name, sd.keys, sd.notes, sd.empty)
         keys = list(sd.rows[0]) if sd.rows else []
-        assert_same_rows(sd.name, keys, [tuple(r[k] for k in keys) for r in sd.rows],
-                         keys, [tuple(r[k] for k in keys) for r in ss.rows])
+        assert_same_rows(
+            sd.name,
+            keys,
+            [tuple(r[k] for k in keys) for r in sd.rows],
+            keys,
+            [tuple(r[k] for k in keys) for r in ss.rows],
+        )
     assert render.render(rep_s, "md").count("\n") == render.render(rep_d, "md").count("\n")
 
 
@@ -312,8 +393,13 @@ def test_report_cli_engine_spark(warehouse, exported, spark):
     assert list(js) == list(jd) == ["optimal_hardware", "compat_matrix"]
     for name in jd:
         keys = list(jd[name][0])
-        assert_same_rows(name, keys, [tuple(r[k] for k in keys) for r in jd[name]],
-                         list(js[name][0]), [tuple(r[k] for k in keys) for r in js[name]])
+        assert_same_rows(
+            name,
+            keys,
+            [tuple(r[k] for k in keys) for r in jd[name]],
+            list(js[name][0]),
+            [tuple(r[k] for k in keys) for r in js[name]],
+        )
     bad = CliRunner().invoke(cli, ["report", "--matrix", "--engine", "spark"])
     assert bad.exit_code != 0 and "--engine spark needs --data" in bad.output
 

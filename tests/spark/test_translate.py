@@ -42,11 +42,12 @@ def test_rewrites_sqlglot_gets_wrong():
     other = q("SELECT list(v ORDER BY i) FROM t")
     assert "NAMED_STRUCT('k0', i, 'v', v)" in other and "TRANSFORM(" in other
     # computed 1-based indexes stay 1-based (element_at), literal ones too; len of a list is size
-    out = q("SELECT s[CAST(floor(0.5 * (len(s) - 1)) AS BIGINT) + 1], s[1] "
-            "FROM (SELECT list_sort(list(v)) AS s FROM t)")
+    out = q(
+        "SELECT s[CAST(floor(0.5 * (len(s) - 1)) AS BIGINT) + 1], s[1] FROM (SELECT list_sort(list(v)) AS s FROM t)"
+    )
     assert "TRY_ELEMENT_AT(s, CAST(CAST(FLOOR(0.5 * (SIZE(s) - 1)) AS BIGINT) + 1 AS INT))" in out
     assert "TRY_ELEMENT_AT(s, 1)" in out and "LENGTH(" not in out
-    assert "LENGTH(name)" in q("SELECT len(name) FROM t")          # a string stays a string
+    assert "LENGTH(name)" in q("SELECT len(name) FROM t")  # a string stays a string
     # quantile_cont -> percentile; macros inlined
     assert "PERCENTILE(x, 0.9)" in q("SELECT quantile_cont(x, 0.9) FROM t")
     out = q("SELECT bdb_timing_metric(metric) FROM results")
@@ -59,14 +60,19 @@ def test_rewrites_sqlglot_gets_wrong():
     assert ":models IS NULL" in out and "ARRAY_CONTAINS(CAST(:models AS ARRAY<STRING>), m)" in out
 
 
-@pytest.mark.parametrize("text, construct", [
-    ("SELECT list(x ORDER BY y, z DESC) FROM t", "mixed directions"),
-    ("SELECT s[2:3] FROM t", "list slice"),
-    ("SELECT list(DISTINCT x) FROM t", "list(DISTINCT x) without ORDER BY"),
-    ("SELECT (SELECT p.v FROM p WHERE p.h = o.h ORDER BY abs(p.t - o.t) LIMIT 1) FROM o AS o",
-     "correlated scalar subquery with ORDER BY/LIMIT"),
-    ("CREATE TABLE x (a INT)", "CREATE TABLE"),
-])
+@pytest.mark.parametrize(
+    "text, construct",
+    [
+        ("SELECT list(x ORDER BY y, z DESC) FROM t", "mixed directions"),
+        ("SELECT s[2:3] FROM t", "list slice"),
+        ("SELECT list(DISTINCT x) FROM t", "list(DISTINCT x) without ORDER BY"),
+        (
+            "SELECT (SELECT p.v FROM p WHERE p.h = o.h ORDER BY abs(p.t - o.t) LIMIT 1) FROM o AS o",
+            "correlated scalar subquery with ORDER BY/LIMIT",
+        ),
+        ("CREATE TABLE x (a INT)", "CREATE TABLE"),
+    ],
+)
 def test_untranslatable_constructs_are_named(text, construct):
     with pytest.raises(UntranslatableSQL, match="test") as err:
         q(text)
@@ -78,7 +84,7 @@ def test_every_view_and_report_query_translates_from_the_same_files():
     views = translate.views(skipped)
     names = {v.name for v in views}
     assert {"results_latest", "compat_matrix", "optimal_hardware", "trends", "verification"} <= names
-    assert skipped == []                      # roofline included (joins + row_number, no correlated LIMIT)
+    assert skipped == []  # roofline included (joins + row_number, no correlated LIMIT)
     assert len(translate.reports()) == len(translate.report_files()) >= 14
 
 
@@ -121,7 +127,7 @@ def test_export_partitioned_layout_append_and_resume(tmp_path, db_path):
     samples = ds.dataset(out / "samples", format="parquet", partitioning="hive").to_table()
     assert results.num_rows == 6 and len(set(results["result_id"].to_pylist())) == 6
     assert samples.num_rows == 300
-    assert len(list((out / "runs").glob("*.parquet"))) == 1          # replaced, not appended
+    assert len(list((out / "runs").glob("*.parquet"))) == 1  # replaced, not appended
     # an export interrupted while publishing is finished by the next one; one not ready is dropped
     (out / "_staging" / "half").mkdir(parents=True)
     (out / "_staging" / "half" / "junk.parquet").write_bytes(b"x")
@@ -137,8 +143,9 @@ def test_export_partitioned_bad_destinations(tmp_path, db_path):
     r = CliRunner().invoke(cli, ["export", "--partitioned", str(busy), "--db", str(db_path)])
     assert r.exit_code != 0 and "holds files but no _benchdb.json" in r.output
     assert sorted(p.name for p in busy.iterdir()) == ["mine.txt"]
-    r = CliRunner().invoke(cli, ["export", "--partitioned", str(tmp_path / "x"), "--format", "hud-v3",
-                                 "--db", str(db_path)])
+    r = CliRunner().invoke(
+        cli, ["export", "--partitioned", str(tmp_path / "x"), "--format", "hud-v3", "--db", str(db_path)]
+    )
     assert r.exit_code == 2 and "leave out --format" in r.output
     r = CliRunner().invoke(cli, ["export", "--partitioned", "nosuchproto://bucket/x", "--db", str(db_path)])
     assert r.exit_code != 0 and "nosuchproto" in r.output and "Traceback" not in r.output

@@ -49,7 +49,7 @@ def test_write_atomic_text_and_bytes(tmp_path):
     target = tmp_path / "out.json"
     assert write_atomic(target, "é\n") == target
     assert target.read_bytes() == "é\n".encode()
-    write_atomic(str(target), b"\x00\x01")          # replaces, takes a str path too
+    write_atomic(str(target), b"\x00\x01")  # replaces, takes a str path too
     assert target.read_bytes() == b"\x00\x01"
     assert _leftovers(tmp_path) == []
 
@@ -60,7 +60,7 @@ def test_atomic_path_parquet(tmp_path):
     with atomic_path(target) as tmp:
         assert tmp.parent == tmp_path and tmp.name.startswith(".") and tmp.name.endswith(".tmp")
         pq.write_table(table, tmp)
-        assert not target.exists()                  # nothing at the target until the block ends
+        assert not target.exists()  # nothing at the target until the block ends
     assert pq.read_table(target).equals(table)
     assert _leftovers(tmp_path) == []
 
@@ -88,7 +88,7 @@ def test_write_atomic_failing_write_leaves_nothing(tmp_path):
     target = tmp_path / "t.txt"
     target.write_bytes(b"old")
     with pytest.raises(TypeError):
-        write_atomic(target, 12)                    # type: ignore[arg-type]
+        write_atomic(target, 12)  # type: ignore[arg-type]
     assert target.read_bytes() == b"old"
     assert _leftovers(tmp_path) == []
 

@@ -46,7 +46,7 @@ def _cli(*args):
 def test_second_report_answers_from_the_cache_without_the_engine(tmp_path, cache):
     db = _warehouse(tmp_path)
     args = ("report", "--optimal-hardware", "--format", "json", "--db", str(db))
-    assert ENGINE in _imported(*args)                 # computed: DuckDB ran the queries
+    assert ENGINE in _imported(*args)  # computed: DuckDB ran the queries
     assert len(list(cache.glob("report-*.pickle"))) == 1
     mods = _imported(*args)
     assert ENGINE not in mods and "numpy" not in mods  # answered from the cache: no engine started
@@ -62,7 +62,7 @@ def test_a_write_gives_a_new_answer(tmp_path, cache):
     before = _cli(*args).output
     run = make_run(started_at="2026-11-05T10:00:00+00:00")
     write_file(tmp_path / "r", make_meta(run, model_id="matmul:128", input_shape="n=128"), name="c.parquet")
-    Warehouse(db).ingest([tmp_path / "r"])            # benchdb's writer: a new file
+    Warehouse(db).ingest([tmp_path / "r"])  # benchdb's writer: a new file
     after = _cli(*args).output
     assert "matmul:128" in after and "matmul:128" not in before
     # another program writing the file in place (no benchdb writer) is a new state too
@@ -78,12 +78,12 @@ def test_check_keeps_its_verdicts_and_its_errors(tmp_path, cache):
     nothing = ("check", "--baseline", "run:nope", "--candidate", "latest", "--db", str(db))
     r1, r2 = _cli(*nothing), _cli(*nothing)
     assert r1.exit_code == r2.exit_code == 2 and r1.output == r2.output and "matches no run" in r1.output
-    assert len(list(cache.glob("check-*.pickle"))) == 1      # a selector matching nothing: kept too
+    assert len(list(cache.glob("check-*.pickle"))) == 1  # a selector matching nothing: kept too
     gate = ("check", "--baseline", "latest~1", "--candidate", "latest", "--format", "json", "--db", str(db))
     g1, g2 = _cli(*gate), _cli(*gate)
     assert g1.exit_code == g2.exit_code and g1.output == g2.output and '"verdict"' in g1.output
     other = _cli(*gate, "--threshold", "50%")
-    assert '"threshold": 0.5' in other.output          # other options: another answer
+    assert '"threshold": 0.5' in other.output  # other options: another answer
 
 
 def test_open_ended_time_selector_is_never_kept(tmp_path, cache):
@@ -95,17 +95,19 @@ def test_open_ended_time_selector_is_never_kept(tmp_path, cache):
 def test_no_cache_and_unusable_or_corrupt_caches_compute(tmp_path, cache, monkeypatch):
     db = _warehouse(tmp_path)
     args = ("report", "--optimal-hardware", "--format", "json", "--db", str(db))
+
     def kept_files():
         return sorted(p.name for p in cache.iterdir()) if cache.exists() else []
-    before = kept_files()          # (the ingest may have kept the blank catalog a new warehouse starts from)
+
+    before = kept_files()  # (the ingest may have kept the blank catalog a new warehouse starts from)
     monkeypatch.setenv("BENCHDB_NO_CACHE", "1")
-    assert ENGINE in _imported(*args) and kept_files() == before      # nothing written to it
+    assert ENGINE in _imported(*args) and kept_files() == before  # nothing written to it
     monkeypatch.delenv("BENCHDB_NO_CACHE")
     expected = _cli(*args).output
     (kept,) = cache.glob("report-*.pickle")
-    kept.write_bytes(b"not a pickle")                 # a damaged answer: computed again, replaced
+    kept.write_bytes(b"not a pickle")  # a damaged answer: computed again, replaced
     assert _cli(*args).output == expected and kept.read_bytes() != b"not a pickle"
-    os.chmod(cache, 0o777)                            # a folder others may write: not trusted
+    os.chmod(cache, 0o777)  # a folder others may write: not trusted
     kept.write_bytes(b"not a pickle")
     assert ENGINE in _imported(*args)
     assert _cli(*args).output == expected and kept.read_bytes() == b"not a pickle"

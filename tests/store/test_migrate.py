@@ -13,13 +13,26 @@ def test_migrations_from_empty_database(db_path):
     try:
         assert database.schema_version(con) == database.code_schema_version() == len(database.migrations())
         tables = {r[0] for r in con.execute("select table_name from information_schema.tables").fetchall()}
-        assert {"schema_version", "ingested_files", "hardware", "architectures", "runs", "results",
-                "result_metrics", "samples", "results_latest"} <= tables
+        assert {
+            "schema_version",
+            "ingested_files",
+            "hardware",
+            "architectures",
+            "runs",
+            "results",
+            "result_metrics",
+            "samples",
+            "results_latest",
+        } <= tables
         rows = con.execute("select version, name from schema_version").fetchall()
         assert rows[:5] == [(1, "init"), (2, "change_points"), (3, "identity"), (4, "file_ids"), (5, "repeats")]
         assert rows == [(m.version, m.name) for m in database.migrations()]
-        assert {"options", "options_id", "series_id"} <= {r[0] for r in con.execute(
-            "select column_name from information_schema.columns where table_name = 'results'").fetchall()}
+        assert {"options", "options_id", "series_id"} <= {
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns where table_name = 'results'"
+            ).fetchall()
+        }
     finally:
         con.close()
 
@@ -41,18 +54,21 @@ def test_newer_database_is_refused(db_path):
     for opener in (database.open_writable, database.open_readonly):
         with pytest.raises(BenchdbError) as err:
             opener(db_path)
-        assert str(err.value) == (f"database {db_path} has schema version {future}, but this benchdb (0.2.0) "
-                                  f"supports up to {database.code_schema_version()}; upgrade benchdb to use it")
+        assert str(err.value) == (
+            f"database {db_path} has schema version {future}, but this benchdb (0.2.0) "
+            f"supports up to {database.code_schema_version()}; upgrade benchdb to use it"
+        )
 
 
 def test_older_database_needs_explicit_upgrade(db_path):
     base = database.migrations()
-    con = duckdb.connect(str(db_path))                      # a version-1 warehouse (views are the code's)
+    con = duckdb.connect(str(db_path))  # a version-1 warehouse (views are the code's)
     con.execute(migrate._bootstrap_sql())
     migrate._apply(con, base[:1])
     con.close()
-    with pytest.raises(BenchdbError,
-                       match=rf"has schema version 1, this benchdb uses {len(base)}; run `benchdb db upgrade"):
+    with pytest.raises(
+        BenchdbError, match=rf"has schema version 1, this benchdb uses {len(base)}; run `benchdb db upgrade"
+    ):
         database.open_writable(db_path)
     con = duckdb.connect(str(db_path))
     applied = database.upgrade(con, db_path)
@@ -82,8 +98,9 @@ def test_failed_migration_rolls_back_whole(db_path):
 def test_not_a_database_file(tmp_path):
     bogus = tmp_path / "notes.duckdb"
     bogus.write_text("hello, I am a text file\n" * 100)
-    with pytest.raises(BenchdbError,
-                       match=r"^cannot open database .*notes.duckdb: .*check that it is a benchdb DuckDB file"):
+    with pytest.raises(
+        BenchdbError, match=r"^cannot open database .*notes.duckdb: .*check that it is a benchdb DuckDB file"
+    ):
         database.open_writable(bogus)
 
 
@@ -105,11 +122,16 @@ def _catalog_of(path):
 
     con = duckdb.connect(str(path), read_only=True)
     try:
+
         def rows(query):
             return con.execute(query).fetchall()
-        return (catalog.current(con), rows("SELECT version, name FROM schema_version ORDER BY version"),
-                rows("SELECT key, value FROM benchdb_meta WHERE key <> 'samples_folder' ORDER BY key"),
-                rows("SELECT min(applied_at) FROM schema_version")[0][0])
+
+        return (
+            catalog.current(con),
+            rows("SELECT version, name FROM schema_version ORDER BY version"),
+            rows("SELECT key, value FROM benchdb_meta WHERE key <> 'samples_folder' ORDER BY key"),
+            rows("SELECT min(applied_at) FROM schema_version")[0][0],
+        )
     finally:
         con.close()
 

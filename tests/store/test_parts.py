@@ -30,7 +30,7 @@ def _on_disk(db: Path) -> list[Path]:
 
 
 def _count(db: Path, where: str = "") -> int:
-    con = duckdb.connect(str(db), read_only=True)       # the analyst's one line
+    con = duckdb.connect(str(db), read_only=True)  # the analyst's one line
     try:
         return con.execute(f"SELECT count(*) FROM samples {where}").fetchall()[0][0]
     finally:
@@ -45,15 +45,16 @@ def test_samples_live_in_parts_beside_a_catalog_that_a_plain_duckdb_connection_r
     ingest([tmp_path / "b"], db)
     folder = tmp_path / "w.duckdb.samples"
     assert sorted(p.name for p in folder.iterdir()) == ["gen=0000000001", "gen=0000000002"]
-    assert len(_on_disk(db)) == 2                         # one part per batch, one batch per ingest
+    assert len(_on_disk(db)) == 2  # one part per batch, one batch per ingest
     assert _count(db) == 3 * 400 + 2 * 300
     con = duckdb.connect(str(db), read_only=True)
     try:
         tables = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-        assert "samples" not in tables                     # the catalog holds no sample rows
+        assert "samples" not in tables  # the catalog holds no sample rows
         # every sample belongs to a result of the catalog, and every loaded result has its samples
-        assert con.execute("SELECT count(*) FROM samples WHERE result_id NOT IN (SELECT result_id FROM results)"
-                           ).fetchall() == [(0,)]
+        assert con.execute(
+            "SELECT count(*) FROM samples WHERE result_id NOT IN (SELECT result_id FROM results)"
+        ).fetchall() == [(0,)]
         assert con.execute("SELECT sum(n) FROM results").fetchall() == [(3 * 400 + 2 * 300,)]
         # a part is sorted by result, so a query for one result reads its own row groups
         first = _on_disk(db)[0]
@@ -71,7 +72,7 @@ def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tm
     """A batch of PART_ROWS rows or more per thread is written with no sort, a part per writing
     thread: each part still holds its results in order of id, each result's rows together and as
     its file holds them, and the samples are the files' rows exactly."""
-    monkeypatch.setattr(parts_store, "PART_ROWS", 1_000)     # the rule at a test's size
+    monkeypatch.setattr(parts_store, "PART_ROWS", 1_000)  # the rule at a test's size
     files = write_suite(tmp_path / "a", n_files=12, n_values=2_000)
     db = tmp_path / "w.duckdb"
     summary = ingest([tmp_path / "a"], db)
@@ -85,17 +86,21 @@ def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tm
             expected[t.column("scenario_id")[0].as_py()] = t.column("value").to_pylist()
         on_disk = _on_disk(db)
         assert 1 <= len(on_disk) <= min(threads, 12 * 2_000 // 1_000)
-        if threads > 1:           # the threads' parts, named by batch and thread (not one sorted part)
+        if threads > 1:  # the threads' parts, named by batch and thread (not one sorted part)
             assert all("_" in p.stem for p in on_disk)
         seen = set()
         for part in on_disk:
             ids = [r for (r,) in con.execute("SELECT result_id FROM read_parquet(?)", [str(part)]).fetchall()]
             runs = [ids[0]] + [b for a, b in zip(ids, ids[1:], strict=False) if a != b]
-            assert runs == sorted(runs) and len(set(runs)) == len(runs)    # in order, each result together
+            assert runs == sorted(runs) and len(set(runs)) == len(runs)  # in order, each result together
             for rid in runs:
-                got = [v for (v,) in con.execute("SELECT value FROM read_parquet(?) WHERE result_id = ?",
-                                                 [str(part), rid]).fetchall()]
-                assert got == expected[rid]                                # as its file holds them
+                got = [
+                    v
+                    for (v,) in con.execute(
+                        "SELECT value FROM read_parquet(?) WHERE result_id = ?", [str(part), rid]
+                    ).fetchall()
+                ]
+                assert got == expected[rid]  # as its file holds them
             seen.update(runs)
         assert seen == set(expected)
     finally:
@@ -106,9 +111,9 @@ def test_an_open_reader_keeps_its_snapshot_and_its_samples_while_a_write_adds_pa
     db = tmp_path / "w.duckdb"
     write_suite(tmp_path / "a", n_files=2, n_values=100)
     ingest([tmp_path / "a"], db)
-    with Warehouse(db).reading() as reader:            # a notebook, sandboxed as benchdb reads
+    with Warehouse(db).reading() as reader:  # a notebook, sandboxed as benchdb reads
         write_suite(tmp_path / "b", n_files=3, n_values=100, run=make_run())
-        ingest([tmp_path / "b"], db, wait_s=5)          # the reader never blocks the writer
+        ingest([tmp_path / "b"], db, wait_s=5)  # the reader never blocks the writer
         assert reader.execute("SELECT count(*) FROM samples").fetchall() == [(200,)]
     assert _count(db) == 500
 
@@ -139,10 +144,13 @@ def test_a_batch_that_rolls_back_leaves_no_part(tmp_path):
     good = [write_file(tmp_path / "in", make_meta(run, batch_size=bs), np.full(50, 1e-3)) for bs in (1, 2)]
     bad_meta = make_meta(run, batch_size=3)
     table = contract.samples_table(bad_meta, [("latency_s", "s", i, i * 1e-3, 1e-3, 0) for i in range(50)])
-    table = table.set_column(table.schema.get_field_index("iteration"), "iteration",
-                             pa.array([2**40 + i for i in range(50)], pa.int64()))
-    pq.write_table(table.replace_schema_metadata({contract.METADATA_KEY: json.dumps(bad_meta).encode()}),
-                   tmp_path / "in" / "bad.parquet")
+    table = table.set_column(
+        table.schema.get_field_index("iteration"), "iteration", pa.array([2**40 + i for i in range(50)], pa.int64())
+    )
+    pq.write_table(
+        table.replace_schema_metadata({contract.METADATA_KEY: json.dumps(bad_meta).encode()}),
+        tmp_path / "in" / "bad.parquet",
+    )
     s = ingest([tmp_path / "in"], db)
     assert s.new == 2 and len(s.rejected) == 1, s
     assert _count(db) == 100
@@ -152,7 +160,7 @@ def test_a_batch_that_rolls_back_leaves_no_part(tmp_path):
         assert con.execute("SELECT count(DISTINCT result_id) FROM samples").fetchall() == [(len(good),)]
     finally:
         con.close()
-    assert len(names) == 2           # the two good files, one part each after the fallback
+    assert len(names) == 2  # the two good files, one part each after the fallback
 
 
 def test_a_moved_warehouse_reads_without_a_write_and_db_upgrade_records_its_new_folder(tmp_path):
@@ -166,11 +174,12 @@ def test_a_moved_warehouse_reads_without_a_write_and_db_upgrade_records_its_new_
     moved = new / "w.duckdb"
     stamp = moved.stat().st_mtime_ns
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout
-    assert _count(moved) == 200 and moved.stat().st_mtime_ns == stamp       # read, nothing written
+    assert _count(moved) == 200 and moved.stat().st_mtime_ns == stamp  # read, nothing written
     out = benchdb_cmd("db", "upgrade", "--db", str(moved), check=True).stdout
-    assert out.splitlines() == [f"{moved}: already at schema version 10",
-                                f"{moved}: samples read from {new / 'w.duckdb.samples'} "
-                                f"(were at {tmp_path / 'w.duckdb.samples'})"]
+    assert out.splitlines() == [
+        f"{moved}: already at schema version 10",
+        f"{moved}: samples read from {new / 'w.duckdb.samples'} (were at {tmp_path / 'w.duckdb.samples'})",
+    ]
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout
     assert _count(moved) == 200
 
@@ -191,13 +200,15 @@ def test_a_redefined_samples_view_is_refused(tmp_path):
     ingest([tmp_path / "a"], db)
     con = duckdb.connect(str(db))
     glob = parts.glob_string(tmp_path / "w.duckdb.samples")
-    con.execute(f"CREATE OR REPLACE VIEW samples AS SELECT * EXCLUDE (gen) FROM read_parquet({glob}, "
-                "hive_partitioning = true) WHERE value < 0")        # hides every sample
+    con.execute(
+        f"CREATE OR REPLACE VIEW samples AS SELECT * EXCLUDE (gen) FROM read_parquet({glob}, "
+        "hive_partitioning = true) WHERE value < 0"
+    )  # hides every sample
     con.close()
     r = benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(db))
     assert r.returncode != 0
     assert "view samples differs from the definition this benchdb ships" in r.stderr
-    benchdb_cmd("db", "upgrade", "--db", str(db), check=True)          # restores benchdb's definitions
+    benchdb_cmd("db", "upgrade", "--db", str(db), check=True)  # restores benchdb's definitions
     assert _count(db) == 200
 
 
@@ -210,7 +221,7 @@ def test_benchdb_query_reads_the_parts_but_writes_no_file_and_reads_no_other(tmp
     assert "100" in r.stdout
     evil = part.parent / "evil.parquet"
     r = benchdb_cmd("query", f"COPY (SELECT * FROM samples) TO '{evil}'", "--db", str(db))
-    assert r.returncode != 0 and "\"COPY\" is not a read statement" in r.stderr
+    assert r.returncode != 0 and '"COPY" is not a read statement' in r.stderr
     assert not evil.exists()
     (tmp_path / "secret.csv").write_text("a\n1\n")
     r = benchdb_cmd("query", f"SELECT * FROM read_csv('{part.parent}/../../secret.csv')", "--db", str(db))
@@ -223,12 +234,16 @@ def test_an_older_single_file_warehouse_moves_its_samples_into_parts_on_upgrade(
 
     db = tmp_path / "old.duckdb"
     con, _ = database.open_writable(db, available=database.migrations()[:8])
-    con.execute("INSERT INTO results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend, "
-                "device, mode, precision, batch_size, input_shape, status, validity, metric, n, options, "
-                "options_id, series_id) VALUES ('r1', 'run', 0, 'h', 'a', 'm', 'numpy', 'cpu', 'eager', 'fp32', "
-                "1, 'n=1', 'ok', 'valid', 'latency_s', 3, '{}', 'o', 's')")
-    con.execute("INSERT INTO samples VALUES ('r1', 'latency_s', 's', 0, 0.0, 1.0, 0), "
-                "('r1', 'latency_s', 's', 1, 0.1, 2.0, 0), ('r1', 'latency_s', 's', 2, 0.2, 3.0, 0)")
+    con.execute(
+        "INSERT INTO results (result_id, run_id, file_id, hardware_id, arch_id, model_id, backend, "
+        "device, mode, precision, batch_size, input_shape, status, validity, metric, n, options, "
+        "options_id, series_id) VALUES ('r1', 'run', 0, 'h', 'a', 'm', 'numpy', 'cpu', 'eager', 'fp32', "
+        "1, 'n=1', 'ok', 'valid', 'latency_s', 3, '{}', 'o', 's')"
+    )
+    con.execute(
+        "INSERT INTO samples VALUES ('r1', 'latency_s', 's', 0, 0.0, 1.0, 0), "
+        "('r1', 'latency_s', 's', 1, 0.1, 2.0, 0), ('r1', 'latency_s', 's', 2, 0.2, 3.0, 0)"
+    )
     con.close()
     r = benchdb_cmd("query", "SELECT 1", "--db", str(db))
     assert "run `benchdb db upgrade" in r.stderr
@@ -270,28 +285,36 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
     ids = [r for (r,) in con.execute("SELECT result_id FROM results ORDER BY result_id").fetchall()]
     measured = {r: v.tolist() for r, v in gate_samples.measured_samples(con, ids, "latency_s").items()}
     con.close()
-    with Warehouse(db).reading() as reader:             # opened before the compaction
+    with Warehouse(db).reading() as reader:  # opened before the compaction
         out = benchdb_cmd("db", "compact", "--db", str(db), check=True).stdout
         assert out.strip() == f"{db}: {total:,} samples in 3 part(s) rewritten as 1"
-        assert reader.execute("SELECT count(*) FROM samples").fetchall() == [(total,)]    # its parts stay
+        assert reader.execute("SELECT count(*) FROM samples").fetchall() == [(total,)]  # its parts stay
     con = duckdb.connect(str(db), read_only=True)
     try:
-        assert con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL"
-                           ).fetchall() == before
+        assert (
+            con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL").fetchall()
+            == before
+        )
         # each result's rows still come back together and in measurement order, with no sort
         assert {r: v.tolist() for r, v in gate_samples.measured_samples(con, ids, "latency_s").items()} == measured
-        (published,) = {Path(f) for (f,) in con.execute("SELECT DISTINCT filename FROM read_parquet("
-                                                          f"{parts.glob_string(tmp_path / 'w.duckdb.samples')}, "
-                                                          "filename = true) WHERE filename LIKE '%gen=0000000004%'"
-                                                          ).fetchall()}
+        (published,) = {
+            Path(f)
+            for (f,) in con.execute(
+                "SELECT DISTINCT filename FROM read_parquet("
+                f"{parts.glob_string(tmp_path / 'w.duckdb.samples')}, "
+                "filename = true) WHERE filename LIKE '%gen=0000000004%'"
+            ).fetchall()
+        }
     finally:
         con.close()
-    assert len(_on_disk(db)) == 4                       # three replaced, kept for older readers
+    assert len(_on_disk(db)) == 4  # three replaced, kept for older readers
     write_suite(tmp_path / "r3", n_files=1, n_values=50, run=make_run())
     ingest([tmp_path / "r3"], db)
     out = benchdb_cmd("db", "compact", "--db", str(db), check=True).stdout
-    assert out.strip() == (f"{db}: {total + 50:,} samples in 2 part(s) rewritten as 1; removed 3 "
-                           "generation(s) an earlier compaction replaced")
+    assert out.strip() == (
+        f"{db}: {total + 50:,} samples in 2 part(s) rewritten as 1; removed 3 "
+        "generation(s) an earlier compaction replaced"
+    )
     assert [p.parent.name for p in _on_disk(db)] == ["gen=0000000004", "gen=0000000005", "gen=0000000006"]
     assert published in _on_disk(db)
     assert _count(db) == total + 50
@@ -307,7 +330,7 @@ def test_an_ingest_into_a_moved_warehouse_reads_and_writes_the_folder_beside_it(
     shutil.move(tmp_path / "a", tmp_path / "b")
     moved = tmp_path / "b" / "w.duckdb"
     write_suite(tmp_path / "in2", n_files=1, n_values=100, run=make_run())
-    Warehouse(moved).ingest([tmp_path / "in2"])       # process-level intervals and change points read samples
+    Warehouse(moved).ingest([tmp_path / "in2"])  # process-level intervals and change points read samples
     assert _count(moved) == 300
     assert {p.parent.parent for p in _on_disk(moved)} == {tmp_path / "b" / "w.duckdb.samples"}
     # the file moved without its folder: one line, nothing written
@@ -317,6 +340,8 @@ def test_an_ingest_into_a_moved_warehouse_reads_and_writes_the_folder_beside_it(
     write_suite(tmp_path / "in3", n_files=1, n_values=100, run=make_run())
     r = benchdb_cmd("ingest", str(tmp_path / "in3"), "--db", str(other / "w.duckdb"))
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.strip() == (f"benchdb: error: the samples folder {other / 'w.duckdb.samples'} is missing (the "
-                                f"warehouse's samples were at {tmp_path / 'b' / 'w.duckdb.samples'}); move that "
-                                "folder beside the warehouse file and try again")
+    assert r.stderr.strip() == (
+        f"benchdb: error: the samples folder {other / 'w.duckdb.samples'} is missing (the "
+        f"warehouse's samples were at {tmp_path / 'b' / 'w.duckdb.samples'}); move that "
+        "folder beside the warehouse file and try again"
+    )

@@ -19,8 +19,12 @@ def _free_port() -> int:
 
 
 def _stub(port: int, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-m", "benchdb.testing.stub", "--port", str(port), "--ttft-ms", "1",
-                             "--itl-ms", "1", *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "benchdb.testing.stub", "--port", str(port), "--ttft-ms", "1", "--itl-ms", "1", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
 
 
 def _first_line(proc: subprocess.Popen[str]) -> str:
@@ -30,8 +34,9 @@ def _first_line(proc: subprocess.Popen[str]) -> str:
 
 def _complete(port: int) -> dict:
     body = json.dumps({"model": "stub", "prompt": "hi", "max_tokens": 3}).encode()
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/completions", data=body,
-                                 headers={"Content-Type": "application/json"})
+    req = urllib.request.Request(
+        f"http://127.0.0.1:{port}/v1/completions", data=body, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(req, timeout=10) as resp:
         return json.loads(resp.read())
 

@@ -47,8 +47,9 @@ def test_generates_exactly_max_new_tokens_and_renders_the_chat_template(tiny):
     text = "The server sends a token, 42 ünïcödé!"
     assert tok.decode(tok(text)["input_ids"]) == text  # byte-level: any text round-trips
 
-    chat = tok.apply_chat_template([{"role": "user", "content": "Say something"}], tokenize=False,
-                                   add_generation_prompt=True)
+    chat = tok.apply_chat_template(
+        [{"role": "user", "content": "Say something"}], tokenize=False, add_generation_prompt=True
+    )
     assert chat == "<|bos|><|user|>Say something<|eos|><|assistant|>"
 
     # the EOS row of the tied embedding / LM head is zero: EOS is never the greedy argmax
@@ -58,12 +59,16 @@ def test_generates_exactly_max_new_tokens_and_renders_the_chat_template(tiny):
         ids = tok(prompt, return_tensors="pt", add_special_tokens=False)
         out = model.generate(**ids, max_new_tokens=8)
         assert out.shape[1] - ids["input_ids"].shape[1] == 8
-        assert tok.eos_token_id not in out[0, ids["input_ids"].shape[1]:].tolist()
+        assert tok.eos_token_id not in out[0, ids["input_ids"].shape[1] :].tolist()
 
 
 def test_same_seed_same_model_and_cli_prints_the_folder(tiny, tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "benchdb.testing.tiny_llm", str(tmp_path / "again")],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchdb.testing.tiny_llm", str(tmp_path / "again")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == str(tmp_path / "again")
     for name in ("tokenizer.json", "model.safetensors", "config.json", "generation_config.json"):
@@ -71,6 +76,7 @@ def test_same_seed_same_model_and_cli_prints_the_folder(tiny, tmp_path):
 
 
 def test_import_does_not_import_torch():
-    code = ("import sys, benchdb.testing.tiny_llm\n"
-            "assert 'torch' not in sys.modules and 'transformers' not in sys.modules")
+    code = (
+        "import sys, benchdb.testing.tiny_llm\nassert 'torch' not in sys.modules and 'transformers' not in sys.modules"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -48,8 +48,16 @@ def with_serving(warehouse, tmp_path) -> Path:
     """The warehouse and two vLLM load points (concurrency 2 and 4) imported on declared hardware."""
     vllm = REPO / "tests" / "fixtures" / "interop" / "serving" / "vllm"
     out = tmp_path / "imported"
-    r = cli("import", "vllm-serve", vllm / "c2_detailed.json", vllm / "c4_fail7_detailed.json", "--out", out,
-            "--hardware", "h100-sxm")
+    r = cli(
+        "import",
+        "vllm-serve",
+        vllm / "c2_detailed.json",
+        vllm / "c4_fail7_detailed.json",
+        "--out",
+        out,
+        "--hardware",
+        "h100-sxm",
+    )
     assert r.exit_code == 0, r.output
     Warehouse(warehouse).ingest([out])
     return warehouse
@@ -85,32 +93,35 @@ def test_api_views_filters_and_refusals(server):
     row = dict(zip(res["columns"], res["rows"][0], strict=True))
     assert row["model_id"] == "matmul:64" and row["n"] == 40
     status, hist = get(f"{server}/api/trends?series={row['series_id']}")
-    assert status == 200 and len(hist["rows"]) == 3                     # three runs of the series
+    assert status == 200 and len(hist["rows"]) == 3  # three runs of the series
     status, samples = get(f"{server}/api/samples?result={row['result_id']}")
     assert status == 200 and len(samples["rows"]) == 40 and "result_id" not in samples["columns"]
     stats = [dict(zip(samples["statistics"]["columns"], r, strict=True)) for r in samples["statistics"]["rows"]]
-    assert stats[0]["metric"] == row["metric"] and stats[0]["n"] == 40            # the primary metric first
+    assert stats[0]["metric"] == row["metric"] and stats[0]["n"] == 40  # the primary metric first
     assert stats[0]["median"] == pytest.approx(np.median([r[-1] for r in samples["rows"] if r[0] == row["metric"]]))
     assert samples["command"].startswith("benchdb run --backend numpy --device cpu --model matmul:64 ")
-    assert get(f"{server}/api/results?modle=x")[0] == 400              # a misspelt filter is refused
-    assert get(f"{server}/api/trends")[0] == 400                       # a required filter
+    assert get(f"{server}/api/results?modle=x")[0] == 400  # a misspelt filter is refused
+    assert get(f"{server}/api/trends")[0] == 400  # a required filter
     assert get(f"{server}/api/nothing")[0] == 404
     assert get(f"{server}/static/..%2Fserver.py")[0] == 404
-    assert get(f"{server}/api/results", method="POST")[0] == 405       # read-only: no write method
+    assert get(f"{server}/api/results", method="POST")[0] == 405  # read-only: no write method
     assert get(f"{server}/api/results", method="DELETE")[0] == 405
     status, best = get(f"{server}/api/optimal?objective=latency&batch=1")
-    assert status == 200 and len(best["rows"]) == 2 and {r[best["columns"].index("objective")] for r in best["rows"]} \
-        == {"latency"}
+    assert (
+        status == 200
+        and len(best["rows"]) == 2
+        and {r[best["columns"].index("objective")] for r in best["rows"]} == {"latency"}
+    )
     assert get(f"{server}/api/optimal?objective=cheapest")[0] == 400
     assert get(f"{server}/api/optimal?batch=one")[0] == 400
-    assert get(f"{server}/api/slo?tpot_ms=50")[0] == 400                # the SLO needs its TTFT bound
+    assert get(f"{server}/api/slo?tpot_ms=50")[0] == 400  # the SLO needs its TTFT bound
     assert get(f"{server}/api/slo?ttft_ms=500&tpot_ms=fast")[0] == 400
     assert get(f"{server}/api/slo?ttft_ms=500&tpot_ms=50")[0] == 200
     status, flagged = get(f"{server}/api/flagged")
     (bad,) = [dict(zip(flagged["columns"], r, strict=True)) for r in flagged["rows"]]
     assert status == 200 and (bad["model_id"], bad["status"]) == ("matmul:4096", "oom") and "memory" in bad["error"]
     status, matrix = get(f"{server}/api/matrix?family=synthetic")
-    assert status == 200 and len(matrix["rows"]) == 1                   # one family x hardware x backend
+    assert status == 200 and len(matrix["rows"]) == 1  # one family x hardware x backend
 
 
 @pytest.mark.core
@@ -130,7 +141,7 @@ def test_serve_refuses_a_missing_warehouse_and_a_busy_port_in_one_line(warehouse
 def test_a_long_view_says_it_was_cut(server, monkeypatch):
     from benchdb.web import api
 
-    monkeypatch.setattr(api, "MAX_ROWS", 1)          # the server runs in this process
+    monkeypatch.setattr(api, "MAX_ROWS", 1)  # the server runs in this process
     status, res = get(f"{server}/api/results")
     assert status == 200 and len(res["rows"]) == 1 and res["truncated"] is True
     assert get(f"{server}/api/results?model=matmul:64")[1]["truncated"] is False
@@ -140,7 +151,7 @@ def test_a_long_view_says_it_was_cut(server, monkeypatch):
 def test_compare_and_environment_of_two_runs(server):
     runs = get(f"{server}/api/runs")[1]
     recs = [dict(zip(runs["columns"], r, strict=True)) for r in runs["rows"]]
-    newest = recs[0]                                     # day 3: every median 1.3x
+    newest = recs[0]  # day 3: every median 1.3x
     assert newest["previous_run_id"] == recs[1]["run_id"]
     status, cmp = get(f"{server}/api/compare?base={newest['previous_run_id']}&cand={newest['run_id']}")
     assert status == 200 and len(cmp["rows"]) == 2
@@ -158,7 +169,7 @@ def test_compare_and_environment_of_two_runs(server):
         rec = dict(zip(hist["columns"], r, strict=True))
         by.setdefault((rec["model_id"], rec["side"]), []).append(rec["relative"])
     assert status == 200 and sorted(by) == [(m, s) for m in ("matmul:128", "matmul:64") for s in ("base", "candidate")]
-    for m in ("matmul:128", "matmul:64"):           # relative to the base median: base around 0, candidate +30 %
+    for m in ("matmul:128", "matmul:64"):  # relative to the base median: base around 0, candidate +30 %
         assert len(by[m, "base"]) == len(by[m, "candidate"]) == 40
         assert np.median(by[m, "base"]) == pytest.approx(0, abs=1e-9)
         assert np.median(by[m, "candidate"]) == pytest.approx(0.3, abs=0.05)
@@ -167,7 +178,7 @@ def test_compare_and_environment_of_two_runs(server):
 @pytest.mark.core
 def test_an_open_change_point_carries_the_command_that_acknowledges_it(tmp_path):
     res = tmp_path / "results"
-    for day in range(1, 13):                       # a clear step after day 6: a change point
+    for day in range(1, 13):  # a clear step after day 6: a change point
         _write_run(res / f"d{day}", day, shift=1.0 if day <= 6 else 1.5)
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([res])
@@ -190,7 +201,7 @@ def test_an_open_change_point_carries_the_command_that_acknowledges_it(tmp_path)
 def test_a_run_ingested_while_serving_appears_on_the_next_request(server, warehouse, tmp_path):
     before = len(get(f"{server}/api/runs")[1]["rows"])
     _write_run(tmp_path / "later", 9)
-    summary = Warehouse(warehouse).ingest([tmp_path / "later"])    # the server holds no connection open
+    summary = Warehouse(warehouse).ingest([tmp_path / "later"])  # the server holds no connection open
     assert summary.new == 2
     assert len(get(f"{server}/api/runs")[1]["rows"]) == before + 1
 
@@ -202,12 +213,12 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
     out = tmp_path / "site"
     counts = build(str(warehouse), out)
     assert counts["runs"] == 3 and counts["results"] == 2 and counts["compare"] == 2
-    assert counts["trends"] == 2 and counts["samples"] == 7          # every series; every result of every run
+    assert counts["trends"] == 2 and counts["samples"] == 7  # every series; every result of every run
     flagged = json.loads((out / "data" / "trends" / f"{_oom_result(warehouse, 'series_id')}.json").read_text())
-    assert flagged["rows"] == []          # a flagged series with no valid result: an empty history, not a 404
+    assert flagged["rows"] == []  # a flagged series with no valid result: an empty history, not a 404
     from benchdb.web import api
 
-    with Warehouse(warehouse).reading() as con:                      # each file as the server answers it
+    with Warehouse(warehouse).reading() as con:  # each file as the server answers it
         results = api.query(con, "results", {})
         for row in results["rows"]:
             rec = dict(zip(results["columns"], row, strict=True))
@@ -215,15 +226,17 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
                 written = json.loads((out / "data" / view / f"{value}.json").read_text())
                 assert written == json.loads(json.dumps(api.query(con, view, {key: value})))
     failed = json.loads((out / "data" / "samples" / f"{_oom_result(warehouse)}.json").read_text())
-    assert failed["rows"] == [] and failed["statistics"]["rows"][0][failed["statistics"]["columns"].index("status")] \
-        == "oom"                                                      # no samples, but what it was
+    assert (
+        failed["rows"] == []
+        and failed["statistics"]["rows"][0][failed["statistics"]["columns"].index("status")] == "oom"
+    )  # no samples, but what it was
     assert 'content="static"' in (out / "index.html").read_text()
     assert (out / "static" / "app.js").is_file()
     from benchdb.web import assets
 
-    for name in assets.files():                # the charting library travels with the site: no CDN
+    for name in assets.files():  # the charting library travels with the site: no CDN
         assert (out / "static" / "vendor" / name).read_bytes() == assets.files()[name].read_bytes()
-    build(str(warehouse), out)                 # again: replaced whole, nothing left over
+    build(str(warehouse), out)  # again: replaced whole, nothing left over
     assert not list(tmp_path.glob(".site.*"))
 
 
@@ -234,7 +247,7 @@ def _oom_result(db: Path, column: str = "result_id") -> str:
 
 # ------------------------------------------------------------------ in a real browser
 
-needs_browser = pytest.mark.usefixtures("browser_needed")           # conftest: fails under CI=true, else skips
+needs_browser = pytest.mark.usefixtures("browser_needed")  # conftest: fails under CI=true, else skips
 
 
 def _free_port() -> int:
@@ -271,7 +284,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
             page.goto(f"{base}/?view={view}")
             page.wait_for_selector("#status:has-text('row(s)')")
         page.goto(f"{base}/?view=frontier")
-        page.wait_for_selector("[aria-label^='serving frontier']")        # the imported vLLM load points
+        page.wait_for_selector("[aria-label^='serving frontier']")  # the imported vLLM load points
         assert page.inner_text("[aria-label^='serving frontier']").count("stub · h100-sxm · vllm") == 2  # 2 configs
         page.screenshot(path=str(SCREENS / f"{name}-serving.png"))
         page.goto(f"{base}/?view=results&backend=numpy")
@@ -280,7 +293,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page.goto(f"{base}/?view=matrix")
         page.wait_for_selector("a.matrix-cell")
         page.screenshot(path=str(SCREENS / f"{name}-matrix.png"))
-        page.click("a.matrix-cell >> nth=0")                 # matrix -> the results it counts
+        page.click("a.matrix-cell >> nth=0")  # matrix -> the results it counts
         page.wait_for_selector("#status:has-text('row(s)')")
         assert "view=results" in page.url and "hardware=" in page.url
         page.goto(f"{base}/?view=optimal&objective=latency")
@@ -311,7 +324,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         runs = int(page.inner_text("#status").split()[0])
         page.click("tr:has-text('2026-11-03') a[title='compare this run with the one before it']")
         page.wait_for_selector("svg[aria-label^='change per scenario']")
-        assert page.locator("svg g.changes circle").count() == 2          # one dot per scenario
+        assert page.locator("svg g.changes circle").count() == 2  # one dot per scenario
         page.wait_for_selector("[aria-label^='histograms of each scenario']")
         page.screenshot(path=str(SCREENS / f"{name}-compare.png"), full_page=True)
         page.click("text=How the two runs' environments differ")
@@ -329,8 +342,9 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
 def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path, cwd=None) -> None:
     """Start a server process (``argv`` + ``--port``-like PORT at the end), walk it, stop it."""
     port = _free_port()
-    proc = subprocess.Popen([a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         _wait(f"http://127.0.0.1:{port}{probe}", proc)
         _walk(f"http://127.0.0.1:{port}", name, warehouse, tmp_path)
@@ -341,14 +355,23 @@ def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path,
 
 @needs_browser
 def test_serve_in_a_browser(with_serving, tmp_path):
-    _serve_and_walk([sys.executable, "-m", "benchdb", "serve", "--db", str(with_serving), "--port", "PORT"],
-                    "/api/views", "serve", with_serving, tmp_path)
+    _serve_and_walk(
+        [sys.executable, "-m", "benchdb", "serve", "--db", str(with_serving), "--port", "PORT"],
+        "/api/views",
+        "serve",
+        with_serving,
+        tmp_path,
+    )
 
 
 @needs_browser
 def test_static_site_in_a_browser_with_no_benchdb_running(with_serving, tmp_path):
     out = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(with_serving), "--out", str(out)], check=True,
-                   capture_output=True)
-    _serve_and_walk([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], "/", "site", None,
-                    tmp_path, cwd=out)
+    subprocess.run(
+        [sys.executable, "-m", "benchdb", "site", "--db", str(with_serving), "--out", str(out)],
+        check=True,
+        capture_output=True,
+    )
+    _serve_and_walk(
+        [sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], "/", "site", None, tmp_path, cwd=out
+    )

@@ -9,6 +9,14 @@ from __future__ import annotations
 from benchdb.backends.api import BackendInfo
 from benchdb.backends.numpy.options import NumpyOptions
 
-BACKEND = BackendInfo("numpy", "numpy", "numpy", "pip install numpy", "benchdb.backends.numpy.backend",
-                      devices=('cpu',), modes=("eager",), option_set=NumpyOptions,
-                      summary="Float matrix products (matmul:N), no ML library needed")
+BACKEND = BackendInfo(
+    "numpy",
+    "numpy",
+    "numpy",
+    "pip install numpy",
+    "benchdb.backends.numpy.backend",
+    devices=("cpu",),
+    modes=("eager",),
+    option_set=NumpyOptions,
+    summary="Float matrix products (matmul:N), no ML library needed",
+)

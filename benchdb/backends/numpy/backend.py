@@ -41,26 +41,50 @@ def hardware_of(device: str) -> dict:
 def _size(spec: str) -> int:
     m = _SPEC.match(spec)
     if not m or not 1 <= int(m.group(1)) <= MAX_N:
-        raise BenchdbError(f"model {spec!r} is not a numpy model; use matmul:<N> with 1 <= N <= {MAX_N}, "
-                           "e.g. --model matmul:512")
+        raise BenchdbError(
+            f"model {spec!r} is not a numpy model; use matmul:<N> with 1 <= N <= {MAX_N}, e.g. --model matmul:512"
+        )
     return int(m.group(1))
 
 
 def model_info(spec: str) -> dict:
     n = _size(spec)
-    return {"model_id": spec, "revision": None, "model_type": "matmul", "architecture": "numpy.matmul",
-            "family": "synthetic", "task": "matmul", "num_parameters": n * n,
-            "flops_per_item": 2.0 * n ** 3}
+    return {
+        "model_id": spec,
+        "revision": None,
+        "model_type": "matmul",
+        "architecture": "numpy.matmul",
+        "family": "synthetic",
+        "task": "matmul",
+        "num_parameters": n * n,
+        "flops_per_item": 2.0 * n**3,
+    }
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     out = []
     for spec in opts.models:
         n = _size(spec)
-        out.append((spec, [Scenario(spec, NAME, normalize_device(opts.device), mode, precision, bs, f"n={n}",
-                                    NumpyOptions(threads=opts.thread_count).as_dict())
-                           for mode in opts.modes for precision in opts.precisions
-                           for bs in opts.batch_sizes]))
+        out.append(
+            (
+                spec,
+                [
+                    Scenario(
+                        spec,
+                        NAME,
+                        normalize_device(opts.device),
+                        mode,
+                        precision,
+                        bs,
+                        f"n={n}",
+                        NumpyOptions(threads=opts.thread_count).as_dict(),
+                    )
+                    for mode in opts.modes
+                    for precision in opts.precisions
+                    for bs in opts.batch_sizes
+                ],
+            )
+        )
     return out
 
 
@@ -102,6 +126,13 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
             continue
         rows = measurement_rows(m)
         rows.append(("load_s", "s", 0, 0.0, load_s))
-        yield Outcome(sc, info, rows=rows, validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
-                      timing_method="host_clock", stop_reason=m.stop_reason, conditions=cond,
-                      started_at=started)
+        yield Outcome(
+            sc,
+            info,
+            rows=rows,
+            validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
+            timing_method="host_clock",
+            stop_reason=m.stop_reason,
+            conditions=cond,
+            started_at=started,
+        )

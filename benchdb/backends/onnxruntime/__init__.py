@@ -9,9 +9,15 @@ from __future__ import annotations
 from benchdb.backends.api import BackendInfo
 from benchdb.backends.onnxruntime.options import OPTIONS, OnnxruntimeOptions
 
-BACKEND = BackendInfo("onnxruntime", "onnxruntime", "onnxruntime", "pip install 'benchdb[onnx]'",
-                      "benchdb.backends.onnxruntime.backend",
-                      devices=
-('cpu', 'cuda', 'rocm', 'npu'), option_set=OnnxruntimeOptions, options=OPTIONS,
-                      modes=("opt-all", "opt-extended", "opt-basic", "opt-disabled"),
-                      summary="Models exported to ONNX, run by ONNX Runtime execution providers")
+BACKEND = BackendInfo(
+    "onnxruntime",
+    "onnxruntime",
+    "onnxruntime",
+    "pip install 'benchdb[onnx]'",
+    "benchdb.backends.onnxruntime.backend",
+    devices=("cpu", "cuda", "rocm", "npu"),
+    option_set=OnnxruntimeOptions,
+    options=OPTIONS,
+    modes=("opt-all", "opt-extended", "opt-basic", "opt-disabled"),
+    summary="Models exported to ONNX, run by ONNX Runtime execution providers",
+)

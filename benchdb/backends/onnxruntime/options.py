@@ -30,16 +30,31 @@ class OnnxruntimeOptions(BackendOptions):
 
 #: Run options of its own, besides the core ones (:mod:`benchdb.backends.core_options`).
 OPTIONS: tuple[Option, ...] = (
-    Option("providers", "words", ("CPU",), "onnxruntime execution providers in priority order, comma-separated: "
-           "CPU, CUDA, TensorRT, OpenVINO, ...", flag="--ep", key="ep", aliases=("providers",), identity=True),
+    Option(
+        "providers",
+        "words",
+        ("CPU",),
+        "onnxruntime execution providers in priority order, comma-separated: CPU, CUDA, TensorRT, OpenVINO, ...",
+        flag="--ep",
+        key="ep",
+        aliases=("providers",),
+        identity=True,
+    ),
 )
 
 
 #: The device family an ONNX Runtime execution provider runs on (None: the provider's own device
 #: setting decides, as for OpenVINO's CPU/GPU/NPU).
 ORT_PROVIDER_DEVICE: dict[str, str | None] = {
-    "CPU": "cpu", "CUDA": "cuda", "TensorRT": "cuda", "ROCm": "rocm", "MIGraphX": "rocm",
-    "DirectML": "dml", "CoreML": "coreml", "QNN": "npu", "OpenVINO": None,
+    "CPU": "cpu",
+    "CUDA": "cuda",
+    "TensorRT": "cuda",
+    "ROCm": "rocm",
+    "MIGraphX": "rocm",
+    "DirectML": "dml",
+    "CoreML": "coreml",
+    "QNN": "npu",
+    "OpenVINO": None,
 }
 
 

@@ -10,8 +10,15 @@ from __future__ import annotations
 from benchdb.backends.api import BackendInfo
 from benchdb.backends.openai.options import OPTIONS, OpenaiOptions
 
-BACKEND = BackendInfo("openai", "httpx", "httpx", "pip install 'benchdb[serving]'",
-                      "benchdb.backends.openai.backend", devices=("cpu", "cuda", "rocm", "remote"),
-                      modes=("completions", "chat"),
-                      options=OPTIONS, option_set=OpenaiOptions,
-                      summary="OpenAI-compatible LLM endpoints under load (TTFT, ITL, throughput, goodput)")
+BACKEND = BackendInfo(
+    "openai",
+    "httpx",
+    "httpx",
+    "pip install 'benchdb[serving]'",
+    "benchdb.backends.openai.backend",
+    devices=("cpu", "cuda", "rocm", "remote"),
+    modes=("completions", "chat"),
+    options=OPTIONS,
+    option_set=OpenaiOptions,
+    summary="OpenAI-compatible LLM endpoints under load (TTFT, ITL, throughput, goodput)",
+)

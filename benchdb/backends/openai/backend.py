@@ -42,16 +42,24 @@ _SYSTEMS: dict[str, dict] = {}
 
 def hardware_of(device: str) -> dict:
     family, _, name = device.partition(":")
-    if family == "remote":      # --url: what the user declared; this machine is only the client
+    if family == "remote":  # --url: what the user declared; this machine is only the client
         return dict(_SYSTEMS[device]) if device in _SYSTEMS else hardware.declared(name)
     return hardware.device_fingerprint(device)
 
 
 def model_info(spec: str) -> dict:
-    info: dict[str, Any] = {"model_id": spec, "revision": None, "model_type": "llm", "architecture": "openai-endpoint",
-                            "family": None, "task": "text-generation", "num_parameters": None, "flops_per_item": None}
+    info: dict[str, Any] = {
+        "model_id": spec,
+        "revision": None,
+        "model_type": "llm",
+        "architecture": "openai-endpoint",
+        "family": None,
+        "task": "text-generation",
+        "num_parameters": None,
+        "flops_per_item": None,
+    }
     config = Path(spec) / "config.json"
-    if config.is_file():        # a local folder: what it holds
+    if config.is_file():  # a local folder: what it holds
         try:
             cfg = json.loads(config.read_text(encoding="utf-8"))
             info["model_type"] = cfg.get("model_type") or "llm"
@@ -78,14 +86,19 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
     declared = backend_option(opts, "server_hardware")
     described = backend_option(opts, "hardware_file")
     if bool(server) == bool(url):
-        raise BenchdbError("backend openai needs --server COMMAND (benchdb starts it) or --url URL (one running "
-                           "already), not both")
+        raise BenchdbError(
+            "backend openai needs --server COMMAND (benchdb starts it) or --url URL (one running already), not both"
+        )
     if url and not (declared or described):
-        raise BenchdbError("--url measures a server on other hardware: describe it with --hardware-file FILE "
-                           "or name it with --server-hardware NAME")
+        raise BenchdbError(
+            "--url measures a server on other hardware: describe it with --hardware-file FILE "
+            "or name it with --server-hardware NAME"
+        )
     if server and (declared or described):
-        raise BenchdbError(f"{'--hardware-file' if described else '--server-hardware'} describes a --url "
-                           "server's hardware; a --server runs here, on this machine's")
+        raise BenchdbError(
+            f"{'--hardware-file' if described else '--server-hardware'} describes a --url "
+            "server's hardware; a --server runs here, on this machine's"
+        )
     found = server_system(opts) if url else None
     # a hardware file is keyed by the system it describes (its hardware id, device and usage), not its path
     usage = dict(found[1]) if found else {"server_hardware": declared}
@@ -94,13 +107,13 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
     if server:
         from benchdb.backends.openai.launcher import render
 
-        render(server, "model", "127.0.0.1", 1)     # refuses a template that cannot be filled in
+        render(server, "model", "127.0.0.1", 1)  # refuses a template that cannot be filled in
     bad = [m for m in opts.modes if m not in (*ENDPOINTS, "eager")]
     if bad:
         raise BenchdbError(f"backend openai has no mode {bad[0]!r}; use --mode completions or chat")
     from benchdb.backends.openai.workers import resolve
 
-    resolve(backend_option(opts, "client_workers"))          # refuses a bad --client-workers before any request
+    resolve(backend_option(opts, "client_workers"))  # refuses a bad --client-workers before any request
     if backend_option(opts, "slo"):
         from benchdb.schema.serving_metrics import parse_slo
 
@@ -118,21 +131,42 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     device, usage = _check(opts)
     server = backend_option(opts, "server")
     prompts = prompts_hash(backend_option(opts, "prompts"))
-    options = OpenaiOptions(threads=opts.thread_count, server=redact_secrets(server) if server else None,
-                            engine=engine_of(server) if server else None,
-                            server_hardware=usage.get("server_hardware"), ignore_eos=backend_option(opts, "ignore_eos"),
-                            prompts=prompts, accelerators=usage.get("accelerators"),
-                            parallelism=usage.get("parallelism")).as_dict()
+    options = OpenaiOptions(
+        threads=opts.thread_count,
+        server=redact_secrets(server) if server else None,
+        engine=engine_of(server) if server else None,
+        server_hardware=usage.get("server_hardware"),
+        ignore_eos=backend_option(opts, "ignore_eos"),
+        prompts=prompts,
+        accelerators=usage.get("accelerators"),
+        parallelism=usage.get("parallelism"),
+    ).as_dict()
     modes = ["completions" if m == "eager" else m for m in opts.modes]
     lens: tuple[int | None, ...] = (None,) if prompts else opts.seq_lens
     out = []
     for model in opts.models:
-        out.append((model, [
-            Scenario(model, NAME, device, mode, precision, batch,
-                     f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}", dict(options),
-                     {"seq_len": sl, "gen_tokens": opts.gen_tokens, "load": spec, "task": "text-generation"})
-            for mode in dict.fromkeys(modes) for precision in _precisions(server, model, opts)
-            for label, spec, batch in _loads(opts) for sl in lens]))
+        out.append(
+            (
+                model,
+                [
+                    Scenario(
+                        model,
+                        NAME,
+                        device,
+                        mode,
+                        precision,
+                        batch,
+                        f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}",
+                        dict(options),
+                        {"seq_len": sl, "gen_tokens": opts.gen_tokens, "load": spec, "task": "text-generation"},
+                    )
+                    for mode in dict.fromkeys(modes)
+                    for precision in _precisions(server, model, opts)
+                    for label, spec, batch in _loads(opts)
+                    for sl in lens
+                ],
+            )
+        )
     return out
 
 
@@ -145,8 +179,9 @@ def _precisions(server: str | None, model: str, opts: RunOptions) -> tuple[str, 
     return precision.served(server, model, opts.precisions, RunOptions.precisions)
 
 
-def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
-              on_start: Callable[[int], None] | None = None) -> Iterator[Outcome]:
+def run_model(
+    spec: str, scenarios: list[Scenario], opts: RunOptions, on_start: Callable[[int], None] | None = None
+) -> Iterator[Outcome]:
     info = model_info(spec)
     template = backend_option(opts, "server")
     if not template:
@@ -159,7 +194,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
     except BenchdbError as exc:
         yield from fail_all(scenarios, info, exc, on_start)
         return
-    try:      # stopped (its whole process group) and its log closed however the sweep ends
+    try:  # stopped (its whole process group) and its log closed however the sweep ends
         try:
             server.start()
         except ServerFailed as exc:
@@ -169,5 +204,3 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions,
     finally:
         server.stop()
         server.cleanup()
-
-

@@ -30,15 +30,34 @@ def spec_from_json(doc: dict[str, Any]) -> LoadSpec:
 
 
 def record_to_json(r: RequestRecord) -> list[Any]:
-    return [r.index, r.sent, r.first_byte, [x for c in r.chunks for x in c], r.end, r.input_tokens,
-            r.output_tokens, r.error, r.warmup, r.first_token]
+    return [
+        r.index,
+        r.sent,
+        r.first_byte,
+        [x for c in r.chunks for x in c],
+        r.end,
+        r.input_tokens,
+        r.output_tokens,
+        r.error,
+        r.warmup,
+        r.first_token,
+    ]
 
 
 def record_from_json(a: list[Any]) -> RequestRecord:
     flat = a[3]
-    return RequestRecord(index=a[0], sent=a[1], first_byte=a[2], chunks=list(zip(flat[::2], flat[1::2], strict=True)),
-                         end=a[4], input_tokens=a[5], output_tokens=a[6], error=a[7], warmup=a[8],
-                         first_token=a[9])
+    return RequestRecord(
+        index=a[0],
+        sent=a[1],
+        first_byte=a[2],
+        chunks=list(zip(flat[::2], flat[1::2], strict=True)),
+        end=a[4],
+        input_tokens=a[5],
+        output_tokens=a[6],
+        error=a[7],
+        warmup=a[8],
+        first_token=a[9],
+    )
 
 
 # -- the worker side ---------------------------------------------------------------------------
@@ -83,7 +102,7 @@ class _Link:
         assert self.reader is not None and self.go is not None
         while True:
             line = await self.reader.readline()
-            if not line:                # the coordinator is gone: stop issuing, finish, exit
+            if not line:  # the coordinator is gone: stop issuing, finish, exit
                 self.stop("stopped")
                 if not self.go.done():
                     self.go.set_result(time.perf_counter())
@@ -125,9 +144,18 @@ def worker_main() -> None:
         os.sched_setaffinity(0, msg["cores"])
     spec = spec_from_json(msg["spec"])
     res = asyncio.run(_work(spec, msg.get("offset", 0.0)))
-    _send({"result": {"records": [record_to_json(r) for r in res.records], "window_start": res.window_start,
-                      "window_end": res.window_end, "stop_reason": res.stop_reason,
-                      "cpu_pct": res.client_cpu_pct, "loop_cpu_pct": res.loop_cpu_pct}})
+    _send(
+        {
+            "result": {
+                "records": [record_to_json(r) for r in res.records],
+                "window_start": res.window_start,
+                "window_end": res.window_end,
+                "stop_reason": res.stop_reason,
+                "cpu_pct": res.client_cpu_pct,
+                "loop_cpu_pct": res.loop_cpu_pct,
+            }
+        }
+    )
 
 
 if __name__ == "__main__":

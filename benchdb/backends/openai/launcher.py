@@ -44,10 +44,10 @@ class ServerFailed(BenchdbError):
 
 @dataclass(frozen=True)
 class Rendered:
-    command: str           # as run
-    template: str          # as given (part of the identity: the port is not)
-    engine: str            # the program, e.g. transformers, vllm, sglang.launch_server
-    version: str | None    # its package's version in this environment, when benchdb can tell
+    command: str  # as run
+    template: str  # as given (part of the identity: the port is not)
+    engine: str  # the program, e.g. transformers, vllm, sglang.launch_server
+    version: str | None  # its package's version in this environment, when benchdb can tell
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -75,14 +75,16 @@ def engine_version(engine: str) -> str | None:
 def render(template: str, model: str, host: str, port: int) -> Rendered:
     missing = [k for k in ("{model}", "{port}") if k not in template]
     if missing:
-        raise BenchdbError(f"--server {redact_secrets(template)!r} lacks {' and '.join(missing)}; e.g. "
-                           "--server \"transformers serve {model} --port {port}\"")
+        raise BenchdbError(
+            f"--server {redact_secrets(template)!r} lacks {' and '.join(missing)}; e.g. "
+            '--server "transformers serve {model} --port {port}"'
+        )
     try:
         command = template.format(model=shlex.quote(model), port=port, host=host)
     except (KeyError, IndexError, ValueError) as exc:
-        raise BenchdbError(f"--server {redact_secrets(template)!r}: only {{model}}, {{port}} and {{host}} may be "
-                           "filled in "
-                           f"({exc})") from None
+        raise BenchdbError(
+            f"--server {redact_secrets(template)!r}: only {{model}}, {{port}} and {{host}} may be filled in ({exc})"
+        ) from None
     engine = engine_of(command)
     return Rendered(command, template, engine, engine_version(engine))
 
@@ -109,16 +111,30 @@ class Server:
 
     def start(self) -> None:
         """Start it and wait until it is healthy; stopped again (its group) if it never is."""
-        self._log = tempfile.TemporaryFile(prefix="benchdb-server-", suffix=".log")   # unlinked already
+        self._log = tempfile.TemporaryFile(prefix="benchdb-server-", suffix=".log")  # unlinked already
         env = {**os.environ, "HF_HUB_OFFLINE": os.environ.get("HF_HUB_OFFLINE", "1")}
-        argv = [sys.executable, "-I", str(_REAPER), str(os.getpid()), f"{GRACE_S:g}", "--",
-                *shlex.split(self.rendered.command)]
+        argv = [
+            sys.executable,
+            "-I",
+            str(_REAPER),
+            str(os.getpid()),
+            f"{GRACE_S:g}",
+            "--",
+            *shlex.split(self.rendered.command),
+        ]
         try:
-            self.proc = subprocess.Popen(argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                         env=env, start_new_session=True)
+            self.proc = subprocess.Popen(
+                argv,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,
+            )
         except OSError as exc:
-            raise ServerFailed(f"server command {redact_secrets(self.rendered.command)!r} could not start: "
-                               f"{exc}") from None
+            raise ServerFailed(
+                f"server command {redact_secrets(self.rendered.command)!r} could not start: {exc}"
+            ) from None
         try:
             self._wait_healthy()
         except BaseException:
@@ -130,14 +146,17 @@ class Server:
         while time.monotonic() < deadline:
             code = self.returncode()
             if code is not None:
-                raise ServerFailed(f"the server exited with code {code} before it was healthy; "
-                                   f"its log ends: {self.tail(5) or '(empty)'}")
+                raise ServerFailed(
+                    f"the server exited with code {code} before it was healthy; "
+                    f"its log ends: {self.tail(5) or '(empty)'}"
+                )
             if self.healthy():
                 return
             time.sleep(0.2)
         tail = self.tail(5)
-        raise ServerFailed(f"the server was not healthy after {self.startup_timeout_s:.0f} s; "
-                           f"its log ends: {tail or '(empty)'}")
+        raise ServerFailed(
+            f"the server was not healthy after {self.startup_timeout_s:.0f} s; its log ends: {tail or '(empty)'}"
+        )
 
     def healthy(self) -> bool:
         for path in HEALTH_PATHS:

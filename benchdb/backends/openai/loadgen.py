@@ -66,8 +66,9 @@ class LoadSpec:
     warmup_requests: int = 0
     #: min_iters: measured requests at least; max_iters: requests at most; the times and the CI
     #: target as in the timing loop (warm-up fields unused: see ``warmup_requests``).
-    rule: StopRule = field(default_factory=lambda: StopRule(warmup_iters=0, min_iters=20, min_time_s=2.0,
-                                                            max_time_s=60.0, target_ci=0.02))
+    rule: StopRule = field(
+        default_factory=lambda: StopRule(warmup_iters=0, min_iters=20, min_time_s=2.0, max_time_s=60.0, target_ci=0.02)
+    )
     request_timeout_s: float = 60.0
     seed: int = 0
     #: Extra body fields (e.g. {"ignore_eos": True}), sent only when given: some servers reject them.
@@ -76,17 +77,21 @@ class LoadSpec:
 
     def __post_init__(self) -> None:
         for bad, why in (
-                ((self.concurrency is None) == (self.rate is None),
-                 "a load point needs exactly one of concurrency (closed loop) and rate (open loop)"),
-                (self.concurrency is not None and self.concurrency < 1,
-                 f"concurrency {self.concurrency}: must be >= 1"),
-                (self.rate is not None and not self.rate > 0, f"rate {self.rate}: must be > 0 requests/s"),
-                (self.endpoint not in ENDPOINTS, f"endpoint {self.endpoint!r}: expected one of {', '.join(ENDPOINTS)}"),
-                (self.arrival not in ARRIVALS, f"arrival {self.arrival!r}: expected one of {', '.join(ARRIVALS)}"),
-                (not self.burstiness > 0, f"burstiness {self.burstiness}: must be > 0"),
-                (not self.prompts, "a load point needs at least one prompt"),
-                (self.max_tokens < 1 or self.warmup_requests < 0 or not self.request_timeout_s > 0,
-                 "max_tokens must be >= 1, warmup_requests >= 0 and request_timeout_s > 0")):
+            (
+                (self.concurrency is None) == (self.rate is None),
+                "a load point needs exactly one of concurrency (closed loop) and rate (open loop)",
+            ),
+            (self.concurrency is not None and self.concurrency < 1, f"concurrency {self.concurrency}: must be >= 1"),
+            (self.rate is not None and not self.rate > 0, f"rate {self.rate}: must be > 0 requests/s"),
+            (self.endpoint not in ENDPOINTS, f"endpoint {self.endpoint!r}: expected one of {', '.join(ENDPOINTS)}"),
+            (self.arrival not in ARRIVALS, f"arrival {self.arrival!r}: expected one of {', '.join(ARRIVALS)}"),
+            (not self.burstiness > 0, f"burstiness {self.burstiness}: must be > 0"),
+            (not self.prompts, "a load point needs at least one prompt"),
+            (
+                self.max_tokens < 1 or self.warmup_requests < 0 or not self.request_timeout_s > 0,
+                "max_tokens must be >= 1, warmup_requests >= 0 and request_timeout_s > 0",
+            ),
+        ):
             if bad:
                 raise BenchdbError(why)
 
@@ -94,8 +99,12 @@ class LoadSpec:
         """The request bodies, one per prompt, serialized once (not per request: client CPU)."""
         out = []
         for p in self.prompts:
-            body: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "stream": True,
-                                    "stream_options": {"include_usage": True}}
+            body: dict[str, Any] = {
+                "model": self.model,
+                "max_tokens": self.max_tokens,
+                "stream": True,
+                "stream_options": {"include_usage": True},
+            }
             if self.endpoint == "chat":
                 body["messages"] = [{"role": "user", "content": p}]
             else:
@@ -120,12 +129,12 @@ class Shared(Protocol):
 
 @dataclass
 class LoadResult:
-    records: list[RequestRecord]          # warm-up requests included, flagged
+    records: list[RequestRecord]  # warm-up requests included, flagged
     window_start: float
     window_end: float
-    stop_reason: str                      # converged | max_time | max_iters
-    client_cpu_pct: float | None          # this process's CPU over the window, % of one core
-    errors: dict[str, int]                # measured failures by message
+    stop_reason: str  # converged | max_time | max_iters
+    client_cpu_pct: float | None  # this process's CPU over the window, % of one core
+    errors: dict[str, int]  # measured failures by message
     #: the event loop's own thread over the window, % of one core: every request is timed on it, so
     #: near 100 % its timings include its own queueing (the process figure also counts the
     #: statistics checks' worker threads, and exceeds 100 % on a short window)
@@ -156,16 +165,19 @@ class Generator:
         self.max_tokens = asked if isinstance(asked, int) and not isinstance(asked, bool) else None
         self.records: list[RequestRecord] = []
         self.tasks: set[asyncio.Task[None]] = set()
-        self.sent = 0            # requests issued, warm-up included (cycles the prompts)
-        self.measured = 0        # measured requests issued
+        self.sent = 0  # requests issued, warm-up included (cycles the prompts)
+        self.measured = 0  # measured requests issued
         self.warmup = True
         self.window_start = 0.0
         self.stop_reason = ""
         rule = spec.rule
         self.ttft: list[float] = []
         self.itl: list[float] = []
-        self.checks = [] if stats is None else \
-            [StopCheck(rule, stats), StopCheck(dataclasses.replace(rule, max_iters=sys.maxsize), stats)]
+        self.checks = (
+            []
+            if stats is None
+            else [StopCheck(rule, stats), StopCheck(dataclasses.replace(rule, max_iters=sys.maxsize), stats)]
+        )
         self.converged = [False, False]
         self.checking = False
         #: With worker processes: where measured requests' samples go (no own CI checks).
@@ -198,14 +210,15 @@ class Generator:
     async def issue(self, rec: RequestRecord, body: bytes) -> None:
         """Send one request and await its end (bounded by the request timeout)."""
         client = self.clients.take()
-        rec.sent = time.perf_counter()          # retaken by stream_request when the request leaves
+        rec.sent = time.perf_counter()  # retaken by stream_request when the request leaves
         try:
             await asyncio.wait_for(
                 stream_request(client, self.url, body, self.headers, rec, self.chat, self.max_tokens),
-                self.spec.request_timeout_s)
+                self.spec.request_timeout_s,
+            )
         except asyncio.TimeoutError:
             rec.error = f"timeout after {self.spec.request_timeout_s:g} s"
-        except Exception as e:    # httpx transport errors and the like: the request failed
+        except Exception as e:  # httpx transport errors and the like: the request failed
             rec.error = clip(f"{type(e).__name__}: {first_line(e)}")
         rec.end = time.perf_counter()
         self.clients.give(client)
@@ -254,6 +267,7 @@ class Generator:
         async def worker() -> None:
             while self.may_issue():
                 await self.issue(*self.new_record())
+
         await asyncio.gather(*(worker() for _ in range(concurrency)))
 
     async def open(self, rate: float, rng: random.Random) -> None:
@@ -262,7 +276,7 @@ class Generator:
         running: set[asyncio.Task[None]] = set()
         while self.may_issue():
             delay = next_t - time.perf_counter()
-            await asyncio.sleep(max(0.0, delay))     # 0: behind schedule, still let requests start
+            await asyncio.sleep(max(0.0, delay))  # 0: behind schedule, still let requests start
             if not self.may_issue():
                 break
             task = asyncio.get_running_loop().create_task(self.issue(*self.new_record()))
@@ -286,15 +300,16 @@ class Generator:
             await self.open(spec.rate, rng)
 
 
-async def run_async(spec: LoadSpec, stats: Stats | None = None, shared: Shared | None = None,
-                    first_offset: float = 0.0) -> LoadResult:
+async def run_async(
+    spec: LoadSpec, stats: Stats | None = None, shared: Shared | None = None, first_offset: float = 0.0
+) -> LoadResult:
     """Run one load point (warm-up, then the measured window) and return its records; with
     ``shared``, as one of several worker processes (its window opened and closed by the coordinator)."""
     clients = Clients(spec.request_timeout_s)
     own_stats = stats is None and shared is None
     if own_stats:
         stats = Stats()
-    gen = Generator(spec, clients, stats)     # a worker (shared) checks no CI: no statistics engine
+    gen = Generator(spec, clients, stats)  # a worker (shared) checks no CI: no statistics engine
     gen.first_offset = first_offset
     try:
         rng = random.Random(spec.seed)
@@ -308,7 +323,7 @@ async def run_async(spec: LoadSpec, stats: Stats | None = None, shared: Shared |
             gen.window_start = time.perf_counter()
         cpu0, loop0 = time.process_time(), time.thread_time()
         await gen.phase(rng)
-        while gen.tasks:                          # a CI check still running
+        while gen.tasks:  # a CI check still running
             await asyncio.gather(*list(gen.tasks))
         window_end = time.perf_counter()
         cpu, loop_cpu = time.process_time() - cpu0, time.thread_time() - loop0
@@ -321,14 +336,18 @@ async def run_async(spec: LoadSpec, stats: Stats | None = None, shared: Shared |
         if not r.warmup and r.error is not None:
             errors[r.error] = errors.get(r.error, 0) + 1
     wall = window_end - gen.window_start
-    return LoadResult(records=gen.records, window_start=gen.window_start, window_end=window_end,
-                      stop_reason=gen.stop_reason or "max_iters", errors=errors,
-                      client_cpu_pct=100.0 * cpu / wall if wall > 0 else None,
-                      loop_cpu_pct=100.0 * loop_cpu / wall if wall > 0 else None)
+    return LoadResult(
+        records=gen.records,
+        window_start=gen.window_start,
+        window_end=window_end,
+        stop_reason=gen.stop_reason or "max_iters",
+        errors=errors,
+        client_cpu_pct=100.0 * cpu / wall if wall > 0 else None,
+        loop_cpu_pct=100.0 * loop_cpu / wall if wall > 0 else None,
+    )
 
 
 def run(spec: LoadSpec, stats: Stats | None = None) -> LoadResult:
     """:func:`run_async` on a fresh event loop, in this process (several client processes:
     :func:`benchdb.backends.openai.workers.run`)."""
     return asyncio.run(run_async(spec, stats))
-

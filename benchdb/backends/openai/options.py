@@ -36,39 +36,94 @@ class OpenaiOptions(BackendOptions):
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("server", "str", None, "Start the server for each model from this command, with {model}, {port} "
-           "(and {host}) filled in, e.g. \"transformers serve {model} --port {port}\"; its process group is "
-           "stopped after the model's sweep.", metavar="COMMAND"),
-    Option("url", "str", None, "Measure an existing OpenAI-compatible endpoint at this base URL instead of "
-           "--server (give --hardware-file or --server-hardware).", metavar="URL"),
-    Option("hardware_file", "str", None, "With --url: a YAML or JSON file describing the server's system "
-           "(accelerator, accelerators_per_node, nodes, cpu, interconnect, ...) and how the server uses it "
-           "(accelerators, parallelism); docs: guides/systems.md. This machine is only the client.",
-           metavar="FILE"),
-    Option("server_hardware", "str", None, "With --url: the name of the server's hardware (the scenario's "
-           "device is remote:NAME), or the path of a hardware file (.yaml, .yml, .json) as --hardware-file.",
-           metavar="NAME"),
-    Option("parallelism", "str", None, "How the server spreads the model over its accelerators, e.g. "
-           "tp=8,ep=8 or disaggregated=true,prefill.workers=2,prefill.tp=4 (keys: tp, pp, ep, dp, dp_attention, "
-           "disaggregated, workers, nodes; prefill./decode. per phase); replaces a hardware file's parallelism.",
-           metavar="K=V,..."),
+    Option(
+        "server",
+        "str",
+        None,
+        "Start the server for each model from this command, with {model}, {port} "
+        '(and {host}) filled in, e.g. "transformers serve {model} --port {port}"; its process group is '
+        "stopped after the model's sweep.",
+        metavar="COMMAND",
+    ),
+    Option(
+        "url",
+        "str",
+        None,
+        "Measure an existing OpenAI-compatible endpoint at this base URL instead of "
+        "--server (give --hardware-file or --server-hardware).",
+        metavar="URL",
+    ),
+    Option(
+        "hardware_file",
+        "str",
+        None,
+        "With --url: a YAML or JSON file describing the server's system "
+        "(accelerator, accelerators_per_node, nodes, cpu, interconnect, ...) and how the server uses it "
+        "(accelerators, parallelism); docs: guides/systems.md. This machine is only the client.",
+        metavar="FILE",
+    ),
+    Option(
+        "server_hardware",
+        "str",
+        None,
+        "With --url: the name of the server's hardware (the scenario's "
+        "device is remote:NAME), or the path of a hardware file (.yaml, .yml, .json) as --hardware-file.",
+        metavar="NAME",
+    ),
+    Option(
+        "parallelism",
+        "str",
+        None,
+        "How the server spreads the model over its accelerators, e.g. "
+        "tp=8,ep=8 or disaggregated=true,prefill.workers=2,prefill.tp=4 (keys: tp, pp, ep, dp, dp_attention, "
+        "disaggregated, workers, nodes; prefill./decode. per phase); replaces a hardware file's parallelism.",
+        metavar="K=V,...",
+    ),
     Option("served_model", "str", None, "The model name sent in requests (default: --model).", metavar="NAME"),
-    Option("concurrency", "ints", (1,), "Closed loop: requests kept in flight (comma-separated: one load point "
-           "each).", minimum=1),
-    Option("request_rate", "words", (), "Open loop instead: poisson:R, constant:R or gamma:R:SHAPE requests per "
-           "second (comma-separated: one load point each).", metavar="SPEC"),
-    Option("prompts", "str", None, "A JSONL file of prompts ({\"prompt\": ...} per line) instead of generated "
-           "prompts of --seq-len tokens (exact for a local model folder with a tokenizer.json, else words).",
-           metavar="FILE"),
+    Option(
+        "concurrency",
+        "ints",
+        (1,),
+        "Closed loop: requests kept in flight (comma-separated: one load point each).",
+        minimum=1,
+    ),
+    Option(
+        "request_rate",
+        "words",
+        (),
+        "Open loop instead: poisson:R, constant:R or gamma:R:SHAPE requests per "
+        "second (comma-separated: one load point each).",
+        metavar="SPEC",
+    ),
+    Option(
+        "prompts",
+        "str",
+        None,
+        'A JSONL file of prompts ({"prompt": ...} per line) instead of generated '
+        "prompts of --seq-len tokens (exact for a local model folder with a tokenizer.json, else words).",
+        metavar="FILE",
+    ),
     Option("max_requests", "int", 5000, "Measured requests at most per load point.", minimum=1),
     Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),
-    Option("ignore_eos", "bool", False, "Send ignore_eos and min_tokens = --gen-tokens (vLLM, SGLang) so every "
-           "request produces exactly that many tokens.", identity=True),
-    Option("client_workers", "str", "1", "Load generator processes sharing each load point (auto: one per usable "
-           "core); each on its own cores where there are enough, the concurrency or rate shared out, their "
-           "timelines merged. Changes how much load one client machine can drive, not what is measured.",
-           metavar="auto|N"),
+    Option(
+        "ignore_eos",
+        "bool",
+        False,
+        "Send ignore_eos and min_tokens = --gen-tokens (vLLM, SGLang) so every "
+        "request produces exactly that many tokens.",
+        identity=True,
+    ),
+    Option(
+        "client_workers",
+        "str",
+        "1",
+        "Load generator processes sharing each load point (auto: one per usable "
+        "core); each on its own cores where there are enough, the concurrency or rate shared out, their "
+        "timelines merged. Changes how much load one client machine can drive, not what is measured.",
+        metavar="auto|N",
+    ),
     Option("server_timeout", "duration", 600.0, "Time the server may take to become healthy.", minimum=1),
-    Option("request_timeout", "duration", 300.0, "Time one request may take before it counts as an error.",
-           minimum=0.1),
+    Option(
+        "request_timeout", "duration", 300.0, "Time one request may take before it counts as an error.", minimum=0.1
+    ),
 )

@@ -18,8 +18,18 @@ from pathlib import Path
 from benchdb.errors import BenchdbError
 
 #: dtype spellings of serving programs and configs -> benchdb's precision names
-DTYPES = {"bfloat16": "bf16", "bf16": "bf16", "float16": "fp16", "fp16": "fp16", "half": "fp16",
-          "float32": "fp32", "fp32": "fp32", "float": "fp32", "float64": "fp64", "double": "fp64"}
+DTYPES = {
+    "bfloat16": "bf16",
+    "bf16": "bf16",
+    "float16": "fp16",
+    "fp16": "fp16",
+    "half": "fp16",
+    "float32": "fp32",
+    "fp32": "fp32",
+    "float": "fp32",
+    "float64": "fp64",
+    "double": "fp64",
+}
 
 _FLAGS = ("--dtype", "--torch-dtype", "--torch_dtype")
 
@@ -60,7 +70,9 @@ def served(template: str, model: str, asked: tuple[str, ...], default: tuple[str
     if found is None:
         return asked
     if asked != default and asked != (found,):
-        raise BenchdbError(f"--precision {','.join(asked)}: the server runs {model} in {found} (its "
-                           f"{'command' if from_command(template) else 'config.json dtype'}); give "
-                           f"--precision {found}, or a --dtype flag in --server for another")
+        raise BenchdbError(
+            f"--precision {','.join(asked)}: the server runs {model} in {found} (its "
+            f"{'command' if from_command(template) else 'config.json dtype'}); give "
+            f"--precision {found}, or a --dtype flag in --server for another"
+        )
     return (found,)

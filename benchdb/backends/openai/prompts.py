@@ -13,8 +13,28 @@ from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
 
 #: Words generated prompts are made of (a prompt of N words; the server's usage gives its tokens).
-_WORDS = ("the", "model", "serves", "tokens", "under", "load", "and", "every", "request", "streams",
-          "a", "reply", "while", "others", "wait", "in", "line", "for", "their", "turn")
+_WORDS = (
+    "the",
+    "model",
+    "serves",
+    "tokens",
+    "under",
+    "load",
+    "and",
+    "every",
+    "request",
+    "streams",
+    "a",
+    "reply",
+    "while",
+    "others",
+    "wait",
+    "in",
+    "line",
+    "for",
+    "their",
+    "turn",
+)
 
 
 def prompts_hash(path: str | None) -> str | None:
@@ -37,7 +57,7 @@ def read_prompts(path: str) -> list[str]:
             try:
                 out.append(str(json.loads(line)["prompt"]))
             except (ValueError, KeyError, TypeError):
-                raise BenchdbError(f"--prompts {path} line {n}: not a JSON object with \"prompt\"") from None
+                raise BenchdbError(f'--prompts {path} line {n}: not a JSON object with "prompt"') from None
     if not out:
         raise BenchdbError(f"--prompts {path} holds no prompt")
     return out

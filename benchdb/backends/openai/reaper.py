@@ -51,7 +51,7 @@ def _die_with_parent(parent: int) -> None:
         import ctypes
 
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)    # PR_SET_PDEATHSIG
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -84,7 +84,7 @@ def end_group(group: int, grace_s: float, child: subprocess.Popen | None = None)
     deadline = time.monotonic() + grace_s
     while time.monotonic() < deadline:
         if child is not None:
-            child.poll()            # reap our own child: a zombie is not a process left running
+            child.poll()  # reap our own child: a zombie is not a process left running
         if not _members(group):
             return
         time.sleep(0.05)
@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
     try:
         try:
             _die_with_parent(parent)
-            if os.getppid() != parent:          # it died before the parent-death signal was set
+            if os.getppid() != parent:  # it died before the parent-death signal was set
                 raise _Stop
             try:
                 child = subprocess.Popen(command, stdin=subprocess.DEVNULL)
@@ -121,7 +121,7 @@ def main(argv: list[str]) -> int:
                 return 127
             code = child.wait()
         finally:
-            _stopping = True       # from here on a signal is only noted: the group is ending anyway
+            _stopping = True  # from here on a signal is only noted: the group is ending anyway
     except _Stop:
         pass
     end_group(group, grace_s, child)

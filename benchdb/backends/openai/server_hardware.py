@@ -20,8 +20,9 @@ def system_device(system: dict) -> str:
     name = system.get("system_name")
     if not name:
         per_node, nodes = system.get("accelerators_per_node"), int(system.get("nodes") or 1)
-        count = "" if per_node in (None, 0, 1) and nodes == 1 else \
-            f"{nodes}x{per_node}x " if nodes > 1 else f"{per_node}x "
+        count = (
+            "" if per_node in (None, 0, 1) and nodes == 1 else f"{nodes}x{per_node}x " if nodes > 1 else f"{per_node}x "
+        )
         name = count + str(system.get("device_name") or "unknown")
     return "remote:" + " ".join(str(name).lower().split())
 
@@ -38,8 +39,10 @@ def server_system(opts: RunOptions, flag: str | None = None) -> tuple[dict, dict
         raise BenchdbError("give --hardware-file FILE or --server-hardware NAME, not both")
     if not path and declared and declared.strip().lower().endswith(HARDWARE_FILE_SUFFIXES):
         if not Path(declared).is_file():
-            raise BenchdbError(f"--server-hardware {declared}: no such hardware file; give the path of a YAML or "
-                               "JSON hardware file, or a name without .yaml/.yml/.json")
+            raise BenchdbError(
+                f"--server-hardware {declared}: no such hardware file; give the path of a YAML or "
+                "JSON hardware file, or a name without .yaml/.yml/.json"
+            )
         path = declared
     if not path:
         return None
@@ -60,11 +63,11 @@ def parse_parallelism(text: str) -> dict[str, Any]:
         key, eq, value = part.partition("=")
         phase, dot, name = key.strip().lower().rpartition(".")
         if not eq or not name or (dot and not phase):
-            raise BenchdbError(f"--parallelism {text!r}: write KEY=VALUE pairs, e.g. tp=8,ep=8 or "
-                               f"prefill.tp=4 (found {part!r})")
+            raise BenchdbError(
+                f"--parallelism {text!r}: write KEY=VALUE pairs, e.g. tp=8,ep=8 or prefill.tp=4 (found {part!r})"
+            )
         word = value.strip().lower()
-        parsed: Any = True if word == "true" else False if word == "false" else \
-            int(word) if word.isdigit() else word
+        parsed: Any = True if word == "true" else False if word == "false" else int(word) if word.isdigit() else word
         target = doc.setdefault(phase, {}) if dot else doc
         if name in target:
             raise BenchdbError(f"--parallelism {text!r}: {key.strip()} is given twice; give each key once")

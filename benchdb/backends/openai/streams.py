@@ -28,8 +28,15 @@ ERROR_BODY_BYTES = 2048
 TEMPLATE_TOKENS = 4096
 
 
-async def stream_request(client: httpx.AsyncClient, url: str, body: bytes, headers: dict[str, str], rec: RequestRecord,
-                         chat: bool, max_tokens: int | None = None) -> None:
+async def stream_request(
+    client: httpx.AsyncClient,
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    rec: RequestRecord,
+    chat: bool,
+    max_tokens: int | None = None,
+) -> None:
     """One streamed request into ``rec``; the server's usage is checked against ``max_tokens``
     (the most the request asked for) and the body's size.
 
@@ -59,7 +66,7 @@ async def stream_request(client: httpx.AsyncClient, url: str, body: bytes, heade
         sse = StreamParser(rec, chat, max_tokens, len(body) + TEMPLATE_TOKENS)
         async for piece in resp.aiter_bytes():
             if not sse.feed(piece, time.perf_counter()):
-                return           # closed before its end: the connection is not reused
+                return  # closed before its end: the connection is not reused
         sse.close(time.perf_counter())
 
 
@@ -75,7 +82,7 @@ class Clients:
             raise BenchdbError("serving benchmarks need httpx: pip install 'benchdb[serving]'") from e
         self.httpx = httpx
         self.timeout_s = timeout_s
-        self.ssl = httpx.create_ssl_context()      # once: building one per client costs ~20 ms
+        self.ssl = httpx.create_ssl_context()  # once: building one per client costs ~20 ms
         self.free: list[httpx.AsyncClient] = []
         self.every: list[httpx.AsyncClient] = []
 
@@ -83,8 +90,13 @@ class Clients:
         if self.free:
             return self.free.pop()
         hx = self.httpx
-        client = hx.AsyncClient(limits=hx.Limits(max_connections=1, max_keepalive_connections=1),
-                                timeout=hx.Timeout(self.timeout_s), http1=True, http2=False, verify=self.ssl)
+        client = hx.AsyncClient(
+            limits=hx.Limits(max_connections=1, max_keepalive_connections=1),
+            timeout=hx.Timeout(self.timeout_s),
+            http1=True,
+            http2=False,
+            verify=self.ssl,
+        )
         self.every.append(client)
         return client
 

@@ -25,8 +25,10 @@ def parse_rate(spec: str) -> tuple[str, float, float]:
     """``poisson:2`` -> (poisson, 2.0, 1.0); ``gamma:4:0.5`` -> (gamma, 4.0, 0.5) (shape < 1: bursty)."""
     m = _RATE.match(spec.strip().lower())
     if not m or float(m.group(2)) <= 0 or (m.group(3) is not None and float(m.group(3)) <= 0):
-        raise BenchdbError(f"--request-rate {spec!r} is not poisson:R, constant:R or gamma:R:SHAPE with R > 0 "
-                           "requests per second, e.g. poisson:2")
+        raise BenchdbError(
+            f"--request-rate {spec!r} is not poisson:R, constant:R or gamma:R:SHAPE with R > 0 "
+            "requests per second, e.g. poisson:2"
+        )
     kind, rate = m.group(1), float(m.group(2))
     shape = float(m.group(3)) if m.group(3) else 1.0
     if m.group(3) and kind != "gamma":
@@ -34,23 +36,43 @@ def parse_rate(spec: str) -> tuple[str, float, float]:
     return kind, rate, shape
 
 
-def sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptions, info: dict,
-           on_start: Callable[[int], None] | None) -> Iterator[Outcome]:
+def sweep(
+    url: str,
+    server,
+    spec: str,
+    scenarios: list[Scenario],
+    opts: RunOptions,
+    info: dict,
+    on_start: Callable[[int], None] | None,
+) -> Iterator[Outcome]:
     from benchdb.backends.openai import workers
     from benchdb.schema import serving_metrics as metrics
 
     model = backend_option(opts, "served_model") or _served_model(url) or spec
     slo = metrics.parse_slo(backend_option(opts, "slo")) if backend_option(opts, "slo") else {}
-    record = ({"command": redact_secrets(server.rendered.template), "engine": server.rendered.engine,
-               "version": server.rendered.version} if server is not None else {"url": url})
+    record = (
+        {
+            "command": redact_secrets(server.rendered.template),
+            "engine": server.rendered.engine,
+            "version": server.rendered.version,
+        }
+        if server is not None
+        else {"url": url}
+    )
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
         started = datetime.now(timezone.utc).isoformat()
         if server is not None and not server.alive():
-            yield Outcome(sc, info, status="failed", started_at=started, extra={"server": record},
-                          error=f"the server exited (code {server.returncode()}) before this load point; its log "
-                                f"ends: {server.tail(5) or '(empty)'}")
+            yield Outcome(
+                sc,
+                info,
+                status="failed",
+                started_at=started,
+                extra={"server": record},
+                error=f"the server exited (code {server.returncode()}) before this load point; its log "
+                f"ends: {server.tail(5) or '(empty)'}",
+            )
             continue
         try:
             load = _spec(url, model, sc, opts, i)
@@ -64,22 +86,40 @@ def sweep(url: str, server, spec: str, scenarios: list[Scenario], opts: RunOptio
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
         summary = metrics.summary(result.records, result.window_s, slo)
-        rows: list[Row] = [*metrics.rows(result.records, result.window_start),
-                           *metrics.point_rows(summary, result.client_cpu_pct), *_energy_rows(joules, result)]
-        extra: dict[str, Any] = {"server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
-                                 "errors": result.errors, "requests": summary.get("requests"),
-                                 "client_cpu_pct": result.client_cpu_pct,
-                                 "client_loop_cpu_pct": result.loop_cpu_pct, "slo": backend_option(opts, "slo")}
-        if result.workers:    # how the client was split: not identity (the server's timings are the same)
+        rows: list[Row] = [
+            *metrics.rows(result.records, result.window_start),
+            *metrics.point_rows(summary, result.client_cpu_pct),
+            *_energy_rows(joules, result),
+        ]
+        extra: dict[str, Any] = {
+            "server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
+            "errors": result.errors,
+            "requests": summary.get("requests"),
+            "client_cpu_pct": result.client_cpu_pct,
+            "client_loop_cpu_pct": result.loop_cpu_pct,
+            "slo": backend_option(opts, "slo"),
+        }
+        if result.workers:  # how the client was split: not identity (the server's timings are the same)
             extra["client_workers"] = result.workers
         if joules is not None:
             # the energy counter's window (epoch seconds), so other meters can be set beside it
             extra["energy_window_s"] = [metered_from, metered_to]
         died = server is not None and not server.alive()
         status, error = _status(summary, died, server)
-        yield Outcome(sc, info, status=status, error=error, rows=rows, primary_metric="ttft_s",
-                      validity_reasons=validity(summary, opts, result), timing_method="host_clock",
-                      stop_reason=result.stop_reason, conditions=cond, started_at=started, extra=extra)
+        yield Outcome(
+            sc,
+            info,
+            status=status,
+            error=error,
+            rows=rows,
+            primary_metric="ttft_s",
+            validity_reasons=validity(summary, opts, result),
+            timing_method="host_clock",
+            stop_reason=result.stop_reason,
+            conditions=cond,
+            started_at=started,
+            extra=extra,
+        )
 
 
 def _energy_meter(device: str):
@@ -95,7 +135,7 @@ def _energy_meter(device: str):
         elif family == "cpu":
             meter = energy.cpu_source([])
         if meter is not None:
-            meter.sample()      # the count starts here: NVML's energy_j counts from the first sample
+            meter.sample()  # the count starts here: NVML's energy_j counts from the first sample
         return meter
     except Exception:  # a meter that cannot start measures nothing; the load point goes on
         return None
@@ -156,9 +196,11 @@ def validity(summary: dict, opts: RunOptions, result) -> list[str]:
     busy = result.loop_cpu_pct
     if busy is not None and busy >= CLIENT_BOUND_PCT and result.window_s >= CLIENT_BOUND_MIN_WINDOW_S:
         which = "busiest worker's event loop" if getattr(result, "workers", None) else "event loop"
-        reasons.append(f"client_bound: the load generator's {which} was busy {busy:.0f} % of the window "
-                       f"(limit {CLIENT_BOUND_PCT:.0f} %); its timings include its own queueing: lower the "
-                       "load or run the client on more cores (--client-workers auto)")
+        reasons.append(
+            f"client_bound: the load generator's {which} was busy {busy:.0f} % of the window "
+            f"(limit {CLIENT_BOUND_PCT:.0f} %); its timings include its own queueing: lower the "
+            "load or run the client on more cores (--client-workers auto)"
+        )
     return reasons
 
 
@@ -189,8 +231,19 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
     gen = int(sc.settings["gen_tokens"])
     extra = {"ignore_eos": True, "min_tokens": gen} if backend_option(opts, "ignore_eos") else {}
     rule = replace(opts.rule, max_iters=max(backend_option(opts, "max_requests"), opts.rule.min_iters))
-    return LoadSpec(base_url=url, endpoint=sc.mode, model=model,
-                    prompts=prompts_for(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
-                    max_tokens=gen, concurrency=concurrency, rate=rate, arrival=arrival or "poisson",
-                    burstiness=shape, warmup_requests=opts.rule.warmup_iters, rule=rule,
-                    request_timeout_s=backend_option(opts, "request_timeout"), seed=index, extra_body=extra)
+    return LoadSpec(
+        base_url=url,
+        endpoint=sc.mode,
+        model=model,
+        prompts=prompts_for(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
+        max_tokens=gen,
+        concurrency=concurrency,
+        rate=rate,
+        arrival=arrival or "poisson",
+        burstiness=shape,
+        warmup_requests=opts.rule.warmup_iters,
+        rule=rule,
+        request_timeout_s=backend_option(opts, "request_timeout"),
+        seed=index,
+        extra_body=extra,
+    )

@@ -83,7 +83,7 @@ def core_groups(n: int) -> list[list[int]] | None:
     sizes = split(len(cores), n)
     out, at = [], 0
     for k in sizes:
-        out.append(cores[at:at + k])
+        out.append(cores[at : at + k])
         at += k
     return out
 
@@ -96,11 +96,16 @@ def shares(spec: LoadSpec, n: int) -> list[tuple[LoadSpec, float]]:
     most = split(min(rule.max_iters, sys.maxsize // 2), n)
     out = []
     for i in range(n):
-        prompts = spec.prompts[i % len(spec.prompts):] + spec.prompts[:i % len(spec.prompts)]
+        prompts = spec.prompts[i % len(spec.prompts) :] + spec.prompts[: i % len(spec.prompts)]
         sub = dataclasses.replace(
-            spec, prompts=prompts, concurrency=conc[i], rate=spec.rate / n if spec.rate is not None else None,
-            warmup_requests=warm[i], seed=spec.seed * 1009 + i,
-            rule=dataclasses.replace(rule, min_iters=1, max_iters=max(1, most[i])))
+            spec,
+            prompts=prompts,
+            concurrency=conc[i],
+            rate=spec.rate / n if spec.rate is not None else None,
+            warmup_requests=warm[i],
+            seed=spec.seed * 1009 + i,
+            rule=dataclasses.replace(rule, min_iters=1, max_iters=max(1, most[i])),
+        )
         offset = i / spec.rate if spec.rate is not None and spec.arrival == "constant" else 0.0
         out.append((sub, offset))
     return out
@@ -124,7 +129,7 @@ class _Worker:
             self.proc.stdin.write((json.dumps(msg) + "\n").encode())
             self.proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            pass                    # it died: its end of file says so
+            pass  # it died: its end of file says so
 
     def last_words(self) -> str:
         self.stderr.seek(0)
@@ -142,8 +147,12 @@ class _Pool:
         for i, (sub, offset) in enumerate(shares(spec, n)):
             cores = groups[i] if groups else None
             err = tempfile.TemporaryFile()
-            proc = subprocess.Popen([sys.executable, "-m", "benchdb.backends.openai.client_worker"],
-                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "benchdb.backends.openai.client_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
             w = _Worker(i, proc, err, cores)
             assert proc.stdout is not None
             os.set_blocking(proc.stdout.fileno(), False)
@@ -159,9 +168,11 @@ class _Pool:
         left = until - time.perf_counter()
         if left <= 0:
             quiet = next((w for w in self.workers if w.result is None), self.workers[0])
-            raise BenchdbError(f"client worker {quiet.index} (pid {quiet.proc.pid}) sent nothing in time "
-                               f"(last stderr: {quiet.last_words()}); lower the load or use fewer "
-                               "--client-workers")
+            raise BenchdbError(
+                f"client worker {quiet.index} (pid {quiet.proc.pid}) sent nothing in time "
+                f"(last stderr: {quiet.last_words()}); lower the load or use fewer "
+                "--client-workers"
+            )
         for key, _ in self.sel.select(min(left, 0.1)):
             self.read(key.data)
 
@@ -176,8 +187,10 @@ class _Pool:
             self.sel.unregister(w.proc.stdout)
             if w.result is None:
                 code = w.proc.wait()
-                raise BenchdbError(f"client worker {w.index} (pid {w.proc.pid}) exited with code {code} before "
-                                   f"its results: {w.last_words()}")
+                raise BenchdbError(
+                    f"client worker {w.index} (pid {w.proc.pid}) exited with code {code} before "
+                    f"its results: {w.last_words()}"
+                )
             return
         w.buf += data
         *lines, w.buf = w.buf.split(b"\n")
@@ -239,8 +252,9 @@ def run(spec: LoadSpec, n: int = 1, stats: Stats | None = None) -> LoadResult:
     if spec.concurrency is not None:
         n = min(n, spec.concurrency)
     if not same_clock():
-        raise BenchdbError("client worker processes need one system-wide monotonic clock (Linux); "
-                           "use --client-workers 1 here")
+        raise BenchdbError(
+            "client worker processes need one system-wide monotonic clock (Linux); use --client-workers 1 here"
+        )
     own = stats is None
     stats = stats or Stats()
     pool = _Pool(spec, n, stats)
@@ -261,8 +275,14 @@ def run(spec: LoadSpec, n: int = 1, stats: Stats | None = None) -> LoadResult:
         records.extend(got)
         end = max(end, w.result["window_end"])
         reasons.append(w.result["stop_reason"])
-        per.append({"cores": w.cores, "requests": sum(not r.warmup for r in got),
-                    "cpu_pct": w.result["cpu_pct"], "loop_cpu_pct": w.result["loop_cpu_pct"]})
+        per.append(
+            {
+                "cores": w.cores,
+                "requests": sum(not r.warmup for r in got),
+                "cpu_pct": w.result["cpu_pct"],
+                "loop_cpu_pct": w.result["loop_cpu_pct"],
+            }
+        )
     records.sort(key=lambda r: (not r.warmup, r.sent))
     for i, r in enumerate(x for x in records if x.warmup):
         r.index = i
@@ -278,7 +298,13 @@ def run(spec: LoadSpec, n: int = 1, stats: Stats | None = None) -> LoadResult:
     total = sum(p["cpu_pct"] or 0.0 for p in per) + (100.0 * cpu / wall if wall > 0 else 0.0)
     loops = [p["loop_cpu_pct"] for p in per if p["loop_cpu_pct"] is not None]
     stop = reason or ("max_time" if "max_time" in reasons else "max_iters")
-    return LoadResult(records=records, window_start=start, window_end=end, stop_reason=stop, errors=errors,
-                      client_cpu_pct=total if wall > 0 else None, loop_cpu_pct=max(loops) if loops else None,
-                      workers=per)
-
+    return LoadResult(
+        records=records,
+        window_start=start,
+        window_end=end,
+        stop_reason=stop,
+        errors=errors,
+        client_cpu_pct=total if wall > 0 else None,
+        loop_cpu_pct=max(loops) if loops else None,
+        workers=per,
+    )

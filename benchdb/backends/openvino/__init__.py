@@ -9,8 +9,14 @@ from __future__ import annotations
 from benchdb.backends.api import BackendInfo
 from benchdb.backends.openvino.options import OpenvinoOptions
 
-BACKEND = BackendInfo("openvino", "openvino", "openvino", "pip install 'benchdb[openvino]'",
-                      "benchdb.backends.openvino.backend",
-                      devices=('cpu', 'gpu', 'npu'), modes=("latency", "throughput"),
-                      option_set=OpenvinoOptions,
-                      summary="Models exported to ONNX, compiled by OpenVINO")
+BACKEND = BackendInfo(
+    "openvino",
+    "openvino",
+    "openvino",
+    "pip install 'benchdb[openvino]'",
+    "benchdb.backends.openvino.backend",
+    devices=("cpu", "gpu", "npu"),
+    modes=("latency", "throughput"),
+    option_set=OpenvinoOptions,
+    summary="Models exported to ONNX, compiled by OpenVINO",
+)

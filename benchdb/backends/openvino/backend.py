@@ -42,12 +42,16 @@ def _core():
 def software() -> dict:
     import openvino as ov
 
-    return {"openvino": ov.__version__, "torch": hardware.package_version("torch"),
-            "onnx": hardware.package_version("onnx"), "devices": _core().available_devices}
+    return {
+        "openvino": ov.__version__,
+        "torch": hardware.package_version("torch"),
+        "onnx": hardware.package_version("onnx"),
+        "devices": _core().available_devices,
+    }
 
 
 #: What the fork server imports for this backend's measuring children (isolation.prestart).
-PRELOAD = ('openvino', *models.PRELOAD)
+PRELOAD = ("openvino", *models.PRELOAD)
 
 
 def ov_device(device: str) -> str:
@@ -59,8 +63,10 @@ def check_device(device: str) -> None:
     devices = _core().available_devices
     target = ov_device(device)
     if target != "AUTO" and not any(d == target or d.startswith(target + ".") for d in devices):
-        raise BackendUnavailable(f"OpenVINO device {target} is unavailable here (available: "
-                                 f"{', '.join(devices)}); install its driver or use --device CPU")
+        raise BackendUnavailable(
+            f"OpenVINO device {target} is unavailable here (available: "
+            f"{', '.join(devices)}); install its driver or use --device CPU"
+        )
 
 
 def hardware_of(device: str) -> dict:
@@ -69,9 +75,17 @@ def hardware_of(device: str) -> dict:
     core = _core()
     name = core.get_property(ov_device(device), "FULL_DEVICE_NAME")
     cpu = hardware.cpu_fingerprint()
-    return {"kind": ov_device(device).lower().split(".")[0], "vendor": "Intel", "device_name": name,
-            "cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"], "arch": cpu["arch"],
-            "os": cpu["os"], "driver": None, "memory_bytes": None}
+    return {
+        "kind": ov_device(device).lower().split(".")[0],
+        "vendor": "Intel",
+        "device_name": name,
+        "cpu_model": cpu["cpu_model"],
+        "cores_logical": cpu["cores_logical"],
+        "arch": cpu["arch"],
+        "os": cpu["os"],
+        "driver": None,
+        "memory_bytes": None,
+    }
 
 
 def model_info(spec: str) -> dict:
@@ -81,8 +95,10 @@ def model_info(spec: str) -> dict:
 class _Session:
     def __init__(self, path, sc: Scenario, opts: RunOptions):
         core = _core()
-        config: dict[str, str | int] = {"INFERENCE_PRECISION_HINT": PRECISION_HINT[sc.precision],
-                                        "PERFORMANCE_HINT": MODES[sc.mode]}
+        config: dict[str, str | int] = {
+            "INFERENCE_PRECISION_HINT": PRECISION_HINT[sc.precision],
+            "PERFORMANCE_HINT": MODES[sc.mode],
+        }
         if ov_device(opts.device) == "CPU":
             config["INFERENCE_NUM_THREADS"] = opts.thread_count
         self.compiled = core.compile_model(core.read_model(str(path)), ov_device(opts.device), config)
@@ -92,7 +108,7 @@ class _Session:
         name = used.get_type_name() if hasattr(used, "get_type_name") else str(used).lower()
         self.precision_used = {"f32": "fp32", "bf16": "bf16", "f16": "fp16"}.get(name, name)
         if sc.precision in quantize.QUANTIZED:
-            self.precision_used = sc.precision    # int8/int4 weights; the hint covers the rest
+            self.precision_used = sc.precision  # int8/int4 weights; the hint covers the rest
         #: Options known only once compiled (merged into the scenario's options by the graph runner).
         self.options_used: dict = {}
         self.extra: dict = {}
@@ -112,8 +128,11 @@ class _QueueSession(_Session):
         self.num_requests = max(1, int(self.compiled.get_property("OPTIMAL_NUMBER_OF_INFER_REQUESTS")))
         self.queue = ov.AsyncInferQueue(self.compiled, self.num_requests)
         self.options_used = {"num_requests": self.num_requests}
-        self.extra = {"num_requests": self.num_requests, "api": "async",
-                      "streams": _property(self.compiled, "NUM_STREAMS")}
+        self.extra = {
+            "num_requests": self.num_requests,
+            "api": "async",
+            "streams": _property(self.compiled, "NUM_STREAMS"),
+        }
 
     def measure(self, feeds, rule: StopRule, items: int) -> tuple[Measurement, list[Row]]:
         import numpy as np
@@ -129,7 +148,7 @@ class _QueueSession(_Session):
 def _property(compiled, name: str):
     try:
         value = compiled.get_property(name)
-    except Exception:   # not every device reports every property
+    except Exception:  # not every device reports every property
         return None
     return int(value) if hasattr(value, "__int__") else str(value)
 
@@ -143,21 +162,22 @@ class _OvQueue:
     def first(self) -> None:
         self.queue[0].infer()
 
-    def idle(self) -> int:                 # blocks until a request is idle
+    def idle(self) -> int:  # blocks until a request is idle
         return self.queue.get_idle_request_id()
 
     def latency_s(self, i: int) -> float:  # the request's last inference, start to completion
         return self.queue[i].latency / 1e3
 
-    def start(self) -> None:               # starts the request idle() returned
+    def start(self) -> None:  # starts the request idle() returned
         self.queue.start_async()
 
     def wait_all(self) -> None:
         self.queue.wait_all()
 
 
-def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], float] = time.perf_counter,
-                  stats=None) -> tuple[Measurement, list[Row]]:
+def measure_queue(
+    queue, rule: StopRule, items: int, *, clock: Callable[[], float] = time.perf_counter, stats=None
+) -> tuple[Measurement, list[Row]]:
     """Measure a queue of ``queue.size`` asynchronous requests kept busy, under ``rule``.
 
     The first inference is timed on its own (``first_call_s``); warm-up keeps the queue full for
@@ -190,7 +210,7 @@ def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], floa
                 break
         m.warmup_iters = done
 
-        started: dict[int, float] = {}          # request -> start offset, for requests of the window
+        started: dict[int, float] = {}  # request -> start offset, for requests of the window
         samples: list[tuple[float, float]] = []  # (start offset, latency)
         latencies: list[float] = []
         completed = 0
@@ -213,7 +233,7 @@ def measure_queue(queue, rule: StopRule, items: int, *, clock: Callable[[], floa
             in_flight.add(i)
             started[i] = clock() - start
             queue.start()
-        queue.wait_all()                        # requests still running: latency samples only
+        queue.wait_all()  # requests still running: latency samples only
         for i, offset in started.items():
             samples.append((offset, queue.latency_s(i)))
         samples.sort()
@@ -246,9 +266,15 @@ def _prepare(exported, sc: Scenario, opts: RunOptions) -> _Session:
     return cls(exported.path, sc, opts)
 
 
-ENGINE = graph.Engine(NAME, tuple(MODES), tuple(PRECISION_HINT), _artifact, _prepare, software,
-                      quantize=lambda exported, sc, method, calib: quantize.openvino_quantized(
-                          exported, method, sc.precision, calib))
+ENGINE = graph.Engine(
+    NAME,
+    tuple(MODES),
+    tuple(PRECISION_HINT),
+    _artifact,
+    _prepare,
+    software,
+    quantize=lambda exported, sc, method, calib: quantize.openvino_quantized(exported, method, sc.precision, calib),
+)
 
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
@@ -256,10 +282,17 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
 
     check_device(opts.device)
     modes = opts.modes if opts.modes != ("eager",) else ("latency",)
-    return graph.plan(ENGINE, replace(opts, modes=modes), normalize_device(opts.device),
-                      lambda mode, precision: OpenvinoOptions(
-                          threads=opts.thread_count, ov_device=ov_device(opts.device),
-                          performance_hint=MODES[mode], precision_hint=precision))
+    return graph.plan(
+        ENGINE,
+        replace(opts, modes=modes),
+        normalize_device(opts.device),
+        lambda mode, precision: OpenvinoOptions(
+            threads=opts.thread_count,
+            ov_device=ov_device(opts.device),
+            performance_hint=MODES[mode],
+            precision_hint=precision,
+        ),
+    )
 
 
 def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None) -> Iterator[Outcome]:

@@ -31,10 +31,13 @@ def missing(install: bool = False) -> tuple[str, str] | None:
     if browser.find() is None:
         return "no Chromium browser found (" + ", ".join(browser.NAMES) + ", $BENCHDB_CHROMIUM)", browser.INSTALL
     if assets.missing():
-        if install:        # fetched by ortweb.plan once the options are known good (fetch())
+        if install:  # fetched by ortweb.plan once the options are known good (fetch())
             return None
-        return (f"onnxruntime-web {assets.VERSION} is not in {assets.folder()} yet (`benchdb run --backend "
-                f"ort-web` fetches it on first use)", assets.INSTALL)
+        return (
+            f"onnxruntime-web {assets.VERSION} is not in {assets.folder()} yet (`benchdb run --backend "
+            f"ort-web` fetches it on first use)",
+            assets.INSTALL,
+        )
     return None
 
 
@@ -58,10 +61,16 @@ def uses() -> dict[str, str | None]:
     return {"onnxruntime-web": assets.VERSION, "playwright": package_version("playwright")}
 
 
-BACKEND = BackendInfo("ort-web", "playwright", "playwright", "pip install 'benchdb[web]'",
-                      "benchdb.backends.ortweb.backend", probe="benchdb.backends.ortweb:missing",
-                      uses="benchdb.backends.ortweb:uses",
-                      devices=("cpu", "webgpu"), modes=("opt-all",), option_set=OrtwebOptions,
-                      summary="onnxruntime-web in a headless Chromium (WASM, WebGPU, WebNN)")
-
-
+BACKEND = BackendInfo(
+    "ort-web",
+    "playwright",
+    "playwright",
+    "pip install 'benchdb[web]'",
+    "benchdb.backends.ortweb.backend",
+    probe="benchdb.backends.ortweb:missing",
+    uses="benchdb.backends.ortweb:uses",
+    devices=("cpu", "webgpu"),
+    modes=("opt-all",),
+    option_set=OrtwebOptions,
+    summary="onnxruntime-web in a headless Chromium (WASM, WebGPU, WebNN)",
+)

@@ -25,8 +25,14 @@ from benchdb.paths import cache_root
 VERSION = "1.30.0"
 #: The registry's ``dist.integrity`` of onnxruntime-web@VERSION.
 INTEGRITY = "sha512-q0y+JrrtukXSzsBWEMccVfqX25LRmosXHF+CaRJmg8pZClzcV7svNc4rKY3jL02Vb7QmRMDs1SigqR4CXAfKYQ=="
-FILES = ("ort.wasm.min.mjs", "ort-wasm-simd-threaded.mjs", "ort-wasm-simd-threaded.wasm",
-         "ort.min.mjs", "ort-wasm-simd-threaded.jsep.mjs", "ort-wasm-simd-threaded.jsep.wasm")
+FILES = (
+    "ort.wasm.min.mjs",
+    "ort-wasm-simd-threaded.mjs",
+    "ort-wasm-simd-threaded.wasm",
+    "ort.min.mjs",
+    "ort-wasm-simd-threaded.jsep.mjs",
+    "ort-wasm-simd-threaded.jsep.wasm",
+)
 PACKAGE = npm.Package("onnxruntime-web", VERSION, INTEGRITY, tuple(f"dist/{f}" for f in FILES), size="33 MB")
 #: The module entry per execution provider.
 ENTRY = {"wasm": "ort.wasm.min.mjs", "webgpu": "ort.min.mjs", "webnn": "ort.min.mjs"}
@@ -49,18 +55,22 @@ def install(tarball: str | os.PathLike | None = None, log=None) -> Path:
     lacking = missing()
     if not lacking:
         return target
-    if os.environ.get("BENCHDB_ORTWEB_DIR"):       # the user's folder: read, never written or removed
-        raise BackendUnavailable(f"BENCHDB_ORTWEB_DIR={target} lacks {', '.join(lacking)}; point it at a complete "
-                                 f"onnxruntime-web {VERSION} dist folder, or unset it to let benchdb fetch its "
-                                 "own copy into its cache")
+    if os.environ.get("BENCHDB_ORTWEB_DIR"):  # the user's folder: read, never written or removed
+        raise BackendUnavailable(
+            f"BENCHDB_ORTWEB_DIR={target} lacks {', '.join(lacking)}; point it at a complete "
+            f"onnxruntime-web {VERSION} dist folder, or unset it to let benchdb fetch its "
+            "own copy into its cache"
+        )
     return npm.install(PACKAGE, target, tarball, log, error=BackendUnavailable, hint=INSTALL)
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    p = argparse.ArgumentParser(prog="python -m benchdb.backends.ortweb.assets",
-                                description=f"Fetch onnxruntime-web {VERSION} for benchdb's ort-web backend.")
+    p = argparse.ArgumentParser(
+        prog="python -m benchdb.backends.ortweb.assets",
+        description=f"Fetch onnxruntime-web {VERSION} for benchdb's ort-web backend.",
+    )
     p.add_argument("--tarball", help="an onnxruntime-web tarball (npm pack) instead of downloading")
     args = p.parse_args(argv)
     try:

@@ -66,10 +66,15 @@ def browser_version() -> str | None:
 def software() -> dict:
     import playwright  # noqa: F401 (the backend library: unavailable when it fails to import)
 
-    return {"onnxruntime-web": assets.VERSION, "browser": browser_version(),
-            "browser_path": browser.find(), "playwright": hardware.package_version("playwright"),
-            "torch": hardware.package_version("torch"), "onnx": hardware.package_version("onnx"),
-            "onnxscript": hardware.package_version("onnxscript")}
+    return {
+        "onnxruntime-web": assets.VERSION,
+        "browser": browser_version(),
+        "browser_path": browser.find(),
+        "playwright": hardware.package_version("playwright"),
+        "torch": hardware.package_version("torch"),
+        "onnx": hardware.package_version("onnx"),
+        "onnxscript": hardware.package_version("onnxscript"),
+    }
 
 
 @cache
@@ -91,25 +96,50 @@ def environment(device: str) -> dict:
 def hardware_of(device: str) -> dict:
     cpu = hardware.cpu_fingerprint()
     if device == "wasm":
-        return cpu                      # WASM runs on this CPU: its results share the CPU's hardware id
+        return cpu  # WASM runs on this CPU: its results share the CPU's hardware id
     env = environment(device)
-    common = {"cpu_model": cpu["cpu_model"], "cores_logical": cpu["cores_logical"],
-              "cores_physical": cpu["cores_physical"], "arch": cpu["arch"], "os": cpu["os"],
-              "browser": env["browser"], "driver": env["browser"]}
+    common = {
+        "cpu_model": cpu["cpu_model"],
+        "cores_logical": cpu["cores_logical"],
+        "cores_physical": cpu["cores_physical"],
+        "arch": cpu["arch"],
+        "os": cpu["os"],
+        "browser": env["browser"],
+        "driver": env["browser"],
+    }
     if device == "webgpu":
         gpu = env.get("webgpu") or {}
         if "error" in gpu:
-            return {"kind": "gpu", "vendor": None, "device_name": "WebGPU (no adapter)", "memory_bytes": None,
-                    "adapter_error": gpu["error"], **common}
+            return {
+                "kind": "gpu",
+                "vendor": None,
+                "device_name": "WebGPU (no adapter)",
+                "memory_bytes": None,
+                "adapter_error": gpu["error"],
+                **common,
+            }
         fallback = bool(gpu.get("isFallbackAdapter"))
         arch = gpu.get("architecture") or gpu.get("description") or gpu.get("device") or "adapter"
-        return {"kind": "gpu", "vendor": gpu.get("vendor") or None,
-                "device_name": f"WebGPU {arch}" + (" (software fallback adapter)" if fallback else ""),
-                "memory_bytes": None, "compute_capability": None, "adapter": gpu,
-                "is_fallback_adapter": fallback, "emulated": fallback, **common}
+        return {
+            "kind": "gpu",
+            "vendor": gpu.get("vendor") or None,
+            "device_name": f"WebGPU {arch}" + (" (software fallback adapter)" if fallback else ""),
+            "memory_bytes": None,
+            "compute_capability": None,
+            "adapter": gpu,
+            "is_fallback_adapter": fallback,
+            "emulated": fallback,
+            **common,
+        }
     nn = env.get("webnn") or {}
-    return {"kind": "webnn", "vendor": None, "device_name": "WebNN (cpu)", "memory_bytes": None,
-            "webnn_error": nn.get("error"), **common}
+    return {
+        "kind": "webnn",
+        "vendor": None,
+        "device_name": "WebNN (cpu)",
+        "memory_bytes": None,
+        "webnn_error": nn.get("error"),
+        **common,
+    }
 
 
 def model_info(spec: str) -> dict:
@@ -136,10 +166,13 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             raise BenchdbError(f"precision {p!r} is not valid for ort-web; use fp32")
     from benchdb.backends.ortweb import fetch
 
-    fetch()                                   # the pinned npm files, on first use
-    return inputs.expand_scenarios(replace(opts, modes=modes), NAME, device,
-                                   lambda mode, precision: OrtwebOptions(threads=opts.thread_count, ep=device,
-                                                                         browser="chromium"))
+    fetch()  # the pinned npm files, on first use
+    return inputs.expand_scenarios(
+        replace(opts, modes=modes),
+        NAME,
+        device,
+        lambda mode, precision: OrtwebOptions(threads=opts.thread_count, ep=device, browser="chromium"),
+    )
 
 
 def _status_of(exc: BaseException, timeout_s: float | None = None) -> tuple[str, str]:
@@ -166,7 +199,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         return
     info = model.info(num_parameters=sum(p.numel() for p in net.parameters()))
     device = scenarios[0].device
-    with Server(assets.folder()) as srv:           # 127.0.0.1 only; closed with this model's scenarios
+    with Server(assets.folder()) as srv:  # 127.0.0.1 only; closed with this model's scenarios
         b = None
         try:
             b = browser.Browser(device)
@@ -183,7 +216,7 @@ def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> I
     from benchdb.backends.shared import onnx_export as export
 
     env: dict | None = None
-    failed: export.ExportFailed | None = None       # an export that failed once fails for every shape
+    failed: export.ExportFailed | None = None  # an export that failed once fails for every shape
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
@@ -191,7 +224,7 @@ def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> I
         page = None
         deadline = {"fired": False}
         try:
-            b.revive()                                 # the browser died or was ended: a new one
+            b.revive()  # the browser died or was ended: a new one
             with b.deadline(opts.timeout_s) as deadline:
                 page = b.page(srv.url, opts.timeout_s)
                 if env is None:
@@ -199,8 +232,14 @@ def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> I
                     env["browser"] = f"Chromium {b.version}"
                 unsupported = _unsupported(sc.device, env)
                 if unsupported:
-                    outcome = Outcome(sc, info, status="unsupported", error=unsupported, started_at=started,
-                                      extra=scenario_identity(env, sc))
+                    outcome = Outcome(
+                        sc,
+                        info,
+                        status="unsupported",
+                        error=unsupported,
+                        started_at=started,
+                        extra=scenario_identity(env, sc),
+                    )
                 else:
                     if failed is not None:
                         raise failed
@@ -210,8 +249,9 @@ def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> I
             outcome = Outcome(sc, info, status="unsupported", error=export.describe_failure(exc), started_at=started)
         except Exception as exc:
             status, text = _status_of(exc, opts.timeout_s if deadline["fired"] else None)
-            outcome = Outcome(sc, info, status=status, error=text, started_at=started,
-                              extra=scenario_identity(env, sc) if env else {})
+            outcome = Outcome(
+                sc, info, status=status, error=text, started_at=started, extra=scenario_identity(env, sc) if env else {}
+            )
         finally:
             if page is not None and b.alive():
                 try:

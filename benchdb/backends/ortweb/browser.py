@@ -15,10 +15,21 @@ import threading
 import uuid
 from contextlib import contextmanager
 
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
-DEVICE_FLAGS = {"wasm": (), "webgpu": ("--enable-unsafe-webgpu",),
-                "webnn": ("--enable-features=WebMachineLearningNeuralNetwork",)}
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+DEVICE_FLAGS = {
+    "wasm": (),
+    "webgpu": ("--enable-unsafe-webgpu",),
+    "webnn": ("--enable-features=WebMachineLearningNeuralNetwork",),
+}
 NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 INSTALL = "apt-get install -y chromium (or set BENCHDB_CHROMIUM to a Chromium/Chrome binary)"
 
@@ -54,8 +65,9 @@ class Browser:
         self.killed = False
         self._pw = sync_playwright().start()
         try:
-            self.browser = self._pw.chromium.launch(executable_path=find(), headless=True,
-                                                    args=flags(self.device) + [self.marker])
+            self.browser = self._pw.chromium.launch(
+                executable_path=find(), headless=True, args=flags(self.device) + [self.marker]
+            )
         except Exception:
             self._pw.stop()
             raise
@@ -113,7 +125,7 @@ class Browser:
         try:
             self.browser.close()
         except Exception:
-            if self.alive():            # a killed or crashed browser has nothing left to close
+            if self.alive():  # a killed or crashed browser has nothing left to close
                 raise
         finally:
             self._pw.stop()

@@ -15,11 +15,20 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 HERE = Path(__file__).parent
-MIME = {".html": "text/html; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-        ".js": "text/javascript; charset=utf-8", ".wasm": "application/wasm",
-        ".onnx": "application/octet-stream", ".data": "application/octet-stream"}
-ISOLATION = {"Cross-Origin-Opener-Policy": "same-origin", "Cross-Origin-Embedder-Policy": "require-corp",
-             "Cross-Origin-Resource-Policy": "same-origin", "Cache-Control": "no-store"}
+MIME = {
+    ".html": "text/html; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".wasm": "application/wasm",
+    ".onnx": "application/octet-stream",
+    ".data": "application/octet-stream",
+}
+ISOLATION = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
 
 
 class Server:
@@ -49,7 +58,7 @@ class Server:
                     while chunk := fh.read(1 << 20):
                         self.wfile.write(chunk)
 
-            def log_message(self, *args):   # quiet
+            def log_message(self, *args):  # quiet
                 pass
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)

@@ -15,8 +15,15 @@ COMPILE_MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-
 #: Layers swapped for Hub kernels (the ``kernels`` library), optionally compiled on top.
 KERNEL_MODES = ("kernels", "kernels+compile", *(f"kernels+compile:{m}" for m in COMPILE_MODES))
 
-BACKEND = BackendInfo("pytorch", "torch", "torch", "pip install 'benchdb[torch]' torch==2.13.0",
-                      "benchdb.backends.pytorch.backend",
-                      devices=('cpu', 'cuda', 'rocm', 'mps', 'xpu'), option_set=PytorchOptions, options=OPTIONS,
-                      modes=("eager", "compile", *(f"compile:{m}" for m in COMPILE_MODES), *KERNEL_MODES),
-                      summary="Hugging Face models in PyTorch, eager, torch.compile or kernelized (Hub kernels)")
+BACKEND = BackendInfo(
+    "pytorch",
+    "torch",
+    "torch",
+    "pip install 'benchdb[torch]' torch==2.13.0",
+    "benchdb.backends.pytorch.backend",
+    devices=("cpu", "cuda", "rocm", "mps", "xpu"),
+    option_set=PytorchOptions,
+    options=OPTIONS,
+    modes=("eager", "compile", *(f"compile:{m}" for m in COMPILE_MODES), *KERNEL_MODES),
+    summary="Hugging Face models in PyTorch, eager, torch.compile or kernelized (Hub kernels)",
+)

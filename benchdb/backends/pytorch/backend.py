@@ -48,9 +48,13 @@ PRECISIONS = ("fp32", "fp16", "bf16", "int8", "int4")
 
 def software() -> dict:
     built = torch_build()
-    out = {"torch": built["__version__"], "transformers": hardware.package_version("transformers"),
-           "cuda": built.get("cuda"), "hip": built.get("hip")}
-    if built.get("cuda") or built.get("hip"):      # cuDNN's version is torch's to tell (a GPU build)
+    out = {
+        "torch": built["__version__"],
+        "transformers": hardware.package_version("transformers"),
+        "cuda": built.get("cuda"),
+        "hip": built.get("hip"),
+    }
+    if built.get("cuda") or built.get("hip"):  # cuDNN's version is torch's to tell (a GPU build)
         torch = import_torch()
         if torch.backends.cudnn.is_available():
             out["cudnn"] = torch.backends.cudnn.version()
@@ -80,8 +84,12 @@ def parse_mode(mode: str) -> str | None:
         return "default"
     if mode.startswith("compile:") and mode[8:] in COMPILE_MODES:
         return mode[8:]
-    raise BenchdbError(f"mode {mode!r} is not valid for pytorch; use eager, compile, "
-                       + ", ".join(f"compile:{m}" for m in COMPILE_MODES[1:]) + " or " + ", ".join(KERNEL_MODES))
+    raise BenchdbError(
+        f"mode {mode!r} is not valid for pytorch; use eager, compile, "
+        + ", ".join(f"compile:{m}" for m in COMPILE_MODES[1:])
+        + " or "
+        + ", ".join(KERNEL_MODES)
+    )
 
 
 def _kernel_mapping(opts: RunOptions) -> str | None:
@@ -112,12 +120,22 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             raise BenchdbError(f"precision {p!r} is not valid for pytorch; use one of {', '.join(PRECISIONS)}")
     device = opts.device.replace("cuda", "rocm") if device_kind(opts.device) == "rocm" else opts.device
     mapping = _kernel_mapping(opts)
-    return quantize.per_method(opts, lambda o: inputs.expand_scenarios(
-        o, NAME, normalize_device(device),
-        lambda mode, precision: PytorchOptions(threads=o.thread_count, compile_mode=parse_mode(mode),
-                                               kernels=mapping if hubkernels.split_mode(mode) else None,
-                                               **quantize.options(NAME, precision, o.quantization)),
-        lambda mode: {"torch_device": o.device}, generates=True))
+    return quantize.per_method(
+        opts,
+        lambda o: inputs.expand_scenarios(
+            o,
+            NAME,
+            normalize_device(device),
+            lambda mode, precision: PytorchOptions(
+                threads=o.thread_count,
+                compile_mode=parse_mode(mode),
+                kernels=mapping if hubkernels.split_mode(mode) else None,
+                **quantize.options(NAME, precision, o.quantization),
+            ),
+            lambda mode: {"torch_device": o.device},
+            generates=True,
+        ),
+    )
 
 
 def _unsupported(sc: Scenario, device) -> str | None:
@@ -157,8 +175,8 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
         yield from fail_all(scenarios, model.info(), failure, on_start)
         return
     info = model.info(num_parameters=sum(p.numel() for p in base.parameters()))
-    prepared: dict[tuple[str, str], Any] = {}      # (precision, mode) -> callable module
-    cast: dict[str, Any] = {}                      # precision -> module on device
+    prepared: dict[tuple[str, str], Any] = {}  # (precision, mode) -> callable module
+    cast: dict[str, Any] = {}  # precision -> module on device
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
@@ -169,8 +187,7 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
             yield Outcome(sc, info, status="unsupported", error=reason, started_at=started)
             continue
         try:
-            yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast,
-                           rss_before)
+            yield _measure(torch, model, base, sc, device, opts, info, load_s, started, prepared, cast, rss_before)
         except kernelize.Unsupported as exc:
             yield Outcome(sc, info, status="unsupported", error=str(exc), started_at=started)
         except Exception as exc:
@@ -180,11 +197,23 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
                 torch.cuda.empty_cache()
 
 
-def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: dict, load_s: float,
-             started: str, prepared: dict, cast: dict, rss_before: float | None = None) -> Outcome:
+def _measure(
+    torch,
+    model,
+    base,
+    sc: Scenario,
+    device,
+    opts: RunOptions,
+    info: dict,
+    load_s: float,
+    started: str,
+    prepared: dict,
+    cast: dict,
+    rss_before: float | None = None,
+) -> Outcome:
     dtype = dtype_of(sc.precision)
     if sc.precision not in cast:
-        cast.clear()          # one precision on the device at a time
+        cast.clear()  # one precision on the device at a time
         prepared.clear()
         net = base if (sc.precision == "fp32" and device.type == "cpu") else copy.deepcopy(base)
         net = net.to(device=device, dtype=dtype)
@@ -207,7 +236,7 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         sources.append(nvml)
         torch.cuda.reset_peak_memory_stats(device)
     cond = Conditions.now(opts.thread_count)
-    settled_rss()          # memory an earlier scenario freed goes back to the OS before this peak
+    settled_rss()  # memory an earlier scenario freed goes back to the OS before this peak
     # inference mode is entered once around the loop, as a bare loop does: entered in every call it
     # added ~1.5 % to a 1.6 ms tiny-BERT call (issue 19's agreement with a bare loop)
     with Monitor(sources) as mon, torch.inference_mode():
@@ -223,13 +252,15 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
     if flops is not None:
         rows.append(("flops", "flops", 0, 0.0, flops))
     reasons = judge(m, opts.rule, cond, opts.max_background_cpu)
-    extra: dict[str, Any] = {"image_tokens": inp.extra.get("image_tokens"), "ci_rel": m.ci_rel,
-                             "flops_per_forward": flops}
+    extra: dict[str, Any] = {
+        "image_tokens": inp.extra.get("image_tokens"),
+        "ci_rel": m.ci_rel,
+        "flops_per_forward": flops,
+    }
     if applied is not None:
         extra.update(applied.extra())
     if sc.precision != "fp32" or applied is not None:
-        found, rows_agree = agreement(torch, model, base, net, sc.precision, inp.forward, fwd,
-                                      full=applied is not None)
+        found, rows_agree = agreement(torch, model, base, net, sc.precision, inp.forward, fwd, full=applied is not None)
         extra.update(found)
         rows.extend(rows_agree)
     if opts.sts and not model.kind.generative:
@@ -240,6 +271,7 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
         def embed(f):
             with torch.inference_mode():
                 return flat(**inputs.to_device(f, device, dtype))[0].float().cpu().numpy()
+
         rows.extend(graph.sts_rows(model, list(fwd), sc, opts, embed, extra))
     if nvml is not None:
         if nvml.throttled:
@@ -251,12 +283,20 @@ def _measure(torch, model, base, sc: Scenario, device, opts: RunOptions, info: d
             rows.extend(measure_generation(torch, net, inp, device, dtype, sync, opts))
         else:
             extra["generation"] = "not measured under torch.compile (decode shapes change every step)"
-    return Outcome(sc, info, rows=rows, validity_reasons=reasons, timing_method=timer.method,
-                   stop_reason=m.stop_reason, conditions=cond, started_at=started, extra=extra)
+    return Outcome(
+        sc,
+        info,
+        rows=rows,
+        validity_reasons=reasons,
+        timing_method=timer.method,
+        stop_reason=m.stop_reason,
+        conditions=cond,
+        started_at=started,
+        extra=extra,
+    )
 
 
-def _prepared(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, compile_mode: str | None,
-              prepared: dict):
+def _prepared(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, compile_mode: str | None, prepared: dict):
     """:func:`_prepare` once per (precision, mode); a mode that cannot be kernelized is unsupported
     for each of its batch sizes and shapes without trying again."""
     key = (sc.precision, sc.mode)
@@ -277,11 +317,17 @@ def _prepare(torch, spec: str, net, sc: Scenario, device, opts: RunOptions, comp
         return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, None
     entries = hubkernels.parse(backend_option(opts, "kernels"))
     if hubkernels.identity(entries) != sc.options.get("kernels"):
-        raise kernelize.Unsupported("the --kernels mapping changed since the run was planned (a local kernel "
-                                    "repository's files?); plan the run again")
+        raise kernelize.Unsupported(
+            "the --kernels mapping changed since the run was planned (a local kernel "
+            "repository's files?); plan the run again"
+        )
     net = copy.deepcopy(net)
-    applied = kernelize.apply(net, spec, entries, device_kind(str(device)), compile_mode is not None,
-                              bool(backend_option(opts, "kernels_trust_remote_code")))
+    applied = kernelize.apply(
+        net,
+        spec,
+        entries,
+        device_kind(str(device)),
+        compile_mode is not None,
+        bool(backend_option(opts, "kernels_trust_remote_code")),
+    )
     return (net if compile_mode is None else torch.compile(net, mode=compile_mode)), net, applied
-
-

@@ -20,8 +20,13 @@ def import_torch():
 def dtype_of(precision: str):
     torch = import_torch()
     # int8 keeps fp32 activations: dynamic quantization quantizes them inside each Linear
-    return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "int8": torch.float32,
-            "int4": torch.float32}[precision]
+    return {
+        "fp32": torch.float32,
+        "fp16": torch.float16,
+        "bf16": torch.bfloat16,
+        "int8": torch.float32,
+        "int4": torch.float32,
+    }[precision]
 
 
 def torch_build() -> dict[str, str | None]:
@@ -68,17 +73,22 @@ def device_kind(device: str) -> str:
 
 def check_device(device: str) -> None:
     base = device.split(":")[0]
-    if base == "cpu":             # (no torch import in the planning process for the CPU)
+    if base == "cpu":  # (no torch import in the planning process for the CPU)
         return
     torch = import_torch()
-    ok = {"cpu": lambda: True, "cuda": torch.cuda.is_available,
-          "mps": lambda: hasattr(torch.backends, "mps") and torch.backends.mps.is_available(),
-          "xpu": lambda: hasattr(torch, "xpu") and torch.xpu.is_available()}.get(base)
+    ok = {
+        "cpu": lambda: True,
+        "cuda": torch.cuda.is_available,
+        "mps": lambda: hasattr(torch.backends, "mps") and torch.backends.mps.is_available(),
+        "xpu": lambda: hasattr(torch, "xpu") and torch.xpu.is_available(),
+    }.get(base)
     if ok is None:
         raise BenchdbError(f"device {device!r} is not one PyTorch knows; use cpu, cuda[:i], mps or xpu")
     if not ok():
-        raise BenchdbError(f"device {device} is not available on this machine (torch {torch.__version__}); "
-                           "see `benchdb hardware`, or use --device cpu")
+        raise BenchdbError(
+            f"device {device} is not available on this machine (torch {torch.__version__}); "
+            "see `benchdb hardware`, or use --device cpu"
+        )
     if base in ("cuda", "xpu") and ":" in device:
         count = torch.cuda.device_count() if base == "cuda" else torch.xpu.device_count()
         if int(device.split(":")[1]) >= count:

@@ -33,15 +33,16 @@ class TokenClock:
 def generation_rows(clock: TokenClock, m, batch: int, tokens: int) -> list[tuple]:
     """TTFT, per-token TPOT, end-to-end time and tokens/s of the timed generate calls."""
     rows: list[tuple] = []
-    timed = clock.calls[-len(m.samples):] if m.samples else []
+    timed = clock.calls[-len(m.samples) :] if m.samples else []
     for it, (stamps, total, offset) in enumerate(zip(timed, m.samples, m.offsets, strict=True)):
         rows.append(("generate_s", "s", it, offset, total))
         rows.append(("tokens_per_s", "tokens/s", it, offset, batch * tokens / total))
         if len(stamps) >= 2:
             rows.append(("ttft_s", "s", it, offset, stamps[1] - stamps[0]))
         for k in range(2, len(stamps)):
-            rows.append(("tpot_s", "s", it * tokens + k - 1, offset + stamps[k - 1] - stamps[0],
-                         stamps[k] - stamps[k - 1]))
+            rows.append(
+                ("tpot_s", "s", it * tokens + k - 1, offset + stamps[k - 1] - stamps[0], stamps[k] - stamps[k - 1])
+            )
     return rows
 
 
@@ -49,9 +50,13 @@ def measure_generation(torch, net, inp, device, dtype, sync, opts: RunOptions) -
     from transformers import LogitsProcessorList
 
     clock = TokenClock(sync)
-    kwargs = dict(inputs.to_device(inp.generate, device, dtype), max_new_tokens=opts.gen_tokens,
-                  min_new_tokens=opts.gen_tokens, do_sample=False,
-                  logits_processor=LogitsProcessorList([clock]))
+    kwargs = dict(
+        inputs.to_device(inp.generate, device, dtype),
+        max_new_tokens=opts.gen_tokens,
+        min_new_tokens=opts.gen_tokens,
+        do_sample=False,
+        logits_processor=LogitsProcessorList([clock]),
+    )
 
     def generate():
         clock.begin()

@@ -46,8 +46,10 @@ def library():
     try:
         import kernels
     except ImportError as exc:
-        raise BackendUnavailable(f"the kernelized modes are unavailable: the kernels library is not installed "
-                                 f"({exc}); install it with: {INSTALL}") from None
+        raise BackendUnavailable(
+            f"the kernelized modes are unavailable: the kernels library is not installed "
+            f"({exc}); install it with: {INSTALL}"
+        ) from None
     return kernels
 
 
@@ -68,9 +70,9 @@ def split_mode(mode: str) -> tuple[bool, str | None] | None:
 class Entry:
     """One mapping entry: the model's layer and the kernel layer that replaces it."""
 
-    layer: str                 # a registered layer name (RMSNorm) or a module class name (LlamaRMSNorm)
-    source: str                # a Hub repository id, or a local repository's absolute path
-    name: str                  # the layer class in the kernel repository
+    layer: str  # a registered layer name (RMSNorm) or a module class name (LlamaRMSNorm)
+    source: str  # a Hub repository id, or a local repository's absolute path
+    name: str  # the layer class in the kernel repository
     local: bool
     version: int | None = None
     revision: str | None = None
@@ -222,7 +224,7 @@ def check_layers(entries: list[Entry], specs: list[str], task: str | None) -> No
         try:
             with torch.device("meta"):
                 have[spec] = _layer_names(getattr(T, m.kind.auto_class).from_config(m.config))
-        except Exception:    # a model that cannot be built without weights is checked when measured
+        except Exception:  # a model that cannot be built without weights is checked when measured
             continue
     if not have:
         return
@@ -231,8 +233,10 @@ def check_layers(entries: list[Entry], specs: list[str], task: str | None) -> No
             spec, names = next(iter(have.items()))
             registered = ", ".join(sorted({n for n, classes in names.items() if n not in classes})) or _none()
             lead = f"model {spec} has" if len(have) == 1 else f"none of the models ({', '.join(have)}) has"
-            raise BenchdbError(f"--kernels: {lead} no layer {e.layer!r}; its registered kernel layers: "
-                               f"{registered}; classes: {', '.join(sorted(c for c in names if c in names[c]))}")
+            raise BenchdbError(
+                f"--kernels: {lead} no layer {e.layer!r}; its registered kernel layers: "
+                f"{registered}; classes: {', '.join(sorted(c for c in names if c in names[c]))}"
+            )
 
 
 def _none() -> str:
@@ -243,8 +247,10 @@ def _none() -> str:
 
     if import_utils.is_kernels_available():
         return "none"
-    return (f"none (transformers {transformers.__version__} registers them only with {kernels_taken()}; "
-            "name a module class)")
+    return (
+        f"none (transformers {transformers.__version__} registers them only with {kernels_taken()}; "
+        "name a module class)"
+    )
 
 
 def kernels_taken() -> str:
@@ -253,5 +259,3 @@ def kernels_taken() -> str:
     low = getattr(import_utils, "KERNELS_MIN_VERSION", "?")
     high = getattr(import_utils, "KERNELS_MAX_VERSION", "?")
     return f"kernels >={low},<{high}"
-
-

@@ -30,8 +30,14 @@ class Applied:
         return sum(layer["modules"] for layer in self.layers)
 
     def extra(self) -> dict[str, Any]:
-        return {"kernels": {"mapping": self.mapping, "library": self.library, "replaced": self.replaced,
-                            "layers": self.layers}}
+        return {
+            "kernels": {
+                "mapping": self.mapping,
+                "library": self.library,
+                "replaced": self.replaced,
+                "layers": self.layers,
+            }
+        }
 
 
 def _downloads_allowed() -> bool:
@@ -58,9 +64,11 @@ def _default_mapping(lib) -> dict:
     from transformers.utils import import_utils
 
     if not import_utils.is_kernels_available():
-        raise Unsupported(f"transformers {transformers.__version__} has no kernel mapping with kernels "
-                          f"{lib.__version__} (it takes {kernels_taken()}); pass --kernels "
-                          "Layer=org/repo:LayerName with a module class as Layer")
+        raise Unsupported(
+            f"transformers {transformers.__version__} has no kernel mapping with kernels "
+            f"{lib.__version__} (it takes {kernels_taken()}); pass --kernels "
+            "Layer=org/repo:LayerName with a module class as Layer"
+        )
     from transformers.integrations import hub_kernels
 
     return hub_kernels.get_kernel_mapping_transformers()
@@ -69,8 +77,9 @@ def _default_mapping(lib) -> dict:
 def _repository(lib, e: Entry, trust: bool):
     if e.local:
         return lib.LocalLayerRepository(repo_path=Path(e.source), layer_name=e.name)
-    return lib.LayerRepository(e.source, layer_name=e.name, version=e.version, revision=e.revision,
-                               trust_remote_code=trust)
+    return lib.LayerRepository(
+        e.source, layer_name=e.name, version=e.version, revision=e.revision, trust_remote_code=trust
+    )
 
 
 def _user_mapping(lib, net, entries: list[Entry], device: str, trust: bool) -> tuple[dict, dict[str, Entry]]:
@@ -120,11 +129,19 @@ def apply(net, spec: str, entries: list[Entry] | None, device: str, compiled: bo
         mapping = _default_mapping(lib)
     else:
         mapping, by_layer = _user_mapping(lib, net, entries, device, trust)
-    present = sorted({str(cls_layer) for m in kernel_modules(net)
-                      if (cls_layer := getattr(type(m), "kernel_layer_name", None)) is not None})
+    present = sorted(
+        {
+            str(cls_layer)
+            for m in kernel_modules(net)
+            if (cls_layer := getattr(type(m), "kernel_layer_name", None)) is not None
+        }
+    )
     what = "the --kernels mapping" if entries is not None else "transformers' default mapping"
-    why = [f"no kernel for {name} on {device} in {what}" for name in present
-           if not _has_device(mapping.get(name, {}), device)]
+    why = [
+        f"no kernel for {name} on {device} in {what}"
+        for name in present
+        if not _has_device(mapping.get(name, {}), device)
+    ]
     mode = lib.Mode.INFERENCE | lib.Mode.TORCH_COMPILE if compiled else lib.Mode.INFERENCE
     try:
         with _hub_access(), lib.use_kernel_mapping(mapping, inherit_mapping=False):
@@ -134,12 +151,15 @@ def apply(net, spec: str, entries: list[Entry] | None, device: str, compiled: bo
         if hub:
             fetch = "; fetch it first with: " + " && ".join(hub)
         elif entries is None:
-            fetch = ("; fetch the kernels of transformers' mapping first, e.g. python -c \"import kernels; "
-                     "kernels.get_kernel('org/repo', version=N)\" for the repository named above")
+            fetch = (
+                "; fetch the kernels of transformers' mapping first, e.g. python -c \"import kernels; "
+                "kernels.get_kernel('org/repo', version=N)\" for the repository named above"
+            )
         else:
             fetch = ""
-        raise Unsupported(f"a kernel for {spec} could not be loaded ({type(exc).__name__}: "
-                          f"{' '.join(str(exc).split())}){fetch}") from None
+        raise Unsupported(
+            f"a kernel for {spec} could not be loaded ({type(exc).__name__}: {' '.join(str(exc).split())}){fetch}"
+        ) from None
     loaded = {k.module.__name__: k for k in lib.get_loaded_kernels()}
     applied = Applied(identity(entries), lib.__version__)
     for (layer, cls_name, kernel), count in sorted(_replaced(net).items()):
@@ -157,11 +177,16 @@ def apply(net, spec: str, entries: list[Entry] | None, device: str, compiled: bo
         applied.layers.append(info)
     if not applied.replaced:
         if not present:
-            why = [f"{spec} has no layer {', '.join(e.layer for e in entries)}" if entries is not None
-                   else f"no layer of {spec} is registered for Hub kernels"]
+            why = [
+                f"{spec} has no layer {', '.join(e.layer for e in entries)}"
+                if entries is not None
+                else f"no layer of {spec} is registered for Hub kernels"
+            ]
         elif not why and compiled:
-            why = [f"the kernels for {', '.join(present)} do not declare torch.compile support "
-                   "(can_torch_compile); use --mode kernels"]
+            why = [
+                f"the kernels for {', '.join(present)} do not declare torch.compile support "
+                "(can_torch_compile); use --mode kernels"
+            ]
         elif not why:
             why = [f"kernelizing kept the original forward of every {', '.join(present)} layer of {spec}"]
         raise Unsupported("; ".join(why))

@@ -26,10 +26,20 @@ class PytorchOptions(BackendOptions):
 #: not an identity option as such: it enters the identity of the kernelized scenarios only, in the
 #: canonical form above (set by the backend's plan), so eager and compile series stay as they were.
 OPTIONS: tuple[Option, ...] = (
-    Option("kernels", "str", None, "--mode kernels / kernels+compile: which kernels replace which layers: "
-           "Layer=org/repo:LayerName[@version] or Layer=/local/repo:LayerName (comma-separated), or a file "
-           "of such lines (or a YAML/JSON mapping); Layer is a hub layer name (RMSNorm) or a module class "
-           "(LlamaRMSNorm). Default: transformers' own mapping for the device.", metavar="LAYER=KERNEL,..."),
-    Option("kernels_trust_remote_code", "bool", False, "--mode kernels: load Hub kernels from publishers the "
-           "kernels library does not trust (its trust_remote_code)."),
+    Option(
+        "kernels",
+        "str",
+        None,
+        "--mode kernels / kernels+compile: which kernels replace which layers: "
+        "Layer=org/repo:LayerName[@version] or Layer=/local/repo:LayerName (comma-separated), or a file "
+        "of such lines (or a YAML/JSON mapping); Layer is a hub layer name (RMSNorm) or a module class "
+        "(LlamaRMSNorm). Default: transformers' own mapping for the device.",
+        metavar="LAYER=KERNEL,...",
+    ),
+    Option(
+        "kernels_trust_remote_code",
+        "bool",
+        False,
+        "--mode kernels: load Hub kernels from publishers the kernels library does not trust (its trust_remote_code).",
+    ),
 )

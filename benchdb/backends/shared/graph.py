@@ -42,8 +42,8 @@ class Session(Protocol):
 
 @dataclass
 class Engine:
-    name: str                                        # backend name
-    modes: tuple[str, ...]                           # valid --mode values (first is the default)
+    name: str  # backend name
+    modes: tuple[str, ...]  # valid --mode values (first is the default)
     precisions: tuple[str, ...]
     artifact: Callable[[models.ResolvedModel, Any, dict], export.Exported]
     prepare: Callable[[export.Exported, Scenario, RunOptions], Session]
@@ -51,22 +51,32 @@ class Engine:
     #: ``quantize(exported, scenario, method, calibration inputs) -> Exported``: the
     #: fp32 artifact made int8/int4 (benchdb.backends.shared.quantize); None: no quantized precision.
     quantize: Callable[..., export.Exported] | None = None
-    decode_note: str = ("decode metrics unsupported: the exported graph is the prefill forward "
-                        "(no KV-cache graph); see the pytorch backend for TTFT/TPOT")
+    decode_note: str = (
+        "decode metrics unsupported: the exported graph is the prefill forward "
+        "(no KV-cache graph); see the pytorch backend for TTFT/TPOT"
+    )
 
 
-def plan(engine: Engine, opts: RunOptions, device: str,
-         options: Callable[[str, str], Any]) -> list[tuple[str, list[Scenario]]]:
+def plan(
+    engine: Engine, opts: RunOptions, device: str, options: Callable[[str, str], Any]
+) -> list[tuple[str, list[Scenario]]]:
     for mode in opts.modes:
         if mode not in engine.modes:
             raise BenchdbError(f"mode {mode!r} is not valid for {engine.name}; use one of {', '.join(engine.modes)}")
     for p in opts.precisions:
         if p not in engine.precisions:
-            raise BenchdbError(f"precision {p!r} is not valid for {engine.name}; use one of "
-                               f"{', '.join(engine.precisions)}")
-    return quantize.per_method(opts, lambda o: inputs.expand_scenarios(
-        o, engine.name, device,
-        lambda mode, precision: _with_quantization(options(mode, precision), engine.name, precision, o)))
+            raise BenchdbError(
+                f"precision {p!r} is not valid for {engine.name}; use one of {', '.join(engine.precisions)}"
+            )
+    return quantize.per_method(
+        opts,
+        lambda o: inputs.expand_scenarios(
+            o,
+            engine.name,
+            device,
+            lambda mode, precision: _with_quantization(options(mode, precision), engine.name, precision, o),
+        ),
+    )
 
 
 def _with_quantization(option_set: Any, backend: str, precision: str, opts: RunOptions) -> Any:
@@ -79,14 +89,15 @@ def feeds_for(session: Session, fwd: dict) -> dict:
     return inputs.feeds(session.input_names, fwd)
 
 
-def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOptions,
-              on_start=None) -> Iterator[Outcome]:
+def run_model(
+    engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=None
+) -> Iterator[Outcome]:
     model, net, load_s, failure = models.load_for_run(spec, opts.task, opts.thread_count)
     if failure is not None:
         yield from fail_all(scenarios, model.info(), failure, on_start)
         return
     info = model.info(num_parameters=sum(p.numel() for p in net.parameters()))
-    failed: export.ExportFailed | None = None     # an export that failed once fails for every shape
+    failed: export.ExportFailed | None = None  # an export that failed once fails for every shape
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
@@ -104,8 +115,17 @@ def run_model(engine: Engine, spec: str, scenarios: list[Scenario], opts: RunOpt
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
 
 
-def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: dict, load_s: float,
-              started: str, verify_only: bool) -> Outcome:
+def _scenario(
+    engine: Engine,
+    model,
+    net,
+    sc: Scenario,
+    opts: RunOptions,
+    info: dict,
+    load_s: float,
+    started: str,
+    verify_only: bool,
+) -> Outcome:
     inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)
     fwd = inp.forward
     exported = engine.artifact(model, net, fwd)
@@ -115,8 +135,11 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
         method = quantize.method_for(engine.name, sc.precision, sc.options.get("quantization"))
         if engine.quantize is None:
             raise quantize.Unsupported(f"{engine.name} has no {sc.precision} route in benchdb")
-        calib = quantize.calibration_inputs(model, net, sc.batch_size, sc.settings.get("seq_len") or 1) \
-            if method == "static" else []
+        calib = (
+            quantize.calibration_inputs(model, net, sc.batch_size, sc.settings.get("seq_len") or 1)
+            if method == "static"
+            else []
+        )
         exported = engine.quantize(exported, sc, method, calib)
         quantize_s = exported.export_s
     # The PyTorch reference first (its activations are freed before the baseline is taken), so
@@ -132,11 +155,17 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
         # Options only the compiled model knows (OpenVINO's number of requests): what ran.
         sc = replace(sc, options={**sc.options, **used})
     feeds = feeds_for(session, fwd)
-    status, error, base_rows, checked = export.check_outcome(reference, session.run(feeds)[0], sc.precision,
-                                                             model.kind.task, model.kind.generative)
-    extra: dict[str, Any] = {"route": exported.route, "dynamic_batch": exported.dynamic_batch,
-                             "export_cached": exported.cached, **checked, "precision_used": session.precision_used,
-                             **(getattr(session, "extra", None) or {})}
+    status, error, base_rows, checked = export.check_outcome(
+        reference, session.run(feeds)[0], sc.precision, model.kind.task, model.kind.generative
+    )
+    extra: dict[str, Any] = {
+        "route": exported.route,
+        "dynamic_batch": exported.dynamic_batch,
+        "export_cached": exported.cached,
+        **checked,
+        "precision_used": session.precision_used,
+        **(getattr(session, "extra", None) or {}),
+    }
     if model.kind.generative:
         extra["decode"] = engine.decode_note
     if opts.sts:
@@ -148,8 +177,17 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
     if quantize_s is not None:
         base_rows.append(("quantize_s", "s", 0, 0.0, quantize_s))
     if verify_only:
-        return Outcome(sc, info, status=status, error=error, rows=base_rows, timing_method="none",
-                       started_at=started, extra={**extra, "verify_only": True}, primary_metric="max_rel_err")
+        return Outcome(
+            sc,
+            info,
+            status=status,
+            error=error,
+            rows=base_rows,
+            timing_method="none",
+            started_at=started,
+            extra={**extra, "verify_only": True},
+            primary_metric="max_rel_err",
+        )
     cond = Conditions.now(opts.thread_count)
     own_loop = getattr(session, "measure", None)
     more: list = []
@@ -159,10 +197,19 @@ def _scenario(engine: Engine, model, net, sc: Scenario, opts: RunOptions, info: 
         else:
             m = measure(lambda: session.run(feeds), opts.rule)
     rows = measurement_rows(m) + more + base_rows + mon.rows + rss_rows(mon, rss_before)
-    return Outcome(sc, info, status=status, error=error, rows=rows,
-                   validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
-                   timing_method="host_clock", stop_reason=m.stop_reason, conditions=cond,
-                   started_at=started, extra={**extra, "ci_rel": m.ci_rel})
+    return Outcome(
+        sc,
+        info,
+        status=status,
+        error=error,
+        rows=rows,
+        validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
+        timing_method="host_clock",
+        stop_reason=m.stop_reason,
+        conditions=cond,
+        started_at=started,
+        extra={**extra, "ci_rel": m.ci_rel},
+    )
 
 
 def sts_rows(model, names: list[str], sc: Scenario, opts: RunOptions, run, extra: dict) -> list:
@@ -172,8 +219,9 @@ def sts_rows(model, names: list[str], sc: Scenario, opts: RunOptions, run, extra
 
     assert opts.sts is not None
     try:
-        value = similarity.score(model, names, sc.batch_size, sc.settings.get("seq_len") or 128,
-                                 similarity.load_pairs(opts.sts), run)
+        value = similarity.score(
+            model, names, sc.batch_size, sc.settings.get("seq_len") or 128, similarity.load_pairs(opts.sts), run
+        )
     except Exception as exc:
         extra["sts_error"] = error_text(exc)
         return []

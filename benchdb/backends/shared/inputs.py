@@ -15,15 +15,15 @@ from benchdb.harness.scenario import RunOptions, Scenario
 
 #: Recipes whose size is set by --seq-len (they contain text); the others have fixed shapes.
 TEXT_RECIPES = {"text", "seq2seq_text", "text_image", "text_video", "text_audio", "llava", "llava_next"}
-AUDIO_SAMPLES = 16000           # 1 s at 16 kHz for waveform models
+AUDIO_SAMPLES = 16000  # 1 s at 16 kHz for waveform models
 
 
 @dataclass
 class Inputs:
-    forward: dict[str, Any]                 # keyword arguments of model(**forward)
-    generate: dict[str, Any] | None         # keyword arguments of model.generate(**generate)
-    shape: str                              # the scenario's input_shape, e.g. "seq_len=128"
-    items: int                              # batch size (items per call)
+    forward: dict[str, Any]  # keyword arguments of model(**forward)
+    generate: dict[str, Any] | None  # keyword arguments of model.generate(**generate)
+    shape: str  # the scenario's input_shape, e.g. "seq_len=128"
+    items: int  # batch size (items per call)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -31,8 +31,9 @@ def uses_seq_len(model: ResolvedModel) -> bool:
     return model.kind.inputs in TEXT_RECIPES
 
 
-def expand_scenarios(opts: RunOptions, backend: str, device: str, options, settings=None, *,
-                     generates: bool = False) -> list[tuple[str, list[Scenario]]]:
+def expand_scenarios(
+    opts: RunOptions, backend: str, device: str, options, settings=None, *, generates: bool = False
+) -> list[tuple[str, list[Scenario]]]:
     """Every (mode, precision, batch size, sequence length) scenario of every model in ``opts``,
     grouped by model. ``options(mode, precision)`` gives the backend's typed option set (identity),
     ``settings(mode)`` backend-specific settings (not identity). Sequence lengths apply only to
@@ -43,12 +44,32 @@ def expand_scenarios(opts: RunOptions, backend: str, device: str, options, setti
         m = models.resolve(spec, opts.task)
         lens = opts.seq_lens if uses_seq_len(m) else opts.seq_lens[:1]
         new_tokens = opts.gen_tokens if generates and m.kind.generative else None
-        out.append((spec, [Scenario(spec, backend, device, mode, precision, bs,
-                                    describe(m, sl, new_tokens), options(mode, precision).as_dict(),
-                                    {"seq_len": sl if uses_seq_len(m) else None, "task": m.kind.task,
-                                     **(settings(mode) if settings else {})})
-                           for mode in opts.modes for precision in opts.precisions
-                           for bs in opts.batch_sizes for sl in lens]))
+        out.append(
+            (
+                spec,
+                [
+                    Scenario(
+                        spec,
+                        backend,
+                        device,
+                        mode,
+                        precision,
+                        bs,
+                        describe(m, sl, new_tokens),
+                        options(mode, precision).as_dict(),
+                        {
+                            "seq_len": sl if uses_seq_len(m) else None,
+                            "task": m.kind.task,
+                            **(settings(mode) if settings else {}),
+                        },
+                    )
+                    for mode in opts.modes
+                    for precision in opts.precisions
+                    for bs in opts.batch_sizes
+                    for sl in lens
+                ],
+            )
+        )
     return out
 
 
@@ -120,8 +141,7 @@ def _detr_or_image_size(model: ResolvedModel) -> int:
     return _image_size(model.config)
 
 
-def make(model: ResolvedModel, net: Any, batch: int, seq_len: int, *, new_tokens: int = 8,
-         seed: int = 0) -> Inputs:
+def make(model: ResolvedModel, net: Any, batch: int, seq_len: int, *, new_tokens: int = 8, seed: int = 0) -> Inputs:
     """Inputs for ``net`` (a torch module) at a batch size and sequence length, on the CPU in fp32."""
     import torch
 
@@ -138,8 +158,12 @@ def make(model: ResolvedModel, net: Any, batch: int, seq_len: int, *, new_tokens
         ids, mask = _text_ids(torch, gen, cfg, batch, seq_len)
         start = getattr(cfg, "decoder_start_token_id", None) or 0
         dec = torch.full((batch, 1), start, dtype=torch.long)
-        return Inputs({"input_ids": ids, "attention_mask": mask, "decoder_input_ids": dec},
-                      {"input_ids": ids, "attention_mask": mask}, shape, batch)
+        return Inputs(
+            {"input_ids": ids, "attention_mask": mask, "decoder_input_ids": dec},
+            {"input_ids": ids, "attention_mask": mask},
+            shape,
+            batch,
+        )
     if recipe == "image":
         size = _detr_or_image_size(model)
         px = torch.randn(batch, getattr(cfg, "num_channels", 3), size, size, generator=gen)
@@ -152,8 +176,7 @@ def make(model: ResolvedModel, net: Any, batch: int, seq_len: int, *, new_tokens
         feats = torch.randn(batch, int(cfg.num_mel_bins), frames, generator=gen)
         start = getattr(cfg, "decoder_start_token_id", None) or 0
         dec = torch.full((batch, 1), start, dtype=torch.long)
-        return Inputs({"input_features": feats, "decoder_input_ids": dec}, {"input_features": feats},
-                      shape, batch)
+        return Inputs({"input_features": feats, "decoder_input_ids": dec}, {"input_features": feats}, shape, batch)
     if recipe in ("text_image", "text_video"):
         tcfg, vcfg = _sub(cfg, "text_config"), _sub(cfg, "vision_config")
         _check_positions(tcfg, seq_len)

@@ -30,39 +30,60 @@ class Kind:
     model_type: str
     family: str
     task: str
-    auto_class: str          # transformers Auto* class that builds/loads it
-    inputs: str              # input recipe name, see benchdb.backends.shared.inputs
+    auto_class: str  # transformers Auto* class that builds/loads it
+    inputs: str  # input recipe name, see benchdb.backends.shared.inputs
     generative: bool = False
 
 
-KINDS: dict[str, Kind] = {k.model_type: k for k in (
-    Kind("bert", "embedding", "feature-extraction", "AutoModel", "text"),
-    Kind("llama", "text_generation", "text-generation", "AutoModelForCausalLM", "text", True),
-    Kind("qwen2", "text_generation", "text-generation", "AutoModelForCausalLM", "text", True),
-    Kind("t5", "text_generation", "text2text-generation", "AutoModelForSeq2SeqLM", "seq2seq_text", True),
-    Kind("vit", "vision", "image-feature-extraction", "AutoModel", "image"),
-    Kind("detr", "vision", "object-detection", "AutoModelForObjectDetection", "image"),
-    Kind("wav2vec2", "audio", "audio-feature-extraction", "AutoModel", "audio_values"),
-    Kind("whisper", "audio", "automatic-speech-recognition", "AutoModelForSpeechSeq2Seq", "audio_features", True),
-    Kind("clip", "multimodal", "zero-shot-image-classification", "AutoModel", "text_image"),
-    Kind("xclip", "multimodal", "zero-shot-video-classification", "AutoModel", "text_video"),
-    Kind("clap", "multimodal", "zero-shot-audio-classification", "AutoModel", "text_audio"),
-    Kind("llava", "multimodal", "image-text-to-text", "AutoModelForImageTextToText", "llava", True),
-    Kind("llava_next", "multimodal", "image-text-to-text", "AutoModelForImageTextToText", "llava_next", True),
-)}
+KINDS: dict[str, Kind] = {
+    k.model_type: k
+    for k in (
+        Kind("bert", "embedding", "feature-extraction", "AutoModel", "text"),
+        Kind("llama", "text_generation", "text-generation", "AutoModelForCausalLM", "text", True),
+        Kind("qwen2", "text_generation", "text-generation", "AutoModelForCausalLM", "text", True),
+        Kind("t5", "text_generation", "text2text-generation", "AutoModelForSeq2SeqLM", "seq2seq_text", True),
+        Kind("vit", "vision", "image-feature-extraction", "AutoModel", "image"),
+        Kind("detr", "vision", "object-detection", "AutoModelForObjectDetection", "image"),
+        Kind("wav2vec2", "audio", "audio-feature-extraction", "AutoModel", "audio_values"),
+        Kind("whisper", "audio", "automatic-speech-recognition", "AutoModelForSpeechSeq2Seq", "audio_features", True),
+        Kind("clip", "multimodal", "zero-shot-image-classification", "AutoModel", "text_image"),
+        Kind("xclip", "multimodal", "zero-shot-video-classification", "AutoModel", "text_video"),
+        Kind("clap", "multimodal", "zero-shot-audio-classification", "AutoModel", "text_audio"),
+        Kind("llava", "multimodal", "image-text-to-text", "AutoModelForImageTextToText", "llava", True),
+        Kind("llava_next", "multimodal", "image-text-to-text", "AutoModelForImageTextToText", "llava_next", True),
+    )
+}
 KEY_CLASSES = tuple(KINDS)
 
 #: Predefined model lists. ``key``/``small`` are real Hub ids for users (they must be in the local
 #: cache); ``tiny`` needs nothing.
 MODEL_LISTS: dict[str, tuple[str, ...]] = {
-    "key": ("google-bert/bert-base-uncased", "laion/clap-htsat-unfused", "openai/clip-vit-base-patch32",
-            "facebook/detr-resnet-50", "meta-llama/Llama-3.2-1B", "llava-hf/llava-1.5-7b-hf",
-            "llava-hf/llava-v1.6-mistral-7b-hf", "Qwen/Qwen2-0.5B", "google-t5/t5-base",
-            "google/vit-base-patch16-224", "facebook/wav2vec2-base-960h", "openai/whisper-base",
-            "microsoft/xclip-base-patch32"),
-    "small": ("sentence-transformers/all-MiniLM-L6-v2", "prajjwal1/bert-tiny", "Qwen/Qwen2-0.5B",
-              "google-t5/t5-small", "openai/whisper-tiny", "facebook/wav2vec2-base",
-              "google/vit-base-patch16-224", "openai/clip-vit-base-patch32", "HuggingFaceTB/SmolLM2-135M"),
+    "key": (
+        "google-bert/bert-base-uncased",
+        "laion/clap-htsat-unfused",
+        "openai/clip-vit-base-patch32",
+        "facebook/detr-resnet-50",
+        "meta-llama/Llama-3.2-1B",
+        "llava-hf/llava-1.5-7b-hf",
+        "llava-hf/llava-v1.6-mistral-7b-hf",
+        "Qwen/Qwen2-0.5B",
+        "google-t5/t5-base",
+        "google/vit-base-patch16-224",
+        "facebook/wav2vec2-base-960h",
+        "openai/whisper-base",
+        "microsoft/xclip-base-patch32",
+    ),
+    "small": (
+        "sentence-transformers/all-MiniLM-L6-v2",
+        "prajjwal1/bert-tiny",
+        "Qwen/Qwen2-0.5B",
+        "google-t5/t5-small",
+        "openai/whisper-tiny",
+        "facebook/wav2vec2-base",
+        "google/vit-base-patch16-224",
+        "openai/clip-vit-base-patch32",
+        "HuggingFaceTB/SmolLM2-135M",
+    ),
     "tiny": tuple(f"tiny:{t}" for t in KINDS),
 }
 
@@ -96,15 +117,18 @@ def kind_from_config(config: Any, task: str | None = None) -> Kind:
         elif hasattr(config, "vocab_size"):
             kind = Kind(mt, "embedding", "feature-extraction", "AutoModel", "text")
         else:
-            raise BenchdbError(f"benchdb cannot tell the inputs of model type {mt!r}; "
-                               f"supported types: {', '.join(KINDS)}")
+            raise BenchdbError(
+                f"benchdb cannot tell the inputs of model type {mt!r}; supported types: {', '.join(KINDS)}"
+            )
     if task and task != kind.task:
-        overrides = {"feature-extraction": ("embedding", "AutoModel", False),
-                     "text-generation": ("text_generation", "AutoModelForCausalLM", True),
-                     # classifier heads (random for tiny models): their outputs' top-1 agreement with
-                     # fp32 is what quantized precisions are judged by
-                     "text-classification": ("classification", "AutoModelForSequenceClassification", False),
-                     "image-classification": ("vision", "AutoModelForImageClassification", False)}
+        overrides = {
+            "feature-extraction": ("embedding", "AutoModel", False),
+            "text-generation": ("text_generation", "AutoModelForCausalLM", True),
+            # classifier heads (random for tiny models): their outputs' top-1 agreement with
+            # fp32 is what quantized precisions are judged by
+            "text-classification": ("classification", "AutoModelForSequenceClassification", False),
+            "image-classification": ("vision", "AutoModelForImageClassification", False),
+        }
         if task not in overrides:
             raise BenchdbError(f"--task {task!r} is not supported; use one of {', '.join(overrides)}")
         fam, auto, gen = overrides[task]
@@ -114,18 +138,24 @@ def kind_from_config(config: Any, task: str | None = None) -> Kind:
 
 @dataclass
 class ResolvedModel:
-    spec: str                   # what the user typed (the model_id in the warehouse)
+    spec: str  # what the user typed (the model_id in the warehouse)
     config: Any
     kind: Kind
-    path: str | None            # local folder with weights, None for tiny models
-    revision: str | None        # Hub commit or content hash; identifies the weights
+    path: str | None  # local folder with weights, None for tiny models
+    revision: str | None  # Hub commit or content hash; identifies the weights
 
     def info(self, num_parameters: int | None = None) -> dict:
-        return {"model_id": self.spec, "revision": self.revision, "model_type": self.kind.model_type,
-                "architecture": (getattr(self.config, "architectures", None) or [None])[0]
-                or self.kind.auto_class, "family": self.kind.family, "task": self.kind.task,
-                "num_parameters": num_parameters, "flops_per_item": None,
-                "source": "tiny" if self.path is None else ("local" if os.path.isdir(self.spec) else "hub")}
+        return {
+            "model_id": self.spec,
+            "revision": self.revision,
+            "model_type": self.kind.model_type,
+            "architecture": (getattr(self.config, "architectures", None) or [None])[0] or self.kind.auto_class,
+            "family": self.kind.family,
+            "task": self.kind.task,
+            "num_parameters": num_parameters,
+            "flops_per_item": None,
+            "source": "tiny" if self.path is None else ("local" if os.path.isdir(self.spec) else "hub"),
+        }
 
 
 def _folder_revision(folder: Path) -> str:
@@ -148,21 +178,31 @@ def resolve(spec: str, task: str | None = None) -> ResolvedModel:
         mt = spec[5:]
         tiny = tiny_configs()
         if mt not in tiny:
-            raise BenchdbError(f"no tiny config for model type {mt!r}; choose one of "
-                               + ", ".join(f"tiny:{t}" for t in tiny))
+            raise BenchdbError(
+                f"no tiny config for model type {mt!r}; choose one of " + ", ".join(f"tiny:{t}" for t in tiny)
+            )
         config = tiny[mt]()
-        return ResolvedModel(spec, config, kind_from_config(config, task), None,
-                             "tiny:" + hashlib.sha256(config.to_json_string().encode()).hexdigest()[:16])
+        return ResolvedModel(
+            spec,
+            config,
+            kind_from_config(config, task),
+            None,
+            "tiny:" + hashlib.sha256(config.to_json_string().encode()).hexdigest()[:16],
+        )
     folder = Path(spec).expanduser()
     if folder.is_dir():
         if not (folder / "config.json").exists():
-            raise BenchdbError(f"model folder {spec} has no config.json; give a folder written by "
-                               "save_pretrained, a cached Hub id, or tiny:<model_type>")
+            raise BenchdbError(
+                f"model folder {spec} has no config.json; give a folder written by "
+                "save_pretrained, a cached Hub id, or tiny:<model_type>"
+            )
         config = T.AutoConfig.from_pretrained(folder)
         return ResolvedModel(spec, config, kind_from_config(config, task), str(folder), _folder_revision(folder))
     if spec.startswith(("/", ".", "~")) or not _looks_like_hub_id(spec) and "/" in spec:
-        raise BenchdbError(f"model path {spec} does not exist; give a folder written by save_pretrained, "
-                           "a cached Hub id, or tiny:<model_type>")
+        raise BenchdbError(
+            f"model path {spec} does not exist; give a folder written by save_pretrained, "
+            "a cached Hub id, or tiny:<model_type>"
+        )
     try:
         from huggingface_hub import snapshot_download
 
@@ -171,7 +211,8 @@ def resolve(spec: str, task: str | None = None) -> ResolvedModel:
         raise BenchdbError(
             f"model {spec} is not in the local Hugging Face cache and benchdb does not download; fetch it "
             f"first with `hf download {spec}` (or `huggingface-cli download {spec}`), or give a local "
-            f"folder or tiny:<model_type> ({type(exc).__name__})") from None
+            f"folder or tiny:<model_type> ({type(exc).__name__})"
+        ) from None
     config = T.AutoConfig.from_pretrained(path)
     return ResolvedModel(spec, config, kind_from_config(config, task), path, Path(path).name)
 
@@ -205,7 +246,7 @@ def load_for_run(spec: str, task: str | None, threads: int):
     t0 = time.perf_counter()
     try:
         net = build(model)
-    except Exception as exc:   # the runner records it as every scenario's status
+    except Exception as exc:  # the runner records it as every scenario's status
         return model, None, 0.0, exc
     return model, net, time.perf_counter() - t0, None
 

@@ -38,7 +38,7 @@ class ExportFailed(Exception):
 @dataclass
 class Exported:
     path: Path
-    route: str            # e.g. onnx:dynamo-dynamic, openvino:torch.export-static
+    route: str  # e.g. onnx:dynamo-dynamic, openvino:torch.export-static
     dynamic_batch: bool
     export_s: float | None  # None when it came from the cache
     cached: bool
@@ -66,6 +66,7 @@ def _wrapper(net, names: list[str], extra: dict):
                 elif isinstance(o, (tuple, list)):
                     for x in o:
                         walk(x)
+
             walk(out)
             return tuple(flat)
 
@@ -75,7 +76,7 @@ def _wrapper(net, names: list[str], extra: dict):
 def flat_module(model: ResolvedModel, net, names: list[str]):
     extra = {"return_dict": False}
     if model.kind.generative:
-        extra["use_cache"] = False      # the prefill forward only: no KV-cache outputs
+        extra["use_cache"] = False  # the prefill forward only: no KV-cache outputs
     return _wrapper(net, names, extra)
 
 
@@ -86,10 +87,20 @@ def _signature(fwd: dict, dynamic: bool) -> list:
 def _key(model: ResolvedModel, kind: str, fwd: dict, dynamic: bool) -> str:
     versions = {p: hardware.package_version(p) for p in ("torch", "transformers", "onnx", "onnxscript", "openvino")}
     # the head too: --task loads the same weights as another class (ViTModel, ViTForImageClassification)
-    payload = json.dumps({"model": model.spec if model.path is None else None, "revision": model.revision,
-                          "auto_class": model.kind.auto_class, "task": model.kind.task, "kind": kind,
-                          "opset": OPSET, "versions": versions,
-                          "signature": _signature(fwd, dynamic), "dynamic": dynamic}, sort_keys=True)
+    payload = json.dumps(
+        {
+            "model": model.spec if model.path is None else None,
+            "revision": model.revision,
+            "auto_class": model.kind.auto_class,
+            "task": model.kind.task,
+            "kind": kind,
+            "opset": OPSET,
+            "versions": versions,
+            "signature": _signature(fwd, dynamic),
+            "dynamic": dynamic,
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
@@ -151,7 +162,7 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
         return hit
     import logging
 
-    logging.getLogger("torch.onnx").setLevel(logging.ERROR)    # e.g. "torchvision is not installed"
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # e.g. "torchvision is not installed"
     names = list(fwd)
     flat = flat_module(model, net, names)
     args = tuple(fwd.values())
@@ -159,22 +170,37 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
     # (A dynamo export with a dynamic batch axis failed for every key class with torch 2.13, so
     # dynamo exports are static per input shape; the legacy fallback keeps a dynamic batch axis.)
     routes = [
-        ("dynamo-static", False, lambda p: torch.onnx.export(flat, (), p, kwargs=fwd, dynamo=True,
-                                                            opset_version=OPSET)),
-        ("legacy-dynamic", True, lambda p: torch.onnx.export(
-            flat, args, p, input_names=names, dynamo=False, opset_version=LEGACY_OPSET,
-            dynamic_axes={k: {0: "batch"} for k in names})),
+        (
+            "dynamo-static",
+            False,
+            lambda p: torch.onnx.export(flat, (), p, kwargs=fwd, dynamo=True, opset_version=OPSET),
+        ),
+        (
+            "legacy-dynamic",
+            True,
+            lambda p: torch.onnx.export(
+                flat,
+                args,
+                p,
+                input_names=names,
+                dynamo=False,
+                opset_version=LEGACY_OPSET,
+                dynamic_axes={k: {0: "batch"} for k in names},
+            ),
+        ),
     ]
     for route, dynamic, fn in routes:
+
         def write(folder: Path, fn=fn) -> Path:
             path = folder / "model.onnx"
             with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
                 warnings.simplefilter("ignore")
                 quiet(fn, str(path))
             return path
+
         try:
             return _store(model, "onnx", fwd, dynamic, f"onnx:{route}", write)
-        except Exception as exc:   # this route cannot export the model: try the next
+        except Exception as exc:  # this route cannot export the model: try the next
             reasons.append(f"{route}: {_first_line(exc)}")
     raise ExportFailed(reasons)
 
@@ -198,11 +224,13 @@ def openvino_ir(model: ResolvedModel, net, fwd: dict, onnx_file: Exported | None
         return hit
     reasons = []
     if onnx_file is not None:
+
         def from_onnx(folder: Path) -> Path:
             path = folder / "model.xml"
             ov.save_model(ov.convert_model(str(onnx_file.path)), str(path), compress_to_fp16=False)
             return path
-        try:   # as dynamic as the ONNX file it comes from
+
+        try:  # as dynamic as the ONNX file it comes from
             return _store(model, "openvino", fwd, onnx_file.dynamic_batch, "openvino:onnx", from_onnx)
         except Exception as exc:
             reasons.append(f"from ONNX: {_first_line(exc)}")
@@ -215,6 +243,7 @@ def openvino_ir(model: ResolvedModel, net, fwd: dict, onnx_file: Exported | None
             program = quiet(torch.export.export, flat, (), fwd)
             ov.save_model(ov.convert_model(program), str(path), compress_to_fp16=False)
         return path
+
     try:
         return _store(model, "openvino", fwd, False, "openvino:torch.export", from_torch)
     except Exception as exc:
@@ -263,8 +292,9 @@ def agreement(reference, outputs, task: str | None = None, generative: bool = Fa
     return found
 
 
-def check_outcome(reference, outputs, precision: str, task: str | None = None,
-                  generative: bool = False) -> tuple[str, str | None, list, dict]:
+def check_outcome(
+    reference, outputs, precision: str, task: str | None = None, generative: bool = False
+) -> tuple[str, str | None, list, dict]:
     """(status, error, metric rows, extra fields) of the first output's check against the PyTorch
     fp32 reference (:func:`compare`), with its :func:`agreement` for every precision but fp32.
     A quantized precision has no tolerance: its agreement is recorded, and a constraint on it
@@ -281,13 +311,21 @@ def check_outcome(reference, outputs, precision: str, task: str | None = None,
     if agrees and finite:
         status, error = "ok", None
     elif not finite:
-        status, error = "mismatch", ("outputs differ from PyTorch fp32: NaN or inf in the outputs, or another "
-                                     "shape (no finite error to report)")
+        status, error = (
+            "mismatch",
+            (
+                "outputs differ from PyTorch fp32: NaN or inf in the outputs, or another "
+                "shape (no finite error to report)"
+            ),
+        )
     else:
         status, error = "mismatch", f"outputs differ from PyTorch fp32: max rel error {rel_err:.3g} > {tolerance:g}"
     rows = [("max_abs_err", "abs", 0, 0.0, abs_err), ("max_rel_err", "ratio", 0, 0.0, rel_err)] if finite else []
-    fields: dict[str, Any] = {"max_abs_err": abs_err if finite else None, "max_rel_err": rel_err if finite else None,
-                              "tolerance": tolerance}
+    fields: dict[str, Any] = {
+        "max_abs_err": abs_err if finite else None,
+        "max_rel_err": rel_err if finite else None,
+        "tolerance": tolerance,
+    }
     if precision != "fp32":
         found = agreement(reference, outputs, task, generative)
         rows += [(name, "ratio", 0, 0.0, value) for name, value in found.items()]

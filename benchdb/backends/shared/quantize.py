@@ -92,7 +92,7 @@ def per_method(opts, expand) -> list:
     if opts.sts:
         from benchdb.backends.shared import similarity
 
-        similarity.load_pairs(opts.sts)          # a bad file stops the plan, before anything runs
+        similarity.load_pairs(opts.sts)  # a bad file stops the plan, before anything runs
     methods = requested_methods(opts.quantization)
     grouped: dict[str, list] = {}
     for i, method in enumerate(methods):
@@ -124,9 +124,17 @@ def calibration_inputs(model, net, batch: int, seq_len: int) -> list[dict]:
 
 
 def _key(source: Path, method: str, precision: str, library: str) -> str:
-    payload = json.dumps({"source": str(source.parent.name), "method": method, "precision": precision,
-                          "calibration": CALIBRATION, "library": library,
-                          "version": hardware.package_version(library)}, sort_keys=True)
+    payload = json.dumps(
+        {
+            "source": str(source.parent.name),
+            "method": method,
+            "precision": precision,
+            "calibration": CALIBRATION,
+            "library": library,
+            "version": hardware.package_version(library),
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode()).hexdigest()[:24]
 
 
@@ -140,8 +148,13 @@ def onnx_int8(source, method: str, calib: list[dict]):
         path = folder / "model.onnx"
         if method == "dynamic":
             # MatMul only: ONNX Runtime has no CPU kernel for the ConvInteger a quantized Conv becomes
-            export.quiet(quantize_dynamic, str(source.path), str(path), op_types_to_quantize=["MatMul"],
-                         weight_type=QuantType.QInt8)
+            export.quiet(
+                quantize_dynamic,
+                str(source.path),
+                str(path),
+                op_types_to_quantize=["MatMul"],
+                weight_type=QuantType.QInt8,
+            )
         else:
             import onnx
 
@@ -154,13 +167,13 @@ def onnx_int8(source, method: str, calib: list[dict]):
                 def get_next(self):
                     return next(self.items, None)
 
-            export.quiet(quantize_static, str(source.path), str(path), Reader(),
-                         op_types_to_quantize=["MatMul"])
+            export.quiet(quantize_static, str(source.path), str(path), Reader(), op_types_to_quantize=["MatMul"])
         return path
 
     key = _key(source.path, method, "int8", "onnxruntime")
-    return export.cached_artifact("onnx-int8", key, f"{source.route}+ort-{method}-int8",
-                                  source.dynamic_batch, ".onnx", write)
+    return export.cached_artifact(
+        "onnx-int8", key, f"{source.route}+ort-{method}-int8", source.dynamic_batch, ".onnx", write
+    )
 
 
 def openvino_quantized(source, method: str, precision: str, calib: list[dict]):
@@ -181,19 +194,26 @@ def openvino_quantized(source, method: str, precision: str, calib: list[dict]):
         if method == "static":
             names = [p.get_any_name() for p in model.inputs]
             data = [inputs.feeds(names, fwd) for fwd in calib]
-            out = export.quiet(nncf.quantize, model, nncf.Dataset(data), model_type=nncf.ModelType.TRANSFORMER,
-                               subset_size=len(data))
+            out = export.quiet(
+                nncf.quantize, model, nncf.Dataset(data), model_type=nncf.ModelType.TRANSFORMER, subset_size=len(data)
+            )
         elif precision == "int8":
             out = export.quiet(nncf.compress_weights, model, mode=nncf.CompressWeightsMode.INT8_ASYM)
         else:
-            out = export.quiet(nncf.compress_weights, model, mode=nncf.CompressWeightsMode.INT4_SYM,
-                               group_size=_group_size(model), ratio=1.0)
+            out = export.quiet(
+                nncf.compress_weights,
+                model,
+                mode=nncf.CompressWeightsMode.INT4_SYM,
+                group_size=_group_size(model),
+                ratio=1.0,
+            )
         ov.save_model(out, str(path), compress_to_fp16=False)
         return path
 
     key = _key(source.path, method, precision, "nncf")
-    return export.cached_artifact(f"openvino-{precision}", key, f"{source.route}+nncf-{method}-{precision}",
-                                  source.dynamic_batch, ".xml", write)
+    return export.cached_artifact(
+        f"openvino-{precision}", key, f"{source.route}+nncf-{method}-{precision}", source.dynamic_batch, ".xml", write
+    )
 
 
 def _group_size(model) -> int:
@@ -220,5 +240,5 @@ def torch_dynamic_int8(net):
     import torch
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")      # torch.ao.quantization is deprecated in favour of torchao
+        warnings.simplefilter("ignore")  # torch.ao.quantization is deprecated in favour of torchao
         return torch.ao.quantization.quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8)

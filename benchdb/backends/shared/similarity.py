@@ -34,7 +34,7 @@ def load_pairs(path: str) -> list[tuple[str, str, float]]:
             doc = json.loads(line)
             pairs.append((str(doc["a"]), str(doc["b"]), float(doc["score"])))
         except (ValueError, KeyError, TypeError):
-            raise BenchdbError(f"--sts {path}: line {n} is not {{\"a\": ..., \"b\": ..., \"score\": number}}") from None
+            raise BenchdbError(f'--sts {path}: line {n} is not {{"a": ..., "b": ..., "score": number}}') from None
     if len(pairs) < 3:
         raise BenchdbError(f"--sts {path}: {len(pairs)} pair(s); a rank correlation needs at least 3")
     return pairs
@@ -66,8 +66,9 @@ def spearman(x, y) -> float:
     return float(np.corrcoef(rx, ry)[0, 1])
 
 
-def score(model, names: list[str], batch: int, seq_len: int, pairs: list[tuple[str, str, float]],
-          run: Callable[[dict], Any]) -> float:
+def score(
+    model, names: list[str], batch: int, seq_len: int, pairs: list[tuple[str, str, float]], run: Callable[[dict], Any]
+) -> float:
     """sts_spearman of ``run`` (forward inputs of ``batch`` x ``seq_len`` torch tensors keyed like
     the timed ones -> the first output, token embeddings, as an array)."""
     import numpy as np
@@ -79,8 +80,8 @@ def score(model, names: list[str], batch: int, seq_len: int, pairs: list[tuple[s
     sentences = [s for a, b, _ in pairs for s in (a, b)]
     vectors = []
     for start in range(0, len(sentences), batch):
-        chunk = sentences[start:start + batch]
-        chunk += [""] * (batch - len(chunk))            # a fixed-shape graph takes whole batches
+        chunk = sentences[start : start + batch]
+        chunk += [""] * (batch - len(chunk))  # a fixed-shape graph takes whole batches
         enc = tokenizer(chunk, padding="max_length", truncation=True, max_length=seq_len, return_tensors="pt")
         fwd = {n: enc[n] for n in names if n in enc}
         hidden = np.asarray(run(fwd), dtype=np.float64)

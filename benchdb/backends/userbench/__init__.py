@@ -9,7 +9,14 @@ from __future__ import annotations
 from benchdb.backends.api import BackendInfo
 from benchdb.backends.userbench.options import UserbenchOptions
 
-BACKEND = BackendInfo("userbench", "benchdb", "benchdb.bench", "reinstall benchdb",
-                      "benchdb.backends.userbench.backend",
-                      devices=('cpu',), modes=("eager",), option_set=UserbenchOptions,
-                      summary="Your own bench_* functions (benchdb run --bench PATH)")
+BACKEND = BackendInfo(
+    "userbench",
+    "benchdb",
+    "benchdb.bench",
+    "reinstall benchdb",
+    "benchdb.backends.userbench.backend",
+    devices=("cpu",),
+    modes=("eager",),
+    option_set=UserbenchOptions,
+    summary="Your own bench_* functions (benchdb run --bench PATH)",
+)

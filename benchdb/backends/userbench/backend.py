@@ -57,8 +57,16 @@ NAME = "userbench"
 #: Parameters that fill key columns instead of the input shape.
 PRECISION_PARAMS = ("precision", "dtype")
 BATCH_PARAM = "batch_size"
-PRECISIONS = {"float32": "fp32", "float": "fp32", "single": "fp32", "float16": "fp16", "half": "fp16",
-              "bfloat16": "bf16", "float64": "fp64", "double": "fp64"}
+PRECISIONS = {
+    "float32": "fp32",
+    "float": "fp32",
+    "single": "fp32",
+    "float16": "fp16",
+    "half": "fp16",
+    "bfloat16": "bf16",
+    "float64": "fp64",
+    "double": "fp64",
+}
 
 
 def software() -> dict:
@@ -70,6 +78,7 @@ def hardware_of(device: str) -> dict:
 
 
 # --- parameters ------------------------------------------------------------------------------
+
 
 def _label(value: Any) -> str:
     """A parameter value as text: names of types and functions, str() of the rest."""
@@ -87,16 +96,19 @@ def combinations(fn: Callable, where: str) -> list[dict[str, Any]]:
     """Every combination of the function's declared parameters (one empty one when none)."""
     axes = getattr(fn, PARAMS_ATTR, None) or {}
     if not isinstance(axes, dict):
-        raise BenchdbError(f"bench {where}: {PARAMS_ATTR} must be a dict; declare parameters with "
-                           "@benchdb.bench.params(name=[values])")
+        raise BenchdbError(
+            f"bench {where}: {PARAMS_ATTR} must be a dict; declare parameters with @benchdb.bench.params(name=[values])"
+        )
     combos = [dict(zip(axes, values, strict=True)) for values in itertools.product(*axes.values())]
     try:
         signature = inspect.signature(fn)
         for combo in combos:
             signature.bind(**combo)
     except TypeError as exc:
-        raise BenchdbError(f"bench {where}: its parameters {', '.join(axes) or '(none)'} do not fit its "
-                           f"signature {fn.__name__}{signature}: {exc}") from None
+        raise BenchdbError(
+            f"bench {where}: its parameters {', '.join(axes) or '(none)'} do not fit its "
+            f"signature {fn.__name__}{signature}: {exc}"
+        ) from None
     return combos
 
 
@@ -122,16 +134,21 @@ def env_text(module: ModuleType, where: str) -> str | None:
     names = getattr(module, "ENV", None)
     if names is None:
         return None
-    if isinstance(names, str) or not isinstance(names, (list, tuple)) or \
-            not all(isinstance(n, str) and n for n in names):
-        raise BenchdbError(f"bench file {where}: ENV must be a list of environment variable names, "
-                           f"e.g. ENV = [\"BENCH_SCALE\"]")
+    if (
+        isinstance(names, str)
+        or not isinstance(names, (list, tuple))
+        or not all(isinstance(n, str) and n for n in names)
+    ):
+        raise BenchdbError(
+            f'bench file {where}: ENV must be a list of environment variable names, e.g. ENV = ["BENCH_SCALE"]'
+        )
     if not names:
         return None
     return json.dumps({n: os.environ.get(n) for n in names}, sort_keys=True, separators=(",", ":"))
 
 
 # --- the backend protocol --------------------------------------------------------------------
+
 
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     device = normalize_device(opts.device)
@@ -150,12 +167,24 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             for i, combo in enumerate(combinations(getattr(module, name), mid)):
                 precision, bs, shape = key_fields(combo, mid)
                 if (precision, bs, shape) in keys:
-                    raise BenchdbError(f"bench {mid}: parameters {keys[(precision, bs, shape)]} and {combo} give "
-                                       f"the same scenario (precision {precision}, batch size {bs}, {shape!r})")
+                    raise BenchdbError(
+                        f"bench {mid}: parameters {keys[(precision, bs, shape)]} and {combo} give "
+                        f"the same scenario (precision {precision}, batch size {bs}, {shape!r})"
+                    )
                 keys[(precision, bs, shape)] = combo
-                scenarios.append(Scenario(mid, NAME, device, "eager", precision, bs, shape, options,
-                                          {"bench": model, "params_index": i,
-                                           "params": {k: _label(v) for k, v in combo.items()}}))
+                scenarios.append(
+                    Scenario(
+                        mid,
+                        NAME,
+                        device,
+                        "eager",
+                        precision,
+                        bs,
+                        shape,
+                        options,
+                        {"bench": model, "params_index": i, "params": {k: _label(v) for k, v in combo.items()}},
+                    )
+                )
             out.append((model, scenarios))
     return out
 
@@ -173,9 +202,17 @@ def model_info(spec: str) -> dict:
         revision = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     except OSError as exc:
         raise BenchdbError(f"bench file {path} cannot be read ({exc.strerror or exc})") from None
-    return {"model_id": model_id(path, name), "revision": revision, "model_type": "python",
-            "architecture": "python.function", "family": "userbench", "task": "bench",
-            "num_parameters": None, "flops_per_item": None, "source": f"{path.resolve()}{SEP}{name}"}
+    return {
+        "model_id": model_id(path, name),
+        "revision": revision,
+        "model_type": "python",
+        "architecture": "python.function",
+        "family": "userbench",
+        "task": "bench",
+        "num_parameters": None,
+        "flops_per_item": None,
+        "source": f"{path.resolve()}{SEP}{name}",
+    }
 
 
 def _prepare(fn: Callable, combo: dict[str, Any]) -> tuple[Callable[[], object], float | None, float | None]:
@@ -209,14 +246,21 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
             on_start(i)
         started = datetime.now(timezone.utc).isoformat()
         if sc.device != "cpu":
-            yield Outcome(sc, info, status="unsupported", started_at=started,
-                          error=f"userbench times Python code on the host clock (device {sc.device!r}); "
-                                "use --device cpu")
+            yield Outcome(
+                sc,
+                info,
+                status="unsupported",
+                started_at=started,
+                error=f"userbench times Python code on the host clock (device {sc.device!r}); use --device cpu",
+            )
             continue
         index = sc.settings.get("params_index", 0)
         problem = None
-        if not 0 <= index < len(combos) or key_fields(combos[index], mid) != (sc.precision, sc.batch_size,
-                                                                              sc.input_shape):
+        if not 0 <= index < len(combos) or key_fields(combos[index], mid) != (
+            sc.precision,
+            sc.batch_size,
+            sc.input_shape,
+        ):
             problem = "its parameters changed between the plan and the run"
         elif env != sc.options.get("env"):
             problem = f"its declared environment changed between the plan and the run (now {env})"
@@ -232,12 +276,20 @@ def run_model(spec: str, scenarios: list[Scenario], opts: RunOptions, on_start=N
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
         if first_s is not None:
-            m.first_call_s = first_s       # the very first call of the function, not measure()'s
+            m.first_call_s = first_s  # the very first call of the function, not measure()'s
         rows = measurement_rows(m)
         if load_s is not None:
             rows.append(("load_s", "s", 0, 0.0, load_s))
         if setup_s is not None:
             rows.append(("setup_s", "s", 0, 0.0, setup_s))
-        yield Outcome(sc, info, rows=rows, validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
-                      timing_method="host_clock", stop_reason=m.stop_reason, conditions=cond,
-                      started_at=started, extra={"timed": "returned_callable" if setup_s is not None else "call"})
+        yield Outcome(
+            sc,
+            info,
+            rows=rows,
+            validity_reasons=judge(m, opts.rule, cond, opts.max_background_cpu),
+            timing_method="host_clock",
+            stop_reason=m.stop_reason,
+            conditions=cond,
+            started_at=started,
+            extra={"timed": "returned_callable" if setup_s is not None else "call"},
+        )

@@ -82,8 +82,11 @@ def import_bench(path: Path) -> ModuleType:
 
 def bench_functions(module: ModuleType) -> list[str]:
     """Names of the ``bench_*`` functions defined in the module, in definition order."""
-    return [n for n, v in vars(module).items()
-            if n.startswith(FUNCTION_PREFIX) and inspect.isfunction(v) and v.__module__ == module.__name__]
+    return [
+        n
+        for n, v in vars(module).items()
+        if n.startswith(FUNCTION_PREFIX) and inspect.isfunction(v) and v.__module__ == module.__name__
+    ]
 
 
 def discover(spec: str) -> list[tuple[Path, str]]:

@@ -21,19 +21,48 @@ def migrate(con) -> None:
         new = {**sc, **up}
         options = identity.canonical_options(up["options"])
         series = identity.series_id(new, r["hardware_id"])
-        updates.append({"result_id": r["result_id"], "device": new["device"], "precision": new["precision"],
-                        "input_shape": new["input_shape"],
-                        "validity": new["validity"], "validity_reasons": list(new["validity_reasons"] or []),
-                        "options": json.dumps(options, sort_keys=True), "options_id": identity.options_id(options),
-                        "series_id": series})
-        old_key = (r["run_id"], r["model_id"], r["backend"], r["device"], r["mode"], r["precision"],
-                   r["batch_size"], r["input_shape"], r["hardware_id"])
+        updates.append(
+            {
+                "result_id": r["result_id"],
+                "device": new["device"],
+                "precision": new["precision"],
+                "input_shape": new["input_shape"],
+                "validity": new["validity"],
+                "validity_reasons": list(new["validity_reasons"] or []),
+                "options": json.dumps(options, sort_keys=True),
+                "options_id": identity.options_id(options),
+                "series_id": series,
+            }
+        )
+        old_key = (
+            r["run_id"],
+            r["model_id"],
+            r["backend"],
+            r["device"],
+            r["mode"],
+            r["precision"],
+            r["batch_size"],
+            r["input_shape"],
+            r["hardware_id"],
+        )
         moved[old_key] = (series, new["device"], new["precision"], new["input_shape"], identity.options_id(options))
     if updates:
-        table = pa.Table.from_pylist(updates, schema=pa.schema([
-            ("result_id", pa.string()), ("device", pa.string()), ("precision", pa.string()),
-            ("input_shape", pa.string()), ("validity", pa.string()), ("validity_reasons", pa.list_(pa.string())),
-            ("options", pa.string()), ("options_id", pa.string()), ("series_id", pa.string())]))
+        table = pa.Table.from_pylist(
+            updates,
+            schema=pa.schema(
+                [
+                    ("result_id", pa.string()),
+                    ("device", pa.string()),
+                    ("precision", pa.string()),
+                    ("input_shape", pa.string()),
+                    ("validity", pa.string()),
+                    ("validity_reasons", pa.list_(pa.string())),
+                    ("options", pa.string()),
+                    ("options_id", pa.string()),
+                    ("series_id", pa.string()),
+                ]
+            ),
+        )
         con.register("identity_updates", table)
         con.execute(sql.load("queries/migrate_0003_apply.sql"))
         con.unregister("identity_updates")
@@ -47,8 +76,17 @@ def _change_points(con, moved: dict) -> None:
     if not rows:
         return
     for cp in rows:
-        key = (cp["run_id"], cp["model_id"], cp["backend"], cp["device"], cp["mode"], cp["precision"],
-               cp["batch_size"], cp["input_shape"], cp["hardware_id"])
+        key = (
+            cp["run_id"],
+            cp["model_id"],
+            cp["backend"],
+            cp["device"],
+            cp["mode"],
+            cp["precision"],
+            cp["batch_size"],
+            cp["input_shape"],
+            cp["hardware_id"],
+        )
         if key in moved:
             cp["series_id"], cp["device"], cp["precision"], cp["input_shape"], cp["options_id"] = moved[key]
             cp["change_id"] = identity.change_id(cp["series_id"], cp["run_id"])
