@@ -229,3 +229,69 @@ def test_the_layout_document_names_what_exists():
     real = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
     assert sorted(real - named) == []
     assert sorted(n for n in named if not (PACKAGE / n).exists()) == []
+
+
+#: Modules no test file imports by name, and where each is exercised instead (the test file named
+#: must exist). A module matched by no entry here must be imported by some test.
+EXERCISED_THROUGH = {
+    "benchdb.analysis.selection": ("tests/analysis/test_gate.py", "selectors resolved by Warehouse.check"),
+    "benchdb.backends.conformance": ("tests/guarantees/test_layout.py", "nothing imports it: mypy checks it"),
+    "benchdb.backends.core_declared": ("tests/cli/test_shared_options.py", "through core_options"),
+    "benchdb.backends.numpy.": ("tests/backends/test_registry.py", "loaded through its entry point"),
+    "benchdb.backends.openvino.": ("tests/backends/test_registry.py", "loaded through its entry point"),
+    "benchdb.backends.userbench.": ("tests/backends/test_userbench.py", "benchdb run --bench"),
+    "benchdb.backends.openai.": ("tests/backends/test_openai.py", "benchdb run --backend openai on the stub"),
+    "benchdb.backends.ortweb.": ("tests/backends/test_ortweb.py", "benchdb run --backend ort-web in Chromium"),
+    "benchdb.backends.pytorch.": ("tests/backends/test_pytorch.py", "benchdb run --backend pytorch"),
+    "benchdb.backends.shared.": ("tests/backends/test_shared_graph.py", "the graph backends' runs"),
+    "benchdb.cli.": ("tests/cli/test_cli.py", "commands run through the click group, which imports them by name"),
+    "benchdb.harness.server_exit": ("tests/plan/test_driver.py", "imported last by the fork server"),
+    "benchdb.hub": ("tests/hub/test_hub.py", "benchdb publish against a local Hub"),
+    "benchdb.ingest.": ("tests/ingest/test_ingest.py", "benchdb.ingest.ingest and benchdb ingest"),
+    "benchdb.interop.": ("tests/interop/test_formats.py", "benchdb import FORMAT loads its module by name"),
+    "benchdb.npm": ("tests/web/test_dashboard.py", "the dashboard's and ort-web's npm files"),
+    "benchdb.perfmodel.evaluate": ("tests/perfmodel/test_predict.py", "benchdb predict --evaluate"),
+    "benchdb.plan.": ("tests/cli/test_ab.py", "benchdb run, --ab, bisect, hardware and quickstart"),
+    "benchdb.reports.": ("tests/reports/test_build.py", "Warehouse.report and benchdb report/check"),
+    "benchdb.schema.optionsets": ("tests/schema/test_contract.py", "the contract checks options through it"),
+    "benchdb.spark.": ("tests/spark/test_spark.py", "benchdb export --partitioned and the Spark engine"),
+    "benchdb.sql.readonly": ("tests/guarantees/test_safe_share.py", "benchdb query"),
+    "benchdb.store.migrations.": ("tests/store/test_migrate.py", "run as a migration's companion"),
+}
+
+
+def test_every_module_is_imported_by_a_test_or_says_where_it_is_exercised():
+    import re
+
+    tests = PACKAGE.parent / "tests"
+    named: set[str] = set()
+    for path in tests.rglob("*.py"):
+        if "fixtures" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                named |= {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                named |= {a.name for a in node.names}
+        named |= set(re.findall(r"benchdb(?:\.[a-z_0-9]+)+", text))
+    unexplained = []
+    for path, _ in _modules():
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if name in named or name.endswith("__main__"):
+            continue
+        reason = next((v for k, v in EXERCISED_THROUGH.items() if name == k or name.startswith(k)), None)
+        if reason is None or not (PACKAGE.parent / reason[0]).is_file():
+            unexplained.append(name)
+    assert unexplained == []
+
+
+def test_modules_are_at_most_400_lines():
+    """As `ruff format` leaves them (CI checks the tree is formatted): a module past this does two jobs."""
+    long = [
+        f"{p.relative_to(PACKAGE.parent)}: {n}"
+        for p, _ in _modules()
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
+    ]
+    assert long == []
