@@ -57,10 +57,6 @@ from benchdb.plan.ab_write import SideWriter, write_group
 from benchdb.plan.files import RunReport
 from benchdb.schema import contract
 
-#: Seconds a side's process may take beyond its model's load timeout and its scenarios' timeouts.
-SLACK_S = 120.0
-_ROW_COLUMNS = ("metric", "unit", "iteration", "t_offset_s", "value")
-
 
 @dataclass
 class AbReport:
