@@ -18,10 +18,11 @@ from conftest import benchdb_cmd, cli, make_meta, make_run, write_file, write_su
 
 from benchdb.warehouse import Warehouse
 
-# A slow commit does twice the work and the gate's threshold is 20 %: on a shared 2-core VM two
-# identical commits measured +4.5 % [-0.6 %, +9.7 %] after 15 trials, inconclusive at 5 %. The tests
-# are about bisect's logic (which commit, which steps, what is cleaned up), not the gate's resolution.
-QUICK = ("--min-time", "0.2", "--repeats", "3", "--ab-threshold", "20%")
+# The tests are about bisect's logic (which commit, which steps, what is cleaned up), not the gate's
+# resolution: on a shared 2-core VM two identical commits measured +4.5 % [-0.6 %, +9.7 %] after 15
+# trials and +14.1 % [-2.8 %, +32.8 %] in CI, and a 2x step at 20 % once stopped undecided. So the gate
+# judges at 50 %, which a slow commit (2x or 3x the work) clears and an A/A step stays within.
+QUICK = ("--min-time", "0.2", "--repeats", "3", "--ab-threshold", "50%")
 
 
 @pytest.fixture(autouse=True)
@@ -50,15 +51,15 @@ def bisect(repo: Path, tmp_path: Path, *args: str):
 
 @pytest.mark.slow
 def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
-    # a 2x slower commit against A/A steps whose interval this VM's noise can widen past 5 %: judged
-    # at 50 %, which the real step clears (+100 %) and the A/A steps stay within
     shas = make_repo(tmp_path / "repo", n=16, slow_at=11, factor=2.0)
-    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--ab-threshold", "50%")
+    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
     assert r.returncode == 0, r.stderr
     assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[10]
     assert doc["culprit"]["subject"] == "change 11 (slower work)" and doc["culprit"]["date"].startswith("2026-11-11")
     assert len(doc["steps"]) <= 5
-    assert doc["steps"][0]["verdict"] == "regressed" and 0.6 < doc["steps"][0]["change"] < 1.5
+    # twice the work: +100 % on a quiet machine; this VM measured up to +198 % (a swapped or A/A
+    # comparison would give -50 % or 0)
+    assert doc["steps"][0]["verdict"] == "regressed" and 0.5 < doc["steps"][0]["change"] < 3.0
     for step in doc["steps"]:  # the chain: each verdict agrees with where commit 11 is
         slower = shas.index(step["tested"]["sha"]) >= 10 > shas.index(step["base"]["sha"])
         assert step["verdict"] == ("regressed" if slower else "unchanged"), step
@@ -76,10 +77,9 @@ def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
 
 
 def test_no_regression_between_good_and_bad_exits_1(tmp_path):
-    # identical commits: an A/A whose interval this VM's noise can widen past 5 %, so the gate's
-    # threshold is 50 % (the rule under test is the same: a step within it is unchanged, exit 1)
+    # identical commits: the one step is within the threshold, unchanged, exit 1
     shas = make_repo(tmp_path / "repo", n=4, slow_at=None)
-    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--ab-threshold", "50%")
+    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
     assert r.returncode == 1, r.stderr
     assert doc["status"] == "no_regression" and [s["verdict"] for s in doc["steps"]] == ["unchanged"]
     assert "no regression between" in doc["message"]
@@ -89,7 +89,7 @@ def test_no_regression_between_good_and_bad_exits_1(tmp_path):
 def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
     # commit 3 cannot be installed; commit 4 is slower: the first slow commit is 3 or 4, and nothing
     # measured can say which (git bisect skip's answer too)
-    shas = make_repo(tmp_path / "repo", n=6, slow_at=4, factor=2.0, broken=(3,))
+    shas = make_repo(tmp_path / "repo", n=6, slow_at=4, factor=3.0, broken=(3,))
     r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--format", "text")
     assert r.returncode == 3, r.stderr
     out = r.stdout
@@ -104,7 +104,7 @@ def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
 
 def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):
     repo = tmp_path / "repo"
-    shas = make_repo(repo, n=16, slow_at=11, factor=2.0)
+    shas = make_repo(repo, n=16, slow_at=11, factor=3.0)
     # the nightly history: runs on commits 1-10 and 13-16 (none on 11 and 12), a step at 13
     bench = f"{repo / 'benches' / 'bench_work.py'}::bench_work"
     rng = np.random.default_rng(3)
