@@ -137,7 +137,8 @@ _SLOW = None
 
 
 def bench_flip():
-    """Every second process (in run order, counted in a file) does 1.5x the work."""
+    """Every second process (in run order, counted in a file) does 3x the work (1.5x once let this
+    VM's noise make two processes of one side look alike, and the verdict closed early)."""
     global _SLOW
     if _SLOW is None:
         path = os.environ["AB_COUNTER"]
@@ -146,7 +147,7 @@ def bench_flip():
             f.write(str(n + 1))
         _SLOW = n % 2 == 1
     total = 0
-    for i in range(6_000 if _SLOW else 4_000):
+    for i in range(12_000 if _SLOW else 4_000):
         total += i * i
     return total
 '''
