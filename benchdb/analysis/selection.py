@@ -136,8 +136,13 @@ def _describe(side: Selection, labels: dict[str, str]) -> str:
 def check_metric(con: duckdb.DuckDBPyConnection, metric: str, base: Selection, cand: Selection) -> None:
     """Fail on a --metric that neither side measured, naming the ones they did."""
     ids = [r["result_id"] for s in (base, cand) for r in s.results.values()]
-    have = [m for (m,) in con.execute(sql.load("queries/gate_metrics.sql"), {"ids": ids, "metric": metric}).fetchall()]
-    if have and metric not in have:
+    have = [m for (m,) in con.execute(sql.load("queries/gate_metrics.sql"), {"ids": ids}).fetchall()]
+    if metric in have:
+        return
+    # a metric without statistics may still have raw samples: only then is the samples scan needed
+    if con.execute(sql.load("queries/gate_metric_sampled.sql"), {"ids": ids, "metric": metric}).fetchall()[0][0]:
+        return
+    if have:
         raise BenchdbError(
             f"--metric {metric!r} is not measured in the results of --baseline {base.selector!r} "
             f"or --candidate {cand.selector!r}; metrics there: {', '.join(have)}"

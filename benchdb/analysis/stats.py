@@ -6,6 +6,7 @@ them data read from the warehouse.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,15 +47,28 @@ def bootstrap_median_ratio(
 ) -> tuple[float, float, float]:
     """(point, low, high): relative change of the median, cand / base - 1, with a percentile
     bootstrap confidence interval (both sides resampled independently)."""
+    return bootstrap_median_ratios(base, cand, (level,), n_boot=n_boot, seed=seed)[0]
+
+
+def bootstrap_median_ratios(
+    base, cand, levels: Sequence[float], *, n_boot: int = BOOTSTRAP, seed: int = 0
+) -> list[tuple[float, float, float]]:
+    """:func:`bootstrap_median_ratio` at each of ``levels``, from one set of resamples: the seed
+    fixes the resamples, so each interval is the one that function gives at its level (nested
+    intervals), for the cost of one."""
     a = _thin(np.asarray(base, dtype=float))
     b = _thin(np.asarray(cand, dtype=float))
     rng = np.random.default_rng(seed)
     ma = bootstrap_medians(a, n_boot, rng)
     mb = bootstrap_medians(b, n_boot, rng)
     ratios = mb / ma - 1.0
-    tail = (1.0 - level) / 2.0
-    lo, hi = np.quantile(ratios, [tail, 1.0 - tail])
-    return float(np.median(b) / np.median(a) - 1.0), float(lo), float(hi)
+    point = float(np.median(b) / np.median(a) - 1.0)
+    out = []
+    for level in levels:
+        tail = (1.0 - level) / 2.0
+        lo, hi = np.quantile(ratios, [tail, 1.0 - tail])
+        out.append((point, float(lo), float(hi)))
+    return out
 
 
 def robust_noise(medians) -> float | None:

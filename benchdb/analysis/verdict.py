@@ -68,13 +68,12 @@ def judge(
         return cmp
     worse_up = (uc or ub) not in HIGHER_IS_BETTER_UNITS  # latency-like: a larger value is slower
     gb, gc, aside, interval = _intervals(cmp, b, c, vb, vc, worse_up, seed)
-    wide, narrow = interval(level), interval(eq_level)  # same seed: the same resamples, a nested interval
-    if wide is None or narrow is None:
-        # ratio_ci has no interval when a side has no process with samples left (all set aside)
+    both = interval((level, eq_level))  # one set of resamples: nested intervals
+    if both is None:
+        # ratio_cis has no interval when a side has no process with samples left (all set aside)
         cmp.verdict, cmp.reason = "inconclusive", "no process with samples left on a side"
         return cmp
-    point, lo, hi = wide
-    _, eq_lo, eq_hi = narrow
+    (point, lo, hi), (_, eq_lo, eq_hi) = both
     cmp.change, cmp.ci_low, cmp.ci_high, cmp.eq_low, cmp.eq_high = point, lo, hi, eq_lo, eq_hi
     cmp.noise = robust_noise(history) if history and len(history) >= MIN_HISTORY else None
     cmp.threshold = max(threshold, NOISE_MULTIPLE * cmp.noise) if cmp.noise is not None else threshold
@@ -117,8 +116,8 @@ def _early_verdict(b: SideSamples, c: SideSamples, n_b: int, n_c: int) -> tuple[
     return None
 
 
-#: The (point, low, high) interval of the change at a level; None when a side has no samples.
-_IntervalAt = Callable[[float], "tuple[float, float, float] | None"]
+#: The (point, low, high) intervals of the change at some levels; None when a side has no samples.
+_IntervalAt = Callable[[Sequence[float]], "list[tuple[float, float, float]] | None"]
 
 
 def _intervals(
@@ -129,14 +128,14 @@ def _intervals(
     import numpy as np
 
     from benchdb.analysis import hierarchy
-    from benchdb.analysis.stats import bootstrap_median_ratio
+    from benchdb.analysis.stats import bootstrap_median_ratios
 
     gb = list(b.processes) if b.processes is not None else [vb]
     gc = list(c.processes) if c.processes is not None else [vc]
     cmp.processes = (len(gb), len(gc))
     if len(gb) < 2 or len(gc) < 2:
         cmp.interval = "bootstrap over one process's iterations"
-        return gb, gc, "", lambda level: bootstrap_median_ratio(vb, vc, level=level, seed=seed)
+        return gb, gc, "", lambda levels: bootstrap_median_ratios(vb, vc, levels, seed=seed)
     aside = ""
     out_b, out_c = hierarchy.outlier_processes(gb, worse_up), hierarchy.outlier_processes(gc, worse_up)
     if out_b or out_c:
@@ -160,7 +159,7 @@ def _intervals(
     )
     if aside:
         cmp.interval += f" ({len(out_b)} + {len(out_c)} outlier process(es) set aside)"
-    return gb, gc, aside, lambda level: hierarchy.ratio_ci(gb, gc, level=level, seed=seed)
+    return gb, gc, aside, lambda levels: hierarchy.ratio_cis(gb, gc, levels, seed=seed)
 
 
 def _interval_verdict(

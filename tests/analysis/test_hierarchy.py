@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from benchdb.analysis import hierarchy
+from benchdb.analysis.stats import BOOTSTRAP, MAX_BOOTSTRAP_N, bootstrap_median_ratios, bootstrap_medians
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 from benchdb.plan.driver import run_plan
@@ -190,3 +191,27 @@ def test_a_side_is_its_typical_process_where_processes_fall_into_modes():
     assert aa.verdict == "unchanged" and aa.change == pytest.approx(aa.cand_median / aa.base_median - 1)
     slower = verdict(side(5), side(5, shift=1.1))
     assert slower.verdict == "regressed" and slower.change == pytest.approx(0.10, abs=0.02)
+
+
+def test_intervals_at_several_levels_come_from_one_set_of_resamples():
+    # the gate asks for its 95 % and its equivalence interval at once: whatever the order of the
+    # levels, each is the same interval (no level consumes the others' random draws), and they nest
+    rng = np.random.default_rng(11)
+    base = [rng.lognormal(0, 0.05, 300) for _ in range(4)]
+    cand = [rng.lognormal(0.03, 0.05, 300) for _ in range(5)]
+    levels = (0.95, 0.90, 0.5)
+    both = hierarchy.ratio_cis(base, cand, levels, seed=7)
+    assert both == hierarchy.ratio_cis(base, cand, levels[::-1], seed=7)[::-1]
+    assert both[0][1] < both[1][1] < both[2][1] < both[2][2] < both[1][2] < both[0][2]
+    assert hierarchy.ratio_cis([np.array([])], cand, levels) is None
+    # one process's iterations, the larger side thinned to MAX_BOOTSTRAP_N: the interval is the
+    # percentile interval of the seeded resampled medians' ratio
+    vb, vc = rng.lognormal(0, 0.05, 12_000), np.concatenate(cand)
+    draws = np.random.default_rng(3)
+    thinned = np.sort(vb)[np.linspace(0, len(vb) - 1, MAX_BOOTSTRAP_N).astype(int)]
+    base_medians = bootstrap_medians(thinned, BOOTSTRAP, draws)
+    ratios = bootstrap_medians(vc, BOOTSTRAP, draws) / base_medians - 1
+    point = np.median(vc) / np.median(thinned) - 1
+    want = [v for lv in (0.95, 0.5) for v in (point, *np.quantile(ratios, [(1 - lv) / 2, (1 + lv) / 2]))]
+    got = bootstrap_median_ratios(vb, vc, (0.95, 0.5), seed=3)
+    assert [v for interval in got for v in interval] == pytest.approx(want, rel=1e-12)
