@@ -80,7 +80,7 @@ def main() -> None:
         ("tiny BERT (tiny:bert, bs=1, seq 16)", models.resolve("tiny:bert"), 16, args.model_iters),
         (
             "BERT-base-shaped (random weights, bs=1, seq 128)",
-            models.ResolvedModel("bert-base-shaped", T.BertConfig(), models.KINDS["bert"], None, None),
+            models.ResolvedModel("bert-base-shaped", models.KINDS["bert"], None, None, loaded_config=T.BertConfig()),
             128,
             args.base_iters,
         ),

@@ -112,9 +112,10 @@ def describe(model: ResolvedModel, seq_len: int, new_tokens: int | None = None) 
 
 
 def _describe(model: ResolvedModel, seq_len: int) -> str:
-    cfg, recipe = model.config, model.kind.inputs
-    if recipe in ("text", "seq2seq_text"):
+    recipe = model.kind.inputs
+    if recipe in ("text", "seq2seq_text"):  # (a text model's shape needs no config: none is read)
         return f"seq_len={seq_len}"
+    cfg = model.config
     if recipe == "image":
         size = _detr_or_image_size(model)
         return f"image={size}x{size}"

@@ -12,9 +12,11 @@ torch and transformers are imported inside functions: importing this module is c
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from benchdb.backends.shared.tiny import tiny_configs
@@ -139,17 +141,31 @@ def kind_from_config(config: Any, task: str | None = None) -> Kind:
 @dataclass
 class ResolvedModel:
     spec: str  # what the user typed (the model_id in the warehouse)
-    config: Any
     kind: Kind
     path: str | None  # local folder with weights, None for tiny models
     revision: str | None  # Hub commit or content hash; identifies the weights
+    #: the config's architectures (config.json's own list), for :meth:`info`
+    architectures: list[str] | None = None
+    #: the transformers config; a folder's is read on first use (:attr:`config`): planning a run
+    #: of a model type benchdb knows needs only its kind, and transformers' config code imports
+    #: torch (about a second of the planning process's start on a small machine)
+    loaded_config: Any = None
+
+    @property
+    def config(self) -> Any:
+        if self.loaded_config is None:
+            import transformers as T
+
+            assert self.path is not None, "a tiny model's config is made when it is resolved"
+            self.loaded_config = T.AutoConfig.from_pretrained(self.path)
+        return self.loaded_config
 
     def info(self, num_parameters: int | None = None) -> dict:
         return {
             "model_id": self.spec,
             "revision": self.revision,
             "model_type": self.kind.model_type,
-            "architecture": (getattr(self.config, "architectures", None) or [None])[0] or self.kind.auto_class,
+            "architecture": (self.architectures[0] if self.architectures else None) or self.kind.auto_class,
             "family": self.kind.family,
             "task": self.kind.task,
             "num_parameters": num_parameters,
@@ -172,8 +188,6 @@ def _folder_revision(folder: Path) -> str:
 
 def resolve(spec: str, task: str | None = None) -> ResolvedModel:
     """Find a model's config without loading weights; clear errors for what is missing."""
-    import transformers as T
-
     if spec.startswith("tiny:"):
         mt = spec[5:]
         tiny = tiny_configs()
@@ -184,10 +198,11 @@ def resolve(spec: str, task: str | None = None) -> ResolvedModel:
         config = tiny[mt]()
         return ResolvedModel(
             spec,
-            config,
             kind_from_config(config, task),
             None,
             "tiny:" + hashlib.sha256(config.to_json_string().encode()).hexdigest()[:16],
+            getattr(config, "architectures", None),
+            config,
         )
     folder = Path(spec).expanduser()
     if folder.is_dir():
@@ -196,8 +211,7 @@ def resolve(spec: str, task: str | None = None) -> ResolvedModel:
                 f"model folder {spec} has no config.json; give a folder written by "
                 "save_pretrained, a cached Hub id, or tiny:<model_type>"
             )
-        config = T.AutoConfig.from_pretrained(folder)
-        return ResolvedModel(spec, config, kind_from_config(config, task), str(folder), _folder_revision(folder))
+        return _from_folder(spec, folder, task, _folder_revision(folder))
     if spec.startswith(("/", ".", "~")) or not _looks_like_hub_id(spec) and "/" in spec:
         raise BenchdbError(
             f"model path {spec} does not exist; give a folder written by save_pretrained, "
@@ -213,8 +227,31 @@ def resolve(spec: str, task: str | None = None) -> ResolvedModel:
             f"first with `hf download {spec}` (or `huggingface-cli download {spec}`), or give a local "
             f"folder or tiny:<model_type> ({type(exc).__name__})"
         ) from None
-    config = T.AutoConfig.from_pretrained(path)
-    return ResolvedModel(spec, config, kind_from_config(config, task), path, Path(path).name)
+    return _from_folder(spec, Path(path), task, Path(path).name)
+
+
+def _from_folder(spec: str, folder: Path, task: str | None, revision: str) -> ResolvedModel:
+    """A saved model: a model type benchdb knows is told from config.json alone (transformers'
+    AutoConfig dispatches on the same key); any other needs the config's attributes, read now."""
+    try:
+        raw = json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError):
+        raw = None
+    if isinstance(raw, dict) and isinstance(raw.get("model_type"), str) and raw["model_type"] in KINDS:
+        archs = raw.get("architectures")
+        return ResolvedModel(
+            spec,
+            kind_from_config(SimpleNamespace(model_type=raw["model_type"]), task),
+            str(folder),
+            revision,
+            archs if isinstance(archs, list) else None,
+        )
+    import transformers as T
+
+    config = T.AutoConfig.from_pretrained(folder)
+    return ResolvedModel(
+        spec, kind_from_config(config, task), str(folder), revision, getattr(config, "architectures", None), config
+    )
 
 
 def _looks_like_hub_id(spec: str) -> bool:
