@@ -203,7 +203,7 @@ def run(**params):
         raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
     shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
     if not params["dry_run"]:
-        from benchdb.plan.driver import prestart
+        from benchdb.plan.prestart import prestart
 
         prestart(runs)
     return _plan_and_run(params, runs, exclude, source, shard, workers)
@@ -296,7 +296,7 @@ def _resume_command(out_dir, db) -> str:
 def _resume(ctx, params) -> None:
     from click.core import ParameterSource
 
-    from benchdb.plan.driver import prestart
+    from benchdb.plan.prestart import prestart
     from benchdb.plan.resume import resume_plan
 
     plan_options = {

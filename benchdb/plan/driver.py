@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import platform
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import datetime, timezone
 
@@ -20,6 +20,7 @@ from benchdb.harness.isolation import run_isolated
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.plan.files import RunReport, Sink, Writer
 from benchdb.plan.planning import PlanItem, build_plan, load_backend
+from benchdb.plan.prestart import isolated_modules, mark_root
 from benchdb.plan.resume import Resume, write_plan
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
@@ -37,41 +38,12 @@ class Interrupted(BenchdbError):
         super().__init__(f"interrupted: kept {len(report.files)} of {total} scenario file(s) in {report.out_dir}")
 
 
-def _isolated_modules(runs: Iterable[RunOptions]) -> list[str]:
-    modules = []
-    for opts in runs:
-        if not opts.isolate:
-            continue
-        try:
-            modules.append(registry.info(opts.backend).implementation)
-        except BenchdbError:
-            continue  # an unknown backend: planning says so
-    return [m for m in dict.fromkeys(modules) if m]
-
-
-def prestart(runs: list[RunOptions]) -> None:
-    """Start the fork servers of the measuring children for these runs' backends now, so that
-    their imports (torch and transformers' model code: ~4 s here) overlap the planning."""
-    from benchdb.harness import isolation
-
-    _mark_root()
-    isolation.prestart(_isolated_modules(runs))
-
-
 def _servers_ready(items: list[PlanItem]) -> None:
     """Wait until every fork server the plan uses has finished importing: nothing imports while
     something measures."""
     from benchdb.harness import isolation
 
-    isolation.ready(_isolated_modules(i.opts for i in items))
-
-
-def _mark_root() -> None:
-    """Name this process the root of benchdb's own process tree for the children (and the fork
-    server) it starts, so their CPU use is never counted as background load."""
-    import os
-
-    os.environ.setdefault(hardware.ROOT_ENV, str(os.getpid()))
+    isolation.ready(isolated_modules(i.opts for i in items))
 
 
 def run(opts: RunOptions, *, progress: Callable[[Outcome, int, int], None] | None = None) -> RunReport:
@@ -102,7 +74,7 @@ def run_plan(
     if total == 0:
         raise BenchdbError("the plan has no scenarios; give at least one --model and batch size")
     _check_repeats(items)
-    _mark_root()
+    mark_root()
     started = datetime.now(timezone.utc)
     run_id = contract.new_run_id()
     if resume is not None:

@@ -51,8 +51,9 @@ def run(
     """With ``repeats`` K > 1, each scenario runs in K interleaved processes, each with 1/K of the
     suite's minimum and maximum time (the suite's total measuring time stays about the same);
     ``repeats=1`` is the suite as written, one process per model."""
-    from benchdb.plan.driver import prestart, run_plan
+    from benchdb.plan.driver import run_plan
     from benchdb.plan.planning import build_plan
+    from benchdb.plan.prestart import prestart
     from benchdb.reports import build as builder
     from benchdb.reports import render
     from benchdb.warehouse import Warehouse

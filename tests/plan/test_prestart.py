@@ -1,0 +1,42 @@
+"""benchdb.plan.prestart: the fork servers start as soon as a command knows its runs, from a module
+light enough that the parent has not yet imported the driver, the contract or pyarrow."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from benchdb.harness.scenario import RunOptions
+from benchdb.plan import prestart
+
+MODULE = "benchdb.backends.numpy.backend"
+
+
+@pytest.mark.core
+def test_the_isolated_runs_name_their_backend_modules_once():
+    numpy_run = RunOptions(backend="numpy", models=("matmul:16",))
+    runs = [numpy_run, replace(numpy_run, models=("matmul:32",)), replace(numpy_run, backend="nosuch")]
+    assert prestart.isolated_modules(runs) == [MODULE]  # an unknown backend is planning's to report
+    assert prestart.isolated_modules([replace(numpy_run, isolate=False)]) == []
+
+
+@pytest.mark.core
+def test_the_fork_server_starts_before_the_parent_imports_the_driver():
+    code = (
+        "import json, os, sys\n"
+        "from benchdb.harness import isolation\n"
+        "from benchdb.harness.scenario import RunOptions\n"
+        "from benchdb.plan.prestart import prestart\n"
+        "prestart([RunOptions(backend='numpy', models=('matmul:16',))])\n"
+        f"pid = isolation.server_pid({MODULE!r})\n"
+        "os.kill(pid, 0)\n"  # alive
+        "print(json.dumps([pid, sorted(m for m in ('benchdb.plan.driver', 'benchdb.schema.contract', 'pyarrow')"
+        " if m in sys.modules), os.environ.get('BENCHDB_ROOT_PID') == str(os.getpid())]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    pid, imported, root = json.loads(out)
+    assert pid and imported == [] and root
