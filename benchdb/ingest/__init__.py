@@ -17,16 +17,18 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 import duckdb
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.ingest.discover import discover, sha256
-from benchdb.ingest.load import Candidate, Loader
+from benchdb.ingest.load import Loader
+from benchdb.ingest.rows import Candidate
 from benchdb.ingest.summary import IngestSummary
 from benchdb.schema import contract
-from benchdb.schema.footers import read_footers
+from benchdb.schema.footers import judge_footers, query_footers
 from benchdb.store import database, snapshot
 
 #: Rows per load transaction. Large enough for bulk speed, small enough to bound memory.
@@ -120,34 +122,45 @@ def _count_seen(seen: list[tuple[str, str, str | None]], summary: IngestSummary)
 
 
 def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, progress) -> None:
-    loader = Loader(con, summary, store)
     todo, seen = _partition(files, _known(con))
     _count_seen(seen, summary)
-    for c in todo:
-        c.sha256 = sha256(c.path)
-    loaded = (
-        dict(con.execute(sql.load("queries/loaded_hashes.sql"), [[c.sha256 for c in todo]]).fetchall()) if todo else {}
-    )
-    # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
-    # rejected file releases it, so a good copy beside a corrupt one still loads.
-    by_hash: dict[str, list[Candidate]] = {}
-    for c in todo:
-        if c.sha256 not in loaded:
-            by_hash.setdefault(c.sha256, []).append(c)
-    # Every footer in one DuckDB pass (it also fills the metadata cache the load reads through),
-    # outside a transaction: a file DuckDB cannot read fails its query, which would abort one.
-    footers = read_footers(con, [group[0].path for group in by_hash.values()])
-    con.execute("BEGIN TRANSACTION")
-    for c in todo:
-        if c.sha256 in loaded:
-            summary.duplicates += 1
-            loader.record(c, "duplicate", None)
-    by_scenario, owner = _claim_scenarios(con, loader, by_hash, footers)
-    con.execute("COMMIT")
-    _load_claims(loader, by_scenario, owner, batch_rows, progress)
-    con.execute("BEGIN TRANSACTION")
-    _settle_losers(loader, summary, by_scenario, by_hash, owner)
-    con.execute("COMMIT")
+    # DuckDB's reads (footers, then key statistics) run in a thread of their own while this one
+    # hashes the files and then judges the footers: both sides spend most of their time outside
+    # the GIL (DuckDB, hashlib), so a second core works instead of waiting. Outside a
+    # transaction: a file DuckDB cannot read fails its query, which would abort one.
+    with ThreadPoolExecutor(1, thread_name_prefix="benchdb-ingest") as duck:
+        loader = Loader(con, summary, store, background=duck)
+        reading = duck.submit(query_footers, con, [c.path for c in todo])
+        for c in todo:
+            c.sha256 = sha256(c.path)
+        rows = reading.result()
+        loaded = (
+            dict(con.execute(sql.load("queries/loaded_hashes.sql"), [[c.sha256 for c in todo]]).fetchall())
+            if todo
+            else {}
+        )
+        # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
+        # rejected file releases it, so a good copy beside a corrupt one still loads.
+        by_hash: dict[str, list[Candidate]] = {}
+        for c in todo:
+            if c.sha256 not in loaded:
+                by_hash.setdefault(c.sha256, []).append(c)
+        judged = [str(group[0].path) for group in by_hash.values()]
+        readable = {row[0] for row in rows}
+        stats = duck.submit(loader.read_key_stats, [name for name in judged if name in readable])
+        footers = judge_footers(rows, judged)
+        stats.result()
+        con.execute("BEGIN TRANSACTION")
+        for c in todo:
+            if c.sha256 in loaded:
+                summary.duplicates += 1
+                loader.record(c, "duplicate", None)
+        by_scenario, owner = _claim_scenarios(con, loader, by_hash, footers)
+        con.execute("COMMIT")
+        _load_claims(loader, by_scenario, owner, batch_rows, progress)
+        con.execute("BEGIN TRANSACTION")
+        _settle_losers(loader, summary, by_scenario, by_hash, owner)
+        con.execute("COMMIT")
 
 
 def _claim_scenarios(

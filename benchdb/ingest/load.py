@@ -1,14 +1,15 @@
 """Load a batch of validated contract files in one transaction: checks in SQL, then inserts.
 
-A file is loaded whole or not at all. Row rules and key columns are checked over the whole batch
-(``check_samples.sql``, from the one pass ``batch_groups.sql`` makes over the rows, which also
-gives the statistics); a file that breaks them is recorded as rejected and the rest load.
+A file is loaded whole or not at all. The batch's rows are written as parts of the samples folder
+first; row rules and key columns are then checked over the whole batch (``check_samples.sql``,
+from the one pass ``batch_groups.sql`` makes over the rows it reads back, which also gives the
+statistics). A file that breaks them is recorded as rejected, and the rest are written again
+without it: nothing of a rejected file stays in the samples folder.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from concurrent.futures import Executor, Future
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,268 +18,43 @@ import pyarrow as pa
 
 from benchdb import sql
 from benchdb.errors import clip, first_line
-from benchdb.schema import contract, identity, system
+from benchdb.ingest import rows
+from benchdb.ingest.rows import Candidate
+from benchdb.schema import contract
 
 if TYPE_CHECKING:
     from benchdb.ingest.summary import IngestSummary
     from benchdb.store import parts_store
 
 
-@dataclass
-class Candidate:
-    path: Path
-    size: int
-    mtime_ns: int
-    sha256: str = ""
-    footer: contract.FileFooter | None = None
-
-    @property
-    def valid_footer(self) -> contract.FileFooter:
-        """The footer, once read and validated (every file that reaches a batch has one)."""
-        assert self.footer is not None, f"{self.path}: footer not read yet"
-        return self.footer
-
-
-_BATCH_SCHEMA = pa.schema(
-    [
-        ("filename", pa.string()),
-        ("file_id", pa.int64()),
-        ("size_bytes", pa.int64()),
-        ("mtime_ns", pa.int64()),
-        ("sha256", pa.string()),
-        ("num_rows", pa.int64()),
-        ("scenario_id", pa.string()),
-        ("run_id", pa.string()),
-        ("model_id", pa.string()),
-        ("backend", pa.string()),
-        ("device", pa.string()),
-        ("mode", pa.string()),
-        ("precision", pa.string()),
-        ("batch_size", pa.int32()),
-        ("input_shape", pa.string()),
-        ("status", pa.string()),
-        ("error", pa.string()),
-        ("validity", pa.string()),
-        ("validity_reasons", pa.list_(pa.string())),
-        ("timing_method", pa.string()),
-        ("driver", pa.string()),
-        ("threads", pa.int32()),
-        ("load_avg_1m", pa.float64()),
-        ("stop_reason", pa.string()),
-        ("started_at", pa.string()),
-        ("primary_metric", pa.string()),
-        ("settings", pa.string()),
-        ("extra", pa.string()),
-        ("hardware_id", pa.string()),
-        ("arch_id", pa.string()),
-        ("options", pa.string()),
-        ("options_id", pa.string()),
-        ("series_id", pa.string()),
-        ("file_device", pa.string()),
-        ("file_precision", pa.string()),
-        ("file_input_shape", pa.string()),
-        ("repeats", pa.int32()),
-        # An imported result's provenance (JSON) and whether it has no samples (benchdb import).
-        ("source", pa.string()),
-        ("summary_only", pa.bool_()),
-        # How the result used its system (benchdb.schema.system): from its options, else the whole system.
-        ("accelerators", pa.int32()),
-        ("parallelism", pa.string()),
-    ]
-)
-
-
-def _batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
-    meta = c.valid_footer.metadata
-    sc = meta["scenario"]
-    options = identity.canonical_options(sc.get("options"))
-    oid = identity.options_id(options)
-    recorded = sc.get("recorded_as") or {}
-    hardware_id = _hardware_id(meta["hardware"], hardware_ids)
-    return {
-        "filename": str(c.path),
-        "file_id": file_id,
-        "size_bytes": c.size,
-        "mtime_ns": c.mtime_ns,
-        "sha256": c.sha256,
-        "num_rows": c.valid_footer.num_rows,
-        **{
-            k: sc[k]
-            for k in (
-                "scenario_id",
-                "model_id",
-                "backend",
-                "device",
-                "mode",
-                "precision",
-                "batch_size",
-                "input_shape",
-                "status",
-                "validity",
-                "timing_method",
-                "primary_metric",
-            )
-        },
-        "run_id": meta["run"]["run_id"],
-        "error": sc.get("error"),
-        "validity_reasons": [str(r) for r in sc.get("validity_reasons") or []],
-        "driver": meta["hardware"].get("driver"),
-        "threads": sc.get("threads"),
-        "load_avg_1m": sc.get("load_avg_1m"),
-        "stop_reason": sc.get("stop_reason"),
-        "started_at": sc.get("started_at") or meta["run"]["started_at"],
-        "settings": json.dumps(sc.get("settings") or {}),
-        "extra": json.dumps(sc.get("extra") or {}),
-        "hardware_id": hardware_id,
-        "arch_id": identity.arch_id(meta["model"]),
-        "options": json.dumps(options, sort_keys=True),
-        "options_id": oid,
-        "series_id": identity.series_id({**sc, "options_id": oid}, hardware_id),
-        # The key values the file's rows carry (a v1 file upgraded to a canonical device or to
-        # the precision actually run still has its old values on every row).
-        "file_device": recorded.get("device", sc["device"]),
-        "file_precision": recorded.get("precision", sc["precision"]),
-        "file_input_shape": recorded.get("input_shape", sc["input_shape"]),
-        "repeats": sc.get("repeats") or 1,
-        "source": json.dumps(sc["source"]) if sc.get("source") else None,
-        "summary_only": bool((sc.get("source") or {}).get("summary_only")),
-        "accelerators": options.get("accelerators")
-        if isinstance(options.get("accelerators"), int)
-        else system.accelerators_of(meta["hardware"]),
-        "parallelism": json.dumps(options["parallelism"], sort_keys=True) if options.get("parallelism") else None,
-    }
-
-
-def _hardware_id(hw: dict, memo: dict[str, str]) -> str:
-    """identity.hardware_id, once per distinct fingerprint in a batch (a run's files repeat it)."""
-    key = json.dumps(hw, sort_keys=True, default=str)
-    if key not in memo:
-        memo[key] = identity.hardware_id(hw)
-    return memo[key]
-
-
-def _dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> dict[str, pa.Table]:
-    runs, hardware, archs = {}, {}, {}
-    for c in batch:
-        meta = c.valid_footer.metadata
-        run, hw, model = meta["run"], meta["hardware"], meta["model"]
-        if run["run_id"] not in runs:
-            runs[run["run_id"]] = {
-                "run_id": run["run_id"],
-                "started_at": run["started_at"],
-                "host": run.get("host"),
-                "benchdb_version": run.get("benchdb_version"),
-                "git_commit": run.get("git_commit"),
-                "software": json.dumps(run.get("software") or {}),
-                "config": json.dumps(run.get("config") or {}),
-                "tags": [str(t) for t in run.get("tags") or []],
-            }
-        hid = _hardware_id(hw, hardware_ids)
-        if hid not in hardware:
-            per_node, nodes = system.node_counts(hw)
-            hardware[hid] = {
-                "hardware_id": hid,
-                "kind": hw["kind"],
-                "vendor": hw.get("vendor"),
-                "device_name": hw["device_name"],
-                "memory_bytes": hw.get("memory_bytes"),
-                "compute_capability": hw.get("compute_capability"),
-                "cpu_model": hw.get("cpu_model"),
-                "cores_physical": hw.get("cores_physical"),
-                "cores_logical": hw.get("cores_logical"),
-                "arch": hw.get("arch"),
-                "os": hw.get("os"),
-                "first_seen_run": run["run_id"],
-                "fingerprint": json.dumps(hw, sort_keys=True),
-                **{k: hw.get(k) for k in system.SYSTEM_KEYS},
-                "accelerators_per_node": per_node,
-                "nodes": nodes,
-            }
-        aid = identity.arch_id(model)
-        if aid not in archs:
-            archs[aid] = {
-                "arch_id": aid,
-                "model_id": model["model_id"],
-                "revision": model.get("revision"),
-                "model_type": model.get("model_type"),
-                "architecture": model.get("architecture"),
-                "family": model.get("family"),
-                "task": model.get("task"),
-                "num_parameters": model.get("num_parameters"),
-                "flops_per_item": model.get("flops_per_item"),
-                "info": json.dumps(model, sort_keys=True),
-            }
-    return {
-        "new_runs": pa.Table.from_pylist(
-            list(runs.values()),
-            schema=pa.schema(
-                [
-                    ("run_id", pa.string()),
-                    ("started_at", pa.string()),
-                    ("host", pa.string()),
-                    ("benchdb_version", pa.string()),
-                    ("git_commit", pa.string()),
-                    ("software", pa.string()),
-                    ("config", pa.string()),
-                    ("tags", pa.list_(pa.string())),
-                ]
-            ),
-        ),
-        "new_hardware": pa.Table.from_pylist(
-            list(hardware.values()),
-            schema=pa.schema(
-                [
-                    ("hardware_id", pa.string()),
-                    ("kind", pa.string()),
-                    ("vendor", pa.string()),
-                    ("device_name", pa.string()),
-                    ("memory_bytes", pa.int64()),
-                    ("compute_capability", pa.string()),
-                    ("cpu_model", pa.string()),
-                    ("cores_physical", pa.int32()),
-                    ("cores_logical", pa.int32()),
-                    ("arch", pa.string()),
-                    ("os", pa.string()),
-                    ("first_seen_run", pa.string()),
-                    ("fingerprint", pa.string()),
-                    ("accelerators_per_node", pa.int32()),
-                    ("nodes", pa.int32()),
-                    ("cpu_sockets", pa.int32()),
-                    ("host_memory_bytes", pa.int64()),
-                    ("interconnect", pa.string()),
-                    ("system_name", pa.string()),
-                    ("availability", pa.string()),
-                    ("cloud", pa.string()),
-                    ("instance", pa.string()),
-                ]
-            ),
-        ),
-        "new_architectures": pa.Table.from_pylist(
-            list(archs.values()),
-            schema=pa.schema(
-                [
-                    ("arch_id", pa.string()),
-                    ("model_id", pa.string()),
-                    ("revision", pa.string()),
-                    ("model_type", pa.string()),
-                    ("architecture", pa.string()),
-                    ("family", pa.string()),
-                    ("task", pa.string()),
-                    ("num_parameters", pa.int64()),
-                    ("flops_per_item", pa.float64()),
-                    ("info", pa.string()),
-                ]
-            ),
-        ),
-    }
-
-
 class Loader:
-    def __init__(self, con: duckdb.DuckDBPyConnection, summary: IngestSummary, store: parts_store.Store):
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        summary: IngestSummary,
+        store: parts_store.Store,
+        *,
+        background: Executor | None = None,
+    ):
         self.con = con
         self.summary = summary
         self.store = store
         self.rejected: dict[str, str] = {}  # path -> reason, this call
+        #: Runs a batch's pass over its rows while this thread builds the batch's file rows.
+        self.background = background
+        #: Whether batch_key_stats already holds the statistics of every file (read_key_stats).
+        self.key_stats_read = False
+
+    def read_key_stats(self, names: list[str]) -> None:
+        """Read the key columns' statistics of all these files into batch_key_stats at once,
+        outside a transaction (every batch then uses it); if DuckDB cannot, each batch reads its own."""
+        if not names:
+            return
+        try:
+            self.con.execute(sql.load("queries/batch_key_stats.sql"), {"files": sql.literals(names)})
+            self.key_stats_read = True
+        except duckdb.Error:
+            self.key_stats_read = False
 
     def record(self, c: Candidate, status: str, error: str | None) -> None:
         self.con.execute(sql.load("queries/forget_file.sql"), [str(c.path)])
@@ -313,23 +89,66 @@ class Loader:
             for c in batch:
                 self.load([c])
 
+    def _in_background(self, fn, *args) -> Future:
+        """``fn(*args)`` in the background thread (or now, without one); whatever it uses of this
+        loader's connection is the caller's again once the future's result is taken."""
+        if self.background is not None:
+            return self.background.submit(fn, *args)
+        done: Future = Future()
+        done.set_result(fn(*args))
+        return done
+
+    def _write(self, batch: list[Candidate]) -> list[Path]:
+        """The rows of ``batch``'s files as new parts (none written if one write fails)."""
+        # files in order of result id: each part the threads write then holds its results in
+        # that order with no sort (parts_store.Store.write_files)
+        by_version: dict[int, list[Candidate]] = {1: [], 2: []}
+        for c in sorted(batch, key=lambda c: c.valid_footer.scenario["scenario_id"]):
+            by_version[1 if c.valid_footer.metadata["contract_version"] == 1 else 2].append(c)
+        written: list[Path] = []
+        try:
+            for version, name in ((1, "samples_v1.sql"), (2, "samples.sql")):
+                files_of = by_version[version]
+                if files_of:
+                    written += self.store.write_files(
+                        self.con,
+                        sql.load(f"queries/{name}"),
+                        {"files": sql.literals(c.path for c in files_of)},
+                        rows=sum(c.valid_footer.num_rows for c in files_of),
+                    )
+        except BaseException:
+            self.store.forget(written)
+            raise
+        return written
+
     def _load(self, batch: list[Candidate]) -> None:
         con = self.con
         written: list[Path] = []  # this batch's parts: removed again if it rolls back
         con.execute("BEGIN TRANSACTION")
         try:
             ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
+            files = sql.literals(c.path for c in batch)  # names, never patterns
+            if not self.key_stats_read:
+                con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
+            # The rows are written as parts first (in DuckDB's threads while this one builds the
+            # batch's file rows), and the one pass of row checks and statistics reads them back:
+            # a few large parts scan much faster than the batch's many small files. A batch in
+            # which a file breaks a rule is written again without it.
+            writing = self._in_background(self._write, batch)
             hardware_ids: dict[str, str] = {}
-            rows = [_batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids, strict=True)]
-            con.register("batch_files_in", pa.Table.from_pylist(rows, schema=_BATCH_SCHEMA))
+            try:
+                file_rows = [rows.batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids, strict=True)]
+            finally:
+                written = writing.result()
+            con.register("batch_files_in", pa.Table.from_pylist(file_rows, schema=rows.BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
-            files = sql.literals(c.path for c in batch)  # names, never patterns
-            con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
-            # the batch's one pass over its rows before the insert: row checks and statistics
-            con.execute(
-                sql.load("queries/batch_groups.sql"), {"files": files, "units": list(contract.NON_NEGATIVE_UNITS)}
-            )
+            units = list(contract.NON_NEGATIVE_UNITS)
+            if written and not con.execute(sql.load("queries/unproven_result_ids.sql")).fetchall():
+                rows_of, params = "batch_rows_parts.sql", {"parts": sql.literals(written), "units": units}
+            else:  # a file's rows may claim another's result: each file is read and grouped alone
+                rows_of, params = "batch_rows_files.sql", {"files": files, "units": units}
+            con.execute(sql.load(f"queries/{rows_of}") + sql.load("queries/batch_groups.sql"), params)
             bad = dict(con.execute(sql.load("queries/check_samples.sql")).fetchall())
             no_stats = [
                 f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall() if f not in bad
@@ -344,21 +163,10 @@ class Loader:
                     if str(c.path) in bad:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
+            if bad and written:
+                self.store.forget(written)
+                written = self._write(good)
             if good:
-                # files in order of result id: each part the threads write then holds its
-                # results in that order with no sort (parts_store.Store.write_files)
-                by_version: dict[int, list[Candidate]] = {1: [], 2: []}
-                for c in sorted(good, key=lambda c: c.valid_footer.scenario["scenario_id"]):
-                    by_version[1 if c.valid_footer.metadata["contract_version"] == 1 else 2].append(c)
-                for version, name in ((1, "samples_v1.sql"), (2, "samples.sql")):
-                    files_of = by_version[version]
-                    if files_of:
-                        written += self.store.write_files(
-                            con,
-                            sql.load(f"queries/{name}"),
-                            {"files": sql.literals(c.path for c in files_of)},
-                            rows=sum(c.valid_footer.num_rows for c in files_of),
-                        )
                 con.execute(
                     "CREATE OR REPLACE TEMP TABLE stage_stats AS "
                     + sql.load("queries/batch_stat_groups.sql")
@@ -369,14 +177,15 @@ class Loader:
                 con.execute(sql.load("interop/insert_sources.sql"))
                 con.execute(sql.load("interop/insert_source_statistics.sql"))
                 con.execute(sql.load("interop/insert_source_definitions.sql"))
-                for name, table in _dimension_tables(good, hardware_ids).items():
+                for name, table in rows.dimension_tables(good, hardware_ids).items():
                     con.register(name, table)
                     con.execute(sql.load(f"queries/insert_{name.removeprefix('new_')}.sql"))
                     con.unregister(name)
                 con.execute(sql.load("queries/insert_ingested_files.sql"))
             con.execute("DROP TABLE IF EXISTS stage_stats")
             con.execute("DROP TABLE IF EXISTS batch_files")
-            con.execute("DROP TABLE IF EXISTS batch_key_stats")
+            if not self.key_stats_read:
+                con.execute("DROP TABLE IF EXISTS batch_key_stats")
             con.execute("DROP TABLE IF EXISTS batch_groups")
             con.execute("COMMIT")
         except BaseException:

@@ -32,27 +32,43 @@ def read_footers(con, paths: Iterable[str | os.PathLike]) -> dict[str, FileFoote
     unreadable file is alone; it, and any file the bulk read cannot judge exactly (a repeated
     metadata key, a schema that fails the contract), gets :func:`read_footer`'s own verdict.
     """
+    names = [str(p) for p in paths]
+    return judge_footers(query_footers(con, names), names)
+
+
+def query_footers(con, paths: Iterable[str | os.PathLike]) -> list[tuple]:
+    """The DuckDB half of :func:`read_footers`: one row per file DuckDB could read (a batch it
+    cannot read as a whole is split in halves until the unreadable file is alone, and left out).
+    Most of its time is DuckDB's, which releases the GIL: ingest hashes files meanwhile."""
     import duckdb
 
     from benchdb import sql
 
     names = [str(p) for p in paths]
-    out: dict[str, FileFooter | ContractError] = {}
     if not names:
-        return out
+        return []
     try:
-        rows = con.execute(
+        return con.execute(
             sql.load("queries/contract_footers.sql"),
             {"files": sql.literals(names), "contract_key": METADATA_KEY, "arrow_key": b"ARROW:schema"},
         ).fetchall()
     except duckdb.Error:
         if len(names) == 1:
-            out[names[0]] = _footer_or_error(names[0])
-            return out
+            return []
         half = len(names) // 2
-        return {**read_footers(con, names[:half]), **read_footers(con, names[half:])}
+        return query_footers(con, names[:half]) + query_footers(con, names[half:])
+
+
+def judge_footers(rows: list[tuple], names: list[str]) -> dict[str, FileFooter | ContractError]:
+    """The Python half of :func:`read_footers`: each of ``names`` judged from its row of
+    :func:`query_footers` (``rows`` may hold other files too); a file without one (DuckDB could
+    not read it, or a glob character in its name kept it from the listing) is read alone."""
+    wanted = set(names)
+    out: dict[str, FileFooter | ContractError] = {}
     schema_ok: dict[tuple, bool] = {}
     for name, num_rows, columns, arrow_schema, raw, repeated_key in rows:
+        if name not in wanted:
+            continue
         signature = _arrow_signature(arrow_schema)
         if repeated_key or name in out or signature is False:
             out[name] = _footer_or_error(name)
@@ -72,7 +88,6 @@ def read_footers(con, paths: Iterable[str | os.PathLike]) -> dict[str, FileFoote
             out[name] = FileFooter(validate_metadata(meta), num_rows)
         except ContractError as exc:
             out[name] = exc
-    # in the order given; a file DuckDB did not list (a glob character in its name) is read alone
     return {name: out[name] if name in out else _footer_or_error(name) for name in names}
 
 

@@ -209,3 +209,71 @@ def test_samples_come_back_in_measurement_order(tmp_path):
     expected = [1e-3 + r * 1e-4 + i * 1e-6 for r in (0, 1) for i in range(3000)]
     assert vals == expected
     assert per[0] == expected[:3000] and per[1] == expected[3000:]
+
+
+def _results_and_samples(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        stats = con.execute(
+            "SELECT result_id, metric, n, mean, median, min, max, stddev, p25, p75, p90, p95, p99,"
+            " median_ci_low, median_ci_high FROM result_metrics ORDER BY ALL"
+        ).fetchall()
+        samples = con.execute(
+            "SELECT result_id, metric, unit, iteration, t_offset_s, value, repeat FROM samples ORDER BY ALL"
+        ).fetchall()
+    finally:
+        con.close()
+    return stats, samples
+
+
+def test_a_batch_is_written_again_without_the_file_that_breaks_a_rule(tmp_path):
+    """A batch's rows are written as parts before its row checks read them back: a file that
+    breaks a row rule is rejected, and the batch is written again without it. The warehouse then
+    holds exactly what it holds without that file, and its samples folder nothing of it."""
+    run = make_run()
+    rng = np.random.default_rng(3)
+    good = [make_meta(run, batch_size=b) for b in (1, 2, 3)]
+    values = [rng.normal(1e-3 * b, 1e-5, 700) for b in (1, 2, 3)]
+    alone, mixed = tmp_path / "alone", tmp_path / "mixed"
+    for folder in (alone, mixed):
+        folder.mkdir()
+        for meta, vals in zip(good, values, strict=True):
+            write_file(folder, meta, vals)
+    bad_values = rng.normal(1e-3, 1e-5, 700)
+    bad_values[350] = float("nan")
+    bad = write_file(mixed, make_meta(run, batch_size=4), bad_values)
+    s = ingest([mixed], tmp_path / "mixed.duckdb")
+    assert s.new == 3 and dict(s.rejected)[str(bad.resolve())].startswith("value: 1 non-finite")
+    assert ingest([alone], tmp_path / "alone.duckdb").new == 3
+    assert _results_and_samples(tmp_path / "mixed.duckdb") == _results_and_samples(tmp_path / "alone.duckdb")
+    written = pq.read_table(sorted((tmp_path / "mixed.duckdb.samples").rglob("*.parquet")))
+    assert written.num_rows == 3 * 700
+    assert contract.read_footer(bad).scenario["scenario_id"] not in set(written.column("result_id").to_pylist())
+
+
+def test_statistics_are_the_same_whether_rows_are_grouped_from_the_parts_or_from_the_files(tmp_path):
+    """Rows are grouped by result id from the parts only when every file's key statistics prove
+    its rows carry its own scenario id; a file without statistics sends its batch to the files
+    themselves. Both ways give the same statistics and samples."""
+    run = make_run()
+    rng = np.random.default_rng(5)
+    metas = [make_meta(run, batch_size=b) for b in (1, 2, 3)]
+    values = [rng.lognormal(-7, 0.3, 400) for _ in metas]
+    parts_way, files_way = tmp_path / "parts_way", tmp_path / "files_way"
+    for folder in (parts_way, files_way):
+        folder.mkdir()
+        for meta, vals in zip(metas, values, strict=True):
+            write_file(folder, meta, vals)
+    # the same rows and metadata, written without Parquet statistics
+    plain = files_way / f"{metas[0]['scenario']['scenario_id'][:12]}.parquet"
+    table = pq.read_table(plain)
+    pq.write_table(table, plain, write_statistics=False)
+    assert pq.read_metadata(plain).row_group(0).column(0).statistics is None
+    for folder in (parts_way, files_way):
+        assert ingest([folder], tmp_path / f"{folder.name}.duckdb").new == 3
+    parts_stats, parts_samples = _results_and_samples(tmp_path / "parts_way.duckdb")
+    files_stats, files_samples = _results_and_samples(tmp_path / "files_way.duckdb")
+    assert parts_samples == files_samples and len(parts_samples) == 1200
+    assert len(parts_stats) == 3
+    for a, b in zip(parts_stats, files_stats, strict=True):
+        assert a[:3] == b[:3] and a[3:] == pytest.approx(b[3:], rel=1e-12)
