@@ -15,10 +15,12 @@ banner, the read-only sandbox) take the engine from here. Code that scans a Pyth
 finishes setting up the very same module, so connections opened before work too. Writable
 connections do it always (:func:`full`, from :func:`benchdb.store.database.connect`).
 
-**The end without teardown.** After a command that imported torch and transformers (``run``,
-``quickstart``), the interpreter's teardown of those modules takes ~0.75 s (775 ms against 25 ms
-here): time a user waits for nothing, since every file the command wrote is closed (contract
-files and warehouse copies are written whole and renamed into place) and its children have ended.
+**The end without teardown.** After a command that imported torch and transformers, the
+interpreter's teardown of those modules takes ~0.75 s (775 ms against 25 ms here); after a ``run``
+or ``quickstart``, whose parent leaves torch to its children's fork servers, the teardown of what
+it did import still takes ~0.1 s. That is time a user waits for nothing, since every file the
+command wrote is closed (contract files and warehouse copies are written whole and renamed into
+place) and its children have ended.
 :func:`exit_now` runs the atexit handlers (multiprocessing's and tempfile's clean-up, logging),
 flushes the output and ends the process there. A backend's fork server, which holds the same
 libraries and computes nothing, ends the same way (:mod:`benchdb.harness.server_exit`).

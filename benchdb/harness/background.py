@@ -44,21 +44,33 @@ _LAST_SAMPLE: tuple[float, dict[int, float]] | None = None
 _WINDOW_MAX_S = 60.0
 
 
+def open_window() -> None:
+    """Start the next sample's window now. A measuring child calls it as it starts: loading the
+    model then takes the place of the idle window before its first scenario (that load is
+    benchdb's own CPU, subtracted like any other)."""
+    global _LAST_SAMPLE
+    psutil.cpu_percent(interval=None)
+    _LAST_SAMPLE = (time.monotonic(), _cpu_seconds(_family()))
+
+
 def background_cpu_pct(interval_s: float = 0.2) -> float:
     """CPU use by processes other than benchdb's own over the last ``interval_s`` or more (0-100,
     all cores): the machine's CPU use, less that of benchdb's process tree (the command, its
     measuring children, the fork servers, an exporter), which is benchdb's work, not background load.
 
-    The window starts where this process's previous sample ended when that was at least
-    ``interval_s`` and at most a minute ago -- the previous scenario's measurement, whose own CPU is
-    subtracted -- so a process measuring several scenarios idles only before its first. A 1-minute
-    load average also counts this process's own previous scenarios; this does not.
+    The window starts where this process's previous sample ended (or :func:`open_window` opened
+    it) at most a minute ago -- the previous scenario's measurement or the model's load, whose own
+    CPU is subtracted -- and lasts ``interval_s`` at least (this waits for the rest when it is
+    younger), so a process idles only for what its earlier work did not cover. A 1-minute load
+    average also counts this process's own previous scenarios; this does not.
     """
     global _LAST_SAMPLE
     now = time.monotonic()
     last = _LAST_SAMPLE
-    if last is not None and interval_s <= now - last[0] <= _WINDOW_MAX_S:
+    if last is not None and now - last[0] <= _WINDOW_MAX_S:
         t0, before = last
+        if now - t0 < interval_s:
+            time.sleep(interval_s - (now - t0))
     else:
         before = _cpu_seconds(_family())
         psutil.cpu_percent(interval=None)

@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 from multiprocessing import popen_forkserver
 from typing import TYPE_CHECKING
 
+from benchdb.harness import background
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ def _child(
     if environ is not None:  # a forked child has the fork server's environment: take the parent's now
         os.environ.clear()
         os.environ.update(environ)
+    background.open_window()  # (its benchdb family is read from the environment just set)
     try:
         backend = importlib.import_module(module)
         gen = backend.run_model(model, scenarios, opts, on_start=lambda i: conn.send((_START, i)))

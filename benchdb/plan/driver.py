@@ -41,6 +41,9 @@ class Interrupted(BenchdbError):
 def _servers_ready(items: list[PlanItem]) -> None:
     """Wait until every fork server the plan uses has finished importing: nothing imports while
     something measures."""
+    # the summary's engine, imported now beside the servers' imports rather than after the last scenario
+    import duckdb  # noqa: F401
+
     from benchdb.harness import isolation
 
     isolation.ready(isolated_modules(i.opts for i in items))
