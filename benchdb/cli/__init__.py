@@ -64,12 +64,7 @@ class _Group(Group):
             click.echo(f"benchdb: error: {printable(str(exc))}", err=True)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo(
-                "benchdb: interrupted; nothing half-written was kept (warehouse writes are "
-                "published whole), run the command again to finish",
-                err=True,
-            )
-            ctx.exit(130)
+            _interrupted(ctx)
         except BrokenPipeError:  # `benchdb suites | head -1`: the reader has what it wanted
             import os
 
@@ -82,6 +77,8 @@ class _Group(Group):
         except (click.exceptions.Exit, click.ClickException, click.exceptions.Abort, SystemExit):
             raise
         except Exception as exc:  # a bug, not the user's fault: still one line unless --debug
+            if _query_interrupted(exc):
+                _interrupted(ctx)
             if ctx.obj and ctx.obj.get("debug"):
                 raise
             refused = refused_write(exc)
@@ -99,6 +96,24 @@ class _Group(Group):
                 err=True,
             )
             ctx.exit(70)
+
+
+def _interrupted(ctx) -> None:
+    click.echo(
+        "benchdb: interrupted; nothing half-written was kept (warehouse writes are "
+        "published whole), run the command again to finish",
+        err=True,
+    )
+    ctx.exit(130)
+
+
+def _query_interrupted(exc: Exception) -> bool:
+    """Ctrl-C during a DuckDB query: DuckDB stops the query and raises its own error in place of
+    KeyboardInterrupt (a RuntimeError "Query interrupted" in duckdb 2.0, InterruptException in
+    others). Told by name: this module imports no DuckDB."""
+    return type(exc).__name__ == "InterruptException" or (
+        isinstance(exc, RuntimeError) and str(exc).strip() == "Query interrupted"
+    )
 
 
 @click.group(

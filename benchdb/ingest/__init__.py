@@ -130,37 +130,41 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
     # transaction: a file DuckDB cannot read fails its query, which would abort one.
     with ThreadPoolExecutor(1, thread_name_prefix="benchdb-ingest") as duck:
         loader = Loader(con, summary, store, background=duck)
-        reading = duck.submit(query_footers, con, [c.path for c in todo])
-        for c in todo:
-            c.sha256 = sha256(c.path)
-        rows = reading.result()
-        loaded = (
-            dict(con.execute(sql.load("queries/loaded_hashes.sql"), [[c.sha256 for c in todo]]).fetchall())
-            if todo
-            else {}
-        )
-        # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
-        # rejected file releases it, so a good copy beside a corrupt one still loads.
-        by_hash: dict[str, list[Candidate]] = {}
-        for c in todo:
-            if c.sha256 not in loaded:
-                by_hash.setdefault(c.sha256, []).append(c)
-        judged = [str(group[0].path) for group in by_hash.values()]
-        readable = {row[0] for row in rows}
-        stats = duck.submit(loader.read_key_stats, [name for name in judged if name in readable])
-        footers = judge_footers(rows, judged)
-        stats.result()
-        con.execute("BEGIN TRANSACTION")
-        for c in todo:
-            if c.sha256 in loaded:
-                summary.duplicates += 1
-                loader.record(c, "duplicate", None)
-        by_scenario, owner = _claim_scenarios(con, loader, by_hash, footers)
-        con.execute("COMMIT")
-        _load_claims(loader, by_scenario, owner, batch_rows, progress)
-        con.execute("BEGIN TRANSACTION")
-        _settle_losers(loader, summary, by_scenario, by_hash, owner)
-        con.execute("COMMIT")
+        try:
+            reading = duck.submit(query_footers, con, [c.path for c in todo])
+            for c in todo:
+                c.sha256 = sha256(c.path)
+            rows = loader.join(reading)
+            loaded = (
+                dict(con.execute(sql.load("queries/loaded_hashes.sql"), [[c.sha256 for c in todo]]).fetchall())
+                if todo
+                else {}
+            )
+            # A claim (on a content hash, or on a scenario id) only counts once its file has loaded: a
+            # rejected file releases it, so a good copy beside a corrupt one still loads.
+            by_hash: dict[str, list[Candidate]] = {}
+            for c in todo:
+                if c.sha256 not in loaded:
+                    by_hash.setdefault(c.sha256, []).append(c)
+            judged = [str(group[0].path) for group in by_hash.values()]
+            readable = {row[0] for row in rows}
+            stats = duck.submit(loader.read_key_stats, [name for name in judged if name in readable])
+            footers = judge_footers(rows, judged)
+            loader.join(stats)
+            con.execute("BEGIN TRANSACTION")
+            for c in todo:
+                if c.sha256 in loaded:
+                    summary.duplicates += 1
+                    loader.record(c, "duplicate", None)
+            by_scenario, owner = _claim_scenarios(con, loader, by_hash, footers)
+            con.execute("COMMIT")
+            _load_claims(loader, by_scenario, owner, batch_rows, progress)
+            con.execute("BEGIN TRANSACTION")
+            _settle_losers(loader, summary, by_scenario, by_hash, owner)
+            con.execute("COMMIT")
+        except KeyboardInterrupt:
+            con.interrupt()  # what runs in the background ends too, before the connection closes
+            raise
 
 
 def _claim_scenarios(

@@ -9,7 +9,7 @@ without it: nothing of a rejected file stays in the samples folder.
 
 from __future__ import annotations
 
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, wait
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,6 +98,21 @@ class Loader:
         done.set_result(fn(*args))
         return done
 
+    def join(self, future: Future):
+        """The result of a call :meth:`_in_background` (or the ingest) runs on this loader's
+        connection. An interrupt (Ctrl-C) while waiting interrupts that call too, and goes on only
+        once the call has ended: the connection is never used by two threads at once."""
+        try:
+            return future.result()
+        except KeyboardInterrupt:
+            while not future.done():
+                self.con.interrupt()
+                try:
+                    wait([future])
+                except KeyboardInterrupt:
+                    continue
+            raise
+
     def _write(self, batch: list[Candidate]) -> list[Path]:
         """The rows of ``batch``'s files as new parts (none written if one write fails)."""
         # files in order of result id: each part the threads write then holds its results in
@@ -138,8 +153,11 @@ class Loader:
             hardware_ids: dict[str, str] = {}
             try:
                 file_rows = [rows.batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids, strict=True)]
+            except KeyboardInterrupt:
+                self.con.interrupt()  # the write in the background too
+                raise
             finally:
-                written = writing.result()
+                written = self.join(writing)
             con.register("batch_files_in", pa.Table.from_pylist(file_rows, schema=rows.BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")

@@ -71,6 +71,8 @@ class Store:
         self.written: list[Path] = []
         #: The generation folder this session made (removed whole when it publishes nothing).
         self.made: Path | None = None
+        #: Whether this session made the samples folder itself (a new warehouse's).
+        self.made_folder = False
         #: Where the catalog said the samples were, when the warehouse has moved since its last write.
         self.moved_from: str | None = None
 
@@ -169,6 +171,8 @@ class Store:
             raise BenchdbError("an in-memory warehouse has no samples folder; give --db a file")
         gen_dir = self.folder / gen_name(self.gen)
         if not gen_dir.is_dir():
+            if not self.folder.is_dir():
+                self.made_folder = True
             for folder in (self.folder, gen_dir):
                 folder.mkdir(exist_ok=True)
                 self._own(folder, is_dir=True)
@@ -257,7 +261,12 @@ class Store:
         left it without a part."""
         if self.made is not None:
             shutil.rmtree(self.made, ignore_errors=True)
-        self.written, self.made = [], None
+        if self.made_folder and self.folder is not None:
+            try:  # a new warehouse that was never published leaves no samples folder either
+                self.folder.rmdir()
+            except OSError:
+                pass
+        self.written, self.made, self.made_folder = [], None, False
 
     def keep_aside(self) -> Path | None:
         """Rename this session's generation out of the readers' pattern (a write kept unpublished

@@ -371,6 +371,56 @@ def test_ingest_killed_at_several_points_into_an_existing_warehouse_leaves_it_as
     con.close()
 
 
+def _samples_seen(db_path) -> list[tuple[str, int]]:
+    folder = db_path.parent / f"{db_path.name}.samples"
+    return sorted((str(p.relative_to(folder)), p.stat().st_size) for p in folder.rglob("*") if p.is_file())
+
+
+def test_ctrl_c_during_an_ingest_ends_it_in_one_line_and_keeps_nothing(tmp_path, db_path):
+    """Ctrl-C (SIGINT) of an ingest into a warehouse that holds data, at its copy of the catalog and
+    after its first and second batches (DuckDB's queries then in flight, some in ingest's background
+    thread): exit 130 and the one line that says nothing half-written was kept, never an internal
+    error; the warehouse and its samples folder are as they were, and a new warehouse is not made."""
+    import time
+
+    write_suite(tmp_path / "old", n_files=3, n_values=100)
+    ingest([tmp_path / "old"], db_path)
+    before, parts_before = _as_seen(db_path), _samples_seen(db_path)
+    n_files, n_values = 24, 20000
+    write_suite(tmp_path / "new", n_files=n_files, n_values=n_values, run=make_run())
+    fresh = tmp_path / "fresh.duckdb"
+    interrupted = 0
+    for target, point in ((db_path, "copy"), (db_path, "batch 1"), (db_path, "batch 2"), (fresh, "batch 1")):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "benchdb", "ingest", str(tmp_path / "new"), "--db", str(target)]
+            + ["--batch-rows", str(4 * n_values)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        if point == "copy":
+            deadline = time.monotonic() + 60
+            while not list(target.parent.glob(f".{target.name}.*.writing")) and time.monotonic() < deadline:
+                time.sleep(0.001)
+        else:
+            for _ in range(int(point.split()[1])):
+                while "loaded" not in (line := proc.stderr.readline()):
+                    assert line, f"ingest ended before {point}"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:  # it finished before the signal landed: nothing to judge
+            continue
+        assert proc.returncode == 130, (point, err)
+        interrupted += 1
+        assert err.strip().splitlines()[-1].startswith("benchdb: interrupted; nothing half-written was kept"), err
+        assert "internal error" not in err and "Traceback" not in err, err
+        assert (_as_seen(db_path), _samples_seen(db_path)) == (before, parts_before), point
+        assert not fresh.exists() and not (tmp_path / "fresh.duckdb.samples").exists(), point
+    assert interrupted >= 3, "the ingests ended before the signal: nothing was tested"
+    s = ingest([tmp_path / "new"], db_path)
+    assert (s.new, _counts(db_path)["samples"]) == (n_files, 300 + n_files * n_values)
+
+
 def test_two_concurrent_ingests_serialise(results_dir, db_path):
     write_suite(results_dir, n_files=30, n_values=2000)
     a = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
