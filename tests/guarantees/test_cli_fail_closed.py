@@ -180,3 +180,32 @@ def test_ctrl_c_while_a_file_is_written_takes_effect_once_it_is_recorded(ctrl_c_
             done.append("recorded")
     assert done == ["recorded"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_ctrl_c_during_a_query_is_an_interrupt_not_an_internal_error(tmp_path):
+    """DuckDB ends a query that Ctrl-C interrupts with its own error (a RuntimeError in duckdb 2.0)
+    in place of KeyboardInterrupt: every command reports it as the interrupt it is, in one line,
+    exit 130."""
+    from conftest import make_meta, make_run, write_file
+
+    from benchdb.ingest import ingest
+
+    (tmp_path / "r").mkdir()
+    write_file(tmp_path / "r", make_meta(make_run()))
+    warehouse = tmp_path / "w.duckdb"
+    ingest([tmp_path / "r"], warehouse)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchdb", "query", "--db", str(warehouse)]
+        + ["SELECT count(*) FROM range(1000000000000) t(x) WHERE x % 7 = 3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)  # well inside the query: it scans for minutes
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines() == [
+        "benchdb: interrupted; nothing half-written was kept (warehouse writes are published whole), "
+        "run the command again to finish"
+    ]
