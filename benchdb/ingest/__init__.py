@@ -131,7 +131,7 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
     with ThreadPoolExecutor(1, thread_name_prefix="benchdb-ingest") as duck:
         loader = Loader(con, summary, store, background=duck)
         try:
-            reading = duck.submit(query_footers, con, [c.path for c in todo])
+            reading = loader.in_background(query_footers, con, [c.path for c in todo])
             for c in todo:
                 c.sha256 = sha256(c.path)
             rows = loader.join(reading)
@@ -148,7 +148,7 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
                     by_hash.setdefault(c.sha256, []).append(c)
             judged = [str(group[0].path) for group in by_hash.values()]
             readable = {row[0] for row in rows}
-            stats = duck.submit(loader.read_key_stats, [name for name in judged if name in readable])
+            stats = loader.in_background(loader.read_key_stats, [name for name in judged if name in readable])
             footers = judge_footers(rows, judged)
             loader.join(stats)
             con.execute("BEGIN TRANSACTION")
@@ -162,8 +162,8 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
             con.execute("BEGIN TRANSACTION")
             _settle_losers(loader, summary, by_scenario, by_hash, owner)
             con.execute("COMMIT")
-        except KeyboardInterrupt:
-            con.interrupt()  # what runs in the background ends too, before the connection closes
+        except BaseException:
+            loader.stop(loader.pending)  # what runs in the background ends before the connection closes
             raise
 
 

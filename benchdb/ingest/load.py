@@ -44,6 +44,8 @@ class Loader:
         self.background = background
         #: Whether batch_key_stats already holds the statistics of every file (read_key_stats).
         self.key_stats_read = False
+        #: The call last started in the background (:meth:`stop` ends it on an interrupt).
+        self.pending: Future | None = None
 
     def read_key_stats(self, names: list[str]) -> None:
         """Read the key columns' statistics of all these files into batch_key_stats at once,
@@ -53,6 +55,8 @@ class Loader:
         try:
             self.con.execute(sql.load("queries/batch_key_stats.sql"), {"files": sql.literals(names)})
             self.key_stats_read = True
+        except duckdb.InterruptException:
+            raise
         except duckdb.Error:
             self.key_stats_read = False
 
@@ -80,6 +84,8 @@ class Loader:
         try:
             self._load(batch)
         except (duckdb.Error, pa.ArrowException, OverflowError) as exc:
+            if isinstance(exc, duckdb.InterruptException):  # Ctrl-C, not the file's fault
+                raise
             # a value one column cannot hold fails the batch as a whole: alone, it fails its own file
             if len(batch) == 1:
                 self.con.execute("BEGIN TRANSACTION")
@@ -89,29 +95,35 @@ class Loader:
             for c in batch:
                 self.load([c])
 
-    def _in_background(self, fn, *args) -> Future:
+    def in_background(self, fn, *args) -> Future:
         """``fn(*args)`` in the background thread (or now, without one); whatever it uses of this
-        loader's connection is the caller's again once the future's result is taken."""
+        loader's connection is the caller's again once :meth:`join` has its result."""
         if self.background is not None:
-            return self.background.submit(fn, *args)
+            self.pending = self.background.submit(fn, *args)
+            return self.pending
         done: Future = Future()
         done.set_result(fn(*args))
         return done
 
     def join(self, future: Future):
-        """The result of a call :meth:`_in_background` (or the ingest) runs on this loader's
-        connection. An interrupt (Ctrl-C) while waiting interrupts that call too, and goes on only
-        once the call has ended: the connection is never used by two threads at once."""
+        """The result of a call :meth:`in_background` runs on this loader's connection. An
+        interrupt (Ctrl-C) while waiting stops that call too, and goes on once it has ended."""
         try:
             return future.result()
         except KeyboardInterrupt:
-            while not future.done():
-                self.con.interrupt()
-                try:
-                    wait([future])
-                except KeyboardInterrupt:
-                    continue
+            self.stop(future)
             raise
+
+    def stop(self, future: Future | None) -> None:
+        """Interrupt the background call and wait until it has ended, whatever it raises (the
+        caller is handling an interrupt already, which must not turn into the call's error): the
+        connection is never used by two threads at once, even after a second Ctrl-C."""
+        while future is not None and not future.done():
+            self.con.interrupt()
+            try:
+                wait([future])
+            except KeyboardInterrupt:
+                continue
 
     def _write(self, batch: list[Candidate]) -> list[Path]:
         """The rows of ``batch``'s files as new parts (none written if one write fails)."""
@@ -149,15 +161,16 @@ class Loader:
             # batch's file rows), and the one pass of row checks and statistics reads them back:
             # a few large parts scan much faster than the batch's many small files. A batch in
             # which a file breaks a rule is written again without it.
-            writing = self._in_background(self._write, batch)
+            writing = self.in_background(self._write, batch)
             hardware_ids: dict[str, str] = {}
             try:
                 file_rows = [rows.batch_row(c, file_id, hardware_ids) for c, file_id in zip(batch, ids, strict=True)]
-            except KeyboardInterrupt:
-                self.con.interrupt()  # the write in the background too
+            except BaseException:
+                self.stop(writing)  # the batch fails (or is interrupted): its write need not finish
+                if writing.exception() is None:
+                    written = writing.result()  # removed again below (a failed write removed its own)
                 raise
-            finally:
-                written = self.join(writing)
+            written = self.join(writing)
             con.register("batch_files_in", pa.Table.from_pylist(file_rows, schema=rows.BATCH_SCHEMA))
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
@@ -182,7 +195,7 @@ class Loader:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
             if bad and written:
-                self.store.forget(written)
+                self.store.forget(written, con)
                 written = self._write(good)
             if good:
                 con.execute(

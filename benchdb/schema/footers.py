@@ -52,6 +52,8 @@ def query_footers(con, paths: Iterable[str | os.PathLike]) -> list[tuple]:
             sql.load("queries/contract_footers.sql"),
             {"files": sql.literals(names), "contract_key": METADATA_KEY, "arrow_key": b"ARROW:schema"},
         ).fetchall()
+    except duckdb.InterruptException:  # Ctrl-C: no reason to read the halves
+        raise
     except duckdb.Error:
         if len(names) == 1:
             return []

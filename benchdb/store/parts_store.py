@@ -191,12 +191,18 @@ class Store:
         except PermissionError:  # not ours, or not a group of ours: what it has stays
             pass
 
-    def forget(self, parts: list[Path]) -> None:
-        """Remove parts this session wrote whose rows were rolled back."""
+    def forget(self, parts: list[Path], con: duckdb.DuckDBPyConnection | None = None) -> None:
+        """Remove parts this session wrote whose rows were rolled back. With ``con`` (parts that
+        are forgotten in a transaction that commits: a batch written again without a rejected
+        file), a session left with no part of its own reads the published samples again and
+        leaves no empty folder: its view and its catalog stay as they were."""
         for part in parts:
             part.unlink(missing_ok=True)
             if part in self.written:
                 self.written.remove(part)
+        if con is not None and not self.written:
+            con.execute(view_sql(self.low, self.high))
+            self.abandon()
 
     def adopt(self, con: duckdb.DuckDBPyConnection) -> None:
         """Move the rows of a samples table of an older layout (renamed by migration 0009) into a

@@ -4,12 +4,15 @@ own CPU in that window is still left out."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import psutil
 import pytest
 
 from benchdb.harness import background
+from benchdb.harness.hardware import ROOT_ENV
 
 pytestmark = pytest.mark.core
 
@@ -62,3 +65,28 @@ def test_a_young_window_waits_only_for_the_rest_of_its_interval(sleeps):
 def test_without_an_open_window_a_sample_waits_a_whole_interval(sleeps):
     background.background_cpu_pct(0.05)
     assert sleeps == [0.05]
+
+
+HOG = "import time\nend = time.monotonic() + 30\nwhile time.monotonic() < end:\n    pass\n"
+
+
+def test_a_process_benchdb_starts_inside_the_window_is_its_own_work(sleeps, monkeypatch):
+    """A measuring child opens the window as it starts, then may start a process of its own (a
+    server it measures): all of that process's CPU was spent inside the window, and none of it is
+    background load."""
+    monkeypatch.delenv(ROOT_ENV, raising=False)  # this process is the root of the family
+    background.open_window()
+    t0, sys0 = time.monotonic(), psutil.cpu_times()
+    hog = subprocess.Popen([sys.executable, "-c", HOG])
+    try:
+        time.sleep(0.5)
+        reported = background.background_cpu_pct(0.2)
+        cpu = psutil.Process(hog.pid).cpu_times()
+    finally:
+        hog.kill()
+        hog.wait()
+    elapsed, sys1 = time.monotonic() - t0, psutil.cpu_times()
+    machine = 100.0 * (sum(sys1) - sys1.idle - sum(sys0) + sys0.idle) / max(sum(sys1) - sum(sys0), 1e-9)
+    share = 100.0 * (cpu.user + cpu.system) / (elapsed * (psutil.cpu_count() or 1))
+    assert share > 0.1 * 100.0 / (psutil.cpu_count() or 1), f"the loop hardly ran ({share:.1f}%)"
+    assert reported <= machine - share / 2, (reported, machine, share)

@@ -277,3 +277,99 @@ def test_statistics_are_the_same_whether_rows_are_grouped_from_the_parts_or_from
     assert len(parts_stats) == 3
     for a, b in zip(parts_stats, files_stats, strict=True):
         assert a[:3] == b[:3] and a[3:] == pytest.approx(b[3:], rel=1e-12)
+
+
+def _view_and_count(db):
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        view = con.execute("SELECT sql FROM duckdb_views() WHERE view_name = 'samples'").fetchone()[0]
+        return view, con.execute("SELECT count(*) FROM samples").fetchone()[0]
+    finally:
+        con.close()
+
+
+def test_a_batch_whose_every_file_is_rejected_leaves_the_samples_as_published(tmp_path):
+    """A batch's rows are written before its checks: when every file of it is rejected, nothing of
+    the write stays, in the samples folder or in the catalog's view of it, in a new warehouse and
+    in one that holds data."""
+    run = make_run()
+    nan = np.full(60, 1e-3)
+    nan[7] = float("nan")
+    (tmp_path / "bad").mkdir()
+    bad = write_file(tmp_path / "bad", make_meta(run, batch_size=9), nan)
+    new = tmp_path / "new.duckdb"
+    s = ingest([tmp_path / "bad"], new)
+    assert s.new == 0 and dict(s.rejected)[str(bad.resolve())].startswith("value: 1 non-finite")
+    assert _view_and_count(new)[1] == 0
+    assert not list(tmp_path.glob("new.duckdb.samples/**/*.parquet"))
+
+    (tmp_path / "good").mkdir()
+    write_file(tmp_path / "good", make_meta(run, batch_size=1))
+    held = tmp_path / "held.duckdb"
+    assert ingest([tmp_path / "good"], held).new == 1
+    before = _view_and_count(held), sorted(p.name for p in tmp_path.glob("held.duckdb.samples/**/*"))
+    assert before[0][1] == 50
+    assert ingest([tmp_path / "bad"], held).new == 0
+    assert (_view_and_count(held), sorted(p.name for p in tmp_path.glob("held.duckdb.samples/**/*"))) == before
+
+
+def test_ctrl_c_while_a_batch_is_written_is_an_interrupt_not_a_rejection(tmp_path, monkeypatch):
+    """Ctrl-C while ingest builds a batch's file rows, its write running in the background (the
+    interrupt lands once the write's first part exists): the write is stopped and the interrupt
+    goes on as itself, never as the stopped write's error (which would reject the file as
+    unloadable); nothing is kept, and the next ingest loads the file."""
+    import time
+
+    from benchdb.ingest import rows
+
+    meta = make_meta(make_run(), batch_size=1)
+    n = 3_000_000
+    it = np.arange(n, dtype=np.int32)
+    table = contract.columns_table(
+        meta,
+        {
+            "metric": ["latency_s"] * n,
+            "unit": ["s"] * n,
+            "iteration": it,
+            "t_offset_s": it * 1e-3,
+            "value": np.full(n, 1e-3),
+        },
+    )
+    (tmp_path / "r").mkdir()
+    contract.write_scenario(tmp_path / "r" / "big.parquet", meta, table)
+    db = tmp_path / "w.duckdb"
+    real = rows.batch_row
+
+    def interrupted(*args, **kwargs):
+        deadline = time.monotonic() + 30
+        while not list(tmp_path.glob("w.duckdb.samples/*/*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.001)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(rows, "batch_row", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        ingest([tmp_path / "r"], db)
+    assert not db.exists() and not (tmp_path / "w.duckdb.samples").exists()
+    monkeypatch.setattr(rows, "batch_row", real)
+    s = ingest([tmp_path / "r"], db)
+    assert (s.new, s.rejected, s.rejected_before, s.samples) == (1, [], [], n)
+
+
+def test_a_batch_file_with_rows_but_no_key_statistics_has_its_rows_checked(tmp_path):
+    """files_without_key_stats.sql fails closed: a file of the batch with rows and no statistics
+    rows at all (one the ingest-wide read left out) is listed for the row-by-row key check, as is
+    one whose key columns have no min/max; files with statistics or without rows are not."""
+    from benchdb import sql
+
+    con = duckdb.connect()
+    con.execute(
+        "CREATE TEMP TABLE batch_files AS SELECT * FROM"
+        " (VALUES ('a', 10), ('b', 10), ('c', 0), ('d', 5)) t(filename, num_rows)"
+    )
+    con.execute(
+        "CREATE TEMP TABLE batch_key_stats AS SELECT * FROM (VALUES"
+        " ('a', 'scenario_id', 10, 'x', 'x', 0), ('d', 'scenario_id', 5, NULL, NULL, NULL),"
+        " ('z', 'scenario_id', 3, NULL, NULL, NULL))"
+        " t(file_name, path_in_schema, num_values, stats_min_value, stats_max_value, stats_null_count)"
+    )
+    assert con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall() == [("b",), ("d",)]
