@@ -234,7 +234,9 @@ def write_session(
             if blank is not None:  # its migrations count as applied now
                 con.execute(sql.load("queries/migrations_applied_now.sql"))
             store.open(con)
-            applied = database.prepare(con, named, available, migrate=migrate, store=store)
+            applied = database.prepare(
+                con, named, available, migrate=migrate, store=store, built_here=blank is not None
+            )
             yield Session(con, applied, store)
             if store.changed:
                 con.execute("BEGIN TRANSACTION")
