@@ -373,3 +373,27 @@ def test_a_batch_file_with_rows_but_no_key_statistics_has_its_rows_checked(tmp_p
         " t(file_name, path_in_schema, num_values, stats_min_value, stats_max_value, stats_null_count)"
     )
     assert con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall() == [("b",), ("d",)]
+
+
+def test_an_iteration_past_integer_rejects_its_file_by_the_row_rule(tmp_path):
+    """The warehouse keeps iterations as INTEGER: a file whose int64 iteration is negative or past
+    2147483647 is rejected with the iteration rule's reason (not as a file that cannot be
+    loaded), and a good file in the same batch loads; 2147483647 itself is an iteration."""
+    folder = tmp_path / "r"
+    folder.mkdir()
+    run = make_run()
+    for batch_size, last in ((1, -3_000_000_000), (2, 3_000_000_000), (3, 2_147_483_647)):
+        meta = make_meta(run, batch_size=batch_size)
+        t = contract.samples_table(meta, [("latency_s", "s", i, i * 1e-3, 1e-3) for i in range(20)])
+        col = t.schema.get_field_index("iteration")
+        t = t.set_column(col, "iteration", pa.array([*range(19), last], pa.int64()))
+        _raw(folder / f"b{batch_size}.parquet", t, meta)
+    s = ingest([folder], tmp_path / "w.duckdb")
+    rejected = dict(s.rejected)
+    assert s.new == 1 and sorted(rejected) == sorted(str((folder / f"b{b}.parquet").resolve()) for b in (1, 2))
+    assert all(r == "iteration: 1 missing, negative or above 2147483647 value(s)" for r in rejected.values())
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT max(iteration), count(*) FROM samples").fetchone() == (2_147_483_647, 20)
+    finally:
+        con.close()

@@ -14,7 +14,7 @@ FROM (
            bdb_group_values(value)                                                      AS g,
            count(*) FILTER (WHERE value IS NULL OR NOT isfinite(value))                 AS bad_value,
            count(*) FILTER (WHERE value < 0 AND list_contains($units, unit))            AS negative,
-           count(*) FILTER (WHERE iteration IS NULL OR iteration < 0)                   AS bad_iteration,
+           count(*) FILTER (WHERE iteration IS NULL OR iteration NOT BETWEEN 0 AND 2147483647) AS bad_iteration,
            count(*) FILTER (WHERE t_offset_s IS NULL OR NOT isfinite(t_offset_s)
                                   OR t_offset_s < 0)                                    AS bad_offset
     FROM group_rows

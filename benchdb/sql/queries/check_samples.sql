@@ -51,7 +51,8 @@ reasons AS (
                WHEN p.negative > 0 THEN
                    'value: ' || p.negative || ' negative value(s) in metric ' || p.negative_metric
                WHEN p.bad_metric > 0 THEN 'metric: ' || p.bad_metric || ' row(s) without a metric name'
-               WHEN p.bad_iteration > 0 THEN 'iteration: ' || p.bad_iteration || ' missing or negative value(s)'
+               WHEN p.bad_iteration > 0 THEN
+                   'iteration: ' || p.bad_iteration || ' missing, negative or above 2147483647 value(s)'
                WHEN p.bad_offset > 0 THEN
                    't_offset_s: ' || p.bad_offset || ' missing, non-finite or negative value(s)'
                WHEN k.mismatched > 0 THEN
