@@ -137,22 +137,22 @@ def test_an_unpublished_generation_is_never_read_and_the_next_writer_removes_it(
 
 
 def test_a_batch_that_rolls_back_leaves_no_part(tmp_path):
-    """A value the samples' INTEGER iteration cannot hold fails its batch as a whole; the loader
-    then loads file by file. The failed batch's part is gone and the good files' rows are there once."""
+    """A value the samples' INTEGER repeat cannot hold fails its batch as a whole (an iteration
+    past INTEGER is a row rule instead); the loader then loads file by file. The failed batch's
+    parts are gone and the good files' rows are there once."""
     db = tmp_path / "w.duckdb"
     run = make_run()
     good = [write_file(tmp_path / "in", make_meta(run, batch_size=bs), np.full(50, 1e-3)) for bs in (1, 2)]
     bad_meta = make_meta(run, batch_size=3)
     table = contract.samples_table(bad_meta, [("latency_s", "s", i, i * 1e-3, 1e-3, 0) for i in range(50)])
-    table = table.set_column(
-        table.schema.get_field_index("iteration"), "iteration", pa.array([2**40 + i for i in range(50)], pa.int64())
-    )
+    table = table.set_column(table.schema.get_field_index("repeat"), "repeat", pa.array([2**40] * 50, pa.int64()))
     pq.write_table(
         table.replace_schema_metadata({contract.METADATA_KEY: json.dumps(bad_meta).encode()}),
         tmp_path / "in" / "bad.parquet",
     )
     s = ingest([tmp_path / "in"], db)
     assert s.new == 2 and len(s.rejected) == 1, s
+    assert s.rejected[0][1].startswith("file: cannot be loaded (") and "repeat" in s.rejected[0][1], s.rejected
     assert _count(db) == 100
     names = {p.name for p in _on_disk(db)}
     con = duckdb.connect(str(db), read_only=True)
