@@ -40,7 +40,8 @@ class Loader:
         self.summary = summary
         self.store = store
         self.rejected: dict[str, str] = {}  # path -> reason, this call
-        #: Runs a batch's pass over its rows while this thread builds the batch's file rows.
+        #: One thread for DuckDB's calls on ``con`` (the footer and key-statistics reads, a batch's
+        #: write) while this one does Python's work; never two calls at once (:meth:`join`, :meth:`stop`).
         self.background = background
         #: Whether batch_key_stats already holds the statistics of every file (read_key_stats).
         self.key_stats_read = False
