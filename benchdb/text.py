@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import re
 import shlex
+import urllib.parse
 
 
 def plural(n: int, one: str, many: str | None = None) -> str:
@@ -62,8 +63,9 @@ def _hash_word(word: str) -> str:
 def redact_secrets(command: str) -> str:
     """A command line as it may be recorded: the value after a flag that names a secret
     (``--api-key V``, ``--token=V``, ``--hf-token V``, ``--password V``) and of a ``NAME=V`` pair whose
-    name does (``HF_TOKEN=V``, ``OPENAI_API_KEY=V``) replaced by :func:`hashed` of it; the rest as
-    written (a command without one is returned unchanged)."""
+    name does (``HF_TOKEN=V``, ``OPENAI_API_KEY=V``) replaced by :func:`hashed` of it, and every URL in
+    it as :func:`recorded_url` records it; the rest as written (a command without one is returned
+    unchanged)."""
 
     def flag(m: re.Match) -> str:
         name, sep, value = m.groups()
@@ -75,4 +77,38 @@ def redact_secrets(command: str) -> str:
         name, value = m.groups()
         return f"{name}={_hash_word(value)}" if _secret_name(name) else m.group(0)
 
-    return _PAIR.sub(pair, _FLAG.sub(flag, command))
+    return _URL.sub(lambda m: recorded_url(m.group(0)), _PAIR.sub(pair, _FLAG.sub(flag, command)))
+
+
+#: A URL in text (a command line, a config value, a message), up to a space or a quote.
+_URL = re.compile(r"""\b[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+""")
+
+
+def recorded_url(url: str) -> str:
+    """A URL as it may be recorded: its userinfo (``user:password@``) and each query and fragment
+    value (``?api_key=V``) replaced by :func:`hashed` of it; the scheme, host, port, path and
+    parameter names as written. The same URL is always recorded the same, and two hosts stay two."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return hashed(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    netloc = f"{hashed(userinfo)}@{host}" if at else parts.netloc
+
+    def values(text: str) -> str:
+        pairs = (p.partition("=") for p in text.split("&"))
+        return "&".join(f"{k}={hashed(v)}" if v else (f"{k}=" if eq else hashed(k)) for k, eq, v in pairs if k or eq)
+
+    return urllib.parse.urlunsplit(
+        (parts.scheme, netloc, parts.path, values(parts.query) if parts.query else "", values(parts.fragment))
+    )
+
+
+def redact_config(value):
+    """A run's config as its files record it (they are published): every string in it through
+    :func:`redact_secrets`."""
+    if isinstance(value, dict):
+        return {k: redact_config(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_config(v) for v in value]
+    return redact_secrets(value) if isinstance(value, str) else value

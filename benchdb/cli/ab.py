@@ -16,6 +16,7 @@ from benchdb.plan.ab import AbReport, run_ab
 from benchdb.plan.ab_plan import DEFAULT_TRIALS, need_trials, plan_ab
 from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
 from benchdb.plan.ab_sides import deployments, warn_split
+from benchdb.text import recorded_url
 
 
 def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
@@ -49,7 +50,7 @@ def _sides(
         return (
             per_side,
             {name: Side(name, sys.executable, envs[name], __version__, public) for name in SIDES},
-            {s: f"{params['ab_url'][i]} on {hardware[s]}" for i, s in enumerate(SIDES)},
+            {s: f"{recorded_url(params['ab_url'][i])} on {hardware[s]}" for i, s in enumerate(SIDES)},
         )
     sides = {name: probe(name, python, envs[name], public) for name, python in zip(SIDES, params["ab"], strict=True)}
     return runs, sides, {s: f"{sides[s].python} (benchdb {sides[s].version})" for s in SIDES}

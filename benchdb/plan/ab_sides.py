@@ -39,9 +39,12 @@ def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptio
     different systems must not share a device name: the device is what a result's hardware is
     found by."""
     from benchdb.backends.openai.backend import server_system, system_device
+    from benchdb.backends.openai.urls import check_url
 
     if any(o.backend != "openai" for o in runs):
         raise BenchdbError("--ab-url compares two OpenAI-compatible endpoints: give --backend openai")
+    for url in params["ab_url"]:
+        check_url(url, "--ab-url")
     for name in ("url", "server"):
         if any(backend_option(o, name) for o in runs):
             raise BenchdbError(f"--ab-url gives both endpoints; leave out --{name}")

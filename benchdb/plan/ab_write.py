@@ -12,6 +12,7 @@ from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeat
 from benchdb.plan.ab_plan import Step
 from benchdb.plan.ab_process import SIDES, Group, Measured, Side, full_key
 from benchdb.plan.files import RunReport, Sink, Writer
+from benchdb.text import redact_config
 
 
 def _keys(planned: dict[str, Scenario], got: dict[str, list[Measured]]) -> dict[str, Scenario]:
@@ -67,7 +68,7 @@ class SideWriter:
                 "benchdb_version": first.get("benchdb_version") or self.side.version or "unknown",
                 "git_commit": first.get("git_commit") if self.runs else hardware.git_commit(),
                 "software": software,
-                "config": self.config,
+                "config": redact_config(self.config),  # published: a URL's or a command's secrets hashed
                 "tags": self.tags,
             }
             self.writer = Writer(run_meta, Sink(str(self.out), self.run_id))

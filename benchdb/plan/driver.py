@@ -24,7 +24,7 @@ from benchdb.plan.prestart import isolated_modules, mark_root
 from benchdb.plan.resume import Resume, write_plan
 from benchdb.schema import contract, identity
 from benchdb.sql import Stats
-from benchdb.text import redact_secrets
+from benchdb.text import redact_config
 
 
 class Interrupted(BenchdbError):
@@ -94,7 +94,7 @@ def run_plan(
         "benchdb_version": __version__,
         "git_commit": hardware.git_commit(),
         "software": software,
-        "config": _recorded(config),
+        "config": redact_config(config),
         "tags": list(tags),
     }
     writer = Writer(run_meta, Sink(str(out), run_id))
@@ -219,16 +219,6 @@ def _measure_parallel(
                 repeats.add((unit.item, si), item, outcome)
 
     parallel.measure(items, units, workers, _outcomes, done)
-
-
-def _recorded(config):
-    """The run's config as its files record it (they are published): every string with its
-    secrets hashed, e.g. a token on a ``--server`` command line (:func:`benchdb.text.redact_secrets`)."""
-    if isinstance(config, dict):
-        return {k: _recorded(v) for k, v in config.items()}
-    if isinstance(config, list):
-        return [_recorded(v) for v in config]
-    return redact_secrets(config) if isinstance(config, str) else config
 
 
 def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list[Outcome]:

@@ -73,6 +73,9 @@ class Stub:
         self.config = config
         self.requests = 0  # generation requests received
         self.connections = 0  # TCP connections accepted (a client reusing connections keeps it low)
+        #: The last request's target (path and query, as sent) and headers (names lower-cased).
+        self.last_target = ""
+        self.last_headers: dict[str, str] = {}
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -84,6 +87,7 @@ class Stub:
                 method, path = (lines[0].split(" ") + ["", ""])[:2]
                 headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
                 body = await reader.readexactly(int(headers.get("content-length", "0") or 0))
+                self.last_target, self.last_headers = path, headers
                 keep = await self.route(method, path.split("?")[0], body, writer, arrival)
                 if not keep or headers.get("connection", "").lower() == "close":
                     break

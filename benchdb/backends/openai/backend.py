@@ -89,6 +89,10 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
         raise BenchdbError(
             "backend openai needs --server COMMAND (benchdb starts it) or --url URL (one running already), not both"
         )
+    if url:
+        from benchdb.backends.openai.urls import check_url
+
+        check_url(url)
     if url and not (declared or described):
         raise BenchdbError(
             "--url measures a server on other hardware: describe it with --hardware-file FILE "

@@ -21,8 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -159,12 +157,13 @@ class Server:
         )
 
     def healthy(self) -> bool:
+        from benchdb.backends.openai import urls
+
         for path in HEALTH_PATHS:
             try:
-                with urllib.request.urlopen(self.url + path, timeout=2) as resp:
-                    if resp.status == 200:
-                        return True
-            except (urllib.error.URLError, OSError, ValueError):
+                urls.get(self.url, path, timeout=2)  # a 200; a redirect is not followed, nor healthy
+                return True
+            except (urls.Redirected, OSError, ValueError):
                 continue
         return False
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from benchdb.backends.openai.streams import Clients, stream_request
+from benchdb.backends.openai.urls import endpoint
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.harness.timing import StopCheck, StopRule
 from benchdb.schema.serving_metrics import RequestRecord, request_metrics
@@ -157,7 +158,7 @@ class Generator:
     def __init__(self, spec: LoadSpec, clients: Clients, stats: Stats | None):
         self.spec = spec
         self.clients = clients
-        self.url = spec.base_url.rstrip("/") + ENDPOINTS[spec.endpoint]
+        self.url = endpoint(spec.base_url, ENDPOINTS[spec.endpoint])  # the base URL's query after the path
         self.headers = {"Content-Type": "application/json", **spec.headers}
         self.bodies = spec.bodies()
         self.chat = spec.endpoint == "chat"

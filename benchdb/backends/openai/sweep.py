@@ -16,7 +16,7 @@ from benchdb.backends.openai.prompts import prompts_for
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import Conditions, Outcome, Row, RunOptions, Scenario
 from benchdb.harness.verdict import error_text, status_of
-from benchdb.text import redact_secrets
+from benchdb.text import recorded_url, redact_secrets
 
 _RATE = re.compile(r"^(poisson|constant|gamma):(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$")
 
@@ -46,9 +46,14 @@ def sweep(
     on_start: Callable[[int], None] | None,
 ) -> Iterator[Outcome]:
     from benchdb.backends.openai import workers
+    from benchdb.backends.openai.urls import Redirected
     from benchdb.schema import serving_metrics as metrics
 
-    model = backend_option(opts, "served_model") or _served_model(url) or spec
+    refused = None
+    try:
+        model = backend_option(opts, "served_model") or _served_model(url) or spec
+    except Redirected as exc:  # fails every load point: nothing is sent where the user did not point
+        model, refused = spec, str(exc)
     slo = metrics.parse_slo(backend_option(opts, "slo")) if backend_option(opts, "slo") else {}
     record = (
         {
@@ -57,12 +62,15 @@ def sweep(
             "version": server.rendered.version,
         }
         if server is not None
-        else {"url": url}
+        else {"url": recorded_url(url)}
     )
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
         started = datetime.now(timezone.utc).isoformat()
+        if refused:
+            yield Outcome(sc, info, status="failed", started_at=started, extra={"server": record}, error=refused)
+            continue
         if server is not None and not server.alive():
             yield Outcome(
                 sc,
@@ -205,12 +213,12 @@ def validity(summary: dict, opts: RunOptions, result) -> list[str]:
 
 
 def _served_model(url: str) -> str | None:
-    """The one model a server lists at /v1/models (servers pinned to one model expect its exact id)."""
-    import urllib.request
+    """The one model a server lists at /v1/models (servers pinned to one model expect its exact id);
+    raises :class:`benchdb.backends.openai.urls.Redirected` where it answers with a redirect."""
+    from benchdb.backends.openai import urls
 
     try:
-        with urllib.request.urlopen(url.rstrip("/") + "/v1/models", timeout=10) as resp:
-            data = json.loads(resp.read()).get("data") or []
+        data = json.loads(urls.get(url, "/v1/models", timeout=10)).get("data") or []
     except (OSError, ValueError, AttributeError):
         return None
     ids = [d.get("id") for d in data if isinstance(d, dict) and d.get("id")]
