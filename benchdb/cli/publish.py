@@ -47,6 +47,12 @@ from benchdb.errors import BenchdbError
     help="With --space: a site `benchdb site --out DIR` already built (default: build one from --db); "
     "only the files `benchdb site` wrote are uploaded.",
 )
+@click.option(
+    "--replace-existing",
+    is_flag=True,
+    help="With --space: replace files of the Space that no benchdb publish wrote (the README.md and "
+    "index.html the Hub puts in a new Space); without it such a publish is refused.",
+)
 @click.option("--private", is_flag=True, help="Create the repository private (when it does not exist yet).")
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option("--hardware", "hardware_names", multiple=True, help="Only this hardware, by name or id (repeatable).")
@@ -56,7 +62,7 @@ from benchdb.errors import BenchdbError
     help="List every file that would be uploaded (and, with --space, deleted); change nothing.",
 )
 @db_option()
-def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_run, db):
+def publish(repo_id, space_id, site_dir, replace_existing, private, models, hardware_names, dry_run, db):
     """Publish the results as a Hugging Face Hub dataset.
 
     In one commit (or, with --space, the dashboard as a static Space). Uploads each ingested
@@ -68,9 +74,9 @@ def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_ru
     if (repo_id is None) == (space_id is None):
         raise BenchdbError("give --repo ORG/NAME (a dataset of the results) or --space ORG/NAME (the dashboard)")
     if space_id is not None:
-        return _space(space_id, site_dir, private, db, bool(models or hardware_names), dry_run)
-    if site_dir is not None:
-        raise BenchdbError("--site goes with --space ORG/NAME")
+        return _space(space_id, site_dir, private, db, bool(models or hardware_names), dry_run, replace_existing)
+    if site_dir is not None or replace_existing:
+        raise BenchdbError(f"{'--site' if site_dir is not None else '--replace-existing'} goes with --space ORG/NAME")
     from benchdb.hub import publish as hub
 
     p = hub.plan(db, repo_id, models=list(models), hardware=list(hardware_names), need_token=not dry_run)
@@ -89,7 +95,7 @@ def publish(repo_id, space_id, site_dir, private, models, hardware_names, dry_ru
     click.echo(f"published {p.line()} to dataset {repo_id} in one commit: {url}")
 
 
-def _space(space_id, site_dir, private, db, filtered, dry_run) -> None:
+def _space(space_id, site_dir, private, db, filtered, dry_run, replace_existing) -> None:
     import tempfile
 
     from benchdb.hub import space
@@ -113,12 +119,18 @@ def _space(space_id, site_dir, private, db, filtered, dry_run) -> None:
             + (f", {len(p.replaced)} replaced that no publish wrote" if p.replaced else "")
         )
         if dry_run:
+            needs = (
+                f"; replacing {p.replaced_text()} needs --replace-existing"
+                if p.replaced and not replace_existing
+                else ""
+            )
             click.echo(
                 f"dry run: would publish the dashboard to Space {space_id} in one commit: {what}"
                 + ("" if p.exists else " (creating it)")
+                + needs
             )
             return
-        url = space.push(p, private=private)
+        url = space.push(p, private=private, replace_existing=replace_existing)
     click.echo(f"published the dashboard to Space {space_id} in one commit: {what}: {url}")
 
 

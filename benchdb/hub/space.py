@@ -5,7 +5,8 @@ static Space, and :data:`MANIFEST`, the list of files this publish wrote.
 A publish touches only its own files. It uploads what `benchdb site` wrote (the files its marker
 lists, never a dotfile, a link or anything else in the folder), and it deletes only files that the
 previous publish's manifest names and the site no longer has: a Space's own ``app.py`` or model
-weights stay where they are.
+weights stay where they are. It replaces a file of the Space that no publish wrote (the README.md and
+index.html the Hub puts in a new static Space) only when told to (``replace_existing``).
 """
 
 from __future__ import annotations
@@ -56,6 +57,11 @@ class SpacePlan:
     def size(self, path: str) -> int:
         data = self.uploads[path]
         return len(data) if isinstance(data, bytes) else data.stat().st_size
+
+    def replaced_text(self) -> str:
+        """The files a push would replace that no publish wrote, for a line ("README.md, index.html")."""
+        more = len(self.replaced) - 5
+        return ", ".join(self.replaced[:5]) + (f" and {more} more" if more > 0 else "")
 
     def lines(self) -> list[str]:
         """Every upload and deletion, one line each (what --dry-run shows and a push prints)."""
@@ -131,11 +137,18 @@ def plan(site: Path, space_id: str, *, need_token: bool = True) -> SpacePlan:
     )
 
 
-def push(p: SpacePlan, *, private: bool = False) -> str:
+def push(p: SpacePlan, *, private: bool = False, replace_existing: bool = False) -> str:
     """Upload the plan in one commit on top of the Space's head as planned (creating the Space
-    when new). Returns the commit URL."""
+    when new); refused, nothing sent, where it would replace a file no publish wrote and
+    ``replace_existing`` is not given. Returns the commit URL."""
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
+    if p.replaced and not replace_existing:
+        raise BenchdbError(
+            f"Space {p.space_id} has {len(p.replaced)} file(s) that no benchdb publish wrote and this one "
+            f"would replace: {p.replaced_text()}; give --replace-existing to replace them (--dry-run lists "
+            "every file), or publish to another Space"
+        )
     hf = make_api()
     if not p.exists:
         with hub_errors(p.space_id, "space", "creating"):

@@ -283,3 +283,41 @@ def test_publish_dataset_refuses_an_unsafe_run_id(hub, env, warehouse):
     r = benchdb_cmd("publish", "--repo", "org/bench", "--db", str(warehouse), env=env)
     assert "cannot name a folder in the dataset" in _one_line(r)
     assert ("dataset", "org/bench") not in hub.repos
+
+
+@pytest.mark.slow
+def test_publish_space_replaces_a_file_it_did_not_write_only_when_told(hub, env, warehouse, tmp_path):
+    """A Space with its own README.md and index.html (what the Hub writes into a new static Space): a
+    publish is refused in one line and changes nothing, the dry run names both and the flag that
+    allows it, and with --replace-existing they are replaced (before: replaced silently). Once a
+    publish wrote them, a later one needs no flag."""
+    own = {"README.md": b"---\nsdk: static\n---\n# my space\n", "index.html": b"<p>mine</p>", "app.py": b"x = 1\n"}
+    repo = hub.add_repo("space", "user/dash", own)
+    site = tmp_path / "site"
+    assert cli("site", "--db", warehouse, "--out", site).exit_code == 0
+    publish = ("publish", "--space", "user/dash", "--site", str(site))
+
+    line = _one_line(benchdb_cmd(*publish, env=env))
+    assert "README.md, index.html" in line and "--replace-existing" in line, line
+    assert len(repo.commits) == 1 and all(repo.files[p] == data for p, data in own.items())
+
+    r = benchdb_cmd(*publish, "--dry-run", env=env)
+    assert r.returncode == 0, r.stderr
+    for rel in ("README.md", "index.html"):
+        assert any(
+            ln.startswith(f"  + {rel} (") and "replaces a file no publish wrote" in ln for ln in r.stdout.splitlines()
+        )
+    last = r.stdout.strip().splitlines()[-1]
+    assert "2 replaced that no publish wrote; replacing README.md, index.html needs --replace-existing" in last, last
+    assert len(repo.commits) == 1
+
+    r = benchdb_cmd(*publish, "--replace-existing", env=env)
+    assert r.returncode == 0, r.stderr
+    assert repo.files["README.md"] != own["README.md"] and repo.files["app.py"] == own["app.py"]
+    r = benchdb_cmd(*publish, env=env)  # README.md and index.html are now a publish's own
+    assert r.returncode == 0 and "no publish wrote" not in r.stdout, r.stdout + r.stderr
+
+    line = _one_line(
+        benchdb_cmd("publish", "--repo", "org/bench", "--replace-existing", "--db", str(warehouse), env=env)
+    )
+    assert "--replace-existing goes with --space" in line
