@@ -53,6 +53,12 @@ def fsync_folder(folder: str | os.PathLike) -> None:
         os.close(fd)
 
 
+def hidden(name: str) -> bool:
+    """Whether a file or folder name is one no reader of a results folder takes (ingest skips it):
+    a name starting with '.', as :func:`atomic_path`'s temp files do."""
+    return name.startswith(".")
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temp path beside ``path`` (``.<name>.<pid>.tmp``: hidden, so no reader of the folder

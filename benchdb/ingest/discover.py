@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchdb.errors import BenchdbError
 from benchdb.ingest.mirror import mirror
+from benchdb.paths import hidden
 
 _HASH_CHUNK = 1 << 20
 
@@ -27,10 +28,10 @@ def discover(paths: Iterable[str | os.PathLike]) -> list[Path]:
             found.add(p.resolve())
             continue
         for root, dirs, files in os.walk(p):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            dirs[:] = [d for d in dirs if not hidden(d)]
             real_root = Path(os.path.realpath(root))  # once per folder, not once per file
             for name in files:
-                if name.endswith(".parquet") and not name.startswith("."):
+                if name.endswith(".parquet") and not hidden(name):
                     full = os.path.join(root, name)
                     found.add(Path(full).resolve() if os.path.islink(full) else real_root / name)
     return sorted(found)

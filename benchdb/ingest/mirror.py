@@ -7,7 +7,7 @@ import posixpath
 from pathlib import Path
 
 from benchdb.errors import BenchdbError
-from benchdb.paths import atomic_path, cache_root, inside
+from benchdb.paths import atomic_path, cache_root, hidden, inside
 
 
 def mirror(url: str) -> Path:
@@ -19,7 +19,7 @@ def mirror(url: str) -> Path:
         raise BenchdbError(f"{url} needs fsspec: pip install fsspec (plus s3fs / gcsfs for those URLs)") from None
     try:
         fs, root = fsspec.core.url_to_fs(url)
-        found = [p for p in fs.find(root) if p.endswith(".parquet") and not Path(p).name.startswith(".")]
+        found = [p for p in fs.find(root) if p.endswith(".parquet") and not hidden(Path(p).name)]
     except (ImportError, ValueError, OSError) as exc:
         raise BenchdbError(f"cannot list {url}: {exc}") from None
     base = cache_root() / "remote"

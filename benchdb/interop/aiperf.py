@@ -22,7 +22,7 @@ from typing import Any
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_json_lines
 from benchdb.interop.serving import LoadPoint, definitions, to_imported
-from benchdb.interop.serving_fields import distribution_stats, number, records_in_order
+from benchdb.interop.serving_fields import distribution_stats, duration, number, records_in_order, tokens
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord
@@ -110,24 +110,24 @@ def _record(doc: dict, line: int, base_ns: int) -> RequestRecord:
     latency = _value(metrics, "request_latency")
     if latency is None:
         raise SourceError(f"line {line}: a completed request without request_latency")
-    end = sent + number(latency, f"line {line}: request_latency") / 1e3
+    end = sent + duration(latency, f"line {line}: request_latency") / 1e3
     rec = RequestRecord(index=line, sent=sent, end=end, warmup=warm)
     ttft = _value(metrics, "time_to_first_token")
     if ttft is not None:
-        t = sent + number(ttft, f"line {line}: time_to_first_token") / 1e3
+        t = sent + duration(ttft, f"line {line}: time_to_first_token") / 1e3
         rec.chunks.append((t, 1))
         gaps = _value(metrics, "inter_chunk_latency") or []
         if not isinstance(gaps, list):
             raise SourceError(f"line {line}: inter_chunk_latency is not a list")
         for g in gaps:
-            t += number(g, f"line {line}: inter_chunk_latency") / 1e3
+            t += duration(g, f"line {line}: inter_chunk_latency") / 1e3
             rec.chunks.append((t, 1))
     usage_out, osl = _value(metrics, "usage_completion_tokens"), _value(metrics, "output_sequence_length")
     usage_in, isl = _value(metrics, "usage_prompt_tokens"), _value(metrics, "input_sequence_length")
-    out = usage_out if usage_out is not None else osl
-    inp = usage_in if usage_in is not None else isl
-    rec.output_tokens = int(out) if out is not None else None
-    rec.input_tokens = int(inp) if inp is not None else None
+    out, out_name = (usage_out, "usage_completion_tokens") if usage_out is not None else (osl, "output_sequence_length")
+    inp, in_name = (usage_in, "usage_prompt_tokens") if usage_in is not None else (isl, "input_sequence_length")
+    rec.output_tokens = tokens(out, f"line {line}: {out_name}") if out is not None else None
+    rec.input_tokens = tokens(inp, f"line {line}: {in_name}") if inp is not None else None
     return rec
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_yaml
 from benchdb.interop.serving import LoadPoint, definitions, to_imported
-from benchdb.interop.serving_fields import distribution_stats, engine_name, number, records_in_order
+from benchdb.interop.serving_fields import distribution_stats, engine_name, number, records_in_order, tokens
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord
@@ -113,14 +113,14 @@ def _record(req: dict, i: int, outcome: str) -> RequestRecord:
     end = _time(t, "request_end") or _time(req, "request_end_time")
     if end is None:
         raise SourceError(f"successful request {req.get('request_id')} has no end time")
-    out = req.get("output_tokens")
+    out, prompt = req.get("output_tokens"), req.get("prompt_tokens")
     return RequestRecord(
         index=i,
         sent=sent,
         first_token=first,
         end=end,
-        input_tokens=req.get("prompt_tokens"),
-        output_tokens=int(out) if out is not None else None,
+        input_tokens=tokens(prompt, f"request {req.get('request_id')}: prompt_tokens") if prompt is not None else None,
+        output_tokens=tokens(out, f"request {req.get('request_id')}: output_tokens") if out is not None else None,
     )
 
 

@@ -59,6 +59,7 @@ from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, TPOT, TTFT
+from benchdb.schema.serving_request import MAX_DEVICE_TOKENS_PER_S, MAX_REQUEST_S, MAX_TOKENS_PER_S
 
 FILES = ("benchmarks*.json", "*inferencex*.json")
 
@@ -133,6 +134,20 @@ def _text(row: dict, key: str, where: str) -> str:
     return value.strip().lower()
 
 
+def _absurd(stat: str | None, figure: str, value: float) -> str | None:
+    """Why a published figure is beyond what a request or a GPU can do (the bounds of
+    :mod:`benchdb.schema.serving_request`, the same the recomputed imports and the live client keep)."""
+    if figure in _PER_GPU and value > MAX_DEVICE_TOKENS_PER_S:
+        return f"more tokens/s than one GPU can process (at most {MAX_DEVICE_TOKENS_PER_S:g})"
+    if figure == "intvty" and value > MAX_TOKENS_PER_S:
+        return f"more tokens/s than one request can produce (at most {MAX_TOKENS_PER_S:g})"
+    if figure in _TIMES and value > MAX_REQUEST_S:
+        return f"longer than any request takes (at most {MAX_REQUEST_S:g} s)"
+    if figure == "tpot" and stat != "std" and 0 < value < 1 / MAX_TOKENS_PER_S:
+        return f"a time per token faster than one request can produce (at most {MAX_TOKENS_PER_S:g} tokens/s)"
+    return None
+
+
 def _figures(metrics: Any, where: str) -> tuple[list[tuple[str, str, str, float]], list[str]]:
     """(statistics in benchdb's names, the metric keys left unread) of a row's ``metrics``."""
     if not isinstance(metrics, dict):
@@ -151,6 +166,9 @@ def _figures(metrics: Any, where: str) -> tuple[list[tuple[str, str, str, float]
             raise SourceError(f"{where}: metrics.{key} is {value!r}, not a number")
         if value < 0:
             raise SourceError(f"{where}: metrics.{key} is {value:g}: a time or a throughput cannot be negative")
+        absurd = _absurd(m.group(1) if m else None, m.group(2) if m else key, float(value))
+        if absurd:
+            raise SourceError(f"{where}: metrics.{key} is {value:g}: {absurd}")
         if per_gpu is not None:
             stats.append((per_gpu, "tokens/s", "value", float(value)))
         elif m is not None and m.group(2) == "intvty":

@@ -21,7 +21,8 @@ from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.schema.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
-from benchdb.schema.serving_metrics import RequestRecord, point_rows, rows, summary
+from benchdb.schema.serving_metrics import RequestRecord, failed_share, point_rows, rows, summary
+from benchdb.schema.serving_request import MAX_REQUEST_TOKENS, implausible
 
 #: dtype spellings -> benchdb precisions.
 _DTYPES = {
@@ -161,6 +162,20 @@ def _check_load(p: LoadPoint) -> None:
     for name, n in (("input", p.in_tokens), ("output", p.out_tokens)):
         if n is not None and n < 0:
             raise SourceError(f"{p.model_id}: requested {name} length {n} is negative")
+        if n is not None and n > MAX_REQUEST_TOKENS:
+            raise SourceError(
+                f"{p.model_id}: requested {name} length {n} is more tokens than a request holds "
+                f"(at most {MAX_REQUEST_TOKENS})"
+            )
+
+
+def _check_requests(p: LoadPoint, measured: list[RequestRecord]) -> None:
+    """Every request's figures within the bounds the live client's are held to
+    (:func:`~benchdb.schema.serving_request.implausible`): one that is not rejects the file."""
+    for r in measured:
+        why = implausible(r)
+        if why is not None:
+            raise SourceError(f"{p.model_id}: request {r.index}: {why}")
 
 
 def _window(p: LoadPoint, measured: list[RequestRecord]) -> tuple[float, float]:
@@ -168,6 +183,13 @@ def _window(p: LoadPoint, measured: list[RequestRecord]) -> tuple[float, float]:
     where the requests carry send times, else the tool's duration."""
     if p.window_s is not None:
         start = min((r.sent for r in measured), default=0.0)
+        # every request ran inside the tool's duration: a shorter one would inflate each throughput
+        ends = [r.end if r.end is not None else r.chunks[-1][0] for r in measured if r.end is not None or r.chunks]
+        longest = max(ends, default=start) - start
+        if p.window_s < longest * (1 - 1e-6):
+            raise SourceError(
+                f"{p.model_id}: duration {p.window_s:g} s is shorter than its longest request ({longest:g} s)"
+            )
         return start, p.window_s
     if not measured:
         raise SourceError(f"{p.model_id}: no measured requests and no duration")
@@ -186,10 +208,12 @@ def to_imported(p: LoadPoint) -> Imported:
     options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
     settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": p.engine is not None, **p.settings}
     out_rows: list[tuple[str, str, int, float, float]] = []
+    reasons: list[str] = []
     summary_only = p.records is None
     if not summary_only:
         if not any(r.ok for r in measured):
             raise SourceError(f"{p.model_id}: no request of this run completed")
+        _check_requests(p, measured)
         start, window = _window(p, measured)
         if not window > 0:
             raise SourceError(f"{p.model_id}: the requests span no time (window {window:g} s)")
@@ -198,6 +222,8 @@ def to_imported(p: LoadPoint) -> Imported:
         if p.gaps_per_token:
             out_rows = [r for r in out_rows if r[0] not in (ITL_CHUNK, CHUNK_TOKENS)]
         settings.update(requests=summ["requests"], errors=summ["errors"], errors_by_message=summ["errors_by_message"])
+        if (failed := failed_share(summ)) is not None:
+            reasons.append(failed)
     elif not p.statistics:
         raise SourceError(f"{p.model_id}: neither per-request data nor summary figures")
     defs = p.definitions
@@ -228,5 +254,7 @@ def to_imported(p: LoadPoint) -> Imported:
         statistics=p.statistics,
         settings=settings,
         definitions=defs,
+        validity="invalid" if reasons else "valid",
+        validity_reasons=reasons,
         software={p.tool: p.tool_version} if p.tool_version else {},
     )

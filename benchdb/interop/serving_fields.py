@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from benchdb.interop.writer import SourceError
-from benchdb.schema.serving_metrics import RequestRecord
+from benchdb.schema.serving_request import RequestRecord, token_count
 
 #: Engine names as their tools spell them -> benchdb's backend names.
 _ENGINES = {
@@ -126,6 +126,16 @@ def duration(value: Any, what: str) -> float:
     return x
 
 
+def tokens(value: Any, what: str) -> int:
+    """A token count from a source file within the bounds of the live client's (a negative one
+    named as such), or a SourceError naming the field."""
+    duration(value, what)
+    try:
+        return token_count(value, what) or 0
+    except ValueError as exc:
+        raise SourceError(str(exc)) from None
+
+
 def same_lengths(lists: Mapping[str, Any], what: str) -> int:
     """The common length of per-request lists, or a SourceError naming the ones that disagree."""
     sizes = {k: len(v) for k, v in lists.items() if isinstance(v, list)}
@@ -164,8 +174,8 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
             index=i,
             sent=sent,
             chunks=[(t, 1)],
-            input_tokens=int(duration(ins[i], f"input_lens[{i}]")) if ins is not None else None,
-            output_tokens=int(duration(lists["output_lens"][i], f"output_lens[{i}]")),
+            input_tokens=tokens(ins[i], f"input_lens[{i}]") if ins is not None else None,
+            output_tokens=tokens(lists["output_lens"][i], f"output_lens[{i}]"),
         )
         gaps = lists["itls"][i]
         if not isinstance(gaps, list):

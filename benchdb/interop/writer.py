@@ -18,6 +18,7 @@ from typing import Any
 
 from benchdb import __version__
 from benchdb.errors import BenchdbError, clip
+from benchdb.paths import hidden
 from benchdb.schema import contract, identity
 
 #: Units of values that are never negative: the contract's, and token counts.
@@ -210,6 +211,11 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
             )
         if item.status == "ok" and not item.summary_only and not item.values(item.primary_metric):
             raise SourceError(f"{item.model_id}: no {item.primary_metric} values (the source kept no samples)")
+        if hidden(slug(item.model_id)):
+            raise SourceError(
+                f"model_id {clip(repr(item.model_id), 80)} cannot name a result file: the name would start "
+                "with '.', and ingest skips hidden files; give the model an id that starts with a letter or digit"
+            )
         meta, rows = _document(item, fmt, source, file_hash, mtime)
         sid = meta["scenario"]["scenario_id"]
         if sid in seen:
@@ -217,7 +223,9 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
                 f"two results with the same key ({item.model_id}, {item.input_shape}); the file repeats a benchmark"
             )
         seen.add(sid)
-        name = f"{slug(fmt)}/{slug(source.stem)}-{file_hash[:8]}/{slug(item.model_id)}-{sid[:12]}.parquet"
+        # the source's own name may start with '.': its folder must not (ingest skips hidden folders)
+        folder = f"{slug(source.stem).lstrip('.') or 'source'}-{file_hash[:8]}"
+        name = f"{slug(fmt)}/{folder}/{slug(item.model_id)}-{sid[:12]}.parquet"
         planned.append((out / name, meta, rows))
     return planned
 

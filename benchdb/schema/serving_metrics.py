@@ -50,7 +50,7 @@ from benchdb.schema.serving import (
     UNITS,
     WINDOW,
 )
-from benchdb.schema.serving_request import RequestMetrics, RequestRecord, request_metrics
+from benchdb.schema.serving_request import RequestMetrics, RequestRecord, request_metrics, token_count
 
 #: One contract row: (metric, unit, iteration, t_offset_s, value).
 Row = tuple[str, str, int, float, float]
@@ -181,6 +181,24 @@ def summary(records: Iterable[RequestRecord], window_s: float, slo: dict[str, fl
     return out
 
 
+#: The largest share of a load point's measured requests that may fail with the point still valid.
+#: A failed request has no latency: counted as infinitely slow, more than 10 % failed puts the load's
+#: p90 among the failures, so the survivors' percentiles describe neither the load nor its tail.
+MAX_FAILED_SHARE = 0.10
+
+
+def failed_share(summ: dict[str, Any]) -> str | None:
+    """The validity reason of a load point (a :func:`summary`) whose failed requests exceed
+    :data:`MAX_FAILED_SHARE`; None within it. The live client's and every import's points alike."""
+    n, failed = summ.get("requests") or 0, summ.get("errors") or 0
+    if not n or failed / n <= MAX_FAILED_SHARE:
+        return None
+    return (
+        f"failed_requests: {failed} of {n} requests failed ({failed / n:.0%}, limit {MAX_FAILED_SHARE:.0%}); "
+        "the figures describe only the requests that completed"
+    )
+
+
 def rows(records: Iterable[RequestRecord], window_start: float) -> list[Row]:
     """The contract rows of the measured requests: per request (``t_offset_s`` = its send from
     ``window_start``; ``iteration`` = its index in send order, warm-up excluded) TTFT, E2E, TPOT
@@ -231,25 +249,6 @@ def point_rows(summ: dict[str, Any], client_cpu_pct: float | None) -> list[Row]:
 LINE_LIMIT = 1 << 20
 
 
-def token_count(value: object, what: str) -> int | None:
-    """A usage count as the server sent it -> a whole number of tokens (None: not sent);
-    ValueError naming ``what`` for a value that cannot be one (negative, fractional, non-finite,
-    a string, a bool, a number past exact integers such as 1e23 or 10**23), so that one request fails, not
-    the load point."""
-    if value is None:
-        return None
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, (int, float))
-        or not math.isfinite(value)
-        or value < 0
-        or value != int(value)
-        or value > 2**53
-    ):
-        raise ValueError(f"{what} {clip(json.dumps(value), 60)} is not a token count")
-    return int(value)
-
-
 class StreamParser:
     """A streamed response's server-sent events into ``rec``: here, next to the definitions, because
     it decides what a token chunk is (a completions chunk's ``text``, a chat chunk's
@@ -257,7 +256,8 @@ class StreamParser:
     counts, and that an error event (after HTTP 200) fails the request. Works with and without a
     final ``data: [DONE]`` (``transformers serve`` may just end the stream).
 
-    The server is not trusted: its usage must be whole, non-negative token counts, the completion
+    The server is not trusted: its usage must be token counts (:func:`~benchdb.schema.serving_request.token_count`:
+    whole, within the bounds every importer applies too), the completion
     tokens at least the content chunks seen and at most ``max_tokens`` (when given), and the prompt
     tokens at most ``max_prompt_tokens``; a line or event over :data:`LINE_LIMIT` fails the request.
     Each byte is scanned once (a line split over many reads is not rescanned)."""

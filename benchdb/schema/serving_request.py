@@ -1,13 +1,37 @@
-"""One streamed request as the serving client saw it (:class:`RequestRecord`) and its derived
+"""One streamed request as the serving client saw it (:class:`RequestRecord`), its derived
 timings (:func:`request_metrics`: TTFT, E2E, TPOT, first byte, ITLs), as defined in
-:mod:`benchdb.schema.serving_metrics`."""
+:mod:`benchdb.schema.serving_metrics`, and the bounds a request's figures must keep to be a
+measurement at all (:func:`token_count`, :func:`implausible`).
+
+The bounds are defined here once, for every source of requests: the live client applies them to
+what a server claims (its usage counts; the timeline is the client's own monotonic clock), and every
+importer to what another tool's file claims (counts and the whole timeline), so a figure beyond
+them rejects the request (live) or its file (import) with the field named, never reaching a view.
+"""
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from benchdb.errors import clip
 from benchdb.schema.serving import E2E, FIRST_BYTE, TPOT, TTFT
+
+#: The most tokens one request's prompt or output may count: 2**24 (16.8 M), past the longest
+#: context any served model takes (10 M); a count beyond it is a broken or hostile writer.
+MAX_REQUEST_TOKENS = 1 << 24
+#: The fastest one request may produce output, tokens/s: a microsecond per token, hundreds of
+#: times the fastest single-stream decoding published (a few thousand tokens/s). Checked over the
+#: request's life (output tokens / E2E) and over its decode (1 / TPOT, where TPOT is positive).
+MAX_TOKENS_PER_S = 1e6
+#: The longest one request may take, s: a day (the serving tools' clients give up within hours).
+MAX_REQUEST_S = 86_400.0
+#: The most tokens/s one accelerator may process (a published per-device throughput): a token of
+#: the smallest LLM (1e8 parameters) costs 2e8 FLOPs and the fastest accelerator does about 1e16
+#: FLOP/s, at most 5e7 tokens/s.
+MAX_DEVICE_TOKENS_PER_S = 1e8
 
 
 @dataclass
@@ -77,3 +101,68 @@ def request_metrics(rec: RequestRecord) -> RequestMetrics | None:
         if k > 0:
             itl_token.extend([gap / k] * k)
     return RequestMetrics(ttft, e2e, tpot, first_byte, itl_chunk, itl_token)
+
+
+#: Times a tool rebuilt from differences (a send plus its TTFT plus every gap) may come out this far
+#: before the time they follow by rounding alone.
+_ORDER_SLACK_S = 1e-6
+
+
+def token_count(value: object, what: str) -> int | None:
+    """A token count as a server or a file states it -> a whole number of tokens (None: not
+    stated); ValueError naming ``what`` for a value that cannot be one (negative, fractional,
+    non-finite, a string, a bool, past :data:`MAX_REQUEST_TOKENS` such as 1e23 or 10**23)."""
+    if value is None:
+        return None
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or value < 0
+        or value != int(value)
+        or value > MAX_REQUEST_TOKENS
+    ):
+        raise ValueError(
+            f"{what} {clip(json.dumps(value), 60)} is not a token count (a whole number from 0 to {MAX_REQUEST_TOKENS})"
+        )
+    return int(value)
+
+
+def implausible(rec: RequestRecord) -> str | None:
+    """Why ``rec`` cannot be a measurement, naming the figure; None when it can. A failed request
+    is only its send; a completed one needs its token counts within :func:`token_count`, a timeline
+    of finite times in order (first token and chunks after the send, the end after them), an E2E of
+    at most :data:`MAX_REQUEST_S` and output no faster than :data:`MAX_TOKENS_PER_S`."""
+    if not math.isfinite(rec.sent):
+        return f"send time {rec.sent!r} is not a time"
+    if not rec.ok:
+        return None
+    try:
+        token_count(rec.input_tokens, "input tokens")
+        token_count(rec.output_tokens, "output tokens")
+    except ValueError as exc:
+        return str(exc)
+    times = [("first token", rec.first_token)] + [(f"chunk {j}", t) for j, t in enumerate(a for a, _ in rec.chunks)]
+    last, last_name = rec.sent, "the send"
+    for name, t in [*times, ("end", rec.end)]:
+        if t is None:
+            continue
+        if not math.isfinite(t) or t < last - _ORDER_SLACK_S:
+            return f"{name} at {t!r} s is {'not a time' if not math.isfinite(t) else 'before ' + last_name}"
+        last, last_name = t, name
+    m = request_metrics(rec)
+    span = m.e2e if m is not None and m.e2e is not None else (last - rec.sent)
+    if span > MAX_REQUEST_S:
+        return f"E2E {span:g} s is longer than any request takes (at most {MAX_REQUEST_S:g} s)"
+    out = rec.tokens_out
+    if out > MAX_TOKENS_PER_S * span:
+        return (
+            f"output tokens {out} in {span:g} s is faster than one request can produce "
+            f"(at most {MAX_TOKENS_PER_S:g} tokens/s)"
+        )
+    if m is not None and m.tpot is not None and 0 < m.tpot < 1 / MAX_TOKENS_PER_S:
+        return (
+            f"TPOT {m.tpot:g} s ({out} output tokens after the first in {m.tpot * (out - 1):g} s) is faster "
+            f"than one request can produce (at most {MAX_TOKENS_PER_S:g} tokens/s)"
+        )
+    return None

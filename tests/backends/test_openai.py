@@ -429,6 +429,27 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
     assert shown == pytest.approx(got["energy_per_output_token_j"])
 
 
+def test_a_load_point_with_too_many_failed_requests_is_invalid():
+    """Past 10 % failed, a load point's p90 is among its failures: the live client's point is invalid
+    with the reason, by the one rule every import's points are judged by too."""
+    from benchdb.backends.openai.loadgen import LoadResult
+    from benchdb.backends.openai.sweep import validity
+    from benchdb.harness.scenario import RunOptions
+    from benchdb.schema.serving_metrics import MAX_FAILED_SHARE
+
+    opts = RunOptions(models=("m",), backend="openai")
+    result = LoadResult(
+        records=[], window_start=0.0, window_end=5.0, stop_reason="max_iters", client_cpu_pct=5.0, errors={}
+    )
+    assert MAX_FAILED_SHARE == 0.10
+    assert validity({"ok": 90, "requests": 100, "errors": 10}, opts, result) == []
+    (reason,) = validity({"ok": 50, "requests": 100, "errors": 50}, opts, result)
+    assert reason == (
+        "failed_requests: 50 of 100 requests failed (50%, limit 10%); the figures describe only the "
+        "requests that completed"
+    )
+
+
 def test_a_client_bound_load_point_is_invalid(tmp_path):
     """A load generator whose event loop is busy the whole window measures its own queueing: on an
     H100 host one client at 100 % read a 2 ms ITL as 0.03 ms. Such a point is invalid, with the reason;

@@ -140,3 +140,77 @@ def test_a_date_that_cannot_be_read_rejects_the_file(tmp_path, date):
     line = rejected(r, bad)
     assert "date" in line
     assert sources(out) == {str(VLLM)}
+
+
+def _set_request(d: dict, i: int, **lists) -> None:
+    for name, value in lists.items():
+        d[name][i] = value
+
+
+#: Files whose figures no request could have (issue 60): file stem -> (change, words of its line).
+ABSURD = {
+    "count": (lambda d: _set_request(d, 0, output_lens=1e23), "output_lens[0] 1e+23 is not a token count"),
+    "all": (lambda d: d.update(output_lens=[10**12] * len(d["output_lens"])), "output_lens[0] 1000000000000 is not"),
+    "prompt": (lambda d: _set_request(d, 3, input_lens=2**24 + 1), "input_lens[3] 16777217 is not a token count"),
+    # within the count bound, but ten million tokens in 0.38 s
+    "rate": (lambda d: _set_request(d, 0, output_lens=10**7), "request 0: output tokens 10000000 in 0.383958 s"),
+    # 31 gaps of 0.1 us: 32 tokens decoded at ten million tokens/s
+    "decode": (
+        lambda d: _set_request(d, 0, itls=[1e-7] * 31, latencies=d["ttfts"][0] + 32e-7),
+        "request 0: TPOT 1.03226e-07 s",
+    ),
+    "latency": (lambda d: _set_request(d, 2, latencies=1e7), "request 2: E2E 1e+07 s is longer than any request"),
+    "dot": (lambda d: d.update(model_id=".hidden-model"), "model_id '.hidden-model' cannot name a result file"),
+}
+
+
+def test_absurd_counts_rates_latencies_and_hidden_model_ids_reject_their_file(tmp_path):
+    """Every figure a file gives is held to the bounds the live client's are (a token count, a
+    request's output rate, its E2E), and a model id that would name a hidden file (ingest skips
+    those) is refused: each its file's one line naming the field, the good file still imported."""
+    bad = {name: vllm_variant(tmp_path, name, change) for name, (change, _) in ABSURD.items()}
+    out = tmp_path / "out"
+    r = run_import("vllm-serve", *bad.values(), VLLM, out=out)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(lines) == len(ABSURD), r.stderr
+    for name, (_, words) in ABSURD.items():
+        (line,) = [ln for ln in lines if ln.startswith(f"benchdb: error: {bad[name]}: ")]
+        assert words in line and len(line) < 400, line
+    assert sources(out) == {str(VLLM)}
+
+
+def test_aiperf_and_guidellm_requests_name_their_absurd_or_negative_field(tmp_path):
+    """The record formats: a negative AIPerf gap and a GuideLLM count past any request reject their
+    file naming the field (not a recomputed metric's name)."""
+    folder = tmp_path / "aiperf"
+    folder.mkdir()
+    src = SERVING / "aiperf" / "c2"
+    (folder / "profile_export_aiperf.json").write_text((src / "profile_export_aiperf.json").read_text())
+    records = [json.loads(line) for line in (src / "profile_export.jsonl").read_text().splitlines() if line.strip()]
+    records[1]["metrics"]["inter_chunk_latency"]["value"][4] = -3.0
+    (folder / "profile_export.jsonl").write_text("\n".join(json.dumps(x) for x in records) + "\n")
+    r = run_import("aiperf", folder / "profile_export.jsonl", out=tmp_path / "out")
+    line = rejected(r, folder / "profile_export.jsonl")
+    assert "line 2: inter_chunk_latency is -3: a time or a length cannot be negative" in line, line
+
+    doc = yaml.safe_load(GUIDELLM.read_text())
+    doc["benchmarks"][0]["requests"]["successful"][0]["output_tokens"] = 10**12
+    bad = tmp_path / "count_guidellm.yaml"
+    bad.write_text(yaml.safe_dump(doc))
+    r = run_import("guidellm", bad, out=tmp_path / "out")
+    line = rejected(r, bad)
+    assert ": output_tokens 1000000000000 is not a token count" in line, line
+
+
+def test_a_duration_shorter_than_its_requests_rejects_the_file(tmp_path):
+    """SGLang's requests carry no send times: the window is the tool's duration, and one shorter than
+    a request it held would multiply every throughput."""
+    lines = (SERVING / "sglang" / "c2_details.jsonl").read_text().splitlines()
+    doc = json.loads(lines[0])
+    doc["duration"] = 0.001
+    bad = tmp_path / "short.jsonl"
+    bad.write_text(json.dumps(doc) + "\n")
+    r = run_import("sglang-serve", bad, out=tmp_path / "out")
+    line = rejected(r, bad)
+    assert "duration 0.001 s is shorter than its longest request" in line, line

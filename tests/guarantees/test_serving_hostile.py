@@ -137,6 +137,29 @@ def test_usage_is_checked_against_the_chunks_and_max_tokens():
     assert "is not a token count" in (rec.error or "")
 
 
+@pytest.mark.core
+def test_the_live_client_and_the_importers_share_one_token_bound():
+    """A count under exact integers but past any request (10**12 tokens: 3e12 tokens/s for a user)
+    fails its request where no max_tokens bounds it, by the bound every importer applies too."""
+    from benchdb.interop.serving_fields import tokens
+    from benchdb.interop.writer import SourceError
+    from benchdb.schema.serving_request import MAX_REQUEST_TOKENS
+
+    for n in (10**12, MAX_REQUEST_TOKENS + 1):
+        rec = RequestRecord(index=0, sent=0.0)
+        p = StreamParser(rec, chat=False, max_tokens=None, max_prompt_tokens=None)
+        p.feed(b'data: {"choices":[],"usage":{"prompt_tokens":%d}}\n\n' % n, 0.1)
+        p.close(0.2)
+        assert (rec.error or "").startswith(f"usage.prompt_tokens {n} is not a token count"), rec.error
+        with pytest.raises(SourceError, match=f"output_lens.0. {n} is not a token count"):
+            tokens(n, "output_lens[0]")
+    rec = RequestRecord(index=0, sent=0.0)
+    p = StreamParser(rec, chat=False, max_tokens=None, max_prompt_tokens=None)
+    p.feed(b'data: {"choices":[],"usage":{"prompt_tokens":%d}}\n\n' % MAX_REQUEST_TOKENS, 0.1)
+    p.close(0.2)
+    assert rec.error is None and rec.input_tokens == MAX_REQUEST_TOKENS
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("value", ["1e23", "Infinity"])
 def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):

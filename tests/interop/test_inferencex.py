@@ -263,3 +263,36 @@ def test_a_systems_node_size_the_rows_do_not_name_is_unknown_not_one(db):
         "SELECT max(accelerators) AS most FROM results r JOIN hardware h USING (hardware_id) "
         "WHERE h.system_name = 'gb200'",
     ) == [{"most": 72}]
+
+
+def test_absurd_figures_and_a_hidden_model_id_are_refused_at_import(tmp_path):
+    """A published figure no GPU or request could reach rejects its file, as the recomputed imports'
+    bounds do; a model key that would name a hidden file (which ingest skips) is refused at import,
+    not imported as a result that ingest then never reads."""
+    row = ROWS[0]
+    cases = {
+        "dot.json": ([{**row, "model": ".dsr1"}], "model_id '.dsr1' cannot name a result file"),
+        "intvty.json": (
+            [{**row, "metrics": {**row["metrics"], "median_intvty": 3.2e12}}],
+            "row 1 of 1: metrics.median_intvty is 3.2e+12: more tokens/s than one request can produce",
+        ),
+        "tput.json": (
+            [{**row, "metrics": {**row["metrics"], "output_tput_per_gpu": 1.7e22}}],
+            "metrics.output_tput_per_gpu is 1.7e+22: more tokens/s than one GPU can process",
+        ),
+        "tpot.json": (
+            [{**row, "metrics": {**row["metrics"], "median_tpot": 1e-12}}],
+            "metrics.median_tpot is 1e-12: a time per token faster than one request can produce",
+        ),
+        "ttft.json": ([{**row, "metrics": {**row["metrics"], "p99_ttft": 1e9}}], "longer than any request takes"),
+    }
+    paths = [_bad(tmp_path, name, doc) for name, (doc, _) in cases.items()]
+    out = tmp_path / "out"
+    r = benchdb_cmd("import", "inferencex", *map(str, paths), "--out", str(out))
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    errs = [x for x in r.stderr.splitlines() if x.startswith("benchdb: error:")]
+    assert len(errs) == len(cases), r.stderr
+    for path, (_, expected) in zip(paths, cases.values(), strict=True):
+        (line,) = [e for e in errs if f"{path}:" in e]
+        assert expected in line, line
+    assert not list(out.rglob("*.parquet"))

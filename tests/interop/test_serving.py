@@ -20,13 +20,13 @@ pytestmark = pytest.mark.core
 FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
 
 
-def medians(db, input_shape):
-    """metric -> (median, n) of the one imported result with ``input_shape``."""
+def medians(db, input_shape, mode="%"):
+    """metric -> (median, n) of the one imported result with ``input_shape`` (and ``mode``)."""
     got = rows(
         db,
         "SELECT m.metric, m.median, m.n FROM result_metrics m JOIN results r USING (result_id) "
-        "WHERE r.input_shape = $s",
-        {"s": input_shape},
+        "WHERE r.input_shape = $s AND r.mode LIKE $m",
+        {"s": input_shape, "m": mode},
     )
     return {g["metric"]: (g["median"], g["n"]) for g in got}
 
@@ -48,6 +48,30 @@ def definition(db, metric, input_shape):
         "WHERE r.input_shape = $i AND d.metric = $m",
         {"i": input_shape, "m": metric},
     )
+    return got
+
+
+def failed_point(db, input_shape, failed, requests, mode="%"):
+    """A load point over the failed-request limit: invalid with that reason, so not in serving_points
+    (the latest valid points), its figures still in the results: metric -> (median, n)."""
+    (res,) = rows(
+        db,
+        "SELECT validity, validity_reasons FROM results WHERE input_shape = $s AND mode LIKE $m",
+        {"s": input_shape, "m": mode},
+    )
+    assert res["validity"] == "invalid", res
+    assert res["validity_reasons"] == [
+        f"failed_requests: {failed} of {requests} requests failed ({failed / requests:.0%}, limit 10%); "
+        "the figures describe only the requests that completed"
+    ]
+    shown = rows(
+        db,
+        "SELECT count(*) AS n FROM serving_points WHERE input_shape = $s AND endpoint LIKE $m",
+        {"s": input_shape, "m": mode},
+    )
+    assert shown == [{"n": 0}]
+    got = medians(db, input_shape, mode)
+    assert got["request_error"][1] == failed
     return got
 
 
@@ -107,14 +131,19 @@ def test_guidellm_yaml_with_failed_requests(tmp_path):
     bench, ok, hand = _guidellm_by_hand(yaml.safe_load(src.read_text()))
     errored = bench["requests"]["errored"]
     assert len(errored) == 5
-    (pt,) = rows(db, "SELECT * FROM serving_points")
-    assert (pt["n_requests"], pt["errors"], pt["concurrency"]) == (len(ok) + 5, 5, 4)
-    assert pt["ttft_p50_s"] == pytest.approx(statistics.median(hand["ttft_s"]), rel=1e-9)
-    assert (pt["measured_by"], pt["hardware_name"], pt["engine"]) == ("guidellm 0.8.1", "lab-box-7", "openai")
+    # 5 of 40 failed: past the 10 % limit, the point is invalid and says why
+    pt = failed_point(db, "in=16,out=32,concurrency=4", 5, len(ok) + 5)
+    assert pt["ttft_s"][0] == pytest.approx(statistics.median(hand["ttft_s"]), rel=1e-9)
+    (res,) = rows(
+        db,
+        "SELECT coalesce(h.system_name, h.device_name) AS hw, r.backend "
+        "FROM results r JOIN hardware h USING (hardware_id)",
+    )
+    assert (res["hw"], res["backend"]) == ("lab-box-7", "openai")
     # The window: first send to last end over every measured request (a failed one ends at its send).
     starts = [r["info"]["timings"]["request_start"] for r in ok + errored]
     ends = [r["info"]["timings"]["request_end"] for r in ok] + [r["info"]["timings"]["request_start"] for r in errored]
-    assert pt["request_throughput"] == pytest.approx(len(ok) / (max(ends) - min(starts)), rel=1e-9)
+    assert pt["request_throughput"][0] == pytest.approx(len(ok) / (max(ends) - min(starts)), rel=1e-9)
 
 
 # -- AIPerf ---------------------------------------------------------------------------------------
@@ -152,11 +181,11 @@ def test_aiperf_recomputed_medians_equal_a_hand_computation(tmp_path):
 
 def test_aiperf_failed_requests_and_server_token_counts(tmp_path):
     db = import_and_ingest(tmp_path, "aiperf", FIX / "aiperf" / "c2_fail7", FIX / "aiperf" / "c2_chat_servertok")
-    points = {p["endpoint"]: p for p in rows(db, "SELECT * FROM serving_points")}
     recs, ok, hand = _aiperf_by_hand(FIX / "aiperf" / "c2_fail7")
-    comp = points["completions"]
-    assert (comp["n_requests"], comp["errors"]) == (len(recs), len(recs) - len(ok)) == (40, 5)
-    assert comp["tpot_p50_s"] == pytest.approx(statistics.median(hand["tpot_s"]), rel=1e-9)
+    assert (len(recs), len(recs) - len(ok)) == (40, 5)
+    (shape,) = rows(db, "SELECT input_shape FROM results WHERE mode = 'completions'")
+    comp = failed_point(db, shape["input_shape"], 5, 40, "completions")  # 12 % failed: past the 10 % limit
+    assert comp["tpot_s"][0] == pytest.approx(statistics.median(hand["tpot_s"]), rel=1e-9)
     # With --use-server-token-count AIPerf's ITL means what benchdb's TPOT means.
     (fig,) = rows(db, "SELECT * FROM serving_source_figures WHERE endpoint = 'chat' AND metric = 'tpot_s'")
     assert fig["same_definition"] is True
@@ -223,17 +252,18 @@ def test_vllm_recomputed_medians_metadata_and_summary(tmp_path):
         extra=("--hardware", "h100-sxm"),
     )
     points = {p["concurrency"]: p for p in rows(db, "SELECT * FROM serving_points")}
-    assert sorted(points) == [2, 4]
-    for conc, name in ((2, "c2_detailed.json"), (4, "c4_fail7_detailed.json")):
+    assert sorted(points) == [2]  # c4_fail7: 5 of 35 failed, past the 10 % limit
+    (c4,) = rows(db, "SELECT input_shape FROM results WHERE input_shape LIKE '%concurrency=4'")
+    for shape, name in ((points[2]["input_shape"], "c2_detailed.json"), (c4["input_shape"], "c4_fail7_detailed.json")):
         doc = json.loads((v / name).read_text())
         ok, hand = _lists_by_hand(doc)
-        got = medians(db, points[conc]["input_shape"])
+        got = failed_point(db, shape, doc["failed"], doc["num_prompts"]) if doc["failed"] else medians(db, shape)
         for metric, values in hand.items():
             assert got[metric][1] == len(values), metric
             assert got[metric][0] == pytest.approx(statistics.median(values), rel=1e-9), metric
-        assert points[conc]["errors"] == doc["failed"] and points[conc]["n_requests"] == doc["num_prompts"]
         # vLLM's own summary, kept as it wrote it (ms).
-        assert source_stat(db, "ttft_ms", "median", points[conc]["input_shape"]) == doc["median_ttft_ms"]
+        assert source_stat(db, "ttft_ms", "median", shape) == doc["median_ttft_ms"]
+    assert (points[2]["errors"], points[2]["n_requests"]) == (0, 32)
     c2 = points[2]
     assert (c2["engine"], c2["precision"], c2["hardware_name"], c2["devices"]) == ("vllm", "bf16", "h100-sxm", 1)
     assert json.loads(c2["options"])["tensor_parallel_size"] == 1  # --metadata pairs become engine options
@@ -267,13 +297,23 @@ def test_sglang_lines_recomputed_and_a_summary_only_line(tmp_path):
     assert len(lines) == 3 and len(detailed) == 2
     for doc in detailed:
         ok, hand = _lists_by_hand(doc)
-        (pt,) = rows(db, "SELECT * FROM serving_points WHERE concurrency = $c", {"c": doc["max_concurrency"]})
-        got = medians(db, pt["input_shape"])
+        failed = len(doc["errors"]) - len(ok)
+        (pt,) = rows(
+            db,
+            "SELECT input_shape, backend, precision FROM results WHERE input_shape LIKE $c",
+            {"c": f"%concurrency={doc['max_concurrency']}"},
+        )
+        # a line with 1 request in 7 failed is past the 10 % limit: invalid, with the reason
+        got = (
+            failed_point(db, pt["input_shape"], failed, len(doc["errors"]))
+            if failed
+            else medians(db, pt["input_shape"])
+        )
         for metric, values in hand.items():
             assert got[metric][0] == pytest.approx(statistics.median(values), rel=1e-9), metric
-        assert (pt["errors"], pt["engine"], pt["precision"]) == (len(doc["errors"]) - len(ok), "sglang", "bf16")
+        assert (pt["backend"], pt["precision"]) == ("sglang", "bf16")
         # The window is SGLang's duration (it keeps no send times).
-        assert pt["request_throughput"] == pytest.approx(len(ok) / doc["duration"], rel=1e-9)
+        assert got["request_throughput"][0] == pytest.approx(len(ok) / doc["duration"], rel=1e-9)
     (summ,) = rows(
         db,
         "SELECT r.n, s.summary_only, s.tool_version FROM results r JOIN result_sources s "
@@ -281,7 +321,8 @@ def test_sglang_lines_recomputed_and_a_summary_only_line(tmp_path):
     )
     assert summ == {"n": 0, "summary_only": True, "tool_version": "0.5.23"}
     figs = rows(db, "SELECT * FROM serving_source_figures WHERE metric = 'e2e_s' AND NOT summary_only")
-    assert len(figs) == 2 and all(f["same_definition"] is False for f in figs)  # [DONE] vs the last chunk
+    # [DONE] vs the last chunk (the view lists valid points: the line with failures is not one)
+    assert len(figs) == 1 and all(f["same_definition"] is False for f in figs)
     reimport_adds_nothing(tmp_path, "sglang-serve", s)
 
 

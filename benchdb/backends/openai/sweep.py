@@ -196,11 +196,16 @@ CLIENT_BOUND_MIN_WINDOW_S = 1.0
 
 
 def validity(summary: dict, opts: RunOptions, result) -> list[str]:
-    """Why a load point is invalid: too few completed requests, or a client that was the bottleneck."""
+    """Why a load point is invalid: too few completed requests, too many failed ones (the rule every
+    import's points share), or a client that was the bottleneck."""
+    from benchdb.schema.serving_metrics import failed_share
+
     reasons = []
     ok = summary["ok"]
     if ok < opts.rule.min_iters:
         reasons.append(f"too_few_samples: {ok} completed requests < min_iters {opts.rule.min_iters}")
+    if (failed := failed_share(summary)) is not None:
+        reasons.append(failed)
     busy = result.loop_cpu_pct
     if busy is not None and busy >= CLIENT_BOUND_PCT and result.window_s >= CLIENT_BOUND_MIN_WINDOW_S:
         which = "busiest worker's event loop" if getattr(result, "workers", None) else "event loop"
