@@ -40,19 +40,40 @@ _LOCK_PID = re.compile(r"PID (\d+)")
 _SANDBOX = {"custom_user_agent": "benchdb-sandbox"}
 
 
-def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False) -> duckdb.DuckDBPyConnection:
+#: The name a fresh connection gives the warehouse it attaches (:func:`connect`).
+ATTACHED = "warehouse"
+
+
+def connect(
+    path: Path, read_only: bool, wait_s: float, sandboxed: bool = False, fresh: bool = False
+) -> duckdb.DuckDBPyConnection:
     """Open the DuckDB file, waiting up to ``wait_s`` for another process's lock. ``sandboxed``:
     no file but this database and its samples folder can be read (DuckDB's
-    ``enable_external_access`` with ``allowed_directories``)."""
+    ``enable_external_access`` with ``allowed_directories``). ``fresh`` (reading only): the file
+    as it is now, even where this process has a connection to an older state of it open. DuckDB
+    hands a new connection to a path the database it already has open for that path, so the
+    warehouse is attached (as :data:`ATTACHED`, made the connection's default) to a database of
+    its own in memory; a cursor of it starts with ``USE`` :data:`ATTACHED`."""
     config: dict[str, str | bool | int | float | list[str]] = dict(_SANDBOX) if sandboxed else {}
     if not read_only:  # writers register Arrow tables (ingest, migrations): the whole package
         startup.full()
+    if fresh:  # where DuckDB would spill had it opened the file itself
+        config["temp_directory"] = f"{path}.tmp"
     deadline = time.monotonic() + wait_s
     delay = 0.05
     while True:
         try:
-            con = duckdb.connect(str(path), read_only=read_only, config=config)
-            if config:
+            if fresh:
+                con = duckdb.connect(":memory:", config=config)
+                try:
+                    con.execute(f"ATTACH $1 AS {ATTACHED} (READ_ONLY)", [str(path)])
+                    con.execute(f"USE {ATTACHED}")
+                except BaseException:
+                    con.close()
+                    raise
+            else:
+                con = duckdb.connect(str(path), read_only=read_only, config=config)
+            if sandboxed:
                 _sandbox(con, path)
             return con
         except duckdb.IOException as exc:
@@ -77,7 +98,7 @@ def connect(path: Path, read_only: bool, wait_s: float, sandboxed: bool = False)
                 # this process already holds a connection to the file (a notebook using the library):
                 # DuckDB shares its database, whose settings cannot differ; the catalog check still
                 # guards the stored SQL (the command line never holds one)
-                config = {}
+                config, sandboxed = {}, False
                 continue
             raise BenchdbError(
                 f"cannot open database {path}: {first}; check that it is a benchdb DuckDB file"
@@ -203,16 +224,17 @@ def prepare(
 
 
 def open_readonly(
-    db: str | os.PathLike | None, *, wait_s: float = 10.0, verify: bool = True
+    db: str | os.PathLike | None, *, wait_s: float = 10.0, verify: bool = True, fresh: bool = False
 ) -> tuple[duckdb.DuckDBPyConnection, Path]:
     """Open an existing warehouse to read it: read-only and sandboxed (DuckDB reads no file but this
     one: a stored view can never read or write another), at the schema this code ships, with the
-    views, macros and tables this code ships (:mod:`benchdb.store.catalog`)."""
+    views, macros and tables this code ships (:mod:`benchdb.store.catalog`). ``fresh``: the
+    published file as it is now (:func:`connect`)."""
     from benchdb.store import parts
 
     path = resolve_db(db)
     require(path)
-    con = connect(path, read_only=True, wait_s=wait_s, sandboxed=True)
+    con = connect(path, read_only=True, wait_s=wait_s, sandboxed=True, fresh=fresh)
     try:
         parts.point(con, parts.folder_for(path))  # a symlinked warehouse's samples are beside its target
         have, code = schema_version(con), code_schema_version()

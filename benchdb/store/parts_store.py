@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
+from benchdb.store import leases
 from benchdb.store.parts import (
     NAMES,
     folder_for,
@@ -64,9 +65,13 @@ class Store:
 
     def __init__(self, db: str | os.PathLike, like: os.stat_result | None = None):
         self.folder = folder_for(db)
+        #: The warehouse file (a symlink's target), beside which replaced catalogs are kept while read.
+        self.path = Path(os.path.realpath(db)) if self.folder is not None else None
         #: The warehouse file's status, whose mode and group the parts and their folders take.
         self.like = like
         self.low, self.high = 1, 0
+        #: The generations the published catalog this session started from reads.
+        self.opened = (1, 0)
         self.gen = 1
         self.written: list[Path] = []
         #: The generation folder this session made (removed whole when it publishes nothing).
@@ -93,6 +98,7 @@ class Store:
                         "warehouse file and try again"
                     )
                 con.execute(sql.load("queries/set_meta.sql"), ["samples_folder", str(self.folder)])
+        self.opened = (self.low, self.high)
         self.gen = self.high + 1
         _remove_generations(self.folder, lambda gen: gen > self.high)
 
@@ -216,11 +222,15 @@ class Store:
     def compact(self, con: duckdb.DuckDBPyConnection) -> Compaction:
         """Rewrite every published sample into a few large parts of a new generation, which
         becomes the only one published; the generations it replaces stay on disk for the readers
-        that opened the warehouse before (their catalog still names them) until the next
-        compaction removes them. Reading through many small parts costs a footer each: a fleet
-        that ingests often compacts now and then (``benchdb db compact``)."""
+        that opened the warehouse before (their catalog still names them): a later compaction
+        removes them once no reader holds a catalog that names them (:mod:`benchdb.store.leases`).
+        Reading through many small parts costs a footer each: a fleet that ingests often compacts
+        now and then (``benchdb db compact``)."""
         retired_before = int(meta(con).get("samples_retired_below") or 0)
-        removed = _remove_generations(self.folder, lambda gen: gen < retired_before)
+        read = leases.read_ranges(self.path) if self.path is not None else []
+        removed = _remove_generations(
+            self.folder, lambda gen: gen < retired_before and not any(lo <= gen <= hi for lo, hi in read)
+        )
         before = [p for p in on_disk_folder(self.folder) if self.low <= (gen_of(p.parent.name) or 0) <= self.high]
         chunks = _chunks(before, COMPACT_BYTES)
         if self.high < self.low or len(chunks) == len(before):
@@ -300,14 +310,29 @@ def _chunks(files: list[Path], limit: int) -> list[list[Path]]:
     return out
 
 
+#: A generation folder being removed is first renamed to this prefix plus its name.
+_REMOVING = "removing-"
+
+
 def _remove_generations(folder: Path | None, which: Callable[[int], bool]) -> int:
-    """Remove the generation folders of ``folder`` whose number ``which`` picks; how many."""
+    """Remove the generation folders of ``folder`` whose number ``which`` picks; how many. Each is
+    renamed out of the readers' pattern first (at once, whole), then deleted: a reader lists all of
+    a generation's parts or none. What a writer that died left half removed goes too."""
     if folder is None or not folder.is_dir():
         return 0
     removed = 0
-    for entry in folder.iterdir():
-        gen = gen_of(entry.name)
-        if gen is not None and which(gen):
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(_REMOVING):
             shutil.rmtree(entry, ignore_errors=True)
-            removed += 1
+            continue
+        gen = gen_of(entry.name)
+        if gen is None or not which(gen):
+            continue
+        doomed = folder / f"{_REMOVING}{uuid.uuid4().hex}-{entry.name}"
+        try:
+            os.replace(entry, doomed)
+        except OSError:
+            doomed = entry
+        shutil.rmtree(doomed, ignore_errors=True)
+        removed += 1
     return removed

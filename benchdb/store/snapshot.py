@@ -13,8 +13,9 @@ nightly ``benchdb ingest`` fail against them. So a benchdb writer (ingest, ``db 
 4. makes the parts durable, then renames the copy over the warehouse (``os.replace``: atomic on
    POSIX), fsyncing file and folder.
 
-An open reader keeps the snapshot it opened (the old file stays alive until it closes); every new
-connection sees the new data. A writer that dies (even ``kill -9``) leaves the warehouse exactly as
+An open reader keeps the snapshot it opened (the old file stays alive until it closes, and the
+generations of samples it reads stay on disk while it holds it: :mod:`benchdb.store.leases`); every
+new connection sees the new data. A writer that dies (even ``kill -9``) leaves the warehouse exactly as
 it was: its copy and its parts are discarded by the next writer. The cost is one copy of the
 catalog per write session (a row per result, not per sample) and the new samples themselves.
 
@@ -38,7 +39,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from benchdb import sql
 from benchdb.errors import BenchdbError, refused_write
-from benchdb.store import database, parts, parts_store
+from benchdb.store import database, leases, parts, parts_store
 
 if TYPE_CHECKING:
     import duckdb
@@ -260,10 +261,13 @@ def write_session(
                     "other writer and run the command again"
                 )
             Path(f"{path}.wal").unlink(missing_ok=True)  # the old file's log never meets the new file
+            if st is not None:  # its readers keep their generations while they hold it
+                leases.keep(path, *store.opened)
             os.replace(tmp, path)
             published = True  # the catalog names the new parts from here on
             parts.fsync(path.parent)  # the rename itself is durable
             _link_samples(named, store)
+            leases.read_ranges(path)  # forget the replaced catalogs no reader holds any more
         except Exception as exc:
             refused = refused_write(exc)
             if refused is None:

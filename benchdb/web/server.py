@@ -3,8 +3,10 @@
 GET ``/`` is the page, ``/static/<file>`` its scripts and styles, ``/api/views`` the catalog and
 ``/api/<view>?filter=value`` a view's rows as JSON; HEAD answers as GET without the body. Every
 other method is refused (405): the server has no way to change the warehouse. Each API request
-opens its own read-only, sandboxed connection and closes it, so the file is never held open between
-requests: `benchdb ingest` can write while the server runs, and the next load shows what it added.
+reads the newest snapshot published when it began, read-only and sandboxed, whole, until it ends
+(:mod:`benchdb.store.latest`): `benchdb ingest` and `benchdb db compact` can write while the server
+runs, a request never sees half a write or a generation of samples removed under it, and the next
+request after a write shows what it added.
 
 A request whose Host header names neither the address the server listens on nor this machine's
 loopback (with the server's port) is refused (403): a page of another site that rebinds its own
@@ -20,14 +22,13 @@ import json
 import mimetypes
 import socket
 import sys
-import threading
-from contextlib import ExitStack
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from benchdb.errors import BenchdbError, clip, first_line
+from benchdb.store.latest import Latest
 from benchdb.web import api
 
 STATIC = Path(__file__).parent / "static"
@@ -52,10 +53,6 @@ def is_loopback(host: str) -> bool:
 
 #: Names a request's Host header may give besides the listening address (with the server's port).
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
-#: DuckDB shares one database among a process's connections to a file; sandboxing the first one
-#: changes its settings, which a second thread sandboxing at the same moment finds locked. Opening
-#: one connection at a time keeps the sandbox's check-then-set whole (queries still run in parallel).
-_OPENING = threading.Lock()
 
 
 def split_host(header: str) -> tuple[str, int | None]:
@@ -88,6 +85,8 @@ class Handler(BaseHTTPRequestHandler):
     #: A request line without a version is answered with a status line and headers all the same.
     default_request_version = "HTTP/1.0"
     db: str | None = None
+    #: The newest published snapshot of ``db``, which every API request reads (one each, whole).
+    latest: Latest
     #: Host header names accepted besides :data:`LOOPBACK_NAMES` (the listening address).
     names: frozenset[str] = frozenset()
     #: Listening on every address: any address literal names this server (only a name can be rebound).
@@ -175,11 +174,7 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/api/"):
             params = dict(parse_qsl(url.query))
             try:
-                from benchdb.warehouse import Warehouse
-
-                with ExitStack() as stack:
-                    with _OPENING:
-                        con = stack.enter_context(Warehouse(self.db, wait_s=10).reading())
+                with self.latest.reading() as con:
                     return self._json(200, api.query(con, path.removeprefix("/api/"), params))
             except api.UnknownView as exc:
                 return self._json(404 if "no dashboard view" in str(exc) else 400, {"error": str(exc)})
@@ -194,6 +189,13 @@ class Handler(BaseHTTPRequestHandler):
 
 
 class Server(ThreadingHTTPServer):
+    latest: Latest | None = None
+
+    def server_close(self) -> None:
+        super().server_close()
+        if self.latest is not None:
+            self.latest.close()
+
     def handle_error(self, request, client_address) -> None:
         exc = sys.exc_info()[1]
         if isinstance(exc, ConnectionError):  # the browser went away mid-answer
@@ -210,8 +212,10 @@ def make_server(db: str | None, host: str, port: int) -> ThreadingHTTPServer:
     names = {host.lower().strip("[]").rstrip(".")} - {""}
     if any_address:
         names.add(socket.gethostname().lower())
-    handler: type[Handler] = type("BoundHandler", (Handler,), {"db": db, "any_address": any_address})
+    latest = Latest(db, wait_s=10)
+    handler: type[Handler] = type("BoundHandler", (Handler,), {"db": db, "any_address": any_address, "latest": latest})
     server = (Server6 if ":" in host else Server)((host.strip("[]"), port), handler)
+    server.latest = latest
     handler.names = frozenset(names | {str(server.server_address[0]).lower()})  # the address bound
     handler.port = server.server_port
     return server

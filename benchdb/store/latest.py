@@ -1,0 +1,130 @@
+"""The newest published snapshot of a warehouse, for a reader that lives long and answers many
+requests (`benchdb serve`): each request reads one snapshot, the newest one published when it began,
+whole, until it ends.
+
+A snapshot is the catalog file as a writer published it and the generations of samples it names
+(:mod:`benchdb.store.snapshot`). A request takes the current snapshot when the warehouse's
+identity (its inode, size and times: :func:`benchdb.store.memo.state`) is the one the snapshot was
+opened at, and otherwise opens the file as it is now, which becomes current. Opening it as it is
+now takes a database of its own (:func:`benchdb.store.database.connect` ``fresh``): DuckDB would
+hand a new connection to the path the database already open for it, the old catalog, for as long
+as any request still reads it (a busy server answered an old catalog for seconds after an ingest).
+A replaced snapshot is closed once its last request has ended.
+
+A snapshot holds a lock of its own on its catalog file (an open-file-description lock, which no
+other descriptor's close can drop) while it is open: compaction keeps every generation a locked
+catalog names (:mod:`benchdb.store.leases`), so a request never finds its samples gone, nor half
+of them. Each request gets its own cursor (DuckDB connections are not shared between threads).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from benchdb.store import leases, memo, resolve_db
+
+if TYPE_CHECKING:
+    import duckdb
+
+
+@dataclass
+class _Snapshot:
+    con: duckdb.DuckDBPyConnection
+    #: The warehouse's identity when this snapshot was opened; None when a write published meanwhile.
+    state: tuple | None
+    #: A descriptor of its catalog file holding the lease (-1: none).
+    fd: int
+    users: int = 0
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            if self.fd >= 0:
+                os.close(self.fd)
+
+
+class Latest:
+    """The newest published snapshot of the warehouse ``db``, shared by concurrent readers."""
+
+    def __init__(self, db: str | os.PathLike | None, *, wait_s: float = 10.0):
+        self.path: Path = resolve_db(db)
+        self.wait_s = wait_s
+        self._lock = threading.Lock()
+        self._current: _Snapshot | None = None
+
+    @contextmanager
+    def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A read-only cursor of the newest published snapshot for a ``with`` block; raises
+        :class:`benchdb.errors.BenchdbError` when the warehouse cannot be read."""
+        from benchdb.store import database, parts
+
+        with self._lock:
+            snap = self._take()
+            try:
+                cur = snap.con.cursor()
+            except BaseException:
+                self._give_back(snap)
+                raise
+        try:
+            cur.execute(f"USE {database.ATTACHED}")
+            parts.point(cur, parts.folder_for(self.path))
+            yield cur
+        finally:
+            cur.close()
+            with self._lock:
+                self._give_back(snap)
+
+    def close(self) -> None:
+        """Close the current snapshot (one still read closes when its last request ends)."""
+        with self._lock:
+            snap, self._current = self._current, None
+            if snap is not None and snap.users == 0:
+                snap.close()
+
+    def _take(self) -> _Snapshot:
+        state = memo.state(self.path)
+        snap = self._current
+        if snap is None or snap.state is None or snap.state != state:
+            snap = self._open()
+            old, self._current = self._current, snap
+            if old is not None and old.users == 0:
+                old.close()
+        snap.users += 1
+        return snap
+
+    def _give_back(self, snap: _Snapshot) -> None:
+        snap.users -= 1
+        if snap.users == 0 and snap is not self._current:
+            snap.close()
+
+    def _open(self) -> _Snapshot:
+        """The warehouse as it is now, with its lease taken before DuckDB opens it."""
+        from benchdb.store import database
+
+        before = memo.state(self.path)
+        fd = -1
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+            leased = leases.hold(fd)
+        except OSError:  # missing, unreadable, locked by a writer: opening it says why in one line
+            leased = False
+        if not leased and fd >= 0:  # (closed before DuckDB opens the file: closing drops its locks)
+            os.close(fd)
+            fd = -1
+        try:
+            con, _ = database.open_readonly(self.path, wait_s=self.wait_s, fresh=True)
+        except BaseException:
+            if fd >= 0:
+                os.close(fd)
+            raise
+        state = memo.state(self.path)
+        if state is None or state != before or (fd >= 0 and os.fstat(fd).st_ino != state[1]):
+            state = None  # a write published while it opened: which file it read is not known
+        return _Snapshot(con, state, fd)
