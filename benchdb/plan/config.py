@@ -18,7 +18,6 @@ match. Example::
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from benchdb.backends import core_options as options
 from benchdb.backends.registry import backends as _backends
 from benchdb.errors import BenchdbError, did_you_mean
 from benchdb.harness.scenario import RunOptions
+from benchdb.schema import documents
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -149,16 +149,12 @@ def load(path: str | os.PathLike) -> Config:
     p = Path(path)
     if not p.exists():
         raise BenchdbError(f"config file {p} does not exist")
-    text = p.read_text(encoding="utf-8")
     try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise BenchdbError(
-            f"config file {p} is not valid {'JSON' if p.suffix == '.json' else 'YAML'}: {where}{what}"
-        ) from None
+        data = documents.read_document(p)
+    except documents.DocumentError as exc:
+        raise BenchdbError(f"config file {p} is {exc.problem}") from None
+    except OSError as exc:
+        raise BenchdbError(f"config file {p} cannot be read ({exc.strerror or exc})") from None
     return parse(data, str(p))
 
 

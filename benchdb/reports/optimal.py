@@ -6,10 +6,11 @@ never given an interval: it has no samples."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
-from benchdb.errors import BenchdbError
+from benchdb.errors import BenchdbError, clip
 from benchdb.reports.document import Column, Filters, NothingToReport, Section, one_row, section_rows
 from benchdb.reports.optimal_rows import accuracy_notes, optimal_notes, optimal_row, short_labels, system_label
 from benchdb.text import plural
@@ -24,15 +25,16 @@ PRICE_LISTS = ("accelerator_hour", "system_hour")
 def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
     """(USD per hour by system or hardware name, USD per accelerator-hour by accelerator name) from
     a YAML/JSON --prices file: a flat ``name: USD per hour`` map (each name a system or hardware), or
-    ``accelerator_hour: {name: USD}`` and/or ``system_hour: {name: USD}``."""
-    import yaml
+    ``accelerator_hour: {name: USD}`` and/or ``system_hour: {name: USD}``. Every price is a finite
+    number above zero: a throughput is divided by it."""
+    from benchdb.schema import documents
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise BenchdbError(f"prices file {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BenchdbError(f"prices file {path} cannot be read ({exc})") from None
+        data = documents.read_document(path)
+    except documents.DocumentError as exc:
+        raise BenchdbError(f"prices file {path} is {exc.problem}") from None
+    except OSError as exc:
+        raise BenchdbError(f"prices file {path} cannot be read ({exc.strerror or exc})") from None
     if isinstance(data, dict) and any(k in PRICE_LISTS for k in data):
         unknown = [k for k in data if k not in PRICE_LISTS]
         if unknown:
@@ -47,22 +49,31 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
                 raise BenchdbError(
                     f"prices file {path}: {key} must map names to USD per hour, not a {type(got).__name__}"
                 )
-            for name, usd in got.items():
-                if not isinstance(usd, (int, float)) or isinstance(usd, bool) or not usd > 0:
-                    raise BenchdbError(
-                        f"prices file {path}: {key}: {name!r} is {usd!r}, not a price "
-                        "(a positive number of USD per hour)"
-                    )
-            lists[key] = {str(k): float(v) for k, v in got.items()}
+            lists[key] = _prices(got, f"prices file {path}: {key}: ")
         return lists["system_hour"], lists["accelerator_hour"]
-    if not isinstance(data, dict) or not all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in data.values()
-    ):
+    if not isinstance(data, dict):
         raise BenchdbError(
             f"prices file {path} must map hardware names to USD per hour, "
             "e.g. 'NVIDIA H100 80GB HBM3: 4.5' (or accelerator_hour: / system_hour: maps)"
         )
-    return {str(k): float(v) for k, v in data.items()}, {}
+    return _prices(data, f"prices file {path}: "), {}
+
+
+def _prices(got: dict[Any, Any], where: str) -> dict[str, float]:
+    """``name -> USD per hour``, each a finite number above zero (not a bool, NaN or infinity)."""
+    out = {}
+    for name, usd in got.items():
+        try:
+            value = float(usd) if isinstance(usd, (int, float)) and not isinstance(usd, bool) else math.nan
+        except OverflowError:  # an integer past a float
+            value = math.inf
+        if not 0 < value < math.inf:
+            raise BenchdbError(
+                f"{where}{clip(repr(name), 60)} is {clip(repr(usd), 40)}, not a price "
+                "(a positive number of USD per hour)"
+            )
+        out[str(name)] = value
+    return out
 
 
 def _params(f: Filters) -> dict[str, Any]:

@@ -29,7 +29,6 @@ People describe a system by hand in a small YAML or JSON file (``--hardware-file
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
@@ -301,23 +300,15 @@ def parallelism(doc: Mapping[str, Any], where: str = "parallelism") -> dict[str,
 
 
 def read_document(path: str | Path) -> Any:
-    """The YAML or JSON document in ``path`` (YAML is a superset of JSON)."""
-    import yaml
+    """The YAML or JSON document in ``path`` (YAML is a superset of JSON), through the bounded reader."""
+    from benchdb.schema import documents
 
-    p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SystemError(f"{path}: {getattr(exc, 'strerror', None) or exc}") from None
-    if p.suffix.lower() == ".json":
-        try:
-            return json.loads(text)
-        except ValueError as exc:
-            raise SystemError(f"{path}: not JSON ({exc})") from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SystemError(f"{path}: not YAML ({clip(' '.join(str(exc).split()), 120)})") from None
+        return documents.read_document(path)
+    except documents.DocumentError as exc:
+        raise SystemError(f"{path}: {exc.problem}") from None
+    except OSError as exc:
+        raise SystemError(f"{path}: {exc.strerror or exc}") from None
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -294,6 +294,12 @@ def test_per_cost_uses_accelerator_and_system_prices_and_lists_no_price(wh, tmp_
         ("accelerator_hour: {A: 1}\ngpu_hour: {B: 2}\n", "unknown field 'gpu_hour'"),
         ("system_hour: [1, 2]\n", "system_hour must map names to USD per hour, not a list"),
         ("accelerator_hour: {A: -3}\n", "accelerator_hour: 'A' is -3, not a price"),
+        ("accelerator_hour: {A: .inf}\n", "accelerator_hour: 'A' is inf, not a price"),
+        ("NVIDIA H200: -2.5\n", "'NVIDIA H200' is -2.5, not a price (a positive number of USD per hour)"),
+        ("NVIDIA H200: 0\n", "'NVIDIA H200' is 0, not a price"),
+        ("NVIDIA H200: .inf\n", "'NVIDIA H200' is inf, not a price"),
+        ("NVIDIA H200: .nan\n", "'NVIDIA H200' is nan, not a price"),
+        ('{"NVIDIA H200": NaN}', "'NVIDIA H200' is 'NaN', not a price"),
     ],
 )
 def test_a_bad_prices_file_is_one_line_naming_the_file_and_field(wh, tmp_path, text, words):

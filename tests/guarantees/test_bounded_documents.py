@@ -1,0 +1,132 @@
+"""Documents people hand benchdb outside the importers (a config file, a hardware file, a price list)
+are read by the one bounded reader: a YAML alias bomb or a list nested 5,000 deep ends in one line
+naming the file, in a real subprocess that stays small (peak RSS, from wait4) and quick."""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.core
+
+SERVING = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
+VLLM = SERVING / "vllm" / "c2_detailed.json"
+
+#: The billion laughs as one value: nine aliases of nine aliases ... nine levels down (9**9 strings
+#: once expanded), all inside the field the command reads.
+LAUGHS = (
+    "[&a [lol, lol, lol, lol, lol, lol, lol, lol, lol], "
+    + ", ".join(f"&{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True))
+    + "]"
+)
+DEEP = "[" * 5_000 + "]" * 5_000
+#: What each command does with the expanded bomb (where today's code walks it).
+COMMANDS = {
+    "config": (
+        "runs: [{{backends: numpy, models: {bomb}}}]\n",
+        lambda f, tmp: ["run", "--config", f, "--dry-run"],
+        "config file {f} is ",
+    ),
+    "hardware-file": (
+        "nodes: {bomb}\naccelerator: {{name: X}}\n",
+        lambda f, tmp: ["import", "vllm-serve", str(VLLM), "--hardware-file", f, "--out", str(tmp / "out")],
+        "--hardware-file {f}: ",
+    ),
+    "server-hardware": (
+        "nodes: {bomb}\naccelerator: {{name: X}}\n",
+        lambda f, tmp: [
+            "run",
+            "--backend",
+            "openai",
+            "--model",
+            "m",
+            "--url",
+            "http://127.0.0.1:9",
+            "--server-hardware",
+            f,
+        ],
+        "--server-hardware {f}: ",
+    ),
+    "prices": (
+        "accelerator_hour: {{A: {bomb}}}\n",
+        lambda f, tmp: ["report", "--optimal-hardware", "--per", "cost", "--prices", f, "--db", str(tmp / "w.duckdb")],
+        "prices file {f} is ",
+    ),
+}
+#: A guard, far above what the reader needs: today's code would take gigabytes before failing.
+ADDRESS_SPACE = 3 * 2**30
+
+
+def measured(args: list[str], tmp_path: Path, timeout: float = 60) -> tuple[int, str, int, float]:
+    """(exit code, stderr, peak RSS in bytes, seconds) of `benchdb ARGS` in its own process."""
+
+    def guard() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+    log = tmp_path / "stderr.txt"
+    start = time.monotonic()
+    with log.open("w") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "benchdb", *args],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            preexec_fn=guard,  # noqa: PLW1509 (this test starts no threads)
+        )
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - start > timeout:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.01)
+    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
+    return proc.returncode, log.read_text(), usage.ru_maxrss * 1024, time.monotonic() - start
+
+
+@pytest.mark.parametrize("bomb", ["laughs", "deep"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_document_bomb_is_one_line_quickly_and_in_little_memory(tmp_path, command, bomb):
+    use, args, prefix = COMMANDS[command]
+    text = use.format(bomb=LAUGHS if bomb == "laughs" else DEEP)
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text)
+    assert path.stat().st_size < 40_000
+    rc, stderr, peak, seconds = measured(args(str(path), tmp_path), tmp_path)
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert rc == 2 and len(lines) == 1, stderr[-2000:]
+    assert lines[0].startswith("benchdb: error: " + prefix.format(f=path)), lines[0]
+    words = "anchor or alias &a at line 1" if bomb == "laughs" else "nested more than 100 levels deep"
+    assert words in lines[0]
+    assert peak < 200 * 2**20, f"{peak / 2**20:.0f} MiB"
+    assert seconds < 30  # generous: the reader stops at the first anchor or the 101st level
+
+
+def test_a_deep_json_config_is_one_line(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text('{"runs": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    rc, stderr, peak, _ = measured(["run", "--config", str(path), "--dry-run"], tmp_path)
+    assert rc == 2 and stderr.strip() == f"benchdb: error: config file {path} is {_too_deep()}", stderr[-2000:]
+    assert peak < 200 * 2**20
+
+
+def test_a_config_file_over_the_cap_is_refused_unread(tmp_path):
+    path = tmp_path / "huge.yaml"
+    with path.open("wb") as f:
+        f.truncate(8 * 2**30)
+    rc, stderr, peak, _ = measured(["run", "--config", str(path), "--dry-run"], tmp_path)
+    assert rc == 2 and f"config file {path} is larger than the 1 MiB" in stderr, stderr[-2000:]
+    assert peak < 200 * 2**20
+
+
+def _too_deep() -> str:
+    from benchdb.schema.documents import too_deep
+
+    return too_deep()
