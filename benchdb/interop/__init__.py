@@ -181,46 +181,29 @@ def module(fmt: str):
 TOO_DEEP = "nested too deeply to read (no tool writes that many levels)"
 
 
-def load_json(path: Path) -> Any:
-    """A JSON document, or a SourceError naming the position where it breaks (truncated files)."""
+def load_json(path: Path, *, max_bytes: int = MAX_SOURCE_BYTES, within: Path | None = None) -> Any:
+    """A JSON document through the bounded reader (:mod:`benchdb.schema.documents`), or a SourceError
+    naming the position where it breaks (truncated files) or the limit it broke."""
+    from benchdb.schema import documents
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SourceError("not a text file (expected JSON)") from None
-    if not text.strip():
-        raise SourceError("empty file (expected JSON)")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        end = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) - 1 else ""
-        raise SourceError(f"not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}{end}") from None
-    except RecursionError:
-        raise SourceError(f"not readable JSON: {TOO_DEEP}") from None
+        text = documents.read_text(path, max_bytes=max_bytes, within=within)
+        if not text.strip():
+            raise SourceError("empty file (expected JSON)")
+        return documents.parse_json(text, path)
+    except documents.DocumentError as exc:
+        raise SourceError(exc.problem) from None
 
 
 def load_yaml(path: Path) -> Any:
-    """A YAML document without anchors or aliases (``&a`` / ``*a``): an alias repeats what it names,
-    so a few kilobytes of them expand into gigabytes of results; no tool's report needs them."""
-    import yaml
-
-    class NoAliases(yaml.SafeLoader):
-        def compose_node(self, parent, index):
-            event = self.peek_event()
-            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-                mark = "*" if isinstance(event, yaml.AliasEvent) else "&"
-                raise SourceError(
-                    f"YAML anchor or alias {mark}{clip(str(event.anchor), 40)} at line "
-                    f"{event.start_mark.line + 1}: imports refuse anchors and aliases (a few "
-                    "of them can expand into gigabytes); write the report without them"
-                )
-            return super().compose_node(parent, index)
+    """A YAML document through the bounded reader: no anchors or aliases (``&a`` / ``*a``: an alias
+    repeats what it names, so a few kilobytes of them expand into gigabytes), no deep nesting."""
+    from benchdb.schema import documents
 
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=NoAliases)  # noqa: S506 (a SafeLoader)
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise SourceError(f"not valid YAML ({clip(str(exc).splitlines()[0])})") from None
-    except RecursionError:
-        raise SourceError(f"not readable YAML: {TOO_DEEP}") from None
+        return documents.parse_yaml(documents.read_text(path, max_bytes=MAX_SOURCE_BYTES), path)
+    except documents.DocumentError as exc:
+        raise SourceError(exc.problem) from None
 
 
 def check_size(path: Path) -> None:
@@ -236,21 +219,25 @@ def check_size(path: Path) -> None:
 def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
     """(line number, document) of each non-blank line of a JSON-lines file, or a SourceError naming
     the line where it breaks (the last one: the file looks truncated)."""
+    from benchdb.schema import documents
+
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError:
-        raise SourceError(f"not a text file (expected {what})") from None
+        lines = documents.read_text(path, max_bytes=MAX_SOURCE_BYTES).splitlines()
+    except documents.DocumentError as exc:
+        raise SourceError(f"{exc.problem} (expected {what})") from None
     out = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append((n, json.loads(line)))
+            out.append((n, documents.check_depth(json.loads(line), path)))
         except json.JSONDecodeError as exc:
             end = " (the file looks truncated)" if n == len(lines) else ""
             raise SourceError(f"line {n} is not valid JSON: {exc.msg}{end}") from None
-        except RecursionError:
+        except (RecursionError, documents.DocumentError):
             raise SourceError(f"line {n} is not readable JSON: {TOO_DEEP}") from None
+        except ValueError as exc:  # a number past Python's digit limit
+            raise SourceError(f"line {n} is not readable JSON ({clip(str(exc), 120)})") from None
     if not out:
         raise SourceError(f"empty file (expected {what})")
     return out

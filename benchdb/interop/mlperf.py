@@ -14,14 +14,15 @@ a log inside a results repository takes its system from the repository's systems
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchdb.errors import clip
 from benchdb.interop.mlperf_rules import Headline, canonical_scenario, headline
+from benchdb.interop.mlperf_system import LOG_BYTES
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FILES = ("mlperf_log_summary.txt",)
@@ -57,25 +58,29 @@ _TIMES = re.compile(
 _TPOT_MINMAX = re.compile(r"^result_time_to_output_token_(min|max|mean)$")
 
 
-def read_detail(path: Path) -> dict[str, Any]:
+def read_detail(path: Path, within: Path | None = None) -> dict[str, Any]:
     """Values of the ``:::MLLOG`` lines a result needs from a detail log (the first of each key);
     empty when the file is absent. Only those lines are parsed: some logs carry megabytes of others."""
+    from benchdb.schema import documents
+
     out: dict[str, Any] = {}
-    try:
-        fh = path.open(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
+    if not path.is_file():
         return out
-    with fh:
-        for line in fh:
+    try:
+        for line in documents.read_lines(path, max_bytes=LOG_BYTES, within=within):
             if not line.startswith(':::MLLOG {"key": "'):
                 continue
             key = line[18 : line.find('"', 18)]
             if key in out or not key.startswith(_DETAIL_KEYS):
                 continue
             try:
-                out[key] = json.loads(line[9:]).get("value")
-            except ValueError:
-                continue
+                doc = documents.parse_json(line[9:], path)
+            except documents.DocumentError:
+                continue  # a line LoadGen did not finish: its key stays unread, as if absent
+            if isinstance(doc, dict):
+                out[key] = doc.get("value")
+    except documents.DocumentError as exc:
+        raise SourceError(str(exc)) from None
     return out
 
 
@@ -160,9 +165,15 @@ class LoadgenRun:
         return str(self.log.get("loadgen_version") or "").split(" @")[0] or None
 
 
-def read_run(path: Path) -> LoadgenRun:
-    """The summary log ``path`` and the detail log beside it (its values fill in for a missing detail log)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
+def read_run(path: Path, within: Path | None = None) -> LoadgenRun:
+    """The summary log ``path`` and the detail log beside it (its values fill in for a missing detail
+    log); inside a results repository, ``within`` is its root (a file linked out of it is refused)."""
+    from benchdb.schema import documents
+
+    try:
+        text = documents.read_text(path, max_bytes=LOG_BYTES, within=within, errors="replace")
+    except documents.DocumentError as exc:
+        raise SourceError(exc.problem) from None
     if "MLPerf Results Summary" not in text:
         raise SourceError("not an MLPerf LoadGen summary (no 'MLPerf Results Summary' header)")
     fields, reasons = summary_fields(text)
@@ -183,7 +194,7 @@ def read_run(path: Path) -> LoadgenRun:
         pct = _PCT.match(label)
         if pct:
             log[f"result_{float(pct.group(1)):.2f}_percentile_latency_ns"] = value
-    log.update(read_detail(path.with_name("mlperf_log_detail.txt")))
+    log.update(read_detail(path.with_name("mlperf_log_detail.txt"), within))
     stats: dict[tuple[str, str], tuple[str, str, str, float]] = {}
     for key, value in fields.items():
         try:
@@ -191,6 +202,9 @@ def read_run(path: Path) -> LoadgenRun:
         except ValueError:
             continue
         stat = _statistic(key, number, canonical_scenario(scenario))
+        if number < 0 and (stat is not None or key.endswith("(ns)")):
+            what = "latency" if key.endswith("(ns)") else "figure"
+            raise SourceError(f"{key!r} is {clip(value, 40)}, a negative {what}: LoadGen never writes one")
         if stat is not None:
             stats.setdefault((stat[0], stat[2]), stat)
     for stat in _detail_statistics(log):

@@ -12,7 +12,16 @@ from typing import Any
 
 from benchdb.interop import mlperf, mlperf_measures, mlperf_rules
 from benchdb.interop.mlperf_measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
-from benchdb.interop.mlperf_system import SUMMARY, Located, System, finite_float, precision_of, read_system, text
+from benchdb.interop.mlperf_system import (
+    SIDE_BYTES,
+    SUMMARY,
+    Located,
+    System,
+    finite_float,
+    precision_of,
+    read_system,
+    text,
+)
 from benchdb.interop.mlperf_tables import ROOT_TABLES, Row, Table, read_table
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
@@ -39,7 +48,7 @@ class Repository:
     def table(self, path: Path) -> Table | SourceError | None:
         if path not in self.tables:
             try:
-                self.tables[path] = read_table(path) if path.is_file() else None
+                self.tables[path] = read_table(path, self.root) if path.is_file() else None
             except SourceError as exc:
                 self.tables[path] = exc
             except OSError as exc:
@@ -55,7 +64,7 @@ class Repository:
         path = loc.systems_json
         if path not in self._systems:
             try:
-                self._systems[path] = read_system(path)
+                self._systems[path] = read_system(path, self.root)
             except SourceError as exc:
                 self._systems[path] = exc
         got = self._systems[path]
@@ -88,7 +97,7 @@ class Repository:
             "location": loc.location,
         }
         if loc.path.name == SUMMARY:
-            lg = mlperf.read_run(loc.path)
+            lg = mlperf.read_run(loc.path, within=self.root)
             # a repository named by neither a table nor its folder: the round of the LoadGen that ran
             version = version or (f"v{'.'.join(lg.version.split('.')[:2])}" if lg.version else None)
             settings["mlperf_round"] = version
@@ -97,9 +106,9 @@ class Repository:
             effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
             settings.update(lg.settings)
             started, tool_version = utc_iso(lg.log.get("test_datetime")), lg.version
-            power = mlperf_measures.power(run_dir, lg.log)
+            power = mlperf_measures.power(run_dir, lg.log, within=self.root)
         else:
-            doc, stats = read_endpoints(loc.path)
+            doc, stats = read_endpoints(loc.path, within=self.root)
             pattern = (
                 ((doc.get("run_config") or {}).get("load_pattern") or {})
                 if isinstance(doc.get("run_config"), dict)
@@ -202,16 +211,25 @@ class Repository:
 
     @staticmethod
     def _accuracy(loc: Located, model: str, rows: list[Row]) -> list[tuple[str, str, str, float]]:
+        from benchdb.interop import load_json
+        from benchdb.schema import documents
+
         folder = loc.root / loc.location / "accuracy"
         found: list[tuple[str, float]] = []
         txt, results = folder / "accuracy.txt", folder / "accuracy_results.json"
         if txt.is_file():
-            found = parse_accuracy_txt(txt.read_text(encoding="utf-8", errors="replace"), model)
+            try:
+                text = documents.read_text(txt, max_bytes=SIDE_BYTES, within=loc.root, errors="replace")
+            except documents.DocumentError as exc:
+                raise SourceError(str(exc)) from None
+            found = parse_accuracy_txt(text, model)
         elif results.is_file():
             try:
-                doc = json.loads(results.read_text(encoding="utf-8"))
-            except ValueError:
-                raise SourceError(f"{results}: not valid JSON") from None
+                doc = load_json(results, max_bytes=SIDE_BYTES, within=loc.root)
+            except SourceError as exc:
+                raise SourceError(f"{results}: {exc}") from None
+            if not isinstance(doc, dict):
+                raise SourceError(f"{results}: not an accuracy_results.json (expected an object)")
             if finite_float(doc.get("average_accuracy")) is not None:
                 found.append(("average", float(doc["average_accuracy"])))
             for score in doc.get("accuracy_scores") or []:

@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.mlperf_system import finite_float
+from benchdb.errors import clip
+from benchdb.interop.mlperf_system import LOG_BYTES, finite_float
 from benchdb.interop.writer import SourceError
 
 #: The checker's accuracy patterns (ACC_PATTERN) and each benchmark's metrics (accuracy-target).
@@ -89,8 +90,10 @@ def parse_accuracy_string(text: str, model: str) -> list[tuple[str, float]]:
     return [((ACCURACY_METRICS.get(model) or ("score",))[0], number)]
 
 
-def power(run_dir: Path, log: dict[str, Any]) -> float | None:
+def power(run_dir: Path, log: dict[str, Any], within: Path | None = None) -> float | None:
     """Mean watts of the analyser's samples between LoadGen's power_begin and power_end (spl.txt)."""
+    from benchdb.schema import documents
+
     spl = run_dir / "spl.txt"
     if not spl.is_file() or not log.get("power_begin") or not log.get("power_end"):
         return None
@@ -101,8 +104,8 @@ def power(run_dir: Path, log: dict[str, Any]) -> float | None:
     except ValueError:
         raise SourceError(f"power_begin/power_end {log['power_begin']!r} are not LoadGen times") from None
     watts = []
-    with spl.open(encoding="utf-8", errors="replace") as fh:
-        for line in fh:
+    try:
+        for line in documents.read_lines(spl, max_bytes=LOG_BYTES, within=within):
             if not line.startswith("Time,"):
                 continue
             cells = line.split(",", 5)
@@ -113,6 +116,8 @@ def power(run_dir: Path, log: dict[str, Any]) -> float | None:
                 continue
             if begin < when < end and value > 0:
                 watts.append(value)
+    except documents.DocumentError as exc:
+        raise SourceError(str(exc)) from None
     if not watts:
         raise SourceError(f"{spl.name} has no power samples between power_begin and power_end")
     return sum(watts) / len(watts)
@@ -126,11 +131,11 @@ _SUMMARY_BLOCKS = {
 }
 
 
-def read_endpoints(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, str, float]]]:
-    """A v6.x ``result_summary.json``: the document and its figures as statistics."""
+def read_endpoints(path: Path, within: Path | None = None) -> tuple[dict[str, Any], list[tuple[str, str, str, float]]]:
+    """A v6.x ``result_summary.json``: the document and its figures as statistics (none negative)."""
     from benchdb.interop import load_json
 
-    doc = load_json(path)
+    doc = load_json(path, max_bytes=LOG_BYTES, within=within)
     if not isinstance(doc, dict) or not any(k in doc for k in ("qps", "tps", "latency")):
         raise SourceError("not an MLPerf result_summary.json (no qps, tps or latency)")
     stats: list[tuple[str, str, str, float]] = []
@@ -141,17 +146,23 @@ def read_endpoints(path: Path) -> tuple[dict[str, Any], list[tuple[str, str, str
         for name, stat in (("min", "min"), ("max", "max"), ("median", "median"), ("avg", "mean"), ("std_dev", "std")):
             v = finite_float(figures.get(name))
             if v is not None:
-                stats.append((metric, unit, stat, v * factor))
+                stats.append((metric, unit, stat, _not_negative(v, f"{block}.{name}") * factor))
         for group, prefix in (("percentiles", "p"), ("early_stopping_percentiles", "early_stopping_p")):
             for pct, value in (figures.get(group) or {}).items():
                 v, p = finite_float(value), finite_float(pct)
                 if v is not None and p is not None:
-                    stats.append((metric, unit, f"{prefix}{p:g}", v * factor))
+                    stats.append((metric, unit, f"{prefix}{p:g}", _not_negative(v, f"{block}.{group}.{pct}") * factor))
     for name, metric, unit in (
         ("n_samples_completed", "requests", "count"),
         ("n_samples_failed", "failed_requests", "count"),
     ):
         v = finite_float(doc.get(name))
         if v is not None:
-            stats.append((metric, unit, "value", v))
+            stats.append((metric, unit, "value", _not_negative(v, name)))
     return doc, stats
+
+
+def _not_negative(value: float, field: str) -> float:
+    if value < 0:
+        raise SourceError(f"{clip(field, 60)} is {value:g}: negative, and no time, length or count is")
+    return value

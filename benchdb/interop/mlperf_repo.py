@@ -42,6 +42,7 @@ from benchdb.interop import mlperf
 from benchdb.interop.mlperf_check import Checked, Repository, SystemsJsonError
 from benchdb.interop.mlperf_system import ENDPOINTS, SUMMARY, locate
 from benchdb.interop.writer import Imported, SourceError
+from benchdb.schema.documents import DocumentError
 
 _COMPLIANCE = re.compile(r"^TEST\d+$")
 
@@ -113,7 +114,7 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
             if exc.path not in bad_systems:
                 summary.failed.append((exc.path, str(exc)))
             bad_systems[exc.path] = bad_systems.get(exc.path, 0) + 1
-        except SourceError as exc:
+        except (SourceError, DocumentError) as exc:
             summary.failed.append((src, str(exc)))
         except OSError as exc:
             summary.failed.append((src, f"cannot read it: {exc.strerror or exc}"))

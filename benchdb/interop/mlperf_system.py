@@ -22,6 +22,12 @@ REQUIRED_SYSTEM_FIELDS = (
     "number_of_nodes",
     "host_processor_model_name",
 )
+#: The most of a side file read whole (a systems JSON, a published table, accuracy.txt or
+#: accuracy_results.json): a round's whole summary_results.json holds a few MiB.
+SIDE_BYTES = 64 * 2**20
+#: The most of a run's own file (its summary log, result_summary.json) or a log read line by line
+#: (mlperf_log_detail.txt, spl.txt).
+LOG_BYTES = 256 * 2**20
 _NONE = ("", "n/a", "na", "none", "null", "-")
 _PRECISION = re.compile(r"\b(nv)?(mx)?(fp\d+|bf16|u?int\d+)\b", re.IGNORECASE)
 
@@ -116,14 +122,15 @@ class System:
     weight_data_types: str | None
 
 
-def read_system(path: Path) -> System:
-    """The hardware record a systems JSON describes (a SourceError names what is missing)."""
+def read_system(path: Path, root: Path | None = None) -> System:
+    """The hardware record a systems JSON describes (a SourceError names what is missing); a file
+    linked out of the repository ``root`` is refused."""
     from benchdb.interop import load_json
     from benchdb.schema import system
 
     if not path.is_file():
         raise SourceError(f"no systems JSON {path.name} (every system of a submission has one)")
-    doc = load_json(path)
+    doc = load_json(path, max_bytes=SIDE_BYTES, within=root)
     if not isinstance(doc, dict):
         raise SourceError("not a systems JSON (expected an object of system fields)")
     missing = [k for k in REQUIRED_SYSTEM_FIELDS if k not in doc]

@@ -3,14 +3,13 @@ of v6.x, each submitter's ``summary.csv``) read into rows keyed by Location."""
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
 from benchdb.interop import mlperf_rules, mlperf_system
-from benchdb.interop.mlperf_system import count, finite_float
+from benchdb.interop.mlperf_system import SIDE_BYTES, count, finite_float
 from benchdb.interop.writer import SourceError
 
 ROOT_TABLES = ("summary_results.json", "summary.json")
@@ -58,20 +57,24 @@ def _location(value: Any) -> str:
     return text
 
 
-def read_table(path: Path) -> Table:
+def read_table(path: Path, root: Path | None = None) -> Table:
     """A published table: a JSON list (summary_results.json), an object of rows (summary.json) or
-    the checker's CSV (summary.csv). An empty or unreadable file is a SourceError; a bad row is one
-    of the table's errors (the other rows stand)."""
+    the checker's CSV (summary.csv). An empty or unreadable file (or one linked out of the repository
+    ``root``) is a SourceError; a bad row is one of the table's errors (the other rows stand)."""
     from benchdb.interop import load_json
+    from benchdb.schema import documents
 
     table = Table(path)
     if path.suffix == ".csv":
-        text = path.read_text(encoding="utf-8", errors="replace")
-        if not text.strip():
+        try:
+            raw: list[Any] = documents.read_csv(path, max_bytes=SIDE_BYTES, within=root)
+            empty = not raw and not documents.read_text(path, max_bytes=SIDE_BYTES, errors="replace").strip()
+        except documents.DocumentError as exc:
+            raise SourceError(exc.problem) from None
+        if empty:
             raise SourceError("empty file (expected the submission checker's CSV table with a header row)")
-        raw: list[Any] = list(csv.DictReader(text.splitlines()))
     else:
-        doc = load_json(path)
+        doc = load_json(path, max_bytes=SIDE_BYTES, within=root)
         raw = list(doc.values()) if isinstance(doc, dict) else doc if isinstance(doc, list) else []
         if not raw:
             raise SourceError("no rows (expected a list or an object of result rows)")

@@ -6,7 +6,10 @@ each kind of bad input costs only itself."""
 from __future__ import annotations
 
 import json
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -303,3 +306,126 @@ def test_two_submitters_systems_with_one_accelerator_and_cpu_stay_two_systems(tm
         {"submitter": "Other", "system_name": "Another Vendor 8x MI300X"},
     ]
     assert rows(db, "SELECT count(*) AS n FROM systems WHERE accelerator LIKE 'AMD%'") == [{"n": 2}]
+
+
+def _bounded_import(tree: Path, out: Path) -> subprocess.CompletedProcess:
+    """`benchdb import mlperf TREE` in a subprocess whose address space is capped: a side file that
+    is read whole fails fast instead of taking the machine's memory."""
+
+    def guard() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    return subprocess.run(
+        [sys.executable, "-m", "benchdb", "import", "mlperf", str(tree), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=guard,  # noqa: PLW1509 (this test starts no threads)
+    )
+
+
+def _one_failure(r: subprocess.CompletedProcess, names: Path, imported: int, out: Path) -> str:
+    """The one error line of an import where one thing failed; ``imported`` results were written,
+    each as its own file, and nothing else (no partial output of the failed run)."""
+    assert r.returncode == 1 and "internal error" not in r.stderr and "Traceback" not in r.stderr, r.stderr[-2000:]
+    (line,) = _errors(r.stderr)
+    assert len([ln for ln in r.stderr.splitlines() if ln.strip()]) == 1, r.stderr
+    assert str(names) in line, line
+    assert f"imported {imported} result(s)" in r.stdout, r.stdout
+    assert len(list(out.rglob("*.parquet"))) == imported and not list(out.rglob("*.tmp*"))
+    return line
+
+
+def test_a_csv_field_past_the_limit_in_summary_csv_is_named_and_the_runs_still_import(tmp_path):
+    tree = _copy(tmp_path)
+    table = tree / "closed/AMD/summary.csv"
+    table.write_text("Location,Accuracy\n" + f"{AMD}/Server," + "x" * 300_000 + "\n")
+    out = tmp_path / "out"
+    line = _one_failure(_bounded_import(tree, out), table, 6, out)
+    assert "a CSV table with a field over 131,072 characters at line 2" in line
+
+
+def test_accuracy_results_nested_200k_deep_fails_only_its_run(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(V61, tree)
+    run = tree / "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Offline"
+    deep = run / "accuracy/accuracy_results.json"
+    deep.write_text('{"accuracy_scores": ' + "[" * 200_000 + "]" * 200_000 + "}")
+    out = tmp_path / "out"
+    line = _one_failure(_bounded_import(tree, out), run / "performance/result_summary.json", 1, out)
+    assert f"{deep}: nested more than 100 levels deep" in line
+
+
+#: (side file, the file its failure is reported against, results still imported)
+SIDE_FILES = {
+    "accuracy.txt": (
+        f"{AMD}/Server/accuracy/accuracy.txt",
+        f"{AMD}/Server/performance/run_1/mlperf_log_summary.txt",
+        5,
+    ),
+    "summary.csv": ("closed/AMD/summary.csv", "closed/AMD/summary.csv", 6),
+    "systems JSON": (
+        "closed/AMD/systems/8xMI300X_2xEPYC_9575F.json",
+        "closed/AMD/systems/8xMI300X_2xEPYC_9575F.json",
+        3,
+    ),
+    "detail log": (
+        f"{AMD}/Server/performance/run_1/mlperf_log_detail.txt",
+        f"{AMD}/Server/performance/run_1/mlperf_log_summary.txt",
+        5,
+    ),
+    "spl.txt": (
+        "closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT/whisper/Offline/performance/run_1/spl.txt",
+        "closed/Lenovo/results/SR680a_V3_B200SXMx8_TRT/whisper/Offline/performance/run_1/mlperf_log_summary.txt",
+        5,
+    ),
+}
+
+
+@pytest.mark.parametrize("side", list(SIDE_FILES))
+def test_a_sparse_8_gib_side_file_fails_only_the_runs_that_need_it(tmp_path, side):
+    rel, reported, imported = SIDE_FILES[side]
+    tree = _copy(tmp_path)
+    huge = tree / rel
+    huge.unlink(missing_ok=True)
+    with huge.open("wb") as f:
+        f.truncate(8 * 2**30)  # nothing on disk, 8 GiB to whoever reads it whole
+    out = tmp_path / "out"
+    line = _one_failure(_bounded_import(tree, out), tree / reported, imported, out)
+    assert "larger than the" in line and "(8,192 MiB)" in line
+
+
+def test_a_systems_json_linked_out_of_the_tree_is_refused(tmp_path):
+    tree = _copy(tmp_path)
+    sysjson = tree / "closed/AMD/systems/8xMI300X_2xEPYC_9575F.json"
+    doc = json.loads(sysjson.read_text())
+    doc.update(system_name="Leaked System", other_software_stack="token=SECRET123")
+    outside = tmp_path / "elsewhere.json"
+    outside.write_text(json.dumps(doc))
+    sysjson.unlink()
+    sysjson.symlink_to(outside)
+    out = tmp_path / "out"
+    r = benchdb_cmd("import", "mlperf", str(tree), "--out", str(out))
+    line = _one_failure(r, sysjson, 3, out)
+    assert f"a link out of {tree}" in line
+    assert not any(b"SECRET123" in p.read_bytes() or b"Leaked System" in p.read_bytes() for p in out.rglob("*.parquet"))
+
+
+@pytest.mark.parametrize(
+    ("label", "value"),
+    [
+        ("Min latency (ns)", "-3953494059"),
+        ("99.00 percentile latency (ns)", "-1"),
+        ("Min First Token latency (ns)", "-5"),
+    ],
+)
+def test_a_negative_latency_fails_its_run_naming_the_field(tmp_path, label, value):
+    tree = _copy(tmp_path)
+    log = tree / AMD / "Server/performance/run_1/mlperf_log_summary.txt"
+    lines = log.read_text().splitlines(keepends=True)
+    (i,) = [n for n, ln in enumerate(lines) if ln.startswith(label + " ")]
+    lines[i] = f"{label} : {value}\n"
+    log.write_text("".join(lines))
+    out = tmp_path / "out"
+    line = _one_failure(benchdb_cmd("import", "mlperf", str(tree), "--out", str(out)), log, 5, out)
+    assert f"'{label}' is {value}" in line and "negative" in line
