@@ -429,3 +429,17 @@ def test_a_negative_latency_fails_its_run_naming_the_field(tmp_path, label, valu
     out = tmp_path / "out"
     line = _one_failure(benchdb_cmd("import", "mlperf", str(tree), "--out", str(out)), log, 5, out)
     assert f"'{label}' is {value}" in line and "negative" in line
+
+
+@pytest.mark.parametrize(("block", "key"), [("latency", "min"), ("output_sequence_lengths", "max")])
+def test_a_negative_figure_in_result_summary_json_fails_its_run_naming_it(tmp_path, block, key):
+    tree = tmp_path / "tree"
+    shutil.copytree(V61, tree)
+    summary = tree / "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Offline/performance"
+    summary /= "result_summary.json"
+    doc = json.loads(summary.read_text())
+    doc[block][key] = -3953494059
+    summary.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    line = _one_failure(benchdb_cmd("import", "mlperf", str(tree), "--out", str(out)), summary, 1, out)
+    assert f"{block}.{key} is -3.95349e+09: negative" in line
