@@ -91,6 +91,17 @@ class Warehouse:
 
         return database.status(self.path)
 
+    def count_mismatches(self) -> tuple[int, int, list[tuple[str, str, int | None, int]]]:
+        """(results, samples, mismatches): every (result_id, metric, recorded n, samples held)
+        whose count in ``results``/``result_metrics`` differs from the rows the warehouse holds
+        for it, and samples that belong to no result (recorded None). Empty when all agree."""
+        from benchdb import sql
+
+        with self.reading() as con:
+            found = con.execute(sql.load("queries/count_mismatches.sql")).fetchall()
+            results, samples = con.execute(sql.load("queries/warehouse_totals.sql")).fetchone()
+        return int(results), int(samples), [(str(r), str(m), n, int(h)) for r, m, n, h in found]
+
     def upgrade(self) -> Upgrade:
         """Apply pending migrations, each in its own transaction, published as one new file."""
         from benchdb.store import database, migrate, snapshot

@@ -151,6 +151,42 @@ def db_upgrade(db):
 
 
 @db_group.command(
+    "check",
+    examples=(
+        ("prove that every result's counts agree with the samples held", "benchdb db check"),
+        ("another warehouse", "benchdb db check --db team.duckdb"),
+    ),
+)
+@db_option()
+def db_check(db):
+    """Check that every result's counts agree with its samples.
+
+    Reads every raw sample once. Exit 0 when all agree; 1, with one line per disagreement, when a
+    result's recorded count (results.n, result_metrics.n) differs from its samples or samples
+    belong to no result (a warehouse changed outside benchdb)."""
+    from benchdb.warehouse import Warehouse
+
+    wh = Warehouse(db)
+    results, samples, found = wh.count_mismatches()
+    if not found:
+        click.echo(f"{wh.path}: {results:,} results, {samples:,} samples: every count agrees with the samples held")
+        return
+    for result_id, metric, recorded, held in found[:50]:
+        said = "no result" if recorded is None else f"recorded n {recorded:,}"
+        click.echo(printable(f"  result {result_id} {metric}: {said}, {held:,} sample(s) held"))
+    if len(found) > 50:
+        click.echo(f"  ... and {len(found) - 50:,} more")
+    click.echo(
+        printable(
+            f"{wh.path}: {len(found):,} count(s) disagree with the samples held; the warehouse was changed "
+            "outside benchdb: re-ingest its files into a new warehouse"
+        ),
+        err=True,
+    )
+    sys.exit(1)
+
+
+@db_group.command(
     "compact", examples=(("merge the samples' parts once `db status` counts thousands", "benchdb db compact"),)
 )
 @db_option()

@@ -124,10 +124,10 @@ def _count_seen(seen: list[tuple[str, str, str | None]], summary: IngestSummary)
 def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, progress) -> None:
     todo, seen = _partition(files, _known(con))
     _count_seen(seen, summary)
-    # DuckDB's reads (footers, then key statistics) run in a thread of their own while this one
-    # hashes the files and then judges the footers: both sides spend most of their time outside
-    # the GIL (DuckDB, hashlib), so a second core works instead of waiting. Outside a
-    # transaction: a file DuckDB cannot read fails its query, which would abort one.
+    # DuckDB's read of the footers runs in a thread of its own while this one hashes the files:
+    # both sides spend most of their time outside the GIL (DuckDB, hashlib), so a second core
+    # works instead of waiting. Outside a transaction: a file DuckDB cannot read fails its query,
+    # which would abort one.
     with ThreadPoolExecutor(1, thread_name_prefix="benchdb-ingest") as duck:
         loader = Loader(con, summary, store, background=duck)
         try:
@@ -147,10 +147,7 @@ def _load_files(con, store, files, summary: IngestSummary, batch_rows: int, prog
                 if c.sha256 not in loaded:
                     by_hash.setdefault(c.sha256, []).append(c)
             judged = [str(group[0].path) for group in by_hash.values()]
-            readable = {row[0] for row in rows}
-            stats = loader.in_background(loader.read_key_stats, [name for name in judged if name in readable])
             footers = judge_footers(rows, judged)
-            loader.join(stats)
             con.execute("BEGIN TRANSACTION")
             for c in todo:
                 if c.sha256 in loaded:

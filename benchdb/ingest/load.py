@@ -1,10 +1,12 @@
 """Load a batch of validated contract files in one transaction: checks in SQL, then inserts.
 
 A file is loaded whole or not at all. The batch's rows are written as parts of the samples folder
-first; row rules and key columns are then checked over the whole batch (``check_samples.sql``,
-from the one pass ``batch_groups.sql`` makes over the rows it reads back, which also gives the
-statistics). A file that breaks them is recorded as rejected, and the rest are written again
-without it: nothing of a rejected file stays in the samples folder.
+first, each row under its file's result id (never the id the row carries), marked where its own
+key columns differ from its file's; row rules and key columns are then checked over the whole
+batch (``check_samples.sql``, from the one pass ``batch_groups.sql`` makes over the rows it reads
+back, which also gives the statistics). A file that breaks them is recorded as rejected, and the
+rest are written again without it: nothing of a rejected file stays in the samples folder. No
+check trusts a file's Parquet statistics: they are the writer's word, not the rows'.
 """
 
 from __future__ import annotations
@@ -43,23 +45,8 @@ class Loader:
         #: One thread for DuckDB's calls on ``con`` (the footer and key-statistics reads, a batch's
         #: write) while this one does Python's work; never two calls at once (:meth:`join`, :meth:`stop`).
         self.background = background
-        #: Whether batch_key_stats already holds the statistics of every file (read_key_stats).
-        self.key_stats_read = False
         #: The call last started in the background (:meth:`stop` ends it on an interrupt).
         self.pending: Future | None = None
-
-    def read_key_stats(self, names: list[str]) -> None:
-        """Read the key columns' statistics of all these files into batch_key_stats at once,
-        outside a transaction (every batch then uses it); if DuckDB cannot, each batch reads its own."""
-        if not names:
-            return
-        try:
-            self.con.execute(sql.load("queries/batch_key_stats.sql"), {"files": sql.literals(names)})
-            self.key_stats_read = True
-        except duckdb.InterruptException:
-            raise
-        except duckdb.Error:
-            self.key_stats_read = False
 
     def record(self, c: Candidate, status: str, error: str | None) -> None:
         self.con.execute(sql.load("queries/forget_file.sql"), [str(c.path)])
@@ -135,12 +122,11 @@ class Loader:
             by_version[1 if c.valid_footer.metadata["contract_version"] == 1 else 2].append(c)
         written: list[Path] = []
         try:
-            for version, name in ((1, "samples_v1.sql"), (2, "samples.sql")):
-                files_of = by_version[version]
+            for version, files_of in by_version.items():
                 if files_of:
                     written += self.store.write_files(
                         self.con,
-                        sql.load(f"queries/{name}"),
+                        sql.load(f"queries/samples_v{version}.sql") + sql.load("queries/samples.sql"),
                         {"files": sql.literals(c.path for c in files_of)},
                         rows=sum(c.valid_footer.num_rows for c in files_of),
                     )
@@ -155,9 +141,8 @@ class Loader:
         con.execute("BEGIN TRANSACTION")
         try:
             ids = [r[0] for r in con.execute(sql.load("queries/next_file_id.sql"), {"n": len(batch)}).fetchall()]
-            files = sql.literals(c.path for c in batch)  # names, never patterns
-            if not self.key_stats_read:
-                con.execute(sql.load("queries/batch_key_stats.sql"), {"files": files})
+            # each file's key as its metadata states it, which its rows must carry (samples.sql)
+            con.register("batch_keys", pa.Table.from_pylist([rows.key_row(c) for c in batch], schema=rows.KEY_SCHEMA))
             # The rows are written as parts first (in DuckDB's threads while this one builds the
             # batch's file rows), and the one pass of row checks and statistics reads them back:
             # a few large parts scan much faster than the batch's many small files. A batch in
@@ -176,19 +161,12 @@ class Loader:
             con.execute("CREATE OR REPLACE TEMP TABLE batch_files AS SELECT * FROM batch_files_in")
             con.unregister("batch_files_in")
             units = list(contract.NON_NEGATIVE_UNITS)
-            if written and not con.execute(sql.load("queries/unproven_result_ids.sql")).fetchall():
+            if written:
                 rows_of, params = "batch_rows_parts.sql", {"parts": sql.literals(written), "units": units}
-            else:  # a file's rows may claim another's result: each file is read and grouped alone
-                rows_of, params = "batch_rows_files.sql", {"files": files, "units": units}
+            else:  # no file of the batch has a row
+                rows_of, params = "batch_rows_none.sql", {"units": units}
             con.execute(sql.load(f"queries/{rows_of}") + sql.load("queries/batch_groups.sql"), params)
             bad = dict(con.execute(sql.load("queries/check_samples.sql")).fetchall())
-            no_stats = [
-                f for (f,) in con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall() if f not in bad
-            ]
-            if no_stats:
-                bad.update(
-                    con.execute(sql.load("queries/check_keys_rows.sql"), {"files": sql.literals(no_stats)}).fetchall()
-                )
             if bad:
                 con.execute("DELETE FROM batch_files WHERE list_contains($1, filename)", [list(bad)])
                 for c in batch:
@@ -216,18 +194,18 @@ class Loader:
                 con.execute(sql.load("queries/insert_ingested_files.sql"))
             con.execute("DROP TABLE IF EXISTS stage_stats")
             con.execute("DROP TABLE IF EXISTS batch_files")
-            if not self.key_stats_read:
-                con.execute("DROP TABLE IF EXISTS batch_key_stats")
             con.execute("DROP TABLE IF EXISTS batch_groups")
             con.execute("COMMIT")
         except BaseException:
             con.execute("ROLLBACK")
+            con.unregister("batch_keys")
             self.store.forget(written)
             undone = {str(c.path) for c in batch}
             self.summary.rejected = [r for r in self.summary.rejected if r[0] not in undone]
             for path in undone:
                 self.rejected.pop(path, None)
             raise
+        con.unregister("batch_keys")
         self.summary.new += len(good)
         self.summary.samples += sum(c.valid_footer.num_rows for c in good)
         self.summary.run_ids.update(c.valid_footer.metadata["run"]["run_id"] for c in good)

@@ -70,6 +70,26 @@ BATCH_SCHEMA = pa.schema(
 )
 
 
+#: One file's key as its metadata states it, in the contract's row types: every row of the file must
+#: carry it (queries/samples.sql compares them row by row).
+KEY_SCHEMA = pa.schema([("filename", pa.string()), *contract.KEY_FIELDS])
+
+
+def key_row(c: Candidate) -> dict:
+    """The values of the scenario key columns that every row of ``c`` must carry (a v1 file
+    upgraded to a canonical device or to the precision actually run keeps its old values on its
+    rows: ``recorded_as``)."""
+    meta = c.valid_footer.metadata
+    sc = meta["scenario"]
+    recorded = sc.get("recorded_as") or {}
+    return {
+        "filename": str(c.path),
+        "run_id": meta["run"]["run_id"],
+        **{k: sc[k] for k in ("scenario_id", "model_id", "backend", "mode", "batch_size")},
+        **{k: recorded.get(k, sc[k]) for k in ("device", "precision", "input_shape")},
+    }
+
+
 def batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
     meta = c.valid_footer.metadata
     sc = meta["scenario"]

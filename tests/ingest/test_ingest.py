@@ -143,8 +143,8 @@ def _bad_files(folder):
     t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
     t = t.set_column(t.schema.get_field_index("batch_size"), "batch_size", pa.array([99], pa.int32()))
     p = contract.write_scenario(folder / "mismatch.parquet", meta, t)
-    out[p] = "scenario key columns: batch_size differ from metadata.scenario"
-    # the same, from a writer that leaves no column statistics: checked row by row
+    out[p] = "scenario key columns: batch_size differ from metadata.scenario in 1 row(s)"
+    # the same, from a writer that leaves no column statistics (rows are checked, never statistics)
     meta = make_meta(run, batch_size=19)
     t = contract.samples_table(meta, [("latency_s", "s", i, 0.0, 0.001) for i in range(3)])
     t = t.set_column(t.schema.get_field_index("model_id"), "model_id", pa.array(["a", "b", "matmul:64"]))
@@ -152,7 +152,7 @@ def _bad_files(folder):
     pq.write_table(
         t.replace_schema_metadata({contract.METADATA_KEY: json.dumps(meta).encode()}), p, write_statistics=False
     )
-    out[p] = "scenario key columns: 2 row(s) differ from metadata.scenario"
+    out[p] = "scenario key columns: model_id differ from metadata.scenario in 2 row(s)"
     # status ok with no primary samples
     p = write_file(folder, make_meta(run, batch_size=18), [], name="empty_ok.parquet")
     out[p] = "metadata.scenario.status: ok, but the file has no latency_s samples"

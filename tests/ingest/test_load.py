@@ -251,31 +251,30 @@ def test_a_batch_is_written_again_without_the_file_that_breaks_a_rule(tmp_path):
     assert contract.read_footer(bad).scenario["scenario_id"] not in set(written.column("result_id").to_pylist())
 
 
-def test_statistics_are_the_same_whether_rows_are_grouped_from_the_parts_or_from_the_files(tmp_path):
-    """Rows are grouped by result id from the parts only when every file's key statistics prove
-    its rows carry its own scenario id; a file without statistics sends its batch to the files
-    themselves. Both ways give the same statistics and samples."""
+def test_a_file_without_parquet_statistics_loads_as_one_with_them(tmp_path):
+    """Ownership and row rules are checked from the rows, never from Parquet statistics: a file
+    written without any loads exactly as the same file with them."""
     run = make_run()
     rng = np.random.default_rng(5)
     metas = [make_meta(run, batch_size=b) for b in (1, 2, 3)]
     values = [rng.lognormal(-7, 0.3, 400) for _ in metas]
-    parts_way, files_way = tmp_path / "parts_way", tmp_path / "files_way"
-    for folder in (parts_way, files_way):
+    with_stats, no_stats = tmp_path / "with_stats", tmp_path / "no_stats"
+    for folder in (with_stats, no_stats):
         folder.mkdir()
         for meta, vals in zip(metas, values, strict=True):
             write_file(folder, meta, vals)
     # the same rows and metadata, written without Parquet statistics
-    plain = files_way / f"{metas[0]['scenario']['scenario_id'][:12]}.parquet"
+    plain = no_stats / f"{metas[0]['scenario']['scenario_id'][:12]}.parquet"
     table = pq.read_table(plain)
     pq.write_table(table, plain, write_statistics=False)
     assert pq.read_metadata(plain).row_group(0).column(0).statistics is None
-    for folder in (parts_way, files_way):
+    for folder in (with_stats, no_stats):
         assert ingest([folder], tmp_path / f"{folder.name}.duckdb").new == 3
-    parts_stats, parts_samples = _results_and_samples(tmp_path / "parts_way.duckdb")
-    files_stats, files_samples = _results_and_samples(tmp_path / "files_way.duckdb")
-    assert parts_samples == files_samples and len(parts_samples) == 1200
-    assert len(parts_stats) == 3
-    for a, b in zip(parts_stats, files_stats, strict=True):
+    a_stats, a_samples = _results_and_samples(tmp_path / "with_stats.duckdb")
+    b_stats, b_samples = _results_and_samples(tmp_path / "no_stats.duckdb")
+    assert a_samples == b_samples and len(a_samples) == 1200
+    assert len(a_stats) == 3
+    for a, b in zip(a_stats, b_stats, strict=True):
         assert a[:3] == b[:3] and a[3:] == pytest.approx(b[3:], rel=1e-12)
 
 
@@ -353,26 +352,6 @@ def test_ctrl_c_while_a_batch_is_written_is_an_interrupt_not_a_rejection(tmp_pat
     monkeypatch.setattr(rows, "batch_row", real)
     s = ingest([tmp_path / "r"], db)
     assert (s.new, s.rejected, s.rejected_before, s.samples) == (1, [], [], n)
-
-
-def test_a_batch_file_with_rows_but_no_key_statistics_has_its_rows_checked(tmp_path):
-    """files_without_key_stats.sql fails closed: a file of the batch with rows and no statistics
-    rows at all (one the ingest-wide read left out) is listed for the row-by-row key check, as is
-    one whose key columns have no min/max; files with statistics or without rows are not."""
-    from benchdb import sql
-
-    con = duckdb.connect()
-    con.execute(
-        "CREATE TEMP TABLE batch_files AS SELECT * FROM"
-        " (VALUES ('a', 10), ('b', 10), ('c', 0), ('d', 5)) t(filename, num_rows)"
-    )
-    con.execute(
-        "CREATE TEMP TABLE batch_key_stats AS SELECT * FROM (VALUES"
-        " ('a', 'scenario_id', 10, 'x', 'x', 0), ('d', 'scenario_id', 5, NULL, NULL, NULL),"
-        " ('z', 'scenario_id', 3, NULL, NULL, NULL))"
-        " t(file_name, path_in_schema, num_values, stats_min_value, stats_max_value, stats_null_count)"
-    )
-    assert con.execute(sql.load("queries/files_without_key_stats.sql")).fetchall() == [("b",), ("d",)]
 
 
 def test_an_iteration_past_integer_rejects_its_file_by_the_row_rule(tmp_path):

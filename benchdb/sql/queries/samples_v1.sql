@@ -1,4 +1,5 @@
--- Raw samples of contract v1 files (no repeat column: one process, repeat 0); as samples.sql.
-SELECT scenario_id AS result_id, metric, unit, TRY_CAST(iteration AS INTEGER) AS iteration, t_offset_s, value,
-       0 AS repeat
-FROM read_parquet($files)
+-- Prefix of samples.sql: the rows of contract v1 files, which have no repeat column (one process:
+-- repeat 0). $files: their paths.
+WITH file_rows AS (
+    SELECT *, 0 AS repeat FROM read_parquet($files, filename = true)
+)
