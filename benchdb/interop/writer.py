@@ -211,11 +211,6 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
             )
         if item.status == "ok" and not item.summary_only and not item.values(item.primary_metric):
             raise SourceError(f"{item.model_id}: no {item.primary_metric} values (the source kept no samples)")
-        if hidden(slug(item.model_id)):
-            raise SourceError(
-                f"model_id {clip(repr(item.model_id), 80)} cannot name a result file: the name would start "
-                "with '.', and ingest skips hidden files; give the model an id that starts with a letter or digit"
-            )
         meta, rows = _document(item, fmt, source, file_hash, mtime)
         sid = meta["scenario"]["scenario_id"]
         if sid in seen:
@@ -223,11 +218,19 @@ def plan_files(items: list[Imported], fmt: str, source: Path, out: Path) -> list
                 f"two results with the same key ({item.model_id}, {item.input_shape}); the file repeats a benchmark"
             )
         seen.add(sid)
-        # the source's own name may start with '.': its folder must not (ingest skips hidden folders)
-        folder = f"{slug(source.stem).lstrip('.') or 'source'}-{file_hash[:8]}"
-        name = f"{slug(fmt)}/{folder}/{slug(item.model_id)}-{sid[:12]}.parquet"
+        # a source's name or a model id may start with '.' (`./models/llama`): the folder and file
+        # named after them must not, or ingest would skip them as hidden (paths.hidden)
+        folder = f"{_visible(slug(source.stem), 'source')}-{file_hash[:8]}"
+        name = f"{slug(fmt)}/{folder}/{_visible(slug(item.model_id), 'model')}-{sid[:12]}.parquet"
         planned.append((out / name, meta, rows))
     return planned
+
+
+def _visible(name: str, instead: str) -> str:
+    """``name`` as a file name ingest reads: without the leading dots that would hide it."""
+    while hidden(name):
+        name = name[1:]
+    return name or instead
 
 
 def write_all(planned: list[tuple[Path, dict, list]]) -> list[Path]:

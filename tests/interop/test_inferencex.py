@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 from conftest import benchdb_cmd, cli, import_and_ingest
 from conftest import db_rows as rows
@@ -265,13 +266,29 @@ def test_a_systems_node_size_the_rows_do_not_name_is_unknown_not_one(db):
     ) == [{"most": 72}]
 
 
-def test_absurd_figures_and_a_hidden_model_id_are_refused_at_import(tmp_path):
+def test_a_model_id_starting_with_a_dot_is_imported_and_ingested(tmp_path):
+    """A model key such as `.dsr1` (or a vLLM `./models/llama`) names a visible file: the result
+    it imports is the result ingest loads, never one skipped as a hidden file."""
+    path = _bad(tmp_path, "dot.json", [{**ROWS[0], "model": ".dsr1"}])
+    out, db = tmp_path / "out", tmp_path / "w.duckdb"
+    r = benchdb_cmd("import", "inferencex", str(path), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    (written,) = list(out.rglob("*.parquet"))
+    assert not written.name.startswith(".")
+    r = benchdb_cmd("ingest", str(out), "--db", str(db))
+    assert r.returncode == 0 and "ingested 1 new file(s)" in r.stdout, r.stdout + r.stderr
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT model_id FROM results").fetchall() == [(".dsr1",)]
+    finally:
+        con.close()
+
+
+def test_absurd_figures_are_refused_at_import(tmp_path):
     """A published figure no GPU or request could reach rejects its file, as the recomputed imports'
-    bounds do; a model key that would name a hidden file (which ingest skips) is refused at import,
-    not imported as a result that ingest then never reads."""
+    bounds do."""
     row = ROWS[0]
     cases = {
-        "dot.json": ([{**row, "model": ".dsr1"}], "model_id '.dsr1' cannot name a result file"),
         "intvty.json": (
             [{**row, "metrics": {**row["metrics"], "median_intvty": 3.2e12}}],
             "row 1 of 1: metrics.median_intvty is 3.2e+12: more tokens/s than one request can produce",
