@@ -7,6 +7,7 @@ import csv
 import os
 
 import pytest
+import yaml
 
 from benchdb.errors import BenchdbError
 from benchdb.schema import documents
@@ -44,7 +45,9 @@ def test_yaml_anchors_and_aliases_are_refused_with_their_line(tmp_path):
         "[" * 101 + "]" * 101,  # one past the cap
     ],
 )
-def test_yaml_nested_past_the_cap_is_refused(tmp_path, text):
+@pytest.mark.parametrize("libyaml", [True, False])  # libyaml's quick check first, or PyYAML's loader alone
+def test_yaml_nested_past_the_cap_is_refused(tmp_path, monkeypatch, text, libyaml):
+    monkeypatch.setattr(yaml, "__with_libyaml__", libyaml and yaml.__with_libyaml__)
     with pytest.raises(DocumentError, match="nested more than 100 levels deep"):
         documents.read_document(write(tmp_path, "deep.yaml", text))
 
