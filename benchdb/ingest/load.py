@@ -42,8 +42,8 @@ class Loader:
         self.summary = summary
         self.store = store
         self.rejected: dict[str, str] = {}  # path -> reason, this call
-        #: One thread for DuckDB's calls on ``con`` (the footer and key-statistics reads, a batch's
-        #: write) while this one does Python's work; never two calls at once (:meth:`join`, :meth:`stop`).
+        #: One thread for DuckDB's calls on ``con`` (the footers' read, a batch's write) while this
+        #: one does Python's work; never two calls at once (:meth:`join`, :meth:`stop`).
         self.background = background
         #: The call last started in the background (:meth:`stop` ends it on an interrupt).
         self.pending: Future | None = None
@@ -174,8 +174,14 @@ class Loader:
                         self.reject(c, bad[str(c.path)])
             good = [c for c in batch if str(c.path) not in bad]
             if bad and written:
-                self.store.forget(written, con)
-                written = self._write(good)
+                checked = written
+                written = self.store.write_files(
+                    con,
+                    sql.load("queries/samples_kept.sql"),
+                    {"parts": sql.literals(checked), "ids": [c.valid_footer.scenario["scenario_id"] for c in good]},
+                    rows=sum(c.valid_footer.num_rows for c in good),
+                )
+                self.store.forget(checked, con)
             if good:
                 con.execute(
                     "CREATE OR REPLACE TEMP TABLE stage_stats AS "

@@ -56,9 +56,6 @@ BATCH_SCHEMA = pa.schema(
         ("options", pa.string()),
         ("options_id", pa.string()),
         ("series_id", pa.string()),
-        ("file_device", pa.string()),
-        ("file_precision", pa.string()),
-        ("file_input_shape", pa.string()),
         ("repeats", pa.int32()),
         # An imported result's provenance (JSON) and whether it has no samples (benchdb import).
         ("source", pa.string()),
@@ -81,7 +78,7 @@ def key_row(c: Candidate) -> dict:
     rows: ``recorded_as``)."""
     meta = c.valid_footer.metadata
     sc = meta["scenario"]
-    recorded = sc.get("recorded_as") or {}
+    recorded = _recorded_as(meta)
     return {
         "filename": str(c.path),
         "run_id": meta["run"]["run_id"],
@@ -90,12 +87,18 @@ def key_row(c: Candidate) -> dict:
     }
 
 
+def _recorded_as(meta: dict) -> dict:
+    """The key values a v1 file's rows still carry where its metadata was upgraded
+    (contract.validate_metadata sets them); a v2 file's rows carry its key as it is."""
+    recorded = meta["scenario"].get("recorded_as") if meta.get("contract_version") == 1 else None
+    return recorded if isinstance(recorded, dict) else {}
+
+
 def batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
     meta = c.valid_footer.metadata
     sc = meta["scenario"]
     options = identity.canonical_options(sc.get("options"))
     oid = identity.options_id(options)
-    recorded = sc.get("recorded_as") or {}
     hardware_id = _hardware_id(meta["hardware"], hardware_ids)
     return {
         "filename": str(c.path),
@@ -136,11 +139,6 @@ def batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
         "options": json.dumps(options, sort_keys=True),
         "options_id": oid,
         "series_id": identity.series_id({**sc, "options_id": oid}, hardware_id),
-        # The key values the file's rows carry (a v1 file upgraded to a canonical device or to
-        # the precision actually run still has its old values on every row).
-        "file_device": recorded.get("device", sc["device"]),
-        "file_precision": recorded.get("precision", sc["precision"]),
-        "file_input_shape": recorded.get("input_shape", sc["input_shape"]),
         "repeats": sc.get("repeats") or 1,
         "source": json.dumps(sc["source"]) if sc.get("source") else None,
         "summary_only": bool((sc.get("source") or {}).get("summary_only")),

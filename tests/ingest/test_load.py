@@ -5,6 +5,7 @@ verdict and message ``contract.read_footer`` gives it on its own."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -376,3 +377,64 @@ def test_an_iteration_past_integer_rejects_its_file_by_the_row_rule(tmp_path):
         assert con.execute("SELECT max(iteration), count(*) FROM samples").fetchone() == (2_147_483_647, 20)
     finally:
         con.close()
+
+
+def test_a_batch_rewritten_without_a_bad_file_keeps_the_rows_it_checked(tmp_path, monkeypatch):
+    """When a file of a batch is rejected, the batch is written again from the parts it checked,
+    never from its source files: a file changed after the batch read it (here: every value made
+    NaN once the first write is done) still loads exactly the rows that were checked and counted."""
+    from benchdb.ingest import load
+
+    folder = tmp_path / "r"
+    folder.mkdir()
+    run = make_run()
+    values = np.random.default_rng(9).normal(1e-3, 1e-5, 500)
+    good = write_file(folder, make_meta(run, batch_size=1), values)
+    nan = np.full(60, 1e-3)
+    nan[5] = float("nan")
+    write_file(folder, make_meta(run, batch_size=2), nan)
+    changed = pq.read_table(good)
+    changed = changed.set_column(changed.schema.get_field_index("value"), "value", pa.array([float("nan")] * 500))
+    original_write = load.Loader._write
+
+    def write_then_change(self, batch):
+        parts = original_write(self, batch)
+        pq.write_table(changed, good)  # the same footer metadata, every value now NaN
+        return parts
+
+    monkeypatch.setattr(load.Loader, "_write", write_then_change)
+    s = ingest([folder], tmp_path / "w.duckdb")
+    assert s.new == 1 and len(s.rejected) == 1
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        kept = [v for (v,) in con.execute("SELECT value FROM samples ORDER BY iteration").fetchall()]
+    finally:
+        con.close()
+    assert kept == values.tolist()
+
+
+def test_a_v1_files_own_repeat_column_and_a_v2_files_recorded_as_change_nothing(tmp_path):
+    """A v1 file measured in one process: a `repeat` column it carries is not read (repeat 0).
+    `recorded_as` is what v1 upgrades set; a v2 file that states one (or a malformed one) is
+    checked against its own key, and a malformed one is never an internal error."""
+    import shutil
+
+    v1 = sorted(Path(__file__).parents[1].glob("fixtures/contract_v1/*/matmul-32__*bs1*.parquet"))[0]
+    folder = tmp_path / "r"
+    folder.mkdir()
+    t = pq.read_table(v1)
+    with_repeat = t.append_column("repeat", pa.array([7] * t.num_rows, pa.int32()))
+    pq.write_table(with_repeat.replace_schema_metadata(t.schema.metadata), folder / "v1.parquet")
+    run = make_run()
+    for i, recorded in enumerate(("x", [1], {"device": "cuda:9"})):
+        meta = make_meta(run, batch_size=10 + i)
+        meta["scenario"]["recorded_as"] = recorded
+        write_file(folder, meta)
+    s = ingest([folder], tmp_path / "w.duckdb")
+    assert s.new == 4 and not s.rejected, s.rejected
+    con = duckdb.connect(str(tmp_path / "w.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT DISTINCT repeat FROM samples").fetchall() == [(0,)]
+    finally:
+        con.close()
+    shutil.rmtree(folder)

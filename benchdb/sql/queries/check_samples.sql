@@ -15,6 +15,7 @@ per_file AS (
            sum(bad_iteration)                                    AS bad_iteration,
            sum(bad_offset)                                       AS bad_offset,
            sum(n) FILTER (WHERE metric IS NULL OR metric = '')   AS bad_metric,
+           sum(n)                                                AS rows_read,
            sum(n) FILTER (WHERE foreign_columns IS NOT NULL)     AS foreign_rows,
            array_to_string(list_sort(list_distinct(flatten(
                list(string_split(foreign_columns, ',')) FILTER (WHERE foreign_columns IS NOT NULL)))), ', ')
@@ -28,6 +29,8 @@ reasons AS (
                WHEN p.foreign_rows > 0 THEN
                    'scenario key columns: ' || p.foreign_columns || ' differ from metadata.scenario in '
                    || p.foreign_rows || ' row(s)'
+               WHEN coalesce(p.rows_read, 0) <> f.num_rows THEN
+                   'file: ' || coalesce(p.rows_read, 0) || ' of its ' || f.num_rows || ' row(s) could be read'
                WHEN p.bad_value > 0 THEN
                    'value: ' || p.bad_value || ' non-finite or missing value(s) in metric ' || p.bad_value_metric
                WHEN p.negative > 0 THEN
