@@ -104,11 +104,19 @@ def recorded_url(url: str) -> str:
     )
 
 
-def redact_config(value):
-    """A run's config as its files record it (they are published): every string in it through
-    :func:`redact_secrets`."""
+#: Config keys whose value is an endpoint as given: recorded whole, since a quote or a space in its
+#: password would end a URL found in running text before the secret.
+_URL_KEYS = frozenset({"url", "ab_url"})
+
+
+def redact_config(value, key: str | None = None):
+    """A run's config as its files record it (they are published): the value of a ``url`` or
+    ``ab_url`` key (or each of a list of them) through :func:`recorded_url`, every other string
+    through :func:`redact_secrets`."""
     if isinstance(value, dict):
-        return {k: redact_config(v) for k, v in value.items()}
+        return {k: redact_config(v, k) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_config(v) for v in value]
-    return redact_secrets(value) if isinstance(value, str) else value
+        return [redact_config(v, key) for v in value]
+    if not isinstance(value, str):
+        return value
+    return recorded_url(value) if key in _URL_KEYS else redact_secrets(value)

@@ -256,3 +256,47 @@ def test_the_models_probe_follows_no_redirect(tmp_path):
     assert hits == []
     assert proc.returncode == 3 and "Traceback" not in proc.stderr, proc.stderr
     assert "redirect" in proc.stdout and where in proc.stdout and "follows no redirect" in proc.stdout, proc.stdout
+
+
+#: URLs whose password holds a character that ends a URL in running text (a quote, a space, ``<``).
+_AWKWARD = [
+    f'http://{USER}:PW"{PASSWORD}@h:8000/?api_key={KEY}',
+    f"http://{USER}:PW {PASSWORD}@h:8000/?api_key={KEY}",
+    f"http://{USER}:PW'{PASSWORD}@h:8000/?api_key={KEY}",
+    f"http://{USER}:PW<{PASSWORD}>@h:8000/?api_key={KEY}",
+]
+
+
+@pytest.mark.parametrize("url", _AWKWARD)
+def test_a_config_url_is_recorded_whole_whatever_it_holds(url):
+    """A run's ``url`` / ``ab_url`` is recorded as one URL, not cut where running text would end one:
+    a quote or a space in the password leaves neither it nor the key in the config."""
+    from benchdb.text import recorded_url, redact_config
+
+    config = redact_config({"url": url, "ab_url": [url, url], "deployments": {"base": {"url": url}}})
+    assert not _leaks(repr(config)), config
+    assert config["url"] == recorded_url(url) and config["ab_url"] == [recorded_url(url)] * 2
+    assert config["url"].startswith("http://sha256:") and "api_key=sha256:" in config["url"]
+
+
+@pytest.mark.parametrize("url", _AWKWARD)
+def test_url_refuses_whitespace_quotes_and_angle_brackets(tmp_path, url):
+    """Such a URL is refused with one line that says to percent-encode the character, and names no
+    secret; nothing is measured or written."""
+    from benchdb.backends.openai.urls import check_url
+    from benchdb.errors import BenchdbError
+
+    with pytest.raises(BenchdbError, match="percent-encode"):
+        check_url(url)
+    assert check_url(f"http://{USER}:PW%22{PASSWORD}@h:8000/") == f"http://{USER}:PW%22{PASSWORD}@h:8000/"
+    out = tmp_path / "out"
+    for args, flag in (
+        (["--url", url, "--server-hardware", "box"], "--url"),
+        (["--ab-url", "http://127.0.0.1:9", url, "--server-hardware", "box"], "--ab-url"),
+    ):
+        r = cli("run", "--backend", "openai", "--model", "m", *args, "--out", out, *QUICK)
+        lines = [ln for ln in r.output.splitlines() if ln.strip()]
+        assert r.exit_code == 2 and len(lines) == 1, (args, r.output)
+        assert flag in lines[0] and "percent-encode" in lines[0] and "Traceback" not in r.output, lines
+        assert not _leaks(r.output), r.output
+    assert not out.exists()

@@ -10,6 +10,7 @@ the user did not name. What is recorded of a URL is :func:`benchdb.text.recorded
 from __future__ import annotations
 
 import base64
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,6 +19,7 @@ from benchdb.errors import BenchdbError
 from benchdb.text import recorded_url
 
 SCHEMES = ("http", "https")
+_UNSAFE = re.compile(r"""[\s"'<>]""")
 
 
 def check_url(url: str, flag: str = "--url") -> str:
@@ -32,6 +34,11 @@ def check_url(url: str, flag: str = "--url") -> str:
         raise BenchdbError(
             f"{flag} {recorded_url(url)!r} is not an http(s) URL of a server: give its base URL, "
             "e.g. http://127.0.0.1:8000"
+        )
+    if _UNSAFE.search(url.strip()):  # each would end the URL where text is searched for one
+        raise BenchdbError(
+            f"{flag} {recorded_url(url)!r} holds a space, a quote, '<' or '>': percent-encode it "
+            "(space %20, \" %22, ' %27, < %3C, > %3E)"
         )
     return url.strip()
 
