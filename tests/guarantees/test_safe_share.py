@@ -40,8 +40,8 @@ def _runs(folder: Path, n: int = 2) -> list[str]:
 
 
 def _file_with_run_id(folder: Path, run_id: str) -> Path:
-    """A contract file whose run id is ``run_id`` and whose scenario id matches it (the only check
-    such a file failed before run ids were checked)."""
+    """A contract file whose run id is ``run_id`` and whose scenario id matches it, so the run id is
+    the only thing wrong with it."""
     meta = copy.deepcopy(make_meta(make_run()))
     meta["run"]["run_id"] = run_id
     meta["scenario"]["scenario_id"] = identity.scenario_id(run_id, meta["scenario"])
@@ -51,7 +51,7 @@ def _file_with_run_id(folder: Path, run_id: str) -> Path:
 
 
 def _rename_runs(db: Path, names: dict[str, str]) -> None:
-    """Give runs of ``db`` other ids, as a warehouse filled before ingest checked them may hold."""
+    """Give runs of ``db`` other ids, as a warehouse written by an older benchdb may hold."""
     con, _ = database.open_writable(db)
     try:
         for old, new in names.items():
@@ -86,9 +86,8 @@ def test_ingest_rejects_a_run_id_that_cannot_name_a_file(tmp_path, run_id):
 
 @pytest.mark.core
 def test_site_leaves_out_pages_of_unsafe_names_and_writes_only_inside(tmp_path):
-    """A warehouse filled before ingest checked run ids: a `../` run id and one with a `/`. The site
-    builds (before: a file in /tmp/x, or "internal error"), leaves those pages out, and writes nowhere
-    else."""
+    """A warehouse holding a `../` run id and one with a `/` (as one filled by an older benchdb may):
+    the site builds, leaves those pages out, and writes nothing outside its folder."""
     escape = tmp_path / "x"
     escape.mkdir()
     evil = os.path.relpath(escape / "PWNED", tmp_path / ".site.staging" / "data" / "compare")
@@ -108,7 +107,7 @@ def test_site_leaves_out_pages_of_unsafe_names_and_writes_only_inside(tmp_path):
 @pytest.mark.core
 def test_export_refuses_a_path_that_a_link_leads_outside(warehouse, tmp_path):
     """An optimum-benchmark export folder whose per-result folder is a link to elsewhere: the write
-    that would follow it is refused with one line (before: written outside)."""
+    that would follow it is refused with one line, and nothing is written outside."""
     outside = tmp_path / "elsewhere"
     outside.mkdir()
     out = tmp_path / "export"
@@ -126,7 +125,7 @@ def test_export_refuses_a_path_that_a_link_leads_outside(warehouse, tmp_path):
 @pytest.mark.core
 def test_mirror_refuses_a_link_leading_out_of_it(tmp_path):
     """A remote results folder mirrored into benchdb's cache: a link planted in the mirror cannot
-    carry a download outside it (before: the file landed where the link pointed)."""
+    carry a download to where it points."""
     pytest.importorskip("fsspec")  # the mirror reads remote folders through fsspec (benchdb[spark])
     remote = tmp_path / "remote"
     write_file(remote / "sub", make_meta(make_run()))
@@ -157,7 +156,7 @@ def test_site_out_replaces_only_an_earlier_site(warehouse, tmp_path):
     (other / "index.md").write_text("keep")
     assert "not empty and not a site" in _one_line(benchdb_cmd("site", "--db", db, "--out", str(other)))
     assert (other / "index.md").read_text() == "keep"
-    r = benchdb_cmd("site", "--db", db, "--out", ".", cwd=other)  # before: "internal error: ValueError"
+    r = benchdb_cmd("site", "--db", db, "--out", ".", cwd=other)  # "." names the same folder: one line too
     assert "not empty and not a site" in _one_line(r)
 
     site = tmp_path / "site"
@@ -214,7 +213,7 @@ FOREIGN = {
 @pytest.mark.slow
 def test_publish_space_deletes_only_what_an_earlier_publish_wrote(hub, env, warehouse, tmp_path):
     """A Space with its own app.py, requirements.txt and model weights: publish adds the dashboard
-    and keeps them (before: "3 stale removed"); --dry-run lists every upload and deletion and changes
+    and keeps them (none is counted stale); --dry-run lists every upload and deletion and changes
     nothing; a later publish removes only a file the earlier one wrote."""
     repo = hub.add_repo("space", "user/dash", FOREIGN)
     site = tmp_path / "site"
@@ -248,7 +247,7 @@ def test_publish_space_deletes_only_what_an_earlier_publish_wrote(hub, env, ware
 @pytest.mark.slow
 def test_publish_site_uploads_only_what_site_wrote(hub, env, warehouse, tmp_path):
     """--site DIR: a dotfile (.env), a file `site` did not write, a link to a secret outside DIR and
-    a page replaced by such a link are not uploaded (before: all of them were); a folder that is
+    a page replaced by such a link are not uploaded; a folder that is
     not a site is refused."""
     secret = tmp_path / "secret.txt"
     secret.write_text("TOKEN=hf_secret")
@@ -289,7 +288,7 @@ def test_publish_dataset_refuses_an_unsafe_run_id(hub, env, warehouse):
 def test_publish_space_replaces_a_file_it_did_not_write_only_when_told(hub, env, warehouse, tmp_path):
     """A Space with its own README.md and index.html (what the Hub writes into a new static Space): a
     publish is refused in one line and changes nothing, the dry run names both and the flag that
-    allows it, and with --replace-existing they are replaced (before: replaced silently). Once a
+    allows it, and only with --replace-existing are they replaced. Once a
     publish wrote them, a later one needs no flag."""
     own = {"README.md": b"---\nsdk: static\n---\n# my space\n", "index.html": b"<p>mine</p>", "app.py": b"x = 1\n"}
     repo = hub.add_repo("space", "user/dash", own)

@@ -87,8 +87,8 @@ def measured(tmp_path_factory):
 
 
 def test_the_live_requests_carry_the_urls_query_after_the_endpoint(measured):
-    """Before: the endpoint's path went after the query (``/?api_key=K/v1/completions``): every request
-    answered 404."""
+    """The endpoint's path goes before the URL's query (``/v1/completions?api_key=K``, not
+    ``/?api_key=K/v1/completions``, which a server answers 404), and the userinfo is sent as basic auth."""
     _, db, (target, headers), proc = measured
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert target == f"/v1/completions?api_key={KEY}&trace=1"
@@ -97,8 +97,8 @@ def test_the_live_requests_carry_the_urls_query_after_the_endpoint(measured):
 
 
 def test_url_secrets_are_stored_hashed_in_files_warehouse_and_publish(measured, hub, hub_env):
-    """Before: ``alice:PWsecret1`` and ``api_key=KEYsecret2`` were in the file's metadata (the run's
-    config and the result's server record), the warehouse's runs and results, and the dataset."""
+    """Neither ``alice:PWsecret1`` nor ``api_key=KEYsecret2`` is in any file's metadata (the run's config,
+    the result's server record) or rows, the warehouse's tables, the published dataset, or the output."""
     out, db, _, proc = measured
     files = sorted(out.rglob("*.parquet"))
     assert files
@@ -147,8 +147,8 @@ def test_an_endpoint_goes_after_the_base_urls_path_and_before_its_query():
 
 @pytest.mark.slow
 def test_ab_url_secrets_are_stored_hashed(tmp_path):
-    """--ab-url: both endpoints' userinfo and keys are hashed in both sides' files (before: verbatim in
-    config.deployments and the runs' options)."""
+    """--ab-url: both endpoints' userinfo and keys are hashed in both sides' files, including the
+    config's deployments and the runs' options."""
     out = tmp_path / "res"
     with StubServer(StubConfig(ttft_ms=1, itl_ms=1)) as a, StubServer(StubConfig(ttft_ms=1, itl_ms=1)) as b:
         proc = benchdb_cmd(
@@ -183,7 +183,8 @@ def test_ab_url_secrets_are_stored_hashed(tmp_path):
     "url", ["file:///etc/passwd", "ftp://127.0.0.1/x", "javascript:alert(1)", "127.0.0.1:8000", "http:///v1", "http://"]
 )
 def test_url_takes_only_http_and_https(tmp_path, url):
-    """Before: each of these ran as a scenario (failed requests) and was recorded."""
+    """A URL that is not http(s) with a host is refused by --url and --ab-url in one line naming the
+    flag, before any scenario runs or anything is written."""
     out = tmp_path / "out"
     for args, flag in (
         (["--url", url, "--server-hardware", "box"], "--url"),
@@ -205,7 +206,7 @@ def _server(handler_for) -> tuple[ThreadingHTTPServer, threading.Thread]:
 
 def test_the_models_probe_follows_no_redirect(tmp_path):
     """An endpoint whose /v1/models redirects to another address: benchdb sends nothing there and
-    says why in the scenario's one line (before: urllib followed it to the other server)."""
+    says why in the scenario's one line."""
     hits: list[str] = []  # what the other address was asked
 
     class Target(BaseHTTPRequestHandler):
