@@ -7,9 +7,11 @@ as it is open: DuckDB takes one for each read-only connection (benchdb's command
 (:mod:`benchdb.store.latest`). The lock stays on that file when a writer renames a newer catalog
 over it. So a writer, just before it replaces the published catalog, keeps a hard link to it
 beside the warehouse, named after the generations it reads (``.<name>.read-<low>-<high>-<inode>``),
-and compaction removes a generation it retired earlier only when no kept catalog naming it is
-still locked (:meth:`benchdb.store.parts_store.Store.compact`). Every write removes the links no
-reader holds any more: nobody can open that catalog again, since it is gone from the warehouse's
+and compaction removes the generations it retired earlier only below the lowest generation of
+any kept catalog still locked (or whose lock cannot be asked about): always a prefix, never a hole
+that a reader of an unleased catalog would skip without a word
+(:meth:`benchdb.store.parts_store.Store.compact`). Every write removes the links no reader holds
+any more: nobody can open that catalog again, since it is gone from the warehouse's
 path. A reader thus reads the generations of its snapshot, whole, until it closes, across any
 number of compactions; the space they take is freed by the first compaction after the last of
 their readers has closed.
@@ -72,7 +74,8 @@ def keep(path: Path, low: int, high: int) -> None:
 
 def read_ranges(path: Path) -> list[tuple[int, int]]:
     """The generations (low, high) of each replaced catalog of the warehouse at ``path`` that a
-    reader still has open; the kept catalogs nobody holds are removed."""
+    reader still has open, or whose lock cannot be asked about (kept, to be safe); the kept
+    catalogs nobody holds are removed."""
     if not _LINUX:
         return []
     ranges = []
@@ -81,12 +84,18 @@ def read_ranges(path: Path) -> list[tuple[int, int]]:
         if len(fields) != 3 or not all(f.isdigit() for f in fields):
             continue
         try:
-            if held(link):
-                ranges.append((int(fields[0]), int(fields[1])))
-            else:
-                link.unlink()
-        except OSError:  # removed meanwhile, unreadable: it protects nothing
+            locked = held(link)
+        except FileNotFoundError:  # another writer found nobody holding it and removed it
             continue
+        except OSError:  # its lock cannot be asked about: a reader may hold it
+            locked = True
+        if locked:
+            ranges.append((int(fields[0]), int(fields[1])))
+        else:
+            try:
+                link.unlink()
+            except OSError:  # removed meanwhile, or not ours to remove: it protects nothing
+                pass
     return ranges
 
 

@@ -228,9 +228,10 @@ class Store:
         now and then (``benchdb db compact``)."""
         retired_before = int(meta(con).get("samples_retired_below") or 0)
         read = leases.read_ranges(self.path) if self.path is not None else []
-        removed = _remove_generations(
-            self.folder, lambda gen: gen < retired_before and not any(lo <= gen <= hi for lo, hi in read)
-        )
+        # Only a prefix goes: a reader whose lease was lost is refused loudly when its lowest
+        # generation is missing, but a hole above that would be skipped without a word.
+        below = min([retired_before, *(lo for lo, _ in read)])
+        removed = _remove_generations(self.folder, lambda gen: gen < below)
         before = [p for p in on_disk_folder(self.folder) if self.low <= (gen_of(p.parent.name) or 0) <= self.high]
         chunks = _chunks(before, COMPACT_BYTES)
         if self.high < self.low or len(chunks) == len(before):

@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import benchdb_cmd, make_run, write_suite
 
-from benchdb.store import leases
+from benchdb.store import leases, parts
 
 pytestmark = [
     pytest.mark.core,
@@ -27,6 +27,10 @@ _HOLD = (
 def _ingest(db, folder) -> None:
     write_suite(folder, n_files=1, n_values=20, run=make_run())
     benchdb_cmd("ingest", str(folder), "--db", str(db), check=True)
+
+
+def _gens(db) -> set[int]:
+    return {g for g in (parts.gen_of(p.name) for p in parts.folder_for(db).iterdir()) if g is not None}
 
 
 def test_a_replaced_catalog_is_kept_while_a_reader_holds_it(tmp_path):
@@ -48,3 +52,36 @@ def test_a_replaced_catalog_is_kept_while_a_reader_holds_it(tmp_path):
     assert not leases.held(kept)
     _ingest(db, tmp_path / "in3")  # the next write lets go of what nobody holds
     assert list(tmp_path.glob(".w.duckdb.read-*")) == []
+
+
+def test_compaction_removes_only_a_prefix_of_generations_below_a_held_range(tmp_path):
+    """A reader holds the catalog of generation 1 while generation 2 retires: removing 2 alone would
+    leave a hole that a reader of [1, 2] which lost its lease skips silently (the view fails loudly
+    only when its lowest generation is gone), so 2 stays as long as 1 does."""
+    db = tmp_path / "w.duckdb"
+    _ingest(db, tmp_path / "in0")  # generation 1
+    reader = subprocess.Popen(
+        [sys.executable, "-c", _HOLD, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert reader.stdout.readline().strip() == "open"
+        _ingest(db, tmp_path / "in1")  # 2; the catalog of [1, 1] is kept, held
+        benchdb_cmd("db", "compact", "--db", str(db), check=True)  # 3 reads [1, 2], which retire
+        _ingest(db, tmp_path / "in2")  # 4
+        benchdb_cmd("db", "compact", "--db", str(db), check=True)  # 5; what retired before 3 may go
+        gens = _gens(db)
+        assert 1 in gens and leases.read_ranges(db) == [(1, 1)]
+        assert gens == set(range(1, max(gens) + 1)), f"a hole in {sorted(gens)}"
+    finally:
+        reader.communicate("")
+
+
+def test_a_kept_catalog_whose_lock_cannot_be_asked_about_is_treated_as_held(tmp_path):
+    """Fail safe: a kept catalog that cannot be examined (here a link that loops, ELOOP) keeps the
+    generations it names rather than letting them be removed under a reader."""
+    db = tmp_path / "w.duckdb"
+    _ingest(db, tmp_path / "in0")
+    loop = tmp_path / ".w.duckdb.read-0000000001-0000000001-1"
+    loop.symlink_to(loop.name)
+    assert leases.read_ranges(db) == [(1, 1)]
+    assert loop.is_symlink()
