@@ -8,6 +8,7 @@ processes of their own, as they do for users), a real HTTP server on 127.0.0.1."
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -22,6 +23,7 @@ from benchdb.store import parts
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
+needs_leases = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="leases ask Linux's OFD locks")
 
 #: Samples of every result in these tests: a partial answer cannot hide in noise.
 N_VALUES = 1000
@@ -118,6 +120,7 @@ def test_serve_answers_the_newest_snapshot_whole_under_ingest_and_compact(tmp_pa
     assert published[0] == 4
 
 
+@needs_leases
 def test_a_plain_read_only_connection_keeps_its_snapshot_whole_across_compactions(tmp_path):
     """The analysts' one line, left open while other processes ingest and compact three times,
     keeps answering from the snapshot it opened, every sample of it; once it closes, the next

@@ -4,6 +4,8 @@ Real DuckDB files and Parquet; the writers are the real command line in processe
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from conftest import benchdb_cmd, make_run, write_suite
 
@@ -11,6 +13,7 @@ from benchdb.errors import BenchdbError
 from benchdb.store.latest import Latest
 
 pytestmark = pytest.mark.core
+needs_leases = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="leases ask Linux's OFD locks")
 
 
 def _ingest(db, folder) -> None:
@@ -22,6 +25,7 @@ def _counts(con) -> tuple[int, int]:
     return con.execute("SELECT (SELECT count(*) FROM runs), (SELECT count(*) FROM samples)").fetchall()[0]
 
 
+@needs_leases
 def test_a_reading_sees_the_write_before_it_while_an_older_reading_keeps_its_snapshot(tmp_path):
     db = tmp_path / "w.duckdb"
     _ingest(db, tmp_path / "in0")
