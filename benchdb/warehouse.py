@@ -99,7 +99,7 @@ class Warehouse:
 
         with self.reading() as con:
             found = con.execute(sql.load("queries/count_mismatches.sql")).fetchall()
-            results, samples = con.execute(sql.load("queries/warehouse_totals.sql")).fetchone()
+            ((results, samples),) = con.execute(sql.load("queries/warehouse_totals.sql")).fetchall()
         return int(results), int(samples), [(str(r), str(m), n, int(h)) for r, m, n, h in found]
 
     def upgrade(self) -> Upgrade:
