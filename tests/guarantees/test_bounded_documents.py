@@ -5,7 +5,7 @@ naming the file, in a real subprocess that stays small (peak RSS, from wait4) an
 from __future__ import annotations
 
 import os
-import resource
+import signal
 import subprocess
 import sys
 import time
@@ -63,32 +63,44 @@ COMMANDS = {
 ADDRESS_SPACE = 3 * 2**30
 
 
+#: Runs `benchdb ARGS` and prints "EXIT_CODE PEAK_RSS_KIB": started from this small process, not
+#: from pytest. On Linux a child's peak RSS (ru_maxrss) includes the memory of the process it was
+#: forked from (recorded at exec), so a child forked from a large test process would report that
+#: process's size, not its own.
+_MEASURE = """
+import os, resource, subprocess, sys
+limit = int(sys.argv[1])
+
+def guard():
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+proc = subprocess.Popen([sys.executable, "-m", "benchdb", *sys.argv[2:]], stdout=subprocess.DEVNULL,
+                        preexec_fn=guard)
+_, status, usage = os.wait4(proc.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
 def measured(args: list[str], tmp_path: Path, timeout: float = 60) -> tuple[int, str, int, float]:
     """(exit code, stderr, peak RSS in bytes, seconds) of `benchdb ARGS` in its own process."""
-
-    def guard() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
-
     log = tmp_path / "stderr.txt"
     start = time.monotonic()
     with log.open("w") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "benchdb", *args],
-            stdout=subprocess.DEVNULL,
+            [sys.executable, "-c", _MEASURE, str(ADDRESS_SPACE), *args],
+            stdout=subprocess.PIPE,
             stderr=err,
-            preexec_fn=guard,  # noqa: PLW1509 (this test starts no threads)
+            text=True,
+            start_new_session=True,
         )
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() - start > timeout:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.01)
-    proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
-    return proc.returncode, log.read_text(), usage.ru_maxrss * 1024, time.monotonic() - start
+        try:
+            out, _ = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return -9, log.read_text(), 0, time.monotonic() - start
+    code, peak_kib = (int(x) for x in out.split())
+    return code, log.read_text(), peak_kib * 1024, time.monotonic() - start
 
 
 @pytest.mark.parametrize("bomb", ["laughs", "deep"])

@@ -173,7 +173,8 @@ def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):
         "--model",
         "stub-hostile",
         "--server",
-        STUB + f" --bad-usage-every 3 --bad-usage {value}",
+        # one hostile usage in 12 requests: within the failed-request limit (10 %), so the point stays valid
+        STUB + f" --bad-usage-every 12 --bad-usage {value}",
         "--concurrency",
         "2",
         "--out",
@@ -195,7 +196,7 @@ def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):
     )
     assert proc.returncode == 0, proc.stderr
     (meta,) = _files(out)
-    assert meta["scenario"]["status"] == "ok" and sum(meta["scenario"]["extra"]["errors"].values()) == 4
+    assert meta["scenario"]["status"] == "ok" and sum(meta["scenario"]["extra"]["errors"].values()) == 1
     benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
     with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("SELECT status, validity FROM results").fetchall() == [("ok", "valid")]
@@ -206,7 +207,7 @@ def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):
             SELECT max(value) FILTER (metric = 'window_s'), max(value) FILTER (metric = 'output_throughput')
             FROM samples""").fetchone()
         assert con.execute("SELECT count(*) FROM serving_points").fetchone()[0] == 1
-    assert (most, total, errors) == (MAX_TOKENS, 8 * MAX_TOKENS, 4)
+    assert (most, total, errors) == (MAX_TOKENS, 11 * MAX_TOKENS, 1)
     assert throughput == pytest.approx(total / window)
 
 

@@ -285,7 +285,9 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
             page.wait_for_selector("#status:has-text('row(s)')")
         page.goto(f"{base}/?view=frontier")
         page.wait_for_selector("[aria-label^='serving frontier']")  # the imported vLLM load points
-        assert page.inner_text("[aria-label^='serving frontier']").count("stub · h100-sxm · vllm") == 2  # 2 configs
+        # the concurrency-4 point failed 5 of its 35 requests (over the 10 % limit): invalid, so only the
+        # concurrency-2 configuration is drawn
+        assert page.inner_text("[aria-label^='serving frontier']").count("stub · h100-sxm · vllm") == 1
         page.screenshot(path=str(SCREENS / f"{name}-serving.png"))
         page.goto(f"{base}/?view=results&backend=numpy")
         page.wait_for_selector("#status:has-text('2 row(s)')")
