@@ -169,7 +169,7 @@ def db_check(db):
     wh = Warehouse(db)
     results, samples, found = wh.count_mismatches()
     if not found:
-        click.echo(f"{wh.path}: {results:,} results, {samples:,} samples: every count agrees with the samples held")
+        click.echo(f"{wh.path}: {results:,} result(s), {samples:,} sample(s): every count agrees with the samples held")
         return
     for result_id, metric, recorded, held in found[:50]:
         said = "no result" if recorded is None else f"recorded n {recorded:,}"

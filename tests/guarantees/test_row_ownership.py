@@ -223,7 +223,7 @@ def test_db_check_proves_counts_after_ingest_and_names_what_disagrees(tmp_path):
     assert invoke("ingest", tmp_path / "r", "--db", db).exit_code == 1  # the NaN file is rejected
     r = invoke("db", "check", "--db", db)
     assert r.exit_code == 0, r.output
-    assert "3 results, 240 samples: every count agrees with the samples held" in r.output
+    assert "3 result(s), 240 sample(s): every count agrees with the samples held" in r.output
 
     con = duckdb.connect(str(db))
     try:
