@@ -239,12 +239,12 @@ def read_document(
     max_bytes: int = DOCUMENT_BYTES,
     max_depth: int = MAX_DEPTH,
     within: str | os.PathLike | None = None,
-    json_only: bool | None = None,
 ) -> Any:
-    """The JSON (a ``.json`` file, or ``json_only``) or YAML document in ``path``, within every limit."""
+    """The JSON (a ``.json`` file) or YAML document in ``path``, within every limit."""
     text = read_text(path, max_bytes=max_bytes, within=within)
-    as_json = Path(path).suffix.lower() == ".json" if json_only is None else json_only
-    return parse_json(text, path, max_depth=max_depth) if as_json else parse_yaml(text, path, max_depth=max_depth)
+    if Path(path).suffix.lower() == ".json":
+        return parse_json(text, path, max_depth=max_depth)
+    return parse_yaml(text, path, max_depth=max_depth)
 
 
 def read_csv(

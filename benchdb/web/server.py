@@ -84,8 +84,7 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "benchdb-serve"
     #: A request line without a version is answered with a status line and headers all the same.
     default_request_version = "HTTP/1.0"
-    db: str | None = None
-    #: The newest published snapshot of ``db``, which every API request reads (one each, whole).
+    #: The newest published snapshot of the warehouse, which every API request reads (one each, whole).
     latest: Latest
     #: Host header names accepted besides :data:`LOOPBACK_NAMES` (the listening address).
     names: frozenset[str] = frozenset()
@@ -213,7 +212,7 @@ def make_server(db: str | None, host: str, port: int) -> ThreadingHTTPServer:
     if any_address:
         names.add(socket.gethostname().lower())
     latest = Latest(db, wait_s=10)
-    handler: type[Handler] = type("BoundHandler", (Handler,), {"db": db, "any_address": any_address, "latest": latest})
+    handler: type[Handler] = type("BoundHandler", (Handler,), {"any_address": any_address, "latest": latest})
     server = (Server6 if ":" in host else Server)((host.strip("[]"), port), handler)
     server.latest = latest
     handler.names = frozenset(names | {str(server.server_address[0]).lower()})  # the address bound

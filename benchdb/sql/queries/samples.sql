@@ -8,6 +8,8 @@
 -- and are never consulted. A row whose key columns differ is written under
 -- '!' || the columns that differ || '|' || its file's id, so the one pass of row checks
 -- (batch_groups.sql) counts it for its file, whose rejection then rewrites the batch without it.
+-- The columns are spelled twice on purpose: the one conjunction of equalities is all nearly every
+-- row costs, and the list of the columns that differ is built only for a row that fails it.
 -- An iteration past INTEGER is written as NULL (not a failed write): the row rule on iteration
 -- then rejects its file in the same way.
 SELECT CASE
