@@ -6,12 +6,17 @@
 -- (serving_published_points: the source's throughput per GPU); on_front: on its system's Pareto front
 -- of throughput per accelerator against interactivity (per model, in/out tokens, and measured or
 -- published). A published figure has no interval (value_ci_low/high NULL).
+-- What tells two headline rows of one system apart (the page labels each mark uniquely with them):
+-- backend, mode, precision, batch_size, input_shape, submitter (a published result's submitting
+-- organisation, from its options), nodes and heterogeneous (accelerators of more than one kind).
 WITH headline AS (
     SELECT 'headline' AS kind, model_id, mode AS scenario, input_shape,
            NULL::INTEGER AS in_tokens, NULL::INTEGER AS out_tokens,
            system_name, accelerator, accelerators, devices, summary_only, measured_by,
            value, unit, higher_is_better, value_ci_low, value_ci_high, power_w,
-           value_per_accelerator, value_per_watt, NULL::DOUBLE AS interactivity, result_id
+           value_per_accelerator, value_per_watt, NULL::DOUBLE AS interactivity, result_id,
+           backend, mode, precision, batch_size, options ->> 'submitter' AS submitter, nodes,
+           coalesce(regexp_matches(accelerator, '\(x\d+\),'), false) AS heterogeneous
     FROM system_results
 ),
 serving AS (
@@ -53,11 +58,11 @@ fronts AS (
 )
 SELECT * FROM (
     SELECT *, NULL::BOOLEAN AS on_front FROM headline
-    UNION ALL
+    UNION ALL BY NAME
     SELECT * FROM fronts
 )
 WHERE ($model IS NULL OR model_id = $model)
   AND ($scenario IS NULL OR scenario = $scenario)
   AND ($in IS NULL OR in_tokens = TRY_CAST($in AS INTEGER))
   AND ($out IS NULL OR out_tokens = TRY_CAST($out AS INTEGER))
-ORDER BY model_id, kind, scenario, input_shape, summary_only, system_name, interactivity, result_id
+ORDER BY model_id, kind, batch_size, scenario, input_shape, summary_only, system_name, interactivity, result_id

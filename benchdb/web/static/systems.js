@@ -2,32 +2,85 @@
 // Classic script sharing the page's globals (app.js: rec, labelled, COLORS; fmt.js: FMT).
 "use strict";
 
-// Systems side by side for one model: a bar per system of its headline figure per system, per
+// Systems side by side for one model: a ranked dot-and-interval chart per batch size and input shape
+// (a scenario's is in its input shape), one mark per result, of its headline figure per system, per
 // accelerator, per watt or per dollar-hour (?per=; prices per accelerator-hour as ?price:<name>=USD),
-// best first. Measured bars are solid with their 95 % interval; published (summary-only) bars are
-// hatched and outlined, with no interval: they have no samples. For serving, each system's frontier of
-// throughput per accelerator against interactivity, published ones dashed.
+// best first. Measured marks are solid dots on their 95 % interval; published (summary-only) ones are
+// hollow, with no interval: they have no samples. For serving, each system's frontier of throughput per
+// accelerator against interactivity, published ones dashed.
 const PER = { system: "per system", accelerator: "per accelerator", watt: "per watt", cost: "per dollar-hour" };
 const PER_UNIT = { system: "", accelerator: " per accelerator", watt: " per W", cost: " per USD/h" };
 
-function hatchDefs() {
-  const ns = "http://www.w3.org/2000/svg";
-  const svg = document.createElementNS(ns, "svg");
-  svg.setAttribute("width", "0");
-  svg.setAttribute("height", "0");
-  svg.setAttribute("aria-hidden", "true");
-  svg.style.position = "absolute";
-  svg.innerHTML = `<defs><pattern id="bdb-hatch" patternUnits="userSpaceOnUse" width="6" height="6"
-    patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke="${BLUE}" stroke-width="2.5"/>
-    </pattern></defs>`;
-  return svg;
+// Text widths for sizing a chart's margins to its labels (Plot draws 10px system-ui).
+const MEASURE = document.createElement("canvas").getContext("2d");
+function textWidth(text, px = 10) {
+  MEASURE.font = `${px}px system-ui, sans-serif`;
+  return MEASURE.measureText(text).width;
+}
+
+// ``head`` + ``tail`` within ``width`` px: the middle of ``head`` gives way ("NVIDIA DG…TensorRT)"),
+// ``tail`` (what tells two labels apart) is kept whole.
+function fitted(head, tail, width) {
+  if (textWidth(head + tail) <= width) return head + tail;
+  const cut = (keep) => head.slice(0, Math.ceil(keep * 0.6)) + "…" + head.slice(head.length - Math.floor(keep * 0.4));
+  let keep = head.length - 1;
+  while (keep > 6 && textWidth(cut(keep) + tail) > width) keep--;
+  return cut(keep) + tail;
+}
+
+// A ranked dot-and-interval chart, one row per item: {key (unique), head, tail (label parts), x, lo, hi
+// (the 95 % interval, null when none), hollow (a published figure: no interval), text (the value with
+// its unit, right of the mark), tip (hover)}. Labels are sized to fit, abbreviated in the middle where
+// too long, the whole label on hover (<title>); the chart takes the width it is given.
+function dotChart(items, { width, xLabel, aria, rule }) {
+  const labelRoom = Math.max(160, width * 0.42);
+  for (const it of items) it.label = fitted(it.head, it.tail, labelRoom - 14);
+  // two labels that abbreviate alike are told apart by their result
+  const seen = new Map();
+  for (const it of items) seen.set(it.label, (seen.get(it.label) || 0) + 1);
+  for (const it of items) if (seen.get(it.label) > 1) it.label = fitted(it.head, `${it.tail} #${it.key.slice(-8)}`, labelRoom - 14);
+  const marginLeft = Math.ceil(Math.max(...items.map((it) => textWidth(it.label)))) + 16;
+  const marginRight = Math.ceil(Math.max(...items.map((it) => textWidth(it.text)))) + 20;
+  const byKey = new Map(items.map((it) => [it.key, it]));
+  const end = (it) => Math.max(it.x, it.hi ?? it.x);
+  const chart = Plot.plot({
+    width, height: 46 + 22 * items.length, marginLeft, marginRight,
+    x: { label: xLabel, grid: true, zero: true },
+    y: { label: null, domain: items.map((it) => it.key), tickFormat: (k) => byKey.get(k).label },
+    marks: [
+      Plot.ruleY(items, { y: "key", x1: 0, x2: "x", stroke: "#8c959f", strokeOpacity: 0.35 }),
+      ...(rule === undefined ? [] : [Plot.ruleX([rule], { stroke: ORANGE, strokeDasharray: "4,3" })]),
+      Plot.ruleY(items.filter((it) => it.lo !== null && it.hi !== null), { y: "key", x1: "lo", x2: "hi",
+        stroke: BLUE, strokeWidth: 2.5, className: "mark-interval" }),
+      Plot.dot(items.filter((it) => !it.hollow), { x: "x", y: "key", r: 4.5, fill: BLUE, title: "tip",
+        className: "mark-measured" }),
+      Plot.dot(items.filter((it) => it.hollow), { x: "x", y: "key", r: 4.5, fill: "white", stroke: BLUE,
+        strokeWidth: 2, title: "tip", className: "mark-published" }),
+      Plot.text(items, { x: end, y: "key", text: "text", dx: 9, textAnchor: "start", className: "mark-values" }),
+      Plot.ruleX([0]),
+    ],
+  });
+  // the whole label on hover (y tick labels are drawn in the domain's order)
+  const ticks = chart.querySelectorAll('g[aria-label="y-axis tick label"] text');
+  ticks.forEach((t, i) => {
+    const it = items[i];
+    if (!it || t.textContent !== it.label) return;
+    const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = it.head + it.tail;
+    t.append(title);
+  });
+  return labelled(chart, aria);
 }
 
 function legend() {
   const p = document.createElement("p");
   p.className = "legend";
-  p.innerHTML = '<span class="swatch measured"></span> measured by benchdb (line: 95 % interval) ' +
-    '<span class="swatch published"></span> published, summary-only (no samples: no interval)';
+  p.innerHTML = '<svg width="34" height="12" aria-hidden="true"><line x1="2" x2="32" y1="6" y2="6" ' +
+    'stroke="#0072B2" stroke-width="2.5"/><circle cx="17" cy="6" r="4.5" fill="#0072B2"/></svg> ' +
+    "measured by benchdb: the line is its 95 % interval " +
+    '<svg width="14" height="12" aria-hidden="true"><circle cx="7" cy="6" r="4.5" fill="white" ' +
+    'stroke="#0072B2" stroke-width="2"/></svg> published (summary-only): no samples, so no interval. ' +
+    '"48 accel., 6 nodes": a multi-node system; "mixed": accelerators of more than one kind.';
   return p;
 }
 
@@ -76,50 +129,84 @@ function missingWhy(r, per) {
   return "accelerators unknown";
 }
 
+// What tells two rows of one system apart, in the order a label adds them where needed.
+const TELL = ["submitter", "backend", "mode", "precision"];
+
+// Each row's label: its system, plus the submitter / backend / mode / precision that differ among the
+// rows of that system (only those needed to tell them apart).
+function tellApart(rows) {
+  const groups = new Map();
+  for (const r of rows) groups.set(r.system_name, [...(groups.get(r.system_name) || []), r]);
+  for (const group of groups.values()) {
+    const parts = group.map(() => []);
+    const unique = () => new Set(parts.map((p) => p.join(" · "))).size === group.length;
+    for (const f of TELL) {
+      if (group.length < 2 || unique()) break;
+      const values = group.map((r) => r[f] ?? "?");
+      if (new Set(values).size > 1) values.forEach((v, i) => parts[i].push(v));
+    }
+    group.forEach((r, i) => { r.tail = parts[i].length ? " · " + parts[i].join(" · ") : ""; });
+  }
+}
+
+// How a system is built, where it is more than one box of one kind: "48 accel., 6 nodes, mixed".
+function build(r) {
+  const bits = [];
+  if (r.nodes > 1) bits.push(`${r.devices ?? "?"} accel., ${r.nodes} nodes`);
+  if (r.heterogeneous) bits.push("mixed");
+  return bits.join(", ");
+}
+
+// A facet per unit, batch size and input shape (a scenario's is in its input shape): figures of two
+// batch sizes or scenarios are never drawn on one row.
+function facetOf(r) {
+  return [r.unit, r.batch_size ?? "", r.input_shape ?? ""].join("\u0000");
+}
+
 function systemBars(rows, per, filters) {
-  const scenarios = new Set(rows.map((r) => r.scenario));
-  const bars = [], left = [];
+  const marks = [], left = [];
   for (const r of rows) {
     const shown = normalised(r, per, filters);
-    const label = r.system_name + (scenarios.size > 1 ? ` · ${r.scenario}` : "");
     if (shown === null || shown === undefined) {
-      left.push(`${label}: ${missingWhy(r, per)}`);
+      left.push(`${r.system_name} (${r.mode}, batch ${r.batch_size}): ${missingWhy(r, per)}`);
       continue;
     }
     const scale = r.value ? shown / r.value : null;
-    const unit = r.unit + (r.higher_is_better ? PER_UNIT[per] : "");
-    bars.push({ ...r, label, shown, unit,
-                lo: r.value_ci_low !== null && scale !== null ? r.value_ci_low * scale : null,
-                hi: r.value_ci_high !== null && scale !== null ? r.value_ci_high * scale : null,
-                text: `${NUMBER.format(shown)} ${unit}` + (r.summary_only ? " (published)" : "") });
+    marks.push({ ...r, shown, unit: r.unit + (r.higher_is_better ? PER_UNIT[per] : ""),
+                 lo: r.value_ci_low !== null && scale !== null ? r.value_ci_low * scale : null,
+                 hi: r.value_ci_high !== null && scale !== null ? r.value_ci_high * scale : null });
   }
   const box = document.createElement("div");
-  for (const unit of [...new Set(bars.map((b) => b.unit))]) {
-    const mine = bars.filter((b) => b.unit === unit);
+  const width = Math.max(640, ($("chart").clientWidth || 1200) - 8);
+  const facets = new Map();
+  for (const m of marks) facets.set(facetOf(m), [...(facets.get(facetOf(m)) || []), m]);
+  for (const mine of facets.values()) {
     const lower = !mine[0].higher_is_better;
     mine.sort((a, b) => (lower ? a.shown - b.shown : b.shown - a.shown));
-    const title = (b) => `${b.system_name} (${b.devices ?? "?"} × ${b.accelerator ?? "CPU"}), ${b.scenario}: ` +
-      `${b.text}; ${b.summary_only ? "published by " + b.measured_by + ", no interval" : "measured by benchdb" +
-      (b.lo !== null ? ` [${NUMBER.format(b.lo)}, ${NUMBER.format(b.hi)}]` : "")}`;
+    tellApart(mine);
+    const unit = mine[0].unit;
+    const fmt = FMT.column("value", mine.flatMap((m) => [m.shown, m.lo, m.hi]));
+    const items = mine.map((m) => {
+      const how = build(m);
+      const interval = m.lo !== null && m.hi !== null ? ` [${fmt(m.lo)}, ${fmt(m.hi)}]` : "";
+      return {
+        key: m.result_id, head: m.system_name, tail: m.tail, x: m.shown, lo: m.lo, hi: m.hi, hollow: m.summary_only,
+        text: `${fmt(m.shown)} ${unit}` + (how ? ` · ${how}` : ""),
+        tip: `${m.system_name}${m.tail} (${m.devices ?? "?"} × ${m.accelerator ?? "CPU"}${how ? ", " + how : ""}), ` +
+          `${m.backend} ${m.mode} ${m.precision}, batch ${m.batch_size}, ${m.input_shape}: ${fmt(m.shown)} ${unit}` +
+          (m.summary_only ? `; published${m.submitter ? " by " + m.submitter : ""}: no samples, so no interval`
+                          : `; measured by benchdb${interval ? ", 95 % interval" + interval : ""}`),
+      };
+    });
     const fig = document.createElement("figure");
     const cap = document.createElement("figcaption");
-    cap.textContent = `${mine[0].model_id}: ${unit}${lower ? " (lower is better)" : ""}, best first`;
-    fig.append(cap, labelled(Plot.plot({
-      width: 860, height: 50 + 30 * mine.length, marginLeft: 230, marginRight: 260,
-      x: { label: `${unit}${lower ? " (lower is better)" : ""}`, grid: true, zero: true },
-      y: { label: null, domain: mine.map((b) => b.label) },
-      marks: [
-        Plot.barX(mine.filter((b) => !b.summary_only), { x: "shown", y: "label", fill: BLUE,
-                                                         className: "bars-measured", title }),
-        Plot.barX(mine.filter((b) => b.summary_only), { x: "shown", y: "label", fill: "url(#bdb-hatch)",
-                                                        stroke: BLUE, strokeWidth: 1.5, strokeDasharray: "4,2",
-                                                        className: "bars-published", title }),
-        Plot.ruleY(mine.filter((b) => !b.summary_only && b.lo !== null), { y: "label", x1: "lo", x2: "hi",
-                                                                           stroke: ORANGE, strokeWidth: 2 }),
-        Plot.text(mine, { x: "shown", y: "label", text: "text", dx: 6, textAnchor: "start", className: "bar-values" }),
-        Plot.ruleX([0]),
-      ],
-    }), `systems side by side: ${unit}, ${PER[per]}`));
+    const where = `batch ${mine[0].batch_size ?? "?"}` + (mine[0].input_shape ? `, ${mine[0].input_shape}` : "");
+    cap.textContent = `${mine[0].model_id}, ${where}: ${unit}${lower ? " (lower is better)" : ""}, best first, ` +
+      `${items.length} result(s)`;
+    fig.append(cap, dotChart(items, {
+      width, xLabel: `${unit}${lower ? " (lower is better)" : ""}`,
+      aria: `systems side by side: ${mine[0].model_id}, ${where}, ${unit}, ${PER[per]}`,
+    }));
     box.append(fig);
   }
   if (left.length) {
@@ -179,7 +266,7 @@ function systemsPage(spec, doc, filters) {
   head.className = "normalisation";
   head.textContent = model ? `${model}: every system ${PER[per]}` +
     (filters.model ? "" : " (the first model; choose another above)") : "No figures for these filters.";
-  box.append(hatchDefs(), head, legend());
+  box.append(head, legend());
   const headline = rows.filter((r) => r.kind === "headline");
   if (headline.length) box.append(systemBars(headline, per, filters));
   const serving = rows.filter((r) => r.kind === "serving");
