@@ -16,26 +16,79 @@ const FMT = (() => {
     const sizes = values.filter((v) => v !== 0).map(Math.abs).sort((a, b) => a - b);
     return sizes.length ? sizes[Math.floor(sizes.length / 2)] : 0;
   }
-  function decimals(values, factor, fixed) {
+  // A number as Python's format(v, ",.Nf") prints it: the exact binary value rounded, ties to even
+  // (toFixed rounds ties up; Intl rounds the shortest decimal, so 12.35 would become 12.4), a "-" on
+  // anything negative, "+" where signed, thousands grouped.
+  function pyFixed(v, dec, grouped, signed) {
+    const a = Math.abs(v);
+    let text = a >= 1e21 ? BigInt(a).toString() + (dec ? "." + "0".repeat(dec) : "") : a.toFixed(dec);
+    if (a < 1e21) {
+      const full = a.toFixed(100), dot = full.indexOf(".");
+      const head = full.slice(0, dec ? dot + 1 + dec : dot), tail = full.slice(dot + 1 + dec);
+      if (/^50*$/.test(tail) && Number(head[head.length - 1]) % 2 === 0) text = head;
+    }
+    if (grouped) text = text.replace(/^\d+/, (int) => int.replace(/\B(?=(\d{3})+$)/g, ","));
+    const sign = v < 0 || Object.is(v, -0) ? "-" : signed ? "+" : "";
+    return sign + text;
+  }
+  function decimals(values, factor, fixedDec, digits = 4) {
     const t = typical(values) * factor;
-    let dec = fixed ?? (t === 0 ? 0 : Math.max(0, Math.min(MAX_DECIMALS, 3 - Math.floor(Math.log10(t)))));
+    let dec = fixedDec ?? (t === 0 ? 0 : Math.max(0, Math.min(MAX_DECIMALS, digits - 1 - Math.floor(Math.log10(t)))));
     const distinct = [...new Set(values)];
-    while (dec < MAX_DECIMALS && new Set(distinct.map((v) => (v * factor).toFixed(dec))).size < distinct.length) dec++;
+    while (dec < MAX_DECIMALS && new Set(distinct.map((v) => pyFixed(v * factor, dec, false, false))).size < distinct.length) dec++;
     return dec;
   }
+  // A formatter: factor, unit ("%" against the number, any other after a space), decimals, a sign
+  // (+1.2%; a change that rounds to nothing from below prints without one, as in Python).
   function scale(factor, unit, dec, signed) {
-    const nf = new Intl.NumberFormat("en", { minimumFractionDigits: dec, maximumFractionDigits: dec,
-                                             signDisplay: signed ? "exceptZero" : "auto" });
     return (v) => {
-      if (v === null || v === undefined) return "";
+      if (v === null || v === undefined || Number.isNaN(v)) return "";
       if (!finite(v)) return String(v);
-      const text = nf.format(v * factor).replace(/^-(?=[0.,]*$)/, "");
+      const text = pyFixed(v * factor, dec, true, signed).replace(/^-(?=[0.,]*$)/, "");
       return unit === "%" ? text + "%" : unit ? `${text} ${unit}` : text;
     };
   }
   function pick(table, t) {
     for (const [f, u] of table) if (t * f >= 1) return [f, u];
     return table[table.length - 1];
+  }
+  const numbers = (values) => values.filter(finite);
+  function spans(nums) {
+    const sizes = nums.filter((v) => v !== 0).map(Math.abs);
+    return sizes.length > 0 && Math.max(...sizes) > SPAN * Math.min(...sizes);
+  }
+  // units.time_scale: one unit for the column (each value its own where they span > SPAN, except on
+  // an axis).
+  function timeScale(values, axis = false) {
+    const nums = numbers(values);
+    if (spans(nums) && !axis) return (v) => (finite(v) ? timeScale([v])(v) : scale(1, "", 0)(v));
+    const t = typical(nums);
+    const [f, u] = t === 0 ? [1e3, "ms"] : pick(TIME, t);
+    return scale(f, u, decimals(nums, f));
+  }
+  function sizeScale(values) {
+    const nums = numbers(values);
+    if (spans(nums)) return (v) => (finite(v) ? sizeScale([v])(v) : scale(1, "", 0)(v));
+    const [f, u] = pick(SIZE, typical(nums));
+    return scale(f, u, u === "B" ? 0 : decimals(nums, f, 1));
+  }
+  function rateScale(values, unit = "") {
+    const nums = numbers(values);
+    return scale(1, unit, decimals(nums, 1, typical(nums) >= 100 ? 1 : undefined));
+  }
+  // A count: the integer, as the reports print one.
+  const count = (v) => (finite(v) ? String(Math.trunc(v)) : v === null || v === undefined ? "" : String(v));
+  // units.scale(kind, values): kinds ms/time, mib/size, num, pct (a fraction, signed), points (already
+  // in percent), ratio; and int, a count.
+  function byKind(k, values) {
+    const nums = numbers(values);
+    if (k === "ms" || k === "time") return timeScale(nums);
+    if (k === "mib" || k === "size") return sizeScale(nums);
+    if (k === "pct") return scale(100, "%", decimals(nums, 100, 1), true);
+    if (k === "points") return scale(1, "%", decimals(nums, 1, 1));
+    if (k === "ratio") return scale(1, "", decimals(nums, 1, 2));
+    if (k === "int") return count;
+    return rateScale(nums);
   }
   // The kind of a column from its SQL name: seconds (_s, median, ..), bytes, a fraction that is a
   // change (margin, change), a CPU percentage, a count, else a plain number.
@@ -49,26 +102,42 @@ const FMT = (() => {
     return "num";
   }
   // One column's formatter over all its values.
-  function column(col, values) {
-    const nums = values.filter(finite);
-    const k = kind(col);
-    const sizes = nums.filter((v) => v !== 0).map(Math.abs);
-    const spans = sizes.length && Math.max(...sizes) > SPAN * Math.min(...sizes);
-    if ((k === "time" || k === "size") && spans) return (v) => (finite(v) ? column(col, [v])(v) : column(col, [])(v));
-    if (k === "time") {
-      const t = typical(nums);
-      const [f, u] = t === 0 ? [1e3, "ms"] : pick(TIME, t);
-      return scale(f, u, decimals(nums, f));
-    }
-    if (k === "size") {
-      const [f, u] = pick(SIZE, typical(nums));
-      return scale(f, u, u === "B" ? 0 : decimals(nums, f, 1));
-    }
-    if (k === "pct") return scale(100, "%", decimals(nums, 100, 1), true);
-    if (k === "points") return scale(1, "%", decimals(nums, 1, 1));
-    if (k === "int") return scale(1, "", 0);
-    return scale(1, "", decimals(nums, 1, typical(nums) >= 100 ? 1 : undefined));
+  const column = (col, values) => byKind(kind(col), values);
+  // units.quantity: one measured value in its stored unit (s, bytes, anything else a plain number with
+  // that unit), on the scale it shares with ``others``.
+  function quantity(v, unit, others = []) {
+    if (v === null || v === undefined || Number.isNaN(v)) return "";
+    const values = [v, ...others];
+    if (unit === "s") return timeScale(values)(v);
+    if (unit === "bytes") return sizeScale(values)(v);
+    return rateScale(values, unit || "")(v);
   }
+  // units.timestamp / a date alone: '2026-11-01 10:00 UTC', '2026-11-01'.
+  function timestamp(iso) {
+    if (iso === null || iso === undefined) return "";
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return String(iso);
+    if (!/[T ]\d\d:\d\d/.test(iso)) return String(iso).slice(0, 10);
+    const utc = /(Z|[+-]\d\d:?\d\d)$/.test(iso);
+    const s = utc ? d.toISOString() : String(iso).replace(" ", "T");
+    return `${s.slice(0, 10)} ${s.slice(11, 16)}` + (utc ? " UTC" : "");
+  }
+  const date = (iso) => timestamp(iso).slice(0, 10);
+  // units.clip_range / clip_note: the 0.5-99.5 % range a histogram shows (the samples at the
+  // quantiles' lower ranks) and what it says under it.
+  const CLIP = [0.5, 99.5];
+  function clipRange(values, low = CLIP[0], high = CLIP[1]) {
+    const nums = Float64Array.from(numbers(values)).sort();
+    if (!nums.length) return [0, 0, 0];
+    const last = nums.length - 1;
+    const lo = nums[Math.floor((last * low) / 100)], hi = nums[Math.floor((last * high) / 100)];
+    return [lo, hi, nums.filter((v) => v < lo || v > hi).length];
+  }
+  const clipNote = (outside, total, low = CLIP[0], high = CLIP[1]) =>
+    `${low}-${high} % of samples shown` + (outside ? `; ${outside} of ${total} outside` : "");
+  // An axis tick in the axis' unit: 4 significant digits, never exponent notation.
+  const TICK = new Intl.NumberFormat("en", { maximumSignificantDigits: 4, roundingMode: "halfEven" });
+  const tick = (v) => TICK.format(v);
   // Column headings in words (the view's SQL names stay in the JSON and the CSV).
   const WORDS = {
     model_id: "model", batch_size: "batch", input_shape: "input", hardware_name: "hardware",
@@ -100,9 +169,11 @@ const FMT = (() => {
   }
   // The unit a column of seconds is shown in: { factor, unit }.
   function unitOf(values) {
-    const t = typical(values.filter(finite));
+    const t = typical(numbers(values));
     const [factor, unit] = t === 0 ? [1e3, "ms"] : pick(TIME, t);
     return { factor, unit };
   }
-  return { column, label, words, order, kind, unitOf, time: (v) => column("median_s", [v])(v) };
+  return { column, label, words, order, kind, unitOf, scale: byKind, timeScale, sizeScale, rateScale, quantity,
+           timestamp, date, clipRange, clipNote, tick, CLIP,
+           time: (v) => timeScale([v])(v), size: (v) => sizeScale([v])(v) };
 })();
