@@ -1,0 +1,192 @@
+"""The dashboard's answer pages as drawn in a real Chromium, under `benchdb serve` and the static
+`benchdb site`: one warehouse, one server, one site and one browser for the whole module.
+
+The warehouse holds what made the pages wrong before: two published systems of one name from two
+submitters (a copy of the v5.1 Lenovo whisper run submitted again as "Acme" with another figure), and
+one measured model at two batch sizes on two backends of one machine. Screenshots of the home,
+systems and optimal hardware pages at 1280x900 go to docs/screenshots/."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import REPO, cli, make_meta, make_run, write_file
+
+from benchdb.warehouse import Warehouse
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("browser_needed")]
+
+SHOTS = REPO / "docs" / "screenshots"
+LENOVO = REPO / "tests" / "fixtures" / "interop" / "mlperf_repo" / "v5.1" / "closed" / "Lenovo"
+WHISPER = "mlperf:whisper"
+#: A number in exponent notation as a word of its own (not the digits inside a hex id).
+EXPONENT = re.compile(r"(?<![\w.])[-+]?\d+(\.\d+)?[eE][-+]?\d+(?![\w.])")
+
+
+def _warehouse(root: Path) -> Path:
+    repo = root / "repo" / "v5.1" / "closed"
+    shutil.copytree(LENOVO, repo / "Lenovo")
+    shutil.copytree(LENOVO, repo / "Acme")  # the same system, submitted by another organisation
+    for f in (repo / "Acme").rglob("mlperf_log_*.txt"):
+        f.write_text(f.read_text().replace("43698.6", "40123.4"))
+    out = root / "imported"
+    r = cli("import", "mlperf", root / "repo" / "v5.1", "--out", out)
+    assert r.exit_code == 0, r.output
+    measured = root / "measured"
+    run = make_run(started_at="2026-11-29T05:54:00+00:00")
+    rng = np.random.default_rng(3)
+    for backend, factor in (("numpy", 1.0), ("onnxruntime", 2.0)):  # numpy twice as fast: a clear win
+        for batch in (1, 4):
+            meta = make_meta(run, model_id="matmul:64", backend=backend, batch_size=batch)
+            write_file(measured, meta, rng.normal(1e-3 * factor * batch, 1e-6, 60), repeats=3)
+    db = root / "w.duckdb"
+    Warehouse(db).ingest([out, measured])
+    return db
+
+
+def _wait(url: str, proc: subprocess.Popen) -> None:
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered")
+
+
+def _port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def bases(tmp_path_factory):
+    """{"serve": URL of `benchdb serve`, "site": URL of the static site under python -m http.server}."""
+    root = tmp_path_factory.mktemp("answers")
+    db = _warehouse(root)
+    site = root / "site"
+    subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(db), "--out", str(site)], check=True)
+    procs, urls = [], {}
+    try:
+        for name, argv, cwd, probe in (
+            ("serve", [sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port"], None, "/api/views"),
+            ("site", [sys.executable, "-m", "http.server", "--bind", "127.0.0.1"], site, "/"),
+        ):
+            port = _port()
+            proc = subprocess.Popen([*argv, str(port)], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            procs.append(proc)
+            _wait(f"http://127.0.0.1:{port}{probe}", proc)
+            urls[name] = f"http://127.0.0.1:{port}"
+        yield urls
+    finally:
+        for proc in procs:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def browser(browser_needed):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=browser_needed, headless=True, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    p = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    yield p
+    p.close()
+    assert errors == []
+
+
+def _open(page, url: str, ready: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("#status:has-text('row(s)'), #status.error")
+    assert "error" not in (page.get_attribute("#status", "class") or ""), page.inner_text("#status")
+    page.wait_for_selector(ready)
+
+
+#: Every text box of the charts: how many overlap another, how many stick out of their SVG or the window.
+BOXES = """(sel) => {
+  let overlaps = 0, clipped = 0;
+  for (const svg of document.querySelectorAll(sel)) {
+    const s = svg.getBoundingClientRect();
+    const boxes = [...svg.querySelectorAll('text')].map((t) => t.getBoundingClientRect()).filter((b) => b.width > 0);
+    for (const b of boxes) {
+      if (b.left < s.left - 0.5 || b.right > s.right + 0.5 || b.left < 0 || b.right > window.innerWidth) clipped++;
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i], b = boxes[j];
+      const apart = a.right - 0.5 <= b.left || b.right - 0.5 <= a.left
+        || a.bottom - 0.5 <= b.top || b.bottom - 0.5 <= a.top;
+      if (!apart) overlaps++;
+    }
+  }
+  return { overlaps, clipped };
+}"""
+
+
+def _labels(page) -> list[str]:
+    return page.eval_on_selector_all(
+        "svg[aria-label^='systems side by side'] g[aria-label='y-axis tick label'] text",
+        "(ts) => ts.map((t) => t.firstChild.textContent)",
+    )
+
+
+@pytest.mark.parametrize("mode", ["serve", "site"])
+@pytest.mark.parametrize(("model", "results"), [(WHISPER, 2), ("matmul:64", 4)])
+def test_systems_page_draws_one_mark_per_result_with_labels_apart(bases, page, mode, model, results):
+    _open(page, f"{bases[mode]}/?view=systems&model={model}", "svg[aria-label^='systems side by side']")
+    marks = page.locator("svg[aria-label^='systems side by side'] :is(.mark-measured, .mark-published) circle")
+    assert marks.count() == results
+    labels = _labels(page)
+    assert len(labels) == results
+    charts = page.locator("svg[aria-label^='systems side by side']")
+    for i in range(charts.count()):  # within one chart no two marks read the same
+        mine = charts.nth(i).locator("g[aria-label='y-axis tick label'] text")
+        texts = [mine.nth(j).evaluate("(t) => t.firstChild.textContent") for j in range(mine.count())]
+        assert len(set(texts)) == len(texts), texts
+    assert page.evaluate(BOXES, "svg[aria-label^='systems side by side']") == {"overlaps": 0, "clipped": 0}
+    values = page.eval_on_selector_all(
+        "svg[aria-label^='systems side by side'] .mark-values text", "(ts) => ts.map((t) => t.textContent)"
+    )
+    assert len(values) == results and all(re.fullmatch(r"[\d,.]+ (items|tokens)/s", v) for v in values), values
+    assert not EXPONENT.search(page.inner_text("body"))
+    if model == WHISPER:  # two published systems of one name: told apart by submitter, hollow marks
+        assert sorted(labels) == [
+            "ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT) · Acme",
+            "ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT) · Lenovo",
+        ]
+        assert page.locator(".mark-published circle").count() == 2
+        assert "no samples, so no interval" in page.inner_text(".legend")
+    else:  # batch 1 and 4: two charts, never one row summed over both
+        assert charts.count() == 2
+        assert page.locator(".mark-interval line, .mark-interval path").count() == 4
+        assert sorted(labels) == [
+            "Test CPU 9000 · numpy",
+            "Test CPU 9000 · numpy",
+            "Test CPU 9000 · onnxruntime",
+            "Test CPU 9000 · onnxruntime",
+        ]
+    if mode == "serve" and model == WHISPER:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "systems.png"))
