@@ -90,6 +90,7 @@ def run_options(ctx, params):
     from benchdb.backends import core_options as options
     from benchdb.harness.scenario import RunOptions
     from benchdb.plan import config as cfgmod
+    from benchdb.plan import machine
 
     declared = {opt.param: opt for opt, _ in options.every()}
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
@@ -118,4 +119,6 @@ def run_options(ctx, params):
         opt = declared[param]
         value = params[param]
         given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
-    return [options.apply(opts, given, "command line", strict=len(runs) == 1) for opts in runs], exclude, source
+    runs = [options.apply(opts, given, "command line", strict=len(runs) == 1) for opts in runs]
+    machine.check_threads(runs)
+    return runs, exclude, source

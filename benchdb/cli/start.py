@@ -149,13 +149,18 @@ def hardware_cmd(fmt, as_json):
     for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):
         click.echo(f"{title}:")
         for b in items:
-            if b["status"] != "available":
-                detail = f"unavailable - {b['hint']}"
-            elif "uses" in b:  # named: openai's version is httpx's, ort-web's is onnxruntime-web's
-                detail = ", ".join(f"{name} {version or '(not installed)'}" for name, version in b["uses"].items())
-            else:
-                detail = b["version"]
-            click.echo(f"  {b['name']:<16} {detail}")
+            click.echo(f"  {b['name']:<16} {availability_text(b)}")
+
+
+def availability_text(b: dict) -> str:
+    """A backend's or library's line of `benchdb hardware`: its version, or that it is unavailable
+    (and why, when a probe said) and the command that makes it available."""
+    if b["status"] != "available":
+        why = f": {b['reason']}" if b.get("reason") else ""
+        return f"unavailable{why} - to make it available: {b['hint']}"
+    if "uses" in b:  # named: openai's version is httpx's, ort-web's is onnxruntime-web's
+        return ", ".join(f"{name} {version or '(not installed)'}" for name, version in b["uses"].items())
+    return b["version"]
 
 
 COMMANDS = (suites, quickstart, hardware_cmd)

@@ -18,6 +18,7 @@ from typing import Protocol
 
 import psutil
 
+from benchdb.errors import BenchdbError
 from benchdb.harness.cpuinfo import fingerprint_from, mac_brand_string, read_cpuinfo
 
 
@@ -109,6 +110,18 @@ def _affinity() -> set[int]:
         return os.sched_getaffinity(0)
     except (AttributeError, OSError):
         return set(range(os.cpu_count() or 1))
+
+
+def check_threads(threads: int, cpus: int | None = None) -> None:
+    """Refuse a thread count above the logical CPUs this process may run on: its threads would take
+    turns on the cores, and the result would time that contention under the backend's name.
+    ``cpus`` overrides what is read from this machine."""
+    cpus = cpus or len(_affinity())
+    if threads > cpus:
+        raise BenchdbError(
+            f"--threads {threads}: this machine lets benchdb run on {cpus} logical CPU(s); give at most {cpus} "
+            "(more threads than CPUs measures their contention, not the backend)"
+        )
 
 
 def cgroup_cpu_quota(root: str = "/sys/fs/cgroup") -> float | None:

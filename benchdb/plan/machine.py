@@ -4,6 +4,7 @@ machine as a system in the form of a hardware file."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from benchdb.backends import registry
@@ -20,6 +21,13 @@ def report() -> dict[str, Any]:
     auto = topology.split(topo, topology.auto_workers(topo, None))
     rep["topology"] = {**topo.as_dict(), "parallel_auto": [s.record() for s in auto]}
     return rep
+
+
+def check_threads(runs: Iterable[Any]) -> None:
+    """Refuse runs (RunOptions) whose --threads this machine cannot give (hardware.check_threads)."""
+    for opts in runs:
+        if opts.threads:
+            hardware.check_threads(opts.threads)
 
 
 def as_hardware_file() -> str:

@@ -30,7 +30,10 @@ def _text(v: Any) -> str:
     if isinstance(v, float):
         if math.isnan(v) or math.isinf(v):
             return str(v)
-        return f"{v:.6g}"
+        # six significant digits (never fewer than the integer part's), never exponent notation
+        decimals = 0 if v == 0 else max(0, 5 - math.floor(math.log10(abs(v))))
+        text = f"{v:.{decimals}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
     if isinstance(v, (datetime, date)):
         return v.isoformat(sep=" ") if isinstance(v, datetime) else v.isoformat()
     if isinstance(v, (list, tuple)):

@@ -1,6 +1,7 @@
 """The command line, through click's CliRunner and real subprocesses: exit codes and exact lines."""
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -380,3 +381,83 @@ def test_runner_killed_mid_suite_keeps_completed_scenarios(tmp_path):
     r = invoke("ingest", str(out), "--db", str(db))
     assert r.exit_code == 0, r.output
     assert r.stdout.startswith(f"ingested {len(done)} new file(s), skipped 0 already loaded, rejected 0")
+
+
+@pytest.mark.parametrize("kind", ["text", "parquet_without_contract", "empty_folder"])
+def test_ingest_of_what_holds_no_measurement_file_writes_no_warehouse(kind, tmp_path):
+    """A file that is not a measurement file (or a folder with none) is refused in one line naming it,
+    before the warehouse is opened: no warehouse file, no .wal, no lock, no samples folder."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    if kind == "text":
+        given = inputs / "afile"
+        given.write_text("model,latency\nbert,0.1\n")
+        why = (
+            f"benchdb: error: {given} is not a Parquet file; "
+            "give a results folder or the .parquet files `benchdb run` wrote"
+        )
+    elif kind == "parquet_without_contract":
+        given = inputs / "data.parquet"
+        pq.write_table(pa.table({"x": [1, 2]}), given)
+        why = (
+            f"benchdb: error: {given} is a Parquet file without benchdb's contract metadata (benchdb.contract): "
+            "give the .parquet files `benchdb run` wrote, or convert other results with `benchdb import`"
+        )
+    else:
+        given = inputs
+        why = (
+            f"benchdb: error: no .parquet files found under {given}; "
+            "point ingest at the folder a runner wrote with --out"
+        )
+    before = sorted(tmp_path.rglob("*"))
+    r = invoke("ingest", str(given), "--db", str(tmp_path / "w.duckdb"))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == why
+    assert sorted(tmp_path.rglob("*")) == before  # nothing written: no warehouse, .wal, lock or samples
+
+
+def test_impossible_thread_counts_are_refused(tmp_path):
+    """More threads than the CPUs this process may run on would time contention, not the backend:
+    refused with the machine's count; 0 and negative counts are refused as ever."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    base = ["run", "--backend", "numpy", "--model", "matmul:8", "--out", str(tmp_path / "o")]
+    r = invoke(*base, "--threads", str(cpus + 1), "--dry-run")
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (
+        f"benchdb: error: --threads {cpus + 1}: this machine lets benchdb run on {cpus} logical CPU(s); "
+        f"give at most {cpus} (more threads than CPUs measures their contention, not the backend)"
+    )
+    for bad in ("0", "-1"):
+        r = invoke(*base, "--threads", bad, "--dry-run")
+        assert r.exit_code == 2 and len(r.stderr.strip().splitlines()) == 1 and "--threads" in r.stderr, r.stderr
+    r = invoke(*base, "--threads", str(cpus), "--dry-run")
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_hardware_says_how_to_make_an_unavailable_backend_available():
+    from benchdb.cli.start import availability_text
+
+    ghost = BackendInfo("ghost", "benchdb-ghost-backend", "benchdb_ghost_backend", "pip install ghost")
+    assert availability_text(hardware.availability(ghost)) == "unavailable - to make it available: pip install ghost"
+    probed = {"name": "x", "status": "unavailable", "hint": "apt-get install chromium", "reason": "no Chromium"}
+    assert availability_text(probed) == "unavailable: no Chromium - to make it available: apt-get install chromium"
+    data = {b["name"]: b for b in json.loads(invoke("hardware", "--format", "json").stdout)["backends"]}
+    lines = {ln.split()[0]: ln for ln in invoke("hardware").stdout.splitlines() if ln.startswith("  ")}
+    assert all(lines[name].split(None, 1)[1] == availability_text(b) for name, b in data.items())
+
+
+def test_query_table_prints_no_exponent_while_csv_and_json_stay_raw(tmp_path):
+    db = _warehouse_with_results(tmp_path)
+    sql = "SELECT 1.0596e-05::DOUBLE AS small, 12345678.5::DOUBLE AS big, 0.25::DOUBLE AS plain"
+    r = invoke("query", sql, "--db", str(db))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[2].split() == ["0.000010596", "12345678", "0.25"]
+    assert "e-" not in r.stdout and "e+" not in r.stdout
+    r = invoke("query", sql, "--db", str(db), "--format", "json")
+    assert json.loads(r.stdout) == [{"small": 1.0596e-05, "big": 12345678.5, "plain": 0.25}]
+    r = invoke("query", sql, "--db", str(db), "--format", "csv")
+    assert r.stdout.splitlines() == ["small,big,plain", "1.0596e-05,12345678.5,0.25"]
