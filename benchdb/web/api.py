@@ -78,7 +78,7 @@ VIEWS = {
         View(
             "serving",
             "Serving load points",
-            ("model", "hardware"),
+            ("model", "hardware", "ttft_ms", "tpot_ms"),
             columns=(("model", "model_id"), ("hardware", "hardware_name")),
         ),
         View(

@@ -277,16 +277,13 @@ async function render() {
         chart.append(linkLine(href("slo", { ttft_ms: "1000", tpot_ms: "100" }),
                               "The best configuration at an SLO (TTFT p90, TPOT p50)"));
       }
-      const c = frontierChart(doc);
+      const c = view === "frontier" ? frontierChart(doc) : servingCharts(doc, filters);
       if (c) chart.append(c);
     } else if (view === "systems") {
       chart.append(systemsPage(spec, doc, filters));
     } else if (view === "compare") {
       chart.append(linkLine(href("environment", filters), "How the two runs' environments differ"));
-      const f = forest(doc);
-      if (f) chart.append(f);
-      const h = compareHistograms(await load("compare_samples", filters, CATALOG));
-      if (h) chart.append(h);
+      chart.append(...(await comparePage(doc, filters)));
     }
     $("table").replaceChildren(table(doc, view));
     status.textContent = `${doc.rows.length} row(s)` +

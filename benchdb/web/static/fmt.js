@@ -159,7 +159,8 @@ const FMT = (() => {
   // Recorded method names in words.
   const METHODS = { order_statistics: "distribution-free (order statistics)", host_clock: "host clock",
                     cuda_events: "CUDA events", hierarchical_bootstrap: "bootstrap across processes" };
-  const words = (v) => METHODS[v] ?? v;
+  // A timestamp as units.timestamp prints it ('2026-11-01 10:00 UTC'), never '2026-11-01T10:00:00'.
+  const words = (v) => METHODS[v] ?? (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v) ? timestamp(v) : v);
   // Views whose answer columns come first: the rest keep their order after them.
   const FIRST = { optimal: ["model_id", "batch_size", "best_hardware", "best_backend", "best_mode", "best_value",
                             "margin", "margin_ci_low", "margin_ci_high", "margin_verdict"] };
