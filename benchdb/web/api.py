@@ -36,7 +36,7 @@ class View:
 VIEWS = {
     v.name: v
     for v in (
-        View("runs", "Latest runs"),
+        View("runs", "Runs"),
         View(
             "change_points",
             "Change points",
@@ -53,24 +53,25 @@ VIEWS = {
         View(
             "optimal",
             "Optimal hardware",
-            ("model", "family", "batch", "precision", "objective", "max_latency_ms"),
+            ("model", "family", "batch", "precision", "objective", "per", "max_latency_ms"),
             columns=(
                 ("model", "model_id"),
                 ("family", "family"),
                 ("batch", "batch_size"),
                 ("precision", "best_precision"),
             ),
-            choices=(("objective", ("throughput", "latency", "energy")),),
+            choices=(("objective", ("throughput", "latency", "energy")), ("per", ("system", "accelerator", "watt"))),
         ),
         View(
             "results",
             "Latest results",
-            ("model", "hardware", "backend", "family"),
+            ("model", "hardware", "backend", "family", "run"),
             columns=(
                 ("model", "model_id"),
                 ("hardware", "hardware_name"),
                 ("backend", "backend"),
                 ("family", "family"),
+                ("run", "run_id"),
             ),
         ),
         View("trends", "History of a series", ("series",), ("series",), (("series", "series_id"),)),

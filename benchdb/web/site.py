@@ -200,7 +200,7 @@ class _Site:
 
     def views(self, con) -> dict[str, dict]:
         """Every view without a required filter, every row (the page filters them); optimal hardware
-        once per objective."""
+        once per objective (a throughput also per accelerator and per watt)."""
         docs = {}
         for name, view in api.VIEWS.items():
             if view.required or view.choices:
@@ -208,10 +208,14 @@ class _Site:
             docs[name] = api.query(con, name, {}, limit=ALL)
             self.write(f"data/{name}.json", docs[name])
             self.counts[name] = len(docs[name]["rows"])
-        for objective in dict(api.VIEWS["optimal"].choices)["objective"]:
-            best = api.query(con, "optimal", {"objective": objective}, limit=ALL)
-            self.write(f"data/optimal__{objective}.json", best)
-            self.counts[f"optimal ({objective})"] = len(best["rows"])
+        choices = dict(api.VIEWS["optimal"].choices)
+        for objective in choices["objective"]:
+            # a throughput per accelerator or per watt too (the other objectives are not divided)
+            for per in choices["per"] if objective == "throughput" else ("system",):
+                best = api.query(con, "optimal", {"objective": objective, "per": per}, limit=ALL)
+                suffix = "" if per == "system" else f"__{per}"
+                self.write(f"data/optimal__{objective}{suffix}.json", best)
+                self.counts[f"optimal ({objective}{'' if per == 'system' else ', per ' + per})"] = len(best["rows"])
         return docs
 
     def histories(self, con, docs: dict[str, dict]) -> None:

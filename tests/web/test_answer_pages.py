@@ -190,3 +190,84 @@ def test_systems_page_draws_one_mark_per_result_with_labels_apart(bases, page, m
     if mode == "serve" and model == WHISPER:
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "systems.png"))
+
+
+def _row(page, table: str, *texts: str):
+    rows = page.locator(f"{table} tbody tr")
+    for t in texts:
+        rows = rows.filter(has_text=t)
+    assert rows.count() == 1, texts
+    return [c.strip() for c in rows.first.locator("td").all_inner_texts()]
+
+
+@pytest.mark.parametrize("mode", ["serve", "site"])
+def test_home_page_leads_with_the_best_per_model(bases, page, mode):
+    _open_home(page, bases[mode])
+    table = "table[aria-label^='best per model']"
+    head = page.locator(f"{table} thead th").all_inner_texts()
+    assert head[:5] == ["model", "batch", "input", "best", "best (unit in each cell)"]
+    for batch in ("1", "4"):  # a row per batch size, never one summed over both
+        row = page.locator(f"{table} tbody tr").filter(has_text="matmul:64")
+        cells = dict(
+            zip(head, [c.strip() for c in row.nth(int(batch == "4")).locator("td").all_inner_texts()], strict=True)
+        )
+        assert cells["batch"] == batch and cells["best"] == "Test CPU 9000 · numpy · fp32"
+        # numpy is twice as fast as onnxruntime in three interleaved processes: a confirmed win
+        assert cells["verdict"] == "win" and cells["runner-up"] == "Test CPU 9000 · onnxruntime"
+        assert re.fullmatch(r"\+\d+\.\d%", cells["margin"])
+        assert re.fullmatch(r"\[\+[\d.]+%, \+[\d.]+%\]", cells["margin 95 % CI"])
+        assert re.fullmatch(r"[\d,.]+ items/s", cells["best (unit in each cell)"])
+    cells = dict(zip(head, _row(page, table, WHISPER), strict=True))
+    assert cells["best"].endswith("by Lenovo") and cells["runner-up"].endswith("by Acme")
+    assert cells["margin"] == "+8.9%" and cells["verdict"] == "unconfirmed"
+    assert cells["margin 95 % CI"] == "published: no samples"
+    assert cells["best (unit in each cell)"] == "43,698.6 tokens/s"
+    assert (
+        page.locator("svg[aria-label='margin of each answer'] :is(.mark-measured, .mark-published) circle").count() == 3
+    )
+    assert page.evaluate(BOXES, "svg[aria-label='margin of each answer']") == {"overlaps": 0, "clipped": 0}
+    assert page.inner_text("section:has(h2:has-text('What got slower')) p") == "None: no open change point."
+    assert _row(page, "table[aria-label='what runs where']", "synthetic") == ["2 of 2 backend(s)"]
+    assert not EXPONENT.search(page.inner_text("body"))
+    if mode == "serve":
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "home.png"))
+
+
+def _open_home(page, base: str) -> None:
+    page.goto(f"{base}/")
+    page.wait_for_selector("#status:has-text('answer(s)'), #status.error")
+    assert "error" not in (page.get_attribute("#status", "class") or ""), page.inner_text("#status")
+
+
+@pytest.mark.parametrize("mode", ["serve", "site"])
+def test_optimal_page_per_accelerator_draws_the_margins_and_keeps_the_verdict_in_view(bases, page, mode):
+    _open(page, f"{bases[mode]}/?view=optimal&per=accelerator", "svg[aria-label='margin of each answer']")
+    assert page.input_value("select[name=per]") == "accelerator"
+    table = "table[aria-label^='best per model']"
+    head = page.locator(f"{table} thead th")
+    verdict = head.filter(has_text="verdict").first.bounding_box()
+    assert verdict is not None and verdict["x"] + verdict["width"] <= 1280
+    cells = _row(page, table, WHISPER)
+    # the 8-accelerator system per accelerator: 43,698.6 / 8
+    assert "5,462.3 tokens/s per accelerator" in cells
+    assert all(
+        re.fullmatch(r"[\d,.]+ (items|tokens)/s per accelerator", c)
+        for c in page.locator(f"{table} td.figure").all_inner_texts()
+    )
+    assert page.evaluate(BOXES, "svg[aria-label='margin of each answer']") == {"overlaps": 0, "clipped": 0}
+    assert not EXPONENT.search(page.inner_text("body"))
+    if mode == "serve":
+        page.screenshot(path=str(SHOTS / "optimal.png"))
+
+
+def test_runs_are_listed_by_what_they_are(bases, page):
+    _open(page, f"{bases['serve']}/?view=runs", "#table td")
+    head = page.locator("#table thead th").all_inner_texts()
+    measured = dict(zip(head, _row(page, "#table", "benchdb "), strict=True))
+    assert measured["started"] == "2026-11-29 05:54 UTC" and measured["submitter"] == "testhost"
+    assert measured["results"] == "4" and measured["valid results"] == "4"
+    imported = _row(page, "#table", "import: mlperf-loadgen", "Acme")
+    assert "ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT)" in imported
+    run = page.locator(f"#table tbody tr >> nth=0 >> td >> nth={head.index('run')} >> a")
+    assert len(run.inner_text()) == 8 and run.get_attribute("title").startswith(run.inner_text())

@@ -1,18 +1,27 @@
--- Dashboard: the latest runs, newest first, with what they measured (results, and how many ran
--- ok, were invalid or failed), where, and the run before each (previous_run_id: the link to
--- compare the two).
+-- Dashboard: the runs, newest first, by what they are: where they come from (source: an import's
+-- format, else benchdb and its version), who submitted them (an imported result's submitter, else the
+-- host that measured them), on which systems, and when (started, as people read it, in UTC); what they
+-- measured (results, and how many ran ok and valid, were invalid or failed); and the run before each
+-- (previous_run_id: the link to compare the two). The ids stay for the links.
 WITH r AS (
-    SELECT ru.run_id, ru.started_at, ru.host, ru.git_commit, ru.benchdb_version,
+    SELECT ru.run_id, ru.started_at,
+           any_value(coalesce('import: ' || (ru.config ->> 'imported_from'),
+                              'benchdb ' || coalesce(ru.benchdb_version, '?')))   AS source,
+           coalesce(string_agg(DISTINCT r.options ->> 'submitter', ', '),
+                    CASE WHEN any_value(ru.host) <> 'unknown' THEN any_value(ru.host) END) AS submitter,
+           string_agg(DISTINCT coalesce(h.system_name, h.device_name), ', ')  AS systems,
            count(r.result_id)                                                  AS results,
-           count(*) FILTER (WHERE r.status = 'ok' AND r.validity = 'valid')    AS valid,
+           count(*) FILTER (WHERE r.status = 'ok' AND r.validity = 'valid')    AS valid_results,
            count(*) FILTER (WHERE r.status = 'ok' AND r.validity <> 'valid')   AS invalid,
            count(*) FILTER (WHERE r.status <> 'ok')                            AS failed,
-           string_agg(DISTINCT h.device_name, ', ')                            AS hardware
+           ru.git_commit
     FROM runs ru
     LEFT JOIN results r USING (run_id)
     LEFT JOIN hardware h USING (hardware_id)
-    GROUP BY ALL
+    GROUP BY ru.run_id, ru.started_at, ru.git_commit
 )
-SELECT *, lead(run_id) OVER (ORDER BY started_at DESC, run_id DESC) AS previous_run_id
+SELECT strftime(started_at, '%Y-%m-%d %H:%M UTC') AS started, source, submitter, systems, results, valid_results,
+       invalid, failed, git_commit, run_id,
+       lead(run_id) OVER (ORDER BY started_at DESC, run_id DESC) AS previous_run_id
 FROM r
-ORDER BY started_at DESC, run_id DESC
+ORDER BY r.started_at DESC, run_id DESC

@@ -9,7 +9,7 @@ const NUMBER = new Intl.NumberFormat("en", { maximumSignificantDigits: 4 });
 
 function state() {
   const q = new URLSearchParams(location.search);
-  const view = q.get("view") || "runs";
+  const view = q.get("view") || "home";
   q.delete("view");
   return { view, filters: Object.fromEntries([...q].filter(([, v]) => v !== "")) };
 }
@@ -45,7 +45,9 @@ async function load(view, filters, catalog) {
   if (view === "optimal" && filters.max_latency_ms) {
     throw new Error("a latency limit is computed by the server: run `benchdb serve` for max_latency_ms");
   }
-  const file = view === "optimal" ? `optimal__${filters.objective || "throughput"}` : view;
+  const objective = filters.objective || "throughput";
+  const per = objective === "throughput" && filters.per && filters.per !== "system" ? `__${filters.per}` : "";
+  const file = view === "optimal" ? `optimal__${objective}${per}` : view;
   const doc = await getJSON(`data/${encodeURIComponent(file)}.json`);
   const keep = Object.entries(filters).filter(([f]) => spec.columns[f])
     .map(([f, v]) => [doc.columns.indexOf(spec.columns[f]), v]);
@@ -68,7 +70,20 @@ function cell(col, value, rec, show, drill) {
     td.append(a);
     return td;
   }
-  if (col === "previous_run_id") {
+  if (col === "results" && rec.run_id && rec.previous_run_id !== undefined) {   // a run's results
+    const a = document.createElement("a");
+    a.href = href("results", { run: rec.run_id });
+    a.textContent = String(value);
+    a.title = "this run's results (those still the latest of their series)";
+    td.classList.add("num");
+    td.append(a);
+  } else if (col === "run_id") {
+    const a = document.createElement("a");
+    a.href = href("results", { run: value });
+    a.textContent = String(value).slice(0, 8);
+    a.title = `${value}: this run's results (those still the latest of their series)`;
+    td.append(a);
+  } else if (col === "previous_run_id") {
     const a = document.createElement("a");
     a.href = href("compare", { base: value, cand: rec.run_id });
     a.textContent = "compare with " + String(value).slice(0, 8);
@@ -96,6 +111,9 @@ function cell(col, value, rec, show, drill) {
   return td;
 }
 
+// Columns that are counts of things (printed as integers, as the reports print them).
+const COUNTS = /^(accelerators|devices|nodes|valid_results)$/;
+
 // A table of more rows than this is cut on screen (the charts and the JSON have them all).
 const SHOWN = 2000;
 
@@ -106,7 +124,8 @@ function table(doc, view, mixed) {
   const cols = FMT.order(view, doc.columns);
   const at = cols.map((c) => doc.columns.indexOf(c));
   const rows = doc.rows.slice(0, SHOWN);
-  const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
+  const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, COUNTS.test(c) ? FMT.scale("int", [])
+    : FMT.column(c, rows.map((r) => r[at[j]]))]));
   const head = t.createTHead().insertRow();
   for (const c of cols) {
     const th = document.createElement("th");
@@ -233,6 +252,16 @@ function linkLine(target, text) {
   return p;
 }
 
+// The systems page's table: what tells two marks apart, the figure, and the result behind it.
+const SYSTEM_COLUMNS = ["result_id", "system_name", "submitter", "backend", "mode", "precision", "batch_size",
+                        "input_shape", "value", "unit", "accelerators", "nodes", "summary_only", "interactivity"];
+
+function only(doc, columns) {
+  const keep = columns.filter((c) => doc.columns.includes(c));
+  const at = keep.map((c) => doc.columns.indexOf(c));
+  return { ...doc, columns: keep, rows: doc.rows.map((r) => at.map((i) => r[i])) };
+}
+
 let CATALOG = null;
 
 async function render() {
@@ -243,13 +272,24 @@ async function render() {
   try {
     CATALOG = CATALOG || (await getJSON(MODE === "server" ? "api/views" : "data/views.json"));
     const nav = $("nav");
-    nav.replaceChildren(...CATALOG.views.filter((v) => !v.required.length).map((v) => {
-      const a = document.createElement("a");
-      a.href = href(v.name, {});
-      a.textContent = v.title;
-      if (v.name === view) a.setAttribute("aria-current", "page");
-      return a;
-    }));
+    nav.replaceChildren(...[{ name: "home", title: "Answers" }, ...CATALOG.views.filter((v) => !v.required.length)]
+      .map((v) => {
+        const a = document.createElement("a");
+        a.href = v.name === "home" ? "?" : href(v.name, {});
+        a.textContent = v.title;
+        if (v.name === view) a.setAttribute("aria-current", "page");
+        return a;
+      }));
+    if (view === "home") {
+      $("title").textContent = "What the warehouse answers";
+      document.title = "benchdb";
+      $("filters").replaceChildren();
+      $("table").replaceChildren();
+      const { box, rows } = await homePage();
+      $("chart").replaceChildren(box);
+      status.textContent = `${rows} answer(s)`;
+      return;
+    }
     const spec = CATALOG.views.find((v) => v.name === view);
     if (!spec) throw new Error(`no view ${view}`);
     const doc = await load(view, filters, CATALOG);
@@ -281,11 +321,14 @@ async function render() {
       if (c) chart.append(c);
     } else if (view === "systems") {
       chart.append(systemsPage(spec, doc, filters));
+    } else if (view === "optimal") {
+      chart.append(optimalPage(doc));
     } else if (view === "compare") {
       chart.append(linkLine(href("environment", filters), "How the two runs' environments differ"));
       chart.append(...(await comparePage(doc, filters)));
     }
-    $("table").replaceChildren(table(doc, view));
+    $("table").replaceChildren(view === "optimal" ? optimalTable(rec(doc))
+      : table(view === "systems" ? only(doc, SYSTEM_COLUMNS) : doc, view));
     status.textContent = `${doc.rows.length} row(s)` +
       (doc.truncated ? ", the first in order: there are more; filter to narrow them" : "") +
       (doc.rows.length > SHOWN ? `; the table lists the first ${SHOWN}` : "");

@@ -30,9 +30,11 @@ function fitted(head, tail, width) {
 
 // A ranked dot-and-interval chart, one row per item: {key (unique), head, tail (label parts), x, lo, hi
 // (the 95 % interval, null when none), hollow (a published figure: no interval), text (the value with
-// its unit, right of the mark), tip (hover)}. Labels are sized to fit, abbreviated in the middle where
-// too long, the whole label on hover (<title>); the chart takes the width it is given.
-function dotChart(items, { width, xLabel, aria, rule }) {
+// its unit, right of the mark), tip (hover)}; ``rule``: a reference line at that x; ``format``: the ticks';
+// ``type``, ``constant``, ``ticks``: the x scale's (a symlog axis and its ticks). Labels are sized to
+// fit, abbreviated in the middle where too long, the whole label on hover (<title>); the chart takes
+// the width it is given.
+function dotChart(items, { width, xLabel, aria, rule, format, type, constant, ticks }) {
   const labelRoom = Math.max(160, width * 0.42);
   for (const it of items) it.label = fitted(it.head, it.tail, labelRoom - 14);
   // two labels that abbreviate alike are told apart by their result
@@ -45,7 +47,8 @@ function dotChart(items, { width, xLabel, aria, rule }) {
   const end = (it) => Math.max(it.x, it.hi ?? it.x);
   const chart = Plot.plot({
     width, height: 46 + 22 * items.length, marginLeft, marginRight,
-    x: { label: xLabel, grid: true, zero: true },
+    x: { label: xLabel, grid: true, zero: true, ...(format ? { tickFormat: format } : {}),
+         ...(type ? { type, constant } : {}), ticks: ticks ?? Math.max(3, Math.floor((width - marginLeft - marginRight) / 90)) },
     y: { label: null, domain: items.map((it) => it.key), tickFormat: (k) => byKey.get(k).label },
     marks: [
       Plot.ruleY(items, { y: "key", x1: 0, x2: "x", stroke: "#8c959f", strokeOpacity: 0.35 }),
@@ -61,8 +64,8 @@ function dotChart(items, { width, xLabel, aria, rule }) {
     ],
   });
   // the whole label on hover (y tick labels are drawn in the domain's order)
-  const ticks = chart.querySelectorAll('g[aria-label="y-axis tick label"] text');
-  ticks.forEach((t, i) => {
+  const yLabels = chart.querySelectorAll('g[aria-label="y-axis tick label"] text');
+  yLabels.forEach((t, i) => {
     const it = items[i];
     if (!it || t.textContent !== it.label) return;
     const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
@@ -200,7 +203,7 @@ function systemBars(rows, per, filters) {
     });
     const fig = document.createElement("figure");
     const cap = document.createElement("figcaption");
-    const where = `batch ${mine[0].batch_size ?? "?"}` + (mine[0].input_shape ? `, ${mine[0].input_shape}` : "");
+    const where = `batch ${mine[0].batch_size ?? "?"}` + (mine[0].input_shape ? `, ${inputText(mine[0].input_shape)}` : "");
     cap.textContent = `${mine[0].model_id}, ${where}: ${unit}${lower ? " (lower is better)" : ""}, best first, ` +
       `${items.length} result(s)`;
     fig.append(cap, dotChart(items, {
