@@ -177,3 +177,15 @@ def test_serving_frontier_draws_measured_and_published_points_apart(page, base_u
     assert "tokens/s per user" in text and "tokens/s per accelerator" in text
     assert not _visible_numbers_in_exponent(page)
     _shot(page, "serving-frontier")
+
+
+def test_serving_draws_ttft_and_tpot_against_load_with_the_slo(page, base_url):
+    _open(page, base_url, "view=serving&ttft_ms=1000&tpot_ms=100", "[aria-label^='time to first token']")
+    charts = page.locator("[aria-label^='time to first token'] svg[aria-label*='against load']")
+    assert charts.count() == 2
+    assert page.locator("[aria-label^='time to first token'] g.slo").count() == 2
+    text = " ".join(charts.locator("text").all_text_contents())
+    assert re.search(r"TTFT p90 \((ms|s)\)", text) and "TPOT p50 (ms)" in text, text
+    assert "SLO 1.000 s" in text and "SLO 100.0 ms" in text, text
+    assert not _visible_numbers_in_exponent(page)
+    page.screenshot(path=str(REPO / "build" / "serving-load.png"))

@@ -327,7 +327,7 @@ function servingCharts(doc, filters) {
     const row = document.createElement("div");
     row.style.cssText = "display: flex; gap: 1.5em; flex-wrap: wrap";
     const panel = (metric, name, p50, line, lo, hi) => {
-      const u = FMT.unitOf(pts.map((r) => r[metric]).concat(line === null ? [] : [line]));
+      const u = FMT.unitOf(pts.map((r) => r[metric]));  // the data's unit; an SLO far off it still reads
       const v = (c) => (r) => (r[c] === null ? NaN : r[c] * u.factor);
       const marks = [];
       if (lo) marks.push(Plot.areaY(pts, { x: "load_value", y1: v(lo), y2: v(hi), fill: "config", z: "config",
