@@ -74,8 +74,12 @@ def quickstart(db, out, report_path, repeats):
         note=lambda text: click.echo(text, err=True),
         repeats=repeats,
     )
-    click.echo(result.optimal_markdown)
     click.echo(result.ingest_line)
+    click.echo(result.optimal_markdown)
+    if result.left_out:
+        click.echo("left out of the answer:")
+        for line in result.left_out:
+            click.echo(f"  {line}")
     click.echo(f"report: {result.report_path.resolve()} (open it in a browser)")
     click.echo(next_steps(path))
 

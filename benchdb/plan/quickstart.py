@@ -13,11 +13,13 @@ optimal-hardware table returned for the terminal) says how many results were fla
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from benchdb.backends import registry
 from benchdb.backends.core_options import recorded_config
+from benchdb.backends.shared import models
+from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.plan import config as cfgmod
 
@@ -33,6 +35,9 @@ class QuickstartResult:
     change_points: int
     #: The report's busy-machine banner text (None when no result was flagged).
     banner: str | None = None
+    #: What the answer leaves out and why, one line each (a backend not installed, a model only one
+    #: backend measured, a model with no valid result).
+    left_out: list[str] = field(default_factory=list)
 
 
 #: Processes per scenario: the least with which a winner's margin gets an interval that sees
@@ -60,11 +65,20 @@ def run(
 
     suite = cfgmod.load_suite("smoke")
     runs, skipped = [], []
+    without: dict[tuple[str, ...], list[str]] = {}  # models that cannot be built here -> their backends
+    unmeasured: dict[str, list[str]] = {}  # why a backend is unavailable -> the models it would measure
     for opts in suite.runs:
         avail = hardware.availability(registry.info(opts.backend))
         if avail["status"] != "available":
-            skipped.append(f"{opts.backend} (unavailable: {avail['hint']})")
+            why = f"{opts.backend}: {avail.get('reason') or 'not installed'} ({avail['hint']})"
+            unmeasured.setdefault(why, []).extend(m for m in opts.models if m not in unmeasured.get(why, []))
             continue
+        cannot = tuple(m for m in opts.models if models.lacking(m))
+        if cannot:
+            without.setdefault(cannot, []).append(opts.backend)
+            opts = replace(opts, models=tuple(m for m in opts.models if m not in cannot))
+            if not opts.models:
+                continue
         if repeats > 1:
             opts = replace(
                 opts,
@@ -74,8 +88,17 @@ def run(
                 ),
             )
         runs.append(replace(opts, out=Path(out)))
-    for s in skipped:
-        note(f"skipping {s}")
+    skipped += [f"{why}: {', '.join(names)} not measured with it" for why, names in unmeasured.items()]
+    for cannot, backends in without.items():
+        lack = sorted({p for m in cannot for p in models.lacking(m)})
+        skipped.append(
+            f"{', '.join(backends)}: {', '.join(cannot)} need {' and '.join(lack)}, "
+            f"not installed ({models.torch_hint()})"
+        )
+    if not runs:  # numpy is a core dependency: only a broken install gets here
+        raise BenchdbError("nothing of the smoke suite can run here: " + "; ".join(skipped))
+    for line in skipped:
+        note(f"skipping {line}")
     prestart(runs)
     items = build_plan(runs)
     total = sum(len(i.scenarios) for i in items)
@@ -108,6 +131,7 @@ def run(
         drilldown=[],
     )
     report_path.write_text(render.html(full), encoding="utf-8")
+    answer = next((sec.rows for sec in full.sections if sec.name == "optimal_hardware"), [])
     return QuickstartResult(
         rep.run_id,
         total,
@@ -117,4 +141,27 @@ def run(
         render.markdown(optimal),
         summary.change_points,
         banner.text if banner else None,
+        skipped + missing_from(items, rep.outcomes, answer),
     )
+
+
+def missing_from(items: list, outcomes: list, answer: list[dict]) -> list[str]:
+    """Why each measured model has no comparison in the answer: only one backend measured it, or it
+    has no valid result (with its scenarios' outcomes)."""
+    from collections import Counter
+
+    compared = {r["model_id"] for r in answer if (r.get("candidates") or 0) > 1}
+    shown = {r["model_id"] for r in answer}
+    planned = list(dict.fromkeys(i.model for i in items))
+    alone = [m for m in planned if m in shown and m not in compared]
+    lines = []
+    if alone:
+        them = "it" if len(alone) == 1 else "them"
+        lines.append(f"{', '.join(alone)}: only one backend measured {them} (nothing to compare)")
+    for model in planned:
+        if model in shown:
+            continue
+        counts = Counter(o.status if o.status != "ok" else o.validity for o in outcomes if o.scenario.model_id == model)
+        said = ", ".join(f"{n} {status}" for status, n in counts.most_common())
+        lines.append(f"{model}: no valid result ({said}; the report says why)")
+    return lines

@@ -73,9 +73,14 @@ def test_wheel_holds_every_file_under_benchdb(wheel):
     assert "benchdb/sql/dashboard/results.sql" in names and "benchdb/web/static/app.js" in names
 
 
-def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
+#: What `pip install benchdb` without the torch extra lacks (the extra, and what needs it).
+TORCH_EXTRA = ("torch", "transformers", "functorch", "torchgen", "accelerate", "kernels")
+
+
+def _install(wheel: Path, tmp_path: Path, leave_out: tuple[str, ...] = ()) -> tuple[Path, dict]:
     """A fresh venv with the wheel (no dependencies installed: it sees this venv's packages through a
-    .pth file, which adds their folder but not this checkout's editable install)."""
+    .pth file, which adds their folder but not this checkout's editable install); ``leave_out``: those
+    packages stay out of sight (a folder of links to every other one stands in for this venv's)."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
@@ -92,8 +97,23 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
         check=True,
     ).stdout.strip()
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    if leave_out:
+        seen = tmp_path / "outer-site"
+        seen.mkdir()
+        for folder in ours:
+            for entry in Path(folder).iterdir():
+                name = entry.name.split("-")[0].split(".")[0].lower()
+                if name not in leave_out and not (seen / entry.name).exists():
+                    (seen / entry.name).symlink_to(entry)
+        ours = {str(seen)}
     Path(purelib, "outer-venv.pth").write_text("\n".join(sorted(ours)) + "\n")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    return venv, env
+
+
+def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
+    venv, env = _install(wheel, tmp_path)
+    python = venv / "bin" / "python"
 
     def run(*args: str, **kw) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -154,3 +174,35 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
             server.kill()
             server.wait()
         server.stderr.close()
+
+
+def test_quickstart_without_the_torch_extra_runs_what_it_has(wheel, tmp_path):
+    """Without torch and transformers, the quickstart measures what the installed backends can run
+    (numpy's matmul; ONNX Runtime and OpenVINO build their tiny models with torch) and says in one
+    line each what it left out and the command that adds it: exit 0, never an internal error."""
+    venv, env = _install(wheel, tmp_path, leave_out=TORCH_EXTRA)
+    check = "import importlib.util as u; print([m for m in ('torch', 'transformers') if u.find_spec(m)])"
+    assert (
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-c", check], capture_output=True, text=True, env=env
+        ).stdout.strip()
+        == "[]"
+    )
+    proc = subprocess.run(
+        [str(venv / "bin" / "benchdb"), "quickstart", "--repeats", "1", "--db", "q.duckdb"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "internal error" not in proc.stderr
+    hint = "pip install 'benchdb[torch]' torch=="
+    left = proc.stdout[proc.stdout.index("left out of the answer") : proc.stdout.index("report: ")].splitlines()
+    assert any(ln.strip().startswith(f"pytorch: not installed ({hint}") for ln in left), left
+    assert any(
+        ln.strip().startswith("onnxruntime, openvino: tiny:bert, tiny:vit need torch and transformers") and hint in ln
+        for ln in left
+    ), left
+    assert "| matmul:256 |" in proc.stdout

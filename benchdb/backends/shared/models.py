@@ -20,7 +20,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from benchdb.backends.shared.tiny import tiny_configs
-from benchdb.errors import BenchdbError
+from benchdb.errors import BackendUnavailable, BenchdbError
 
 FAMILIES = ("embedding", "text_generation", "vision", "audio", "multimodal")
 
@@ -186,9 +186,32 @@ def _folder_revision(folder: Path) -> str:
     return "sha256:" + h.hexdigest()[:16]
 
 
+def lacking(spec: str) -> list[str]:
+    """The packages this environment lacks to build ``spec``: a tiny model is made from a transformers
+    config with random torch weights (and exported from torch by the graph backends)."""
+    import importlib.util
+
+    if not spec.startswith("tiny:"):
+        return []
+    return [m for m in ("torch", "transformers") if importlib.util.find_spec(m) is None]
+
+
+def torch_hint() -> str:
+    """The command that installs torch and transformers (the pytorch backend's, with torch pinned)."""
+    from benchdb.backends import registry
+
+    return registry.info("pytorch").hint
+
+
 def resolve(spec: str, task: str | None = None) -> ResolvedModel:
     """Find a model's config without loading weights; clear errors for what is missing."""
     if spec.startswith("tiny:"):
+        missing = lacking(spec)
+        if missing:
+            raise BackendUnavailable(
+                f"{spec} is built with torch and transformers; {' and '.join(missing)} not installed: "
+                f"install with: {torch_hint()}"
+            )
         mt = spec[5:]
         tiny = tiny_configs()
         if mt not in tiny:
