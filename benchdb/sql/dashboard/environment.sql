@@ -40,7 +40,12 @@ said AS (
     FROM counted c LEFT JOIN why w USING (run_id)
 ),
 common AS (
-    SELECT count(DISTINCT b.series_id) AS k
+    SELECT count(DISTINCT b.series_id) AS k,
+           count(DISTINCT b.series_id) FILTER (WHERE b.status = 'ok' AND c.status = 'ok' AND b.validity = 'valid'
+                                               AND c.validity = 'valid') AS valid,
+           count(DISTINCT b.series_id) FILTER (WHERE b.status = 'ok' AND c.status = 'ok' AND b.validity = 'valid'
+                                               AND c.validity = 'valid' AND bdb_timing_metric(b.metric)
+                                               AND b.unit = 's') AS timed
     FROM results b JOIN results c ON c.series_id = b.series_id
     WHERE b.run_id = $base AND c.run_id = $cand
 ),
@@ -54,6 +59,8 @@ items AS (
     UNION ALL SELECT 'results', coalesce((SELECT text FROM said WHERE run_id = $base), '0 results'),
                                 coalesce((SELECT text FROM said WHERE run_id = $cand), '0 results')
     UNION ALL SELECT 'scenarios in common', CAST((SELECT k FROM common) AS VARCHAR), CAST((SELECT k FROM common) AS VARCHAR)
+    UNION ALL SELECT 'valid in both', CAST((SELECT valid FROM common) AS VARCHAR), CAST((SELECT valid FROM common) AS VARCHAR)
+    UNION ALL SELECT 'timed in both', CAST((SELECT timed FROM common) AS VARCHAR), CAST((SELECT timed FROM common) AS VARCHAR)
     UNION ALL
     SELECT 'software: ' || k, (SELECT software ->> k FROM b), (SELECT software ->> k FROM c) FROM keys
 )

@@ -73,15 +73,18 @@ async function comparePage(doc, filters) {
   if (!doc.rows.length) {
     const env = rec(await load("environment", filters, CATALOG));
     const item = (name) => env.find((r) => r.item === name) || {};
-    const results = item("results"), common = Number(item("scenarios in common").base ?? 0);
+    const results = item("results"), count = (name) => Number(item(name).base ?? 0);
+    const common = count("scenarios in common"), valid = count("valid in both");
+    const sides = `the base has ${results.base ?? "0 results"}; the candidate has ${results.cand ?? "0 results"}`;
     const p = document.createElement("p");
     p.className = "why-empty";
     p.setAttribute("role", "note");
     p.textContent = common === 0
-      ? `No scenario in common: the base's ${results.base ?? "0 results"} and the candidate's ` +
-        `${results.cand ?? "0 results"} measure different scenarios (model, backend, batch, input).`
-      : `No scenario measured validly in both runs (${common} in common): the base has ` +
-        `${results.base ?? "no results"}; the candidate has ${results.cand ?? "no results"}.`;
+      ? `No scenario in common (model, backend, batch, input, hardware): ${sides}.`
+      : valid === 0
+        ? `No scenario measured validly in both runs (${common} in common): ${sides}.`
+        : `The ${valid} scenario(s) valid in both runs have no timing metric in seconds to compare ` +
+          "(a published throughput, for one): the systems page and the optimal-hardware page compare those.";
     out.push(p);
     return out;
   }
