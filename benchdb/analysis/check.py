@@ -40,6 +40,7 @@ def compare(
             "result(s) on both sides); compare disjoint runs"
         )
     bside, cside = selection.load(con, baseline, base_ids), selection.load(con, candidate, cand_ids)
+    bside, cside = _one_side_per_run(bside, cside)
     # the two endpoints of one interleaved A/B (`run --ab-url`) ran the same scenarios on two systems:
     # a candidate series is compared under the id of its baseline series
     renamed = (
@@ -87,6 +88,36 @@ def compare(
         )
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))  # stable: shown order within a verdict
     return out
+
+
+def _one_side_per_run(base: Selection, cand: Selection) -> tuple[Selection, Selection]:
+    """Each run on one side only. ``latest~1`` and ``latest`` pick runs per hardware and backend, so one
+    run can be the older on one backend and the only one on another: its series with no counterpart
+    on the other side compare with nothing and are left out of that side; a run that is still on both
+    sides is refused."""
+
+    def runs(side: Selection) -> set[str]:
+        return {r["run_id"] for r in side.results.values()}
+
+    both = runs(base) & runs(cand)
+    if not both:
+        return base, cand
+
+    def kept(side: Selection, other: Selection) -> Selection:
+        return Selection(
+            side.selector, {k: r for k, r in side.results.items() if r["run_id"] not in both or k in other.results}
+        )
+
+    base, cand = kept(base, cand), kept(cand, base)
+    still = sorted(runs(base) & runs(cand))
+    if still:
+        raise BenchdbError(
+            f"--baseline {base.selector!r} and --candidate {cand.selector!r} both pick run {still[0]}"
+            + (f" and {len(still) - 1} more" if len(still) > 1 else "")
+            + "; a run is compared with another run, never with itself: choose selectors of different runs "
+            "(run:ID, commit:SHA, tag:NAME)"
+        )
+    return base, cand
 
 
 #: Samples (both sides) one pass of the gate holds in memory at most, unless one series alone has

@@ -56,7 +56,7 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
         lims = sorted(limits)
         limit = f" (limit {lims[0]:g} %)" if len(lims) == 1 else f" (limits {lims[0]:g}-{lims[-1]:g} %)"
     text = (
-        f"{n} of {plural(total, 'result')} {'was' if n == 1 else 'were'} measured while other processes "
+        f"{n} of {plural(total, 'latest timing result')} {'was' if n == 1 else 'were'} measured while other processes "
         f"used {used}{limit}; "
     )
     if invalid == 0:
@@ -98,7 +98,7 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
         Column("why", "detail"),
     ]
     line = (
-        f"{n} of {plural(total, 'result')} {'was' if n == 1 else 'were'} measured while other processes "
+        f"{n} of {plural(total, 'latest timing result')} {'was' if n == 1 else 'were'} measured while other processes "
         f"used {used}{limit}; " + (f"{invalid} invalid." if invalid else "still valid, with a warning.")
     )
     return Banner(

@@ -64,12 +64,28 @@ def build(
     if not allow_empty and not any(s.rows or s.answered for s in sections):
         why = _why_empty(con, db, filters, sections)
         raise NothingToReport(f"nothing to report: {why}" + (f". {banner.text}" if banner else ""))
+    summary["headline"] = headline(summary)
     rep = Report(db, generated_now(), summary, filters.describe(), sections, banner)
     _left_out(con, filters, rep)
     if detail:  # HTML: the environment block and the drill-down (kept off the Markdown/JSON path's time)
         rep.environment = [environment_row(r) for r in section_rows(con, "environment", filters.params())[1]]
         rep.drilldown = drilldown(con, traced_ids(rep))
     return rep
+
+
+def headline(s: dict[str, Any]) -> str:
+    """What the warehouse holds, counted once: the latest timing results (one per series: what the
+    sections, the busy-machine notice and the left-out note count) out of every result in every run."""
+    extra = [
+        plural(s[k], what)
+        for k, what in (("verification_results", "verification check"), ("published_results", "published figure"))
+        if s.get(k)
+    ]
+    return (
+        f"{plural(s['latest_results'], 'latest timing result')} (one per series; {s['latest_valid']} valid) "
+        f"of {plural(s['models'], 'model')} on {s['hardware']} hardware, from {plural(s['results'], 'result')} "
+        f"in {plural(s['runs'], 'run')}" + (f" ({', '.join(extra)})" if extra else "")
+    )
 
 
 #: Sections whose rows come from the latest valid timing results: they say what they left out.
@@ -89,7 +105,12 @@ def _left_out(con, f: Filters, rep: Report) -> None:
     rep.measured_invalid = section_rows(con, "measured_invalid", {**f.params(), "limit": MEASURED_ROWS})[1]
     why = ", ".join(f"{r['results']} {r['reason']}" for r in rep.excluded)
     verb = "is" if total["left_out"] == 1 else "are"
-    note = f"Left out: {plural(total['left_out'], 'latest timing attempt')} that {verb} not a valid timing ({why})"
+    latest = rep.summary.get("latest_results")
+    of = f" of {latest}" if latest is not None and f.describe() == "" else ""
+    note = (
+        f"Left out: {total['left_out']}{of} latest timing result{'' if total['left_out'] == 1 else 's'} "
+        f"that {verb} not a valid timing ({why})"
+    )
     if total["measured"]:
         m = total["measured"]
         ran = "the one that ran is" if m == 1 else f"the {m} that ran are"

@@ -1,22 +1,28 @@
-"""Markdown that fits a terminal: tables and prose within WIDTH columns (``--wide`` skips this).
+"""Markdown that fits a terminal: tables and prose within its width (:func:`terminal_width`:
+``COLUMNS``, else the terminal's, else WIDTH; ``--wide`` skips this).
 
 A table too wide for the terminal with one row is shown as a list, one line per column, wrapped,
 nothing cut. Otherwise it first loses the columns whose value is the same in every row (named once
-above it: "All rows: hardware AMD EPYC; precision fp32."), then the columns a reader needs least
-(the runner-up, ...; named below it), then the rare long values of a column are cut to its typical
-width. Only prose (a "why") is ever cut, and not below PROSE_MIN characters; prose that still does
-not fit moves below the table, one wrapped line per row. Identifiers (model, hardware, backend, mode,
-the best candidate, ...) and numbers are never cut: a table that cannot fit without cutting one
-stays wider. Prose is wrapped. The result is still valid Markdown;
-``--wide`` keeps every column whole.
+above it: "All rows: hardware AMD EPYC; precision fp32."), then the explanatory columns a reader
+needs least (LOW_VALUE: p, n, interval bounds, commit; named below it). The columns that tell two
+rows apart (model, batch, input, best, figure, verdict, runner-up) are never dropped. Only prose (a
+"why") is ever cut, and not below PROSE_MIN characters; prose that still does not fit moves below the
+table, grouped: each distinct text once, with how many rows (and which) it holds for. Identifiers and
+numbers are never cut: a table whose kept columns cannot fit becomes a list, one wrapped entry per
+row, every kept cell whole. Prose is wrapped. The result is still valid Markdown; ``--wide`` keeps
+every column whole.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import textwrap
 
+#: The width when neither COLUMNS nor a terminal says (output to a pipe or a file).
 WIDTH = 120
+#: The narrowest width honoured: below it, tables would be lists of one word a line.
+NARROWEST = 40
 #: The narrowest a cut column gets: enough to recognise a value.
 MIN_CELL = 8
 _SPLIT = re.compile(r"(?<!\\)\|")
@@ -27,7 +33,6 @@ PROSE = frozenset({"why", "most common error", "note", "error", "validity", "det
 PROSE_MIN = 24
 #: Columns dropped, in this order, before any cell is cut.
 LOW_VALUE = (
-    "runner-up",
     "most common error",
     "p",
     "n",
@@ -36,8 +41,13 @@ LOW_VALUE = (
     "CI low",
     "CI high",
     "commit",
-    "input",
+    "95% CI",
 )
+
+
+def terminal_width() -> int:
+    """The width to fit: ``COLUMNS`` where set, else the terminal's, else :data:`WIDTH`."""
+    return max(NARROWEST, shutil.get_terminal_size(fallback=(WIDTH, 24)).columns)
 
 
 def _cells(line: str) -> list[str]:
@@ -115,13 +125,26 @@ def _below(header: list[str], body: list[list[str]], prose: list[int], width: in
     )
     out: list[str] = []
     for i in prose:
-        out += ["", f"{header[i].capitalize()}, per row:"]
+        groups: dict[str, list[str]] = {}
         for r in body:
             if r[i]:
-                name = " ".join(r[k] for k in keys[:n] if r[k])
-                out += textwrap.wrap(
-                    f"- {name}: {r[i]}", width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
-                )
+                groups.setdefault(r[i], []).append(" ".join(r[k] for k in keys[:n] if r[k]))
+        if not groups:
+            continue
+        out += ["", f"{header[i].capitalize()}, grouped ({len(groups)} distinct of {len(body)} rows):"]
+        for text, names in groups.items():
+            rows = "all rows" if len(names) == len(body) else f"{len(names)} row{'s' if len(names) > 1 else ''}"
+            line = f"- {text} ({rows}" + ("" if len(names) == len(body) else ": " + "; ".join(names)) + ")"
+            out += textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
+    return out
+
+
+def _as_list(header: list[str], body: list[list[str]], width: int) -> list[str]:
+    """Rows whose kept columns cannot fit side by side: one wrapped entry per row, every cell whole."""
+    out: list[str] = []
+    for r in body:
+        line = "- " + "; ".join(f"{h} {c}" for h, c in zip(header, r, strict=True) if c)
+        out += textwrap.wrap(line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
     return out
 
 
@@ -134,6 +157,7 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     if len(body) == 1:
         return _one_row(header, body[0], width)
     keep, shown, dropped = _columns_kept(header, body, width)
+    whole = (header, body)
     header = [header[i] for i in keep]
     body = [[r[i] for i in keep] for r in body]
     widths = _widths(header, body, width)
@@ -149,12 +173,24 @@ def _fit_table(lines: list[str], width: int) -> list[str]:
     out = []
     if shown:
         out += textwrap.wrap("All rows: " + "; ".join(shown) + ".", width) + [""]
-    out.append(_row([_cut(c, widths[i]) for i, c in enumerate(header)]))
-    out.append("|" + "|".join(" --- " for _ in header) + "|")
-    out += [_row([_cut(c, widths[i]) for i, c in enumerate(r)]) for r in body]
-    what = (["not shown: " + ", ".join(dropped)] if dropped else []) + (["cells cut (…)"] if cut else [])
+    listed = sum(widths) + 3 * len(widths) + 1 > width  # the key columns alone are too wide: a list
+    if listed:  # an entry has room for every column the table dropped (prose stays below, grouped)
+        full, rows = whole
+        cols = [i for i, h in enumerate(full) if h in header or (h in dropped and h not in PROSE)]
+        out += _as_list([full[i] for i in cols], [[r[i] for i in cols] for r in rows], width)
+        cut, dropped = False, []
+    else:
+        out.append(_row([_cut(c, widths[i]) for i, c in enumerate(header)]))
+        out.append("|" + "|".join(" --- " for _ in header) + "|")
+        out += [_row([_cut(c, widths[i]) for i, c in enumerate(r)]) for r in body]
+    what = (
+        (["one entry per row"] if listed else [])
+        + (["not shown: " + ", ".join(dropped)] if dropped else [])
+        + (["cells cut (…)"] if cut else [])
+    )
     if what:
-        out += ["", f"_To fit the terminal, {'; '.join(what)}: `--wide` shows every column whole._"]
+        why = f"_To fit the terminal, {'; '.join(what)}: `--wide` shows every column whole._"
+        out += [""] + textwrap.wrap(why, width)
     return out + moved
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -70,9 +71,17 @@ def sort_key(v: Any) -> str:
     return "" if v is None else str(v)
 
 
+#: What a Markdown renderer would read as HTML: a tag's start (<b, </b, <!--, <?) or an entity (&lt;,
+#: &#60;). Only these are escaped, so a .md file or a GitHub summary never runs a hostile name as
+#: markup, while plain text (``9 < min_iters 10``, ``a & b``) stays as written in a terminal.
+_MARKUP = re.compile(r"<(?=[A-Za-z/!?])|&(?=#?\w+;)")
+
+
 def _md_cell(text: str) -> str:
-    """Escape a table cell for Markdown that GitHub also renders as HTML."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|").replace("\n", " ")
+    """A table cell as Markdown: one line, a pipe escaped, and only what would start HTML markup as an
+    entity (nothing else: the terminal shows it as plain text)."""
+    text = _MARKUP.sub(lambda m: "&lt;" if m.group(0) == "<" else "&amp;", str(text))
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
@@ -119,16 +128,16 @@ def code_spans(text: str) -> Any:
     return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else escape(p) for i, p in enumerate(parts))
 
 
-def markdown(report: Report, wide: bool = False) -> str:
+def markdown(report: Report, wide: bool = False, width: int | None = None) -> str:
     """The report as Markdown; unless ``wide``, its tables keep their compact columns and every line
-    fits a 120-column terminal (:mod:`benchdb.reports.fit`)."""
+    fits the terminal (``width``, else the terminal's: :mod:`benchdb.reports.fit`)."""
     text = environment(autoescape=False).get_template("report.md.j2").render(report=report, wide=wide)
     text = printable("\n".join(line.rstrip() for line in text.rstrip().splitlines()) + "\n")
     if wide:
         return text
-    from benchdb.reports.fit import fit
+    from benchdb.reports.fit import fit, terminal_width
 
-    return fit(text)
+    return fit(text, width or terminal_width())
 
 
 def html(report: Report, plots: bool = True) -> str:
@@ -221,17 +230,18 @@ def _run_line(side) -> str:
     return f"{len(side.results)} series ({groups}) from {len(runs)} run(s): {'; '.join(shown)}{more}"
 
 
-def check_markdown(result, wide: bool = False) -> str:
-    """The verdicts as Markdown; unless ``wide``, every line fits a 120-column terminal."""
+def check_markdown(result, wide: bool = False, width: int | None = None) -> str:
+    """The verdicts as Markdown; unless ``wide``, every line fits the terminal (``width``, else the
+    terminal's)."""
     text = environment(autoescape=False).get_template("check.md.j2").render(**check_context(result), wide=wide)
     lines = [line.rstrip() for line in text.strip().splitlines()]
     # one blank line at most
     text = printable("\n".join(ln for i, ln in enumerate(lines) if ln or lines[i - 1]) + "\n")
     if wide:
         return text
-    from benchdb.reports.fit import fit
+    from benchdb.reports.fit import fit, terminal_width
 
-    return fit(text)
+    return fit(text, width or terminal_width())
 
 
 def _side_json(side) -> dict:

@@ -64,7 +64,8 @@ def test_optimal_hardware_markdown_content(db):
     r = invoke("report", "--optimal-hardware", "--wide", "--db", str(db))
     lines = r.stdout.splitlines()
     assert lines[2].startswith(
-        "13 results (8 valid timings, 2 verification checks) of 2 models on 2 hardware in 3 runs;"
+        "9 latest timing results (one per series; 6 valid) of 2 models on 2 hardware, from 13 results in 3 runs "
+        "(2 verification checks);"
     )
     # one process each, one run: +150 % is measured, but whether it holds on the next run is not
     # the answer first: model, batch, best, its figure, margin, verdict; then what stands behind it
@@ -84,7 +85,7 @@ def test_optimal_hardware_markdown_content(db):
     assert "> Of 2 winners with a runner-up: 0 win, 0 tie, 2 unconfirmed." in lines
     # what the sections left out, and why; what ran but is invalid is listed, flagged
     assert (
-        "> Left out: 3 latest timing attempts that are not a valid timing (2 invalid, 1 oom); the 2 that ran "
+        "> Left out: 3 of 9 latest timing results that are not a valid timing (2 invalid, 1 oom); the 2 that ran "
         'are listed, flagged, under "Measured but left out".'
     ) in lines
     assert "## Measured but left out" in lines
@@ -214,7 +215,8 @@ def test_hostile_model_name_is_escaped(hostile_db, tmp_path):
     assert HOSTILE not in page
     assert "&lt;script&gt;alert(&#39;pwned&#39;)&lt;/script&gt;" in page
     md = invoke("report", "--optimal-hardware", "--db", str(hostile_db)).stdout
-    assert HOSTILE not in md and "&lt;script&gt;" in md
+    # Markdown escapes only what would start markup (a tag, an entity): never run as HTML where rendered
+    assert HOSTILE not in md and "&lt;script>" in md
 
 
 def test_github_summary_appends(db, tmp_path):
@@ -243,8 +245,8 @@ def test_html_report_is_self_contained_with_plots(db, tmp_path):
     page = out.read_text()
     assert not re.search(r"""(src|href)=["']https?://""", page)  # nothing from the network
     assert page.count("<svg") >= 6  # one plot per section at least
-    # the 6 sections, the invalid results (flagged) and the environment: every table sortable
-    assert page.count("<table") == page.count('<table class="sortable') == 8
+    # the answer on top, the 6 sections, the invalid results (flagged) and the environment: every table sortable
+    assert page.count("<table") == page.count('<table class="sortable') == 9
     assert 'id="environment"' in page and 'id="left-out"' in page and 'id="results"' in page
 
 
@@ -256,7 +258,7 @@ def test_html_report_in_headless_chromium(db, tmp_path):
     dom = subprocess.run([browser, *flags, "--dump-dom", out.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
     html = dom.stdout
-    assert html.count('data-sortable="ready"') == html.count("<table") == 8  # the sorting script ran on every table
+    assert html.count('data-sortable="ready"') == html.count("<table") == 9  # the sorting script ran on every table
     for title in (
         "Optimal hardware by throughput",
         "Compatibility matrix",
@@ -449,7 +451,10 @@ def test_verify_only_results_are_verification_not_latency(tmp_path):
         }
     ]
     md = invoke("report", "--optimal-hardware", "--db", str(path)).stdout
-    assert md.splitlines()[2].startswith("4 results (3 valid timings, 1 verification check) of 1 models")
+    assert md.splitlines()[2].startswith(
+        "1 latest timing result (one per series; 1 valid) of 1 model on 1 hardware, from 4 results in 4 runs "
+    )
+    assert "(1 verification check)" in " ".join(md.split())
 
 
 def test_only_verification_results_is_not_a_latency_report(tmp_path):

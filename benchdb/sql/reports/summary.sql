@@ -2,6 +2,8 @@
 -- (what the sections rank); verification_results counts results whose primary metric is not a
 -- timing (--verify-only checks, in the verification view); published_results counts summary-only
 -- imports (an MLPerf or InferenceX figure: no samples, never a timing benchdb measured).
+-- latest_results: the latest timing attempt of each series (results_current), what the sections
+-- and the busy-machine notice count; latest_valid: those that are valid, successful timings.
 SELECT (SELECT count(*) FROM runs)                                   AS runs,
        (SELECT count(*) FROM hardware)                               AS hardware,
        (SELECT count(DISTINCT model_id) FROM results)                AS models,
@@ -15,4 +17,7 @@ SELECT (SELECT count(*) FROM runs)                                   AS runs,
                                   WHERE summary_only))              AS verification_results,
        (SELECT count(*) FROM result_sources WHERE summary_only)     AS published_results,
        (SELECT count(*) FROM samples)                                AS samples,
-       (SELECT max(started_at) FROM runs)                            AS latest_run
+       (SELECT max(started_at) FROM runs)                            AS latest_run,
+       (SELECT count(*) FROM results_current)                        AS latest_results,
+       (SELECT count(*) FROM results_current
+         WHERE status = 'ok' AND validity = 'valid' AND unit = 's')   AS latest_valid
