@@ -88,13 +88,10 @@ def run(
                 ),
             )
         runs.append(replace(opts, out=Path(out)))
-    skipped += [f"{why}: {', '.join(names)} not measured with it" for why, names in unmeasured.items()]
+    skipped += [f"{why}; not measured: {', '.join(names)}" for why, names in unmeasured.items()]
     for cannot, backends in without.items():
         lack = sorted({p for m in cannot for p in models.lacking(m)})
-        skipped.append(
-            f"{', '.join(backends)}: {', '.join(cannot)} need {' and '.join(lack)}, "
-            f"not installed ({models.torch_hint()})"
-        )
+        skipped.append(f"{', '.join(backends)}: {', '.join(cannot)} need {' and '.join(lack)} ({models.torch_hint()})")
     if not runs:  # numpy is a core dependency: only a broken install gets here
         raise BenchdbError("nothing of the smoke suite can run here: " + "; ".join(skipped))
     for line in skipped:

@@ -206,3 +206,4 @@ def test_quickstart_without_the_torch_extra_runs_what_it_has(wheel, tmp_path):
         for ln in left
     ), left
     assert "| matmul:256 |" in proc.stdout
+    assert max(len(line) for line in proc.stdout.splitlines() if str(tmp_path) not in line) <= 120  # fits
