@@ -147,10 +147,10 @@ def test_report_check_page_and_dashboard_fit_1280_px_and_speak_the_terminals_uni
             page.goto(f"{base_url}/?view=optimal")
             page.wait_for_selector("#status:has-text('row(s)')")
             heads = page.eval_on_selector_all("#table th", "els => els.map(e => e.textContent)")
-            assert heads[:3] == ["model", "batch", "best hardware"] and not any("_" in h for h in heads)
-            # every row links to its drill-down: the raw samples of its best result
-            assert page.locator("#table tbody tr td:first-child a[title='raw samples of this result']").count() == 3
-            assert page.locator("#table td", has_text="only one").count() == 2
+            assert heads[:4] == ["model", "batch", "input", "best"] and not any("_" in h for h in heads)
+            # every row's best links to its drill-down: the raw samples of its best result
+            assert page.locator("#table tbody tr td a[title='raw samples of this result']").count() == 3
+            assert page.locator("#table td.verdict", has_text="only one").count() == 2
             page.goto(f"{base_url}/?view=results&model=matmul:256")
             page.wait_for_selector("#status:has-text('row(s)')")
             cells = page.inner_text("#table")

@@ -92,14 +92,16 @@ function cell(col, value, rec, show, drill) {
   } else if (col === "series_id") {
     const a = document.createElement("a");
     a.href = href("trends", { series: value });
-    a.textContent = String(value).slice(0, 12);
+    a.textContent = String(value).slice(0, 8);
     a.title = "history of this series";
+    td.title = String(value);   // the whole id (the link says where it goes)
     td.append(a);
   } else if (col === "result_id" || col === "base_result_id" || col === "cand_result_id") {
     const a = document.createElement("a");
     a.href = href("samples", { result: value });
-    a.textContent = String(value).slice(0, 12);
+    a.textContent = String(value).slice(0, 8);
     a.title = "raw samples of this result";
+    td.title = String(value);
     td.append(a);
   } else if (typeof value === "number") {
     td.classList.add("num");

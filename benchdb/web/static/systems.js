@@ -44,11 +44,19 @@ function dotChart(items, { width, xLabel, aria, rule, format, type, constant, ti
   const marginLeft = Math.ceil(Math.max(...items.map((it) => textWidth(it.label)))) + 16;
   const marginRight = Math.ceil(Math.max(...items.map((it) => textWidth(it.text)))) + 20;
   const byKey = new Map(items.map((it) => [it.key, it]));
+  const plotWidth = width - marginLeft - marginRight;
+  if (Array.isArray(ticks)) {   // given ticks, thinned so that no two labels meet
+    const top = Math.max(...items.map((it) => Math.max(it.x, it.hi ?? it.x)), ...ticks.slice(0, 1));
+    const at = (type === "symlog" ? d3.scaleSymlog().constant(constant ?? 1) : d3.scaleLinear())
+      .domain([0, top]).range([0, plotWidth]);
+    let last = -Infinity;
+    ticks = ticks.filter((t) => (at(t) - last >= 64 ? ((last = at(t)), true) : false));
+  }
   const end = (it) => Math.max(it.x, it.hi ?? it.x);
   const chart = Plot.plot({
     width, height: 46 + 22 * items.length, marginLeft, marginRight,
     x: { label: xLabel, grid: true, zero: true, ...(format ? { tickFormat: format } : {}),
-         ...(type ? { type, constant } : {}), ticks: ticks ?? Math.max(3, Math.floor((width - marginLeft - marginRight) / 90)) },
+         ...(type ? { type, constant } : {}), ticks: ticks ?? Math.max(3, Math.floor(plotWidth / 90)) },
     y: { label: null, domain: items.map((it) => it.key), tickFormat: (k) => byKey.get(k).label },
     marks: [
       Plot.ruleY(items, { y: "key", x1: 0, x2: "x", stroke: "#8c959f", strokeOpacity: 0.35 }),
