@@ -39,12 +39,12 @@ def test_quickstart_says_why_each_model_is_missing_from_the_comparison(quickstar
     """A model that only one backend measured (tiny:llama: pytorch only; matmul:256: numpy only) is
     named with the reason; every model of the suite is in the answer or in that list."""
     out = quickstart.stdout
-    start = out.index("left out of the answer")
-    left = out[start : out.index("report: ", start)]
+    start = out.index("\nleft out of the answer:\n")
+    left = out[start : out.index("\nreport: ", start)]
     answer = out[out.index("## Optimal hardware") : start]
     only_one = [ln for ln in left.splitlines() if "only one backend measured" in ln]
     assert len(only_one) == 1, left
     assert "matmul:256" in only_one[0] and "tiny:llama" in only_one[0], left
     assert only_one[0].rstrip().endswith("(nothing to compare)")
     compared = [m for m in SMOKE_MODELS if f"| {m} |" in answer and m not in left]
-    assert sorted(compared + [m for m in SMOKE_MODELS if m in left]) == sorted(SMOKE_MODELS)
+    assert sorted(compared + [m for m in SMOKE_MODELS if m in left]) == sorted(SMOKE_MODELS), out
