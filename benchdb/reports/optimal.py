@@ -12,7 +12,14 @@ from typing import Any
 
 from benchdb.errors import BenchdbError, clip
 from benchdb.reports.document import Column, Filters, NothingToReport, Section, one_row, section_rows
-from benchdb.reports.optimal_rows import accuracy_notes, optimal_notes, optimal_row, short_labels, system_label
+from benchdb.reports.optimal_rows import (
+    accuracy_notes,
+    optimal_notes,
+    optimal_row,
+    per_unit,
+    short_labels,
+    unique_system_labels,
+)
 from benchdb.text import plural
 
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
@@ -237,19 +244,25 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
     """Every system's latest figure per model and scenario, normalised by --per, ranked."""
     per = f.per or "system"
     keys, rows = section_rows(con, "system_ranking", params)
-    for r in rows:
+    # one scale per unit for each figure column: 7,856.4 beside 13,015.4 tokens/s, never 1.302e+04
+    ranked = ("model_id", "mode", "input_shape", "batch_size")  # the rows compared with each other
+    values = per_unit(rows, "value", "unit", ranked)
+    normalised = per_unit(rows, "normalised", "normalised_unit", ranked)
+    lows = per_unit(rows, "normalised_ci_low", "normalised_unit", ranked)
+    highs = per_unit(rows, "normalised_ci_high", "normalised_unit", ranked)
+    labels = unique_system_labels(rows)
+    for i, r in enumerate(rows):
         r["figure"] = "published" if r["summary_only"] else f"measured (n={r['n']})"
         r["interval"] = (
             "published: no interval"
             if r["summary_only"]
-            else f"{r['normalised_ci_low']:.4g} .. {r['normalised_ci_high']:.4g}"
+            else f"{lows[i]} .. {highs[i]}"
             if r.get("normalised_ci_low") is not None
             else None
         )
-        r["per_label"] = (
-            f"{r['normalised']:.4g} {r['normalised_unit']}" if r["normalised"] is not None else r["missing"]
-        )
-        r["system_label"] = system_label(r["system_name"], r["devices"], r["accelerator"])
+        r["value_label"] = values[i]
+        r["per_label"] = normalised[i] if r["normalised"] is not None else r["missing"]
+        r["system_label"] = labels[i]
     return Section(
         "system_ranking",
         f"Systems side by side, {PER[per]}",
@@ -264,8 +277,9 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
             Column("rank", "rank", "int"),
             Column("system", "system_label"),
             Column("figure", "figure"),
-            Column("value", "value", "num"),
-            Column("unit", "unit"),
+            Column("value", "value", "num", compact=False),
+            Column("unit", "unit", compact=False),
+            Column("whole system", "value_label", full=False),
             Column(PER[per], "per_label"),
             Column("95% CI", "interval", compact=False),
             Column("power W", "power_w", "num", compact=False),

@@ -16,6 +16,69 @@ def system_label(name: str | None, devices: int | None, accelerator: str | None)
     return str(name) if name == used or (devices == 1 and name == accelerator) else f"{name} ({used})"
 
 
+def unique_system_labels(rows: list[dict]) -> list[str]:
+    """Each row's system label (:func:`system_label`), unique among the rows of its model, scenario
+    (input) and batch size: where two would read the same, the submitter, then the precision, the
+    backend, the submitted system id, and at last the result id are added until they differ."""
+    import json
+
+    def options(r: dict) -> dict:
+        o = r.get("options")
+        try:
+            return json.loads(o) if isinstance(o, str) else dict(o or {})
+        except (ValueError, TypeError):
+            return {}
+
+    parts = (
+        lambda r: options(r).get("submitter"),
+        lambda r: r.get("precision"),
+        lambda r: r.get("backend"),
+        lambda r: options(r).get("system"),
+        lambda r: str(r.get("result_id") or "")[:8],
+    )
+    labels = [system_label(r.get("system_name"), r.get("devices"), r.get("accelerator")) for r in rows]
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(rows):
+        groups.setdefault((r.get("model_id"), r.get("mode"), r.get("input_shape"), r.get("batch_size")), []).append(i)
+    for members in groups.values():
+        extra: dict[int, list[str]] = {i: [] for i in members}
+        for part in parts:
+            seen: dict[str, list[int]] = {}
+            for i in members:
+                seen.setdefault(" ".join([labels[i], *extra[i]]), []).append(i)
+            clash = [ids for ids in seen.values() if len(ids) > 1]
+            if not clash:
+                break
+            for ids in clash:
+                values = {str(part(rows[i]) or "") for i in ids}
+                if len(values) > 1:  # this part tells them apart (or some of them): add it
+                    for i in ids:
+                        extra[i].append(str(part(rows[i]) or "?"))
+        for i in members:
+            if extra[i]:
+                labels[i] += " [" + ", ".join(extra[i]) + "]"
+    return labels
+
+
+def per_unit(rows: list[dict], key: str, unit_key: str, group: tuple[str, ...] = ()) -> list[str]:
+    """Each row's ``key`` with its unit, the values of one unit (within one ``group`` of rows ranked
+    against each other) in one scale (:mod:`benchdb.units`: separators, the decimals that tell them
+    apart, never exponent notation); seconds in the time unit they read best in."""
+    from benchdb import units
+
+    def where(r: dict) -> tuple:
+        return (*(r.get(g) for g in group), str(r.get(unit_key) or ""))
+
+    by_unit: dict[tuple, list[float]] = {}
+    for r in rows:
+        if r.get(key) is not None:
+            # 6 significant digits decide the decimals: a published figure divided by its accelerators
+            # differs from another in float noise only, which must not print as 1,481.5200
+            by_unit.setdefault(where(r), []).append(float(f"{r[key]:.6g}"))
+    scales = {w: units.time_scale(vs) if w[-1] == "s" else units.rate_scale(vs, w[-1]) for w, vs in by_unit.items()}
+    return ["" if r.get(key) is None else scales[where(r)](r[key]) for r in rows]
+
+
 def accuracy_notes(rows: list[dict], limit: float) -> list[str]:
     """One line per result --max-accuracy-drop left out: what it is and why."""
     out = []
@@ -67,7 +130,7 @@ def optimal_row(r: dict) -> dict:
             )
     if r.get("margin_basis") == "published":
         ci = "published: no interval"
-        verdict += " (published figure)"
+        verdict += ": published figure, no interval"
     runner_up = _label(r, "runner_up")
     if runner_up is not None and r.get("runner_up_summary_only"):
         runner_up += " (published)"
@@ -127,13 +190,19 @@ def optimal_notes(rows: list[dict]) -> list[str]:
     ties = sum(1 for r in ranked if r.get("margin_verdict") == "tie")
     unconfirmed = [r for r in ranked if r.get("margin_verdict") in ("unconfirmed", "unknown")]
     published = [r for r in unconfirmed if r.get("margin_basis") == "published"]  # said in their own note
-    unconfirmed = [r for r in unconfirmed if r.get("margin_basis") != "published"]
-    if ranked:
+    if ranked:  # the same words as the verdict column: a published margin is unconfirmed
         notes.append(
             f"Of {plural(len(ranked), 'winner')} with a runner-up: {wins} win, {ties} tie, "
             f"{len(unconfirmed)} unconfirmed"
-            + (f", {len(published)} beside a published figure (no interval)." if published else ".")
+            + (
+                f" ({len(published)} of them: published figure, no interval)."
+                if published and len(published) < len(unconfirmed)
+                else " (all: published figure, no interval)."
+                if published
+                else "."
+            )
         )
+    unconfirmed = [r for r in unconfirmed if r.get("margin_basis") != "published"]
     no_basis = [r for r in unconfirmed if r.get("margin_ci_low") is None]
     if no_basis:
         single = sum(1 for r in no_basis if (r.get("margin_processes") or 1) < 2)

@@ -4,7 +4,8 @@
 -- the system's price per hour: $price_names/$price_values by system or hardware name, else
 -- $accelerator_price_names/values by accelerator x the accelerators it ran on), ranked best first.
 -- normalised_ci_low/high: a measured figure's interval normalised alike; a published figure has none.
--- missing: why a figure has no normalised value (and so no rank).
+-- missing: why a figure has no normalised value (and so no rank). precision, backend and options (an
+-- import's submitter and system id) tell apart two systems that share a name.
 WITH c AS (
     SELECT r.*,
            coalesce(map_extract_value(MAP($price_names::VARCHAR[], $price_values::DOUBLE[]), r.system_name),
@@ -35,7 +36,8 @@ SELECT model_id, mode, input_shape, batch_size,
        CASE WHEN normalised IS NOT NULL THEN
             rank() OVER (PARTITION BY model_id, input_shape, batch_size, normalised_unit, normalised IS NULL
                          ORDER BY CASE WHEN higher_is_better THEN -normalised ELSE normalised END) END AS rank,
-       system_name, accelerator, accelerators, devices, hardware_id, summary_only, measured_by, n,
+       system_name, accelerator, accelerators, devices, hardware_id, summary_only, measured_by, n, precision,
+       backend, options,
        value, unit, higher_is_better, value_ci_low, value_ci_high, power_w, price_per_hour,
        normalised, normalised_unit,
        CASE WHEN value > 0 THEN value_ci_low * normalised / value END  AS normalised_ci_low,
