@@ -18,6 +18,7 @@ different machine (same caches, same ISA), and the table says it is this.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -57,7 +58,12 @@ def main() -> None:
     ap.add_argument("--models", default=",".join(f"tiny:{t}" for t in TINY))
     ap.add_argument("--matmul", default="matmul:128,matmul:384", help="numpy models")
     ap.add_argument("--backends", default="pytorch,onnxruntime,openvino")
-    ap.add_argument("--threads", default="1,2,4", help="thread counts: the stand-in hardware configurations")
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    ap.add_argument(
+        "--threads",
+        default=",".join(str(t) for t in (1, 2, 4) if t <= usable) or "1",
+        help="thread counts: the stand-in hardware configurations (default: 1,2,4 as far as the machine has CPUs)",
+    )
     ap.add_argument("--batch-sizes", default="1,4")
     ap.add_argument("--seq-lens", default="16")
     ap.add_argument("--min-time", default="0.1")
