@@ -16,6 +16,15 @@ def system_label(name: str | None, devices: int | None, accelerator: str | None)
     return str(name) if name == used or (devices == 1 and name == accelerator) else f"{name} ({used})"
 
 
+def _reads(text: str) -> str:
+    import unicodedata
+
+    """A label as a reader sees it: Unicode hyphens (NFKC maps the non-breaking one to U+2010) read as
+    "-", a non-breaking space as a space."""
+    text = unicodedata.normalize("NFKC", text)
+    return text.replace("\u2010", "-").replace("\u2011", "-").replace("\u00a0", " ").casefold()
+
+
 def unique_system_labels(rows: list[dict]) -> list[str]:
     """Each row's system label (:func:`system_label`), unique among the rows of its model, scenario
     (input) and batch size: where two would read the same, the submitter, then the precision, the
@@ -44,8 +53,8 @@ def unique_system_labels(rows: list[dict]) -> list[str]:
         extra: dict[int, list[str]] = {i: [] for i in members}
         for part in parts:
             seen: dict[str, list[int]] = {}
-            for i in members:
-                seen.setdefault(" ".join([labels[i], *extra[i]]), []).append(i)
+            for i in members:  # as a reader sees it: a non-breaking hyphen reads as a hyphen
+                seen.setdefault(_reads(" ".join([labels[i], *extra[i]])), []).append(i)
             clash = [ids for ids in seen.values() if len(ids) > 1]
             if not clash:
                 break

@@ -15,6 +15,7 @@ from benchdb import units
 from benchdb.reports.document import Report, Section
 from benchdb.reports.figures import MAX_BARS, MAX_SERIES, RATING_COLORS, legend_below, pyplot, short, svg, yerr
 from benchdb.reports.serving_plots import frontier_plots, points_plots
+from benchdb.reports.system_plots import ranking
 
 
 def _label(r: dict, batch: bool = True) -> str:
@@ -364,6 +365,7 @@ PLOTTERS = {
     "batch_scaling": batch_scaling,
     "speedup": speedup,
     "optimal_hardware": optimal,
+    "system_ranking": ranking,
     "memory": memory,
     "compat_matrix": matrix,
     "trends": trends,
