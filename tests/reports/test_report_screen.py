@@ -24,10 +24,14 @@ pytestmark = pytest.mark.usefixtures("browser_needed")  # conftest: fails under 
 def report_page(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("screen")
     db = build_warehouse(tmp)
-    out = tmp / "report.html"
-    r = cli("report", "--all", "--db", db, "--out", out)
+    here = os.getcwd()
+    os.chdir(tmp)  # the page names the warehouse as given: golden.duckdb, not a temporary path
+    try:
+        r = cli("report", "--all", "--db", db.name, "--out", "report.html")
+    finally:
+        os.chdir(here)
     assert r.exit_code == 0, r.output
-    return out
+    return tmp / "report.html"
 
 
 def test_the_answer_is_on_the_first_screen(report_page, tmp_path):
