@@ -2,10 +2,12 @@
 drill-down leads with its timing metric on an axis that shows the distribution (one 100x outlier is
 counted, not drawn) and prints its statistics with units; compare says why nothing matches; trends
 draws a mark per run and its change points; the serving frontier draws measured and published points
-apart. One warehouse and one browser for the module; screenshots go to docs/screenshots/."""
+apart. One warehouse and one browser for the module; screenshots go to the folder BENCHDB_SCREENSHOTS
+names (BENCHDB_SCREENSHOTS=docs/screenshots refreshes the committed ones), else a pytest tmp folder."""
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from pathlib import Path
@@ -20,7 +22,6 @@ from benchdb.warehouse import Warehouse
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("browser_needed")]
 
-SHOTS = REPO / "docs" / "screenshots"
 #: A number in exponent notation (1.2e-05, 3E+04), as a whole word: ids like 5e18d95d0092 are not.
 EXPONENT = re.compile(r"[-+]?\d+(\.\d+)?[eE][-+]?\d+")
 DRILL_MODEL = "tiny:drill"
@@ -116,17 +117,29 @@ def _open(page, base_url: str, query: str, ready: str) -> None:
 def _visible_numbers_in_exponent(page) -> list[str]:
     words = page.locator("main").inner_text().split()
     words += [w for t in page.locator("main svg text").all_text_contents() for w in t.split()]
-    return [t for t in words if EXPONENT.fullmatch(t.strip(".,;:()[]%"))]
+    # a shortened hex id (7e101873) is no number: its whole id is on hover or in its link
+    ids = page.evaluate(
+        "() => [...document.querySelectorAll('main [title], main a[href]')]"
+        ".map((e) => `${e.title} ${e.getAttribute('href') || ''}`).join(' ')"
+    )
+    shown = [t.strip(".,;:()[]%") for t in words]
+    return [t for t in shown if EXPONENT.fullmatch(t) and not re.search(rf"\b{re.escape(t)}[0-9a-f-]", ids)]
 
 
-def _shot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    folder = Path(os.environ.get("BENCHDB_SCREENSHOTS") or tmp_path_factory.mktemp("screens"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _shot(page, folder: Path, name: str) -> None:
+    path = folder / f"{name}.png"
     page.screenshot(path=str(path))
     assert path.stat().st_size < 300_000
 
 
-def test_drilldown_leads_with_the_timing_metric_on_an_axis_that_shows_it(page, base_url, warehouse):
+def test_drilldown_leads_with_the_timing_metric_on_an_axis_that_shows_it(page, base_url, warehouse, shots):
     _open(page, base_url, f"view=samples&result={warehouse['drill']}", "figure.metric")
     figures = page.locator("figure.metric")
     assert figures.first.get_attribute("data-metric") == "latency_s"
@@ -146,7 +159,45 @@ def test_drilldown_leads_with_the_timing_metric_on_an_axis_that_shows_it(page, b
     assert "µs" in stats and "MiB" in stats and "451,600,000" not in stats
     assert re.search(r"\b900\b", stats) and "900.0" not in stats
     assert not _visible_numbers_in_exponent(page)
-    _shot(page, "drilldown")
+    # the raw samples: each value in its own metric's unit, no heading naming a unit its cells do not use
+    head = page.locator("#table thead th").all_inner_texts()
+    assert "time offset" in head and not [h for h in head if re.search(r"\b(s|bytes)$", h)], head
+    rows = {m: _sample_row(page, head, m) for m in ("export_s", "latency_s", "peak_rss_bytes")}
+    assert rows["export_s"]["value"] == "5.923 s", rows
+    assert rows["latency_s"]["value"].endswith(" µs") and rows["peak_rss_bytes"]["value"].endswith(" MiB"), rows
+    assert rows["latency_s"]["repeat"] == "0" and rows["latency_s"]["iteration"] == "0", rows
+    _shot(page, shots, "drilldown")
+
+
+def _sample_row(page, head: list[str], metric: str) -> dict[str, str]:
+    row = page.locator("#table tbody tr").filter(has=page.locator(f"td:text-is('{metric}')")).first
+    return dict(zip(head, [c.strip() for c in row.locator("td").all_inner_texts()], strict=True))
+
+
+def _short_ids(page, links: str) -> list[tuple[str, str]]:
+    """(shown text, whole id) of each id link of the table."""
+    shown = page.eval_on_selector_all(
+        f"#table {links}", "(as) => as.map((a) => [a.textContent, a.closest('td').title || a.title])"
+    )
+    return [(t, w) for t, w in shown if not t.isdigit()]  # not a run's count of results (the same link)
+
+
+def _assert_distinct_prefixes(shown: list[tuple[str, str]], runs: int) -> None:
+    texts = {t for t, _ in shown}
+    whole = {w.split(":")[0] for _, w in shown}
+    assert len(whole) >= runs and len(texts) == len(whole), shown  # one text per id, none shared
+    assert all(len(t) >= 8 and w.startswith(t) for t, w in shown), shown
+
+
+def test_runs_made_within_a_minute_show_short_ids_that_differ(page, base_url, warehouse):
+    # UUIDv7: the first 8 characters are the start time, the same for every run of this warehouse
+    assert len({r[:8] for r in warehouse["runs"]}) == 1
+    _open(page, base_url, "view=runs", "#table td a")
+    _assert_distinct_prefixes(_short_ids(page, "td a[href*='view=results&run=']"), 9)
+    compare = page.eval_on_selector_all(
+        "#table a[href*='view=compare']", "(as) => as.map((a) => a.textContent.replace('compare with ', ''))"
+    )
+    assert len(compare) >= 8 and len(set(compare)) == len(compare), compare
 
 
 def test_compare_with_an_invalid_side_says_why(page, base_url, warehouse):
@@ -155,7 +206,7 @@ def test_compare_with_an_invalid_side_says_why(page, base_url, warehouse):
     assert "candidate" in why and "3 results" in why and "invalid" in why and "9 < min_iters 10" in why, why
 
 
-def test_trends_draws_a_mark_per_run_and_the_change_point(page, base_url, warehouse):
+def test_trends_draws_a_mark_per_run_and_the_change_point(page, base_url, warehouse, shots):
     _open(page, base_url, f"view=trends&series={warehouse['series']}", "svg[aria-label^='median per run']")
     chart = page.locator("svg[aria-label^='median per run']")
     assert chart.locator("g.runs circle").count() == 8
@@ -164,11 +215,12 @@ def test_trends_draws_a_mark_per_run_and_the_change_point(page, base_url, wareho
     table = page.inner_text("#table")
     assert "2026-11-08" in table and "T10:00:00" not in table
     assert "acked" in table or "acknowledged" in table
+    _assert_distinct_prefixes(_short_ids(page, "td a[href*='view=results&run=']"), 8)
     assert not _visible_numbers_in_exponent(page)
-    _shot(page, "trends")
+    _shot(page, shots, "trends")
 
 
-def test_serving_frontier_draws_measured_and_published_points_apart(page, base_url):
+def test_serving_frontier_draws_measured_and_published_points_apart(page, base_url, shots):
     _open(page, base_url, "view=frontier", "[aria-label^='serving frontier']")
     chart = page.locator("[aria-label^='serving frontier']")
     assert chart.locator("g.measured > *").count() >= 1
@@ -176,10 +228,10 @@ def test_serving_frontier_draws_measured_and_published_points_apart(page, base_u
     text = chart.inner_text() + " ".join(chart.locator("svg").all_text_contents())
     assert "tokens/s per user" in text and "tokens/s per accelerator" in text
     assert not _visible_numbers_in_exponent(page)
-    _shot(page, "serving-frontier")
+    _shot(page, shots, "serving-frontier")
 
 
-def test_serving_draws_ttft_and_tpot_against_load_with_the_slo(page, base_url):
+def test_serving_draws_ttft_and_tpot_against_load_with_the_slo(page, base_url, shots):
     _open(page, base_url, "view=serving&ttft_ms=1000&tpot_ms=100", "[aria-label^='time to first token']")
     charts = page.locator("[aria-label^='time to first token'] svg[aria-label*='against load']")
     assert charts.count() == 2
@@ -188,4 +240,4 @@ def test_serving_draws_ttft_and_tpot_against_load_with_the_slo(page, base_url):
     assert re.search(r"TTFT p90 \((ms|s)\)", text) and "TPOT p50 (ms)" in text, text
     assert "SLO 1.000 s" in text and "SLO 100.0 ms" in text, text
     assert not _visible_numbers_in_exponent(page)
-    page.screenshot(path=str(REPO / "build" / "serving-load.png"))
+    _shot(page, shots, "serving-load")

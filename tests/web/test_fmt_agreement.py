@@ -104,13 +104,17 @@ def _python(kind: str, values: list[float]) -> list[str]:
     return [sc(v) for v in values]
 
 
-JS = """([cases, ratios, quantities, stamps, sets]) => ({
+#: Columns that count things: the reports' "int" kind (e.g. the serving report's GPUs column).
+COUNT_COLUMNS = ["accelerators", "devices", "nodes", "valid_results", "repeat"]
+
+JS = """([cases, ratios, quantities, stamps, sets, COUNT_COLUMNS]) => ({
   cases: cases.map(([col, values]) => { const f = FMT.column(col, values); return values.map((v) => f(v)); }),
   ratios: ratios.map((values) => { const f = FMT.scale("ratio", values); return values.map((v) => f(v)); }),
   quantities: quantities.map(([v, unit, others]) => FMT.quantity(v, unit, others)),
   seconds: cases.filter(([col]) => col === "median_s").map(([, values]) => values.map((v) => FMT.time(v))),
   sizes: cases.filter(([col]) => col === "peak_memory_bytes").map(([, values]) => values.map((v) => FMT.size(v))),
   stamps: stamps.map((s) => FMT.timestamp(s)),
+  counts: COUNT_COLUMNS.map((c) => { const f = FMT.column(c, [8, 48, 1]); return [FMT.kind(c), [8, 48, 1].map(f)]; }),
   clips: sets.map((s) => {
     const [lo, hi, out] = FMT.clipRange(s);
     return [lo, hi, out, FMT.clipNote(out, s.length)];
@@ -138,6 +142,7 @@ def js_out(browser_needed) -> dict:
                     [list(q) for q in QUANTITIES],
                     TIMESTAMPS,
                     SAMPLE_SETS,
+                    COUNT_COLUMNS,
                 ],
             )
             assert not errors, errors
@@ -174,3 +179,10 @@ def test_no_number_in_exponent_notation_on_either_side(js_out):
     browser_side = [s for case in js_out["cases"] for s in case] + js_out["quantities"]
     shown = [s for s in python + browser_side if EXPONENT.search(s)]
     assert not shown, shown
+
+
+def test_counts_of_accelerators_devices_and_nodes_print_as_the_reports_integers(js_out):
+    # fmt.js names them integers by column name; the reports say "int" on the column (serving's GPUs)
+    expected = _python("int", [8.0, 48.0, 1.0])
+    assert js_out["counts"] == [["int", expected]] * len(COUNT_COLUMNS), js_out["counts"]
+    assert expected == ["8", "48", "1"]

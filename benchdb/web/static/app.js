@@ -57,8 +57,8 @@ async function load(view, filters, catalog) {
 }
 
 // One cell; ``show`` formats a number in its column's unit (FMT.column), ``drill`` links the row's
-// first cell to its result's raw samples.
-function cell(col, value, rec, show, drill) {
+// first cell to its result's raw samples, ``short`` shortens an id (unique among the page's ids).
+function cell(col, value, rec, show, drill, short) {
   const td = document.createElement("td");
   if (value === null || value === undefined) return td;
   if (col === "rating_label" || col === "rating") td.classList.add(`rating-${value}`);
@@ -80,26 +80,26 @@ function cell(col, value, rec, show, drill) {
   } else if (col === "run_id") {
     const a = document.createElement("a");
     a.href = href("results", { run: value });
-    a.textContent = String(value).slice(0, 8);
+    a.textContent = short(value);
     a.title = `${value}: this run's results (those still the latest of their series)`;
     td.append(a);
   } else if (col === "previous_run_id") {
     const a = document.createElement("a");
     a.href = href("compare", { base: value, cand: rec.run_id });
-    a.textContent = "compare with " + String(value).slice(0, 8);
-    a.title = "compare this run with the one before it";
+    a.textContent = "compare with " + short(value);
+    a.title = `compare this run with the one before it (${value})`;
     td.append(a);
   } else if (col === "series_id") {
     const a = document.createElement("a");
     a.href = href("trends", { series: value });
-    a.textContent = String(value).slice(0, 8);
+    a.textContent = short(value);
     a.title = "history of this series";
     td.title = String(value);   // the whole id (the link says where it goes)
     td.append(a);
   } else if (col === "result_id" || col === "base_result_id" || col === "cand_result_id") {
     const a = document.createElement("a");
     a.href = href("samples", { result: value });
-    a.textContent = String(value).slice(0, 8);
+    a.textContent = short(value);
     a.title = "raw samples of this result";
     td.title = String(value);
     td.append(a);
@@ -113,8 +113,8 @@ function cell(col, value, rec, show, drill) {
   return td;
 }
 
-// Columns that are counts of things (printed as integers, as the reports print them).
-const COUNTS = /^(accelerators|devices|nodes|valid_results)$/;
+// Columns of ids, shortened together: a run's id reads the same as a run id and as a previous run.
+const IDS = /(^|_)(run|result|series)_id$/;
 
 // A table of more rows than this is cut on screen (the charts and the JSON have them all).
 const SHOWN = 2000;
@@ -126,8 +126,25 @@ function table(doc, view, mixed) {
   const cols = FMT.order(view, doc.columns);
   const at = cols.map((c) => doc.columns.indexOf(c));
   const rows = doc.rows.slice(0, SHOWN);
-  const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, COUNTS.test(c) ? FMT.scale("int", [])
-    : FMT.column(c, rows.map((r) => r[at[j]]))]));
+  const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
+  // raw samples: each row's value in its own metric's unit (FMT.quantity's rule), on the scale of that
+  // metric's values; the stored unit column goes, since every cell now says its unit
+  const unit = doc.columns.indexOf("unit"), metric = doc.columns.indexOf("metric");
+  if (unit >= 0 && metric >= 0 && show.value) {
+    const j = doc.columns.indexOf("value"), of = {}, units = {};
+    for (const r of rows) {
+      (of[r[metric]] ??= []).push(r[j]);
+      units[r[metric]] = r[unit];
+    }
+    const scales = Object.fromEntries(Object.entries(of).map(([m, vs]) => [m, units[m] === "s" ? FMT.timeScale(vs)
+      : units[m] === "bytes" ? FMT.sizeScale(vs) : FMT.rateScale(vs, units[m] || "")]));
+    show.value = (v, rec) => scales[rec.metric](v);
+    const k = cols.indexOf("unit");
+    cols.splice(k, 1);
+    at.splice(k, 1);
+  }
+  const ids = at.filter((i, j) => IDS.test(cols[j]));
+  const short = FMT.shortIds(rows.flatMap((r) => ids.map((i) => r[i])));
   const head = t.createTHead().insertRow();
   for (const c of cols) {
     const th = document.createElement("th");
@@ -143,8 +160,9 @@ function table(doc, view, mixed) {
     const drill = view === "samples" || mixed ? null : rec.best_result_id ?? rec.result_id ?? null;
     // a winner with no runner-up has no margin verdict: it is the only one measured
     const value = (c, v) => (c === "margin_verdict" && v === null && rec.best_hardware ? "only one" : v);
-    cols.forEach((c, j) => tr.append(cell(c, value(c, row[at[j]]), rec, show[c],
-                                          j === 0 && drill !== null && !/(result|run|series)_id$/.test(c) ? drill : null)));
+    cols.forEach((c, j) => tr.append(cell(c, value(c, row[at[j]]), rec, show[c] && ((v) => show[c](v, rec)),
+                                          j === 0 && drill !== null && !/(result|run|series)_id$/.test(c) ? drill : null,
+                                          short)));
   }
   return t;
 }

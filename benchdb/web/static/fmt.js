@@ -98,7 +98,8 @@ const FMT = (() => {
     if (/^(median|p\d+|mean|min|max|median_ci_(low|high)|before_median|after_median)$/.test(col)) return "time";
     if (/(^|_)(margin|change|change_vs_previous|change_point_change)(_ci_(low|high))?$/.test(col)) return "pct";
     if (/_pct$/.test(col)) return "points";
-    if (/(^n$|_n$|count|candidates|batch_size|repeats|runs|results|iteration|tokens|^ok$|failed|oom|timeout|invalid)/.test(col)) return "int";
+    if (/(^n$|_n$|count|candidates|batch_size|repeats?$|runs|results|iteration|tokens|^ok$|failed|oom|timeout|invalid)/.test(col)) return "int";
+    if (/(^|_)(accelerators|devices|nodes)$/.test(col)) return "int";   // how many of a thing: never 8.000
     return "num";
   }
   // One column's formatter over all its values.
@@ -153,9 +154,30 @@ const FMT = (() => {
     median_ci_high: "median 95 % CI high", change_vs_previous: "change", change_point_change: "change",
     background_cpu_pct: "background CPU", validity_reasons: "why", peak_memory_bytes: "peak memory",
     previous_run_id: "previous run", change_id: "change id", change_status: "change point",
-    timing_method: "timing", ci_method: "interval", throughput: "items/s",
+    timing_method: "timing", ci_method: "interval", throughput: "items/s", t_offset_s: "time offset",
   };
-  const label = (col) => WORDS[col] ?? col.replace(/_/g, " ");
+  // A heading never names a unit its cells do not use: every cell of a time or size column carries its
+  // own unit, so the stored unit's suffix (_s, _bytes) is dropped.
+  const label = (col) => WORDS[col]
+    ?? (kind(col) === "time" || kind(col) === "size" ? col.replace(/_(s|bytes)$/, "") : col).replace(/_/g, " ");
+  // Ids shortened the way git shortens a hash: each the shortest prefix, at least ``least`` characters,
+  // that no other id of ``values`` shares (a UUIDv7's first 8 characters are its timestamp, so runs of
+  // one day would all read the same).
+  function shortIds(values, least = 8) {
+    const ids = [...new Set(values.filter((v) => v !== null && v !== undefined).map(String))].sort();
+    const common = (a, b) => {
+      let i = 0;
+      while (i < a.length && i < b.length && a[i] === b[i]) i++;
+      return i;
+    };
+    const short = new Map(ids.map((id, i) => {
+      const shared = Math.max(i > 0 ? common(ids[i - 1], id) : 0, i + 1 < ids.length ? common(id, ids[i + 1]) : 0);
+      let n = Math.max(least, shared + 1);
+      if (id[n - 1] === "-") n++;   // never end on a UUID's dash
+      return [id, id.slice(0, n)];
+    }));
+    return (v) => short.get(String(v)) ?? String(v).slice(0, least);
+  }
   // Recorded method names in words.
   const METHODS = { order_statistics: "distribution-free (order statistics)", host_clock: "host clock",
                     cuda_events: "CUDA events", hierarchical_bootstrap: "bootstrap across processes" };
@@ -174,7 +196,7 @@ const FMT = (() => {
     const [factor, unit] = t === 0 ? [1e3, "ms"] : pick(TIME, t);
     return { factor, unit };
   }
-  return { column, label, words, order, kind, unitOf, scale: byKind, timeScale, sizeScale, rateScale, quantity,
+  return { column, label, words, order, kind, unitOf, shortIds, scale: byKind, timeScale, sizeScale, rateScale, quantity,
            timestamp, date, clipRange, clipNote, tick, CLIP,
            time: (v) => timeScale([v])(v), size: (v) => sizeScale([v])(v) };
 })();
