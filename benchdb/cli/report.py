@@ -154,7 +154,7 @@ from benchdb.errors import BenchdbError
     "--wide",
     is_flag=True,
     help="Markdown: every column, whole (by default a terminal's tables keep "
-    "their key columns and fit 120 columns; --out files are always wide).",
+    "their key columns and fit its width: $COLUMNS, else the terminal's, else 120; --out files are always wide).",
 )
 @click.option(
     "--engine",
@@ -309,7 +309,8 @@ _SELECTOR_HELP = (
 @click.option(
     "--wide",
     is_flag=True,
-    help="Markdown: every column, whole (by default lines fit 120 columns; --out files are always wide).",
+    help="Markdown: every column, whole (by default lines fit the terminal: $COLUMNS, else its width, else 120; "
+    "--out files are always wide).",
 )
 @click.option(
     "--allow-inconclusive",
