@@ -210,9 +210,14 @@ def _wrap(line: str, width: int) -> list[str]:
     ) or [line]
 
 
+#: A number and its unit kept on one line when wrapping ("85 %", "95 % CI"): a private-use placeholder that
+#: textwrap does not break at (it breaks at ASCII whitespace only), put back afterwards.
+_GLUE = re.compile(r"(?<=\d) (?=%)")
+
+
 def fit(text: str, width: int = WIDTH) -> str:
     """``text`` (Markdown) with every table and paragraph within ``width`` columns where it can be."""
-    lines = text.splitlines()
+    lines = _GLUE.sub("\ue000", text).splitlines()
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -225,4 +230,4 @@ def fit(text: str, width: int = WIDTH) -> str:
             continue
         out += _wrap(lines[i], width)
         i += 1
-    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+    return "\n".join(out).replace("\ue000", " ") + ("\n" if text.endswith("\n") else "")

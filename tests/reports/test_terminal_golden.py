@@ -21,6 +21,8 @@ import numpy as np
 import pytest
 from conftest import REPO, cli, make_meta, make_run, write_file
 
+pytestmark = pytest.mark.core
+
 GOLDEN = REPO / "tests" / "fixtures" / "golden"
 WIDTHS = (80, 120)
 RUN_A = "01a30000-0000-7000-8000-00000000000a"
