@@ -111,11 +111,23 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.filters["md"] = _md_cell
     env.filters["sortkey"] = sort_key
     env.filters["code"] = code_spans
+    env.filters["wbr"] = breakable
     env.globals["column_scales"] = column_scales
     env.globals["scale_of"] = units.scale
     env.filters["words"] = in_words
     env.filters["prose"] = prose
     return env
+
+
+def breakable(text: Any) -> Any:
+    """HTML of an identifier that may wrap after its separators (``scenario=Offline,mode=...``,
+    ``GB300/Offline/fp4``) where a table must fit the page: escaped, a <wbr> after each , / ="""
+    from markupsafe import Markup, escape
+
+    out = escape(str(text))
+    for sep in (",", "/", "="):
+        out = out.replace(sep, Markup(sep + "<wbr>"))
+    return out
 
 
 def code_spans(text: str) -> Any:
