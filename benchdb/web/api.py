@@ -114,6 +114,8 @@ class UnknownView(BenchdbError):
 
 
 def plain(v: Any) -> Any:
+    if isinstance(v, _dt.datetime) and v.tzinfo is None:  # the warehouse keeps UTC (macros.sql): say so
+        return v.replace(tzinfo=_dt.timezone.utc).isoformat()
     if isinstance(v, (_dt.datetime, _dt.date)):
         return v.isoformat()
     if isinstance(v, Decimal):

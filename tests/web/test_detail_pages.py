@@ -213,7 +213,7 @@ def test_trends_draws_a_mark_per_run_and_the_change_point(page, base_url, wareho
     assert chart.locator("g.change-points circle").count() == 1
     assert "(ms)" in (chart.text_content() or "")
     table = page.inner_text("#table")
-    assert "2026-11-08" in table and "T10:00:00" not in table
+    assert "2026-11-08 10:00 UTC" in table and "T10:00:00" not in table  # the warehouse's times are UTC
     assert "acked" in table or "acknowledged" in table
     _assert_distinct_prefixes(_short_ids(page, "td a[href*='view=results&run=']"), 8)
     assert not _visible_numbers_in_exponent(page)

@@ -86,8 +86,9 @@ function cell(col, value, rec, show, drill, short) {
   } else if (col === "previous_run_id") {
     const a = document.createElement("a");
     a.href = href("compare", { base: value, cand: rec.run_id });
-    a.textContent = "compare with " + short(value);
-    a.title = `compare this run with the one before it (${value})`;
+    a.textContent = short(value);
+    a.title = "compare this run with the one before it";
+    td.title = String(value);   // the whole id of the run before
     td.append(a);
   } else if (col === "series_id") {
     const a = document.createElement("a");
@@ -107,14 +108,23 @@ function cell(col, value, rec, show, drill, short) {
     td.classList.add("num");
     td.textContent = show ? show(value) : NUMBER.format(value);
   } else {
-    td.textContent = FMT.words(String(value));
-    if (td.textContent.length > 40) td.classList.add("wrap");
+    const text = FMT.words(String(value));
+    // a cell wraps at its spaces, not inside "2026-11-29", "opt-all" or "mlperf-loadgen" (a word too long
+    // for a line still breaks at its dashes)
+    if (/-/.test(text)) {
+      text.split(" ").forEach((w, i) => td.append(...(i ? [" "] : []), w.length > 24 ? w
+        : Object.assign(document.createElement("span"), { className: "word", textContent: w })));
+    } else td.textContent = text;
+    if (text.length > 24) td.classList.add("wrap");
   }
   return td;
 }
 
 // Columns of ids, shortened together: a run's id reads the same as a run id and as a previous run.
 const IDS = /(^|_)(run|result|series)_id$/;
+
+// A measured value and the statistics of one metric's values: in that metric's unit.
+const STATS = /^(value|median|mean|min|max|stddev|p\d+|median_ci_(low|high))$/;
 
 // A table of more rows than this is cut on screen (the charts and the JSON have them all).
 const SHOWN = 2000;
@@ -123,22 +133,29 @@ const SHOWN = 2000;
 // column in one unit; rows of metrics with different units (``mixed``) keep plain numbers.
 function table(doc, view, mixed) {
   const t = document.createElement("table");
-  const cols = FMT.order(view, doc.columns);
-  const at = cols.map((c) => doc.columns.indexOf(c));
   const rows = doc.rows.slice(0, SHOWN);
+  // a column empty on every row (no commit for imported runs) takes no width
+  const empty = (c) => rows.length > 0 && c !== "margin_verdict"
+    && rows.every((r) => r[doc.columns.indexOf(c)] === null || r[doc.columns.indexOf(c)] === "");
+  const cols = FMT.order(view, doc.columns).filter((c) => !empty(c));
+  const at = cols.map((c) => doc.columns.indexOf(c));
   const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
-  // raw samples: each row's value in its own metric's unit (FMT.quantity's rule), on the scale of that
-  // metric's values; the stored unit column goes, since every cell now says its unit
+  // a value or statistic of rows of several metrics (raw samples, results): each row in its own metric's
+  // unit (FMT.quantity's rule), on the scale of that metric's values in the column; the stored unit
+  // column goes, since every such cell says its unit
   const unit = doc.columns.indexOf("unit"), metric = doc.columns.indexOf("metric");
-  if (unit >= 0 && metric >= 0 && show.value) {
-    const j = doc.columns.indexOf("value"), of = {}, units = {};
-    for (const r of rows) {
-      (of[r[metric]] ??= []).push(r[j]);
-      units[r[metric]] = r[unit];
+  const stats = cols.filter((c) => STATS.test(c) && show[c]);
+  if (unit >= 0 && metric >= 0 && stats.length) {
+    for (const c of stats) {
+      const j = doc.columns.indexOf(c), of = {}, units = {};
+      for (const r of rows) {
+        (of[r[metric]] ??= []).push(r[j]);
+        units[r[metric]] = r[unit];
+      }
+      const scales = Object.fromEntries(Object.entries(of).map(([m, vs]) => [m, units[m] === "s" ? FMT.timeScale(vs)
+        : units[m] === "bytes" ? FMT.sizeScale(vs) : FMT.rateScale(vs, units[m] || "")]));
+      show[c] = (v, rec) => scales[rec.metric](v);
     }
-    const scales = Object.fromEntries(Object.entries(of).map(([m, vs]) => [m, units[m] === "s" ? FMT.timeScale(vs)
-      : units[m] === "bytes" ? FMT.sizeScale(vs) : FMT.rateScale(vs, units[m] || "")]));
-    show.value = (v, rec) => scales[rec.metric](v);
     const k = cols.indexOf("unit");
     cols.splice(k, 1);
     at.splice(k, 1);

@@ -153,7 +153,7 @@ const FMT = (() => {
     median_s: "median", p90_s: "p90", p99_s: "p99", median_ci_low: "median 95 % CI low",
     median_ci_high: "median 95 % CI high", change_vs_previous: "change", change_point_change: "change",
     background_cpu_pct: "background CPU", validity_reasons: "why", peak_memory_bytes: "peak memory",
-    previous_run_id: "previous run", change_id: "change id", change_status: "change point",
+    previous_run_id: "compare with", change_id: "change id", change_status: "change point",
     timing_method: "timing", ci_method: "interval", throughput: "items/s", t_offset_s: "time offset",
   };
   // A heading never names a unit its cells do not use: every cell of a time or size column carries its
