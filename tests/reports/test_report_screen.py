@@ -49,6 +49,7 @@ def test_the_answer_is_on_the_first_screen(report_page, tmp_path):
             assert answer.count() == 1, "no answer table"
             box = answer.bounding_box()
             assert box is not None and box["y"] + box["height"] <= HEIGHT, f"answer below the fold: {box}"
+            assert box["x"] + box["width"] <= WIDTH, f"answer wider than the page: {box}"
             heads = answer.locator("th").all_inner_texts()
             for col in ("model", "batch", "best", "margin [95 % CI]", "verdict", "input", "runner-up"):
                 assert col in heads, heads
