@@ -154,6 +154,10 @@ BOXES = """(sel) => {
 }"""
 
 
+#: Table cells whose text sticks out of them (over the next cell).
+OVERFLOWING = "(tds) => tds.filter((td) => td.scrollWidth > td.clientWidth + 1).map((td) => td.innerText)"
+
+
 def _exponents(page) -> list[str]:
     """Numbers in exponent notation on the page; a shortened hex id (7e101873, its whole id on hover or
     in its link) is none."""
@@ -247,6 +251,7 @@ def test_home_page_leads_with_the_best_per_model(bases, page, mode, shots):
     assert page.evaluate(BOXES, "svg[aria-label='margin of each answer']") == {"overlaps": 0, "clipped": 0}
     assert page.inner_text("section:has(h2:has-text('What got slower')) p") == "None: no open change point."
     assert _row(page, "table[aria-label='what runs where']", "synthetic") == ["2 of 2 backend(s)"]
+    assert page.eval_on_selector_all(f"{table} td", OVERFLOWING) == []
     assert not _exponents(page)
     if mode == "serve":
         page.screenshot(path=str(shots / "home.png"))
@@ -274,6 +279,7 @@ def test_optimal_page_per_accelerator_draws_the_margins_and_keeps_the_verdict_in
         for c in page.locator(f"{table} td.figure").all_inner_texts()
     )
     assert page.evaluate(BOXES, "svg[aria-label='margin of each answer']") == {"overlaps": 0, "clipped": 0}
+    assert page.eval_on_selector_all(f"{table} td", OVERFLOWING) == []
     assert not _exponents(page)
     if mode == "serve":
         page.screenshot(path=str(shots / "optimal.png"))

@@ -105,7 +105,7 @@ def _python(kind: str, values: list[float]) -> list[str]:
 
 
 #: Columns that count things: the reports' "int" kind (e.g. the serving report's GPUs column).
-COUNT_COLUMNS = ["accelerators", "devices", "nodes", "valid_results", "repeat"]
+COUNT_COLUMNS = ["accelerators", "devices", "nodes", "valid_results", "repeat", "n_requests"]
 
 JS = """([cases, ratios, quantities, stamps, sets, COUNT_COLUMNS]) => ({
   cases: cases.map(([col, values]) => { const f = FMT.column(col, values); return values.map((v) => f(v)); }),

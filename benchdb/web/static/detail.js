@@ -247,8 +247,9 @@ function configLabels(rows) {
     if (!keysOf.has(b)) keysOf.set(b, new Set());
     keysOf.get(b).add(key(r));
   }
+  const short = FMT.shortIds(rows.map((r) => r.options_id), 6);   // two options' ids never read the same
   return rows.map((r) => ({ ...r, config: keysOf.get(base(r)).size > 1
-    ? `${base(r)} · options ${String(r.options_id).slice(0, 6)}` : base(r) }));
+    ? `${base(r)} · options ${short(r.options_id)}` : base(r) }));
 }
 
 function chartGroup(label) {

@@ -98,7 +98,7 @@ const FMT = (() => {
     if (/^(median|p\d+|mean|min|max|median_ci_(low|high)|before_median|after_median)$/.test(col)) return "time";
     if (/(^|_)(margin|change|change_vs_previous|change_point_change)(_ci_(low|high))?$/.test(col)) return "pct";
     if (/_pct$/.test(col)) return "points";
-    if (/(^n$|_n$|count|candidates|batch_size|repeats?$|runs|results|iteration|tokens|^ok$|failed|oom|timeout|invalid)/.test(col)) return "int";
+    if (/(^n$|^n_|_n$|count|candidates|batch_size|repeats?$|runs|results|iteration|tokens|^ok$|failed|oom|timeout|invalid)/.test(col)) return "int";
     if (/(^|_)(accelerators|devices|nodes)$/.test(col)) return "int";   // how many of a thing: never 8.000
     return "num";
   }
@@ -149,7 +149,7 @@ const FMT = (() => {
     margin_basis: "margin from", best_result_id: "result", runner_up_result_id: "runner-up result",
     result_id: "result", run_id: "run", series_id: "series", run_started_at: "run started",
     started_at: "started", git_commit: "commit", relative_throughput: "relative throughput",
-    rating_label: "rating", top_error: "most common error", model_type: "model type",
+    rating: "rating (0-3)", rating_label: "rating", top_error: "most common error", model_type: "model type",
     median_s: "median", p90_s: "p90", p99_s: "p99", median_ci_low: "median 95 % CI low",
     median_ci_high: "median 95 % CI high", change_vs_previous: "change", change_point_change: "change",
     background_cpu_pct: "background CPU", validity_reasons: "why", peak_memory_bytes: "peak memory",
