@@ -97,9 +97,9 @@ def busy_banner(con: duckdb.DuckDBPyConnection, f: Filters) -> Banner | None:
         Column("validity", "verdict"),
         Column("why", "detail"),
     ]
-    line = (
-        f"{n} of {plural(total, 'latest timing result')} {'was' if n == 1 else 'were'} measured while other processes "
-        f"used {used}{limit}; " + (f"{invalid} invalid." if invalid else "still valid, with a warning.")
+    line = (  # one line of a 120-column terminal after "> **Busy machine:** "
+        f"{n} of {plural(total, 'latest timing result')} ran while other processes used {used}{limit}; "
+        + (f"{invalid} invalid." if invalid else "still valid, with a warning.")
     )
     return Banner(
         text, columns, flagged[:BANNER_ROWS], n, total, invalid, lo, hi, more=max(0, n - BANNER_ROWS), line=line

@@ -229,11 +229,12 @@ def test_real_run_under_a_busy_loop_is_recorded_and_the_report_says_so(tmp_path,
     report = wh.report(list(builder.ALL), builder.Filters())
     b = report.banner
     assert (b.flagged, b.total, b.invalid) == (2, 2, 1)
-    assert b.text.startswith("2 of 2 results were measured while other processes used ")
+    assert b.text.startswith("2 of 2 latest timing results were measured while other processes used ")
     assert "1 of them is invalid because its confidence interval did not converge" in b.text
     md = render.markdown(report)
     (first,) = [ln for ln in md.splitlines() if ln.startswith("> **Busy machine:**")]  # above the sections
-    assert first.startswith("> **Busy machine:** 2 of 2 results were measured") and md.index(first) < md.index("## ")
+    assert first.startswith("> **Busy machine:** 2 of 2 latest timing results ran while")
+    assert md.index(first) < md.index("## ")
     assert max(len(ln) for ln in md.splitlines()) <= 120
     assert first.endswith("; 1 invalid.")  # the notice is one line; the HTML says the rest
     html = render.html(report, plots=False)
@@ -299,9 +300,9 @@ def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_
     b = report.banner
     assert (b.flagged, b.total, b.invalid, b.cpu_min, b.cpu_max) == (2, 5, 1, 41.0, 79.6)
     assert b.text == (
-        "2 of 5 results were measured while other processes used 41-80 % CPU (limit 30 %); 1 of them is invalid "
-        "because its confidence interval did not converge to the target; the other one converged and stays "
-        "valid, with a warning. Close other programs and measure again, or raise the limit "
+        "2 of 5 latest timing results were measured while other processes used 41-80 % CPU (limit 30 %); "
+        "1 of them is invalid because its confidence interval did not converge to the target; the other one "
+        "converged and stays valid, with a warning. Close other programs and measure again, or raise the limit "
         "(`benchdb run --max-background-cpu`, `max_background_cpu` in a config file's settings)."
     )
     assert [(r["batch_size"], r["verdict"]) for r in b.rows] == [
@@ -315,7 +316,7 @@ def test_banner_counts_flagged_results_their_cpu_range_and_the_invalid_ones(tmp_
     # filters apply: only the unflagged model -> no banner
     assert wh.report(list(builder.ALL), builder.Filters(models=("other",))).banner is None
     one = builder.Filters(models=("matmul:64",))
-    assert wh.report(list(builder.ALL), one).banner.text.startswith("2 of 4 results were measured")
+    assert wh.report(list(builder.ALL), one).banner.text.startswith("2 of 4 latest timing results were measured")
 
 
 def test_everything_busy_and_invalid_still_explains_itself(tmp_path):
@@ -336,8 +337,8 @@ def test_everything_busy_and_invalid_still_explains_itself(tmp_path):
     with pytest.raises(builder.NothingToReport) as err:
         wh.report(["optimal-hardware"], builder.Filters())
     assert (
-        "2 of 2 results were measured while other processes used 35-50 % CPU (limit 30 %); all of them are "
-        "invalid because their confidence interval did not converge" in str(err.value)
+        "2 of 2 latest timing results were measured while other processes used 35-50 % CPU (limit 30 %); "
+        "all of them are invalid because their confidence interval did not converge" in str(err.value)
     )
     with wh.reading() as con:  # what the quickstart does: a report whose banner says why
         report = builder.build(con, str(wh.path), ["optimal-hardware"], builder.Filters(), allow_empty=True)
