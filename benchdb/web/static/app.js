@@ -110,10 +110,11 @@ function cell(col, value, rec, show, drill, short) {
   } else {
     const text = FMT.words(String(value));
     // a cell wraps at its spaces, not inside "2026-11-29", "opt-all" or "mlperf-loadgen" (a word too long
-    // for a line still breaks at its dashes)
-    if (/-/.test(text)) {
-      text.split(" ").forEach((w, i) => td.append(...(i ? [" "] : []), w.length > 24 ? w
-        : Object.assign(document.createElement("span"), { className: "word", textContent: w })));
+    // for a line still breaks at its dashes, and after its commas: "scenario=Offline,mode=...")
+    if (/[-,]/.test(text)) {
+      const long = (w) => w.split(/(?<=,)/).flatMap((part, k) => (k ? [document.createElement("wbr"), part] : [part]));
+      text.split(" ").forEach((w, i) => td.append(...(i ? [" "] : []), ...(w.length > 24 ? long(w)
+        : [Object.assign(document.createElement("span"), { className: "word", textContent: w })])));
     } else td.textContent = text;
     if (text.length > 24) td.classList.add("wrap");
   }
@@ -143,7 +144,8 @@ function table(doc, view, mixed) {
   // a value or statistic of rows of several metrics (raw samples, results): each row in its own metric's
   // unit (FMT.quantity's rule), on the scale of that metric's values in the column; the stored unit
   // column goes, since every such cell says its unit
-  const unit = doc.columns.indexOf("unit"), metric = doc.columns.indexOf("metric");
+  // (rows without a metric column, the systems page's figures, go by their unit alone)
+  const unit = doc.columns.indexOf("unit"), metric = doc.columns.includes("metric") ? doc.columns.indexOf("metric") : unit;
   const stats = cols.filter((c) => STATS.test(c) && show[c]);
   if (unit >= 0 && metric >= 0 && stats.length) {
     for (const c of stats) {
@@ -154,11 +156,13 @@ function table(doc, view, mixed) {
       }
       const scales = Object.fromEntries(Object.entries(of).map(([m, vs]) => [m, units[m] === "s" ? FMT.timeScale(vs)
         : units[m] === "bytes" ? FMT.sizeScale(vs) : FMT.rateScale(vs, units[m] || "")]));
-      show[c] = (v, rec) => scales[rec.metric](v);
+      show[c] = (v, rec) => scales[rec[doc.columns[metric]]](v);
     }
     const k = cols.indexOf("unit");
-    cols.splice(k, 1);
-    at.splice(k, 1);
+    if (k >= 0) {
+      cols.splice(k, 1);
+      at.splice(k, 1);
+    }
   }
   const ids = at.filter((i, j) => IDS.test(cols[j]));
   const short = FMT.shortIds(rows.flatMap((r) => ids.map((i) => r[i])));
@@ -366,6 +370,8 @@ async function render() {
     }
     $("table").replaceChildren(view === "optimal" ? optimalTable(rec(doc))
       : table(view === "systems" ? only(doc, SYSTEM_COLUMNS) : doc, view));
+    const wide = $("table").querySelector("table:not(.answers)");   // wider than the window: a smaller type
+    if (wide && wide.scrollWidth > $("table").clientWidth) wide.classList.add("dense");
     status.textContent = `${doc.rows.length} row(s)` +
       (doc.truncated ? ", the first in order: there are more; filter to narrow them" : "") +
       (doc.rows.length > SHOWN ? `; the table lists the first ${SHOWN}` : "");
