@@ -216,6 +216,11 @@ def test_trends_draws_a_mark_per_run_and_the_change_point(page, base_url, wareho
     assert "2026-11-08 10:00 UTC" in table and "T10:00:00" not in table  # the warehouse's times are UTC
     assert "acked" in table or "acknowledged" in table
     _assert_distinct_prefixes(_short_ids(page, "td a[href*='view=results&run=']"), 8)
+    head = page.locator("#table thead th").all_inner_texts()
+    assert len(set(head)) == len(head), head  # no two columns under one heading
+    # what names the series is said once, above the table, and the table fits the window
+    assert "model matmul:64" in page.inner_text("#table caption") and "model" not in head, head
+    assert page.evaluate("document.querySelector('#table table').scrollWidth <= innerWidth")
     assert not _visible_numbers_in_exponent(page)
     _shot(page, shots, "trends")
 

@@ -124,6 +124,10 @@ function cell(col, value, rec, show, drill, short) {
 // Columns of ids, shortened together: a run's id reads the same as a run id and as a previous run.
 const IDS = /(^|_)(run|result|series)_id$/;
 
+// What names a series (the trends page says it once).
+const SERIES = ["series_id", "model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape",
+                "hardware_name"];
+
 // A measured value and the statistics of one metric's values: in that metric's unit.
 const STATS = /^(value|median|mean|min|max|stddev|p\d+|median_ci_(low|high))$/;
 
@@ -138,7 +142,14 @@ function table(doc, view, mixed) {
   // a column empty on every row (no commit for imported runs) takes no width
   const empty = (c) => rows.length > 0 && c !== "margin_verdict"
     && rows.every((r) => r[doc.columns.indexOf(c)] === null || r[doc.columns.indexOf(c)] === "");
-  const cols = FMT.order(view, doc.columns).filter((c) => !empty(c));
+  // a series' history: what names the series is the same on every row, said once above the table
+  const same = (c) => view === "trends" && rows.length > 1 && SERIES.includes(c)
+    && rows.every((r) => r[doc.columns.indexOf(c)] === rows[0][doc.columns.indexOf(c)]);
+  const cols = FMT.order(view, doc.columns).filter((c) => !empty(c) && !same(c));
+  const named = doc.columns.filter((c) => same(c) && !empty(c));
+  if (named.length) {
+    t.createCaption().textContent = named.map((c) => `${FMT.label(c)} ${rows[0][doc.columns.indexOf(c)]}`).join(" · ");
+  }
   const at = cols.map((c) => doc.columns.indexOf(c));
   const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
   // a value or statistic of rows of several metrics (raw samples, results): each row in its own metric's

@@ -151,7 +151,7 @@ const FMT = (() => {
     started_at: "started", git_commit: "commit", relative_throughput: "relative throughput",
     rating: "rating (0-3)", rating_label: "rating", top_error: "most common error", model_type: "model type",
     median_s: "median", p90_s: "p90", p99_s: "p99", median_ci_low: "median 95 % CI low",
-    median_ci_high: "median 95 % CI high", change_vs_previous: "change", change_point_change: "change",
+    median_ci_high: "median 95 % CI high", change_vs_previous: "change", change_point_change: "step at the change point",
     background_cpu_pct: "background CPU", validity_reasons: "why", peak_memory_bytes: "peak memory",
     previous_run_id: "compare with", change_id: "change id", change_status: "change point",
     timing_method: "timing", ci_method: "interval", throughput: "items/s", t_offset_s: "time offset",
