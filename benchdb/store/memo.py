@@ -32,7 +32,7 @@ from benchdb import __version__
 
 #: Answers kept; past this the oldest files are removed after a write.
 KEEP = 256
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parents[1]  # benchdb/, not store/
 _code: str | None = None
 
 

@@ -111,3 +111,23 @@ def test_no_cache_and_unusable_or_corrupt_caches_compute(tmp_path, cache, monkey
     kept.write_bytes(b"not a pickle")
     assert ENGINE in _imported(*args)
     assert _cli(*args).output == expected and kept.read_bytes() == b"not a pickle"
+
+
+def test_an_edit_anywhere_in_the_package_changes_the_code_digest():
+    """A report template or query edited in a checkout must not be answered from the older code's
+    cache: the digest covers every file of benchdb/, not only the cache's own folder."""
+    import subprocess
+    import sys
+
+    import benchdb
+
+    template = Path(benchdb.__file__).parent / "reports" / "templates" / "report.md.j2"
+    digest = [sys.executable, "-c", "from benchdb.store import memo; print(memo.code_digest())"]
+    st = template.stat()
+    before = subprocess.run(digest, capture_output=True, text=True, check=True).stdout
+    try:
+        os.utime(template, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        after = subprocess.run(digest, capture_output=True, text=True, check=True).stdout
+    finally:
+        os.utime(template, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert before != after
