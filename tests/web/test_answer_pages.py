@@ -295,3 +295,12 @@ def test_runs_are_listed_by_what_they_are(bases, page):
     assert "ThinkSystem SR680a V3 (8x B200-SXM-180GB, TensorRT)" in imported
     run = page.locator(f"#table tbody tr >> nth=0 >> td >> nth={head.index('run')} >> a")
     assert len(run.inner_text()) >= 8 and run.get_attribute("title").startswith(run.inner_text())
+    # a run's results link where they are listed: measured ones to the results view, a published
+    # run's figure (the results view lists measured results only) beside its model's other systems
+    col = head.index("results")
+    links = {
+        page.locator("#table tbody tr", has_text=text).first.locator("td").nth(col).locator("a").get_attribute("href")
+        for text in ("benchdb ", "Acme")
+    }
+    assert any("view=results&run=" in h for h in links), links
+    assert f"?view=systems&model={WHISPER.replace(':', '%3A')}" in links, links

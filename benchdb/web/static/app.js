@@ -71,12 +71,25 @@ function cell(col, value, rec, show, drill, short) {
     return td;
   }
   if (col === "results" && rec.run_id && rec.previous_run_id !== undefined) {   // a run's results
-    const a = document.createElement("a");
-    a.href = href("results", { run: rec.run_id });
-    a.textContent = String(value);
-    a.title = "this run's results (those still the latest of their series)";
+    // the results view lists measured results that are still the latest of their series; a run of
+    // published (imported) figures is shown beside the other systems of its model instead
     td.classList.add("num");
-    td.append(a);
+    td.textContent = String(value);
+    if (rec.latest_results > 0) {
+      const a = document.createElement("a");
+      a.href = href("results", { run: rec.run_id });
+      a.textContent = String(value);
+      a.title = "this run's results (those still the latest of their series)";
+      td.replaceChildren(a);
+    } else if (rec.only_model) {
+      const a = document.createElement("a");
+      a.href = href("systems", { model: rec.only_model });
+      a.textContent = String(value);
+      a.title = `published figures: every system of ${rec.only_model} side by side`;
+      td.replaceChildren(a);
+    } else {
+      td.title = "no result of this run is the latest valid one of its series";
+    }
   } else if (col === "run_id") {
     const a = document.createElement("a");
     a.href = href("results", { run: value });

@@ -186,9 +186,11 @@ const FMT = (() => {
   // Views whose answer columns come first: the rest keep their order after them.
   const FIRST = { optimal: ["model_id", "batch_size", "best_hardware", "best_backend", "best_mode", "best_value",
                             "margin", "margin_ci_low", "margin_ci_high", "margin_verdict"] };
+  // Columns a view sends only to choose a link (runs: where a run's results are listed), never shown.
+  const LINK_ONLY = new Set(["latest_results", "only_model"]);
   function order(view, columns) {
     const first = (FIRST[view] || []).filter((c) => columns.includes(c));
-    return [...first, ...columns.filter((c) => !first.includes(c))];
+    return [...first, ...columns.filter((c) => !first.includes(c) && !LINK_ONLY.has(c))];
   }
   // The unit a column of seconds is shown in: { factor, unit }.
   function unitOf(values) {
