@@ -272,6 +272,31 @@ def interrupt_after_first_file(args: list[str], out: Path) -> str:
     return err
 
 
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 nobody listens on now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_server(url: str, proc: subprocess.Popen, tries: int = 300) -> None:
+    """Until ``url`` answers (every 0.1 s, ``tries`` times); the server's stderr if it exits first."""
+    import time
+    import urllib.request
+
+    for _ in range(tries):
+        if proc.poll() is not None:
+            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"{url} never answered")
+
+
 def db_rows(db, query: str, params=None) -> list[dict]:
     """A read-only query's rows as dicts."""
     import duckdb

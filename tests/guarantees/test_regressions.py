@@ -227,7 +227,7 @@ def test_check_gate_through_the_cli(tmp_path):
     assert r.exit_code == 1, r.output
     assert r.stdout.startswith("# benchdb check: FAIL (2 regressed)\n")
     assert "0 broken, **2 regressed**, 0 inconclusive, 0 still broken, 0 improved, 0 fixed, 0 unchanged." in r.stdout
-    assert "Only in the candidate (1, not compared): m3 numpy/cpu bs=1 n=64 on Test CPU 9000" in r.stdout
+    assert "Only in the candidate (1, not compared): m3 numpy/cpu eager fp32 bs=1 n=64 on Test CPU 9000" in r.stdout
     # no change between two earlier runs: exit 0
     r = invoke(
         "check",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, db_rows, make_meta, make_run, need_browser, write_file
+from conftest import REPO, cli, db_rows, free_port, make_meta, make_run, need_browser, wait_for_server, write_file
 
 from benchdb.schema import contract, system
 from benchdb.warehouse import Warehouse
@@ -326,13 +326,7 @@ def test_per_refusals(wh):
 
 
 def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
-    import socket
-    import time
-    import urllib.request
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen(
         [a.replace("PORT", str(port)) for a in argv],
         cwd=cwd,
@@ -341,16 +335,12 @@ def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            urllib.request.urlopen(base + "/", timeout=2).close()
-            return proc, base
-        except OSError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise AssertionError(f"{base} never answered")
+    try:
+        wait_for_server(base + "/", proc)
+    except AssertionError:
+        proc.terminate()
+        raise
+    return proc, base
 
 
 def _bars(page) -> tuple[list[str], list[str]]:

@@ -14,13 +14,11 @@ import re
 import shutil
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, make_meta, make_run, write_file
+from conftest import REPO, cli, free_port, make_meta, make_run, wait_for_server, write_file
 
 from benchdb.warehouse import Warehouse
 
@@ -53,26 +51,6 @@ def _warehouse(root: Path) -> Path:
     return db
 
 
-def _wait(url: str, proc: subprocess.Popen) -> None:
-    for _ in range(300):
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            urllib.request.urlopen(url, timeout=2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} never answered")
-
-
-def _port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory):
     """{"serve": URL of `benchdb serve`, "site": URL of the static site under python -m http.server}."""
@@ -86,10 +64,10 @@ def bases(tmp_path_factory):
             ("serve", [sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port"], None, "/api/views"),
             ("site", [sys.executable, "-m", "http.server", "--bind", "127.0.0.1"], site, "/"),
         ):
-            port = _port()
+            port = free_port()
             proc = subprocess.Popen([*argv, str(port)], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             procs.append(proc)
-            _wait(f"http://127.0.0.1:{port}{probe}", proc)
+            wait_for_server(f"http://127.0.0.1:{port}{probe}", proc)
             urls[name] = f"http://127.0.0.1:{port}"
         yield urls
     finally:

@@ -9,14 +9,13 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, make_meta, make_run, write_file
+from conftest import REPO, cli, free_port, make_meta, make_run, wait_for_server, write_file
 
 from benchdb.backends.ortweb import browser
 from benchdb.warehouse import Warehouse
@@ -250,24 +249,6 @@ def _oom_result(db: Path, column: str = "result_id") -> str:
 needs_browser = pytest.mark.usefixtures("browser_needed")  # conftest: fails under CI=true, else skips
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait(url: str, proc: subprocess.Popen) -> None:
-    for _ in range(200):
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
-        try:
-            urllib.request.urlopen(url, timeout=2).close()
-            return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError(f"{url} never answered")
-
-
 def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
     """The views load without console errors; a filter survives a reload; results -> series history
     -> raw samples by clicking; with a warehouse, a run ingested meanwhile shows after a reload."""
@@ -343,12 +324,12 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
 
 def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path, cwd=None) -> None:
     """Start a server process (``argv`` + ``--port``-like PORT at the end), walk it, stop it."""
-    port = _free_port()
+    port = free_port()
     proc = subprocess.Popen(
         [a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
-        _wait(f"http://127.0.0.1:{port}{probe}", proc)
+        wait_for_server(f"http://127.0.0.1:{port}{probe}", proc)
         _walk(f"http://127.0.0.1:{port}", name, warehouse, tmp_path)
     finally:
         proc.terminate()
