@@ -137,8 +137,9 @@ _SLOW = None
 
 
 def bench_flip():
-    """Every second process (in run order, counted in a file) does 3x the work (1.5x once let this
-    VM's noise make two processes of one side look alike, and the verdict closed early)."""
+    """Every second process (in run order, counted in a file) does 10x the work (1.5x, then 3x, let
+    this VM's noise during a long test session make two processes of one side look alike, and the
+    verdict closed early)."""
     global _SLOW
     if _SLOW is None:
         path = os.environ["AB_COUNTER"]
@@ -147,7 +148,7 @@ def bench_flip():
             f.write(str(n + 1))
         _SLOW = n % 2 == 1
     total = 0
-    for i in range(12_000 if _SLOW else 4_000):
+    for i in range(40_000 if _SLOW else 4_000):
         total += i * i
     return total
 '''
