@@ -77,7 +77,7 @@ def quickstart(db, out, report_path, repeats):
     click.echo(result.ingest_line)
     click.echo(result.optimal_markdown)
     if result.left_out:
-        click.echo("left out of the answer:")
+        click.echo("not compared in the answer, and why:")
         for line in result.left_out:
             click.echo(f"  {line}")
     click.echo(f"report: {result.report_path.resolve()} (open it in a browser)")

@@ -1,5 +1,5 @@
 """`benchdb quickstart` as a new user sees it: one real run of the smoke suite (one process per
-model), read for the order of what it prints and for what it says it left out of the answer."""
+model), read for the order of what it prints and for what it says the answer does not compare, and why."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def test_quickstart_prints_ingest_then_answer_then_what_was_left_out_then_next_s
         assert found, f"no line starting {prefix!r} in:\n{quickstart.stdout}"
         return found[0]
 
-    order = [first("ingested "), first("## Optimal hardware"), first("left out of the answer"), first("report: ")]
+    order = [first("ingested "), first("## Optimal hardware"), first("not compared in the answer"), first("report: ")]
     order.append(first("warehouse: "))
     assert order == sorted(order), quickstart.stdout
 
@@ -39,7 +39,7 @@ def test_quickstart_says_why_each_model_is_missing_from_the_comparison(quickstar
     """A model that only one backend measured (tiny:llama: pytorch only; matmul:256: numpy only) is
     named with the reason; every model of the suite is in the answer or in that list."""
     out = quickstart.stdout
-    start = out.index("\nleft out of the answer:\n")
+    start = out.index("\nnot compared in the answer, and why:\n")
     left = out[start : out.index("\nreport: ", start)]
     answer = out[out.index("## Optimal hardware") : start]
     only_one = [ln for ln in left.splitlines() if "only one backend measured" in ln]

@@ -199,7 +199,7 @@ def test_quickstart_without_the_torch_extra_runs_what_it_has(wheel, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "internal error" not in proc.stderr
     hint = "pip install 'benchdb[torch]' torch=="
-    left = proc.stdout[proc.stdout.index("left out of the answer") : proc.stdout.index("report: ")].splitlines()
+    left = proc.stdout[proc.stdout.index("not compared in the answer") : proc.stdout.index("report: ")].splitlines()
     assert any(ln.strip().startswith(f"pytorch: not installed ({hint}") for ln in left), left
     assert any(
         ln.strip().startswith("onnxruntime, openvino: tiny:bert, tiny:vit need torch and transformers") and hint in ln
