@@ -102,10 +102,8 @@ function optimalTable(rows, limit) {
     add(r.batch_size, "num");
     add(inputText(r.input_shape), "", r.input_shape);
     const best = add("", "wrap");
-    const a = document.createElement("a");
-    a.href = href("samples", { result: r.best_result_id });
-    a.title = "raw samples of this result";
-    a.textContent = sideText(r, "best");
+    const a = anchor(href("samples", { result: r.best_result_id }), sideText(r, "best"),
+                     "raw samples of this result");
     best.append(a);
     const how = buildOf(r);
     if (how) best.append(Object.assign(document.createElement("span"), { className: "build", textContent: ` (${how})` }));
@@ -151,10 +149,8 @@ function slower(doc) {
   const changes = open.map((r) => r.change);
   for (const r of open.slice(0, 10)) {
     const li = document.createElement("li");
-    const a = document.createElement("a");
-    a.href = href("trends", { series: r.series_id });
-    a.title = "history of this series";
-    a.textContent = `${r.model_id} · ${r.backend} · ${r.hardware_name} · batch ${r.batch_size}`;
+    const a = anchor(href("trends", { series: r.series_id }),
+                     `${r.model_id} · ${r.backend} · ${r.hardware_name} · batch ${r.batch_size}`, "history of this series");
     li.append(a, ` ${FMT.scale("pct", changes)(r.change)} median latency ` +
       `(${FMT.quantity(r.before_median, "s", [r.after_median])} → ${FMT.quantity(r.after_median, "s", [r.before_median])}), ` +
       `${FMT.timestamp(r.run_started_at)}`);
@@ -185,10 +181,8 @@ function coverage(doc) {
       td.className = "num";
       if (!mine.length) continue;
       const ok = mine.filter((r) => r.ok > 0).length;
-      const a = document.createElement("a");
-      a.href = href("matrix", fam ? { family: fam } : {});
-      a.textContent = `${ok} of ${mine.length} backend(s)`;
-      a.title = `${fam} on ${hw}: ${mine.map((r) => `${r.backend} ${r.rating_label}`).join(", ")}`;
+      const a = anchor(href("matrix", fam ? { family: fam } : {}), `${ok} of ${mine.length} backend(s)`,
+                       `${fam} on ${hw}: ${mine.map((r) => `${r.backend} ${r.rating_label}`).join(", ")}`);
       td.append(a);
     }
   }
@@ -202,7 +196,7 @@ async function homePage() {
   const rows = rec(best);
   const box = document.createElement("div");
   box.className = "home";
-  const link = (view, text) => Object.assign(document.createElement("a"), { href: href(view, {}), textContent: text });
+  const link = (view, text) => anchor(href(view, {}), text);
   const more = document.createElement("p");
   more.append(link("optimal", "Every answer, per accelerator or watt"), " · ", link("systems", "systems side by side"),
               " · ", link("runs", "the runs"));

@@ -63,10 +63,8 @@ function cell(col, value, rec, show, drill, short) {
   if (value === null || value === undefined) return td;
   if (col === "rating_label" || col === "rating") td.classList.add(`rating-${value}`);
   if (drill) {
-    const a = document.createElement("a");
-    a.href = href("samples", { result: drill });
-    a.textContent = typeof value === "number" && show ? show(value) : String(value);
-    a.title = "raw samples of this result";
+    const a = anchor(href("samples", { result: drill }), typeof value === "number" && show ? show(value) : String(value),
+                     "raw samples of this result");
     td.append(a);
     return td;
   }
@@ -74,47 +72,31 @@ function cell(col, value, rec, show, drill, short) {
     // the results view lists measured results that are still the latest of their series; a run of
     // published (imported) figures is shown beside the other systems of its model instead
     td.classList.add("num");
-    td.textContent = String(value);
     if (rec.latest_results > 0) {
-      const a = document.createElement("a");
-      a.href = href("results", { run: rec.run_id });
-      a.textContent = String(value);
-      a.title = "this run's results (those still the latest of their series)";
-      td.replaceChildren(a);
+      td.append(anchor(href("results", { run: rec.run_id }), String(value),
+                       "this run's results (those still the latest of their series)"));
     } else if (rec.only_model) {
-      const a = document.createElement("a");
-      a.href = href("systems", { model: rec.only_model });
-      a.textContent = String(value);
-      a.title = `published figures: every system of ${rec.only_model} side by side`;
-      td.replaceChildren(a);
+      td.append(anchor(href("systems", { model: rec.only_model }), String(value),
+                       `published figures: every system of ${rec.only_model} side by side`));
     } else {
+      td.textContent = String(value);
       td.title = "no result of this run is the latest valid one of its series";
     }
   } else if (col === "run_id") {
-    const a = document.createElement("a");
-    a.href = href("results", { run: value });
-    a.textContent = short(value);
-    a.title = `${value}: this run's results (those still the latest of their series)`;
+    const a = anchor(href("results", { run: value }), short(value),
+                     `${value}: this run's results (those still the latest of their series)`);
     td.append(a);
   } else if (col === "previous_run_id") {
-    const a = document.createElement("a");
-    a.href = href("compare", { base: value, cand: rec.run_id });
-    a.textContent = short(value);
-    a.title = "compare this run with the one before it";
+    const a = anchor(href("compare", { base: value, cand: rec.run_id }), short(value),
+                     "compare this run with the one before it");
     td.title = String(value);   // the whole id of the run before
     td.append(a);
   } else if (col === "series_id") {
-    const a = document.createElement("a");
-    a.href = href("trends", { series: value });
-    a.textContent = short(value);
-    a.title = "history of this series";
+    const a = anchor(href("trends", { series: value }), short(value), "history of this series");
     td.title = String(value);   // the whole id (the link says where it goes)
     td.append(a);
   } else if (col === "result_id" || col === "base_result_id" || col === "cand_result_id") {
-    const a = document.createElement("a");
-    a.href = href("samples", { result: value });
-    a.textContent = short(value);
-    a.title = "raw samples of this result";
+    const a = anchor(href("samples", { result: value }), short(value), "raw samples of this result");
     td.title = String(value);
     td.append(a);
   } else if (typeof value === "number") {
@@ -308,10 +290,17 @@ function formField(spec, label, input) {
   form.append(label);
 }
 
-function linkLine(target, text) {
+// A link; ``title`` (optional) says where it goes.
+function anchor(target, text, title = "") {
   const a = document.createElement("a");
   a.href = target;
   a.textContent = text;
+  if (title) a.title = title;
+  return a;
+}
+
+function linkLine(target, text) {
+  const a = anchor(target, text);
   const p = document.createElement("p");
   p.append(a);
   return p;
@@ -339,9 +328,7 @@ async function render() {
     const nav = $("nav");
     nav.replaceChildren(...[{ name: "home", title: "Answers" }, ...CATALOG.views.filter((v) => !v.required.length)]
       .map((v) => {
-        const a = document.createElement("a");
-        a.href = v.name === "home" ? "?" : href(v.name, {});
-        a.textContent = v.title;
+        const a = anchor(v.name === "home" ? "?" : href(v.name, {}), v.title);
         if (v.name === view) a.setAttribute("aria-current", "page");
         return a;
       }));
