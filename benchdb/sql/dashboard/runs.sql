@@ -14,7 +14,9 @@ WITH r AS (
            string_agg(DISTINCT coalesce(h.system_name, h.device_name), ', ')  AS systems,
            count(r.result_id)                                                  AS results,
            count(l.result_id)                                                  AS latest_results,
-           CASE WHEN count(DISTINCT r.model_id) = 1 THEN any_value(r.model_id) END AS only_model,
+           -- a run of published figures only (no samples) and of one model: its figures are on the systems page
+           CASE WHEN count(DISTINCT r.model_id) = 1 AND bool_and(coalesce(src.summary_only, false))
+                THEN any_value(r.model_id) END                                 AS only_model,
            count(*) FILTER (WHERE r.status = 'ok' AND r.validity = 'valid')    AS valid_results,
            count(*) FILTER (WHERE r.status = 'ok' AND r.validity <> 'valid')   AS invalid,
            count(*) FILTER (WHERE r.status <> 'ok')                            AS failed,
@@ -22,6 +24,7 @@ WITH r AS (
     FROM runs ru
     LEFT JOIN results r USING (run_id)
     LEFT JOIN results_latest l ON l.result_id = r.result_id
+    LEFT JOIN result_sources src ON src.result_id = r.result_id
     LEFT JOIN hardware h ON h.hardware_id = r.hardware_id
     GROUP BY ru.run_id, ru.started_at, ru.git_commit
 )

@@ -56,6 +56,17 @@ async function load(view, filters, catalog) {
   return doc;
 }
 
+// Where a run's results are listed: the results view (those still the latest of their series),
+// or, for a run of published figures of one model (only_model, from the runs view), the systems page.
+function runResults(rec, text) {
+  if (rec.only_model) {
+    return anchor(href("systems", { model: rec.only_model }), text,
+                  `${rec.run_id}: published figures: every system of ${rec.only_model} side by side`);
+  }
+  return anchor(href("results", { run: rec.run_id }), text,
+                `${rec.run_id}: this run's results (those still the latest of their series)`);
+}
+
 // One cell; ``show`` formats a number in its column's unit (FMT.column), ``drill`` links the row's
 // first cell to its result's raw samples, ``short`` shortens an id (unique among the page's ids).
 function cell(col, value, rec, show, drill, short) {
@@ -69,23 +80,14 @@ function cell(col, value, rec, show, drill, short) {
     return td;
   }
   if (col === "results" && rec.run_id && rec.previous_run_id !== undefined) {   // a run's results
-    // the results view lists measured results that are still the latest of their series; a run of
-    // published (imported) figures is shown beside the other systems of its model instead
     td.classList.add("num");
-    if (rec.latest_results > 0) {
-      td.append(anchor(href("results", { run: rec.run_id }), String(value),
-                       "this run's results (those still the latest of their series)"));
-    } else if (rec.only_model) {
-      td.append(anchor(href("systems", { model: rec.only_model }), String(value),
-                       `published figures: every system of ${rec.only_model} side by side`));
-    } else {
+    if (rec.latest_results > 0 || rec.only_model) td.append(runResults(rec, String(value)));
+    else {
       td.textContent = String(value);
       td.title = "no result of this run is the latest valid one of its series";
     }
   } else if (col === "run_id") {
-    const a = anchor(href("results", { run: value }), short(value),
-                     `${value}: this run's results (those still the latest of their series)`);
-    td.append(a);
+    td.append(runResults(rec, short(value)));
   } else if (col === "previous_run_id") {
     const a = anchor(href("compare", { base: value, cand: rec.run_id }), short(value),
                      "compare this run with the one before it");
@@ -129,24 +131,23 @@ const STATS = /^(value|median|mean|min|max|stddev|p\d+|median_ci_(low|high))$/;
 // A table of more rows than this is cut on screen (the charts and the JSON have them all).
 const SHOWN = 2000;
 
-// Headings in words (the SQL name in the tooltip), the view's answer columns first, each numeric
-// column in one unit; rows of metrics with different units (``mixed``) keep plain numbers.
-function table(doc, view, mixed) {
+// Headings in words (the SQL name in the tooltip), each numeric column in one unit.
+function table(doc, view) {
   const t = document.createElement("table");
   const rows = doc.rows.slice(0, SHOWN);
   // a column empty on every row (no commit for imported runs) takes no width
-  const empty = (c) => rows.length > 0 && c !== "margin_verdict"
+  const empty = (c) => rows.length > 0
     && rows.every((r) => r[doc.columns.indexOf(c)] === null || r[doc.columns.indexOf(c)] === "");
   // a series' history: what names the series is the same on every row, said once above the table
   const same = (c) => view === "trends" && rows.length > 1 && SERIES.includes(c)
     && rows.every((r) => r[doc.columns.indexOf(c)] === rows[0][doc.columns.indexOf(c)]);
-  const cols = FMT.order(view, doc.columns).filter((c) => !empty(c) && !same(c));
+  const cols = FMT.shown(doc.columns).filter((c) => !empty(c) && !same(c));
   const named = doc.columns.filter((c) => same(c) && !empty(c));
   if (named.length) {
     t.createCaption().textContent = named.map((c) => `${FMT.label(c)} ${rows[0][doc.columns.indexOf(c)]}`).join(" · ");
   }
   const at = cols.map((c) => doc.columns.indexOf(c));
-  const show = mixed ? {} : Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
+  const show = Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
   // a value or statistic of rows of several metrics (raw samples, results): each row in its own metric's
   // unit (FMT.quantity's rule), on the scale of that metric's values in the column; the stored unit
   // column goes, since every such cell says its unit
@@ -184,10 +185,8 @@ function table(doc, view, mixed) {
   for (const row of rows) {
     const tr = body.insertRow();
     const rec = Object.fromEntries(doc.columns.map((c, i) => [c, row[i]]));
-    const drill = view === "samples" || mixed ? null : rec.best_result_id ?? rec.result_id ?? null;
-    // a winner with no runner-up has no margin verdict: it is the only one measured
-    const value = (c, v) => (c === "margin_verdict" && v === null && rec.best_hardware ? "only one" : v);
-    cols.forEach((c, j) => tr.append(cell(c, value(c, row[at[j]]), rec, show[c] && ((v) => show[c](v, rec)),
+    const drill = view === "samples" ? null : rec.result_id ?? null;
+    cols.forEach((c, j) => tr.append(cell(c, row[at[j]], rec, show[c] && ((v) => show[c](v, rec)),
                                           j === 0 && drill !== null && !/(result|run|series)_id$/.test(c) ? drill : null,
                                           short)));
   }

@@ -183,22 +183,16 @@ const FMT = (() => {
                     cuda_events: "CUDA events", hierarchical_bootstrap: "bootstrap across processes" };
   // A timestamp as units.timestamp prints it ('2026-11-01 10:00 UTC'), never '2026-11-01T10:00:00'.
   const words = (v) => METHODS[v] ?? (/^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(v) ? timestamp(v) : v);
-  // Views whose answer columns come first: the rest keep their order after them.
-  const FIRST = { optimal: ["model_id", "batch_size", "best_hardware", "best_backend", "best_mode", "best_value",
-                            "margin", "margin_ci_low", "margin_ci_high", "margin_verdict"] };
   // Columns a view sends only to choose a link (runs: where a run's results are listed), never shown.
   const LINK_ONLY = new Set(["latest_results", "only_model"]);
-  function order(view, columns) {
-    const first = (FIRST[view] || []).filter((c) => columns.includes(c));
-    return [...first, ...columns.filter((c) => !first.includes(c) && !LINK_ONLY.has(c))];
-  }
+  const shown = (columns) => columns.filter((c) => !LINK_ONLY.has(c));
   // The unit a column of seconds is shown in: { factor, unit }.
   function unitOf(values) {
     const t = typical(numbers(values));
     const [factor, unit] = t === 0 ? [1e3, "ms"] : pick(TIME, t);
     return { factor, unit };
   }
-  return { column, label, words, order, kind, unitOf, shortIds, scale: byKind, timeScale, sizeScale, rateScale, quantity,
-           timestamp, date, clipRange, clipNote, tick, CLIP,
+  return { column, label, words, shown, kind, unitOf, shortIds, scale: byKind, timeScale, sizeScale, rateScale, quantity,
+           timestamp, date, clipRange, clipNote, tick,
            time: (v) => timeScale([v])(v), size: (v) => sizeScale([v])(v) };
 })();
