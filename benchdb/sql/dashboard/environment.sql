@@ -39,13 +39,14 @@ said AS (
            || coalesce(' (' || w.reasons || ')', '') AS text
     FROM counted c LEFT JOIN why w USING (run_id)
 ),
+-- timed: the scenarios compare.sql pairs (its WHERE, condition for condition), so 0 here says why it is empty
 common AS (
     SELECT count(DISTINCT b.series_id) AS k,
            count(DISTINCT b.series_id) FILTER (WHERE b.status = 'ok' AND c.status = 'ok' AND b.validity = 'valid'
                                                AND c.validity = 'valid') AS valid,
            count(DISTINCT b.series_id) FILTER (WHERE b.status = 'ok' AND c.status = 'ok' AND b.validity = 'valid'
                                                AND c.validity = 'valid' AND bdb_timing_metric(b.metric)
-                                               AND b.unit = 's') AS timed
+                                               AND b.unit = 's' AND b.median > 0) AS timed
     FROM results b JOIN results c ON c.series_id = b.series_id
     WHERE b.run_id = $base AND c.run_id = $cand
 ),
