@@ -28,7 +28,6 @@ from benchdb.plan import config as cfgmod
 class QuickstartResult:
     run_id: str
     scenarios: int
-    skipped_backends: list[str]
     ingest_line: str
     report_path: Path
     optimal_markdown: str
@@ -128,11 +127,10 @@ def run(
         drilldown=[],
     )
     report_path.write_text(render.html(full), encoding="utf-8")
-    answer = next((sec.rows for sec in full.sections if sec.name == "optimal_hardware"), [])
+    answer = optimal.sections[0].rows if optimal.sections else []
     return QuickstartResult(
         rep.run_id,
         total,
-        skipped,
         summary.line(),
         report_path,
         render.markdown(optimal),

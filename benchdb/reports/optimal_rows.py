@@ -17,10 +17,10 @@ def system_label(name: str | None, devices: int | None, accelerator: str | None)
 
 
 def _reads(text: str) -> str:
-    import unicodedata
-
     """A label as a reader sees it: Unicode hyphens (NFKC maps the non-breaking one to U+2010) read as
     "-", a non-breaking space as a space."""
+    import unicodedata
+
     text = unicodedata.normalize("NFKC", text)
     return text.replace("\u2010", "-").replace("\u2011", "-").replace("\u00a0", " ").casefold()
 
