@@ -87,7 +87,7 @@ _ROOT = (
 )
 #: How the view finds its parts: stored with the views' digest, so that a warehouse whose view was
 #: written another way is sent to `benchdb db upgrade` by name.
-VIEW_FORM = "relative to the database file, lowest generation named"
+VIEW_FORM = "relative to the database file, lowest generation named, bound on it"
 _META = ("samples_low", "samples_high", "samples_folder", "samples_retired_below")
 
 
@@ -121,11 +121,15 @@ def view_sql(low: int, high: int) -> str:
     database (an empty relation of the same columns while there is none)."""
     if high < low:
         return f"CREATE OR REPLACE VIEW samples AS {EMPTY_SELECT}"
+    # DuckDB reads the schema from the first file a read_parquet lists: the second branch lists the
+    # lowest generation first (this catalog's reader holds it), not whatever ``gen=*`` sorts first,
+    # which may be an older generation a compaction is removing at that moment.
     lowest = string("/" + gen_name(int(low)) + "/*.parquet")
     return (
         f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({_ROOT} || {lowest}, "
-        f"hive_partitioning = false) UNION ALL SELECT {NAMES} FROM read_parquet({_ROOT} || '/gen=*/*.parquet', "
-        f"hive_partitioning = true, hive_types = {{'gen': BIGINT}}) WHERE gen > {int(low)} AND gen <= {int(high)}"
+        f"hive_partitioning = false) UNION ALL SELECT {NAMES} FROM read_parquet([{_ROOT} || {lowest}, "
+        f"{_ROOT} || '/gen=*/*.parquet'], hive_partitioning = true, hive_types = {{'gen': BIGINT}}) "
+        f"WHERE gen > {int(low)} AND gen <= {int(high)}"
     )
 
 
