@@ -177,9 +177,12 @@ def test_the_check_line_after_run_ab_runs_for_every_backend(backend, tmp_path):
     line = after("check with: ", proc.stdout)
     assert "--threshold 50%" in line and "--metric" not in line
     check = shell(line, tmp_path)
-    assert check.returncode == 0, check.stdout + check.stderr
+    # A/A never regresses; on a loaded machine 3 processes a side can leave it undecided (exit 3,
+    # CI once: 90% CI -16% .. +91% for a 3.6 us matmul), which is the gate being honest, not broken
+    assert check.returncode in (0, 3), check.stdout + check.stderr
     metric = "ttft_s" if backend == "openai" else "latency_s"
-    assert metric in check.stdout
+    assert f"on {metric}, threshold 50.0%" in check.stdout
+    assert "regressed" not in check.stdout.split("\n", 1)[0]
 
 
 def test_imports_next_line_ingests(tmp_path):
