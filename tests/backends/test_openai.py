@@ -17,11 +17,13 @@ from benchdb.schema import contract
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 
+#: --min-iters 10: TTFT p90 needs 10 completed requests (bdb_pct_min_n); at fewer a point's p90 is
+#: unknown and the SLO answer fails closed, which a slow machine reached at concurrency 1.
 QUICK = [
     "--warmup",
     "2",
     "--min-iters",
-    "8",
+    "10",
     "--min-time",
     "0.3",
     "--max-time",
@@ -96,12 +98,11 @@ def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm
         assert outs == {8.0}
         assert con.execute("SELECT count(*) FROM serving_points").fetchone()[0] == 3
         assert con.execute("SELECT count(*) FROM serving_frontier").fetchone()[0] >= 1
-        # an SLO no request of this run can miss (an hour a token; a loaded CI machine once took over
-        # 10 s for a first token) holds at every load measured: the answer is the most throughput
-        # measured (at the highest load, or at a lower one where throughput fell at saturation)
+        # a generous SLO holds at every load measured: the answer is the most throughput measured (at
+        # the highest load, or at a lower one where throughput fell at saturation), never beyond
         status, load, best = con.execute(
             "SELECT slo_status, load_at_slo, output_throughput_per_device "
-            "FROM bdb_serving_at_slo(3600.0, 3600.0, NULL, NULL)"
+            "FROM bdb_serving_at_slo(10.0, 2.0, NULL, NULL)"
         ).fetchone()
         most = con.execute("SELECT max(output_throughput_per_device) FROM serving_points").fetchone()[0]
         assert status in ("holds_at_max_load", "measured") and load in (1, 2, 4)
