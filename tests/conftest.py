@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,9 @@ REPO = Path(__file__).resolve().parents[1]
 # user's cache; commands started by tests inherit it.
 os.environ["BENCHDB_ANSWERS_DIR"] = tempfile.mkdtemp(prefix="benchdb-answers-")
 os.environ.pop("BENCHDB_NO_CACHE", None)
+# Terminal output fits $COLUMNS, else the terminal's width (benchdb.reports.fit): the suite reads the
+# width a pipe gets (120), whatever terminal, or xdist worker, started it. A test of another width sets it.
+os.environ["COLUMNS"] = "120"
 
 HARDWARE = {
     "kind": "cpu",
@@ -235,11 +240,34 @@ def ingest_fixture(folder: Path, db: Path, files: int) -> Path:
     return db
 
 
-def ctrl_c_at_default() -> None:
-    """``preexec_fn`` of a child the test sends Ctrl-C (SIGINT): the child gets SIGINT at its default
-    even where pytest was started with it ignored (a background `&` job, `nohup`), since an ignored
-    signal stays ignored across exec and Python then installs no KeyboardInterrupt handler."""
+def _signals_at_default() -> None:
+    """``preexec_fn`` of :func:`child`: SIGINT and SIGTERM at their defaults even where pytest was
+    started with them ignored (a background ``&`` job, ``nohup``), since an ignored signal stays
+    ignored across exec and Python then installs no KeyboardInterrupt handler."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextmanager
+def child(args: list, **popen) -> Iterator[subprocess.Popen]:
+    """Every process a test starts and leaves running (a server, a reader holding a file, a command
+    it signals) is started here: with SIGINT and SIGTERM at their defaults however pytest was
+    started, in a session of its own, and ended with its whole process group (SIGKILL) when the
+    ``with`` block ends, whatever the test's outcome: a failed test never leaves a child scanning
+    for minutes and slowing every test after it. tests/guarantees/test_layout.py keeps
+    ``subprocess.Popen`` out of every other test module."""
+    proc = subprocess.Popen(args, start_new_session=True, preexec_fn=_signals_at_default, **popen)
+    try:
+        yield proc
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the group outlives its leader: its children too
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
 
 
 @pytest.fixture
@@ -256,18 +284,14 @@ def interrupt_after_first_file(args: list[str], out: Path) -> str:
     it must exit 130. Its standard error."""
     import time
 
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchdb", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=ctrl_c_at_default,
-    )
-    deadline = time.monotonic() + 120
-    while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
+    with child(
+        [sys.executable, "-m", "benchdb", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as proc:
+        deadline = time.monotonic() + 120
+        while not list(out.rglob("*.parquet")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     return err
 

@@ -13,6 +13,7 @@ import time
 from itertools import pairwise
 
 import pytest
+from conftest import child
 
 from benchdb.errors import BenchdbError
 from benchdb.harness.timing import StopRule
@@ -182,58 +183,42 @@ def test_the_stub_outlives_more_connections_than_select_can_watch(epoll):
     if hard != resource.RLIM_INFINITY and hard < 1300:
         pytest.skip(f"this process may open {hard} files at most")
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard != resource.RLIM_INFINITY else 4096, hard))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchdb.testing.stub",
-            "--port",
-            "0",
-            "--ttft-ms",
-            "1",
-            "--itl-ms",
-            "1",
-            *(["--epoll"] if epoll else []),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    argv = [sys.executable, "-m", "benchdb.testing.stub", "--port", "0", "--ttft-ms", "1", "--itl-ms", "1"]
     socks = []
     try:
-        url = proc.stdout.readline().split()[-1]
-        port = int(url.rsplit(":", 1)[1])
-        for _ in range(1100):
-            s = socket.socket()
-            s.settimeout(0.05)
-            try:
-                s.connect(("127.0.0.1", port))
-            except OSError:
-                pass
-            socks.append(s)
-        time.sleep(1.0)
-        assert proc.poll() is None, "the stub died with more connections than select() can watch"
-        for s in socks:
-            s.close()
-        socks.clear()
-        rule = StopRule(warmup_iters=0, min_iters=3, min_time_s=0.0, max_time_s=20.0, max_iters=3, target_ci=0.5)
-        result = run(
-            LoadSpec(
-                base_url=url,
-                model="stub",
-                prompts=["hi"],
-                max_tokens=4,
-                concurrency=1,
-                warmup_requests=0,
-                rule=rule,
-                request_timeout_s=20.0,
+        with child([*argv, *(["--epoll"] if epoll else [])], stdout=subprocess.PIPE, text=True) as proc:
+            url = proc.stdout.readline().split()[-1]
+            port = int(url.rsplit(":", 1)[1])
+            for _ in range(1100):
+                s = socket.socket()
+                s.settimeout(0.05)
+                try:
+                    s.connect(("127.0.0.1", port))
+                except OSError:
+                    pass
+                socks.append(s)
+            time.sleep(1.0)
+            assert proc.poll() is None, "the stub died with more connections than select() can watch"
+            for s in socks:
+                s.close()
+            socks.clear()
+            rule = StopRule(warmup_iters=0, min_iters=3, min_time_s=0.0, max_time_s=20.0, max_iters=3, target_ci=0.5)
+            result = run(
+                LoadSpec(
+                    base_url=url,
+                    model="stub",
+                    prompts=["hi"],
+                    max_tokens=4,
+                    concurrency=1,
+                    warmup_requests=0,
+                    rule=rule,
+                    request_timeout_s=20.0,
+                )
             )
-        )
-        assert sum(r.ok for r in result.records) == 3
+            assert sum(r.ok for r in result.records) == 3
     finally:
         for s in socks:
             s.close()
-        proc.terminate()
-        proc.wait(timeout=10)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from bisect_repo import make_repo
-from conftest import benchdb_cmd, cli, make_meta, make_run, write_file, write_suite
+from conftest import benchdb_cmd, child, cli, make_meta, make_run, write_file, write_suite
 
 from benchdb.warehouse import Warehouse
 
@@ -206,29 +206,9 @@ def test_sigterm_removes_the_worktrees(tmp_path, when):
     commit's environment is being set up: it stops, and git knows no worktree of it."""
     repo = tmp_path / "repo"
     shas = make_repo(repo, n=4, slow_at=None)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchdb",
-            "bisect",
-            "--repo",
-            str(repo),
-            "--bench",
-            "benches/bench_work.py",
-            *QUICK,
-            "--out",
-            str(tmp_path / "results"),
-            "--good",
-            shas[0],
-            "--bad",
-            shas[-1],
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    argv = [sys.executable, "-m", "benchdb", "bisect", "--repo", str(repo), "--bench", "benches/bench_work.py"]
+    argv += [*QUICK, "--out", str(tmp_path / "results"), "--good", shas[0], "--bad", shas[-1]]
+    with child(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
         deadline = time.monotonic() + 300
         while len(worktrees(repo)) < 2 or (when == "setting-up" and not checked_out(Path(worktrees(repo)[1]))):
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
@@ -236,9 +216,6 @@ def test_sigterm_removes_the_worktrees(tmp_path, when):
         added = worktrees(repo)[1]
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
     assert worktrees(repo) == [str(repo.resolve())]

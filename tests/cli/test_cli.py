@@ -10,7 +10,7 @@ import sys
 import duckdb
 import pytest
 from click.testing import CliRunner
-from conftest import benchdb_cmd, write_suite
+from conftest import benchdb_cmd, child, write_suite
 
 from benchdb.backends.api import BackendInfo
 from benchdb.cli import main
@@ -347,35 +347,13 @@ def test_debug_shows_traceback(tmp_path):
 
 def test_runner_killed_mid_suite_keeps_completed_scenarios(tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchdb",
-            "run",
-            "--backend",
-            "numpy",
-            "--model",
-            "matmul:64",
-            "--batch-sizes",
-            "1,2,3,4,5,6,7,8",
-            "--min-time",
-            "0.4",
-            "--max-time",
-            "1",
-            "--target-ci",
-            "0.0001",
-            "--out",
-            str(out),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    first = proc.stderr.readline()  # "[1/8] ..." once the first file is on disk
-    assert first.startswith("[1/8]"), first
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    argv = [sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:64"]
+    argv += ["--batch-sizes", "1,2,3,4,5,6,7,8", "--min-time", "0.4", "--max-time", "1", "--target-ci", "0.0001"]
+    with child([*argv, "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        first = proc.stderr.readline()  # "[1/8] ..." once the first file is on disk
+        assert first.startswith("[1/8]"), first
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     done = list(out.rglob("*.parquet"))
     assert 1 <= len(done) < 8
     r = invoke("ingest", str(out), "--db", str(db))

@@ -264,26 +264,13 @@ def test_a_closed_pipe_ends_quietly():
     import subprocess
     import sys
 
+    from conftest import child
+
     sizes = ",".join(str(i) for i in range(1, 3001))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "benchdb",
-            "run",
-            "--backend",
-            "numpy",
-            "--model",
-            "matmul:8",
-            "--batch-size",
-            sizes,
-            "--dry-run",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    assert proc.stdout is not None and proc.stderr is not None
-    assert proc.stdout.readline().startswith(b"matmul:8 numpy/cpu eager fp32 bs=1 ")
-    proc.stdout.close()
-    assert proc.wait(timeout=120) == 141
-    assert proc.stderr.read() == b""
+    argv = [sys.executable, "-m", "benchdb", "run", "--backend", "numpy", "--model", "matmul:8"]
+    with child([*argv, "--batch-size", sizes, "--dry-run"], stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline().startswith(b"matmul:8 numpy/cpu eager fp32 bs=1 ")
+        proc.stdout.close()
+        assert proc.wait(timeout=120) == 141
+        assert proc.stderr.read() == b""

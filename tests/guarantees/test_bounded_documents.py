@@ -4,14 +4,13 @@ naming the file, in a real subprocess that stays small (peak RSS, from wait4) an
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from conftest import child
 
 pytestmark = pytest.mark.core
 
@@ -85,19 +84,11 @@ def measured(args: list[str], tmp_path: Path, timeout: float = 60) -> tuple[int,
     """(exit code, stderr, peak RSS in bytes, seconds) of `benchdb ARGS` in its own process."""
     log = tmp_path / "stderr.txt"
     start = time.monotonic()
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _MEASURE, str(ADDRESS_SPACE), *args],
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
-            start_new_session=True,
-        )
+    argv = [sys.executable, "-c", _MEASURE, str(ADDRESS_SPACE), *args]
+    with log.open("w") as err, child(argv, stdout=subprocess.PIPE, stderr=err, text=True) as proc:
         try:
             out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+        except subprocess.TimeoutExpired:  # the whole group goes as the block ends
             return -9, log.read_text(), 0, time.monotonic() - start
     code, peak_kib = (int(x) for x in out.split())
     return code, log.read_text(), peak_kib * 1024, time.monotonic() - start

@@ -17,7 +17,7 @@ import time
 import duckdb
 import psutil
 import pytest
-from conftest import FakeClock, make_meta, make_run, write_file
+from conftest import FakeClock, child, make_meta, make_run, write_file
 
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import Measurement, StopRule, measure
@@ -162,13 +162,9 @@ def test_benchdb_own_children_are_never_background_load():
     background benchdb reports leaves out (at least half of) the loop below it and keeps (at least
     half of) the loop outside it."""
     one_core = 100.0 / (psutil.cpu_count() or 1)
-    own = subprocess.Popen([sys.executable, "-c", HOG])
-    try:
+    with child([sys.executable, "-c", HOG]) as own:
         time.sleep(0.3)
         reported, machine, hog = _one_window(own.pid)
-    finally:
-        own.kill()
-        own.wait()
     assert hog > 0.1 * one_core, f"the loop below this process hardly ran ({hog:.1f}%): nothing was tested"
     assert reported <= machine - hog / 2, (reported, machine, hog)
     pid = _foreign(HOG)

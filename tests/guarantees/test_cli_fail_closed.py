@@ -10,7 +10,7 @@ import time
 
 import pytest
 from click.testing import CliRunner
-from conftest import interrupt_after_first_file
+from conftest import child, interrupt_after_first_file
 
 from benchdb.cli import main
 
@@ -194,16 +194,12 @@ def test_ctrl_c_during_a_query_is_an_interrupt_not_an_internal_error(tmp_path):
     write_file(tmp_path / "r", make_meta(make_run()))
     warehouse = tmp_path / "w.duckdb"
     ingest([tmp_path / "r"], warehouse)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchdb", "query", "--db", str(warehouse)]
-        + ["SELECT count(*) FROM range(1000000000000) t(x) WHERE x % 7 = 3"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    time.sleep(3)  # well inside the query: it scans for minutes
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    argv = [sys.executable, "-m", "benchdb", "query", "--db", str(warehouse)]
+    query = "SELECT count(*) FROM range(1000000000000) t(x) WHERE x % 7 = 3"
+    with child([*argv, query], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        time.sleep(3)  # well inside the query: it scans for minutes
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.strip().splitlines() == [
         "benchdb: interrupted; nothing half-written was kept (warehouse writes are published whole), "

@@ -14,7 +14,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
+from conftest import benchdb_cmd, child, make_meta, make_run, write_file, write_suite
 
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
@@ -124,11 +124,7 @@ def test_an_open_reader_never_blocks_ingest(results_dir, db_path, tmp_path):
     write_file(results_dir, make_meta(run, batch_size=1))
     Warehouse(db_path).ingest([results_dir])
     ready, release = tmp_path / "ready", tmp_path / "release"
-    reader = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            textwrap.dedent(f"""
+    code = textwrap.dedent(f"""
         import duckdb, os, time
         con = duckdb.connect({str(db_path)!r}, read_only=True)      # a notebook holding the file
         before = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
@@ -137,24 +133,19 @@ def test_an_open_reader_never_blocks_ingest(results_dir, db_path, tmp_path):
             time.sleep(0.05)
         after = con.execute("SELECT count(*) FROM results").fetchall()[0][0]
         print(before, after)
-    """),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    """)
+    with child([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True) as reader:
+        import time
+
         for _ in range(200):
             if ready.exists():
                 break
-            import time
-
             time.sleep(0.05)
         write_file(results_dir, make_meta(run, batch_size=2))
         proc = benchdb_cmd("ingest", str(results_dir), "--db", str(db_path), "--wait", "0")
         assert proc.returncode == 0, proc.stderr
         assert "ingested 1 new file(s)" in proc.stdout
         assert _count(db_path) == 2  # a new connection sees the new data
-    finally:
         release.touch()
         out, _ = reader.communicate(timeout=30)
     assert out.split() == ["1", "1"]  # the open reader kept its snapshot

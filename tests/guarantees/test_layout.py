@@ -295,3 +295,22 @@ def test_modules_are_at_most_400_lines():
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400
     ]
     assert long == []
+
+
+def test_every_child_a_test_leaves_running_is_started_through_one_helper():
+    """A test that starts a process and signals it, or leaves it running while it checks something,
+    starts it with ``conftest.child``: signals at their defaults however pytest was started (a
+    background job ignores SIGINT, and so would the child), and the whole process group ended
+    whatever the test's outcome. Direct ``Popen`` calls elsewhere in the tests are refused here."""
+    tests = PACKAGE.parent / "tests"
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        if path == tests / "conftest.py" or "fixtures" in path.relative_to(tests).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+                if name == "Popen":
+                    found.append(f"{path.relative_to(tests)}:{node.lineno}")
+    assert found == [], f"start these through conftest.child: {found}"

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import benchdb_cmd, make_run, write_suite
+from conftest import benchdb_cmd, child, make_run, write_suite
 
 from benchdb.warehouse import Warehouse
 
@@ -32,13 +32,8 @@ def warehouse(tmp_path) -> Path:
 @pytest.fixture
 def served(warehouse):
     """(host, port) of `benchdb serve --port 0` over the warehouse, stopped afterwards."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "0"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    argv = [sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "0"]
+    with child(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
         seen = []
         for line in proc.stderr:  # the charting library may be fetched first
             seen.append(line)
@@ -50,9 +45,6 @@ def served(warehouse):
         # keep reading stderr so the server never blocks on a full pipe
         threading.Thread(target=proc.stderr.read, daemon=True).start()
         yield "127.0.0.1", int(m.group(1))
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def raw(port: int, request: str) -> tuple[int, dict[str, str], bytes]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import psutil
 import pytest
-from conftest import benchdb_cmd, ctrl_c_at_default
+from conftest import benchdb_cmd, child
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
@@ -211,8 +211,9 @@ def test_a_hostile_usage_run_is_recorded_and_ingested_honestly(tmp_path, value):
     assert throughput == pytest.approx(total / window)
 
 
-def _start_run(tmp_path: Path, server: str, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen(
+def _start_run(tmp_path: Path, server: str, *extra: str):
+    """`benchdb run` of the openai backend for two minutes, for a ``with`` block (:func:`conftest.child`)."""
+    return child(
         [
             sys.executable,
             "-m",
@@ -245,7 +246,6 @@ def _start_run(tmp_path: Path, server: str, *extra: str) -> subprocess.Popen:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env={**os.environ, "TMPDIR": str(tmp_path)},
-        preexec_fn=ctrl_c_at_default,
     )
 
 
@@ -276,22 +276,21 @@ def test_a_wrapper_script_server_ends_with_the_run(tmp_path, sig):
     wrapper = tmp_path / "serve.sh"
     wrapper.write_text(WRAPPER.format(python=sys.executable))
     wrapper.chmod(0o755)
-    run = _start_run(tmp_path, f"{wrapper} {{model}} {{port}}")
     tree: list[psutil.Process] = []
-    try:
-        tree = _serving_tree(run)
-        assert any("serve.sh" in " ".join(p.cmdline()) for p in tree)
-        os.kill(run.pid, sig)
-        run.wait(30)
-        _, alive = psutil.wait_procs(tree, timeout=15)
-        assert [" ".join(p.cmdline()) for p in alive] == []
-    finally:
-        for proc in [*tree, psutil.Process(run.pid)] if run.poll() is None else tree:
-            try:
-                proc.kill()
-            except psutil.Error:
-                pass
-        run.wait(30)
+    with _start_run(tmp_path, f"{wrapper} {{model}} {{port}}") as run:
+        try:
+            tree = _serving_tree(run)
+            assert any("serve.sh" in " ".join(p.cmdline()) for p in tree)
+            os.kill(run.pid, sig)
+            run.wait(30)
+            _, alive = psutil.wait_procs(tree, timeout=15)
+            assert [" ".join(p.cmdline()) for p in alive] == []
+        finally:  # the server may have left the run's process group: it is ended by name, if it has to be
+            for proc in tree:
+                try:
+                    proc.kill()
+                except psutil.Error:
+                    pass
     assert not list(tmp_path.glob("benchdb-server-*"))  # no log file left behind either
 
 

@@ -466,18 +466,11 @@ def test_a_warehouse_open_for_writing_elsewhere_is_waited_for_then_refused(tmp_p
     import subprocess
     import sys
 
+    from conftest import child
+
     db = _warehouse(tmp_path)
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(60)",
-            str(db),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    code = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(60)"
+    with child([sys.executable, "-c", code, str(db)], stdout=subprocess.PIPE, text=True) as holder:
         assert holder.stdout.readline().strip() == "ready"
         with pytest.raises(BenchdbError) as err:
             with Warehouse(db, wait_s=0.5).writing() as con:
@@ -492,9 +485,6 @@ def test_a_warehouse_open_for_writing_elsewhere_is_waited_for_then_refused(tmp_p
             and r.stderr.startswith(f"benchdb: error: database {db} is in use by another process")
             and len(r.stderr.splitlines()) == 1
         )
-    finally:
-        holder.kill()
-        holder.wait()
     assert not list(tmp_path.glob("*.unpublished-*"))
     con = duckdb.connect(str(db), read_only=True)
     assert con.execute("SELECT count(*) FROM results").fetchone() == (1,)

@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import REPO, ctrl_c_at_default, make_meta, make_run, write_file
+from conftest import REPO, child, make_meta, make_run, write_file
 
 pytestmark = pytest.mark.slow
 
@@ -149,15 +149,8 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
     assert (site / "index.html").is_file() and (site / "static" / "app.js").is_file()
     assert len(json.loads((site / "data" / "results.json").read_text())["rows"]) == 2
 
-    server = subprocess.Popen(
-        [str(venv / "bin" / "benchdb"), "serve", "--db", str(db), "--port", "0"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        preexec_fn=ctrl_c_at_default,
-    )
-    try:
+    argv = [str(venv / "bin" / "benchdb"), "serve", "--db", str(db), "--port", "0"]
+    with child(argv, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path) as server:
         url = None
         for line in server.stderr:  # "benchdb dashboard on http://HOST:PORT/ ..."
             if "benchdb dashboard on " in line:
@@ -166,14 +159,8 @@ def test_installed_wheel_ingests_builds_a_site_and_serves(wheel, tmp_path):
         assert url, "serve did not start"
         with urllib.request.urlopen(url + "api/results", timeout=60) as resp:
             assert resp.status == 200 and len(json.loads(resp.read())["rows"]) == 2
-    finally:
-        server.send_signal(signal.SIGINT)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        server.stderr.close()
+        server.send_signal(signal.SIGINT)  # Ctrl-C ends the installed command's server
+        assert server.wait(timeout=30) == 0
 
 
 def test_quickstart_without_the_torch_extra_runs_what_it_has(wheel, tmp_path):

@@ -4,12 +4,12 @@ own CPU in that window is still left out."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 
 import psutil
 import pytest
+from conftest import child
 
 from benchdb.harness import background
 from benchdb.harness.hardware import ROOT_ENV
@@ -77,14 +77,10 @@ def test_a_process_benchdb_starts_inside_the_window_is_its_own_work(sleeps, monk
     monkeypatch.delenv(ROOT_ENV, raising=False)  # this process is the root of the family
     background.open_window()
     t0, sys0 = time.monotonic(), psutil.cpu_times()
-    hog = subprocess.Popen([sys.executable, "-c", HOG])
-    try:
+    with child([sys.executable, "-c", HOG]) as hog:
         time.sleep(0.5)
         reported = background.background_cpu_pct(0.2)
         cpu = psutil.Process(hog.pid).cpu_times()
-    finally:
-        hog.kill()
-        hog.wait()
     elapsed, sys1 = time.monotonic() - t0, psutil.cpu_times()
     machine = 100.0 * (sum(sys1) - sys1.idle - sum(sys0) + sys0.idle) / max(sum(sys1) - sum(sys0), 1e-9)
     share = 100.0 * (cpu.user + cpu.system) / (elapsed * (psutil.cpu_count() or 1))

@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import make_meta, make_run, write_file, write_suite
+from conftest import child, make_meta, make_run, write_file, write_suite
 
 from benchdb.errors import BenchdbError
 from benchdb.ingest import ingest
@@ -283,7 +283,8 @@ def test_many_runs_and_hardware_dimensions(results_dir, db_path):
 
 
 def _ingest_proc(results_dir, db_path, *extra):
-    return subprocess.Popen(
+    """`benchdb ingest` in a process of its own, for a ``with`` block (:func:`conftest.child`)."""
+    return child(
         [sys.executable, "-m", "benchdb", "ingest", str(results_dir), "--db", str(db_path), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -294,12 +295,12 @@ def _ingest_proc(results_dir, db_path, *extra):
 def test_ingest_killed_midway_then_rerun_has_no_duplicates(results_dir, db_path):
     n_files, n_values = 60, 2000
     write_suite(results_dir, n_files=n_files, n_values=n_values)
-    proc = _ingest_proc(results_dir, db_path, "--batch-rows", str(n_values))  # one file per transaction
-    # wait until at least one batch committed, then kill it hard
-    line = proc.stderr.readline()
-    assert "loaded" in line, line
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    with _ingest_proc(results_dir, db_path, "--batch-rows", str(n_values)) as proc:  # one file per transaction
+        # wait until at least one batch committed, then kill it hard
+        line = proc.stderr.readline()
+        assert "loaded" in line, line
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     # A write session is published whole or not at all: the killed one left nothing behind.
     assert not db_path.exists()
     s = ingest([results_dir], db_path)
@@ -352,8 +353,8 @@ def test_ingest_killed_at_several_points_into_an_existing_warehouse_leaves_it_as
     before = _as_seen(db_path)
     write_suite(tmp_path / "new", n_files=n_files, n_values=n_values, run=make_run())
     for point in ("copy", "batch 1", f"batch {n_files // 2}", f"batch {n_files}"):
-        proc = _ingest_proc(tmp_path / "new", db_path, "--batch-rows", str(n_values))  # one file per batch
-        _kill_when(proc, point, db_path)
+        with _ingest_proc(tmp_path / "new", db_path, "--batch-rows", str(n_values)) as proc:  # a file a batch
+            _kill_when(proc, point, db_path)
         now = _as_seen(db_path)
         if point == f"batch {n_files}" and now != before:  # it published before the kill landed
             assert now[1]["results"] == 3 + n_files and now[1]["samples"] == 300 + n_files * n_values
@@ -391,23 +392,17 @@ def test_ctrl_c_during_an_ingest_ends_it_in_one_line_and_keeps_nothing(tmp_path,
     fresh = tmp_path / "fresh.duckdb"
     interrupted = 0
     for target, point in ((db_path, "copy"), (db_path, "batch 1"), (db_path, "batch 2"), (fresh, "batch 1")):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "benchdb", "ingest", str(tmp_path / "new"), "--db", str(target)]
-            + ["--batch-rows", str(4 * n_values)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        if point == "copy":
-            deadline = time.monotonic() + 60
-            while not list(target.parent.glob(f".{target.name}.*.writing")) and time.monotonic() < deadline:
-                time.sleep(0.001)
-        else:
-            for _ in range(int(point.split()[1])):
-                while "loaded" not in (line := proc.stderr.readline()):
-                    assert line, f"ingest ended before {point}"
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        with _ingest_proc(tmp_path / "new", target, "--batch-rows", str(4 * n_values)) as proc:
+            if point == "copy":
+                deadline = time.monotonic() + 60
+                while not list(target.parent.glob(f".{target.name}.*.writing")) and time.monotonic() < deadline:
+                    time.sleep(0.001)
+            else:
+                for _ in range(int(point.split()[1])):
+                    while "loaded" not in (line := proc.stderr.readline()):
+                        assert line, f"ingest ended before {point}"
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=120)
         if proc.returncode == 0:  # it finished before the signal landed: nothing to judge
             continue
         assert proc.returncode == 130, (point, err)
@@ -423,9 +418,11 @@ def test_ctrl_c_during_an_ingest_ends_it_in_one_line_and_keeps_nothing(tmp_path,
 
 def test_two_concurrent_ingests_serialise(results_dir, db_path):
     write_suite(results_dir, n_files=30, n_values=2000)
-    a = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
-    b = _ingest_proc(results_dir, db_path, "--batch-rows", "2000")
-    outs = [p.communicate(timeout=120) for p in (a, b)]
+    with (
+        _ingest_proc(results_dir, db_path, "--batch-rows", "2000") as a,
+        _ingest_proc(results_dir, db_path, "--batch-rows", "2000") as b,
+    ):
+        outs = [p.communicate(timeout=120) for p in (a, b)]
     assert a.returncode == 0 and b.returncode == 0, outs
     c = _counts(db_path)
     assert (c["results"], c["samples"]) == (30, 60000)
@@ -447,15 +444,13 @@ def test_concurrent_ingest_with_no_wait_fails_clearly(results_dir, db_path):
     race to lose -- `ingest --wait 0` fails at once, in one line naming that process; once the other
     lets go, the same command loads everything."""
     write_suite(results_dir, n_files=3)
-    holder = subprocess.Popen(
+    with child(
         [sys.executable, "-c", HOLD, str(db_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
+    ) as holder:
         assert holder.stdout.readline() == "holding\n"
-        b = _ingest_proc(results_dir, db_path, "--wait", "0")
-        out, err = b.communicate(timeout=60)
+        with _ingest_proc(results_dir, db_path, "--wait", "0") as b:
+            out, err = b.communicate(timeout=60)
         assert holder.poll() is None  # still held while b ran
-    finally:
         holder.stdin.close()
         holder.wait(timeout=60)
     assert holder.returncode == 0
@@ -465,7 +460,7 @@ def test_concurrent_ingest_with_no_wait_fails_clearly(results_dir, db_path):
         f"(PID {holder.pid}); wait for it to finish and try again, or raise --wait\n"
     )
     assert "Traceback" not in err
-    b = _ingest_proc(results_dir, db_path, "--wait", "0")
-    out, err = b.communicate(timeout=60)
+    with _ingest_proc(results_dir, db_path, "--wait", "0") as b:
+        out, err = b.communicate(timeout=60)
     assert b.returncode == 0, err
     assert _counts(db_path)["results"] == 3

@@ -11,11 +11,24 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, db_rows, free_port, make_meta, make_run, need_browser, wait_for_server, write_file
+from conftest import (
+    REPO,
+    child,
+    cli,
+    db_rows,
+    free_port,
+    make_meta,
+    make_run,
+    need_browser,
+    wait_for_server,
+    write_file,
+)
 
 from benchdb.schema import contract, system
 from benchdb.warehouse import Warehouse
@@ -325,22 +338,15 @@ def test_per_refusals(wh):
 # ------------------------------------------------------------------ the dashboard's systems page
 
 
-def _serve(argv: list[str], cwd=None) -> tuple[subprocess.Popen, str]:
+@contextmanager
+def _serve(argv: list[str], cwd=None) -> Iterator[str]:
+    """The base URL of a server process started from ``argv`` (PORT: a free port), for a ``with`` block."""
     port = free_port()
-    proc = subprocess.Popen(
-        [a.replace("PORT", str(port)) for a in argv],
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
+    argv = [a.replace("PORT", str(port)) for a in argv]
+    with child(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        base = f"http://127.0.0.1:{port}"
         wait_for_server(base + "/", proc)
-    except AssertionError:
-        proc.terminate()
-        raise
-    return proc, base
+        yield base
 
 
 def _bars(page) -> tuple[list[str], list[str]]:
@@ -418,22 +424,14 @@ def test_systems_page_in_chromium_served_and_static(tmp_path):
     Warehouse(db).ingest([ix])
     shots = Path(os.environ.get("BENCHDB_SCREENSHOT_DIR") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
-    proc, base = _serve([sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port", "PORT"])
-    try:
+    with _serve([sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port", "PORT"]) as base:
         _walk_systems(base, shots, "serve")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
     site = tmp_path / "site"
     subprocess.run(
         [sys.executable, "-m", "benchdb", "site", "--db", str(db), "--out", str(site)], check=True, capture_output=True
     )
-    proc, base = _serve([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], cwd=site)
-    try:
+    with _serve([sys.executable, "-m", "http.server", "PORT", "--bind", "127.0.0.1"], cwd=site) as base:
         _walk_systems(base, shots, "site")
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.core

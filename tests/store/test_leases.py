@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import benchdb_cmd, make_run, write_suite
+from conftest import benchdb_cmd, child, make_run, write_suite
 
 from benchdb.store import leases, parts
 
@@ -24,6 +24,11 @@ _HOLD = (
 )
 
 
+def _reader(db):
+    """A reader in another process holding the warehouse open until its standard input ends."""
+    return child([sys.executable, "-c", _HOLD, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+
 def _ingest(db, folder) -> None:
     write_suite(folder, n_files=1, n_values=20, run=make_run())
     benchdb_cmd("ingest", str(folder), "--db", str(db), check=True)
@@ -36,10 +41,7 @@ def _gens(db) -> set[int]:
 def test_a_replaced_catalog_is_kept_while_a_reader_holds_it(tmp_path):
     db = tmp_path / "w.duckdb"
     _ingest(db, tmp_path / "in0")
-    reader = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
+    with _reader(db) as reader:
         assert reader.stdout.readline().strip() == "open"
         _ingest(db, tmp_path / "in1")  # replaces the catalog the reader holds
         (kept,) = tmp_path.glob(".w.duckdb.read-*")
@@ -47,7 +49,6 @@ def test_a_replaced_catalog_is_kept_while_a_reader_holds_it(tmp_path):
         assert leases.held(kept)
         _ingest(db, tmp_path / "in2")
         assert kept.exists() and leases.read_ranges(db) == [(1, 1)]
-    finally:
         reader.communicate("")
     assert not leases.held(kept)
     _ingest(db, tmp_path / "in3")  # the next write lets go of what nobody holds
@@ -60,10 +61,7 @@ def test_compaction_removes_only_a_prefix_of_generations_below_a_held_range(tmp_
     only when its lowest generation is gone), so 2 stays as long as 1 does."""
     db = tmp_path / "w.duckdb"
     _ingest(db, tmp_path / "in0")  # generation 1
-    reader = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    try:
+    with _reader(db) as reader:
         assert reader.stdout.readline().strip() == "open"
         _ingest(db, tmp_path / "in1")  # 2; the catalog of [1, 1] is kept, held
         benchdb_cmd("db", "compact", "--db", str(db), check=True)  # 3 reads [1, 2], which retire
@@ -72,7 +70,6 @@ def test_compaction_removes_only_a_prefix_of_generations_below_a_held_range(tmp_
         gens = _gens(db)
         assert 1 in gens and leases.read_ranges(db) == [(1, 1)]
         assert gens == set(range(1, max(gens) + 1)), f"a hole in {sorted(gens)}"
-    finally:
         reader.communicate("")
 
 

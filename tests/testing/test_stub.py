@@ -10,6 +10,7 @@ import sys
 import urllib.request
 
 import pytest
+from conftest import child
 
 
 def _free_port() -> int:
@@ -18,8 +19,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _stub(port: int, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+def _stub(port: int, *extra: str):
+    """A stub server process, for a ``with`` block (:func:`conftest.child`)."""
+    return child(
         [sys.executable, "-m", "benchdb.testing.stub", "--port", str(port), "--ttft-ms", "1", "--itl-ms", "1", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -45,20 +47,15 @@ def _complete(port: int) -> dict:
 def test_stub_processes_share_a_port_only_when_asked(reuse):
     port = _free_port()
     flag = ("--reuse-port",) if reuse else ()
-    procs = [_stub(port, *flag)]
-    try:
-        assert "listening on" in _first_line(procs[0])
-        procs.append(_stub(port, *flag))
-        second = _first_line(procs[1])
-        if reuse:
-            assert "listening on" in second and procs[1].poll() is None
-            # connections land on either process: every request is answered whole
-            for _ in range(6):
-                assert _complete(port)["usage"]["completion_tokens"] == 3
-        else:
-            procs[1].wait(timeout=10)
-            assert procs[1].returncode != 0
-    finally:
-        for p in procs:
-            p.kill()
-            p.wait()
+    with _stub(port, *flag) as first:
+        assert "listening on" in _first_line(first)
+        with _stub(port, *flag) as other:
+            second = _first_line(other)
+            if reuse:
+                assert "listening on" in second and other.poll() is None
+                # connections land on either process: every request is answered whole
+                for _ in range(6):
+                    assert _complete(port)["usage"]["completion_tokens"] == 3
+            else:
+                other.wait(timeout=10)
+                assert other.returncode != 0

@@ -14,11 +14,12 @@ import re
 import shutil
 import subprocess
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, free_port, make_meta, make_run, wait_for_server, write_file
+from conftest import REPO, child, cli, free_port, make_meta, make_run, wait_for_server, write_file
 
 from benchdb.warehouse import Warehouse
 
@@ -58,22 +59,19 @@ def bases(tmp_path_factory):
     db = _warehouse(root)
     site = root / "site"
     subprocess.run([sys.executable, "-m", "benchdb", "site", "--db", str(db), "--out", str(site)], check=True)
-    procs, urls = [], {}
-    try:
+    urls = {}
+    with ExitStack() as stack:
         for name, argv, cwd, probe in (
             ("serve", [sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port"], None, "/api/views"),
             ("site", [sys.executable, "-m", "http.server", "--bind", "127.0.0.1"], site, "/"),
         ):
             port = free_port()
-            proc = subprocess.Popen([*argv, str(port)], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            procs.append(proc)
+            proc = stack.enter_context(
+                child([*argv, str(port)], cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            )
             wait_for_server(f"http://127.0.0.1:{port}{probe}", proc)
             urls[name] = f"http://127.0.0.1:{port}"
         yield urls
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=30)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, free_port, make_meta, make_run, wait_for_server, write_file
+from conftest import REPO, child, cli, free_port, make_meta, make_run, wait_for_server, write_file
 
 from benchdb.backends.ortweb import browser
 from benchdb.warehouse import Warehouse
@@ -325,15 +325,15 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
 def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path, cwd=None) -> None:
     """Start a server process (``argv`` + ``--port``-like PORT at the end), walk it, stop it."""
     port = free_port()
-    proc = subprocess.Popen(
-        [a.replace("PORT", str(port)) for a in argv], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-    try:
+    with child(
+        [a.replace("PORT", str(port)) for a in argv],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
         wait_for_server(f"http://127.0.0.1:{port}{probe}", proc)
         _walk(f"http://127.0.0.1:{port}", name, warehouse, tmp_path)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @needs_browser
