@@ -89,9 +89,10 @@ class Browser:
         import psutil
 
         self.killed = True
+        marker = self.marker  # this browser's, never the one a relaunch names while the loop runs
         for proc in psutil.process_iter(["cmdline"]):
             try:
-                if self.marker in (proc.info["cmdline"] or ()):
+                if marker in (proc.info["cmdline"] or ()):
                     proc.kill()
             except (psutil.NoSuchProcess, psutil.AccessDenied):
                 pass
@@ -114,6 +115,9 @@ class Browser:
             yield state
         finally:
             timer.cancel()
+            # a kill already under way ends before the caller relaunches: one still walking the
+            # process list once killed the next browser as it started, and playwright waited forever
+            timer.join()
 
     def revive(self) -> None:
         """A new browser in place of one that died or was killed (the next scenario goes on)."""
