@@ -168,15 +168,21 @@ def test_page_crash_and_hang_become_statuses(tmp_path):
             with pytest.raises(Exception) as hung, b.deadline(1.5) as deadline:
                 page.evaluate("() => new Promise(() => {})")
             assert deadline["fired"] and not b.alive()
+            # the kill has ended with the block: nothing of that browser is left to find, and the next
+            # browser, named afresh, starts and answers (a kill still walking once killed it as it started)
+            import psutil
+
+            killed = b.marker
+            assert not [p for p in psutil.process_iter(["cmdline"]) if killed in (p.info["cmdline"] or ())]
             status, text = _status_of(hung.value, 1.5 if deadline["fired"] else None)
             assert status == "timeout" and "exceeded --timeout 1.5 s" in text
+            b.revive()
+            assert b.marker != killed and b.page(srv.url, 10).evaluate("() => window.benchdb.ready")
             with b.deadline(30) as quick:  # a deadline that is not reached does nothing
                 pass
             assert not quick["fired"]
         finally:
             b.close()  # a killed browser closes quietly
-    import psutil
-
     assert not [p for p in psutil.process_iter(["cmdline"]) if b.marker in (p.info["cmdline"] or ())]
 
 
