@@ -4,19 +4,12 @@ with many worker processes meets a server side that does not saturate first. Rea
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import urllib.request
 
 import pytest
-from conftest import child
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from conftest import child, free_port
 
 
 def _stub(port: int, *extra: str):
@@ -45,7 +38,7 @@ def _complete(port: int) -> dict:
 
 @pytest.mark.parametrize("reuse", [True, False])
 def test_stub_processes_share_a_port_only_when_asked(reuse):
-    port = _free_port()
+    port = free_port()
     flag = ("--reuse-port",) if reuse else ()
     with _stub(port, *flag) as first:
         assert "listening on" in _first_line(first)
