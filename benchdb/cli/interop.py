@@ -90,7 +90,16 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
     metavar="PRECISION",
     help="lm-eval: the precision the scores were measured at, where model_args names no dtype.",
 )
-def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precision):
+@click.option(
+    "--round",
+    "mlperf_round",
+    default=None,
+    metavar="VERSION",
+    help="mlperf: the round the repository was submitted to (v4.1), whose checker rules judge every "
+    "run in it, where its published table, README title or folder name do not say it (a log's "
+    "LoadGen version never decides: submitters may run the previous round's LoadGen).",
+)
+def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precision, mlperf_round):
     """Convert other tools' result files into contract files.
 
     PATHS are files or folders. FORMAT: optimum-benchmark (benchmark.json or
@@ -111,12 +120,24 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     """
     from benchdb.interop import Declared, declared_hardware, import_files
 
+    if mlperf_round is not None:
+        from benchdb.interop.mlperf_rules import round_name
+        from benchdb.interop.writer import SourceError
+
+        if fmt != "mlperf":
+            raise click.UsageError(f"--round names an MLPerf round; {fmt} files have none (drop it)")
+        try:
+            mlperf_round = round_name(mlperf_round)
+        except SourceError as exc:
+            raise click.BadParameter(str(exc), param_hint="--round") from None
     fingerprint, device, usage = declared_hardware(hardware, hardware_file)
     if engine:
         from benchdb.interop.serving_fields import engine_name
 
         engine = engine_name(engine) or engine.strip().lower()
-    summary = import_files(fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision, usage))
+    summary = import_files(
+        fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision, usage, mlperf_round)
+    )
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
     for note in summary.notes:

@@ -66,6 +66,8 @@ class Declared:
     precision: str | None = None
     #: How the results used the hardware (a hardware file's accelerators and parallelism).
     usage: dict[str, Any] = field(default_factory=dict)
+    #: MLPerf: the round the results were submitted to (``--round``), where the repository does not say.
+    mlperf_round: str | None = None
 
     def apply(self, item: Imported) -> None:
         if self.model and item.settings.get("model_declarable"):

@@ -27,6 +27,8 @@ from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 #: Relative difference within which a published figure reproduces.
 TOLERANCE = 1e-4
+#: A results repository's README title (its first heading): "# MLPerf™ Inference v4.1 results".
+_README_ROUND = re.compile(r"MLPerf\W{0,3}\s*Inference\s+(v?\d+\.\d+)", re.IGNORECASE)
 
 
 @dataclass
@@ -40,8 +42,12 @@ class Checked:
 class Repository:
     """One results repository: its systems and tables, read once."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, declared_round: str | None = None):
         self.root = root
+        #: ``--round``: the round the user says the repository was submitted to.
+        self.declared_round = mlperf_rules.round_name(declared_round) if declared_round else None
+        self._own_round: tuple[str, str] | None = None
+        self._looked_for_round = False
         self._systems: dict[Path, System | SourceError] = {}
         self.tables: dict[Path, Table | SourceError | None] = {}
 
@@ -72,12 +78,64 @@ class Repository:
             raise SystemsJsonError(path, str(got))
         return got
 
-    def version(self, rows: list[Row]) -> str | None:
-        for row in rows:
-            if row.version:
-                return row.version
-        m = re.search(r"inference_results_(v\d+\.\d+)", str(self.root))
-        return m.group(1) if m else None
+    def round_of(self, rows: list[Row]) -> str:
+        """The round the repository was submitted to, whose checker rules judge every run in it
+        (the checker's ``--version``): its published table's ``version``, else its README's title
+        ("MLPerf Inference v4.1 results"), else its folder's name (``inference_results_v4.1``), else
+        ``--round``. Never the LoadGen version a run's log names: submitters may run the previous
+        round's LoadGen, and the checker judges them by the round they submitted to."""
+        found = next(
+            ((mlperf_rules.round_name(r.version), f"the version in {r.table.name}") for r in rows if r.version), None
+        )
+        found = found or self._repository_round()
+        if self.declared_round and found and found[0] != self.declared_round:
+            raise RepositoryError(
+                self.root,
+                f"--round {self.declared_round} contradicts the repository's own round {found[0]} ({found[1]}); "
+                "drop --round",
+            )
+        got = self.declared_round or (found[0] if found else None)
+        if got is None:
+            raise RepositoryError(
+                self.root,
+                "cannot tell which MLPerf round this repository was submitted to (no version in a published "
+                "table, no 'MLPerf Inference vX.Y' title in README.md, not a folder named "
+                "inference_results_vX.Y); name it: --round v4.1",
+            )
+        try:
+            mlperf_rules.round_rules(got)
+        except SourceError as exc:
+            raise RepositoryError(self.root, str(exc)) from None
+        return got
+
+    def _repository_round(self) -> tuple[str, str] | None:
+        """(round, where it was read) from the root table's rows, the README's title or the folder's
+        name, once."""
+        if not self._looked_for_round:
+            self._looked_for_round = True
+            for name in ROOT_TABLES:
+                table = self.table(self.root / name)
+                rows = table.rows.values() if isinstance(table, Table) else ()
+                version = next((r.version for r in rows if r.version), None)
+                if version:
+                    self._own_round = (mlperf_rules.round_name(version), f"the version in {name}")
+                    return self._own_round
+            readme = self.root / "README.md"
+            if readme.is_file():
+                from benchdb.schema import documents
+
+                try:
+                    head = documents.read_text(readme, max_bytes=SIDE_BYTES, within=self.root, errors="replace")
+                except documents.DocumentError:
+                    head = ""
+                title = next((line for line in head.splitlines() if line.startswith("#")), "")
+                m = _README_ROUND.search(title)
+                if m:
+                    self._own_round = (mlperf_rules.round_name(m.group(1)), "the title of README.md")
+            m = re.search(r"inference_results_(v\d+\.\d+)", self.root.name)
+            if self._own_round is None and m:
+                self._own_round = (m.group(1), f"the folder's name {self.root.name}")
+        return self._own_round
 
     def run(self, loc: Located) -> Imported:
         return self.check(loc)[0]
@@ -86,7 +144,7 @@ class Repository:
         """The run at ``loc`` as a benchdb result, and how it compares with the published tables."""
         sysinfo = self.system(loc)
         checked = Checked(rows=[t.rows[loc.location] for t in self.tables_for(loc) if loc.location in t.rows])
-        version = self.version(checked.rows)
+        version = self.round_of(checked.rows)
         model = mlperf_rules.canonical_model(loc.benchmark)
         scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
         run_dir = loc.path.parent
@@ -98,9 +156,6 @@ class Repository:
         }
         if loc.path.name == SUMMARY:
             lg = mlperf.read_run(loc.path, within=self.root)
-            # a repository named by neither a table nor its folder: the round of the LoadGen that ran
-            version = version or (f"v{'.'.join(lg.version.split('.')[:2])}" if lg.version else None)
-            settings["mlperf_round"] = version
             head = mlperf_rules.headline(lg.log, model, scenario, version)
             stats = mlperf.with_headline(lg.statistics, head)
             effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
@@ -286,9 +341,14 @@ class Repository:
         return out
 
 
-class SystemsJsonError(SourceError):
-    """A run's systems JSON cannot be read: reported once for the file, not for each of its runs."""
+class RepositoryError(SourceError):
+    """A problem of a file or folder that many runs share (a systems JSON, the repository's round):
+    reported once for ``path``, not for each of its runs."""
 
     def __init__(self, path: Path, problem: str):
         super().__init__(problem)
         self.path = path
+
+
+class SystemsJsonError(RepositoryError):
+    """A run's systems JSON cannot be read."""

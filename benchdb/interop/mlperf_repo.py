@@ -39,7 +39,7 @@ from typing import Any
 
 from benchdb.errors import clip
 from benchdb.interop import mlperf
-from benchdb.interop.mlperf_check import Checked, Repository, SystemsJsonError
+from benchdb.interop.mlperf_check import Checked, Repository, RepositoryError
 from benchdb.interop.mlperf_system import ENDPOINTS, SUMMARY, locate
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.schema.documents import DocumentError
@@ -110,7 +110,7 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
     for src in sources:
         try:
             _import_one(src, out, declared, repos, seen, summary, report)
-        except SystemsJsonError as exc:
+        except RepositoryError as exc:
             if exc.path not in bad_systems:
                 summary.failed.append((exc.path, str(exc)))
             bad_systems[exc.path] = bad_systems.get(exc.path, 0) + 1
@@ -125,7 +125,7 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
         _check_tables(root, repo, seen[root], scope, summary, report)
     for path, n in bad_systems.items():
         if n > 1:
-            summary.notes.append(f"mlperf: {n} run(s) of {path.name} not imported (its systems JSON is unreadable)")
+            summary.notes.append(f"mlperf: {n} run(s) of {path.name} not imported (the line above says why)")
     summary.notes += [f"mlperf: table disagrees: {line}" for line in report.disagreements]
     summary.notes += [f"mlperf: table row without a performance log: {line}" for line in report.rows_without_log]
     summary.detail = _detail(report)
@@ -154,7 +154,7 @@ def _import_one(
             )
         items, checked = mlperf.parse_log(src), Checked()
     else:
-        repo = repos.setdefault(loc.root, Repository(loc.root))
+        repo = repos.setdefault(loc.root, Repository(loc.root, declared.mlperf_round))
         seen.setdefault(loc.root, set()).add(loc.location)
         item, checked = repo.check(loc)
         items = [item]

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchdb.errors import clip
 from benchdb.interop.writer import SourceError
 
 #: The detail-log key of the published result, per round and LoadGen's effective scenario.
@@ -97,15 +98,25 @@ SPECIAL_UNIT_DICT = {
 }
 
 
+def round_name(text: str) -> str:
+    """A round as the checker writes it (``v4.1``) from ``v4.1``, ``4.1`` or ``V4.1``."""
+    m = re.fullmatch(r"\s*[vV]?(\d+)\.(\d+)\s*", str(text))
+    if not m:
+        raise SourceError(f"{clip(str(text), 40)!r} is not an MLPerf round; write it as v4.1")
+    return f"v{int(m.group(1))}.{int(m.group(2))}"
+
+
 def round_rules(version: str | None) -> str:
-    """The round whose checker rules apply: ``version`` where known, else the latest round before it,
-    else the latest known."""
+    """The round whose checker rules apply: ``version`` where known, else the latest round before it
+    (a round's checker keeps its predecessor's fields unless it names new ones); with no version (a
+    lone log outside any repository), the latest known. A round before the first known is refused."""
     known = sorted(RESULT_FIELD, key=_version_key)
-    if version:
-        earlier = [v for v in known if _version_key(v) <= _version_key(version)]
-        if earlier:
-            return earlier[-1]
-    return known[-1]
+    if not version:
+        return known[-1]
+    earlier = [v for v in known if _version_key(v) <= _version_key(version)]
+    if not earlier:
+        raise SourceError(f"MLPerf round {version} predates the checker rules benchdb knows ({known[0]} and later)")
+    return earlier[-1]
 
 
 def _version_key(v: str) -> tuple[int, ...]:

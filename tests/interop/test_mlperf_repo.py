@@ -1,5 +1,5 @@
 """`benchdb import mlperf` over MLPerf Inference results repositories: real runs copied from
-mlcommons/inference_results_v5.1 and v6.1 (tests/fixtures/interop/mlperf_repo/README.md), imported
+mlcommons/inference_results_v4.1, v5.1 and v6.1 (tests/fixtures/interop/mlperf_repo/README.md), imported
 and ingested into a real warehouse, reproduce the published tables' rows; re-import adds nothing;
 each kind of bad input costs only itself."""
 
@@ -21,7 +21,8 @@ from benchdb.interop import mlperf_rules
 pytestmark = pytest.mark.core
 
 FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "mlperf_repo"
-V51, V61 = FIX / "v5.1", FIX / "v6.1"
+V41, V51, V61 = FIX / "v4.1", FIX / "v5.1", FIX / "v6.1"
+HPE_GPTJ = "closed/HPE/results/HPE_Cray_XD670_H100_SXM_80GBx8_TRT/gptj-99"
 AMD = "closed/AMD/results/8xMI300X_2xEPYC_9575F/llama2-70b-99"
 
 
@@ -198,6 +199,87 @@ def test_importing_the_tree_again_writes_and_ingests_nothing(tmp_path):
     r = cli("ingest", out, "--db", db)
     assert r.exit_code == 0 and "ingested 0 new file(s)" in r.output, r.output
     assert rows(db, "SELECT count(*) AS n FROM results") == [{"n": 8}]
+
+
+def _round_rows(db) -> dict[str, dict]:
+    return {
+        r["mode"]: r
+        for r in rows(
+            db,
+            """
+            SELECT r.mode, r.metric, s.value, json_extract_string(r.settings, '$.mlperf_round') AS round,
+                   json_extract_string(u.software, '$."mlcommons-loadgen"') AS loadgen
+            FROM results r JOIN runs u USING (run_id)
+            JOIN source_statistics s ON s.result_id = r.result_id AND s.metric = r.metric AND s.statistic = 'value'""",
+        )
+    }
+
+
+def _detail_value(run: Path, key: str) -> float:
+    line = next(ln for ln in (run / "mlperf_log_detail.txt").read_text().splitlines() if f'"key": "{key}"' in ln)
+    return float(json.loads(line.split(":::MLLOG ", 1)[1])["value"])
+
+
+def test_a_run_on_the_previous_rounds_loadgen_is_judged_by_the_round_it_was_submitted_to(tmp_path):
+    """HPE's GPT-J runs in the v4.1 repository ran LoadGen 4.0; the v4.1 checker publishes GPT-J as
+    inferred tokens/s (v4.0's rules: samples/s, 286.26 for Offline). The repository's README names
+    its round; the log's LoadGen version stays the run's software."""
+    db = import_and_ingest(tmp_path, "mlperf", V41)
+    got = _round_rows(db)
+    for scenario, key in (
+        ("Offline", "result_inferred_tokens_per_second"),
+        ("Server", "result_inferred_completed_tokens_per_second"),
+    ):
+        run = V41 / HPE_GPTJ / scenario / "performance" / "run_1"
+        assert "4.0 @" in (run / "mlperf_log_detail.txt").read_text().split('"loadgen_version"')[1][:40]
+        r = got[scenario]
+        assert (r["metric"], r["round"], r["loadgen"]) == ("tokens_per_s", "v4.1", "4.0"), r
+        assert r["value"] == pytest.approx(_detail_value(run, key))
+    assert got["Offline"]["value"] == pytest.approx(19751.9)  # not result_samples_per_second, 286.26
+    assert got["Server"]["value"] == pytest.approx(19502.6)  # not scheduled samples/s, 285.387
+
+
+def test_the_round_comes_from_the_repository_or_round_never_from_loadgen(tmp_path):
+    plain = tmp_path / "results"
+    shutil.copytree(V41, plain)
+    (plain / "README.md").unlink()
+    r = benchdb_cmd("import", "mlperf", str(plain), "--out", str(tmp_path / "a"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    (line,) = _errors(r.stderr)  # once for the repository, not once per run
+    assert str(plain) in line and "cannot tell which MLPerf round" in line and "--round v4.1" in line
+    assert "2 run(s) of results not imported" in r.stdout and not (tmp_path / "a").exists()
+
+    db = import_and_ingest(tmp_path / "b", "mlperf", plain, extra=("--round", "4.1"))
+    assert {m: (r["round"], r["value"]) for m, r in _round_rows(db).items()} == {
+        "Offline": ("v4.1", pytest.approx(19751.9)),
+        "Server": ("v4.1", pytest.approx(19502.6)),
+    }
+    named = tmp_path / "inference_results_v4.1"  # a clone of the public repository, README or not
+    plain.rename(named)
+    db = import_and_ingest(tmp_path / "c", "mlperf", named)
+    assert {r["round"] for r in _round_rows(db).values()} == {"v4.1"}
+
+    r = benchdb_cmd("import", "mlperf", str(V41), "--round", "v4.0", "--out", str(tmp_path / "d"))
+    assert r.returncode == 1
+    (line,) = _errors(r.stderr)
+    assert "--round v4.0 contradicts the repository's own round v4.1 (the title of README.md); drop --round" in line
+    unnamed = shutil.copytree(named, tmp_path / "unnamed")
+    r = benchdb_cmd("import", "mlperf", str(unnamed), "--round", "v3.1", "--out", str(tmp_path / "e"))
+    (line,) = _errors(r.stderr)
+    assert r.returncode == 1 and "MLPerf round v3.1 predates the checker rules benchdb knows (v4.0 and later)" in line
+    for bad, why in (
+        ("four", "'four' is not an MLPerf round; write it as v4.1"),
+        ("v4.1", "--round names an MLPerf round"),
+    ):
+        fmt = "mlperf" if bad == "four" else "vllm-serve"
+        r = benchdb_cmd("import", fmt, str(named), "--round", bad, "--out", str(tmp_path / "f"))
+        assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_round_after_the_last_known_takes_the_latest_rules_before_it():
+    assert [mlperf_rules.round_name(t) for t in ("v4.1", "4.1", " V6.10 ")] == ["v4.1", "v4.1", "v6.10"]
+    assert mlperf_rules.round_rules("v6.1") == "v6.0" and mlperf_rules.round_rules("v4.1") == "v4.1"
+    assert mlperf_rules.round_rules(None) == max(mlperf_rules.RESULT_FIELD, key=lambda v: float(v[1:]))
 
 
 def _copy(tmp_path: Path) -> Path:

@@ -38,7 +38,7 @@ def _warehouse(root: Path) -> Path:
     for f in (repo / "Acme").rglob("mlperf_log_*.txt"):
         f.write_text(f.read_text().replace("43698.6", "40123.4"))
     out = root / "imported"
-    r = cli("import", "mlperf", root / "repo" / "v5.1", "--out", out)
+    r = cli("import", "mlperf", root / "repo" / "v5.1", "--round", "v5.1", "--out", out)
     assert r.exit_code == 0, r.output
     measured = root / "measured"
     run = make_run(started_at="2026-11-29T05:54:00+00:00")
