@@ -36,7 +36,8 @@ class Checked:
     """What importing one run found against the published tables."""
 
     rows: list[Row] = field(default_factory=list)
-    disagreements: list[str] = field(default_factory=list)
+    disagreements: list[str] = field(default_factory=list)  # the run's logs against its rows
+    problems: list[str] = field(default_factory=list)  # its rows against themselves
 
 
 class Repository:
@@ -143,7 +144,11 @@ class Repository:
     def check(self, loc: Located) -> tuple[Imported, Checked]:
         """The run at ``loc`` as a benchdb result, and how it compares with the published tables."""
         sysinfo = self.system(loc)
-        checked = Checked(rows=[t.rows[loc.location] for t in self.tables_for(loc) if loc.location in t.rows])
+        tables = [t for t in self.tables_for(loc) if loc.location in t.rows]
+        checked = Checked(
+            rows=[t.rows[loc.location] for t in tables],
+            problems=[f"{t.path.name}: {loc.location}: {p}" for t in tables for p in t.problems.get(loc.location, [])],
+        )
         version = self.round_of(checked.rows)
         model = mlperf_rules.canonical_model(loc.benchmark)
         scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
@@ -200,6 +205,8 @@ class Repository:
             if row.inferred:
                 settings["inferred"] = True
                 settings.setdefault("inferred_from", "the published table")
+        if checked.disagreements or checked.problems:
+            settings["source_disagreements"] = [*checked.disagreements, *checked.problems]
         weights = (
             next((r.weight_data_types for r in checked.rows if r.weight_data_types), None) or sysinfo.weight_data_types
         )

@@ -88,6 +88,7 @@ class Report:
     checked: int = 0
     reproduced: int = 0
     disagreements: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
     rows_without_log: list[str] = field(default_factory=list)
     tables: list[Path] = field(default_factory=list)
 
@@ -127,6 +128,7 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
         if n > 1:
             summary.notes.append(f"mlperf: {n} run(s) of {path.name} not imported (the line above says why)")
     summary.notes += [f"mlperf: table disagrees: {line}" for line in report.disagreements]
+    summary.notes += [f"mlperf: published data disagrees: {line}" for line in report.problems]
     summary.notes += [f"mlperf: table row without a performance log: {line}" for line in report.rows_without_log]
     summary.detail = _detail(report)
     return summary
@@ -186,7 +188,10 @@ def _check_tables(
         summary.failed += [(path, problem) for problem in table.errors]
         for location in table.rows:
             where = root / location
-            if location not in seen and any(s == where or s in where.parents for s in scope):
+            if not any(s == where or s in where.parents for s in scope):
+                continue
+            report.problems += [f"{path.name}: {location}: {p}" for p in table.problems.get(location, [])]
+            if location not in seen:
                 report.rows_without_log.append(f"{path.name}: {location}")
 
 
@@ -218,7 +223,8 @@ def _detail(report: Report) -> str:
         parts.append(
             f"{report.reproduced} of {report.checked} checked run(s) reproduce {names}, "
             f"{len(report.disagreements)} disagreement(s), "
-            f"{len(report.rows_without_log)} table row(s) without a performance log"
+            f"{len(report.rows_without_log)} table row(s) without a performance log, "
+            f"{len(report.problems)} disagreement(s) within the table's rows"
         )
     else:
         parts.append("no published table to check against")

@@ -91,6 +91,7 @@ _LLM_UNITS = {"Offline": "Tokens/s", "Server": "Tokens/s", "Interactive": "Token
 SPECIAL_UNIT_DICT = {
     "llama3.1-8b": {"Offline": "Tokens/s", "Server": "Tokens/s"},
     "llama3.1-8b-edge": {"Offline": "Tokens/s"},
+    "wan-2.2-t2v-a14b": {"SingleStream": "Latency (s)"},  # v6.0: a video takes seconds
     **{
         m: _LLM_UNITS
         for m in ("llama2-70b-99", "llama2-70b-99.9", "mixtral-8x7b", "llama3.1-405b", "deepseek-r1", "gpt-oss-120b")

@@ -94,7 +94,8 @@ def count(value: Any, name: str) -> int | None:
     return int(number)
 
 
-def _count_or_none(value: Any) -> int | None:
+def count_or_none(value: Any) -> int | None:
+    """A count where one is given; an unreadable one is no count (nothing to compare)."""
     try:
         return count(value, "")
     except SourceError:
@@ -144,8 +145,8 @@ def read_system(path: Path, root: Path | None = None) -> System:
     nodes = count(doc.get("number_of_nodes"), "number_of_nodes") or 1
     cpu = text(doc.get("host_processor_model_name"))
     # a heterogeneous system's CPU counts are text ("64(AMD EPYC 9534) and 96(...)"): not counted
-    sockets = _count_or_none(doc.get("host_processors_per_node"))
-    cores = _count_or_none(doc.get("host_processor_core_count"))
+    sockets = count_or_none(doc.get("host_processors_per_node"))
+    cores = count_or_none(doc.get("host_processor_core_count"))
     availability = (text(doc.get("status")) or "").lower()
     record: dict[str, Any] = {
         "device_name": accelerator,

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import mlperf_rules, mlperf_system
-from benchdb.interop.mlperf_system import SIDE_BYTES, count, finite_float
+from benchdb.interop import mlperf_published, mlperf_rules, mlperf_system
+from benchdb.interop.mlperf_system import SIDE_BYTES, count, count_or_none, finite_float
 from benchdb.interop.writer import SourceError
 
 ROOT_TABLES = ("summary_results.json", "summary.json")
@@ -34,6 +34,10 @@ class Row:
     accuracy: str | None
     weight_data_types: str | None
     version: str | None
+    platform: str | None = None
+    total_accelerators: int | None = None
+    host_cpu: str | None = None
+    host_cpus_per_node: int | None = None
 
 
 def _first(row: dict[str, Any], *names: str) -> Any:
@@ -48,6 +52,8 @@ class Table:
     path: Path
     rows: dict[str, Row] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    #: Each row's disagreements with itself (:mod:`benchdb.interop.mlperf_published`), by Location.
+    problems: dict[str, list[str]] = field(default_factory=dict)
 
 
 def _location(value: Any) -> str:
@@ -102,6 +108,7 @@ def read_table(path: Path, root: Path | None = None) -> Table:
         except SourceError as exc:
             table.errors.append(f"{loc}: {exc}")
             per_node = nodes = None
+        total, cpus = count_or_none(r.get("total_accelerators")), count_or_none(r.get("host_processors_per_node"))
         table.rows[loc] = Row(
             table=path,
             location=loc,
@@ -118,5 +125,10 @@ def read_table(path: Path, root: Path | None = None) -> Table:
             accuracy=mlperf_system.text(r.get("Accuracy")),
             weight_data_types=mlperf_system.text(r.get("weight_data_types")),
             version=mlperf_system.text(r.get("version")),
+            platform=mlperf_system.text(r.get("Platform")),
+            total_accelerators=total,
+            host_cpu=mlperf_system.text(r.get("host_processor_model_name")),
+            host_cpus_per_node=cpus,
         )
+    table.problems = mlperf_published.table_problems(table)
     return table

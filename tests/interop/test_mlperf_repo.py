@@ -282,6 +282,88 @@ def test_a_round_after_the_last_known_takes_the_latest_rules_before_it():
     assert mlperf_rules.round_rules(None) == max(mlperf_rules.RESULT_FIELD, key=lambda v: float(v[1:]))
 
 
+V61_ROWS = FIX / "v6.1-summary-rows.json"  # four more rows of v6.1's summary.json, unchanged
+
+
+def test_a_published_row_that_disagrees_with_itself_is_named():
+    """v6.1's table: the MI355X server's platform name says 2 EPYC processors per node where its row
+    gives 8 (its MI350X sibling's row gives 2 and agrees)."""
+    from benchdb.interop.mlperf_tables import read_table
+
+    table = read_table(V61_ROWS)
+    assert table.errors == [] and len(table.rows) == 4
+    mi355 = "closed/AMD/results/8xMI355X_2xEPYC_9575F/wan-2.2-t2v-a14b"
+    assert table.problems == {
+        f"{mi355}/{scenario}": [
+            "platform name '8xMI355X_2xEPYC_9575F' says 2 EPYC processor(s) per node; host_processors_per_node is 8"
+        ]
+        for scenario in ("Offline", "SingleStream")
+    }
+
+
+def test_counts_and_accuracy_forms_that_disagree_are_named(tmp_path):
+    from benchdb.interop.mlperf_tables import read_table
+
+    doc = json.loads(V61_ROWS.read_text())
+    doc["2"]["Accuracy"] = "0.7028"  # the form the issue found in one wan row
+    doc["3"]["Platform"] = "87xMI350X_2xEPYC_9655"  # 87 named, 8 given
+    doc["11"]["total_accelerators"] = 9
+    doc["12"]["Platform"] = "2x4xMI355X_2xEPYC_9575F"  # 2 nodes x 4 named, 1 x 8 given: 8 in total agrees
+    doc["12"]["host_processors_per_node"] = 2
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(doc))
+    problems = read_table(path).problems
+    root = "closed/AMD/results"
+    assert problems == {
+        f"{root}/8xMI350X_2xEPYC_9655/wan-2.2-t2v-a14b/Offline": [
+            "accuracy '0.7028' names no metric; other wan-2.2-t2v-a14b rows write 'vbench_score: 70.1582'"
+        ],
+        f"{root}/8xMI350X_2xEPYC_9655/wan-2.2-t2v-a14b/SingleStream": [
+            "platform name '87xMI350X_2xEPYC_9655' says 87 MI350X; the row gives 8 per node, 1 node(s), 8 in total"
+        ],
+        f"{root}/8xMI355X_2xEPYC_9575F/wan-2.2-t2v-a14b/Offline": [
+            "total_accelerators 9, but accelerators per node 8 x nodes 1 = 8",
+            "platform name '8xMI355X_2xEPYC_9575F' says 2 EPYC processor(s) per node; host_processors_per_node is 8",
+        ],
+    }
+
+
+def test_disagreements_are_printed_kept_with_the_run_and_in_a_view(tmp_path):
+    tree = tmp_path / "v6.1"
+    shutil.copytree(V61, tree)
+    table = json.loads((tree / "summary.json").read_text())
+    table.update(json.loads(V61_ROWS.read_text()))
+    offline = next(k for k, r in table.items() if r["Location"].endswith("/deepseek-r1/Offline/performance/run_1"))
+    table[offline]["total_accelerators"] = 71  # crafted: a row whose run has logs, 18 x 4 = 72
+    (tree / "summary.json").write_text(json.dumps(table))
+    r = cli("import", "mlperf", tree, "--out", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    lines = [ln for ln in r.output.splitlines() if ln.startswith("mlperf: published data disagrees: summary.json: ")]
+    assert len(lines) == 3 and sum("says 2 EPYC processor(s) per node" in ln for ln in lines) == 2, lines
+    assert "2 of 2 checked run(s) reproduce summary.json" in r.output
+    assert "5 table row(s) without a performance log, 3 disagreement(s) within the table's rows" in r.output
+    db = tmp_path / "w.duckdb"
+    assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
+    assert rows(db, "SELECT source_format, model_id, mode, round, system, disagreement FROM source_disagreements") == [
+        {
+            "source_format": "mlperf-loadgen",
+            "model_id": "mlperf:deepseek-r1",
+            "mode": "Offline",
+            "round": "v6.1",
+            "system": "VR-NVL72_VR-288GB_aarch64x72_TRT",
+            "disagreement": "summary.json: closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Offline: "
+            "total_accelerators 71, but accelerators per node 4 x nodes 18 = 72",
+        }
+    ]
+
+
+def test_a_wan_single_stream_headline_is_in_seconds_as_the_table_prints_it():
+    head = mlperf_rules.make_headline(
+        20.603024726, "latency", "wan-2.2-t2v-a14b", "SingleStream", "early_stopping_latency_ss"
+    )
+    assert (head.metric, head.table_unit, head.table_value) == ("latency_s", "Latency (s)", 20.603024726)
+
+
 def _copy(tmp_path: Path) -> Path:
     tree = tmp_path / "tree"
     shutil.copytree(V51, tree)
