@@ -70,6 +70,14 @@ from benchdb.errors import BenchdbError
     "--regressions", "kinds", flag_value="regressions", multiple=True, help="Open change points in the series' history."
 )
 @click.option(
+    "--sources",
+    "kinds",
+    flag_value="sources",
+    multiple=True,
+    help="Where the results come from: per source and MLPerf round, results, systems, and how many were "
+    "checked against the publisher's own table, reproduced it, and disagree (not part of --all).",
+)
+@click.option(
     "--serving",
     "kinds",
     flag_value="serving",
@@ -187,8 +195,8 @@ def report(
     """Reports: best hardware, compatibility, speedup, trends.
 
     Choose one or more reports (or --all): optimal hardware, the compatibility matrix, speedup,
-    speed against accuracy, batch scaling, peak memory, trends, open regressions, serving. Markdown
-    on a terminal; --out FILE.html writes one HTML page."""
+    speed against accuracy, batch scaling, peak memory, trends, open regressions, serving, sources.
+    Markdown on a terminal; --out FILE.html writes one HTML page."""
     from benchdb.reports import build as builder
     from benchdb.reports import render as renderer
     from benchdb.warehouse import Warehouse
@@ -197,7 +205,7 @@ def report(
     if not chosen:
         raise BenchdbError(
             "choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
-            "--batch-scaling, --memory, --trends, --regressions or --all"
+            "--batch-scaling, --memory, --trends, --regressions, --serving, --sources or --all"
         )
     if slo is not None and "serving" not in chosen:
         raise BenchdbError("--slo applies to --serving")

@@ -151,6 +151,11 @@ class Repository:
         )
         version = self.round_of(checked.rows)
         model = mlperf_rules.canonical_model(loc.benchmark)
+        # an open-division run's folder names its own model (mobilenet-v1-...); the table names the
+        # benchmark whose rules judge it (UsedModel: the folder's name, Model: the benchmark)
+        benchmark = next(
+            (mlperf_rules.canonical_model(r.model) for r in checked.rows if r.used_model and r.model), model
+        )
         scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
         run_dir = loc.path.parent
         settings: dict[str, Any] = {
@@ -161,7 +166,7 @@ class Repository:
         }
         if loc.path.name == SUMMARY:
             lg = mlperf.read_run(loc.path, within=self.root)
-            head = mlperf_rules.headline(lg.log, model, scenario, version)
+            head = mlperf_rules.headline(lg.log, benchmark, scenario, version)
             stats = mlperf.with_headline(lg.statistics, head)
             effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
             settings.update(lg.settings)
@@ -175,7 +180,7 @@ class Repository:
                 else {}
             )
             effective = {"max_throughput": "Offline", "poisson": "Server"}.get(str(pattern.get("type")), scenario)
-            head = self._endpoint_headline(doc, model, scenario, stats)
+            head = self._endpoint_headline(doc, benchmark, scenario, stats)
             stats = [*stats, (head.metric, head.unit, "value", head.value)]
             complete = bool(doc.get("complete")) and not finite_float(doc.get("n_samples_failed"))
             verdict = "VALID" if complete else "INVALID"
@@ -191,7 +196,7 @@ class Repository:
             settings.update({"load_pattern": pattern or None, "duration_ns": doc.get("duration_ns")})
         if power is not None:
             stats.append(("power_w", "W", "mean", power))
-        stats += self._accuracy(loc, model, checked.rows)
+        stats += self._accuracy(loc, benchmark, checked.rows)
         if head.inferred_from:
             settings.update(inferred=True, inferred_from=head.inferred_from)
         for row in checked.rows:
@@ -205,6 +210,9 @@ class Repository:
             if row.inferred:
                 settings["inferred"] = True
                 settings.setdefault("inferred_from", "the published table")
+        if checked.rows:  # what `report --sources` counts as checked, and reproduced
+            settings["checked_against"] = sorted({r.table.name for r in checked.rows})
+            settings["reproduces_table"] = not checked.disagreements
         if checked.disagreements or checked.problems:
             settings["source_disagreements"] = [*checked.disagreements, *checked.problems]
         weights = (
@@ -331,8 +339,9 @@ class Repository:
             differ("accelerators per node (a#)", row.per_node, sysinfo.per_node)
         if row.nodes is not None and row.nodes != sysinfo.nodes:
             differ("nodes", row.nodes, sysinfo.nodes)
-        if mlperf_rules.canonical_model(row.model) != model:
-            differ("model", row.model, model)
+        table_model = row.used_model or row.model
+        if mlperf_rules.canonical_model(table_model) != model:
+            differ("model", table_model, model)
         if mlperf_rules.canonical_scenario(row.scenario) != scenario:
             differ("scenario", row.scenario, scenario)
         if row.units is not None and row.units != head.table_unit:

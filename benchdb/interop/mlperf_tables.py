@@ -35,6 +35,7 @@ class Row:
     weight_data_types: str | None
     version: str | None
     platform: str | None = None
+    used_model: str | None = None  # the folder's model where it is not the benchmark's (open division)
     total_accelerators: int | None = None
     host_cpu: str | None = None
     host_cpus_per_node: int | None = None
@@ -126,6 +127,7 @@ def read_table(path: Path, root: Path | None = None) -> Table:
             weight_data_types=mlperf_system.text(r.get("weight_data_types")),
             version=mlperf_system.text(r.get("version")),
             platform=mlperf_system.text(r.get("Platform")),
+            used_model=mlperf_system.text(r.get("UsedModel")),
             total_accelerators=total,
             host_cpu=mlperf_system.text(r.get("host_processor_model_name")),
             host_cpus_per_node=cpus,

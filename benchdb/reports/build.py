@@ -16,7 +16,16 @@ from benchdb import sql
 from benchdb.reports.document import Filters, NothingToReport, Report, Section, generated_now, one_row, section_rows
 from benchdb.reports.drilldown import drilldown, environment_row, traced_ids
 from benchdb.reports.optimal import optimal_section
-from benchdb.reports.sections import batch_scaling, matrix, memory, regressions, speed_accuracy, speedup, trends
+from benchdb.reports.sections import (
+    batch_scaling,
+    matrix,
+    memory,
+    regressions,
+    sources,
+    speed_accuracy,
+    speedup,
+    trends,
+)
 from benchdb.reports.serving import sections as serving_sections
 from benchdb.text import plural
 
@@ -34,6 +43,7 @@ BUILDERS: dict[str, Callable[[Any, Filters], Section | list[Section]]] = {
     "memory": memory,
     "regressions": regressions,
     "serving": serving_sections,
+    "sources": sources,
 }
 ALL = ("optimal-hardware", "matrix", "speedup", "speed-accuracy", "batch-scaling", "memory", "trends", "regressions")
 

@@ -306,3 +306,41 @@ def speed_accuracy(con, f: Filters) -> Section:
         notes,
         empty="No result that is not fp32 has an fp32 result of the same scenario beside it.",
     )
+
+
+def sources(con, f: Filters) -> Section:
+    keys, rows = section_rows(con, "sources", f.params())
+    rows = [dict(r, round_label=r["round"] or "") for r in rows]
+    published = [r for r in rows if r["source"] != "benchdb"]
+    notes = []
+    checked = sum(r["checked"] for r in published)
+    if published:
+        notes.append(
+            f"{plural(checked, 'published result')} checked against the publisher's own table, "
+            f"{sum(r['reproduced'] for r in published)} reproduce it; "
+            f"{plural(sum(r['with_disagreements'] for r in published), 'result')} with a disagreement "
+            "(SELECT * FROM source_disagreements lists each)."
+        )
+    return Section(
+        "sources",
+        "Sources",
+        "Where the results come from: benchdb's own measurements, or the format each was imported from, "
+        "per MLPerf round. Checked: the result's row in the publisher's own table (MLPerf's summary "
+        "table) was found and compared; reproduced: the figure, units, system and counts the logs give "
+        "agree with it; disagreements: with the logs, or within the table's row itself.",
+        [
+            Column("source", "source"),
+            Column("round", "round_label"),
+            Column("results", "results", "int"),
+            Column("runs", "runs", "int"),
+            Column("systems", "systems", "int"),
+            Column("accelerator types", "accelerator_types", "int"),
+            Column("checked", "checked", "int"),
+            Column("reproduced", "reproduced", "int"),
+            Column("with disagreements", "with_disagreements", "int"),
+        ],
+        keys,
+        rows,
+        notes=notes,
+        empty="No results match the filters.",
+    )

@@ -607,3 +607,26 @@ def test_a_negative_figure_in_result_summary_json_fails_its_run_naming_it(tmp_pa
     out = tmp_path / "out"
     line = _one_failure(benchdb_cmd("import", "mlperf", str(tree), "--out", str(out)), summary, 1, out)
     assert f"{block}.{key} is -3.95349e+09: negative" in line
+
+
+def test_an_open_division_run_is_judged_by_the_benchmark_its_row_names(tmp_path):
+    """Krai's open v5.1 run of llama3_1-70b-fp8_dyn (LoadGen 5.0): its folder names its own model,
+    the table's UsedModel that folder and Model the benchmark, llama2-70b-99.9, whose rules publish
+    tokens/s (58,617.3), not samples/s (198.028)."""
+    r = cli("import", "mlperf", FIX / "v5.1-open", "--out", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    assert "1 of 1 checked run(s) reproduce summary_results.json, 0 disagreement(s)" in r.output
+    db = tmp_path / "w.duckdb"
+    assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
+    (row,) = rows(
+        db,
+        "SELECT r.model_id, r.metric, s.value, json_extract_string(r.settings, '$.mlperf_round') AS round "
+        "FROM results r JOIN source_statistics s ON s.result_id = r.result_id AND s.metric = r.metric "
+        "AND s.statistic = 'value'",
+    )
+    assert row == {
+        "model_id": "mlperf:llama3_1-70b-fp8_dyn",
+        "metric": "tokens_per_s",
+        "value": 58617.3,
+        "round": "v5.1",
+    }
