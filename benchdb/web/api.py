@@ -95,6 +95,7 @@ VIEWS = {
             columns=(("model", "model_id"), ("scenario", "scenario"), ("in", "in_tokens"), ("out", "out_tokens")),
         ),
         View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
+        View("sources", "Sources"),
         View("compare", "Compare two runs", ("base", "cand"), ("base", "cand")),
         View("compare_samples", "Samples of two runs, per scenario", ("base", "cand"), ("base", "cand")),
         View("environment", "How two runs' environments differ", ("base", "cand"), ("base", "cand")),
