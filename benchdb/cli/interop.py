@@ -19,6 +19,7 @@ IMPORT_FORMATS = (
     "transformers",
     "hud-v3",
     "mlperf",
+    "mlperf-endpoints",
     "vllm-serve",
     "sglang-serve",
     "aiperf",
@@ -107,7 +108,9 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     transformers (benchmark_v2 results), hud-v3 (PyTorch HUD records: JSON list, object or
     lines), mlperf (LoadGen mlperf_log_summary.txt, or a whole MLPerf Inference results
     repository, division or submitter folder: each run with its system, checked against the
-    published table, every disagreement printed); serving load points: vllm-serve (vllm bench
+    published table, every disagreement printed); mlperf-endpoints (an MLPerf Endpoints
+    submission: each system and model's curve of load points, their regions by the rules,
+    tokens/s per kW from system_power.json); serving load points: vllm-serve (vllm bench
     serve --save-result JSON), sglang-serve (sglang.bench_serving --output-file JSON lines),
     aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm (benchmarks.json or
     .yaml), recomputed in benchdb's serving definitions from their per-request data; accuracy:

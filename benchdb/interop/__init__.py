@@ -26,6 +26,7 @@ FORMATS = {
     "transformers": "transformers_v2",
     "hud-v3": "hud_v3",
     "mlperf": "mlperf_repo",  # whole results repositories, and lone LoadGen logs (mlperf.py)
+    "mlperf-endpoints": "mlperf_endpoints",  # MLPerf Endpoints submissions: curves of load points
     "vllm-serve": "vllm_serve",
     "sglang-serve": "sglang_serve",
     "aiperf": "aiperf",
@@ -43,6 +44,7 @@ FORMAT_IDS = {
     "transformers": "transformers-benchmark-v2",
     "hud-v3": "hud-v3",
     "mlperf": "mlperf-loadgen",
+    "mlperf-endpoints": "mlperf-endpoints",
     "vllm-serve": "vllm-bench-serve",
     "sglang-serve": "sglang-bench-serving",
     "aiperf": "aiperf",

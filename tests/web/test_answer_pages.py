@@ -279,3 +279,20 @@ def test_runs_are_listed_by_what_they_are(bases, page):
         links = {row.locator("td").nth(col).locator("a").get_attribute("href") for row in rows}
         assert any("view=results&run=" in h for h in links), links
         assert f"?view=systems&model={WHISPER.replace(':', '%3A')}" in links, links
+
+
+@pytest.mark.parametrize("mode", ["serve", "site"])
+def test_sources_page_counts_each_source_and_round(bases, page, mode, shots):
+    _open(page, f"{bases[mode]}/?view=sources", "#table td")
+    head = page.locator("#table thead th").all_inner_texts()
+    measured = dict(zip(head, _row(page, "#table", "benchdb"), strict=True))
+    published = dict(zip(head, _row(page, "#table", "mlperf-loadgen"), strict=True))
+    assert (measured["results"], measured["systems"]) == ("4", "1"), measured
+    # the two Lenovo whisper runs (one as Acme), judged by --round v5.1; no published table here
+    assert (published["round"], published["results"], published["systems"], published["checked"]) == (
+        "v5.1",
+        "2",
+        "2",
+        "0",
+    ), published
+    page.screenshot(path=str(shots / f"sources-{mode}.png"))

@@ -225,8 +225,9 @@ def _scenarios(b, srv, model, net, scenarios, opts, info, load_s, on_start) -> I
         deadline = {"fired": False}
         try:
             b.revive()  # the browser died or was ended: a new one
+            page = b.blank_page(opts.timeout_s)  # outside the deadline: see Browser.blank_page
             with b.deadline(opts.timeout_s) as deadline:
-                page = b.page(srv.url, opts.timeout_s)
+                b.load(page, srv.url)
                 if env is None:
                     env = page.evaluate("() => window.benchdb.environment()")
                     env["browser"] = f"Chromium {b.version}"

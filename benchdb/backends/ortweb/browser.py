@@ -75,8 +75,19 @@ class Browser:
 
     def page(self, url: str, timeout_s: float):
         """A fresh page with benchdb's script loaded (every call waits at most ``timeout_s``)."""
+        return self.load(self.blank_page(timeout_s), url)
+
+    def blank_page(self, timeout_s: float):
+        """A fresh empty page whose calls wait at most ``timeout_s``. Never under :meth:`deadline`: a
+        browser killed while playwright is making a page leaves playwright waiting for that page
+        forever (seen here: Target.createTarget sent, the browser killed 0.5 s later, no answer)."""
         page = self.browser.new_page()
         page.set_default_timeout(timeout_s * 1000)
+        return page
+
+    @staticmethod
+    def load(page, url: str):
+        """``page`` with benchdb's script loaded from ``url`` (within the page's timeout)."""
         page.goto(url + "/")
         page.wait_for_function("window.benchdb && window.benchdb.ready")
         return page
@@ -101,7 +112,8 @@ class Browser:
     def deadline(self, seconds: float):
         """Kill the browser if the block runs longer than ``seconds``: a page call that never returns
         (a hung promise, a WebAssembly loop) then fails at once. ``fired`` tells afterwards whether
-        it did; playwright's evaluate() has no timeout of its own."""
+        it did; playwright's evaluate() has no timeout of its own. Calls on an existing page only:
+        see :meth:`blank_page`."""
         state = {"fired": False}
 
         def fire() -> None:

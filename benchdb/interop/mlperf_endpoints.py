@@ -1,0 +1,428 @@
+"""MLPerf Endpoints (v1.0, rolling submissions): a system published as a Pareto curve of load points.
+
+A submission is ``<org>/<submission>/results/<system>/<model>/r<N>/``, one folder per point (N its
+concurrency): ``point.yaml`` (concurrency, region, ``offline``, ``max_supported_concurrency``,
+steady state), ``result_summary.json`` (the endpoints client's figures), ``system_desc.json`` and
+``accuracy_results.json``; ``results/<system>/system_power.json`` holds the system's provisioned power.
+Each point becomes one summary-only serving result; the points of one system and model are one curve
+(``settings.curve``), drawn as the rules draw it: a step function, no interpolation.
+
+What the rules define, benchdb computes the same way (and says where its figure and the file's differ):
+
+- ``system_tps`` = ``output_sequence_lengths.total`` / (``duration_ns`` / 1e9); ``tps_per_user`` =
+  1000 / ``tpot_p90_ms``; ``ttft_p90_ms`` from ``ttft.percentiles`` (keys ``"90"`` or ``"90.0"``, in ns).
+  A stored ``system_tps`` or ``tps_per_user`` that differs by more than 1 % is a disagreement.
+- Regions (rules §5.4): ultra low 1-32; with C_min the curve's lowest concurrency and C_max its
+  ``max_supported_concurrency``, I = log2(C_max - C_min) / 3, low ends at round(C_min + 2^I), medium
+  at round(C_min + 2^2I), high at C_max, and a margin up to ceil(1.10 C_max) that is not high.
+  Python's round (half to even) and float ceil, as the checker computes them. A point.yaml region
+  that differs is a disagreement.
+- Provisioned power (rules §4.5.2): (CPU + accelerators + scale-up switches) x (1 + overhead), the
+  overhead 0.30 for liquid and 0.50 for air cooling; a declared ``provisioned_power_w`` /
+  ``provisioned_power_kw`` wins; ``system_tps_per_kw`` = system_tps / provisioned kW. Power filled in
+  by MLCommons (``mlc_estimated_power``) or a component without its count and TDP is marked
+  ``power_estimated`` ("MLC Estimated Power").
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchdb.interop.writer import Imported, SourceError, utc_iso
+
+FORMAT_ID = "mlperf-endpoints"
+POINT = "point.yaml"
+SUMMARY = "result_summary.json"
+ULTRA_LOW = (1, 32)
+OVERHEAD = {"liquid": 0.30, "air": 0.50}
+#: Stored figures and benchdb's may differ by this much (the checker's own tolerance).
+TOLERANCE = 0.01
+_POINT_DIR = re.compile(r"^r(\d+)$")
+
+
+def regions(c_min: int, c_max: int) -> dict[str, tuple[int, int]]:
+    """The rules' concurrency regions (§5.4) of a curve whose lowest point is ``c_min`` and whose
+    ``max_supported_concurrency`` is ``c_max``: name -> (first, last)."""
+    step = math.log2(c_max - c_min) / 3
+    low_end, med_end = round(c_min + 2**step), round(c_min + 2 ** (2 * step))
+    return {
+        "low_latency": (ULTRA_LOW[0], c_min),
+        "low_concurrency": (c_min + 1, low_end),
+        "med_concurrency": (low_end + 1, med_end),
+        "high_concurrency": (med_end + 1, c_max),
+        "margin": (c_max + 1, math.ceil(1.10 * c_max)),
+    }
+
+
+def region_of(concurrency: int, bounds: dict[str, tuple[int, int]]) -> str | None:
+    """The region ``concurrency`` falls in (None: above the margin)."""
+    return next((name for name, (lo, hi) in bounds.items() if lo <= concurrency <= hi), None)
+
+
+@dataclass
+class Power:
+    watts: float
+    estimated: bool
+    how: str
+
+
+def _sourced(value: Any) -> float | None:
+    """A figure given bare or as ``{"value_w": ...}`` / ``{"value_kw": ...}``."""
+    if isinstance(value, dict):
+        kw = _positive(value.get("value_kw"))
+        return kw * 1000 if kw is not None else _positive(value.get("value_w"))
+    return _positive(value)
+
+
+def _positive(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and number > 0 else None
+
+
+def provisioned_power(doc: dict[str, Any], cooling: str | None) -> Power:
+    """A system's provisioned power from its ``system_power.json`` (the flat schema or the node-set
+    one), ``cooling`` from the file or the system description."""
+    for key, scale in (
+        ("provisioned_power_w", 1.0),
+        ("provisioned_power_watts", 1.0),
+        ("provisioned_power_kw", 1000.0),
+    ):
+        declared = _positive(doc.get(key))
+        if declared:
+            return Power(declared * scale, bool(doc.get("mlc_estimated_power")), f"declared {key}")
+    cooling = str(doc.get("cooling") or cooling or "").lower()
+    kind = (
+        "liquid" if any(w in cooling for w in ("liquid", "water", "immersion")) else "air" if "air" in cooling else None
+    )
+    if kind is None:
+        raise SourceError(f"system_power.json: cooling {cooling or 'not given'!r} is neither liquid nor air")
+    missing: list[str] = []
+    major = 0.0
+    sets = doc.get("node_sets")
+    if isinstance(sets, list):  # Appendix E: node sets of components, every figure sourced
+        for s in sets:
+            nodes = _positive(s.get("nodes_provisioned")) or 1
+            parts = s.get("components") or {}
+            for name in ("cpu", "accelerator"):
+                part = parts.get(name) or {}
+                count, tdp = _positive(part.get("count_per_node")), _sourced(part.get("tdp_per_unit"))
+                if count is None or tdp is None:
+                    missing.append(name)
+                else:
+                    major += nodes * count * tdp
+            up = parts.get("scale_up_network") or {}
+            switches, tdp = _positive(up.get("switch_count")), _sourced(up.get("tdp_per_switch"))
+            if switches and tdp:
+                major += switches * tdp
+    else:  # the flat schema: groups of count x TDP
+        for name, count_key, tdp_key in (
+            ("cpu", "num_cpu", "tdp_per_cpu"),
+            ("accelerator", "num_accelerator", "tdp_per_accelerator"),
+            ("scale_up_network", "num_switches", "tdp_per_switch"),
+        ):
+            part = doc.get(name) or {}
+            count = _positive(part.get("count", part.get(count_key)))
+            tdp = _positive(part.get("tdp_per_unit", part.get(tdp_key)))
+            if count is None or tdp is None:
+                if name != "scale_up_network":
+                    missing.append(name)
+            else:
+                major += count * tdp
+    if major <= 0:
+        raise SourceError("system_power.json gives no component power (count and TDP per unit)")
+    overhead = OVERHEAD[kind]
+    return Power(
+        major * (1 + overhead),
+        bool(doc.get("mlc_estimated_power")) or bool(missing),
+        f"(CPU + accelerators + scale-up) x {1 + overhead:.2f} ({kind} cooling)"
+        + (f"; no {', '.join(missing)} figures" if missing else ""),
+    )
+
+
+def _percentile(block: Any, p: str) -> float | None:
+    """A percentile (ns) of a result_summary.json block, keyed ``"90"`` or ``"90.0"``."""
+    pct = (block or {}).get("percentiles") if isinstance(block, dict) else None
+    if not isinstance(pct, dict):
+        return None
+    for key in (p, f"{p}.0"):
+        if key in pct:
+            return _positive(pct[key])
+    return None
+
+
+@dataclass
+class _Point:
+    folder: Path
+    concurrency: int
+    config: dict[str, Any]
+    summary: dict[str, Any] | None
+    desc: dict[str, Any]
+    accuracy: dict[str, Any] | None
+    problems: list[str] = field(default_factory=list)
+
+
+def discover(paths: list[str]) -> list[Path]:
+    """The point folders (``r<N>`` holding a point.yaml) under ``paths``."""
+    found = []
+    for given in map(Path, paths):
+        if given.is_file() and given.name == POINT:
+            found.append(given.parent)
+            continue
+        if not given.is_dir():
+            raise SourceError(f"{given}: no such file or folder")
+        for folder, dirs, files in os.walk(given):
+            dirs.sort()
+            if POINT in files and _POINT_DIR.match(Path(folder).name):
+                found.append(Path(folder))
+    return list(dict.fromkeys(found))
+
+
+def _read(path: Path, root: Path) -> Any:
+    from benchdb.schema import documents
+
+    try:
+        return documents.read_document(path, within=root)
+    except documents.DocumentError as exc:
+        raise SourceError(f"{path.name}: {exc.problem}") from None
+
+
+def _load_point(folder: Path, root: Path) -> _Point:
+    config = _read(folder / POINT, root)
+    if not isinstance(config, dict):
+        raise SourceError(f"{POINT} is not a mapping of settings")
+    try:
+        concurrency = int(config["concurrency"])
+    except (KeyError, TypeError, ValueError):
+        raise SourceError(f"{POINT} names no whole concurrency") from None
+    problems = []
+    named = int(_POINT_DIR.match(folder.name).group(1))  # type: ignore[union-attr]
+    if named != concurrency:
+        problems.append(f"folder {folder.name} but point.yaml concurrency {concurrency}")
+    summary = _read(folder / SUMMARY, root) if (folder / SUMMARY).is_file() else None
+    desc = _read(folder / "system_desc.json", root) if (folder / "system_desc.json").is_file() else {}
+    accuracy = _read(folder / "accuracy_results.json", root) if (folder / "accuracy_results.json").is_file() else None
+    return _Point(folder, concurrency, config, summary, desc if isinstance(desc, dict) else {}, accuracy, problems)
+
+
+def _figures(point: _Point) -> tuple[list[tuple[str, str, str, float]], float | None, list[str]]:
+    """(statistics, system_tps, disagreements) of one point's result_summary.json."""
+    doc = point.summary
+    if not isinstance(doc, dict):
+        raise SourceError(f"no {SUMMARY} beside {POINT} (the point's figures)")
+    problems = []
+    duration = _positive(doc.get("duration_ns"))
+    total = _positive((doc.get("output_sequence_lengths") or {}).get("total"))
+    if duration is None or total is None:
+        raise SourceError(f"{SUMMARY} has no duration_ns and output_sequence_lengths.total (system_tps)")
+    system_tps = total / (duration / 1e9)
+    stats = [("output_throughput", "tokens/s", "value", system_tps)]
+    tpot90 = _percentile(doc.get("tpot"), "90")
+    if tpot90 is None:
+        raise SourceError(f"{SUMMARY} has no tpot p90 (tps_per_user = 1000 / tpot_p90_ms)")
+    tps_per_user = 1000 / (tpot90 / 1e6)
+    stats.append(("tps_per_user", "tokens/s", "value", tps_per_user))
+    for metric, block in (("ttft_s", doc.get("ttft")), ("tpot_s", doc.get("tpot")), ("e2e_s", doc.get("latency"))):
+        for p, stat in (("50", "median"), ("90", "p90"), ("95", "p95"), ("99", "p99")):
+            v = _percentile(block, p)
+            if v is not None:
+                stats.append((metric, "s", stat, v / 1e9))
+    for name, ours in (("system_tps", system_tps), ("tps_per_user", tps_per_user)):
+        stored = _positive(doc.get(name))
+        if stored is not None and abs(stored - ours) > TOLERANCE * ours:
+            problems.append(f"{SUMMARY}: {name}: file {stored:g}, rules' formula {ours:.6g}")
+    return stats, system_tps, problems
+
+
+def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
+    """(hardware record, accelerators) from system_desc.json's node types, else system_power.json's
+    node sets."""
+    from benchdb.interop.mlperf_system import count_or_none, text
+
+    name, per_node, nodes = None, None, 0
+    for node in point.desc.get("node_types") or []:
+        if not isinstance(node, dict):
+            continue
+        info = node.get("accelerator_info")
+        acc = info[0] if isinstance(info, list) and info and isinstance(info[0], dict) else node
+        name = name or text(acc.get("accelerator_model_name"))
+        per_node = per_node or count_or_none(acc.get("accelerators_per_node"))
+        nodes += count_or_none(node.get("number_of_nodes")) or 1
+    if (not name or not per_node) and power_doc and isinstance(power_doc.get("node_sets"), list):
+        sets = power_doc["node_sets"]
+        acc = ((sets[0].get("components") or {}).get("accelerator") or {}) if sets else {}
+        name = name or text(acc.get("model"))
+        per_node = per_node or count_or_none(acc.get("count_per_node"))
+        nodes = nodes or sum(count_or_none(s.get("nodes_provisioned")) or 1 for s in sets)
+    if not name:
+        raise SourceError("neither system_desc.json nor system_power.json names the accelerator")
+    per_node, nodes = per_node or 1, nodes or 1
+    vendor = name.lower()
+    hardware = {
+        "kind": "cuda" if "nvidia" in vendor else "rocm" if "amd" in vendor else "unknown",
+        "device_name": name,
+        "system_name": text(point.desc.get("system_name")) or point.folder.parent.parent.name,
+        "accelerators_per_node": per_node,
+        "nodes": nodes,
+    }
+    return hardware, per_node * nodes
+
+
+def _curve(
+    folders: list[Path],
+    root: Path,
+    power_doc: dict[str, Any] | None,
+    power_err: str | None,
+    failed: list[tuple[Path, str]],
+) -> list[tuple[Imported, Path]]:
+    """The curve of one system and model: one result per point (a point whose figures cannot be
+    read is added to ``failed``)."""
+    points = sorted((_load_point(f, root) for f in folders), key=lambda p: p.concurrency)
+    c_max = next(
+        (int(p.config["max_supported_concurrency"]) for p in points if p.config.get("max_supported_concurrency")), None
+    )
+    if c_max is None:
+        raise SourceError(f"no point.yaml of {folders[0].parent} names max_supported_concurrency (C_max)")
+    steps = [p for p in points if str(p.config.get("offline") or "none").lower() != "dedicated"]
+    c_min = min(p.concurrency for p in steps) if steps else c_max
+    bounds = regions(c_min, c_max) if c_max > c_min else {}
+    system, model = folders[0].parent.parent.name, folders[0].parent.name
+    power = None
+    if power_doc is not None:
+        cooling = next((p.desc.get("cooling") for p in points if p.desc.get("cooling")), None)
+        try:
+            power = provisioned_power(power_doc, cooling)
+        except SourceError as exc:
+            power_err = str(exc)
+    out = []
+    for p in points:
+        try:
+            stats, system_tps, problems = _figures(p)
+        except SourceError as exc:  # this point alone: the curve's others stand
+            failed.append((p.folder, str(exc)))
+            continue
+        problems = p.problems + problems
+        hardware, accelerators = _hardware(p, power_doc)
+        stats.append(("output_throughput_per_gpu", "tokens/s", "value", system_tps / accelerators))  # type: ignore[operator]
+        offline = str(p.config.get("offline") or "none").lower()
+        region = "offline" if offline == "dedicated" else region_of(p.concurrency, bounds) if bounds else None
+        declared = p.config.get("region")
+        if declared and region not in (None, "offline") and declared not in (region, "submitters_choice"):
+            problems.append(f"{POINT}: region {declared!r}, the rules' regions give {region!r}")
+        if power is not None:
+            stats.append(("power_w", "W", "provisioned", power.watts))
+            stats.append(("system_tps_per_kw", "tokens/s/kW", "value", system_tps / (power.watts / 1000)))  # type: ignore[operator]
+        for score in (p.accuracy or {}).get("accuracy_scores") or []:
+            value = score.get("score") if isinstance(score, dict) else None
+            if isinstance(value, (int, float)) and math.isfinite(value):
+                stats.append((f"accuracy:{score.get('dataset_name') or 'score'}", "score", "value", float(value)))
+        steady = (p.config.get("steady_state") or {}) if isinstance(p.config.get("steady_state"), dict) else {}
+        settings: dict[str, Any] = {
+            "curve": f"{system}/{model}",
+            "region": region,
+            "region_declared": declared,
+            "offline": offline if offline != "none" else None,
+            "c_min": c_min,
+            "c_max": c_max,
+            "steady_state": steady.get("status"),
+            "power_estimated": power.estimated if power else None,
+            "power_method": power.how if power else power_err,
+            "location": str(p.folder.relative_to(root)),
+            "source_disagreements": problems or None,
+        }
+        out.append(
+            (
+                Imported(
+                    model_id=str(p.config.get("model_name") or model),
+                    backend=FORMAT_ID,
+                    device=f"remote:{system}",
+                    mode="completions",
+                    precision=str(p.config.get("model_precision") or "unknown").lower(),
+                    batch_size=p.concurrency,
+                    input_shape=f"concurrency={p.concurrency}",
+                    primary_metric="output_throughput",
+                    options={"accelerators": accelerators, "system": system, "division": p.config.get("division")},
+                    hardware=hardware,
+                    model={"model_type": "llm", "task": "text-generation"},
+                    started_at=_started(p.summary),
+                    run_key=f"{system}/{model}",
+                    timing_method="source-client",
+                    tool="MLPerf Endpoints",
+                    summary_only=True,
+                    percentile_method="linear",
+                    statistics=stats,
+                    settings={k: v for k, v in settings.items() if v is not None},
+                ),
+                p.folder,
+            )
+        )
+    return out
+
+
+def _started(summary: Any) -> str | None:
+    """The point's start from result_summary.json's ``test_started_at`` (ns or s since the epoch)."""
+    ns = _positive((summary or {}).get("test_started_at")) if isinstance(summary, dict) else None
+    return utc_iso(ns / 1e9 if ns and ns > 1e14 else ns) if ns else None
+
+
+def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
+    """Every curve under ``paths`` (the points of one system and model) into contract files."""
+    from benchdb.interop import ImportSummary, writer
+    from benchdb.schema.documents import DocumentError
+
+    summary = ImportSummary()
+    folders = discover(paths)
+    if not folders:
+        raise SourceError(f"no MLPerf Endpoints points (r<N>/{POINT}) under {', '.join(paths)}")
+    curves: dict[Path, list[Path]] = {}
+    for f in folders:
+        curves.setdefault(f.parent, []).append(f)
+    points = disagreements = 0
+    estimated: set[str] = set()
+    for model_dir, members in curves.items():
+        system_dir = model_dir.parent
+        root = system_dir.parent
+        power_doc: dict[str, Any] | None = None
+        power_err: str | None = f"no system_power.json in {system_dir.name}"
+        if (system_dir / "system_power.json").is_file():
+            try:
+                got = _read(system_dir / "system_power.json", root)
+                power_doc, power_err = (
+                    (got, None) if isinstance(got, dict) else (None, "system_power.json is not an object")
+                )
+            except SourceError as exc:
+                power_err = str(exc)
+        if power_err:
+            summary.notes.append(f"mlperf-endpoints: {system_dir.name}: {power_err}; no tokens/s per kW")
+        try:
+            pairs = _curve(members, root, power_doc, power_err, summary.failed)
+            items = [item for item, _ in pairs]
+            for item in items:
+                declared.apply(item)
+            planned = [writer.plan_files([item], FORMAT_ID, folder / POINT, out) for item, folder in pairs]
+        except (SourceError, DocumentError) as exc:
+            summary.failed.append((model_dir, str(exc)))
+            continue
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
+            summary.failed.append((model_dir, f"unexpected content for mlperf-endpoints ({type(exc).__name__}: {exc})"))
+            continue
+        for item, plan in zip(items, planned, strict=True):
+            summary.written += writer.write_all(plan)
+            summary.imported.append((Path(item.settings["location"]), len(plan)))
+            for line in item.settings.get("source_disagreements") or []:
+                summary.notes.append(f"mlperf-endpoints: disagrees: {item.settings['location']}: {line}")
+                disagreements += 1
+            if item.settings.get("power_estimated"):
+                estimated.add(item.settings["curve"])
+        points += len(items)
+    summary.detail = f"{points} point(s) on {len(curves)} curve(s); {disagreements} disagreement(s)" + (
+        f"; MLC Estimated Power: {', '.join(sorted(estimated))}" if estimated else ""
+    )
+    return summary

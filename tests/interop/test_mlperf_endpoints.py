@@ -1,0 +1,158 @@
+"""`benchdb import mlperf-endpoints`: an MLPerf Endpoints submission's curve of load points, over the
+submission checker's own test submission (tests/fixtures/interop/mlperf_endpoints/README.md), with the
+rules' regions, tokens/s per user and tokens/s per kW reproduced from their published definitions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import benchdb_cmd, cli, import_and_ingest
+from conftest import db_rows as rows
+
+from benchdb.interop import mlperf_endpoints as ep
+
+pytestmark = pytest.mark.core
+
+FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "mlperf_endpoints"
+CURVE = FIX / "sub_a" / "results" / "sys_mi355x_8gpu" / "gpt-oss-120b"
+
+#: The rules' Appendix B (v1.0 draft, §5.4): (C_max, C_min) -> low, medium, high, margin.
+APPENDIX_B = [
+    (64, 2, (3, 6), (7, 18), (19, 64), (65, 71)),
+    (128, 2, (3, 7), (8, 27), (28, 128), (129, 141)),
+    (256, 2, (3, 8), (9, 42), (43, 256), (257, 282)),
+    (256, 8, (9, 14), (15, 47), (48, 256), (257, 282)),
+    (512, 8, (9, 16), (17, 71), (72, 512), (513, 564)),
+    (1024, 8, (9, 18), (19, 109), (110, 1024), (1025, 1127)),
+    (512, 16, (17, 24), (25, 79), (80, 512), (513, 564)),
+    (1024, 16, (17, 26), (27, 117), (118, 1024), (1025, 1127)),
+    (2048, 16, (17, 29), (30, 176), (177, 2048), (2049, 2253)),
+    (1024, 32, (33, 42), (43, 131), (132, 1024), (1025, 1127)),
+    (2048, 32, (33, 45), (46, 192), (193, 2048), (2049, 2253)),
+    (4096, 32, (33, 48), (49, 287), (288, 4096), (4097, 4506)),
+    (8192, 32, (33, 52), (53, 437), (438, 8192), (8193, 9012)),
+    (16384, 32, (33, 57), (58, 676), (677, 16384), (16385, 18023)),
+]
+
+
+@pytest.mark.parametrize(("c_max", "c_min", "low", "med", "high", "margin"), APPENDIX_B)
+def test_regions_are_the_rules_appendix_b(c_max, c_min, low, med, high, margin):
+    got = ep.regions(c_min, c_max)
+    assert (got["low_concurrency"], got["med_concurrency"], got["high_concurrency"], got["margin"]) == (
+        low,
+        med,
+        high,
+        margin,
+    )
+    assert got["low_latency"] == (1, c_min)
+
+
+def test_provisioned_power_is_the_docs_worked_example():
+    """docs/reference/system-power-json.md of endpoints-submission-docs: "(700 + 5600 + 3500) x 1.30 =
+    12,740 W ... A point with system_tps of 25,000 reports system_tps_per_kw of about 1,962"."""
+    doc = {
+        "cooling": "liquid",
+        "cpu": {"num_cpu": 2, "tdp_per_cpu": 350},
+        "accelerator": {"num_accelerator": 8, "tdp_per_accelerator": 700},
+        "scale_up_network": {"num_switches": 1, "tdp_per_switch": 3500},
+    }
+    power = ep.provisioned_power(doc, None)
+    assert power.watts == pytest.approx(12_740) and not power.estimated
+    assert round(25_000 / (power.watts / 1000)) == 1962
+    doc["cooling"] = "air"
+    assert ep.provisioned_power(doc, None).watts == pytest.approx(14_700)
+    del doc["cpu"]
+    assert ep.provisioned_power(doc, None).estimated  # a component MLCommons must fill in
+    assert ep.provisioned_power({"provisioned_power_kw": 140}, None).watts == 140_000
+
+
+def _points(db) -> dict[int, dict]:
+    got: dict[int, dict] = {}
+    for r in rows(
+        db,
+        "SELECT r.batch_size AS concurrency, json_extract_string(r.settings, '$.region') AS region, "
+        "json_extract_string(r.settings, '$.offline') AS offline, s.metric, s.value "
+        "FROM results r JOIN source_statistics s USING (result_id) WHERE s.statistic IN ('value', 'p90')",
+    ):
+        point = got.setdefault(r["concurrency"], {"region": r["region"], "offline": r["offline"]})
+        point[r["metric"]] = r["value"]
+    return got
+
+
+def test_a_curve_is_imported_with_its_regions_and_the_rules_figures(tmp_path):
+    db = import_and_ingest(tmp_path, "mlperf-endpoints", FIX)
+    got = _points(db)
+    assert {c: (p["region"], p["offline"]) for c, p in got.items()} == {
+        4: ("low_latency", None),  # C_min = 4, C_max = 2048: low 5-17, medium 18-165, high 166-2048
+        16: ("low_concurrency", None),
+        1024: ("high_concurrency", None),
+        2048: ("high_concurrency", "elected"),
+    }
+    stored = json.loads((CURVE / "r1024" / "result_summary.json").read_text())
+    r1024 = got[1024]
+    assert r1024["output_throughput"] == pytest.approx(stored["system_tps"], rel=1e-6)  # 9,734.93
+    assert r1024["tps_per_user"] == pytest.approx(stored["tps_per_user"], rel=1e-5)  # 1000 / 5.5 ms
+    assert r1024["ttft_s"] == pytest.approx(97.8218742186)
+    assert r1024["system_tps_per_kw"] == pytest.approx(662.24, abs=0.005)  # 9,734.93 / 14.7 kW (air)
+    assert r1024["output_throughput_per_gpu"] == pytest.approx(stored["system_tps"] / 8, rel=1e-6)
+    published = rows(db, "SELECT concurrency, hardware_name FROM serving_published_points ORDER BY concurrency")
+    assert [(p["concurrency"], p["hardware_name"]) for p in published] == [
+        (c, "sys_mi355x_8gpu") for c in (4, 16, 1024, 2048)
+    ]
+
+
+def _copy(tmp_path: Path) -> Path:
+    tree = tmp_path / "sub"
+    shutil.copytree(FIX, tree)
+    return tree / "sub_a" / "results" / "sys_mi355x_8gpu" / "gpt-oss-120b"
+
+
+def test_a_point_without_tpot_fails_alone(tmp_path):
+    curve = _copy(tmp_path)
+    doc = json.loads((curve / "r16" / "result_summary.json").read_text())
+    del doc["tpot"]
+    (curve / "r16" / "result_summary.json").write_text(json.dumps(doc))
+    r = benchdb_cmd("import", "mlperf-endpoints", str(curve.parents[2]), "--out", str(tmp_path / "out"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
+    assert str(curve / "r16") in line and "no tpot p90 (tps_per_user = 1000 / tpot_p90_ms)" in line
+    assert "imported 3 result(s)" in r.stdout
+
+
+def test_a_region_or_figure_the_rules_do_not_give_is_a_disagreement(tmp_path):
+    curve = _copy(tmp_path)
+    point = yaml.safe_load((curve / "r16" / "point.yaml").read_text())
+    point["region"] = "high_concurrency"
+    (curve / "r16" / "point.yaml").write_text(yaml.safe_dump(point))
+    doc = json.loads((curve / "r4" / "result_summary.json").read_text())
+    doc["system_tps"] *= 1.05
+    (curve / "r4" / "result_summary.json").write_text(json.dumps(doc))
+    out, db = tmp_path / "out", tmp_path / "w.duckdb"
+    r = cli("import", "mlperf-endpoints", curve.parents[2], "--out", out)
+    assert r.exit_code == 0 and "2 disagreement(s)" in r.output, r.output
+    assert "point.yaml: region 'high_concurrency', the rules' regions give 'low_concurrency'" in r.output
+    assert cli("ingest", out, "--db", db).exit_code == 0
+    got = rows(db, "SELECT source_format, disagreement FROM source_disagreements ORDER BY disagreement")
+    assert [g["source_format"] for g in got] == ["mlperf-endpoints"] * 2
+    assert got[1]["disagreement"].startswith("result_summary.json: system_tps: file 814.449")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("- 16\n- 32\n", "point.yaml is not a mapping of settings"),
+        ("concurrency: many\n", "names no whole concurrency"),
+    ],
+)
+def test_a_point_yaml_that_is_not_a_point_fails_its_curve_in_one_line(tmp_path, text, why):
+    curve = _copy(tmp_path)
+    (curve / "r16" / "point.yaml").write_text(text)
+    r = benchdb_cmd("import", "mlperf-endpoints", str(curve.parents[2]), "--out", str(tmp_path / "out"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
+    assert why in line and str(curve) in line
+    assert not (tmp_path / "out").exists() or not list((tmp_path / "out").rglob("*.parquet"))
