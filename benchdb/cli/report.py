@@ -91,6 +91,16 @@ from benchdb.errors import BenchdbError
     metavar="SLO",
     help="--serving: e.g. ttft:500ms,tpot:50ms (TTFT p90, TPOT p50) or ttft:1s,interactivity:20 (tokens/s per user).",
 )
+@click.option(
+    "--cost-at",
+    "cost_at",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="TOKENS_PER_S_PER_USER",
+    help="--serving: each configuration's throughput per GPU and $ per million tokens (with --prices, "
+    "USD per GPU-hour) at this interactivity, read along its Pareto front (interpolated, measured or "
+    "clamped, as labelled).",
+)
 @click.option("--all", "all_", is_flag=True, help="Every report above but --serving.")
 @click.option(
     "--format",
@@ -175,6 +185,7 @@ from benchdb.errors import BenchdbError
 def report(
     kinds,
     slo,
+    cost_at,
     all_,
     fmt,
     out,
@@ -209,6 +220,8 @@ def report(
         )
     if slo is not None and "serving" not in chosen:
         raise BenchdbError("--slo applies to --serving")
+    if cost_at is not None and "serving" not in chosen:
+        raise BenchdbError("--cost-at applies to --serving")
     from benchdb.reports.optimal import load_prices
     from benchdb.reports.serving import parse_slo
 
@@ -227,6 +240,7 @@ def report(
         accelerator_prices=accelerator_prices,
         per=per,
         slo=parse_slo(slo),
+        cost_at=cost_at,
     )
     if engine == "spark" or data is not None:
         if "serving" in chosen:

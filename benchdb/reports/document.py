@@ -37,6 +37,8 @@ class Filters:
     #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
     #: min_interactivity; empty: none.
     slo: dict[str, float] = field(default_factory=dict)
+    #: --cost-at: the interactivity (tokens/s per user) the serving cost section reads each front at.
+    cost_at: float | None = None
 
     def params(self) -> dict[str, Any]:
         return {"models": list(self.models) or None, "hardware": list(self.hardware) or None}

@@ -342,6 +342,10 @@ def sections(con, f: Filters) -> list[Section]:
         out[1].empty = out[0].empty
     if f.slo:
         out.append(slo_section(con, f))
+    if f.cost_at is not None:
+        from benchdb.reports.serving_cost import cost_section
+
+        out.append(cost_section(con, f))
     sources = sources_section(con, f)
     if sources.rows:
         out.append(sources)

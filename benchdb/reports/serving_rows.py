@@ -30,7 +30,8 @@ def _load(r: dict) -> str | None:
 
 
 def workload(r: dict) -> str:
-    return f"{r.get('model_id')} · {r.get('endpoint')} · in={r.get('in_tokens')} out={r.get('out_tokens')}"
+    tokens = " ".join(f"{k}={r[f'{k}_tokens']}" for k in ("in", "out") if r.get(f"{k}_tokens") is not None)
+    return " · ".join(str(part) for part in (r.get("model_id"), r.get("endpoint"), tokens) if part)
 
 
 def point_row(r: dict) -> dict:

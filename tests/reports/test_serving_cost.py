@@ -1,0 +1,65 @@
+"""`benchdb report --serving --cost-at N`: throughput and $ per million tokens at N tokens/s per user,
+read along each configuration's front, over 40 real InferenceX rows (tests/fixtures/interop/inferencex)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import cli, import_and_ingest
+from conftest import db_rows as rows
+
+FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "inferencex" / "benchmarks.json"
+#: mi355x SGLang fp4 DeepSeek-R1 1k/1k: (interactivity, tokens/s per GPU) at concurrency 32 and 16
+AT_32, AT_16 = (50.7076, 785.471), (66.0651, 512.926)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cost")
+    (root / "prices.yaml").write_text("mi355x: 1.50\nb200: 1.73\n")
+    return import_and_ingest(root, "inferencex", FIX), root / "prices.yaml"
+
+
+def _rows(db, target: float) -> dict[tuple, dict]:
+    warehouse, prices = db
+    r = cli("report", "--serving", "--cost-at", str(target), "--prices", prices, "--format", "json", "--db", warehouse)
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)["serving_cost"]
+    return {(x["hardware_name"], x["engine"], x["precision"], x["in_tokens"], x["out_tokens"]): x for x in rows}
+
+
+def test_between_two_front_points_the_reading_is_interpolated_and_costed(db):
+    row = _rows(db, 60)[("mi355x", "sglang", "fp4", 1024, 1024)]
+    assert row["how"] == "interpolated" and row["front_on"] == "total_per_gpu"
+    assert AT_16[1] < row["total_per_gpu"] < AT_32[1]  # monotone between its neighbours
+    assert row["usd_per_gpu_hour"] == 1.5
+    assert row["usd_per_m_total"] == pytest.approx(1.5e6 / (row["total_per_gpu"] * 3600))
+    assert row["usd_per_m_output"] == pytest.approx(1.5e6 / (row["output_per_gpu"] * 3600))
+    # a lower interactivity target is served by more throughput per GPU: cheaper
+    assert _rows(db, 55)[("mi355x", "sglang", "fp4", 1024, 1024)]["usd_per_m_total"] < row["usd_per_m_total"]
+
+
+def test_at_a_point_it_is_measured_and_beyond_the_front_it_is_clamped_and_said(db):
+    (exact,) = rows(
+        db[0],
+        "SELECT interactivity FROM serving_published_points WHERE hardware_name = 'mi355x' AND engine = 'sglang' "
+        "AND precision = 'fp4' AND in_tokens = 1024 AND out_tokens = 1024 AND concurrency = 32",
+    )
+    measured = _rows(db, exact["interactivity"])[("mi355x", "sglang", "fp4", 1024, 1024)]
+    assert measured["how"] == "measured" and measured["total_per_gpu"] == pytest.approx(AT_32[1], rel=1e-4)
+    warehouse, prices = db
+    r = cli("report", "--serving", "--cost-at", "500", "--prices", prices, "--db", warehouse, "--wide")
+    assert r.exit_code == 0, r.output
+    said = " ".join(r.output.replace("> ", " ").split())
+    assert "## Cost at 500 tokens/s per user" in r.output and "never reach 500 tokens/s per user" in said
+    assert "| clamped |" in r.output and "| interpolated |" not in r.output
+
+
+def test_cost_at_needs_serving_and_a_positive_interactivity(db):
+    warehouse, _ = db
+    r = cli("report", "--sources", "--cost-at", "20", "--db", warehouse)
+    assert r.exit_code != 0 and "--cost-at applies to --serving" in r.output
+    r = cli("report", "--serving", "--cost-at", "0", "--db", warehouse)
+    assert r.exit_code == 2 and "--cost-at" in r.output
