@@ -26,6 +26,7 @@ IMPORT_FORMATS = (
     "guidellm",
     "lm-eval",
     "inferencex",
+    "kernels",
 )
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
@@ -116,7 +117,8 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     .yaml), recomputed in benchdb's serving definitions from their per-request data; accuracy:
     lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a model,
     precision and hardware, beside its speed); published serving points: inferencex (the
-    InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism).
+    InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism);
+    kernels (Hugging Face `kernels benchmark --output` JSON: each workload's timing summary).
     A bad file is reported on one line and nothing of it is written; the others are imported.
     Results never take this machine's hardware: a file's own, --hardware or --hardware-file,
     else unknown.

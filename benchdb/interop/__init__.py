@@ -33,6 +33,7 @@ FORMATS = {
     "guidellm": "guidellm",
     "lm-eval": "lm_eval",
     "inferencex": "inferencex",
+    "kernels": "kernels_bench",
 }
 #: The largest source file read (bytes): a report that big is far beyond any tool's real output, and
 #: reading it whole would hold several times its size in memory.
@@ -51,6 +52,7 @@ FORMAT_IDS = {
     "guidellm": "guidellm",
     "lm-eval": "lm-evaluation-harness",
     "inferencex": "inferencex",
+    "kernels": "kernels-benchmark",
 }
 
 

@@ -1,0 +1,61 @@
+"""`benchdb import kernels`: the JSON `kernels benchmark --output` writes (tests/fixtures/interop/kernels)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import benchdb_cmd, import_and_ingest
+from conftest import db_rows as rows
+
+pytestmark = pytest.mark.core
+
+FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "kernels" / "results.json"
+
+
+def test_each_workload_is_a_summary_with_the_tools_own_figures(tmp_path):
+    db = import_and_ingest(tmp_path, "kernels", FIX)
+    doc = json.loads(FIX.read_text())
+    got = {
+        (r["model_id"], r["statistic"]): r["value"]
+        for r in rows(
+            db, "SELECT r.model_id, s.statistic, s.value FROM results r JOIN source_statistics s USING (result_id)"
+        )
+    }
+    for r in doc["results"]:
+        t = r["timingResults"]
+        for key, stat in (("mean_ms", "mean"), ("std_ms", "stddev"), ("q1_ms", "q1"), ("iqr_ms", "iqr")):
+            assert got[(f"kernels:{r['workload']}", stat)] == pytest.approx(t[key] / 1e3)
+    meta = {
+        r["model_id"]: r
+        for r in rows(
+            db,
+            "SELECT r.model_id, h.kind, json_extract(r.settings, '$.verified') AS verified, "
+            "json_extract_string(r.settings, '$.iterations') AS iterations, s.summary_only "
+            "FROM results r JOIN hardware h USING (hardware_id) JOIN result_sources s USING (result_id)",
+        )
+    }
+    assert meta["kernels:SiluWorkloads.large"]["verified"] == "true"
+    assert meta["kernels:SiluWorkloads.noverify"]["verified"] is None  # the workload checks nothing
+    assert {(m["kind"], m["iterations"], m["summary_only"]) for m in meta.values()} == {("cpu", "100", True)}
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        (lambda d: d.pop("machineInfo"), "not a `kernels benchmark` JSON file"),
+        (lambda d: d["results"][0]["timingResults"].update(mean_ms=-1), "timingResults.mean_ms is -1, not a time"),
+        (lambda d: d["results"][1]["timingResults"].pop("mean_ms"), "timingResults has no mean_ms"),
+    ],
+)
+def test_a_file_that_is_not_one_is_refused_in_one_line(tmp_path, change, why):
+    doc = json.loads(FIX.read_text())
+    change(doc)
+    bad = tmp_path / "results.json"
+    bad.write_text(json.dumps(doc))
+    r = benchdb_cmd("import", "kernels", str(bad), "--out", str(tmp_path / "out"))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
+    assert why in line and str(bad) in line
+    assert not list((tmp_path / "out").rglob("*.parquet"))
