@@ -27,8 +27,9 @@ from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord
 
-FILES = ("profile_export.jsonl", "profile_export_aiperf.json")
+FILES = ("profile_export.jsonl", "profile_export_aiperf.json", "profile_export_aiperf_aggregate.json")
 SUMMARY = "profile_export_aiperf.json"
+AGGREGATE = "profile_export_aiperf_aggregate.json"
 _STATS = {
     "avg": "mean",
     "p50": "p50",
@@ -172,15 +173,38 @@ def _statistics(summary: dict) -> list[tuple[str, str, str, float]]:
     return out
 
 
+def _invalid(summary: dict) -> list[str]:
+    """Why AIPerf itself says the run is no valid result (schema 1.5: its submission checks)."""
+    reasons = [f"aiperf: {r}" for r in summary.get("runtime_submission_invalid_reasons") or [] if isinstance(r, str)]
+    if summary.get("was_cancelled"):
+        reasons.append("aiperf: the run was cancelled")
+    if summary.get("is_complete") is False:
+        reasons.append(f"aiperf: incomplete: {clip(str(summary.get('incomplete_reason') or 'no reason given'))}")
+    return list(dict.fromkeys(reasons))
+
+
+def _read_summary(summary_path: Path) -> dict:
+    summary = load_json(summary_path)
+    if not isinstance(summary, dict) or "aiperf_version" not in summary or "input_config" not in summary:
+        raise SourceError(f"{summary_path.name} is not an AIPerf summary (no aiperf_version and input_config)")
+    return summary
+
+
 def parse(path: Path) -> list[Imported]:
+    if path.name == AGGREGATE:
+        return [_aggregate(path)]
     summary_path = path if path.name.endswith(".json") else path.with_name(SUMMARY)
     if not summary_path.is_file():
         raise SourceError(
             f"no {SUMMARY} beside it (AIPerf writes it with the records; it names the model and the load)"
         )
-    summary = load_json(summary_path)
-    if not isinstance(summary, dict) or "aiperf_version" not in summary or "input_config" not in summary:
-        raise SourceError(f"{summary_path.name} is not an AIPerf summary (no aiperf_version and input_config)")
+    summary = _read_summary(summary_path)
+    records = None if path == summary_path else _records(path)
+    return [to_imported(_point(summary, path, records))]
+
+
+def _point(summary: dict, path: Path, records: list[RequestRecord] | None) -> LoadPoint:
+    """The load point an AIPerf summary describes (its model, endpoint, load and figures)."""
     config = summary["input_config"] or {}
     endpoint = config.get("endpoint") or {}
     models = [m.get("name") for m in (config.get("models") or {}).get("items") or [] if isinstance(m, dict)]
@@ -191,9 +215,10 @@ def parse(path: Path) -> list[Imported]:
         raise SourceError(f"AIPerf endpoint type {kind!r}: only chat and completions are serving load points")
     prompts = ((config.get("datasets") or [{}])[0] or {}).get("prompts") or {}
     isl, osl = (prompts.get("isl") or {}).get("mean"), (prompts.get("osl") or {}).get("mean")
-    records = None if path == summary_path else _records(path)
     server_counts = bool(endpoint.get("use_server_token_count"))
-    point = LoadPoint(
+    got = summary.get("run_info")
+    run_info: dict[str, Any] = got if isinstance(got, dict) else {}
+    return LoadPoint(
         tool="aiperf",
         tool_version=summary.get("aiperf_version"),
         model_id=str(models[0]),
@@ -210,7 +235,66 @@ def parse(path: Path) -> list[Imported]:
             "use_server_token_count": endpoint.get("use_server_token_count"),
             "url": (endpoint.get("urls") or [None])[0],
             "error_summary": summary.get("error_summary"),
+            "schema_version": summary.get("schema_version"),
+            **{
+                f"aiperf_{k}": run_info.get(k)
+                for k in ("sweep_id", "trial", "run_label", "variation_values", "cli_command")
+                if run_info.get(k) not in (None, {}, "")
+            },
         },
+        invalid_reasons=_invalid(summary),
         **_load(config),
     )
-    return [to_imported(point)]
+
+
+def _aggregate(path: Path) -> Imported:
+    """AIPerf's aggregate of N runs of one load point (``--num-profile-runs N``): its figures the
+    mean over the runs, each with AIPerf's interval (mean -+ t x se, Student t at its confidence
+    level) as ``<stat>_ci_low`` / ``<stat>_ci_high``; model and load from the runs' own summaries."""
+    doc = load_json(path)
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("metrics"), dict)
+        or not isinstance(doc.get("metadata"), dict)
+    ):
+        raise SourceError(f"{path.name} is not an AIPerf aggregate (no metadata and metrics)")
+    meta = doc["metadata"]
+    variation = None if path.parent.name == "aggregate" else path.parent.name
+    root = path.parent.parent if variation is None else path.parent.parent.parent
+    runs = sorted((root / "profile_runs").glob(f"*/{variation}/{SUMMARY}" if variation else f"*/{SUMMARY}"))
+    if not runs:
+        raise SourceError(
+            f"no run's {SUMMARY} under {root / 'profile_runs'}: the aggregate names no model or load "
+            "(keep AIPerf's profile_runs folder beside aggregate)"
+        )
+    point = _point(_read_summary(runs[0]), runs[0], None)
+    stats: list[tuple[str, str, str, float]] = []
+    for name in _SUMMARY_METRICS:
+        for key, stat in _STATS.items():
+            entry = doc["metrics"].get(f"{name}_{key}")
+            if not isinstance(entry, dict):
+                continue
+            unit = str(entry.get("unit") or "")
+            for field, suffix in (("mean", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high")):
+                stats += distribution_stats(name, unit, {field: entry.get(field)}, {field: stat + suffix})
+    if not stats:
+        raise SourceError(f"{path.name}: no figure of the metrics benchdb reads (time_to_first_token_avg, ...)")
+    n = meta.get("num_successful_runs")
+    point.statistics = stats
+    point.run_key = f"{point.run_key}|aggregate"
+    point.engine_options = {**point.engine_options, "aggregate_of_runs": n}
+    point.settings = {
+        **{k: v for k, v in point.settings.items() if not k.startswith("aiperf_")},
+        "aggregate": {
+            "runs": meta.get("num_profile_runs"),
+            "successful_runs": n,
+            "failed_runs": meta.get("failed_runs") or [],
+            "confidence_level": meta.get("confidence_level"),
+            "run_labels": meta.get("run_labels"),
+            "method": "AIPerf's: mean over runs -+ t x std / sqrt(runs), Student t, runs - 1 degrees of freedom",
+            "schema_version": doc.get("schema_version"),
+        },
+    }
+    if meta.get("single_run"):
+        point.invalid_reasons.append("aiperf: an aggregate of one successful run has no interval")
+    return to_imported(point)

@@ -73,6 +73,8 @@ class LoadPoint:
     sampled: bool = False
     #: The per-request gaps are per token, not per chunk (SGLang's native client): no chunk rows.
     gaps_per_token: bool = False
+    #: Why the tool itself says the run is not a valid result (cancelled, incomplete, ...).
+    invalid_reasons: list[str] = field(default_factory=list)
 
 
 #: benchdb's definitions (docs/guides/serving.md), recorded beside each source's own.
@@ -208,7 +210,7 @@ def to_imported(p: LoadPoint) -> Imported:
     options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
     settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": p.engine is not None, **p.settings}
     out_rows: list[tuple[str, str, int, float, float]] = []
-    reasons: list[str] = []
+    reasons: list[str] = list(p.invalid_reasons)
     summary_only = p.records is None
     if not summary_only:
         if not any(r.ok for r in measured):

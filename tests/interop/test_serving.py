@@ -7,6 +7,7 @@ written from their result writers (tests/fixtures/interop/README.md)."""
 from __future__ import annotations
 
 import json
+import shutil
 import statistics
 from pathlib import Path
 
@@ -510,3 +511,48 @@ def test_declared_hardware_and_engine_never_contradict_the_file(tmp_path):
     r = cli("import", "vllm-serve", sgl, "--engine", "vllm", "--out", out)
     assert r.exit_code == 1 and "--engine vllm contradicts it" in r.output
     assert not list(out.rglob("*.parquet"))
+
+
+AIPERF_MULTIRUN = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "aiperf_multirun"
+
+
+def test_aiperf_schema_1_5_run_and_its_aggregate_of_three_runs(tmp_path):
+    """A run's summary (schema 1.5: run_info) and AIPerf's aggregate of its three runs: the mean over
+    runs of each figure with AIPerf's own interval (mean -+ t x se), kept as published."""
+    db = import_and_ingest(tmp_path, "aiperf", AIPERF_MULTIRUN, extra=("--engine", "vllm", "--hardware", "h100-sxm"))
+    agg = json.loads((AIPERF_MULTIRUN / "aggregate" / "profile_export_aiperf_aggregate.json").read_text())
+    ttft = agg["metrics"]["time_to_first_token_p90"]
+    assert ttft["ci_low"] == pytest.approx(ttft["mean"] - ttft["t_critical"] * ttft["se"])  # AIPerf's method
+    got = {
+        (r["agg"], r["statistic"]): r["value"]
+        for r in rows(
+            db,
+            "SELECT json_extract_string(r.options, '$.aggregate_of_runs') AS agg, s.statistic, s.value "
+            "FROM results r JOIN source_statistics s USING (result_id) WHERE s.metric = 'time_to_first_token'",
+        )
+    }
+    assert got[("3", "p90")] == pytest.approx(ttft["mean"])
+    assert (got[("3", "p90_ci_low")], got[("3", "p90_ci_high")]) == (
+        pytest.approx(ttft["ci_low"]),
+        pytest.approx(ttft["ci_high"]),
+    )
+    run = json.loads((AIPERF_MULTIRUN / "profile_runs" / "run_0001" / "profile_export_aiperf.json").read_text())
+    assert got[(None, "p90")] == pytest.approx(run["time_to_first_token"]["p90"])  # the run itself, its own series
+    settings = {
+        r["agg"]: json.loads(r["settings"])
+        for r in rows(db, "SELECT json_extract_string(options, '$.aggregate_of_runs') AS agg, settings FROM results")
+    }
+    assert settings[None]["schema_version"] == "1.5" and settings[None]["aiperf_run_label"] == "run_0001"
+    assert settings["3"]["aggregate"]["confidence_level"] == 0.95 and settings["3"]["aggregate"]["successful_runs"] == 3
+
+
+def test_an_aiperf_run_its_own_checks_call_invalid_is_invalid(tmp_path):
+    tree = tmp_path / "runs"
+    shutil.copytree(AIPERF_MULTIRUN / "profile_runs", tree)
+    path = tree / "run_0001" / "profile_export_aiperf.json"
+    doc = json.loads(path.read_text())
+    doc["runtime_submission_invalid_reasons"] = ["context_overflow_rate_exceeded"]
+    path.write_text(json.dumps(doc))
+    db = import_and_ingest(tmp_path, "aiperf", tree, extra=("--engine", "vllm", "--hardware", "h100-sxm"))
+    (r,) = rows(db, "SELECT validity, validity_reasons FROM results")
+    assert r == {"validity": "invalid", "validity_reasons": ["aiperf: context_overflow_rate_exceeded"]}
