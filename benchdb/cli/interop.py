@@ -27,6 +27,7 @@ IMPORT_FORMATS = (
     "lm-eval",
     "inferencex",
     "kernels",
+    "llm-d",
 )
 EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
 
@@ -118,7 +119,9 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a model,
     precision and hardware, beside its speed); published serving points: inferencex (the
     InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism);
-    kernels (Hugging Face `kernels benchmark --output` JSON: each workload's timing summary).
+    kernels (Hugging Face `kernels benchmark --output` JSON: each workload's timing summary);
+    llm-d (an llm-d Benchmark Report v0.1, YAML or JSON: a summary-only serving load point with
+    its prefill/decode instances).
     A bad file is reported on one line and nothing of it is written; the others are imported.
     Results never take this machine's hardware: a file's own, --hardware or --hardware-file,
     else unknown.

@@ -34,6 +34,7 @@ FORMATS = {
     "lm-eval": "lm_eval",
     "inferencex": "inferencex",
     "kernels": "kernels_bench",
+    "llm-d": "llmd",
 }
 #: The largest source file read (bytes): a report that big is far beyond any tool's real output, and
 #: reading it whole would hold several times its size in memory.
@@ -53,6 +54,7 @@ FORMAT_IDS = {
     "lm-eval": "lm-evaluation-harness",
     "inferencex": "inferencex",
     "kernels": "kernels-benchmark",
+    "llm-d": "llm-d-benchmark-report",
 }
 
 
