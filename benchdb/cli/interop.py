@@ -29,7 +29,7 @@ IMPORT_FORMATS = (
     "kernels",
     "llm-d",
 )
-EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
+EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve", "llm-d")
 
 
 @command(
@@ -182,14 +182,15 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     default=None,
     help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
     "benchmark.json per result; vllm-serve: one `vllm bench serve --save-detailed` JSON per "
-    "serving load point (every request, vLLM's summary figures).",
+    "serving load point (every request, vLLM's summary figures); llm-d: one llm-d Benchmark Report "
+    "v0.1 YAML per measured serving load point.",
 )
 @click.option(
     "--out",
     "out",
     default="-",
     show_default=True,
-    help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark, vllm-serve: a folder.",
+    help="hud-v3: the .jsonl file (- for standard output); optimum-benchmark, vllm-serve, llm-d: a folder.",
 )
 @click.option("--model", "models", multiple=True, help="Only these models (repeatable).")
 @click.option(
@@ -220,11 +221,11 @@ def export_cmd(fmt, out, models, partitioned, db):
         return
     # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
     if fmt is None:
-        raise click.UsageError("give --format hud-v3, optimum-benchmark or vllm-serve (or --partitioned DIR)")
-    if fmt in ("optimum-benchmark", "vllm-serve") and out == "-":
+        raise click.UsageError("give --format hud-v3, optimum-benchmark, vllm-serve or llm-d (or --partitioned DIR)")
+    if fmt in ("optimum-benchmark", "vllm-serve", "llm-d") and out == "-":
         raise click.BadParameter(f"{fmt} writes one file per result: give --out FOLDER", param_hint="--out")
     results, written = export(db, fmt, out, list(models))
-    what = {"hud-v3": "record(s)", "vllm-serve": "result file(s)"}.get(fmt, "report(s)")
+    what = {"hud-v3": "record(s)", "vllm-serve": "result file(s)", "llm-d": "benchmark report(s)"}.get(fmt, "report(s)")
     click.echo(f"exported {results} result(s) as {written} {fmt} {what} to {out}", err=out == "-")
 
 

@@ -13,6 +13,9 @@
   are then benchdb's own, and ``latencies`` hold benchdb's E2E (to the end of the stream, where
   vLLM's end at the last chunk), so `benchdb import vllm-serve` gives back the same medians.
 
+- ``llm-d``: one llm-d Benchmark Report v0.1 per measured serving load point
+  (:mod:`benchdb.interop.llmd_export`).
+
 Only results with samples are exported (a summary-only import has none to give).
 """
 
@@ -32,7 +35,7 @@ from benchdb.errors import BenchdbError
 from benchdb.paths import inside, write_atomic
 from benchdb.schema import identity
 
-FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve")
+FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve", "llm-d")
 #: benchdb metric -> optimum-benchmark report target (latency values)
 OPTIMUM_TARGETS = {
     "latency_s": "forward",
@@ -326,6 +329,11 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
     wh = Warehouse(db)
     if not wh.path.exists():
         raise BenchdbError(f"{wh.path}: no such warehouse; run `benchdb ingest` first or pass --db")
+    if fmt == "llm-d":  # per serving load point, its distributions from its own query
+        from benchdb.interop import llmd_export
+
+        with wh.reading() as con:
+            return llmd_export.export(con, Path(out), list(models or []))
     if fmt == "vllm-serve":  # per request, from its own query: not every sample of every result
         with wh.reading() as con:
             found = sql.rows(con.execute(sql.load("interop/export_results.sql"), {"models": list(models or [])}))

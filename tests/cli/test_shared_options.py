@@ -21,7 +21,7 @@ from benchdb.errors import BenchdbError
 
 #: --format values beyond FORMATS: names of other tools' formats, kept as those tools spell them
 #: (export), and a hardware file's own form (hardware --format yaml).
-FOREIGN_FORMATS = {"export": {"hud-v3", "optimum-benchmark", "vllm-serve"}, "hardware": {"yaml"}}
+FOREIGN_FORMATS = {"export": {"hud-v3", "optimum-benchmark", "vllm-serve", "llm-d"}, "hardware": {"yaml"}}
 #: Commands that read the warehouse and narrow what they read by these options: filters.
 FILTERING = {"report", "export", "publish"}
 #: A word at the end of a name that is a unit: the value carries its unit instead.

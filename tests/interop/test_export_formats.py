@@ -111,4 +111,4 @@ def test_export_errors_are_one_line(tmp_path):
 
 def test_export_needs_a_format(tmp_path):
     r = cli("export", "--db", tmp_path / "none.duckdb")
-    assert r.exit_code == 2 and "give --format hud-v3, optimum-benchmark or vllm-serve" in r.output
+    assert r.exit_code == 2 and "give --format hud-v3, optimum-benchmark, vllm-serve or llm-d" in r.output

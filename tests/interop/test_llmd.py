@@ -81,3 +81,40 @@ def test_a_report_that_is_not_one_is_refused_in_one_line(tmp_path, change, why):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
     assert why in line and str(bad) in line
+
+
+def test_export_writes_reports_llm_d_s_own_schema_accepts_and_they_import_back(tmp_path):
+    """AIPerf load points imported with their requests, exported as llm-d reports: each passes llm-d's
+    pydantic model (BenchmarkReportV01), and importing them again gives the same TTFT mean."""
+    import sys
+
+    sys.path.insert(0, str(FIX))
+    from llmd_schema.schema_v0_1 import BenchmarkReportV01
+
+    aiperf = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "aiperf"
+    db = import_and_ingest(tmp_path, "aiperf", aiperf, extra=("--engine", "vllm", "--hardware", "h100-sxm"))
+    out = tmp_path / "llmd"
+    r = benchdb_cmd("export", "--format", "llm-d", "--db", str(db), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    files = sorted(out.glob("benchmark_report,_benchdb-*.yaml"))
+    points = rows(db, "SELECT result_id FROM serving_points")
+    assert len(files) == len(points) >= 2 and f"as {len(files)} llm-d benchmark report(s)" in r.stdout + r.stderr
+    for f in files:
+        doc = yaml.safe_load(f.read_text())
+        BenchmarkReportV01(**doc)  # llm-d's own validation: units, required fields, list lengths
+        assert doc["scenario"]["load"]["name"] == "aiperf" and doc["scenario"]["host"]["accelerator"][0]["model"]
+    db2 = import_and_ingest(tmp_path / "back", "llm-d", out)
+    mean = {
+        r["result_id"]: r["mean"]
+        for r in rows(
+            db,
+            "SELECT result_id, avg(value) AS mean FROM samples WHERE metric = 'ttft_s' "
+            "AND result_id IN (SELECT result_id FROM serving_points) GROUP BY ALL",
+        )
+    }
+    back = rows(
+        db2,
+        "SELECT s.value FROM results r JOIN source_statistics s USING (result_id) "
+        "WHERE s.metric = 'ttft_s' AND s.statistic = 'mean'",
+    )
+    assert sorted(b["value"] for b in back) == pytest.approx(sorted(mean.values()))
