@@ -227,7 +227,7 @@ def report(
 
     if per is not None and "optimal-hardware" not in chosen:
         raise BenchdbError("--per applies to --optimal-hardware")
-    system_prices, accelerator_prices = load_prices(prices) if prices else ({}, {})
+    system_prices, accelerator_prices, prices_source = load_prices(prices) if prices else ({}, {}, None)
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(
         models=tuple(models),
@@ -238,6 +238,7 @@ def report(
         max_accuracy_drop=max_accuracy_drop,
         prices=system_prices,
         accelerator_prices=accelerator_prices,
+        prices_source=prices_source,
         per=per,
         slo=parse_slo(slo),
         cost_at=cost_at,

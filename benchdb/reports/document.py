@@ -34,6 +34,8 @@ class Filters:
     #: USD per accelerator-hour by accelerator name (--prices' accelerator_hour); ``prices`` holds
     #: USD per hour by system or hardware name.
     accelerator_prices: dict[str, float] = field(default_factory=dict)
+    #: Where and when the --prices file's prices were read (its source and as_of), for the reader.
+    prices_source: str | None = None
     #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
     #: min_interactivity; empty: none.
     slo: dict[str, float] = field(default_factory=dict)

@@ -27,13 +27,17 @@ OBJECTIVES = ("throughput", "latency", "energy", "cost")
 PER = {"system": "per system", "accelerator": "per accelerator", "watt": "per watt", "cost": "per dollar-hour"}
 #: The two price lists a structured --prices file may hold.
 PRICE_LISTS = ("accelerator_hour", "system_hour")
+#: What a structured --prices file may say of itself: where its prices come from, and when.
+PRICE_NOTES = ("source", "as_of")
 
 
-def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
-    """(USD per hour by system or hardware name, USD per accelerator-hour by accelerator name) from
-    a YAML/JSON --prices file: a flat ``name: USD per hour`` map (each name a system or hardware), or
-    ``accelerator_hour: {name: USD}`` and/or ``system_hour: {name: USD}``. Every price is a finite
-    number above zero: a throughput is divided by it."""
+def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | None]:
+    """(USD per hour by system or hardware name, USD per accelerator-hour by accelerator name, the
+    list's source and date as one label) from a YAML/JSON --prices file: a flat ``name: USD per
+    hour`` map (each name a system or hardware), or ``accelerator_hour: {name: USD}`` and/or
+    ``system_hour: {name: USD}``, with ``source`` and ``as_of`` naming where and when the prices
+    were read (a report says it beside every cost). Every price is a finite number above zero: a
+    throughput is divided by it."""
     from benchdb.schema import documents
 
     try:
@@ -43,11 +47,11 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
     except OSError as exc:
         raise BenchdbError(f"prices file {path} cannot be read ({exc.strerror or exc})") from None
     if isinstance(data, dict) and any(k in PRICE_LISTS for k in data):
-        unknown = [k for k in data if k not in PRICE_LISTS]
+        unknown = [k for k in data if k not in PRICE_LISTS + PRICE_NOTES]
         if unknown:
             raise BenchdbError(
                 f"prices file {path}: unknown field {unknown[0]!r} (a price list is "
-                f"{' or '.join(PRICE_LISTS)}: name -> USD per hour)"
+                f"{' or '.join(PRICE_LISTS)}: name -> USD per hour; {' and '.join(PRICE_NOTES)} describe it)"
             )
         lists = {}
         for key in PRICE_LISTS:
@@ -57,13 +61,14 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float]]:
                     f"prices file {path}: {key} must map names to USD per hour, not a {type(got).__name__}"
                 )
             lists[key] = _prices(got, f"prices file {path}: {key}: ")
-        return lists["system_hour"], lists["accelerator_hour"]
+        label = ", ".join(str(data[k]) for k in PRICE_NOTES if data.get(k) not in (None, "")) or None
+        return lists["system_hour"], lists["accelerator_hour"], label
     if not isinstance(data, dict):
         raise BenchdbError(
             f"prices file {path} must map hardware names to USD per hour, "
             "e.g. 'NVIDIA H100 80GB HBM3: 4.5' (or accelerator_hour: / system_hour: maps)"
         )
-    return _prices(data, f"prices file {path}: "), {}
+    return _prices(data, f"prices file {path}: "), {}, None
 
 
 def _prices(got: dict[Any, Any], where: str) -> dict[str, float]:

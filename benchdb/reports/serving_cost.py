@@ -85,6 +85,7 @@ def cost_section(con, f: Filters) -> Section:
     if not f.prices and not f.accelerator_prices:
         notes.append("No --prices: throughputs only; a prices file (USD per GPU-hour) gives $ per million tokens.")
     elif rows:
+        notes.append(f"Prices: {f.prices_source or 'the --prices file (it names no source)'}.")
         missing = sorted({r["hardware_name"] for r in rows if r["usd_per_gpu_hour"] is None})
         if missing:
             notes.append("no price for: " + ", ".join(missing))

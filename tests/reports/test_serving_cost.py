@@ -18,7 +18,9 @@ AT_32, AT_16 = (50.7076, 785.471), (66.0651, 512.926)
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     root = tmp_path_factory.mktemp("cost")
-    (root / "prices.yaml").write_text("mi355x: 1.50\nb200: 1.73\n")
+    (root / "prices.yaml").write_text(
+        "source: test prices (USD per GPU-hour)\nas_of: 2026-11\nsystem_hour: {mi355x: 1.50, b200: 1.73}\n"
+    )
     return import_and_ingest(root, "inferencex", FIX), root / "prices.yaml"
 
 
@@ -55,6 +57,7 @@ def test_at_a_point_it_is_measured_and_beyond_the_front_it_is_clamped_and_said(d
     said = " ".join(r.output.replace("> ", " ").split())
     assert "## Cost at 500 tokens/s per user" in r.output and "never reach 500 tokens/s per user" in said
     assert "| clamped |" in r.output and "| interpolated |" not in r.output
+    assert "Prices: test prices (USD per GPU-hour), 2026-11." in said
 
 
 def test_cost_at_needs_serving_and_a_positive_interactivity(db):
