@@ -23,6 +23,11 @@ from benchdb.cli.shared_options import (
 )
 from benchdb.errors import BenchdbError
 
+_SOURCES_HELP = "Where results come from, per source and MLPerf round, and how many reproduce the publisher's table."
+_COST_HELP = (
+    "--serving: tokens/s per GPU and $ per million tokens (--prices) at this interactivity, read on each front."
+)
+
 
 @command(
     "report",
@@ -69,14 +74,7 @@ from benchdb.errors import BenchdbError
 @click.option(
     "--regressions", "kinds", flag_value="regressions", multiple=True, help="Open change points in the series' history."
 )
-@click.option(
-    "--sources",
-    "kinds",
-    flag_value="sources",
-    multiple=True,
-    help="Where the results come from: per source and MLPerf round, results, systems, and how many were "
-    "checked against the publisher's own table, reproduced it, and disagree (not part of --all).",
-)
+@click.option("--sources", "kinds", flag_value="sources", multiple=True, help=_SOURCES_HELP)
 @click.option(
     "--serving",
     "kinds",
@@ -95,11 +93,8 @@ from benchdb.errors import BenchdbError
     "--cost-at",
     "cost_at",
     type=click.FloatRange(min=0, min_open=True),
-    default=None,
     metavar="TOKENS_PER_S_PER_USER",
-    help="--serving: each configuration's throughput per GPU and $ per million tokens (with --prices, "
-    "USD per GPU-hour) at this interactivity, read along its Pareto front (interpolated, measured or "
-    "clamped, as labelled).",
+    help=_COST_HELP,
 )
 @click.option("--all", "all_", is_flag=True, help="Every report above but --serving.")
 @click.option(

@@ -33,118 +33,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchdb.interop.mlperf_endpoints_rules import positive, provisioned_power, region_of, regions
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FORMAT_ID = "mlperf-endpoints"
 POINT = "point.yaml"
 SUMMARY = "result_summary.json"
-ULTRA_LOW = (1, 32)
-OVERHEAD = {"liquid": 0.30, "air": 0.50}
 #: Stored figures and benchdb's may differ by this much (the checker's own tolerance).
 TOLERANCE = 0.01
 _POINT_DIR = re.compile(r"^r(\d+)$")
-
-
-def regions(c_min: int, c_max: int) -> dict[str, tuple[int, int]]:
-    """The rules' concurrency regions (§5.4) of a curve whose lowest point is ``c_min`` and whose
-    ``max_supported_concurrency`` is ``c_max``: name -> (first, last)."""
-    step = math.log2(c_max - c_min) / 3
-    low_end, med_end = round(c_min + 2**step), round(c_min + 2 ** (2 * step))
-    return {
-        "low_latency": (ULTRA_LOW[0], c_min),
-        "low_concurrency": (c_min + 1, low_end),
-        "med_concurrency": (low_end + 1, med_end),
-        "high_concurrency": (med_end + 1, c_max),
-        "margin": (c_max + 1, math.ceil(1.10 * c_max)),
-    }
-
-
-def region_of(concurrency: int, bounds: dict[str, tuple[int, int]]) -> str | None:
-    """The region ``concurrency`` falls in (None: above the margin)."""
-    return next((name for name, (lo, hi) in bounds.items() if lo <= concurrency <= hi), None)
-
-
-@dataclass
-class Power:
-    watts: float
-    estimated: bool
-    how: str
-
-
-def _sourced(value: Any) -> float | None:
-    """A figure given bare or as ``{"value_w": ...}`` / ``{"value_kw": ...}``."""
-    if isinstance(value, dict):
-        kw = _positive(value.get("value_kw"))
-        return kw * 1000 if kw is not None else _positive(value.get("value_w"))
-    return _positive(value)
-
-
-def _positive(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) and number > 0 else None
-
-
-def provisioned_power(doc: dict[str, Any], cooling: str | None) -> Power:
-    """A system's provisioned power from its ``system_power.json`` (the flat schema or the node-set
-    one), ``cooling`` from the file or the system description."""
-    for key, scale in (
-        ("provisioned_power_w", 1.0),
-        ("provisioned_power_watts", 1.0),
-        ("provisioned_power_kw", 1000.0),
-    ):
-        declared = _positive(doc.get(key))
-        if declared:
-            return Power(declared * scale, bool(doc.get("mlc_estimated_power")), f"declared {key}")
-    cooling = str(doc.get("cooling") or cooling or "").lower()
-    kind = (
-        "liquid" if any(w in cooling for w in ("liquid", "water", "immersion")) else "air" if "air" in cooling else None
-    )
-    if kind is None:
-        raise SourceError(f"system_power.json: cooling {cooling or 'not given'!r} is neither liquid nor air")
-    missing: list[str] = []
-    major = 0.0
-    sets = doc.get("node_sets")
-    if isinstance(sets, list):  # Appendix E: node sets of components, every figure sourced
-        for s in sets:
-            nodes = _positive(s.get("nodes_provisioned")) or 1
-            parts = s.get("components") or {}
-            for name in ("cpu", "accelerator"):
-                part = parts.get(name) or {}
-                count, tdp = _positive(part.get("count_per_node")), _sourced(part.get("tdp_per_unit"))
-                if count is None or tdp is None:
-                    missing.append(name)
-                else:
-                    major += nodes * count * tdp
-            up = parts.get("scale_up_network") or {}
-            switches, tdp = _positive(up.get("switch_count")), _sourced(up.get("tdp_per_switch"))
-            if switches and tdp:
-                major += switches * tdp
-    else:  # the flat schema: groups of count x TDP
-        for name, count_key, tdp_key in (
-            ("cpu", "num_cpu", "tdp_per_cpu"),
-            ("accelerator", "num_accelerator", "tdp_per_accelerator"),
-            ("scale_up_network", "num_switches", "tdp_per_switch"),
-        ):
-            part = doc.get(name) or {}
-            count = _positive(part.get("count", part.get(count_key)))
-            tdp = _positive(part.get("tdp_per_unit", part.get(tdp_key)))
-            if count is None or tdp is None:
-                if name != "scale_up_network":
-                    missing.append(name)
-            else:
-                major += count * tdp
-    if major <= 0:
-        raise SourceError("system_power.json gives no component power (count and TDP per unit)")
-    overhead = OVERHEAD[kind]
-    return Power(
-        major * (1 + overhead),
-        bool(doc.get("mlc_estimated_power")) or bool(missing),
-        f"(CPU + accelerators + scale-up) x {1 + overhead:.2f} ({kind} cooling)"
-        + (f"; no {', '.join(missing)} figures" if missing else ""),
-    )
 
 
 def _percentile(block: Any, p: str) -> float | None:
@@ -154,7 +51,7 @@ def _percentile(block: Any, p: str) -> float | None:
         return None
     for key in (p, f"{p}.0"):
         if key in pct:
-            return _positive(pct[key])
+            return positive(pct[key])
     return None
 
 
@@ -218,8 +115,8 @@ def _figures(point: _Point) -> tuple[list[tuple[str, str, str, float]], float | 
     if not isinstance(doc, dict):
         raise SourceError(f"no {SUMMARY} beside {POINT} (the point's figures)")
     problems = []
-    duration = _positive(doc.get("duration_ns"))
-    total = _positive((doc.get("output_sequence_lengths") or {}).get("total"))
+    duration = positive(doc.get("duration_ns"))
+    total = positive((doc.get("output_sequence_lengths") or {}).get("total"))
     if duration is None or total is None:
         raise SourceError(f"{SUMMARY} has no duration_ns and output_sequence_lengths.total (system_tps)")
     system_tps = total / (duration / 1e9)
@@ -235,7 +132,7 @@ def _figures(point: _Point) -> tuple[list[tuple[str, str, str, float]], float | 
             if v is not None:
                 stats.append((metric, "s", stat, v / 1e9))
     for name, ours in (("system_tps", system_tps), ("tps_per_user", tps_per_user)):
-        stored = _positive(doc.get(name))
+        stored = positive(doc.get(name))
         if stored is not None and abs(stored - ours) > TOLERANCE * ours:
             problems.append(f"{SUMMARY}: {name}: file {stored:g}, rules' formula {ours:.6g}")
     return stats, system_tps, problems
@@ -368,7 +265,7 @@ def _curve(
 
 def _started(summary: Any) -> str | None:
     """The point's start from result_summary.json's ``test_started_at`` (ns or s since the epoch)."""
-    ns = _positive((summary or {}).get("test_started_at")) if isinstance(summary, dict) else None
+    ns = positive((summary or {}).get("test_started_at")) if isinstance(summary, dict) else None
     return utc_iso(ns / 1e9 if ns and ns > 1e14 else ns) if ns else None
 
 
