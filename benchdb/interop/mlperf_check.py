@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop import mlperf, mlperf_measures, mlperf_rules
+from benchdb.interop import mlperf, mlperf_measures, mlperf_published, mlperf_rules
 from benchdb.interop.mlperf_measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
 from benchdb.interop.mlperf_system import (
     SIDE_BYTES,
@@ -55,7 +55,10 @@ class Repository:
     def table(self, path: Path) -> Table | SourceError | None:
         if path not in self.tables:
             try:
-                self.tables[path] = read_table(path, self.root) if path.is_file() else None
+                table = read_table(path, self.root) if path.is_file() else None
+                if table is not None:
+                    table.problems = mlperf_published.table_problems(table)
+                self.tables[path] = table
             except SourceError as exc:
                 self.tables[path] = exc
             except OSError as exc:

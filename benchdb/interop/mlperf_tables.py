@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import mlperf_published, mlperf_rules, mlperf_system
+from benchdb.interop import mlperf_rules, mlperf_system
 from benchdb.interop.mlperf_system import SIDE_BYTES, count, count_or_none, finite_float
 from benchdb.interop.writer import SourceError
 
@@ -53,7 +53,8 @@ class Table:
     path: Path
     rows: dict[str, Row] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-    #: Each row's disagreements with itself (:mod:`benchdb.interop.mlperf_published`), by Location.
+    #: Each row's disagreements with itself (:mod:`benchdb.interop.mlperf_published`), by Location:
+    #: filled in by the repository that reads the table.
     problems: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -132,5 +133,4 @@ def read_table(path: Path, root: Path | None = None) -> Table:
             host_cpu=mlperf_system.text(r.get("host_processor_model_name")),
             host_cpus_per_node=cpus,
         )
-    table.problems = mlperf_published.table_problems(table)
     return table

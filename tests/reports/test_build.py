@@ -168,7 +168,7 @@ def test_report_errors_are_one_line(db, tmp_path):
     r = invoke("report", "--db", str(db))
     assert r.exit_code == 2 and r.stderr.strip() == (
         "benchdb: error: choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
-        "--batch-scaling, --memory, --trends, --regressions or --all"
+        "--batch-scaling, --memory, --trends, --regressions, --serving, --sources or --all"
     )
     r = invoke("report", "--optimal-hardware", "--model", "nope", "--db", str(db))
     assert r.exit_code == 1
