@@ -399,3 +399,10 @@ def hub_env(hub, tmp_path):
         "HF_HUB_DISABLE_TELEMETRY": "1",
         "HF_HUB_DISABLE_XET": "1",
     }
+
+
+def one_error_line(proc: subprocess.CompletedProcess, code: int = 1) -> str:
+    """The one ``benchdb: error:`` line a refused input gives: exit ``code``, no traceback."""
+    assert proc.returncode == code and "Traceback" not in proc.stderr, proc.stderr
+    (line,) = [ln for ln in proc.stderr.splitlines() if ln.startswith("benchdb: error:")]
+    return line

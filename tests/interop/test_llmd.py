@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import benchdb_cmd, import_and_ingest
+from conftest import benchdb_cmd, import_and_ingest, one_error_line
 from conftest import db_rows as rows
 
 pytestmark = pytest.mark.core
@@ -78,8 +78,7 @@ def test_a_report_that_is_not_one_is_refused_in_one_line(tmp_path, change, why):
     bad = tmp_path / "benchmark_report,_bad.yaml"
     bad.write_text(yaml.safe_dump(doc))
     r = benchdb_cmd("import", "llm-d", str(bad), "--out", str(tmp_path / "out"))
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
+    line = one_error_line(r)
     assert why in line and str(bad) in line
 
 
