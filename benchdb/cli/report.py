@@ -222,7 +222,9 @@ def report(
 
     if per is not None and "optimal-hardware" not in chosen:
         raise BenchdbError("--per applies to --optimal-hardware")
-    system_prices, accelerator_prices, prices_source = load_prices(prices) if prices else ({}, {}, None)
+    system_prices, accelerator_prices, prices_source, per_system = (
+        load_prices(prices) if prices else ({}, {}, None, False)
+    )
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(
         models=tuple(models),
@@ -234,6 +236,7 @@ def report(
         prices=system_prices,
         accelerator_prices=accelerator_prices,
         prices_source=prices_source,
+        prices_per_system=per_system,
         per=per,
         slo=parse_slo(slo),
         cost_at=cost_at,

@@ -16,6 +16,7 @@ result.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +263,9 @@ def _aggregate(path: Path) -> Imported:
     variation = None if path.parent.name == "aggregate" else path.parent.name
     root = path.parent.parent if variation is None else path.parent.parent.parent
     runs = sorted((root / "profile_runs").glob(f"*/{variation}/{SUMMARY}" if variation else f"*/{SUMMARY}"))
+    # a run AIPerf left out of the aggregate (failed_runs) names nothing the aggregate stands for
+    labels = set(meta.get("run_labels") or [])
+    runs = [r for r in runs if not labels or (r.parent.parent if variation else r.parent).name in labels] or runs
     if not runs:
         raise SourceError(
             f"no run's {SUMMARY} under {root / 'profile_runs'}: the aggregate names no model or load "
@@ -275,13 +279,20 @@ def _aggregate(path: Path) -> Imported:
             if not isinstance(entry, dict):
                 continue
             unit = str(entry.get("unit") or "")
-            for field, suffix in (("mean", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high")):
+            # no t (one run had the figure): AIPerf writes ci_low = ci_high = mean, which is no interval
+            t = entry.get("t_critical")
+            fields: tuple[tuple[str, str], ...] = (("mean", ""), ("ci_low", "_ci_low"), ("ci_high", "_ci_high"))
+            if not (isinstance(t, (int, float)) and math.isfinite(t)):
+                fields = fields[:1]
+            for field, suffix in fields:
                 stats += distribution_stats(name, unit, {field: entry.get(field)}, {field: stat + suffix})
     if not stats:
         raise SourceError(f"{path.name}: no figure of the metrics benchdb reads (time_to_first_token_avg, ...)")
     n = meta.get("num_successful_runs")
     point.statistics = stats
     point.run_key = f"{point.run_key}|aggregate"
+    # validity is the aggregate's own: a run AIPerf excluded does not make it invalid
+    point.invalid_reasons = [f"aiperf: {r}" for r in meta.get("submission_invalid_reasons") or [] if isinstance(r, str)]
     point.engine_options = {**point.engine_options, "aggregate_of_runs": n}
     point.settings = {
         **{k: v for k, v in point.settings.items() if not k.startswith("aiperf_")},

@@ -156,8 +156,11 @@ def parse(path: Path) -> list[Imported]:
         "accelerators": gpus or None,
         "parallelism": {"disaggregated": kinds >= {"prefill", "decode"}, "instances": instances} if instances else None,
     }
+    vendor = str(first.get("accelerator") or "").lower()
+    kind = "cuda" if "nvidia" in vendor or vendor.startswith(("h100", "h200", "b200", "a100")) else "unknown"
+    kind = "rocm" if "amd" in vendor or vendor.startswith("mi3") else kind
     hardware = (
-        {"kind": "unknown", "device_name": first["accelerator"], "system_name": first["accelerator"]}
+        {"kind": kind, "device_name": first["accelerator"], "system_name": first["accelerator"]}
         if instances
         else {"kind": "unknown", "device_name": "unknown (the report names no accelerator)"}
     )
@@ -175,7 +178,7 @@ def parse(path: Path) -> list[Imported]:
             hardware=hardware,
             model={"model_type": "llm", "architecture": "openai-endpoint", "task": "text-generation"},
             started_at=utc_iso(time.get("start"), "metrics.time.start") if time.get("start") is not None else None,
-            run_key=str((doc.get("metadata") or {}).get("eid") if isinstance(doc.get("metadata"), dict) else "") or "",
+            run_key=str(doc["metadata"].get("eid") or "") if isinstance(doc.get("metadata"), dict) else "",
             timing_method="source-client",
             tool=f"llm-d benchmark report v{VERSION}",
             summary_only=True,

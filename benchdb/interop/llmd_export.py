@@ -43,7 +43,6 @@ def report(r: dict[str, Any]) -> dict[str, Any] | None:
     dists = {d["metric"]: d for d in r.get("distributions") or [] if d and d.get("metric")}
     if "ttft_s" not in dists or dists["ttft_s"].get("mean") is None:
         return None
-    tool = str(r.get("measured_by") or "benchdb").split(" ")
     generator = next((g for name, g in _GENERATORS.items() if str(r.get("measured_by") or "").startswith(name)), "nop")
     load_args = {
         "concurrency": r.get("concurrency"),
@@ -62,7 +61,7 @@ def report(r: dict[str, Any]) -> dict[str, Any] | None:
         "version": "0.1",
         "metadata": {
             "generator": f"benchdb {__version__}",
-            "measured_by": " ".join(tool),
+            "measured_by": str(r.get("measured_by") or "benchdb"),
             "result_id": r["result_id"],
             "series_id": r["series_id"],
             "input_shape": r["input_shape"],

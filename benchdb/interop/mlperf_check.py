@@ -88,10 +88,14 @@ class Repository:
         ("MLPerf Inference v4.1 results"), else its folder's name (``inference_results_v4.1``), else
         ``--round``. Never the LoadGen version a run's log names: submitters may run the previous
         round's LoadGen, and the checker judges them by the round they submitted to."""
-        found = next(
-            ((mlperf_rules.round_name(r.version), f"the version in {r.table.name}") for r in rows if r.version), None
-        )
-        found = found or self._repository_round()
+        try:
+            found = next(
+                ((mlperf_rules.round_name(r.version), f"the version in {r.table.name}") for r in rows if r.version),
+                None,
+            )
+            found = found or self._repository_round()
+        except SourceError as exc:  # a table's version that is no round: once for the repository
+            raise RepositoryError(self.root, f"its published table's version: {exc}") from None
         if self.declared_round and found and found[0] != self.declared_round:
             raise RepositoryError(
                 self.root,
@@ -130,8 +134,8 @@ class Repository:
 
                 try:
                     head = documents.read_text(readme, max_bytes=SIDE_BYTES, within=self.root, errors="replace")
-                except documents.DocumentError:
-                    head = ""
+                except (documents.DocumentError, OSError):
+                    head = ""  # an unreadable README says no round; the folder's name may
                 title = next((line for line in head.splitlines() if line.startswith("#")), "")
                 m = _README_ROUND.search(title)
                 if m:

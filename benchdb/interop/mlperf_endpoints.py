@@ -71,6 +71,10 @@ def discover(paths: list[str]) -> list[Path]:
     found = []
     for given in map(Path, paths):
         if given.is_file() and given.name == POINT:
+            if not _POINT_DIR.match(given.parent.name):
+                raise SourceError(
+                    f"{given}: a point's folder is results/<system>/<model>/r<concurrency>, not {given.parent.name}"
+                )
             found.append(given.parent)
             continue
         if not given.is_dir():
@@ -139,28 +143,35 @@ def _figures(point: _Point) -> tuple[list[tuple[str, str, str, float]], float | 
 
 
 def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
-    """(hardware record, accelerators) from system_desc.json's node types, else system_power.json's
-    node sets."""
+    """(hardware record, accelerators) from system_desc.json's node types (each its accelerators
+    per node x its nodes; a node type without accelerators, a head node, counts none), else
+    system_power.json's node sets the same way."""
     from benchdb.interop.mlperf_system import count_or_none, text
 
-    name, per_node, nodes = None, None, 0
+    name, per_node, nodes, total = None, None, 0, 0
     for node in point.desc.get("node_types") or []:
         if not isinstance(node, dict):
             continue
         info = node.get("accelerator_info")
         acc = info[0] if isinstance(info, list) and info and isinstance(info[0], dict) else node
-        name = name or text(acc.get("accelerator_model_name"))
-        per_node = per_node or count_or_none(acc.get("accelerators_per_node"))
-        nodes += count_or_none(node.get("number_of_nodes")) or 1
-    if (not name or not per_node) and power_doc and isinstance(power_doc.get("node_sets"), list):
-        sets = power_doc["node_sets"]
-        acc = ((sets[0].get("components") or {}).get("accelerator") or {}) if sets else {}
-        name = name or text(acc.get("model"))
-        per_node = per_node or count_or_none(acc.get("count_per_node"))
-        nodes = nodes or sum(count_or_none(s.get("nodes_provisioned")) or 1 for s in sets)
-    if not name:
-        raise SourceError("neither system_desc.json nor system_power.json names the accelerator")
-    per_node, nodes = per_node or 1, nodes or 1
+        count = count_or_none(acc.get("accelerators_per_node"))
+        if not count:
+            continue
+        name, per_node = name or text(acc.get("accelerator_model_name")), per_node or count
+        n = count_or_none(node.get("number_of_nodes")) or 1
+        nodes, total = nodes + n, total + count * n
+    if (not name or not total) and power_doc and isinstance(power_doc.get("node_sets"), list):
+        nodes = total = 0
+        for s in power_doc["node_sets"]:
+            acc = ((s.get("components") or {}).get("accelerator") or {}) if isinstance(s, dict) else {}
+            count = count_or_none(acc.get("count_per_node"))
+            if not count:
+                continue
+            name, per_node = name or text(acc.get("model")), per_node or count
+            n = count_or_none(s.get("nodes_provisioned")) or 1
+            nodes, total = nodes + n, total + count * n
+    if not name or not total:
+        raise SourceError("neither system_desc.json nor system_power.json names the accelerators and their count")
     vendor = name.lower()
     hardware = {
         "kind": "cuda" if "nvidia" in vendor else "rocm" if "amd" in vendor else "unknown",
@@ -169,7 +180,7 @@ def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str
         "accelerators_per_node": per_node,
         "nodes": nodes,
     }
-    return hardware, per_node * nodes
+    return hardware, total
 
 
 def _curve(
@@ -181,7 +192,15 @@ def _curve(
 ) -> list[tuple[Imported, Path]]:
     """The curve of one system and model: one result per point (a point whose figures cannot be
     read is added to ``failed``)."""
-    points = sorted((_load_point(f, root) for f in folders), key=lambda p: p.concurrency)
+    loaded = []
+    for f in folders:
+        try:
+            loaded.append(_load_point(f, root))
+        except (SourceError, OSError) as exc:  # this point alone: the curve's others stand
+            failed.append((f, str(exc) if isinstance(exc, SourceError) else f"cannot read it: {exc}"))
+    if not loaded:
+        return []
+    points = sorted(loaded, key=lambda p: p.concurrency)
     c_max = next(
         (int(p.config["max_supported_concurrency"]) for p in points if p.config.get("max_supported_concurrency")), None
     )
@@ -306,6 +325,9 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
             planned = [writer.plan_files([item], FORMAT_ID, folder / POINT, out) for item, folder in pairs]
         except (SourceError, DocumentError) as exc:
             summary.failed.append((model_dir, str(exc)))
+            continue
+        except OSError as exc:
+            summary.failed.append((model_dir, f"cannot read it: {exc.strerror or exc}"))
             continue
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, ArithmeticError) as exc:
             summary.failed.append((model_dir, f"unexpected content for mlperf-endpoints ({type(exc).__name__}: {exc})"))

@@ -36,6 +36,8 @@ class Filters:
     accelerator_prices: dict[str, float] = field(default_factory=dict)
     #: Where and when the --prices file's prices were read (its source and as_of), for the reader.
     prices_source: str | None = None
+    #: ``prices`` came from a ``system_hour`` list: USD per system-hour (a flat map names hardware).
+    prices_per_system: bool = False
     #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
     #: min_interactivity; empty: none.
     slo: dict[str, float] = field(default_factory=dict)

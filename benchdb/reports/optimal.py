@@ -31,13 +31,14 @@ PRICE_LISTS = ("accelerator_hour", "system_hour")
 PRICE_NOTES = ("source", "as_of")
 
 
-def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | None]:
+def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | None, bool]:
     """(USD per hour by system or hardware name, USD per accelerator-hour by accelerator name, the
     list's source and date as one label) from a YAML/JSON --prices file: a flat ``name: USD per
     hour`` map (each name a system or hardware), or ``accelerator_hour: {name: USD}`` and/or
     ``system_hour: {name: USD}``, with ``source`` and ``as_of`` naming where and when the prices
-    were read (a report says it beside every cost). Every price is a finite number above zero: a
-    throughput is divided by it."""
+    were read (a report says it beside every cost), and whether the first list is explicitly per
+    system (``system_hour``; a flat map names systems or hardware). Every price is a finite number
+    above zero: a throughput is divided by it."""
     from benchdb.schema import documents
 
     try:
@@ -62,13 +63,13 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | N
                 )
             lists[key] = _prices(got, f"prices file {path}: {key}: ")
         label = ", ".join(str(data[k]) for k in PRICE_NOTES if data.get(k) not in (None, "")) or None
-        return lists["system_hour"], lists["accelerator_hour"], label
+        return lists["system_hour"], lists["accelerator_hour"], label, True
     if not isinstance(data, dict):
         raise BenchdbError(
             f"prices file {path} must map hardware names to USD per hour, "
             "e.g. 'NVIDIA H100 80GB HBM3: 4.5' (or accelerator_hour: / system_hour: maps)"
         )
-    return _prices(data, f"prices file {path}: "), {}, None
+    return _prices(data, f"prices file {path}: "), {}, None, False
 
 
 def _prices(got: dict[Any, Any], where: str) -> dict[str, float]:

@@ -28,11 +28,16 @@ _FIGURES = ("total_per_gpu", "output_per_gpu", "input_per_gpu")
 
 
 def _price(f: Filters, r: dict) -> float | None:
-    """USD per GPU-hour: the accelerator's (--prices accelerator_hour), else the hardware's."""
+    """USD per GPU-hour: the accelerator's (--prices accelerator_hour); else a ``system_hour`` price
+    over the GPUs the point used; else a flat map's price for the hardware, per device-hour as the
+    serving SLO table reads it."""
     for name in (r.get("accelerator"), r.get("hardware_name")):
         if name and name in f.accelerator_prices:
             return f.accelerator_prices[name]
-    return f.prices.get(r.get("hardware_name") or "")
+    price = f.prices.get(r.get("hardware_name") or "")
+    if price is not None and f.prices_per_system:
+        return price / r["gpus"] if r.get("gpus") else None
+    return price
 
 
 def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:

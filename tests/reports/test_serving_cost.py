@@ -19,7 +19,8 @@ AT_32, AT_16 = (50.7076, 785.471), (66.0651, 512.926)
 def db(tmp_path_factory):
     root = tmp_path_factory.mktemp("cost")
     (root / "prices.yaml").write_text(
-        "source: test prices (USD per GPU-hour)\nas_of: 2026-11\nsystem_hour: {mi355x: 1.50, b200: 1.73}\n"
+        "source: test prices (USD per GPU-hour)\nas_of: 2026-11\n"
+        "accelerator_hour: {AMD Instinct MI355X: 1.50, NVIDIA B200: 1.73}\n"
     )
     return import_and_ingest(root, "inferencex", FIX), root / "prices.yaml"
 
@@ -66,3 +67,17 @@ def test_cost_at_needs_serving_and_a_positive_interactivity(db):
     assert r.exit_code != 0 and "--cost-at applies to --serving" in r.output
     r = cli("report", "--serving", "--cost-at", "0", "--db", warehouse)
     assert r.exit_code == 2 and "--cost-at" in r.output
+
+
+def test_a_system_hour_price_is_shared_by_the_gpus_a_point_used(db, tmp_path):
+    warehouse, _ = db
+    prices = tmp_path / "system.yaml"
+    prices.write_text("system_hour: {mi355x: 6.0}\n")  # the 4-GPU mi355x points: 1.50 per GPU-hour
+    r = cli("report", "--serving", "--cost-at", "60", "--prices", prices, "--format", "json", "--db", warehouse)
+    assert r.exit_code == 0, r.output
+    (row,) = [
+        x
+        for x in json.loads(r.output)["serving_cost"]
+        if x["hardware_name"] == "mi355x" and x["in_tokens"] == 1024 and x["out_tokens"] == 1024
+    ]
+    assert row["usd_per_gpu_hour"] == pytest.approx(1.5)
