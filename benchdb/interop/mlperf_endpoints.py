@@ -142,34 +142,44 @@ def _figures(point: _Point) -> tuple[list[tuple[str, str, str, float]], float | 
     return stats, system_tps, problems
 
 
+def _groups(desc: dict[str, Any], power_doc: dict[str, Any] | None) -> list[tuple[Any, Any, Any]]:
+    """(accelerator name, accelerators per node, nodes) per group of nodes: system_desc.json's node
+    types, else system_power.json's node sets."""
+    out = []
+    for node in desc.get("node_types") or []:
+        if isinstance(node, dict):
+            info = node.get("accelerator_info")
+            acc = info[0] if isinstance(info, list) and info and isinstance(info[0], dict) else node
+            out.append(
+                (acc.get("accelerator_model_name"), acc.get("accelerators_per_node"), node.get("number_of_nodes"))
+            )
+    if not any(g[0] and g[1] for g in out) and power_doc and isinstance(power_doc.get("node_sets"), list):
+        out = []
+        for s in power_doc["node_sets"]:
+            acc = ((s.get("components") or {}).get("accelerator") or {}) if isinstance(s, dict) else {}
+            out.append(
+                (
+                    acc.get("model"),
+                    acc.get("count_per_node"),
+                    s.get("nodes_provisioned") if isinstance(s, dict) else None,
+                )
+            )
+    return out
+
+
 def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
-    """(hardware record, accelerators) from system_desc.json's node types (each its accelerators
-    per node x its nodes; a node type without accelerators, a head node, counts none), else
-    system_power.json's node sets the same way."""
+    """(hardware record, accelerators): each group's accelerators per node x its nodes (a group
+    without accelerators, a head node, counts none)."""
     from benchdb.interop.mlperf_system import count_or_none, text
 
     name, per_node, nodes, total = None, None, 0, 0
-    for node in point.desc.get("node_types") or []:
-        if not isinstance(node, dict):
-            continue
-        info = node.get("accelerator_info")
-        acc = info[0] if isinstance(info, list) and info and isinstance(info[0], dict) else node
-        count = count_or_none(acc.get("accelerators_per_node"))
+    for model, count_text, nodes_text in _groups(point.desc, power_doc):
+        count = count_or_none(count_text)
         if not count:
             continue
-        name, per_node = name or text(acc.get("accelerator_model_name")), per_node or count
-        n = count_or_none(node.get("number_of_nodes")) or 1
+        name, per_node = name or text(model), per_node or count
+        n = count_or_none(nodes_text) or 1
         nodes, total = nodes + n, total + count * n
-    if (not name or not total) and power_doc and isinstance(power_doc.get("node_sets"), list):
-        nodes = total = 0
-        for s in power_doc["node_sets"]:
-            acc = ((s.get("components") or {}).get("accelerator") or {}) if isinstance(s, dict) else {}
-            count = count_or_none(acc.get("count_per_node"))
-            if not count:
-                continue
-            name, per_node = name or text(acc.get("model")), per_node or count
-            n = count_or_none(s.get("nodes_provisioned")) or 1
-            nodes, total = nodes + n, total + count * n
     if not name or not total:
         raise SourceError("neither system_desc.json nor system_power.json names the accelerators and their count")
     vendor = name.lower()
