@@ -201,6 +201,19 @@ class Repository:
             if started_ns:
                 started = utc_iso(started_ns / 1e9 if started_ns > 1e14 else started_ns)
             settings.update({"load_pattern": pattern or None, "duration_ns": doc.get("duration_ns")})
+            scenario_dir = self.root / loc.location
+            config = mlperf_measures.read_endpoints_config(scenario_dir, within=self.root)
+            if config:
+                settings["endpoints_config"] = config
+                declared = mlperf_rules.canonical_scenario(str(config.get("type") or ""))
+                if (
+                    config.get("type")
+                    and declared != scenario
+                    and not (scenario == "Interactive" and declared == "Server")
+                ):
+                    checked.disagreements.append(
+                        f"config.yaml: {loc.location}: type {config['type']!r}, the scenario folder {scenario!r}"
+                    )
         if power is not None:
             stats.append(("power_w", "W", "mean", power))
         stats += self._accuracy(loc, benchmark, checked.rows)

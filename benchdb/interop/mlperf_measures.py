@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop.mlperf_system import LOG_BYTES, finite_float
+from benchdb.interop.mlperf_system import LOG_BYTES, SIDE_BYTES, finite_float
 from benchdb.interop.writer import SourceError
 
 #: The checker's accuracy patterns (ACC_PATTERN) and each benchmark's metrics (accuracy-target).
@@ -166,3 +166,40 @@ def _not_negative(value: float, field: str) -> float:
     if value < 0:
         raise SourceError(f"{clip(field, 60)} is {value:g}: negative, and no time, length or count is")
     return value
+
+
+#: config.yaml paths the submission checker reads for an endpoints run (its ENDPOINTS_YAML_FIELD_MAP).
+ENDPOINTS_CONFIG = {
+    "type": ("type",),
+    "version": ("version",),
+    "streaming": ("model_params", "streaming"),
+    "load_pattern": ("settings", "load_pattern", "type"),
+    "target_qps": ("settings", "load_pattern", "target_qps"),
+    "min_duration_ms": ("settings", "runtime", "min_duration_ms"),
+    "max_duration_ms": ("settings", "runtime", "max_duration_ms"),
+    "n_samples_to_issue": ("settings", "runtime", "n_samples_to_issue"),
+    "scheduler_random_seed": ("settings", "runtime", "scheduler_random_seed"),
+    "dataloader_random_seed": ("settings", "runtime", "dataloader_random_seed"),
+}
+
+
+def read_endpoints_config(scenario_dir: Path, within: Path | None = None) -> dict[str, Any]:
+    """The settings the checker reads from an endpoints run's ``config.yaml`` (scenario folder);
+    empty when there is none."""
+    from benchdb.schema import documents
+
+    path = next((scenario_dir / n for n in ("config.yaml", "config.yml") if (scenario_dir / n).is_file()), None)
+    if path is None:
+        return {}
+    try:
+        doc = documents.read_document(path, max_bytes=SIDE_BYTES, within=within)
+    except documents.DocumentError as exc:
+        raise SourceError(f"{path.name}: {exc.problem}") from None
+    out: dict[str, Any] = {}
+    for name, keys in ENDPOINTS_CONFIG.items():
+        value: Any = doc
+        for key in keys:
+            value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, (str, int, float, bool)):
+            out[name] = value
+    return out

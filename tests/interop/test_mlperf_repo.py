@@ -632,3 +632,25 @@ def test_an_open_division_run_is_judged_by_the_benchmark_its_row_names(tmp_path)
         "value": 58617.3,
         "round": "v5.1",
     }
+
+
+def test_an_endpoints_runs_config_yaml_is_read_as_the_checker_reads_it(tmp_path):
+    tree = tmp_path / "v6.1"
+    shutil.copytree(V61, tree)
+    runs = tree / "closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1"
+    shutil.copy(FIX / "endpoints_config.yaml", runs / "Offline" / "config.yaml")
+    shutil.copy(FIX / "endpoints_config.yaml", runs / "Server" / "config.yaml")  # type: offline, in Server
+    r = cli("import", "mlperf", tree, "--out", tmp_path / "out")
+    assert r.exit_code == 0, r.output
+    assert (
+        "config.yaml: closed/NVIDIA/results/VR-NVL72_VR-288GB_aarch64x72_TRT/deepseek-r1/Server: type 'offline'"
+        in r.output
+    )
+    db = tmp_path / "w.duckdb"
+    assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
+    got = {
+        r["mode"]: json.loads(r["c"])
+        for r in rows(db, "SELECT mode, json_extract(settings, '$.endpoints_config') AS c FROM results")
+    }
+    assert got["Offline"]["load_pattern"] == "max_throughput" and got["Offline"]["min_duration_ms"] == 600000
+    assert got["Offline"]["type"] == "offline" and got["Offline"]["scheduler_random_seed"] == 16159082839903944936
