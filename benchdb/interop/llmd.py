@@ -25,6 +25,7 @@ from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, TPOT, TTFT
+from benchdb.schema.system import vendor_kind
 
 FILES = ("benchmark_report*.yaml", "benchmark_report*.yml", "benchmark_report*.json")
 VERSION = "0.1"
@@ -156,11 +157,9 @@ def parse(path: Path) -> list[Imported]:
         "accelerators": gpus or None,
         "parallelism": {"disaggregated": kinds >= {"prefill", "decode"}, "instances": instances} if instances else None,
     }
-    vendor = str(first.get("accelerator") or "").lower()
-    kind = "cuda" if "nvidia" in vendor or vendor.startswith(("h100", "h200", "b200", "a100")) else "unknown"
-    kind = "rocm" if "amd" in vendor or vendor.startswith("mi3") else kind
+    vendor, kind = vendor_kind(first.get("accelerator"))
     hardware = (
-        {"kind": kind, "device_name": first["accelerator"], "system_name": first["accelerator"]}
+        {"kind": kind, "vendor": vendor, "device_name": first["accelerator"], "system_name": first["accelerator"]}
         if instances
         else {"kind": "unknown", "device_name": "unknown (the report names no accelerator)"}
     )

@@ -171,6 +171,7 @@ def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str
     """(hardware record, accelerators): each group's accelerators per node x its nodes (a group
     without accelerators, a head node, counts none)."""
     from benchdb.interop.mlperf_system import count_or_none, text
+    from benchdb.schema.system import vendor_kind
 
     name, per_node, nodes, total = None, None, 0, 0
     for model, count_text, nodes_text in _groups(point.desc, power_doc):
@@ -182,9 +183,10 @@ def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str
         nodes, total = nodes + n, total + count * n
     if not name or not total:
         raise SourceError("neither system_desc.json nor system_power.json names the accelerators and their count")
-    vendor = name.lower()
+    vendor, kind = vendor_kind(name)
     hardware = {
-        "kind": "cuda" if "nvidia" in vendor else "rocm" if "amd" in vendor else "unknown",
+        "kind": kind,
+        "vendor": vendor,
         "device_name": name,
         "system_name": text(point.desc.get("system_name")) or point.folder.parent.parent.name,
         "accelerators_per_node": per_node,

@@ -84,7 +84,7 @@ def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
 def cost_section(con, f: Filters) -> Section:
     target = f.cost_at
     assert target is not None
-    keys, points = section_rows(con, "serving_cost_points", f.params())
+    _, points = section_rows(con, "serving_cost_points", f.params())
     rows = cost_rows(points, f, target)
     notes = []
     if not f.prices and not f.accelerator_prices:
