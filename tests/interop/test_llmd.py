@@ -117,3 +117,11 @@ def test_export_writes_reports_llm_d_s_own_schema_accepts_and_they_import_back(t
         "WHERE s.metric = 'ttft_s' AND s.statistic = 'mean'",
     )
     assert sorted(b["value"] for b in back) == pytest.approx(sorted(mean.values()))
+
+
+def test_export_with_no_measured_serving_point_is_one_line(tmp_path):
+    db = import_and_ingest(tmp_path, "llm-d", EXAMPLE)  # a published summary: no requests to give
+    r = benchdb_cmd("export", "--format", "llm-d", "--db", str(db), "--out", str(tmp_path / "llmd"))
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
+    assert "no measured serving load points" in line and not (tmp_path / "llmd").exists()

@@ -164,3 +164,9 @@ def test_a_point_yaml_that_is_not_a_point_fails_that_point_in_one_line(tmp_path,
     line = one_error_line(r)
     assert why in line and str(curve / "r16") in line
     assert "imported 3 result(s)" in r.stdout  # the curve's other points stand
+
+
+def test_a_folder_without_points_is_one_line(tmp_path):
+    r = benchdb_cmd("import", "mlperf-endpoints", str(tmp_path), "--out", str(tmp_path / "out"))
+    assert "no MLPerf Endpoints points (r<N>/point.yaml) under" in one_error_line(r, code=r.returncode)
+    assert r.returncode != 0
