@@ -31,10 +31,15 @@ from __future__ import annotations
 import os
 import sys
 
-try:
-    import _duckdb as duckdb
-except ImportError:  # a duckdb build without the separate extension module: the package it is
-    import duckdb  # type: ignore[no-redef]  # the same engine, re-exported by the package
+from benchdb import ctrl_c
+
+# Ctrl-C while DuckDB's extension module initialises aborts the process (SIGABRT, "Critical nanobind
+# error"): the import is one step that Ctrl-C waits for.
+with ctrl_c.deferred():
+    try:
+        import _duckdb as duckdb
+    except ImportError:  # a duckdb build without the separate extension module: the package it is
+        import duckdb  # type: ignore[no-redef]  # the same engine, re-exported by the package
 
 __all__ = ["duckdb", "exit_now", "full"]
 

@@ -173,6 +173,7 @@ class Warehouse:
         statements, checked before any of the text runs), on a read-only connection that reaches no
         file but the warehouse's (DuckDB's ``enable_external_access = false``). Returns (columns,
         rows); a statement that returns nothing gives ([], [])."""
+        from benchdb import ctrl_c
         from benchdb.sql.readonly import check_read_only
         from benchdb.startup import duckdb
         from benchdb.store import database
@@ -181,10 +182,11 @@ class Warehouse:
         try:
             check_read_only(con, text)
             try:  # rows are computed while fetched too: an error there is the query's, not benchdb's
-                cur = con.execute(text)
-                if cur.description is None:
-                    return [], []
-                return [d[0] for d in cur.description], cur.fetchall()
+                with ctrl_c.stops(con):
+                    cur = con.execute(text)
+                    if cur.description is None:
+                        return [], []
+                    return [d[0] for d in cur.description], cur.fetchall()
             except duckdb.Error as exc:
                 first = clip(first_line(exc))
                 if (

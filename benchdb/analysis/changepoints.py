@@ -36,6 +36,7 @@ from benchdb import sql
 from benchdb.analysis.stats import ChangePoint, e_divisive
 from benchdb.errors import BenchdbError
 from benchdb.schema.identity import change_id
+from benchdb.store.transaction import rollback
 
 if TYPE_CHECKING:  # the caller's connection; report's import of MIN_SEGMENT stays light
     import duckdb
@@ -211,7 +212,7 @@ def update(
             found = con.execute(sql.load("queries/count_open_change_points.sql"), {"series": touched}).fetchall()[0][0]
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     return found
 

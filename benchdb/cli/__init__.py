@@ -157,13 +157,19 @@ def entry() -> None:
     without the interpreter's teardown (:func:`benchdb.startup.exit_now`: ~0.75 s saved after
     torch, ~0.1 s after a run whose children held it); any other command ends normally.
     """
+    from benchdb import ctrl_c
+
+    ctrl_c.install()
     try:
         main(prog_name="benchdb")
         code: str | int | None = 0
     except SystemExit as exc:
         code = exc.code
     measured = "torch" in sys.modules or "benchdb.harness.isolation" in sys.modules
-    if measured and (code is None or isinstance(code, int)):
+    # 130 ends the process here too: a Ctrl-C that met C code running Python (DuckDB does) leaves
+    # CPython's "unhandled KeyboardInterrupt" mark set, and the teardown would then replace 130
+    # with death by SIGINT
+    if (measured and (code is None or isinstance(code, int))) or code == 130:
         from benchdb.startup import exit_now
 
         exit_now(code)

@@ -23,6 +23,7 @@ from benchdb.errors import clip, first_line
 from benchdb.ingest import rows
 from benchdb.ingest.rows import Candidate
 from benchdb.schema import contract
+from benchdb.store.transaction import rollback
 
 if TYPE_CHECKING:
     from benchdb.ingest.summary import IngestSummary
@@ -203,7 +204,7 @@ class Loader:
             con.execute("DROP TABLE IF EXISTS batch_groups")
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             con.unregister("batch_keys")
             self.store.forget(written)
             undone = {str(c.path) for c in batch}

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
 from benchdb.errors import BenchdbError
+from benchdb.store.transaction import rollback
 
 BACKENDS = ("numpy", "pytorch")
 
@@ -324,7 +325,7 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
                 )
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
     return {"calibration_id": cal_id, "hardware_id": hid, "hardware_name": fp["device_name"], "threads": threads}
 

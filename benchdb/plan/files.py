@@ -4,14 +4,13 @@ at an fsspec URL (:class:`Sink`), and the report of what was written (:class:`Ru
 from __future__ import annotations
 
 import re
-import signal
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pyarrow as pa
 
+from benchdb import ctrl_c
 from benchdb.backends import registry
 from benchdb.errors import BenchdbError, refused_write
 from benchdb.harness.scenario import Outcome, RunOptions
@@ -75,28 +74,10 @@ class Writer:
             },
         )
         table = contract.samples_table(meta, outcome.rows)
-        with ctrl_c_deferred():  # a file on disk is a file in the report, whenever Ctrl-C comes
+        with ctrl_c.deferred():  # a file on disk is a file in the report, whenever Ctrl-C comes
             self.report.files.append(self.sink.write(_file_name(outcome, meta["scenario"]["scenario_id"]), meta, table))
             self.report.outcomes.append(outcome)
             self.report.tables.append(table)
-
-
-@contextmanager
-def ctrl_c_deferred():
-    """Ctrl-C inside the block takes effect when it ends. Without this, a Ctrl-C between a scenario
-    file's rename into place and its entry in the run report left a file that the interrupted run's
-    "kept N of M" did not count (tests/guarantees/test_cli_fail_closed.py: "kept 1" with 2 files on disk)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    got: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if got and callable(previous):
-            previous(signal.SIGINT, None)
 
 
 @contextmanager

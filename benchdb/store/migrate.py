@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
 from benchdb.store import catalog
+from benchdb.store.transaction import transaction
 
 if TYPE_CHECKING:
     import duckdb
@@ -89,14 +90,9 @@ def refuse_newer(path: Path, have: int, code: int) -> None:
 def _apply(con: duckdb.DuckDBPyConnection, pending: list[Migration]) -> list[Migration]:
     applied = []
     for mig in pending:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             mig.run(con)
             con.execute(sql.load("queries/record_migration.sql"), [mig.version, mig.name, __version__])
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         applied.append(mig)
     return applied
 
@@ -110,15 +106,10 @@ def refresh_views(con: duckdb.DuckDBPyConnection, force: bool = False) -> bool:
     rows = con.execute(sql.load("queries/get_meta.sql"), ["views_sha256"]).fetchall()
     if not force and rows and rows[0][0] == digest and mismatch(con) is None:
         return False
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         sql.apply_views(con)
         parts.restore_view(con)
         con.execute(sql.load("queries/set_meta.sql"), ["views_sha256", digest])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return True
 
 
@@ -140,14 +131,9 @@ def upgrade(
     applied = _apply(con, [m for m in available if m.version > have])
     if applied and parts.external(con):
         store = store if store is not None else parts_store.Store(path)
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             store.adopt(con)
             store.publish(con, force=True)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     if code_schema_version(available) == code_schema_version():
         refresh_views(con, force=bool(applied))  # the views are written for the latest tables
     return applied

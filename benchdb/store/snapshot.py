@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from benchdb import sql
+from benchdb import ctrl_c, sql
 from benchdb.errors import BenchdbError, refused_write
 from benchdb.store import database, leases, parts, parts_store
 
@@ -235,10 +235,11 @@ def write_session(
             if blank is not None:  # its migrations count as applied now
                 con.execute(sql.load("queries/migrations_applied_now.sql"))
             store.open(con)
-            applied = database.prepare(
-                con, named, available, migrate=migrate, store=store, built_here=blank is not None
-            )
-            yield Session(con, applied, store)
+            with ctrl_c.stops(con):  # DuckDB can drop a Ctrl-C (benchdb/ctrl_c.py)
+                applied = database.prepare(
+                    con, named, available, migrate=migrate, store=store, built_here=blank is not None
+                )
+                yield Session(con, applied, store)
             if store.changed:
                 con.execute("BEGIN TRANSACTION")
                 store.publish(con)

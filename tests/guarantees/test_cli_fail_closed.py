@@ -170,11 +170,11 @@ def test_ctrl_c_while_a_file_is_written_takes_effect_once_it_is_recorded(ctrl_c_
     SIGINT inside waits for the block's end, then raises KeyboardInterrupt as usual."""
     import os
 
-    from benchdb.plan.files import ctrl_c_deferred
+    from benchdb.ctrl_c import deferred
 
     done = []
     with pytest.raises(KeyboardInterrupt):
-        with ctrl_c_deferred():
+        with deferred():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
             done.append("recorded")
