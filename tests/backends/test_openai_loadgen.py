@@ -58,7 +58,12 @@ def medians(result) -> tuple[float, float]:
 
 
 def near(value: float, target_ms: float, rel: float = 0.3) -> bool:
-    return abs(value - target_ms / 1e3) <= rel * target_ms / 1e3
+    """``value`` (s) is the stub's delay: at most ``rel`` below it, and at most twice it plus 15 ms
+    above, since a busy machine only adds time (a loaded CI read 52 ms for the stub's 40 ms TTFT).
+    A figure measured from the wrong event (a TTFT of the role chunk: ~0; an ITL that is a TTFT:
+    40 ms for 8) still fails."""
+    target = target_ms / 1e3
+    return target * (1 - rel) <= value <= 2 * target + 0.015
 
 
 def test_closed_loop_measures_the_stub_timeline():
