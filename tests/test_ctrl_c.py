@@ -44,24 +44,19 @@ def test_a_ctrl_c_as_a_query_starts_stops_it_every_time(ctrl_c_in_this_process):
     assert lost == [], f"Ctrl-C lost at {lost}"
 
 
-def run_python(code: str) -> tuple[str, str]:
-    """Standard output and error of ``code`` run by a Python with SIGINT at its default."""
-    with child([sys.executable, "-c", textwrap.dedent(code)], stdout=PIPE, stderr=PIPE, text=True) as proc:
-        return proc.communicate(timeout=120)
-
-
-def test_a_ctrl_c_dropped_before_a_query_stops_it_as_it_starts():
-    out, err = run_python(
-        f"""
-        import os, signal, time
+def after_a_dropped_ctrl_c(dropping: str) -> tuple[str, str]:
+    """Standard output and error of a Python (SIGINT at its default) that installs benchdb's
+    handler, runs ``dropping`` (where a Ctrl-C goes nowhere), then a long query under ``stops``."""
+    code = textwrap.dedent(
+        """
         from benchdb import ctrl_c
         from benchdb.startup import duckdb
         ctrl_c.install()
-        try:  # as a call into DuckDB drops it: the handler ran, its KeyboardInterrupt went nowhere
-            os.kill(os.getpid(), signal.SIGINT)
-            time.sleep(1)
-        except KeyboardInterrupt:
-            pass
+        """
+    )
+    code += textwrap.dedent(dropping)
+    code += textwrap.dedent(
+        f"""
         con = duckdb.connect()
         try:
             with ctrl_c.stops(con):
@@ -70,28 +65,34 @@ def test_a_ctrl_c_dropped_before_a_query_stops_it_as_it_starts():
             print("stopped before the query")
         """
     )
+    with child([sys.executable, "-c", code], stdout=PIPE, stderr=PIPE, text=True) as proc:
+        return proc.communicate(timeout=120)
+
+
+def test_a_ctrl_c_dropped_before_a_query_stops_it_as_it_starts():
+    out, err = after_a_dropped_ctrl_c(
+        """
+        import os, signal, time
+        try:  # as a call into DuckDB drops it: the handler ran, its KeyboardInterrupt went nowhere
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+        """
+    )
     assert out.strip() == "stopped before the query", err
 
 
 def test_a_ctrl_c_python_could_not_raise_where_it_landed_is_quiet_and_stops_the_next_query():
-    out, err = run_python(
-        f"""
+    out, err = after_a_dropped_ctrl_c(
+        """
         import weakref
-        from benchdb import ctrl_c
-        from benchdb.startup import duckdb
-        ctrl_c.install()
         class Thing: pass
         def callback(ref):  # where Python cannot raise: a weak reference's callback
             raise KeyboardInterrupt
         thing = Thing()
         ref = weakref.ref(thing, callback)
         del thing
-        con = duckdb.connect()
-        try:
-            with ctrl_c.stops(con):
-                con.execute({LONG!r}).fetchall()
-        except KeyboardInterrupt:
-            print("stopped before the query")
         """
     )
     assert out.strip() == "stopped before the query", err
