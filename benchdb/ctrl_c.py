@@ -20,12 +20,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import duckdb
 
-_seen = threading.Event()
+#: One entry per Ctrl-C noted. A list, not a threading.Event: Event.set takes a lock, and a second
+#: Ctrl-C whose handler ran inside the first one's set() would wait for that lock forever.
+_noted: list[int] = []
 
 
 def remember(signum: int, frame: Any) -> None:
     """Python's SIGINT handler (raise KeyboardInterrupt) that also notes the Ctrl-C."""
-    _seen.set()
+    _noted.append(signum)
     signal.default_int_handler(signum, frame)
 
 
@@ -42,7 +44,7 @@ def install() -> None:
 def _quiet_about_ctrl_c(hook: Callable[[Any], object]) -> Callable[[Any], object]:
     def unraisable(info: Any) -> object:
         if info.exc_type is not None and issubclass(info.exc_type, KeyboardInterrupt):
-            _seen.set()
+            _noted.append(signal.SIGINT)
             return None
         return hook(info)
 
@@ -53,16 +55,20 @@ def _quiet_about_ctrl_c(hook: Callable[[Any], object]) -> Callable[[Any], object
 def stops(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
     """Ctrl-C inside the block stops ``con``'s query for certain (the handler also tells the
     connection: 150 of 150 signals ended the query), and a Ctrl-C that a call into DuckDB dropped
-    before the block is raised as it starts."""
+    before the block is raised as it starts, or inside it as it ends (a dropped Ctrl-C during a
+    write session's last statement must not let the session publish)."""
     previous = signal.getsignal(signal.SIGINT)
     if not _main_thread() or not callable(previous):
         yield
         return
-    if _seen.is_set():
+    if _noted:
         raise KeyboardInterrupt
 
     def on_ctrl_c(signum: int, frame: Any) -> None:
-        con.interrupt()
+        try:
+            con.interrupt()
+        except Exception:  # a connection closed already: the KeyboardInterrupt below still stops
+            pass
         previous(signum, frame)
 
     signal.signal(signal.SIGINT, on_ctrl_c)
@@ -70,6 +76,8 @@ def stops(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+    if _noted:
+        raise KeyboardInterrupt
 
 
 @contextmanager

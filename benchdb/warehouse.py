@@ -188,6 +188,8 @@ class Warehouse:
                         return [], []
                     return [d[0] for d in cur.description], cur.fetchall()
             except duckdb.Error as exc:
+                if isinstance(exc, duckdb.InterruptException):  # Ctrl-C (ctrl_c.stops): not the query's error
+                    raise
                 first = clip(first_line(exc))
                 if (
                     isinstance(exc, duckdb.PermissionException)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import shutil
 import signal
@@ -406,3 +408,27 @@ def one_error_line(proc: subprocess.CompletedProcess, code: int = 1) -> str:
     assert proc.returncode == code and "Traceback" not in proc.stderr, proc.stderr
     (line,) = [ln for ln in proc.stderr.splitlines() if ln.startswith("benchdb: error:")]
     return line
+
+
+#: The module benchdb.startup takes DuckDB from: its engine alone (duckdb >= 2: the top-level
+#: extension `_duckdb`), else the whole package (duckdb 1.x builds the extension into it).
+ENGINE = importlib.import_module("benchdb.startup").duckdb.__name__.split(".")[0]
+STARTUP_PROBE = (
+    "import runpy, sys, json\n"
+    "sys.argv = ['benchdb'] + json.loads(sys.argv[1])\n"
+    "try:\n"
+    "    runpy.run_module('benchdb', run_name='__main__')\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('\\nMODULES=' + json.dumps(sorted(m.split('.')[0] for m in sys.modules)))\n"
+)
+
+
+def imported_modules(*args: str) -> set[str]:
+    """The top-level modules `benchdb ARGS` imported (tests/guarantees/test_startup.py)."""
+    out = subprocess.run(
+        [sys.executable, "-c", STARTUP_PROBE, json.dumps(list(args))], capture_output=True, text=True, timeout=120
+    )
+    line = [x for x in out.stdout.splitlines() if x.startswith("MODULES=")]
+    assert line, out.stderr
+    return set(json.loads(line[-1].removeprefix("MODULES=")))

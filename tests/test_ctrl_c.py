@@ -65,7 +65,12 @@ def after_a_dropped_ctrl_c(dropping: str) -> tuple[str, str]:
             print("stopped before the query")
         """
     )
-    with child([sys.executable, "-c", code], stdout=PIPE, stderr=PIPE, text=True) as proc:
+    return run_program(code)
+
+
+def run_program(code: str) -> tuple[str, str]:
+    """Standard output and error of ``code`` run by a Python with SIGINT at its default."""
+    with child([sys.executable, "-c", textwrap.dedent(code)], stdout=PIPE, stderr=PIPE, text=True) as proc:
         return proc.communicate(timeout=120)
 
 
@@ -97,3 +102,27 @@ def test_a_ctrl_c_python_could_not_raise_where_it_landed_is_quiet_and_stops_the_
     )
     assert out.strip() == "stopped before the query", err
     assert err == ""
+
+
+def test_a_ctrl_c_dropped_inside_the_block_is_raised_as_it_ends():
+    """A Ctrl-C DuckDB dropped during a write session's last statement must not let it publish."""
+    out, err = run_program(
+        """
+        import os, signal, time
+        from benchdb import ctrl_c
+        from benchdb.startup import duckdb
+        ctrl_c.install()
+        con = duckdb.connect()
+        try:
+            with ctrl_c.stops(con):
+                try:
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(1)
+                except KeyboardInterrupt:
+                    pass  # as a call into DuckDB drops it
+                print("the block ran to its end")
+        except KeyboardInterrupt:
+            print("raised as it ended")
+        """
+    )
+    assert out.split("\n")[:2] == ["the block ran to its end", "raised as it ended"], err

@@ -10,36 +10,15 @@ import subprocess
 import sys
 
 import pytest
-from conftest import make_meta, make_run, write_file
+from conftest import ENGINE, STARTUP_PROBE, imported_modules, make_meta, make_run, write_file
 
 pytestmark = pytest.mark.core
 
 HEAVY = ("torch", "onnxruntime", "openvino", "matplotlib", "pyspark", "transformers")
-#: The module benchdb.startup takes DuckDB from: its engine alone (duckdb >= 2: the top-level
-#: extension `_duckdb`), else the whole package (duckdb 1.x builds the extension into it).
-ENGINE = importlib.import_module("benchdb.startup").duckdb.__name__.split(".")[0]
-PROBE = (
-    "import runpy, sys, json\n"
-    "sys.argv = ['benchdb'] + json.loads(sys.argv[1])\n"
-    "try:\n"
-    "    runpy.run_module('benchdb', run_name='__main__')\n"
-    "except SystemExit:\n"
-    "    pass\n"
-    "print('\\nMODULES=' + json.dumps(sorted(m.split('.')[0] for m in sys.modules)))\n"
-)
-
-
-def _imported(*args: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True, timeout=120
-    )
-    line = [x for x in out.stdout.splitlines() if x.startswith("MODULES=")]
-    assert line, out.stderr
-    return set(json.loads(line[-1].removeprefix("MODULES=")))
 
 
 def test_help_and_import_load_nothing_heavy():
-    mods = _imported("--help")
+    mods = imported_modules("--help")
     assert not mods & set(HEAVY + ("duckdb", "_duckdb", "numpy", "pyarrow", "jinja2", "sqlglot", "pydantic"))
     code = "import benchdb.cli, sys, json; print(json.dumps(sorted(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -73,7 +52,7 @@ def warehouse(tmp_path_factory):
     ],
 )
 def test_reading_commands_import_only_what_they_use(warehouse, args, allowed):
-    mods = _imported(*args, "--db", warehouse)
+    mods = imported_modules(*args, "--db", warehouse)
     assert ENGINE in mods  # the command did run, on DuckDB's engine alone
     # where it can be had: not the duckdb package's Python layer (~100 ms of imports)
     unused = set(HEAVY + ("duckdb", "numpy", "pyarrow", "jinja2", "sqlglot", "pydantic", "yaml", "psutil")) - allowed
@@ -85,7 +64,7 @@ def test_reading_commands_import_only_what_they_use(warehouse, args, allowed):
 
 
 def _submodules(*args: str) -> set[str]:
-    code = PROBE.replace("m.split('.')[0] for m in sys.modules", "m for m in sys.modules")
+    code = STARTUP_PROBE.replace("m.split('.')[0] for m in sys.modules", "m for m in sys.modules")
     out = subprocess.run(
         [sys.executable, "-c", code, json.dumps(list(args) + ["--help"])], capture_output=True, text=True, timeout=120
     )

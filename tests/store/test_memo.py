@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import make_meta, make_run, write_file
-from test_startup import ENGINE, _imported
+from conftest import ENGINE, imported_modules, make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.startup import duckdb
@@ -46,9 +45,9 @@ def _cli(*args):
 def test_second_report_answers_from_the_cache_without_the_engine(tmp_path, cache):
     db = _warehouse(tmp_path)
     args = ("report", "--optimal-hardware", "--format", "json", "--db", str(db))
-    assert ENGINE in _imported(*args)  # computed: DuckDB ran the queries
+    assert ENGINE in imported_modules(*args)  # computed: DuckDB ran the queries
     assert len(list(cache.glob("report-*.pickle"))) == 1
-    mods = _imported(*args)
+    mods = imported_modules(*args)
     assert ENGINE not in mods and "numpy" not in mods  # answered from the cache: no engine started
     first, again = _cli(*args), _cli(*args)
     assert first.exit_code == again.exit_code == 0
@@ -101,7 +100,7 @@ def test_no_cache_and_unusable_or_corrupt_caches_compute(tmp_path, cache, monkey
 
     before = kept_files()  # (the ingest may have kept the blank catalog a new warehouse starts from)
     monkeypatch.setenv("BENCHDB_NO_CACHE", "1")
-    assert ENGINE in _imported(*args) and kept_files() == before  # nothing written to it
+    assert ENGINE in imported_modules(*args) and kept_files() == before  # nothing written to it
     monkeypatch.delenv("BENCHDB_NO_CACHE")
     expected = _cli(*args).output
     (kept,) = cache.glob("report-*.pickle")
@@ -109,7 +108,7 @@ def test_no_cache_and_unusable_or_corrupt_caches_compute(tmp_path, cache, monkey
     assert _cli(*args).output == expected and kept.read_bytes() != b"not a pickle"
     os.chmod(cache, 0o777)  # a folder others may write: not trusted
     kept.write_bytes(b"not a pickle")
-    assert ENGINE in _imported(*args)
+    assert ENGINE in imported_modules(*args)
     assert _cli(*args).output == expected and kept.read_bytes() == b"not a pickle"
 
 
