@@ -36,7 +36,7 @@ from benchdb import sql
 from benchdb.analysis.stats import ChangePoint, e_divisive
 from benchdb.errors import BenchdbError
 from benchdb.schema.identity import change_id
-from benchdb.store.transaction import rollback
+from benchdb.store.transaction import transaction
 
 if TYPE_CHECKING:  # the caller's connection; report's import of MIN_SEGMENT stays light
     import duckdb
@@ -144,8 +144,7 @@ def update(
             sql.load("queries/series_change_points.sql"), {"series": list(series)}
         ).fetchall():
             stored.setdefault(sid, []).append((cid, run_id, status))
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         touched, keep = [], []
         for series_id, points in series.items():
             touched.append(series_id)
@@ -210,10 +209,6 @@ def update(
         if touched:
             con.execute(sql.load("queries/forget_change_points.sql"), {"series": touched, "keep": keep})
             found = con.execute(sql.load("queries/count_open_change_points.sql"), {"series": touched}).fetchall()[0][0]
-        con.execute("COMMIT")
-    except BaseException:
-        rollback(con)
-        raise
     return found
 
 

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 
 from benchdb.errors import BenchdbError
-from benchdb.store.transaction import rollback
+from benchdb.store.transaction import transaction
 
 BACKENDS = ("numpy", "pytorch")
 
@@ -281,8 +281,7 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
     now = datetime.now(timezone.utc).replace(tzinfo=None).isoformat()
     threads = settings.threads if fp.get("kind") == "cpu" else None
     with wh.writing() as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.execute(
                 sql.load("perfmodel/insert_hardware.sql"),
                 {
@@ -323,10 +322,6 @@ def store(wh, peaks: list[Peak], device: str, settings: Settings, fingerprint: d
                         "details": json.dumps(p.details),
                     },
                 )
-            con.execute("COMMIT")
-        except BaseException:
-            rollback(con)
-            raise
     return {"calibration_id": cal_id, "hardware_id": hid, "hardware_name": fp["device_name"], "threads": threads}
 
 

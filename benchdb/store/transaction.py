@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from benchdb.startup import duckdb
+if TYPE_CHECKING:  # importing this module starts no engine: its callers' reports stay light
+    import duckdb
 
 
 @contextmanager
@@ -25,6 +27,8 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 
 def rollback(con: duckdb.DuckDBPyConnection) -> None:
     """ROLLBACK what is still open; nothing where DuckDB ended the transaction already."""
+    from benchdb.startup import duckdb
+
     try:
         con.execute("ROLLBACK")
     except duckdb.TransactionException as exc:
