@@ -24,9 +24,7 @@ from benchdb.cli.shared_options import (
 from benchdb.errors import BenchdbError
 
 _SOURCES_HELP = "Where results come from, per source and MLPerf round, and how many reproduce the publisher's table."
-_COST_HELP = (
-    "--serving: tokens/s per GPU and $ per million tokens (--prices) at this interactivity, read on each front."
-)
+_COST_HELP = "--serving: tokens/s per GPU, $/M tokens (--prices) and tokens/s per MW at this interactivity, per front."
 
 
 @command(
@@ -157,10 +155,16 @@ _COST_HELP = (
 @click.option(
     "--prices",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    default=None,
+    multiple=True,
     help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
     "--serving); for --objective cost and the --serving SLO table. For --per cost also "
-    "accelerator_hour: {accelerator name: USD} and/or system_hour: {system name: USD}.",
+    "accelerator_hour: {accelerator name: USD} and/or system_hour: {system name: USD}. "
+    "--cost-at takes several, one per price source, and costs each configuration by each.",
+)
+@click.option(
+    "--chassis",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="--cost-at: your chassis power model for tokens/s per MW (the fields of benchdb/analysis/chassis.yaml).",
 )
 @click.option("--github-summary", is_flag=True, help="Also append the Markdown to $GITHUB_STEP_SUMMARY.")
 @click.option(
@@ -193,6 +197,7 @@ def report(
     max_accuracy_drop,
     per,
     prices,
+    chassis,
     github_summary,
     wide,
     engine,
@@ -213,18 +218,15 @@ def report(
             "choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
             "--batch-scaling, --memory, --trends, --regressions, --serving, --sources or --all"
         )
-    if slo is not None and "serving" not in chosen:
-        raise BenchdbError("--slo applies to --serving")
-    if cost_at is not None and "serving" not in chosen:
-        raise BenchdbError("--cost-at applies to --serving")
-    from benchdb.reports.optimal import load_prices
+    wants = {"--slo": (slo, "serving"), "--cost-at": (cost_at, "serving"), "--per": (per, "optimal-hardware")}
+    for flag, (given, needs) in wants.items():
+        if given is not None and needs not in chosen:
+            raise BenchdbError(f"{flag} applies to --{needs}")
+    if (len(prices) > 1 or chassis is not None) and cost_at is None:
+        raise BenchdbError("--chassis and several --prices files (side by side) apply to --serving --cost-at")
+    from benchdb.reports.optimal import price_filters
     from benchdb.reports.serving import parse_slo
 
-    if per is not None and "optimal-hardware" not in chosen:
-        raise BenchdbError("--per applies to --optimal-hardware")
-    system_prices, accelerator_prices, prices_source, per_system = (
-        load_prices(prices) if prices else ({}, {}, None, False)
-    )
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(
         models=tuple(models),
@@ -233,13 +235,11 @@ def report(
         max_latency_ms=max_latency_ms,
         max_memory_mb=max_memory_mb,
         max_accuracy_drop=max_accuracy_drop,
-        prices=system_prices,
-        accelerator_prices=accelerator_prices,
-        prices_source=prices_source,
-        prices_per_system=per_system,
+        **price_filters(prices),
         per=per,
         slo=parse_slo(slo),
         cost_at=cost_at,
+        chassis=chassis,
     )
     if engine == "spark" or data is not None:
         if "serving" in chosen:

@@ -48,6 +48,9 @@ SemiAnalysisAI/InferenceX-app, GPL-3.0; read 2026-04):
   inf``: a closed loop at ``conc``, written ``in=ISL,out=OSL,concurrency=CONC`` as benchdb's own
   serving runs are. The rows do not name the endpoint; the harness sends nearly every model to
   ``/v1/completions`` (``--backend vllm``), recorded as ``completions``.
+- Measured power (rows from 2026 on, the app's "Measured Energy" charts): ``avg_power_w``, the mean
+  GPU-board power per GPU over the validated load window, kept as ``accelerator_power_w`` mean (W);
+  a row whose ``power_valid`` is false or 0 keeps none (the app shows such power as unavailable).
 """
 
 from __future__ import annotations
@@ -88,6 +91,9 @@ _PER_GPU = {
     "input_tput_per_gpu": "input_throughput_per_gpu",
 }
 INTERACTIVITY = "interactivity"
+#: The mean board power per GPU a row measured (W), and benchdb's name for it.
+POWER = "avg_power_w"
+ACCELERATOR_POWER = "accelerator_power_w"
 _REQUIRED = (
     "hardware",
     "framework",
@@ -155,6 +161,8 @@ def _figures(metrics: Any, where: str) -> tuple[list[tuple[str, str, str, float]
     stats: list[tuple[str, str, str, float]] = []
     unread: list[str] = []
     for key, value in metrics.items():
+        if key in (POWER, "power_valid"):
+            continue  # read by _power, with its validity
         m = _STAT.match(key)
         per_gpu = _PER_GPU.get(key)
         if m is None and per_gpu is None:
@@ -178,6 +186,18 @@ def _figures(metrics: Any, where: str) -> tuple[list[tuple[str, str, str, float]
     if not stats:
         raise SourceError(f"{where}: metrics has no figure InferenceX writes (median_ttft, tput_per_gpu, ...)")
     return stats, sorted(unread)
+
+
+def _power(row: dict, where: str) -> list[tuple[str, str, str, float]]:
+    """The row's measured mean power per GPU (in ``metrics`` or beside it), unless marked invalid."""
+    metrics: dict = row["metrics"] if isinstance(row.get("metrics"), dict) else {}
+    value = metrics.get(POWER, row.get(POWER))
+    valid = metrics.get("power_valid", row.get("power_valid", True))
+    if value is None or valid in (False, 0):
+        return []
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 5000:
+        raise SourceError(f"{where}: {POWER} is {value!r}, not a GPU's power in W (0-5000)")
+    return [(ACCELERATOR_POWER, "W", "mean", float(value))]
 
 
 def _gpus(row: dict, where: str, multinode: bool, disagg: bool) -> tuple[int, dict[str, int] | None]:
@@ -288,6 +308,7 @@ def _point(row: Any, where: str) -> Imported:
         if not multinode:
             parallelism["nodes"] = 1
     stats, unread = _figures(row["metrics"], where)
+    stats += _power(row, where)
     spec = str(row.get("spec_method") or "none").strip().lower()
     options: dict[str, Any] = {
         "engine": engine,

@@ -17,6 +17,9 @@ What the rules define, benchdb computes the same way (and says where its figure 
   at round(C_min + 2^2I), high at C_max, and a margin up to ceil(1.10 C_max) that is not high.
   Python's round (half to even) and float ceil, as the checker computes them. A point.yaml region
   that differs is a disagreement.
+- Accuracy (the compliance checker's gate): a point's ``accuracy_results.json`` is gated by
+  ``score >= factor x golden accuracy`` for the models the checker gates (``ACCURACY_GATES``); a point
+  that fails is invalid, with the figures in its reason; every score is kept as ``accuracy:<dataset>``.
 - Provisioned power (rules §4.5.2): (CPU + accelerators + scale-up switches) x (1 + overhead), the
   overhead 0.30 for liquid and 0.50 for air cooling; a declared ``provisioned_power_w`` /
   ``provisioned_power_kw`` wins; ``system_tps_per_kw`` = system_tps / provisioned kW. Power filled in
@@ -33,12 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.mlperf_endpoints_rules import positive, provisioned_power, region_of, regions
+from benchdb.interop.mlperf_endpoints_rules import accuracy_gate, positive, provisioned_power, region_of, regions
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FORMAT_ID = "mlperf-endpoints"
 POINT = "point.yaml"
 SUMMARY = "result_summary.json"
+ACCURACY = "accuracy_results.json"
 #: Stored figures and benchdb's may differ by this much (the checker's own tolerance).
 TOLERANCE = 0.01
 _POINT_DIR = re.compile(r"^r(\d+)$")
@@ -109,7 +113,9 @@ def _load_point(folder: Path, root: Path) -> _Point:
         problems.append(f"folder {folder.name} but point.yaml concurrency {concurrency}")
     summary = _read(folder / SUMMARY, root) if (folder / SUMMARY).is_file() else None
     desc = _read(folder / "system_desc.json", root) if (folder / "system_desc.json").is_file() else {}
-    accuracy = _read(folder / "accuracy_results.json", root) if (folder / "accuracy_results.json").is_file() else None
+    # the point's folder, or the endpoints client's report layout (accuracy/accuracy_results.json)
+    found = next((f for f in (folder / ACCURACY, folder / "accuracy" / ACCURACY) if f.is_file()), None)
+    accuracy = _read(found, root) if found else None
     return _Point(folder, concurrency, config, summary, desc if isinstance(desc, dict) else {}, accuracy, problems)
 
 
@@ -251,6 +257,8 @@ def _curve(
             value = score.get("score") if isinstance(score, dict) else None
             if isinstance(value, (int, float)) and math.isfinite(value):
                 stats.append((f"accuracy:{score.get('dataset_name') or 'score'}", "score", "value", float(value)))
+        model_id = str(p.config.get("model_name") or model)
+        gate = accuracy_gate(model_id, p.accuracy) if p.accuracy is not None else None
         steady = (p.config.get("steady_state") or {}) if isinstance(p.config.get("steady_state"), dict) else {}
         settings: dict[str, Any] = {
             "curve": f"{system}/{model}",
@@ -264,11 +272,12 @@ def _curve(
             "power_method": power.how if power else power_err,
             "location": str(p.folder.relative_to(root)),
             "source_disagreements": problems or None,
+            "accuracy_gate": None if gate is None else ("passed: " if gate[0] else "failed: ") + "; ".join(gate[1]),
         }
         out.append(
             (
                 Imported(
-                    model_id=str(p.config.get("model_name") or model),
+                    model_id=model_id,
                     backend=FORMAT_ID,
                     device=f"remote:{system}",
                     mode="completions",
@@ -287,6 +296,8 @@ def _curve(
                     percentile_method="linear",
                     statistics=stats,
                     settings={k: v for k, v in settings.items() if v is not None},
+                    validity="invalid" if gate and not gate[0] else "valid",
+                    validity_reasons=[f"accuracy gate failed: {'; '.join(gate[1])}"] if gate and not gate[0] else [],
                 ),
                 p.folder,
             )
@@ -350,6 +361,10 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
             for line in item.settings.get("source_disagreements") or []:
                 summary.notes.append(f"mlperf-endpoints: disagrees: {item.settings['location']}: {line}")
                 disagreements += 1
+            if item.validity != "valid":
+                summary.notes.append(
+                    f"mlperf-endpoints: invalid: {item.settings['location']}: {'; '.join(item.validity_reasons)}"
+                )
             if item.settings.get("power_estimated"):
                 estimated.add(item.settings["curve"])
         points += len(items)

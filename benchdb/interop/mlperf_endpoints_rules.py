@@ -115,3 +115,56 @@ def provisioned_power(doc: dict[str, Any], cooling: str | None) -> Power:
         f"(CPU + accelerators + scale-up) x {1 + overhead:.2f} ({kind} cooling)"
         + (f"; no {', '.join(missing)} figures" if missing else ""),
     )
+
+
+#: The accuracy gates the endpoints compliance checker applies (mlcommons/endpoints, Apache-2.0:
+#: ``compliance/checker.py`` check_accuracy over ``config/rulesets/mlcommons/models.py``, read
+#: 2026-08): model -> (the accuracy_results.json breakdown key, the golden accuracy, the lower-bound
+#: factor). The checker gates the BFCL metrics only; the other models' targets (ROUGE, exact match)
+#: are not gated by it yet, so benchdb gates none of them either.
+ACCURACY_GATES: dict[str, tuple[tuple[str, float, float], ...]] = {
+    "qwen3.6-27b": (("overall_accuracy", 86.23, 0.97), ("normalized_single_turn_score", 87.96, 0.97))
+}
+
+
+def _score(value: Any) -> float | None:
+    try:
+        got = float(value) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):  # older files wrote "86.23": the checker reads those too
+        return None
+    return got if got is not None and math.isfinite(got) else None
+
+
+def accuracy_gate(model: str, results: Any) -> tuple[bool, list[str]] | None:
+    """(passed, one line per gated metric) of a point's accuracy_results.json by the checker's rule
+    ``score >= factor x golden``; None where the checker gates no metric of ``model``. The first
+    ``accuracy_scores`` entry with a ``breakdown`` holding ``subset_scores`` is read; the overall
+    accuracy falls back to the entry's ``score``, as the checker's does."""
+    gates = ACCURACY_GATES.get(model.lower())
+    if not gates:
+        return None
+    entries = results.get("accuracy_scores") if isinstance(results, dict) else None
+    entry = next(
+        (
+            e
+            for e in entries or []
+            if isinstance(e, dict) and isinstance(e.get("breakdown"), dict) and "subset_scores" in e["breakdown"]
+        ),
+        None,
+    )
+    if entry is None:
+        return False, ["no accuracy score found (accuracy_scores with a breakdown)"]
+    lines, passed = [], True
+    for key, golden, factor in gates:
+        measured = _score(entry["breakdown"].get(key))
+        if measured is None and key == "overall_accuracy":
+            measured = _score(entry.get("score"))
+        threshold = golden * factor
+        if measured is None:
+            passed = False
+            lines.append(f"{key}: missing or not a number")
+            continue
+        ok = measured >= threshold
+        passed = passed and ok
+        lines.append(f"{key} {measured:.2f} {'>=' if ok else '<'} {threshold:.2f} (= {factor} x {golden})")
+    return passed, lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from benchdb import sql
@@ -43,6 +44,11 @@ class Filters:
     slo: dict[str, float] = field(default_factory=dict)
     #: --cost-at: the interactivity (tokens/s per user) the serving cost section reads each front at.
     cost_at: float | None = None
+    #: More --prices files, read side by side by --cost-at: (system or hardware prices, accelerator
+    #: prices, source label, per system) each, as ``load_prices`` returns them.
+    more_prices: tuple[tuple[dict[str, float], dict[str, float], str | None, bool], ...] = ()
+    #: --chassis: a site's own chassis power model (benchdb/analysis/chassis.yaml's fields).
+    chassis: Path | None = None
 
     def params(self) -> dict[str, Any]:
         return {"models": list(self.models) or None, "hardware": list(self.hardware) or None}

@@ -72,6 +72,20 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | N
     return _prices(data, f"prices file {path}: "), {}, None, False
 
 
+def price_filters(paths: tuple[Path, ...]) -> dict[str, Any]:
+    """The report filters of the --prices files: the first is the report's prices, the others are
+    read beside it (--cost-at)."""
+    lists = [load_prices(p) for p in paths]
+    system, accelerator, source, per_system = lists[0] if lists else ({}, {}, None, False)
+    return {
+        "prices": system,
+        "accelerator_prices": accelerator,
+        "prices_source": source,
+        "prices_per_system": per_system,
+        "more_prices": tuple(lists[1:]),
+    }
+
+
 def _prices(got: dict[Any, Any], where: str) -> dict[str, float]:
     """``name -> USD per hour``, each a finite number above zero (not a bool, NaN or infinity)."""
     out = {}

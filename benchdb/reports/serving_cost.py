@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from benchdb.analysis import frontier
+from benchdb.analysis import frontier, system_power
 from benchdb.reports.document import Column, Filters, Section, section_rows
 from benchdb.reports.serving_rows import config, workload
 from benchdb.text import plural
@@ -27,22 +27,68 @@ _KEY = (
 _FIGURES = ("total_per_gpu", "output_per_gpu", "input_per_gpu")
 
 
-def _price(f: Filters, r: dict) -> float | None:
-    """USD per GPU-hour: the accelerator's (--prices accelerator_hour); else a ``system_hour`` price
-    over the GPUs the point used; else a flat map's price for the hardware, per device-hour as the
-    serving SLO table reads it."""
+#: One --prices file: (system or hardware prices, accelerator prices, its source label, per system).
+PriceList = tuple[dict[str, float], dict[str, float], "str | None", bool]
+
+
+def price_lists(f: Filters) -> list[PriceList]:
+    """Every --prices file, the first as the report's own, each labelled by its source (or its place
+    on the command line); none when no file was given."""
+    first: PriceList = (f.prices, f.accelerator_prices, f.prices_source, f.prices_per_system)
+    lists = [first, *f.more_prices] if (f.prices or f.accelerator_prices) else list(f.more_prices)
+    return [
+        (s, a, label or f"--prices file {i + 1} (it names no source)", per)
+        for i, (s, a, label, per) in enumerate(lists)
+    ]
+
+
+def _price(prices: PriceList, r: dict) -> float | None:
+    """USD per GPU-hour: the accelerator's (accelerator_hour); else a ``system_hour`` price over the
+    GPUs the point used; else a flat map's price for the hardware, per device-hour as the serving SLO
+    table reads it."""
+    system, accelerator, _, per_system = prices
     for name in (r.get("accelerator"), r.get("hardware_name")):
-        if name and name in f.accelerator_prices:
-            return f.accelerator_prices[name]
-    price = f.prices.get(r.get("hardware_name") or "")
-    if price is not None and f.prices_per_system:
+        if name and name in accelerator:
+            return accelerator[name]
+    price = system.get(r.get("hardware_name") or "")
+    if price is not None and per_system:
         return price / r["gpus"] if r.get("gpus") else None
     return price
+
+
+def _power(pts: list[dict], got: frontier.AtInteractivity, target: float, model) -> dict:
+    """Power per GPU at the reading and tokens/s per MW of facility power: a system's provisioned
+    power where its source's rules give one; else the GPU's mean power (a front point's, linear
+    between the same two front points the throughput was read between, never another point's) through
+    the chassis model (:mod:`benchdb.analysis.system_power`)."""
+    knots = [pts[i] for i in got.between]
+    first = knots[0]
+    if first.get("provisioned_power_w") and first.get("gpus"):
+        per = first["provisioned_power_w"] / first["gpus"]
+        return {"gpu_w": None, "facility_w_per_gpu": per, "power_basis": "provisioned (source's rules)"}
+    if any(k.get("accelerator_power_w") is None for k in knots):
+        return {"gpu_w": None, "facility_w_per_gpu": None, "power_basis": None, "power_why": "no measured power"}
+    watts: list[float] = [k["accelerator_power_w"] for k in knots]
+    gpu_w = watts[0]
+    if len(knots) == 2:
+        x0, x1 = knots[0]["interactivity"], knots[1]["interactivity"]
+        gpu_w = watts[0] + (watts[1] - watts[0]) * (target - x0) / (x1 - x0)
+    got_power = system_power.system_power(
+        first.get("accelerator") or first.get("hardware_name"), gpu_w, first.get("gpus"), model=model
+    )
+    if isinstance(got_power, str):
+        return {"gpu_w": gpu_w, "facility_w_per_gpu": None, "power_basis": None, "power_why": got_power}
+    basis = f"measured GPU + modelled {got_power.chassis}, PUE {got_power.pue:g}"
+    if got_power.extrapolated:
+        basis += ", extrapolated to a full chassis"
+    return {"gpu_w": gpu_w, "facility_w_per_gpu": got_power.facility_w, "power_basis": basis}
 
 
 def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
     """One row per configuration: its figures at ``target`` interactivity and what they cost."""
     out = []
+    model = system_power.load(f.chassis) if f.chassis else system_power.shipped()
+    lists = price_lists(f)
     for _, group in groupby(points, key=lambda r: tuple(r.get(k) for k in _KEY)):
         pts = list(group)
         # the front of all tokens per GPU, as the field draws it; a source that publishes output
@@ -53,7 +99,7 @@ def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
         )
         if got is None:
             continue
-        first, price = pts[0], _price(f, pts[0])
+        first = pts[0]
         row = {k: first.get(k) for k in (*_KEY, "accelerator")}
         row.update(
             interactivity=target,
@@ -61,21 +107,36 @@ def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
             front_on=on,
             points=len(pts),
             from_results=[pts[i]["result_id"] for i in got.between],
-            usd_per_gpu_hour=price,
             **{k: got.values[k] for k in _FIGURES},
-            usd_per_m_total=frontier.usd_per_million_tokens(price, got.values["total_per_gpu"]),
-            usd_per_m_output=frontier.usd_per_million_tokens(price, got.values["output_per_gpu"]),
-            usd_per_m_input=frontier.usd_per_million_tokens(price, got.values["input_per_gpu"]),
             config=config({**first, "devices": None}),
             workload=workload(first),
         )
-        out.append(row)
+        power = _power(pts, got, target, model)
+        row.update(
+            power,
+            tokens_per_s_per_mw=system_power.tokens_per_s_per_mw(
+                got.values["total_per_gpu"] or got.values["output_per_gpu"], power["facility_w_per_gpu"]
+            ),
+        )
+        for prices in lists or [({}, {}, None, False)]:
+            price = _price(prices, first)
+            out.append(
+                {
+                    **row,
+                    "prices": prices[2] if lists else None,
+                    "usd_per_gpu_hour": price,
+                    "usd_per_m_total": frontier.usd_per_million_tokens(price, got.values["total_per_gpu"]),
+                    "usd_per_m_output": frontier.usd_per_million_tokens(price, got.values["output_per_gpu"]),
+                    "usd_per_m_input": frontier.usd_per_million_tokens(price, got.values["input_per_gpu"]),
+                }
+            )
     out.sort(
         key=lambda r: (
-            r["workload"],
+            str(r["workload"]),
+            str(r["prices"] or ""),
             r["usd_per_m_total"] is None,
-            r["usd_per_m_total"] or 0,
-            -(r["total_per_gpu"] or 0),
+            float(r["usd_per_m_total"] or 0),
+            -float(r["total_per_gpu"] or 0),
         )
     )
     return out
@@ -87,13 +148,29 @@ def cost_section(con, f: Filters) -> Section:
     _, points = section_rows(con, "serving_cost_points", f.params())
     rows = cost_rows(points, f, target)
     notes = []
-    if not f.prices and not f.accelerator_prices:
+    lists = price_lists(f)
+    if not lists:
         notes.append("No --prices: throughputs only; a prices file (USD per GPU-hour) gives $ per million tokens.")
     elif rows:
-        notes.append(f"Prices: {f.prices_source or 'the --prices file (it names no source)'}.")
-        missing = sorted({r["hardware_name"] for r in rows if r["usd_per_gpu_hour"] is None})
-        if missing:
-            notes.append("no price for: " + ", ".join(missing))
+        named = [str(p[2]) for p in lists]
+        notes.append(
+            ("Prices: " if len(lists) == 1 else "Price sources side by side, one row each: ") + "; ".join(named) + "."
+        )
+        for label in dict.fromkeys(r["prices"] for r in rows):
+            missing = sorted(
+                {r["hardware_name"] for r in rows if r["prices"] == label and r["usd_per_gpu_hour"] is None}
+            )
+            if missing:
+                notes.append(f"no price{f' in {label}' if label and len(lists) > 1 else ''} for: " + ", ".join(missing))
+    bases = sorted({r["power_basis"] for r in rows if r.get("power_basis")})
+    if bases:
+        notes.append(
+            "Power: tokens/s per MW of facility power; " + "; ".join(bases) + " (benchdb's chassis model "
+            f"{f.chassis or 'chassis.yaml'}: an estimate from public component specs, not a wall meter)."
+        )
+    unmodelled = sorted({r["power_why"] for r in rows if r.get("power_why") and r["power_why"] != "no measured power"})
+    if unmodelled:
+        notes.append("power not modelled: " + "; ".join(unmodelled))
     clamped = sum(r["how"] == "clamped" for r in rows)
     if clamped:
         one = clamped == 1
@@ -110,11 +187,14 @@ def cost_section(con, f: Filters) -> Section:
         "front points (interpolated: an estimate between measurements), a front point itself "
         "(measured), or the nearest end of the front where it does not reach (clamped). $ per million "
         "tokens = USD per GPU-hour (--prices) x 1e6 / (tokens/s per GPU x 3600), for all tokens, "
-        "output tokens and input tokens; cheapest first.",
+        "output tokens and input tokens; cheapest first. tokens/s per MW = tokens/s per GPU x 1e6 / "
+        "all-in W per GPU: a system's provisioned power where its source's rules define one, else the "
+        "GPU's measured mean power through benchdb's chassis model and PUE (--chassis).",
         [
             Column("workload", "workload"),
             Column("hardware / engine / precision", "config"),
             Column("source", "source"),
+            *([Column("prices", "prices")] if len(lists) > 1 else []),
             Column("reading", "how"),
             Column("tok/s/GPU", "total_per_gpu", "num"),
             Column("out tok/s/GPU", "output_per_gpu", "num"),
@@ -122,6 +202,9 @@ def cost_section(con, f: Filters) -> Section:
             Column("$/M output", "usd_per_m_output", "num"),
             Column("$/M input", "usd_per_m_input", "num", compact=False),
             Column("$/GPU-hour", "usd_per_gpu_hour", "num", compact=False),
+            Column("W/GPU", "gpu_w", "num", compact=False),
+            Column("all-in W/GPU", "facility_w_per_gpu", "num", compact=False),
+            Column("tok/s/MW", "tokens_per_s_per_mw", "num"),
         ],
         [
             *_KEY,
@@ -131,11 +214,16 @@ def cost_section(con, f: Filters) -> Section:
             "front_on",
             "points",
             "from_results",
+            "prices",
             "usd_per_gpu_hour",
             *_FIGURES,
             "usd_per_m_total",
             "usd_per_m_output",
             "usd_per_m_input",
+            "gpu_w",
+            "facility_w_per_gpu",
+            "power_basis",
+            "tokens_per_s_per_mw",
         ],
         rows,
         notes=notes,

@@ -425,10 +425,16 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
     with duckdb.connect(str(db), read_only=True) as con:
         got = dict(con.execute("SELECT metric, value FROM samples WHERE metric LIKE 'energy%'").fetchall())
         tokens = con.execute("SELECT sum(value) FROM samples WHERE metric = 'output_tokens'").fetchone()[0]
-        shown = con.execute("SELECT energy_per_output_token_j FROM serving_points").fetchone()[0]
+        shown, power = con.execute("SELECT energy_per_output_token_j, device_power_w FROM serving_points").fetchone()
+        watts = con.execute("SELECT value FROM samples WHERE metric = 'power_w'").fetchone()[0]
+        window = con.execute("SELECT extra->'$.energy_window_s' FROM results").fetchone()[0]
     assert got["energy_j"] > 0.4  # >= 0.5 s of a 100 W fake counter, loosely
     assert got["energy_per_output_token_j"] == pytest.approx(got["energy_j"] / tokens)
     assert shown == pytest.approx(got["energy_per_output_token_j"])
+    # the device's mean power over the counter's window: what the chassis model starts from
+    t0, t1 = json.loads(window)
+    assert watts == pytest.approx(got["energy_j"] / (t1 - t0)) and power == pytest.approx(watts)
+    assert 10 < watts <= 110  # the fake counter's 100 W, less what its thread's sleeps lose
 
 
 def test_a_load_point_with_too_many_failed_requests_is_invalid():

@@ -101,3 +101,25 @@ def test_the_serving_report_shows_the_h100_rows(warehouse):
     assert "NVIDIA H100 80GB HBM3" in res.output and "bf16" in res.output and "c=64" in res.output
     # the same server measured at --url: its declared hardware, not the client's
     assert "gpu-box" in res.output
+
+
+def test_the_h100_serving_points_read_tokens_per_megawatt_through_the_chassis_model(warehouse):
+    """benchdb's own measurement: the server GPU's energy over each load point (NVML) is its mean
+    power, and the chassis model turns it into facility power for tokens/s per MW."""
+    from benchdb.analysis import system_power
+
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        points = con.execute("""SELECT interactivity, device_power_w, total_throughput_per_device FROM serving_points
+                                WHERE hardware_name LIKE 'NVIDIA H100%' ORDER BY concurrency""").fetchall()
+    assert all(100 < watts < 700 for _, watts, _ in points)  # an H100 SXM serving, under its 700 W TDP
+    x, watts, per_gpu = points[0]
+    res = CliRunner().invoke(
+        main, ["report", "--serving", "--cost-at", str(x), "--db", str(warehouse), "--format", "json"]
+    )
+    assert res.exit_code == 0, res.output
+    (row,) = [r for r in json.loads(res.output)["serving_cost"] if r["hardware_name"].startswith("NVIDIA H100")]
+    modelled = system_power.system_power("NVIDIA H100 80GB HBM3", watts, 1)
+    assert isinstance(modelled, system_power.SystemPower) and modelled.extrapolated  # 1 GPU of an 8-GPU HGX
+    assert row["gpu_w"] == pytest.approx(watts) and row["facility_w_per_gpu"] == pytest.approx(modelled.facility_w)
+    assert row["tokens_per_s_per_mw"] == pytest.approx(row["total_per_gpu"] * 1e6 / modelled.facility_w)
+    assert "HGX H100 8-GPU (air), PUE 1.3, extrapolated to a full chassis" in row["power_basis"]

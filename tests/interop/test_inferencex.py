@@ -245,11 +245,36 @@ def test_bad_input_costs_only_its_file_on_one_line(tmp_path):
 
 
 def test_a_newer_metric_is_kept_aside_not_guessed(tmp_path):
-    row = {**ROWS[0], "metrics": {**ROWS[0]["metrics"], "avg_power_w": 812.5}}
+    row = {**ROWS[0], "metrics": {**ROWS[0]["metrics"], "p75_gpu_clock": 1712.0}}
     db = import_and_ingest(tmp_path, "inferencex", _bad(tmp_path, "benchmarks_new.json", [row]))
     (res,) = rows(db, "SELECT json_extract(settings, '$.unread_metrics') AS unread FROM results")
-    assert json.loads(res["unread"]) == ["avg_power_w"]
-    assert rows(db, "SELECT count(*) AS n FROM source_statistics WHERE metric LIKE '%power%'") == [{"n": 0}]
+    assert json.loads(res["unread"]) == ["p75_gpu_clock"]
+    assert rows(db, "SELECT count(*) AS n FROM source_statistics WHERE metric LIKE '%clock%'") == [{"n": 0}]
+
+
+def test_measured_power_per_gpu_is_kept_unless_marked_invalid(tmp_path):
+    measured = {**ROWS[0], "metrics": {**ROWS[0]["metrics"], "avg_power_w": 812.5}}
+    invalid = {**ROWS[1], "metrics": {**ROWS[1]["metrics"], "avg_power_w": 700.0, "power_valid": 0}}
+    db = import_and_ingest(tmp_path, "inferencex", _bad(tmp_path, "benchmarks_power.json", [measured, invalid]))
+    got = rows(db, "SELECT concurrency, accelerator_power_w FROM serving_published_points ORDER BY concurrency")
+    assert {(g["concurrency"], g["accelerator_power_w"]) for g in got} == {
+        (ROWS[0]["conc"], 812.5),
+        (ROWS[1]["conc"], None),
+    }
+    r = benchdb_cmd(
+        "import",
+        "inferencex",
+        str(
+            _bad(
+                tmp_path,
+                "benchmarks_hot.json",
+                [{**measured, "avg_power_w": None, "metrics": {**measured["metrics"], "avg_power_w": 98_000}}],
+            )
+        ),
+        "--out",
+        str(tmp_path / "hot"),
+    )
+    assert r.returncode == 1 and "avg_power_w is 98000, not a GPU's power in W (0-5000)" in r.stderr
 
 
 def test_a_systems_node_size_the_rows_do_not_name_is_unknown_not_one(db):

@@ -170,3 +170,66 @@ def test_a_folder_without_points_is_one_line(tmp_path):
     r = benchdb_cmd("import", "mlperf-endpoints", str(tmp_path), "--out", str(tmp_path / "out"))
     assert "no MLPerf Endpoints points (r<N>/point.yaml) under" in one_error_line(r, code=r.returncode)
     assert r.returncode != 0
+
+
+def _accuracy(overall: float, normalized: float | str) -> dict:
+    """accuracy_results.json as the endpoints client's BFCL scorer writes it (a breakdown with
+    subset_scores and the gate metrics)."""
+    breakdown = {"subset_scores": {"simple": overall}, "overall_accuracy": overall}
+    breakdown["normalized_single_turn_score"] = normalized
+    return {"accuracy_scores": [{"dataset_name": "bfcl_v4", "score": overall, "breakdown": breakdown}]}
+
+
+def test_the_checkers_accuracy_gate_invalidates_a_point_below_its_target(tmp_path):
+    curve = _copy(tmp_path)
+    for point in curve.glob("r*/point.yaml"):
+        point.write_text(point.read_text().replace("model_name: gpt-oss-120b", "model_name: qwen3.6-27b"))
+    (curve / "r4" / "accuracy_results.json").write_text(
+        json.dumps(_accuracy(85.0, "86.10"))
+    )  # a string, as older files
+    (curve / "r16" / "accuracy").mkdir()
+    (curve / "r16" / "accuracy" / "accuracy_results.json").write_text(json.dumps(_accuracy(80.0, 88.0)))
+    r = benchdb_cmd("import", "mlperf-endpoints", str(curve.parents[2]), "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    assert "r16: accuracy gate failed: overall_accuracy 80.00 < 83.64 (= 0.97 x 86.23)" in r.stdout
+    db = tmp_path / "bench.duckdb"
+    assert cli("ingest", tmp_path / "out", "--db", db).exit_code == 0
+    got = {
+        g["batch_size"]: g
+        for g in rows(
+            db,
+            "SELECT batch_size, validity, validity_reasons, json_extract_string(settings, '$.accuracy_gate') AS gate "
+            "FROM results",
+        )
+    }
+    assert got[16]["validity"] == "invalid" and "overall_accuracy 80.00 < 83.64" in str(got[16]["validity_reasons"])
+    assert got[4]["validity"] == "valid"
+    assert got[4]["gate"] == (
+        "passed: overall_accuracy 85.00 >= 83.64 (= 0.97 x 86.23); "
+        "normalized_single_turn_score 86.10 >= 85.32 (= 0.97 x 87.96)"
+    )
+    assert got[1024]["gate"] is None  # no accuracy file: nothing to gate
+    front = rows(db, "SELECT concurrency FROM serving_published_points ORDER BY concurrency")
+    assert [f["concurrency"] for f in front] == [4, 1024, 2048]  # the failed point is on no curve
+
+
+def test_a_model_the_checker_does_not_gate_keeps_its_scores_ungated(tmp_path):
+    curve = _copy(tmp_path)
+    (curve / "r4" / "accuracy_results.json").write_text(json.dumps(_accuracy(12.0, 12.0)))
+    db = import_and_ingest(tmp_path, "mlperf-endpoints", curve.parents[2])
+    got = _points(db)
+    assert got[4]["accuracy:bfcl_v4"] == 12.0
+    assert rows(db, "SELECT count(*) AS n FROM results WHERE validity <> 'valid'") == [{"n": 0}]
+
+
+def test_cost_at_reads_tokens_per_megawatt_from_the_rules_provisioned_power(tmp_path):
+    db = import_and_ingest(tmp_path, "mlperf-endpoints", FIX)
+    (at,) = rows(db, "SELECT 1 / tpot_p50_s AS interactivity FROM serving_published_points WHERE concurrency = 1024")
+    r = cli("report", "--serving", "--cost-at", str(at["interactivity"]), "--format", "json", "--db", db)
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.output)["serving_cost"]
+    assert row["how"] == "measured" and row["power_basis"] == "provisioned (source's rules)"
+    assert row["facility_w_per_gpu"] == pytest.approx(14_700 / 8)  # 14.7 kW air-cooled, over 8 GPUs
+    # the four points share one TPOT (the checker's test submission), so the front at it is its
+    # highest throughput, r2048: the rules' own system_tps_per_kw of that point, per MW
+    assert row["tokens_per_s_per_mw"] == pytest.approx(_points(db)[2048]["system_tps_per_kw"] * 1000, rel=1e-6)

@@ -81,3 +81,74 @@ def test_a_system_hour_price_is_shared_by_the_gpus_a_point_used(db, tmp_path):
         if x["hardware_name"] == "mi355x" and x["in_tokens"] == 1024 and x["out_tokens"] == 1024
     ]
     assert row["usd_per_gpu_hour"] == pytest.approx(1.5)
+
+
+@pytest.fixture(scope="module")
+def powered(tmp_path_factory):
+    """The InferenceX rows with the app's measured ``avg_power_w`` on the mi355x SGLang 1k/1k points
+    (600 W + 2 W per concurrent request: rows published before 2026 carry no power)."""
+    root = tmp_path_factory.mktemp("powered")
+    data = json.loads(FIX.read_text())
+    for row in data:
+        if (row["hardware"], row["framework"], row["isl"], row["osl"]) == ("mi355x", "sglang", 1024, 1024):
+            row["metrics"]["avg_power_w"] = 600 + 2 * row["conc"]
+        if row["hardware"] == "gb200":
+            row["metrics"]["avg_power_w"] = 900
+    (root / "benchmarks.json").write_text(json.dumps(data))
+    for name, source, mi355x in (("a.yaml", "hyperscaler", 3.10), ("b.yaml", "neocloud", 1.50)):
+        (root / name).write_text(f"source: {source}\naccelerator_hour: {{AMD Instinct MI355X: {mi355x}}}\n")
+    return import_and_ingest(root, "inferencex", root / "benchmarks.json"), root
+
+
+def test_tokens_per_megawatt_come_from_measured_power_read_between_the_same_front_points(powered):
+    from benchdb.analysis import system_power
+
+    warehouse, root = powered
+    r = cli("report", "--serving", "--cost-at", "60", "--format", "json", "--db", warehouse)
+    assert r.exit_code == 0, r.output
+    rows_ = json.loads(r.output)["serving_cost"]
+    (row,) = [x for x in rows_ if x["hardware_name"] == "mi355x" and (x["in_tokens"], x["out_tokens"]) == (1024, 1024)]
+    # read between the c=32 and c=16 points (664 W and 632 W): linear in interactivity, not splined
+    (x32, x16) = AT_32[0], AT_16[0]
+    watts = 664 + (632 - 664) * (60 - x32) / (x16 - x32)
+    assert row["gpu_w"] == pytest.approx(watts, rel=1e-4)
+    modelled = system_power.system_power("AMD Instinct MI355X", watts, 4)
+    assert isinstance(modelled, system_power.SystemPower)
+    assert row["facility_w_per_gpu"] == pytest.approx(modelled.facility_w, rel=1e-4)
+    assert row["tokens_per_s_per_mw"] == pytest.approx(row["total_per_gpu"] * 1e6 / modelled.facility_w, rel=1e-6)
+    assert "extrapolated to a full chassis" in row["power_basis"]  # 4 GPUs of an 8-GPU platform
+    b200 = [x for x in rows_ if x["hardware_name"] == "b200"]
+    assert b200 and all(x["tokens_per_s_per_mw"] is None for x in b200)  # no measured power: none
+    r = cli("report", "--serving", "--cost-at", "60", "--db", warehouse, "--wide")
+    said = " ".join(r.output.replace("> ", " ").split())
+    assert "| tok/s/MW |" in r.output and "not a wall meter" in said
+    assert "power not modelled: NVIDIA GB200: a rack-scale system" in said
+
+
+def test_price_sources_are_read_side_by_side(powered):
+    warehouse, root = powered
+    r = cli(
+        "report",
+        "--serving",
+        "--cost-at",
+        "60",
+        "--prices",
+        root / "a.yaml",
+        "--prices",
+        root / "b.yaml",
+        "--format",
+        "json",
+        "--db",
+        warehouse,
+    )
+    assert r.exit_code == 0, r.output
+    got = {
+        x["prices"]: x
+        for x in json.loads(r.output)["serving_cost"]
+        if x["hardware_name"] == "mi355x" and (x["in_tokens"], x["out_tokens"]) == (1024, 1024)
+    }
+    assert set(got) == {"hyperscaler", "neocloud"}
+    assert got["hyperscaler"]["total_per_gpu"] == got["neocloud"]["total_per_gpu"]
+    assert got["hyperscaler"]["usd_per_m_total"] == pytest.approx(got["neocloud"]["usd_per_m_total"] * 3.10 / 1.50)
+    r = cli("report", "--serving", "--prices", root / "a.yaml", "--prices", root / "b.yaml", "--db", warehouse)
+    assert r.exit_code != 0 and "several --prices files (side by side) apply to --serving --cost-at" in r.output

@@ -85,8 +85,8 @@ def sweep(
         try:
             load = _spec(url, model, sc, opts, i)
             cond = Conditions.now(opts.thread_count)
-            metered_from = time.time()
             meter = _energy_meter(sc.device) if server is not None else None
+            metered_from = time.time()  # the counter counts from its first sample, just taken
             result = workers.run(load, workers.resolve(backend_option(opts, "client_workers"), load))
             joules = _joules(meter)
             metered_to = time.time()
@@ -97,7 +97,7 @@ def sweep(
         rows: list[Row] = [
             *metrics.rows(result.records, result.window_start),
             *metrics.point_rows(summary, result.client_cpu_pct),
-            *_energy_rows(joules, result),
+            *_energy_rows(joules, result, metered_to - metered_from),
         ]
         extra: dict[str, Any] = {
             "server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
@@ -158,13 +158,17 @@ def _joules(meter) -> float | None:
         return None
 
 
-def _energy_rows(joules: float | None, result) -> list[Row]:
-    """Energy over the load point and per output token (every request's tokens, warm-up included,
-    as the energy was)."""
+def _energy_rows(joules: float | None, result, seconds: float) -> list[Row]:
+    """Energy over the load point, per output token (every request's tokens, warm-up included, as
+    the energy was), and the server device's mean power over it (``power_w``, what the system power
+    model starts from)."""
     tokens = sum(r.tokens_out for r in result.records if r.ok)
     if joules is None or joules <= 0 or tokens <= 0:
         return []
-    return [("energy_j", "J", 0, 0.0, joules), ("energy_per_output_token_j", "J", 0, 0.0, joules / tokens)]
+    rows: list[Row] = [("energy_j", "J", 0, 0.0, joules), ("energy_per_output_token_j", "J", 0, 0.0, joules / tokens)]
+    if seconds > 0:
+        rows.append(("power_w", "W", 0, 0.0, joules / seconds))
+    return rows
 
 
 def _status(summary: dict, died: bool, server) -> tuple[str, str | None]:

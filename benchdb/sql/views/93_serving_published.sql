@@ -10,7 +10,9 @@
 -- parallelism, its load parsed from input_shape as serving_points parses it, and its figures: TTFT,
 -- TPOT, ITL (between chunks, itl_chunk_s) and E2E mean / p50 / p90 / p99 / std where published,
 -- interactivity (tokens/s per user: 1 / TPOT p50) and the throughputs per GPU as the source divided
--- them (source_definitions says over which GPUs). A summary-only import whose figures are in its
+-- them (source_definitions says over which GPUs); accelerator_power_w: the mean board power per GPU
+-- a source measured (InferenceX's avg_power_w), provisioned_power_w: a system's provisioned power by
+-- its rules (MLPerf Endpoints' system_power.json). A summary-only import whose figures are in its
 -- tool's own names (vllm bench serve without --save-detailed: ttft_ms, ...) has none of these
 -- figures and is not a row here (serving_source_figures lists it).
 CREATE OR REPLACE VIEW serving_published_points AS
@@ -52,7 +54,9 @@ f AS (
            max(value) FILTER (WHERE metric = 'interactivity' AND statistic = 'median') AS interactivity,
            max(value) FILTER (WHERE metric = 'total_throughput_per_gpu')             AS total_throughput_per_gpu,
            max(value) FILTER (WHERE metric = 'output_throughput_per_gpu')            AS output_throughput_per_gpu,
-           max(value) FILTER (WHERE metric = 'input_throughput_per_gpu')             AS input_throughput_per_gpu
+           max(value) FILTER (WHERE metric = 'input_throughput_per_gpu')             AS input_throughput_per_gpu,
+           max(value) FILTER (WHERE metric = 'accelerator_power_w' AND statistic = 'mean') AS accelerator_power_w,
+           max(value) FILTER (WHERE metric = 'power_w' AND statistic = 'provisioned') AS provisioned_power_w
     FROM source_statistics
     WHERE result_id IN (SELECT result_id FROM latest)
     GROUP BY result_id
@@ -78,7 +82,8 @@ SELECT l.result_id, l.series_id, l.run_id, l.run_started_at,
        f.ttft_mean_s, f.ttft_p50_s, f.ttft_p90_s, f.ttft_p99_s, f.ttft_std_s, f.tpot_mean_s, f.tpot_p50_s,
        f.tpot_p90_s, f.tpot_p99_s, f.tpot_std_s, f.itl_mean_s, f.itl_p50_s, f.itl_p90_s, f.itl_p99_s,
        f.itl_std_s, f.e2e_mean_s, f.e2e_p50_s, f.e2e_p90_s, f.e2e_p99_s, f.e2e_std_s, f.interactivity,
-       f.total_throughput_per_gpu, f.output_throughput_per_gpu, f.input_throughput_per_gpu
+       f.total_throughput_per_gpu, f.output_throughput_per_gpu, f.input_throughput_per_gpu,
+       f.accelerator_power_w, f.provisioned_power_w
 FROM latest l
 JOIN f ON f.figures_result_id = l.result_id;
 
