@@ -154,12 +154,12 @@ _COST_HELP = "--serving: tokens/s per GPU, $/M tokens (--prices) and tokens/s pe
 )
 @click.option(
     "--prices",
-    type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
     help="YAML or JSON: hardware name (or, for --serving, id) -> USD per hour (per device for "
     "--serving); for --objective cost and the --serving SLO table. For --per cost also "
     "accelerator_hour: {accelerator name: USD} and/or system_hour: {system name: USD}. "
-    "--cost-at takes several, one per price source, and costs each configuration by each.",
+    "For --cost-at, a folder of such files: one price source each, side by side.",
 )
 @click.option(
     "--chassis",
@@ -222,8 +222,8 @@ def report(
     for flag, (given, needs) in wants.items():
         if given is not None and needs not in chosen:
             raise BenchdbError(f"{flag} applies to --{needs}")
-    if (len(prices) > 1 or chassis is not None) and cost_at is None:
-        raise BenchdbError("--chassis and several --prices files (side by side) apply to --serving --cost-at")
+    if chassis is not None and cost_at is None:
+        raise BenchdbError("--chassis applies to --serving --cost-at")
     from benchdb.reports.optimal import price_filters
     from benchdb.reports.serving import parse_slo
 
@@ -235,7 +235,7 @@ def report(
         max_latency_ms=max_latency_ms,
         max_memory_mb=max_memory_mb,
         max_accuracy_drop=max_accuracy_drop,
-        **price_filters(prices),
+        **price_filters(prices, side_by_side=cost_at is not None),
         per=per,
         slo=parse_slo(slo),
         cost_at=cost_at,

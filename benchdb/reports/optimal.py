@@ -72,10 +72,20 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | N
     return _prices(data, f"prices file {path}: "), {}, None, False
 
 
-def price_filters(paths: tuple[Path, ...]) -> dict[str, Any]:
-    """The report filters of the --prices files: the first is the report's prices, the others are
-    read beside it (--cost-at)."""
-    lists = [load_prices(p) for p in paths]
+def price_filters(path: Path | None, side_by_side: bool = False) -> dict[str, Any]:
+    """The report filters of --prices: a file, or a folder of files (one price source each, read
+    side by side by --cost-at; ``side_by_side`` says the report can)."""
+    files = [path] if path is not None and not path.is_dir() else []
+    if path is not None and path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.suffix.lower() in (".yaml", ".yml", ".json") and p.is_file())
+        if not files:
+            raise BenchdbError(f"prices folder {path} holds no .yaml or .json prices file")
+        if len(files) > 1 and not side_by_side:
+            raise BenchdbError(
+                f"prices folder {path} holds {len(files)} price sources: only --serving --cost-at reads "
+                "them side by side; give one file"
+            )
+    lists = [load_prices(p) for p in files]
     system, accelerator, source, per_system = lists[0] if lists else ({}, {}, None, False)
     return {
         "prices": system,

@@ -95,8 +95,10 @@ def powered(tmp_path_factory):
         if row["hardware"] == "gb200":
             row["metrics"]["avg_power_w"] = 900
     (root / "benchmarks.json").write_text(json.dumps(data))
-    for name, source, mi355x in (("a.yaml", "hyperscaler", 3.10), ("b.yaml", "neocloud", 1.50)):
-        (root / name).write_text(f"source: {source}\naccelerator_hour: {{AMD Instinct MI355X: {mi355x}}}\n")
+    (root / "sources").mkdir()
+    for name, source, mi355x in (("a.yaml", "hyperscaler", 3.10), ("b.json", "neocloud", 1.50)):
+        text = json.dumps({"source": source, "accelerator_hour": {"AMD Instinct MI355X": mi355x}})
+        (root / "sources" / name).write_text(text)
     return import_and_ingest(root, "inferencex", root / "benchmarks.json"), root
 
 
@@ -125,21 +127,10 @@ def test_tokens_per_megawatt_come_from_measured_power_read_between_the_same_fron
     assert "power not modelled: NVIDIA GB200: a rack-scale system" in said
 
 
-def test_price_sources_are_read_side_by_side(powered):
+def test_a_folder_of_price_sources_is_read_side_by_side(powered):
     warehouse, root = powered
     r = cli(
-        "report",
-        "--serving",
-        "--cost-at",
-        "60",
-        "--prices",
-        root / "a.yaml",
-        "--prices",
-        root / "b.yaml",
-        "--format",
-        "json",
-        "--db",
-        warehouse,
+        "report", "--serving", "--cost-at", "60", "--prices", root / "sources", "--format", "json", "--db", warehouse
     )
     assert r.exit_code == 0, r.output
     got = {
@@ -150,5 +141,9 @@ def test_price_sources_are_read_side_by_side(powered):
     assert set(got) == {"hyperscaler", "neocloud"}
     assert got["hyperscaler"]["total_per_gpu"] == got["neocloud"]["total_per_gpu"]
     assert got["hyperscaler"]["usd_per_m_total"] == pytest.approx(got["neocloud"]["usd_per_m_total"] * 3.10 / 1.50)
-    r = cli("report", "--serving", "--prices", root / "a.yaml", "--prices", root / "b.yaml", "--db", warehouse)
-    assert r.exit_code != 0 and "several --prices files (side by side) apply to --serving --cost-at" in r.output
+    r = cli("report", "--serving", "--cost-at", "60", "--prices", root / "sources", "--db", warehouse, "--wide")
+    assert "| prices |" in r.output and "Price sources side by side, one row each: hyperscaler; neocloud." in r.output
+    r = cli("report", "--serving", "--prices", root / "sources", "--db", warehouse)
+    assert r.exit_code != 0 and "holds 2 price sources: only --serving --cost-at reads them side by side" in r.output
+    r = cli("report", "--serving", "--prices", root / "sources" / "a.yaml", "--chassis", FIX, "--db", warehouse)
+    assert r.exit_code != 0 and "--chassis applies to --serving --cost-at" in r.output
