@@ -118,9 +118,10 @@ def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
                 got.values["total_per_gpu"] or got.values["output_per_gpu"], power["facility_w_per_gpu"]
             ),
         )
+        costed = []
         for prices in lists or [({}, {}, None, False)]:
             price = _price(prices, first)
-            out.append(
+            costed.append(
                 {
                     **row,
                     "prices": prices[2] if lists else None,
@@ -130,9 +131,14 @@ def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
                     "usd_per_m_input": frontier.usd_per_million_tokens(price, got.values["input_per_gpu"]),
                 }
             )
+        if len(costed) > 1:  # side by side: a row per source that prices it, one row where none does
+            priced = [c for c in costed if c["usd_per_gpu_hour"] is not None]
+            costed = priced or [{**costed[0], "prices": None}]
+        out.extend(costed)
     out.sort(
         key=lambda r: (
             str(r["workload"]),
+            r["usd_per_gpu_hour"] is None,
             str(r["prices"] or ""),
             r["usd_per_m_total"] is None,
             float(r["usd_per_m_total"] or 0),
@@ -154,14 +160,17 @@ def cost_section(con, f: Filters) -> Section:
     elif rows:
         named = [str(p[2]) for p in lists]
         notes.append(
-            ("Prices: " if len(lists) == 1 else "Price sources side by side, one row each: ") + "; ".join(named) + "."
-        )
-        for label in dict.fromkeys(r["prices"] for r in rows):
-            missing = sorted(
-                {r["hardware_name"] for r in rows if r["prices"] == label and r["usd_per_gpu_hour"] is None}
+            (
+                "Prices: "
+                if len(lists) == 1
+                else "Price sources side by side, a row for each that prices a configuration: "
             )
-            if missing:
-                notes.append(f"no price{f' in {label}' if label and len(lists) > 1 else ''} for: " + ", ".join(missing))
+            + "; ".join(named)
+            + "."
+        )
+        missing = sorted({r["hardware_name"] for r in rows if r["usd_per_gpu_hour"] is None})
+        if missing:
+            notes.append(f"no price{' in any source' if len(lists) > 1 else ''} for: " + ", ".join(missing))
     bases = sorted({r["power_basis"] for r in rows if r.get("power_basis")})
     if bases:
         notes.append(
@@ -171,7 +180,7 @@ def cost_section(con, f: Filters) -> Section:
     unmodelled = sorted({r["power_why"] for r in rows if r.get("power_why") and r["power_why"] != "no measured power"})
     if unmodelled:
         notes.append("power not modelled: " + "; ".join(unmodelled))
-    clamped = sum(r["how"] == "clamped" for r in rows)
+    clamped = len({tuple(r.get(k) for k in _KEY) for r in rows if r["how"] == "clamped"})
     if clamped:
         one = clamped == 1
         notes.append(

@@ -142,7 +142,7 @@ def test_a_folder_of_price_sources_is_read_side_by_side(powered):
     assert got["hyperscaler"]["total_per_gpu"] == got["neocloud"]["total_per_gpu"]
     assert got["hyperscaler"]["usd_per_m_total"] == pytest.approx(got["neocloud"]["usd_per_m_total"] * 3.10 / 1.50)
     r = cli("report", "--serving", "--cost-at", "60", "--prices", root / "sources", "--db", warehouse, "--wide")
-    assert "| prices |" in r.output and "Price sources side by side, one row each: hyperscaler; neocloud." in r.output
+    assert "| prices |" in r.output and "Price sources side by side, a row for each that prices a configuration: hyperscaler; neocloud." in r.output
     r = cli("report", "--serving", "--prices", root / "sources", "--db", warehouse)
     assert r.exit_code != 0 and "holds 2 price sources: only --serving --cost-at reads them side by side" in r.output
     r = cli("report", "--serving", "--prices", root / "sources" / "a.yaml", "--chassis", FIX, "--db", warehouse)
