@@ -16,9 +16,9 @@ around its accelerators and what the facility draws around the server:
 A deployment on fewer accelerators than a chassis holds is modelled as a full chassis at the
 measured per-accelerator power (the others running the same work), and said so (``extrapolated``);
 per accelerator, every figure is the chassis' over the accelerators it holds. tokens/s per MW =
-tokens/s per accelerator x 1e6 / facility W per accelerator. A rack-scale system (GB200/GB300), an
-accelerator without a profile, or a power above its profile's TDP is not modelled: the reason says
-which.
+tokens/s per accelerator x 1e6 / facility W per accelerator. A rack-scale system (GB200/GB300), a
+PCIe card (H100 PCIe, H100/H200 NVL), an accelerator without a profile, or a power above its
+profile's TDP is not modelled: the reason says which.
 """
 
 from __future__ import annotations
@@ -103,32 +103,33 @@ def _number(value: Any, where: str) -> float:
 
 def parse(doc: Any, source: str) -> Model:
     """A model from a chassis document (``chassis.yaml``'s fields), each value checked."""
+    where = f"chassis model {source}"
     if not isinstance(doc, dict) or not isinstance(doc.get("profiles"), list):
-        raise BenchdbError(f"chassis model {source}: needs profiles: a list of chassis (see {CHASSIS.name})")
-    pue_doc = doc.get("pue") or {}
-    pue = {k: _number(pue_doc.get(k), f"chassis model {source}: pue.{k}") for k in ("air", "liquid")}
-    curve = tuple(
-        (
-            _number(p[0], f"chassis model {source}: psu_efficiency"),
-            _number(p[1], f"chassis model {source}: psu_efficiency"),
-        )
-        for p in doc.get("psu_efficiency") or []
-        if isinstance(p, list) and len(p) == 2
-    )
-    if not curve or any(not 0 < eff <= 1 for _, eff in curve):
-        raise BenchdbError(f"chassis model {source}: psu_efficiency must list [load share, efficiency 0-1] pairs")
+        raise BenchdbError(f"{where}: needs profiles: a list of chassis (see {CHASSIS.name})")
+    pue_doc = doc.get("pue")
+    if not isinstance(pue_doc, dict):
+        raise BenchdbError(f"{where}: pue must map air and liquid to a factor of 1 or more")
+    pue = {k: _number(pue_doc.get(k), f"{where}: pue.{k}") for k in ("air", "liquid")}
+    if any(v < 1 for v in pue.values()):
+        raise BenchdbError(f"{where}: pue is facility power over IT power: 1 or more, not {pue}")
+    points = doc.get("psu_efficiency")
+    if not isinstance(points, list) or not points or not all(isinstance(p, list) and len(p) == 2 for p in points):
+        raise BenchdbError(f"{where}: psu_efficiency must list [load share, efficiency] pairs")
+    curve = tuple((_number(a, f"{where}: psu_efficiency"), _number(b, f"{where}: psu_efficiency")) for a, b in points)
+    if any(not 0 < eff <= 1 for _, eff in curve):
+        raise BenchdbError(f"{where}: a psu_efficiency is a share above 0 and at most 1")
     profiles = []
     for i, p in enumerate(doc["profiles"]):
-        where = f"chassis model {source}: profile {i + 1}"
+        at = f"{where}: profile {i + 1}"
         if not isinstance(p, dict) or not p.get("name") or not isinstance(p.get("match"), list):
-            raise BenchdbError(f"{where} needs a name and a match list of accelerator names")
-        if p.get("cooling") not in pue:
-            raise BenchdbError(f"{where} ({p['name']}): cooling is {p.get('cooling')!r}, not air or liquid")
-        numbers = {k: _number(p.get(k), f"{where} ({p['name']}): {k}") for k in _FIELDS}
-        if numbers["gpus"] < 1 or numbers["psus"] * numbers["psu_w"] <= 0:
-            raise BenchdbError(f"{where} ({p['name']}): needs gpus and psus x psu_w above 0")
-        profiles.append(Chassis(str(p["name"]), tuple(map(str, p["match"])), str(p["cooling"]), numbers))
-    util = _number(doc.get("cpu_utilisation", 0.2), f"chassis model {source}: cpu_utilisation")
+            raise BenchdbError(f"{at} needs a name and a match list of accelerator names")
+        if not isinstance(p.get("cooling"), str) or p["cooling"] not in pue:
+            raise BenchdbError(f"{at} ({p['name']}): cooling is {p.get('cooling')!r}, not air or liquid")
+        numbers = {k: _number(p.get(k), f"{at} ({p['name']}): {k}") for k in _FIELDS}
+        if numbers["gpus"] < 1 or numbers["psus"] * numbers["psu_w"] <= 0 or numbers["gpu_tdp_w"] <= 0:
+            raise BenchdbError(f"{at} ({p['name']}): needs gpus, gpu_tdp_w and psus x psu_w above 0")
+        profiles.append(Chassis(str(p["name"]), tuple(map(str, p["match"])), p["cooling"], numbers))
+    util = _number(doc.get("cpu_utilisation", 0.2), f"{where}: cpu_utilisation")
     return Model(pue, min(util, 1.0), tuple(sorted(curve)), tuple(profiles), source)
 
 
@@ -197,10 +198,12 @@ def system_power(
     model = model or shipped()
     if accelerator_w is None or not math.isfinite(accelerator_w) or accelerator_w <= 0:
         return "no accelerator power"
+    if accelerator and re.search(r"\bGB[23]00\b|NVL\d", accelerator, re.I):
+        return f"{accelerator}: a rack-scale system, no 8-accelerator chassis to model"
+    if accelerator and re.search(r"\bPCIe\b|\bNVL\b", accelerator, re.I):
+        return f"{accelerator}: a PCIe card, not the SXM/OAM module of an 8-accelerator chassis"
     c = profile_for(model, accelerator)
     if c is None:
-        if accelerator and re.search(r"\bGB[23]00\b|NVL\d", accelerator, re.I):
-            return f"{accelerator}: a rack-scale system, no 8-accelerator chassis to model"
         return f"no chassis profile for {accelerator or 'this hardware'}"
     if accelerator_w > c.gpu_tdp_w * TDP_MARGIN:
         return f"{accelerator_w:.0f} W is above {c.name}'s accelerator TDP ({c.gpu_tdp_w:.0f} W)"
@@ -214,7 +217,8 @@ def system_power(
         ac_w=ac / per,
         facility_w=ac * factor / per,
         pue=factor,
-        extrapolated=bool(accelerators) and (accelerators or 0) % int(c.gpus) != 0,
+        # an unknown count is not known to fill its chassis either
+        extrapolated=not accelerators or accelerators % int(c.gpus) != 0,
     )
 
 

@@ -235,7 +235,7 @@ def report(
         max_latency_ms=max_latency_ms,
         max_memory_mb=max_memory_mb,
         max_accuracy_drop=max_accuracy_drop,
-        **price_filters(prices, side_by_side=cost_at is not None),
+        **price_filters(prices, side_by_side=cost_at is not None and chosen == ["serving"] and slo is None),
         per=per,
         slo=parse_slo(slo),
         cost_at=cost_at,

@@ -50,7 +50,8 @@ SemiAnalysisAI/InferenceX-app, GPL-3.0; read 2026-04):
   ``/v1/completions`` (``--backend vllm``), recorded as ``completions``.
 - Measured power (rows from 2026 on, the app's "Measured Energy" charts): ``avg_power_w``, the mean
   GPU-board power per GPU over the validated load window, kept as ``accelerator_power_w`` mean (W);
-  a row whose ``power_valid`` is false or 0 keeps none (the app shows such power as unavailable).
+  a row whose ``power_valid`` is present and not 1 / true keeps none (the app shows such power as
+  unavailable), nor does an ``avg_power_w`` of 0 (no telemetry).
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ def _power(row: dict, where: str) -> list[tuple[str, str, str, float]]:
     metrics: dict = row["metrics"] if isinstance(row.get("metrics"), dict) else {}
     value = metrics.get(POWER, row.get(POWER))
     valid = metrics.get("power_valid", row.get("power_valid", True))
-    if value is None or valid in (False, 0):
+    # the app's validated contract is power_valid = 1; anything else (0, false, "0", null) is not
+    if value is None or value == 0 or str(valid).strip().lower() not in ("1", "1.0", "true"):
         return []
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 5000:
         raise SourceError(f"{where}: {POWER} is {value!r}, not a GPU's power in W (0-5000)")

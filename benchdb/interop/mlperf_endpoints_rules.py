@@ -137,10 +137,11 @@ def _score(value: Any) -> float | None:
 
 def accuracy_gate(model: str, results: Any) -> tuple[bool, list[str]] | None:
     """(passed, one line per gated metric) of a point's accuracy_results.json by the checker's rule
-    ``score >= factor x golden``; None where the checker gates no metric of ``model``. The first
+    ``score >= factor x golden``; None where the checker gates no metric of ``model`` (a point with
+    no accuracy file is not gated: a curve's accuracy run is a folder of its own). The first
     ``accuracy_scores`` entry with a ``breakdown`` holding ``subset_scores`` is read; the overall
     accuracy falls back to the entry's ``score``, as the checker's does."""
-    gates = ACCURACY_GATES.get(model.lower())
+    gates = ACCURACY_GATES.get(model.rsplit("/", 1)[-1].lower())  # "Qwen/Qwen3.6-27B" is qwen3.6-27b
     if not gates:
         return None
     entries = results.get("accuracy_scores") if isinstance(results, dict) else None

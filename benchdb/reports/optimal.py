@@ -74,7 +74,8 @@ def load_prices(path: Path) -> tuple[dict[str, float], dict[str, float], str | N
 
 def price_filters(path: Path | None, side_by_side: bool = False) -> dict[str, Any]:
     """The report filters of --prices: a file, or a folder of files (one price source each, read
-    side by side by --cost-at; ``side_by_side`` says the report can)."""
+    side by side by --cost-at; ``side_by_side`` says every section that reads prices can). A source
+    without a ``source`` field is named by its file; two of one name, by their files too."""
     files = [path] if path is not None and not path.is_dir() else []
     if path is not None and path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in (".yaml", ".yml", ".json") and p.is_file())
@@ -82,10 +83,16 @@ def price_filters(path: Path | None, side_by_side: bool = False) -> dict[str, An
             raise BenchdbError(f"prices folder {path} holds no .yaml or .json prices file")
         if len(files) > 1 and not side_by_side:
             raise BenchdbError(
-                f"prices folder {path} holds {len(files)} price sources: only --serving --cost-at reads "
-                "them side by side; give one file"
+                f"prices folder {path} holds {len(files)} price sources: only --serving --cost-at "
+                "(without --slo or other reports) reads them side by side; give one file"
             )
     lists = [load_prices(p) for p in files]
+    labels = [got[2] or p.name for got, p in zip(lists, files, strict=True)]
+    labels = [
+        f"{label} ({p.name})" if labels.count(label) > 1 else label for label, p in zip(labels, files, strict=True)
+    ]
+    if len(lists) > 1:
+        lists = [(s, a, label, per) for (s, a, _, per), label in zip(lists, labels, strict=True)]
     system, accelerator, source, per_system = lists[0] if lists else ({}, {}, None, False)
     return {
         "prices": system,

@@ -32,14 +32,12 @@ PriceList = tuple[dict[str, float], dict[str, float], "str | None", bool]
 
 
 def price_lists(f: Filters) -> list[PriceList]:
-    """Every --prices file, the first as the report's own, each labelled by its source (or its place
-    on the command line); none when no file was given."""
+    """Every price source of --prices, the first as the report's own, each with its label (a folder's
+    are labelled by price_filters); none when no prices were given."""
     first: PriceList = (f.prices, f.accelerator_prices, f.prices_source, f.prices_per_system)
-    lists = [first, *f.more_prices] if (f.prices or f.accelerator_prices) else list(f.more_prices)
-    return [
-        (s, a, label or f"--prices file {i + 1} (it names no source)", per)
-        for i, (s, a, label, per) in enumerate(lists)
-    ]
+    given = f.prices or f.accelerator_prices or f.more_prices
+    lists = [first, *f.more_prices] if given else []
+    return [(s, a, label or "the --prices file (it names no source)", per) for s, a, label, per in lists]
 
 
 def _price(prices: PriceList, r: dict) -> float | None:
@@ -65,9 +63,14 @@ def _power(pts: list[dict], got: frontier.AtInteractivity, target: float, model)
     first = knots[0]
     if first.get("provisioned_power_w") and first.get("gpus"):
         per = first["provisioned_power_w"] / first["gpus"]
-        return {"gpu_w": None, "facility_w_per_gpu": per, "power_basis": "provisioned (source's rules)"}
+        return {
+            "gpu_w": None,
+            "facility_w_per_gpu": per,
+            "power_from": "provisioned",
+            "power_basis": "provisioned (source's rules)",
+        }
     if any(k.get("accelerator_power_w") is None for k in knots):
-        return {"gpu_w": None, "facility_w_per_gpu": None, "power_basis": None, "power_why": "no measured power"}
+        return {"gpu_w": None, "facility_w_per_gpu": None, "power_from": None, "power_why": "no measured power"}
     watts: list[float] = [k["accelerator_power_w"] for k in knots]
     gpu_w = watts[0]
     if len(knots) == 2:
@@ -77,11 +80,16 @@ def _power(pts: list[dict], got: frontier.AtInteractivity, target: float, model)
         first.get("accelerator") or first.get("hardware_name"), gpu_w, first.get("gpus"), model=model
     )
     if isinstance(got_power, str):
-        return {"gpu_w": gpu_w, "facility_w_per_gpu": None, "power_basis": None, "power_why": got_power}
+        return {"gpu_w": gpu_w, "facility_w_per_gpu": None, "power_from": None, "power_why": got_power}
     basis = f"measured GPU + modelled {got_power.chassis}, PUE {got_power.pue:g}"
     if got_power.extrapolated:
         basis += ", extrapolated to a full chassis"
-    return {"gpu_w": gpu_w, "facility_w_per_gpu": got_power.facility_w, "power_basis": basis}
+    return {
+        "gpu_w": gpu_w,
+        "facility_w_per_gpu": got_power.facility_w,
+        "power_from": "modelled, extrapolated" if got_power.extrapolated else "modelled",
+        "power_basis": basis,
+    }
 
 
 def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
@@ -112,11 +120,11 @@ def cost_rows(points: list[dict], f: Filters, target: float) -> list[dict]:
             workload=workload(first),
         )
         power = _power(pts, got, target, model)
+        facility = power["facility_w_per_gpu"]
         row.update(
             power,
-            tokens_per_s_per_mw=system_power.tokens_per_s_per_mw(
-                got.values["total_per_gpu"] or got.values["output_per_gpu"], power["facility_w_per_gpu"]
-            ),
+            tokens_per_s_per_mw=system_power.tokens_per_s_per_mw(got.values["total_per_gpu"], facility),
+            output_tokens_per_s_per_mw=system_power.tokens_per_s_per_mw(got.values["output_per_gpu"], facility),
         )
         costed = []
         for prices in lists or [({}, {}, None, False)]:
@@ -173,9 +181,16 @@ def cost_section(con, f: Filters) -> Section:
             notes.append(f"no price{' in any source' if len(lists) > 1 else ''} for: " + ", ".join(missing))
     bases = sorted({r["power_basis"] for r in rows if r.get("power_basis")})
     if bases:
+        model = (
+            f"your chassis model {f.chassis}"
+            if f.chassis
+            else "benchdb's chassis model (chassis.yaml): an estimate from public component specs, not a wall meter"
+        )
+        modelled = any(b.startswith("measured") for b in bases)
         notes.append(
-            "Power: tokens/s per MW of facility power; " + "; ".join(bases) + " (benchdb's chassis model "
-            f"{f.chassis or 'chassis.yaml'}: an estimate from public component specs, not a wall meter)."
+            "Power (the 'power' column): tokens/s per MW of facility power; "
+            + "; ".join(bases)
+            + (f" ({model})." if modelled else ".")
         )
     unmodelled = sorted({r["power_why"] for r in rows if r.get("power_why") and r["power_why"] != "no measured power"})
     if unmodelled:
@@ -196,9 +211,10 @@ def cost_section(con, f: Filters) -> Section:
         "front points (interpolated: an estimate between measurements), a front point itself "
         "(measured), or the nearest end of the front where it does not reach (clamped). $ per million "
         "tokens = USD per GPU-hour (--prices) x 1e6 / (tokens/s per GPU x 3600), for all tokens, "
-        "output tokens and input tokens; cheapest first. tokens/s per MW = tokens/s per GPU x 1e6 / "
-        "all-in W per GPU: a system's provisioned power where its source's rules define one, else the "
-        "GPU's measured mean power through benchdb's chassis model and PUE (--chassis).",
+        "output tokens and input tokens; cheapest first (within each price source). tokens/s per MW = "
+        "tokens/s per GPU x 1e6 / all-in W per GPU, for all tokens and for output tokens: a system's "
+        "provisioned power where its source's rules define one (power: provisioned), else the GPU's "
+        "measured mean power through benchdb's chassis model and PUE (power: modelled; --chassis).",
         [
             Column("workload", "workload"),
             Column("hardware / engine / precision", "config"),
@@ -214,6 +230,8 @@ def cost_section(con, f: Filters) -> Section:
             Column("W/GPU", "gpu_w", "num", compact=False),
             Column("all-in W/GPU", "facility_w_per_gpu", "num", compact=False),
             Column("tok/s/MW", "tokens_per_s_per_mw", "num"),
+            Column("out tok/s/MW", "output_tokens_per_s_per_mw", "num"),
+            Column("power", "power_from"),
         ],
         [
             *_KEY,
@@ -231,8 +249,10 @@ def cost_section(con, f: Filters) -> Section:
             "usd_per_m_input",
             "gpu_w",
             "facility_w_per_gpu",
+            "power_from",
             "power_basis",
             "tokens_per_s_per_mw",
+            "output_tokens_per_s_per_mw",
         ],
         rows,
         notes=notes,

@@ -22,8 +22,8 @@ def test_an_hgx_h100_at_tdp_is_the_components_fans_psu_loss_and_pue_worked_by_ha
     got = sp.system_power("NVIDIA H100 80GB HBM3", 700, 8)
     assert isinstance(got, sp.SystemPower) and got.cooling == "air" and not got.extrapolated
     assert got.ac_w == pytest.approx(ac / 8) and got.facility_w == pytest.approx(ac * 1.3 / 8)
-    # between the GPUs alone and NVIDIA's 10.2 kW maximum for a DGX H100
-    assert 5_600 < got.ac_w * 8 < 10_200
+    # 8.46 kW at the wall, between the GPUs alone and NVIDIA's 10.2 kW maximum for a DGX H100
+    assert got.ac_w * 8 == pytest.approx(8_463.6, abs=0.1) and got.facility_w == pytest.approx(1_375.3, abs=0.1)
 
 
 def test_power_rises_with_the_accelerators_and_liquid_cooling_takes_its_own_pue():
@@ -36,15 +36,17 @@ def test_power_rises_with_the_accelerators_and_liquid_cooling_takes_its_own_pue(
 
 
 def test_a_partial_chassis_is_extrapolated_and_said_so():
-    four, eight, sixteen = (sp.system_power("NVIDIA B200", 800, n) for n in (4, 8, 16))
+    four, eight, sixteen, unknown = (sp.system_power("NVIDIA B200", 800, n) for n in (4, 8, 16, None))
     assert four.extrapolated and not eight.extrapolated and not sixteen.extrapolated  # type: ignore[union-attr]
-    assert four.facility_w == eight.facility_w  # type: ignore[union-attr]
+    assert unknown.extrapolated  # type: ignore[union-attr]  # a count not known to fill its chassis
 
 
 @pytest.mark.parametrize(
     ("name", "watts", "why"),
     [
         ("NVIDIA GB200", 900, "rack-scale system"),  # GB200 is not B200: no whole-word match
+        ("NVIDIA H100 PCIe", 300, "a PCIe card"),  # not the 700 W SXM module of an HGX
+        ("NVIDIA H200 NVL", 500, "a PCIe card"),
         ("AMD EPYC 9654", 300, "no chassis profile for AMD EPYC 9654"),
         ("NVIDIA H100", 900, "above HGX H100 8-GPU (air)'s accelerator TDP (700 W)"),
         ("NVIDIA H100", None, "no accelerator power"),
@@ -77,3 +79,25 @@ def test_a_sites_own_model_replaces_the_shipped_one(tmp_path):
 def test_tokens_per_megawatt():
     assert sp.tokens_per_s_per_mw(500.0, 1_000.0) == pytest.approx(500_000)
     assert sp.tokens_per_s_per_mw(500.0, None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("pue: 1.3\nprofiles: []\n", "pue must map air and liquid"),
+        ("pue: {air: 0.5, liquid: 1.1}\nprofiles: []\n", "pue is facility power over IT power: 1 or more"),
+        ("pue: {air: 1.3, liquid: 1.1}\npsu_efficiency: 0.94\nprofiles: []\n", "[load share, efficiency] pairs"),
+        ("pue: {air: 1.3, liquid: 1.1}\npsu_efficiency: [[0.1, 0.9], [0.5]]\nprofiles: []\n", "pairs"),
+        (
+            "pue: {air: 1.3, liquid: 1.1}\npsu_efficiency: [[0.5, 0.9]]\n"
+            "profiles: [{name: x, match: [H100], cooling: [air]}]\n",
+            "cooling is ['air'], not air or liquid",
+        ),
+    ],
+)
+def test_a_malformed_chassis_file_is_one_line_naming_the_field(tmp_path, text, why):
+    own = tmp_path / "chassis.yaml"
+    own.write_text(text)
+    with pytest.raises(BenchdbError) as err:
+        sp.load(own)
+    assert why in str(err.value) and "\n" not in str(err.value) and str(own) in str(err.value)

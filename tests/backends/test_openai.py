@@ -426,7 +426,8 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
         got = dict(con.execute("SELECT metric, value FROM samples WHERE metric LIKE 'energy%'").fetchall())
         tokens = con.execute("SELECT sum(value) FROM samples WHERE metric = 'output_tokens'").fetchone()[0]
         shown, power = con.execute("SELECT energy_per_output_token_j, device_power_w FROM serving_points").fetchone()
-        watts = con.execute("SELECT value FROM samples WHERE metric = 'power_w'").fetchone()[0]
+        watts = con.execute("SELECT value FROM samples WHERE metric = 'device_power_w'").fetchone()[0]
+        per_item = con.execute("SELECT energy_per_item_j FROM results_latest").fetchone()[0]
         window = con.execute("SELECT extra->'$.energy_window_s' FROM results").fetchone()[0]
     assert got["energy_j"] > 0.4  # >= 0.5 s of a 100 W fake counter, loosely
     assert got["energy_per_output_token_j"] == pytest.approx(got["energy_j"] / tokens)
@@ -435,6 +436,7 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
     t0, t1 = json.loads(window)
     assert watts == pytest.approx(got["energy_j"] / (t1 - t0)) and power == pytest.approx(watts)
     assert 10 < watts <= 110  # the fake counter's 100 W, less what its thread's sleeps lose
+    assert per_item is None  # a load point's power is not a run's energy per item (TTFT x W)
 
 
 def test_a_load_point_with_too_many_failed_requests_is_invalid():

@@ -228,8 +228,10 @@ def test_cost_at_reads_tokens_per_megawatt_from_the_rules_provisioned_power(tmp_
     r = cli("report", "--serving", "--cost-at", str(at["interactivity"]), "--format", "json", "--db", db)
     assert r.exit_code == 0, r.output
     (row,) = json.loads(r.output)["serving_cost"]
-    assert row["how"] == "measured" and row["power_basis"] == "provisioned (source's rules)"
+    assert row["how"] == "measured" and row["power_from"] == "provisioned"
     assert row["facility_w_per_gpu"] == pytest.approx(14_700 / 8)  # 14.7 kW air-cooled, over 8 GPUs
     # the four points share one TPOT (the checker's test submission), so the front at it is its
     # highest throughput, r2048: the rules' own system_tps_per_kw of that point, per MW
-    assert row["tokens_per_s_per_mw"] == pytest.approx(_points(db)[2048]["system_tps_per_kw"] * 1000, rel=1e-6)
+    rule = _points(db)[2048]["system_tps_per_kw"] * 1000
+    assert row["output_tokens_per_s_per_mw"] == pytest.approx(rule, rel=1e-6)
+    assert row["tokens_per_s_per_mw"] is None  # the points publish output tokens only

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import cli, import_and_ingest
+from conftest import benchdb_cmd, cli, import_and_ingest, one_error_line
 from conftest import db_rows as rows
 
 FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "inferencex" / "benchmarks.json"
@@ -118,7 +118,9 @@ def test_tokens_per_megawatt_come_from_measured_power_read_between_the_same_fron
     assert isinstance(modelled, system_power.SystemPower)
     assert row["facility_w_per_gpu"] == pytest.approx(modelled.facility_w, rel=1e-4)
     assert row["tokens_per_s_per_mw"] == pytest.approx(row["total_per_gpu"] * 1e6 / modelled.facility_w, rel=1e-6)
+    assert row["output_tokens_per_s_per_mw"] == pytest.approx(row["output_per_gpu"] * 1e6 / modelled.facility_w)
     assert "extrapolated to a full chassis" in row["power_basis"]  # 4 GPUs of an 8-GPU platform
+    assert row["power_from"] == "modelled, extrapolated"
     b200 = [x for x in rows_ if x["hardware_name"] == "b200"]
     assert b200 and all(x["tokens_per_s_per_mw"] is None for x in b200)  # no measured power: none
     r = cli("report", "--serving", "--cost-at", "60", "--db", warehouse, "--wide")
@@ -142,8 +144,38 @@ def test_a_folder_of_price_sources_is_read_side_by_side(powered):
     assert got["hyperscaler"]["total_per_gpu"] == got["neocloud"]["total_per_gpu"]
     assert got["hyperscaler"]["usd_per_m_total"] == pytest.approx(got["neocloud"]["usd_per_m_total"] * 3.10 / 1.50)
     r = cli("report", "--serving", "--cost-at", "60", "--prices", root / "sources", "--db", warehouse, "--wide")
-    assert "| prices |" in r.output and "Price sources side by side, a row for each that prices a configuration: hyperscaler; neocloud." in r.output
+    assert (
+        "| prices |" in r.output
+        and "Price sources side by side, a row for each that prices a configuration: hyperscaler; neocloud." in r.output
+    )
     r = cli("report", "--serving", "--prices", root / "sources", "--db", warehouse)
     assert r.exit_code != 0 and "holds 2 price sources: only --serving --cost-at reads them side by side" in r.output
     r = cli("report", "--serving", "--prices", root / "sources" / "a.yaml", "--chassis", FIX, "--db", warehouse)
     assert r.exit_code != 0 and "--chassis applies to --serving --cost-at" in r.output
+    # another section that reads prices would read one of the sources without saying which: refused
+    for extra in (("--slo", "ttft:1s"), ("--optimal-hardware",)):
+        r = cli("report", "--serving", "--cost-at", "60", "--prices", root / "sources", *extra, "--db", warehouse)
+        assert r.exit_code != 0 and "(without --slo or other reports)" in r.output
+
+
+def test_priced_rows_come_before_unpriced_ones_and_a_source_is_named_by_its_file(powered, tmp_path):
+    warehouse, root = powered
+    (tmp_path / "mine.yaml").write_text("accelerator_hour: {NVIDIA B200: 2.0}\n")  # no source field
+    (tmp_path / "theirs.yaml").write_text("source: theirs\naccelerator_hour: {NVIDIA B200: 4.0}\n")
+    r = cli("report", "--serving", "--cost-at", "60", "--prices", tmp_path, "--format", "json", "--db", warehouse)
+    assert r.exit_code == 0, r.output
+    one = [x for x in json.loads(r.output)["serving_cost"] if (x["in_tokens"], x["out_tokens"]) == (1024, 1024)]
+    priced = [x["usd_per_gpu_hour"] is not None for x in one]
+    assert priced == sorted(priced, reverse=True) and any(priced) and not all(priced)
+    assert {x["prices"] for x in one if x["usd_per_gpu_hour"]} == {"mine.yaml", "theirs"}
+    assert {x["prices"] for x in one if x["usd_per_gpu_hour"] is None} == {None}
+
+
+def test_a_malformed_chassis_file_is_one_line(powered, tmp_path):
+    warehouse, _ = powered
+    bad = tmp_path / "chassis.yaml"
+    bad.write_text("pue: 1.3\nprofiles: []\n")
+    r = benchdb_cmd("report", "--serving", "--cost-at", "60", "--chassis", str(bad), "--db", str(warehouse))
+    assert r.returncode == 1 and one_error_line(r) == (
+        f"benchdb: error: chassis model {bad}: pue must map air and liquid to a factor of 1 or more"
+    )

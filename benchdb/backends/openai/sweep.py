@@ -160,14 +160,14 @@ def _joules(meter) -> float | None:
 
 def _energy_rows(joules: float | None, result, seconds: float) -> list[Row]:
     """Energy over the load point, per output token (every request's tokens, warm-up included, as
-    the energy was), and the server device's mean power over it (``power_w``, what the system power
-    model starts from)."""
+    the energy was), and the server device's mean power over it (``device_power_w``, what the system
+    power model starts from; not ``power_w``, which results_latest reads as a run's power per item)."""
     tokens = sum(r.tokens_out for r in result.records if r.ok)
     if joules is None or joules <= 0 or tokens <= 0:
         return []
     rows: list[Row] = [("energy_j", "J", 0, 0.0, joules), ("energy_per_output_token_j", "J", 0, 0.0, joules / tokens)]
     if seconds > 0:
-        rows.append(("power_w", "W", 0, 0.0, joules / seconds))
+        rows.append(("device_power_w", "W", 0, 0.0, joules / seconds))
     return rows
 
 

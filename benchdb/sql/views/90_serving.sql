@@ -15,9 +15,9 @@
 --   --tensor-parallel-size / --tp-size / --tp of its command template (options.server), else 1;
 --   *_per_device: the load point's throughput over them.
 -- device_power_w: the mean power of the server's device over the load point (its energy counter:
--- NVML on CUDA, RAPL on a CPU; one device, taken for each of the server's devices): its power_w,
--- else its energy_j over the counter's window (extra.energy_window_s) for results recorded before
--- benchdb wrote power_w.
+-- NVML on CUDA, RAPL on a CPU; one device, taken for each of the server's devices): its
+-- device_power_w, else its energy_j over the counter's window (extra.energy_window_s) for results
+-- recorded before benchdb wrote device_power_w.
 -- hardware_name: the server's (options.server_hardware, declared with --url), else the hardware the
 -- result ran on. engine: options.engine (the serving program), else 'openai' (a server at --url);
 -- engine_version: extra.server.version (what the runner recorded of the server it started).
@@ -87,7 +87,8 @@ m AS (
            max(median)         FILTER (WHERE metric = 'window_s')           AS window_s,
            max(median)         FILTER (WHERE metric = 'client_cpu_pct')     AS client_cpu_pct,
            max(median)         FILTER (WHERE metric = 'energy_per_output_token_j') AS energy_per_output_token_j,
-           max(median)         FILTER (WHERE metric = 'energy_j')           AS energy_j
+           max(median)         FILTER (WHERE metric = 'energy_j')           AS energy_j,
+           max(median)         FILTER (WHERE metric = 'device_power_w')     AS measured_device_power_w
     FROM result_metrics
     WHERE result_id IN (SELECT result_id FROM pts)
     GROUP BY result_id
@@ -144,7 +145,7 @@ SELECT result_id, series_id, run_id, run_started_at, git_commit,
        window_s,
        client_cpu_pct,
        energy_per_output_token_j,
-       coalesce(power_w, energy_j / nullif(TRY_CAST(json_extract(extra, '$.energy_window_s[1]') AS DOUBLE)
+       coalesce(measured_device_power_w, energy_j / nullif(TRY_CAST(json_extract(extra, '$.energy_window_s[1]') AS DOUBLE)
                                            - TRY_CAST(json_extract(extra, '$.energy_window_s[0]') AS DOUBLE), 0))
                                                                                   AS device_power_w,
        CASE WHEN tpot_p50 > 0 THEN 1.0 / tpot_p50 END                             AS interactivity,
