@@ -259,6 +259,7 @@ def _curve(
                 stats.append((f"accuracy:{score.get('dataset_name') or 'score'}", "score", "value", float(value)))
         model_id = str(p.config.get("model_name") or model)
         gate = accuracy_gate(model_id, p.accuracy) if p.accuracy is not None else None
+        gate_failed = gate is not None and not gate[0]
         steady = (p.config.get("steady_state") or {}) if isinstance(p.config.get("steady_state"), dict) else {}
         settings: dict[str, Any] = {
             "curve": f"{system}/{model}",
@@ -296,8 +297,8 @@ def _curve(
                     percentile_method="linear",
                     statistics=stats,
                     settings={k: v for k, v in settings.items() if v is not None},
-                    validity="invalid" if gate and not gate[0] else "valid",
-                    validity_reasons=[f"accuracy gate failed: {'; '.join(gate[1])}"] if gate and not gate[0] else [],
+                    validity="invalid" if gate_failed else "valid",
+                    validity_reasons=[f"accuracy gate failed: {'; '.join(gate[1])}"] if gate and gate_failed else [],
                 ),
                 p.folder,
             )

@@ -127,20 +127,15 @@ ACCURACY_GATES: dict[str, tuple[tuple[str, float, float], ...]] = {
 }
 
 
-def _score(value: Any) -> float | None:
-    try:
-        got = float(value) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):  # older files wrote "86.23": the checker reads those too
-        return None
-    return got if got is not None and math.isfinite(got) else None
-
-
 def accuracy_gate(model: str, results: Any) -> tuple[bool, list[str]] | None:
     """(passed, one line per gated metric) of a point's accuracy_results.json by the checker's rule
     ``score >= factor x golden``; None where the checker gates no metric of ``model`` (a point with
     no accuracy file is not gated: a curve's accuracy run is a folder of its own). The first
     ``accuracy_scores`` entry with a ``breakdown`` holding ``subset_scores`` is read; the overall
-    accuracy falls back to the entry's ``score``, as the checker's does."""
+    accuracy falls back to the entry's ``score``, as the checker's does. A score may be text
+    ("86.23", as older files wrote it): the checker reads those too."""
+    from benchdb.interop.mlperf_system import finite_float
+
     gates = ACCURACY_GATES.get(model.rsplit("/", 1)[-1].lower())  # "Qwen/Qwen3.6-27B" is qwen3.6-27b
     if not gates:
         return None
@@ -157,9 +152,9 @@ def accuracy_gate(model: str, results: Any) -> tuple[bool, list[str]] | None:
         return False, ["no accuracy score found (accuracy_scores with a breakdown)"]
     lines, passed = [], True
     for key, golden, factor in gates:
-        measured = _score(entry["breakdown"].get(key))
+        measured = finite_float(entry["breakdown"].get(key))
         if measured is None and key == "overall_accuracy":
-            measured = _score(entry.get("score"))
+            measured = finite_float(entry.get("score"))
         threshold = golden * factor
         if measured is None:
             passed = False

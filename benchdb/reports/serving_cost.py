@@ -54,6 +54,11 @@ def _price(prices: PriceList, r: dict) -> float | None:
     return price
 
 
+def _unmodelled(gpu_w: float | None, why: str) -> dict:
+    """A row's power figures where no facility power is had, and why."""
+    return {"gpu_w": gpu_w, "facility_w_per_gpu": None, "power_from": None, "power_basis": None, "power_why": why}
+
+
 def _power(pts: list[dict], got: frontier.AtInteractivity, target: float, model) -> dict:
     """Power per GPU at the reading and tokens/s per MW of facility power: a system's provisioned
     power where its source's rules give one; else the GPU's mean power (a front point's, linear
@@ -70,13 +75,7 @@ def _power(pts: list[dict], got: frontier.AtInteractivity, target: float, model)
             "power_basis": "provisioned (source's rules)",
         }
     if any(k.get("accelerator_power_w") is None for k in knots):
-        return {
-            "gpu_w": None,
-            "facility_w_per_gpu": None,
-            "power_from": None,
-            "power_basis": None,
-            "power_why": "no measured power",
-        }
+        return _unmodelled(None, "no measured power")
     watts: list[float] = [k["accelerator_power_w"] for k in knots]
     gpu_w = watts[0]
     if len(knots) == 2:
@@ -86,13 +85,7 @@ def _power(pts: list[dict], got: frontier.AtInteractivity, target: float, model)
         first.get("accelerator") or first.get("hardware_name"), gpu_w, first.get("gpus"), model=model
     )
     if isinstance(got_power, str):
-        return {
-            "gpu_w": gpu_w,
-            "facility_w_per_gpu": None,
-            "power_from": None,
-            "power_basis": None,
-            "power_why": got_power,
-        }
+        return _unmodelled(gpu_w, got_power)
     basis = f"measured GPU + modelled {got_power.chassis}, PUE {got_power.pue:g}"
     if got_power.extrapolated:
         basis += ", extrapolated to a full chassis"
