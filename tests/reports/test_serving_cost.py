@@ -174,6 +174,13 @@ def test_priced_rows_come_before_unpriced_ones_and_a_source_is_named_by_its_file
     assert {x["prices"] for x in one if x["usd_per_gpu_hour"] is None} == {None}
 
 
+def test_a_prices_folder_without_a_prices_file_is_one_line(powered, tmp_path):
+    warehouse, _ = powered
+    (tmp_path / "notes.txt").write_text("NVIDIA B200: 2.0\n")  # not a .yaml or .json file
+    r = benchdb_cmd("report", "--serving", "--cost-at", "60", "--prices", str(tmp_path), "--db", str(warehouse))
+    assert one_error_line(r, code=2) == f"benchdb: error: prices folder {tmp_path} holds no .yaml or .json prices file"
+
+
 def test_a_malformed_chassis_file_is_one_line(powered, tmp_path):
     warehouse, _ = powered
     bad = tmp_path / "chassis.yaml"
