@@ -58,7 +58,9 @@ def verdict(gate, ab_id: str) -> Verdict:
     else:
         verdict = "unchanged"
         c = max(gate.comparisons, key=lambda x: abs(x.change or 0.0))
-    note = "" if c.verdict == verdict else f"{c.verdict}: {c.reason}"
+    # an inconclusive step says why (the interval straddling the threshold, or no noise estimate),
+    # so that a bisect that stops there names what to change
+    note = c.reason if verdict == "inconclusive" else "" if c.verdict == verdict else f"{c.verdict}: {c.reason}"
     return Verdict(verdict, c.change, c.ci_low, c.ci_high, _label(c), ab_id, note)
 
 
