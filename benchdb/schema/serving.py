@@ -35,6 +35,25 @@ CLIENT_CPU = "client_cpu_pct"  # the load generator's CPU use, % of one core
 #: when benchdb started the server here), over the whole load point, warm-up included.
 ENERGY = "energy_j"
 ENERGY_PER_OUTPUT_TOKEN = "energy_per_output_token_j"
+#: A workload's requests (--workload; :mod:`benchdb.schema.serving_sessions`), per request: its turn
+#: in its conversation (1-based), its TTFT again under the turn's kind (a conversation's first turn
+#: sends no history; a later one sends the conversation so far), the prompt tokens the server says
+#: its prefix cache served, the client's estimate of the prompt's words an earlier request already
+#: sent or got back, and, for a replayed trace, how late it left against the trace's clock.
+TURN = "turn"
+TTFT_FIRST_TURN = "ttft_first_turn_s"
+TTFT_LATER_TURNS = "ttft_later_turns_s"
+CACHED_TOKENS = "cached_tokens"
+SHARED_PREFIX_WORDS = "shared_prefix_words"
+SEND_LAG = "send_lag_s"
+#: Per conversation (iteration: its number in order of first send): first send -> last turn's end,
+#: for conversations that ran every turn.
+SESSION = "session_s"
+#: Per load point: the server's cached prompt tokens / its prompt tokens, the client's estimated
+#: shared words / the prompts' words (%), and conversations that met the SLO in every turn / window.
+CACHE_HIT_PCT = "cache_hit_pct"
+SHARED_PREFIX_PCT = "shared_prefix_pct"
+SESSION_GOODPUT = "session_goodput"
 
 UNITS = {
     TTFT: "s",
@@ -55,4 +74,14 @@ UNITS = {
     CLIENT_CPU: "%",
     ENERGY: "J",
     ENERGY_PER_OUTPUT_TOKEN: "J",
+    TURN: "count",
+    TTFT_FIRST_TURN: "s",
+    TTFT_LATER_TURNS: "s",
+    CACHED_TOKENS: "tokens",
+    SHARED_PREFIX_WORDS: "words",
+    SEND_LAG: "s",
+    SESSION: "s",
+    CACHE_HIT_PCT: "%",
+    SHARED_PREFIX_PCT: "%",
+    SESSION_GOODPUT: "sessions/s",
 }

@@ -134,7 +134,7 @@ def meets_slo(metrics: RequestMetrics | None, slo: dict[str, float]) -> bool:
     return True
 
 
-def _measured(records: Iterable[RequestRecord]) -> list[RequestRecord]:
+def measured_in_order(records: Iterable[RequestRecord]) -> list[RequestRecord]:
     """The measured requests in send order (warm-up requests are never results)."""
     return sorted((r for r in records if not r.warmup), key=lambda r: (r.sent, r.index))
 
@@ -144,7 +144,7 @@ def summary(records: Iterable[RequestRecord], window_s: float, slo: dict[str, fl
     only), goodput (None without an SLO: it would only repeat the request throughput) and the
     p50/p90/p99 of each latency metric (``{metric: {"p50": .., "p90": .., "p99": ..}}``)."""
     slo = slo or {}
-    measured = _measured(records)
+    measured = measured_in_order(records)
     ok = [r for r in measured if r.ok]
     per = [m for m in (request_metrics(r) for r in ok) if m is not None]
     errors: dict[str, int] = {}
@@ -205,7 +205,7 @@ def rows(records: Iterable[RequestRecord], window_start: float) -> list[Row]:
     (more than one token), first byte, tokens, the ITL rows; one ``chunk_tokens`` row per content
     chunk at its arrival; a failed request gives only its ``request_error`` row (value 1)."""
     out: list[Row] = []
-    for i, rec in enumerate(_measured(records)):
+    for i, rec in enumerate(measured_in_order(records)):
         t = rec.sent - window_start
         m = request_metrics(rec)
         if m is None:
@@ -341,11 +341,16 @@ class StreamParser:
             text = (c.get("delta") or {}).get("content") if self.chat else c.get("text")
             if text:  # a chat stream's role-only chunk carries no content
                 rec.chunks.append((t, 1))
+                if rec.reply is not None and isinstance(text, str):
+                    rec.reply.append(text)
         usage = obj.get("usage")
         if isinstance(usage, dict):
             try:
                 prompt = token_count(usage.get("prompt_tokens"), "usage.prompt_tokens")
                 completion = token_count(usage.get("completion_tokens"), "usage.completion_tokens")
+                details = usage.get("prompt_tokens_details")
+                if isinstance(details, dict) and details.get("cached_tokens") is not None:
+                    rec.cached_tokens = token_count(details["cached_tokens"], "usage cached_tokens")
             except ValueError as exc:
                 rec.error = str(exc)
                 return False
@@ -362,6 +367,8 @@ class StreamParser:
             rec.error = (
                 f"usage.completion_tokens {out} does not match the stream: at least the {chunks} content chunks{asked}"
             )
+        elif rec.cached_tokens is not None and rec.input_tokens is not None and rec.cached_tokens > rec.input_tokens:
+            rec.error = f"usage cached_tokens {rec.cached_tokens} is more than its prompt_tokens {rec.input_tokens}"
         elif (
             rec.input_tokens is not None
             and self.max_prompt_tokens is not None

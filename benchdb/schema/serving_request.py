@@ -54,6 +54,19 @@ class RequestRecord:
     #: The first content chunk's arrival where no chunk timeline was kept (an imported GuideLLM
     #: request keeps only its first and last token times): TTFT is defined, the ITLs are not.
     first_token: float | None = None
+    #: A workload's conversation (its number) and the request's turn in it, 1-based (--workload).
+    session: int | None = None
+    turn: int | None = None
+    #: Prompt tokens the server says it served from its prefix cache (usage.prompt_tokens_details).
+    cached_tokens: int | None = None
+    #: The client's own estimate of the prompt's words an earlier request already sent or was sent
+    #: (whole 16-word blocks), and the prompt's words: the prefix structure, whatever the server says.
+    shared_words: int | None = None
+    prompt_words: int | None = None
+    #: When a replayed trace scheduled the request (its send is this plus the client's lag).
+    scheduled: float | None = None
+    #: The streamed reply's text, kept only where a later turn sends it back (never stored).
+    reply: list[str] | None = None
 
     @property
     def ok(self) -> bool:

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from benchdb.testing.stub_cache import PrefixCache, Truth
+
 #: How far ahead of a deadline a sleep aims (the median wake-up lateness of select(), module doc).
 EARLY_S = 0.0001
 
@@ -64,6 +66,10 @@ class StubConfig:
     #: 64 KiB writes (a server that never ends its line, until it does); 0: never.
     long_line_every: int = 0
     long_line_bytes: int = 8 << 20
+    #: Prefix cache (:mod:`benchdb.testing.stub_cache`): TTFT grows by this for each prompt word not
+    #: served from the cache, whose blocks are ``cache_block`` words; 0: no cache, TTFT is ``ttft_ms``.
+    prefill_ms: float = 0.0
+    cache_block: int = 16
 
 
 class Stub:
@@ -76,6 +82,7 @@ class Stub:
         #: The last request's target (path and query, as sent) and headers (names lower-cased).
         self.last_target = ""
         self.last_headers: dict[str, str] = {}
+        self.cache = PrefixCache(config.cache_block)
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -149,11 +156,19 @@ class Stub:
             prompt = " ".join(str(m.get("content", "")) for m in req.get("messages") or [] if isinstance(m, dict))
         else:
             prompt = str(req.get("prompt", ""))
-        usage = {
-            "prompt_tokens": len(prompt.split()),
+        words = prompt.split()
+        usage: dict[str, Any] = {
+            "prompt_tokens": len(words),
             "completion_tokens": n_tokens,
-            "total_tokens": len(prompt.split()) + n_tokens,
+            "total_tokens": len(words) + n_tokens,
         }
+        ttft = cfg.ttft_ms / 1e3
+        if cfg.prefill_ms:
+            cached = self.cache.cached(words)
+            ttft += (len(words) - cached) * cfg.prefill_ms / 1e3
+            self.cache.keep(words + [f"t{i}" for i in range(n_tokens)])
+            self.cache.log.append(Truth(len(words), cached, ttft))
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
         bad_usage = bool(cfg.bad_usage_every and n % cfg.bad_usage_every == 0)
         long_line = bool(cfg.long_line_every and n % cfg.long_line_every == 0)
         base = {
@@ -162,7 +177,7 @@ class Stub:
             "created": int(time.time()),
             "model": cfg.model,
         }
-        ttft, itl = cfg.ttft_ms / 1e3, cfg.itl_ms / 1e3
+        itl = cfg.itl_ms / 1e3
         if not req.get("stream"):
             await _sleep_until(arrival + ttft + max(0, n_tokens - 1) * itl)
             text = "".join(f" t{i}" for i in range(n_tokens))
@@ -322,20 +337,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--error-every", type=int, default=0, help="break every k-th stream with an error event")
     p.add_argument("--close-delimited", action="store_true", help="no chunked encoding: close after each stream")
     p.add_argument("--no-done", action="store_true", help="end streams without data: [DONE]")
-    p.add_argument(
-        "--exit-after-requests",
-        type=int,
-        default=0,
-        metavar="N",
-        help="exit the process at the request after the N-th (a server dying mid-sweep)",
-    )
-    p.add_argument(
-        "--bad-usage-every",
-        type=int,
-        default=0,
-        metavar="K",
-        help="every k-th stream's usage has completion_tokens: --bad-usage",
-    )
+    p.add_argument("--exit-after-requests", type=int, default=0, metavar="N", help="exit at the request after the N-th")
+    p.add_argument("--bad-usage-every", type=int, default=0, metavar="K", help="every k-th usage says --bad-usage")
     p.add_argument(
         "--bad-usage",
         default="1e23",
@@ -350,6 +353,7 @@ def main(argv: list[str] | None = None) -> None:
         help="every k-th stream's first token is one event line of --long-line-mib MiB",
     )
     p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
+    p.add_argument("--prefill-ms", type=float, default=0.0, help="TTFT added per prompt word not in its prefix cache")
     p.add_argument(
         "--epoll",
         action="store_true",
@@ -375,6 +379,7 @@ def main(argv: list[str] | None = None) -> None:
         bad_usage=a.bad_usage,
         long_line_every=a.long_line_every,
         long_line_bytes=int(a.long_line_mib * (1 << 20)),
+        prefill_ms=a.prefill_ms,
     )
     if not a.epoll:
         cap_open_files()

@@ -20,6 +20,7 @@ from benchdb.backends.openai.options import OpenaiOptions
 from benchdb.backends.openai.prompts import prompts_hash
 from benchdb.backends.openai.server_hardware import parse_parallelism, server_system, system_device
 from benchdb.backends.openai.sweep import parse_rate, sweep
+from benchdb.backends.openai.workload import parse as parse_workload
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
@@ -129,6 +130,22 @@ def _check(opts: RunOptions) -> tuple[str, dict]:
     return (f"remote:{declared.strip().lower()}" if url else normalize_device(opts.device)), usage
 
 
+def _check_workload(workloads: dict, prompts: str | None, opts: RunOptions) -> None:
+    """A workload and a prompts file are two answers to one question; a trace replays only at a
+    ``trace:SPEED`` load point, which replays only a trace."""
+    w = next(iter(workloads.values()), None)
+    if w is not None and prompts:
+        raise BenchdbError("--workload and --prompts both say what to send: give one")
+    trace_loads = [r for r in backend_option(opts, "request_rate") or () if r.strip().lower().startswith("trace")]
+    if (w is not None and w.kind == "trace") != bool(trace_loads) or (
+        trace_loads and len(trace_loads) != len(backend_option(opts, "request_rate"))
+    ):
+        raise BenchdbError(
+            "a trace workload replays at its own clock: give --workload trace:file=PATH with "
+            "--request-rate trace:SPEED (e.g. trace:1), and trace:SPEED only with a trace workload"
+        )
+
+
 def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     from benchdb.backends.openai.launcher import engine_of
 
@@ -147,6 +164,10 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     ).as_dict()
     modes = ["completions" if m == "eager" else m for m in opts.modes]
     lens: tuple[int | None, ...] = (None,) if prompts else opts.seq_lens
+    workloads = {sl: parse_workload(backend_option(opts, "workload"), sl, opts.gen_tokens) for sl in lens}
+    _check_workload(workloads, prompts, opts)
+    kinds = {sl: w.kind if w else None for sl, w in workloads.items()}
+    defined = {sl: w.canonical() if w else None for sl, w in workloads.items()}
     out = []
     for model in opts.models:
         out.append(
@@ -160,8 +181,9 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
                         mode,
                         precision,
                         batch,
-                        f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}",
-                        dict(options),
+                        f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}"
+                        + (f",{kinds[sl]}" if kinds[sl] else ""),
+                        {**options, "workload": defined[sl]},
                         {"seq_len": sl, "gen_tokens": opts.gen_tokens, "load": spec, "task": "text-generation"},
                     )
                     for mode in dict.fromkeys(modes)

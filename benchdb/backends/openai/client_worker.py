@@ -41,6 +41,12 @@ def record_to_json(r: RequestRecord) -> list[Any]:
         r.error,
         r.warmup,
         r.first_token,
+        r.session,
+        r.turn,
+        r.cached_tokens,
+        r.shared_words,
+        r.prompt_words,
+        r.scheduled,
     ]
 
 
@@ -57,6 +63,12 @@ def record_from_json(a: list[Any]) -> RequestRecord:
         error=a[7],
         warmup=a[8],
         first_token=a[9],
+        session=a[10],
+        turn=a[11],
+        cached_tokens=a[12],
+        shared_words=a[13],
+        prompt_words=a[14],
+        scheduled=a[15],
     )
 
 

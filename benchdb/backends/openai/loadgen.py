@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     pass
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
-ARRIVALS = ("poisson", "constant", "gamma")
+ARRIVALS = ("poisson", "constant", "gamma", "trace")
 
 
 @dataclass
@@ -75,6 +75,13 @@ class LoadSpec:
     #: Extra body fields (e.g. {"ignore_eos": True}), sent only when given: some servers reject them.
     extra_body: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    #: A workload (:mod:`benchdb.backends.openai.workload`, as --workload gives it) instead of
+    #: ``prompts``; its lengths default to ``seq_len`` and ``max_tokens``. A client worker sends
+    #: conversations ``session_offset``, + ``session_stride``, ... (trace lines likewise).
+    workload: str | None = None
+    seq_len: int | None = None
+    session_offset: int = 0
+    session_stride: int = 1
 
     def __post_init__(self) -> None:
         for bad, why in (
@@ -87,7 +94,8 @@ class LoadSpec:
             (self.endpoint not in ENDPOINTS, f"endpoint {self.endpoint!r}: expected one of {', '.join(ENDPOINTS)}"),
             (self.arrival not in ARRIVALS, f"arrival {self.arrival!r}: expected one of {', '.join(ARRIVALS)}"),
             (not self.burstiness > 0, f"burstiness {self.burstiness}: must be > 0"),
-            (not self.prompts, "a load point needs at least one prompt"),
+            (not self.prompts and not self.workload, "a load point needs at least one prompt"),
+            ((self.arrival == "trace") != self._replays(), "a trace:SPEED load point replays a trace workload"),
             (
                 self.max_tokens < 1 or self.warmup_requests < 0 or not self.request_timeout_s > 0,
                 "max_tokens must be >= 1, warmup_requests >= 0 and request_timeout_s > 0",
@@ -96,22 +104,29 @@ class LoadSpec:
             if bad:
                 raise BenchdbError(why)
 
+    def _replays(self) -> bool:
+        return bool(self.workload) and str(self.workload).strip().lower().startswith("trace")
+
     def bodies(self) -> list[bytes]:
         """The request bodies, one per prompt, serialized once (not per request: client CPU)."""
-        out = []
-        for p in self.prompts:
-            body: dict[str, Any] = {
-                "model": self.model,
-                "max_tokens": self.max_tokens,
-                "stream": True,
-                "stream_options": {"include_usage": True},
-            }
-            if self.endpoint == "chat":
-                body["messages"] = [{"role": "user", "content": p}]
-            else:
-                body["prompt"] = p
-            out.append(json.dumps({**body, **self.extra_body}).encode())
-        return out
+        return [self.body([{"role": "user", "content": p}], self.max_tokens) for p in self.prompts]
+
+    def body(self, messages: list[dict[str, str]], max_tokens: int) -> bytes:
+        """One request's body: the messages (chat), or their texts joined by spaces (completions)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if self.endpoint == "chat":
+            body["messages"] = messages
+        else:
+            body["prompt"] = " ".join(m["content"] for m in messages)
+        extra = self.extra_body
+        if "min_tokens" in extra:  # ignore_eos: exactly the tokens this request asks for
+            extra = {**extra, "min_tokens": max_tokens}
+        return json.dumps({**body, **extra}).encode()
 
 
 class Shared(Protocol):
@@ -160,7 +175,12 @@ class Generator:
         self.clients = clients
         self.url = endpoint(spec.base_url, ENDPOINTS[spec.endpoint])  # the base URL's query after the path
         self.headers = {"Content-Type": "application/json", **spec.headers}
-        self.bodies = spec.bodies()
+        from benchdb.backends.openai import workload
+
+        self.workload = workload.parse(spec.workload, spec.seq_len, spec.max_tokens)
+        self.bodies = spec.bodies() if self.workload is None else []
+        #: A replayed trace is sent whole (up to the load point's limits): no stopping on convergence.
+        self.replaying = self.workload is not None and self.workload.kind == "trace"
         self.chat = spec.endpoint == "chat"
         asked = spec.extra_body.get("max_tokens", spec.max_tokens)
         self.max_tokens = asked if isinstance(asked, int) and not isinstance(asked, bool) else None
@@ -198,23 +218,24 @@ class Generator:
                 self.stop_reason = "max_iters"
         return not self.stop_reason
 
-    def new_record(self) -> tuple[RequestRecord, bytes]:
+    def new_record(self, body: bytes | None = None) -> tuple[RequestRecord, bytes]:
         """Count a request as issued (synchronously, so the limits hold however tasks interleave)."""
         rec = RequestRecord(index=self.measured if not self.warmup else self.sent, sent=0.0, warmup=self.warmup)
-        body = self.bodies[self.sent % len(self.bodies)]
+        body = body if body is not None else self.bodies[self.sent % len(self.bodies)]
         self.sent += 1
         if not self.warmup:
             self.measured += 1
         self.records.append(rec)
         return rec, body
 
-    async def issue(self, rec: RequestRecord, body: bytes) -> None:
-        """Send one request and await its end (bounded by the request timeout)."""
+    async def issue(self, rec: RequestRecord, body: bytes, max_tokens: int | None = None) -> None:
+        """Send one request and await its end (bounded by the request timeout); ``max_tokens``: what
+        this request asked for, where it is not the load point's."""
         client = self.clients.take()
         rec.sent = time.perf_counter()  # retaken by stream_request when the request leaves
         try:
             await asyncio.wait_for(
-                stream_request(client, self.url, body, self.headers, rec, self.chat, self.max_tokens),
+                stream_request(client, self.url, body, self.headers, rec, self.chat, max_tokens or self.max_tokens),
                 self.spec.request_timeout_s,
             )
         except asyncio.TimeoutError:
@@ -238,7 +259,7 @@ class Generator:
         if m is not None and m.ttft is not None:
             self.ttft.append(m.ttft)
             self.itl.extend(m.itl_token)
-        if self.stop_reason or self.checking:
+        if self.stop_reason or self.checking or self.replaying:
             return
         elapsed = time.perf_counter() - self.window_start
         rule = self.spec.rule
@@ -294,7 +315,11 @@ class Generator:
 
     async def phase(self, rng: random.Random) -> None:
         spec = self.spec
-        if spec.concurrency is not None:
+        if self.workload is not None:
+            from benchdb.backends.openai import sessions
+
+            await sessions.phase(self, self.workload, rng)
+        elif spec.concurrency is not None:
             await self.closed(spec.concurrency)
         else:
             assert spec.rate is not None

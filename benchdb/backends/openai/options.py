@@ -33,6 +33,9 @@ class OpenaiOptions(BackendOptions):
     #: How the server spreads the model over them (benchdb.schema.system.parallelism): tp, pp, ep,
     #: dp, dp_attention, disaggregated, prefill/decode {workers, tp, ep}.
     parallelism: dict[str, Any] | None = None
+    #: The workload's definition (:meth:`benchdb.backends.openai.workload.Workload.canonical`, seed
+    #: included); None: one-turn requests of the scenario's input length.
+    workload: str | None = None
 
 
 OPTIONS: tuple[Option, ...] = (
@@ -102,6 +105,15 @@ OPTIONS: tuple[Option, ...] = (
         'A JSONL file of prompts ({"prompt": ...} per line) instead of generated '
         "prompts of --seq-len tokens (exact for a local model folder with a tokenizer.json, else words).",
         metavar="FILE",
+    ),
+    Option(
+        "workload",
+        "str",
+        None,
+        "What each load point sends (docs: guides/serving.md): single, shared-prefix, multi-turn or trace, "
+        "with its keys, e.g. multi-turn:turns=4,think=1s,input=uniform:100:300,output=128,prefix=512; or a "
+        "YAML/JSON file of the same keys. A trace replays at its own clock: --request-rate trace:SPEED.",
+        metavar="KIND:K=V,...|FILE",
     ),
     Option("max_requests", "int", 5000, "Measured requests at most per load point.", minimum=1),
     Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),

@@ -18,7 +18,7 @@ from benchdb.harness.scenario import Conditions, Outcome, Row, RunOptions, Scena
 from benchdb.harness.verdict import error_text, status_of
 from benchdb.text import recorded_url, redact_secrets
 
-_RATE = re.compile(r"^(poisson|constant|gamma):(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$")
+_RATE = re.compile(r"^(poisson|constant|gamma|trace):(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$")
 
 
 def parse_rate(spec: str) -> tuple[str, float, float]:
@@ -27,7 +27,7 @@ def parse_rate(spec: str) -> tuple[str, float, float]:
     if not m or float(m.group(2)) <= 0 or (m.group(3) is not None and float(m.group(3)) <= 0):
         raise BenchdbError(
             f"--request-rate {spec!r} is not poisson:R, constant:R or gamma:R:SHAPE with R > 0 "
-            "requests per second, e.g. poisson:2"
+            "requests per second, e.g. poisson:2 (or trace:SPEED, a trace workload's replay speed)"
         )
     kind, rate = m.group(1), float(m.group(2))
     shape = float(m.group(3)) if m.group(3) else 1.0
@@ -48,6 +48,7 @@ def sweep(
     from benchdb.backends.openai import workers
     from benchdb.backends.openai.urls import Redirected
     from benchdb.schema import serving_metrics as metrics
+    from benchdb.schema import serving_sessions as sessions
 
     refused = None
     try:
@@ -94,9 +95,12 @@ def sweep(
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
         summary = metrics.summary(result.records, result.window_s, slo)
+        turns = _turns(load)
         rows: list[Row] = [
             *metrics.rows(result.records, result.window_start),
             *metrics.point_rows(summary, result.client_cpu_pct),
+            *sessions.rows(result.records, result.window_start, turns),
+            *sessions.point_rows(result.records, result.window_s, turns, slo),
             *_energy_rows(joules, result, metered_to - metered_from),
         ]
         extra: dict[str, Any] = {
@@ -128,6 +132,14 @@ def sweep(
             started_at=started,
             extra=extra,
         )
+
+
+def _turns(load) -> int:
+    """Turns per conversation of the load point's workload (1: one-turn requests)."""
+    from benchdb.backends.openai.workload import parse
+
+    w = parse(load.workload, load.seq_len, load.max_tokens)
+    return w.turns if w is not None else 1
 
 
 def _energy_meter(device: str):
@@ -248,11 +260,14 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
     gen = int(sc.settings["gen_tokens"])
     extra = {"ignore_eos": True, "min_tokens": gen} if backend_option(opts, "ignore_eos") else {}
     rule = replace(opts.rule, max_iters=max(backend_option(opts, "max_requests"), opts.rule.min_iters))
+    workload = backend_option(opts, "workload")
     return LoadSpec(
         base_url=url,
         endpoint=sc.mode,
         model=model,
-        prompts=prompts_for(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
+        prompts=[] if workload else prompts_for(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
+        workload=workload,
+        seq_len=sc.settings.get("seq_len"),
         max_tokens=gen,
         concurrency=concurrency,
         rate=rate,

@@ -101,7 +101,10 @@ def shares(spec: LoadSpec, n: int) -> list[tuple[LoadSpec, float]]:
             spec,
             prompts=prompts,
             concurrency=conc[i],
-            rate=spec.rate / n if spec.rate is not None else None,
+            # a trace's rate is its replay speed, the same for every worker (each sends its lines)
+            rate=spec.rate / n if spec.rate is not None and spec.arrival != "trace" else spec.rate,
+            session_offset=i,
+            session_stride=n,
             warmup_requests=warm[i],
             seed=spec.seed * 1009 + i,
             rule=dataclasses.replace(rule, min_iters=1, max_iters=max(1, most[i])),
@@ -232,7 +235,7 @@ class _Pool:
         while not all(w.result is not None for w in self.workers):
             self.pump(until)
             elapsed = time.perf_counter() - start
-            if reason or elapsed < rule.min_time_s or len(self.ttft) < rule.min_iters:
+            if reason or spec.arrival == "trace" or elapsed < rule.min_time_s or len(self.ttft) < rule.min_iters:
                 continue
             for k, samples in enumerate((self.ttft, self.itl)):
                 if len(samples) >= checks[k].next_check:

@@ -1,0 +1,180 @@
+"""How the load generator (:mod:`benchdb.backends.openai.loadgen`) sends a workload
+(:mod:`benchdb.backends.openai.workload`): conversations turn by turn, and replayed traces.
+
+- Closed loop: ``concurrency`` users, each running one conversation after another; a user thinks
+  between a reply and its next turn, so fewer requests than users may be in flight. Open loop:
+  conversations (one-turn requests for the one-turn kinds) arrive at the rate, each then running
+  on its own. A trace (load point ``trace:SPEED``) sends each line at its timestamp / SPEED from
+  the window's start, whatever the server's speed.
+- A turn sends the conversation so far: its shared prefix (a system message), every earlier user
+  message and the reply exactly as it streamed back, then the new message. A failed turn ends its
+  conversation (the next turn would send a history the user never saw). Once the load point stops
+  issuing, conversations stop at their next turn.
+- The client's estimate of what a prefix cache could serve: whole blocks of ``BLOCK_WORDS`` words
+  that an earlier request sent or got back, counted from the prompt's start (the server's own
+  ``cached_tokens`` is recorded beside it where it reports one).
+- Warm-up conversations are numbered from ``WARMUP_BASE``: the measured ones are the same requests
+  whether or not a warm-up ran.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from typing import TYPE_CHECKING
+
+from benchdb.backends.openai.workload import Turn, Workload
+
+if TYPE_CHECKING:
+    from benchdb.backends.openai.loadgen import Generator
+
+#: Words in one block of the client's prefix estimate (vLLM's default KV block is 16 tokens).
+BLOCK_WORDS = 16
+#: The first warm-up conversation's number.
+WARMUP_BASE = 1 << 40
+
+
+def block_hashes(words: list[str], block: int = BLOCK_WORDS) -> list[bytes]:
+    """One hash per whole block of ``words``, each covering the words from the start to its end."""
+    h = hashlib.blake2b(digest_size=16)
+    out = []
+    for end in range(block, len(words) + 1, block):
+        h.update(" ".join(words[end - block : end]).encode() + b"\x00")
+        out.append(h.copy().digest())
+    return out
+
+
+class PrefixEstimate:
+    """The blocks earlier requests sent or got back: the client's view of the prefix structure."""
+
+    def __init__(self) -> None:
+        self.seen: set[bytes] = set()
+
+    def shared(self, words: list[str]) -> int:
+        n = 0
+        for h in block_hashes(words):
+            if h not in self.seen:
+                break
+            n += 1
+        return n * BLOCK_WORDS
+
+    def remember(self, words: list[str]) -> None:
+        self.seen.update(block_hashes(words))
+
+
+class Conversations:
+    """Hands out conversation numbers (a worker's share: offset, offset + stride, ...) and runs them."""
+
+    def __init__(self, gen: Generator, workload: Workload):
+        self.gen, self.workload = gen, workload
+        self.next = gen.spec.session_offset
+        self.warm_next = WARMUP_BASE + gen.spec.session_offset
+        self.stride = max(1, gen.spec.session_stride)
+        self.estimate = PrefixEstimate()
+
+    def take(self) -> int:
+        if self.gen.warmup:
+            self.warm_next += self.stride
+            return self.warm_next - self.stride
+        self.next += self.stride
+        return self.next - self.stride
+
+    async def run(self, number: int) -> None:
+        gen = self.gen
+        prefix, turns = self.workload.conversation(number)
+        history = [{"role": "system", "content": prefix}] if prefix else []
+        for t, turn in enumerate(turns):
+            if t and turn.think_s:
+                await asyncio.sleep(turn.think_s)
+            if not gen.may_issue():
+                return
+            messages = [*history, {"role": "user", "content": turn.text}]
+            rec = await self.send(messages, turn, number if self.workload.sessions else None, t + 1)
+            if not rec.ok:
+                return
+            history = [*messages, {"role": "assistant", "content": "".join(rec.reply or [])}]
+            self.estimate.remember(_words(history))
+
+    async def send(self, messages: list[dict[str, str]], turn: Turn, session: int | None, number: int):
+        gen = self.gen
+        rec, body = gen.new_record(gen.spec.body(messages, turn.max_tokens))
+        words = _words(messages)
+        rec.session, rec.turn = session, number if session is not None else None
+        rec.shared_words, rec.prompt_words = self.estimate.shared(words), len(words)
+        rec.reply = [] if self.workload.sessions else None
+        await gen.issue(rec, body, turn.max_tokens)
+        if not self.workload.sessions and rec.ok:
+            self.estimate.remember(words)
+        rec.reply = None if not self.workload.sessions else rec.reply
+        return rec
+
+
+def _words(messages: list[dict[str, str]]) -> list[str]:
+    """The words of the messages' texts in order (what a server's prompt holds, without its template)."""
+    return " ".join(m["content"] for m in messages).split()
+
+
+async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
+    """One phase (warm-up or the measured window) of a workload's load point."""
+    spec = gen.spec
+    if workload.kind == "trace":
+        if not gen.warmup:  # a trace is replayed as it is: no warm-up requests of its own
+            await _replay(gen, workload, float(spec.rate or 1.0))
+        return
+    conv = Conversations(gen, workload)
+    if spec.concurrency is not None:
+
+        async def user() -> None:
+            while gen.may_issue():
+                await conv.run(conv.take())
+
+        await asyncio.gather(*(user() for _ in range(spec.concurrency)))
+        return
+    assert spec.rate is not None
+    running: set[asyncio.Task[None]] = set()
+    next_t = time.perf_counter() + gen.first_offset
+    while gen.may_issue():
+        await asyncio.sleep(max(0.0, next_t - time.perf_counter()))
+        if not gen.may_issue():
+            break
+        task = asyncio.get_running_loop().create_task(conv.run(conv.take()))
+        running.add(task)
+        task.add_done_callback(running.discard)
+        if spec.arrival == "constant":
+            next_t += 1.0 / spec.rate
+        else:
+            shape = 1.0 if spec.arrival == "poisson" else spec.burstiness
+            next_t += rng.gammavariate(shape, 1.0 / (spec.rate * shape))
+    if running:
+        await asyncio.gather(*running)
+
+
+async def _replay(gen: Generator, workload: Workload, speed: float) -> None:
+    """Each of this worker's trace lines sent at its timestamp / ``speed`` after the window opened."""
+    spec = gen.spec
+    conv = Conversations(gen, workload)
+    start = gen.window_start
+    running: set[asyncio.Task[None]] = set()
+    for number in range(spec.session_offset, len(workload.trace), max(1, spec.session_stride)):
+        turn = workload.replayed(number)
+        at = start + (turn.at_s or 0.0) / speed
+        await asyncio.sleep(max(0.0, at - time.perf_counter()))
+        if not gen.may_issue():
+            break
+
+        async def one(turn: Turn = turn, at: float = at) -> None:
+            messages = [{"role": "user", "content": turn.text}]
+            rec, body = gen.new_record(gen.spec.body(messages, turn.max_tokens))
+            rec.scheduled = at
+            words = turn.text.split()
+            rec.shared_words, rec.prompt_words = conv.estimate.shared(words), len(words)
+            conv.estimate.remember(words)
+            await gen.issue(rec, body, turn.max_tokens)
+
+        task = asyncio.get_running_loop().create_task(one())
+        running.add(task)
+        task.add_done_callback(running.discard)
+    if running:
+        await asyncio.gather(*running)

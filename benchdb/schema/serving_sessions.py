@@ -1,0 +1,84 @@
+"""The figures of a workload's load point (``--workload``; :mod:`benchdb.backends.openai.workload`)
+beyond the per-request ones of :mod:`benchdb.schema.serving_metrics`: per turn, per conversation and
+of the prefix structure. The metric names are defined in :mod:`benchdb.schema.serving`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from benchdb.harness.scenario import Row
+from benchdb.schema.serving import (
+    CACHE_HIT_PCT,
+    CACHED_TOKENS,
+    SEND_LAG,
+    SESSION,
+    SESSION_GOODPUT,
+    SHARED_PREFIX_PCT,
+    SHARED_PREFIX_WORDS,
+    TTFT_FIRST_TURN,
+    TTFT_LATER_TURNS,
+    TURN,
+    UNITS,
+)
+from benchdb.schema.serving_metrics import measured_in_order, meets_slo
+from benchdb.schema.serving_request import RequestRecord, request_metrics
+
+
+def rows(records: Iterable[RequestRecord], window_start: float, turns: int = 1) -> list[Row]:
+    """Per request (the iteration and ``t_offset_s`` of :func:`serving_metrics.rows`) its turn, its
+    TTFT under its turn's kind, its cached and shared-prefix counts and its send lag; per
+    conversation that ran all ``turns`` turns, its time."""
+    out: list[Row] = []
+    sessions: dict[int, list[RequestRecord]] = {}
+    for i, rec in enumerate(measured_in_order(records)):
+        t = rec.sent - window_start
+        if rec.session is not None:
+            sessions.setdefault(rec.session, []).append(rec)
+        m = request_metrics(rec)
+        ttft = m.ttft if m is not None and rec.turn is not None else None
+        for metric, value in (
+            (TURN, rec.turn),
+            (TTFT_FIRST_TURN if rec.turn == 1 else TTFT_LATER_TURNS, ttft),
+            (CACHED_TOKENS, rec.cached_tokens if m is not None else None),
+            (SHARED_PREFIX_WORDS, rec.shared_words),
+            (SEND_LAG, rec.sent - rec.scheduled if rec.scheduled is not None else None),
+        ):
+            if value is not None:
+                out.append((metric, UNITS[metric], i, t, float(value)))
+    for k, (first, last) in enumerate(sorted(_whole(sessions, turns), key=lambda fl: fl[0])):
+        out.append((SESSION, UNITS[SESSION], k, first - window_start, last - first))
+    return out
+
+
+def _whole(sessions: dict[int, list[RequestRecord]], turns: int) -> list[tuple[float, float]]:
+    """(first send, last end) of each conversation whose every turn completed."""
+    out = []
+    for recs in sessions.values():
+        if len(recs) == turns and all(r.ok and r.end is not None for r in recs):
+            out.append((min(r.sent for r in recs), max(r.end for r in recs if r.end is not None)))
+    return out
+
+
+def point_rows(
+    records: Iterable[RequestRecord], window_s: float, turns: int = 1, slo: dict[str, float] | None = None
+) -> list[Row]:
+    """The load point's cache-hit share (where the server reports cached tokens), the client's
+    shared-prefix share, and with an SLO the conversations that met it in every turn, per second."""
+    done = [r for r in measured_in_order(records) if r.ok]
+    out: list[Row] = []
+    reported = [r for r in done if r.cached_tokens is not None and r.input_tokens]
+    if reported:
+        share = 100.0 * sum(r.cached_tokens or 0 for r in reported) / sum(r.input_tokens or 0 for r in reported)
+        out.append((CACHE_HIT_PCT, UNITS[CACHE_HIT_PCT], 0, 0.0, share))
+    words = sum(r.prompt_words or 0 for r in done if r.shared_words is not None)
+    if words:
+        shared = sum(r.shared_words or 0 for r in done if r.shared_words is not None)
+        out.append((SHARED_PREFIX_PCT, UNITS[SHARED_PREFIX_PCT], 0, 0.0, 100.0 * shared / words))
+    if slo and window_s > 0 and any(r.session is not None for r in done):
+        by: dict[int, list[RequestRecord]] = {}
+        for r in measured_in_order(records):
+            if r.session is not None:
+                by.setdefault(r.session, []).append(r)
+        met = sum(len(v) == turns and all(meets_slo(request_metrics(r), slo) for r in v) for v in by.values())
+        out.append((SESSION_GOODPUT, UNITS[SESSION_GOODPUT], 0, 0.0, met / window_s))
+    return out
