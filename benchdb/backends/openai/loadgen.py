@@ -339,7 +339,7 @@ async def run_async(
     gen.first_offset = first_offset
     try:
         rng = random.Random(spec.seed)
-        if spec.warmup_requests:
+        if spec.warmup_requests or gen.replaying:
             await gen.phase(rng)
         gen.warmup = False
         if shared is not None:

@@ -14,7 +14,9 @@
   that an earlier request sent or got back, counted from the prompt's start (the server's own
   ``cached_tokens`` is recorded beside it where it reports one).
 - Warm-up conversations are numbered from ``WARMUP_BASE``: the measured ones are the same requests
-  whether or not a warm-up ran.
+  whether or not a warm-up ran. A trace's warm-up (at least one request, whatever --warmup says)
+  sends two words, no trace line: a client's first request costs ~80 ms of set-up here, which would
+  make the first lines late.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
+import statistics
 import time
 from typing import TYPE_CHECKING
 
@@ -120,7 +123,11 @@ async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
     """One phase (warm-up or the measured window) of a workload's load point."""
     spec = gen.spec
     if workload.kind == "trace":
-        if not gen.warmup:  # a trace is replayed as it is: no warm-up requests of its own
+        if gen.warmup:  # a trace is replayed as it is: the warm-up sends a few words, no trace line
+            for _ in range(max(1, spec.warmup_requests)):
+                body = spec.body([{"role": "user", "content": "warm up"}], 1)
+                await gen.issue(gen.new_record(body)[0], body, 1)
+        else:
             await _replay(gen, workload, float(spec.rate or 1.0))
         return
     conv = Conversations(gen, workload)
@@ -152,29 +159,51 @@ async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
 
 
 async def _replay(gen: Generator, workload: Workload, speed: float) -> None:
-    """Each of this worker's trace lines sent at its timestamp / ``speed`` after the window opened."""
+    """Each of this worker's trace lines sent at its timestamp / ``speed`` after the window opened.
+    A request's body is built before its time comes, and the wait ends ``SPIN_S`` early and yields
+    until the time: the event loop's timers wake up to a millisecond late (epoll)."""
     spec = gen.spec
     conv = Conversations(gen, workload)
     start = gen.window_start
     running: set[asyncio.Task[None]] = set()
+    #: The client's own time from issuing a request to its leaving (httpx builds it: ~1.5 ms here),
+    #: the median of the last few: a request is issued that much before its time.
+    lead: list[float] = []
     for number in range(spec.session_offset, len(workload.trace), max(1, spec.session_stride)):
         turn = workload.replayed(number)
         at = start + (turn.at_s or 0.0) / speed
-        await asyncio.sleep(max(0.0, at - time.perf_counter()))
+        body = gen.spec.body([{"role": "user", "content": turn.text}], turn.max_tokens)
+        words = turn.text.split()
+        await _until(at - (statistics.median(lead) if lead else 0.0))
         if not gen.may_issue():
             break
-
-        async def one(turn: Turn = turn, at: float = at) -> None:
-            messages = [{"role": "user", "content": turn.text}]
-            rec, body = gen.new_record(gen.spec.body(messages, turn.max_tokens))
-            rec.scheduled = at
-            words = turn.text.split()
-            rec.shared_words, rec.prompt_words = conv.estimate.shared(words), len(words)
-            conv.estimate.remember(words)
-            await gen.issue(rec, body, turn.max_tokens)
-
-        task = asyncio.get_running_loop().create_task(one())
+        rec, _ = gen.new_record(body)
+        rec.scheduled = at
+        rec.shared_words, rec.prompt_words = conv.estimate.shared(words), len(words)
+        conv.estimate.remember(words)
+        task = asyncio.get_running_loop().create_task(_timed(gen, rec, body, turn.max_tokens, lead))
         running.add(task)
         task.add_done_callback(running.discard)
+        await asyncio.sleep(0)  # the request starts now, not after the next line's wait
     if running:
         await asyncio.gather(*running)
+
+
+async def _timed(gen: Generator, rec, body: bytes, max_tokens: int, lead: list[float]) -> None:
+    issued = time.perf_counter()
+    await gen.issue(rec, body, max_tokens)
+    if rec.first_byte is not None:  # it left: its send time is its own
+        lead.append(min(rec.sent - issued, 0.05))
+        del lead[:-16]
+
+
+#: How long before a replayed request's time the timer wait ends (then the loop yields until it).
+SPIN_S = 0.0015
+
+
+async def _until(at: float) -> None:
+    """Return at ``at`` (``perf_counter``), letting other tasks run meanwhile."""
+    if at - time.perf_counter() > SPIN_S:
+        await asyncio.sleep(at - time.perf_counter() - SPIN_S)
+    while time.perf_counter() < at:
+        await asyncio.sleep(0)

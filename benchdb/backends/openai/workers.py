@@ -96,7 +96,8 @@ def shares(spec: LoadSpec, n: int) -> list[tuple[LoadSpec, float]]:
     most = split(min(rule.max_iters, sys.maxsize // 2), n)
     out = []
     for i in range(n):
-        prompts = spec.prompts[i % len(spec.prompts) :] + spec.prompts[: i % len(spec.prompts)]
+        k = i % len(spec.prompts) if spec.prompts else 0
+        prompts = spec.prompts[k:] + spec.prompts[:k]
         sub = dataclasses.replace(
             spec,
             prompts=prompts,

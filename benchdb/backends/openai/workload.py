@@ -4,8 +4,8 @@ the scenario's identity and printed in its reproduce command.
 Kinds (``KIND:key=value,...`` on the command line, or the same keys in a YAML/JSON file):
 
 - ``single``: independent one-turn requests (today's traffic). Keys: ``input``, ``output`` (lengths,
-  below), ``never-cached=true`` (every prompt starts with a word of its own, so no two prompts share
-  even a first token: no prefix cache can serve any of it).
+  below), ``never-cached=true`` (every prompt starts with a word of its own and of this run's, so no
+  two prompts share even a first token, in one run or two: no prefix cache can serve any of it).
 - ``shared-prefix``: ``prefix`` tokens shared by groups of ``group`` requests, on a ``share`` (0-1) of
   the requests; the rest carry no shared prefix. Keys as ``single`` besides.
 - ``multi-turn``: conversations of ``turns`` turns; a user thinks ``think`` seconds between a reply
@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 import random
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,9 @@ class Workload:
     trace: tuple[dict[str, Any], ...] = ()
     trace_hash: str = ""
     block: int = 512
+    #: never-cached: this run's own word (random, not seeded), so that a second run against the same
+    #: server finds nothing of the first in its cache; the one part of a workload a seed does not fix.
+    nonce: str = field(default_factory=lambda: secrets.token_hex(4), compare=False)
 
     # -- the definition ------------------------------------------------------------------------
     def canonical(self) -> str:
@@ -167,8 +171,8 @@ class Workload:
         turns = []
         for t in range(self.turns if self.kind == "multi-turn" else 1):
             text = _words(rng, self.input.draw(rng))
-            if self.never_cached:
-                text = f"r{self.seed}x{number}q " + text  # a first word no other prompt has
+            if self.never_cached:  # a first word no other prompt has, in this run or any other
+                text = f"r{self.nonce}x{number}q " + text
             turns.append(Turn(text, self.output.draw(rng), self.think_s if t else 0.0))
         return prefix, turns
 
@@ -224,7 +228,7 @@ def _build(kind: str, keys: dict[str, Any], seq_len: int | None, gen_tokens: int
             value = None
         if value is None or value < low or (high is not None and value > high):
             bound = f" and at most {high:g}" if high is not None else ""
-            raise BenchdbError(f"--workload {kind}: {key}={raw!r} must be a number >= {low:g}{bound}")
+            raise BenchdbError(f"--workload {kind}: {key}={raw} must be a number >= {low:g}{bound}")
         return value
 
     seed = num("seed", 0)

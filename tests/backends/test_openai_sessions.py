@@ -1,0 +1,131 @@
+"""A workload's traffic (benchdb.backends.openai.sessions) against the stub's prefix cache, whose
+truth is known: real sockets and streams, the stub in this process.
+
+Timing bounds are loose on purpose, as in test_openai_loadgen.py (the stub and the client share this
+process and its two cores); the cache's effect they check is several times that noise.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+
+import pytest
+from conftest import child
+
+from benchdb.harness.timing import StopRule
+
+pytest.importorskip("httpx")
+
+from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402
+from benchdb.schema import serving_sessions  # noqa: E402
+from benchdb.schema.serving import SESSION, SHARED_PREFIX_PCT, TTFT_FIRST_TURN, TTFT_LATER_TURNS  # noqa: E402
+from benchdb.schema.serving_request import request_metrics  # noqa: E402
+from benchdb.testing.stub import StubConfig, StubServer  # noqa: E402
+
+BASE_MS, PREFILL_MS = 10.0, 0.25
+
+
+def spec(url: str, workload: str, n: int = 24, **kw) -> LoadSpec:
+    rule = StopRule(warmup_iters=0, min_iters=1, min_time_s=0.0, max_time_s=30.0, max_iters=n, target_ci=1e-9)
+    base = dict(base_url=url, model="stub", prompts=[], endpoint="chat", max_tokens=8, concurrency=2)
+    return LoadSpec(**{**base, "rule": rule, "request_timeout_s": 20.0, "workload": workload, **kw})
+
+
+def truth_s(rec) -> float:
+    """The stub's TTFT for this request: its base plus the prefill of the words its cache did not hold."""
+    return (BASE_MS + (rec.input_tokens - rec.cached_tokens) * PREFILL_MS) / 1e3
+
+
+def test_later_turns_are_served_from_the_cache_and_measured_at_the_stubs_truth():
+    cfg = StubConfig(ttft_ms=BASE_MS, itl_ms=1.0, prefill_ms=PREFILL_MS)
+    with StubServer(cfg) as stub:
+        res = run(spec(stub.url, "multi-turn:turns=4,input=120,output=8", n=32, warmup_requests=4))
+        log = list(stub.stub.cache.log)
+    measured = res.measured
+    assert res.errors == {} and len(measured) == 32
+    assert sum(r.warmup for r in res.records) == 4
+    assert {r.turn for r in measured} == {1, 2, 3, 4} and len(log) == 36
+    # every conversation sent its history: turn k's prompt holds k messages of 120 words and k-1 replies of 8
+    for r in measured:
+        assert r.input_tokens == 120 * r.turn + 8 * (r.turn - 1)
+    later = [r for r in measured if r.turn > 1]
+    # the client's own estimate of the shared prefix is the stub's cache, block for block
+    assert all(r.shared_words == r.cached_tokens for r in measured), [(r.shared_words, r.cached_tokens) for r in later]
+    assert all(r.cached_tokens >= 112 * (r.turn - 1) for r in later)
+    ratios = [request_metrics(r).ttft / truth_s(r) for r in later]
+    assert 0.97 < statistics.median(ratios) < 1.3, ratios
+    # without its cache a turn-4 prompt (380 words) would take 105 ms to its first token; it took ~40
+    uncached = [(BASE_MS + r.input_tokens * PREFILL_MS) / 1e3 for r in later if r.turn == 4]
+    took = [request_metrics(r).ttft for r in later if r.turn == 4]
+    assert statistics.median(took) < 0.6 * statistics.median(uncached)
+    rows = serving_sessions.rows(res.records, res.window_start, turns=4)
+    names = {m for m, *_ in rows}
+    assert {TTFT_FIRST_TURN, TTFT_LATER_TURNS, SESSION} <= names
+    sessions = [v for m, _, _, _, v in rows if m == SESSION]
+    assert len(sessions) >= 6 and all(s > 4 * BASE_MS / 1e3 for s in sessions)
+
+
+def test_never_cached_prompts_get_nothing_from_the_cache_even_on_a_second_run():
+    cfg = StubConfig(ttft_ms=5.0, itl_ms=1.0, prefill_ms=0.01)
+    with StubServer(cfg) as stub:
+        never = [run(spec(stub.url, "single:input=64,output=4,never-cached=true", n=20)) for _ in range(2)]
+        plain = [run(spec(stub.url, "single:input=64,output=4", n=20)) for _ in range(2)]
+    for res in never:
+        assert sum(r.cached_tokens for r in res.measured) == 0
+        assert sum(r.shared_words for r in res.measured) == 0
+        assert dict((m, v) for m, _, _, _, v in serving_sessions.point_rows(res.records, res.window_s))[
+            SHARED_PREFIX_PCT
+        ] == 0.0
+    # the same seed without the mode sends the same prompts: the second run finds them all cached
+    assert sum(r.cached_tokens for r in plain[0].measured) == 0
+    assert all(r.cached_tokens == 64 for r in plain[1].measured)
+
+
+def test_a_shared_prefix_is_cached_for_the_rest_of_its_group():
+    cfg = StubConfig(ttft_ms=5.0, itl_ms=1.0, prefill_ms=0.05)
+    with StubServer(cfg) as stub:
+        res = run(spec(stub.url, "shared-prefix:prefix=256,group=10,input=32,output=4", n=30, concurrency=1))
+    hits = [r.cached_tokens for r in sorted(res.measured, key=lambda r: r.sent)]
+    # requests 0, 10 and 20 open a group; the others find its 256 words (16 blocks) cached
+    assert [i for i, h in enumerate(hits) if h < 256] == [0, 10, 20], hits
+
+
+def test_a_replayed_trace_leaves_on_the_traces_clock(tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    lines = [
+        {"timestamp": 10 * i, "input_length": 32, "output_length": 2, "hash_ids": [i % 3, 100 + i]} for i in range(120)
+    ]
+    trace.write_text("\n".join(json.dumps(x) for x in lines))
+    # the stub in a process of its own: in this one it would wait for the client's GIL
+    argv = [sys.executable, "-m", "benchdb.testing.stub", "--port", "0", "--ttft-ms", "2", "--itl-ms", "1"]
+    with child(argv, stdout=subprocess.PIPE, text=True) as proc:
+        url = proc.stdout.readline().split()[-1]
+        res = run(spec(url, f"trace:file={trace},block=16", n=10_000, rate=1.0, arrival="trace", concurrency=None))
+    sends = sorted(r.sent - res.window_start for r in res.measured)
+    assert len(sends) == 120 and res.errors == {}  # the whole trace, no stopping on convergence
+    # the client issues each request its own median set-up time early (~1.5 ms here), so that it leaves
+    # on the trace's clock: here |lag| was 0.2 ms at the median, 1.6 ms at p99 (the bounds allow a busy CI)
+    lags = sorted(abs(r.sent - r.scheduled) for r in res.measured)
+    assert statistics.median(lags) < 0.001 and lags[int(0.99 * len(lags))] < 0.01, lags[-5:]
+    # lines that share hash id i % 3 share their first block: the client sees 16 shared words from line 3 on
+    shared = [r.shared_words for r in sorted(res.measured, key=lambda r: r.sent)]
+    assert shared[:3] == [0, 0, 0] and all(s == 16 for s in shared[3:])
+
+
+def test_two_client_workers_send_the_same_conversations_as_one():
+    cfg = StubConfig(ttft_ms=5.0, itl_ms=1.0, prefill_ms=0.01)
+    from benchdb.backends.openai import workers
+
+    wl = "multi-turn:turns=2,input=uniform:20:40,output=4,seed=3"
+    with StubServer(cfg) as stub:
+        one = run(spec(stub.url, wl, n=16, concurrency=2))
+        two = workers.run(spec(stub.url, wl, n=16, concurrency=2), 2)
+
+    def sent(res) -> set[tuple[int, int, int]]:
+        return {(r.session, r.turn, r.input_tokens) for r in res.measured if r.session is not None and r.session < 4}
+
+    assert sent(one) and sent(one) == sent(two)
+    assert all(r.turn is not None and r.shared_words is not None for r in two.measured)
