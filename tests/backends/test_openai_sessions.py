@@ -76,9 +76,10 @@ def test_never_cached_prompts_get_nothing_from_the_cache_even_on_a_second_run():
     for res in never:
         assert sum(r.cached_tokens for r in res.measured) == 0
         assert sum(r.shared_words for r in res.measured) == 0
-        assert dict((m, v) for m, _, _, _, v in serving_sessions.point_rows(res.records, res.window_s))[
-            SHARED_PREFIX_PCT
-        ] == 0.0
+        assert (
+            dict((m, v) for m, _, _, _, v in serving_sessions.point_rows(res.records, res.window_s))[SHARED_PREFIX_PCT]
+            == 0.0
+        )
     # the same seed without the mode sends the same prompts: the second run finds them all cached
     assert sum(r.cached_tokens for r in plain[0].measured) == 0
     assert all(r.cached_tokens == 64 for r in plain[1].measured)

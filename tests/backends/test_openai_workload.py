@@ -15,9 +15,7 @@ from benchdb.errors import BenchdbError
 def test_the_canonical_definition_names_every_key_and_parses_back_to_itself():
     w = workload.parse("multi-turn:turns=3,think=1.5s,input=uniform:50:80,output=normal:64:8,prefix=128,group=4")
     text = w.canonical()
-    assert text == (
-        "multi-turn:input=uniform:50:80,output=normal:64:8,turns=3,think=1.5s,prefix=128,group=4,seed=0"
-    )
+    assert text == ("multi-turn:input=uniform:50:80,output=normal:64:8,turns=3,think=1.5s,prefix=128,group=4,seed=0")
     assert workload.parse(text).canonical() == text
     # the scenario's lengths are the defaults: a plain single workload is the input shape it runs at
     assert workload.parse("single", seq_len=128, gen_tokens=32).canonical() == "single:input=128,output=32,seed=0"
@@ -91,7 +89,8 @@ def test_a_length_file_is_drawn_from_and_named_by_its_content(tmp_path):
 def test_a_yaml_file_defines_the_same_workload_as_the_inline_form(tmp_path):
     f = tmp_path / "w.yaml"
     f.write_text("kind: multi-turn\nturns: 2\ninput: 30\noutput: 8\nthink: 0.5\n")
-    assert workload.parse(str(f)).canonical() == workload.parse("multi-turn:turns=2,input=30,output=8,think=0.5").canonical()
+    inline = workload.parse("multi-turn:turns=2,input=30,output=8,think=0.5")
+    assert workload.parse(str(f)).canonical() == inline.canonical()
 
 
 def test_a_trace_replays_its_lines_in_time_order_with_shared_blocks_as_shared_text(tmp_path):
