@@ -54,6 +54,13 @@ SESSION = "session_s"
 CACHE_HIT_PCT = "cache_hit_pct"
 SHARED_PREFIX_PCT = "shared_prefix_pct"
 SESSION_GOODPUT = "session_goodput"
+#: The load point's steady-state window (:mod:`benchdb.analysis.steady_state`; its bounds, method
+#: and, when none was found, why, are in the result's ``extra["steady_state"]``): TTFT and TPOT of the
+#: requests sent within it, and its throughputs over its issue span (first to last send in it).
+STEADY_TTFT = "steady_ttft_s"
+STEADY_TPOT = "steady_tpot_s"
+STEADY_OUTPUT_THROUGHPUT = "steady_output_throughput"
+STEADY_REQUEST_THROUGHPUT = "steady_request_throughput"
 
 UNITS = {
     TTFT: "s",
@@ -84,4 +91,8 @@ UNITS = {
     CACHE_HIT_PCT: "%",
     SHARED_PREFIX_PCT: "%",
     SESSION_GOODPUT: "sessions/s",
+    STEADY_TTFT: "s",
+    STEADY_TPOT: "s",
+    STEADY_OUTPUT_THROUGHPUT: "tokens/s",
+    STEADY_REQUEST_THROUGHPUT: "req/s",
 }

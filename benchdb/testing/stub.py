@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from benchdb.testing.stub_cache import PrefixCache, Truth
+from benchdb.testing.stub_cache import PrefixCache, Truth, itl_factor
 
 #: How far ahead of a deadline a sleep aims (the median wake-up lateness of select(), module doc).
 EARLY_S = 0.0001
@@ -70,6 +70,8 @@ class StubConfig:
     #: served from the cache, whose blocks are ``cache_block`` words; 0: no cache, TTFT is ``ttft_ms``.
     prefill_ms: float = 0.0
     cache_block: int = 16
+    #: A load shape (:func:`benchdb.testing.stub_cache.itl_factor`): warmup:K:F, drain:K:F, drift:D, shift:K:F.
+    shape: str = ""
 
 
 class Stub:
@@ -177,7 +179,7 @@ class Stub:
             "created": int(time.time()),
             "model": cfg.model,
         }
-        itl = cfg.itl_ms / 1e3
+        itl = cfg.itl_ms / 1e3 * itl_factor(cfg.shape, n)
         if not req.get("stream"):
             await _sleep_until(arrival + ttft + max(0, n_tokens - 1) * itl)
             text = "".join(f" t{i}" for i in range(n_tokens))
@@ -354,6 +356,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
     p.add_argument("--prefill-ms", type=float, default=0.0, help="TTFT added per prompt word not in its prefix cache")
+    p.add_argument("--shape", default="", help="warmup:K:F, drain:K:F, drift:D or shift:K:F (stub_cache.itl_factor)")
     p.add_argument(
         "--epoll",
         action="store_true",
@@ -380,6 +383,7 @@ def main(argv: list[str] | None = None) -> None:
         long_line_every=a.long_line_every,
         long_line_bytes=int(a.long_line_mib * (1 << 20)),
         prefill_ms=a.prefill_ms,
+        shape=a.shape,
     )
     if not a.epoll:
         cap_open_files()

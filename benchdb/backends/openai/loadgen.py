@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import json
 import random
 import sys
@@ -342,6 +343,10 @@ async def run_async(
         if spec.warmup_requests or gen.replaying:
             await gen.phase(rng)
         gen.warmup = False
+        # what exists now is never garbage: a full collection over it (tens of ms with a large heap)
+        # would stall every request in flight mid-window
+        gc.collect()
+        gc.freeze()
         if shared is not None:
             gen.shared = shared
             gen.window_start = await shared.open_window(gen)
@@ -354,6 +359,7 @@ async def run_async(
         window_end = time.perf_counter()
         cpu, loop_cpu = time.process_time() - cpu0, time.thread_time() - loop0
     finally:
+        gc.unfreeze()
         await clients.aclose()
         if own_stats and stats is not None:
             stats.close()

@@ -45,6 +45,7 @@ def sweep(
     info: dict,
     on_start: Callable[[int], None] | None,
 ) -> Iterator[Outcome]:
+    from benchdb.analysis import steady_state
     from benchdb.backends.openai import workers
     from benchdb.backends.openai.urls import Redirected
     from benchdb.schema import serving_metrics as metrics
@@ -96,11 +97,13 @@ def sweep(
             continue
         summary = metrics.summary(result.records, result.window_s, slo)
         turns = _turns(load)
+        steady_rows, steady = steady_state.of_point(result.records, result.window_start)
         rows: list[Row] = [
             *metrics.rows(result.records, result.window_start),
             *metrics.point_rows(summary, result.client_cpu_pct),
             *sessions.rows(result.records, result.window_start, turns),
             *sessions.point_rows(result.records, result.window_s, turns, slo),
+            *steady_rows,
             *_energy_rows(joules, result, metered_to - metered_from),
         ]
         extra: dict[str, Any] = {
@@ -110,6 +113,7 @@ def sweep(
             "client_cpu_pct": result.client_cpu_pct,
             "client_loop_cpu_pct": result.loop_cpu_pct,
             "slo": backend_option(opts, "slo"),
+            "steady_state": steady,
         }
         if result.workers:  # how the client was split: not identity (the server's timings are the same)
             extra["client_workers"] = result.workers
