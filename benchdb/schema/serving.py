@@ -54,7 +54,7 @@ SESSION = "session_s"
 CACHE_HIT_PCT = "cache_hit_pct"
 SHARED_PREFIX_PCT = "shared_prefix_pct"
 SESSION_GOODPUT = "session_goodput"
-#: The load point's steady-state window (:mod:`benchdb.analysis.steady_state`; its bounds, method
+#: The load point's steady-state window (:mod:`benchdb.schema.steady_state`; its bounds, method
 #: and, when none was found, why, are in the result's ``extra["steady_state"]``): TTFT and TPOT of the
 #: requests sent within it, and its throughputs over its issue span (first to last send in it).
 STEADY_TTFT = "steady_ttft_s"

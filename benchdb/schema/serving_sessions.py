@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from benchdb.harness.scenario import Row
 from benchdb.schema.serving import (
     CACHE_HIT_PCT,
     CACHED_TOKENS,
@@ -20,7 +19,7 @@ from benchdb.schema.serving import (
     TURN,
     UNITS,
 )
-from benchdb.schema.serving_metrics import measured_in_order, meets_slo
+from benchdb.schema.serving_metrics import Row, measured_in_order, meets_slo
 from benchdb.schema.serving_request import RequestRecord, request_metrics
 
 

@@ -130,3 +130,11 @@ def test_two_client_workers_send_the_same_conversations_as_one():
 
     assert sent(one) and sent(one) == sent(two)
     assert all(r.turn is not None and r.shared_words is not None for r in two.measured)
+
+
+def test_the_stubs_load_shapes_slow_the_requests_they_name():
+    from benchdb.testing.stub_cache import itl_factor
+
+    assert [itl_factor("warmup:2:3", n) for n in (1, 2, 3)] == [3.0, 3.0, 1.0]
+    assert [itl_factor("drain:2:2", n) for n in (2, 3)] == [1.0, 2.0]
+    assert itl_factor("drift:0.5", 4) == 3.0 and itl_factor("", 7) == 1.0

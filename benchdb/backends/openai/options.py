@@ -111,8 +111,8 @@ OPTIONS: tuple[Option, ...] = (
         "str",
         None,
         "What each load point sends (docs: guides/serving.md): single, shared-prefix, multi-turn or trace, "
-        "with its keys, e.g. multi-turn:turns=4,think=1s,input=uniform:100:300,output=128,prefix=512; or a "
-        "YAML/JSON file of the same keys. A trace replays at its own clock: --request-rate trace:SPEED.",
+        "with its keys, e.g. multi-turn:turns=4,think=1s or shared-prefix:prefix=512,group=8; or a YAML/JSON "
+        "file of the same keys. A trace replays at its own clock: --request-rate trace:SPEED.",
         metavar="KIND:K=V,...|FILE",
     ),
     Option("max_requests", "int", 5000, "Measured requests at most per load point.", minimum=1),

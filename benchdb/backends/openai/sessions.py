@@ -26,12 +26,13 @@ import hashlib
 import random
 import statistics
 import time
-from typing import TYPE_CHECKING
+from typing import Any
 
 from benchdb.backends.openai.workload import Turn, Workload
 
-if TYPE_CHECKING:
-    from benchdb.backends.openai.loadgen import Generator
+#: The load generator's :class:`benchdb.backends.openai.loadgen.Generator` (which imports this
+#: module: named loosely here so that the two do not import each other).
+Generator = Any
 
 #: Words in one block of the client's prefix estimate (vLLM's default KV block is 16 tokens).
 BLOCK_WORDS = 16

@@ -45,11 +45,11 @@ def sweep(
     info: dict,
     on_start: Callable[[int], None] | None,
 ) -> Iterator[Outcome]:
-    from benchdb.analysis import steady_state
     from benchdb.backends.openai import workers
     from benchdb.backends.openai.urls import Redirected
     from benchdb.schema import serving_metrics as metrics
     from benchdb.schema import serving_sessions as sessions
+    from benchdb.schema import steady_state
 
     refused = None
     try:

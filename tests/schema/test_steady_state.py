@@ -1,12 +1,12 @@
-"""The steady-state window (benchdb.analysis.steady_state) of load points against the stub's scripted
+"""The steady-state window (benchdb.schema.steady_state) of load points against the stub's scripted
 shapes, whose truth is known: a warm-up, a drain, a drift, a level shift; real sockets and streams."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchdb.analysis import steady_state
 from benchdb.harness.timing import StopRule
+from benchdb.schema import steady_state
 
 pytest.importorskip("httpx")
 
