@@ -138,3 +138,68 @@ def test_the_stubs_load_shapes_slow_the_requests_they_name():
     assert [itl_factor("warmup:2:3", n) for n in (1, 2, 3)] == [3.0, 3.0, 1.0]
     assert [itl_factor("drain:2:2", n) for n in (2, 3)] == [1.0, 2.0]
     assert itl_factor("drift:0.5", 4) == 3.0 and itl_factor("", 7) == 1.0
+
+
+STUB_CMD = (
+    f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} "
+    "--ttft-ms 5 --itl-ms 1 --prefill-ms 0.05"
+)
+
+
+def test_a_workload_from_the_command_line_is_its_own_series_with_per_turn_figures(tmp_path):
+    import duckdb
+    from conftest import benchdb_cmd
+
+    from benchdb.reports.drilldown import drilldown
+
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    workloads = {"single": "single:input=40,output=4", "multi": "multi-turn:turns=3,input=40,output=4,seed=2"}
+    common = ["--mode", "chat", "--concurrency", "2", "--warmup", "2", "--min-iters", "18", "--min-time", "0"]
+    common += ["--max-time", "10", "--max-requests", "18", "--max-background-cpu", "100%", "--gen-tokens", "4"]
+    for name, wl in workloads.items():
+        proc = benchdb_cmd(
+            "run", "--backend", "openai", "--model", "stub", "--server", STUB_CMD, "--workload", wl,
+            *common, "--seq-lens", "40", "--out", str(out / name),
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+    benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute(
+            "SELECT result_id, series_id, input_shape, options->>'workload', extra->'steady_state'->>'method' "
+            "FROM results ORDER BY input_shape"
+        ).fetchall()
+        metrics = {
+            r: {m for (m,) in con.execute("SELECT DISTINCT metric FROM samples WHERE result_id = ?", [r]).fetchall()}
+            for r, *_ in rows
+        }
+        detail = {d["result_id"]: d["command"] for d in drilldown(con, [r for r, *_ in rows])}
+    assert len({series for _, series, *_ in rows}) == 2  # the workload is part of the identity
+    (multi, *_), (single, *_) = rows
+    assert [r[2] for r in rows] == ["in=40,out=4,concurrency=2,multi-turn", "in=40,out=4,concurrency=2,single"]
+    assert rows[0][3] == "multi-turn:input=40,output=4,turns=3,think=0s,seed=2"
+    assert all(r[4] and r[4].startswith("issue-order buckets") for r in rows)
+    assert {"turn", "ttft_first_turn_s", "ttft_later_turns_s", "session_s", "cached_tokens"} <= metrics[multi]
+    assert "turn" not in metrics[single] and "shared_prefix_words" in metrics[single]
+    assert f"--workload {workloads['multi']}" in detail[multi].replace("'", "")
+
+
+def test_a_workload_that_contradicts_its_load_point_is_refused_in_one_line(tmp_path):
+    from conftest import benchdb_cmd
+
+    trace = tmp_path / "t.jsonl"
+    trace.write_text('{"timestamp": 0, "input_length": 4, "output_length": 1}\n')
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text('{"prompt": "hi"}\n')
+    cases = [
+        (["--workload", "chatty"], "--workload 'chatty': unknown kind 'chatty'"),
+        (["--workload", f"trace:file={trace}"], "a trace workload replays at its own clock"),
+        (["--workload", "single", "--request-rate", "trace:1"], "a trace workload replays at its own clock"),
+        (["--workload", "single", "--prompts", str(prompts)], "--workload and --prompts both say what to send"),
+    ]
+    for args, text in cases:
+        proc = benchdb_cmd(
+            "run", "--backend", "openai", "--model", "m", "--server", STUB_CMD, *args, "--out", str(tmp_path / "o"),
+            "--dry-run",
+        )  # fmt: skip
+        assert proc.returncode == 2 and text in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
