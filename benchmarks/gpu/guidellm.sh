@@ -16,22 +16,10 @@ source "$(dirname "$0")/lib.sh"
 begin guidellm 200
 
 use_wheels
-TF=${TF:-$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/transformers")}
 GL=$(command -v guidellm || echo "$PY -m guidellm")
 "$PY" -c "import guidellm, transformers; print('guidellm', guidellm.__version__ if hasattr(guidellm, '__version__') \
 else '?', 'transformers', transformers.__version__)" 2>&1 | tee "$W/versions.txt"
-step build-llm 60 "$PY" -m benchdb.testing.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
-port=18241
-url=http://127.0.0.1:$port
-$TF serve "$W/llm" --port $port --continuous-batching --device "${DEVICE:-cuda:0}" >"$W/server.log" 2>&1 &
-SERVER=$!
-step server-up 120 "$PY" -c "import os, sys, time, urllib.request as u
-for _ in range(240):
-    try:
-        u.urlopen(sys.argv[1], timeout=2); break
-    except OSError:
-        os.kill(int(sys.argv[2]), 0)   # the server died: stop waiting
-        time.sleep(0.5)" "$url/health" "$SERVER"
+serve_tiny_llm 18241
 
 for c in ${CONCURRENCY:-4 16}; do
   step "benchdb-$c" 60 "$PY" -m benchdb run --backend openai --url "$url" --server-hardware h200-box --model "$W/llm" \

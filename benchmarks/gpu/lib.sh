@@ -42,3 +42,19 @@ use_wheels() {  # install build/gpu-wheels (when present) into $W/site and impor
   # the wheels' benchdb, never the working tree's (python -m would put the current folder first)
   export PYTHONPATH=$W/site PATH=$W/site/bin:$PATH PYTHONSAFEPATH=1
 }
+
+serve_tiny_llm() {  # serve_tiny_llm PORT: build tiny_llm (LLM_SIZE, default small) into $W/llm and serve it
+  # with `transformers serve --continuous-batching` on DEVICE (default cuda:0); sets TF, url and SERVER
+  TF=${TF:-$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/transformers")}
+  step build-llm 90 "$PY" -m benchdb.testing.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
+  url=http://127.0.0.1:$1
+  $TF serve "$W/llm" --port "$1" --continuous-batching --device "${DEVICE:-cuda:0}" >"$W/server.log" 2>&1 &
+  SERVER=$!
+  step server-up 150 "$PY" -c "import os, sys, time, urllib.request as u
+for _ in range(300):
+    try:
+        u.urlopen(sys.argv[1], timeout=2); break
+    except OSError:
+        os.kill(int(sys.argv[2]), 0)   # the server died: stop waiting
+        time.sleep(0.5)" "$url/health" "$SERVER"
+}

@@ -15,21 +15,9 @@ source "$(dirname "$0")/lib.sh"
 begin multiturn 240
 
 use_wheels
-TF=${TF:-$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/transformers")}
 "$PY" -c "import transformers, torch; print('transformers', transformers.__version__, 'torch', torch.__version__, \
 torch.cuda.get_device_name(0))" 2>&1 | tee "$W/versions.txt"
-step build-llm 90 "$PY" -m benchdb.testing.tiny_llm --size "${LLM_SIZE:-small}" "$W/llm"
-port=18251
-url=http://127.0.0.1:$port
-$TF serve "$W/llm" --port $port --continuous-batching --device "${DEVICE:-cuda:0}" >"$W/server.log" 2>&1 &
-SERVER=$!
-step server-up 150 "$PY" -c "import os, sys, time, urllib.request as u
-for _ in range(300):
-    try:
-        u.urlopen(sys.argv[1], timeout=2); break
-    except OSError:
-        os.kill(int(sys.argv[2]), 0)   # the server died: stop waiting
-        time.sleep(0.5)" "$url/health" "$SERVER"
+serve_tiny_llm 18251
 
 T=${TURNS:-4} IN=${INPUT:-256} GEN=${OUTPUT:-64}
 for c in ${CONCURRENCY:-4 16}; do
