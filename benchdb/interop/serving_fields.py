@@ -170,6 +170,13 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
             out.append(RequestRecord(index=i, sent=sent, error=error.splitlines()[-1][:500]))
             continue
         t = sent + duration(lists["ttfts"][i], f"ttfts[{i}]")
+        if ins is not None and tokens(ins[i], f"input_lens[{i}]") == 0:
+            # a completed request had a prompt: 0 is a writer that lost the count (SGLang's multi-turn
+            # replay wrote 0 input tokens: sglang#30304), and every input figure after it would be wrong
+            raise SourceError(
+                f"{what}: input_lens[{i}] is 0 for a completed request (a prompt has at least one token): "
+                "the writer lost its input counts"
+            )
         rec = RequestRecord(
             index=i,
             sent=sent,

@@ -106,6 +106,16 @@ PER_TOKEN_DEFINITIONS = definitions(
 )
 
 
+#: Datasets SGLang replays as conversations (one row, several rounds), and why their input_lens go.
+MULTI_TURN_DATASETS = ("agentic-trace", "mooncake")
+MULTI_TURN_INPUTS = "multi-turn replay: SGLang writes one input length per conversation for every round (sglang#39889)"
+
+
+def _multi_turn(doc: dict) -> bool:
+    turns = doc.get("gsp_num_turns")
+    return doc.get("dataset_name") in MULTI_TURN_DATASETS or (isinstance(turns, int) and turns > 1)
+
+
 def _lengths(doc: dict) -> tuple[int | None, int | None]:
     """The lengths a random dataset asked for (with a range ratio below 1, the most it asked for:
     each request drew between ratio x and that); else None (the mean over the requests)."""
@@ -136,6 +146,13 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
     cap = doc.get("max_concurrency")
     detailed = "ttfts" in doc and "itls" in doc
     records = records_from_lists(doc, where) if detailed else None
+    dropped = None
+    if records is not None and _multi_turn(doc):
+        # a multi-turn replay copies its conversation's one length to every round (sglang#39889): the
+        # per-request input counts are not the rounds', so none is kept and the result says why
+        for r in records:
+            r.input_tokens = None
+        dropped = MULTI_TURN_INPUTS
     completed = int(doc.get("completed") or 0)
     in_len, out_len = _lengths(doc)
     if in_len is None and not detailed and completed:
@@ -185,6 +202,7 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
             "dataset_name": doc.get("dataset_name"),
             "line": n,
             "random_range_ratio": doc.get("random_range_ratio"),
+            **({"input_lens_dropped": dropped} if dropped else {}),
         },
     )
     return to_imported(point)

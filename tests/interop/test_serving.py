@@ -338,6 +338,24 @@ def test_sglang_line_without_server_info_needs_a_model(tmp_path):
     assert r.exit_code == 0, r.output
 
 
+def test_an_input_count_of_0_rejects_the_file_and_a_multi_turn_replay_drops_its_input_counts(tmp_path):
+    doc = json.loads((FIX / "sglang" / "c2_details.jsonl").read_text().splitlines()[0])
+    zero = dict(doc, input_lens=[0] * len(doc["input_lens"]))
+    bad = tmp_path / "zero.jsonl"
+    bad.write_text(json.dumps(zero) + "\n")
+    r = cli("import", "sglang-serve", bad, "--out", tmp_path / "out")
+    assert r.exit_code == 1 and "input_lens[0] is 0 for a completed request" in r.output, r.output
+    assert not list((tmp_path / "out").rglob("*.parquet"))
+    # an agentic-trace line: its input_lens are one conversation's length copied to every round
+    replay = tmp_path / "replay"
+    replay.mkdir()
+    (replay / "agentic.jsonl").write_text(json.dumps(dict(doc, dataset_name="agentic-trace")) + "\n")
+    db = import_and_ingest(tmp_path, "sglang-serve", replay)
+    (pt,) = rows(db, "SELECT input_shape, CAST(settings AS VARCHAR) AS settings FROM results")
+    assert "input_lens_dropped" in pt["settings"] and "sglang#39889" in pt["settings"]
+    assert "input_tokens" not in medians(db, pt["input_shape"]) and "ttft_s" in medians(db, pt["input_shape"])
+
+
 # -- bad per-request lists ------------------------------------------------------------------------
 
 
