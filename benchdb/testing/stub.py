@@ -10,14 +10,11 @@ demand: every k-th request answered HTTP 500, or broken mid-stream by an error e
 trusts nothing: a usage whose ``completion_tokens`` is any JSON text (``1e23``, ``Infinity``,
 ``-1000``, ``"x"``), or a token event of several MiB on one line.
 
-Timer precision: asyncio's default loop waits in epoll, whose timeout is whole milliseconds
-rounded up, so its timers wake up to 1 ms late (0.56 ms median here). The stub's loop waits in
-``select()`` instead (microsecond timeouts: 0.12 ms median lateness, the kernel's 50 us timer
-slack plus the wake-up), and each sleep aims ``EARLY_S`` before its deadline. ``select()`` watches
-descriptors below ``FD_SETSIZE`` (1024) only: the stub process caps its open files there, so a
-1025th connection waits to be accepted instead of crashing the loop (``ValueError: filedescriptor
-out of range in select()``, seen with 1024 clients on a 16-core machine); ``--epoll`` lifts the cap
-for client tests beyond that, with epoll's millisecond timers.
+Timer precision: asyncio's default loop waits in epoll (whole milliseconds, rounded up: timers 0.56
+ms late at the median here); the stub's waits in ``select()`` (0.12 ms), each sleep aimed ``EARLY_S``
+early. ``select()`` watches descriptors below ``FD_SETSIZE`` (1024) only: the stub caps its open files
+there, so a 1025th connection waits to be accepted instead of crashing the loop (seen with 1024
+clients on a 16-core machine); ``--epoll`` lifts the cap, with epoll's millisecond timers.
 
 Stdlib only: ``python -m benchdb.testing.stub --port 8000 --ttft-ms 20 --itl-ms 5``, or in-process
 ``with StubServer(StubConfig(...)) as stub: stub.url`` (a thread with its own event loop).
@@ -72,6 +69,8 @@ class StubConfig:
     cache_block: int = 16
     #: A load shape (:func:`benchdb.testing.stub_cache.itl_factor`): warmup:K:F, drain:K:F, drift:D, shift:K:F.
     shape: str = ""
+    #: Requests generated at once at most (a server's batch); the others queue for a slot. 0: no limit.
+    slots: int = 0
 
 
 class Stub:
@@ -85,6 +84,7 @@ class Stub:
         self.last_target = ""
         self.last_headers: dict[str, str] = {}
         self.cache = PrefixCache(config.cache_block)
+        self.slots = asyncio.Semaphore(config.slots) if config.slots else None
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
@@ -128,14 +128,11 @@ class Stub:
             if cfg.exit_after and n > cfg.exit_after:
                 writer.close()
                 os._exit(9)  # dies as a crashed server does: no reply, no clean-up
-            return await self.generate(
-                req,
-                path.endswith("chat/completions"),
-                writer,
-                arrival,
-                n,
-                broken=bool(cfg.error_every and n % cfg.error_every == 0),
-            )
+            if self.slots is None:
+                return await self.generate(req, path.endswith("chat/completions"), writer, arrival, n, _broken(cfg, n))
+            async with self.slots:  # queued for a slot: its timeline starts when it has one
+                args = (req, path.endswith("chat/completions"), writer, time.perf_counter(), n, _broken(cfg, n))
+                return await self.generate(*args)
         return await self.json(writer, 404, {"error": {"message": f"no route {method} {path}"}})
 
     async def json(self, writer: asyncio.StreamWriter, status: int, obj: dict[str, Any]) -> bool:
@@ -238,6 +235,10 @@ class Stub:
             piece = data[at : at + step]
             writer.write(b"%x\r\n%s\r\n" % (len(piece), piece) if self.config.chunked else piece)
             await writer.drain()
+
+
+def _broken(cfg: StubConfig, n: int) -> bool:
+    return bool(cfg.error_every and n % cfg.error_every == 0)
 
 
 #: select()'s descriptor limit (Linux and macOS): a descriptor at or above it cannot be watched.
@@ -347,16 +348,11 @@ def main(argv: list[str] | None = None) -> None:
         metavar="JSON",
         help="the completion_tokens those usages carry, as JSON text (1e23, Infinity, -1000, '\"x\"')",
     )
-    p.add_argument(
-        "--long-line-every",
-        type=int,
-        default=0,
-        metavar="K",
-        help="every k-th stream's first token is one event line of --long-line-mib MiB",
-    )
+    p.add_argument("--long-line-every", type=int, default=0, metavar="K", help="every k-th first token: one long line")
     p.add_argument("--long-line-mib", type=float, default=8.0, metavar="MIB")
     p.add_argument("--prefill-ms", type=float, default=0.0, help="TTFT added per prompt word not in its prefix cache")
     p.add_argument("--shape", default="", help="warmup:K:F, drain:K:F, drift:D or shift:K:F (stub_cache.itl_factor)")
+    p.add_argument("--slots", type=int, default=0, help="requests generated at once at most; the others queue")
     p.add_argument(
         "--epoll",
         action="store_true",
@@ -384,6 +380,7 @@ def main(argv: list[str] | None = None) -> None:
         long_line_bytes=int(a.long_line_mib * (1 << 20)),
         prefill_ms=a.prefill_ms,
         shape=a.shape,
+        slots=a.slots,
     )
     if not a.epoll:
         cap_open_files()

@@ -73,6 +73,15 @@ def model_info(spec: str) -> dict:
 def _loads(opts: RunOptions) -> list[tuple[str, str, int]]:
     """(label, spec, batch size) per load point: request rates, else concurrencies."""
     rates = backend_option(opts, "request_rate")
+    n = backend_option(opts, "curve")
+    if n:
+        from benchdb.backends.openai import curve
+
+        curve.check(n, backend_option(opts, "curve_max"))
+        if rates:
+            raise BenchdbError("--curve chooses closed-loop load points: give it without --request-rate")
+        # placeholders, one a point: the probe sets each one's concurrency when the server runs
+        return [(f"curve={n},point={i}", f"curve:{i}/{n}", 1) for i in range(1, n + 1)]
     if rates:
         for r in rates:
             parse_rate(r)

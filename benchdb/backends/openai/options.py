@@ -115,6 +115,17 @@ OPTIONS: tuple[Option, ...] = (
         "file of the same keys. A trace replays at its own clock: --request-rate trace:SPEED.",
         metavar="KIND:K=V,...|FILE",
     ),
+    Option(
+        "curve",
+        "int",
+        0,
+        "Measure a curve of N load points (8-32) instead of --concurrency: a short probe finds the "
+        "highest useful concurrency, then points are spread as MLPerf Endpoints spreads them (1; low, "
+        "medium and high regions in log2 space; an offline-like point at twice the highest).",
+        metavar="N",
+        minimum=0,
+    ),
+    Option("curve_max", "int", 1024, "The highest concurrency the --curve probe tries.", minimum=4),
     Option("max_requests", "int", 5000, "Measured requests at most per load point.", minimum=1),
     Option("slo", "str", None, "Service-level objective for goodput, e.g. ttft:500ms,tpot:50ms.", metavar="SLO"),
     Option(

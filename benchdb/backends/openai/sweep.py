@@ -66,6 +66,11 @@ def sweep(
         if server is not None
         else {"url": recorded_url(url)}
     )
+    if not refused and scenarios and str(scenarios[0].settings.get("load", "")).startswith("curve:"):
+        try:
+            scenarios = _curve(url, model, scenarios, opts)
+        except Exception as exc:  # the probe failed: so would every point; each says why
+            refused = f"the --curve probe failed: {error_text(exc)}"
     for i, sc in enumerate(scenarios):
         if on_start:
             on_start(i)
@@ -136,6 +141,15 @@ def sweep(
             started_at=started,
             extra=extra,
         )
+
+
+def _curve(url: str, model: str, scenarios: list[Scenario], opts: RunOptions) -> list[Scenario]:
+    from benchdb.backends.openai import curve
+
+    def spec_for(sc: Scenario, c: int):
+        return _spec(url, model, replace(sc, settings={**sc.settings, "load": str(c)}), opts, 0)
+
+    return curve.scenarios(scenarios, opts, spec_for)
 
 
 def _turns(load) -> int:
