@@ -3,9 +3,9 @@ submission's (its v1.0 rules: an Ultra Low point at concurrency 1-32, then Low, 
 regions, and an Offline point), from a short probe of the server instead of a list written by hand.
 
 - **The probe.** Closed loop at concurrency 1, 2, 4, ... (at most ``--curve-max``), each for a few
-  requests a slot, reading output tokens/s. The highest useful concurrency is the first whose
-  throughput gains less than ``SATURATED`` (10 %) over the one before it: past it, more users only
-  queue. The probe's readings are kept with every point.
+  requests a slot, reading output tokens/s. The highest useful concurrency is the last one before a
+  doubling that gains less than ``SATURATED`` (10 %): past it, more users only queue. The probe's
+  readings are kept with every point.
 - **The points.** One at concurrency 1 (Ultra Low); N - 2 spread over the log2 range from 2 to the
   highest useful concurrency, in three regions of equal width (Low, Medium, High), each region
   getting a third of them, evenly spaced within it; and an Offline-like point at twice the highest
@@ -62,18 +62,18 @@ def points(highest: int, n: int) -> list[tuple[int, str]]:
 
 
 def probe(measure, most: int) -> tuple[int, list[dict[str, Any]]]:
-    """The highest useful concurrency, from ``measure(concurrency) -> output tokens/s`` at 1, 2, 4,
-    ... up to ``most``; and the readings."""
+    """The highest useful concurrency (the last whose doubling still gained ``SATURATED``), from
+    ``measure(concurrency) -> output tokens/s`` at 1, 2, 4, ... up to ``most``; and the readings."""
     readings: list[dict[str, Any]] = []
     c, best = 1, 0.0
     while c <= most:
         tps = measure(c)
         readings.append({"concurrency": c, "output_tokens_per_s": tps})
         if c > 1 and tps < (1 + SATURATED) * best:
-            return c, readings
+            return c // 2, readings
         best = max(best, tps)
         c *= 2
-    return min(c // 2, most), readings
+    return c // 2, readings
 
 
 def scenarios(planned: list, opts, spec_for) -> list:
