@@ -192,7 +192,8 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
                         batch,
                         f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}"
                         + (f",{kinds[sl]}" if kinds[sl] else ""),
-                        {**options, "workload": defined[sl]},
+                        # no workload: no key, so the ids of every run before workloads stay
+                        {**options, **({"workload": defined[sl]} if defined[sl] else {})},
                         {"seq_len": sl, "gen_tokens": opts.gen_tokens, "load": spec, "task": "text-generation"},
                     )
                     for mode in dict.fromkeys(modes)
