@@ -46,6 +46,8 @@ TTFT_LATER_TURNS = "ttft_later_turns_s"
 CACHED_TOKENS = "cached_tokens"
 SHARED_PREFIX_WORDS = "shared_prefix_words"
 SEND_LAG = "send_lag_s"
+#: The prompt's tokens by the model's own tokenizer, where the client has it (a local model folder).
+CLIENT_INPUT_TOKENS = "client_input_tokens"
 #: Per conversation (iteration: its number in order of first send): first send -> last turn's end,
 #: for conversations that ran every turn.
 SESSION = "session_s"
@@ -87,6 +89,7 @@ UNITS = {
     CACHED_TOKENS: "tokens",
     SHARED_PREFIX_WORDS: "words",
     SEND_LAG: "s",
+    CLIENT_INPUT_TOKENS: "tokens",
     SESSION: "s",
     CACHE_HIT_PCT: "%",
     SHARED_PREFIX_PCT: "%",

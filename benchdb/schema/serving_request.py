@@ -65,6 +65,9 @@ class RequestRecord:
     prompt_words: int | None = None
     #: When a replayed trace scheduled the request (its send is this plus the client's lag).
     scheduled: float | None = None
+    #: The prompt's tokens as the model's own tokenizer counts them, where the client has it (a local
+    #: model folder): the messages' texts, without a chat template.
+    client_tokens: int | None = None
     #: The streamed reply's text, kept only where a later turn sends it back (never stored).
     reply: list[str] | None = None
 

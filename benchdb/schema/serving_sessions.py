@@ -5,10 +5,12 @@ of the prefix structure. The metric names are defined in :mod:`benchdb.schema.se
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from benchdb.schema.serving import (
     CACHE_HIT_PCT,
     CACHED_TOKENS,
+    CLIENT_INPUT_TOKENS,
     SEND_LAG,
     SESSION,
     SESSION_GOODPUT,
@@ -41,6 +43,7 @@ def rows(records: Iterable[RequestRecord], window_start: float, turns: int = 1) 
             (CACHED_TOKENS, rec.cached_tokens if m is not None else None),
             (SHARED_PREFIX_WORDS, rec.shared_words),
             (SEND_LAG, rec.sent - rec.scheduled if rec.scheduled is not None else None),
+            (CLIENT_INPUT_TOKENS, rec.client_tokens),
         ):
             if value is not None:
                 out.append((metric, UNITS[metric], i, t, float(value)))
@@ -80,4 +83,30 @@ def point_rows(
                 by.setdefault(r.session, []).append(r)
         met = sum(len(v) == turns and all(meets_slo(request_metrics(r), slo) for r in v) for v in by.values())
         out.append((SESSION_GOODPUT, UNITS[SESSION_GOODPUT], 0, 0.0, met / window_s))
+    return out
+
+
+#: Prompt tokens by which the server's count may exceed the client's on the completions endpoint:
+#: a beginning-of-sequence token (and its like) the server adds and the client does not.
+SPECIAL_TOKENS = 2
+
+
+def token_counts(records: Iterable[RequestRecord], endpoint: str) -> dict[str, Any]:
+    """Where a load point's input-token counts come from, and how the server's agree with the
+    client's tokenizer: on the completions endpoint a server count off by more than
+    ``SPECIAL_TOKENS`` is a disagreement (its first is named); on chat the template's own tokens
+    separate the two, so their median difference is given instead."""
+    done = [r for r in measured_in_order(records) if r.ok and r.input_tokens is not None]
+    both = [r for r in done if r.client_tokens is not None]
+    if not both:
+        return {"input_tokens": "server" if done else None}
+    out: dict[str, Any] = {"input_tokens": "server, checked against the model's tokenizer", "checked": len(both)}
+    diffs = sorted((r.input_tokens or 0) - (r.client_tokens or 0) for r in both)
+    if endpoint == "chat":
+        out["chat_template_tokens_median"] = diffs[len(diffs) // 2]
+        return out
+    off = [r for r in both if not 0 <= (r.input_tokens or 0) - (r.client_tokens or 0) <= SPECIAL_TOKENS]
+    out["disagree"] = len(off)
+    if off:
+        out["first"] = f"request {off[0].index}: server {off[0].input_tokens}, tokenizer {off[0].client_tokens}"
     return out

@@ -203,3 +203,52 @@ def test_a_workload_that_contradicts_its_load_point_is_refused_in_one_line(tmp_p
         )  # fmt: skip
         assert proc.returncode == 2 and text in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_the_servers_input_counts_are_checked_against_the_models_tokenizer():
+    from benchdb.schema.serving_request import RequestRecord
+
+    def rec(i, server, client):
+        return RequestRecord(index=i, sent=float(i), end=i + 0.5, input_tokens=server, client_tokens=client)
+
+    agree = [rec(0, 11, 10), rec(1, 20, 20)]  # a BOS token the server adds is not a disagreement
+    assert serving_sessions.token_counts(agree, "completions")["disagree"] == 0
+    got = serving_sessions.token_counts([*agree, rec(2, 0, 30), rec(3, 90, 30)], "completions")
+    assert got["disagree"] == 2 and got["first"] == "request 2: server 0, tokenizer 30" and got["checked"] == 4
+    chat = serving_sessions.token_counts([rec(0, 17, 10), rec(1, 27, 20), rec(2, 37, 30)], "chat")
+    assert chat["chat_template_tokens_median"] == 7 and "disagree" not in chat
+    assert serving_sessions.token_counts([rec(0, 5, None)], "chat") == {"input_tokens": "server"}
+
+
+def test_a_local_model_folders_tokenizer_counts_every_prompt(tmp_path):
+    import duckdb
+    from conftest import benchdb_cmd
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from benchdb.backends.openai.workload import WORDS
+
+    model = tmp_path / "words-model"
+    model.mkdir()
+    # one token a word, as the stub counts: the server's counts and the tokenizer's must agree
+    vocab = {w: i for i, w in enumerate(["[UNK]", *sorted(set(WORDS)), *(f"t{i}" for i in range(64))])}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok.save(str(model / "tokenizer.json"))
+    out, db = tmp_path / "res", tmp_path / "w.duckdb"
+    proc = benchdb_cmd(
+        "run", "--backend", "openai", "--model", str(model), "--server", STUB_CMD, "--mode", "completions",
+        "--workload", "multi-turn:turns=2,input=30,output=4", "--concurrency", "2", "--warmup", "0",
+        "--min-iters", "8", "--min-time", "0", "--max-time", "10", "--max-requests", "8",
+        "--max-background-cpu", "100%", "--gen-tokens", "4", "--seq-lens", "30", "--out", str(out),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    benchdb_cmd("ingest", str(out), "--db", str(db), check=True)
+    with duckdb.connect(str(db), read_only=True) as con:
+        ((counts,),) = con.execute("SELECT extra->>'token_counts' FROM results").fetchall()
+        n = con.execute("SELECT count(*) FROM samples WHERE metric = 'client_input_tokens'").fetchone()[0]
+    assert json.loads(counts) == {
+        "input_tokens": "server, checked against the model's tokenizer",
+        "checked": 8,
+        "disagree": 0,
+    }
+    assert n == 8

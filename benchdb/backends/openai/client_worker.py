@@ -47,6 +47,7 @@ def record_to_json(r: RequestRecord) -> list[Any]:
         r.shared_words,
         r.prompt_words,
         r.scheduled,
+        r.client_tokens,
     ]
 
 
@@ -69,6 +70,7 @@ def record_from_json(a: list[Any]) -> RequestRecord:
         shared_words=a[13],
         prompt_words=a[14],
         scheduled=a[15],
+        client_tokens=a[16],
     )
 
 

@@ -83,6 +83,8 @@ class LoadSpec:
     seq_len: int | None = None
     session_offset: int = 0
     session_stride: int = 1
+    #: The model's tokenizer.json where the client has it: a workload's prompts are counted with it.
+    tokenizer: str | None = None
 
     def __post_init__(self) -> None:
         for bad, why in (

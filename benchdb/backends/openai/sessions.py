@@ -77,6 +77,7 @@ class Conversations:
         self.warm_next = WARMUP_BASE + gen.spec.session_offset
         self.stride = max(1, gen.spec.session_stride)
         self.estimate = PrefixEstimate()
+        self.count = token_counter(gen.spec.tokenizer)
 
     def take(self) -> int:
         if self.gen.warmup:
@@ -107,12 +108,29 @@ class Conversations:
         words = _words(messages)
         rec.session, rec.turn = session, number if session is not None else None
         rec.shared_words, rec.prompt_words = self.estimate.shared(words), len(words)
+        rec.client_tokens = self.count(" ".join(m["content"] for m in messages))
         rec.reply = [] if self.workload.sessions else None
         await gen.issue(rec, body, turn.max_tokens)
         if not self.workload.sessions and rec.ok:
             self.estimate.remember(words)
         rec.reply = None if not self.workload.sessions else rec.reply
         return rec
+
+
+def token_counter(path: str | None):
+    """text -> its tokens by the tokenizer at ``path`` (special tokens not added); None for every
+    text where there is none or it cannot be read (the server's counts stand alone, marked so)."""
+    tok = None
+    if path:
+        try:
+            from tokenizers import Tokenizer
+
+            tok = Tokenizer.from_file(path)
+        except Exception:  # tokenizers missing or the file unreadable
+            tok = None
+    if tok is None:
+        return lambda text: None
+    return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
 
 
 def _words(messages: list[dict[str, str]]) -> list[str]:
@@ -181,6 +199,7 @@ async def _replay(gen: Generator, workload: Workload, speed: float) -> None:
         rec, _ = gen.new_record(body)
         rec.scheduled = at
         rec.shared_words, rec.prompt_words = conv.estimate.shared(words), len(words)
+        rec.client_tokens = conv.count(turn.text)
         conv.estimate.remember(words)
         task = asyncio.get_running_loop().create_task(_timed(gen, rec, body, turn.max_tokens, lead))
         running.add(task)

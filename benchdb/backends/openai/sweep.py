@@ -119,6 +119,7 @@ def sweep(
             "client_loop_cpu_pct": result.loop_cpu_pct,
             "slo": backend_option(opts, "slo"),
             "steady_state": steady,
+            "token_counts": sessions.token_counts(result.records, load.endpoint),
         }
         if result.workers:  # how the client was split: not identity (the server's timings are the same)
             extra["client_workers"] = result.workers
@@ -150,6 +151,13 @@ def _curve(url: str, model: str, scenarios: list[Scenario], opts: RunOptions) ->
         return _spec(url, model, replace(sc, settings={**sc.settings, "load": str(c)}), opts, 0)
 
     return curve.scenarios(scenarios, opts, spec_for)
+
+
+def _tokenizer(model: str) -> str | None:
+    from pathlib import Path
+
+    path = Path(model) / "tokenizer.json"
+    return str(path) if path.is_file() else None
 
 
 def _turns(load) -> int:
@@ -286,6 +294,7 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
         prompts=[] if workload else prompts_for(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
         workload=workload,
         seq_len=sc.settings.get("seq_len"),
+        tokenizer=_tokenizer(sc.model_id),
         max_tokens=gen,
         concurrency=concurrency,
         rate=rate,
