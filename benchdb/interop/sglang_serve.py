@@ -145,14 +145,11 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
         rate = number(rate, f"{where}: request_rate")
     cap = doc.get("max_concurrency")
     detailed = "ttfts" in doc and "itls" in doc
-    records = records_from_lists(doc, where) if detailed else None
-    dropped = None
-    if records is not None and _multi_turn(doc):
-        # a multi-turn replay copies its conversation's one length to every round (sglang#39889): the
-        # per-request input counts are not the rounds', so none is kept and the result says why
-        for r in records:
-            r.input_tokens = None
-        dropped = MULTI_TURN_INPUTS
+    # a multi-turn replay copies its conversation's one length (or 0) to every round (sglang#39889,
+    # sglang#30304): its per-request input counts are not the rounds', so none is read and it says why
+    dropped = MULTI_TURN_INPUTS if detailed and _multi_turn(doc) else None
+    lists = {k: v for k, v in doc.items() if k != "input_lens"} if dropped else doc
+    records = records_from_lists(lists, where) if detailed else None
     completed = int(doc.get("completed") or 0)
     in_len, out_len = _lengths(doc)
     if in_len is None and not detailed and completed:

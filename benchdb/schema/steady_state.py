@@ -187,6 +187,8 @@ def find(sent: list[float], tpot: list[float | None], ttft: list[float | None], 
             return Window(False, reason="a bucket of requests has no timing (failed requests)", buckets=k)
         values.append(_median(got))
     level = _median(values[k // 4 : k - k // 4])
+    if level <= 0 or min(values) <= 0:  # TPOT of 0: tokens that all came in one chunk, no level to read
+        return Window(False, reason="no timing to read a level from (every token in one chunk)", buckets=k)
     first = 0
     while first < k // 2 and abs(values[first] / level - 1) > BAND:
         first += 1

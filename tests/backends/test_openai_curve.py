@@ -57,7 +57,7 @@ def test_a_curve_against_a_server_of_4_slots_spreads_its_points_below_saturation
 
     pytest.importorskip("httpx")
     stub = (
-        f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 4 --itl-ms 2 --slots 4"
+        f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 4 --itl-ms 10 --slots 4"
     )
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     proc = benchdb_cmd(

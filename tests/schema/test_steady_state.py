@@ -27,11 +27,13 @@ def shaped(shape: str):
 
 def test_a_scripted_warm_up_and_drain_are_cut_to_the_request():
     res, (rows, seen) = shaped("warmup:24:3")
-    assert seen["found"] and seen["requests"] == N - 24, seen
     sends = sorted(r.sent - res.window_start for r in res.measured)
-    assert seen["start_s"] == pytest.approx(sends[24]) and seen["end_s"] == pytest.approx(sends[-1])
+    # it starts at the first request after the scripted warm-up, or a bucket later where the machine
+    # disturbed the first bucket after it
+    assert seen["found"] and seen["start_s"] in (pytest.approx(sends[24]), pytest.approx(sends[32])), seen
+    assert seen["end_s"] == pytest.approx(sends[-1]) and seen["requests"] >= N - 32
     steady = [v for m, _, _, _, v in rows if m == "steady_tpot_s"]
-    assert len(steady) == N - 24 and sum(v > 0.006 for v in steady) <= 2  # none of the 3 ms warm-up tokens
+    assert len(steady) == seen["requests"] and sum(v > 0.006 for v in steady) <= 2  # none of the 9 ms warm-up tokens
     res, (_, drained) = shaped("drain:100:2")
     sends = sorted(r.sent - res.window_start for r in res.measured)
     # the end is the scripted one; the start may drop a first bucket the machine disturbed

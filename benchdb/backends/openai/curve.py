@@ -90,7 +90,11 @@ def scenarios(planned: list, opts, spec_for) -> list:
 
     def measure(c: int) -> float:
         result = workers.run(probe_spec(spec_for(first, c), c), 1)
-        return float(summary(result.records, result.window_s).get("output_throughput") or 0.0)
+        tps = float(summary(result.records, result.window_s).get("output_throughput") or 0.0)
+        if result.errors or tps <= 0:
+            why = next(iter(result.errors), "no output tokens")
+            raise BenchdbError(f"its requests at concurrency {c} failed: {why}")
+        return tps
 
     highest, readings = probe(measure, most)
     out = []

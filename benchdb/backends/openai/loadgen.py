@@ -85,6 +85,8 @@ class LoadSpec:
     session_stride: int = 1
     #: The model's tokenizer.json where the client has it: a workload's prompts are counted with it.
     tokenizer: str | None = None
+    #: The load point's index in its sweep: a workload's conversations are numbered from it.
+    point: int = 0
 
     def __post_init__(self) -> None:
         for bad, why in (
@@ -108,7 +110,10 @@ class LoadSpec:
                 raise BenchdbError(why)
 
     def _replays(self) -> bool:
-        return bool(self.workload) and str(self.workload).strip().lower().startswith("trace")
+        from benchdb.backends.openai.workload import parse
+
+        w = parse(self.workload, self.seq_len, self.max_tokens) if self.workload else None
+        return w is not None and w.kind == "trace"
 
     def bodies(self) -> list[bytes]:
         """The request bodies, one per prompt, serialized once (not per request: client CPU)."""
@@ -184,6 +189,10 @@ class Generator:
         self.bodies = spec.bodies() if self.workload is None else []
         #: A replayed trace is sent whole (up to the load point's limits): no stopping on convergence.
         self.replaying = self.workload is not None and self.workload.kind == "trace"
+        from benchdb.backends.openai.sessions import token_counter
+
+        #: text -> its tokens by the model's tokenizer (None without one): loaded once, before the window
+        self.count = token_counter(spec.tokenizer if self.workload is not None else None)
         self.chat = spec.endpoint == "chat"
         asked = spec.extra_body.get("max_tokens", spec.max_tokens)
         self.max_tokens = asked if isinstance(asked, int) and not isinstance(asked, bool) else None

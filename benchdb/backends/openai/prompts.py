@@ -9,32 +9,9 @@ import random
 from pathlib import Path
 
 from benchdb.backends.core_options import backend_option
+from benchdb.backends.openai.workload import WORDS
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
-
-#: Words generated prompts are made of (a prompt of N words; the server's usage gives its tokens).
-_WORDS = (
-    "the",
-    "model",
-    "serves",
-    "tokens",
-    "under",
-    "load",
-    "and",
-    "every",
-    "request",
-    "streams",
-    "a",
-    "reply",
-    "while",
-    "others",
-    "wait",
-    "in",
-    "line",
-    "for",
-    "their",
-    "turn",
-)
 
 
 def prompts_hash(path: str | None) -> str | None:
@@ -68,7 +45,7 @@ def prompts_for(opts: RunOptions, model: str, words: int | None, count: int, see
     if path:
         return read_prompts(path)
     rng = random.Random(seed)
-    texts = [" ".join(rng.choice(_WORDS) for _ in range(words or 1)) for _ in range(count)]
+    texts = [" ".join(rng.choice(WORDS) for _ in range(words or 1)) for _ in range(count)]
     return _to_tokens(texts, words or 1, model)
 
 

@@ -36,8 +36,22 @@ Generator = Any
 
 #: Words in one block of the client's prefix estimate (vLLM's default KV block is 16 tokens).
 BLOCK_WORDS = 16
-#: The first warm-up conversation's number.
+#: The first warm-up conversation's number (within its load point's numbers).
 WARMUP_BASE = 1 << 40
+#: Conversation numbers of one load point: load point k's are k * POINT_STRIDE + 0, 1, 2, ...
+POINT_STRIDE = 1 << 48
+
+
+async def _think(gen, seconds: float) -> bool:
+    """A user's think time, cut short when the load point stops issuing (its idle tail would stretch
+    the window); whether the conversation goes on."""
+    end = time.perf_counter() + seconds
+    while gen.may_issue():
+        left = end - time.perf_counter()
+        if left <= 0:
+            return True
+        await asyncio.sleep(min(left, 0.05))
+    return False
 
 
 def block_hashes(words: list[str], block: int = BLOCK_WORDS) -> list[bytes]:
@@ -73,11 +87,14 @@ class Conversations:
 
     def __init__(self, gen: Generator, workload: Workload):
         self.gen, self.workload = gen, workload
-        self.next = gen.spec.session_offset
-        self.warm_next = WARMUP_BASE + gen.spec.session_offset
+        # each load point its own conversations: a later point never finds an earlier one's prompts
+        # in the server's prefix cache
+        base = gen.spec.point * POINT_STRIDE
+        self.next = base + gen.spec.session_offset
+        self.warm_next = base + WARMUP_BASE + gen.spec.session_offset
         self.stride = max(1, gen.spec.session_stride)
         self.estimate = PrefixEstimate()
-        self.count = token_counter(gen.spec.tokenizer)
+        self.count = gen.count
 
     def take(self) -> int:
         if self.gen.warmup:
@@ -91,8 +108,8 @@ class Conversations:
         prefix, turns = self.workload.conversation(number)
         history = [{"role": "system", "content": prefix}] if prefix else []
         for t, turn in enumerate(turns):
-            if t and turn.think_s:
-                await asyncio.sleep(turn.think_s)
+            if t and turn.think_s and not await _think(gen, turn.think_s):
+                return
             if not gen.may_issue():
                 return
             messages = [*history, {"role": "user", "content": turn.text}]
@@ -100,6 +117,7 @@ class Conversations:
             if not rec.ok:
                 return
             history = [*messages, {"role": "assistant", "content": "".join(rec.reply or [])}]
+            rec.reply = None  # kept in the history only
             self.estimate.remember(_words(history))
 
     async def send(self, messages: list[dict[str, str]], turn: Turn, session: int | None, number: int):
@@ -193,14 +211,14 @@ async def _replay(gen: Generator, workload: Workload, speed: float) -> None:
         at = start + (turn.at_s or 0.0) / speed
         body = gen.spec.body([{"role": "user", "content": turn.text}], turn.max_tokens)
         words = turn.text.split()
+        shared, tokens = conv.estimate.shared(words), conv.count(turn.text)  # before its time, not after
+        conv.estimate.remember(words)
         await _until(at - (statistics.median(lead) if lead else 0.0))
         if not gen.may_issue():
             break
         rec, _ = gen.new_record(body)
         rec.scheduled = at
-        rec.shared_words, rec.prompt_words = conv.estimate.shared(words), len(words)
-        rec.client_tokens = conv.count(turn.text)
-        conv.estimate.remember(words)
+        rec.shared_words, rec.prompt_words, rec.client_tokens = shared, len(words), tokens
         task = asyncio.get_running_loop().create_task(_timed(gen, rec, body, turn.max_tokens, lead))
         running.add(task)
         task.add_done_callback(running.discard)

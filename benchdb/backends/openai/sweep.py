@@ -148,7 +148,8 @@ def _curve(url: str, model: str, scenarios: list[Scenario], opts: RunOptions) ->
     from benchdb.backends.openai import curve
 
     def spec_for(sc: Scenario, c: int):
-        return _spec(url, model, replace(sc, settings={**sc.settings, "load": str(c)}), opts, 0)
+        # the probe's own load point numbers (after the curve's): its prompts are none of the points'
+        return _spec(url, model, replace(sc, settings={**sc.settings, "load": str(c)}), opts, len(scenarios) + c)
 
     return curve.scenarios(scenarios, opts, spec_for)
 
@@ -295,6 +296,7 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
         workload=workload,
         seq_len=sc.settings.get("seq_len"),
         tokenizer=_tokenizer(sc.model_id),
+        point=index,
         max_tokens=gen,
         concurrency=concurrency,
         rate=rate,

@@ -44,6 +44,8 @@ _KEYS = {
     "multi-turn": {"input", "output", "turns", "think", "prefix", "group"},
     "trace": {"file", "block"},
 }
+#: The longest prompt or reply a workload asks for, in words or tokens (a million: past any context).
+MAX_LENGTH = 1 << 20
 #: Words prompts are made of (one token each in most vocabularies).
 WORDS = (
     "the model serves tokens under load and every request streams a reply while others wait in line for their turn"
@@ -66,22 +68,22 @@ class Lengths:
         try:
             if len(parts) == 1:
                 n = int(parts[0])
-                if n >= 1:
+                if 1 <= n <= MAX_LENGTH:
                     return cls("fixed", n, 0, (), str(n))
             elif parts[0] == "uniform" and len(parts) == 3:
                 lo, hi = int(parts[1]), int(parts[2])
-                if 1 <= lo <= hi:
+                if 1 <= lo <= hi <= MAX_LENGTH:
                     return cls("uniform", lo, hi, (), f"uniform:{lo}:{hi}")
             elif parts[0] == "normal" and len(parts) == 3:
                 mean, sd = float(parts[1]), float(parts[2])
-                if mean >= 1 and sd >= 0:
+                if 1 <= mean <= MAX_LENGTH and 0 <= sd <= MAX_LENGTH:
                     return cls("normal", mean, sd, (), f"normal:{mean:g}:{sd:g}")
             elif parts[0] == "file" and len(parts) >= 2:
                 return cls._from_file(":".join(parts[1:]), what)
         except ValueError:
             pass
         raise BenchdbError(
-            f"--workload {what}={text!r}: give N, uniform:LO:HI, normal:MEAN:SD or file:PATH (token counts >= 1)"
+            f"--workload {what}={text!r}: give N, uniform:LO:HI, normal:MEAN:SD or file:PATH (1 to 2^20 tokens)"
         )
 
     @classmethod
@@ -91,7 +93,7 @@ class Lengths:
             values = tuple(int(x) for x in lines)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise BenchdbError(f"--workload {what}=file:{path}: {getattr(exc, 'strerror', None) or exc}") from None
-        if not values or min(values) < 1:
+        if not values or min(values) < 1 or max(values) > MAX_LENGTH:
             raise BenchdbError(f"--workload {what}=file:{path}: needs whole numbers >= 1, one a line")
         digest = hashlib.sha256(" ".join(map(str, values)).encode()).hexdigest()[:12]
         return cls("file", 0, 0, values, f"file:{digest}")
@@ -102,7 +104,7 @@ class Lengths:
         if self.kind == "uniform":
             return rng.randint(int(self.a), int(self.b))
         if self.kind == "normal":
-            return max(1, round(rng.gauss(self.a, self.b)))
+            return min(MAX_LENGTH, max(1, round(rng.gauss(self.a, self.b))))
         return rng.choice(self.values)
 
 
@@ -172,7 +174,7 @@ class Workload:
         for t in range(self.turns if self.kind == "multi-turn" else 1):
             text = _words(rng, self.input.draw(rng))
             if self.never_cached:  # a first word no other prompt has, in this run or any other
-                text = f"r{self.nonce}x{number}q " + text
+                text = " ".join([f"r{self.nonce}x{number}q", *text.split()[1:]])
             turns.append(Turn(text, self.output.draw(rng), self.think_s if t else 0.0))
         return prefix, turns
 
@@ -196,6 +198,8 @@ def parse(text: str | None, seq_len: int | None = None, gen_tokens: int | None =
     if not text:
         return None
     text = str(text).strip()
+    if Path(text).suffix.lower() in (".yaml", ".yml", ".json") and ":" not in text and not Path(text).is_file():
+        raise BenchdbError(f"--workload {text}: no such file")
     if Path(text).suffix.lower() in (".yaml", ".yml", ".json") and Path(text).is_file():
         doc = _read_file(text)
         kind = str(doc.pop("kind", "single"))
@@ -222,11 +226,16 @@ def parse(text: str | None, seq_len: int | None = None, gen_tokens: int | None =
 def _build(kind: str, keys: dict[str, Any], seq_len: int | None, gen_tokens: int | None) -> Workload:
     def num(key: str, default: float, cast=int, low: float = 0, high: float | None = None) -> Any:
         raw = keys.get(key, default)
+        value: float | None
         try:
-            value = cast(str(raw).removesuffix("s")) if cast is float else cast(raw)
-        except (TypeError, ValueError):
+            value = float(str(raw).removesuffix("s")) if cast is float else float(raw)
+            if cast is int and value != int(value):
+                value = None  # 2.7 turns is not 2
+            elif cast is int:
+                value = int(value)
+        except (TypeError, ValueError, OverflowError):
             value = None
-        if value is None or value < low or (high is not None and value > high):
+        if value is None or not math.isfinite(value) or value < low or (high is not None and value > high):
             bound = f" and at most {high:g}" if high is not None else ""
             raise BenchdbError(f"--workload {kind}: {key}={raw} must be a number >= {low:g}{bound}")
         return value
@@ -237,7 +246,10 @@ def _build(kind: str, keys: dict[str, Any], seq_len: int | None, gen_tokens: int
             raise BenchdbError("--workload trace: give file=PATH (a JSONL trace: timestamp, input_length, ...)")
         lines, digest = read_trace(str(keys["file"]))
         return Workload("trace", seed=seed, trace=lines, trace_hash=digest, block=num("block", 512, int, 1))
-    never = str(keys.get("never-cached", "false")).lower() in ("true", "1", "yes")
+    never_text = str(keys.get("never-cached", "false")).lower()
+    if never_text not in ("true", "false", "1", "0", "yes", "no"):
+        raise BenchdbError(f"--workload {kind}: never-cached={keys['never-cached']} must be true or false")
+    never = never_text in ("true", "1", "yes")
     prefix = num("prefix", 0)
     if kind == "shared-prefix" and prefix < 1:
         raise BenchdbError("--workload shared-prefix: give prefix=TOKENS (>= 1), the length of the shared prefix")
@@ -311,4 +323,7 @@ def read_trace(path: str) -> tuple[tuple[dict[str, Any], ...], str]:
     if not out:
         raise BenchdbError(f"--workload trace file {path} holds no request")
     out.sort(key=lambda d: d["timestamp"])
+    first = out[0]["timestamp"]  # a trace of wall-clock times starts at its first line
+    for d in out:
+        d["timestamp"] -= first
     return tuple(out), hashlib.sha256(raw).hexdigest()[:16]
