@@ -44,6 +44,7 @@ def test_bad_curve_options_are_one_line(tmp_path):
     for args, text in (
         (["--curve", "4"], "--curve 4: give 8 to 32 load points"),
         (["--curve", "8", "--request-rate", "poisson:2"], "--curve chooses closed-loop load points"),
+        (["--curve", "8", "--seq-lens", "16,32"], "--curve measures one curve a model"),
     ):
         proc = benchdb_cmd(
             "run", "--backend", "openai", "--model", "m", "--server", stub, *args, "--out", str(tmp_path), "--dry-run"

@@ -175,6 +175,9 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
     lens: tuple[int | None, ...] = (None,) if prompts else opts.seq_lens
     workloads = {sl: parse_workload(backend_option(opts, "workload"), sl, opts.gen_tokens) for sl in lens}
     _check_workload(workloads, prompts, opts)
+    if backend_option(opts, "curve") and (len(set(modes)) > 1 or len(opts.precisions) > 1 or len(lens) > 1):
+        # one probe, one curve: the points of two modes or input lengths would share one probe's reading
+        raise BenchdbError("--curve measures one curve a model: give one --mode, --precision and --seq-len")
     kinds = {sl: w.kind if w else None for sl, w in workloads.items()}
     defined = {sl: w.canonical() if w else None for sl, w in workloads.items()}
     out = []
