@@ -103,6 +103,10 @@ def test_a_trace_replays_its_lines_in_time_order_with_shared_blocks_as_shared_te
     w = workload.parse(f"trace:file={f},block=16")
     first, second = w.replayed(0), w.replayed(1)
     assert (first.at_s, second.at_s) == (0.0, 0.02) and first.max_tokens == 5
+    # wall-clock timestamps count from the trace's first line
+    f2 = tmp_path / "wall.jsonl"
+    f2.write_text("\n".join(json.dumps(dict(x, timestamp=x["timestamp"] + 1.7e12)) for x in lines))
+    assert workload.parse(f"trace:file={f2}").replayed(1).at_s == pytest.approx(0.02)
     assert len(first.text.split()) == 30 and len(second.text.split()) == 40
     assert second.text.split()[:30] == first.text.split()[:30]  # blocks 1 and 2 are the same text
 
@@ -119,6 +123,13 @@ def test_a_trace_replays_its_lines_in_time_order_with_shared_blocks_as_shared_te
         ("shared-prefix:prefix=8,share=1.5", "share=1.5 must be a number >= 0 and at most 1"),
         ("multi-turn:turns", "'turns' is not key=value"),
         ("trace:block=16", "give file=PATH"),
+        ("single:never-cached=ture", "never-cached=ture must be true or false"),
+        ("multi-turn:turns=2.7", "turns=2.7 must be a number >= 1"),
+        ("multi-turn:think=inf", "think=inf must be a number >= 0"),
+        ("multi-turn:think=nan", "think=nan must be a number >= 0"),
+        ("single:input=normal:inf:1", "input='normal:inf:1'"),
+        ("single:input=2000000", "(1 to 2^20 tokens)"),
+        ("no/such/workload.yaml", "--workload no/such/workload.yaml: no such file"),
         ("trace:file=/no/such/trace.jsonl", "--workload trace file /no/such/trace.jsonl"),
     ],
 )
