@@ -116,5 +116,5 @@ def probe_spec(load, c: int):
     from benchdb.harness.timing import StopRule
 
     n = max(8, 4 * c)
-    rule = StopRule(warmup_iters=0, min_iters=n, min_time_s=0.5, max_time_s=15.0, max_iters=n, target_ci=1.0)
+    rule = StopRule(warmup_iters=0, min_iters=n, min_time_s=0.5, max_time_s=15.0, max_iters=n, target_ci=0.5)
     return replace(load, concurrency=c, rate=None, warmup_requests=c, rule=rule)
