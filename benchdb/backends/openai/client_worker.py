@@ -29,49 +29,37 @@ def spec_from_json(doc: dict[str, Any]) -> LoadSpec:
     return LoadSpec(**{**doc, "rule": StopRule(**doc["rule"])})
 
 
+#: A request record's fields on the wire, in order (its chunks flattened: [t0, k0, t1, k1, ...]).
+_WIRE = (
+    "index",
+    "sent",
+    "first_byte",
+    "chunks",
+    "end",
+    "input_tokens",
+    "output_tokens",
+    "error",
+    "warmup",
+    "first_token",
+    "session",
+    "turn",
+    "cached_tokens",
+    "shared_words",
+    "prompt_words",
+    "scheduled",
+    "client_tokens",
+)
+
+
 def record_to_json(r: RequestRecord) -> list[Any]:
-    return [
-        r.index,
-        r.sent,
-        r.first_byte,
-        [x for c in r.chunks for x in c],
-        r.end,
-        r.input_tokens,
-        r.output_tokens,
-        r.error,
-        r.warmup,
-        r.first_token,
-        r.session,
-        r.turn,
-        r.cached_tokens,
-        r.shared_words,
-        r.prompt_words,
-        r.scheduled,
-        r.client_tokens,
-    ]
+    return [[x for c in r.chunks for x in c] if f == "chunks" else getattr(r, f) for f in _WIRE]
 
 
 def record_from_json(a: list[Any]) -> RequestRecord:
-    flat = a[3]
-    return RequestRecord(
-        index=a[0],
-        sent=a[1],
-        first_byte=a[2],
-        chunks=list(zip(flat[::2], flat[1::2], strict=True)),
-        end=a[4],
-        input_tokens=a[5],
-        output_tokens=a[6],
-        error=a[7],
-        warmup=a[8],
-        first_token=a[9],
-        session=a[10],
-        turn=a[11],
-        cached_tokens=a[12],
-        shared_words=a[13],
-        prompt_words=a[14],
-        scheduled=a[15],
-        client_tokens=a[16],
-    )
+    fields = dict(zip(_WIRE, a, strict=True))
+    flat = fields["chunks"]
+    fields["chunks"] = list(zip(flat[::2], flat[1::2], strict=True))
+    return RequestRecord(**fields)
 
 
 # -- the worker side ---------------------------------------------------------------------------
