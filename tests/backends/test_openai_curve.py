@@ -74,8 +74,13 @@ def test_a_curve_against_a_server_of_4_slots_spreads_its_points_below_saturation
             "FROM results ORDER BY batch_size"
         ).fetchall()
         points = con.execute("SELECT count(*) FROM serving_points").fetchone()[0]
-    # four slots: doubling past 4 gains nothing, so 4 is the highest useful and the curve spans 1-8, then 16
-    assert [g[0] for g in got] == [c for c, _ in curve.points(4, 8)] == [1, 2, 3, 4, 5, 6, 7, 16]
+    # four slots: doubling past 4 gains nothing (here: 47.5 -> 48.6 req/s), so 4 is the highest useful
+    # and the curve is 1-7, then 16; a client slowed by a busy machine can read 4 -> 8 as a gain, then 8
+    (highest,) = {int(g[3]) for g in got}
+    assert highest in (4, 8)
+    assert [g[0] for g in got] == [c for c, _ in curve.points(highest, 8)]
+    assert curve.points(4, 8) == [(1, "ultra-low"), (2, "low"), (3, "low"), (4, "medium"), (5, "medium"),
+                                  (6, "high"), (7, "high"), (16, "offline")]  # fmt: skip
     assert all(g[1] == f"in=16,out=8,concurrency={g[0]}" for g in got)
-    assert [g[2] for g in got] == [r for _, r in curve.points(4, 8)] and {g[3] for g in got} == {"4"}
+    assert [g[2] for g in got] == [r for _, r in curve.points(highest, 8)]
     assert points == 8
