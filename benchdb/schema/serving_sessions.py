@@ -30,11 +30,9 @@ def rows(records: Iterable[RequestRecord], window_start: float, turns: int = 1) 
     TTFT under its turn's kind, its cached and shared-prefix counts and its send lag; per
     conversation that ran all ``turns`` turns, its time."""
     out: list[Row] = []
-    sessions: dict[int, list[RequestRecord]] = {}
-    for i, rec in enumerate(measured_in_order(records)):
+    measured = measured_in_order(records)
+    for i, rec in enumerate(measured):
         t = rec.sent - window_start
-        if rec.session is not None:
-            sessions.setdefault(rec.session, []).append(rec)
         m = request_metrics(rec)
         ttft = m.ttft if m is not None and rec.turn is not None else None
         for metric, value in (
@@ -47,8 +45,17 @@ def rows(records: Iterable[RequestRecord], window_start: float, turns: int = 1) 
         ):
             if value is not None:
                 out.append((metric, UNITS[metric], i, t, float(value)))
-    for k, (first, last) in enumerate(sorted(_whole(sessions, turns), key=lambda fl: fl[0])):
+    for k, (first, last) in enumerate(sorted(_whole(_by_session(measured), turns), key=lambda fl: fl[0])):
         out.append((SESSION, UNITS[SESSION], k, first - window_start, last - first))
+    return out
+
+
+def _by_session(measured: list[RequestRecord]) -> dict[int, list[RequestRecord]]:
+    """The measured requests of each conversation, in send order."""
+    out: dict[int, list[RequestRecord]] = {}
+    for r in measured:
+        if r.session is not None:
+            out.setdefault(r.session, []).append(r)
     return out
 
 
@@ -66,7 +73,8 @@ def point_rows(
 ) -> list[Row]:
     """The load point's cache-hit share (where the server reports cached tokens), the client's
     shared-prefix share, and with an SLO the conversations that met it in every turn, per second."""
-    done = [r for r in measured_in_order(records) if r.ok]
+    measured = measured_in_order(records)
+    done = [r for r in measured if r.ok]
     out: list[Row] = []
     reported = [r for r in done if r.cached_tokens is not None and r.input_tokens]
     if reported:
@@ -77,10 +85,7 @@ def point_rows(
         shared = sum(r.shared_words or 0 for r in done if r.shared_words is not None)
         out.append((SHARED_PREFIX_PCT, UNITS[SHARED_PREFIX_PCT], 0, 0.0, 100.0 * shared / words))
     if slo and window_s > 0 and any(r.session is not None for r in done):
-        by: dict[int, list[RequestRecord]] = {}
-        for r in measured_in_order(records):
-            if r.session is not None:
-                by.setdefault(r.session, []).append(r)
+        by = _by_session(measured)
         met = sum(len(v) == turns and all(meets_slo(request_metrics(r), slo) for r in v) for v in by.values())
         out.append((SESSION_GOODPUT, UNITS[SESSION_GOODPUT], 0, 0.0, met / window_s))
     return out

@@ -32,8 +32,9 @@ import json
 import random
 import sys
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from benchdb.backends.openai.streams import Clients, stream_request
 from benchdb.backends.openai.urls import endpoint
@@ -41,9 +42,6 @@ from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.harness.timing import StopCheck, StopRule
 from benchdb.schema.serving_metrics import RequestRecord, request_metrics
 from benchdb.sql import Stats
-
-if TYPE_CHECKING:
-    pass
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 ARRIVALS = ("poisson", "constant", "gamma", "trace")
@@ -110,10 +108,9 @@ class LoadSpec:
                 raise BenchdbError(why)
 
     def _replays(self) -> bool:
-        from benchdb.backends.openai.workload import parse
+        from benchdb.backends.openai.workload import kind_of
 
-        w = parse(self.workload, self.seq_len, self.max_tokens) if self.workload else None
-        return w is not None and w.kind == "trace"
+        return kind_of(self.workload) == "trace"
 
     def bodies(self) -> list[bytes]:
         """The request bodies, one per prompt, serialized once (not per request: client CPU)."""
@@ -184,13 +181,12 @@ class Generator:
         self.url = endpoint(spec.base_url, ENDPOINTS[spec.endpoint])  # the base URL's query after the path
         self.headers = {"Content-Type": "application/json", **spec.headers}
         from benchdb.backends.openai import workload
+        from benchdb.backends.openai.sessions import token_counter
 
         self.workload = workload.parse(spec.workload, spec.seq_len, spec.max_tokens)
         self.bodies = spec.bodies() if self.workload is None else []
         #: A replayed trace is sent whole (up to the load point's limits): no stopping on convergence.
         self.replaying = self.workload is not None and self.workload.kind == "trace"
-        from benchdb.backends.openai.sessions import token_counter
-
         #: text -> its tokens by the model's tokenizer (None without one): loaded once, before the window
         self.count = token_counter(spec.tokenizer if self.workload is not None else None)
         self.chat = spec.endpoint == "chat"
@@ -297,14 +293,22 @@ class Generator:
             self.checking = False
 
     # -- the two loops -------------------------------------------------------------------------
-    async def closed(self, concurrency: int) -> None:
+    def one_request(self) -> Coroutine[Any, Any, None]:
+        """The next request, counted as issued now (the unit of a load point without a workload)."""
+        return self.issue(*self.new_record())
+
+    async def closed(self, concurrency: int, unit: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """``concurrency`` users, each running ``unit()`` (a request, or a conversation) after another."""
+
         async def worker() -> None:
             while self.may_issue():
-                await self.issue(*self.new_record())
+                await unit()
 
         await asyncio.gather(*(worker() for _ in range(concurrency)))
 
-    async def open(self, rate: float, rng: random.Random) -> None:
+    async def open(self, rate: float, rng: random.Random, unit: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """``unit()`` started at ``rate`` a second, whatever the server does; ``unit`` is called at the
+        arrival (so it counts as issued then) and runs as its own task."""
         spec = self.spec
         next_t = time.perf_counter() + self.first_offset
         running: set[asyncio.Task[None]] = set()
@@ -313,7 +317,7 @@ class Generator:
             await asyncio.sleep(max(0.0, delay))  # 0: behind schedule, still let requests start
             if not self.may_issue():
                 break
-            task = asyncio.get_running_loop().create_task(self.issue(*self.new_record()))
+            task = asyncio.get_running_loop().create_task(unit())
             running.add(task)
             task.add_done_callback(running.discard)
             if spec.arrival == "constant":
@@ -332,10 +336,10 @@ class Generator:
 
             await sessions.phase(self, self.workload, rng)
         elif spec.concurrency is not None:
-            await self.closed(spec.concurrency)
+            await self.closed(spec.concurrency, self.one_request)
         else:
             assert spec.rate is not None
-            await self.open(spec.rate, rng)
+            await self.open(spec.rate, rng, self.one_request)
 
 
 async def run_async(

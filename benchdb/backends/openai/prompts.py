@@ -49,17 +49,30 @@ def prompts_for(opts: RunOptions, model: str, words: int | None, count: int, see
     return _to_tokens(texts, words or 1, model)
 
 
-def _to_tokens(texts: list[str], n: int, model: str) -> list[str]:
-    """Prompts of exactly ``n`` tokens where the model is a local folder with a tokenizer.json (cut
-    to ``n`` token ids and decoded); elsewhere ``n`` words (the server's usage records the tokens)."""
+def tokenizer_path(model: str) -> str | None:
+    """The model's tokenizer.json where the model is a local folder that has one; else None."""
     path = Path(model) / "tokenizer.json"
-    if not path.is_file():
-        return texts
+    return str(path) if path.is_file() else None
+
+
+def load_tokenizer(path: str | None):
+    """The tokenizer at ``path``; None without one, without the tokenizers package, or for a file it
+    cannot read (then text is words, as for a remote model, and the server's counts stand alone)."""
+    if not path:
+        return None
     try:
         from tokenizers import Tokenizer
 
-        tok = Tokenizer.from_file(str(path))
-    except Exception:  # tokenizers missing or the file unreadable: words, as for a remote model
+        return Tokenizer.from_file(path)
+    except Exception:  # tokenizers missing or the file unreadable
+        return None
+
+
+def _to_tokens(texts: list[str], n: int, model: str) -> list[str]:
+    """Prompts of exactly ``n`` tokens where the model is a local folder with a tokenizer.json (cut
+    to ``n`` token ids and decoded); elsewhere ``n`` words (the server's usage records the tokens)."""
+    tok = load_tokenizer(tokenizer_path(model))
+    if tok is None:
         return texts
     out = []
     for text in texts:

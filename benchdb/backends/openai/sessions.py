@@ -118,42 +118,38 @@ class Conversations:
                 return
             history = [*messages, {"role": "assistant", "content": "".join(rec.reply or [])}]
             rec.reply = None  # kept in the history only
-            self.estimate.remember(_words(history))
+            self.estimate.remember(_text(history).split())
 
     async def send(self, messages: list[dict[str, str]], turn: Turn, session: int | None, number: int):
         gen = self.gen
         rec, body = gen.new_record(gen.spec.body(messages, turn.max_tokens))
-        words = _words(messages)
+        text = _text(messages)
+        words = text.split()
         rec.session, rec.turn = session, number if session is not None else None
         rec.shared_words, rec.prompt_words = self.estimate.shared(words), len(words)
-        rec.client_tokens = self.count(" ".join(m["content"] for m in messages))
+        rec.client_tokens = self.count(text)
         rec.reply = [] if self.workload.sessions else None
         await gen.issue(rec, body, turn.max_tokens)
         if not self.workload.sessions and rec.ok:
             self.estimate.remember(words)
-        rec.reply = None if not self.workload.sessions else rec.reply
         return rec
 
 
 def token_counter(path: str | None):
     """text -> its tokens by the tokenizer at ``path`` (special tokens not added); None for every
     text where there is none or it cannot be read (the server's counts stand alone, marked so)."""
-    tok = None
-    if path:
-        try:
-            from tokenizers import Tokenizer
+    from benchdb.backends.openai.prompts import load_tokenizer
 
-            tok = Tokenizer.from_file(path)
-        except Exception:  # tokenizers missing or the file unreadable
-            tok = None
+    tok = load_tokenizer(path)
     if tok is None:
         return lambda text: None
     return lambda text: len(tok.encode(text, add_special_tokens=False).ids)
 
 
-def _words(messages: list[dict[str, str]]) -> list[str]:
-    """The words of the messages' texts in order (what a server's prompt holds, without its template)."""
-    return " ".join(m["content"] for m in messages).split()
+def _text(messages: list[dict[str, str]]) -> str:
+    """The messages' texts in order, joined by spaces: a completions prompt, and what a chat server's
+    prompt holds without its template."""
+    return " ".join(m["content"] for m in messages)
 
 
 async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
@@ -168,31 +164,15 @@ async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
             await _replay(gen, workload, float(spec.rate or 1.0))
         return
     conv = Conversations(gen, workload)
+
+    def conversation():
+        return conv.run(conv.take())
+
     if spec.concurrency is not None:
-
-        async def user() -> None:
-            while gen.may_issue():
-                await conv.run(conv.take())
-
-        await asyncio.gather(*(user() for _ in range(spec.concurrency)))
-        return
-    assert spec.rate is not None
-    running: set[asyncio.Task[None]] = set()
-    next_t = time.perf_counter() + gen.first_offset
-    while gen.may_issue():
-        await asyncio.sleep(max(0.0, next_t - time.perf_counter()))
-        if not gen.may_issue():
-            break
-        task = asyncio.get_running_loop().create_task(conv.run(conv.take()))
-        running.add(task)
-        task.add_done_callback(running.discard)
-        if spec.arrival == "constant":
-            next_t += 1.0 / spec.rate
-        else:
-            shape = 1.0 if spec.arrival == "poisson" else spec.burstiness
-            next_t += rng.gammavariate(shape, 1.0 / (spec.rate * shape))
-    if running:
-        await asyncio.gather(*running)
+        await gen.closed(spec.concurrency, conversation)
+    else:
+        assert spec.rate is not None
+        await gen.open(spec.rate, rng, conversation)
 
 
 async def _replay(gen: Generator, workload: Workload, speed: float) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from benchdb.backends.core_options import backend_option
-from benchdb.backends.openai.prompts import prompts_for
+from benchdb.backends.openai.prompts import prompts_for, tokenizer_path
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import Conditions, Outcome, Row, RunOptions, Scenario
 from benchdb.harness.verdict import error_text, status_of
@@ -154,13 +154,6 @@ def _curve(url: str, model: str, scenarios: list[Scenario], opts: RunOptions) ->
     return curve.scenarios(scenarios, opts, spec_for)
 
 
-def _tokenizer(model: str) -> str | None:
-    from pathlib import Path
-
-    path = Path(model) / "tokenizer.json"
-    return str(path) if path.is_file() else None
-
-
 def _turns(load) -> int:
     """Turns per conversation of the load point's workload (1: one-turn requests)."""
     from benchdb.backends.openai.workload import parse
@@ -295,7 +288,7 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
         prompts=[] if workload else prompts_for(opts, sc.model_id, sc.settings.get("seq_len"), 64, seed=index),
         workload=workload,
         seq_len=sc.settings.get("seq_len"),
-        tokenizer=_tokenizer(sc.model_id),
+        tokenizer=tokenizer_path(sc.model_id),
         point=index,
         max_tokens=gen,
         concurrency=concurrency,

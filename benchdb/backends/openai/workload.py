@@ -197,7 +197,16 @@ def parse(text: str | None, seq_len: int | None = None, gen_tokens: int | None =
     lengths default to the scenario's (``seq_len`` input, ``gen_tokens`` output); None: none given."""
     if not text:
         return None
-    text = str(text).strip()
+    return _build(*_definition(str(text).strip()), seq_len, gen_tokens)
+
+
+def kind_of(text: str | None) -> str | None:
+    """The kind ``--workload`` names, its keys checked but nothing built (a trace is not read)."""
+    return _definition(str(text).strip())[0] if text else None
+
+
+def _definition(text: str) -> tuple[str, dict[str, Any]]:
+    """(kind, keys) of an inline definition or a YAML/JSON file, both checked against the kinds."""
     if Path(text).suffix.lower() in (".yaml", ".yml", ".json") and ":" not in text and not Path(text).is_file():
         raise BenchdbError(f"--workload {text}: no such file")
     if Path(text).suffix.lower() in (".yaml", ".yml", ".json") and Path(text).is_file():
@@ -220,7 +229,7 @@ def parse(text: str | None, seq_len: int | None = None, gen_tokens: int | None =
         raise BenchdbError(
             f"--workload {kind}: unknown key {unknown[0]!r}; it takes {', '.join(sorted(_KEYS[kind] | {'seed'}))}"
         )
-    return _build(kind, keys, seq_len, gen_tokens)
+    return kind, keys
 
 
 def _build(kind: str, keys: dict[str, Any], seq_len: int | None, gen_tokens: int | None) -> Workload:
