@@ -84,3 +84,19 @@ def test_a_curve_against_a_server_of_4_slots_spreads_its_points_below_saturation
     assert all(g[1] == f"in=16,out=8,concurrency={g[0]}" for g in got)
     assert [g[2] for g in got] == [r for _, r in curve.points(highest, 8)]
     assert points == 8
+
+
+def test_a_probe_whose_requests_fail_fails_every_point_with_the_reason(tmp_path):
+    from conftest import benchdb_cmd
+
+    pytest.importorskip("httpx")
+    stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --fail-every 1"
+    proc = benchdb_cmd(
+        "run", "--backend", "openai", "--model", "stub", "--server", stub, "--curve", "8", "--curve-max", "64",
+        "--gen-tokens", "4", "--seq-lens", "8", "--warmup", "0", "--min-iters", "4", "--min-time", "0",
+        "--max-time", "5", "--max-requests", "4", "--max-background-cpu", "100%", "--out", str(tmp_path / "o"),
+    )  # fmt: skip
+    assert proc.returncode != 0 and "Traceback" not in proc.stderr
+    failed = [line for line in proc.stderr.splitlines() if "curve=8,point=" in line]
+    assert len(failed) == 8 and all(": failed" in line for line in failed), proc.stderr
+    assert "its requests at concurrency 1 failed: HTTP 500" in proc.stdout + proc.stderr

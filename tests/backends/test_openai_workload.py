@@ -157,3 +157,11 @@ def test_a_trace_line_that_cannot_be_replayed_is_named(tmp_path, line, says):
     with pytest.raises(BenchdbError) as err:
         workload.parse(f"trace:file={f}")
     assert f"line 2: {says}" in str(err.value) or f"line 2: {says.split()[0]}" in str(err.value), str(err.value)
+
+
+def test_a_trace_nested_past_the_depth_limit_is_refused_in_one_line(tmp_path):
+    f = tmp_path / "deep.jsonl"
+    f.write_text('{"timestamp": 0, "input_length": 4, "output_length": 1, "x": ' + "[" * 500 + "]" * 500 + "}\n")
+    with pytest.raises(BenchdbError) as err:
+        workload.parse(f"trace:file={f}")
+    assert "line 1: not JSON (or nested too deep)" in str(err.value) and "\n" not in str(err.value)

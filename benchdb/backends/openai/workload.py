@@ -26,7 +26,6 @@ number of client workers. Text is made of words; the server's usage counts its t
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import secrets
@@ -35,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import BenchdbError, first_line
+from benchdb.schema import documents
 
 KINDS = ("single", "shared-prefix", "multi-turn", "trace")
 #: The keys each kind takes (besides ``seed``).
@@ -89,7 +89,7 @@ class Lengths:
     @classmethod
     def _from_file(cls, path: str, what: str) -> Lengths:
         try:
-            lines = Path(path).read_text(encoding="utf-8").split()
+            lines = documents.read_text(path, max_bytes=TRACE_BYTES).split()
             values = tuple(int(x) for x in lines)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise BenchdbError(f"--workload {what}=file:{path}: {getattr(exc, 'strerror', None) or exc}") from None
@@ -277,10 +277,8 @@ def _build(kind: str, keys: dict[str, Any], seq_len: int | None, gen_tokens: int
 
 
 def _read_file(path: str) -> dict[str, Any]:
-    from benchdb.schema import documents
-
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = documents.read_text(path)
         parse = documents.parse_json if path.lower().endswith(".json") else documents.parse_yaml
         doc = parse(text, path)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -290,6 +288,8 @@ def _read_file(path: str) -> dict[str, Any]:
     return dict(doc)
 
 
+#: The most a trace or a lengths file may hold (a public agentic trace of a day is tens of MiB).
+TRACE_BYTES = 256 << 20
 #: The keys a trace line needs, and their checks.
 _TRACE_KEYS = ("timestamp", "input_length", "output_length")
 
@@ -298,7 +298,7 @@ def read_trace(path: str) -> tuple[tuple[dict[str, Any], ...], str]:
     """A Mooncake-format JSONL trace -> its lines (sorted by timestamp) and its content hash; one
     line naming the file, the line and the field for anything that cannot be replayed."""
     try:
-        raw = Path(path).read_bytes()
+        raw = documents.read_bytes(path, max_bytes=TRACE_BYTES)
         text = raw.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BenchdbError(f"--workload trace file {path}: {getattr(exc, 'strerror', None) or exc}") from None
@@ -307,9 +307,9 @@ def read_trace(path: str) -> tuple[tuple[dict[str, Any], ...], str]:
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
-        except ValueError:
-            raise BenchdbError(f"--workload trace file {path} line {n}: not JSON") from None
+            doc = documents.parse_json(line, path)
+        except (ValueError, documents.DocumentError):
+            raise BenchdbError(f"--workload trace file {path} line {n}: not JSON (or nested too deep)") from None
         if not isinstance(doc, dict):
             raise BenchdbError(f"--workload trace file {path} line {n}: not a JSON object")
         for key in _TRACE_KEYS:
