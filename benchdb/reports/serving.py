@@ -13,7 +13,17 @@ import re
 from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.reports.document import Column, Filters, Section, one_row, section_rows
-from benchdb.reports.serving_rows import ci, config, figure, point_row, published_row, slo_load, workload
+from benchdb.reports.serving_rows import (
+    ci,
+    config,
+    curve_notes,
+    figure,
+    point_row,
+    published_row,
+    slo_load,
+    window_notes,
+    workload,
+)
 from benchdb.text import plural
 
 #: What ``--slo`` may bound here: TTFT (its p90), TPOT (its p50) and interactivity (tokens/s per user).
@@ -93,6 +103,7 @@ def points_section(con, f: Filters) -> Section:
             f"{plural(len(busy), 'load point')} ran the load generator at 90 % or more of a core: "
             "the client, not the server, may have set their pace."
         )
+    notes += window_notes(rows) + curve_notes(rows)
     if not f.slo:
         notes.append(
             "Give `--slo ttft:500ms,tpot:50ms` (or interactivity:20) for the best hardware/engine at "
@@ -107,8 +118,10 @@ def points_section(con, f: Filters) -> Section:
         "load point, and interactivity = 1 / TPOT p50 (tokens/s each user sees).",
         [
             *_LOAD_COLUMNS,
+            Column("curve", "curve", compact=False),
             Column("requests", "n_requests", "int"),
             Column("errors", "errors", "int"),
+            Column("figures over", "window"),
             Column("TTFT p50", "ttft_p50_s", "ms"),
             Column("TTFT p50 95% CI", "ttft_ci", compact=False),
             Column("TTFT p90", "ttft_p90_s", "ms"),
@@ -128,6 +141,10 @@ def points_section(con, f: Filters) -> Section:
             Column("out tok/s/device", "output_throughput_per_device", "num"),
             Column("goodput req/s", "goodput", "num", compact=False),
             Column("tok/s/user", "interactivity", "num"),
+            Column("TTFT p50 turn 1", "ttft_first_turn_p50_s", "ms", compact=False),
+            Column("TTFT p50 later turns", "ttft_later_turns_p50_s", "ms", compact=False),
+            Column("cache hit %", "cache_hit_pct", "pct", compact=False),
+            Column("session p50", "session_p50_s", "ms", compact=False),
             Column("result", "result_id", "result", compact=False),
         ],
         keys,

@@ -21,6 +21,8 @@ def curves(rows: list[dict], extra: tuple[str, ...] = ()) -> dict[str, dict[str,
             label += f" ({r['measured_by']})"
         if "load_kind" not in extra and r.get("load_kind") == "rate":
             label += " (open loop)"
+        if r.get("curve_point") is not None:
+            label += " (--curve)"
         out[head][label].append(r)
     return out
 
@@ -35,6 +37,7 @@ def points_plots(section: Section) -> list[tuple[str, str]]:
     out = []
     for head, configs in list(curves(rows).items())[:8]:
         fig, ax = plt.subplots(figsize=(7, 3.2))
+        labels: list[tuple[str, float, float]] = []
         for label, pts in list(configs.items())[: figures.MAX_SERIES]:
             pts = [p for p in pts if p.get("interactivity") and p.get("output_throughput_per_device") is not None]
             if not pts:
@@ -46,16 +49,10 @@ def points_plots(section: Section) -> list[tuple[str, str]]:
                 xerr=xerr,
                 marker="o",
                 capsize=2,
-                label=figures.short(label, 60),
+                label=figures.short(label, 72),
             )
-            for p in pts:
-                ax.annotate(
-                    p["load"] or "",
-                    (p["interactivity"], p["output_throughput_per_device"]),
-                    fontsize=5,
-                    xytext=(3, 3),
-                    textcoords="offset points",
-                )
+            labels += [(p["load"] or "", p["interactivity"], p["output_throughput_per_device"]) for p in pts]
+        _annotate_apart(ax, labels)
         ax.set_xlabel("interactivity (tokens/s per user)")
         ax.set_ylabel("output throughput (tokens/s per device)")
         ax.set_title(figures.short(f"Throughput vs interactivity: {head}", 90))
@@ -72,7 +69,7 @@ def points_plots(section: Section) -> list[tuple[str, str]]:
                 continue
             unit = "concurrent requests" if pts[0]["load_kind"] == "concurrency" else "requests/s"
             xs = [p["load_value"] for p in pts]
-            line = ax.plot(xs, [p["ttft_p50_s"] * 1e3 for p in pts], marker="o", label=figures.short(label, 60))
+            line = ax.plot(xs, [p["ttft_p50_s"] * 1e3 for p in pts], marker="o", label=figures.short(label, 72))
             band = [
                 p for p in pts if p.get("ttft_p50_ci_low_s") is not None and p.get("ttft_p50_ci_high_s") is not None
             ]
@@ -84,12 +81,47 @@ def points_plots(section: Section) -> list[tuple[str, str]]:
                     color=line[0].get_color(),
                     alpha=0.2,
                 )
+        _mark_curves(ax, configs)
         ax.set_xlabel(f"load ({unit})")
         ax.set_ylabel("TTFT p50 (ms)")
         ax.set_title(figures.short(f"TTFT vs load: {head}", 90))
         figures.legend_below(fig, ax, len(configs))
         out.append((f"TTFT p50 against load: {head}; band: 95% CI of the median", figures.svg(fig)))
     return out
+
+
+def _annotate_apart(ax: Any, labels: list[tuple[str, float, float]], apart_px: float = 12.0) -> None:
+    """Each point's load beside it, but none within ``apart_px`` of one already written: points of a
+    curve that bunch together would print their labels over each other."""
+    ax.autoscale_view()
+    placed: list[tuple[float, float]] = []
+    for text, x, y in labels:
+        px, py = ax.transData.transform((x, y))
+        if text and all(abs(px - qx) > apart_px or abs(py - qy) > apart_px for qx, qy in placed):
+            placed.append((px, py))
+            ax.annotate(text, (x, y), fontsize=5, xytext=(3, 3), textcoords="offset points")
+
+
+def _mark_curves(ax: Any, configs: dict[str, list[dict]]) -> None:
+    """A `--curve`'s load axis in log2, as its regions are spread, and its probe's highest useful
+    concurrency as a dotted line."""
+    highest = {int(h) for pts in configs.values() for p in pts if (h := p.get("curve_highest_useful")) is not None}
+    if not highest:
+        return
+    from matplotlib.ticker import FuncFormatter
+
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    for h in sorted(highest):
+        ax.axvline(h, color="#59636e", linestyle=":", linewidth=1)
+        ax.annotate(
+            f"highest useful: {h}",
+            (h, 1),
+            xycoords=("data", "axes fraction"),
+            fontsize=6,
+            xytext=(2, -8),
+            textcoords="offset points",
+        )
 
 
 def frontier_plots(section: Section) -> list[tuple[str, str]]:

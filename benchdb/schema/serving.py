@@ -63,6 +63,7 @@ STEADY_TTFT = "steady_ttft_s"
 STEADY_TPOT = "steady_tpot_s"
 STEADY_OUTPUT_THROUGHPUT = "steady_output_throughput"
 STEADY_REQUEST_THROUGHPUT = "steady_request_throughput"
+STEADY_TOTAL_THROUGHPUT = "steady_total_throughput"
 
 UNITS = {
     TTFT: "s",
@@ -98,4 +99,5 @@ UNITS = {
     STEADY_TPOT: "s",
     STEADY_OUTPUT_THROUGHPUT: "tokens/s",
     STEADY_REQUEST_THROUGHPUT: "req/s",
+    STEADY_TOTAL_THROUGHPUT: "tokens/s",
 }

@@ -43,6 +43,9 @@ def serving_file(
     options: dict | None = None,
     itl: bool = True,
     status: str = "ok",
+    extra: dict | None = None,
+    more_rows: list[tuple] = (),
+    settings: dict | None = None,
 ) -> Path:
     """One load point as the openai runner writes it: per request ttft/e2e/tpot/first byte/tokens,
     per token gap itl_token_s, failed requests, and the load point's throughputs."""
@@ -66,7 +69,10 @@ def serving_file(
         "server": {"command": (options or OPTIONS)["server"], "engine": engine, "version": VERSIONS[engine]},
         "errors": [],
         "requests": n,
+        **(extra or {}),
     }
+    if settings:
+        meta["scenario"]["settings"] = settings
     rows: list[tuple] = []
     ttfts, tpots = spread(ttft, n, 0.5), spread(tpot, n, 0.25)
     for i, (t1, tp) in enumerate(zip(ttfts, tpots, strict=True)):
@@ -92,6 +98,7 @@ def serving_file(
         ("client_cpu_pct", 12.0),
     ):
         rows.append((metric, UNITS[metric], 0, 0.0, float(v)))
+    rows += list(more_rows)
     table = contract.samples_table(meta, rows)
     return contract.write_scenario(folder / f"{meta['scenario']['scenario_id'][:12]}.parquet", meta, table)
 
@@ -367,3 +374,45 @@ def test_check_on_a_load_point_metric_is_undecided_never_a_pass(tmp_path):
     assert proc.returncode == 3, proc.stderr
     (cmp,) = json.loads(proc.stdout)["comparisons"]
     assert cmp["verdict"] == "inconclusive" and "too few samples" in cmp["reason"]
+
+
+def test_a_load_point_with_a_steady_state_is_read_over_it_and_says_so(tmp_path):
+    """Its TTFT, TPOT, interactivity and throughputs are the steady window's, its whole window's kept
+    beside them; a point that sought one and found none says why; a --curve point keeps its place."""
+    run, root = make_run(), tmp_path / "results"
+    steady = [
+        (m, "s", i, 1.0 + i * 0.05, float(v))
+        for m, base in (("steady_ttft_s", 0.040), ("steady_tpot_s", 0.015))
+        for i, v in enumerate(spread(base, 80, 0.2), start=20)
+    ]
+    for metric, value in (("steady_output_throughput", 300.0), ("steady_request_throughput", 4.0),
+                          ("steady_total_throughput", 900.0)):  # fmt: skip
+        steady.append((metric, UNITS[metric], 0, 0.0, value))
+    window = {"found": True, "method": "m", "buckets": 16, "start_s": 1.0, "end_s": 5.0, "requests": 80}
+    curve = {"curve": {"point": 2, "of": 8, "region": "low", "highest_useful": 4, "probe": []}}
+    serving_file(root, run, GPU_A, "concurrency=2", ttft=0.05, tpot=0.02, out_tps=250.0,
+                 extra={"steady_state": window}, more_rows=steady, settings=curve)  # fmt: skip
+    drift = {"found": False, "method": "m", "buckets": 16, "reason": "drifting up: the server slowed throughout"}
+    serving_file(root, run, GPU_A, "concurrency=4", ttft=0.06, tpot=0.02, out_tps=260.0, extra={"steady_state": drift})
+    db = tmp_path / "w.duckdb"
+    Warehouse(db).ingest([root])
+    rows = {r["concurrency"]: r for r in db_rows(db, "SELECT * FROM serving_points")}
+    s, d = rows[2], rows[4]
+    assert (s["figures_window"], s["steady_state"], s["steady_start_s"], s["steady_end_s"]) == (
+        "steady state", "found", 1.0, 5.0)  # fmt: skip
+    assert s["ttft_p50_s"] == pytest.approx(0.040) and s["whole_ttft_p50_s"] == pytest.approx(0.050)
+    assert s["tpot_p50_s"] == pytest.approx(0.015) and s["whole_tpot_p50_s"] == pytest.approx(0.020)
+    assert s["interactivity"] == pytest.approx(1 / 0.015)
+    ttft = np.sort(spread(0.040, 80, 0.2))  # 80 requests in the window: a p90, no p99
+    assert s["ttft_p90_s"] == pytest.approx(np.percentile(ttft, 90)) and s["ttft_p99_s"] is None
+    assert s["ttft_ci_method"] == "order_statistics" and s["steady_requests"] == 80
+    assert (s["output_throughput"], s["request_throughput"], s["input_throughput"]) == pytest.approx((300, 4, 600))
+    assert s["whole_output_throughput"] == pytest.approx(250.0) and s["n_requests"] == 120  # counts: whole window
+    assert (s["curve_point"], s["curve_points"], s["curve_region"], s["curve_highest_useful"]) == (2, 8, "low", 4)
+    assert (d["figures_window"], d["steady_state"], d["steady_state_reason"]) == (
+        "whole window", "none", "drifting up: the server slowed throughout")  # fmt: skip
+    assert d["ttft_p50_s"] == pytest.approx(0.060) and d["steady_start_s"] is None and d["curve_point"] is None
+    wide = benchdb_cmd("report", "--serving", "--db", str(db), "--wide", check=True).stdout
+    assert "steady 1.0-5.0 s" in wide and "whole: no steady state" in wide and "2/8 low" in wide
+    assert "1 load point of 2 found a steady-state window" in wide and "drifting up" in wide
+    assert "Curve (" in wide and "concurrency low 2" in wide and "highest useful concurrency 4" in wide

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, cli, make_meta, make_run, write_file
+from conftest import REPO, cli, db_rows, make_meta, make_run, write_file
 
 from benchdb.backends.ortweb import browser
 from benchdb.schema import contract
@@ -225,10 +225,17 @@ def test_trends_draws_a_mark_per_run_and_the_change_point(page, base_url, wareho
     _shot(page, shots, "trends")
 
 
-def test_serving_frontier_draws_measured_and_published_points_apart(page, base_url, shots):
+def test_serving_frontier_draws_measured_and_published_points_apart(page, base_url, warehouse, shots):
     _open(page, base_url, "view=frontier", "[aria-label^='serving frontier']")
     chart = page.locator("[aria-label^='serving frontier']")
     assert chart.locator("g.measured > *").count() >= 1
+    # every measured load point, on its configuration's front (filled) or beaten by its own (hollow)
+    (measured,) = db_rows(
+        warehouse["db"],
+        "SELECT count(*) AS n FROM serving_points WHERE interactivity IS NOT NULL "
+        "AND output_throughput_per_device IS NOT NULL",
+    )
+    assert chart.locator("g.measured > *").count() + chart.locator("g.beaten > *").count() == measured["n"] >= 1
     assert chart.locator("g.published").count() == 1 and chart.locator("g.published *").count() >= 1
     text = chart.inner_text() + " ".join(chart.locator("svg").all_text_contents())
     assert "tokens/s per user" in text and "tokens/s per accelerator" in text

@@ -261,8 +261,9 @@ function chartGroup(label) {
 
 // Serving: per model, each configuration's output-token throughput per accelerator against
 // interactivity (tokens/s per user): colour tells the system, the symbol the engine and precision, a
-// line joins one configuration's points; measured points filled with the 95 % CI of their
-// interactivity as a bar, published ones hollow on a dashed line (no interval: summary figures only).
+// line joins one configuration's points in order of load (its curve); measured points on their
+// configuration's Pareto front filled with the 95 % CI of their interactivity as a bar, those it beats
+// small and hollow; published ones hollow on a dashed line (no interval: summary figures only).
 function frontierChart(doc) {
   const rows = configLabels(rec(doc).filter((r) => r.interactivity !== null && r.output_throughput_per_device !== null))
     .map((r) => ({ ...r, engine_precision: `${r.engine} ${r.precision}` }));
@@ -273,12 +274,15 @@ function frontierChart(doc) {
   for (const model of [...new Set(rows.map((r) => r.model_id))]) {
     const pts = rows.filter((r) => r.model_id === model);
     const measured = pts.filter((r) => !r.published), published = pts.filter((r) => r.published);
+    const front = measured.filter((r) => r.on_front), beaten = measured.filter((r) => !r.on_front);
     const systems = [...new Set(pts.map((r) => r.hardware_name))].sort();
     const engines = [...new Set(pts.map((r) => r.engine_precision))].sort();
     const fig = document.createElement("figure");
-    const title = (r) => `${r.config}\n${r.load_kind ?? "load"} ${r.load_value ?? "?"}: ` +
+    const title = (r) => `${r.config}\n${r.load_kind ?? "load"} ${r.load_value ?? "?"}` +
+      (r.curve_region ? ` (curve: ${r.curve_region})` : "") + ": " +
       `${rate(r.output_throughput_per_device)} tokens/s per accelerator, ${inter(r.interactivity)} tokens/s per user` +
-      (r.published ? " (published, no interval)" : "");
+      (r.published ? " (published, no interval)" : r.on_front ? "" : " (beaten by its own curve)") +
+      (r.figures_window === "steady state" ? "; over its steady-state window" : "");
     const xy = { x: "interactivity", y: "output_throughput_per_device" };
     const chart = Plot.plot({
       width: 1180, height: 360, marginLeft: 70, marginRight: 30, marginTop: 30,
@@ -287,11 +291,13 @@ function frontierChart(doc) {
       x: plotAxis("interactivity (tokens/s per user)", { zero: true, nice: true }),
       y: plotAxis("output throughput (tokens/s per accelerator)", { zero: true, nice: true }),
       marks: [
-        Plot.line(measured, { ...xy, stroke: "hardware_name", z: "config", sort: "interactivity" }),
-        Plot.link(measured.filter((r) => r.interactivity_ci_low !== null), {
+        Plot.line(measured, { ...xy, stroke: "hardware_name", z: "config", sort: "load_value" }),
+        Plot.link(front.filter((r) => r.interactivity_ci_low !== null), {
           x1: "interactivity_ci_low", x2: "interactivity_ci_high", y1: "output_throughput_per_device",
           y2: "output_throughput_per_device", stroke: "hardware_name", strokeWidth: 2, className: "intervals" }),
-        Plot.dot(measured, { ...xy, fill: "hardware_name", symbol: "engine_precision", r: 5, className: "measured", title }),
+        Plot.dot(front, { ...xy, fill: "hardware_name", symbol: "engine_precision", r: 5, className: "measured", title }),
+        Plot.dot(beaten, { ...xy, stroke: "hardware_name", symbol: "engine_precision", r: 3, fill: "white",
+                           className: "beaten", title }),
         Plot.line(published, { ...xy, stroke: "hardware_name", z: "config", sort: "interactivity",
                                strokeDasharray: "4 3", strokeOpacity: 0.8 }),
         Plot.dot(published, { ...xy, stroke: "hardware_name", symbol: "engine_precision", r: 5, strokeWidth: 1.5,
@@ -301,7 +307,13 @@ function frontierChart(doc) {
     const cap = document.createElement("figcaption");
     const listed = [...new Set(measured.map((r) => r.config))];
     const said = [];
-    if (listed.length) said.push(`filled, solid line: measured (bar: the 95 % CI of its interactivity): ${listed.join("; ")}`);
+    if (listed.length) {
+      said.push("solid line: each measured configuration's load points in order of load; filled: on its Pareto " +
+                `front (bar: the 95 % CI of its interactivity)${beaten.length ? ", small and hollow: beaten by a point of its own" : ""}: ` +
+                listed.join("; "));
+    }
+    const curves = [...new Set(measured.filter((r) => r.curve_region).map((r) => r.config))];
+    if (curves.length) said.push(`${curves.length} measured with --curve (hover a point for its region)`);
     if (published.length) {
       said.push(`hollow, dashed line: published by its source, ${new Set(published.map((r) => r.config)).size} ` +
                 "configuration(s) (summary figures only, so no interval; hover a point for its own)");
