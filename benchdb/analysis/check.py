@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from benchdb import sql
-from benchdb.analysis import gate_samples, selection
+from benchdb.analysis import gate_samples, gate_window, selection
 from benchdb.analysis.gate import VERDICTS, GateResult, SideSamples
 from benchdb.analysis.selection import SHOWN, Selection
 from benchdb.analysis.verdict import judge
@@ -51,6 +52,7 @@ def compare(
     if renamed:
         cside = Selection(candidate, {renamed.get(k, k): r for k, r in cside.results.items()})
     base, cand = bside.results, cside.results
+    defaulted = metric is None
     if metric is None:
         metric = primary_metric(bside, cside)
     selection.check_metric(con, metric, bside, cside)
@@ -61,14 +63,17 @@ def compare(
     out.only_baseline = [base[k] for k in sorted(set(base) - set(cand), key=selection.shown_order(base))]
     out.only_candidate = [cand[k] for k in sorted(set(cand) - set(base), key=selection.shown_order(cand))]
 
-    before = min(cand[k]["run_started_at"] for k in shared)
-    history = dict(
-        con.execute(
-            sql.load("queries/series_history.sql"), {"metric": metric, "before": before, "series": shared}
-        ).fetchall()
-    )
-    interleaved = _ab_pair([base[k] for k in shared], [cand[k] for k in shared])
     own = {b: c for c, b in renamed.items()}  # the candidate's own series ids
+    judged = gate_window.choose(
+        con, metric, defaulted=defaulted, shared=shared, own=own, base_ids=base_ids, cand_ids=cand_ids
+    )
+    before = min(cand[k]["run_started_at"] for k in shared)
+    # a series' noise is that of the metric it is judged on (its steady-state figure, or the gate's)
+    history: dict = {}
+    for m, series in _by_metric(shared, judged).items():
+        params = {"metric": m, "before": before, "series": series}
+        history.update(con.execute(sql.load("queries/series_history.sql"), params).fetchall())
+    interleaved = _ab_pair([base[k] for k in shared], [cand[k] for k in shared])
     for chunk in _passes(shared, base, cand):
         _judge_chunk(
             con,
@@ -78,7 +83,7 @@ def compare(
             cand,
             base_ids,
             cand_ids,
-            metric,
+            judged,
             renamed,
             own,
             history,
@@ -87,6 +92,20 @@ def compare(
             seed=seed,
         )
     out.comparisons.sort(key=lambda c: VERDICTS.index(c.verdict))  # stable: shown order within a verdict
+    out.window_note = gate_window.footnote(
+        [c.window for c in out.comparisons],
+        sum(c.steady_state is not None for c in out.comparisons),
+        metric,
+        defaulted=defaulted,
+    )
+    return out
+
+
+def _by_metric(series: list[str], judged: dict[str, gate_window.Judged]) -> dict[str, list[str]]:
+    """``series`` grouped by the metric each is judged on, in their order."""
+    out: dict[str, list[str]] = {}
+    for k in series:
+        out.setdefault(judged[k].metric, []).append(k)
     return out
 
 
@@ -148,7 +167,7 @@ def _judge_chunk(
     cand: dict[str, dict],
     base_ids: list[str],
     cand_ids: list[str],
-    metric: str,
+    judged: dict[str, gate_window.Judged],
     renamed: dict[str, str],
     own: dict[str, str],
     history: dict,
@@ -157,16 +176,18 @@ def _judge_chunk(
     threshold: float,
     seed: int,
 ) -> None:
-    """Read the samples of the series ``shared`` and judge each into ``out``."""
-    ids = [base[k]["result_id"] for k in shared] + [cand[k]["result_id"] for k in shared]
-    units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
-    fetched = gate_samples.measured(con, ids, metric)
-    samples = {rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()}
-    cand_processes = gate_samples.processes(con, cand_ids, [own.get(k, k) for k in shared], metric, fetched)
-    processes = {
-        "base": gate_samples.processes(con, base_ids, shared, metric, fetched),
-        "cand": {renamed.get(k, k): v for k, v in cand_processes.items()},
-    }
+    """Read the samples of the series ``shared``, each of the metric it is ``judged`` on, and judge
+    each into ``out``."""
+    samples: dict[str, tuple[str | None, Any]] = {}
+    processes: dict[str, dict[str, list]] = {"base": {}, "cand": {}}
+    for metric, series in _by_metric(shared, judged).items():
+        ids = [base[k]["result_id"] for k in series] + [cand[k]["result_id"] for k in series]
+        units = dict(con.execute(sql.load("queries/metric_units.sql"), {"ids": ids, "metric": metric}).fetchall())
+        fetched = gate_samples.measured(con, ids, metric)
+        samples.update({rid: (units.get(rid), vals) for rid, (vals, _) in fetched.items()})
+        cand_processes = gate_samples.processes(con, cand_ids, [own.get(k, k) for k in series], metric, fetched)
+        processes["base"].update(gate_samples.processes(con, base_ids, series, metric, fetched))
+        processes["cand"].update({renamed.get(k, k): v for k, v in cand_processes.items()})
     for k in shared:
         b, c = base[k], cand[k]
         hardware_name = (
@@ -186,17 +207,18 @@ def _judge_chunk(
         }
         # the two sides of one interleaved A/B run measure run-to-run noise themselves; the series'
         # history (which holds earlier A/B candidates, other code by design) must not widen the gate
-        out.comparisons.append(
-            judge(
-                scenario,
-                SideSamples.of(b, samples, processes["base"].get(k, [])),
-                SideSamples.of(c, samples, processes["cand"].get(k, [])),
-                history=None if interleaved else history.get(k),
-                threshold=threshold,
-                seed=seed,
-                interleaved=interleaved,
-            )
+        cmp = judge(
+            scenario,
+            SideSamples.of(b, samples, processes["base"].get(k, [])),
+            SideSamples.of(c, samples, processes["cand"].get(k, [])),
+            history=None if interleaved else history.get(k),
+            threshold=threshold,
+            seed=seed,
+            interleaved=interleaved,
         )
+        how = judged[k]
+        cmp.metric, cmp.window, cmp.steady_state = how.metric, how.window, how.note
+        out.comparisons.append(cmp)
 
 
 _AB_TAG = re.compile(r"^(ab-[0-9a-f]+)-(base|cand)$")

@@ -44,6 +44,11 @@ run. The other selectors (run:, commit:, tag:, time:) pick whole runs. Only the 
 serving deployments (``benchdb run --ab-url``), whose scenarios are compared across the hardware, the
 device and the server's use of it (accelerators, parallelism) that the run set out to compare.
 
+Serving load points: with no ``--metric``, a series whose every process on both sides found a
+steady-state window is judged on the TTFT within it, its history read on that metric too; each
+comparison names the window it was judged over and a side that found none
+(:mod:`benchdb.analysis.gate_window`).
+
 This module holds the gate's vocabulary: its verdicts, exit codes and results. The gate runs in
 :mod:`benchdb.analysis.check`, judges a series in :mod:`benchdb.analysis.verdict` and reads samples
 through :mod:`benchdb.analysis.gate_samples`.
@@ -108,6 +113,13 @@ class Comparison:
     cand_status: str | None = None
     processes: tuple[int, int] | None = None  # processes pooled on each side
     interval: str | None = None  # how the CI was computed
+    #: The metric this series was judged on: the gate's, or its steady-state figure
+    #: (:mod:`benchdb.analysis.gate_window`).
+    metric: str | None = None
+    #: "steady state" or "whole window" for a serving load point with a steady-state test; else None.
+    window: str | None = None
+    #: A side whose load point found no steady state, and why (e.g. "none on candidate: drifting up: ...").
+    steady_state: str | None = None
 
     @property
     def failing(self) -> bool:
@@ -127,6 +139,8 @@ class GateResult:
     cand_side: Selection | None = None
     #: Inconclusive verdicts pass (exit 0) instead of leaving the check undecided (exit 3).
     allow_inconclusive: bool = False
+    #: Which window the serving series were judged over (empty where none is a serving load point).
+    window_note: str = ""
 
     def count(self, verdict: str) -> int:
         return sum(c.verdict == verdict for c in self.comparisons)

@@ -307,9 +307,9 @@ _SELECTOR_HELP = (
 @click.option(
     "--metric",
     default=None,
-    help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2). "
-    "Default: the results' own headline metric (latency_s; ttft_s for serving load points; "
-    "latency_s where they differ).",
+    help="Metric to compare (raw samples); one the selected results do not have is an error (exit 2). Default: the "
+    "results' headline metric (latency_s; ttft_s for serving load points, over each side's steady-state window where "
+    "both found one; latency_s where they differ). A metric given here is as named: ttft_s is the whole window.",
 )
 @click.option(
     "--format",

@@ -17,10 +17,15 @@ MAX_SERIES_PLOTS = 40
 
 
 def _samples(con, result) -> dict[str, list[list[float]]]:
-    ids = [x for c in result.comparisons for x in (c.scenario["base_result_id"], c.scenario["cand_result_id"])]
+    """Each compared result's samples of the metric its series was judged on (a serving series' may
+    be its steady-state figure: analysis/gate_window.py)."""
+    ids: dict[str, list[str]] = {}
+    for c in result.comparisons:
+        of = ids.setdefault(c.metric or result.metric, [])
+        of.extend((c.scenario["base_result_id"], c.scenario["cand_result_id"]))
     per: dict[str, list[list[float]]] = {}
-    if ids:
-        for s in section_rows(con, "samples", {"ids": ids, "metric": result.metric})[1]:
+    for metric, of in ids.items():
+        for s in section_rows(con, "samples", {"ids": of, "metric": metric})[1]:
             per.setdefault(s["result_id"], []).append(s["vals"])
     return per
 
@@ -127,7 +132,11 @@ def html(con, result) -> str:
         plot = None
         if drawn and i < MAX_SERIES_PLOTS:
             plot = distributions(
-                c, samples.get(s["base_result_id"], []), samples.get(s["cand_result_id"], []), c.unit, result.metric
+                c,
+                samples.get(s["base_result_id"], []),
+                samples.get(s["cand_result_id"], []),
+                c.unit,
+                c.metric or result.metric,
             )
         series.append({"c": c, "label": _label(s), "plot": plot, "anchor": f"series-{i}"})
     ctx = render.check_context(result)
