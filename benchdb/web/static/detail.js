@@ -237,19 +237,25 @@ function compareHistograms(doc) {
 
 // A serving configuration's label, told apart from every other one on the page: model, system,
 // engine, precision and who measured it; the engine options' id only where two would read the same.
+// The workload a load point ran (its endpoint and input shape without the load): points of two
+// workloads are two lines, never one.
+const workloadOf = (r) => `${r.endpoint ?? ""} ${(r.input_shape ?? "").replace(/(^|,)(concurrency|rate)=[^,]*/, "")}`.trim();
 function configLabels(rows) {
-  const key = (r) => [r.model_id, r.hardware_name, r.engine, r.precision, r.options_id, r.measured_by, !!r.published].join("\u0000");
   const base = (r) => `${r.model_id} · ${r.hardware_name} · ${r.engine} ${r.precision} · ${r.measured_by}` +
                       (r.published ? " (published)" : "");
-  const keysOf = new Map();
+  const seen = new Map();   // base -> the workloads and options under it
   for (const r of rows) {
     const b = base(r);
-    if (!keysOf.has(b)) keysOf.set(b, new Set());
-    keysOf.get(b).add(key(r));
+    if (!seen.has(b)) seen.set(b, { workloads: new Set(), options: new Set() });
+    seen.get(b).workloads.add(workloadOf(r));
+    seen.get(b).options.add(r.options_id);
   }
   const short = FMT.shortIds(rows.map((r) => r.options_id), 6);   // two options' ids never read the same
-  return rows.map((r) => ({ ...r, config: keysOf.get(base(r)).size > 1
-    ? `${base(r)} · options ${short(r.options_id)}` : base(r) }));
+  return rows.map((r) => {
+    const s = seen.get(base(r));
+    return { ...r, config: base(r) + (s.workloads.size > 1 ? ` · ${workloadOf(r)}` : "") +
+                           (s.options.size > 1 ? ` · options ${short(r.options_id)}` : "") };
+  });
 }
 
 function chartGroup(label) {
@@ -352,8 +358,10 @@ function servingCharts(doc, filters) {
                                            strokeDasharray: "3 3", sort: "load_value" }));
       marks.push(Plot.line(pts, { x: "load_value", y: v(metric), stroke: "config", z: "config", sort: "load_value" }),
                  Plot.dot(pts, { x: "load_value", y: v(metric), fill: "config", r: 3.5,
-                                 title: (r) => `${r.config}\n${r.load_kind} ${r.load_value}: ${name} ` +
-                                               FMT.quantity(r[metric], "s") }));
+                                 title: (r) => `${r.config}\n${r.load_kind} ${r.load_value}` +
+                                               (r.curve_region ? ` (curve: ${r.curve_region})` : "") +
+                                               `: ${name} ${FMT.quantity(r[metric], "s")} over the ` +
+                                               (r.figures_window ?? "whole window") }));
       if (line !== null) {
         marks.push(Plot.ruleY([line * u.factor], { stroke: ORANGE, strokeDasharray: "6 4", className: "slo" }),
                    Plot.text([line * u.factor], { y: (d) => d, frameAnchor: "right", dy: -7, fill: ORANGE,
