@@ -184,5 +184,22 @@ def merge_repeats(outcomes: list[Outcome]) -> Outcome:
                 if any("placement" in o.extra for o in outcomes)
                 else {}
             ),
+            **_steady_state(outcomes),
         },
     )
+
+
+def _steady_state(outcomes: list[Outcome]) -> dict:
+    """A serving load point's steady-state window over its processes: found only where every process
+    found its own (each process's window, in its own clock, is kept under ``processes``); else the
+    first process's reason for none. One process's description stands as it is."""
+    found = [o.extra.get("steady_state") for o in outcomes]
+    if len(outcomes) < 2 or not any(found):
+        return {}
+    every = all(isinstance(d, dict) and d.get("found") for d in found)
+    out = {k: v for k, v in (found[0] or {}).items() if k in ("method", "buckets")}
+    out.update(found=every, processes=found)
+    if not every:
+        r, why = next((r, d) for r, d in enumerate(found) if not (isinstance(d, dict) and d.get("found")))
+        out["reason"] = f"process {r}: " + (why.get("reason", "none found") if isinstance(why, dict) else "not sought")
+    return {"steady_state": out}

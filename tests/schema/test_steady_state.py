@@ -67,3 +67,25 @@ def test_the_trend_tests_on_series_of_known_shape():
     assert steady_state.admissible(flat) and not steady_state.admissible(rising)
     at, p = steady_state.pettitt([1.0] * 10 + [2.0] * 10)
     assert at == 10 and p < 0.01
+
+
+def test_a_load_point_of_several_processes_is_steady_only_where_every_process_was():
+    """``--repeats``: the merged result keeps each process's window; found only where all found one
+    (its steady rows then pool every process's window), else the first process's reason for none."""
+    from benchdb.harness.scenario import Outcome, Scenario, merge_repeats
+
+    sc = Scenario("m", "openai", "cpu", "chat", "fp32", 2, "in=8,out=8,concurrency=2", {}, {})
+    steady = {"found": True, "method": "m", "buckets": 16, "start_s": 1.0, "end_s": 4.0, "requests": 40}
+    drift = {"found": False, "method": "m", "buckets": 16, "reason": "drifting up: the server slowed throughout"}
+    both = merge_repeats(
+        [Outcome(sc, {}, extra={"steady_state": steady}), Outcome(sc, {}, extra={"steady_state": steady})]
+    )
+    assert both.extra["steady_state"]["found"] is True and both.extra["steady_state"]["processes"] == [steady, steady]
+    assert "start_s" not in both.extra["steady_state"]  # two processes, two clocks: no one window
+    one = merge_repeats(
+        [Outcome(sc, {}, extra={"steady_state": steady}), Outcome(sc, {}, extra={"steady_state": drift})]
+    )
+    assert one.extra["steady_state"]["found"] is False
+    assert one.extra["steady_state"]["reason"] == "process 1: drifting up: the server slowed throughout"
+    alone = merge_repeats([Outcome(sc, {}, extra={"steady_state": drift})])
+    assert alone.extra["steady_state"] == drift
