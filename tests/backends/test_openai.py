@@ -296,6 +296,9 @@ def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
 def test_bad_options_are_one_line(tmp_path):
     bad = tmp_path / "prompts.jsonl"
     bad.write_text('{"prompt": "hello"}\n{"text": "no prompt key"}\n')
+    huge = tmp_path / "huge.jsonl"
+    with open(huge, "wb") as fh:  # sparse: its size is refused before a byte is read
+        fh.truncate((256 << 20) + 1)
     cases = [
         (["--model", "m"], "needs --server COMMAND"),
         (["--model", "m", "--url", "http://127.0.0.1:9"], "--server-hardware NAME"),
@@ -304,6 +307,7 @@ def test_bad_options_are_one_line(tmp_path):
         (["--model", "m", "--server", STUB, "--slo", "ttft:fast"], "ttft:fast"),
         (["--model", "m", "--server", STUB, "--prompts", str(bad)], f"--prompts {bad} line 2: not a JSON object"),
         (["--model", "m", "--server", STUB, "--prompts", str(tmp_path / "none.jsonl")], "No such file"),
+        (["--model", "m", "--server", STUB, "--prompts", str(huge)], f"--prompts {huge} is larger than the 256"),
         (["--model", "m", "--server", STUB, "--client-workers", "many"], "--client-workers 'many': give auto"),
         (["--model", "m", "--server", STUB, "--client-workers", "0"], "--client-workers '0': give auto"),
     ]

@@ -9,9 +9,10 @@ import random
 from pathlib import Path
 
 from benchdb.backends.core_options import backend_option
-from benchdb.backends.openai.workload import WORDS
+from benchdb.backends.openai.workload import TRACE_BYTES, WORDS
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
+from benchdb.schema import documents
 
 
 def prompts_hash(path: str | None) -> str | None:
@@ -23,12 +24,18 @@ def prompts_hash(path: str | None) -> str | None:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
 
 
+#: The largest --prompts file read: as a trace's (its prompts are held in memory, every one sent).
+PROMPTS_BYTES = TRACE_BYTES
+
+
 def read_prompts(path: str) -> list[str]:
     out = []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BenchdbError(f"--prompts {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        lines = documents.read_text(path, max_bytes=PROMPTS_BYTES).splitlines()
+    except documents.DocumentError as exc:
+        raise BenchdbError(f"--prompts {path} is {exc.problem}") from None
+    except OSError as exc:
+        raise BenchdbError(f"--prompts {path}: {exc.strerror or exc}") from None
     for n, line in enumerate(lines, 1):
         if line.strip():
             try:
