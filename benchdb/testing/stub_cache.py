@@ -3,8 +3,9 @@ served prefix is worth, and for when a server warms up, settles, drifts or shift
 shared-prefix and steady-state measurements can be checked against it.
 
 A prompt is its words (the stub's tokens). The cache holds whole blocks of ``block`` words, each
-keyed by every word from the sequence's start to the block's end (so a block is only a hit where
-the whole prefix before it matches, as in vLLM's and SGLang's caches). After each request the cache
+keyed by its words and the key of the block before it, a hash chain (so a block is only a hit where
+the whole prefix before it matches, as in vLLM's and SGLang's caches, and a long conversation costs
+memory in proportion to its length, not its square). After each request the cache
 holds the blocks of its prompt followed by its reply, as a server that keeps a finished sequence's
 KV does. The truth of a request is its TTFT: the stub's base TTFT plus ``prefill_ms`` for each word
 not served from the cache; every request's truth is logged for the tests.
@@ -28,19 +29,27 @@ class Truth:
 @dataclass
 class PrefixCache:
     block: int = 16
-    keys: set[tuple[str, ...]] = field(default_factory=set)
+    keys: set[int] = field(default_factory=set)
     log: list[Truth] = field(default_factory=list)
+
+    def _chain(self, words: list[str]):
+        """Each whole block's key in order: the hash of its words and the previous block's key."""
+        key = 0
+        for end in range(self.block, len(words) + 1, self.block):
+            key = hash((key, tuple(words[end - self.block : end])))
+            yield key
 
     def cached(self, words: list[str]) -> int:
         """Words at the start of ``words`` in whole cached blocks."""
         n = 0
-        while n + self.block <= len(words) and tuple(words[: n + self.block]) in self.keys:
+        for key in self._chain(words):
+            if key not in self.keys:
+                break
             n += self.block
         return n
 
     def keep(self, words: list[str]) -> None:
-        for end in range(self.block, len(words) + 1, self.block):
-            self.keys.add(tuple(words[:end]))
+        self.keys.update(self._chain(words))
 
 
 def itl_factor(shape: str, n: int) -> float:
