@@ -216,6 +216,16 @@ def test_a_workload_that_contradicts_its_load_point_is_refused_in_one_line(tmp_p
         )  # fmt: skip
         assert proc.returncode == 2 and text in proc.stderr and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    # what is accepted names its lengths as the workload defines them, not --seq-lens' ignored default
+    for args, shape in (
+        (["--workload", f"trace:file={trace}", "--request-rate", "trace:1"], "in=trace,out=trace,rate=trace:1,trace"),
+        (["--workload", "single:input=uniform:20:40,output=8"], "in=uniform:20:40,out=8,concurrency=1,single"),
+    ):
+        proc = benchdb_cmd(
+            "run", "--backend", "openai", "--model", "m", "--server", STUB_CMD, *args, "--out", str(tmp_path / "o"),
+            "--dry-run",
+        )  # fmt: skip
+        assert proc.returncode == 0 and f" {shape} " in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_the_servers_input_counts_are_checked_against_the_models_tokenizer():

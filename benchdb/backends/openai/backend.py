@@ -193,7 +193,7 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
                         mode,
                         precision,
                         batch,
-                        f"in={'file' if sl is None else sl},out={opts.gen_tokens},{label}"
+                        f"{_lengths(workloads[sl], sl, opts.gen_tokens)},{label}"
                         + (f",{kinds[sl]}" if kinds[sl] else ""),
                         # no workload: no key, so the ids of every run before workloads stay
                         {**options, **({"workload": defined[sl]} if defined[sl] else {})},
@@ -207,6 +207,16 @@ def plan(opts: RunOptions) -> list[tuple[str, list[Scenario]]]:
             )
         )
     return out
+
+
+def _lengths(workload, seq_len: int | None, gen_tokens: int) -> str:
+    """The input shape's lengths: a workload's own (a distribution as it defines it; a trace's are its
+    lines'), else the scenario's."""
+    if workload is None:
+        return f"in={'file' if seq_len is None else seq_len},out={gen_tokens}"
+    if workload.kind == "trace":
+        return "in=trace,out=trace"
+    return f"in={workload.input.text},out={workload.output.text}"
 
 
 def _precisions(server: str | None, model: str, opts: RunOptions) -> tuple[str, ...]:
