@@ -262,15 +262,16 @@ def aiperf_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path, 
 
 
 # -- peers' venvs ------------------------------------------------------------------------------
-def peer_exe(name: str, folder: Path) -> tuple[str | None, str]:
-    """The peer's executable in folder/<name>-venv, installed there with pip when missing."""
+def peer_exe(name: str, folder: Path, pin: str = "") -> tuple[str | None, str]:
+    """The peer's executable in folder/<name>-venv, installed there with pip when missing (``pin``:
+    a version, e.g. "==0.8.1", for a script whose flags one release has)."""
     venv = folder / f"{name}-venv"
     exe = venv / "bin" / PEERS[name]
     if exe.exists():
         return str(exe), ""
     print(f"{name}: installing into {venv} (pip) ...", flush=True)
     folder.mkdir(parents=True, exist_ok=True)
-    for cmd in ([sys.executable, "-m", "venv", str(venv)], [str(venv / "bin" / "pip"), "install", "-q", name]):
+    for cmd in ([sys.executable, "-m", "venv", str(venv)], [str(venv / "bin" / "pip"), "install", "-q", name + pin]):
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             return None, f"install failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}"

@@ -83,6 +83,12 @@ KEY_LINES = {
         r"^benchdb\s+8\s+\d+\s+0\s+[\d.]+ ",
         r"^guidellm: skipped \(",
     ],
+    "serving_workloads.py": [
+        r"^multi-turn benchdb\s+16\s+0\s+[\d.]+\s+[\d.]+\s+[+-][\d.]+\s+[\d.]+ ",
+        r"^trace\s+benchdb\s+40\s+0\s+[\d.]+\s+[\d.]+\s+[+-][\d.]+\s+[\d.]+ ",
+        r"^guidellm: skipped \(",
+        r"^aiperf: skipped \(",
+    ],
     "spark.py": [
         r"^views\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
         r"^report --matrix\s+[\d.]+\s+[\d.]+\s+[\d.]+$",

@@ -1,0 +1,392 @@
+"""Do benchdb and its peers read multi-turn and replayed-trace traffic at the truth?
+
+The stub (benchdb.testing.stub, its own process, started afresh for every client so that each meets
+a cold cache) models a prefix cache: a request's first token comes after a base TTFT plus a prefill
+time for each prompt word its cache of 16-word blocks does not hold, then one token every ITL
+(part A: 100 ms + 0.5 ms a word, 5 ms; part B: 100 ms + 0.2 ms a word, 2 ms). It logs every
+request's truth (prompt words, cached words, the TTFT it aimed at from reading the request), handed
+back when the client is done. A client's TTFT also holds the loopback and the scheduling between two
+processes (about 1.5 ms on a busy 2-core machine, the same for every client): the base TTFT is a
+real server's order, not the stub's few ms, so that this is not most of what is judged.
+
+- Part A, multi-turn: benchdb (``--workload multi-turn``) and GuideLLM (synthetic data, ``turns=``),
+  4 turns, closed loop at the same concurrency, the same request count, /v1/completions (each turn
+  re-sends the conversation: earlier prompts, the stub's replies, the new message).
+- Part B, trace replay: one generated Mooncake trace (timestamp ms, input_length, output_length,
+  hash_ids, lines sharing leading hash ids so that cache hits happen; blocks of 64), replayed at
+  speed 1 by benchdb (``--workload trace``, ``--request-rate trace:1``) and AIPerf
+  (``mooncake_trace``, fixed schedule).
+
+How a request is matched with its truth: every client records the server's usage per request
+(prompt tokens, cached tokens: the stub's prompt words and cached words). Each record takes one
+entry of the stub's log with the same pair; a record with no such entry counts as unmatched (the
+client recorded a usage the stub never sent). The truth is then the stub's own TTFT for that
+request. Figures, per client:
+
+- TTFT: the median over requests of measured / truth, first turns and later turns apart (part A),
+  requests without and with cached words apart (part B); ok within 2 %;
+- ITL: per request (last token - first token) / (tokens - 1) on the client's own timestamps, the
+  server's token count; the median against --itl-ms, ok within 2 %;
+- part B, send lag: each request's send time against the trace's clock. AIPerf exports no start
+  of its schedule, so for every client the clock's origin is fitted as the median of (send -
+  timestamp) and |send - timestamp - origin| is given, p50 and p99 (ok: p99 within 1 ms, issue 63).
+
+A word is a token to the stub; the peers make their prompts with a tokenizer (the tiny LLM's BPE,
+about 4 tokens a word), so their prompts hold fewer words for the same token counts: each client is
+held to its own requests' truth, and the table gives the median prompt words.
+
+    python benchmarks/serving_workloads.py [--peer-dir /tmp/benchdb-peers] [--aiperf PATH]
+    python benchmarks/serving_workloads.py --small   # checks that the script works: seconds, no peer
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import serving_client as sc  # noqa: E402
+
+#: Peer versions whose flags this script uses (GuideLLM's multi-turn synthetic data: 0.8).
+PINS = {"guidellm": "==0.8.1", "aiperf": "==0.13.0"}
+#: The peers' prompts are made in tokens of the tiny LLM's BPE, about this many a stub word.
+TOKENS_PER_WORD = 4
+
+
+# -- the stub, its truth log handed back -------------------------------------------------------
+def stub_host(ttft_ms: float, itl_ms: float, prefill_ms: float) -> None:
+    """This script's --stub-host mode: the stub until stdin closes, then its truth log as JSON."""
+    from benchdb.testing.stub import StubConfig, StubServer
+
+    with StubServer(StubConfig(ttft_ms=ttft_ms, itl_ms=itl_ms, prefill_ms=prefill_ms)) as stub:
+        print(stub.url, flush=True)
+        sys.stdin.read()
+        log = [[t.prompt_words, t.cached_words, t.ttft_s * 1e3] for t in stub.stub.cache.log]
+    print(json.dumps(log), flush=True)
+
+
+@contextlib.contextmanager
+def stub(ttft_ms: float, itl_ms: float, prefill_ms: float) -> Iterator[tuple[str, list[Any]]]:
+    """(url, truth): ``truth`` is filled with the stub's log, [prompt words, cached words, TTFT ms]
+    per request, when the block ends."""
+    args = [str(x) for x in (ttft_ms, itl_ms, prefill_ms)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--stub-host", *args]
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=sc.ROOT)
+    assert proc.stdin is not None and proc.stdout is not None
+    truth: list[Any] = []
+    try:
+        url = proc.stdout.readline().strip()
+        if not url.startswith("http://"):
+            raise SystemExit(f"the stub did not start: {url!r}")
+        yield url, truth
+        proc.stdin.close()
+        truth.extend(json.loads(proc.stdout.read()))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+
+
+# -- the clients: each one a subprocess writing its requests as [{...}] ------------------------
+def benchdb_run(job: dict[str, Any]) -> None:
+    """This script's --benchdb-run mode: one load point of a workload, its measured requests."""
+    from benchdb.backends.openai import workers as pool
+    from benchdb.backends.openai.loadgen import LoadSpec
+    from benchdb.harness.timing import StopRule
+    from benchdb.schema.serving_request import request_metrics
+
+    n, trace = job["requests"], job["workload"].startswith("trace:")
+    rule = StopRule(warmup_iters=0, min_iters=n, min_time_s=0.0, max_time_s=300.0, max_iters=n, target_ci=1e-9)
+    spec = LoadSpec(
+        base_url=job["url"],
+        model="stub",
+        prompts=[],
+        concurrency=None if trace else job["concurrency"],
+        rate=1.0 if trace else None,
+        arrival="trace" if trace else "poisson",
+        warmup_requests=1 if trace else job["concurrency"],
+        rule=rule,
+        request_timeout_s=60.0,
+        workload=job["workload"],
+    )
+    res = pool.run(spec, 1)
+    out: list[dict[str, Any]] = []
+    for r in res.measured:
+        m = request_metrics(r)
+        if m is None or m.ttft is None:
+            out.append({"error": r.error})
+            continue
+        toks = r.output_tokens or 0
+        out.append(
+            {
+                "turn": r.turn,
+                "ttft": m.ttft * 1e3,
+                "itl": (r.chunks[-1][0] - r.chunks[0][0]) / (toks - 1) * 1e3 if toks > 1 else None,
+                "prompt": r.input_tokens,
+                "cached": r.cached_tokens,
+                "send": r.sent * 1e3,
+                "at": (r.scheduled - res.window_start) * 1e3 if r.scheduled is not None else None,
+                "lag": (r.sent - r.scheduled) * 1e3 if r.scheduled is not None else None,
+            }
+        )
+    Path(job["out"]).write_text(json.dumps(out))
+
+
+def run_benchdb(url: str, workload: str, conc: int, n: int, **_: Any) -> tuple[list[dict[str, Any]], str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        job: dict[str, Any] = {"url": url, "workload": workload, "concurrency": conc, "requests": n}
+        job["out"] = f"{tmp}/r.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--benchdb-run", json.dumps(job)]
+        code, tail, _cpu = sc.run_tree(cmd)
+        if code != 0 or not Path(job["out"]).exists():
+            return [], tail
+        return json.loads(Path(job["out"]).read_text()), ""
+
+
+def run_guidellm(url: str, data: str, conc: int, n: int, exe: str, tok: Path, **_: Any) -> tuple[list[Any], str]:
+    """GuideLLM's JSON report: every request under benchmarks[-1].requests (none sampled away)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "guidellm.json"
+        cmd = [exe, "run", "--backend", f"kind=openai_http,target={url},model=stub,request_format=/v1/completions"]
+        cmd += ["--profile", f"kind=concurrent,streams={conc}", "--data", data]
+        cmd += ["--tokenizer", f"kind=huggingface_auto,model={tok}", "--constraint", f"kind=max_requests,count={n}"]
+        cmd += ["--output", f"kind=json,path={out}", "--disable-console"]
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        code, tail, _cpu = sc.run_tree(cmd, env)
+        if code != 0 or not out.exists():
+            return [], tail
+        reqs = (json.loads(out.read_text()).get("benchmarks") or [{}])[-1].get("requests") or {}
+    got: list[dict[str, Any]] = [{"error": "errored"} for _ in reqs.get("errored") or []]
+    for r in reqs.get("successful") or []:
+        got.append(
+            {
+                "turn": int(r["info"]["turn_index"]) + 1,
+                "ttft": r.get("time_to_first_token_ms"),
+                "itl": r.get("inter_token_latency_ms"),
+                "prompt": r.get("prompt_tokens"),
+                "cached": r.get("cached_tokens"),
+            }
+        )
+    return got, ""
+
+
+def run_aiperf(url: str, trace: Path, block: int, exe: str, tok: Path, **_: Any) -> tuple[list[Any], str]:
+    """AIPerf's per-request export (profile_export.jsonl): a record's session_num is its trace line,
+    request_start_ns its send; token counts from the server's usage (--use-server-token-count)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [exe, "profile", "--model", "stub", "--url", url, "--endpoint-type", "completions", "--streaming"]
+        cmd += ["--input-file", str(trace), "--custom-dataset-type", "mooncake_trace", "--fixed-schedule"]
+        cmd += ["--fixed-schedule-auto-offset", "--prompt-input-tokens-block-size", str(block)]
+        cmd += ["--use-server-token-count", "--tokenizer", HUB_NAME, "--output-artifact-dir", tmp, "--ui", "none"]
+        code, tail, _cpu = sc.run_tree(cmd, hub_cache(tok, Path(tmp)))
+        path = Path(tmp) / "profile_export.jsonl"
+        if code != 0 or not path.exists():
+            return [], tail
+        lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    stamps = [json.loads(x)["timestamp"] for x in trace.read_text().splitlines() if x.strip()]
+    got: list[dict[str, Any]] = []
+    for rec in lines:
+        meta = rec.get("metadata") or {}
+        v = {k: x.get("value") for k, x in (rec.get("metrics") or {}).items() if isinstance(x, dict)}
+        if rec.get("error") or v.get("time_to_first_token") is None:
+            got.append({"error": rec.get("error") or "no TTFT"})
+            continue
+        got.append(
+            {
+                "ttft": v["time_to_first_token"],
+                "itl": v.get("inter_token_latency"),
+                "prompt": v.get("usage_prompt_tokens"),
+                "cached": v.get("usage_prompt_cache_read_tokens"),
+                "send": meta["request_start_ns"] / 1e6,
+                "at": stamps[int(meta["session_num"])],
+            }
+        )
+    return got, ""
+
+
+#: The tokenizer's name in the hub cache made for AIPerf (:func:`hub_cache`).
+HUB_NAME = "benchdb/tiny-llm"
+
+
+def hub_cache(tok: Path, tmp: Path) -> dict[str, str]:
+    """The environment for AIPerf, offline, with the tokenizer folder as a hub cache's snapshot of
+    HUB_NAME: AIPerf 0.13.0's prompt-synthesis workers force offline mode, where it looks a local
+    folder up as a hub repo id and fails (its nightly takes the folder as it is)."""
+    snap = tmp / "hub" / f"models--{HUB_NAME.replace('/', '--')}" / "snapshots" / ("0" * 40)
+    snap.mkdir(parents=True)
+    for f in tok.iterdir():
+        (snap / f.name).symlink_to(f.resolve())
+    (snap.parent.parent / "refs").mkdir()
+    (snap.parent.parent / "refs" / "main").write_text("0" * 40)
+    return {**os.environ, "HF_HUB_CACHE": str(tmp / "hub"), "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+
+
+# -- the trace ---------------------------------------------------------------------------------
+def make_trace(path: Path, lines: int, gap_ms: float, block: int, out: tuple[int, int]) -> None:
+    """A Mooncake trace: Poisson arrivals; a line opens with 0-3 blocks of one of 8 documents (the
+    blocks every line with that document shares: 0, a line no cache can serve) and ends in 1-2
+    blocks of its own, the last cut short."""
+    rng = random.Random(63)
+    t, own = 0.0, 1000
+    with path.open("w") as f:
+        for _ in range(lines):
+            t += rng.expovariate(1 / gap_ms)
+            doc, mine = rng.randrange(8), rng.randint(1, 2)
+            hashes = [10 * doc + k for k in range(rng.randint(0, 3))] + list(range(own, own + mine))
+            own += mine
+            length = (len(hashes) - 1) * block + rng.randint(block // 2, block)
+            line = {"timestamp": round(t, 1), "input_length": length, "output_length": rng.randint(*out)}
+            f.write(json.dumps({**line, "hash_ids": hashes}) + "\n")
+
+
+# -- judging -----------------------------------------------------------------------------------
+def match(got: list[dict[str, Any]], truth: list[Any]) -> tuple[list[tuple[dict[str, Any], float]], int]:
+    """Each successful record with the truth of a stub request of the same (prompt, cached) words;
+    and how many records found none."""
+    pool: dict[tuple[int, int], list[float]] = {}
+    for prompt, cached, ttft in truth:
+        pool.setdefault((prompt, cached), []).append(ttft)
+    pairs, unmatched = [], 0
+    for r in got:
+        if "error" in r:
+            continue
+        left = pool.get((r["prompt"], r["cached"] or 0))
+        if left:
+            pairs.append((r, left.pop()))
+        else:
+            unmatched += 1
+    return pairs, unmatched
+
+
+def pct(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def judge(name: str, part: str, got: list[dict[str, Any]], truth: list[Any], a: argparse.Namespace) -> None:
+    """One table line: the client's figures against the truth, and its verdict."""
+    pairs, unmatched = match(got, truth)
+    errors = sum("error" in r for r in got)
+    if not pairs:
+        print(f"{part:10} {name:8} no request matched the stub's truth ({errors} errors, {unmatched} unmatched)")
+        return
+    later = (lambda r: (r.get("turn") or 1) > 1) if part == "multi-turn" else (lambda r: bool(r["cached"]))
+    ratios = [statistics.median([r["ttft"] / t for r, t in pairs if later(r) == k] or [0.0]) for k in (False, True)]
+    over = statistics.median(r["ttft"] - t for r, t in pairs)
+    itl = statistics.median([r["itl"] for r, _ in pairs if r.get("itl") is not None] or [0.0])
+    words = [statistics.median([r["prompt"] for r, _ in pairs if later(r) == k] or [0]) for k in (False, True)]
+    hit = 100 * sum(r["cached"] or 0 for r, _ in pairs) / max(1, sum(r["prompt"] for r, _ in pairs))
+    ok = unmatched == 0 and all(abs(v - 1) <= 0.02 for v in ratios) and abs(itl - a.itl) <= 0.02 * a.itl
+    lag = "-"
+    if part == "trace":  # the trace clock's origin: the median offset (AIPerf exports none of its own)
+        offsets = [r["send"] - r["at"] for r, _ in pairs]
+        lags = [abs(x - statistics.median(offsets)) for x in offsets]
+        lag = f"{pct(lags, 0.5):.2f}/{pct(lags, 0.99):.2f}"
+        ok = ok and pct(lags, 0.99) <= 1.0
+    print(
+        f"{part:10} {name:8} {len(pairs):5d} {errors + unmatched:4d} {ratios[0]:7.3f} {ratios[1]:7.3f} {over:+7.2f} "
+        f"{itl:7.3f} {words[0]:6.0f} {words[1]:6.0f} {hit:5.1f} {lag:>11} {'ok' if ok else 'NOT ok'}",
+        flush=True,
+    )
+    own = [r["lag"] for r, _ in pairs if r.get("lag") is not None]
+    if own:
+        p50, p99 = pct(own, 0.5), pct(own, 0.99)
+        print(f"{'':10} {name:8} its own send lag (send - its schedule): p50 {p50:.2f}, p99 {p99:.2f} ms")
+
+
+# -- the two parts -----------------------------------------------------------------------------
+def part(name: str, a: argparse.Namespace, clients: list[tuple[str, Any, dict[str, Any]]]) -> None:
+    print(
+        f"\n{name}: stub TTFT {a.ttft:g} ms + {a.prefill:g} ms per uncached word, ITL {a.itl:g} ms. TTFT: median of "
+        "measured/truth per class, and of measured - truth (ms); ITL: median ms; words: median prompt words",
+        flush=True,
+    )
+    cls = ("first", "later") if name == "multi-turn" else ("miss", "hit")
+    print(
+        f"{'part':10} {'client':8} {'reqs':>5} {'bad':>4} {cls[0]:>7} {cls[1]:>7} {'+ms':>7} {'ITL ms':>7} "
+        f"{cls[0]:>6} {cls[1]:>6} {'hit %':>5} {'lag p50/p99':>11} verdict"
+    )
+    for client, fn, kw in clients:
+        with stub(a.ttft, a.itl, a.prefill) as (url, truth):
+            got, why = fn(url, **kw)
+        if not got:
+            print(f"{name:10} {client:8} failed: {why}", flush=True)
+            continue
+        judge(client, name, got, truth, a)
+
+
+def peer(name: str, a: argparse.Namespace) -> dict[str, Any] | None:
+    """The peer's executable and the tokenizer for its prompts; None (said so) where it is not run."""
+    exe, why = None, "--small runs no peer" if a.small else "not in --peers"
+    if not a.small and name in a.peers.split(","):
+        exe, why = getattr(a, name) or None, ""
+        if exe is None:
+            exe, why = sc.peer_exe(name, Path(a.peer_dir), PINS[name])
+    if exe is None:
+        print(f"{name}: skipped ({why})")
+        return None
+    print(f"{name}: {exe}")
+    return {"exe": exe, "tok": sc.tokenizer_dir(a.tokenizer)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--concurrency", type=int, default=4, help="part A: users (closed loop)")
+    ap.add_argument("--requests", type=int, default=160, help="part A: requests per client")
+    ap.add_argument("--lines", type=int, default=300, help="part B: trace lines")
+    ap.add_argument("--peers", default="guidellm,aiperf", help="peers to run (empty: none)")
+    ap.add_argument("--peer-dir", default="/tmp/benchdb-peers", help="where each peer's venv is (or is made)")
+    ap.add_argument("--guidellm", help="GuideLLM's executable (default: its venv under --peer-dir)")
+    ap.add_argument("--aiperf", help="AIPerf's executable (default: its venv under --peer-dir)")
+    ap.add_argument("--tokenizer", help="tokenizer folder for the peers' synthetic prompts")
+    ap.add_argument("--small", action="store_true", help="tiny sizes, benchdb only: checks that the script works")
+    ap.add_argument("--stub-host", nargs=3, type=float, help=argparse.SUPPRESS)
+    ap.add_argument("--benchdb-run", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.stub_host:
+        stub_host(*a.stub_host)
+        return
+    if a.benchdb_run:
+        benchdb_run(json.loads(a.benchdb_run))
+        return
+    if a.small:
+        a.concurrency, a.requests, a.lines = 2, 16, 40
+    guidellm, aiperf = peer("guidellm", a), peer("aiperf", a)
+    words, out, turns = (32, 4, 2) if a.small else (64, 16, 4)
+    a.ttft, a.itl, a.prefill = (5.0, 1.0, 0.05) if a.small else (100.0, 5.0, 0.5)
+    common = {"conc": a.concurrency, "n": a.requests}
+    clients: list[tuple[str, Any, dict[str, Any]]] = [
+        ("benchdb", run_benchdb, {**common, "workload": f"multi-turn:turns={turns},input={words},output={out}"})
+    ]
+    if guidellm:
+        data = f"kind=synthetic_text,prompt_tokens={TOKENS_PER_WORD * words},output_tokens={out},turns={turns}"
+        clients.append(("guidellm", run_guidellm, {**common, "data": data, **guidellm}))
+    part("multi-turn", a, clients)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        trace, block = Path(tmp) / "trace.jsonl", 16 if a.small else 64
+        make_trace(trace, a.lines, 10.0 if a.small else 20.0, block, (2, 4) if a.small else (8, 32))
+        a.ttft, a.itl, a.prefill = (5.0, 1.0, 0.02) if a.small else (100.0, 2.0, 0.2)
+        wl = f"trace:file={trace},block={block}"
+        clients = [("benchdb", run_benchdb, {"workload": wl, "conc": 0, "n": a.lines})]
+        if aiperf:
+            clients.append(("aiperf", run_aiperf, {"trace": trace, "block": block, **aiperf}))
+        part("trace", a, clients)
+    print(
+        "\nmatched: each record takes a stub request of the same (prompt, cached) words from the stub's "
+        "log; bad: errors + records with none. ok: TTFT and ITL within 2 %, trace lag p99 <= 1 ms"
+    )
+
+
+if __name__ == "__main__":
+    main()
