@@ -12,6 +12,13 @@ errors; warm-up records are not measured. The summary JSON names the model, the 
 (concurrency, or a poisson/gamma/constant rate) and the synthetic lengths, and its figures are
 kept as AIPerf computed them. Only the summary (``--export-level summary``) gives a summary-only
 result.
+
+A multi-turn run (a record with ``metadata.turn_index`` past 0: ``--conversation-turn-mean``, a
+trace with ``session_id``) keeps each request's session (``x_correlation_id``) and turn, so benchdb's
+turn figures are computed from them; a fixed turn count (no spread) says how many each session has,
+and a cancelled turn cuts its session short. A trace replayed on its timestamps
+(``--fixed-schedule``) is the load ``trace:SPEED``, as a benchdb trace run's. Each record's
+``usage_prompt_cache_read_tokens`` (the server's cached prompt tokens) is kept where it has one.
 """
 
 from __future__ import annotations
@@ -23,7 +30,15 @@ from typing import Any
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_json_lines
 from benchdb.interop.serving import LoadPoint, definitions, to_imported
-from benchdb.interop.serving_fields import distribution_stats, duration, number, records_in_order, tokens
+from benchdb.interop.serving_fields import (
+    distribution_stats,
+    duration,
+    number,
+    records_in_order,
+    summary_accounting,
+    tokens,
+    turn,
+)
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord
@@ -99,21 +114,26 @@ def _start_ns(doc: dict, line: int) -> int:
     return meta["request_start_ns"]
 
 
-def _record(doc: dict, line: int, base_ns: int) -> RequestRecord:
-    """A request on a clock starting at ``base_ns`` (epoch ns in float seconds would lose 0.2 us)."""
+def _record(doc: dict, line: int, base_ns: int, ids: dict[str, int] | None) -> RequestRecord:
+    """A request on a clock starting at ``base_ns`` (epoch ns in float seconds would lose 0.2 us);
+    with ``ids`` (a multi-turn run), its session (numbered by ``ids``) and turn."""
     meta = doc["metadata"]
     sent = (meta["request_start_ns"] - base_ns) / 1e9
     warm = meta.get("benchmark_phase", "profiling") != "profiling" or bool(meta.get("was_cancelled"))
     metrics = doc.get("metrics") or {}
+    # one session of a conversation (x_correlation_id): a dataset's conversation may run more than once
+    key = meta.get("x_correlation_id") or meta.get("conversation_id")
+    session = ids.setdefault(str(key), len(ids)) if ids is not None and key is not None else None
+    n = turn(meta.get("turn_index"), f"line {line}: metadata.turn_index") if session is not None else None
     err = doc.get("error")
     if err:
         text = f"HTTP {err.get('code')} {err.get('type')}: {err.get('message')}" if isinstance(err, dict) else str(err)
-        return RequestRecord(index=line, sent=sent, error=clip(text), warmup=warm)
+        return RequestRecord(index=line, sent=sent, error=clip(text), warmup=warm, session=session, turn=n)
     latency = _value(metrics, "request_latency")
     if latency is None:
         raise SourceError(f"line {line}: a completed request without request_latency")
     end = sent + duration(latency, f"line {line}: request_latency") / 1e3
-    rec = RequestRecord(index=line, sent=sent, end=end, warmup=warm)
+    rec = RequestRecord(index=line, sent=sent, end=end, warmup=warm, session=session, turn=n)
     ttft = _value(metrics, "time_to_first_token")
     if ttft is not None:
         t = sent + duration(ttft, f"line {line}: time_to_first_token") / 1e3
@@ -130,17 +150,40 @@ def _record(doc: dict, line: int, base_ns: int) -> RequestRecord:
     inp, in_name = (usage_in, "usage_prompt_tokens") if usage_in is not None else (isl, "input_sequence_length")
     rec.output_tokens = tokens(out, f"line {line}: {out_name}") if out is not None else None
     rec.input_tokens = tokens(inp, f"line {line}: {in_name}") if inp is not None else None
+    cached = _value(metrics, "usage_prompt_cache_read_tokens")
+    rec.cached_tokens = tokens(cached, f"line {line}: usage_prompt_cache_read_tokens") if cached is not None else None
     return rec
 
 
-def _records(path: Path) -> list[RequestRecord]:
+def _records(path: Path) -> tuple[list[RequestRecord], set[int]]:
+    """The requests in send order, and the sessions with a cancelled turn (cut short)."""
     docs = []
     for n, doc in load_json_lines(path, "AIPerf request records, JSON lines"):
         if not isinstance(doc, dict):
             raise SourceError(f"line {n} is not a JSON object")
         docs.append((n, doc, _start_ns(doc, n)))
     base = min(ns for _, _, ns in docs)
-    return records_in_order(_record(doc, n, base) for n, doc, _ in docs)
+    # a multi-turn run (a request past turn 0) keeps its sessions; one-turn records leave them out
+    later = any(isinstance(i := d["metadata"].get("turn_index"), int) and i > 0 for _, d, _ in docs)
+    ids: dict[str, int] | None = {} if later else None
+    records = [_record(doc, n, base, ids) for n, doc, _ in docs]
+    cancelled = [r.session for r, (_, d, _) in zip(records, docs, strict=True) if d["metadata"].get("was_cancelled")]
+    cut = {s for s in cancelled if s is not None}
+    return records_in_order(records), cut
+
+
+def _accounting(summary: dict) -> str | None:
+    """Why the run's own usage totals cannot be its requests' (flagged; they stay as AIPerf wrote them)."""
+    return summary_accounting(
+        _avg(summary, "total_usage_prompt_tokens"),
+        _avg(summary, "total_usage_prompt_cache_read_tokens"),
+        _avg(summary, "request_count"),
+    )
+
+
+def _avg(summary: dict, name: str) -> Any:
+    m = summary.get(name)
+    return m.get("avg") if isinstance(m, dict) else None
 
 
 def _load(config: dict) -> dict[str, Any]:
@@ -152,6 +195,14 @@ def _load(config: dict) -> dict[str, Any]:
     cap = prof.get("concurrency")
     if kind == "concurrency":
         return {"concurrency": int(number(cap, "the profiling phase's concurrency"))}
+    if kind == "fixed_schedule":  # a trace replayed on its timestamps, sped up by replay_speedup
+        data = (config.get("datasets") or [{}])[0] or {}
+        speed = data.get("replay_speedup") if isinstance(data, dict) else None
+        return {
+            "rate": number(speed, "the dataset's replay_speedup") if speed is not None else 1.0,
+            "arrival": "trace",
+            "concurrency": int(cap) if cap else None,
+        }
     if kind in ("poisson", "gamma", "constant"):
         return {
             "rate": number(prof.get("rate"), "the profiling phase's rate"),
@@ -160,8 +211,8 @@ def _load(config: dict) -> dict[str, Any]:
             "concurrency": int(cap) if cap else None,
         }
     raise SourceError(
-        f"AIPerf phase type {kind!r} is not a concurrency or a request rate benchdb can key "
-        "(concurrency, poisson, gamma, constant)"
+        f"AIPerf phase type {kind!r} is not a concurrency, a request rate or a trace benchdb can key "
+        "(concurrency, poisson, gamma, constant, fixed_schedule)"
     )
 
 
@@ -200,8 +251,24 @@ def parse(path: Path) -> list[Imported]:
             f"no {SUMMARY} beside it (AIPerf writes it with the records; it names the model and the load)"
         )
     summary = _read_summary(summary_path)
-    records = None if path == summary_path else _records(path)
-    return [to_imported(_point(summary, path, records))]
+    records, cut = (None, set()) if path == summary_path else _records(path)
+    point = _point(summary, path, records)
+    point.cut = cut
+    return [to_imported(point)]
+
+
+def _turns(summary: dict, records: list[RequestRecord] | None) -> tuple[int | None, str | None]:
+    """(turns per conversation where the synthetic dataset fixes them: a mean without spread; the
+    workload: ``trace`` for a trace on its timestamps, ``multi-turn`` where the dataset has more
+    than one turn or a record a later one, else None)."""
+    datasets = (summary.get("input_config") or {}).get("datasets") or [{}]
+    turns = (datasets[0] if isinstance(datasets[0], dict) else {}).get("turns") or {}
+    mean = turns.get("mean") if isinstance(turns, dict) else None
+    mean = mean if isinstance(mean, (int, float)) and not isinstance(mean, bool) else None
+    fixed = int(mean) if mean is not None and mean == int(mean) and not turns.get("stddev") else None
+    if any(r.turn is not None for r in records or []) or (mean or 0) > 1:
+        return fixed, "multi-turn" + (f":turns={fixed}" if fixed else "")
+    return fixed, None
 
 
 def _point(summary: dict, path: Path, records: list[RequestRecord] | None) -> LoadPoint:
@@ -219,6 +286,8 @@ def _point(summary: dict, path: Path, records: list[RequestRecord] | None) -> Lo
     server_counts = bool(endpoint.get("use_server_token_count"))
     got = summary.get("run_info")
     run_info: dict[str, Any] = got if isinstance(got, dict) else {}
+    load = _load(config)
+    fixed, workload = _turns(summary, records)
     return LoadPoint(
         tool="aiperf",
         tool_version=summary.get("aiperf_version"),
@@ -237,6 +306,7 @@ def _point(summary: dict, path: Path, records: list[RequestRecord] | None) -> Lo
             "url": (endpoint.get("urls") or [None])[0],
             "error_summary": summary.get("error_summary"),
             "schema_version": summary.get("schema_version"),
+            **({"token_accounting": why} if (why := _accounting(summary)) else {}),
             **{
                 f"aiperf_{k}": run_info.get(k)
                 for k in ("sweep_id", "trial", "run_label", "variation_values", "cli_command")
@@ -244,7 +314,9 @@ def _point(summary: dict, path: Path, records: list[RequestRecord] | None) -> Lo
             },
         },
         invalid_reasons=_invalid(summary),
-        **_load(config),
+        turns=fixed,
+        workload="trace" if load.get("arrival") == "trace" else workload,
+        **load,
     )
 
 

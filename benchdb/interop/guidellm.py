@@ -10,6 +10,12 @@ no per-chunk times, so benchdb's ITL cannot be: GuideLLM's own per-request mean 
 server's usage where GuideLLM preferred it (``prefer_response_metrics``). Incomplete requests
 (cancelled when a limit hit) are neither completions nor failures: counted in the settings only.
 Summary statistics (``metrics.<name>.successful``) are kept as GuideLLM computed them.
+
+A multi-turn benchmark (a request with ``info.turn_index`` past 0) keeps each request's
+conversation (``info.conversation_id``) and turn, so benchdb's turn figures are computed from them;
+synthetic data with a fixed ``turns`` says how many each conversation has, and a conversation with an
+incomplete request stopped short. Each request's ``cached_tokens`` (the server's
+``prompt_tokens_details``) is kept where the server sent it.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from typing import Any
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_yaml
 from benchdb.interop.serving import LoadPoint, definitions, to_imported
-from benchdb.interop.serving_fields import distribution_stats, engine_name, number, records_in_order, tokens
+from benchdb.interop.serving_fields import distribution_stats, engine_name, number, records_in_order, tokens, turn
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord
@@ -99,29 +105,59 @@ def _time(timings: dict, *names: str) -> float | None:
     return None
 
 
-def _record(req: dict, i: int, outcome: str) -> RequestRecord:
+def _turn(req: dict, ids: dict[str, int] | None) -> tuple[int | None, int | None]:
+    """(conversation, turn) of a request of a multi-turn benchmark (``ids`` numbers the
+    conversations), else (None, None)."""
+    info = req.get("info") or {}
+    if ids is None or info.get("conversation_id") is None:
+        return None, None
+    n = turn(info.get("turn_index"), f"request {req.get('request_id')}: info.turn_index")
+    return ids.setdefault(str(info["conversation_id"]), len(ids)), n
+
+
+def _record(req: dict, i: int, outcome: str, ids: dict[str, int] | None) -> RequestRecord:
     info = req.get("info") or {}
     t = info.get("timings") or {}
+    session, n = _turn(req, ids)
     sent = _time(t, "request_start") or _time(req, "request_start_time") or _time(info, "started_at")
     if sent is None:
         raise SourceError(f"{outcome} request {req.get('request_id')} has no start time")
     if outcome == "errored":
         error = info.get("error") or "errored"
         # No end, as the other formats' failed requests: a timeout's wait must not stretch the window.
-        return RequestRecord(index=i, sent=sent, error=clip(str(error).splitlines()[0]))
+        return RequestRecord(index=i, sent=sent, error=clip(str(error).splitlines()[0]), session=session, turn=n)
     first = _time(t, "first_output_token_iteration", "first_token_iteration")
     end = _time(t, "request_end") or _time(req, "request_end_time")
     if end is None:
         raise SourceError(f"successful request {req.get('request_id')} has no end time")
+    what = f"request {req.get('request_id')}"
     out, prompt = req.get("output_tokens"), req.get("prompt_tokens")
+    cached = req.get("cached_tokens", (req.get("input_metrics") or {}).get("cached_tokens"))
     return RequestRecord(
         index=i,
         sent=sent,
         first_token=first,
         end=end,
-        input_tokens=tokens(prompt, f"request {req.get('request_id')}: prompt_tokens") if prompt is not None else None,
-        output_tokens=tokens(out, f"request {req.get('request_id')}: output_tokens") if out is not None else None,
+        input_tokens=tokens(prompt, f"{what}: prompt_tokens") if prompt is not None else None,
+        output_tokens=tokens(out, f"{what}: output_tokens") if out is not None else None,
+        cached_tokens=tokens(cached, f"{what}: cached_tokens") if cached is not None else None,
+        session=session,
+        turn=n,
     )
+
+
+def _fixed_turns(data: dict) -> int | None:
+    """Turns per conversation of synthetic data that fixes them (no tool-call turns or branches,
+    which add requests of their own), else None."""
+    n = data.get("turns")
+    extra = any(data.get(k) for k in ("tool_call_turns", "server_tool_call_turns", "branches"))
+    ok = data.get("kind") == "synthetic_text" and isinstance(n, int) and not isinstance(n, bool) and n > 0
+    return n if ok and not extra else None
+
+
+def _later(req: Any) -> bool:
+    index = ((req if isinstance(req, dict) else {}).get("info") or {}).get("turn_index")
+    return isinstance(index, int) and not isinstance(index, bool) and index > 0
 
 
 def _statistics(metrics: dict) -> list[tuple[str, str, str, float]]:
@@ -158,10 +194,16 @@ def parse(path: Path) -> list[Imported]:
             raise SourceError(f"benchmarks[{n}].requests: successful, errored and incomplete must be lists")
         sampled = cfg.get("sample_size")
         records = None
+        # a multi-turn benchmark (GuideLLM's own test: a request past turn 0) keeps its conversations
+        ids: dict[str, int] | None = {} if any(_later(r) for v in lists.values() for r in v) else None
         if lists["successful"] or lists["errored"]:
             records = records_in_order(
-                [_record(r, i, k) for k in ("successful", "errored") for i, r in enumerate(lists[k])]
+                [_record(r, i, k, ids) for k in ("successful", "errored") for i, r in enumerate(lists[k])]
             )
+        cut = {s for r in lists["incomplete"] if isinstance(r, dict) and (s := _turn(r, ids)[0]) is not None}
+        fixed = _fixed_turns(data) if isinstance(data, dict) else None
+        # a summary-only multi-turn benchmark is keyed as one with its requests
+        conversing = ids is not None or (fixed or 0) > 1
         totals = (bench.get("metrics") or {}).get("request_totals") or {}
         shape = _load_shape(cfg.get("strategy") or {}, int(totals.get("total") or len(records or [])))
         point = LoadPoint(
@@ -185,6 +227,9 @@ def parse(path: Path) -> list[Imported]:
                 "guidellm_warnings": [w.get("code") for w in bench.get("warnings") or [] if isinstance(w, dict)],
             },
             sampled=sampled not in (None, -1),
+            workload="multi-turn" + (f":turns={fixed}" if fixed else "") if conversing else None,
+            turns=fixed,
+            cut=cut,
             **shape,
         )
         out.append(to_imported(point))

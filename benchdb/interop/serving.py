@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError
+from benchdb.schema import serving_sessions
 from benchdb.schema.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord, failed_share, point_rows, rows, summary
 from benchdb.schema.serving_request import MAX_REQUEST_TOKENS, implausible
@@ -75,6 +76,14 @@ class LoadPoint:
     gaps_per_token: bool = False
     #: Why the tool itself says the run is not a valid result (cancelled, incomplete, ...).
     invalid_reasons: list[str] = field(default_factory=list)
+    #: What the tool sent where it was not independent one-turn requests (``multi-turn:turns=3``,
+    #: ``trace``): part of the identity, as a benchdb run's ``--workload``.
+    workload: str | None = None
+    #: Turns per conversation where the tool fixes them (its records name each request's
+    #: conversation and turn: :attr:`RequestRecord.session`, :attr:`RequestRecord.turn`).
+    turns: int | None = None
+    #: Conversations the file says stopped short (a turn cancelled, or left incomplete at a limit).
+    cut: set[int] = field(default_factory=set)
 
 
 #: benchdb's definitions (docs/guides/serving.md), recorded beside each source's own.
@@ -140,6 +149,8 @@ def _shape(p: LoadPoint, measured: list[RequestRecord]) -> str:
         return str(round(sum(values) / len(values))) if values else "unknown"
 
     parts = [f"in={tokens(p.in_tokens, 'input_tokens')}", f"out={tokens(p.out_tokens, 'output_tokens')}"]
+    if p.arrival == "trace":  # a trace's lengths are its lines', as a benchdb trace run's shape says
+        parts = ["in=trace", "out=trace"]
     if p.rate is not None and math.isfinite(p.rate):
         shape = f":{decimal(p.burstiness)}" if p.arrival == "gamma" else ""
         parts.append(f"rate={p.arrival}:{decimal(p.rate)}{shape}")
@@ -149,6 +160,8 @@ def _shape(p: LoadPoint, measured: list[RequestRecord]) -> str:
         parts.append(f"concurrency={p.concurrency}")
     else:
         raise SourceError(f"{p.model_id}: the file gives neither a concurrency nor a request rate for this run")
+    if p.workload:  # the kind ends the shape, as a benchdb run's with a --workload
+        parts.append(p.workload.split(":")[0])
     return ",".join(parts)
 
 
@@ -173,11 +186,44 @@ def _check_load(p: LoadPoint) -> None:
 
 def _check_requests(p: LoadPoint, measured: list[RequestRecord]) -> None:
     """Every request's figures within the bounds the live client's are held to
-    (:func:`~benchdb.schema.serving_request.implausible`): one that is not rejects the file."""
+    (:func:`~benchdb.schema.serving_request.implausible`) and its token accounting possible: one
+    that is not rejects the file."""
+    conversing = any(r.turn is not None and r.turn > 1 for r in measured)
     for r in measured:
-        why = implausible(r)
+        why = implausible(r) or _accounting(r, conversing)
         if why is not None:
             raise SourceError(f"{p.model_id}: request {r.index}: {why}")
+
+
+def _accounting(r: RequestRecord, conversing: bool) -> str | None:
+    """Why a completed request's token counts cannot be a server's (sglang#30304 wrote 0 input
+    tokens for every round of a multi-turn replay), or None."""
+    if not r.ok:
+        return None
+    if conversing and r.input_tokens == 0:
+        return "0 input tokens for a completed turn of a conversation (a turn sends at least its message)"
+    if r.cached_tokens is not None and r.input_tokens is not None and r.cached_tokens > r.input_tokens:
+        return (
+            f"{r.cached_tokens} cached prompt tokens of {r.input_tokens} input tokens "
+            "(a prefix cache cannot serve more of a prompt than it has)"
+        )
+    return None
+
+
+def _conversations(p: LoadPoint, measured: list[RequestRecord]) -> dict[int, int]:
+    """The turns of each conversation whose every turn the file holds: turns 1 to n once each, n
+    the tool's turns per conversation where it fixes them, else the last the file has (a run that
+    stopped between turns without saying so cannot be told apart); none the file says was cut."""
+    turns: dict[int, list[int]] = {}
+    for r in measured:
+        if r.session is not None and r.turn is not None:
+            turns.setdefault(r.session, []).append(r.turn)
+    out = {}
+    for s, seen in turns.items():
+        n = p.turns or max(seen)
+        if s not in p.cut and sorted(seen) == list(range(1, n + 1)):
+            out[s] = n
+    return out
 
 
 def _window(p: LoadPoint, measured: list[RequestRecord]) -> tuple[float, float]:
@@ -207,7 +253,7 @@ def to_imported(p: LoadPoint) -> Imported:
     _check_load(p)
     measured = [r for r in (p.records or []) if not r.warmup]
     engine = p.engine or p.assumed_engine
-    options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options}
+    options: dict[str, Any] = {"engine": engine, "load_generator": p.tool, **p.engine_options, "workload": p.workload}
     settings: dict[str, Any] = {"task": "text-generation", "engine_named_by_file": p.engine is not None, **p.settings}
     out_rows: list[tuple[str, str, int, float, float]] = []
     reasons: list[str] = list(p.invalid_reasons)
@@ -220,7 +266,16 @@ def to_imported(p: LoadPoint) -> Imported:
         if not window > 0:
             raise SourceError(f"{p.model_id}: the requests span no time (window {window:g} s)")
         summ = summary(measured, window)
+        whole = _conversations(p, measured)
         out_rows = rows(measured, start) + ([] if p.sampled else point_rows(summ, None))
+        # turns, cached tokens and whole conversations, as a benchdb run's workload gives them
+        out_rows += serving_sessions.rows(measured, start, whole)
+        out_rows += serving_sessions.point_rows(measured, window, whole)
+        if any(r.turn is not None for r in measured):
+            settings.update(
+                conversations=len({r.session for r in measured if r.session is not None}),
+                whole_conversations=len(whole),
+            )
         if p.gaps_per_token:
             out_rows = [r for r in out_rows if r[0] not in (ITL_CHUNK, CHUNK_TOKENS)]
         settings.update(requests=summ["requests"], errors=summ["errors"], errors_by_message=summ["errors_by_message"])

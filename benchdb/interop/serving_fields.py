@@ -136,6 +136,35 @@ def tokens(value: Any, what: str) -> int:
         raise SourceError(str(exc)) from None
 
 
+#: The most turns a conversation may have: past it, a turn index is a broken or hostile writer's.
+MAX_TURNS = 1 << 20
+
+
+def turn(value: Any, what: str) -> int:
+    """A request's turn in its conversation (1-based) from a file's 0-based turn index, or a
+    SourceError naming the field."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_TURNS:
+        raise SourceError(f"{what} is {value!r}, not a turn index (a whole number from 0 to {MAX_TURNS - 1})")
+    return value + 1
+
+
+def summary_accounting(input_tokens: Any, cached_tokens: Any, completed: Any) -> str | None:
+    """Why a tool's own token totals over a run cannot be its requests' (no input over completed
+    requests, as sglang#30304's multi-turn replay wrote; more cached than input tokens), or None;
+    totals that are not numbers say nothing."""
+
+    def count(x: Any) -> float | None:
+        ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+        return float(x) if ok else None
+
+    given, cached, done = count(input_tokens), count(cached_tokens), count(completed)
+    if given == 0 and done:
+        return f"the tool counts 0 input tokens over {done:g} completed requests (a prompt has at least one token)"
+    if given is not None and cached is not None and cached > given:
+        return f"the tool counts {cached:g} cached prompt tokens of {given:g} input tokens"
+    return None
+
+
 def same_lengths(lists: Mapping[str, Any], what: str) -> int:
     """The common length of per-request lists, or a SourceError naming the ones that disagree."""
     sizes = {k: len(v) for k, v in lists.items() if isinstance(v, list)}
@@ -151,10 +180,11 @@ def same_lengths(lists: Mapping[str, Any], what: str) -> int:
 def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]:
     """Requests from the per-request lists vLLM and SGLang write (seconds): ``ttfts``, ``itls`` (the
     gaps between content chunks), ``input_lens``, ``output_lens``, ``errors`` and, where the tool
-    keeps them, ``start_times`` and ``latencies`` (vLLM). A failed request has a non-empty error.
+    keeps them, ``start_times`` and ``latencies`` (vLLM), ``cached_tokens`` with the server's
+    ``cached_tokens_details`` (SGLang's ``--cache-report``). A failed request has a non-empty error.
     Without start times every request is sent at 0 (the window is then the tool's duration);
     without latencies a request ends at its last chunk."""
-    names = ("input_lens", "output_lens", "ttfts", "itls", "errors", "start_times", "latencies")
+    names = ("input_lens", "output_lens", "ttfts", "itls", "errors", "start_times", "latencies", *_CACHED)
     lists: dict[str, Any] = {k: doc[k] for k in names if doc.get(k) is not None}
     missing = [k for k in ("output_lens", "ttfts", "itls") if k not in lists]
     if missing:
@@ -183,6 +213,7 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
             chunks=[(t, 1)],
             input_tokens=tokens(ins[i], f"input_lens[{i}]") if ins is not None else None,
             output_tokens=tokens(lists["output_lens"][i], f"output_lens[{i}]"),
+            cached_tokens=_cached(lists, i),
         )
         gaps = lists["itls"][i]
         if not isinstance(gaps, list):
@@ -193,6 +224,19 @@ def records_from_lists(doc: Mapping[str, Any], what: str) -> list[RequestRecord]
         rec.end = sent + duration(latencies[i], f"latencies[{i}]") if latencies is not None else t
         out.append(rec)
     return out
+
+
+#: SGLang's per-request cache report: the cached tokens it wrote, and the server's details of them.
+_CACHED = ("cached_tokens", "cached_tokens_details")
+
+
+def _cached(lists: Mapping[str, Any], i: int) -> int | None:
+    """Request ``i``'s cached prompt tokens where the server reported them: SGLang takes them from
+    its own server's ``cached_tokens_details`` and writes 0 where there were none (any other server,
+    or one not reporting), so only a count with its details is one."""
+    if not all(k in lists for k in _CACHED) or not isinstance(lists["cached_tokens_details"][i], dict):
+        return None
+    return tokens(lists["cached_tokens"][i], f"cached_tokens[{i}]")
 
 
 def records_in_order(records: Iterable[RequestRecord]) -> list[RequestRecord]:

@@ -11,6 +11,13 @@ The server's ``server_info`` (``/server_info``; null against other servers) name
 the engine options (``tp_size``, ``dtype``, ``quantization``, ``kv_cache_dtype``); without it
 give ``--model``. Lines carry no time or run id: each is keyed by file and line. ``Infinity``
 (no ``--request-rate``) and ``NaN`` are read as Python writes them.
+
+A multi-turn replay (``agentic-trace``, ``mooncake``, ``--gsp-num-turns``) lists its rounds
+conversation after conversation but names neither a request's conversation nor its turn, and not
+how many rounds each conversation had: no turn figures can be told from it. Its input counts are
+dropped (see ``MULTI_TURN_INPUTS``); its own totals are flagged where they cannot be (0.5.23 writes
+``total_input_tokens`` 0 for one). ``--cache-report``'s per-request ``cached_tokens`` are read
+where the server reported them (a ``cached_tokens_details`` entry: SGLang writes 0 without one).
 """
 
 from __future__ import annotations
@@ -21,7 +28,14 @@ from typing import Any
 
 from benchdb.interop import load_json_lines
 from benchdb.interop.serving import LoadPoint, definitions, to_imported
-from benchdb.interop.serving_fields import engine_name, engine_options, number, records_from_lists, summary_figures
+from benchdb.interop.serving_fields import (
+    engine_name,
+    engine_options,
+    number,
+    records_from_lists,
+    summary_accounting,
+    summary_figures,
+)
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 
@@ -151,9 +165,11 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
     lists = {k: v for k, v in doc.items() if k != "input_lens"} if dropped else doc
     records = records_from_lists(lists, where) if detailed else None
     completed = int(doc.get("completed") or 0)
+    accounting = _accounting(doc)
     in_len, out_len = _lengths(doc)
     if in_len is None and not detailed and completed:
-        in_len = round(doc.get("total_input_tokens", 0) / completed)
+        # a total of 0 input tokens is a lost count (flagged), not prompts of 0 tokens
+        in_len = round(doc.get("total_input_tokens", 0) / completed) if doc.get("total_input_tokens") else None
         out_len = round(doc.get("total_output_tokens", 0) / completed)
     model = info.get("served_model_name") or info.get("model_path") or ""
     # The native client, and the OpenAI ones with speculative decoding, split each chunk's gap
@@ -200,9 +216,22 @@ def _point(n: int, doc: Any, path: Path) -> Imported:
             "line": n,
             "random_range_ratio": doc.get("random_range_ratio"),
             **({"input_lens_dropped": dropped} if dropped else {}),
+            **({"token_accounting": accounting} if accounting else {}),
         },
+        workload="multi-turn" if _multi_turn(doc) else None,
     )
     return to_imported(point)
+
+
+def _accounting(doc: dict) -> str | None:
+    """Why the line's own token totals cannot be its requests' (its input total, and its cache
+    report's cached and prompt totals), or None: the totals stay as SGLang wrote them, flagged."""
+    report = doc["cache_report"] if isinstance(doc.get("cache_report"), dict) else {}
+    reasons = [
+        summary_accounting(doc.get("total_input_tokens"), None, doc.get("completed")),
+        summary_accounting(report.get("total_prompt_tokens"), report.get("total_cached_tokens"), None),
+    ]
+    return "; ".join(r for r in reasons if r) or None
 
 
 def parse(path: Path) -> list[Imported]:

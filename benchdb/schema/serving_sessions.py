@@ -4,7 +4,7 @@ of the prefix structure. The metric names are defined in :mod:`benchdb.schema.se
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from benchdb.schema.serving import (
@@ -24,11 +24,15 @@ from benchdb.schema.serving import (
 from benchdb.schema.serving_metrics import Row, measured_in_order, meets_slo
 from benchdb.schema.serving_request import RequestRecord, request_metrics
 
+#: Turns per conversation: one number for every conversation, or each conversation's own (an imported
+#: file's conversations differ in length; one it leaves out never counts as whole).
+Turns = int | Mapping[int, int]
 
-def rows(records: Iterable[RequestRecord], window_start: float, turns: int = 1) -> list[Row]:
+
+def rows(records: Iterable[RequestRecord], window_start: float, turns: Turns = 1) -> list[Row]:
     """Per request (the iteration and ``t_offset_s`` of :func:`serving_metrics.rows`) its turn, its
     TTFT under its turn's kind, its cached and shared-prefix counts and its send lag; per
-    conversation that ran all ``turns`` turns, its time."""
+    conversation that ran all its ``turns`` turns, its time."""
     out: list[Row] = []
     measured = measured_in_order(records)
     for i, rec in enumerate(measured):
@@ -59,17 +63,21 @@ def _by_session(measured: list[RequestRecord]) -> dict[int, list[RequestRecord]]
     return out
 
 
-def _whole(sessions: dict[int, list[RequestRecord]], turns: int) -> list[tuple[float, float]]:
+def _turns_of(turns: Turns, session: int) -> int | None:
+    return turns if isinstance(turns, int) else turns.get(session)
+
+
+def _whole(sessions: dict[int, list[RequestRecord]], turns: Turns) -> list[tuple[float, float]]:
     """(first send, last end) of each conversation whose every turn completed."""
     out = []
-    for recs in sessions.values():
-        if len(recs) == turns and all(r.ok and r.end is not None for r in recs):
+    for s, recs in sessions.items():
+        if len(recs) == _turns_of(turns, s) and all(r.ok and r.end is not None for r in recs):
             out.append((min(r.sent for r in recs), max(r.end for r in recs if r.end is not None)))
     return out
 
 
 def point_rows(
-    records: Iterable[RequestRecord], window_s: float, turns: int = 1, slo: dict[str, float] | None = None
+    records: Iterable[RequestRecord], window_s: float, turns: Turns = 1, slo: dict[str, float] | None = None
 ) -> list[Row]:
     """The load point's cache-hit share (where the server reports cached tokens), the client's
     shared-prefix share, and with an SLO the conversations that met it in every turn, per second."""
@@ -86,7 +94,9 @@ def point_rows(
         out.append((SHARED_PREFIX_PCT, UNITS[SHARED_PREFIX_PCT], 0, 0.0, 100.0 * shared / words))
     if slo and window_s > 0 and any(r.session is not None for r in done):
         by = _by_session(measured)
-        met = sum(len(v) == turns and all(meets_slo(request_metrics(r), slo) for r in v) for v in by.values())
+        met = sum(
+            len(v) == _turns_of(turns, s) and all(meets_slo(request_metrics(r), slo) for r in v) for s, v in by.items()
+        )
         out.append((SESSION_GOODPUT, UNITS[SESSION_GOODPUT], 0, 0.0, met / window_s))
     return out
 

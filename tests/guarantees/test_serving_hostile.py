@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import psutil
 import pytest
-from conftest import benchdb_cmd, child
+from conftest import benchdb_cmd, child, cli
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
@@ -369,3 +369,89 @@ def test_a_secret_on_the_server_command_is_stored_redacted_and_no_log_is_left(tm
     (meta,) = _files(tmp_path / "failed")
     assert "code 3" in meta["scenario"]["error"] and "boom: no GPU here" in meta["scenario"]["error"]
     assert not list(tmp_path.glob("benchdb-server-*"))
+
+
+# -- impossible token accounting in another tool's file (issue 63) ---------------------------------
+
+TURNS = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "turns"
+SGLANG = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "sglang" / "c2_details.jsonl"
+ZERO = "0 input tokens for a completed turn of a conversation"
+
+
+def _more(cached: int, given: int) -> str:
+    return f"{cached} cached prompt tokens of {given} input tokens"
+
+
+def _guidellm(cached: bool):
+    """The multi-turn GuideLLM file, its first later turn claiming one cached token more than its
+    prompt (or a prompt of 0 tokens); that request's number in send order and the reason expected."""
+    doc = json.loads((TURNS / "guidellm" / "guidellm_multiturn_c2.json").read_text())
+    ok = doc["benchmarks"][0]["requests"]["successful"]
+    req = next(r for r in ok if r["info"]["turn_index"] > 0)
+    n = req["prompt_tokens"]
+    if cached:
+        req["cached_tokens"] = n + 1
+    else:
+        req["prompt_tokens"] = 0
+    order = sorted(ok, key=lambda r: r["info"]["timings"]["request_start"])
+    return "guidellm", {"multiturn.json": json.dumps(doc)}, order.index(req), _more(n + 1, n) if cached else ZERO
+
+
+def _aiperf(cached: bool):
+    """The same for the multi-turn AIPerf run's records."""
+    folder = TURNS / "aiperf_multiturn"
+    docs = [json.loads(x) for x in (folder / "profile_export.jsonl").read_text().splitlines()]
+    m = next(d for d in docs if d["metadata"]["turn_index"] > 0)
+    n = m["metrics"]["usage_prompt_tokens"]["value"]
+    key, value = ("usage_prompt_cache_read_tokens", n + 1) if cached else ("usage_prompt_tokens", 0)
+    m["metrics"][key] = {"value": value, "unit": "tokens"}
+    order = sorted(docs, key=lambda d: d["metadata"]["request_start_ns"])
+    files = {
+        "profile_export.jsonl": "\n".join(json.dumps(d) for d in docs) + "\n",
+        "profile_export_aiperf.json": (folder / "profile_export_aiperf.json").read_text(),
+    }
+    return "aiperf", files, order.index(m), _more(n + 1, n) if cached else ZERO
+
+
+def _sglang(cached: bool, k: int = 3):
+    """SGLang's single-turn line with a --cache-report whose request ``k`` has one cached token more
+    than its input (its details say the server reported them)."""
+    doc = json.loads(SGLANG.read_text().splitlines()[0])
+    n, size = doc["input_lens"][k], len(doc["input_lens"])
+    doc["cached_tokens"] = [0] * size
+    doc["cached_tokens_details"] = [{"device": 0, "host": 0, "storage": 0}] * size
+    doc["cached_tokens"][k] = n + 1
+    return "sglang-serve", {"cached.jsonl": json.dumps(doc) + "\n"}, k, _more(n + 1, n)
+
+
+@pytest.mark.parametrize(
+    "make, cached",
+    [(_guidellm, True), (_guidellm, False), (_aiperf, True), (_aiperf, False), (_sglang, True)],
+    ids=["guidellm-cached", "guidellm-zero", "aiperf-cached", "aiperf-zero", "sglang-cached"],
+)
+def test_a_file_with_impossible_token_accounting_is_refused_in_one_line(tmp_path, make, cached):
+    """More cached tokens than a request's prompt, or a turn of a conversation with no input tokens:
+    no server counts so, so the file is refused, naming it, the request and its counts."""
+    fmt, files, index, why = make(cached)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    src = tmp_path / next(iter(files))
+    model = ("--model", "m") if fmt == "sglang-serve" else ()
+    r = cli("import", fmt, src, "--out", tmp_path / "out", *model)
+    errors = [line for line in r.output.splitlines() if line.startswith("benchdb: error:")]
+    assert r.exit_code == 1 and len(errors) == 1, r.output
+    assert str(src) in errors[0] and f"request {index}: {why}" in errors[0], errors
+    assert not list((tmp_path / "out").rglob("*.parquet"))
+
+
+@pytest.mark.parametrize("value", [-1, "1", 1.5, True, 1 << 20])
+def test_a_turn_index_that_is_none_refuses_the_file_by_its_field(tmp_path, value):
+    doc = json.loads((TURNS / "guidellm" / "guidellm_multiturn_c2.json").read_text())
+    ok = doc["benchmarks"][0]["requests"]["successful"]
+    req = next(r for r in ok if r["info"]["turn_index"] > 0)
+    req["info"]["turn_index"] = value
+    src = tmp_path / "turns.json"
+    src.write_text(json.dumps(doc))
+    r = cli("import", "guidellm", src, "--out", tmp_path / "out")
+    assert r.exit_code == 1, r.output
+    assert f"request {req['request_id']}: info.turn_index is {value!r}, not a turn index" in r.output
