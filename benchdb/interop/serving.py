@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchdb.interop.writer import Imported, SourceError
-from benchdb.schema import serving_sessions
+from benchdb.schema import serving_sessions, steady_state
 from benchdb.schema.serving import CHUNK_TOKENS, E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT
 from benchdb.schema.serving_metrics import RequestRecord, failed_share, point_rows, rows, summary
 from benchdb.schema.serving_request import MAX_REQUEST_TOKENS, implausible
@@ -258,6 +258,7 @@ def to_imported(p: LoadPoint) -> Imported:
     out_rows: list[tuple[str, str, int, float, float]] = []
     reasons: list[str] = list(p.invalid_reasons)
     summary_only = p.records is None
+    extra: dict[str, Any] = {}
     if not summary_only:
         if not any(r.ok for r in measured):
             raise SourceError(f"{p.model_id}: no request of this run completed")
@@ -276,6 +277,10 @@ def to_imported(p: LoadPoint) -> Imported:
                 conversations=len({r.session for r in measured if r.session is not None}),
                 whole_conversations=len(whole),
             )
+        if len({r.sent for r in measured}) > 1 and not p.sampled:
+            # send times order the requests as benchdb's own runs: the same steady-state window
+            steady_rows, extra["steady_state"] = steady_state.of_point(measured, start)
+            out_rows += steady_rows
         if p.gaps_per_token:
             out_rows = [r for r in out_rows if r[0] not in (ITL_CHUNK, CHUNK_TOKENS)]
         settings.update(requests=summ["requests"], errors=summ["errors"], errors_by_message=summ["errors_by_message"])
@@ -311,6 +316,7 @@ def to_imported(p: LoadPoint) -> Imported:
         statistics=p.statistics,
         settings=settings,
         definitions=defs,
+        extra=extra,
         validity="invalid" if reasons else "valid",
         validity_reasons=reasons,
         software={p.tool: p.tool_version} if p.tool_version else {},

@@ -72,6 +72,8 @@ class Imported:
     settings: dict[str, Any] = field(default_factory=dict)
     #: What the source meant by its figures and how benchdb recomputed its own (serving tools).
     definitions: dict[str, Any] = field(default_factory=dict)
+    #: What benchdb found in the result beyond its rows (a serving load point's steady state).
+    extra: dict[str, Any] = field(default_factory=dict)
 
     def values(self, metric: str) -> list[float]:
         """The values of ``metric`` this result holds (from ``rows`` or ``samples``)."""
@@ -178,6 +180,7 @@ def _document(item: Imported, fmt: str, source: Path, file_hash: str, fallback_t
         "started_at": started,
         "settings": item.settings,
         "source": source_doc,
+        **({"extra": item.extra} if item.extra else {}),
     }
     try:
         meta = contract.build_metadata(run=run, hardware=hardware, model=model, scenario=scenario)

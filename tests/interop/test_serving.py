@@ -327,6 +327,26 @@ def test_sglang_lines_recomputed_and_a_summary_only_line(tmp_path):
     reimport_adds_nothing(tmp_path, "sglang-serve", s)
 
 
+def test_an_import_with_send_times_is_read_over_its_steady_state_as_benchdb_runs_are(tmp_path):
+    """Requests that carry their send times (vLLM's start_times) are ordered as benchdb's own, so the
+    same steady-state test runs over them; SGLang's lines carry none, so none is sought."""
+    db = import_and_ingest(tmp_path, "vllm-serve", FIX / "vllm" / "c2_detailed.json", extra=("--hardware", "h100"))
+    out = tmp_path / "sglang"
+    assert cli("import", "sglang-serve", FIX / "sglang" / "c2_details.jsonl", "--out", out).exit_code == 0
+    assert cli("ingest", out, "--db", db).exit_code == 0
+    got = {
+        p["engine"]: p
+        for p in rows(db, "SELECT engine, figures_window, steady_state, steady_requests, ttft_p50_s, whole_ttft_p50_s "
+                          "FROM serving_points")
+    }  # fmt: skip
+    vllm, sglang = got["vllm"], got["sglang"]
+    assert (vllm["figures_window"], vllm["steady_state"]) == ("steady state", "found") and vllm["steady_requests"] >= 24
+    (window,) = rows(db, "SELECT extra->'steady_state'->>'method' AS method FROM results WHERE backend = 'vllm'")
+    assert window["method"].startswith("issue-order buckets")
+    assert (sglang["figures_window"], sglang["steady_state"]) == ("whole window", None)
+    assert sglang["ttft_p50_s"] == sglang["whole_ttft_p50_s"]
+
+
 def test_sglang_line_without_server_info_needs_a_model(tmp_path):
     doc = json.loads((FIX / "sglang" / "c2_details.jsonl").read_text().splitlines()[0])
     doc["server_info"] = None

@@ -30,7 +30,7 @@
 -- them; else 'whole window'. ITL, E2E, goodput and the request counts are always the whole window's;
 -- whole_ttft_p50_s, whole_tpot_p50_s and whole_output_throughput keep the whole window's beside them.
 -- steady_state: 'found', 'none' (steady_state_reason says why: drifting, no plateau) or NULL (not
--- sought: an import, or a result from before steady states). The window's bounds are seconds from the
+-- sought: an import whose requests carry no send times, or a result from before steady states). The window's bounds are seconds from the
 -- measurement window's start. curve_*: the point's place on a `--curve` (settings.curve: its index,
 -- the curve's points, its region, the probe's highest useful concurrency); workload: the canonical
 -- `--workload` (workload_kind its kind); ttft_first_turn_p50_s, ttft_later_turns_p50_s,
