@@ -13,11 +13,12 @@ Why it is built this way:
   ``max_iters`` requests; in-flight requests then finish (each bounded by its timeout).
   The CI checks (benchdb's statistics SQL) run in a worker thread so they do not stall the event
   loop while chunks are being timed.
-- httpx over HTTP/1.1, one single-connection client per request in flight (a pool the size of the
-  concurrency, kept by :class:`~benchdb.backends.openai.streams.Clients`): httpcore's own pool
-  scans every connection on each request and response (O(n^2) per round), which made it 80 % of
-  the client's CPU at concurrency 128. A connection that answered a non-200 status is closed, never
-  reused (its server may be in a bad state). Failed requests (status, error event, timeout,
+- httpx over HTTP/1.1 (a replayed trace: its own send path,
+  :mod:`benchdb.backends.openai.raw_send`), one single-connection client per request in flight (a
+  pool the size of the concurrency, kept by :class:`~benchdb.backends.openai.streams.Clients`):
+  httpcore's own pool scans every connection on each request and response (O(n^2) per round), 80 %
+  of the client's CPU at concurrency 128. A connection that answered a non-200 status is closed,
+  never reused (its server may be in a bad state). Failed requests (status, error event, timeout,
   connection error) carry a one-line error and are never latency samples.
 - One event loop saturates near one core; :mod:`benchdb.backends.openai.workers` shares a load point out
   over worker processes (``run(spec, workers=N)``), each running this loop on its share.
@@ -36,9 +37,9 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from benchdb.backends.openai.streams import Clients, stream_request
+from benchdb.backends.openai.streams import Clients, failure, stream_request
 from benchdb.backends.openai.urls import endpoint
-from benchdb.errors import BenchdbError, clip, first_line
+from benchdb.errors import BenchdbError
 from benchdb.harness.timing import StopCheck, StopRule
 from benchdb.schema.serving_metrics import RequestRecord, request_metrics
 from benchdb.sql import Stats
@@ -202,11 +203,8 @@ class Generator:
         rule = spec.rule
         self.ttft: list[float] = []
         self.itl: list[float] = []
-        self.checks = (
-            []
-            if stats is None
-            else [StopCheck(rule, stats), StopCheck(dataclasses.replace(rule, max_iters=sys.maxsize), stats)]
-        )
+        per_token = dataclasses.replace(rule, max_iters=sys.maxsize)  # ITL: max_iters counts requests
+        self.checks = [] if stats is None else [StopCheck(rule, stats), StopCheck(per_token, stats)]
         self.converged = [False, False]
         self.checking = False
         #: With worker processes: where measured requests' samples go (no own CI checks).
@@ -246,12 +244,14 @@ class Generator:
                 stream_request(client, self.url, body, self.headers, rec, self.chat, max_tokens or self.max_tokens),
                 self.spec.request_timeout_s,
             )
-        except asyncio.TimeoutError:
-            rec.error = f"timeout after {self.spec.request_timeout_s:g} s"
-        except Exception as e:  # httpx transport errors and the like: the request failed
-            rec.error = clip(f"{type(e).__name__}: {first_line(e)}")
-        rec.end = time.perf_counter()
+        except Exception as e:  # the timeout, httpx transport errors and the like: the request failed
+            rec.error = failure(e, self.spec.request_timeout_s)
         self.clients.give(client)
+        self.ended(rec)
+
+    def ended(self, rec: RequestRecord) -> None:
+        """A request's end, whichever path sent it: its end time, its tokens, its samples."""
+        rec.end = time.perf_counter()
         if rec.ok and rec.output_tokens is None:
             rec.output_tokens = sum(k for _, k in rec.chunks)
         if not rec.warmup:

@@ -15,20 +15,24 @@
   ``cached_tokens`` is recorded beside it where it reports one).
 - Warm-up conversations are numbered from ``WARMUP_BASE``: the measured ones are the same requests
   whether or not a warm-up ran. A trace's warm-up (at least one request, whatever --warmup says)
-  sends two words, no trace line: a client's first request costs ~80 ms of set-up here, which would
-  make the first lines late.
+  sends two words, no trace line, on the trace's own send path
+  (:mod:`benchdb.backends.openai.raw_send`), and leaves its connections open: a first request's
+  set-up would make the first lines late.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
 import random
-import statistics
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from benchdb.backends.openai.workload import Turn, Workload
+
+if TYPE_CHECKING:
+    from benchdb.backends.openai.raw_send import Connection, Sender
 
 #: The load generator's :class:`benchdb.backends.openai.loadgen.Generator` (which imports this
 #: module: named loosely here so that the two do not import each other).
@@ -156,12 +160,16 @@ async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
     """One phase (warm-up or the measured window) of a workload's load point."""
     spec = gen.spec
     if workload.kind == "trace":
+        from benchdb.backends.openai.raw_send import sender  # h11: only a trace needs it
+
+        send = sender(gen)
         if gen.warmup:  # a trace is replayed as it is: the warm-up sends a few words, no trace line
             for _ in range(max(1, spec.warmup_requests)):
                 body = spec.body([{"role": "user", "content": "warm up"}], 1)
-                await gen.issue(gen.new_record(body)[0], body, 1)
+                await send.now(gen, gen.new_record(body)[0], body, 1)
+            await send.warm()
         else:
-            await _replay(gen, workload, float(spec.rate or 1.0))
+            await _replay(gen, workload, float(spec.rate or 1.0), send)
         return
     conv = Conversations(gen, workload)
 
@@ -175,46 +183,103 @@ async def phase(gen: Generator, workload: Workload, rng: random.Random) -> None:
         await gen.open(spec.rate, rng, conversation)
 
 
-async def _replay(gen: Generator, workload: Workload, speed: float) -> None:
-    """Each of this worker's trace lines sent at its timestamp / ``speed`` after the window opened.
-    A request's body is built before its time comes, and the wait ends ``SPIN_S`` early and yields
-    until the time: the event loop's timers wake up to a millisecond late (epoll)."""
-    spec = gen.spec
-    conv = Conversations(gen, workload)
-    start = gen.window_start
+async def _replay(gen: Generator, workload: Workload, speed: float, send: Sender) -> None:
+    """Each of this worker's trace lines sent at its timestamp / ``speed`` after the window opened,
+    prepared before its time (:class:`_Lines`). The last wait ends ``SPIN_S`` early and yields until
+    the time (the event loop's timers wake up to a millisecond late: epoll), then the request is
+    written with nothing awaited first."""
+    from benchdb.backends.openai.raw_send import TOP_UP_S
+
+    lines = _Lines(gen, workload, speed, send)
     running: set[asyncio.Task[None]] = set()
-    #: The client's own time from issuing a request to its leaving (httpx builds it: ~1.5 ms here),
-    #: the median of the last few: a request is issued that much before its time.
-    lead: list[float] = []
-    for number in range(spec.session_offset, len(workload.trace), max(1, spec.session_stride)):
-        turn = workload.replayed(number)
-        at = start + (turn.at_s or 0.0) / speed
-        body = gen.spec.body([{"role": "user", "content": turn.text}], turn.max_tokens)
-        words = turn.text.split()
-        shared, tokens = conv.estimate.shared(words), conv.count(turn.text)  # before its time, not after
-        conv.estimate.remember(words)
-        await _until(at - (statistics.median(lead) if lead else 0.0))
+    while (line := await lines.next()) is not None:
+        if line.at - time.perf_counter() > TOP_UP_S:
+            send.top_up()
+        await _until(line.at)
         if not gen.may_issue():
+            for unsent in lines.ahead:
+                send.drop(unsent.ready)
             break
-        rec, _ = gen.new_record(body)
-        rec.scheduled = at
-        rec.shared_words, rec.prompt_words, rec.client_tokens = shared, len(words), tokens
-        task = asyncio.get_running_loop().create_task(_timed(gen, rec, body, turn.max_tokens, lead))
-        running.add(task)
-        task.add_done_callback(running.discard)
-        await asyncio.sleep(0)  # the request starts now, not after the next line's wait
+        lines.ahead.popleft()
+        rec, _ = gen.new_record(line.body)
+        rec.scheduled = line.at
+        rec.shared_words, rec.prompt_words, rec.client_tokens = line.shared, line.words, line.tokens
+        task = send.send(gen, rec, line.ready, line.max_tokens)
+        if task is not None:
+            running.add(task)
+            task.add_done_callback(running.discard)
     if running:
         await asyncio.gather(*running)
 
 
-async def _timed(gen: Generator, rec, body: bytes, max_tokens: int, lead: list[float]) -> None:
-    issued = time.perf_counter()
-    await gen.issue(rec, body, max_tokens)
-    if rec.first_byte is not None:  # it left: its send time is its own
-        lead.append(min(rec.sent - issued, 0.05))
-        del lead[:-16]
+class _Line(NamedTuple):
+    """A trace line prepared to be sent: its time, body, readied connection and prefix figures."""
+
+    at: float
+    body: bytes
+    ready: Connection | str
+    shared: int
+    words: int
+    tokens: int | None
+    max_tokens: int
 
 
+class _Lines:
+    """A worker's trace lines in order, each prepared (its body built, its connection taken, its
+    request serialized) before its time, ``READY_S`` at most. The lines due up to ``AHEAD_S`` after
+    the next to leave are prepared while it has time to spare: a line close behind another leaves
+    at its time, not after its own preparation (0.3 - 0.8 ms here) following the other's send."""
+
+    def __init__(self, gen: Generator, workload: Workload, speed: float, send: Sender):
+        spec = gen.spec
+        numbers = range(spec.session_offset, len(workload.trace), max(1, spec.session_stride))
+        self.turns = (workload.replayed(n) for n in numbers)
+        self.gen, self.send, self.speed = gen, send, speed
+        self.conv = Conversations(gen, workload)
+        self.ahead: collections.deque[_Line] = collections.deque()
+        self.built: list[Turn | None] = []  # the next line's turn, once built ([None]: no more)
+
+    async def next(self) -> _Line | None:
+        """The next line to send (prepared, and its burst's next lines too); None after the last."""
+        if not self.ahead:
+            turn = self.upcoming()
+            if turn is None:
+                return None
+            await self.prepare(turn)
+        first = self.ahead[0]
+        while first.at - time.perf_counter() > PREPARE_S and self.send.idle:
+            turn = self.upcoming()
+            if turn is None or self.at(turn) - first.at >= AHEAD_S:
+                break
+            await self.prepare(turn)
+        return first
+
+    def upcoming(self) -> Turn | None:
+        if not self.built:
+            self.built.append(next(self.turns, None))
+        return self.built[0]
+
+    def at(self, turn: Turn) -> float:
+        return self.gen.window_start + (turn.at_s or 0.0) / self.speed
+
+    async def prepare(self, turn: Turn) -> None:
+        from benchdb.backends.openai.raw_send import READY_S
+
+        self.built.clear()
+        body = self.gen.spec.body([{"role": "user", "content": turn.text}], turn.max_tokens)
+        words = turn.text.split()
+        shared, tokens = self.conv.estimate.shared(words), self.conv.count(turn.text)
+        self.conv.estimate.remember(words)
+        at = self.at(turn)
+        if at - READY_S > time.perf_counter():
+            await asyncio.sleep(at - READY_S - time.perf_counter())
+        self.ahead.append(_Line(at, body, await self.send.ready(body), shared, len(words), tokens, turn.max_tokens))
+
+
+#: Lines due this soon after the next one to leave are prepared before it leaves (:class:`_Lines`).
+AHEAD_S = 0.05
+#: The time the next line to leave must have to spare for one more line to be prepared first.
+PREPARE_S = 0.001
 #: How long before a replayed request's time the timer wait ends (then the loop yields until it).
 SPIN_S = 0.0015
 

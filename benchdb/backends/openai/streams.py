@@ -1,6 +1,8 @@
 """One streamed request to an OpenAI-compatible endpoint, timed from when it leaves, and the
 single-connection httpx clients requests run on (one per request in flight; see
-:mod:`benchdb.backends.openai.loadgen` for why)."""
+:mod:`benchdb.backends.openai.loadgen` for why). What a reply means (its status, its stream, a
+failure's words) is decided here for both send paths: httpx's and a replayed trace's
+(:mod:`benchdb.backends.openai.raw_send`)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
-from benchdb.errors import BenchdbError, clip
+from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.schema.serving_metrics import RequestRecord, StreamParser
 
 if TYPE_CHECKING:
@@ -26,6 +28,24 @@ ERROR_BODY_BYTES = 2048
 #: Prompt tokens a request may count beyond one per byte of its body: a chat template's own text.
 #: A server's usage above that is not believed (no tokenizer makes more tokens than bytes).
 TEMPLATE_TOKENS = 4096
+
+
+def refused(status: int, body: bytes) -> str:
+    """The error of a reply with another status than 200: the status and its body's first bytes."""
+    return clip(f"HTTP {status}: {bytes(body[:ERROR_BODY_BYTES]).decode(errors='replace').strip()}")
+
+
+def stream_parser(rec: RequestRecord, chat: bool, max_tokens: int | None, body_bytes: int) -> StreamParser:
+    """The parser of a 200 reply's stream into ``rec``: the server's usage is checked against
+    ``max_tokens`` (the most the request asked for) and the request body's size."""
+    return StreamParser(rec, chat, max_tokens, body_bytes + TEMPLATE_TOKENS)
+
+
+def failure(e: BaseException, timeout_s: float) -> str:
+    """A request's error where it raised ``e``: its timeout, else the exception's type and first line."""
+    if isinstance(e, (TimeoutError, asyncio.TimeoutError)):
+        return f"timeout after {timeout_s:g} s"
+    return clip(f"{type(e).__name__}: {first_line(e)}")
 
 
 async def stream_request(
@@ -59,11 +79,11 @@ async def stream_request(
             # closes the connection instead of returning it to the pool.
             text = b""
             async for piece in resp.aiter_raw():
-                text = piece[:ERROR_BODY_BYTES]
+                text = piece
                 break
-            rec.error = clip(f"HTTP {resp.status_code}: {text.decode(errors='replace').strip()}")
+            rec.error = refused(resp.status_code, text)
             return
-        sse = StreamParser(rec, chat, max_tokens, len(body) + TEMPLATE_TOKENS)
+        sse = stream_parser(rec, chat, max_tokens, len(body))
         async for piece in resp.aiter_bytes():
             if not sse.feed(piece, time.perf_counter()):
                 return  # closed before its end: the connection is not reused
@@ -85,6 +105,9 @@ class Clients:
         self.ssl = httpx.create_ssl_context()  # once: building one per client costs ~20 ms
         self.free: list[httpx.AsyncClient] = []
         self.every: list[httpx.AsyncClient] = []
+        #: A replayed trace's connections (:class:`benchdb.backends.openai.raw_send.Sender`), made
+        #: at its first use and closed with these clients.
+        self.raw: Any = None
 
     def take(self) -> httpx.AsyncClient:
         if self.free:
@@ -104,4 +127,6 @@ class Clients:
         self.free.append(client)
 
     async def aclose(self) -> None:
+        if self.raw is not None:
+            await self.raw.aclose()
         await asyncio.gather(*(c.aclose() for c in self.every), return_exceptions=True)
