@@ -139,7 +139,11 @@ j AS (
     SELECT p.*, m.*,
            coalesce(m.e2e_n, p.n, 0)                                              AS n_completed,
            coalesce(m.errors, 0)                                                  AS n_errors,
-           coalesce(p.steady_found, false) AND m.sttft_p50 IS NOT NULL             AS steady
+           coalesce(p.steady_found, false) AND m.sttft_p50 IS NOT NULL             AS steady,
+           -- the whole window's TTFT median and CI: the result's own where TTFT is its primary metric
+           CASE WHEN p.metric = 'ttft_s' THEN p.median ELSE m.ttft_p50 END         AS w_ttft_p50,
+           CASE WHEN p.metric = 'ttft_s' THEN p.median_ci_low ELSE m.ttft_lo END   AS w_ttft_lo,
+           CASE WHEN p.metric = 'ttft_s' THEN p.median_ci_high ELSE m.ttft_hi END  AS w_ttft_hi
     FROM pts p
     LEFT JOIN m ON m.metrics_result_id = p.result_id
 ),
@@ -147,9 +151,9 @@ j AS (
 -- TTFT requests were recorded), else over its whole window. ITL, E2E and goodput stay whole-window.
 h AS (
     SELECT j.*,
-           CASE WHEN steady THEN sttft_p50 WHEN metric = 'ttft_s' THEN median ELSE ttft_p50 END    AS h_ttft_p50,
-           CASE WHEN steady THEN sttft_lo WHEN metric = 'ttft_s' THEN median_ci_low ELSE ttft_lo END AS h_ttft_lo,
-           CASE WHEN steady THEN sttft_hi WHEN metric = 'ttft_s' THEN median_ci_high ELSE ttft_hi END AS h_ttft_hi,
+           CASE WHEN steady THEN sttft_p50 ELSE w_ttft_p50 END                    AS h_ttft_p50,
+           CASE WHEN steady THEN sttft_lo ELSE w_ttft_lo END                      AS h_ttft_lo,
+           CASE WHEN steady THEN sttft_hi ELSE w_ttft_hi END                      AS h_ttft_hi,
            CASE WHEN steady THEN sttft_n ELSE n_completed END                     AS h_ttft_n,
            CASE WHEN steady THEN sttft_p90 ELSE ttft_p90 END                      AS h_ttft_p90,
            CASE WHEN steady THEN sttft_p99 ELSE ttft_p99 END                      AS h_ttft_p99,
@@ -217,7 +221,7 @@ SELECT result_id, series_id, run_id, run_started_at, git_commit,
        window_s,
        ttft_first_turn_p50_s, ttft_later_turns_p50_s, session_p50_s, cache_hit_pct, shared_prefix_pct,
        session_goodput,
-       CASE WHEN metric = 'ttft_s' THEN median ELSE ttft_p50 END                  AS whole_ttft_p50_s,
+       w_ttft_p50                                                                 AS whole_ttft_p50_s,
        tpot_p50                                                                   AS whole_tpot_p50_s,
        output_throughput                                                          AS whole_output_throughput,
        client_cpu_pct,
