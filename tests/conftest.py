@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import serial_lock
 
 from benchdb.schema import contract
 
@@ -45,6 +46,25 @@ HARDWARE = {
 #: and finds it missing fails (:func:`need_chromium`, :func:`need_browser`, :func:`need_java`);
 #: elsewhere it is skipped with a line saying what is missing.
 CI = os.environ.get("CI") == "true"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test marked ``serial`` runs alone under pytest-xdist (tests/serial_lock.py)."""
+    with serial_lock.held(item.get_closest_marker("serial") is not None):
+        yield
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Under xdist (``--dist loadgroup``), the tests of a module that share a module-scoped fixture
+    run on one worker, so the fixture (a warehouse, an export, a Spark session, a quickstart) is
+    built once, not once a worker; every other test goes wherever a worker is free."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        defs = info.name2fixturedefs.values() if info is not None else ()
+        if any(d.scope == "module" for chain in defs for d in chain):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
 
 
 def fail_in_ci(what: str) -> None:

@@ -1,0 +1,55 @@
+"""Tests that run alone, even when pytest-xdist runs the others two at a time.
+
+The suite runs on pytest-xdist (pyproject's addopts). Most tests do not care what else the machine
+is doing, but a test whose verdict rests on a measurement (a result judged valid, a regression
+found, a bench whose speed is compared) is spoiled by a sibling worker using the other core: benchdb
+itself calls such a machine busy. Those tests are marked ``serial``; each worker holds this lock
+around every test it runs (setup, call and teardown, module fixtures included): shared for an
+ordinary test, exclusive for a serial one. A serial test therefore waits for the tests running on
+the other workers to end, and no other test starts until it has ended.
+
+Two ``flock`` files make the lock fair to the serial tests: each test passes a turnstile first, and
+a serial test keeps the turnstile while it waits for the shared holders to leave, so a stream of
+ordinary tests cannot keep it waiting. Outside xdist (one process) the lock is never contended.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+def _folder() -> Path | None:
+    """The lock files' folder for this test run, shared by its workers; None outside xdist."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run or not os.environ.get("PYTEST_XDIST_WORKER"):
+        return None
+    folder = Path(tempfile.gettempdir()) / f"benchdb-pytest-{run}"
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@contextmanager
+def held(serial: bool) -> Iterator[None]:
+    """This worker's share of the machine for one test: all of it when ``serial``."""
+    folder = _folder()
+    if folder is None:
+        yield
+        return
+    with open(folder / "turnstile", "a") as gate, open(folder / "machine", "a") as machine:
+        fcntl.flock(gate, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(machine, fcntl.LOCK_EX if serial else fcntl.LOCK_SH)
+        finally:
+            if not serial:
+                fcntl.flock(gate, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(machine, fcntl.LOCK_UN)
+            if serial:
+                fcntl.flock(gate, fcntl.LOCK_UN)
