@@ -5,6 +5,7 @@ fails here before it spreads."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "benchdb"
 pytestmark = pytest.mark.core
 
 
-def _modules():
-    for path in sorted(PACKAGE.rglob("*.py")):
-        yield path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+@functools.cache
+def _modules() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every module of the package, parsed once for all the checks here."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    )
 
 
 def _private(name: str) -> bool:
