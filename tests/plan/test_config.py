@@ -1,9 +1,7 @@
-"""Config files, suites, variants, sharding, skip-fresh, remote outputs and quickstart."""
+"""Config files, suites, variants, sharding, skip-fresh and remote outputs (quickstart: tests/cli/test_start.py)."""
 
 import json
-import os
 
-import duckdb
 import pytest
 from click.testing import CliRunner
 
@@ -197,30 +195,3 @@ def test_run_needs_a_backend_or_a_config():
     assert r.stderr.strip() == (
         "benchdb: error: give --backend and --model, or --config FILE / --suite NAME (see `benchdb suites`)"
     )
-
-
-def test_quickstart_end_to_end(tmp_path):
-    env = {"BENCHDB_DB": "", "BENCHDB_CACHE": str(tmp_path / "cache")}
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        r = invoke("quickstart", env=env)
-    finally:
-        os.chdir(cwd)
-    assert r.exit_code == 0, r.output + repr(r.exception)
-    assert (tmp_path / "report.html").stat().st_size > 10_000
-    assert "## Optimal hardware by throughput" in r.stdout
-    assert f"report: {tmp_path / 'report.html'}" in r.stdout
-    con = duckdb.connect(str(tmp_path / "benchdb.duckdb"), read_only=True)
-    got = dict(con.execute("select backend, count(*) from results where status = 'ok' group by 1").fetchall())
-    repeats = {r for (r,) in con.execute("select distinct repeats from results").fetchall()}
-    con.close()
-    assert got == {"numpy": 2, "pytorch": 6, "onnxruntime": 4, "openvino": 4}
-    assert repeats == {3}  # 3 interleaved processes per scenario
-    # the terminal table fits (a line naming a long path is as long as the path)
-    assert max(len(line) for line in r.stdout.splitlines() if str(tmp_path) not in line) <= 120
-    html = (tmp_path / "report.html").read_text(encoding="utf-8")
-    # the full report the README describes: drill-downs, results behind the figures, environment, Pareto plot
-    for anchor in ('id="results"', 'id="environment"', 'id="result-', "Pareto"):
-        assert anchor in html, anchor
-    assert "`" not in html.split("<script>")[0].split("</style>")[-1]  # no Markdown syntax in the page
