@@ -53,11 +53,11 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help="10 models, 4 hardware, 10 samples a result, 3 requests: checks that the script works",
+        help="4 models, 2 hardware, 10 samples a result, 2 requests: checks that the script works",
     )
     args = ap.parse_args()
     if args.small:
-        args.models, args.hardware, args.samples_per_result, args.requests = 10, 4, 10, 3
+        args.models, args.hardware, args.samples_per_result, args.requests = 4, 2, 10, 2
     db = Path(tempfile.mkdtemp(prefix="benchdb-dashboard-")) / "big.duckdb"
     t = time.perf_counter()
     n_results, n_samples = build(db, args.models, args.hardware, args.samples_per_result)

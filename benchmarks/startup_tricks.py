@@ -11,7 +11,8 @@ Interleaved, in new processes, medians of --rounds each:
 - ``benchdb report --optimal-hardware`` on a small warehouse, answered from benchdb.store.memo's cache
   against computed (``BENCHDB_NO_CACHE=1``), and ``benchdb query`` (never cached).
 Each line prints both medians and the saving, so a trick that saves nothing shows it. --small
-checks that the script works: 1 round.
+checks that the script works: 1 round, and the torch process imports torch alone and runs a
+torch.nn.Linear (importing transformers took most of a --small run).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ TINY = (
     "m = BertModel(BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37))\n"
     "m(torch.ones(1, 8, dtype=torch.long))\n"
     "print(time.perf_counter(), flush=True)\n"
+)
+TINY_SMALL = (
+    "import time, torch\nm = torch.nn.Linear(32, 32)\nm(torch.ones(1, 32))\nprint(time.perf_counter(), flush=True)\n"
 )
 
 
@@ -66,10 +70,11 @@ def _warehouse(folder: Path) -> Path:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=15)
-    ap.add_argument("--small", action="store_true", help="1 round: checks that the script works")
+    ap.add_argument("--small", action="store_true", help="1 round, a torch-only process: checks that the script works")
     args = ap.parse_args()
+    tiny = TINY
     if args.small:
-        args.rounds = 1
+        args.rounds, tiny = 1, TINY_SMALL
     work = Path(tempfile.mkdtemp(prefix="benchdb-startup-"))
     db = _warehouse(work)
     cached = {**os.environ, "BENCHDB_ANSWERS_DIR": str(work / "answers")}
@@ -82,8 +87,8 @@ def main() -> None:
             lambda: _wall([PY, "-c", "import duckdb"]),
         ),
         "end of a torch process (exit_now vs normal exit)": (
-            lambda: _teardown(TINY + "from benchdb.startup import exit_now\nexit_now(0)\n"),
-            lambda: _teardown(TINY),
+            lambda: _teardown(tiny + "from benchdb.startup import exit_now\nexit_now(0)\n"),
+            lambda: _teardown(tiny),
         ),
         "benchdb report (cached answer vs computed)": (lambda: _wall(report, cached), lambda: _wall(report, computed)),
     }

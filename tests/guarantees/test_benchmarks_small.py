@@ -6,6 +6,7 @@ its Python scripts compiled."""
 
 from __future__ import annotations
 
+import math
 import os
 import py_compile
 import re
@@ -23,43 +24,45 @@ BENCHMARKS = REPO / "benchmarks"
 TIMEOUT_S = 600
 
 #: Each script's key lines in --small mode: one pattern (re.MULTILINE) per line that must be printed.
+#: Every group a pattern captures is a figure that must be a finite number above 0 (a ratio, a
+#: median, a count that cannot be 0): a line printed with a broken figure fails too.
 KEY_LINES = {
     "bisect_noise.py": [r"^benchdb\s+\d+/\d+\s", r"^git bisect run\s+\d+/\d+\s"],
-    "bootstrap.py": [r"ratio exact/resampled [\d.]+$", r"95 % interval of the median, exact\s+\["],
+    "bootstrap.py": [r"ratio exact/resampled ([\d.]+)$", r"95 % interval of the median, exact\s+\["],
     "changepoints.py": [
         r"update\(con, \[new run\]\), window \d+: [\d.]+ s",
         r"old / new time: \d+x; same change points",
     ],
-    "dashboard.py": [r"^worst p95 [\d.]+ ms", r"^worst static p95 [\d.]+ ms"],
-    "gate_real.py": [r"^  ab\s+\d+ comparisons", r"^  slowdown\s+\d+ comparisons", r"all A/A: \d+ comparisons"],
+    "dashboard.py": [r"^worst p95 ([\d.]+) ms", r"^worst static p95 ([\d.]+) ms"],
+    "gate_real.py": [r"^  ab\s+(\d+) comparisons", r"^  slowdown\s+(\d+) comparisons", r"all A/A: (\d+) comparisons"],
     "harness_overhead.py": [
         r"overhead\s+[+-][\d.]+ ns/iter",
-        r"^tiny BERT .* ratio \(median of \d+ paired blocks\)\s+[\d.]+",
-        r"^BERT-base-shaped .* ratio \(median of \d+ paired blocks\)\s+[\d.]+",
+        r"^tiny BERT .* ratio \(median of \d+ paired blocks\)\s+([\d.]+)",
+        r"^BERT-base-shaped .* ratio \(median of \d+ paired blocks\)\s+([\d.]+)",
     ],
     "import_mlperf.py": [
         r"^first: import [\d.]+ s \(exit 0, 0 error",
         r"^again: import [\d.]+ s \(exit 0, 0 error",
-        r"^ratio \(import \+ ingest\) / bare read: [\d.]+x",
+        r"^ratio \(import \+ ingest\) / bare read: ([\d.]+)x",
     ],
-    "ingest.py": [r"^ratio ingest / raw rate\s+:\s+[\d.]+x", r"^no-op re-ingest\s+:\s+[\d.]+ s"],
+    "ingest.py": [r"^ratio ingest / raw rate\s+:\s+([\d.]+)x", r"^no-op re-ingest\s+:\s+[\d.]+ s"],
     "openvino_hints.py": [
-        r"^latency\s+median latency \(ms\)\s+[\d.]+\s+[\d.]+\s+[\d.]+",
-        r"^throughput items/s\s+[\d.]+\s+[\d.]+\s+[\d.]+",
+        r"^latency\s+median latency \(ms\)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)",
+        r"^throughput items/s\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)",
     ],
-    "ortweb.py": [r"^tiny:bert\s+[\d.]+ ms\s+[\d.]+ ms\s+[\d.]+x"],
+    "ortweb.py": [r"^tiny:bert\s+([\d.]+) ms\s+([\d.]+) ms\s+([\d.]+)x"],
     "parallel.py": [
-        r"--parallel 2 [\d.]+ s: [\d.]+x",
-        r"^parallel medians agree with the pinned serial run: \d+/\d+",
-        r"^duet time / interleaved time: [\d.]+x",
+        r"--parallel 2 ([\d.]+) s: ([\d.]+)x",
+        r"^parallel medians agree with the pinned serial run: \d+/(\d+)",
+        r"^duet time / interleaved time: ([\d.]+)x",
     ],
     "predict_eval.py": [
-        r"^\d+ results, 3 models, 2 hardware configurations",
-        r"^leave one model out\s+\d+\s+roofline\s+\d+/\d+",
+        r"^(\d+) results, 3 models, 2 hardware configurations",
+        r"^leave one model out\s+\d+\s+roofline\s+\d+/(\d+)",
     ],
-    "preload_isolation.py": [r"ratio [\d.]+x \(1\.00x: no effect\)"],
+    "preload_isolation.py": [r"ratio ([\d.]+)x \(1\.00x: no effect\)"],
     "quantization.py": [
-        rf"^{backend}\s+{precision}\s+{method}\s+[\d.]+\s+[\d.]+\s+[\d.]+ "
+        rf"^{backend}\s+{precision}\s+{method}\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) "
         for backend, precision, method in (
             ("onnxruntime", "int8", "dynamic"),
             ("onnxruntime", "int8", "static"),
@@ -69,15 +72,15 @@ KEY_LINES = {
         )
     ],
     "quickstart_repeat.py": [r"Win calls confirmed by every other run: \d+ of \d+"],
-    "quickstart_time.py": [r"^quickstart wall time: HEAD [\d.]+ s, now [\d.]+ s .*; ratio [\d.]+"],
+    "quickstart_time.py": [r"^quickstart wall time: HEAD ([\d.]+) s, now ([\d.]+) s .*; ratio ([\d.]+)"],
     "regressions_eval.py": [r"^  step\s+5%: recall", r"^  pair 1: "],
     "report.py": [
         r"^report --optimal-hardware\s+: in-process",
         r"^full command benchdb check\s+: median",
-        r"^benchdb report --optimal-hardware: answered from the memo / computed = [\d.]+x",
-        r"^benchdb check: answered from the memo / computed = [\d.]+x",
+        r"^benchdb report --optimal-hardware: answered from the memo / computed = ([\d.]+)x",
+        r"^benchdb check: answered from the memo / computed = ([\d.]+)x",
     ],
-    "scale.py": [r"^growth against 3,000 samples", r"^report --optimal-hardware\s+[\d.]+x; [\d.]+x\s+[\d.]+x"],
+    "scale.py": [r"^growth against 3,000 samples", r"^report --optimal-hardware\s+([\d.]+)x; ([\d.]+)x\s+([\d.]+)x"],
     "serving_client.py": [
         r"^benchdb\s+1\s+\d+\s+0\s+[\d.]+ ",
         r"^benchdb\s+8\s+\d+\s+0\s+[\d.]+ ",
@@ -90,14 +93,14 @@ KEY_LINES = {
         r"^aiperf: skipped \(",
     ],
     "spark.py": [
-        r"^views\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
-        r"^report --matrix\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
-        r"^stats from samples\s+[\d.]+\s+[\d.]+\s+[\d.]+$",
+        r"^views\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$",
+        r"^report --matrix\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$",
+        r"^stats from samples\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$",
     ],
-    "startup_tricks.py": [r"^DuckDB import .* saves .*\([\d.]+x\)", r"^benchdb report .* saves .*\([\d.]+x\)"],
+    "startup_tricks.py": [r"^DuckDB import .* saves .*\(([\d.]+)x\)", r"^benchdb report .* saves .*\(([\d.]+)x\)"],
     "time_to_result.py": [
-        r"^benchdb / bare loop wall time: [\d.]+x",
-        r"agreement\): [\d.]+",
+        r"^benchdb / bare loop wall time: ([\d.]+)x",
+        r"agreement\): ([\d.]+)",
         r"^optimum-benchmark: skipped \(",
     ],
 }
@@ -125,11 +128,22 @@ def test_every_benchmark_script_has_its_small_run():
     assert sorted(p.name for p in BENCHMARKS.glob("*.py")) == sorted(KEY_LINES)
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
-    """Everything a script writes goes under ``tmp_path``: its temporary folders, benchdb's cache
-    (exports, bisect environments, answers), and what the libraries it drives keep in a home
-    folder (Chromium's profile, OpenVINO's and ONNX Runtime's files). onnxruntime-web's files,
-    fetched once by CI, are read where they are."""
+#: Scripts that run `benchdb quickstart` (the same exports of the smoke suite's models): they share
+#: one benchdb cache in this module, so only the first of them exports (quickstart_time.py's second
+#: quickstart always ran on a warm cache); each still runs every step of its own.
+SHARED_CACHE = ("quickstart_repeat.py", "quickstart_time.py")
+
+
+@pytest.fixture(scope="module")
+def quickstart_cache(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("quickstart-cache")
+
+
+def _env(tmp_path: Path, cache: Path | None = None) -> dict[str, str]:
+    """Everything a script writes goes under ``tmp_path`` (or ``cache``, a temporary folder too): its
+    temporary folders, benchdb's cache (exports, bisect environments, answers), and what the
+    libraries it drives keep in a home folder (Chromium's profile, OpenVINO's and ONNX Runtime's
+    files). onnxruntime-web's files, fetched once by CI, are read where they are."""
     from benchdb.backends.ortweb import assets
 
     env = {k: v for k, v in os.environ.items() if k not in ("BENCHDB_DB", "BENCHDB_NO_CACHE")}
@@ -137,7 +151,7 @@ def _env(tmp_path: Path) -> dict[str, str]:
         (tmp_path / name).mkdir()
     env.update(
         TMPDIR=str(tmp_path / "tmp"),
-        BENCHDB_CACHE=str(tmp_path / "cache"),
+        BENCHDB_CACHE=str(cache or tmp_path / "cache"),
         HOME=str(tmp_path / "home"),
         PYTHONDONTWRITEBYTECODE="1",
     )
@@ -148,22 +162,34 @@ def _env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(KEY_LINES))
-def test_small_run(script, tmp_path):
+def test_small_run(script, tmp_path, request):
     cwd = tmp_path / "cwd"
     cwd.mkdir()
+    cache = request.getfixturevalue("quickstart_cache") if script in SHARED_CACHE else None
     proc = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), "--small"],
         cwd=cwd,
-        env=_env(tmp_path),
+        env=_env(tmp_path, cache),
         capture_output=True,
         text=True,
         timeout=TIMEOUT_S,
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"{script} --small exited {proc.returncode}:\n{out[-4000:]}"
-    missing = [p for p in key_lines(script) if not re.search(p, proc.stdout, re.MULTILINE)]
+    found = {p: re.search(p, proc.stdout, re.MULTILINE) for p in key_lines(script)}
+    missing = [p for p, m in found.items() if m is None]
     assert not missing, f"{script} --small did not print {missing}:\n{out[-4000:]}"
+    broken = [m.group(0) for m in found.values() if m and not all(_positive(g) for g in m.groups())]
+    assert not broken, f"{script} --small printed a figure that is not a finite number > 0: {broken}"
     assert not any(cwd.iterdir()), f"{script} wrote into its working directory: {sorted(cwd.iterdir())}"
+
+
+def _positive(text: str) -> bool:
+    try:
+        value = float(text)
+    except ValueError:
+        return False
+    return math.isfinite(value) and value > 0
 
 
 @pytest.mark.core
