@@ -20,7 +20,8 @@ Raw values stay raw where a program reads them (``benchdb query``, JSON, CSV).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from typing import Any
@@ -51,10 +52,13 @@ def _typical(values: list[float]) -> float:
     return sizes[len(sizes) // 2] if sizes else 0.0
 
 
-def _decimals(values: list[float], factor: float, digits: int = DIGITS, fixed: int | None = None) -> int:
+def _decimals(
+    values: list[float], factor: float, digits: int = DIGITS, fixed: int | None = None, typical: float | None = None
+) -> int:
     """Decimals that give the typical value ``digits`` significant digits (``fixed``: that many at
-    least), raised until every two different values print differently (at most MAX_DECIMALS)."""
-    typical = _typical(values) * factor
+    least), raised until every two different values print differently (at most MAX_DECIMALS).
+    ``typical``: the values' typical size, where the caller knows it."""
+    typical = (_typical(values) if typical is None else typical) * factor
     if fixed is not None:
         dec = fixed
     elif typical == 0:
@@ -109,9 +113,12 @@ def time_scale(values: Iterable[Any], axis: bool = False) -> Scale:
     """Seconds in one unit for the whole column (each value in its own where they span > SPAN, except
     on a plot's ``axis``, which has one unit)."""
     nums = _numbers(values)
+    return _time_scale(nums, _typical(nums), axis)
+
+
+def _time_scale(nums: list[float], typical: float, axis: bool = False) -> Scale:
     if _spans(nums) and not axis:
         return Scale(each="time")
-    typical = _typical(nums)
     factor, unit = TIME_UNITS[-1]
     for f, u in TIME_UNITS:
         if typical * f >= 1:
@@ -119,14 +126,17 @@ def time_scale(values: Iterable[Any], axis: bool = False) -> Scale:
             break
     if typical == 0:
         factor, unit = 1e3, "ms"
-    return Scale(factor, unit, _decimals(nums, factor))
+    return Scale(factor, unit, _decimals(nums, factor, typical=typical))
 
 
 def size_scale(values: Iterable[Any]) -> Scale:
     nums = _numbers(values)
+    return _size_scale(nums, _typical(nums))
+
+
+def _size_scale(nums: list[float], typical: float) -> Scale:
     if _spans(nums):
         return Scale(each="size")
-    typical = _typical(nums)
     factor, unit = 1.0, "B"
     for f, u in SIZE_UNITS:
         if typical * f >= 1:
@@ -139,7 +149,11 @@ def rate_scale(values: Iterable[Any], unit: str = "") -> Scale:
     """Throughputs and other plain numbers: 4 significant digits (one decimal from 100 up), thousands
     grouped."""
     nums = _numbers(values)
-    return Scale(1.0, unit, _decimals(nums, 1.0, fixed=1 if _typical(nums) >= 100 else None))
+    return _rate_scale(nums, _typical(nums), unit)
+
+
+def _rate_scale(nums: list[float], typical: float, unit: str = "") -> Scale:
+    return Scale(1.0, unit, _decimals(nums, 1.0, fixed=1 if typical >= 100 else None, typical=typical))
 
 
 def percent_scale(values: Iterable[Any], signed: bool = True) -> Scale:
@@ -190,6 +204,40 @@ def quantity(v: Any, unit: str | None, *others: Any) -> str:
     if unit == "bytes":
         return size_scale(values)(v)
     return rate_scale(values, unit or "")(v)
+
+
+def quantities(values: Iterable[Any], unit: str | None) -> Callable[[Any], str]:
+    """:func:`quantity` of each value of ``values`` against all of them: ``fmt(v) == quantity(v, unit,
+    *values)`` for v among ``values``, without a pass over all of them per value (a gate of 2,500
+    series prints 5,000 medians that share a scale). A value's own copy counts in the typical size
+    (its list holds it twice), so at most two typical sizes, and two scales, occur."""
+    values = list(values)
+    nums = _numbers(values)
+    have = set(nums)
+    sizes = sorted(abs(v) for v in nums if v != 0)
+    make = _time_scale if unit == "s" else _size_scale if unit == "bytes" else None
+    made: dict[float, Scale] = {}
+
+    def fmt(v: Any) -> str:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return ""
+        if _finite(v) and float(v) not in have:
+            return quantity(v, unit, *values)
+        typical = _typical_with(sizes, float(v)) if _finite(v) else _typical(nums)
+        scale = made.get(typical)
+        if scale is None:
+            scale = made[typical] = make(nums, typical) if make else _rate_scale(nums, typical, unit or "")
+        return scale(v)
+
+    return fmt
+
+
+def _typical_with(sizes: list[float], v: float) -> float:
+    """``_typical`` of the values whose sorted non-zero magnitudes are ``sizes``, with ``v`` added."""
+    if v == 0:
+        return sizes[len(sizes) // 2] if sizes else 0.0
+    at, mid = bisect_left(sizes, abs(v)), (len(sizes) + 1) // 2
+    return sizes[mid] if mid < at else abs(v) if mid == at else sizes[mid - 1]
 
 
 def seconds(v: Any) -> str:

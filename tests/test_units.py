@@ -143,3 +143,25 @@ def test_a_one_row_table_is_a_list_with_nothing_cut():
     assert "…" not in out and out.startswith("- verdict: inconclusive\n- model: tiny:bert\n- why: ")
     assert " ".join(ln.strip() for ln in out.splitlines()[2:]).endswith(why.strip())
     assert max(len(ln) for ln in out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize("unit", ["s", "bytes", "items/s", None])
+def test_a_column_formatted_once_prints_each_value_as_against_all_of_them(unit):
+    """units.quantities (the gate's table of thousands of medians) prints each value exactly as
+    quantity(v, unit, *values) does, whose list holds v twice: the typical size moves with v."""
+    import numpy as np
+
+    rng = np.random.default_rng(5)
+    columns = [
+        [0.0012, 0.0012, 0.0013, None, 0.0, math.nan, math.inf, 0.0011],
+        [1.0, 2.0, 3.0, 4.0],
+        [5e-6, 3.0, 0.1, 0.1],  # spans more than 1000x: each value in its own unit
+        [7, 7, 7],
+        list(rng.lognormal(-7, 0.5, 301)) + list(rng.integers(1, 5, 20).astype(float)),
+        list(np.round(rng.lognormal(3, 2, 200), 2)),
+    ]
+    for values in columns:
+        fmt = units.quantities(values, unit)
+        assert [fmt(v) for v in values] == [units.quantity(v, unit, *values) for v in values]
+    # a value not among them is printed against them as quantity would
+    assert units.quantities([1.0, 2.0], unit)(1.5) == units.quantity(1.5, unit, 1.0, 2.0)

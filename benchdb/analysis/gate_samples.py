@@ -37,7 +37,8 @@ def _segments(
     order = (cols["repeat"].astype(np.int64) << _REPEAT_SHIFT) + cols["iteration"].astype(np.int64)
     backwards = np.diff(order) < 0
     for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-        values, at = cols["value"][start:end].astype(float), order[start:end]
+        # a view of the fetched column, not a copy: a pass of millions of samples is held once
+        values, at = np.asanyarray(cols["value"][start:end], dtype=float), order[start:end]
         if backwards[start : end - 1].any():
             by = np.argsort(at, kind="stable")
             values, at = values[by], at[by]

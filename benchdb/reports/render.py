@@ -209,12 +209,13 @@ def check_context(result) -> dict:
     by_unit: dict[str | None, list[float | None]] = {}
     for c in result.comparisons:
         by_unit.setdefault(c.unit, []).extend((c.base_median, c.cand_median))
+    fmt = {u: units.quantities(values, u) for u, values in by_unit.items()}
 
     def median(c, side: str) -> str:
         v, status = (c.base_median, c.base_status) if side == "base" else (c.cand_median, c.cand_status)
         if status not in (None, "ok"):
             return status
-        return fmt_quantity(v, c.unit, *by_unit.get(c.unit, ()))
+        return fmt[c.unit](v)
 
     return {
         "r": result,

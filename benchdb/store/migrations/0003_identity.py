@@ -7,15 +7,26 @@ ingest applies to old files), then its series id; change points follow their ser
 
 import json
 
-import pyarrow as pa
-
 from benchdb import sql
-from benchdb.schema import contract, identity
 
 
 def migrate(con) -> None:
-    updates, moved = [], {}
-    for r in sql.rows(con.execute(sql.load("queries/migrate_0003_results.sql"))):
+    rows = sql.rows(con.execute(sql.load("queries/migrate_0003_results.sql")))
+    moved: dict = {}
+    if rows:
+        _results(con, rows, moved)
+    _change_points(con, moved)
+
+
+def _results(con, rows: list[dict], moved: dict) -> None:
+    # imported only where there are results to move: a new warehouse (and the catalog benchdb builds in
+    # memory to check stored SQL against) needs neither the contract's pydantic nor pyarrow (~0.5 s)
+    import pyarrow as pa
+
+    from benchdb.schema import contract, identity
+
+    updates = []
+    for r in rows:
         sc = {**r, "settings": json.loads(r["settings"] or "{}"), "extra": json.loads(r["extra"] or "{}")}
         up = contract.upgrade_v1_scenario(sc, json.loads(r["fingerprint"] or "{}"), json.loads(r["config"] or "{}"))
         new = {**sc, **up}
@@ -66,7 +77,6 @@ def migrate(con) -> None:
         con.register("identity_updates", table)
         con.execute(sql.load("queries/migrate_0003_apply.sql"))
         con.unregister("identity_updates")
-    _change_points(con, moved)
 
 
 def _change_points(con, moved: dict) -> None:
@@ -75,6 +85,10 @@ def _change_points(con, moved: dict) -> None:
     rows = sql.rows(con.execute("SELECT * FROM change_points"))
     if not rows:
         return
+    import pyarrow as pa
+
+    from benchdb.schema import identity
+
     for cp in rows:
         key = (
             cp["run_id"],
