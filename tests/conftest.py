@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import os
@@ -55,16 +56,32 @@ def pytest_runtest_protocol(item, nextitem):
         yield
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under xdist (``--dist loadgroup``), the tests of a module that share a module-scoped fixture
-    run on one worker, so the fixture (a warehouse, an export, a Spark session, a quickstart) is
-    built once, not once a worker; every other test goes wherever a worker is free."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        defs = info.name2fixturedefs.values() if info is not None else ()
-        if any(d.scope == "module" for chain in defs for d in chain):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
+def pytest_xdist_make_scheduler(config, log):
+    """Under xdist, the tests of a module with a module-scoped fixture run on one worker, so the
+    fixture (a warehouse, an export, a Spark session, a quickstart) is built once, not once a worker;
+    every other test goes wherever a worker is free. (xdist's own ``--dist loadgroup`` marks no
+    group on pytest 9, which no longer reads the node id it rewrites.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    root = config.rootpath
+
+    class ModuleFixturesTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return module if _has_module_fixture(root / module) else nodeid
+
+    return ModuleFixturesTogether(config, log)
+
+
+@functools.cache
+def _has_module_fixture(path: Path) -> bool:
+    """The module defines a module-scoped fixture or uses conftest's (read from its source: the
+    scheduler runs where nothing is collected)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return 'scope="module"' in text or "export_cache" in text
 
 
 def fail_in_ci(what: str) -> None:
