@@ -24,9 +24,9 @@ from benchdb.warehouse import Warehouse
 # resolution: on a shared 2-core VM two identical commits measured +4.5 % [-0.6 %, +9.7 %] after 15
 # trials and +14.1 % [-2.8 %, +32.8 %] in CI, and a 2x step at 20 % once stopped undecided. So the gate
 # judges at 50 %, which a slow commit (2x or 3x the work) clears and an A/A step stays within.
-# Two trials a side (the gate adds two more while a verdict is open) and no measuring grandchild: a
-# step's cost is mostly process start-up, and the tests are about the search, not the isolation.
-QUICK = ("--min-time", "0.2", "--repeats", "2", "--no-isolation", "--ab-threshold", "50%")
+# No measuring grandchild (--no-isolation): a step's cost is mostly process start-up, and these
+# tests are about the search, not the isolation. (--repeats 2 left A/A steps open for more trials.)
+QUICK = ("--min-time", "0.2", "--repeats", "3", "--no-isolation", "--ab-threshold", "50%")
 
 
 @pytest.fixture(autouse=True)
@@ -70,7 +70,8 @@ def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
         slower = shas.index(step["tested"]["sha"]) >= 5 > shas.index(step["base"]["sha"])
         assert step["verdict"] == ("regressed" if slower else "unchanged"), step
         assert step["ci_low"] <= step["change"] <= step["ci_high"]
-    assert f"--good {shas[4][:12]} --bad {shas[5][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
+    # the comparison that named the culprit: 6 against 4, the good commit it was measured against
+    assert f"--good {shas[3][:12]} --bad {shas[5][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
     # what it measured is ingestible, tagged with the bisect's id: two runs a step, on the commits measured
     db = tmp_path / "w.duckdb"
     assert cli("ingest", doc["out"], "--db", db).exit_code == 0

@@ -230,7 +230,7 @@ def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypa
         "--min-time",
         "0.2",
         "--repeats",
-        "2",
+        "3",
         "--no-isolation",  # a step's cost is mostly process start-up: no measuring grandchild
         "--ab-threshold",
         "50%",
