@@ -16,13 +16,17 @@ import pytest
 from bisect_repo import make_repo
 from conftest import benchdb_cmd, child, cli, make_meta, make_run, write_file, write_suite
 
+from benchdb.plan.bisect import Bisection, search
+from benchdb.plan.bisect_steps import Commit, Verdict
 from benchdb.warehouse import Warehouse
 
 # The tests are about bisect's logic (which commit, which steps, what is cleaned up), not the gate's
 # resolution: on a shared 2-core VM two identical commits measured +4.5 % [-0.6 %, +9.7 %] after 15
 # trials and +14.1 % [-2.8 %, +32.8 %] in CI, and a 2x step at 20 % once stopped undecided. So the gate
 # judges at 50 %, which a slow commit (2x or 3x the work) clears and an A/A step stays within.
-QUICK = ("--min-time", "0.2", "--repeats", "3", "--ab-threshold", "50%")
+# No measuring grandchild (--no-isolation): a step's cost is mostly process start-up, and these
+# tests are about the search, not the isolation. (--repeats 2 left A/A steps open for more trials.)
+QUICK = ("--min-time", "0.2", "--repeats", "3", "--no-isolation", "--ab-threshold", "50%")
 
 
 @pytest.fixture(autouse=True)
@@ -53,19 +57,21 @@ def bisect(repo: Path, tmp_path: Path, *args: str):
 def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
     # three times the work: a +200 % step. At twice the work (+100 %) this VM once measured +76 % with
     # a CI of [+49 %, +112 %], which straddles the 50 % threshold QUICK sets: inconclusive, exit 3
-    shas = make_repo(tmp_path / "repo", n=16, slow_at=11, factor=3.0)
+    # 8 commits, slower from 6: bad against good, then 4 (unchanged), 6 (regressed), 5 (unchanged)
+    shas = make_repo(tmp_path / "repo", n=8, slow_at=6, factor=3.0)
     r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
     assert r.returncode == 0, (r.stderr, doc and doc["steps"])
-    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[10]
-    assert doc["culprit"]["subject"] == "change 11 (slower work)" and doc["culprit"]["date"].startswith("2026-11-11")
-    assert len(doc["steps"]) <= 5
+    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[5]
+    assert doc["culprit"]["subject"] == "change 6 (slower work)" and doc["culprit"]["date"].startswith("2026-11-06")
+    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [7, 3, 5, 4]
     # +200 % on a quiet machine (a swapped or A/A comparison would give -67 % or 0)
     assert doc["steps"][0]["verdict"] == "regressed" and 1.0 < doc["steps"][0]["change"] < 6.0
-    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 11 is
-        slower = shas.index(step["tested"]["sha"]) >= 10 > shas.index(step["base"]["sha"])
+    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 6 is
+        slower = shas.index(step["tested"]["sha"]) >= 5 > shas.index(step["base"]["sha"])
         assert step["verdict"] == ("regressed" if slower else "unchanged"), step
         assert step["ci_low"] <= step["change"] <= step["ci_high"]
-    assert f"--good {shas[9][:12]} --bad {shas[10][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
+    # the comparison that named the culprit: 6 against 4, the good commit it was measured against
+    assert f"--good {shas[3][:12]} --bad {shas[5][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
     # what it measured is ingestible, tagged with the bisect's id: two runs a step, on the commits measured
     db = tmp_path / "w.duckdb"
     assert cli("ingest", doc["out"], "--db", db).exit_code == 0
@@ -89,8 +95,9 @@ def test_no_regression_between_good_and_bad_exits_1(tmp_path):
 @pytest.mark.slow
 def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
     # commit 3 cannot be installed; commit 4 is slower: the first slow commit is 3 or 4, and nothing
-    # measured can say which (git bisect skip's answer too)
-    shas = make_repo(tmp_path / "repo", n=6, slow_at=4, factor=3.0, broken=(3,))
+    # measured can say which (git bisect skip's answer too). Which commit a skip moves to next is
+    # test_a_skip_measures_the_nearest_untried_commit's
+    shas = make_repo(tmp_path / "repo", n=4, slow_at=4, factor=3.0, broken=(3,))
     r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--format", "text")
     assert r.returncode == 3, r.stderr
     out = r.stdout
@@ -100,7 +107,34 @@ def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
         f"(after {shas[1][:10]})" in out
     )
     assert f"{shas[1][:10]} against {shas[0][:10]}: unchanged" in out
-    assert f"{shas[3][:10]} against {shas[1][:10]}: regressed" in out
+    assert f"{shas[3][:10]} against {shas[0][:10]}: regressed" in out
+
+
+def test_a_skip_measures_the_nearest_untried_commit():
+    """The search alone, judged by where the slow and the broken commits are: a commit that cannot be
+    measured at the middle moves the step to the nearest untried one (the older of two as near), later
+    steps measure against the newest good commit, and a range left with only skipped commits is named."""
+    commits = [Commit(f"{i:040x}", f"change {i + 1}", "2026-11-01") for i in range(6)]
+    broken, slow = {2}, 3
+    calls = []
+
+    def judge(base: Commit, tested: Commit) -> Verdict:
+        calls.append((commits.index(base), commits.index(tested)))
+        i = commits.index(tested)
+        if i in broken:
+            return Verdict("skipped", note="setup failed: broken")
+        return Verdict("regressed" if i >= slow else "unchanged", change=2.0 if i >= slow else 0.0)
+
+    b = search(commits, judge, Bisection("x", "repo", commits[0], commits[-1]))
+    assert calls == [(0, 5), (0, 2), (0, 1), (1, 3)]
+    assert [c.subject for c, _ in b.skipped] == ["change 3"]
+    assert b.status == "stopped" and b.last_good == commits[1] and b.suspects == commits[2:4]
+    assert "only skipped commits are left" in b.message
+    calls.clear()
+    broken, slow = set(), 4
+    b = search(commits, judge, Bisection("x", "repo", commits[0], commits[-1]))
+    assert calls == [(0, 5), (0, 2), (2, 3), (3, 4)]
+    assert b.status == "culprit" and b.culprit == commits[4] and b.skipped == []
 
 
 def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):

@@ -231,6 +231,7 @@ def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypa
         "0.2",
         "--repeats",
         "3",
+        "--no-isolation",  # a step's cost is mostly process start-up: no measuring grandchild
         "--ab-threshold",
         "50%",
         "--good",

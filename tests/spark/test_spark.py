@@ -310,8 +310,12 @@ def test_every_report_query_matches_duckdb(warehouse, spark):
     seen_rows = 0
     for name in translate.report_files():
         text = sql.load(name)
+        bound: list[dict] = []
         for params in variants:
             used = {k: v for k, v in params.items() if f"${k}" in text}
+            if used in bound:  # a query that reads none of what the variants change: one run says it
+                continue
+            bound.append(used)
             cols_d, rows_d = _duck(warehouse, text, used)
             cur = con_s.execute(text, used)
             assert_same_rows(f"{name} {used}", cols_d, rows_d, [d[0] for d in cur.description], cur.fetchall())
