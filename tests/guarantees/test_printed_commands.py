@@ -232,6 +232,8 @@ def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypa
         "--repeats",
         "3",
         "--no-isolation",  # a step's cost is mostly process start-up: no measuring grandchild
+        "--max-background-cpu",  # another test beside this one (xdist) must not make a step inconclusive
+        "100%",
         "--ab-threshold",
         "50%",
         "--good",
