@@ -51,6 +51,7 @@ def test_a_window_the_process_filled_with_its_own_work_needs_no_wait(sleeps):
     assert reported <= machine - own / 2, (reported, machine, own)
 
 
+@pytest.mark.serial  # its figures rest on a quiet machine: beside another test (xdist) it failed
 def test_a_young_window_waits_only_for_the_rest_of_its_interval(sleeps):
     background.open_window()
     _spin(0.05)
