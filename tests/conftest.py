@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib
 import json
@@ -26,6 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 # Answers kept by `report` and `check` (benchdb.store.memo) go to a folder of this test session, never the
 # user's cache; commands started by tests inherit it.
 os.environ["BENCHDB_ANSWERS_DIR"] = tempfile.mkdtemp(prefix="benchdb-answers-")
+# Each pytest process (each xdist worker too) makes its own, so each removes its own when it ends.
+atexit.register(shutil.rmtree, os.environ["BENCHDB_ANSWERS_DIR"], ignore_errors=True)
 os.environ.pop("BENCHDB_NO_CACHE", None)
 # Terminal output fits $COLUMNS, else the terminal's width (benchdb.reports.fit): the suite reads the
 # width a pipe gets (120), whatever terminal, or xdist worker, started it. A test of another width sets it.
