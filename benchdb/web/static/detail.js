@@ -212,6 +212,25 @@ function statisticsTable(stats) {
   return t;
 }
 
+// The static site stores each sample in 16 bits (packed.py): how far a shown value may lie from the
+// measured one, per metric; the server sends them exact.
+function quantisedNote(quantised) {
+  const parts = Object.entries(quantised).map(([metric, q]) => {
+    const own = q.unit === "s" || q.unit === "bytes" ? q.unit : "";
+    const within = [q.relative ? FMT.scale("pct", [q.relative])(q.relative).replace(/^\+/, "") : null,
+                    q.absolute ? FMT.quantity(q.absolute, own) + (own ? "" : ` ${q.unit}`.trimEnd()) : null]
+      .filter(Boolean).join(" or ");
+    return `${metric} within ±${within || "0"}` +
+      (q.t_offset_s ? `, its time offsets within ±${FMT.quantity(q.t_offset_s, "s")}` : "");
+  });
+  const p = document.createElement("p");
+  p.className = "quantised";
+  p.setAttribute("role", "note");
+  p.textContent = "This static site stores each sample in 16 bits: " + parts.join("; ") +
+    " of the measured value (`benchdb serve` shows them exact).";
+  return p;
+}
+
 // Two runs, scenario by scenario: each side's samples as a histogram, on one axis relative to the
 // base median (0 %), so a shift and a change of spread both show. The scenarios that changed most.
 function compareHistograms(doc) {
