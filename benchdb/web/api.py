@@ -136,14 +136,23 @@ _AS_IS = frozenset(
 )
 
 
+def _finite(v: Any) -> Any:
+    """A DOUBLE's value as :func:`plain` gives it: NaN and the infinities (no JSON) as None."""
+    return v if v is None or -math.inf < v < math.inf else None
+
+
 def _plain_row(description, skip: int):
     """A function of a row: it without its first ``skip`` columns, every value JSON-ready (:func:`plain`)."""
-    convert = [i - skip for i, d in enumerate(description) if i >= skip and str(d[1]) not in _AS_IS]
+    convert = [
+        (i - skip, _finite if str(d[1]) in ("DOUBLE", "FLOAT") else plain)
+        for i, d in enumerate(description)
+        if i >= skip and str(d[1]) not in _AS_IS
+    ]
 
     def row_of(row) -> list:
         values = list(row[skip:])
-        for i in convert:
-            values[i] = plain(values[i])
+        for i, fn in convert:
+            values[i] = fn(values[i])
         return values
 
     return row_of

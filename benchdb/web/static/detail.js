@@ -213,21 +213,22 @@ function statisticsTable(stats) {
 }
 
 // The static site stores each sample in 16 bits (packed.py): how far a shown value may lie from the
-// measured one, per metric; the server sends them exact.
+// measured one, per metric (relative for a log scale, in the metric's unit for a linear one); the server
+// sends them exact.
 function quantisedNote(quantised) {
   const parts = Object.entries(quantised).map(([metric, q]) => {
     const own = q.unit === "s" || q.unit === "bytes" ? q.unit : "";
-    const within = [q.relative ? FMT.scale("pct", [q.relative])(q.relative).replace(/^\+/, "") : null,
-                    q.absolute ? FMT.quantity(q.absolute, own) + (own ? "" : ` ${q.unit}`.trimEnd()) : null]
-      .filter(Boolean).join(" or ");
-    return `${metric} within ±${within || "0"}` +
-      (q.t_offset_s ? `, its time offsets within ±${FMT.quantity(q.t_offset_s, "s")}` : "");
+    const within = [q.relative ? FMT.quantity(q.relative * 100, "%") : null,
+                    q.absolute ? (own ? FMT.quantity(q.absolute, own) : FMT.quantity(q.absolute, q.unit || "")) : null]
+      .filter(Boolean).map((w) => `±${w}`).join(" or ");
+    return `${metric} ${within || "exact"}` +
+      (q.t_offset_s ? ` (time offsets ±${FMT.quantity(q.t_offset_s, "s")})` : "");
   });
   const p = document.createElement("p");
   p.className = "quantised";
   p.setAttribute("role", "note");
-  p.textContent = "This static site stores each sample in 16 bits: " + parts.join("; ") +
-    " of the measured value (`benchdb serve` shows them exact).";
+  p.textContent = "This static site stores each sample in 16 bits; a value shown here lies within " +
+    parts.join("; ") + " of the measured one. benchdb serve shows them exact.";
   return p;
 }
 
