@@ -44,8 +44,11 @@ def best_of(fn, n: int = 5) -> float:
     return min(times), statistics.median(times)
 
 
-def build(db: Path, models: int, hardware: int, samples_per_result: int) -> tuple[int, int]:
-    """The synthetic warehouse of report_fixture.sql at ``db``: (results, samples).
+def build(
+    db: Path, models: int, hardware: int, samples_per_result: int, samples_sql: str = "report_fixture_samples.sql"
+) -> tuple[int, int]:
+    """The synthetic warehouse of report_fixture.sql at ``db``: (results, samples); its samples from
+    ``samples_sql``, a file beside this one.
 
     Written as ingest writes: one write session (benchdb.store.snapshot), its catalog rows from
     report_fixture.sql and its samples (report_fixture_samples.sql) as a part of the samples folder
@@ -65,7 +68,7 @@ def build(db: Path, models: int, hardware: int, samples_per_result: int) -> tupl
     with snapshot.write_session(db) as session:
         for stmt in statements("report_fixture.sql"):
             session.con.execute(stmt, bound(stmt))
-        (samples,) = statements("report_fixture_samples.sql")
+        (samples,) = statements(samples_sql)
         session.parts.write(session.con, samples, bound(samples))
         n_results = session.con.execute("SELECT count(*) FROM results").fetchall()[0][0]
     con, _ = database.open_readonly(db)

@@ -78,8 +78,9 @@ def serve_cmd(db, host, port):
 def site_cmd(db, out):
     """Write the dashboard as static files.
 
-    The page and its data as JSON, for any static host: GitHub Pages, a Hugging Face static
-    Space, or `python -m http.server` in the folder."""
+    The page and its data (JSON; the raw samples in binary files, 16 bits a value, many results to
+    a file), for any static host: GitHub Pages, a Hugging Face static Space, or `python -m
+    http.server` in the folder."""
     from benchdb.web.site import build
 
     counts = build(db, out)

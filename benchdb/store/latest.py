@@ -15,15 +15,21 @@ A snapshot holds a lock of its own on its catalog file (an open-file-description
 other descriptor's close can drop) while it is open: compaction keeps every generation a locked
 catalog names (:mod:`benchdb.store.leases`), so a request never finds its samples gone, nor half
 of them. Each request gets its own cursor (DuckDB connections are not shared between threads).
+
+A snapshot never changes, so an answer computed from it is its answer for as long as it is current:
+:meth:`Latest.answer` keeps answers with their snapshot (at most :data:`ANSWER_BYTES`, the least
+recently asked going first) and gives them again without running anything; the next snapshot starts
+with none. ``BENCHDB_NO_CACHE=1`` turns that off, as for :mod:`benchdb.store.memo`.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +37,10 @@ from benchdb.store import leases, memo, resolve_db
 
 if TYPE_CHECKING:
     import duckdb
+
+
+#: Bytes of answers a snapshot keeps at most (one answer at most a quarter of it).
+ANSWER_BYTES = 64 * 2**20
 
 
 @dataclass
@@ -41,6 +51,9 @@ class _Snapshot:
     #: A descriptor of its catalog file holding the lease (-1: none).
     fd: int
     users: int = 0
+    #: Answers computed from it (:meth:`Latest.answer`), the most recently asked last.
+    answers: OrderedDict = field(default_factory=OrderedDict)
+    answer_bytes: int = 0
 
     def close(self) -> None:
         try:
@@ -63,6 +76,31 @@ class Latest:
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
         """A read-only cursor of the newest published snapshot for a ``with`` block; raises
         :class:`benchdb.errors.BenchdbError` when the warehouse cannot be read."""
+        with self._reading() as (_, cur):
+            yield cur
+
+    def answer(self, key: Hashable, compute: Callable[[duckdb.DuckDBPyConnection], bytes]) -> bytes:
+        """``compute(cursor)`` of the newest published snapshot, or the bytes it gave for ``key`` when
+        it ran on this snapshot before. An exception is raised, never kept."""
+        with self._reading() as (snap, cur):
+            keep = snap.state is not None and memo.folder() is not None
+            if keep:
+                with self._lock:
+                    if key in snap.answers:
+                        snap.answers.move_to_end(key)
+                        return snap.answers[key]
+            data = compute(cur)
+            if keep and len(data) <= ANSWER_BYTES // 4:
+                with self._lock:
+                    if key not in snap.answers:
+                        snap.answers[key] = data
+                        snap.answer_bytes += len(data)
+                    while snap.answer_bytes > ANSWER_BYTES:
+                        snap.answer_bytes -= len(snap.answers.popitem(last=False)[1])
+            return data
+
+    @contextmanager
+    def _reading(self) -> Iterator[tuple[_Snapshot, duckdb.DuckDBPyConnection]]:
         from benchdb.store import database, parts
 
         with self._lock:
@@ -75,7 +113,7 @@ class Latest:
         try:
             cur.execute(f"USE {database.ATTACHED}")
             parts.point(cur, parts.folder_for(self.path))
-            yield cur
+            yield snap, cur
         finally:
             cur.close()
             with self._lock:

@@ -6,7 +6,8 @@ other method is refused (405): the server has no way to change the warehouse. Ea
 reads the newest snapshot published when it began, read-only and sandboxed, whole, until it ends
 (:mod:`benchdb.store.latest`): `benchdb ingest` and `benchdb db compact` can write while the server
 runs, a request never sees half a write or a generation of samples removed under it, and the next
-request after a write shows what it added.
+request after a write shows what it added. An answer is kept with its snapshot and given again to the
+same request while no write has published (:meth:`benchdb.store.latest.Latest.answer`).
 
 A request whose Host header names neither the address the server listens on nor this machine's
 loopback (with the server's port) is refused (403): a page of another site that rebinds its own
@@ -172,9 +173,15 @@ class Handler(BaseHTTPRequestHandler):
             return self._json(200, api.catalog())
         if path.startswith("/api/"):
             params = dict(parse_qsl(url.query))
+            view = path.removeprefix("/api/")
+
+            def answer(con) -> bytes:
+                return json.dumps(api.query(con, view, params), allow_nan=False).encode()
+
             try:
-                with self.latest.reading() as con:
-                    return self._json(200, api.query(con, path.removeprefix("/api/"), params))
+                # asked again of the same snapshot (a reload, a second reader): the bytes it gave
+                body = self.latest.answer((view, tuple(sorted(params.items()))), answer)
+                return self._send(200, body, "application/json")
             except api.UnknownView as exc:
                 return self._json(404 if "no dashboard view" in str(exc) else 400, {"error": str(exc)})
             except BenchdbError as exc:

@@ -1,12 +1,13 @@
 """`benchdb site --out DIR`: the dashboard as static files any static host serves.
 
 The page and its scripts, and ``data/<view>.json`` for each view without a required filter (every
-row: the page filters in the browser, by the columns :data:`benchdb.web.api.VIEWS` names),
-``data/trends/<series>.json`` for every series and ``data/samples/<result>.json`` for every
-result (each written from one pass over one query, not a query per file), and
+row: the page filters in the browser, by the columns :data:`benchdb.web.api.VIEWS` names), every
+series' history in ``data/trends/<k>.json`` and every result's raw samples in
+``data/samples/<k>.bin``, many to a file (:mod:`benchdb.web.packed`: a static host takes a few
+hundred files, not one per result; the samples quantised to 16 bits), and
 ``data/{compare,compare_samples,environment}/<base>__<cand>.json`` for each run against the one
-before it. Written into a
-staging folder and moved into place, so a failed export leaves the previous site whole.
+before it. Written into a staging folder and moved into place, so a failed export leaves the
+previous site whole.
 
 A site replaces only a site: ``--out`` must be new, empty, or a folder an earlier ``benchdb site`` wrote
 whose files are all its own (:data:`MARKER` lists them), never a folder holding a warehouse. Every
@@ -26,7 +27,7 @@ from pathlib import Path
 from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.paths import inside, is_safe_name
-from benchdb.web import api, assets
+from benchdb.web import api, assets, packed
 from benchdb.web.server import STATIC, page
 
 #: A static page filters in the browser: every row, not the server's first ones.
@@ -66,8 +67,7 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
         (stage / "static" / "vendor").mkdir(parents=True)
         with Warehouse(db).reading() as con:
             docs = site.views(con)
-            site.histories(con, docs)
-            site.samples(con)
+            shards = {"trends": site.histories(con), "samples": site.samples(con)}
             pairs = [
                 (rec["previous_run_id"], rec["run_id"]) for rec in _records(docs["runs"]) if rec["previous_run_id"]
             ]
@@ -78,7 +78,8 @@ def build(db: str | None, out: str | os.PathLike) -> dict[str, int]:
                 for name in PAIR_VIEWS:
                     site.write(f"data/{name}/{base}__{cand}.json", api.query(con, name, {"base": base, "cand": cand}))
                 site.count("compare")
-        site.write("data/views.json", api.catalog())
+        # where the page finds a series or a result: the file its id hashes to (packed.shard_of)
+        site.write("data/views.json", {**api.catalog(), "site": {"shards": shards, "samples": packed.FORMAT}})
         (stage / "index.html").write_bytes(page("static"))
         for f in STATIC.iterdir():
             if f.is_file() and f.name != "index.html":
@@ -218,41 +219,25 @@ class _Site:
                 self.counts[f"optimal ({objective}{'' if per == 'system' else ', per ' + per})"] = len(best["rows"])
         return docs
 
-    def histories(self, con, docs: dict[str, dict]) -> None:
-        for series, doc in api.grouped(con, "trends", "series_id"):
-            if not self.named(series):
-                continue
-            self.write(f"data/trends/{series}.json", doc)
-            self.count("trends")
-        linked = {rec["series_id"] for name in ("flagged", "change_points") for rec in _records(docs[name])}
-        for series in linked:  # a series with no valid result has no history: an empty page, not a 404
-            if self.named(series) and not (self.stage / "data" / "trends" / f"{series}.json").exists():
-                self.write(f"data/trends/{series}.json", api.query(con, "trends", {"series": series}))
+    def histories(self, con) -> int:
+        """Every series' history, many to a file; a series absent from its file has no valid result (the
+        page shows an empty history, as the server does). Returns the number of files."""
+        (rows,) = con.execute(sql.load("dashboard/site_trend_rows.sql")).fetchone()
+        groups = api.grouped(con, "trends", "series_id")
+        shards, series = packed.write_trends(groups, self.stage / "data" / "trends", rows)
+        self.count("trends", series)
+        return shards
 
-    def samples(self, con) -> None:
+    def samples(self, con) -> int:
+        """Every result's samples, many to a file, with what it is (its statistics and the command that
+        measures it again), also a result without samples (failed, summary-only). Returns the number
+        of files."""
         stats = con.execute(sql.load("dashboard/sample_statistics.sql"), {"result": None})
         columns = [d[0] for d in stats.description]
-        about: dict[str, list] = {}
+        by_result: dict[str, list] = {}
         for row in stats.fetchall():
-            about.setdefault(row[0], []).append([api.plain(v) for v in row])
-        for result, doc in api.grouped(con, "samples", "result_id"):
-            if not self.named(result):
-                continue
-            self.write(f"data/samples/{result}.json", {**doc, **api.about_result(columns, about.pop(result, []))})
-            self.count("samples")
-        for result, rows in about.items():  # results without samples (failed, summary-only)
-            if not self.named(result):
-                continue
-            self.write(
-                f"data/samples/{result}.json",
-                {
-                    "view": "samples",
-                    "title": api.VIEWS["samples"].title,
-                    "filters": {"result": result},
-                    "columns": [],
-                    "rows": [],
-                    "truncated": False,
-                    **api.about_result(columns, rows),
-                },
-            )
-            self.count("samples")
+            by_result.setdefault(row[0], []).append([api.plain(v) for v in row])
+        about = {rid: api.about_result(columns, rows) for rid, rows in by_result.items()}
+        shards = packed.write_samples(con, self.stage / "data" / "samples", about, api.MAX_SAMPLES)
+        self.count("samples", len(about))
+        return shards

@@ -34,7 +34,12 @@ KEY_LINES = {
         r"update\(con, \[new run\]\), window \d+: [\d.]+ s",
         r"old / new time: \d+x; same change points",
     ],
-    "dashboard.py": [r"^worst p95 ([\d.]+) ms", r"^worst static p95 ([\d.]+) ms"],
+    "dashboard.py": [
+        r"^worst p95 quiet, computed: ([\d.]+) ms",
+        r"^worst p95 busy, kept: ([\d.]+) ms",
+        r"^benchdb site: \d[\d,]* files, ([\d.]+) MiB, built in ([\d.]+) s",
+        r"^worst static p95 ([\d.]+) ms",
+    ],
     "gate_real.py": [r"^  ab\s+(\d+) comparisons", r"^  slowdown\s+(\d+) comparisons", r"all A/A: (\d+) comparisons"],
     "harness_overhead.py": [
         r"overhead\s+[+-][\d.]+ ns/iter",

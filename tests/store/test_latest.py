@@ -49,3 +49,37 @@ def test_a_missing_warehouse_is_one_line(tmp_path):
     with pytest.raises(BenchdbError, match=r"^database .*nope\.duckdb does not exist; create it with"):
         with Latest(tmp_path / "nope.duckdb").reading():
             pass
+
+
+def test_an_answer_is_kept_with_its_snapshot_until_a_write_publishes(tmp_path, monkeypatch):
+    """The same key asked of the same snapshot: its bytes again, nothing run; after an ingest, computed
+    anew; an exception is raised each time, never kept; BENCHDB_NO_CACHE=1 computes every time."""
+    db = tmp_path / "w.duckdb"
+    _ingest(db, tmp_path / "in0")
+    latest = Latest(db)
+    ran: list[str] = []
+
+    def runs(con) -> bytes:
+        ran.append("runs")
+        return str(_counts(con)).encode()
+
+    def broken(con) -> bytes:
+        ran.append("broken")
+        con.execute("SELECT * FROM no_such_table")
+        return b""
+
+    try:
+        assert latest.answer("runs", runs) == latest.answer("runs", runs) == b"(1, 400)"
+        assert ran == ["runs"]
+        for _ in range(2):
+            with pytest.raises(Exception, match="no_such_table"):
+                latest.answer("broken", broken)
+        assert ran == ["runs", "broken", "broken"]
+        _ingest(db, tmp_path / "in1")
+        assert latest.answer("runs", runs) == b"(2, 800)" and ran[-1] == "runs"
+        monkeypatch.setenv("BENCHDB_NO_CACHE", "1")
+        latest.answer("runs", runs)
+        latest.answer("runs", runs)
+        assert ran.count("runs") == 4
+    finally:
+        latest.close()

@@ -213,20 +213,33 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
     counts = build(str(warehouse), out)
     assert counts["runs"] == 3 and counts["results"] == 2 and counts["compare"] == 2
     assert counts["trends"] == 2 and counts["samples"] == 7  # every series; every result of every run
-    flagged = json.loads((out / "data" / "trends" / f"{_oom_result(warehouse, 'series_id')}.json").read_text())
-    assert flagged["rows"] == []  # a flagged series with no valid result: an empty history, not a 404
-    from benchdb.web import api
+    shards = json.loads((out / "data" / "views.json").read_text())["site"]["shards"]
+    from benchdb.web import api, packed
 
-    with Warehouse(warehouse).reading() as con:  # each file as the server answers it
+    def trends_file(series: str) -> dict:
+        return json.loads((out / "data" / "trends" / f"{packed.shard_of(series, shards['trends'])}.json").read_text())
+
+    def samples_file(result: str) -> Path:
+        return out / "data" / "samples" / f"{packed.shard_of(result, shards['samples'])}.bin"
+
+    flagged = _oom_result(warehouse, "series_id")
+    assert flagged not in trends_file(flagged)["series"]  # no valid result: no history (the page: empty, not a 404)
+    with Warehouse(warehouse).reading() as con:  # each series and result as the server answers it
         results = api.query(con, "results", {})
         for row in results["rows"]:
             rec = dict(zip(results["columns"], row, strict=True))
-            for view, key, value in (("trends", "series", rec["series_id"]), ("samples", "result", rec["result_id"])):
-                written = json.loads((out / "data" / view / f"{value}.json").read_text())
-                assert written == json.loads(json.dumps(api.query(con, view, {key: value})))
-    failed = json.loads((out / "data" / "samples" / f"{_oom_result(warehouse)}.json").read_text())
+            served = json.loads(json.dumps(api.query(con, "trends", {"series": rec["series_id"]})))
+            shard = trends_file(rec["series_id"])
+            assert shard["columns"] == served["columns"] and shard["series"][rec["series_id"]] == served["rows"]
+            samples = api.query(con, "samples", {"result": rec["result_id"]})
+            written = packed.read_samples(samples_file(rec["result_id"]), rec["result_id"])
+            assert written is not None and written["statistics"] == samples["statistics"]
+            assert [r[:4] for r in written["rows"]] == [r[:4] for r in samples["rows"]]
+            assert [r[5] for r in written["rows"]] == pytest.approx([r[5] for r in samples["rows"]], rel=1e-4)
+    failed = packed.read_samples(samples_file(_oom_result(warehouse)), _oom_result(warehouse))
     assert (
-        failed["rows"] == []
+        failed is not None
+        and failed["rows"] == []
         and failed["statistics"]["rows"][0][failed["statistics"]["columns"].index("status")] == "oom"
     )  # no samples, but what it was
     assert 'content="static"' in (out / "index.html").read_text()

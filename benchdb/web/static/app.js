@@ -37,8 +37,7 @@ async function load(view, filters, catalog) {
   }
   const spec = catalog.views.find((v) => v.name === view);
   if (view === "slo") throw new Error("an SLO is computed by the server: run `benchdb serve` for this view");
-  if (view === "trends") return getJSON(`data/trends/${encodeURIComponent(filters.series)}.json`);
-  if (view === "samples") return getJSON(`data/samples/${encodeURIComponent(filters.result)}.json`);
+  if (view === "trends" || view === "samples") return loadPacked(view, filters, catalog);
   if (view === "compare" || view === "compare_samples" || view === "environment") {
     return getJSON(`data/${view}/${encodeURIComponent(filters.base)}__${encodeURIComponent(filters.cand)}.json`);
   }
@@ -54,6 +53,23 @@ async function load(view, filters, catalog) {
   doc.rows = doc.rows.filter((row) => keep.every(([i, v]) => i < 0 || String(row[i]) === v));
   doc.filters = filters;
   return doc;
+}
+
+// A series' history or a result's raw samples from the file of the static site that holds it (many to a
+// file: packed.js), as the server's view sends it; one the file lacks has none (no valid result, no
+// samples), as the server answers too.
+async function loadPacked(view, filters, catalog) {
+  const spec = catalog.views.find((v) => v.name === view);
+  const id = view === "trends" ? filters.series : filters.result;
+  const file = `data/${view}/${PACKED.shardOf(id, catalog.site.shards[view])}`;
+  const doc = { view, title: spec.title, filters, columns: [], rows: [], truncated: false };
+  if (view === "trends") {
+    const shard = await getJSON(`${file}.json`);
+    return { ...doc, columns: shard.columns || [], rows: shard.series[id] || [], truncated: shard.truncated.includes(id) };
+  }
+  const resp = await fetch(`${file}.bin`, { cache: "no-store" });
+  if (!resp.ok) throw new Error(`${file}.bin: ${resp.status} ${resp.statusText}`);
+  return { ...doc, statistics: null, command: null, ...PACKED.samples(await resp.arrayBuffer(), id) };
 }
 
 // Where a run's results are listed: the results view (those still the latest of their series),
@@ -360,6 +376,7 @@ async function render() {
         chart.append(pre);
       }
       if (doc.statistics) chart.append(statisticsTable(doc.statistics));
+      if (doc.quantised && Object.keys(doc.quantised).length) chart.append(quantisedNote(doc.quantised));
       chart.append(sampleCharts(doc));
     } else if (view === "matrix") {
       chart.append(matrixTable(doc));

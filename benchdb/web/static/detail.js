@@ -212,6 +212,26 @@ function statisticsTable(stats) {
   return t;
 }
 
+// The static site stores each sample in 16 bits (packed.py): how far a shown value may lie from the
+// measured one, per metric (relative for a log scale, in the metric's unit for a linear one); the server
+// sends them exact.
+function quantisedNote(quantised) {
+  const parts = Object.entries(quantised).map(([metric, q]) => {
+    const own = q.unit === "s" || q.unit === "bytes" ? q.unit : "";
+    const within = [q.relative ? FMT.quantity(q.relative * 100, "%") : null,
+                    q.absolute ? (own ? FMT.quantity(q.absolute, own) : FMT.quantity(q.absolute, q.unit || "")) : null]
+      .filter(Boolean).map((w) => `±${w}`).join(" or ");
+    return `${metric} ${within || "exact"}` +
+      (q.t_offset_s ? ` (time offsets ±${FMT.quantity(q.t_offset_s, "s")})` : "");
+  });
+  const p = document.createElement("p");
+  p.className = "quantised";
+  p.setAttribute("role", "note");
+  p.textContent = "This static site stores each sample in 16 bits; a value shown here lies within " +
+    parts.join("; ") + " of the measured one. benchdb serve shows them exact.";
+  return p;
+}
+
 // Two runs, scenario by scenario: each side's samples as a histogram, on one axis relative to the
 // base median (0 %), so a shift and a change of spread both show. The scenarios that changed most.
 function compareHistograms(doc) {
