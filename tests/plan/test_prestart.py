@@ -42,3 +42,22 @@ def test_the_fork_server_starts_before_the_parent_imports_the_driver():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     pid, imported, root = json.loads(out)
     assert pid and imported == [] and root
+
+
+@pytest.mark.core
+def test_a_command_that_ends_while_its_fork_server_imports_returns_at_once(tmp_path):
+    """A run refused while planning ends its fork servers as it exits: a server left to finish its
+    imports (here one that would take a minute) held the command's output pipes, so whoever read them
+    (this test's subprocess.run) waited for imports nothing would use."""
+    (tmp_path / "slowbackend.py").write_text("PRELOAD = ('slowlibrary',)\n")
+    (tmp_path / "slowlibrary.py").write_text("import time\ntime.sleep(60)\n")
+    code = (
+        "from benchdb.harness import isolation\n"
+        "isolation.prestart('slowbackend')\n"
+        "print(isolation.server_pid('slowbackend'), flush=True)\n"
+        "raise SystemExit(2)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=45)
+    assert proc.returncode == 2, proc.stderr
+    assert int(proc.stdout) > 0  # it had started, and was still importing when the command ended
