@@ -1,12 +1,14 @@
-"""One $BENCHDB_CACHE for the backend test modules that export the same tiny models at the same
-shapes (batch 1, the default seq len 128: test_shared_graph.py's sweep, test_ortweb.py's runs), so
-each of those models is exported once a test session, not once a module.
+"""One $BENCHDB_CACHE for the test modules that export the same tiny models at the same shapes
+(batch 1, the default seq len 128: tests/backends/test_shared_graph.py's sweep, test_ortweb.py's
+runs, benchmarks/ortweb.py --small in tests/guarantees/test_benchmarks_small.py), so each of those
+models is exported once a test session, not once a module.
 
 Shared by the session's xdist workers too: a cache entry is written into a temporary folder and
 moved into place (benchdb.backends.shared.onnx_export), so two workers exporting the same model at
 once both succeed and one copy is kept. A test that must see a model exported (not served from the
-cache) uses a shape of its own or a cache of its own. (A module, not a tests/backends/conftest.py: a
-second conftest would shadow tests/conftest.py for the modules that import it by name.)
+cache) uses a shape of its own or a cache of its own. (A module beside tests/conftest.py, not a
+tests/backends/conftest.py: a second conftest takes the name ``conftest`` from tests/conftest.py
+for the modules that import it by name, and their collection fails.)
 """
 
 from __future__ import annotations
