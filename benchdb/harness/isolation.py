@@ -138,11 +138,33 @@ def _server(module: str) -> ForkServer:
     with _SERVERS_LOCK:  # parallel workers start children from several threads
         server = _SERVERS.get(module)
         if server is None:
+            if not _SERVERS:
+                import atexit
+
+                atexit.register(_end_servers)
             server = forkserver.ForkServer()
             server.set_forkserver_preload(preload_modules(module))
             _SERVERS[module] = server
         server.ensure_running()  # also replaces a server that died
     return server
+
+
+def _end_servers() -> None:
+    """At this process's exit, end the fork servers it started. A server left to end by itself
+    first finishes importing its backend's libraries (it reads the end of its pipe only then), and
+    holds this process's standard output and error meanwhile: a run refused while planning (a
+    backend that fails to import, a bad option) kept a caller reading its one-line error, a shell's
+    ``$(...)`` or a test's ``subprocess.run``, waiting seconds for imports nothing would use. A
+    server computes nothing, and every child it forked has ended with the run."""
+    import os
+
+    for server in list(_SERVERS.values()):
+        pid = getattr(server, "_forkserver_pid", None)
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:  # already gone
+                pass
 
 
 def server_pid(module: str) -> int | None:

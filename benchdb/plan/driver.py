@@ -17,6 +17,7 @@ from benchdb.backends.core_options import recorded_config
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.isolation import run_isolated
+from benchdb.harness.monitors import frozen_heap
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.plan.files import RunReport, Sink, Writer
 from benchdb.plan.planning import PlanItem, build_plan, load_backend
@@ -236,7 +237,8 @@ def _outcomes(item: PlanItem, scenarios: list[Scenario], placement=None) -> list
                 placement,
             )
         )
-    return list(backend.run_model(item.model, scenarios, item.opts))
+    with frozen_heap():
+        return list(backend.run_model(item.model, scenarios, item.opts))
 
 
 def _clip(text: str, n: int = 110) -> str:

@@ -17,6 +17,7 @@ import urllib.request
 
 import duckdb
 import pytest
+import shared_exports
 from click.testing import CliRunner
 from conftest import benchdb_cmd, have_browser, need_browser
 
@@ -190,7 +191,15 @@ def test_page_crash_and_hang_become_statuses(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
+def cache(tmp_path_factory):
+    """The session's shared export cache (tests/backends/shared_exports.py): tiny:bert and tiny:vit
+    at batch 1 and seq len 128 are test_shared_graph.py's sweep's exports too."""
+    with shared_exports.used(tmp_path_factory) as path:
+        yield path
+
+
+@pytest.fixture(scope="module")
+def warehouse(cache, tmp_path_factory):
     need_browser()
     tmp = tmp_path_factory.mktemp("ortweb")
     out, db = tmp / "res", tmp / "w.duckdb"
@@ -313,7 +322,7 @@ def test_reports_include_the_browser_rows(warehouse):
 
 @needs_browser
 @pytest.mark.slow
-def test_a_scenario_past_its_timeout_is_recorded_and_the_next_gets_a_new_browser(tmp_path):
+def test_a_scenario_past_its_timeout_is_recorded_and_the_next_gets_a_new_browser(cache, tmp_path):
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     r = invoke(
         "run",

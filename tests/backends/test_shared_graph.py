@@ -7,6 +7,7 @@ import sys
 import duckdb
 import numpy as np
 import pytest
+import shared_exports
 from click.testing import CliRunner
 
 from benchdb.backends.shared import models
@@ -39,8 +40,11 @@ def invoke(*args, env=None):
 
 
 @pytest.fixture(scope="module")
-def cache(export_cache):
-    return export_cache
+def cache(tmp_path_factory):
+    """The session's shared export cache (tests/backends/shared_exports.py): the sweep's exports
+    serve test_ortweb.py's runs of the same models at the same shapes, and the other way round."""
+    with shared_exports.used(tmp_path_factory) as path:
+        yield path
 
 
 @pytest.fixture(scope="module")

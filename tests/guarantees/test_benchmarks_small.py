@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import shared_exports
 from conftest import fail_in_ci, have_browser, have_java
 
 REPO = Path(__file__).resolve().parents[2]
@@ -145,6 +146,11 @@ def quickstart_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("quickstart-cache")
 
 
+#: Scripts that measure tiny models at the shapes the backend tests export them (batch 1, seq len
+#: 128): they take their exports from the session's shared export cache (tests/shared_exports.py).
+SHARED_EXPORTS = ("ortweb.py",)
+
+
 def _env(tmp_path: Path, cache: Path | None = None) -> dict[str, str]:
     """Everything a script writes goes under ``tmp_path`` (or ``cache``, a temporary folder too): its
     temporary folders, benchdb's cache (exports, bisect environments, answers), and what the
@@ -189,6 +195,8 @@ def test_small_run(script, short_tmp, request):
     cwd = short_tmp / "cwd"
     cwd.mkdir()
     cache = request.getfixturevalue("quickstart_cache") if script in SHARED_CACHE else None
+    if script in SHARED_EXPORTS:
+        cache = shared_exports.folder(request.getfixturevalue("tmp_path_factory"))
     proc = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), "--small"],
         cwd=cwd,

@@ -42,3 +42,29 @@ def test_the_fork_server_starts_before_the_parent_imports_the_driver():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     pid, imported, root = json.loads(out)
     assert pid and imported == [] and root
+
+
+@pytest.mark.core
+def test_a_command_that_ends_while_its_fork_server_imports_returns_at_once(tmp_path):
+    """A run refused while planning ends its fork servers as it exits: a server left to finish its
+    imports (here one that would take a minute) held the command's output pipes, so whoever read them
+    (this test's subprocess.run) waited for imports nothing would use."""
+    importing = tmp_path / "importing"
+    (tmp_path / "slowbackend.py").write_text("PRELOAD = ('slowlibrary',)\n")
+    (tmp_path / "slowlibrary.py").write_text(
+        f"import pathlib, time\npathlib.Path({str(importing)!r}).touch()\ntime.sleep(60)\n"
+    )
+    code = (
+        "import pathlib, sys, time\n"
+        "from benchdb.harness import isolation\n"
+        "isolation.prestart('slowbackend')\n"
+        f"marker = pathlib.Path({str(importing)!r})\n"
+        "for _ in range(300):\n"  # the command ends once the server is inside its imports
+        "    if marker.exists():\n"
+        "        sys.exit(2)\n"
+        "    time.sleep(0.1)\n"
+        "sys.exit(3)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=45)
+    assert proc.returncode == 2, proc.stderr  # 3: the server never reached its imports

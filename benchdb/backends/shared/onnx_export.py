@@ -134,12 +134,18 @@ def _write_folder(folder: Path, route: str, dynamic: bool, write) -> Exported:
     path = write(tmp)
     export_s = time.perf_counter() - t0
     (tmp / "export.json").write_text(json.dumps({"route": route, "dynamic_batch": dynamic, "export_s": export_s}))
-    if folder.exists():
+    try:
+        if not folder.exists():
+            os.replace(tmp, folder)
+    except OSError:
+        # another process sharing the cache (a --parallel worker, a second run) moved its copy of the
+        # same artifact into place between the check and the move: that copy is kept
+        if not (folder / "export.json").exists():
+            raise
+    if tmp.exists():
         import shutil
 
         shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        os.replace(tmp, folder)
     return Exported(folder / path.name, route, dynamic, export_s, False)
 
 
