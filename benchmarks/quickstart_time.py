@@ -7,7 +7,8 @@ The earlier commit is checked out into a temporary git worktree; each side runs
 working directory, so the same interpreter and libraries serve both) into a fresh folder. The
 sides alternate (A B B A ...), and the script prints each wall time and the ratio of the medians.
 Never run it beside another benchmark or test run. --small checks that the script works: HEAD
-against itself, one pair, each quickstart with --repeats 1.
+against itself with --repeats 1, in one quickstart run in the temporary worktree that serves as both
+sides (a second run of the same commit would only repeat it: its ratio is 1 by construction).
 """
 
 from __future__ import annotations
@@ -61,7 +62,9 @@ def main() -> None:
     )
     ap.add_argument("--pairs", type=int, default=2)
     ap.add_argument(
-        "--small", action="store_true", help="HEAD against itself, 1 pair, --repeats 1: checks that the script works"
+        "--small",
+        action="store_true",
+        help="HEAD against itself, --repeats 1, one run serving both sides: checks that the script works",
     )
     args = ap.parse_args()
     extra = []
@@ -76,8 +79,10 @@ def main() -> None:
         )
         try:
             times: dict[str, list[float]] = {"baseline": [], "now": []}
+            if args.small:
+                times["baseline"] = times["now"] = [quickstart(base, Path(tmp) / "run0-both", extra)]
             order = []
-            for i in range(args.pairs):
+            for i in range(0 if args.small else args.pairs):
                 order += [("baseline", base), ("now", ROOT)] if i % 2 == 0 else [("now", ROOT), ("baseline", base)]
             for j, (name, checkout) in enumerate(order):
                 times[name].append(quickstart(checkout, Path(tmp) / f"run{j}-{name}", extra))
