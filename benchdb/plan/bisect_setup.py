@@ -8,6 +8,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 #: Seconds one setup may take.
@@ -72,7 +73,41 @@ def default_setup(root: Path, env: Path) -> None:
         "--disable-pip-version-check",
         "--no-input",
     ]
+    with tempfile.TemporaryDirectory(prefix="benchdb-wheel-") as wheels:
+        try:  # one build process; pip's own build would run two (the metadata, then the wheel)
+            _sh([str(python), "-c", _BUILD_WHEEL, wheels], root)
+            (wheel,) = Path(wheels).glob("*.whl")
+        except (SetupFailed, ValueError):
+            wheel = None
+        if wheel is not None:
+            _sh([*pip, str(wheel)], root)
+            return
     try:  # the build backend from the host's packages: no download
         _sh([*pip, "--no-build-isolation", "."], root)
     except SetupFailed:
         _sh([*pip, "."], root)
+
+
+#: A wheel of the project in the checkout (the working directory), built by its PEP 517 backend in
+#: the commit's interpreter (which sees the host's packages: pip's --no-build-isolation) into the
+#: folder argv[1]. It exits non-zero where pip knows better: no pyproject.toml or build-backend, an
+#: in-tree backend (backend-path), no TOML reader (Python 3.10 without tomli), a backend missing
+#: here or failing; pip then builds and installs as it would have.
+_BUILD_WHEEL = """
+import importlib, sys
+if sys.path[0] == "":  # the checkout is not importable while its backend runs (PEP 517)
+    del sys.path[0]
+try:
+    import tomllib
+except ImportError:
+    import tomli as tomllib
+with open("pyproject.toml", "rb") as f:
+    system = tomllib.load(f).get("build-system", {})
+if not system.get("build-backend") or system.get("backend-path"):
+    sys.exit(2)
+module, _, attr = system["build-backend"].partition(":")
+hooks = importlib.import_module(module)
+for name in filter(None, attr.split(".")):
+    hooks = getattr(hooks, name)
+hooks.build_wheel(sys.argv[1])
+"""
