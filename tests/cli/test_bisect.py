@@ -69,21 +69,24 @@ def bisect(repo: Path, tmp_path: Path, *args: str):
 def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
     # three times the work: a +200 % step. At twice the work (+100 %) this VM once measured +76 % with
     # a CI of [+49 %, +112 %], which straddles the 50 % threshold QUICK sets: inconclusive, exit 3
-    # 8 commits, slower from 6: bad against good, then 4 (unchanged), 6 (regressed), 5 (unchanged)
-    shas = make_repo(tmp_path / "repo", n=8, slow_at=6, factor=3.0)
+    # 5 commits, slower from 4: bad against good, then 3 (unchanged: the good commit moves to it),
+    # 4 against 3 (regressed). Which comparison the reproduce line names when the last step is not the
+    # culprit's is test_printed_commands.py's test_bisects_reproduce_line_measures_the_final_pair_again
+    shas = make_repo(tmp_path / "repo", n=5, slow_at=4, factor=3.0)
     r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
     assert r.returncode == 0, (r.stderr, doc and doc["steps"])
-    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[5]
-    assert doc["culprit"]["subject"] == "change 6 (slower work)" and doc["culprit"]["date"].startswith("2026-11-06")
-    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [7, 3, 5, 4]
+    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[3]
+    assert doc["culprit"]["subject"] == "change 4 (slower work)" and doc["culprit"]["date"].startswith("2026-11-04")
+    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [4, 2, 3]
+    assert [shas.index(s["base"]["sha"]) for s in doc["steps"]] == [0, 0, 2]
     # +200 % on a quiet machine (a swapped or A/A comparison would give -67 % or 0)
     assert doc["steps"][0]["verdict"] == "regressed" and 1.0 < doc["steps"][0]["change"] < 6.0
-    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 6 is
-        slower = shas.index(step["tested"]["sha"]) >= 5 > shas.index(step["base"]["sha"])
+    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 4 is
+        slower = shas.index(step["tested"]["sha"]) >= 3 > shas.index(step["base"]["sha"])
         assert step["verdict"] == ("regressed" if slower else "unchanged"), step
         assert step["ci_low"] <= step["change"] <= step["ci_high"]
-    # the comparison that named the culprit: 6 against 4, the good commit it was measured against
-    assert f"--good {shas[3][:12]} --bad {shas[5][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
+    # the comparison that named the culprit: 4 against 3, the good commit it was measured against
+    assert f"--good {shas[2][:12]} --bad {shas[3][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
     # what it measured is ingestible, tagged with the bisect's id: two runs a step, on the commits measured
     db = tmp_path / "w.duckdb"
     assert cli("ingest", doc["out"], "--db", db).exit_code == 0
