@@ -135,8 +135,9 @@ class Checkouts:
     commit and setup command, reused by later bisects).
 
     The default setup makes a venv that sees this interpreter's packages (benchdb and its
-    dependencies, through a ``.pth`` file) and installs the project at the commit into it with
-    ``pip install --no-deps .``, which its own site-packages put first. ``--setup CMD`` replaces
+    dependencies, through a ``.pth`` file) and installs the project at the commit into it without
+    its dependencies (the wheel its build backend makes, else ``pip install --no-deps .``), which
+    its own site-packages put first. ``--setup CMD`` replaces
     it: CMD runs in the commit's worktree with ``$BENCHDB_ENV`` (also ``{env}`` in CMD) naming the
     folder to make, and must leave a Python with benchdb at ``$BENCHDB_ENV/bin/python``.
 
