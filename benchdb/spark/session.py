@@ -44,6 +44,7 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
             f"{partitioned_export.MANIFEST}); write one with `benchdb export --partitioned {data}`"
         )
     base = _spark_path(str(data), root, fs)
+    spark.conf.unset(_REGISTERED)  # set again below once every name is in place
     names = []
     for table, info in manifest["tables"].items():
         ddl = ", ".join(f"`{c}` {t}" for c, t in info["columns"])
@@ -74,7 +75,42 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
                 first = first_line(exc)
                 raise BenchdbError(f"Spark refused the view {stmt.name} ({stmt.source}): {first}") from None
             names.append(stmt.name)
+    spark.conf.set(_REGISTERED, _registration(base, manifest, names))
     return names
+
+
+#: The session's last complete registration (export, manifest, names), so that report() can reuse it.
+_REGISTERED = "benchdb.spark.registered"
+
+
+def _registration(base: str, manifest: dict, names: list[str]) -> str:
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()
+    return json.dumps({"data": base, "manifest": digest, "names": names})
+
+
+def registered(spark, data: str) -> bool:
+    """Whether ``spark`` already holds a complete registration of ``data`` as it is now (the same
+    manifest: no export since) with every view still there: registering again costs seconds of
+    Spark analysis for the same result."""
+    import json
+
+    from benchdb.spark import partitioned_export, translate
+
+    held = spark.conf.get(_REGISTERED, None)
+    if not held:
+        return False
+    fs, root, _ = partitioned_export.filesystem(str(data))
+    manifest = partitioned_export.read_manifest(fs, root)
+    names = json.loads(held)["names"]
+    views = {s.name for s in translate.views([])}
+    if manifest is None or not views <= set(names):
+        return False
+    if held != _registration(_spark_path(str(data), root, fs), manifest, names):
+        return False
+    return all(spark.catalog.tableExists(n) for n in names)
 
 
 class _Cursor:
@@ -160,15 +196,17 @@ def session(app: str = "benchdb", master: str | None = None):
 
 def report(data: str, kinds: list[str], filters, spark=None, **options):
     """benchdb's report (benchdb.reports.build.build) computed by Spark over an export; ``options``
-    go to build (e.g. detail=True for the HTML drill-down)."""
+    go to build (e.g. detail=True for the HTML drill-down). A session that already holds this
+    export's registration (:func:`registered`) is used as it is."""
     import warnings
 
     from benchdb.reports import build
 
     spark = spark or session(master="local[*]")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # views with no Spark form: no report reads them
-        register(spark, data)
+    if not registered(spark, data):  # e.g. a notebook's session, registered by an earlier report
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # views with no Spark form: no report reads them
+            register(spark, data)
     # SparkConnection has the part of a DuckDB connection that build uses (execute, description, fetch*)
     con = cast("duckdb.DuckDBPyConnection", SparkConnection(spark))
     return build.build(con, str(data), kinds, filters, **options)

@@ -187,20 +187,31 @@ def report_files() -> list[str]:
 def views(skip: list | None = None) -> list[Statement]:
     """Every view of benchdb/sql/views/, in apply order, as Spark SQL. With ``skip`` (a list), a
     view that cannot be translated is left out and its error appended to ``skip`` instead of raised."""
+    stmts, left = _views()
+    if left and skip is None:
+        raise UntranslatableSQL(left[0][1])
+    if skip is not None:
+        skip.extend(left)
+    return list(stmts)
+
+
+@lru_cache(maxsize=1)
+def _views() -> tuple[tuple[Statement, ...], tuple[tuple[str, str], ...]]:
+    """The translated views and the (view, reason) of those left out, translated once per process
+    (sqlglot takes a second or two over every view file, and each register() needs them)."""
     from sqlglot import exp
 
     out: list[Statement] = []
+    left: list[tuple[str, str]] = []
     for name in sql.view_files():
         for stmt in _statements(sql.load(name)):
             try:
                 out.extend(translate(stmt, name))
             except UntranslatableSQL as exc:
-                if skip is None:
-                    raise
                 tree = _parse(stmt, name) if not _macro(stmt, name) else None
                 view = tree.this.name if isinstance(tree, exp.Create) else name
-                skip.append((view, str(exc)))
-    return out
+                left.append((view, str(exc)))
+    return tuple(out), tuple(left)
 
 
 def reports() -> list[Statement]:

@@ -381,12 +381,16 @@ def test_report_on_spark_builds_the_same(warehouse, exported, spark):
 
 def test_report_cli_engine_spark(warehouse, exported, spark):
     """`benchdb report --engine spark --data DIR` (in-process: the module's SparkSession is reused,
-    so no second JVM): the same JSON sections as the DuckDB command, numbers within 1e-9."""
+    so no second JVM, and so is its registration of the same export): the same JSON sections as
+    the DuckDB command, numbers within 1e-9."""
     import json
 
     from click.testing import CliRunner
 
     from benchdb.cli import main as cli
+    from benchdb.spark.session import registered
+
+    assert registered(spark, str(exported))
 
     args = ["report", "--optimal-hardware", "--matrix", "--format", "json"]
     d = CliRunner().invoke(cli, [*args, "--db", str(warehouse)])
@@ -423,7 +427,13 @@ def test_an_export_from_before_the_source_tables_still_registers(exported, spark
         manifest["tables"].pop(table)
         shutil.rmtree(old / table, ignore_errors=True)
     (old / partitioned_export.MANIFEST).write_text(json.dumps(manifest))
+    from benchdb.spark.session import registered
+
     names = register(spark, str(old))
     assert set(partitioned_export.LATER_TABLES) <= set(names) and "serving_points" in names
+    # report() reuses a session's registration only of the export it was asked for, as it is now
+    assert registered(spark, str(old)) and not registered(spark, str(exported))
     assert spark.sql("SELECT count(*) AS n FROM result_sources").collect()[0]["n"] == 0
     spark.sql("SELECT * FROM serving_points").collect()
+    (old / partitioned_export.MANIFEST).write_text(json.dumps({**manifest, "batches": []}))  # exported since
+    assert not registered(spark, str(old))
