@@ -103,6 +103,12 @@ VIEWS = {
 }
 
 
+#: The views the page asks with no filter (its navigation: every view without a required filter), the
+#: home page's first (optimal, change_points, matrix), then the slowest to compute: the server computes
+#: their answers of each new snapshot before anyone asks (:func:`benchdb.web.server.warm_jobs`).
+_FIRST = ("optimal", "change_points", "matrix", "results")
+DEFAULT_VIEWS = _FIRST + tuple(v.name for v in VIEWS.values() if not v.required and v.name not in _FIRST)
+
 #: Rows a page receives at most (a view's first rows in its order); ``truncated`` says there are more.
 MAX_ROWS = 5000
 #: The raw samples of one result can be many more, and a histogram wants them all.
