@@ -20,6 +20,12 @@ A snapshot never changes, so an answer computed from it is its answer for as lon
 :meth:`Latest.answer` keeps answers with their snapshot (at most :data:`ANSWER_BYTES`, the least
 recently asked going first) and gives them again without running anything; the next snapshot starts
 with none. ``BENCHDB_NO_CACHE=1`` turns that off, as for :mod:`benchdb.store.memo`.
+
+The first request after a write would compute its answer; :meth:`Latest.keep_warm` computes a few
+answers (the dashboard's default views) of each new snapshot in a thread of its own as soon as the
+file says a write published (it looks every :data:`WARM_POLL_S`, and at once when a request opened a new
+snapshot), one snapshot at a time, so that request finds them kept. A request never waits for it: one
+that asks before its answer is kept computes it, as without it.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +47,10 @@ if TYPE_CHECKING:
 
 #: Bytes of answers a snapshot keeps at most (one answer at most a quarter of it).
 ANSWER_BYTES = 64 * 2**20
+#: Seconds between two looks at the warehouse's identity by :meth:`Latest.keep_warm` (two stat calls).
+WARM_POLL_S = 0.25
+
+Compute = Callable[["duckdb.DuckDBPyConnection"], bytes]
 
 
 @dataclass
@@ -71,6 +81,11 @@ class Latest:
         self.wait_s = wait_s
         self._lock = threading.Lock()
         self._current: _Snapshot | None = None
+        #: Answers computed so far (not given from those kept): what a test or a benchmark can watch.
+        self.computed = 0
+        self._warmer: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
 
     @contextmanager
     def reading(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -79,7 +94,7 @@ class Latest:
         with self._reading() as (_, cur):
             yield cur
 
-    def answer(self, key: Hashable, compute: Callable[[duckdb.DuckDBPyConnection], bytes]) -> bytes:
+    def answer(self, key: Hashable, compute: Compute) -> bytes:
         """``compute(cursor)`` of the newest published snapshot, or the bytes it gave for ``key`` when
         it ran on this snapshot before. An exception is raised, never kept."""
         with self._reading() as (snap, cur):
@@ -89,6 +104,8 @@ class Latest:
                     if key in snap.answers:
                         snap.answers.move_to_end(key)
                         return snap.answers[key]
+            with self._lock:
+                self.computed += 1
             data = compute(cur)
             if keep and len(data) <= ANSWER_BYTES // 4:
                 with self._lock:
@@ -119,8 +136,56 @@ class Latest:
             with self._lock:
                 self._give_back(snap)
 
+    def kept(self, key: Hashable) -> bool:
+        """Whether the current snapshot keeps an answer for ``key`` (and is still the newest published)."""
+        with self._lock:
+            snap = self._current
+            return (
+                snap is not None
+                and snap.state is not None
+                and snap.state == memo.state(self.path)
+                and (key in snap.answers)
+            )
+
+    def keep_warm(self, jobs: Sequence[tuple[Hashable, Compute]]) -> None:
+        """Compute ``jobs``' answers (:meth:`answer`: key, compute) of every snapshot published from now
+        on, and of the current one, in a daemon thread, until :meth:`close`. Errors are left to the
+        request that asks: its answer says why."""
+        if self._warmer is not None:
+            raise RuntimeError("keep_warm was called already")
+        self._warmer = threading.Thread(target=self._warm_loop, args=(list(jobs),), name="benchdb-warm", daemon=True)
+        self._warmer.start()
+
+    def _warm_loop(self, jobs: list[tuple[Hashable, Compute]]) -> None:
+        warmed: tuple | None = None
+        while not self._stop.is_set():
+            state = memo.state(self.path)
+            if state is not None and state != warmed and memo.folder() is not None:
+                if self._warm(jobs, state):
+                    warmed = state
+            self._wake.wait(WARM_POLL_S)
+            self._wake.clear()
+
+    def _warm(self, jobs: list[tuple[Hashable, Compute]], state: tuple) -> bool:
+        """Whether every job's answer was computed (or failed) on the snapshot at ``state``; False when a
+        write published meanwhile (the next look warms the newer one) or on :meth:`close`."""
+        for key, compute in jobs:
+            if self._stop.is_set() or memo.state(self.path) != state:
+                return False
+            try:
+                self.answer(key, compute)
+            except Exception:  # noqa: BLE001, S110 (a request for it computes it again and says why)
+                pass
+        with self._lock:
+            return self._current is not None and self._current.state == state
+
     def close(self) -> None:
-        """Close the current snapshot (one still read closes when its last request ends)."""
+        """Stop :meth:`keep_warm` (after the answer it computes) and close the current snapshot (one
+        still read closes when its last request ends)."""
+        self._stop.set()
+        self._wake.set()
+        if self._warmer is not None and self._warmer is not threading.current_thread():
+            self._warmer.join()
         with self._lock:
             snap, self._current = self._current, None
             if snap is not None and snap.users == 0:
@@ -131,6 +196,7 @@ class Latest:
         snap = self._current
         if snap is None or snap.state is None or snap.state != state:
             snap = self._open()
+            self._wake.set()  # a new snapshot: keep_warm need not wait for its next look
             old, self._current = self._current, snap
             if old is not None and old.users == 0:
                 old.close()

@@ -103,6 +103,12 @@ VIEWS = {
 }
 
 
+#: The views the page asks with no filter (its navigation: every view without a required filter), the
+#: home page's first (optimal, change_points, matrix), then the slowest to compute: the server computes
+#: their answers of each new snapshot before anyone asks (:func:`benchdb.web.server.warm_jobs`).
+_FIRST = ("optimal", "change_points", "matrix", "results")
+DEFAULT_VIEWS = _FIRST + tuple(v.name for v in VIEWS.values() if not v.required and v.name not in _FIRST)
+
 #: Rows a page receives at most (a view's first rows in its order); ``truncated`` says there are more.
 MAX_ROWS = 5000
 #: The raw samples of one result can be many more, and a histogram wants them all.
@@ -141,10 +147,31 @@ def _finite(v: Any) -> Any:
     return v if v is None or -math.inf < v < math.inf else None
 
 
+def _once_each(fn):
+    """``fn`` computed once per distinct value: a view's timestamps repeat (each result of a run has its
+    start), and an ISO string is the costliest of :func:`plain`'s conversions."""
+    seen: dict = {}
+
+    def once(v):
+        out = seen.get(v, seen)
+        if out is seen:
+            out = seen[v] = fn(v)
+        return out
+
+    return once
+
+
 def _plain_row(description, skip: int):
     """A function of a row: it without its first ``skip`` columns, every value JSON-ready (:func:`plain`)."""
     convert = [
-        (i - skip, _finite if str(d[1]) in ("DOUBLE", "FLOAT") else plain)
+        (
+            i - skip,
+            _finite
+            if str(d[1]) in ("DOUBLE", "FLOAT")
+            else _once_each(plain)
+            if str(d[1]) in ("TIMESTAMP", "DATE")  # (two aware datetimes of one instant are equal: not kept)
+            else plain,
+        )
         for i, d in enumerate(description)
         if i >= skip and str(d[1]) not in _AS_IS
     ]

@@ -7,7 +7,10 @@ reads the newest snapshot published when it began, read-only and sandboxed, whol
 (:mod:`benchdb.store.latest`): `benchdb ingest` and `benchdb db compact` can write while the server
 runs, a request never sees half a write or a generation of samples removed under it, and the next
 request after a write shows what it added. An answer is kept with its snapshot and given again to the
-same request while no write has published (:meth:`benchdb.store.latest.Latest.answer`).
+same request while no write has published (:meth:`benchdb.store.latest.Latest.answer`); the views the
+page opens unfiltered are computed of each snapshot as soon as it is published, in a thread of their own
+(:meth:`benchdb.store.latest.Latest.keep_warm`), so the first request after a write usually finds its
+answer kept.
 
 A request whose Host header names neither the address the server listens on nor this machine's
 loopback (with the server's port) is refused (403): a page of another site that rebinds its own
@@ -23,9 +26,11 @@ import json
 import mimetypes
 import socket
 import sys
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from benchdb.errors import BenchdbError, clip, first_line
@@ -79,6 +84,21 @@ def _is_ip(name: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def answer_of(view: str, params: dict[str, str]) -> tuple[tuple, Callable[[Any], bytes]]:
+    """The key an API request's answer is kept under (:meth:`Latest.answer`) and what computes it."""
+
+    def compute(con) -> bytes:
+        return json.dumps(api.query(con, view, params), allow_nan=False).encode()
+
+    return (view, tuple(sorted(params.items()))), compute
+
+
+def warm_jobs() -> list[tuple[tuple, Callable[[Any], bytes]]]:
+    """The answers the server computes of each new snapshot before anyone asks (:meth:`Latest.keep_warm`):
+    every view the page opens with no filter (its navigation and its home page), as the page asks them."""
+    return [answer_of(name, {}) for name in api.DEFAULT_VIEWS]
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -174,13 +194,9 @@ class Handler(BaseHTTPRequestHandler):
         if path.startswith("/api/"):
             params = dict(parse_qsl(url.query))
             view = path.removeprefix("/api/")
-
-            def answer(con) -> bytes:
-                return json.dumps(api.query(con, view, params), allow_nan=False).encode()
-
             try:
-                # asked again of the same snapshot (a reload, a second reader): the bytes it gave
-                body = self.latest.answer((view, tuple(sorted(params.items()))), answer)
+                # asked again of the same snapshot (a reload, a second reader, the warm-up): the bytes it gave
+                body = self.latest.answer(*answer_of(view, params))
                 return self._send(200, body, "application/json")
             except api.UnknownView as exc:
                 return self._json(404 if "no dashboard view" in str(exc) else 400, {"error": str(exc)})
@@ -213,7 +229,9 @@ class Server6(Server):
     address_family = socket.AF_INET6
 
 
-def make_server(db: str | None, host: str, port: int) -> ThreadingHTTPServer:
+def make_server(db: str | None, host: str, port: int, *, warm: bool = True) -> Server:
+    """The dashboard's server of ``db`` on ``host``:``port`` (0: any free port); ``warm``: the default
+    views' answers computed of each new snapshot as it is published (:func:`warm_jobs`)."""
     any_address = host in ("", "0.0.0.0", "::")
     names = {host.lower().strip("[]").rstrip(".")} - {""}
     if any_address:
@@ -224,4 +242,6 @@ def make_server(db: str | None, host: str, port: int) -> ThreadingHTTPServer:
     server.latest = latest
     handler.names = frozenset(names | {str(server.server_address[0]).lower()})  # the address bound
     handler.port = server.server_port
+    if warm:
+        latest.keep_warm(warm_jobs())
     return server

@@ -38,6 +38,7 @@ KEY_LINES = {
     "dashboard.py": [
         r"^worst p95 quiet, computed: ([\d.]+) ms",
         r"^worst p95 busy, kept: ([\d.]+) ms",
+        r"^worst p95 quiet, first after a write: ([\d.]+) ms",
         r"^benchdb site: \d[\d,]* files, ([\d.]+) MiB, built in ([\d.]+) s",
         r"^worst static p95 ([\d.]+) ms",
     ],
