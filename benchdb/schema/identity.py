@@ -27,6 +27,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 #: The scenario key, in order. ``options_id`` is the hash of the scenario's ``options`` object.
@@ -68,13 +69,31 @@ def _digest(payload: Any, n: int) -> str:
 def canonical_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
     """Options in canonical form: keys sorted, unset (None) values dropped, lists kept in order
     (execution providers are a priority list), through JSON so types are plain."""
-    clean = {k: v for k, v in sorted((options or {}).items()) if v is not None}
-    return json.loads(json.dumps(clean, separators=(",", ":"), sort_keys=True))
+    return json.loads(_options_text(options))
 
 
 def options_id(options: Mapping[str, Any] | None) -> str:
     """Hash of the canonical options (the same options always give the same id)."""
-    return _digest(canonical_options(options), 16)
+    return _text_digest(_options_text(options), 16)
+
+
+def _options_text(options: Mapping[str, Any] | None) -> str:
+    """The canonical options as the JSON text :func:`_digest` hashes."""
+    clean = {k: v for k, v in sorted((options or {}).items()) if v is not None}
+    return _canonical_text(json.dumps(clean, separators=(",", ":"), sort_keys=True))
+
+
+# The files of a run nearly all share their options, and ingest asks for each file's options id
+# several times (its scenario id, its series id): the round trip through JSON and the hash are
+# done once per distinct text. Small bounds: a hostile file's huge options are not kept long.
+@lru_cache(maxsize=256)
+def _canonical_text(text: str) -> str:
+    return json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True)
+
+
+@lru_cache(maxsize=256)
+def _text_digest(text: str, n: int) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:n]
 
 
 def shape_fields(input_shape: str | None) -> dict[str, str]:

@@ -149,7 +149,8 @@ class Store:
             return [part] if part is not None else []
         gen_dir = self._gen_dir()
         batch = uuid.uuid4().hex
-        con.execute(f"SET threads = {writers}")
+        if writers != threads:  # (setting it, even to the same value, costs a few ms)
+            con.execute(f"SET threads = {writers}")
         try:
             con.execute(
                 f"COPY ({select_sql(source, sort=False)}) TO {string(str(gen_dir))} "
@@ -162,7 +163,8 @@ class Store:
                 part.unlink(missing_ok=True)
             raise
         finally:
-            con.execute(f"SET threads = {threads}")
+            if writers != threads:
+                con.execute(f"SET threads = {threads}")
         written = sorted(gen_dir.glob(f"{batch}_*.parquet"))
         for part in written:
             self._own(part, is_dir=False)
