@@ -25,6 +25,7 @@ def shaped(shape: str):
     return res, steady_state.of_point(res.records, res.window_start)
 
 
+@pytest.mark.serial  # the stub's 3 ms tokens are timed: another test beside it moves the window
 def test_a_scripted_warm_up_and_drain_are_cut_to_the_request():
     res, (rows, seen) = shaped("warmup:24:3")
     sends = sorted(r.sent - res.window_start for r in res.measured)
@@ -40,12 +41,14 @@ def test_a_scripted_warm_up_and_drain_are_cut_to_the_request():
     assert drained["found"] and drained["end_s"] == pytest.approx(sends[99]) and drained["requests"] >= 92, drained
 
 
+@pytest.mark.serial  # the stub's 3 ms tokens are timed: another test beside it moves the window
 def test_a_drift_has_no_steady_state_and_says_so():
     _, (rows, seen) = shaped("drift:0.01")
     assert not seen["found"] and seen["reason"].startswith("drifting up"), seen
     assert rows == []
 
 
+@pytest.mark.serial  # the stub's 3 ms tokens are timed: another test beside it moves the window
 def test_a_level_shift_reports_the_first_plateau_and_flags_the_shift():
     res, (_, seen) = shaped("shift:96:1.6")
     sends = sorted(r.sent - res.window_start for r in res.measured)
