@@ -34,6 +34,7 @@ def sleeps(monkeypatch):
     return taken
 
 
+@pytest.mark.serial  # its window is timed: beside another test (xdist) it slept once
 def test_a_window_the_process_filled_with_its_own_work_needs_no_wait(sleeps):
     one_core = 100.0 / (psutil.cpu_count() or 1)
     background.open_window()
