@@ -37,15 +37,8 @@ def used(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from benchdb.backends.ortweb import assets
 
     path = folder(tmp_path_factory)
-    saved = {name: os.environ.get(name) for name in ("BENCHDB_CACHE", "BENCHDB_ORTWEB_DIR")}
-    if not assets.missing():
-        os.environ["BENCHDB_ORTWEB_DIR"] = str(assets.folder())
-    os.environ["BENCHDB_CACHE"] = str(path)
-    try:
+    with pytest.MonkeyPatch.context() as mp:  # for module fixtures, which cannot take `monkeypatch`
+        if not assets.missing():
+            mp.setenv("BENCHDB_ORTWEB_DIR", str(assets.folder()))
+        mp.setenv("BENCHDB_CACHE", str(path))
         yield path
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value

@@ -192,7 +192,7 @@ def test_page_crash_and_hang_become_statuses(tmp_path):
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    """The session's shared export cache (tests/backends/shared_exports.py): tiny:bert and tiny:vit
+    """The session's shared export cache (tests/shared_exports.py): tiny:bert and tiny:vit
     at batch 1 and seq len 128 are test_shared_graph.py's sweep's exports too."""
     with shared_exports.used(tmp_path_factory) as path:
         yield path

@@ -41,7 +41,7 @@ def invoke(*args, env=None):
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    """The session's shared export cache (tests/backends/shared_exports.py): the sweep's exports
+    """The session's shared export cache (tests/shared_exports.py): the sweep's exports
     serve test_ortweb.py's runs of the same models at the same shapes, and the other way round."""
     with shared_exports.used(tmp_path_factory) as path:
         yield path
