@@ -63,7 +63,11 @@ _DEVICE = re.compile(r"^([a-z]+)(?:[:.](\d+))?$")
 
 
 def _digest(payload: Any, n: int) -> str:
-    return hashlib.sha256(json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()).hexdigest()[:n]
+    return _text_digest(json.dumps(payload, separators=(",", ":"), sort_keys=True), n)
+
+
+def _text_digest(text: str, n: int) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:n]
 
 
 def canonical_options(options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -84,16 +88,11 @@ def _options_text(options: Mapping[str, Any] | None) -> str:
 
 
 # The files of a run nearly all share their options, and ingest asks for each file's options id
-# several times (its scenario id, its series id): the round trip through JSON and the hash are
-# done once per distinct text. Small bounds: a hostile file's huge options are not kept long.
+# several times (its scenario id, its series id): the round trip through JSON is done once per
+# distinct text. A small bound: a hostile file's huge options are not kept long.
 @lru_cache(maxsize=256)
 def _canonical_text(text: str) -> str:
     return json.dumps(json.loads(text), separators=(",", ":"), sort_keys=True)
-
-
-@lru_cache(maxsize=256)
-def _text_digest(text: str, n: int) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:n]
 
 
 def shape_fields(input_shape: str | None) -> dict[str, str]:
