@@ -169,14 +169,14 @@ class Warehouse:
 
     # ------------------------------------------------------------------ reading
     def query(self, text: str) -> tuple[list[str], list[tuple]]:
-        """Run an analyst's SQL, which may only read (:mod:`benchdb.sql.readonly`: an allow-list of
+        """Run an analyst's SQL, which may only read (:mod:`benchdb.store.query_guard`: an allow-list of
         statements, checked before any of the text runs), on a read-only connection that reaches no
         file but the warehouse's (DuckDB's ``enable_external_access = false``). Returns (columns,
         rows); a statement that returns nothing gives ([], [])."""
         from benchdb import ctrl_c
-        from benchdb.sql.readonly import check_read_only
         from benchdb.startup import duckdb
         from benchdb.store import database
+        from benchdb.store.query_guard import check_read_only
 
         con, _ = database.open_readonly(self.path, wait_s=self.wait_s)
         try:

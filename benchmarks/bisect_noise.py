@@ -78,7 +78,7 @@ def main() -> None:
     env = {"BENCHDB_CACHE": str(work / "cache")}
 
     # every commit's environment, built once through benchdb's own (the common way uses them too)
-    from benchdb.plan import bisect as b
+    from benchdb.bisect import search as b
 
     t = time.perf_counter()
     import os

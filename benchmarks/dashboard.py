@@ -5,7 +5,7 @@
 
 Builds the synthetic warehouse of benchmarks/report.py (default 10,000 results, 10M samples, each
 value its own: dashboard_fixture_samples.sql; --db: at PATH, or reuses the one there), starts
-`benchdb serve`'s server in this process and times each view's API request over HTTP, p50 and p95
+`benchdb dashboard`'s server in this process and times each view's API request over HTTP, p50 and p95
 over --requests; beside each, the baseline: a new read-only connection fetching every row of the
 warehouse view the page's query reads (results_latest, trends, samples, ...) on a connection
 configured as the server's (read-only, sandboxed), in the same run. Each request computed (as the
@@ -39,7 +39,7 @@ from pathlib import Path
 from report import build
 
 from benchdb.store import database, snapshot
-from benchdb.web import api
+from benchdb.web import views as api
 from benchdb.web.server import make_server
 
 

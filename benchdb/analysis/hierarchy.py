@@ -51,7 +51,7 @@ def hierarchical_median_ci(
     """The ``level`` percentile interval of the pooled median under the two-level bootstrap
     (``ci_method = 'hierarchical_bootstrap'``), from each process's samples (one array per
     process), or None with fewer than 2 processes. Not the same quantity as
-    :meth:`benchdb.sql.Stats.order_statistics_median_ci`, the interval of one process's samples:
+    :meth:`benchdb.harness.sample_stats.Stats.order_statistics_median_ci`, the interval of one process's samples:
     this one also sees how much processes differ."""
     if sum(1 for g in groups if len(g)) < 2:
         return None

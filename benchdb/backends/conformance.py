@@ -1,11 +1,11 @@
-"""mypy checks benchdb's own backends against the :class:`~benchdb.backends.api.Backend` protocol
+"""mypy checks benchdb's own backends against the :class:`~benchdb.backends.protocol.Backend` protocol
 here. Nothing imports this module: it exists for the type checker (``mypy benchdb``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from benchdb.backends.api import Backend
+from benchdb.backends.protocol import Backend
 
 if TYPE_CHECKING:
     from benchdb.backends.numpy import backend as _numpy

@@ -7,7 +7,7 @@ from dataclasses import MISSING, replace
 from pathlib import Path
 from typing import Any
 
-from benchdb.backends.api import Option
+from benchdb.backends.protocol import Option
 from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule
 

@@ -1,7 +1,7 @@
 """Run options, declared once: what is built from the declarations (the core options every backend
 takes, :mod:`benchdb.backends.core_declared`, and each backend's own, :attr:`BackendInfo.options`).
 
-From one :class:`~benchdb.backends.api.Option` come its ``benchdb run`` flag (:mod:`benchdb.cli.run`
+From one :class:`~benchdb.backends.protocol.Option` come its ``benchdb run`` flag (:mod:`benchdb.cli.run`
 builds the click options from :func:`every`), its config-file key (:func:`config_value`,
 :func:`apply`), the arguments that pass it to an ``--ab`` child (:func:`child_args`) and, for a
 backend's identity option, its place in the scenario's options (:func:`identity_options`).
@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from benchdb import quantity
-from benchdb.backends.api import Option
+from benchdb import parsing
 from benchdb.backends.core_declared import CORE, CORE_BY_NAME
+from benchdb.backends.protocol import Option
 from benchdb.errors import BenchdbError, did_you_mean
 from benchdb.harness.scenario import RunOptions
 
@@ -86,29 +86,29 @@ def by_config_key() -> dict[str, Option]:
     return out
 
 
-#: Option kinds read by :mod:`benchdb.quantity`, with the forms their help names.
+#: Option kinds read by :mod:`benchdb.parsing`, with the forms their help names.
 QUANTITIES = {
-    "share": quantity.SHARE_FORMS,
+    "share": parsing.SHARE_FORMS,
     "percent": "30% or 0.3",
-    "duration": f"{quantity.DURATION_FORMS} or bare seconds",
+    "duration": f"{parsing.DURATION_FORMS} or bare seconds",
 }
 
 
 def quantity_of(opt: Option, value: str | float) -> float:
     """The value of a share, percent or duration option (its text, or a config file's number) in
-    the unit it is kept in (:data:`benchdb.backends.api.Kind`); :class:`benchdb.quantity.QuantityError`."""
+    the unit it is kept in (:data:`benchdb.backends.protocol.Kind`); :class:`benchdb.parsing.QuantityError`."""
     if opt.kind == "duration":
-        return quantity.duration(value, minimum=opt.minimum or 0.0)
+        return parsing.duration(value, minimum=opt.minimum or 0.0)
     scale = 100.0 if opt.kind == "percent" else 1.0
     top = 1.0 if opt.maximum is None else opt.maximum / scale
-    return quantity.share(value, minimum=(opt.minimum or 0.0) / scale, maximum=top) * scale
+    return parsing.share(value, minimum=(opt.minimum or 0.0) / scale, maximum=top) * scale
 
 
 def quantity_text(opt: Option, value: float) -> str:
     """A share, percent or duration option's value as text :func:`quantity_of` reads back."""
     if opt.kind == "duration":
-        return quantity.duration_text(value)
-    return quantity.percent_text(value / 100.0 if opt.kind == "percent" else value)
+        return parsing.duration_text(value)
+    return parsing.percent_text(value / 100.0 if opt.kind == "percent" else value)
 
 
 def config_value(opt: Option, value: Any, where: str) -> Any:
@@ -134,7 +134,7 @@ def config_value(opt: Option, value: Any, where: str) -> Any:
     if opt.kind in QUANTITIES:
         try:
             return quantity_of(opt, value)
-        except quantity.QuantityError as exc:
+        except parsing.QuantityError as exc:
             raise BenchdbError(f"{where}: {exc}") from None
     number = int if opt.kind == "int" else float
     if number is int and (isinstance(value, bool) or not isinstance(value, int) or value < (opt.minimum or 0)):

@@ -1,15 +1,15 @@
 """The registry of backends: every one, benchdb's own included, registers through the
 ``benchdb.backends`` entry-point group.
 
-A backend is a package (see :mod:`benchdb.backends.api`) whose light ``__init__`` exposes a
-:class:`~benchdb.backends.api.BackendInfo`; its distribution names it in ``pyproject.toml``::
+A backend is a package (see :mod:`benchdb.backends.protocol`) whose light ``__init__`` exposes a
+:class:`~benchdb.backends.protocol.BackendInfo`; its distribution names it in ``pyproject.toml``::
 
     [project.entry-points."benchdb.backends"]
     tensorrt_llm = "mypkg.benchdb_backend:BACKEND"
 
 where ``BACKEND = BackendInfo("tensorrt_llm", "tensorrt_llm", "tensorrt_llm", "pip install ...",
 "mypkg.benchdb_backend.backend", options=(...))`` names the module implementing
-:class:`~benchdb.backends.api.Backend`. Listing backends imports no backend library; loading one does.
+:class:`~benchdb.backends.protocol.Backend`. Listing backends imports no backend library; loading one does.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from importlib import metadata
 from types import ModuleType
 
 from benchdb import __version__
-from benchdb.backends.api import METHODS, Backend, BackendInfo
+from benchdb.backends.protocol import METHODS, Backend, BackendInfo
 from benchdb.errors import BackendUnavailable, BenchdbError, did_you_mean
 from benchdb.harness.hardware import availability
 from benchdb.schema import optionsets
@@ -95,7 +95,7 @@ def load(name: str) -> Backend:
     if lacks:
         raise BackendUnavailable(
             f"backend {name} is broken: {backend.implementation} lacks {', '.join(lacks)} "
-            "(see benchdb.backends.api.Backend)"
+            "(see benchdb.backends.protocol.Backend)"
         )
     return module
 

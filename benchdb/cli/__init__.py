@@ -1,8 +1,8 @@
 """The `benchdb` command line. Thin: parse options, call the library, print.
 
 Commands live in submodules by theme: :mod:`~benchdb.cli.run` (run; its flags in
-:mod:`~benchdb.cli.run_flags`; ``run --ab`` in :mod:`~benchdb.cli.ab`), :mod:`~benchdb.cli.start` (suites,
-quickstart, hardware), :mod:`~benchdb.cli.data` (ingest, db status/upgrade, query,
+:mod:`~benchdb.cli.run_flags`; ``run --ab`` in :mod:`~benchdb.cli.ab`), :mod:`~benchdb.cli.getting_started` (suites,
+quickstart, hardware), :mod:`~benchdb.cli.db` (ingest, db status/upgrade, query,
 ack), :mod:`~benchdb.cli.report` (report, check), :mod:`~benchdb.cli.interop` (import, export),
 :mod:`~benchdb.cli.publish`, :mod:`~benchdb.cli.perfmodel` (calibrate, predict) and
 :mod:`~benchdb.cli.spark` (sql), :mod:`~benchdb.cli.web` (serve, site) and
@@ -177,19 +177,19 @@ def entry() -> None:
 
 
 #: The modules under benchdb.cli whose COMMANDS make up the command line.
-MODULES = ("run", "start", "data", "report", "interop", "publish", "perfmodel", "spark", "web", "bisect")
+MODULES = ("run", "getting_started", "db", "report", "interop", "publish", "perfmodel", "spark", "web", "bisect")
 #: Where each command lives, so running one imports only its module (start-up time). A command
 #: missing here still works: an unknown name imports every module (tests/guarantees/test_startup.py keeps
 #: this table true).
 WHERE = {
     "run": "run",
-    "suites": "start",
-    "quickstart": "start",
-    "hardware": "start",
-    "ingest": "data",
-    "db": "data",
-    "query": "data",
-    "ack": "data",
+    "suites": "getting_started",
+    "quickstart": "getting_started",
+    "hardware": "getting_started",
+    "ingest": "db",
+    "db": "db",
+    "query": "db",
+    "ack": "db",
     "report": "report",
     "check": "report",
     "import": "interop",
@@ -197,6 +197,7 @@ WHERE = {
     "publish": "publish",
     "calibrate": "perfmodel",
     "predict": "perfmodel",
+    "dashboard": "web",
     "serve": "web",
     "site": "web",
     "bisect": "bisect",

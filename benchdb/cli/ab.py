@@ -1,4 +1,4 @@
-"""`benchdb run ... --ab BASE CAND` and `--ab-url BASE_URL CAND_URL` (:mod:`benchdb.plan.ab`): check the
+"""`benchdb run ... --ab BASE CAND` and `--ab-url BASE_URL CAND_URL` (:mod:`benchdb.ab.interleaved`): check the
 options, plan, measure both sides with progress on stderr, then print each side's summary and the
 command that gates them. With --ab-url both sides are this interpreter; each measures its own endpoint,
 on the hardware its file describes."""
@@ -9,13 +9,13 @@ import sys
 from dataclasses import replace
 
 from benchdb import __version__
+from benchdb.ab.interleaved import AbReport, run_ab
+from benchdb.ab.plan import DEFAULT_TRIALS, need_trials, plan_ab
+from benchdb.ab.process import SIDES, Side, parse_env, probe
+from benchdb.ab.sides import deployments, warn_split
 from benchdb.backends.core_options import backend_option, recorded_config
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
-from benchdb.plan.ab import AbReport, run_ab
-from benchdb.plan.ab_plan import DEFAULT_TRIALS, need_trials, plan_ab
-from benchdb.plan.ab_process import SIDES, Side, parse_env, probe
-from benchdb.plan.ab_sides import deployments, warn_split
 from benchdb.text import recorded_url
 
 
@@ -24,7 +24,7 @@ def check_command(report: AbReport, db: str, threshold: float = 0.05) -> str:
     run's --ab-max-trials judged by, --ab-threshold, where it is not check's default)."""
     import shlex
 
-    from benchdb.quantity import percent_text
+    from benchdb.parsing import percent_text
 
     dirs = " ".join(shlex.quote(str(report.reports[s].out_dir)) for s in SIDES)
     tags = report.tags

@@ -1,4 +1,4 @@
-"""`benchdb bisect`: find the commit that made a benchmark slower (:mod:`benchdb.plan.bisect`)."""
+"""`benchdb bisect`: find the commit that made a benchmark slower (:mod:`benchdb.bisect.search`)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from benchdb.cli.help import command
 from benchdb.cli.run_flags import run_options, with_run_options
 from benchdb.cli.shared_options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, Formats, append_summary, db_option
 from benchdb.errors import BenchdbError
-from benchdb.quantity import percent_text
+from benchdb.parsing import percent_text
 
 
 @command(
@@ -109,7 +109,7 @@ def bisect(**params):
     """
     from click.core import ParameterSource
 
-    from benchdb.plan import bisect as b
+    from benchdb.bisect import search as b
 
     ctx = click.get_current_context()
     if params["github_summary"] and not os.environ.get("GITHUB_STEP_SUMMARY"):
@@ -189,7 +189,7 @@ def _inside(root: Path, spec: str) -> str:
 
 def _from_change_point(ctx, params, repo: Path) -> tuple[str, str]:
     """(good, bad) commits of change point ``CHANGE_ID``; its scenario fills the run options not given."""
-    from benchdb.plan import change_point
+    from benchdb.bisect import change_point
 
     cp = change_point.find(params["db"], params["change_id"], wait_s=READ_WAIT_S)
     explicit = {k for k in params if ctx.get_parameter_source(k) == click.core.ParameterSource.COMMANDLINE}

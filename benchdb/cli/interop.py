@@ -129,7 +129,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
     from benchdb.interop import Declared, declared_hardware, import_files
 
     if mlperf_round is not None:
-        from benchdb.interop.mlperf_rules import round_name
+        from benchdb.interop.mlperf.rules import round_name
         from benchdb.interop.writer import SourceError
 
         if fmt != "mlperf":

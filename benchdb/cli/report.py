@@ -225,7 +225,7 @@ def report(
     if chassis is not None and cost_at is None:
         raise BenchdbError("--chassis applies to --serving --cost-at")
     from benchdb.reports.optimal import price_filters
-    from benchdb.reports.serving import parse_slo
+    from benchdb.reports.serving_sections import parse_slo
 
     fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     filters = builder.Filters(

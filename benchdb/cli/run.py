@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from benchdb import quantity
+from benchdb import parsing
 from benchdb.cli.help import command
 from benchdb.cli.run_flags import run_options, with_run_options
 from benchdb.cli.shared_options import (
@@ -25,7 +25,7 @@ from benchdb.cli.shared_options import (
 from benchdb.errors import BenchdbError
 
 #: --skip-fresh: a duration checked now and kept as written (it is echoed and recorded as given).
-AS_WRITTEN = Quantity(lambda v: (quantity.duration(v), str(v))[1], "DURATION")
+AS_WRITTEN = Quantity(lambda v: (parsing.duration(v), str(v))[1], "DURATION")
 
 
 @command(
@@ -357,7 +357,7 @@ def _skip_fresh(items, duration: str, db) -> int:
 
     if not db:
         raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
-    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=quantity.duration(duration))
+    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parsing.duration(duration))
     return skip_series(items, Warehouse(db, wait_s=READ_WAIT_S).fresh_series(since))
 
 

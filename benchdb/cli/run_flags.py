@@ -88,9 +88,9 @@ def run_options(ctx, params):
     from click.core import ParameterSource
 
     from benchdb.backends import core_options as options
+    from benchdb.harness import machine_report
     from benchdb.harness.scenario import RunOptions
     from benchdb.plan import config as cfgmod
-    from benchdb.plan import machine
 
     declared = {opt.param: opt for opt, _ in options.every()}
     explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
@@ -120,5 +120,5 @@ def run_options(ctx, params):
         value = params[param]
         given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
     runs = [options.apply(opts, given, "command line", strict=len(runs) == 1) for opts in runs]
-    machine.check_threads(runs)
+    machine_report.check_threads(runs)
     return runs, exclude, source

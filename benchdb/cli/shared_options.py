@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from benchdb import paths, quantity
+from benchdb import parsing as quantity
+from benchdb import paths
 from benchdb.errors import BenchdbError
 from benchdb.text import plural  # noqa: F401  (the command modules take it from here)
 
@@ -56,7 +57,7 @@ def csv_words(ctx, param, value):
 
 
 class Quantity(click.ParamType):
-    """A share, duration or size option (:mod:`benchdb.quantity`): ``parse`` turns its text into
+    """A share, duration or size option (:mod:`benchdb.parsing`): ``parse`` turns its text into
     the number the command takes. A bad value is one line naming the option and the forms to write
     (a BenchdbError, as every other bad option value: exit 2, no usage text)."""
 

@@ -1,4 +1,7 @@
-"""The dashboard: `benchdb serve` (a read-only local web app) and `benchdb site` (static files).
+"""The dashboard: `benchdb dashboard` (a read-only local web app) and `benchdb site` (static files).
+
+`benchdb serve`, the dashboard's first name, still starts it, with a note: "serving" elsewhere in
+benchdb means benchmarking LLM endpoints (`run --server`, `report --serving`).
 
 Commands import their library modules inside the command body: `benchdb --help` stays light.
 """
@@ -10,14 +13,19 @@ import click
 from benchdb.cli.help import command
 from benchdb.cli.shared_options import db_option
 
+DASHBOARD_EXIT_CODES = {
+    0: "stopped with Ctrl-C",
+    2: "bad input: no warehouse there, or the address cannot be listened on",
+}
+
 
 @command(
-    "serve",
+    "dashboard",
     examples=(
-        ("the dashboard of the default warehouse at http://127.0.0.1:8000/", "benchdb serve"),
-        ("another warehouse, on any free port", "benchdb serve --db team.duckdb --port 0"),
+        ("the dashboard of the default warehouse at http://127.0.0.1:8000/", "benchdb dashboard"),
+        ("another warehouse, on any free port", "benchdb dashboard --db team.duckdb --port 0"),
     ),
-    exit_codes={0: "stopped with Ctrl-C", 2: "bad input: no warehouse there, or the address cannot be listened on"},
+    exit_codes=DASHBOARD_EXIT_CODES,
 )
 @db_option()
 @click.option(
@@ -27,7 +35,7 @@ from benchdb.cli.shared_options import db_option
     help="Address to listen on; anything but this machine's loopback is warned about.",
 )
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port (0: any free one).")
-def serve_cmd(db, host, port):
+def dashboard_cmd(db, host, port):
     """A read-only dashboard over the warehouse, in a browser.
 
     Latest runs, results, the history of any series with its change points, raw samples, serving
@@ -87,4 +95,18 @@ def site_cmd(db, out):
     click.echo(f"wrote the dashboard to {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
 
 
-COMMANDS: list = [serve_cmd, site_cmd]
+@command(
+    "serve",
+    hidden=True,
+    params=dashboard_cmd.params,
+    examples=(("the dashboard, under its former name (prefer: benchdb dashboard)", "benchdb serve"),),
+    exit_codes=DASHBOARD_EXIT_CODES,
+)
+@click.pass_context
+def serve_cmd(ctx, **kwargs):
+    """The dashboard under its former name: see `benchdb dashboard`."""
+    click.echo("benchdb: note: `benchdb serve` is now `benchdb dashboard`; the old name keeps working", err=True)
+    ctx.invoke(dashboard_cmd, **kwargs)
+
+
+COMMANDS: list = [dashboard_cmd, serve_cmd, site_cmd]

@@ -23,7 +23,7 @@ from benchdb.harness.cpuinfo import fingerprint_from, mac_brand_string, read_cpu
 
 
 class Installable(Protocol):
-    """Something a package provides: a backend (:class:`benchdb.backends.api.BackendInfo`) or a
+    """Something a package provides: a backend (:class:`benchdb.backends.protocol.BackendInfo`) or a
     :class:`Library`."""
 
     @property

@@ -1,7 +1,7 @@
 """What every run shares: its options, its scenarios, their outcomes and the measurement conditions.
 
 The harness owns these types; the backends build and fill them (a backend imports the harness,
-never the reverse). What a backend provides is :class:`benchdb.backends.api.Backend`; the flags,
+never the reverse). What a backend provides is :class:`benchdb.backends.protocol.Backend`; the flags,
 config keys and docs of the options are declared in :mod:`benchdb.backends.core_options` (core,
 its defaults read from the fields here) and by each backend (its own).
 """
@@ -52,7 +52,7 @@ class RunOptions:
     quantization: str | None = None
     #: A sentence-similarity file (benchdb.backends.shared.similarity): each result records sts_spearman.
     sts: str | None = None
-    #: The backend's own options (:attr:`benchdb.backends.api.BackendInfo.options`) that were set.
+    #: The backend's own options (:attr:`benchdb.backends.protocol.BackendInfo.options`) that were set.
     backend_options: dict[str, Any] = field(default_factory=dict, hash=False)
 
     @property

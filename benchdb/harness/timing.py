@@ -15,7 +15,7 @@ Rules (DESIGN.md, measurement rules):
   are measured to completion.
 
 The clock is injectable so the loop's logic is tested without sleeping. The confidence interval
-comes from benchdb's statistics SQL (:class:`benchdb.sql.Stats`), the same the warehouse uses.
+comes from benchdb's statistics SQL (:class:`benchdb.harness.sample_stats.Stats`), the same the warehouse uses.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from benchdb.sql import Stats
+from benchdb.harness.sample_stats import Stats
 
 
 @dataclass(frozen=True)

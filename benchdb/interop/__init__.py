@@ -25,8 +25,8 @@ FORMATS = {
     "pytest-benchmark": "pytest_benchmark",
     "transformers": "transformers_v2",
     "hud-v3": "hud_v3",
-    "mlperf": "mlperf_repo",  # whole results repositories, and lone LoadGen logs (mlperf.py)
-    "mlperf-endpoints": "mlperf_endpoints",  # MLPerf Endpoints submissions: curves of load points
+    "mlperf": "mlperf.repo",  # whole results repositories, and lone LoadGen logs (mlperf/loadgen.py)
+    "mlperf-endpoints": "mlperf.endpoints",  # MLPerf Endpoints submissions: curves of load points
     "vllm-serve": "vllm_serve",
     "sglang-serve": "sglang_serve",
     "aiperf": "aiperf",

@@ -29,7 +29,7 @@ from typing import Any
 
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_json_lines
-from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.load_points import LoadPoint, definitions, to_imported
 from benchdb.interop.serving_fields import (
     distribution_stats,
     duration,

@@ -25,7 +25,7 @@ from typing import Any
 
 from benchdb.errors import clip
 from benchdb.interop import load_json, load_yaml
-from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.load_points import LoadPoint, definitions, to_imported
 from benchdb.interop.serving_fields import distribution_stats, engine_name, number, records_in_order, tokens, turn
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 from benchdb.schema.serving import E2E, ITL_CHUNK, ITL_TOKEN, OUTPUT_TOKENS, TPOT, TTFT

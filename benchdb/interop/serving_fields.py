@@ -1,5 +1,5 @@
 """What the serving format modules (vLLM, SGLang, AIPerf, GuideLLM) share to read a tool's file into
-:class:`~benchdb.interop.serving.LoadPoint` objects: checked numbers, durations and list lengths, the
+:class:`~benchdb.interop.load_points.LoadPoint` objects: checked numbers, durations and list lengths, the
 per-request lists vLLM and SGLang write, a tool's summary and distribution figures, engine names and
 engine options."""
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.interop import load_json_lines
-from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.load_points import LoadPoint, definitions, to_imported
 from benchdb.interop.serving_fields import (
     engine_name,
     engine_options,

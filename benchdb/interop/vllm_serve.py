@@ -21,7 +21,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.serving import LoadPoint, definitions, to_imported
+from benchdb.interop.load_points import LoadPoint, definitions, to_imported
 from benchdb.interop.serving_fields import (
     SUMMARY_KEY,
     engine_name,

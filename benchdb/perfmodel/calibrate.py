@@ -113,7 +113,7 @@ def _order(product: Callable[[int], Callable[[], object]], s: Settings, sync: Ca
 
 
 def _summarise(backend, device, kind, precision, rates, unit, s: Settings, size, **details) -> Peak:
-    from benchdb.sql import Stats
+    from benchdb.harness.sample_stats import Stats
 
     stats = Stats()
     try:

@@ -18,13 +18,13 @@ from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.isolation import run_isolated
 from benchdb.harness.monitors import frozen_heap
+from benchdb.harness.sample_stats import Stats
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
 from benchdb.plan.files import RunReport, Sink, Writer
 from benchdb.plan.planning import PlanItem, build_plan, load_backend
 from benchdb.plan.prestart import isolated_modules, mark_root
 from benchdb.plan.resume import Resume, write_plan
 from benchdb.schema import contract, identity
-from benchdb.sql import Stats
 from benchdb.text import redact_config
 
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchdb.backends import registry
-from benchdb.backends.api import Backend
+from benchdb.backends.protocol import Backend
 from benchdb.harness.scenario import RunOptions, Scenario
 from benchdb.schema import identity
 

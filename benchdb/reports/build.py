@@ -3,7 +3,7 @@
 A report is a list of sections (:mod:`benchdb.reports.document`); each section holds the rows of one
 query over the documented views (the same columns for JSON/CSV) plus the columns a person reads in
 Markdown/HTML. The optimal-hardware section is :mod:`benchdb.reports.optimal`, the serving ones
-:mod:`benchdb.reports.serving`, the others :mod:`benchdb.reports.sections`, the drill-down
+:mod:`benchdb.reports.serving_sections`, the others :mod:`benchdb.reports.sections`, the drill-down
 :mod:`benchdb.reports.drilldown`; which sections a report holds and what it leaves out are here.
 """
 
@@ -26,7 +26,7 @@ from benchdb.reports.sections import (
     speedup,
     trends,
 )
-from benchdb.reports.serving import sections as serving_sections
+from benchdb.reports.serving_sections import sections as serving_sections
 from benchdb.text import plural
 
 if TYPE_CHECKING:

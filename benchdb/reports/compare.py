@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchdb import units
+from benchdb import formatting as units
 from benchdb.reports.document import section_rows
 
 MAX_SERIES_PLOTS = 40

@@ -39,7 +39,7 @@ class Filters:
     prices_source: str | None = None
     #: ``prices`` came from a ``system_hour`` list: USD per system-hour (a flat map names hardware).
     prices_per_system: bool = False
-    #: The serving SLO (--slo, benchdb.reports.serving.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
+    #: The serving SLO (--slo, benchdb.reports.serving_sections.parse_slo): max_ttft_p90_s, max_tpot_p50_s,
     #: min_interactivity; empty: none.
     slo: dict[str, float] = field(default_factory=dict)
     #: --cost-at: the interactivity (tokens/s per user) the serving cost section reads each front at.

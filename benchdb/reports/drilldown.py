@@ -116,12 +116,12 @@ def reproduce_command(r: dict) -> str:
     # recorded value; one that is short as recorded (0.2s, 300s) stays exact.
     from decimal import Decimal
 
-    from benchdb import quantity
+    from benchdb import parsing
 
     durations = {o.cli_flag for o, _ in options.every() if o.kind == "duration"}
     for i in range(1, len(args)):
         if args[i - 1] in durations and len(args[i]) > 6:
-            seconds = quantity.duration(args[i])
+            seconds = parsing.duration(args[i])
             value, unit = (seconds * 1000, "ms") if seconds < 1 else (seconds, "s")
             args[i] = format(Decimal(f"{value:.4g}"), "f") + unit
     return " ".join(shlex.quote(str(a)) for a in args)

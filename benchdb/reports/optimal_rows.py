@@ -4,8 +4,8 @@ tell the two apart, and the notes under the table (accuracy, margins)."""
 
 from __future__ import annotations
 
+from benchdb.formatting import percent
 from benchdb.text import plural
-from benchdb.units import percent
 
 
 def system_label(name: str | None, devices: int | None, accelerator: str | None) -> str:
@@ -71,9 +71,9 @@ def unique_system_labels(rows: list[dict]) -> list[str]:
 
 def per_unit(rows: list[dict], key: str, unit_key: str, group: tuple[str, ...] = ()) -> list[str]:
     """Each row's ``key`` with its unit, the values of one unit (within one ``group`` of rows ranked
-    against each other) in one scale (:mod:`benchdb.units`: separators, the decimals that tell them
+    against each other) in one scale (:mod:`benchdb.formatting`: separators, the decimals that tell them
     apart, never exponent notation); seconds in the time unit they read best in."""
-    from benchdb import units
+    from benchdb import formatting
 
     def where(r: dict) -> tuple:
         return (*(r.get(g) for g in group), str(r.get(unit_key) or ""))
@@ -84,7 +84,9 @@ def per_unit(rows: list[dict], key: str, unit_key: str, group: tuple[str, ...] =
             # 6 significant digits decide the decimals: a published figure divided by its accelerators
             # differs from another in float noise only, which must not print as 1,481.5200
             by_unit.setdefault(where(r), []).append(float(f"{r[key]:.6g}"))
-    scales = {w: units.time_scale(vs) if w[-1] == "s" else units.rate_scale(vs, w[-1]) for w, vs in by_unit.items()}
+    scales = {
+        w: formatting.time_scale(vs) if w[-1] == "s" else formatting.rate_scale(vs, w[-1]) for w, vs in by_unit.items()
+    }
     return ["" if r.get(key) is None else scales[where(r)](r[key]) for r in rows]
 
 

@@ -3,7 +3,7 @@
 Text is drawn as paths (svg.fonttype = 'path'), so a hostile model name can never become markup.
 Every figure's root <svg> carries what it shows as escaped attributes read back from the figure itself
 (data-title; data-axes: each axes' x/y label and whether the axis is numeric), so a browser test can
-check that every plot has a title and axis labels with units.
+check that every plot has a title and axis labels with formatting.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
-from benchdb import units
+from benchdb import formatting
 from benchdb.reports.document import Report, Section
 from benchdb.reports.figures import MAX_BARS, MAX_SERIES, RATING_COLORS, legend_below, pyplot, short, svg, yerr
 from benchdb.reports.serving_plots import frontier_plots, points_plots
@@ -49,7 +49,7 @@ def batch_scaling(section: Section) -> list[tuple[str, str]]:
         if not any(len(points) > 1 for points in series.values()):
             continue
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(8, 3))
-        lat = units.time_scale([p["latency_s"] for pts in series.values() for p in pts], axis=True)
+        lat = formatting.time_scale([p["latency_s"] for pts in series.values() for p in pts], axis=True)
         for label, points in list(series.items())[:MAX_SERIES]:
             xs = [p["batch_size"] for p in points]
             ys = [p["latency_s"] * lat.factor for p in points]
@@ -203,7 +203,7 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
         if len(pts) < 2:
             continue
         fig, ax = plt.subplots(figsize=(7, 3.2))
-        lat = units.time_scale([p["latency_s"] for p in pts], axis=True)
+        lat = formatting.time_scale([p["latency_s"] for p in pts], axis=True)
         groups: dict[str, list[dict]] = defaultdict(list)
         for p in pts:
             groups[_candidate(p)].append(p)
@@ -292,7 +292,7 @@ def trends(section: Section) -> list[tuple[str, str]]:
     fig, ax = plt.subplots(figsize=(8, 3.5))
     marked = set()
     shown = list(series.values())[:MAX_SERIES]
-    lat = units.time_scale([p["median"] for points in shown for p in points], axis=True)
+    lat = formatting.time_scale([p["median"] for points in shown for p in points], axis=True)
     for points in shown:
         xs = [p["run_started_at"] for p in points]
         ax.errorbar(
@@ -318,7 +318,7 @@ def trends(section: Section) -> list[tuple[str, str]]:
     ax.set_ylabel(f"median latency ({lat.unit})")
     ax.set_xlabel("run started (UTC)")
     ax.set_title("Median latency over runs (95% CI)")
-    units.date_axis(ax)
+    formatting.date_axis(ax)
     legend_below(fig, ax, len(series) + len(marked))
     return [("Median latency over runs; red dotted: open change points, grey dashed: acknowledged ones", svg(fig))]
 
@@ -331,7 +331,7 @@ def drilldown(r: dict) -> str | None:
         return None
     plt = pyplot()
     if r.get("unit") == "s":
-        lat = units.time_scale([v for g in groups for v in g], axis=True)
+        lat = formatting.time_scale([v for g in groups for v in g], axis=True)
         scale, unit = lat.factor, lat.unit
     else:
         scale, unit = 1.0, r.get("unit") or "value"
@@ -340,7 +340,7 @@ def drilldown(r: dict) -> str | None:
     labels = [f"process {i}" for i in range(len(data))] if len(data) > 1 else ["samples"]
     # one outlier must not put every other sample in one bar: the histogram shows the central
     # CLIP range and says how many samples lie outside it (the ECDF beside it shows them all)
-    lo, hi, outside = units.clip_range([v for g in data for v in g])
+    lo, hi, outside = formatting.clip_range([v for g in data for v in g])
     ax1.hist(data, bins=30, range=(lo, hi) if hi > lo else None, stacked=True, label=labels)
     for key, style in (("median", "-"), ("median_ci_low", ":"), ("median_ci_high", ":")):
         if r.get(key) is not None:
@@ -348,7 +348,7 @@ def drilldown(r: dict) -> str | None:
     ax1.set_xlabel(f"{r.get('metric')} ({unit})")
     ax1.set_ylabel("samples (count)")
     total = sum(len(g) for g in data)
-    ax1.set_title("Distribution (red: median, 95% CI)\n" + units.clip_note(outside, total), fontsize=7)
+    ax1.set_title("Distribution (red: median, 95% CI)\n" + formatting.clip_note(outside, total), fontsize=7)
     for g, label in zip(data, labels, strict=True):
         xs = sorted(g)
         ax2.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)

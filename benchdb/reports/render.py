@@ -8,7 +8,7 @@ import re
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
-from benchdb import units
+from benchdb import formatting
 from benchdb.errors import BenchdbError, printable
 from benchdb.reports.document import Report, Section
 from benchdb.reports.tabular import render as render_rows
@@ -20,13 +20,13 @@ if TYPE_CHECKING:  # Jinja is imported when a template renders: JSON, CSV and er
 FORMATS = ("md", "html", "json", "csv")
 
 
-def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
+def fmt_value(v: Any, kind: str, scale: formatting.Scale | None = None) -> str:
     """One cell: in its column's ``scale`` (:func:`column_scales`) where given, else on its own."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
     number = isinstance(v, (int, float)) and not isinstance(v, bool)
     if number and scale is None:
-        scale = units.scale(kind, [v])
+        scale = formatting.scale(kind, [v])
     if number and scale is not None:
         return scale(v)
     if kind == "int":
@@ -36,7 +36,7 @@ def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
     if kind == "result":
         return str(v)[:12]
     if isinstance(v, datetime):
-        return units.timestamp(v)
+        return formatting.timestamp(v)
     if isinstance(v, (list, tuple)):
         return prose(", ".join(map(str, v)))
     if isinstance(v, str) and len(v) == 40 and all(c in "0123456789abcdef" for c in v):
@@ -44,9 +44,9 @@ def fmt_value(v: Any, kind: str, scale: units.Scale | None = None) -> str:
     return prose(str(v))
 
 
-def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, units.Scale | None]:
+def column_scales(rows: list[dict], columns: list[Any]) -> dict[str, formatting.Scale | None]:
     """Per column key, the one unit and number of decimals its whole column is shown in."""
-    return {c.key: units.scale(c.fmt, (r.get(c.key) for r in rows)) for c in columns}
+    return {c.key: formatting.scale(c.fmt, (r.get(c.key) for r in rows)) for c in columns}
 
 
 #: Recorded method names as a reader says them.
@@ -113,7 +113,7 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.filters["code"] = code_spans
     env.filters["wbr"] = breakable
     env.globals["column_scales"] = column_scales
-    env.globals["scale_of"] = units.scale
+    env.globals["scale_of"] = formatting.scale
     env.filters["words"] = in_words
     env.filters["prose"] = prose
     return env
@@ -198,7 +198,7 @@ def as_csv(report: Report) -> str:
 def fmt_quantity(v: float | None, unit: str | None, *others: float | None, ref: float | None = None) -> str:
     """A measured value with its unit (s, bytes, items/s, ...) in the scale it shares with ``others``
     (and ``ref``: another value of its row)."""
-    return units.quantity(v, unit, *others, *(() if ref is None else (ref,)))
+    return formatting.quantity(v, unit, *others, *(() if ref is None else (ref,)))
 
 
 def check_context(result) -> dict:
@@ -209,7 +209,7 @@ def check_context(result) -> dict:
     by_unit: dict[str | None, list[float | None]] = {}
     for c in result.comparisons:
         by_unit.setdefault(c.unit, []).extend((c.base_median, c.cand_median))
-    fmt = {u: units.quantities(values, u) for u, values in by_unit.items()}
+    fmt = {u: formatting.quantities(values, u) for u, values in by_unit.items()}
 
     def median(c, side: str) -> str:
         v, status = (c.base_median, c.base_status) if side == "base" else (c.cand_median, c.cand_status)

@@ -1,6 +1,6 @@
 """The report's sections over the timing results, one builder each: the compatibility matrix, speedup,
 batch scaling, trends, memory, regressions and speed-accuracy (the optimal-hardware section is
-:mod:`benchdb.reports.optimal`, the serving ones :mod:`benchdb.reports.serving`)."""
+:mod:`benchdb.reports.optimal`, the serving ones :mod:`benchdb.reports.serving_sections`)."""
 
 from __future__ import annotations
 

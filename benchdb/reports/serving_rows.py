@@ -1,4 +1,4 @@
-"""How the serving sections (:mod:`benchdb.reports.serving`) word a row: the configuration, workload and
+"""How the serving sections (:mod:`benchdb.reports.serving_sections`) word a row: the configuration, workload and
 load, 95 % intervals, a figure in its unit, and a result's parallelism (``TP8 EP8``, or prefill /
 decode for a disaggregated deployment)."""
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from benchdb import units
+from benchdb import formatting
 from benchdb.reports import figures
 from benchdb.reports.document import Section
 
@@ -42,7 +42,7 @@ def draw(rows: list[dict], title: str) -> Any:
     fig, ax = plt.subplots(figsize=(10, 0.8 + 0.22 * lines + 0.12 * len(rows)))
     ys = list(range(len(rows)))
     unit = rows[0].get("normalised_unit") or ""
-    scale = units.rate_scale([r["normalised"] for r in rows])  # the unit is the axis's
+    scale = formatting.rate_scale([r["normalised"] for r in rows])  # the unit is the axis's
     for y, r in zip(ys, rows, strict=True):
         v = r["normalised"]
         if r.get("summary_only"):

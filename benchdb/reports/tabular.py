@@ -1,6 +1,6 @@
 """Rows as a terminal table, CSV or JSON: one place for every command that prints rows (``render``:
 values as stored, for ``benchdb query``), and tables for people (``for_people``: headings in words,
-quantities in one unit per column by :mod:`benchdb.units`)."""
+quantities in one unit per column by :mod:`benchdb.formatting`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from benchdb import units
+from benchdb import formatting
 from benchdb.errors import printable
 from benchdb.text import prose
 
@@ -91,9 +91,9 @@ def for_people(columns: Sequence[tuple[str, str, str]], rows: Sequence[dict[str,
     for _head, key, kind in columns:
         values = [value(r, key, kind) for r in rows]
         show = (
-            units.time_scale(values)
+            formatting.time_scale(values)
             if kind in ("time", "time_ms")
-            else units.rate_scale(values)
+            else formatting.rate_scale(values)
             if kind == "rate"
             else None
         )

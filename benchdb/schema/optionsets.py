@@ -3,7 +3,7 @@ of the key (contract v1).
 
 The option set of a scenario is hashed into its identity (:func:`benchdb.schema.identity.options_id`)
 and stored in full on the result. Each backend declares its typed set
-(:attr:`benchdb.backends.api.BackendInfo.option_set`); a backend not registered here may pass any
+(:attr:`benchdb.backends.protocol.BackendInfo.option_set`); a backend not registered here may pass any
 JSON object.
 """
 
@@ -60,7 +60,7 @@ def _from_entry_points() -> dict[str, type | None]:
 
 
 def option_set(backend: str) -> type | None:
-    """The backend's typed option set (:attr:`benchdb.backends.api.BackendInfo.option_set`), or
+    """The backend's typed option set (:attr:`benchdb.backends.protocol.BackendInfo.option_set`), or
     None for a backend not registered here."""
     if backend in _registered:
         return _registered[backend]

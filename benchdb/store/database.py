@@ -110,7 +110,7 @@ def _sandbox(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     locked: no SET, RESET, PRAGMA or stored view can undo them). ``allowed_directories`` can only
     be set once the database is open, and before external access is turned off. It grants writing
     as well as reading (so does ``allowed_paths``; DuckDB has no read-only grant): SQL not
-    benchdb's own goes through :func:`benchdb.sql.readonly.check_read_only` first."""
+    benchdb's own goes through :func:`benchdb.store.query_guard.check_read_only` first."""
     from benchdb.store import parts
 
     if not con.execute("SELECT current_setting('enable_external_access')").fetchall()[0][0]:

@@ -1,5 +1,5 @@
 """The newest published snapshot of a warehouse, for a reader that lives long and answers many
-requests (`benchdb serve`): each request reads one snapshot, the newest one published when it began,
+requests (`benchdb dashboard`): each request reads one snapshot, the newest one published when it began,
 whole, until it ends.
 
 A snapshot is the catalog file as a writer published it and the generations of samples it names

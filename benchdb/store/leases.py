@@ -3,7 +3,7 @@ locks on the catalog they opened are the leases.
 
 Every reader of a warehouse holds a shared POSIX lock on the catalog file it opened for as long
 as it is open: DuckDB takes one for each read-only connection (benchdb's commands, an analyst's
-``duckdb.connect(path, read_only=True)``), and `benchdb serve` adds one of its own per snapshot
+``duckdb.connect(path, read_only=True)``), and `benchdb dashboard` adds one of its own per snapshot
 (:mod:`benchdb.store.latest`). The lock stays on that file when a writer renames a newer catalog
 over it. So a writer, just before it replaces the published catalog, keeps a hard link to it
 beside the warehouse, named after the generations it reads (``.<name>.read-<low>-<high>-<inode>``),

@@ -1,4 +1,4 @@
-"""The dashboard: `benchdb serve` (a read-only local web app over the warehouse) and `benchdb site`
+"""The dashboard: `benchdb dashboard` (a read-only local web app over the warehouse) and `benchdb site`
 (the same pages as static files with their data, for any static host).
 
 - :mod:`.api`: the views a page can ask for, each a SQL file in ``benchdb/sql/dashboard/`` with

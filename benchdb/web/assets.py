@@ -1,9 +1,9 @@
 """The charting library the dashboard's page loads: Observable Plot and d3, pinned npm releases
 fetched once into benchdb's cache and checked against the registry's integrity
-(:mod:`benchdb.npm`); `benchdb serve` serves them and `benchdb site` copies them beside the page,
+(:mod:`benchdb.npm`); `benchdb dashboard` serves them and `benchdb site` copies them beside the page,
 so nothing loads from a CDN and a site works offline.
 
-`benchdb serve` and `benchdb site` fetch them on first use; to fetch them ahead (or offline, from
+`benchdb dashboard` and `benchdb site` fetch them on first use; to fetch them ahead (or offline, from
 tarballs ``npm pack @observablehq/plot@0.6.17 d3@7.9.2`` wrote)::
 
     python -m benchdb.web.assets [--tarball observablehq-plot-0.6.17.tgz --tarball d3-7.9.2.tgz]

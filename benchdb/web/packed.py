@@ -20,7 +20,7 @@ unit and repeat in measurement order: ``[metric, unit, repeat, n, iteration, val
   segment holding a value that is not finite).
 
 Every array starts at a multiple of 8. Two bytes a sample and column: 10M samples make 40 MB,
-whatever their values; ``benchdb serve`` sends them exact.
+whatever their values; ``benchdb dashboard`` sends them exact.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`benchdb serve`: the dashboard over HTTP, read-only.
+"""`benchdb dashboard`: the dashboard over HTTP, read-only.
 
 GET ``/`` is the page, ``/static/<file>`` its scripts and styles, ``/api/views`` the catalog and
 ``/api/<view>?filter=value`` a view's rows as JSON; HEAD answers as GET without the body. Every
@@ -35,7 +35,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.store.latest import Latest
-from benchdb.web import api
+from benchdb.web import views as api
 
 STATIC = Path(__file__).parent / "static"
 
@@ -168,7 +168,7 @@ class Handler(BaseHTTPRequestHandler):
             return self._get()
         except Exception as exc:  # a corrupt part, a bug: still an answer, never a dropped connection
             problem = f"{type(exc).__name__}: {first_line(exc)}"
-            print(f"benchdb serve: {self.command} {clip(self.path, 200)}: {problem}", file=sys.stderr)
+            print(f"benchdb dashboard: {self.command} {clip(self.path, 200)}: {problem}", file=sys.stderr)
             return self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"cannot answer: {problem}"})
 
     def _get(self):
@@ -222,7 +222,7 @@ class Server(ThreadingHTTPServer):
         exc = sys.exc_info()[1]
         if isinstance(exc, ConnectionError):  # the browser went away mid-answer
             return
-        print(f"benchdb serve: {type(exc).__name__}: {first_line(exc) if exc else ''}", file=sys.stderr)
+        print(f"benchdb dashboard: {type(exc).__name__}: {first_line(exc) if exc else ''}", file=sys.stderr)
 
 
 class Server6(Server):

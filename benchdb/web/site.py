@@ -1,7 +1,7 @@
 """`benchdb site --out DIR`: the dashboard as static files any static host serves.
 
 The page and its scripts, and ``data/<view>.json`` for each view without a required filter (every
-row: the page filters in the browser, by the columns :data:`benchdb.web.api.VIEWS` names), every
+row: the page filters in the browser, by the columns :data:`benchdb.web.views.VIEWS` names), every
 series' history in ``data/trends/<k>.json`` and every result's raw samples in
 ``data/samples/<k>.bin``, many to a file (:mod:`benchdb.web.packed`: a static host takes a few
 hundred files, not one per result; the samples quantised to 16 bits), and
@@ -27,7 +27,8 @@ from pathlib import Path
 from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.paths import inside, is_safe_name
-from benchdb.web import api, assets, packed
+from benchdb.web import assets, packed
+from benchdb.web import views as api
 from benchdb.web.server import STATIC, page
 
 #: A static page filters in the browser: every row, not the server's first ones.

@@ -78,7 +78,7 @@ def options_table() -> str:
         "bool": "true / false",
         "words": "list of strings",
         "ints": "list of integers",
-        **{k: f"{forms} (benchdb.quantity)" for k, forms in options.QUANTITIES.items()},
+        **{k: f"{forms} (benchdb.parsing)" for k, forms in options.QUANTITIES.items()},
     }
     rows = ["| key | values | `benchdb run` | default | backend | what |", "|---|---|---|---|---|---|"]
     for opt, owners in options.every():

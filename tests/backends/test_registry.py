@@ -21,7 +21,7 @@ FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time",
 
 INIT = '''
 """A third-party backend: numpy's matmul under another name, with a --mine-scale option."""
-from benchdb.backends.api import BackendInfo, Option
+from benchdb.backends.protocol import BackendInfo, Option
 
 OPTIONS = (Option("mine_scale", "int", 1, "How many times the matrix is multiplied per call.", minimum=1,
                   identity=True),)
@@ -230,7 +230,7 @@ def test_every_registered_backend_implements_the_protocol():
     import types
 
     from benchdb.backends import core_options as options
-    from benchdb.backends.api import Backend
+    from benchdb.backends.protocol import Backend
     from benchdb.harness.hardware import availability
 
     names = registry.names()

@@ -15,10 +15,10 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import REPO, benchdb_cmd
 
+from benchdb.ab.plan import extension, schedule
+from benchdb.ab.process import SIDES, Group, Measured
+from benchdb.ab.stats import decided
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
-from benchdb.plan.ab_plan import extension, schedule
-from benchdb.plan.ab_process import SIDES, Group, Measured
-from benchdb.plan.ab_stats import decided
 from benchdb.schema import contract
 
 SHORT = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.2", "--max-background-cpu", "100%"]

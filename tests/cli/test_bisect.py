@@ -16,8 +16,8 @@ import pytest
 from bisect_repo import make_repo
 from conftest import benchdb_cmd, child, cli, make_meta, make_run, write_file, write_suite
 
-from benchdb.plan.bisect import Bisection, search
-from benchdb.plan.bisect_steps import Commit, Verdict
+from benchdb.bisect.search import Bisection, search
+from benchdb.bisect.steps import Commit, Verdict
 from benchdb.warehouse import Warehouse
 
 # The tests are about bisect's logic (which commit, which steps, what is cleaned up), not the gate's

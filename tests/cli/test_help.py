@@ -75,7 +75,7 @@ def test_summaries_are_whole_first_sentences_on_one_line(group):
     ctx = click.Context(cli.main, info_name="benchdb")
     for name in group:
         parent = parent.get_command(ctx, name)
-    names = parent.list_commands(ctx)
+    names = [n for n in parent.list_commands(ctx) if not parent.get_command(ctx, n).hidden]
     assert len(listing) == len(names), listing  # one line each: no summary wraps
     for line, name in zip(listing, names, strict=True):
         summary = line.split(None, 1)[1]
@@ -151,7 +151,7 @@ def test_exit_codes_the_code_uses_are_documented():
         assert used <= documented, (module, sorted(used - documented))
     report = importlib.import_module("benchdb.cli.report").report
     assert "nothing to report" in report.exit_codes[1]  # raised below the command (NothingToReport)
-    assert 1 in importlib.import_module("benchdb.cli.data").ingest.exit_codes
+    assert 1 in importlib.import_module("benchdb.cli.db").ingest.exit_codes
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from benchdb import quantity
+from benchdb import parsing as quantity
 from benchdb.backends import core_options as run_options
 from benchdb.cli import main
 from benchdb.cli.shared_options import FORMATS, Quantity, csv_ints, csv_words
@@ -81,6 +81,7 @@ def test_the_walk_finds_every_command():
         "calibrate",
         "predict",
         "bisect",
+        "dashboard",
         "serve",
         "site",
         "publish",

@@ -21,7 +21,7 @@ from conftest import FakeClock, child, make_meta, make_run, write_file
 
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import Measurement, StopRule, measure
-from benchdb.harness.verdict import judge
+from benchdb.harness.validity import judge
 from benchdb.plan.driver import run_plan
 from benchdb.plan.planning import build_plan
 from benchdb.reports import build as builder

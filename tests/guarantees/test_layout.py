@@ -107,8 +107,8 @@ SCHEMA_MAY_IMPORT = (
     "benchdb.schema",
     "benchdb.errors",
     "benchdb.paths",
-    "benchdb.units",
-    "benchdb.quantity",
+    "benchdb.formatting",
+    "benchdb.parsing",
     "benchdb.text",
     "benchdb.sql",
 )
@@ -161,7 +161,12 @@ CLI_MAY_NOT_IMPORT = (
     "benchdb.harness",
     "benchdb.backends",
 )
-CLI_MAY_IMPORT = ("benchdb.backends.core_options", "benchdb.backends.registry", "benchdb.harness.scenario")
+CLI_MAY_IMPORT = (
+    "benchdb.backends.core_options",
+    "benchdb.backends.registry",
+    "benchdb.harness.scenario",
+    "benchdb.harness.machine_report",
+)
 
 
 def test_the_command_line_is_thin():
@@ -236,6 +241,20 @@ def test_the_layout_document_names_what_exists():
     assert sorted(n for n in named if not (PACKAGE / n).exists()) == []
 
 
+def test_every_package_says_its_one_job_in_the_layout_document():
+    """The layout document's table gives each package (and each top-level module of the import
+    order that does a package's work) one line: its job. A new package comes with its line."""
+    import re
+
+    text = LAYOUT.read_text(encoding="utf-8")
+    table = text.split("## Packages, one job each", 1)[1].split("```", 1)[0]
+    jobs = dict(re.findall(r"^\| `([a-z_]+)` \| (.+?) \|$", table, flags=re.M))
+    real = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert sorted(real - set(jobs)) == []
+    assert sorted(set(jobs) - set(_documented_order()) - {"testing"}) == []
+    assert all(len(job) <= 100 and ";" not in job for job in jobs.values()), "one job, in one short line"
+
+
 #: Modules no test file imports by name, and where each is exercised instead (the test file named
 #: must exist). A module matched by no entry here must be imported by some test.
 EXERCISED_THROUGH = {
@@ -257,10 +276,14 @@ EXERCISED_THROUGH = {
     "benchdb.npm": ("tests/web/test_dashboard.py", "the dashboard's and ort-web's npm files"),
     "benchdb.perfmodel.evaluate": ("tests/perfmodel/test_predict.py", "benchdb predict --evaluate"),
     "benchdb.plan.": ("tests/cli/test_ab.py", "benchdb run, --ab, bisect, hardware and quickstart"),
+    "benchdb.ab": ("tests/cli/test_ab.py", "benchdb run --ab"),
+    "benchdb.bisect": ("tests/cli/test_bisect.py", "benchdb bisect"),
+    "benchdb.quickstart": ("tests/cli/test_start.py", "benchdb quickstart"),
+    "benchdb.harness.machine_report": ("tests/cli/test_start.py", "benchdb hardware"),
     "benchdb.reports.": ("tests/reports/test_build.py", "Warehouse.report and benchdb report/check"),
     "benchdb.schema.optionsets": ("tests/schema/test_contract.py", "the contract checks options through it"),
     "benchdb.spark.": ("tests/spark/test_spark.py", "benchdb export --partitioned and the Spark engine"),
-    "benchdb.sql.readonly": ("tests/guarantees/test_safe_share.py", "benchdb query"),
+    "benchdb.store.query_guard": ("tests/guarantees/test_safe_share.py", "benchdb query"),
     "benchdb.store.migrations.": ("tests/store/test_migrate.py", "run as a migration's companion"),
 }
 

@@ -93,7 +93,7 @@ def test_the_reports_reproduce_line_rebuilds_the_exact_run(measured, tmp_path):
 
 
 def test_quickstarts_next_steps_run(measured):
-    from benchdb.cli.start import next_steps
+    from benchdb.cli.getting_started import next_steps
 
     text = next_steps(measured / "w.duckdb")
     commands = [ln.strip() for ln in text.splitlines() if ln.startswith("  benchdb ")]

@@ -1,4 +1,4 @@
-"""`benchdb serve` on a laptop: a real server process over a real warehouse, spoken to over real
+"""`benchdb dashboard` on a laptop: a real server process over a real warehouse, spoken to over real
 sockets. A page from another site (DNS rebinding: its name, this machine's address) is refused; every
 failure is an HTTP error with a one-line JSON body, never a dropped connection; HEAD answers as GET
 does, without the body; `benchdb ingest` running beside many concurrent requests costs none of them."""
@@ -31,8 +31,8 @@ def warehouse(tmp_path) -> Path:
 
 @pytest.fixture
 def served(warehouse):
-    """(host, port) of `benchdb serve --port 0` over the warehouse, stopped afterwards."""
-    argv = [sys.executable, "-m", "benchdb", "serve", "--db", str(warehouse), "--port", "0"]
+    """(host, port) of `benchdb dashboard --port 0` over the warehouse, stopped afterwards."""
+    argv = [sys.executable, "-m", "benchdb", "dashboard", "--db", str(warehouse), "--port", "0"]
     with child(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
         seen = []
         for line in proc.stderr:  # the charting library may be fetched first
@@ -41,7 +41,7 @@ def served(warehouse):
             if m:
                 break
         else:
-            raise AssertionError("benchdb serve did not start:\n" + "".join(seen))
+            raise AssertionError("benchdb dashboard did not start:\n" + "".join(seen))
         # keep reading stderr so the server never blocks on a full pipe
         threading.Thread(target=proc.stderr.read, daemon=True).start()
         yield "127.0.0.1", int(m.group(1))

@@ -376,7 +376,7 @@ def test_escape_bytes_never_reach_the_terminal(tmp_path):
 
 
 def test_ab_env_values_are_recorded_hashed_unless_public():
-    from benchdb.plan.ab_process import Side, hashed
+    from benchdb.ab.process import Side, hashed
 
     side = Side(
         "cand", "/usr/bin/python3", {"HF_TOKEN": "hf_secret", "BENCH_SCALE": "1.1"}, "0.2.0", frozenset({"BENCH_SCALE"})

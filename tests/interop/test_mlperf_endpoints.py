@@ -13,7 +13,7 @@ import yaml
 from conftest import benchdb_cmd, cli, import_and_ingest, one_error_line
 from conftest import db_rows as rows
 
-from benchdb.interop import mlperf_endpoints_rules as ep
+from benchdb.interop.mlperf import endpoints_rules as ep
 
 pytestmark = pytest.mark.core
 

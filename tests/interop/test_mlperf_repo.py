@@ -16,7 +16,7 @@ import pytest
 from conftest import benchdb_cmd, cli, import_and_ingest
 from conftest import db_rows as rows
 
-from benchdb.interop import mlperf_rules
+from benchdb.interop.mlperf import rules as mlperf_rules
 
 pytestmark = pytest.mark.core
 
@@ -288,8 +288,8 @@ V61_ROWS = FIX / "v6.1-summary-rows.json"  # four more rows of v6.1's summary.js
 def test_a_published_row_that_disagrees_with_itself_is_named():
     """v6.1's table: the MI355X server's platform name says 2 EPYC processors per node where its row
     gives 8 (its MI350X sibling's row gives 2 and agrees)."""
-    from benchdb.interop.mlperf_published import table_problems
-    from benchdb.interop.mlperf_tables import read_table
+    from benchdb.interop.mlperf.published import table_problems
+    from benchdb.interop.mlperf.tables import read_table
 
     table = read_table(V61_ROWS)
     assert table.errors == [] and len(table.rows) == 4
@@ -303,8 +303,8 @@ def test_a_published_row_that_disagrees_with_itself_is_named():
 
 
 def test_counts_and_accuracy_forms_that_disagree_are_named(tmp_path):
-    from benchdb.interop.mlperf_published import table_problems
-    from benchdb.interop.mlperf_tables import read_table
+    from benchdb.interop.mlperf.published import table_problems
+    from benchdb.interop.mlperf.tables import read_table
 
     doc = json.loads(V61_ROWS.read_text())
     doc["2"]["Accuracy"] = "0.7028"  # the form the issue found in one wan row

@@ -530,7 +530,7 @@ def test_declared_hardware_file_must_be_readable(tmp_path):
 
 
 def test_rates_are_written_without_exponents():
-    from benchdb.interop.serving import decimal
+    from benchdb.interop.load_points import decimal
 
     assert [decimal(x) for x in (1e-5, 20.0, 1234567.0, 0.5)] == ["0.00001", "20", "1234567", "0.5"]
 

@@ -6,7 +6,7 @@ import json
 import shlex
 from dataclasses import replace
 
-from benchdb import quantity
+from benchdb import parsing
 from benchdb.backends.core_options import recorded_config
 from benchdb.harness.scenario import RunOptions, StopRule
 from benchdb.reports.drilldown import reproduce_command
@@ -43,7 +43,7 @@ def test_durations_read_as_typed_and_back_to_the_same_setting():
     assert _option(line, "--max-time") == "666.7ms"
     assert _option(line, "--timeout") == "300s"
     for flag, seconds in (("--min-time", 0.2 / 3), ("--max-time", 2 / 3), ("--timeout", 300.0)):
-        assert abs(quantity.duration(_option(line, flag)) - seconds) <= 1e-4 * seconds
+        assert abs(parsing.duration(_option(line, flag)) - seconds) <= 1e-4 * seconds
     assert "e-" not in line and "666666" not in line
 
 

@@ -424,7 +424,7 @@ def test_systems_page_in_chromium_served_and_static(tmp_path):
     Warehouse(db).ingest([ix])
     shots = Path(os.environ.get("BENCHDB_SCREENSHOT_DIR") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
-    with _serve([sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port", "PORT"]) as base:
+    with _serve([sys.executable, "-m", "benchdb", "dashboard", "--db", str(db), "--port", "PORT"]) as base:
         _walk_systems(base, shots, "serve")
     site = tmp_path / "site"
     subprocess.run(

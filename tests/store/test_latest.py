@@ -1,4 +1,4 @@
-"""The newest published snapshot for a long-lived reader (`benchdb serve`): a reading that begins after
+"""The newest published snapshot for a long-lived reader (`benchdb dashboard`): a reading that begins after
 a write sees it, while a reading begun before keeps its own snapshot, whole, across compactions.
 Real DuckDB files and Parquet; the writers are the real command line in processes of their own."""
 

@@ -1,4 +1,4 @@
-"""The dashboard's answer pages as drawn in a real Chromium, under `benchdb serve` and the static
+"""The dashboard's answer pages as drawn in a real Chromium, under `benchdb dashboard` and the static
 `benchdb site`: one warehouse, one server, one site and one browser for the whole module.
 
 The warehouse holds what made the pages wrong before: two published systems of one name from two
@@ -54,7 +54,7 @@ def _warehouse(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def bases(tmp_path_factory):
-    """{"serve": URL of `benchdb serve`, "site": URL of the static site under python -m http.server}."""
+    """{"serve": URL of `benchdb dashboard`, "site": URL of the static site under python -m http.server}."""
     root = tmp_path_factory.mktemp("answers")
     db = _warehouse(root)
     site = root / "site"
@@ -62,7 +62,7 @@ def bases(tmp_path_factory):
     urls = {}
     with ExitStack() as stack:
         for name, argv, cwd, probe in (
-            ("serve", [sys.executable, "-m", "benchdb", "serve", "--db", str(db), "--port"], None, "/api/views"),
+            ("serve", [sys.executable, "-m", "benchdb", "dashboard", "--db", str(db), "--port"], None, "/api/views"),
             ("site", [sys.executable, "-m", "http.server", "--bind", "127.0.0.1"], site, "/"),
         ):
             port = free_port()

@@ -1,4 +1,4 @@
-"""`benchdb serve` and `benchdb site`: the read-only dashboard over a real warehouse, over real HTTP,
+"""`benchdb dashboard` and `benchdb site`: the read-only dashboard over a real warehouse, over real HTTP,
 and in a real Chromium (playwright) for both the server and the static site served by
 `python -m http.server` with no benchdb process running. Screenshots go to build/dashboard-screens/."""
 
@@ -124,21 +124,26 @@ def test_api_views_filters_and_refusals(server):
 
 
 @pytest.mark.core
-def test_serve_refuses_a_missing_warehouse_and_a_busy_port_in_one_line(warehouse, tmp_path):
+def test_the_dashboard_refuses_a_missing_warehouse_and_a_busy_port_in_one_line(warehouse, tmp_path):
+    """Also under its former name, `benchdb serve`, which says once that it is now `dashboard`."""
     from conftest import benchdb_cmd
 
-    r = benchdb_cmd("serve", "--db", str(tmp_path / "none.duckdb"), "--port", "0")
+    r = benchdb_cmd("dashboard", "--db", str(tmp_path / "none.duckdb"), "--port", "0")
     assert r.returncode != 0 and "does not exist" in r.stderr and "Traceback" not in r.stderr
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         r = benchdb_cmd("serve", "--db", str(warehouse), "--port", str(busy.getsockname()[1]))
     assert r.returncode != 0 and "cannot listen on 127.0.0.1" in r.stderr and "Traceback" not in r.stderr
+    assert (
+        r.stderr.splitlines()[0]
+        == "benchdb: note: `benchdb serve` is now `benchdb dashboard`; the old name keeps working"
+    )
 
 
 @pytest.mark.core
 def test_a_long_view_says_it_was_cut(server, monkeypatch):
-    from benchdb.web import api
+    from benchdb.web import views as api
 
     monkeypatch.setattr(api, "MAX_ROWS", 1)  # the server runs in this process
     status, res = get(f"{server}/api/results")
@@ -181,7 +186,7 @@ def test_an_open_change_point_carries_the_command_that_acknowledges_it(tmp_path)
         _write_run(res / f"d{day}", day, shift=1.0 if day <= 6 else 1.5)
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([res])
-    from benchdb.web import api
+    from benchdb.web import views as api
 
     with Warehouse(db).reading() as con:
         doc = api.query(con, "change_points", {})
@@ -214,7 +219,8 @@ def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path)
     assert counts["runs"] == 3 and counts["results"] == 2 and counts["compare"] == 2
     assert counts["trends"] == 2 and counts["samples"] == 7  # every series; every result of every run
     shards = json.loads((out / "data" / "views.json").read_text())["site"]["shards"]
-    from benchdb.web import api, packed
+    from benchdb.web import packed
+    from benchdb.web import views as api
 
     def trends_file(series: str) -> dict:
         return json.loads((out / "data" / "trends" / f"{packed.shard_of(series, shards['trends'])}.json").read_text())
@@ -352,7 +358,7 @@ def _serve_and_walk(argv: list[str], probe: str, name: str, warehouse, tmp_path,
 @needs_browser
 def test_serve_in_a_browser(with_serving, tmp_path):
     _serve_and_walk(
-        [sys.executable, "-m", "benchdb", "serve", "--db", str(with_serving), "--port", "PORT"],
+        [sys.executable, "-m", "benchdb", "dashboard", "--db", str(with_serving), "--port", "PORT"],
         "/api/views",
         "serve",
         with_serving,

@@ -1,4 +1,4 @@
-"""The dashboard's detail pages drawn in a real Chromium over `benchdb serve`'s handler: a result's
+"""The dashboard's detail pages drawn in a real Chromium over `benchdb dashboard`'s handler: a result's
 drill-down leads with its timing metric on an axis that shows the distribution (one 100x outlier is
 counted, not drawn) and prints its statistics with units; compare says why nothing matches; trends
 draws a mark per run and its change points; the serving frontier draws measured and published points

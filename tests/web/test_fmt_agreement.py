@@ -1,5 +1,5 @@
 """One number format: the dashboard's fmt.js, run in a real Chromium, prints every value exactly as
-benchdb.units (and the reports' count column) prints it for the same column kind, and neither ever
+benchdb.formatting (and the reports' count column) prints it for the same column kind, and neither ever
 prints a number in exponent notation."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 import pytest
 from conftest import REPO
 
-from benchdb import units
+from benchdb import formatting
 from benchdb.backends.ortweb import browser
 from benchdb.reports.render import fmt_value
 
@@ -74,7 +74,7 @@ CASES: list[tuple[str, list[float]]] = [
     ("int", [0.0]),
 ]
 RATIO_CASES = [[1.0, 1.005], [0.5], [0.0], [2.125, 3.375]]
-#: (value, stored unit, the other side's values): units.quantity.
+#: (value, stored unit, the other side's values): formatting.quantity.
 QUANTITIES = [
     (0.0001079, "s", []),
     (0.06666666666666667, "s", []),
@@ -98,8 +98,8 @@ EXPONENT = re.compile(r"\d[eE][+-]?\d")
 
 def _python(kind: str, values: list[float]) -> list[str]:
     if kind == "int":
-        return [fmt_value(v, "int", units.scale("int", values)) for v in values]
-    sc = units.scale(kind, values)
+        return [fmt_value(v, "int", formatting.scale("int", values)) for v in values]
+    sc = formatting.scale(kind, values)
     assert sc is not None
     return [sc(v) for v in values]
 
@@ -155,27 +155,27 @@ def test_every_column_kind_prints_the_same_in_the_browser_and_in_python(js_out):
     expected = [_python(k, v) for k, v in CASES]
     wrong = [(k, v, e, g) for (k, v), e, g in zip(CASES, expected, js_out["cases"], strict=True) if e != g]
     assert not wrong, "\n".join(f"{k} {v}: python {e} browser {g}" for k, v, e, g in wrong)
-    ratios = [[units.ratio_scale(v)(x) for x in v] for v in RATIO_CASES]
+    ratios = [[formatting.ratio_scale(v)(x) for x in v] for v in RATIO_CASES]
     assert js_out["ratios"] == ratios
 
 
 def test_single_values_quantities_timestamps_and_the_clip_agree(js_out):
-    assert js_out["quantities"] == [units.quantity(v, u, *o) for v, u, o in QUANTITIES]
+    assert js_out["quantities"] == [formatting.quantity(v, u, *o) for v, u, o in QUANTITIES]
     times = [v for k, v in CASES if k == "time"]
-    assert js_out["seconds"] == [[units.seconds(x) for x in v] for v in times]
+    assert js_out["seconds"] == [[formatting.seconds(x) for x in v] for v in times]
     sizes = [v for k, v in CASES if k == "size"]
-    assert js_out["sizes"] == [[units.size(x) for x in v] for v in sizes]
-    assert js_out["stamps"] == [units.timestamp(s) for s in TIMESTAMPS]
+    assert js_out["sizes"] == [[formatting.size(x) for x in v] for v in sizes]
+    assert js_out["stamps"] == [formatting.timestamp(s) for s in TIMESTAMPS]
     clips = []
     for s in SAMPLE_SETS:
-        lo, hi, out = units.clip_range(s)
-        clips.append([lo, hi, out, units.clip_note(out, len(s))])
+        lo, hi, out = formatting.clip_range(s)
+        clips.append([lo, hi, out, formatting.clip_note(out, len(s))])
     assert js_out["clips"] == clips
     assert clips[0][2] > 0 and clips[0][1] < 0.001  # the 100x outlier is counted, not drawn
 
 
 def test_no_number_in_exponent_notation_on_either_side(js_out):
-    python = [s for k, v in CASES for s in _python(k, v)] + [units.quantity(v, u, *o) for v, u, o in QUANTITIES]
+    python = [s for k, v in CASES for s in _python(k, v)] + [formatting.quantity(v, u, *o) for v, u, o in QUANTITIES]
     browser_side = [s for case in js_out["cases"] for s in case] + js_out["quantities"]
     shown = [s for s in python + browser_side if EXPONENT.search(s)]
     assert not shown, shown

@@ -1,6 +1,6 @@
 """The static site's packed files (benchdb.web.packed): many results' raw samples to a binary file, values
 in 16 bits, and many series' histories to a JSON file. Every result decodes, in Python and in a real
-Chromium (static/packed.js), to the rows `benchdb serve` sends, each value within the bound the page
+Chromium (static/packed.js), to the rows `benchdb dashboard` sends, each value within the bound the page
 states; a result past the server's limit is cut where the server cuts it; the file an id is in is the
 same in both languages."""
 
@@ -19,7 +19,8 @@ from conftest import REPO, child, free_port, make_meta, make_run, wait_for_serve
 
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
-from benchdb.web import api, packed
+from benchdb.web import packed
+from benchdb.web import views as api
 
 SCREENS = REPO / "build" / "dashboard-screens"
 #: Ids whose file both languages must agree on: ASCII, a UUID-like id, non-ASCII (UTF-8 bytes hashed).

@@ -1,4 +1,4 @@
-"""`benchdb serve` computes the answers of the views the page opens unfiltered as soon as a write
+"""`benchdb dashboard` computes the answers of the views the page opens unfiltered as soon as a write
 publishes a snapshot, so the first request after it finds them kept; a filtered request still computes.
 A real server over real HTTP on a real warehouse, written by a real ingest."""
 
@@ -15,7 +15,7 @@ import pytest
 from conftest import make_meta, make_run, write_file
 
 from benchdb.warehouse import Warehouse
-from benchdb.web import api
+from benchdb.web import views as api
 from benchdb.web.server import answer_of, make_server, warm_jobs
 
 pytestmark = pytest.mark.core

@@ -6,8 +6,8 @@ The implementation is :mod:`benchdb.backends.numpy.backend`.
 
 from __future__ import annotations
 
-from benchdb.backends.api import BackendInfo
 from benchdb.backends.numpy.options import NumpyOptions
+from benchdb.backends.protocol import BackendInfo
 
 BACKEND = BackendInfo(
     "numpy",

@@ -6,8 +6,8 @@ The implementation is :mod:`benchdb.backends.onnxruntime.backend`.
 
 from __future__ import annotations
 
-from benchdb.backends.api import BackendInfo
 from benchdb.backends.onnxruntime.options import OPTIONS, OnnxruntimeOptions
+from benchdb.backends.protocol import BackendInfo
 
 BACKEND = BackendInfo(
     "onnxruntime",

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchdb.backends.api import BackendOptions, Option
+from benchdb.backends.protocol import BackendOptions, Option
 
 
 @dataclass(frozen=True)

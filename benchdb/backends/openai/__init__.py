@@ -7,8 +7,8 @@ manager and the metric vocabulary are :mod:`benchdb.schema.serving`.
 
 from __future__ import annotations
 
-from benchdb.backends.api import BackendInfo
 from benchdb.backends.openai.options import OPTIONS, OpenaiOptions
+from benchdb.backends.protocol import BackendInfo
 
 BACKEND = BackendInfo(
     "openai",

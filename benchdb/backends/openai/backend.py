@@ -24,7 +24,7 @@ from benchdb.backends.openai.workload import parse as parse_workload
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
-from benchdb.harness.verdict import fail_all
+from benchdb.harness.validity import fail_all
 from benchdb.schema.identity import normalize_device
 from benchdb.text import redact_secrets
 

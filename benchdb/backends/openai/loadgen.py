@@ -40,9 +40,9 @@ from typing import Any, Protocol
 from benchdb.backends.openai.streams import Clients, failure, stream_request
 from benchdb.backends.openai.urls import endpoint
 from benchdb.errors import BenchdbError
+from benchdb.harness.sample_stats import Stats
 from benchdb.harness.timing import StopCheck, StopRule
 from benchdb.schema.serving_metrics import RequestRecord, request_metrics
-from benchdb.sql import Stats
 
 ENDPOINTS = {"completions": "/v1/completions", "chat": "/v1/chat/completions"}
 ARRIVALS = ("poisson", "constant", "gamma", "trace")

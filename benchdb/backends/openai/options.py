@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from benchdb.backends.api import BackendOptions, Option
+from benchdb.backends.protocol import BackendOptions, Option
 
 
 @dataclass(frozen=True)

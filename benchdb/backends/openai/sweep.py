@@ -15,7 +15,7 @@ from benchdb.backends.core_options import backend_option
 from benchdb.backends.openai.prompts import prompts_for, tokenizer_path
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import Conditions, Outcome, Row, RunOptions, Scenario
-from benchdb.harness.verdict import error_text, status_of
+from benchdb.harness.validity import error_text, status_of
 from benchdb.text import recorded_url, redact_secrets
 
 _RATE = re.compile(r"^(poisson|constant|gamma|trace):(\d+(?:\.\d+)?)(?::(\d+(?:\.\d+)?))?$")

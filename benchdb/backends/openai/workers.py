@@ -35,9 +35,9 @@ from benchdb.backends.openai import loadgen
 from benchdb.backends.openai.client_worker import record_from_json, spec_to_json
 from benchdb.backends.openai.loadgen import LoadResult, LoadSpec
 from benchdb.errors import BenchdbError
+from benchdb.harness.sample_stats import Stats
 from benchdb.harness.timing import StopCheck
 from benchdb.schema.serving_metrics import RequestRecord
-from benchdb.sql import Stats
 
 #: Seconds a worker may take to start (interpreter, imports) beyond its warm-up's own bound.
 START_S = 60.0

@@ -6,8 +6,8 @@ The implementation is :mod:`benchdb.backends.openvino.backend`.
 
 from __future__ import annotations
 
-from benchdb.backends.api import BackendInfo
 from benchdb.backends.openvino.options import OpenvinoOptions
+from benchdb.backends.protocol import BackendInfo
 
 BACKEND = BackendInfo(
     "openvino",

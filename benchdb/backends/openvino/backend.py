@@ -188,7 +188,7 @@ def measure_queue(
     window ends at the completion after which the rule stops; ``throughput_items_s`` is the
     items completed inside the window (``items`` per request) over its wall time, one sample.
     """
-    from benchdb.sql import Stats
+    from benchdb.harness.sample_stats import Stats
 
     own_stats = stats is None
     stats = stats or Stats()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchdb.backends.api import BackendOptions
+from benchdb.backends.protocol import BackendOptions
 
 
 @dataclass(frozen=True)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sys
 
-from benchdb.backends.api import BackendInfo
 from benchdb.backends.ortweb import browser
 from benchdb.backends.ortweb.options import OrtwebOptions
+from benchdb.backends.protocol import BackendInfo
 from benchdb.errors import BackendUnavailable, BenchdbError
 
 TORCH_HINT = "pip install 'benchdb[torch,onnx,web]' torch==2.13.0"

@@ -43,7 +43,7 @@ from benchdb.backends.ortweb.page_run import run_scenario, scenario_identity
 from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
-from benchdb.harness.verdict import error_text, fail_all
+from benchdb.harness.validity import error_text, fail_all
 
 NAME = "ort-web"
 DEVICES = ("wasm", "webgpu", "webnn")

@@ -13,7 +13,7 @@ from typing import Any
 from benchdb.backends.ortweb import assets, browser
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
-from benchdb.harness.verdict import judge, measurement_rows
+from benchdb.harness.validity import judge, measurement_rows
 
 #: A sample lasts at least this many steps of the page's clock (5 us steps: 0.5 ms, <= 1 % error).
 RESOLUTIONS_PER_SAMPLE = 100

@@ -6,7 +6,7 @@ The implementation is :mod:`benchdb.backends.pytorch.backend`.
 
 from __future__ import annotations
 
-from benchdb.backends.api import BackendInfo
+from benchdb.backends.protocol import BackendInfo
 from benchdb.backends.pytorch.options import OPTIONS, PytorchOptions
 
 #: torch.compile modes (``--mode compile:<mode>``, ``--mode kernels+compile:<mode>``).

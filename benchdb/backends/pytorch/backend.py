@@ -39,7 +39,7 @@ from benchdb.harness import hardware
 from benchdb.harness.monitors import Monitor, NvmlSource, RssSource, nvml_status, rss_rows, settled_rss
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import measure
-from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
+from benchdb.harness.validity import error_text, fail_all, judge, measurement_rows, status_of
 from benchdb.schema.identity import normalize_device
 
 NAME = "pytorch"

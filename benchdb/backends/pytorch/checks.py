@@ -3,7 +3,7 @@ output's agreement with the fp32 model on the CPU."""
 
 from __future__ import annotations
 
-from benchdb.harness.verdict import error_text
+from benchdb.harness.validity import error_text
 
 
 def count_flops(torch, net, fwd) -> float | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchdb.backends.api import BackendOptions, Option
+from benchdb.backends.protocol import BackendOptions, Option
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from benchdb.errors import BenchdbError
 from benchdb.harness.monitors import Monitor, RssSource, rss_rows, settled_rss
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import measure
-from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
+from benchdb.harness.validity import error_text, fail_all, judge, measurement_rows, status_of
 
 
 class Session(Protocol):

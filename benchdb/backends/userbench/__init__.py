@@ -6,7 +6,7 @@ The implementation is :mod:`benchdb.backends.userbench.backend`.
 
 from __future__ import annotations
 
-from benchdb.backends.api import BackendInfo
+from benchdb.backends.protocol import BackendInfo
 from benchdb.backends.userbench.options import UserbenchOptions
 
 BACKEND = BackendInfo(

@@ -50,7 +50,7 @@ from benchdb.errors import BenchdbError
 from benchdb.harness import hardware
 from benchdb.harness.scenario import Conditions, Outcome, RunOptions, Scenario
 from benchdb.harness.timing import measure
-from benchdb.harness.verdict import error_text, fail_all, judge, measurement_rows, status_of
+from benchdb.harness.validity import error_text, fail_all, judge, measurement_rows, status_of
 from benchdb.schema.identity import normalize_device
 
 NAME = "userbench"

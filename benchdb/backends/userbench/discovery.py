@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 from benchdb.errors import BenchdbError
-from benchdb.harness.verdict import error_text
+from benchdb.harness.validity import error_text
 
 SEP = "::"
 FILE_PATTERN = re.compile(r"^bench_.*\.py$")

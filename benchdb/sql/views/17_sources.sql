@@ -4,7 +4,7 @@
 --   result, power: "table 'X', logs 'Y'"), and a table's row against itself (its platform name
 --   against its own accelerator and host-processor counts, its accelerator counts against each
 --   other, an accuracy string in another form than the benchmark's other rows): see
---   benchdb/interop/mlperf_published.py. The text names the table and the row's Location.
+--   benchdb/interop/mlperf/published.py. The text names the table and the row's Location.
 --   round: the MLPerf round the run was judged by (settings.mlperf_round); NULL for other sources.
 CREATE OR REPLACE VIEW source_disagreements AS
 SELECT r.result_id, s.format AS source_format, r.model_id, r.mode,

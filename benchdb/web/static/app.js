@@ -1,6 +1,6 @@
 // The benchdb dashboard page: one script, no build step. The URL holds the view and every filter
 // (?view=results&model=...), so a link or a reload reproduces what is on screen. Data comes from
-// the server's /api (benchdb serve) or from data/*.json (benchdb site: filtered here).
+// the server's /api (benchdb dashboard) or from data/*.json (benchdb site: filtered here).
 "use strict";
 
 const MODE = document.querySelector('meta[name="benchdb-mode"]').content;
@@ -36,13 +36,13 @@ async function load(view, filters, catalog) {
     return getJSON(`api/${encodeURIComponent(view)}?` + new URLSearchParams(sent));
   }
   const spec = catalog.views.find((v) => v.name === view);
-  if (view === "slo") throw new Error("an SLO is computed by the server: run `benchdb serve` for this view");
+  if (view === "slo") throw new Error("an SLO is computed by the server: run `benchdb dashboard` for this view");
   if (view === "trends" || view === "samples") return loadPacked(view, filters, catalog);
   if (view === "compare" || view === "compare_samples" || view === "environment") {
     return getJSON(`data/${view}/${encodeURIComponent(filters.base)}__${encodeURIComponent(filters.cand)}.json`);
   }
   if (view === "optimal" && filters.max_latency_ms) {
-    throw new Error("a latency limit is computed by the server: run `benchdb serve` for max_latency_ms");
+    throw new Error("a latency limit is computed by the server: run `benchdb dashboard` for max_latency_ms");
   }
   const objective = filters.objective || "throughput";
   const per = objective === "throughput" && filters.per && filters.per !== "system" ? `__${filters.per}` : "";

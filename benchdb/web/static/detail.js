@@ -1,6 +1,6 @@
 // The dashboard's detail charts: a series' history, two runs compared, a result's raw samples and the
 // serving frontier. Classic script sharing the page's globals (app.js: rec, labelled, COLORS, load;
-// fmt.js: FMT). Every number is printed by FMT (the rules of benchdb/units.py); axes carry their unit.
+// fmt.js: FMT). Every number is printed by FMT (the rules of benchdb/formatting.py); axes carry their unit.
 "use strict";
 
 const plotAxis = (label, extra = {}) => ({ label, grid: true, tickFormat: FMT.tick, ...extra });
@@ -228,7 +228,7 @@ function quantisedNote(quantised) {
   p.className = "quantised";
   p.setAttribute("role", "note");
   p.textContent = "This static site stores each sample in 16 bits; a value shown here lies within " +
-    parts.join("; ") + " of the measured one. benchdb serve shows them exact.";
+    parts.join("; ") + " of the measured one. benchdb dashboard shows them exact.";
   return p;
 }
 

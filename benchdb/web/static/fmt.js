@@ -1,4 +1,4 @@
-// How the dashboard shows a quantity and names a column: the rules of benchdb/units.py, written once
+// How the dashboard shows a quantity and names a column: the rules of benchdb/formatting.py, written once
 // for the browser. A column shares one unit (s / ms / µs / ns; B / KiB / MiB / GiB) chosen by its
 // typical (median) value (each value its own unit where they span more than 1000x); its typical value
 // gets 4 significant digits, and more decimals (up to 9)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from benchdb.ab.process import SIDES
 from benchdb.backends import core_options as options
 from benchdb.backends.core_options import backend_option
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
-from benchdb.plan.ab_process import SIDES
 from benchdb.schema import identity
 from benchdb.schema.optionsets import env_differences
 

@@ -1,4 +1,4 @@
-"""One side of an A/B run (:mod:`benchdb.plan.ab`): its interpreter, and the processes it runs.
+"""One side of an A/B run (:mod:`benchdb.ab.interleaved`): its interpreter, and the processes it runs.
 
 A side is a Python interpreter with benchdb installed (probed once) and environment variables of
 its own. A *group* is what one process of a side measures: the scenarios one `benchdb run` command

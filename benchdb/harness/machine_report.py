@@ -7,14 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from benchdb.backends import registry
 from benchdb.harness import energy, hardware, topology
 from benchdb.schema import system
 
 
-def report() -> dict[str, Any]:
-    """This machine, its backends and libraries, CPU energy and topology (JSON-plain)."""
-    rep = hardware.report(registry.backends().values())
+def report(backends: Iterable[Any]) -> dict[str, Any]:
+    """This machine, the given backends (the registry's) and libraries, CPU energy and topology
+    (JSON-plain). The caller passes the backends: the harness knows no backend by name."""
+    rep = hardware.report(backends)
     probe = energy.probe()
     rep["cpu_energy"] = {"status": "available" if probe.available else "unavailable", "detail": probe.detail}
     topo = topology.read()

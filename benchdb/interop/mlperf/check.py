@@ -10,9 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop import mlperf, mlperf_measures, mlperf_published, mlperf_rules
-from benchdb.interop.mlperf_measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
-from benchdb.interop.mlperf_system import (
+from benchdb.interop.mlperf import loadgen as mlperf
+from benchdb.interop.mlperf import measures
+from benchdb.interop.mlperf import published as mlperf_published
+from benchdb.interop.mlperf import rules as mlperf_rules
+from benchdb.interop.mlperf.measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
+from benchdb.interop.mlperf.system import (
     SIDE_BYTES,
     SUMMARY,
     Located,
@@ -22,7 +25,7 @@ from benchdb.interop.mlperf_system import (
     read_system,
     text,
 )
-from benchdb.interop.mlperf_tables import ROOT_TABLES, Row, Table, read_table
+from benchdb.interop.mlperf.tables import ROOT_TABLES, Row, Table, read_table
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 #: Relative difference within which a published figure reproduces.
@@ -178,7 +181,7 @@ class Repository:
             effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
             settings.update(lg.settings)
             started, tool_version = utc_iso(lg.log.get("test_datetime")), lg.version
-            power = mlperf_measures.power(run_dir, lg.log, within=self.root)
+            power = measures.power(run_dir, lg.log, within=self.root)
         else:
             doc, stats = read_endpoints(loc.path, within=self.root)
             pattern = (
@@ -202,7 +205,7 @@ class Repository:
                 started = utc_iso(started_ns / 1e9 if started_ns > 1e14 else started_ns)
             settings.update({"load_pattern": pattern or None, "duration_ns": doc.get("duration_ns")})
             scenario_dir = self.root / loc.location
-            config = mlperf_measures.read_endpoints_config(scenario_dir, within=self.root)
+            config = measures.read_endpoints_config(scenario_dir, within=self.root)
             if config:
                 settings["endpoints_config"] = config
                 declared = mlperf_rules.canonical_scenario(str(config.get("type") or ""))

@@ -3,8 +3,8 @@ statistics, the gate's verdict on the trials so far at levels made stricter for 
 
 from __future__ import annotations
 
+from benchdb.ab.process import Group, Measured
 from benchdb.harness.scenario import merge_repeats
-from benchdb.plan.ab_process import Group, Measured
 
 
 def decided(group: Group, base: list[list[Measured]], cand: list[list[Measured]], threshold: float, looks: int) -> bool:

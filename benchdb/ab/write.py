@@ -1,4 +1,4 @@
-"""Writing an interleaved A/B run's files (:mod:`benchdb.plan.ab`): one run per side, each scenario's
+"""Writing an interleaved A/B run's files (:mod:`benchdb.ab.interleaved`): one run per side, each scenario's
 trials merged into one file per side under the key both sides agree on."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import platform
 from dataclasses import replace
 from typing import Any
 
+from benchdb.ab.plan import Step
+from benchdb.ab.process import SIDES, Group, Measured, Side, full_key
 from benchdb.harness import hardware
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario, merge_repeats
-from benchdb.plan.ab_plan import Step
-from benchdb.plan.ab_process import SIDES, Group, Measured, Side, full_key
 from benchdb.plan.files import RunReport, Sink, Writer
 from benchdb.text import redact_config
 

@@ -1,4 +1,4 @@
-"""One rule for percentages, durations and sizes on every option and config key (benchdb.quantity),
+"""One rule for percentages, durations and sizes on every option and config key (benchdb.parsing),
 and axis values that are no value of their axis refused before anything runs (issue 46).
 
 A gate at `--threshold 5` used to read the bare 5 as a fraction and gate at 500 %: nothing failed.
@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import benchdb_cmd, make_meta, make_run, write_file
 
-from benchdb import quantity
+from benchdb import parsing as quantity
 from benchdb.backends import core_options as options
 from benchdb.cli import main
 from benchdb.errors import BenchdbError

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: int, float, str, bool (a flag), words (comma-separated or a YAML list), ints (likewise);
 #: share (``5%`` or ``0.05``, kept as the fraction), percent (written the same, kept in percent:
 #: 30.0) and duration (``500ms``, ``2s``, ``12h`` or bare seconds, kept in seconds): see
-#: :mod:`benchdb.quantity`. ``minimum`` and ``maximum`` are in the kept unit.
+#: :mod:`benchdb.parsing`. ``minimum`` and ``maximum`` are in the kept unit.
 Kind = Literal["int", "float", "str", "bool", "words", "ints", "share", "percent", "duration"]
 
 

@@ -1,4 +1,4 @@
-"""A commit's environment for `benchdb bisect` (:mod:`benchdb.plan.bisect`): the default setup (a
+"""A commit's environment for `benchdb bisect` (:mod:`benchdb.bisect.search`): the default setup (a
 venv that sees this interpreter's packages, with the project at the commit installed into it) or
 the user's setup command; a setup that fails skips the commit."""
 
@@ -34,7 +34,7 @@ def _sh(cmd: list[str] | str, cwd: Path, env: dict[str, str] | None = None) -> N
     except subprocess.TimeoutExpired:
         raise SetupFailed(f"the setup ran past {SETUP_TIMEOUT_S} s") from None
     if proc.returncode != 0:
-        from benchdb.plan.ab_process import last_line
+        from benchdb.ab.process import last_line
 
         raise SetupFailed(f"exit code {proc.returncode}: {last_line(proc.stderr or proc.stdout) or 'no message'}")
 

@@ -62,7 +62,7 @@ def quickstart(db, out, report_path, repeats):
 
     Every installed backend runs the smoke suite; the results are ingested into the warehouse and
     an HTML report is written."""
-    from benchdb.plan import quickstart as qs
+    from benchdb import quickstart as qs
     from benchdb.warehouse import Warehouse
 
     path = Warehouse(db).path
@@ -115,12 +115,14 @@ def hardware_cmd(fmt, as_json):
     """This machine's CPU, memory, devices and backends.
 
     With the installed backends' and libraries' versions, and how --parallel would split it."""
-    from benchdb.plan import machine
+    from benchdb.harness import machine_report as machine
 
     if fmt == "yaml" and not as_json:
         click.echo(machine.as_hardware_file())
         return
-    rep = machine.report()
+    from benchdb.backends import registry
+
+    rep = machine.report(registry.backends().values())
     if as_json or fmt == "json":
         click.echo(json.dumps(rep, indent=1, default=str))
         return

@@ -32,8 +32,8 @@ the run across their hardware (:func:`benchdb.analysis.selection.deployment_pair
 A user bench function's parameter combinations cannot be selected one by one on the command line:
 its process runs the whole function and the result of each planned scenario is picked by its key.
 
-This module runs the trials; :mod:`benchdb.plan.ab_plan` plans and schedules them and
-:mod:`benchdb.plan.ab_write` writes each side's files.
+This module runs the trials; :mod:`benchdb.ab.plan` plans and schedules them and
+:mod:`benchdb.ab.write` writes each side's files.
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchdb.ab.plan import Step, extension, need_trials, schedule
+from benchdb.ab.process import SIDES, Group, Measured, Side, run_process
+from benchdb.ab.stats import decided
+from benchdb.ab.write import SideWriter, write_group
 from benchdb.errors import BenchdbError
-from benchdb.plan.ab_plan import Step, extension, need_trials, schedule
-from benchdb.plan.ab_process import SIDES, Group, Measured, Side, run_process
-from benchdb.plan.ab_stats import decided
-from benchdb.plan.ab_write import SideWriter, write_group
 from benchdb.plan.files import RunReport
 from benchdb.schema import contract
 

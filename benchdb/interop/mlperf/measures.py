@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop.mlperf_system import LOG_BYTES, SIDE_BYTES, finite_float
+from benchdb.interop.mlperf.system import LOG_BYTES, SIDE_BYTES, finite_float
 from benchdb.interop.writer import SourceError
 
 #: The checker's accuracy patterns (ACC_PATTERN) and each benchmark's metrics (accuracy-target).

@@ -3,7 +3,7 @@
 Between a good and a bad commit (first-parent history), the first step measures bad against good;
 no regression there ends the bisect. Each later step checks the middle of the remaining range out
 in a ``git worktree``, builds or reuses its environment (cached per commit and setup command), and
-measures it against the current good commit in one interleaved A/B run (:mod:`benchdb.plan.ab`),
+measures it against the current good commit in one interleaved A/B run (:mod:`benchdb.ab.interleaved`),
 judged by the regression gate (:mod:`benchdb.analysis.gate`):
 
 - regressed: the culprit is this commit or an older one (the range keeps its older half);
@@ -15,8 +15,8 @@ A commit whose setup fails, or whose bench fails, is skipped as ``git bisect ski
 nearest untried commit of the range is measured instead, and when only skipped commits are left
 the answer is the range they span.
 
-The commits and a step's verdict are in :mod:`benchdb.plan.bisect_steps`, a commit's environment
-setup in :mod:`benchdb.plan.bisect_setup`.
+The commits and a step's verdict are in :mod:`benchdb.bisect.steps`, a commit's environment
+setup in :mod:`benchdb.bisect.setup`.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.backends.core_options import recorded_config
+from benchdb.bisect.setup import SetupFailed, default_setup, run_setup
+from benchdb.bisect.steps import Commit, Step, Verdict, verdict
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
-from benchdb.plan.bisect_setup import SetupFailed, default_setup, run_setup
-from benchdb.plan.bisect_steps import Commit, Step, Verdict, verdict
 
 #: The outcome of a bisect -> its exit code (2 is bad input, raised as an error).
 EXIT = {"culprit": 0, "no_regression": 1, "stopped": 3}
@@ -302,9 +302,9 @@ class Measurer:
         shutil.rmtree(self.scratch.parent, ignore_errors=True)
 
     def __call__(self, base: Commit, tested: Commit) -> Verdict:
-        from benchdb.plan.ab import run_ab
-        from benchdb.plan.ab_plan import plan_ab
-        from benchdb.plan.ab_process import SIDES
+        from benchdb.ab.interleaved import run_ab
+        from benchdb.ab.plan import plan_ab
+        from benchdb.ab.process import SIDES
         from benchdb.warehouse import Warehouse
 
         pythons, roots = {}, {}
@@ -351,7 +351,7 @@ class Measurer:
     def _side(self, name: str, c: Commit, python: str, root: Path):
         """The commit as A/B side ``name``: its interpreter checked, its checkout, its own import
         folders (probed once per commit)."""
-        from benchdb.plan.ab_process import own_import_path, probe
+        from benchdb.ab.process import own_import_path, probe
 
         if c.sha not in self.sides:
             self.sides[c.sha] = replace(

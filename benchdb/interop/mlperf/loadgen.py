@@ -1,12 +1,12 @@
 """MLPerf Inference LoadGen logs: ``mlperf_log_summary.txt`` (+ ``mlperf_log_detail.txt`` beside it),
-and whole results repositories (:mod:`benchdb.interop.mlperf_repo`).
+and whole results repositories (:mod:`benchdb.interop.mlperf.repo`).
 
 LoadGen keeps no per-query latencies in these logs, so a result is summary-only: the scenario,
 mode, headline result, the latency (TTFT, TPOT) percentiles and ``Result is : VALID|INVALID`` with
 the reasons LoadGen gives. The headline is the figure the MLCommons submission checker publishes:
 the detail log's value under the key the checker picks for the round, the benchmark and LoadGen's
 effective scenario (the checker's rules, copied from ``tools/submission/submission_checker/constants.py``
-of mlcommons/inference, are :mod:`benchdb.interop.mlperf_rules`). LoadGen's percentiles
+of mlcommons/inference, are :mod:`benchdb.interop.mlperf.rules`). LoadGen's percentiles
 are nearest-rank (the sample at rank ceil(p * n) of the sorted latencies), recorded as
 ``percentile_method = nearest_rank``. A lone log names no hardware: it is recorded as ``unknown``;
 a log inside a results repository takes its system from the repository's systems JSON.
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop.mlperf_rules import Headline, canonical_scenario, headline
-from benchdb.interop.mlperf_system import LOG_BYTES
+from benchdb.interop.mlperf.rules import Headline, canonical_scenario, headline
+from benchdb.interop.mlperf.system import LOG_BYTES
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FILES = ("mlperf_log_summary.txt",)
@@ -236,7 +236,7 @@ def with_headline(stats: list[tuple[str, str, str, float]], head: Headline) -> l
 
 def parse_log(path: Path) -> list[Imported]:
     """A lone summary log, outside any results repository: its figures, hardware unknown (inside a
-    repository, :func:`benchdb.interop.mlperf_repo.parse` reads the system, table row, accuracy and
+    repository, :func:`benchdb.interop.mlperf.repo.parse` reads the system, table row, accuracy and
     power as well)."""
     run = read_run(path)
     scenario = run.effective_scenario

@@ -1,4 +1,4 @@
-"""What an interleaved A/B run (:mod:`benchdb.plan.ab`) measures and in what order: the groups of
+"""What an interleaved A/B run (:mod:`benchdb.ab.interleaved`) measures and in what order: the groups of
 scenarios each side's process runs, the trials' counterbalanced schedule and its extensions."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from benchdb.ab.process import SIDES, Group, Side, full_key, loose_key, side_environ, side_imports
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
-from benchdb.plan.ab_process import SIDES, Group, Side, full_key, loose_key, side_environ, side_imports
 from benchdb.plan.planning import PlanItem, build_plan, load_backend
 
 #: Trials per scenario when neither --repeats nor the config says.

@@ -1,4 +1,4 @@
-"""The steps of `benchdb bisect` (:mod:`benchdb.plan.bisect`): the commits it measures, what one
+"""The steps of `benchdb bisect` (:mod:`benchdb.bisect.search`): the commits it measures, what one
 step's measurement said, and how that one verdict is read from the gate's per-scenario ones."""
 
 from __future__ import annotations

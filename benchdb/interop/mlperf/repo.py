@@ -13,7 +13,7 @@ compliance audits (``compliance/`` and ``TEST0x`` folders) are counted as skippe
   framework, other software stack and OS -> the run's software. No accelerator: a CPU system.
 - Model ``mlperf:<benchmark>`` (the checker's names: ``resnet50`` -> ``resnet``), the scenario
   folder's scenario (Interactive stays Interactive; LoadGen's effective scenario is an option).
-- Headline: :func:`benchdb.interop.mlperf_rules.headline`, the checker's choice; LoadGen's other figures,
+- Headline: :func:`benchdb.interop.mlperf.rules.headline`, the checker's choice; LoadGen's other figures,
   ``result_summary.json``'s TTFT/TPOT/latency/output lengths, as statistics.
 - Accuracy: ``accuracy/accuracy.txt`` (the checker's patterns for the benchmark's metrics), v6.x
   ``accuracy/accuracy_results.json``, else the table's Accuracy string: statistics
@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import mlperf
-from benchdb.interop.mlperf_check import Checked, Repository, RepositoryError
-from benchdb.interop.mlperf_system import ENDPOINTS, SUMMARY, locate
+from benchdb.interop.mlperf import loadgen as mlperf
+from benchdb.interop.mlperf.check import Checked, Repository, RepositoryError
+from benchdb.interop.mlperf.system import ENDPOINTS, SUMMARY, locate
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.schema.documents import DocumentError
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop import mlperf_rules, mlperf_system
-from benchdb.interop.mlperf_system import SIDE_BYTES, count, count_or_none, finite_float
+from benchdb.interop.mlperf import rules, system
+from benchdb.interop.mlperf.system import SIDE_BYTES, count, count_or_none, finite_float
 from benchdb.interop.writer import SourceError
 
 ROOT_TABLES = ("summary_results.json", "summary.json")
@@ -53,7 +53,7 @@ class Table:
     path: Path
     rows: dict[str, Row] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-    #: Each row's disagreements with itself (:mod:`benchdb.interop.mlperf_published`), by Location:
+    #: Each row's disagreements with itself (:mod:`benchdb.interop.mlperf.published`), by Location:
     #: filled in by the repository that reads the table.
     problems: dict[str, list[str]] = field(default_factory=dict)
 
@@ -91,11 +91,11 @@ def read_table(path: Path, root: Path | None = None) -> Table:
             table.errors.append(f"row {n} has no Location")
             continue
         loc = _location(r["Location"])
-        units = mlperf_system.text(_first(r, "Performance_Units", "Units"))
+        units = system.text(_first(r, "Performance_Units", "Units"))
         result = finite_float(_first(r, "Performance_Result", "Result"))
-        if units is not None and units not in mlperf_rules.UNITS:
+        if units is not None and units not in rules.UNITS:
             table.errors.append(
-                f"{loc}: unknown units {units!r} (known: {', '.join(mlperf_rules.UNITS)}); its figure is not compared"
+                f"{loc}: unknown units {units!r} (known: {', '.join(rules.UNITS)}); its figure is not compared"
             )
             units, result = None, None
         elif result is None or result <= 0:
@@ -114,7 +114,7 @@ def read_table(path: Path, root: Path | None = None) -> Table:
         table.rows[loc] = Row(
             table=path,
             location=loc,
-            accelerator=mlperf_system.text(_first(r, "Accelerator", "accelerator_model_name")),
+            accelerator=system.text(_first(r, "Accelerator", "accelerator_model_name")),
             per_node=per_node,
             nodes=nodes,
             model=str(r.get("Model") or ""),
@@ -123,14 +123,14 @@ def read_table(path: Path, root: Path | None = None) -> Table:
             units=units,
             inferred=str(r.get("inferred", "0")).strip() in ("1", "True", "true"),
             power=finite_float(r.get("Power_Result")),
-            power_units=mlperf_system.text(r.get("Power_Units")),
-            accuracy=mlperf_system.text(r.get("Accuracy")),
-            weight_data_types=mlperf_system.text(r.get("weight_data_types")),
-            version=mlperf_system.text(r.get("version")),
-            platform=mlperf_system.text(r.get("Platform")),
-            used_model=mlperf_system.text(r.get("UsedModel")),
+            power_units=system.text(r.get("Power_Units")),
+            accuracy=system.text(r.get("Accuracy")),
+            weight_data_types=system.text(r.get("weight_data_types")),
+            version=system.text(r.get("version")),
+            platform=system.text(r.get("Platform")),
+            used_model=system.text(r.get("UsedModel")),
             total_accelerators=total,
-            host_cpu=mlperf_system.text(r.get("host_processor_model_name")),
+            host_cpu=system.text(r.get("host_processor_model_name")),
             host_cpus_per_node=cpus,
         )
     return table

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from benchdb.interop.mlperf_tables import Row, Table
+from benchdb.interop.mlperf.tables import Row, Table
 
 #: A platform-name token giving a count: ``8xMI355X``, ``9x8xMI355X`` (nodes x per node) or the older
 #: suffix form ``H100-SXM-80GBx8``.

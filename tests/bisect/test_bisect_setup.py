@@ -1,4 +1,4 @@
-"""A commit's default environment for `benchdb bisect` (benchdb/plan/bisect_setup.py): the project
+"""A commit's default environment for `benchdb bisect` (benchdb/bisect/setup.py): the project
 at the commit installed into a venv that sees this interpreter's packages, through the project's
 own build backend, or through pip where that backend cannot be run directly."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdb.plan.bisect_setup import SetupFailed, default_setup
+from benchdb.bisect.setup import SetupFailed, default_setup
 
 SETUP_PY = "from setuptools import setup\nsetup(name='{name}', version='0.1.0', packages=['{name}'])\n"
 PYPROJECT = (

@@ -1,0 +1,1 @@
+"""Interleaved A/B runs: two environments measured in alternation, their trials, stopping rule and files."""
