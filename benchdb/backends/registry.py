@@ -74,6 +74,14 @@ def info(name: str) -> BackendInfo:
     return found
 
 
+def check_device(name: str, device: str) -> None:
+    """Refuse a device the backend cannot drive, in one line naming it, where its implementation
+    checks devices (a ``check_device(device)`` of its own); a backend without one is not asked."""
+    check = getattr(load(name), "check_device", None)
+    if check is not None:
+        check(device)
+
+
 def load(name: str) -> Backend:
     """Import a backend's implementation, or say it is unavailable and how to install it."""
     backend = info(name)

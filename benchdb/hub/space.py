@@ -80,7 +80,7 @@ class SpacePlan:
 def site_files(site: Path) -> tuple[dict[str, Path], list[str]]:
     """The files of ``site`` to upload (what `benchdb site` wrote and still there, as regular files
     inside the folder) and the rest of the folder's files, which are not uploaded."""
-    from benchdb.web.site import MARKER, all_files, listed_files
+    from benchdb.file_lists import MARKER, all_files, listed_files
 
     listed = listed_files(site)
     if listed is None:
@@ -171,7 +171,7 @@ def push(p: SpacePlan, *, private: bool = False, replace_existing: bool = False)
 
 def _manifest(hf, space_id: str, revision: str | None) -> set[str]:
     """The files the previous publish wrote, from its manifest (an unreadable one names none)."""
-    from benchdb.web.site import file_list
+    from benchdb.file_lists import file_list
 
     path = hf.hf_hub_download(space_id, MANIFEST, repo_type="space", revision=revision)
     return set(file_list(Path(path), MANIFEST_FORMAT) or ())

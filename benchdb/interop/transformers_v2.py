@@ -22,9 +22,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from benchdb.backends.pytorch.hubkernels import DEFAULT as DEFAULT_KERNELS
 from benchdb.interop import load_json
 from benchdb.interop.writer import Imported, SourceError, cpu_vendor, utc_iso
+from benchdb.schema import optionsets
 
 FILES = ("*_benchmark_*.json",)
 _DTYPES = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
@@ -149,7 +149,7 @@ def parse(path: Path) -> list[Imported]:
         }
         mode, kernelized = _mode(config)
         if kernelized:
-            options["kernels"] = DEFAULT_KERNELS
+            options["kernels"] = _default_kernels()
         out.append(
             Imported(
                 model_id=str(model_id),
@@ -182,3 +182,12 @@ def parse(path: Path) -> list[Imported]:
             )
         )
     return out
+
+
+def _default_kernels() -> str:
+    """The pytorch option set's identity of transformers' default kernel mapping, read through the
+    contract's registry of option sets (the importer knows no backend module)."""
+    pytorch = optionsets.option_set("pytorch")
+    if pytorch is None:
+        raise SourceError("the pytorch option set is not registered: reinstall benchdb")
+    return str(vars(pytorch)["DEFAULT_KERNELS"])

@@ -251,9 +251,7 @@ def measure(
                 progress(f"numpy skipped: it measures the cpu, not {device}")
             continue
         if backend == "pytorch":
-            from benchdb.backends.pytorch.backend import check_device
-
-            check_device(device)  # one line naming the device, not an assertion from inside torch
+            registry.check_device("pytorch", device)  # one line naming the device, not torch's assertion
         if progress:
             progress(f"{backend}: measuring matmul and copy/triad on {device} ...")
         peaks.extend((_numpy if backend == "numpy" else _pytorch)(device, settings))

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
+from benchdb.file_lists import MARKER, all_files, listed_files
 from benchdb.paths import inside, is_safe_name
 from benchdb.web import assets, packed
 from benchdb.web import views as api
@@ -35,8 +36,6 @@ from benchdb.web.server import STATIC, page
 ALL = 10**9
 #: Views of two runs, written for each run against the one before it.
 PAIR_VIEWS = ("compare", "compare_samples", "environment")
-#: Written last into a site: what it is and every file it holds (what `publish --space --site` uploads).
-MARKER = ".benchdb-site.json"
 #: The first bytes of a DuckDB database file hold this at offset 8.
 DUCKDB_MAGIC = b"DUCK"
 
@@ -137,34 +136,6 @@ def check_replaceable(out: Path, db: Path) -> None:
             f"--out {out} holds files the earlier `benchdb site` did not write ({shown}): "
             "move them out, or give another folder"
         )
-
-
-def listed_files(folder: Path) -> list[str] | None:
-    """The files a site lists in its :data:`MARKER` (relative, ``/``-separated); None when the
-    folder is not a site `benchdb site` wrote."""
-    return file_list(folder / MARKER, "benchdb-site")
-
-
-def file_list(path: Path, fmt: str) -> list[str] | None:
-    """The ``files`` a JSON list of what benchdb wrote (a site's marker, a Space's manifest) names;
-    None when ``path`` is no readable list of format ``fmt``."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or doc.get("format") != fmt or not isinstance(doc.get("files"), list):
-        return None
-    return [f for f in doc["files"] if isinstance(f, str)]
-
-
-def all_files(folder: Path) -> list[str]:
-    """Every file and link under ``folder`` (links to folders not followed), relative and sorted."""
-    found = []
-    for top, dirs, names in os.walk(folder):
-        rel = Path(top).relative_to(folder)
-        found += [(rel / n).as_posix() for n in names]
-        found += [(rel / d).as_posix() for d in dirs if (Path(top) / d).is_symlink()]
-    return sorted(found)
 
 
 def _is_duckdb(path: Path) -> bool:

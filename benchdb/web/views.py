@@ -233,7 +233,7 @@ def about_result(columns: list[str], rows: list[list]) -> dict[str, Any]:
     per metric and ``command``, the `benchdb run` line that measures it again."""
     if not rows:
         return {"statistics": None, "command": None}
-    from benchdb.reports.drilldown import reproduce_command
+    from benchdb.backends.run_command import reproduce_command
 
     command = reproduce_command(dict(zip(columns, rows[0], strict=True)))
     shown = [i for i, c in enumerate(columns) if c not in ("options_json", "run_config")]

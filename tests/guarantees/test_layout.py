@@ -138,6 +138,41 @@ def test_no_cycle_among_packages_or_modules():
     assert graph_tool.cycles(graph) == []
 
 
+#: What of the backends a package that reads results (rather than running them) may import: their
+#: public face, never one backend's own package.
+BACKENDS_PUBLIC = (
+    "benchdb.backends.registry",
+    "benchdb.backends.protocol",
+    "benchdb.backends.core_options",
+    "benchdb.backends.core_declared",
+    "benchdb.backends.run_command",
+)
+READERS = ("warehouse.py", "reports", "analysis", "ingest", "store", "interop", "web", "hub", "spark", "perfmodel")
+
+
+def test_packages_that_read_results_know_no_backend_by_its_modules():
+    """Importers reach a backend's knowledge through the contract (the option sets' registry) or the
+    backends' registry, the performance model drives a device through the registry, and the report
+    rebuilds a run's command line through the layer that declares run options."""
+    found = [
+        f"{p}:{n} imports {m}"
+        for pkg in READERS
+        for p, n, m in _imports_of(pkg)
+        if m.startswith("benchdb.backends.") and not any(m == ok or m.startswith(ok + ".") for ok in BACKENDS_PUBLIC)
+    ]
+    assert found == []
+
+
+def test_reports_do_not_reach_past_the_backends_into_the_harness():
+    assert [f"{p}:{n} imports {m}" for p, n, m in _imports_of("reports") if m.startswith("benchdb.harness")] == []
+
+
+def test_the_hub_publishes_without_importing_the_dashboard():
+    """A Space's files are the static site `benchdb site` wrote; the hub reads its file list
+    (benchdb.file_lists), not the site builder."""
+    assert [f"{p}:{n} imports {m}" for p, n, m in _imports_of("hub") if m.startswith("benchdb.web")] == []
+
+
 def test_the_library_never_imports_its_test_servers():
     """benchdb.testing (the stub server, the tiny LLM) is for tests, benchmarks and the README."""
     found = [

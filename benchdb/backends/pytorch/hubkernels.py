@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchdb.backends.pytorch.options import PytorchOptions
 from benchdb.errors import BackendUnavailable, BenchdbError
 
 INSTALL = "pip install 'benchdb[kernels]'"
 #: The identity of transformers' default mapping (what it held is in each result).
-DEFAULT = "default"
+DEFAULT = PytorchOptions.DEFAULT_KERNELS
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 _NAME = re.compile(r"^[A-Za-z_][\w.]*$")
 _SYNTAX = "Layer=org/repo:LayerName[@version] or Layer=/path/to/repo:LayerName"

@@ -4,6 +4,7 @@ options, the kernel mapping of the kernelized modes."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from benchdb.backends.protocol import BackendOptions, Option
 
@@ -20,6 +21,9 @@ class PytorchOptions(BackendOptions):
     #: each layer's repository and version, or a local repository's content hash; ``default`` for
     #: transformers' own mapping); None in the other modes.
     kernels: str | None = None
+    #: The ``kernels`` identity of transformers' default mapping (what it held is in each result):
+    #: what an imported kernelized result that names no mapping of its own records.
+    DEFAULT_KERNELS: ClassVar[str] = "default"
 
 
 #: Run options of its own, besides the core ones (:mod:`benchdb.backends.core_options`). The mapping is

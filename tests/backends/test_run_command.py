@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from benchdb import parsing
 from benchdb.backends.core_options import recorded_config
+from benchdb.backends.run_command import reproduce_command
 from benchdb.harness.scenario import RunOptions, StopRule
-from benchdb.reports.drilldown import reproduce_command
 
 
 def _line(rule: StopRule, **opts) -> str:
