@@ -157,117 +157,128 @@ def _hardware_id(hw: dict, memo: dict[str, str]) -> str:
     return memo[key]
 
 
+RUNS_SCHEMA = pa.schema(
+    [
+        ("run_id", pa.string()),
+        ("started_at", pa.string()),
+        ("host", pa.string()),
+        ("benchdb_version", pa.string()),
+        ("git_commit", pa.string()),
+        ("software", pa.string()),
+        ("config", pa.string()),
+        ("tags", pa.list_(pa.string())),
+    ]
+)
+HARDWARE_SCHEMA = pa.schema(
+    [
+        ("hardware_id", pa.string()),
+        ("kind", pa.string()),
+        ("vendor", pa.string()),
+        ("device_name", pa.string()),
+        ("memory_bytes", pa.int64()),
+        ("compute_capability", pa.string()),
+        ("cpu_model", pa.string()),
+        ("cores_physical", pa.int32()),
+        ("cores_logical", pa.int32()),
+        ("arch", pa.string()),
+        ("os", pa.string()),
+        ("first_seen_run", pa.string()),
+        ("fingerprint", pa.string()),
+        ("accelerators_per_node", pa.int32()),
+        ("nodes", pa.int32()),
+        ("cpu_sockets", pa.int32()),
+        ("host_memory_bytes", pa.int64()),
+        ("interconnect", pa.string()),
+        ("system_name", pa.string()),
+        ("availability", pa.string()),
+        ("cloud", pa.string()),
+        ("instance", pa.string()),
+    ]
+)
+ARCHITECTURES_SCHEMA = pa.schema(
+    [
+        ("arch_id", pa.string()),
+        ("model_id", pa.string()),
+        ("revision", pa.string()),
+        ("model_type", pa.string()),
+        ("architecture", pa.string()),
+        ("family", pa.string()),
+        ("task", pa.string()),
+        ("num_parameters", pa.int64()),
+        ("flops_per_item", pa.float64()),
+        ("info", pa.string()),
+    ]
+)
+
+
 def dimension_tables(batch: list[Candidate], hardware_ids: dict[str, str]) -> dict[str, pa.Table]:
-    runs, hardware, archs = {}, {}, {}
+    """The batch's new runs, hardware and architectures, one row each (the first file naming one wins)."""
+    runs: dict[str, dict] = {}
+    hardware: dict[str, dict] = {}
+    archs: dict[str, dict] = {}
     for c in batch:
         meta = c.valid_footer.metadata
         run, hw, model = meta["run"], meta["hardware"], meta["model"]
         if run["run_id"] not in runs:
-            runs[run["run_id"]] = {
-                "run_id": run["run_id"],
-                "started_at": run["started_at"],
-                "host": run.get("host"),
-                "benchdb_version": run.get("benchdb_version"),
-                "git_commit": run.get("git_commit"),
-                "software": json.dumps(run.get("software") or {}),
-                "config": json.dumps(run.get("config") or {}),
-                "tags": [str(t) for t in run.get("tags") or []],
-            }
+            runs[run["run_id"]] = _run_row(run)
         hid = _hardware_id(hw, hardware_ids)
         if hid not in hardware:
-            per_node, nodes = system.node_counts(hw)
-            hardware[hid] = {
-                "hardware_id": hid,
-                "kind": hw["kind"],
-                "vendor": hw.get("vendor"),
-                "device_name": hw["device_name"],
-                "memory_bytes": hw.get("memory_bytes"),
-                "compute_capability": hw.get("compute_capability"),
-                "cpu_model": hw.get("cpu_model"),
-                "cores_physical": hw.get("cores_physical"),
-                "cores_logical": hw.get("cores_logical"),
-                "arch": hw.get("arch"),
-                "os": hw.get("os"),
-                "first_seen_run": run["run_id"],
-                "fingerprint": json.dumps(hw, sort_keys=True),
-                **{k: hw.get(k) for k in system.SYSTEM_KEYS},
-                "accelerators_per_node": per_node,
-                "nodes": nodes,
-            }
+            hardware[hid] = _hardware_row(hid, hw, run["run_id"])
         aid = identity.arch_id(model)
         if aid not in archs:
-            archs[aid] = {
-                "arch_id": aid,
-                "model_id": model["model_id"],
-                "revision": model.get("revision"),
-                "model_type": model.get("model_type"),
-                "architecture": model.get("architecture"),
-                "family": model.get("family"),
-                "task": model.get("task"),
-                "num_parameters": model.get("num_parameters"),
-                "flops_per_item": model.get("flops_per_item"),
-                "info": json.dumps(model, sort_keys=True),
-            }
+            archs[aid] = _architecture_row(aid, model)
     return {
-        "new_runs": pa.Table.from_pylist(
-            list(runs.values()),
-            schema=pa.schema(
-                [
-                    ("run_id", pa.string()),
-                    ("started_at", pa.string()),
-                    ("host", pa.string()),
-                    ("benchdb_version", pa.string()),
-                    ("git_commit", pa.string()),
-                    ("software", pa.string()),
-                    ("config", pa.string()),
-                    ("tags", pa.list_(pa.string())),
-                ]
-            ),
-        ),
-        "new_hardware": pa.Table.from_pylist(
-            list(hardware.values()),
-            schema=pa.schema(
-                [
-                    ("hardware_id", pa.string()),
-                    ("kind", pa.string()),
-                    ("vendor", pa.string()),
-                    ("device_name", pa.string()),
-                    ("memory_bytes", pa.int64()),
-                    ("compute_capability", pa.string()),
-                    ("cpu_model", pa.string()),
-                    ("cores_physical", pa.int32()),
-                    ("cores_logical", pa.int32()),
-                    ("arch", pa.string()),
-                    ("os", pa.string()),
-                    ("first_seen_run", pa.string()),
-                    ("fingerprint", pa.string()),
-                    ("accelerators_per_node", pa.int32()),
-                    ("nodes", pa.int32()),
-                    ("cpu_sockets", pa.int32()),
-                    ("host_memory_bytes", pa.int64()),
-                    ("interconnect", pa.string()),
-                    ("system_name", pa.string()),
-                    ("availability", pa.string()),
-                    ("cloud", pa.string()),
-                    ("instance", pa.string()),
-                ]
-            ),
-        ),
-        "new_architectures": pa.Table.from_pylist(
-            list(archs.values()),
-            schema=pa.schema(
-                [
-                    ("arch_id", pa.string()),
-                    ("model_id", pa.string()),
-                    ("revision", pa.string()),
-                    ("model_type", pa.string()),
-                    ("architecture", pa.string()),
-                    ("family", pa.string()),
-                    ("task", pa.string()),
-                    ("num_parameters", pa.int64()),
-                    ("flops_per_item", pa.float64()),
-                    ("info", pa.string()),
-                ]
-            ),
-        ),
+        "new_runs": pa.Table.from_pylist(list(runs.values()), schema=RUNS_SCHEMA),
+        "new_hardware": pa.Table.from_pylist(list(hardware.values()), schema=HARDWARE_SCHEMA),
+        "new_architectures": pa.Table.from_pylist(list(archs.values()), schema=ARCHITECTURES_SCHEMA),
+    }
+
+
+def _run_row(run: dict) -> dict:
+    return {
+        "run_id": run["run_id"],
+        "started_at": run["started_at"],
+        "host": run.get("host"),
+        "benchdb_version": run.get("benchdb_version"),
+        "git_commit": run.get("git_commit"),
+        "software": json.dumps(run.get("software") or {}),
+        "config": json.dumps(run.get("config") or {}),
+        "tags": [str(t) for t in run.get("tags") or []],
+    }
+
+
+def _hardware_row(hid: str, hw: dict, run_id: str) -> dict:
+    per_node, nodes = system.node_counts(hw)
+    return {
+        "hardware_id": hid,
+        "kind": hw["kind"],
+        "vendor": hw.get("vendor"),
+        "device_name": hw["device_name"],
+        "memory_bytes": hw.get("memory_bytes"),
+        "compute_capability": hw.get("compute_capability"),
+        "cpu_model": hw.get("cpu_model"),
+        "cores_physical": hw.get("cores_physical"),
+        "cores_logical": hw.get("cores_logical"),
+        "arch": hw.get("arch"),
+        "os": hw.get("os"),
+        "first_seen_run": run_id,
+        "fingerprint": json.dumps(hw, sort_keys=True),
+        **{k: hw.get(k) for k in system.SYSTEM_KEYS},
+        "accelerators_per_node": per_node,
+        "nodes": nodes,
+    }
+
+
+def _architecture_row(aid: str, model: dict) -> dict:
+    return {
+        "arch_id": aid,
+        "model_id": model["model_id"],
+        "revision": model.get("revision"),
+        "model_type": model.get("model_type"),
+        "architecture": model.get("architecture"),
+        "family": model.get("family"),
+        "task": model.get("task"),
+        "num_parameters": model.get("num_parameters"),
+        "flops_per_item": model.get("flops_per_item"),
+        "info": json.dumps(model, sort_keys=True),
     }

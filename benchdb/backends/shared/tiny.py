@@ -38,47 +38,17 @@ def _vision(**kw):
 
 
 def tiny_configs() -> dict[str, Callable[[], Any]]:
-    # ignore[call-arg] below: transformers' config classes accept extra keyword arguments at run time
-    # (wrap_init_to_accept_kwargs passes them on to __post_init__), but their dataclass signatures omit **kwargs
+    """Each tiny architecture's config builder, by name (in a fixed order: the tiny revision hashes them)."""
     import transformers as T
 
-    def llava():
-        return T.LlavaConfig(
-            vision_config=T.CLIPVisionConfig(**_vision()),  # type: ignore[call-arg]
-            text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2, max_position_embeddings=256)),
-            image_token_index=110,
-            projector_hidden_act="gelu",
-            vision_feature_select_strategy="default",
-            vision_feature_layer=-1,
-            image_seq_length=16,
-            pad_token_id=0,
-        )
+    return {**_language_configs(T), **_vision_and_audio_configs(T), **_paired_configs(T)}
 
-    def llava_next():
-        return T.LlavaNextConfig(
-            vision_config=T.CLIPVisionConfig(**_vision()),  # type: ignore[call-arg]
-            text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2, max_position_embeddings=512)),
-            image_token_index=110,
-            image_grid_pinpoints=[[32, 32]],
-            vision_feature_select_strategy="default",
-            vision_feature_layer=-1,
-            image_seq_length=16,
-            pad_token_id=0,
-        )
 
-    # Text towers fit benchdb's defaults (--seq-len 128, --gen-tokens 16) with room to spare: 256
-    # positions (CLAP's RoBERTa-style text model needs seq_len + 2). BERT keeps 128 (128 fits).
-    clip_text = dict(
-        vocab_size=100,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=256,
-        bos_token_id=2,
-        eos_token_id=1,
-        pad_token_id=0,
-    )
+# ignore[call-arg] below: transformers' config classes accept extra keyword arguments at run time
+# (wrap_init_to_accept_kwargs passes them on to __post_init__), but their dataclass signatures omit **kwargs
+
+
+def _language_configs(T) -> dict[str, Callable[[], Any]]:
     return {
         "bert": lambda: T.BertConfig(**_text()),
         # decoders: prompt (128) + forced new tokens (16) must fit their positions
@@ -95,6 +65,11 @@ def tiny_configs() -> dict[str, Callable[[], Any]]:
             pad_token_id=0,
             eos_token_id=1,
         ),
+    }
+
+
+def _vision_and_audio_configs(T) -> dict[str, Callable[[], Any]]:
+    return {
         "vit": lambda: T.ViTConfig(**_vision()),
         "detr": lambda: T.DetrConfig(  # type: ignore[call-arg]
             backbone_config=T.ResNetConfig(  # type: ignore[call-arg]
@@ -143,6 +118,50 @@ def tiny_configs() -> dict[str, Callable[[], Any]]:
             begin_suppress_tokens=None,
             suppress_tokens=None,
         ),
+    }
+
+
+def _paired_configs(T) -> dict[str, Callable[[], Any]]:
+    """Two towers: text with vision, video or audio, and the vision-language decoders."""
+
+    def llava():
+        return T.LlavaConfig(
+            vision_config=T.CLIPVisionConfig(**_vision()),  # type: ignore[call-arg]
+            text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2, max_position_embeddings=256)),
+            image_token_index=110,
+            projector_hidden_act="gelu",
+            vision_feature_select_strategy="default",
+            vision_feature_layer=-1,
+            image_seq_length=16,
+            pad_token_id=0,
+        )
+
+    def llava_next():
+        return T.LlavaNextConfig(
+            vision_config=T.CLIPVisionConfig(**_vision()),  # type: ignore[call-arg]
+            text_config=T.LlamaConfig(**_text(vocab_size=120, num_key_value_heads=2, max_position_embeddings=512)),
+            image_token_index=110,
+            image_grid_pinpoints=[[32, 32]],
+            vision_feature_select_strategy="default",
+            vision_feature_layer=-1,
+            image_seq_length=16,
+            pad_token_id=0,
+        )
+
+    # Text towers fit benchdb's defaults (--seq-len 128, --gen-tokens 16) with room to spare: 256
+    # positions (CLAP's RoBERTa-style text model needs seq_len + 2). BERT keeps 128 (128 fits).
+    clip_text = dict(
+        vocab_size=100,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=256,
+        bos_token_id=2,
+        eos_token_id=1,
+        pad_token_id=0,
+    )
+    return {
         "clip": lambda: T.CLIPConfig(text_config=clip_text, vision_config=_vision(), projection_dim=16),
         "xclip": lambda: T.XCLIPConfig(
             text_config=clip_text,
