@@ -98,36 +98,7 @@ def parse(path: Path) -> list[Imported]:
     new_tokens = scenario.get("new_tokens") or (scenario.get("generate_kwargs") or {}).get("max_new_tokens")
     if new_tokens and any(t in report for t in ("prefill", "decode", "generate")):
         shape = f"{shape},new_tokens={new_tokens}" if shape else f"new_tokens={new_tokens}"
-    samples: dict[str, tuple[str, list[float]]] = {}
-    stats = []
-    for target, measures in report.items():
-        if not isinstance(measures, dict):
-            continue
-        metric = TARGET_METRICS.get(target, f"{target}_s")
-        lat = measures.get("latency") or {}
-        if lat.get("values"):
-            scale = 1e-3 if lat.get("unit") == "ms" else 1.0
-            samples[metric] = ("s", [v * scale for v in lat["values"]])
-            stats += [
-                (metric, "s", k, float(lat[k]) * scale)
-                for k in ("mean", "p50", "p90", "p95", "p99", "stdev")
-                if isinstance(lat.get(k), (int, float))
-            ]
-        tp = measures.get("throughput") or {}
-        if isinstance(tp.get("value"), (int, float)):
-            stats.append((f"{target}_throughput", tp.get("unit") or "", "value", float(tp["value"])))
-        mem = measures.get("memory") or {}
-        for field, name in _MEMORY.items():
-            if isinstance(mem.get(field), (int, float)):
-                samples.setdefault(
-                    name, ("bytes", [float(mem[field]) * 2**20 if mem.get("unit", "MB") == "MB" else float(mem[field])])
-                )
-        energy = measures.get("energy") or {}
-        if isinstance(energy.get("total"), (int, float)):
-            samples[f"{target}_energy_j"] = (
-                "J",
-                [float(energy["total"]) * 3.6e6 if energy.get("unit", "kWh") == "kWh" else float(energy["total"])],
-            )
+    samples, stats = _measures(report)
     primary = next((m for m in ("latency_s", "generate_s", "ttft_s") if m in samples), None)
     if primary is None:
         raise SourceError("no latency values in any target of the report")
@@ -189,3 +160,39 @@ def parse(path: Path) -> list[Imported]:
             statistics=stats,
         )
     ]
+
+
+def _measures(report: dict) -> tuple[dict[str, tuple[str, list[float]]], list[tuple[str, str, str, float]]]:
+    """Each target's samples (latency values in seconds, memory in bytes, energy in joules) and its
+    summary statistics (latency percentiles, throughput)."""
+    samples: dict[str, tuple[str, list[float]]] = {}
+    stats: list[tuple[str, str, str, float]] = []
+    for target, measures in report.items():
+        if not isinstance(measures, dict):
+            continue
+        metric = TARGET_METRICS.get(target, f"{target}_s")
+        lat = measures.get("latency") or {}
+        if lat.get("values"):
+            scale = 1e-3 if lat.get("unit") == "ms" else 1.0
+            samples[metric] = ("s", [v * scale for v in lat["values"]])
+            stats += [
+                (metric, "s", k, float(lat[k]) * scale)
+                for k in ("mean", "p50", "p90", "p95", "p99", "stdev")
+                if isinstance(lat.get(k), (int, float))
+            ]
+        tp = measures.get("throughput") or {}
+        if isinstance(tp.get("value"), (int, float)):
+            stats.append((f"{target}_throughput", tp.get("unit") or "", "value", float(tp["value"])))
+        mem = measures.get("memory") or {}
+        for field, name in _MEMORY.items():
+            if isinstance(mem.get(field), (int, float)):
+                samples.setdefault(
+                    name, ("bytes", [float(mem[field]) * 2**20 if mem.get("unit", "MB") == "MB" else float(mem[field])])
+                )
+        energy = measures.get("energy") or {}
+        if isinstance(energy.get("total"), (int, float)):
+            samples[f"{target}_energy_j"] = (
+                "J",
+                [float(energy["total"]) * 3.6e6 if energy.get("unit", "kWh") == "kWh" else float(energy["total"])],
+            )
+    return samples, stats

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.mlperf.endpoints_rules import accuracy_gate, positive, provisioned_power, region_of, regions
+from benchdb.interop.mlperf.endpoints_rules import Power, accuracy_gate, positive, provisioned_power, region_of, regions
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FORMAT_ID = "mlperf-endpoints"
@@ -235,6 +235,7 @@ def _curve(
             power = provisioned_power(power_doc, cooling)
         except SourceError as exc:
             power_err = str(exc)
+    curve = _Curve(f"{system}/{model}", root, c_min, c_max, bounds, power, power_err, power_doc)
     out = []
     for p in points:
         try:
@@ -242,67 +243,7 @@ def _curve(
         except SourceError as exc:  # this point alone: the curve's others stand
             failed.append((p.folder, str(exc)))
             continue
-        problems = p.problems + problems
-        hardware, accelerators = _hardware(p, power_doc)
-        stats.append(("output_throughput_per_gpu", "tokens/s", "value", system_tps / accelerators))  # type: ignore[operator]
-        offline = str(p.config.get("offline") or "none").lower()
-        region = "offline" if offline == "dedicated" else region_of(p.concurrency, bounds) if bounds else None
-        declared = p.config.get("region")
-        if declared and region not in (None, "offline") and declared not in (region, "submitters_choice"):
-            problems.append(f"{POINT}: region {declared!r}, the rules' regions give {region!r}")
-        if power is not None:
-            stats.append(("power_w", "W", "provisioned", power.watts))
-            stats.append(("system_tps_per_kw", "tokens/s/kW", "value", system_tps / (power.watts / 1000)))  # type: ignore[operator]
-        for score in (p.accuracy or {}).get("accuracy_scores") or []:
-            value = score.get("score") if isinstance(score, dict) else None
-            if isinstance(value, (int, float)) and math.isfinite(value):
-                stats.append((f"accuracy:{score.get('dataset_name') or 'score'}", "score", "value", float(value)))
-        model_id = str(p.config.get("model_name") or model)
-        gate = accuracy_gate(model_id, p.accuracy) if p.accuracy is not None else None
-        gate_failed = gate is not None and not gate[0]
-        steady = (p.config.get("steady_state") or {}) if isinstance(p.config.get("steady_state"), dict) else {}
-        settings: dict[str, Any] = {
-            "curve": f"{system}/{model}",
-            "region": region,
-            "region_declared": declared,
-            "offline": offline if offline != "none" else None,
-            "c_min": c_min,
-            "c_max": c_max,
-            "steady_state": steady.get("status"),
-            "power_estimated": power.estimated if power else None,
-            "power_method": power.how if power else power_err,
-            "location": str(p.folder.relative_to(root)),
-            "source_disagreements": problems or None,
-            "accuracy_gate": None if gate is None else ("passed: " if gate[0] else "failed: ") + "; ".join(gate[1]),
-        }
-        out.append(
-            (
-                Imported(
-                    model_id=model_id,
-                    backend=FORMAT_ID,
-                    device=f"remote:{system}",
-                    mode="completions",
-                    precision=str(p.config.get("model_precision") or "unknown").lower(),
-                    batch_size=p.concurrency,
-                    input_shape=f"concurrency={p.concurrency}",
-                    primary_metric="output_throughput",
-                    options={"accelerators": accelerators, "system": system, "division": p.config.get("division")},
-                    hardware=hardware,
-                    model={"model_type": "llm", "task": "text-generation"},
-                    started_at=_started(p.summary),
-                    run_key=f"{system}/{model}",
-                    timing_method="source-client",
-                    tool="MLPerf Endpoints",
-                    summary_only=True,
-                    percentile_method="linear",
-                    statistics=stats,
-                    settings={k: v for k, v in settings.items() if v is not None},
-                    validity="invalid" if gate_failed else "valid",
-                    validity_reasons=[f"accuracy gate failed: {'; '.join(gate[1])}"] if gate and gate_failed else [],
-                ),
-                p.folder,
-            )
-        )
+        out.append((_point_result(p, curve, stats, system_tps, problems), p.folder))
     return out
 
 
@@ -373,3 +314,81 @@ def import_paths(paths: list[str], out: Path, declared: Any) -> Any:
         f"; MLC Estimated Power: {', '.join(sorted(estimated))}" if estimated else ""
     )
     return summary
+
+
+@dataclass(frozen=True)
+class _Curve:
+    """What every point of one curve shares: its name (system/model), where the tree is, its
+    concurrency bounds and regions, and the system's provisioned power (or why there is none)."""
+
+    name: str
+    root: Path
+    c_min: int
+    c_max: int
+    bounds: dict
+    power: Power | None
+    power_err: str | None
+    power_doc: dict[str, Any] | None
+
+
+def _point_result(p: _Point, curve: _Curve, stats: list, system_tps: float | None, problems: list[str]) -> Imported:
+    """One point of a curve as a benchdb result."""
+    root, bounds, power, power_err, power_doc = curve.root, curve.bounds, curve.power, curve.power_err, curve.power_doc
+    c_min, c_max = curve.c_min, curve.c_max
+    system, model = curve.name.split("/", 1)
+    problems = p.problems + problems
+    hardware, accelerators = _hardware(p, power_doc)
+    stats.append(("output_throughput_per_gpu", "tokens/s", "value", system_tps / accelerators))  # type: ignore[operator]
+    offline = str(p.config.get("offline") or "none").lower()
+    region = "offline" if offline == "dedicated" else region_of(p.concurrency, bounds) if bounds else None
+    declared = p.config.get("region")
+    if declared and region not in (None, "offline") and declared not in (region, "submitters_choice"):
+        problems.append(f"{POINT}: region {declared!r}, the rules' regions give {region!r}")
+    if power is not None:
+        stats.append(("power_w", "W", "provisioned", power.watts))
+        stats.append(("system_tps_per_kw", "tokens/s/kW", "value", system_tps / (power.watts / 1000)))  # type: ignore[operator]
+    for score in (p.accuracy or {}).get("accuracy_scores") or []:
+        value = score.get("score") if isinstance(score, dict) else None
+        if isinstance(value, (int, float)) and math.isfinite(value):
+            stats.append((f"accuracy:{score.get('dataset_name') or 'score'}", "score", "value", float(value)))
+    model_id = str(p.config.get("model_name") or model)
+    gate = accuracy_gate(model_id, p.accuracy) if p.accuracy is not None else None
+    gate_failed = gate is not None and not gate[0]
+    steady = (p.config.get("steady_state") or {}) if isinstance(p.config.get("steady_state"), dict) else {}
+    settings: dict[str, Any] = {
+        "curve": f"{system}/{model}",
+        "region": region,
+        "region_declared": declared,
+        "offline": offline if offline != "none" else None,
+        "c_min": c_min,
+        "c_max": c_max,
+        "steady_state": steady.get("status"),
+        "power_estimated": power.estimated if power else None,
+        "power_method": power.how if power else power_err,
+        "location": str(p.folder.relative_to(root)),
+        "source_disagreements": problems or None,
+        "accuracy_gate": None if gate is None else ("passed: " if gate[0] else "failed: ") + "; ".join(gate[1]),
+    }
+    return Imported(
+        model_id=model_id,
+        backend=FORMAT_ID,
+        device=f"remote:{system}",
+        mode="completions",
+        precision=str(p.config.get("model_precision") or "unknown").lower(),
+        batch_size=p.concurrency,
+        input_shape=f"concurrency={p.concurrency}",
+        primary_metric="output_throughput",
+        options={"accelerators": accelerators, "system": system, "division": p.config.get("division")},
+        hardware=hardware,
+        model={"model_type": "llm", "task": "text-generation"},
+        started_at=_started(p.summary),
+        run_key=f"{system}/{model}",
+        timing_method="source-client",
+        tool="MLPerf Endpoints",
+        summary_only=True,
+        percentile_method="linear",
+        statistics=stats,
+        settings={k: v for k, v in settings.items() if v is not None},
+        validity="invalid" if gate_failed else "valid",
+        validity_reasons=[f"accuracy gate failed: {'; '.join(gate[1])}"] if gate and gate_failed else [],
+    )
