@@ -48,8 +48,6 @@ def sweep(
     from benchdb.backends.openai import workers
     from benchdb.backends.openai.urls import Redirected
     from benchdb.schema import serving_metrics as metrics
-    from benchdb.schema import serving_sessions as sessions
-    from benchdb.schema import steady_state
 
     refused = None
     try:
@@ -101,28 +99,9 @@ def sweep(
             yield Outcome(sc, info, status=status_of(exc), error=error_text(exc), started_at=started)
             continue
         summary = metrics.summary(result.records, result.window_s, slo)
-        turns = _turns(load)
-        steady_rows, steady = steady_state.of_point(result.records, result.window_start)
-        rows: list[Row] = [
-            *metrics.rows(result.records, result.window_start),
-            *metrics.point_rows(summary, result.client_cpu_pct),
-            *sessions.rows(result.records, result.window_start, turns),
-            *sessions.point_rows(result.records, result.window_s, turns, slo),
-            *steady_rows,
-            *_energy_rows(joules, result, metered_to - metered_from),
-        ]
-        extra: dict[str, Any] = {
-            "server": {**record, **({"log_tail": server.tail()} if server is not None else {})},
-            "errors": result.errors,
-            "requests": summary.get("requests"),
-            "client_cpu_pct": result.client_cpu_pct,
-            "client_loop_cpu_pct": result.loop_cpu_pct,
-            "slo": backend_option(opts, "slo"),
-            "steady_state": steady,
-            "token_counts": sessions.token_counts(result.records, load.endpoint),
-        }
-        if result.workers:  # how the client was split: not identity (the server's timings are the same)
-            extra["client_workers"] = result.workers
+        server_record = {**record, **({"log_tail": server.tail()} if server is not None else {})}
+        slos = (slo, backend_option(opts, "slo"))
+        rows, extra = _point_rows(result, load, summary, slos, (joules, metered_to - metered_from), server_record)
         if joules is not None:
             # the energy counter's window (epoch seconds), so other meters can be set beside it
             extra["energy_window_s"] = [metered_from, metered_to]
@@ -301,3 +280,40 @@ def _spec(url: str, model: str, sc: Scenario, opts: RunOptions, index: int):
         seed=index,
         extra_body=extra,
     )
+
+
+def _point_rows(
+    result, load, summary: dict, slo: tuple[dict, Any], energy: tuple[Any, float], server: dict
+) -> tuple[list[Row], dict]:
+    """A load point's rows (each request's timings, the point's summary, sessions, steady state,
+    energy) and what its outcome records besides (the server, errors, client CPU, token counts);
+    ``slo``: the parsed SLO and the option as given; ``energy``: the joules metered and over how long."""
+    from benchdb.schema import serving_metrics as metrics
+    from benchdb.schema import serving_sessions as sessions
+    from benchdb.schema import steady_state
+
+    slo_limits, slo_option = slo
+    joules, metered_s = energy
+    turns = _turns(load)
+    steady_rows, steady = steady_state.of_point(result.records, result.window_start)
+    rows: list[Row] = [
+        *metrics.rows(result.records, result.window_start),
+        *metrics.point_rows(summary, result.client_cpu_pct),
+        *sessions.rows(result.records, result.window_start, turns),
+        *sessions.point_rows(result.records, result.window_s, turns, slo_limits),
+        *steady_rows,
+        *_energy_rows(joules, result, metered_s),
+    ]
+    extra: dict[str, Any] = {
+        "server": server,
+        "errors": result.errors,
+        "requests": summary.get("requests"),
+        "client_cpu_pct": result.client_cpu_pct,
+        "client_loop_cpu_pct": result.loop_cpu_pct,
+        "slo": slo_option,
+        "steady_state": steady,
+        "token_counts": sessions.token_counts(result.records, load.endpoint),
+    }
+    if result.workers:  # how the client was split: not identity (the server's timings are the same)
+        extra["client_workers"] = result.workers
+    return rows, extra
