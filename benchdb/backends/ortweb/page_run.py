@@ -132,7 +132,6 @@ def run_scenario(
 
     from benchdb.backends.shared import inputs
     from benchdb.backends.shared import onnx_export as export
-    from benchdb.harness.timing import measure
 
     inp = inputs.make(model, net, sc.batch_size, sc.settings.get("seq_len") or 1, new_tokens=opts.gen_tokens)
     fwd = inp.forward
@@ -192,30 +191,8 @@ def run_scenario(
             extra={**extra, "verify_only": True},
             primary_metric="max_rel_err",
         )
-    # Calls per sample: enough that a sample spans RESOLUTIONS_PER_SAMPLE steps of the page's clock;
-    # samples per round trip: a chunk of about CHUNK_S seconds (a round trip costs milliseconds).
-    resolution = float(env.get("timerResolution") or 5e-6)
-    single = min(page.evaluate("k => window.benchdb.batch(k)", 1) for _ in range(3))
-    k = max(1, math.ceil(RESOLUTIONS_PER_SAMPLE * resolution / max(single, resolution)))
-    n = max(1, min(MAX_CHUNK, int(CHUNK_S / max(single * k, resolution))))
-    calls = _PageSamples(page, k, n)
-    cond = Conditions.now(opts.thread_count)
-    m = measure(calls, opts.rule, timer=calls)
-    m.first_call_s = float(first["seconds"])  # the session's real first call (measure's was a warm-up)
-    method = TIMING_METHOD if k == 1 else f"{TIMING_METHOD}_batched"
-    extra.update(
-        {
-            "ci_rel": m.ci_rel,
-            "calls_per_sample": k,
-            "samples_per_round_trip": n,
-            "round_trips": calls.round_trips,
-            "dropped_samples": calls.dropped,
-            "timer_resolution_s": resolution,
-            "timing": f"performance.now() in the page around {k} awaited session.run call(s) per sample, "
-            f"{n} samples per round trip; warm-up and stopping rule: benchdb.harness.timing.measure "
-            "over those samples in order",
-        }
-    )
+    m, cond, method, timing = _measure_in_page(page, env, first, opts)
+    extra.update(timing)
     rows = measurement_rows(m) + base_rows
     return Outcome(
         sc,
@@ -229,4 +206,38 @@ def run_scenario(
         conditions=cond,
         started_at=started,
         extra=extra,
+    )
+
+
+def _measure_in_page(page, env: dict, first: dict, opts: RunOptions):
+    """The timed samples of the loaded session in its page: (measurement, conditions, timing method,
+    what the outcome records of how it was timed)."""
+    from benchdb.harness.timing import measure
+
+    # Calls per sample: enough that a sample spans RESOLUTIONS_PER_SAMPLE steps of the page's clock;
+    # samples per round trip: a chunk of about CHUNK_S seconds (a round trip costs milliseconds).
+    resolution = float(env.get("timerResolution") or 5e-6)
+    single = min(page.evaluate("k => window.benchdb.batch(k)", 1) for _ in range(3))
+    k = max(1, math.ceil(RESOLUTIONS_PER_SAMPLE * resolution / max(single, resolution)))
+    n = max(1, min(MAX_CHUNK, int(CHUNK_S / max(single * k, resolution))))
+    calls = _PageSamples(page, k, n)
+    cond = Conditions.now(opts.thread_count)
+    m = measure(calls, opts.rule, timer=calls)
+    m.first_call_s = float(first["seconds"])  # the session's real first call (measure's was a warm-up)
+    method = TIMING_METHOD if k == 1 else f"{TIMING_METHOD}_batched"
+    return (
+        m,
+        cond,
+        method,
+        {
+            "ci_rel": m.ci_rel,
+            "calls_per_sample": k,
+            "samples_per_round_trip": n,
+            "round_trips": calls.round_trips,
+            "dropped_samples": calls.dropped,
+            "timer_resolution_s": resolution,
+            "timing": f"performance.now() in the page around {k} awaited session.run call(s) per sample, "
+            f"{n} samples per round trip; warm-up and stopping rule: benchdb.harness.timing.measure "
+            "over those samples in order",
+        },
     )

@@ -39,16 +39,16 @@ def _vision(**kw):
 
 def tiny_configs() -> dict[str, Callable[[], Any]]:
     """Each tiny architecture's config builder, by name (in a fixed order: the tiny revision hashes them)."""
-    import transformers as T
-
-    return {**_language_configs(T), **_vision_and_audio_configs(T), **_paired_configs(T)}
+    return {**_language_configs(), **_vision_and_audio_configs(), **_paired_configs()}
 
 
 # ignore[call-arg] below: transformers' config classes accept extra keyword arguments at run time
 # (wrap_init_to_accept_kwargs passes them on to __post_init__), but their dataclass signatures omit **kwargs
 
 
-def _language_configs(T) -> dict[str, Callable[[], Any]]:
+def _language_configs() -> dict[str, Callable[[], Any]]:
+    import transformers as T
+
     return {
         "bert": lambda: T.BertConfig(**_text()),
         # decoders: prompt (128) + forced new tokens (16) must fit their positions
@@ -68,7 +68,9 @@ def _language_configs(T) -> dict[str, Callable[[], Any]]:
     }
 
 
-def _vision_and_audio_configs(T) -> dict[str, Callable[[], Any]]:
+def _vision_and_audio_configs() -> dict[str, Callable[[], Any]]:
+    import transformers as T
+
     return {
         "vit": lambda: T.ViTConfig(**_vision()),
         "detr": lambda: T.DetrConfig(  # type: ignore[call-arg]
@@ -121,8 +123,9 @@ def _vision_and_audio_configs(T) -> dict[str, Callable[[], Any]]:
     }
 
 
-def _paired_configs(T) -> dict[str, Callable[[], Any]]:
+def _paired_configs() -> dict[str, Callable[[], Any]]:
     """Two towers: text with vision, video or audio, and the vision-language decoders."""
+    import transformers as T
 
     def llava():
         return T.LlavaConfig(
