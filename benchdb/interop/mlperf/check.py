@@ -14,7 +14,7 @@ from benchdb.interop.mlperf import loadgen as mlperf
 from benchdb.interop.mlperf import measures
 from benchdb.interop.mlperf import published as mlperf_published
 from benchdb.interop.mlperf import rules as mlperf_rules
-from benchdb.interop.mlperf.measures import parse_accuracy_string, parse_accuracy_txt, read_endpoints
+from benchdb.interop.mlperf.measures import read_endpoints
 from benchdb.interop.mlperf.system import (
     SIDE_BYTES,
     SUMMARY,
@@ -41,6 +41,21 @@ class Checked:
     rows: list[Row] = field(default_factory=list)
     disagreements: list[str] = field(default_factory=list)  # the run's logs against its rows
     problems: list[str] = field(default_factory=list)  # its rows against themselves
+
+
+@dataclass
+class _Measured:
+    """One run as its own files give it (:meth:`Repository._measured`)."""
+
+    head: mlperf_rules.Headline
+    stats: list[tuple[str, str, str, float]]
+    effective: str | None
+    mode: str | None
+    verdict: str | None
+    reasons: list[str]
+    started: str | None
+    tool_version: str | None
+    power: float | None
 
 
 class Repository:
@@ -167,59 +182,18 @@ class Repository:
             (mlperf_rules.canonical_model(r.model) for r in checked.rows if r.used_model and r.model), model
         )
         scenario = mlperf_rules.canonical_scenario(loc.scenario_folder)
-        run_dir = loc.path.parent
         settings: dict[str, Any] = {
             "division": loc.division,
             "submitter": loc.submitter,
             "mlperf_round": version,
             "location": loc.location,
         }
-        if loc.path.name == SUMMARY:
-            lg = mlperf.read_run(loc.path, within=self.root)
-            head = mlperf_rules.headline(lg.log, benchmark, scenario, version)
-            stats = mlperf.with_headline(lg.statistics, head)
-            effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
-            settings.update(lg.settings)
-            started, tool_version = utc_iso(lg.log.get("test_datetime")), lg.version
-            power = measures.power(run_dir, lg.log, within=self.root)
-        else:
-            doc, stats = read_endpoints(loc.path, within=self.root)
-            pattern = (
-                ((doc.get("run_config") or {}).get("load_pattern") or {})
-                if isinstance(doc.get("run_config"), dict)
-                else {}
-            )
-            effective = {"max_throughput": "Offline", "poisson": "Server"}.get(str(pattern.get("type")), scenario)
-            head = self._endpoint_headline(doc, benchmark, scenario, stats)
-            stats = [*stats, (head.metric, head.unit, "value", head.value)]
-            complete = bool(doc.get("complete")) and not finite_float(doc.get("n_samples_failed"))
-            verdict = "VALID" if complete else "INVALID"
-            reasons = (
-                []
-                if complete
-                else [f"mlperf: state {doc.get('state')!r}, {doc.get('n_samples_failed')} sample(s) failed"]
-            )
-            mode, started, tool_version, power = "PerformanceOnly", None, text(doc.get("version")), None
-            started_ns = finite_float(doc.get("test_started_at"))
-            if started_ns:
-                started = utc_iso(started_ns / 1e9 if started_ns > 1e14 else started_ns)
-            settings.update({"load_pattern": pattern or None, "duration_ns": doc.get("duration_ns")})
-            scenario_dir = self.root / loc.location
-            config = measures.read_endpoints_config(scenario_dir, within=self.root)
-            if config:
-                settings["endpoints_config"] = config
-                declared = mlperf_rules.canonical_scenario(str(config.get("type") or ""))
-                if (
-                    config.get("type")
-                    and declared != scenario
-                    and not (scenario == "Interactive" and declared == "Server")
-                ):
-                    checked.disagreements.append(
-                        f"config.yaml: {loc.location}: type {config['type']!r}, the scenario folder {scenario!r}"
-                    )
+        run = self._measured(loc, benchmark, scenario, version, settings, checked)
+        head, stats, effective, mode, verdict = run.head, run.stats, run.effective, run.mode, run.verdict
+        reasons, started, tool_version, power = run.reasons, run.started, run.tool_version, run.power
         if power is not None:
             stats.append(("power_w", "W", "mean", power))
-        stats += self._accuracy(loc, benchmark, checked.rows)
+        stats += measures.accuracy_statistics(loc, benchmark, checked.rows)
         if head.inferred_from:
             settings.update(inferred=True, inferred_from=head.inferred_from)
         for row in checked.rows:
@@ -286,60 +260,56 @@ class Repository:
         )
         return item, checked
 
-    @staticmethod
-    def _endpoint_headline(
-        doc: dict[str, Any], model: str, scenario: str, stats: list[tuple[str, str, str, float]]
-    ) -> mlperf_rules.Headline:
-        tokens = mlperf_rules.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s"
-        if scenario in ("SingleStream", "MultiStream"):
-            p = "early_stopping_p90" if scenario == "SingleStream" else "early_stopping_p99"
-            value = next((s[3] for s in stats if s[0] == "latency_s" and s[2] == p), None)
-            key, kind = f"latency.{p}", "latency"
+    def _measured(
+        self, loc: Located, benchmark: str, scenario: str, version: str, settings: dict[str, Any], checked: Checked
+    ) -> _Measured:
+        """What the run's own files say: its LoadGen summary (or Endpoints result), headline,
+        statistics and verdict; ``settings`` and ``checked`` gain what the files add."""
+        run_dir = loc.path.parent
+        if loc.path.name == SUMMARY:
+            lg = mlperf.read_run(loc.path, within=self.root)
+            head = mlperf_rules.headline(lg.log, benchmark, scenario, version)
+            stats = mlperf.with_headline(lg.statistics, head)
+            effective, mode, verdict, reasons = lg.effective_scenario, lg.mode, lg.verdict, lg.reasons
+            settings.update(lg.settings)
+            started, tool_version = utc_iso(lg.log.get("test_datetime")), lg.version
+            power = measures.power(run_dir, lg.log, within=self.root)
         else:
-            key, kind = ("tps", "tokens") if tokens else ("qps", "samples")
-            value = finite_float(doc.get(key))
-        if value is None or value <= 0:
-            raise SourceError(f"the headline {key} = {value!r} is not a positive number")
-        return mlperf_rules.make_headline(value, kind, model, scenario, key)
-
-    @staticmethod
-    def _accuracy(loc: Located, model: str, rows: list[Row]) -> list[tuple[str, str, str, float]]:
-        from benchdb.interop import load_json
-        from benchdb.schema import documents
-
-        folder = loc.root / loc.location / "accuracy"
-        found: list[tuple[str, float]] = []
-        txt, results = folder / "accuracy.txt", folder / "accuracy_results.json"
-        if txt.is_file():
-            try:
-                text = documents.read_text(txt, max_bytes=SIDE_BYTES, within=loc.root, errors="replace")
-            except documents.DocumentError as exc:
-                raise SourceError(str(exc)) from None
-            found = parse_accuracy_txt(text, model)
-        elif results.is_file():
-            try:
-                doc = load_json(results, max_bytes=SIDE_BYTES, within=loc.root)
-            except SourceError as exc:
-                raise SourceError(f"{results}: {exc}") from None
-            if not isinstance(doc, dict):
-                raise SourceError(f"{results}: not an accuracy_results.json (expected an object)")
-            if finite_float(doc.get("average_accuracy")) is not None:
-                found.append(("average", float(doc["average_accuracy"])))
-            for score in doc.get("accuracy_scores") or []:
-                if isinstance(score, dict) and finite_float(score.get("score")) is not None:
-                    found.append((str(score.get("dataset_name") or "score"), float(score["score"])))
-                    subsets = (score.get("breakdown") or {}).get("subset_scores") or {}
-                    found += [
-                        (f"{score.get('dataset_name')}/{k}", float(v))
-                        for k, v in subsets.items()
-                        if finite_float(v) is not None
-                    ]
-        if not found:
-            for row in rows:
-                if row.accuracy:
-                    found = parse_accuracy_string(row.accuracy, model)
-                    break
-        return [(f"accuracy:{name.lower()}", "score", "value", value) for name, value in found]
+            doc, stats = read_endpoints(loc.path, within=self.root)
+            pattern = (
+                ((doc.get("run_config") or {}).get("load_pattern") or {})
+                if isinstance(doc.get("run_config"), dict)
+                else {}
+            )
+            effective = {"max_throughput": "Offline", "poisson": "Server"}.get(str(pattern.get("type")), scenario)
+            head = measures.endpoint_headline(doc, benchmark, scenario, stats)
+            stats = [*stats, (head.metric, head.unit, "value", head.value)]
+            complete = bool(doc.get("complete")) and not finite_float(doc.get("n_samples_failed"))
+            verdict = "VALID" if complete else "INVALID"
+            reasons = (
+                []
+                if complete
+                else [f"mlperf: state {doc.get('state')!r}, {doc.get('n_samples_failed')} sample(s) failed"]
+            )
+            mode, started, tool_version, power = "PerformanceOnly", None, text(doc.get("version")), None
+            started_ns = finite_float(doc.get("test_started_at"))
+            if started_ns:
+                started = utc_iso(started_ns / 1e9 if started_ns > 1e14 else started_ns)
+            settings.update({"load_pattern": pattern or None, "duration_ns": doc.get("duration_ns")})
+            scenario_dir = self.root / loc.location
+            config = measures.read_endpoints_config(scenario_dir, within=self.root)
+            if config:
+                settings["endpoints_config"] = config
+                declared = mlperf_rules.canonical_scenario(str(config.get("type") or ""))
+                if (
+                    config.get("type")
+                    and declared != scenario
+                    and not (scenario == "Interactive" and declared == "Server")
+                ):
+                    checked.disagreements.append(
+                        f"config.yaml: {loc.location}: type {config['type']!r}, the scenario folder {scenario!r}"
+                    )
+        return _Measured(head, stats, effective, mode, verdict, reasons, started, tool_version, power)
 
     @staticmethod
     def _compare(

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import clip
-from benchdb.interop.mlperf.system import LOG_BYTES, SIDE_BYTES, finite_float
+from benchdb.interop.mlperf import rules
+from benchdb.interop.mlperf.system import LOG_BYTES, SIDE_BYTES, Located, finite_float
 from benchdb.interop.writer import SourceError
+
+if TYPE_CHECKING:
+    from benchdb.interop.mlperf.tables import Row
 
 #: The checker's accuracy patterns (ACC_PATTERN) and each benchmark's metrics (accuracy-target).
 ACC_PATTERN = {
@@ -213,3 +217,60 @@ def read_endpoints_config(scenario_dir: Path, within: Path | None = None) -> dic
         if isinstance(value, (str, int, float, bool)):
             out[name] = value
     return out
+
+
+def endpoint_headline(
+    doc: dict[str, Any], model: str, scenario: str, stats: list[tuple[str, str, str, float]]
+) -> rules.Headline:
+    """The headline figure of an MLPerf Endpoints run (its percentile latency or its throughput)."""
+    tokens = rules.SPECIAL_UNIT_DICT.get(model, {}).get(scenario) == "Tokens/s"
+    if scenario in ("SingleStream", "MultiStream"):
+        p = "early_stopping_p90" if scenario == "SingleStream" else "early_stopping_p99"
+        value = next((s[3] for s in stats if s[0] == "latency_s" and s[2] == p), None)
+        key, kind = f"latency.{p}", "latency"
+    else:
+        key, kind = ("tps", "tokens") if tokens else ("qps", "samples")
+        value = finite_float(doc.get(key))
+    if value is None or value <= 0:
+        raise SourceError(f"the headline {key} = {value!r} is not a positive number")
+    return rules.make_headline(value, kind, model, scenario, key)
+
+
+def accuracy_statistics(loc: Located, model: str, rows: list[Row]) -> list[tuple[str, str, str, float]]:
+    """A run's accuracy scores: its accuracy.txt or accuracy_results.json, else the published row's."""
+    from benchdb.interop import load_json
+    from benchdb.schema import documents
+
+    folder = loc.root / loc.location / "accuracy"
+    found: list[tuple[str, float]] = []
+    txt, results = folder / "accuracy.txt", folder / "accuracy_results.json"
+    if txt.is_file():
+        try:
+            text = documents.read_text(txt, max_bytes=SIDE_BYTES, within=loc.root, errors="replace")
+        except documents.DocumentError as exc:
+            raise SourceError(str(exc)) from None
+        found = parse_accuracy_txt(text, model)
+    elif results.is_file():
+        try:
+            doc = load_json(results, max_bytes=SIDE_BYTES, within=loc.root)
+        except SourceError as exc:
+            raise SourceError(f"{results}: {exc}") from None
+        if not isinstance(doc, dict):
+            raise SourceError(f"{results}: not an accuracy_results.json (expected an object)")
+        if finite_float(doc.get("average_accuracy")) is not None:
+            found.append(("average", float(doc["average_accuracy"])))
+        for score in doc.get("accuracy_scores") or []:
+            if isinstance(score, dict) and finite_float(score.get("score")) is not None:
+                found.append((str(score.get("dataset_name") or "score"), float(score["score"])))
+                subsets = (score.get("breakdown") or {}).get("subset_scores") or {}
+                found += [
+                    (f"{score.get('dataset_name')}/{k}", float(v))
+                    for k, v in subsets.items()
+                    if finite_float(v) is not None
+                ]
+    if not found:
+        for row in rows:
+            if row.accuracy:
+                found = parse_accuracy_string(row.accuracy, model)
+                break
+    return [(f"accuracy:{name.lower()}", "score", "value", value) for name, value in found]
