@@ -203,27 +203,6 @@ def test_a_statement_that_could_write_is_refused_in_one_line_and_changes_no_file
     assert "Traceback" not in r.output and r.stdout == ""
 
 
-def test_the_refusal_names_what_was_refused(warehouse):
-    def refusal(text: str) -> str:
-        r = cli("query", text, "--db", warehouse)
-        assert r.exit_code == 2, r.output
-        return r.stderr.strip().removeprefix(READ_ONLY)
-
-    assert refusal(f"PREPARE p AS COPY results TO '{warehouse}.csv'; EXECUTE p").startswith(
-        '"COPY" is not a read statement; it runs SELECT (also WITH, PIVOT, SUMMARIZE, DESCRIBE, SHOW), EXPLAIN, '
-    )
-    assert refusal("INSTALL httpfs").startswith('"INSTALL" is not a read statement')  # DuckDB's kind: LOAD
-    assert refusal("RESET threads").startswith('"RESET" is not a read statement')  # DuckDB's kind: SET
-    assert refusal("SELECT * FROM checkpoint()") == (
-        "table function checkpoint() is refused: it is not one that only reads (such as read_parquet(), range(), "
-        "duckdb_tables())"
-    )
-    assert refusal("EXECUTE p").startswith("EXECUTE p names no statement PREPAREd before it in the same query")
-    assert refusal("SELECT 1 AS copy") == (
-        'COPY inside a statement (in a WITH clause) is refused; quote "copy" where it names a column'
-    )
-
-
 def test_the_command_line_refuses_the_issues_prepare_execute_copy_in_one_line(warehouse):
     """The attack of the issue through a real `benchdb query` process: exit 2, one line, no part lost."""
     before, gen = _state(warehouse), _parts(warehouse)[-1].parent

@@ -1,8 +1,10 @@
 """benchdb's SQL translated to Spark (no JVM here: what the translation says, and the export).
 
-The Spark run of these translations is tests/spark/test_spark.py; this file checks each rewrite the
-issue found sqlglot alone gets wrong, the errors for what cannot be translated, `benchdb sql
---dialect spark`, and `benchdb export --partitioned` (layout, append, resume, bad destinations).
+The Spark run of these translations is tests/spark/test_spark.py; each rewrite sqlglot alone gets
+wrong, and the errors for what cannot be translated, are tests/spark/test_rewrite.py, the macros
+inlined tests/spark/test_macros.py; this file checks that every view and report query translates,
+`benchdb sql --dialect spark`, and `benchdb export --partitioned` (layout, append, resume, bad
+destinations).
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from conftest import make_meta, make_run, write_file  # noqa: E402
 
 from benchdb.cli import main as cli  # noqa: E402
 from benchdb.spark import translate  # noqa: E402
-from benchdb.spark.translate import UntranslatableSQL  # noqa: E402
 from benchdb.warehouse import Warehouse  # noqa: E402
 
 
@@ -31,52 +32,10 @@ def q(text: str) -> str:
     return re.sub(r"\s+\)", ")", re.sub(r"\(\s+", "(", out))
 
 
-def test_rewrites_sqlglot_gets_wrong():
-    # QUALIFY is kept (no subquery with duplicate columns)
-    out = q("SELECT a FROM t QUALIFY row_number() OVER (PARTITION BY a ORDER BY b) = 1")
-    assert "QUALIFY" in out and out.count("SELECT") == 1
-    # sorted list aggregates keep their order
-    assert "ELSE ARRAY_SORT(COLLECT_LIST(x)) END" in q("SELECT list(x ORDER BY x) FROM t")
-    assert "ARRAY_SORT(COLLECT_LIST(v))" in q("SELECT list_sort(list(v)) FROM t")
-    assert "REVERSE(ARRAY_SORT(COLLECT_LIST(x)))" in q("SELECT list(x ORDER BY x DESC) FROM t")
-    other = q("SELECT list(v ORDER BY i) FROM t")
-    assert "NAMED_STRUCT('k0', i, 'v', v)" in other and "TRANSFORM(" in other
-    # computed 1-based indexes stay 1-based (element_at), literal ones too; len of a list is size
-    out = q(
-        "SELECT s[CAST(floor(0.5 * (len(s) - 1)) AS BIGINT) + 1], s[1] FROM (SELECT list_sort(list(v)) AS s FROM t)"
-    )
-    assert "TRY_ELEMENT_AT(s, CAST(CAST(FLOOR(0.5 * (SIZE(s) - 1)) AS BIGINT) + 1 AS INT))" in out
-    assert "TRY_ELEMENT_AT(s, 1)" in out and "LENGTH(" not in out
-    assert "LENGTH(name)" in q("SELECT len(name) FROM t")  # a string stays a string
-    # quantile_cont -> percentile; macros inlined
-    assert "PERCENTILE(x, 0.9)" in q("SELECT quantile_cont(x, 0.9) FROM t")
-    out = q("SELECT bdb_timing_metric(metric) FROM results")
-    assert "BDB_" not in out.upper() and "'latency_s'" in out
-    # a window aggregate's FILTER becomes a CASE
-    out = q("SELECT max(x) FILTER (WHERE ok) OVER (PARTITION BY g) FROM t")
-    assert "FILTER" not in out and "MAX(CASE WHEN ok THEN x END) OVER" in out
-    # parameters are Spark named markers; a list parameter is typed so NULL binds
-    out = q("SELECT * FROM t WHERE $models IS NULL OR list_contains($models, m)")
-    assert ":models IS NULL" in out and "ARRAY_CONTAINS(CAST(:models AS ARRAY<STRING>), m)" in out
-
-
-@pytest.mark.parametrize(
-    "text, construct",
-    [
-        ("SELECT list(x ORDER BY y, z DESC) FROM t", "mixed directions"),
-        ("SELECT s[2:3] FROM t", "list slice"),
-        ("SELECT list(DISTINCT x) FROM t", "list(DISTINCT x) without ORDER BY"),
-        (
-            "SELECT (SELECT p.v FROM p WHERE p.h = o.h ORDER BY abs(p.t - o.t) LIMIT 1) FROM o AS o",
-            "correlated scalar subquery with ORDER BY/LIMIT",
-        ),
-        ("CREATE TABLE x (a INT)", "CREATE TABLE"),
-    ],
-)
-def test_untranslatable_constructs_are_named(text, construct):
-    with pytest.raises(UntranslatableSQL, match="test") as err:
-        q(text)
-    assert construct in str(err.value)
+def test_statements_other_than_views_queries_and_macros_are_not_translated():
+    with pytest.raises(translate.UntranslatableSQL, match="test") as err:
+        q("CREATE TABLE x (a INT)")
+    assert "CREATE TABLE" in str(err.value)
 
 
 def test_every_view_and_report_query_translates_from_the_same_files():

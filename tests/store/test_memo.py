@@ -15,6 +15,7 @@ from conftest import ENGINE, imported_modules, make_meta, make_run, write_file
 
 from benchdb.cli import main
 from benchdb.startup import duckdb
+from benchdb.store import memo
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
@@ -83,6 +84,32 @@ def test_check_keeps_its_verdicts_and_its_errors(tmp_path, cache):
     assert g1.exit_code == g2.exit_code and g1.output == g2.output and '"verdict"' in g1.output
     other = _cli(*gate, "--threshold", "50%")
     assert '"threshold": 0.5' in other.output  # other options: another answer
+
+
+def test_an_answer_is_kept_per_state_kind_and_options(tmp_path, cache, monkeypatch):
+    """memo.answer itself: computed once per (warehouse state, kind, options), computed anew when the
+    file changes, never kept for a file that does not exist, and at most KEEP answers kept."""
+    db = tmp_path / "w.duckdb"
+    db.write_bytes(b"state one")
+    calls: list[str] = []
+
+    def compute(tag: str):
+        return lambda: calls.append(tag) or {"answer": tag, "n": len(calls)}
+
+    assert memo.answer(db, "report", {"a": 1}, compute("first")) == {"answer": "first", "n": 1}
+    assert memo.answer(db, "report", {"a": 1}, compute("again")) == {"answer": "first", "n": 1}
+    assert memo.answer(db, "report", {"a": 2}, compute("options")) == {"answer": "options", "n": 2}
+    assert memo.answer(db, "check", {"a": 1}, compute("kind")) == {"answer": "kind", "n": 3}
+    db.write_bytes(b"state two, longer")
+    assert memo.answer(db, "report", {"a": 1}, compute("changed")) == {"answer": "changed", "n": 4}
+    assert memo.answer(tmp_path / "absent.duckdb", "report", {}, compute("no file"))["answer"] == "no file"
+    assert memo.answer(tmp_path / "absent.duckdb", "report", {}, compute("still none"))["answer"] == "still none"
+    kept = sorted(p.name.split("-")[0] for p in cache.iterdir())
+    assert kept == ["check", "report", "report", "report"]
+    assert all(p.stat().st_mode & 0o777 == 0o600 for p in cache.iterdir())
+    monkeypatch.setattr(memo, "KEEP", 2)
+    memo.answer(db, "report", {"a": 3}, compute("trims"))
+    assert len(list(cache.iterdir())) == 2
 
 
 def test_open_ended_time_selector_is_never_kept(tmp_path, cache):
