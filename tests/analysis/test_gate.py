@@ -318,28 +318,6 @@ def test_latest_with_one_run_per_backend(tmp_path):
     assert "1 on Test CPU 9000/numpy" in r.stderr and "1 on Test CPU 9000/pytorch" in r.stderr
 
 
-def test_latest_steps_back_per_hardware_and_backend_when_one_skipped_a_run(tmp_path):
-    """pytorch ran on days 1-3, numpy on days 1 and 3 only: latest~1 is day 2 for pytorch, day 1 for numpy."""
-    d = [make_run(started_at=f"2026-10-0{day}T10:00:00+00:00") for day in (1, 2, 3)]
-    pt = {"backend": "pytorch", "options": {"threads": 1}}
-    db = _warehouse(
-        tmp_path,
-        [
-            _ok(d[0], "m1", 1),
-            _ok(d[2], "m1", 2),
-            _ok(d[0], "m1", 3, **pt),
-            _ok(d[1], "m1", 4, **pt),
-            _ok(d[2], "m1", 5, **pt),
-        ],
-    )
-    body = json.loads(check(db, "--baseline", "latest~1", "--candidate", "latest", "--format", "json").stdout)
-    got = {
-        c["scenario"]["backend"]: (c["scenario"]["base_run_id"], c["scenario"]["cand_run_id"])
-        for c in body["comparisons"]
-    }
-    assert got == {"numpy": (d[0]["run_id"], d[2]["run_id"]), "pytorch": (d[1]["run_id"], d[2]["run_id"])}
-
-
 # ----------------------------------------------------------------------------- output
 def test_values_carry_units_and_the_table_shows_mode_precision_threads(tmp_path):
     base, cand = _ab_runs()
