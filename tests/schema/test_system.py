@@ -97,19 +97,6 @@ def test_a_device_keeps_its_id_as_a_system_of_one_and_counts_make_other_systems(
     assert identity.hardware_id({**gpu, "accelerators_per_node": 8, "cpu_sockets": 2}) == eight
 
 
-@pytest.mark.core
-def test_this_machine_printed_as_a_hardware_file_keeps_its_own_id(tmp_path):
-    from benchdb.harness import hardware
-
-    r = cli("hardware", "--format", "yaml")
-    assert r.exit_code == 0, r.output
-    (tmp_path / "me.yaml").write_text(r.output)
-    rec = system.load(tmp_path / "me.yaml")
-    native = hardware.device_fingerprint("cpu")
-    assert rec["cpu_model"] == native["cpu_model"] and rec["accelerators_per_node"] == 0
-    assert identity.hardware_id(rec) == identity.hardware_id(native)
-
-
 def test_a_machines_own_run_records_the_host_its_hardware_file_describes(tmp_path):
     """Seen on an H200: the run's hardware row had the same id as `benchdb hardware --format yaml`
     but no CPU sockets or host memory, which the description gives."""
