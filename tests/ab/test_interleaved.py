@@ -10,7 +10,7 @@ from dataclasses import replace
 import pyarrow.parquet as pq
 import pytest
 
-from benchdb.ab.interleaved import run_ab
+from benchdb.ab import interleaved
 from benchdb.ab.plan import plan_ab, schedule
 from benchdb.ab.process import SIDES, probe
 from benchdb.errors import BenchdbError
@@ -44,7 +44,7 @@ def test_each_trial_runs_both_sides_in_the_scheduled_order_and_each_side_is_one_
     def progress(step, name, group, measured, done, total, seconds):
         seen.append((step.trial, name, done, total, [m.outcome.status for m in measured]))
 
-    rep = run_ab(
+    rep = interleaved.run_ab(
         groups,
         sides,
         config={"source": "test"},
@@ -82,8 +82,8 @@ def test_each_trial_runs_both_sides_in_the_scheduled_order_and_each_side_is_one_
 
 def test_no_scenario_or_one_trial_is_refused_before_anything_runs(tmp_path, sides):
     with pytest.raises(BenchdbError, match="the plan has no scenarios"):
-        run_ab([], sides, config={}, out=tmp_path)
+        interleaved.run_ab([], sides, config={}, out=tmp_path)
     (group,) = plan_ab([_opts(2)], sides)
     with pytest.raises(BenchdbError, match="--ab needs at least 2 trials per scenario"):
-        run_ab([replace(group, opts=_opts(1))], sides, config={}, out=tmp_path)
+        interleaved.run_ab([replace(group, opts=_opts(1))], sides, config={}, out=tmp_path)
     assert list(tmp_path.iterdir()) == []
