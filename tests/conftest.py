@@ -376,6 +376,20 @@ def db_rows(db, query: str, params=None) -> list[dict]:
         con.close()
 
 
+def result_metric(db, model_id: str, name: str, **where) -> dict:
+    """The one ``result_metrics`` row of metric ``name`` of the result of ``model_id`` (and the
+    results columns given as ``where``): what benchdb computed from an imported result's samples."""
+    extra = "".join(f" AND r.{k} = ${k}" for k in where)
+    got = db_rows(
+        db,
+        "SELECT m.* FROM result_metrics m JOIN results r USING (result_id) "
+        f"WHERE r.model_id = $model AND m.metric = $metric{extra}",
+        {"model": model_id, "metric": name, **where},
+    )
+    assert len(got) == 1, (model_id, name, got)
+    return got[0]
+
+
 @pytest.fixture(scope="module")
 def export_cache(tmp_path_factory):
     """A module's own $BENCHDB_CACHE (exports and quantized models), restored afterwards."""

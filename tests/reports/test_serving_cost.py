@@ -10,9 +10,15 @@ import pytest
 from conftest import benchdb_cmd, cli, import_and_ingest, one_error_line
 from conftest import db_rows as rows
 
+from benchdb.reports.document import Filters
+from benchdb.reports.serving_cost import cost_section, price_lists
+from benchdb.warehouse import Warehouse
+
 FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "inferencex" / "benchmarks.json"
 #: mi355x SGLang fp4 DeepSeek-R1 1k/1k: (interactivity, tokens/s per GPU) at concurrency 32 and 16
 AT_32, AT_16 = (50.7076, 785.471), (66.0651, 512.926)
+#: What tells the configurations apart here.
+_KEY = ("hardware_name", "engine", "precision", "in_tokens", "out_tokens")
 
 
 @pytest.fixture(scope="module")
@@ -189,3 +195,32 @@ def test_a_malformed_chassis_file_is_one_line(powered, tmp_path):
     assert one_error_line(r, code=2) == (
         f"benchdb: error: chassis model {bad}: pue must map air and liquid to a factor of 1 or more"
     )
+
+
+def test_the_section_prices_each_configuration_by_its_accelerator_per_source(db):
+    """The section itself (benchdb/reports/serving_cost.py), as the report builds it: a reading per
+    configuration and price source, the sources' notes, and no price list without --prices."""
+    warehouse, _ = db
+    mi355x = {"AMD Instinct MI355X": 1.5}
+    other = ({}, {"AMD Instinct MI355X": 3.0}, "other", False)
+    f = Filters(cost_at=60, accelerator_prices=mi355x, prices_source="test prices", more_prices=(other,))
+    assert [p[2] for p in price_lists(f)] == ["test prices", "other"]
+    assert price_lists(Filters(cost_at=60)) == []
+    with Warehouse(warehouse).reading() as con:
+        section = cost_section(con, f)
+        unpriced = cost_section(con, Filters(cost_at=60))
+    assert section.name == "serving_cost" and section.title == "Cost at 60 tokens/s per user"
+    key = ("mi355x", "sglang", "fp4", 1024, 1024)
+    got = {r["prices"]: r for r in section.rows if tuple(r[k] for k in _KEY) == key}
+    assert set(got) == {"test prices", "other"}
+    for label, price in (("test prices", 1.5), ("other", 3.0)):
+        row = got[label]
+        assert (row["how"], row["front_on"], row["usd_per_gpu_hour"]) == ("interpolated", "total_per_gpu", price)
+        assert AT_16[1] < row["total_per_gpu"] < AT_32[1]
+        assert row["usd_per_m_total"] == pytest.approx(price * 1e6 / (row["total_per_gpu"] * 3600))
+    assert (
+        section.notes[0]
+        == "Price sources side by side, a row for each that prices a configuration: test prices; other."
+    )
+    assert unpriced.notes[0].startswith("No --prices: throughputs only")
+    assert all(r["usd_per_gpu_hour"] is None and r["prices"] is None for r in unpriced.rows)
