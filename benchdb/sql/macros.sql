@@ -65,3 +65,10 @@ CREATE OR REPLACE MACRO bdb_ratio_se(basis, lo, hi, b_lo, b_hi, noise, b_noise) 
          THEN sqrt(pow(ln(hi / lo) / 3.92, 2) + pow(ln(b_hi / b_lo) / 3.92, 2)
                    + CASE WHEN basis = 'history' THEN pow(noise, 2) + pow(b_noise, 2) ELSE 0 END)
     END;
+
+-- Pareto dominance, the one definition every front uses (serving_frontier, serving_published_frontier,
+-- the dashboard's systems view): point b beats point a when it is at least as high on both measures
+-- (a throughput and an interactivity, both higher is better) and higher on one of them. A point is on
+-- a front when no point of the same front beats it.
+CREATE OR REPLACE MACRO bdb_beats(b_y, b_x, a_y, a_x) AS
+    b_y >= a_y AND b_x >= a_x AND (b_y > a_y OR b_x > a_x);

@@ -3,7 +3,7 @@
 -- per-accelerator and per-watt forms (the page divides by a price per accelerator-hour itself).
 -- kind 'serving': each serving load point's total token throughput (value) and per accelerator
 -- against interactivity (tokens/s per user), measured (serving_points) or published
--- (serving_published_points: the source's throughput per GPU); on_front: on its system's Pareto front
+-- (serving_published_points: the source's throughput per GPU); on_front: on its system's Pareto front (bdb_beats)
 -- of throughput per accelerator against interactivity (per model, in/out tokens, and measured or
 -- published). A published figure has no interval (value_ci_low/high NULL).
 -- What tells two headline rows of one system apart (the page labels each mark uniquely with them):
@@ -50,10 +50,8 @@ fronts AS (
                          AND b.summary_only = a.summary_only
                          AND b.in_tokens IS NOT DISTINCT FROM a.in_tokens
                          AND b.out_tokens IS NOT DISTINCT FROM a.out_tokens
-                         AND b.value_per_accelerator >= a.value_per_accelerator
-                         AND b.interactivity >= a.interactivity
-                         AND (b.value_per_accelerator > a.value_per_accelerator
-                              OR b.interactivity > a.interactivity)) AS on_front
+                         AND bdb_beats(b.value_per_accelerator, b.interactivity,
+                                       a.value_per_accelerator, a.interactivity)) AS on_front
     FROM serving a
 )
 SELECT * FROM (

@@ -239,9 +239,9 @@ FROM h;
 
 -- serving_frontier: per configuration (hardware x engine x precision x options, for one model,
 -- endpoint and in/out token counts) the load points on its Pareto front of output-token throughput
--- per device against interactivity: no other point of the configuration has both at least as high
--- and one higher. on_overall_front: not dominated by any configuration's point for the same model,
--- endpoint and in/out tokens either (the hardware/engine choices worth making).
+-- per device against interactivity: no other point of the configuration beats it (bdb_beats: both at
+-- least as high and one higher). on_overall_front: no configuration's point for the same model,
+-- endpoint and in/out tokens beats it either (the hardware/engine choices worth making).
 CREATE OR REPLACE VIEW serving_frontier AS
 WITH p AS (
     SELECT * FROM serving_points
@@ -256,9 +256,7 @@ beaten AS (
     JOIN p b
       ON b.model_id = a.model_id AND b.endpoint = a.endpoint
      AND b.in_tokens IS NOT DISTINCT FROM a.in_tokens AND b.out_tokens IS NOT DISTINCT FROM a.out_tokens
-     AND b.output_throughput_per_device >= a.output_throughput_per_device
-     AND b.interactivity >= a.interactivity
-     AND (b.output_throughput_per_device > a.output_throughput_per_device OR b.interactivity > a.interactivity)
+     AND bdb_beats(b.output_throughput_per_device, b.interactivity, a.output_throughput_per_device, a.interactivity)
     GROUP BY a.result_id
 )
 SELECT p.*, x.result_id IS NULL AS on_overall_front

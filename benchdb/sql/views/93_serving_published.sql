@@ -90,10 +90,11 @@ JOIN f ON f.figures_result_id = l.result_id;
 -- serving_published_frontier: per system (hardware), engine, precision and speculative decoding,
 -- for one model, endpoint and in/out token counts, the published points on its Pareto front of total
 -- token throughput per GPU against interactivity across every parallelism and concurrency it was
--- published at (as InferenceX draws a system's curve): no other point of it has both at least as
--- high and one higher. on_overall_front: no point of any system beats it either. Total throughput per
--- GPU is over every GPU of the point, so it compares across systems and deployments; a multinode
--- point's output (input) throughput per GPU is over its decode (prefill) GPUs only.
+-- published at (as InferenceX draws a system's curve): no other point of it beats it (bdb_beats:
+-- both at least as high and one higher). on_overall_front: no point of any system beats it either.
+-- Total throughput per GPU is over every GPU of the point, so it compares across systems and
+-- deployments; a multinode point's output (input) throughput per GPU is over its decode (prefill)
+-- GPUs only.
 CREATE OR REPLACE VIEW serving_published_frontier AS
 WITH p AS (
     SELECT * FROM serving_published_points
@@ -108,9 +109,7 @@ beaten AS (
     JOIN p b
       ON b.model_id = a.model_id AND b.endpoint = a.endpoint
      AND b.in_tokens IS NOT DISTINCT FROM a.in_tokens AND b.out_tokens IS NOT DISTINCT FROM a.out_tokens
-     AND b.total_throughput_per_gpu >= a.total_throughput_per_gpu
-     AND b.interactivity >= a.interactivity
-     AND (b.total_throughput_per_gpu > a.total_throughput_per_gpu OR b.interactivity > a.interactivity)
+     AND bdb_beats(b.total_throughput_per_gpu, b.interactivity, a.total_throughput_per_gpu, a.interactivity)
     GROUP BY a.result_id
 )
 SELECT p.*, x.result_id IS NULL AS on_overall_front
