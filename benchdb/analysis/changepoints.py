@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from benchdb import sql
 from benchdb.analysis.stats import ChangePoint, e_divisive
 from benchdb.errors import BenchdbError
-from benchdb.schema.identity import change_id
+from benchdb.schema.identity import SCENARIO_KEY, change_id
 from benchdb.store.transaction import transaction
 
 if TYPE_CHECKING:  # the caller's connection; report's import of MIN_SEGMENT stays light
@@ -174,23 +174,7 @@ def update(
                 first = points[cp.index - origin]
                 cid = change_id(series_id, first["run_id"])
                 keep.append(cid)
-                params = {
-                    k: first[k]
-                    for k in (
-                        "model_id",
-                        "backend",
-                        "device",
-                        "mode",
-                        "precision",
-                        "batch_size",
-                        "input_shape",
-                        "options_id",
-                        "hardware_id",
-                        "run_id",
-                        "run_started_at",
-                        "git_commit",
-                    )
-                }
+                params = {k: first[k] for k in (*SCENARIO_KEY, "hardware_id", "run_id", "run_started_at", "git_commit")}
                 con.execute(
                     sql.load("queries/upsert_change_point.sql"),
                     {

@@ -13,11 +13,12 @@ from typing import Any
 
 from benchdb import sql
 from benchdb.errors import BenchdbError
+from benchdb.schema.identity import SCENARIO_FIELDS
 from benchdb.schema.optionsets import env_differences
 from benchdb.startup import duckdb
 
 #: What a comparison shows of its scenario (the series id, from benchdb.schema.identity, matches them).
-SHOWN = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options", "hardware_id")
+SHOWN = (*SCENARIO_FIELDS, "options", "hardware_id")
 
 
 @dataclass
@@ -149,7 +150,9 @@ def check_metric(con: duckdb.DuckDBPyConnection, metric: str, base: Selection, c
         )
 
 
-_LOOSE = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "hardware_id")
+#: A scenario on its hardware, its options left out: two sides alike in this but not in their series
+#: measured with different options.
+_LOOSE = (*SCENARIO_FIELDS, "hardware_id")
 
 
 def _options_split(base: Selection, cand: Selection) -> str:

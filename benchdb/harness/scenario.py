@@ -15,6 +15,7 @@ from typing import Any
 
 from benchdb.harness import background, hardware
 from benchdb.harness.timing import StopRule
+from benchdb.schema.identity import SCENARIO_FIELDS
 
 #: metric, unit, iteration, t_offset_s, value; and the repeat (process) once repeats are merged
 Row = tuple[str, str, int, float, float] | tuple[str, str, int, float, float, int]
@@ -75,6 +76,7 @@ class RunOptions:
 
 @dataclass
 class Scenario:
+    # the key's fields (identity.SCENARIO_FIELDS), in its order
     model_id: str
     backend: str
     device: str
@@ -89,16 +91,7 @@ class Scenario:
 
     def key(self) -> dict[str, Any]:
         """The scenario key fields plus its options (see benchdb.schema.identity)."""
-        return {
-            "model_id": self.model_id,
-            "backend": self.backend,
-            "device": self.device,
-            "mode": self.mode,
-            "precision": self.precision,
-            "batch_size": self.batch_size,
-            "input_shape": self.input_shape,
-            "options": dict(self.options),
-        }
+        return {**{k: getattr(self, k) for k in SCENARIO_FIELDS}, "options": dict(self.options)}
 
     def label(self) -> str:
         threads = self.options.get("threads")

@@ -71,6 +71,9 @@ BATCH_SCHEMA = pa.schema(
 #: carry it (queries/samples.sql compares them row by row).
 KEY_SCHEMA = pa.schema([("filename", pa.string()), *contract.KEY_FIELDS])
 
+#: The key fields an upgraded v1 file's metadata may hold in another form than its rows (``recorded_as``).
+_UPGRADED = ("device", "precision", "input_shape")
+
 
 def key_row(c: Candidate) -> dict:
     """The values of the scenario key columns that every row of ``c`` must carry (a v1 file
@@ -82,8 +85,7 @@ def key_row(c: Candidate) -> dict:
     return {
         "filename": str(c.path),
         "run_id": meta["run"]["run_id"],
-        **{k: sc[k] for k in ("scenario_id", "model_id", "backend", "mode", "batch_size")},
-        **{k: recorded.get(k, sc[k]) for k in ("device", "precision", "input_shape")},
+        **{k: recorded.get(k, sc[k]) if k in _UPGRADED else sc[k] for k in contract.ROW_KEY if k != "run_id"},
     }
 
 
@@ -109,20 +111,7 @@ def batch_row(c: Candidate, file_id: int, hardware_ids: dict[str, str]) -> dict:
         "num_rows": c.valid_footer.num_rows,
         **{
             k: sc[k]
-            for k in (
-                "scenario_id",
-                "model_id",
-                "backend",
-                "device",
-                "mode",
-                "precision",
-                "batch_size",
-                "input_shape",
-                "status",
-                "validity",
-                "timing_method",
-                "primary_metric",
-            )
+            for k in ("scenario_id", *identity.SCENARIO_FIELDS, "status", "validity", "timing_method", "primary_metric")
         },
         "run_id": meta["run"]["run_id"],
         "error": sc.get("error"),

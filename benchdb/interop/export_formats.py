@@ -61,16 +61,7 @@ def _rows(con, models: list[str]) -> tuple[list[dict], dict[str, dict[str, dict]
 
 def _key(r: dict) -> dict[str, Any]:
     return {
-        "result_id": r["result_id"],
-        "run_id": r["run_id"],
-        "model_id": r["model_id"],
-        "backend": r["backend"],
-        "device": r["device"],
-        "mode": r["mode"],
-        "precision": r["precision"],
-        "batch_size": r["batch_size"],
-        "input_shape": r["input_shape"],
-        "primary_metric": r["primary_metric"],
+        **{k: r[k] for k in ("result_id", "run_id", *identity.SCENARIO_FIELDS, "primary_metric")},
         "options": json.loads(r["options"] or "{}"),
         "hardware": json.loads(r["fingerprint"] or "{}"),
         "host": r["host"],

@@ -162,13 +162,9 @@ def _document(item: Imported, fmt: str, source: Path, file_hash: str, fallback_t
         "statistics": [{"metric": m, "unit": u, "statistic": s, "value": float(v)} for m, u, s, v in item.statistics],
     }
     scenario = {
-        "model_id": item.model_id,
-        "backend": item.backend,
+        **{k: getattr(item, k) for k in identity.SCENARIO_FIELDS},
         "device": identity.normalize_device(item.device),
-        "mode": item.mode,
-        "precision": item.precision,
         "batch_size": int(item.batch_size),
-        "input_shape": item.input_shape,
         "options": {**item.options, "source": fmt},
         "status": item.status,
         "error": item.error,

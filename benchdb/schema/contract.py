@@ -39,17 +39,11 @@ METADATA_KEY = b"benchdb.contract"
 STATUSES = ("ok", "failed", "oom", "timeout", "unsupported", "skipped", "mismatch")
 VALIDITY = ("valid", "invalid")
 
-#: Scenario key columns, repeated on every row so a file is useful on its own.
-KEY_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
-    ("run_id", pa.string()),
-    ("scenario_id", pa.string()),
-    ("model_id", pa.string()),
-    ("backend", pa.string()),
-    ("device", pa.string()),
-    ("mode", pa.string()),
-    ("precision", pa.string()),
-    ("batch_size", pa.int32()),
-    ("input_shape", pa.string()),
+#: Scenario key columns, repeated on every row so a file is useful on its own: the run, the scenario's id
+#: and the key's fields (identity.SCENARIO_FIELDS), each a string but the batch size.
+KEY_FIELDS: tuple[tuple[str, pa.DataType], ...] = tuple(
+    (name, pa.int32() if name == "batch_size" else pa.string())
+    for name in ("run_id", "scenario_id", *identity.SCENARIO_FIELDS)
 )
 SAMPLE_FIELDS: tuple[tuple[str, pa.DataType], ...] = (
     ("metric", pa.string()),

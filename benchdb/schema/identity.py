@@ -32,6 +32,10 @@ from typing import Any
 
 #: The scenario key, in order. ``options_id`` is the hash of the scenario's ``options`` object.
 SCENARIO_KEY = ("model_id", "backend", "device", "mode", "precision", "batch_size", "input_shape", "options_id")
+#: The key's fields a scenario holds as they are (its ``options`` stand for ``options_id``), in key order:
+#: every other list of them (a contract file's key columns, a change point's, what a comparison shows)
+#: is built from this one.
+SCENARIO_FIELDS = tuple(k for k in SCENARIO_KEY if k != "options_id")
 #: The contract v1 key (no options), kept to verify the ids of files written by benchdb 0.1.
 SCENARIO_KEY_V1 = SCENARIO_KEY[:-1]
 
@@ -115,7 +119,7 @@ def normalize_device(device: str) -> str:
 
 def scenario_key(scenario: Mapping[str, Any]) -> dict[str, Any]:
     """The key of a scenario described by a mapping with the key fields and ``options``."""
-    out = {k: scenario[k] for k in SCENARIO_KEY[:-1]}
+    out = {k: scenario[k] for k in SCENARIO_FIELDS}
     out["options_id"] = options_id(scenario.get("options"))
     return out
 

@@ -4,10 +4,15 @@ normalisation did from the terminal's)."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import re
 
 import pytest
 from conftest import REPO
+
+from benchdb.harness.scenario import Scenario
+from benchdb.schema import contract, identity
 
 SQL = REPO / "benchdb" / "sql"
 
@@ -33,3 +38,78 @@ def test_a_pareto_front_is_written_once_in_the_macros():
     assert "CREATE OR REPLACE MACRO bdb_beats(" in (SQL / "macros.sql").read_text(encoding="utf-8")
     users = {p.relative_to(SQL).as_posix() for p in _sql_files() if "bdb_beats(" in p.read_text(encoding="utf-8")}
     assert users >= {"views/90_serving.sql", "views/93_serving_published.sql", "dashboard/systems.sql"}
+
+
+# ------------------------------------------------------------------ the scenario key
+
+#: Where a list of the key's columns is the definition itself, or history: the identity module, and the
+#: migrations (written once, for the tables as they were).
+_KEY_HOME = ("benchdb/schema/identity.py", "benchdb/store/migrations/")
+
+
+def _copied_key(node: ast.AST) -> list[str] | None:
+    """The key's columns a literal names by hand: a tuple, list or set of their names (or of pairs that
+    start with them), or a dict that copies them one by one from one object (``{"model_id": x.model_id, ...}``, ``x["model_id"]``)."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        # a name, or a name with its type: (("model_id", pa.string()), ...)
+        firsts = [e.elts[0] if isinstance(e, ast.Tuple) and e.elts else e for e in node.elts]
+        names = [e.value for e in firsts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    elif isinstance(node, ast.Dict):
+        names = []
+        for k, v in zip(node.keys, node.values, strict=True):
+            if not (isinstance(k, ast.Constant) and isinstance(k.value, str)):
+                continue
+            copied = (isinstance(v, ast.Attribute) and v.attr == k.value) or (
+                isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Constant) and v.slice.value == k.value
+            )
+            if copied:
+                names.append(k.value)
+    else:
+        return None
+    named = [n for n in names if n in identity.SCENARIO_KEY]
+    return named if "model_id" in named and len(set(named)) >= 5 else None
+
+
+@pytest.mark.core
+def test_the_scenario_key_is_listed_once_and_derived_everywhere_else():
+    """identity.SCENARIO_KEY is the one list of the key's columns: the contract's row columns, ingest's
+    key and batch rows, a change point's, an import's scenario, a comparison's and an export's are
+    built from it (or from SCENARIO_FIELDS, the same without options_id); a hand-written copy is found."""
+    copies = []
+    for path in sorted((REPO / "benchdb").rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        if rel.startswith(_KEY_HOME):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = _copied_key(node)
+            if named:
+                copies.append(f"{rel}:{node.lineno}: {named}")
+    assert copies == []
+    assert identity.SCENARIO_FIELDS == tuple(k for k in identity.SCENARIO_KEY if k != "options_id")
+    assert contract.ROW_KEY == ("run_id", "scenario_id", *identity.SCENARIO_FIELDS)
+    assert [f.name for f in dataclasses.fields(Scenario)][: len(identity.SCENARIO_FIELDS)] == list(
+        identity.SCENARIO_FIELDS
+    )
+
+
+def _columns(pattern: str, text: str) -> list[str]:
+    return re.findall(pattern, re.sub(r"--[^\n]*", "", text))
+
+
+@pytest.mark.core
+def test_sql_that_lists_the_key_lists_scenario_key():
+    """Where SQL must name the key's columns, it names exactly SCENARIO_KEY's: the row checks of ingest
+    (each row's key against its file's), the change points' insert and batch scaling's series."""
+    samples = (SQL / "queries" / "samples.sql").read_text(encoding="utf-8")
+    assert _columns(r"\br\.(\w+) = k\.\1\b", samples) == list(contract.ROW_KEY)
+    assert _columns(r"\br\.(\w+) IS DISTINCT FROM k\.\1\b", samples) == list(contract.ROW_KEY)
+    upsert = (SQL / "queries" / "upsert_change_point.sql").read_text(encoding="utf-8")
+    inserted = re.search(r"INSERT INTO change_points \(([^)]*)\)", upsert)
+    assert inserted is not None
+    columns = [c.strip() for c in inserted.group(1).split(",")]
+    assert [c for c in columns if c in identity.SCENARIO_KEY] == list(identity.SCENARIO_KEY)
+    scaling = (SQL / "views" / "50_batch_scaling.sql").read_text(encoding="utf-8")
+    window = re.search(r"PARTITION BY ([^)]*?)\s+ORDER BY batch_size", scaling)
+    assert window is not None
+    series = {c.strip() for c in window.group(1).split(",")}
+    assert series == (set(identity.SCENARIO_KEY) - {"batch_size"}) | {"hardware_id"}
