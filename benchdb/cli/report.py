@@ -13,6 +13,7 @@ from benchdb.cli.shared_options import (
     READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,
+    Normalisations,
     append_summary,
     db_option,
     duration_type,
@@ -146,11 +147,10 @@ _COST_HELP = "--serving: tokens/s per GPU, $/M tokens (--prices) and tokens/s pe
 )
 @click.option(
     "--per",
-    type=click.Choice(["system", "accelerator", "watt", "cost"]),
+    type=Normalisations(),
     default=None,
-    help="--optimal-hardware: rank a throughput per system (as is, the default), per accelerator it ran "
-    "on, per watt of measured power or per dollar-hour (--prices), and list every system side by "
-    "side; published summary-only figures are marked and have no interval.",
+    help="--optimal-hardware: rank a throughput normalised one of these ways (the first, as is, by default; "
+    "a priced one needs --prices) and list every system side by side, published figures marked (no interval).",
 )
 @click.option(
     "--prices",

@@ -112,6 +112,24 @@ class Formats(click.Choice):
         return super().convert(self.old.get(value, value), param, ctx)
 
 
+class Normalisations(click.Choice):
+    """--per's choices: the normalisations the SQL defines (reports.optimal.normalisations), read when
+    first asked for, so that a command that never shows or checks them opens no DuckDB."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from benchdb.reports.optimal import normalisations
+
+        return tuple(n.name for n in normalisations())
+
+    @choices.setter
+    def choices(self, _given) -> None:
+        pass  # click.Choice sets them; they are read from the SQL instead
+
+
 class Renamed(click.Option):
     """An option renamed by the option rules (docs/reference/option-rules.md): its later names are
     the old spellings, still read (scripts keep working) but not shown in the help."""

@@ -7,9 +7,12 @@ never given an interval: it has no samples."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from benchdb import sql
 from benchdb.errors import BenchdbError, clip
 from benchdb.reports.document import Column, Filters, NothingToReport, Section, one_row, section_rows
 from benchdb.reports.optimal_rows import (
@@ -23,8 +26,6 @@ from benchdb.reports.optimal_rows import (
 from benchdb.text import plural
 
 OBJECTIVES = ("throughput", "latency", "energy", "cost")
-#: --per: what a throughput is divided by, and how a heading says it.
-PER = {"system": "per system", "accelerator": "per accelerator", "watt": "per watt", "cost": "per dollar-hour"}
 #: The two price lists a structured --prices file may hold.
 PRICE_LISTS = ("accelerator_hour", "system_hour")
 #: What a structured --prices file may say of itself: where its prices come from, and when.
@@ -103,6 +104,48 @@ def price_filters(path: Path | None, side_by_side: bool = False) -> dict[str, An
     }
 
 
+@dataclass(frozen=True)
+class Normalisation:
+    """One way of putting a figure beside other systems' (--per, the dashboard's ?per=), as the SQL
+    defines it (bdb_normalisations in benchdb/sql/macros.sql; bdb_normalised divides by it)."""
+
+    name: str
+    #: How a heading says it ("per accelerator").
+    label: str
+    #: What a throughput's unit gains (" per accelerator").
+    unit_suffix: str
+    #: Needs prices (USD per hour).
+    priced: bool
+    #: Why a throughput has no value this way.
+    missing: str
+    #: What a report says of it.
+    note: str
+
+
+@cache
+def normalisations() -> tuple[Normalisation, ...]:
+    """Every normalisation, in the order they are offered (the first is the default): read from the
+    SQL that defines them, so the command line, the reports and the dashboard offer the same ones."""
+    from benchdb.startup import duckdb
+
+    con = duckdb.connect()
+    try:
+        sql.install_macros(con)
+        return tuple(Normalisation(**r) for r in sql.rows(con.execute(sql.load("queries/normalisations.sql"))))
+    finally:
+        con.close()
+
+
+def normalisation(name: str | None) -> Normalisation:
+    """The normalisation called ``name`` (None: the default); refused when there is none."""
+    known = {n.name: n for n in normalisations()}
+    if name is None:
+        return normalisations()[0]
+    if name not in known:
+        raise BenchdbError(f"--per {name!r} is not one of {', '.join(known)}")
+    return known[name]
+
+
 def _prices(got: dict[Any, Any], where: str) -> dict[str, float]:
     """``name -> USD per hour``, each a finite number above zero (not a bool, NaN or infinity)."""
     out = {}
@@ -124,7 +167,7 @@ def _params(f: Filters) -> dict[str, Any]:
     return {
         **f.params(),
         "objective": f.objective,
-        "per": f.per or "system",
+        "per": normalisation(f.per).name,
         "max_latency_s": None if f.max_latency_ms is None else f.max_latency_ms / 1e3,
         "max_memory_bytes": None if f.max_memory_mb is None else f.max_memory_mb * 2**20,
         "max_accuracy_drop": f.max_accuracy_drop,
@@ -135,21 +178,19 @@ def _params(f: Filters) -> dict[str, Any]:
     }
 
 
-def _checked_per(f: Filters) -> str:
+def _checked_per(f: Filters) -> Normalisation:
     """The normalisation --per asks for, once the objective and prices allow it."""
     if f.objective not in OBJECTIVES:
         raise BenchdbError(f"--objective {f.objective!r} is not one of {', '.join(OBJECTIVES)}")
     priced = bool(f.prices or f.accelerator_prices)
     if f.objective == "cost" and not priced:
         raise BenchdbError("--objective cost needs --prices FILE (YAML: hardware name -> USD per hour)")
-    per = f.per or "system"
-    if per not in PER:
-        raise BenchdbError(f"--per {per!r} is not one of {', '.join(PER)}")
-    if per != "system" and f.objective != "throughput":
-        raise BenchdbError(f"--per {per} divides a throughput: use it with --objective throughput (the default)")
-    if per == "cost" and not priced:
+    per = normalisation(f.per)
+    if per != normalisations()[0] and f.objective != "throughput":
+        raise BenchdbError(f"--per {per.name} divides a throughput: use it with --objective throughput (the default)")
+    if per.priced and not priced:
         raise BenchdbError(
-            "--per cost needs --prices FILE (YAML/JSON: accelerator_hour: {accelerator name: USD}, "
+            f"--per {per.name} needs --prices FILE (YAML/JSON: accelerator_hour: {{accelerator name: USD}}, "
             "system_hour: {system name: USD})"
         )
     return per
@@ -202,7 +243,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
         else []
     )
     if f.per is not None:
-        notes.insert(0, _per_note(per))
+        notes.insert(0, per.note)
     if any(r.get("margin_basis") == "published" for r in rows):
         notes.append(
             "Published figures (summary-only imports: MLPerf, InferenceX) have no samples: a margin "
@@ -210,7 +251,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
         )
     section = Section(
         "optimal_hardware",
-        f"Optimal hardware by {f.objective}" + (f" {PER[per]}" if per != "system" else ""),
+        f"Optimal hardware by {f.objective}" + (f" {per.label}" if per != normalisations()[0] else ""),
         "Per model, batch size and input shape: the best hardware/backend/mode/precision among the "
         "latest valid timing results" + (f" under {f.describe()}" if f.describe() else "") + ", how much better "
         "it is than the runner-up, and how sure that is. The same rule as `benchdb check`: the margin gets a 95 % "
@@ -264,22 +305,9 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
     return [section, _systems_section(con, f, params)]
 
 
-def _per_note(per: str) -> str:
-    return {
-        "system": "Normalised per system: each figure as its whole system delivered it.",
-        "accelerator": "Normalised per accelerator: a throughput over the accelerators the result ran on (a "
-        "CPU-only system counts as one); a latency is not divided.",
-        "watt": "Normalised per watt: a throughput over the measured power (power_w; MLPerf power runs: the "
-        "system's); results without measured power are not ranked.",
-        "cost": "Normalised per dollar-hour: a throughput over the system's price per hour (--prices: "
-        "system_hour by system name, else accelerator_hour by accelerator x the accelerators it "
-        "ran on); results without a price are listed as no price, not ranked.",
-    }[per]
-
-
 def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
     """Every system's latest figure per model and scenario, normalised by --per, ranked."""
-    per = f.per or "system"
+    per = normalisation(f.per)
     keys, rows = section_rows(con, "system_ranking", params)
     # one scale per unit for each figure column: 7,856.4 beside 13,015.4 tokens/s, never 1.302e+04
     ranked = ("model_id", "mode", "input_shape", "batch_size")  # the rows compared with each other
@@ -302,10 +330,10 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
         r["system_label"] = labels[i]
     return Section(
         "system_ranking",
-        f"Systems side by side, {PER[per]}",
+        f"Systems side by side, {per.label}",
         "Per model, scenario (input) and batch size, every system's latest valid figure: benchdb's own "
         "measurements (with the 95 % interval of the median, normalised alike) and published summary-only "
-        "figures (no samples, so no interval), each normalised " + PER[per] + ", ranked best first. " + _per_note(per),
+        "figures (no samples, so no interval), each normalised " + per.label + ", ranked best first. " + per.note,
         [
             Column("model", "model_id"),
             Column("scenario", "mode"),
@@ -317,7 +345,7 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
             Column("value", "value", "num", compact=False),
             Column("unit", "unit", compact=False),
             Column("whole system", "value_label", full=False),
-            Column(PER[per], "per_label"),
+            Column(per.label, "per_label"),
             Column("95% CI", "interval", compact=False),
             Column("power W", "power_w", "num", compact=False),
             Column("USD/h", "price_per_hour", "num", compact=False),
@@ -325,7 +353,7 @@ def _systems_section(con, f: Filters, params: dict[str, Any]) -> Section:
         ],
         keys,
         rows,
-        [_per_note(per)] if not rows else [],
+        [per.note] if not rows else [],
         empty="No latest valid result to put side by side.",
     )
 

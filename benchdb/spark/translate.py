@@ -87,7 +87,8 @@ def _statements(text: str) -> list[str]:
 
 
 def _strip_comments(text: str) -> str:
-    return re.sub(r"--[^\n]*", "", text)
+    """``text`` without its ``--`` comments; a ``--`` inside a string literal is the string's."""
+    return re.sub(r"('(?:[^']|'')*')|--[^\n]*", lambda m: m.group(1) or "", text)
 
 
 _MACRO = re.compile(

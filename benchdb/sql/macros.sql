@@ -72,3 +72,45 @@ CREATE OR REPLACE MACRO bdb_ratio_se(basis, lo, hi, b_lo, b_hi, noise, b_noise) 
 -- a front when no point of the same front beats it.
 CREATE OR REPLACE MACRO bdb_beats(b_y, b_x, a_y, a_x) AS
     b_y >= a_y AND b_x >= a_x AND (b_y > a_y OR b_x > a_x);
+
+-- The normalisations, the one list of them: the ways a figure is put beside other systems' (report
+-- --optimal-hardware --per, the dashboard's systems page and its optimal answers). The command line's
+-- --per choices, the reports' wording and the dashboard's menu are read from here, and what each one
+-- divides a figure by is bdb_normalised, below. position: the order they are offered in (the first is
+-- the default); name: the --per (?per=) value; label: how a heading says it; unit_suffix: what a
+-- throughput's unit gains; priced: needs prices (USD per hour); missing: why a throughput has no value
+-- this way; note: what a report says of it.
+CREATE OR REPLACE MACRO bdb_normalisations() AS TABLE
+SELECT * FROM (VALUES
+    (1, 'system', 'per system', '', false, 'no figure',
+     'Normalised per system: each figure as its whole system delivered it.'),
+    (2, 'accelerator', 'per accelerator', ' per accelerator', false, 'accelerators unknown',
+     'Normalised per accelerator: a throughput over the accelerators the result ran on (a CPU-only '
+     || 'system counts as one); a latency is not divided.'),
+    (3, 'watt', 'per watt', ' per W', false, 'no power measured',
+     'Normalised per watt: a throughput over the measured power (power_w; MLPerf power runs: the '
+     || 'system''s); results without measured power are not ranked.'),
+    (4, 'cost', 'per dollar-hour', ' per USD/h', true, 'no price',
+     'Normalised per dollar-hour: a throughput over the system''s price per hour (--prices: '
+     || 'system_hour by system name, else accelerator_hour by accelerator x the accelerators it ran '
+     || 'on); results without a price are listed as no price, not ranked.')
+) AS n(position, name, label, unit_suffix, priced, missing, note);
+
+-- A figure normalised one way (a name of bdb_normalisations()). A throughput (higher_is_better): as
+-- is per system, over the accelerators it ran on (devices) per accelerator, over its measured power
+-- per watt, over its price per hour (bdb_price_per_hour) per dollar-hour. A latency is not divided:
+-- as is per system and per accelerator, none per watt or per dollar-hour.
+CREATE OR REPLACE MACRO bdb_normalised(normalisation, value, higher_is_better, devices, power_w, price_per_hour) AS
+    CASE normalisation
+        WHEN 'system' THEN value
+        WHEN 'accelerator' THEN CASE WHEN higher_is_better THEN value / devices ELSE value END
+        WHEN 'watt' THEN CASE WHEN higher_is_better AND power_w > 0 THEN value / power_w END
+        WHEN 'cost' THEN CASE WHEN higher_is_better THEN value / price_per_hour END
+    END;
+
+-- A system's price per hour: prices (MAP: system or hardware name -> USD per hour) by its system name,
+-- else by its hardware name, else accelerator_prices (MAP: accelerator name -> USD per
+-- accelerator-hour) times the accelerators it ran on (devices).
+CREATE OR REPLACE MACRO bdb_price_per_hour(prices, accelerator_prices, system_name, hardware_name, accelerator, devices) AS
+    coalesce(map_extract_value(prices, system_name), map_extract_value(prices, hardware_name),
+             map_extract_value(accelerator_prices, accelerator) * devices);

@@ -28,6 +28,7 @@ from benchdb import sql
 from benchdb.errors import BenchdbError
 from benchdb.file_lists import MARKER, all_files, listed_files
 from benchdb.paths import inside, is_safe_name
+from benchdb.reports.optimal import normalisations
 from benchdb.web import assets, packed
 from benchdb.web import views as api
 from benchdb.web.server import STATIC, page
@@ -173,22 +174,28 @@ class _Site:
 
     def views(self, con) -> dict[str, dict]:
         """Every view without a required filter, every row (the page filters them); optimal hardware
-        once per objective (a throughput also per accelerator and per watt)."""
+        once per objective (a throughput also once per other normalisation that needs no price), the
+        systems side by side once per normalisation (a priced one with no prices: the page computes
+        none, the server does)."""
         docs = {}
         for name, view in api.VIEWS.items():
-            if view.required or view.choices:
+            if view.required or api.choices(view):
                 continue
             docs[name] = api.query(con, name, {}, limit=ALL)
             self.write(f"data/{name}.json", docs[name])
             self.counts[name] = len(docs[name]["rows"])
-        choices = dict(api.VIEWS["optimal"].choices)
-        for objective in choices["objective"]:
-            # a throughput per accelerator or per watt too (the other objectives are not divided)
-            for per in choices["per"] if objective == "throughput" else ("system",):
+        default = normalisations()[0].name
+        for objective in api.choices(api.VIEWS["optimal"])["objective"]:
+            # the other objectives are not divided
+            for per in api.choices(api.VIEWS["optimal"])["per"] if objective == "throughput" else (default,):
                 best = api.query(con, "optimal", {"objective": objective, "per": per}, limit=ALL)
-                suffix = "" if per == "system" else f"__{per}"
+                suffix = "" if per == default else f"__{per}"
                 self.write(f"data/optimal__{objective}{suffix}.json", best)
-                self.counts[f"optimal ({objective}{'' if per == 'system' else ', per ' + per})"] = len(best["rows"])
+                self.counts[f"optimal ({objective}{'' if per == default else ', per ' + per})"] = len(best["rows"])
+        for per in api.choices(api.VIEWS["systems"])["per"]:
+            side = api.query(con, "systems", {"per": per}, limit=ALL)
+            self.write(f"data/systems{'' if per == default else '__' + per}.json", side)
+            self.counts[f"systems{'' if per == default else ' (per ' + per + ')'}"] = len(side["rows"])
         return docs
 
     def histories(self, con) -> int:

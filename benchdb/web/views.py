@@ -31,6 +31,10 @@ class View:
     #: The column the static site's export groups by (the first column), left out of the rows when
     #: it repeats on every row of a page (the raw samples of one result).
     hidden: str | None = None
+    #: Takes ?per=, a normalisation (reports.optimal.normalisations: the SQL's one list of them):
+    #: "unpriced", those that need no price; "all", every one, and prices too, bound as lists:
+    #: ?price:<accelerator>= USD per accelerator-hour, ?system_price:<system or hardware>= USD per hour.
+    per: str | None = None
 
 
 VIEWS = {
@@ -60,7 +64,8 @@ VIEWS = {
                 ("batch", "batch_size"),
                 ("precision", "best_precision"),
             ),
-            choices=(("objective", ("throughput", "latency", "energy")), ("per", ("system", "accelerator", "watt"))),
+            choices=(("objective", ("throughput", "latency", "energy")),),
+            per="unpriced",
         ),
         View(
             "results",
@@ -91,8 +96,9 @@ VIEWS = {
         View(
             "systems",
             "Systems side by side",
-            ("model", "scenario", "in", "out"),
+            ("model", "scenario", "in", "out", "per"),
             columns=(("model", "model_id"), ("scenario", "scenario"), ("in", "in_tokens"), ("out", "out_tokens")),
+            per="all",
         ),
         View("slo", "Serving at an SLO", ("model", "ttft_ms", "tpot_ms", "interactivity"), ("ttft_ms",)),
         View("sources", "Sources"),
@@ -118,6 +124,41 @@ SAMPLE_VIEWS = ("samples", "compare_samples")
 
 class UnknownView(BenchdbError):
     """A request for a view or filter the dashboard does not have (HTTP 404 / 400)."""
+
+
+#: The URL filters that price a system (USD per hour), each followed by a name: an accelerator's price per
+#: accelerator-hour, and a system's (or hardware's) per hour; bound as the SQL's lists of names and prices.
+PRICES = {"price:": "accelerator_price", "system_price:": "price"}
+
+
+def choices(view: View) -> dict[str, tuple[str, ...]]:
+    """The values each filter of ``view`` that takes one of a few takes; ?per='s are the normalisations."""
+    out = dict(view.choices)
+    if view.per is not None:
+        from benchdb.reports.optimal import normalisations
+
+        out["per"] = tuple(n.name for n in normalisations() if view.per == "all" or not n.priced)
+    return out
+
+
+def _prices(view: View, params: dict[str, str]) -> dict[str, list]:
+    """The SQL parameters of the prices among ``params`` (none unless ``view`` takes every normalisation)."""
+    if view.per != "all":
+        return {}
+    bound: dict[str, list] = {f"{name}_{part}": [] for name in PRICES.values() for part in ("names", "values")}
+    for key, text in params.items():
+        prefix = next((p for p in PRICES if key.startswith(p)), None)
+        if prefix is None or not text:
+            continue
+        try:
+            usd = float(text)
+        except ValueError:
+            usd = math.nan
+        if not (math.isfinite(usd) and usd > 0):
+            raise UnknownView(f"view {view.name}: {key} is a price, a positive number of USD per hour, not {text!r}")
+        bound[f"{PRICES[prefix]}_names"].append(key.removeprefix(prefix))
+        bound[f"{PRICES[prefix]}_values"].append(usd)
+    return bound
 
 
 def plain(v: Any) -> Any:
@@ -191,13 +232,16 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
     view = VIEWS.get(name)
     if view is None:
         raise UnknownView(f"no dashboard view {name!r}; the views: {', '.join(VIEWS)}")
-    extra = sorted(set(params) - set(view.filters))
+    priced = _prices(view, params)
+    extra = sorted(
+        f for f in set(params) - set(view.filters) if not (view.per == "all" and f.startswith(tuple(PRICES)))
+    )
     if extra:
         raise UnknownView(f"view {name} takes no filter {extra[0]!r} (it takes: {', '.join(view.filters) or 'none'})")
     missing = [f for f in view.required if not params.get(f)]
     if missing:
         raise UnknownView(f"view {name} needs {missing[0]}=...")
-    for f, allowed in view.choices:
+    for f, allowed in choices(view).items():
         if params.get(f) and params[f] not in allowed:
             raise UnknownView(f"view {name}: {f} is one of {', '.join(allowed)}, not {params[f]!r}")
     for f in ("batch", "max_latency_ms", "ttft_ms", "tpot_ms", "interactivity", "in", "out"):
@@ -206,7 +250,8 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
                 float(params[f])
             except ValueError:
                 raise UnknownView(f"view {name}: {f} must be a number, not {params[f]!r}") from None
-    cur = con.execute(sql.load(f"dashboard/{name}.sql"), {f: (params.get(f) or None) for f in view.filters})
+    bound = {f: (params.get(f) or None) for f in view.filters}
+    cur = con.execute(sql.load(f"dashboard/{name}.sql"), {**bound, **priced})
     columns = [d[0] for d in cur.description]
     limit = limit or (MAX_SAMPLES if name in SAMPLE_VIEWS else MAX_ROWS)
     skip = 1 if view.hidden else 0
@@ -283,7 +328,11 @@ def grouped(con, name: str, key: str, limit: int | None = None):
 
 
 def catalog() -> dict[str, Any]:
-    """What the page needs to draw its navigation and filter fields."""
+    """What the page needs to draw its navigation and filter fields, and the normalisations (the
+    SQL's, in the order offered: the first is the default) with how the page says each."""
+    from benchdb.reports.optimal import normalisations
+
+    labels = {n.name: n.label for n in normalisations()}
     return {
         "views": [
             {
@@ -292,8 +341,10 @@ def catalog() -> dict[str, Any]:
                 "filters": list(v.filters),
                 "required": list(v.required),
                 "columns": dict(v.columns),
-                "choices": {f: list(c) for f, c in v.choices},
+                "choices": {f: list(c) for f, c in choices(v).items()},
+                "choice_labels": {"per": {c: labels[c] for c in choices(v)["per"]}} if v.per else {},
             }
             for v in VIEWS.values()
-        ]
+        ],
+        "normalisations": [{"name": n.name, "label": n.label, "priced": n.priced} for n in normalisations()],
     }

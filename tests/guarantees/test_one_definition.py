@@ -49,7 +49,8 @@ _KEY_HOME = ("benchdb/schema/identity.py", "benchdb/store/migrations/")
 
 def _copied_key(node: ast.AST) -> list[str] | None:
     """The key's columns a literal names by hand: a tuple, list or set of their names (or of pairs that
-    start with them), or a dict that copies them one by one from one object (``{"model_id": x.model_id, ...}``, ``x["model_id"]``)."""
+    start with them), or a dict that copies them one by one from one object (``{"model_id":
+    x.model_id, ...}``, ``x["model_id"]``)."""
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         # a name, or a name with its type: (("model_id", pa.string()), ...)
         firsts = [e.elts[0] if isinstance(e, ast.Tuple) and e.elts else e for e in node.elts]
@@ -113,3 +114,45 @@ def test_sql_that_lists_the_key_lists_scenario_key():
     assert window is not None
     series = {c.strip() for c in window.group(1).split(",")}
     assert series == (set(identity.SCENARIO_KEY) - {"batch_size"}) | {"hardware_id"}
+
+
+# ------------------------------------------------------------------ the normalisations
+
+
+def _js_sources() -> dict[str, str]:
+    """The page's scripts (benchdb's own, not the vendored libraries), comments left out."""
+    static = REPO / "benchdb" / "web" / "static"
+    return {
+        p.name: re.sub(r"//[^\n]*|/\*.*?\*/", "", p.read_text(encoding="utf-8"), flags=re.DOTALL)
+        for p in sorted(static.glob("*.js"))
+    }
+
+
+#: What the serving charts say of their own axis (a throughput per accelerator, a front per system): a
+#: fixed figure, not a normalisation to choose.
+_SERVING_AXES = re.compile(r"(throughput|tokens/s) per accelerator|frontier per system")
+
+
+@pytest.mark.core
+def test_the_page_holds_no_list_of_the_normalisations():
+    """The normalisations are the SQL's (bdb_normalisations): the dashboard's menu comes from the API and
+    its figures are the API's, so no script names more than one of them (by its name as a string, its
+    label or its unit), and none divides a figure by a power or a price itself."""
+    from benchdb.reports.optimal import normalisations
+
+    found = []
+    for name, source in _js_sources().items():
+        text = _SERVING_AXES.sub("", source)
+        named = sorted(
+            n.name
+            for n in normalisations()
+            if re.search(rf"""["'`]{n.name}["'`]""", text)
+            or re.search(rf"(?<![\w-]){re.escape(n.label)}(?![\w-])", text)
+            or (n.unit_suffix.strip() and n.unit_suffix in text)
+        )
+        if len(named) > 1:
+            found.append(f"{name} names {named}")
+        if re.search(r"value_per_watt|/ \(usd", text):
+            found.append(f"{name} divides a figure by a power or a price")
+    assert found == []
+    assert len(normalisations()) >= 4 and normalisations()[0].name == "system"

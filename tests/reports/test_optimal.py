@@ -335,6 +335,45 @@ def test_per_refusals(wh):
     assert r.exit_code == 2 and "--per applies to --optimal-hardware" in r.output
 
 
+@pytest.mark.core
+def test_the_dashboard_ranks_every_normalisation_as_the_terminal_does(wh, tmp_path):
+    """One definition of the normalisations: for each one the SQL lists, the dashboard's systems view (a
+    real server) and `report --optimal-hardware --per` rank the same systems in the same order with the
+    same figures and reasons, per dollar-hour too with a system's own price beside accelerator prices."""
+    import threading
+    import urllib.request
+    from urllib.parse import urlencode
+
+    from benchdb.reports.optimal import normalisations
+    from benchdb.web.server import make_server
+
+    accelerator_hour = {"NVIDIA H200-SXM-141GB": 3.5, "NVIDIA H100 80GB HBM3": 2.0}
+    system_hour = {"2x L40S": 2.4}
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"accelerator_hour": accelerator_hour, "system_hour": system_hour}))
+    url_prices = {f"price:{k}": str(v) for k, v in accelerator_hour.items()}
+    url_prices.update({f"system_price:{k}": str(v) for k, v in system_hour.items()})
+    shown = ("model_id", "input_shape", "batch_size", "rank", "system_name", "normalised", "normalised_unit", "missing")
+    srv = make_server(str(wh), "127.0.0.1", 0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        ranked = {}
+        for n in normalisations():
+            terminal = report_json(wh, "--per", n.name, *(("--prices", prices) if n.priced else ()))["system_ranking"]
+            query = urlencode({"per": n.name, **(url_prices if n.priced else {})})
+            with urllib.request.urlopen(f"http://127.0.0.1:{srv.server_address[1]}/api/systems?{query}") as resp:
+                doc = json.loads(resp.read())
+            page = [dict(zip(doc["columns"], r, strict=True)) for r in doc["rows"]]
+            page = [r for r in page if r["kind"] == "headline"]
+            assert [[r[k] for k in shown] for r in page] == [[r[k] for k in shown] for r in terminal], n.name
+            ranked[n.name] = [(r["system_name"], r["rank"]) for r in page if r["model_id"] == LLAMA]
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    # per dollar-hour the 2x L40S is priced by its own system price: first, ahead of the 8x H200
+    assert ranked["cost"][:3] == [("2x L40S", 1), ("8x H200 SXM", 2), ("8x MI300X", None)]
+
+
 # ------------------------------------------------------------------ the dashboard's systems page
 
 
@@ -390,12 +429,31 @@ def _walk_systems(base: str, shots: Path, name: str) -> None:
         page.wait_for_selector("g.mark-values text")
         assert _bars(page)[1] == ["34,000.0 tokens/s", "30,000.0 tokens/s", "3,000.0 tokens/s"]
         price = "price%3ANVIDIA+H200-SXM-141GB=3.5"
-        page.goto(systems + f"&per=cost&{price}")  # only the priced system is drawn
-        page.wait_for_selector("g.mark-values text")
-        assert _bars(page) == (["8x H200 SXM"], [f"{34000 / 28:,.1f} tokens/s per USD/h"])
-        assert page.inner_text("p.not-drawn") == (
-            "Not drawn per dollar-hour: 2x L40S (Offline, batch 1): no price; 8x MI300X (Offline, batch 1): no price"
-        )
+        if name == "serve":
+            page.goto(systems + f"&per=cost&{price}")  # only the priced system is drawn
+            page.wait_for_selector("g.mark-values text")
+            assert _bars(page) == (["8x H200 SXM"], [f"{34000 / 28:,.1f} tokens/s per USD/h"])
+            assert page.inner_text("p.not-drawn") == (
+                "Not drawn per dollar-hour: 2x L40S (Offline, batch 1): no price; "
+                "8x MI300X (Offline, batch 1): no price"
+            )
+            # a system's own price comes before its accelerators', as `report --per cost` takes it
+            page.goto(systems + f"&per=cost&{price}&system_price%3A2x+L40S=2.4")
+            page.wait_for_selector("g.mark-values text")
+            assert _bars(page) == (
+                ["2x L40S", "8x H200 SXM"],
+                [f"{3000 / 2.4:,.1f} tokens/s per USD/h", f"{34000 / 28:,.1f} tokens/s per USD/h"],
+            )
+            assert page.input_value("input[name='system_price:2x L40S']") == "2.4"
+        else:  # a static site has no prices to divide by: it says so, as of any answer only a server computes
+            page.goto(systems + f"&per=cost&{price}")
+            page.wait_for_selector("#status.error")
+            assert "a price is computed by the server" in page.inner_text("#status")
+            page.goto(systems + "&per=cost")  # without prices: every system listed as having none
+            page.wait_for_selector("p.not-drawn")
+            assert page.inner_text("p.not-drawn").startswith(
+                "Not drawn per dollar-hour: 2x L40S (Offline, batch 1): no price"
+            )
         page.goto(f"{base}/?view=systems&model=resnet50&per=accelerator")  # measured beside published
         page.wait_for_selector("g.mark-measured > *")
         labels, values = _bars(page)

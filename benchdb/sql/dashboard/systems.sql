@@ -1,6 +1,9 @@
 -- Dashboard: every system side by side for a model. kind 'headline': each system's latest headline
--- figure (system_results: measured by benchdb, or published summary-only) with its per-system,
--- per-accelerator and per-watt forms (the page divides by a price per accelerator-hour itself).
+-- figure (system_results: measured by benchdb, or published summary-only) normalised per $per (a name
+-- of bdb_normalisations(), system by default) and ranked by bdb_system_per, as report
+-- --optimal-hardware --per ranks it: prices $price_names/$price_values by system or hardware name,
+-- $accelerator_price_names/values by accelerator (USD per hour); normalised, normalised_unit, its
+-- interval, missing (why a figure has none) and rank; the page draws what this computes.
 -- kind 'serving': each serving load point's total token throughput (value) and per accelerator
 -- against interactivity (tokens/s per user), measured (serving_points) or published
 -- (serving_published_points: the source's throughput per GPU); on_front: on its system's Pareto front (bdb_beats)
@@ -9,15 +12,21 @@
 -- What tells two headline rows of one system apart (the page labels each mark uniquely with them):
 -- backend, mode, precision, batch_size, input_shape, submitter (a published result's submitting
 -- organisation, from its options), nodes and heterogeneous (accelerators of more than one kind).
+-- Headline rows come in the order of the report's ranking (system_ranking.sql: per input shape and
+-- batch size, the ranked first, by rank, system and scenario).
 WITH headline AS (
     SELECT 'headline' AS kind, model_id, mode AS scenario, input_shape,
            NULL::INTEGER AS in_tokens, NULL::INTEGER AS out_tokens,
            system_name, accelerator, accelerators, devices, summary_only, measured_by,
            value, unit, higher_is_better, value_ci_low, value_ci_high, power_w,
-           value_per_accelerator, value_per_watt, NULL::DOUBLE AS interactivity, result_id,
+           value_per_accelerator, NULL::DOUBLE AS interactivity, result_id,
            backend, mode, precision, batch_size, options ->> 'submitter' AS submitter, nodes,
-           coalesce(regexp_matches(accelerator, '\(x\d+\),'), false) AS heterogeneous
-    FROM system_results
+           coalesce(regexp_matches(accelerator, '\(x\d+\),'), false) AS heterogeneous,
+           coalesce($per, 'system') AS per, price_per_hour, normalised, normalised_unit,
+           normalised_ci_low, normalised_ci_high, missing, system_rank AS rank
+    FROM bdb_system_per(coalesce($per, 'system'), MAP($price_names::VARCHAR[], $price_values::DOUBLE[]),
+                        MAP($accelerator_price_names::VARCHAR[], $accelerator_price_values::DOUBLE[]),
+                        NULL::VARCHAR[], NULL::VARCHAR[])
 ),
 serving AS (
     SELECT 'serving' AS kind, p.model_id, p.endpoint AS scenario, p.input_shape, p.in_tokens, p.out_tokens,
@@ -25,7 +34,7 @@ serving AS (
            false AS summary_only, p.measured_by,
            p.total_throughput AS value, 'tokens/s' AS unit, true AS higher_is_better,
            NULL::DOUBLE AS value_ci_low, NULL::DOUBLE AS value_ci_high, NULL::DOUBLE AS power_w,
-           p.total_throughput_per_device AS value_per_accelerator, NULL::DOUBLE AS value_per_watt,
+           p.total_throughput_per_device AS value_per_accelerator,
            p.interactivity, p.result_id
     FROM serving_points p
     JOIN results r USING (result_id)
@@ -38,7 +47,7 @@ serving AS (
            true, measured_by,
            total_throughput_per_gpu * accelerators, 'tokens/s', true,
            NULL, NULL, NULL,
-           total_throughput_per_gpu, NULL,
+           total_throughput_per_gpu,
            interactivity, result_id
     FROM serving_published_points
     WHERE total_throughput_per_gpu IS NOT NULL AND interactivity IS NOT NULL
@@ -63,4 +72,5 @@ WHERE ($model IS NULL OR model_id = $model)
   AND ($scenario IS NULL OR scenario = $scenario)
   AND ($in IS NULL OR in_tokens = TRY_CAST($in AS INTEGER))
   AND ($out IS NULL OR out_tokens = TRY_CAST($out AS INTEGER))
-ORDER BY model_id, kind, batch_size, scenario, input_shape, summary_only, system_name, interactivity, result_id
+ORDER BY model_id, kind, input_shape, batch_size, normalised IS NULL, rank, system_name, scenario, interactivity,
+         result_id

@@ -15,8 +15,9 @@
 --       its CPU is its device); NULL where unknown (hardware declared only by name).
 --   power_w: measured power in W where known: the median of benchdb's power_w samples, or the
 --       source's power_w mean (MLPerf power runs: the system's).
---   value_per_system: value as is; value_per_accelerator: value / devices for a throughput, the value
---       itself for a latency (a latency is not divided); value_per_watt: a throughput / power_w.
+--   value_per_system: value as is; value_per_accelerator, value_per_watt: the value normalised per
+--       accelerator and per watt (bdb_normalised: a throughput / devices, / power_w; a latency is not
+--       divided).
 CREATE OR REPLACE VIEW system_results AS
 WITH published AS (
     SELECT r.*,
@@ -67,19 +68,61 @@ rows AS (
     FROM published p
     JOIN published_figures f ON f.result_id = p.result_id
     WHERE f.value IS NOT NULL AND NOT bdb_serving_point(p.mode)
+),
+placed AS (
+    SELECT x.*,
+           h.device_name                                                 AS hardware_name,
+           h.kind                                                        AS hardware_kind,
+           coalesce(h.system_name, h.device_name)                        AS system_name,
+           CASE WHEN h.kind = 'cpu' THEN NULL ELSE h.device_name END     AS accelerator,
+           h.accelerators_per_node,
+           h.nodes,
+           CASE WHEN x.accelerators >= 1 THEN x.accelerators WHEN x.accelerators = 0 THEN 1 END AS devices
+    FROM rows x
+    JOIN hardware h ON h.hardware_id = x.hardware_id
 )
-SELECT x.*,
-       h.device_name                                                 AS hardware_name,
-       h.kind                                                        AS hardware_kind,
-       coalesce(h.system_name, h.device_name)                        AS system_name,
-       CASE WHEN h.kind = 'cpu' THEN NULL ELSE h.device_name END     AS accelerator,
-       h.accelerators_per_node,
-       h.nodes,
-       CASE WHEN x.accelerators >= 1 THEN x.accelerators WHEN x.accelerators = 0 THEN 1 END AS devices,
-       x.value                                                       AS value_per_system,
-       CASE WHEN NOT x.higher_is_better THEN x.value
-            WHEN x.accelerators >= 1 THEN x.value / x.accelerators
-            WHEN x.accelerators = 0 THEN x.value END                 AS value_per_accelerator,
-       CASE WHEN x.higher_is_better AND x.power_w > 0 THEN x.value / x.power_w END AS value_per_watt
-FROM rows x
-JOIN hardware h ON h.hardware_id = x.hardware_id;
+SELECT p.*,
+       p.value                                                                            AS value_per_system,
+       bdb_normalised('accelerator', p.value, p.higher_is_better, p.devices, p.power_w, NULL) AS value_per_accelerator,
+       bdb_normalised('watt', p.value, p.higher_is_better, p.devices, p.power_w, NULL)        AS value_per_watt
+FROM placed p;
+
+-- bdb_system_per(normalisation, prices, accelerator_prices, models, hardware): system_results under
+-- the model and hardware lists (hardware by name, id or system name; NULL for all), each figure
+-- normalised one way (a name of bdb_normalisations()) and ranked: the one normalisation behind
+-- report --optimal-hardware --per (system_ranking, bdb_optimal_per) and the dashboard's systems page.
+--   price_per_hour: bdb_price_per_hour (prices: MAP system or hardware name -> USD per hour;
+--       accelerator_prices: MAP accelerator name -> USD per accelerator-hour).
+--   normalised: bdb_normalised; normalised_unit: the unit, a throughput's with the normalisation's
+--       unit_suffix; normalised_ci_low/high: a measured figure's interval normalised alike (a published
+--       figure has none); missing: why a figure has no normalised value, and so no rank.
+--   system_rank: best first among the figures of one model, input shape, batch size and unit.
+CREATE OR REPLACE MACRO bdb_system_per(normalisation, prices, accelerator_prices, models, hardware) AS TABLE
+WITH priced AS (
+    SELECT r.*,
+           bdb_price_per_hour(prices, accelerator_prices, r.system_name, r.hardware_name, r.accelerator, r.devices)
+               AS price_per_hour
+    FROM system_results r
+    WHERE (models IS NULL OR list_contains(models, r.model_id))
+      AND (hardware IS NULL OR list_contains(hardware, r.hardware_name) OR list_contains(hardware, r.hardware_id)
+           OR list_contains(hardware, r.system_name))
+),
+divided AS (
+    SELECT p.*,
+           bdb_normalised(normalisation, p.value, p.higher_is_better, p.devices, p.power_w, p.price_per_hour)
+               AS normalised,
+           p.unit || CASE WHEN p.higher_is_better THEN d.unit_suffix ELSE '' END AS normalised_unit,
+           CASE WHEN bdb_normalised(normalisation, p.value, p.higher_is_better, p.devices, p.power_w,
+                                    p.price_per_hour) IS NULL
+                THEN CASE WHEN p.higher_is_better THEN d.missing ELSE 'a latency: not divided' END END AS missing
+    FROM priced p
+    LEFT JOIN bdb_normalisations() d ON d.name = normalisation
+)
+SELECT n.*,
+       CASE WHEN n.value > 0 THEN n.value_ci_low * n.normalised / n.value END  AS normalised_ci_low,
+       CASE WHEN n.value > 0 THEN n.value_ci_high * n.normalised / n.value END AS normalised_ci_high,
+       CASE WHEN n.normalised IS NOT NULL THEN
+            rank() OVER (PARTITION BY n.model_id, n.input_shape, n.batch_size, n.normalised_unit, n.normalised IS NULL
+                         ORDER BY CASE WHEN n.higher_is_better THEN -n.normalised ELSE n.normalised END) END
+           AS system_rank
+FROM divided n;

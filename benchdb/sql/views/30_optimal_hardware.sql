@@ -7,10 +7,10 @@
 -- benchdb's own measurement (results_latest) or a published summary-only figure (summary_only):
 -- the latter has no median and no interval, so a margin involving one is a ratio of figures with
 -- no interval (margin_basis 'published', verdict 'unconfirmed'), never one made to look measured.
---   per ('throughput' only; the others ignore it): 'system' (the figure as is), 'accelerator' (over
---              the accelerators the result ran on; a CPU-only system counts as one), 'watt' (over
---              measured power, needs power_w), 'cost' (over the system's price per hour: prices by
---              system or hardware name, else accelerator_prices by accelerator name x accelerators).
+--   per ('throughput' only; the others ignore it): a name of bdb_normalisations() (system, the figure
+--              as is, by default), the figure normalised by bdb_system_per (the system's price per
+--              hour: prices by system or hardware name, else accelerator_prices by accelerator name x
+--              accelerators).
 --   objective: 'throughput' (items/s, or a published figure's unit: tokens/s; higher is better), 'latency' (median s), 'energy'
 --              (J per item, needs power samples) or 'cost' (USD per million items, needs a
 --              price for the hardware in prices: MAP(system or hardware name -> USD per hour), else in
@@ -39,44 +39,30 @@
 CREATE OR REPLACE MACRO bdb_optimal_per(objective, per, max_latency_s, max_memory_bytes, prices, accelerator_prices,
                                         models, hardware, max_accuracy_drop) AS TABLE
 WITH noise AS (SELECT * FROM series_noise),
-priced AS (
-    SELECT r.*,
-           coalesce(map_extract_value(prices, r.system_name), map_extract_value(prices, r.hardware_name),
-                    map_extract_value(accelerator_prices, r.accelerator) * r.devices) AS price_per_hour
-    FROM system_results r
+normalised_systems AS (
+    SELECT * FROM bdb_system_per(coalesce(per, 'system'), prices, accelerator_prices, models, hardware)
 ),
 cand AS (
     SELECT r.*,
            coalesce(n.runs, 1) AS runs,
            n.noise,
            CASE objective
-               WHEN 'throughput' THEN CASE WHEN r.higher_is_better THEN
-                   CASE coalesce(per, 'system')
-                       WHEN 'system' THEN r.value
-                       WHEN 'accelerator' THEN r.value_per_accelerator
-                       WHEN 'watt' THEN r.value_per_watt
-                       WHEN 'cost' THEN r.value / r.price_per_hour
-                   END END
+               WHEN 'throughput' THEN CASE WHEN r.higher_is_better THEN r.normalised END
                WHEN 'latency' THEN coalesce(r.median, CASE WHEN NOT r.higher_is_better THEN r.value END)
                WHEN 'energy' THEN r.energy_per_item_j
                WHEN 'cost' THEN r.price_per_hour / 3600.0 / r.throughput * 1e6
            END AS score,
            CASE objective
-               WHEN 'throughput' THEN r.unit || CASE coalesce(per, 'system')
-                   WHEN 'accelerator' THEN ' per accelerator' WHEN 'watt' THEN ' per W'
-                   WHEN 'cost' THEN ' per USD/h' ELSE '' END
+               WHEN 'throughput' THEN r.normalised_unit
                WHEN 'latency' THEN 's' WHEN 'energy' THEN 'J/item' WHEN 'cost' THEN 'USD/1M items'
            END AS value_unit
-    FROM priced r
+    FROM normalised_systems r
     LEFT JOIN noise n USING (series_id)
     LEFT JOIN result_accuracy acc USING (result_id)
     WHERE NOT bdb_serving_point(r.mode)
       AND (max_accuracy_drop IS NULL OR r.precision = 'fp32' OR acc.accuracy_drop <= max_accuracy_drop)
       AND (max_latency_s IS NULL OR r.median <= max_latency_s)
       AND (max_memory_bytes IS NULL OR r.peak_memory_bytes <= max_memory_bytes)
-      AND (models IS NULL OR list_contains(models, r.model_id))
-      AND (hardware IS NULL OR list_contains(hardware, r.hardware_name) OR list_contains(hardware, r.hardware_id)
-           OR list_contains(hardware, r.system_name))
 ),
 ranked AS (
     SELECT *,

@@ -124,9 +124,9 @@ function optimalTable(rows, limit) {
 function optimalPage(doc) {
   const rows = rec(doc);
   const box = document.createElement("div");
-  const per = rows[0] ? rows[0].per : "system";
+  const per = normalisationOf(rows[0] ? rows[0].per : null);   // a unit says any other normalisation
   const pic = marginPicture(rows, `Every answer's margin over its runner-up (${rows[0] ? rows[0].unit : ""}` +
-    `${per && per !== "system" ? "" : ", per system"}), largest first; dashed: the +5 % a win needs`);
+    `${per === CATALOG.normalisations[0] ? ", " + per.label : ""}), largest first; dashed: the +5 % a win needs`);
   if (pic) box.append(pic);
   return box;
 }
@@ -197,8 +197,10 @@ async function homePage() {
   const box = document.createElement("div");
   box.className = "home";
   const link = (view, text) => anchor(href(view, {}), text);
+  const ways = Object.entries(CATALOG.views.find((v) => v.name === "optimal").choice_labels.per)
+    .filter(([name]) => name !== CATALOG.normalisations[0].name).map(([, label]) => label);
   const more = document.createElement("p");
-  more.append(link("optimal", "Every answer, per accelerator or watt"), " · ", link("systems", "systems side by side"),
+  more.append(link("optimal", `Every answer, ${ways.join(" or ")}`), " · ", link("systems", "systems side by side"),
               " · ", link("runs", "the runs"));
   box.append(
     section("The best per model", rows.length ? marginPicture(rows, "Margin of the best over the runner-up " +

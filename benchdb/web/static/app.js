@@ -26,15 +26,18 @@ async function getJSON(url) {
   return doc;
 }
 
-// The systems page's normalisation (per=...) and prices (price:<accelerator>=USD per hour) are the
-// page's own: the data is the same for every choice.
-const CLIENT_ONLY = (name) => name === "per" || name.startsWith("price:");
+// The normalisation called ``name`` (?per=), as the catalog lists them (the SQL's one list of them, in
+// the order offered: the first is the default, also for a name it does not know).
+function normalisationOf(name) {
+  const all = CATALOG.normalisations;
+  return all.find((n) => n.name === name) || all[0];
+}
+
+// The systems page's prices (USD per hour): ?price:<accelerator>=, ?system_price:<system>=.
+const PRICE = /^(system_)?price:/;
 
 async function load(view, filters, catalog) {
-  if (MODE === "server") {
-    const sent = Object.entries(filters).filter(([f]) => !(view === "systems" && CLIENT_ONLY(f)));
-    return getJSON(`api/${encodeURIComponent(view)}?` + new URLSearchParams(sent));
-  }
+  if (MODE === "server") return getJSON(`api/${encodeURIComponent(view)}?` + new URLSearchParams(filters));
   const spec = catalog.views.find((v) => v.name === view);
   if (view === "slo") throw new Error("an SLO is computed by the server: run `benchdb dashboard` for this view");
   if (view === "trends" || view === "samples") return loadPacked(view, filters, catalog);
@@ -44,9 +47,13 @@ async function load(view, filters, catalog) {
   if (view === "optimal" && filters.max_latency_ms) {
     throw new Error("a latency limit is computed by the server: run `benchdb dashboard` for max_latency_ms");
   }
+  if (view === "systems" && Object.keys(filters).some((f) => PRICE.test(f))) {
+    throw new Error("a price is computed by the server: run `benchdb dashboard` to normalise by your prices");
+  }
   const objective = filters.objective || "throughput";
-  const per = objective === "throughput" && filters.per && filters.per !== "system" ? `__${filters.per}` : "";
-  const file = view === "optimal" ? `optimal__${objective}${per}` : view;
+  const per = filters.per && filters.per !== catalog.normalisations[0].name ? `__${filters.per}` : "";
+  const file = view === "optimal" ? `optimal__${objective}${objective === "throughput" ? per : ""}`
+    : view === "systems" ? `systems${per}` : view;
   const doc = await getJSON(`data/${encodeURIComponent(file)}.json`);
   const keep = Object.entries(filters).filter(([f]) => spec.columns[f])
     .map(([f, v]) => [doc.columns.indexOf(spec.columns[f]), v]);
@@ -267,10 +274,11 @@ function filterForm(spec, filters, doc) {
     const input = document.createElement(choices ? "select" : "input");
     input.name = f;
     if (choices) {
+      const labels = (spec.choice_labels || {})[f] || {};
       for (const c of ["", ...choices]) {
         const o = document.createElement("option");
         o.value = c;
-        o.textContent = c || "(default)";
+        o.textContent = c ? labels[c] || c : "(default)";
         input.append(o);
       }
     }
@@ -323,7 +331,8 @@ function linkLine(target, text) {
 
 // The systems page's table: what tells two marks apart, the figure, and the result behind it.
 const SYSTEM_COLUMNS = ["result_id", "system_name", "submitter", "backend", "mode", "precision", "batch_size",
-                        "input_shape", "value", "unit", "accelerators", "nodes", "summary_only", "interactivity"];
+                        "input_shape", "rank", "normalised", "normalised_unit", "missing", "value", "unit",
+                        "accelerators", "nodes", "summary_only", "interactivity"];
 
 function only(doc, columns) {
   const keep = columns.filter((c) => doc.columns.includes(c));

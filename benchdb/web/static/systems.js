@@ -3,13 +3,13 @@
 "use strict";
 
 // Systems side by side for one model: a ranked dot-and-interval chart per batch size and input shape
-// (a scenario's is in its input shape), one mark per result, of its headline figure per system, per
-// accelerator, per watt or per dollar-hour (?per=; prices per accelerator-hour as ?price:<name>=USD),
-// best first. Measured marks are solid dots on their 95 % interval; published (summary-only) ones are
-// hollow, with no interval: they have no samples. For serving, each system's frontier of throughput per
-// accelerator against interactivity, published ones dashed.
-const PER = { system: "per system", accelerator: "per accelerator", watt: "per watt", cost: "per dollar-hour" };
-const PER_UNIT = { system: "", accelerator: " per accelerator", watt: " per W", cost: " per USD/h" };
+// (a scenario's is in its input shape), one mark per result, of its headline figure normalised as ?per=
+// says (a normalisation of the catalog; prices as ?price:<accelerator>=USD per accelerator-hour and
+// ?system_price:<system>=USD per hour), best first. The server normalises and ranks (the SQL behind
+// `benchdb report --optimal-hardware --per`); the page draws what it sent, in its order. Measured marks
+// are solid dots on their 95 % interval; published (summary-only) ones are hollow, with no interval:
+// they have no samples. For serving, each system's frontier of throughput per accelerator against
+// interactivity, published ones dashed.
 
 // Text widths for sizing a chart's margins to its labels (Plot draws 10px system-ui).
 const MEASURE = document.createElement("canvas").getContext("2d");
@@ -95,49 +95,26 @@ function legend() {
   return p;
 }
 
-function systemsControls(spec, filters, rows) {
-  const per = document.createElement("select");
-  per.name = "per";
-  for (const [k, text] of Object.entries(PER)) {
-    const o = document.createElement("option");
-    o.value = k;
-    o.textContent = text;
-    per.append(o);
-  }
-  per.value = PER[filters.per] ? filters.per : "system";
-  const label = document.createElement("label");
-  label.textContent = "per";
-  formField(spec, label, per);
-  if (per.value !== "cost") return;
-  for (const acc of [...new Set(rows.map((r) => r.accelerator).filter((a) => a))].sort()) {
+// A normalisation that divides by a price: a field for each accelerator's price per accelerator-hour and
+// each system's per hour (a system's price, where given, is used before its accelerators').
+function systemsControls(spec, filters, rows, norm) {
+  if (!norm.priced) return;
+  const distinct = (key) => [...new Set(rows.map((r) => r[key]).filter((v) => v))].sort();
+  const fields = [
+    ...distinct("accelerator").map((acc) => [`price:${acc}`, `USD per hour of one ${acc}`]),
+    ...distinct("system_name").map((sys) => [`system_price:${sys}`, `USD per hour of the whole ${sys}`]),
+  ];
+  for (const [name, text] of fields) {
     const l = document.createElement("label");
-    l.textContent = `USD per hour of one ${acc}`;
+    l.textContent = text;
     const input = document.createElement("input");
-    input.name = `price:${acc}`;
+    input.name = name;
     input.type = "number";
     input.step = "any";
     input.min = "0";
-    input.value = filters[`price:${acc}`] || "";
+    input.value = filters[name] || "";
     formField(spec, l, input);
   }
-}
-
-function normalised(r, per, filters) {
-  if (!r.higher_is_better) return per === "watt" || per === "cost" ? null : r.value;   // a latency: not divided
-  if (per === "accelerator") return r.value_per_accelerator;
-  if (per === "watt") return r.value_per_watt;
-  if (per === "cost") {
-    const usd = Number(filters[`price:${r.accelerator}`]);
-    return usd > 0 && r.devices ? r.value / (usd * r.devices) : null;
-  }
-  return r.value;
-}
-
-function missingWhy(r, per) {
-  if (!r.higher_is_better) return "a latency";
-  if (per === "watt") return "no power measured";
-  if (per === "cost") return "no price";
-  return "accelerators unknown";
 }
 
 // What tells two rows of one system apart, in the order a label adds them where needed.
@@ -174,18 +151,16 @@ function facetOf(r) {
   return [r.unit, r.batch_size ?? "", r.input_shape ?? ""].join("\u0000");
 }
 
-function systemBars(rows, per, filters) {
+// The server's rows, ranked best first per facet: each drawn at its normalised figure and interval, or
+// listed below the charts with why it has none.
+function systemBars(rows, norm) {
   const marks = [], left = [];
   for (const r of rows) {
-    const shown = normalised(r, per, filters);
-    if (shown === null || shown === undefined) {
-      left.push(`${r.system_name} (${r.mode}, batch ${r.batch_size}): ${missingWhy(r, per)}`);
+    if (r.normalised === null || r.normalised === undefined) {
+      left.push(`${r.system_name} (${r.mode}, batch ${r.batch_size}): ${r.missing}`);
       continue;
     }
-    const scale = r.value ? shown / r.value : null;
-    marks.push({ ...r, shown, unit: r.unit + (r.higher_is_better ? PER_UNIT[per] : ""),
-                 lo: r.value_ci_low !== null && scale !== null ? r.value_ci_low * scale : null,
-                 hi: r.value_ci_high !== null && scale !== null ? r.value_ci_high * scale : null });
+    marks.push({ ...r, shown: r.normalised, unit: r.normalised_unit, lo: r.normalised_ci_low, hi: r.normalised_ci_high });
   }
   const box = document.createElement("div");
   const width = Math.max(640, ($("chart").clientWidth || 1200) - 8);
@@ -193,7 +168,6 @@ function systemBars(rows, per, filters) {
   for (const m of marks) facets.set(facetOf(m), [...(facets.get(facetOf(m)) || []), m]);
   for (const mine of facets.values()) {
     const lower = !mine[0].higher_is_better;
-    mine.sort((a, b) => (lower ? a.shown - b.shown : b.shown - a.shown));
     tellApart(mine);
     const unit = mine[0].unit;
     const fmt = FMT.column("value", mine.flatMap((m) => [m.shown, m.lo, m.hi]));
@@ -216,14 +190,14 @@ function systemBars(rows, per, filters) {
       `${items.length} result(s)`;
     fig.append(cap, dotChart(items, {
       width, xLabel: `${unit}${lower ? " (lower is better)" : ""}`,
-      aria: `systems side by side: ${mine[0].model_id}, ${where}, ${unit}, ${PER[per]}`,
+      aria: `systems side by side: ${mine[0].model_id}, ${where}, ${unit}, ${norm.label}`,
     }));
     box.append(fig);
   }
   if (left.length) {
     const p = document.createElement("p");
     p.className = "not-drawn";
-    p.textContent = "Not drawn " + PER[per] + ": " + left.join("; ");
+    p.textContent = "Not drawn " + norm.label + ": " + left.join("; ");
     box.append(p);
   }
   return box;
@@ -269,17 +243,17 @@ function systemsPage(spec, doc, filters) {
   const all = rec(doc);
   const model = filters.model || (all[0] && all[0].model_id);
   const rows = all.filter((r) => r.model_id === model);
-  const per = PER[filters.per] ? filters.per : "system";
-  systemsControls(spec, filters, rows);
+  const norm = normalisationOf(filters.per);
+  const headline = rows.filter((r) => r.kind === "headline");
+  systemsControls(spec, filters, headline, norm);
   const box = document.createElement("div");
   box.className = "systems";
   const head = document.createElement("p");
   head.className = "normalisation";
-  head.textContent = model ? `${model}: every system ${PER[per]}` +
+  head.textContent = model ? `${model}: every system ${norm.label}` +
     (filters.model ? "" : " (the first model; choose another above)") : "No figures for these filters.";
   box.append(head, legend());
-  const headline = rows.filter((r) => r.kind === "headline");
-  if (headline.length) box.append(systemBars(headline, per, filters));
+  if (headline.length) box.append(systemBars(headline, norm));
   const serving = rows.filter((r) => r.kind === "serving");
   if (serving.length) box.append(servingFronts(serving));
   return box;
