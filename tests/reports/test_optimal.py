@@ -341,6 +341,7 @@ def test_the_dashboard_ranks_every_normalisation_as_the_terminal_does(wh, tmp_pa
     real server) and `report --optimal-hardware --per` rank the same systems in the same order with the
     same figures and reasons, per dollar-hour too with a system's own price beside accelerator prices."""
     import threading
+    import urllib.error
     import urllib.request
     from urllib.parse import urlencode
 
@@ -367,6 +368,16 @@ def test_the_dashboard_ranks_every_normalisation_as_the_terminal_does(wh, tmp_pa
             page = [r for r in page if r["kind"] == "headline"]
             assert [[r[k] for k in shown] for r in page] == [[r[k] for k in shown] for r in terminal], n.name
             ranked[n.name] = [(r["system_name"], r["rank"]) for r in page if r["model_id"] == LLAMA]
+        for refused in (
+            "systems?per=cost&price%3AX=cheap",  # a price is a positive number of USD per hour
+            "systems?per=cost&system_price%3AX=0",
+            "systems?per=carbon",  # no such normalisation
+            "optimal?per=cost",  # the optimal answers take no prices
+            "results?price%3AX=1",
+        ):
+            with pytest.raises(urllib.error.HTTPError) as err:
+                urllib.request.urlopen(f"http://127.0.0.1:{srv.server_address[1]}/api/{refused}")
+            assert err.value.code == 400, refused
     finally:
         srv.shutdown()
         srv.server_close()
