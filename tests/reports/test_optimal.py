@@ -434,7 +434,7 @@ def _walk_systems(base: str, shots: Path, name: str) -> None:
         assert page.locator("g.mark-measured > *").count() == 0
         assert page.get_attribute("g.mark-published", "fill") == "white"
         assert page.input_value("select[name=per]") == "accelerator"
-        assert "every system per accelerator" in page.inner_text("p.normalisation")
+        assert "each system's headline figure, per accelerator" in page.inner_text("p.normalisation")
         page.screenshot(path=str(shots / f"{name}-systems-per-accelerator.png"), full_page=True)
         page.goto(systems)  # per system: the figures as is
         page.wait_for_selector("g.mark-values text")

@@ -187,6 +187,16 @@ def test_systems_page_draws_one_mark_per_result_with_labels_apart(bases, page, m
             "Test CPU 9000 · onnxruntime",
             "Test CPU 9000 · onnxruntime",
         ]
+    # the table under the chart: a rank is a whole number, and the normalised figure carries its unit
+    heads = [h.strip() for h in page.locator("#table th").all_inner_texts()]
+    assert "normalised unit" not in heads and "per" in page.inner_text("label:has(select)")
+    cells = page.locator("#table tbody tr").evaluate_all(
+        "(trs, at) => trs.map((tr) => [tr.cells[at[0]].textContent, tr.cells[at[1]].textContent])",
+        [heads.index("rank"), heads.index("normalised")],
+    )
+    assert len(cells) == results and all(re.fullmatch(r"[1-9]\d*", rank) for rank, _ in cells), cells
+    assert all(re.fullmatch(r"[\d,.]+ (items|tokens)/s", figure) for _, figure in cells), cells
+    assert page.locator("select[name=per] option").all_inner_texts()[0] == "per system"  # not "(default)"
     if mode == "serve" and model == WHISPER:
         page.screenshot(path=str(shots / "systems.png"))
 

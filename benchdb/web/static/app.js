@@ -171,6 +171,19 @@ function table(doc, view) {
   }
   const at = cols.map((c) => doc.columns.indexOf(c));
   const show = Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
+  // the systems page's normalised figure: each row in its own normalised unit, which then needs no column
+  const normUnit = doc.columns.indexOf("normalised_unit");
+  if (normUnit >= 0 && cols.includes("normalised")) {
+    const j = doc.columns.indexOf("normalised"), of = {};
+    for (const r of rows) (of[r[normUnit]] ??= []).push(r[j]);
+    const scales = Object.fromEntries(Object.entries(of).map(([u, vs]) => [u, FMT.rateScale(vs, u || "")]));
+    show.normalised = (v, rec) => scales[rec.normalised_unit](v);
+    const k = cols.indexOf("normalised_unit");
+    if (k >= 0) {
+      cols.splice(k, 1);
+      at.splice(k, 1);
+    }
+  }
   // a value or statistic of rows of several metrics (raw samples, results): each row in its own metric's
   // unit (FMT.quantity's rule), on the scale of that metric's values in the column; the stored unit
   // column goes, since every such cell says its unit
@@ -273,16 +286,18 @@ function filterForm(spec, filters, doc) {
     const choices = (spec.choices || {})[f];
     const input = document.createElement(choices ? "select" : "input");
     input.name = f;
+    // a labelled choice (the normalisations) names its default, the first, rather than "(default)"
+    const labels = choices ? (spec.choice_labels || {})[f] || {} : {};
+    const named = choices && choices.every((c) => labels[c]);
     if (choices) {
-      const labels = (spec.choice_labels || {})[f] || {};
-      for (const c of ["", ...choices]) {
+      for (const c of named ? choices : ["", ...choices]) {
         const o = document.createElement("option");
         o.value = c;
         o.textContent = c ? labels[c] || c : "(default)";
         input.append(o);
       }
     }
-    input.value = filters[f] || "";
+    input.value = filters[f] || (named ? choices[0] : "");
     const column = spec.columns[f];
     if (column && doc && !choices) {
       const i = doc.columns.indexOf(column);

@@ -100,7 +100,7 @@ const FMT = (() => {
     if (/_pct$/.test(col)) return "points";
     if (/(^n$|^n_|_n$|count|candidates|batch_size|repeats?$|runs|results|iteration|tokens|^ok$|failed|oom|timeout|invalid)/.test(col)) return "int";
     // how many of a thing: never 8.000
-    if (/(^|_)(accelerators|devices|nodes|systems|types|checked|reproduced|disagreements)$/.test(col)) return "int";
+    if (/(^|_)(accelerators|devices|nodes|systems|types|checked|reproduced|disagreements|rank)$/.test(col)) return "int";
     return "num";
   }
   // One column's formatter over all its values.

@@ -250,7 +250,7 @@ function systemsPage(spec, doc, filters) {
   box.className = "systems";
   const head = document.createElement("p");
   head.className = "normalisation";
-  head.textContent = model ? `${model}: every system ${norm.label}` +
+  head.textContent = model ? `${model}: each system's headline figure, ${norm.label}` +
     (filters.model ? "" : " (the first model; choose another above)") : "No figures for these filters.";
   box.append(head, legend());
   if (headline.length) box.append(systemBars(headline, norm));
