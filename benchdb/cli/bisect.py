@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 from benchdb.cli.help import command
-from benchdb.cli.run_flags import run_options, with_run_options
-from benchdb.cli.shared_options import READ_WAIT_S, THRESHOLD, THRESHOLD_HELP, Formats, append_summary, db_option
+from benchdb.cli.run_flags import ab_stop_options, run_options, with_run_options
+from benchdb.cli.shared_options import READ_WAIT_S, Formats, append_summary, db_option
 from benchdb.errors import BenchdbError
 from benchdb.parsing import percent_text
 
@@ -58,24 +58,7 @@ from benchdb.parsing import percent_text
     "Default: a venv seeing this Python's packages, plus `pip install --no-deps .`. Cached per "
     "commit and command.",
 )
-@click.option(
-    "--ab-max-trials",
-    "ab_max_trials",
-    type=click.IntRange(min=0),
-    default=15,
-    show_default=True,
-    metavar="N",
-    help="Trials per step at most: after --repeats, two more at a time while the verdict is "
-    "open (0: exactly --repeats).",
-)
-@click.option(
-    "--ab-threshold",
-    "ab_threshold",
-    type=THRESHOLD,
-    default="5%",
-    show_default=True,
-    help="The smallest change that counts as slower (the gate's threshold)." + THRESHOLD_HELP,
-)
+@ab_stop_options(max_trials=15)
 @click.option(
     "--config",
     "config_file",

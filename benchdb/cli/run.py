@@ -12,16 +12,8 @@ import click
 
 from benchdb import parsing
 from benchdb.cli.help import command
-from benchdb.cli.run_flags import run_options, with_run_options
-from benchdb.cli.shared_options import (
-    READ_WAIT_S,
-    THRESHOLD,
-    THRESHOLD_HELP,
-    Quantity,
-    db_option,
-    plural,
-    progress_printer,
-)
+from benchdb.cli.run_flags import ab_stop_options, run_options, with_run_options
+from benchdb.cli.shared_options import READ_WAIT_S, Quantity, db_option, plural, progress_printer
 from benchdb.errors import BenchdbError
 
 #: --skip-fresh: a duration checked now and kept as written (it is echoed and recorded as given).
@@ -92,24 +84,7 @@ AS_WRITTEN = Quantity(lambda v: (parsing.duration(v), str(v))[1], "DURATION")
     metavar="NAME",
     help="Record this --ab-env variable's value as given in the run's config (repeatable).",
 )
-@click.option(
-    "--ab-max-trials",
-    "ab_max_trials",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="N",
-    help="With --ab: after the --repeats trials, give each scenario whose verdict is still "
-    "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).",
-)
-@click.option(
-    "--ab-threshold",
-    "ab_threshold",
-    type=THRESHOLD,
-    default="5%",
-    show_default=True,
-    help="With --ab-max-trials: the threshold of the `benchdb check` that follows." + THRESHOLD_HELP,
-)
+@ab_stop_options(max_trials=0)
 @click.option(
     "--duet",
     is_flag=True,

@@ -9,8 +9,39 @@ from typing import Any
 
 import click
 
-from benchdb.cli.shared_options import Quantity, Renamed, csv_ints, csv_words
+from benchdb.cli.shared_options import THRESHOLD, THRESHOLD_HELP, Quantity, Renamed, csv_ints, csv_words
 from benchdb.errors import BenchdbError
+
+AB_MAX_TRIALS_HELP = (
+    "Trials of each A/B scenario (--ab, or a bisect step) at most: after the --repeats trials, two "
+    "more at a time while its verdict is inconclusive, up to N in all (0: exactly --repeats)."
+)
+AB_THRESHOLD_HELP = (
+    "The smallest change that counts (the gate's threshold): the A/B verdicts --ab-max-trials waits on "
+    "and each bisect step are judged by it, and the `benchdb check` printed after --ab gates at it." + THRESHOLD_HELP
+)
+
+
+def ab_stop_options(max_trials: int):
+    """``--ab-max-trials`` and ``--ab-threshold``: when an interleaved A/B stops measuring, the same
+    options on `benchdb run --ab` and `benchdb bisect` (each of its steps is such an A/B); each
+    command gives its own default number of trials."""
+
+    def decorate(command):
+        command = click.option(
+            "--ab-threshold", "ab_threshold", type=THRESHOLD, default="5%", show_default=True, help=AB_THRESHOLD_HELP
+        )(command)
+        return click.option(
+            "--ab-max-trials",
+            "ab_max_trials",
+            type=click.IntRange(min=0),
+            default=max_trials,
+            show_default=True,
+            metavar="N",
+            help=AB_MAX_TRIALS_HELP,
+        )(command)
+
+    return decorate
 
 
 def _click_option(opt, owners: list[str]) -> click.Option:
