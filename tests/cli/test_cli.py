@@ -417,7 +417,7 @@ def test_impossible_thread_counts_are_refused(tmp_path):
 
 
 def test_hardware_says_how_to_make_an_unavailable_backend_available():
-    from benchdb.cli.getting_started import availability_text
+    from benchdb.harness.machine_report import availability_text
 
     ghost = BackendInfo("ghost", "benchdb-ghost-backend", "benchdb_ghost_backend", "pip install ghost")
     assert availability_text(hardware.availability(ghost)) == "unavailable - to make it available: pip install ghost"
