@@ -1,5 +1,6 @@
 """Measuring: `benchdb run` (its flags are built in :mod:`benchdb.cli.run_flags`; the runs and their
-measuring are :func:`benchdb.plan.config.runs_from` and :mod:`benchdb.plan.measure`).
+measuring are :func:`benchdb.plan.config.runs_from` and :mod:`benchdb.plan.measure`, an A/B
+:func:`benchdb.ab.compare.compare`).
 
 Runners, backends and the warehouse are imported inside the commands, so `benchdb --help` stays
 light (no torch, onnxruntime, openvino or duckdb).
@@ -150,9 +151,7 @@ def run(**params):
     runs, exclude, source = runs_from(params, given(ctx))
     _check_combinations(params)
     if params["ab"] or params["ab_url"]:
-        from benchdb.cli import ab
-
-        return ab.cli(ctx, params, runs, exclude, source)
+        return _ab(ctx, params, runs, exclude, source)
     workers = None
     if params["parallel"]:
         workers, runs = measure.workers(runs, params["parallel"], "--parallel", _note)
@@ -181,6 +180,42 @@ def run(**params):
         click.echo("0 scenarios to run")
     else:
         _print_run(done.report)
+
+
+def _ab(ctx: click.Context, params: dict, runs: list, exclude: list, source: str) -> None:
+    """`benchdb run ... --ab BASE CAND` (or --ab-url BASE_URL CAND_URL): plan, measure both sides, print
+    the check command."""
+    from benchdb.ab.compare import compare
+    from benchdb.reports.tabular import AB_SUMMARY, for_people
+
+    done = compare(
+        runs,
+        exclude,
+        source,
+        pythons=params["ab"],
+        urls=params.get("ab_url"),
+        hardware_files=params.get("ab_hardware_file"),
+        env=params["ab_env"],
+        env_public=params.get("ab_env_public") or (),
+        duet=bool(params.get("duet")),
+        repeats_given="repeats" in given(ctx),
+        max_trials=params.get("ab_max_trials") or 0,
+        threshold=params["ab_threshold"],
+        shard=params["shard"],
+        skip_fresh=params["skip_fresh"],
+        dry_run=params["dry_run"],
+        db=params["db"],
+        note=_note,
+    )
+    if params["dry_run"]:
+        for line in done.plan_lines():
+            click.echo(line)
+        return
+    click.echo(for_people(AB_SUMMARY, done.rows))
+    for line in done.side_lines():
+        click.echo(line)
+    done.check_succeeded()
+    click.echo(f"check with: {done.check}")
 
 
 def _note(text: str) -> None:
