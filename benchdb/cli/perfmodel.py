@@ -138,8 +138,9 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
     measures the methods' errors by cross-validation."""
     from benchdb.perfmodel import answers
 
+    data = answers.load(db)
     if evaluate:
-        table, usable = answers.evaluation(db)
+        table, usable = answers.evaluation(data)
         if table is None:
             click.echo(
                 f"insufficient data: --evaluate needs results of at least 3 models; the warehouse has "
@@ -153,7 +154,7 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
     if not model or not hardware:
         raise click.UsageError("give --model and --hardware (or --evaluate)")
     narrow = dict(threads=threads, batch_size=batch_size, shape=shape, backend=backend, precision=precision, mode=mode)
-    found = answers.predict(db, model, hardware, **narrow)
+    found = answers.predict(data, model, hardware, **narrow)
     if not found.answers:
         click.echo(found.reason)
         sys.exit(2)

@@ -121,32 +121,42 @@ class Predictions:
         return any(a.value is not None for _, a in self.answers)
 
 
-def predict(db: Any, model: str, hardware: str, **narrow: Any) -> Predictions:
+@dataclass
+class Data:
+    """What the model learns from: the warehouse's measured results and calibrated peaks."""
+
+    rows: list[dict]
+    peaks: list[dict]
+
+
+def load(db: Any = None) -> Data:
+    """Warehouse ``db``'s results and peaks, read once for :func:`predict` and :func:`evaluation`."""
+    from benchdb.perfmodel import predict as pr
+    from benchdb.warehouse import Warehouse
+
+    with Warehouse(db).reading() as con:
+        return Data(*pr.load(con))
+
+
+def predict(data: Data, model: str, hardware: str, **narrow: Any) -> Predictions:
     """``model``'s latency and throughput on calibrated ``hardware`` (an id prefix or part of its
-    name) from warehouse ``db``, each with an 80 % interval and the method and data used;
+    name), from :func:`load`'s data, each with an 80 % interval and the method and data used;
     ``narrow``: threads, batch_size, shape, backend, precision, mode (default: each measured)."""
     from benchdb.perfmodel import predict as pr
-    from benchdb.warehouse import Warehouse
 
-    with Warehouse(db).reading() as con:
-        rows, peaks = pr.load(con)
-    targets, reason = pr.targets(rows, peaks, model, hardware, **narrow)
+    targets, reason = pr.targets(data.rows, data.peaks, model, hardware, **narrow)
     if not targets:
         return Predictions(reason=reason)
-    learned = pr.Learned(rows)
-    return Predictions([(t, pr.answer(rows, t, learned)) for t in targets])
+    learned = pr.Learned(data.rows)
+    return Predictions([(t, pr.answer(data.rows, t, learned)) for t in targets])
 
 
-def evaluation(db: Any) -> tuple[list[dict] | None, list[dict]]:
-    """How wrong each method has been on warehouse ``db``'s data (grouped cross-validation): (the
-    table, the results it used); results of under 3 models give no table (None)."""
+def evaluation(data: Data) -> tuple[list[dict] | None, list[dict]]:
+    """How wrong each method has been on :func:`load`'s data (grouped cross-validation): (the table,
+    the results it used); results of under 3 models give no table (None)."""
     from benchdb.perfmodel import evaluate as ev
-    from benchdb.perfmodel import predict as pr
-    from benchdb.warehouse import Warehouse
 
-    with Warehouse(db).reading() as con:
-        rows, _peaks = pr.load(con)
-    usable = [r for r in rows if r["latency_s"]]
+    usable = [r for r in data.rows if r["latency_s"]]
     if len({r["model_id"] for r in usable}) < 3:
         return None, usable
     return ev.evaluate(usable), usable

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from benchdb.cli import bisect, run
+from benchdb.cli.run_flags import AB_MAX_TRIALS_HELP, AB_THRESHOLD_HELP
 
 pytestmark = pytest.mark.core
 
@@ -25,6 +26,7 @@ def test_options_bisect_shares_with_run_have_one_help_text():
     theirs = {o.name: o for o in bisect.bisect.params}
     shared = set(ours) & set(theirs)
     assert {"ab_max_trials", "ab_threshold", "models", "min_time"} <= shared
+    assert (ours["ab_max_trials"].help, ours["ab_threshold"].help) == (AB_MAX_TRIALS_HELP, AB_THRESHOLD_HELP)
     differ = {n for n in shared if ours[n].help != theirs[n].help or ours[n].type.name != theirs[n].type.name}
     assert differ <= set(BISECT_OWN) - {"ab_max_trials"}, sorted(differ)
     defaults = {n for n in shared if ours[n].default != theirs[n].default}
