@@ -11,8 +11,6 @@ code until a file is read: the command line reads the registry at start-up.
 
 from __future__ import annotations
 
-import importlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -156,6 +154,8 @@ class ImportSummary:
 
 def module(fmt: str):
     """The module that reads format ``fmt`` (:data:`benchdb.interop.formats.IMPORTERS`)."""
+    import importlib
+
     return importlib.import_module(f"benchdb.interop.{formats.importer(fmt).module}")
 
 
@@ -205,6 +205,8 @@ def check_size(path: Path) -> None:
 def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
     """(line number, document) of each non-blank line of a JSON-lines file, or a SourceError naming
     the line where it breaks (the last one: the file looks truncated)."""
+    import json
+
     from benchdb.interop.writer import SourceError
     from benchdb.schema import documents
 
