@@ -33,6 +33,10 @@ from typing import TYPE_CHECKING, Any
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.store import resolve_db
 
+#: Seconds a reading command waits for a writer that holds the warehouse (a writer waits longer:
+#: :class:`Warehouse`'s default).
+READ_WAIT_S = 10.0
+
 if TYPE_CHECKING:  # imported lazily at call time: `benchdb --help` (and an answer from benchdb.store.memo) stays light
     import duckdb
 

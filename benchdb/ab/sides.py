@@ -4,7 +4,7 @@ variable that would split the sides into different series."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from benchdb.ab.process import SIDES
 from benchdb.backends import core_options as options
@@ -33,9 +33,12 @@ def warn_split(groups: list, envs: dict[str, dict[str, str]], warn: Callable[[st
         )
 
 
-def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptions]]:
-    """Each side's runs of ``--ab-url BASE_URL CAND_URL``: its endpoint, and its hardware from
-    ``--ab-hardware-file BASE CAND`` (or the one --hardware-file / --server-hardware of both). Two
+def deployments(
+    urls: Sequence[str], files: Sequence[str] | None, runs: list[RunOptions]
+) -> dict[str, list[RunOptions]]:
+    """Each side's runs of ``--ab-url BASE_URL CAND_URL`` (``urls``): its endpoint, and its hardware
+    from ``--ab-hardware-file BASE CAND`` (``files``; else the one --hardware-file / --server-hardware
+    of both). Two
     different systems must not share a device name: the device is what a result's hardware is
     found by."""
     from benchdb.backends.openai.backend import server_system, system_device
@@ -43,12 +46,11 @@ def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptio
 
     if any(o.backend != "openai" for o in runs):
         raise BenchdbError("--ab-url compares two OpenAI-compatible endpoints: give --backend openai")
-    for url in params["ab_url"]:
+    for url in urls:
         check_url(url, "--ab-url")
     for name in ("url", "server"):
         if any(backend_option(o, name) for o in runs):
             raise BenchdbError(f"--ab-url gives both endpoints; leave out --{name}")
-    files = params.get("ab_hardware_file")
     shared = [o for o in runs if backend_option(o, "hardware_file") or backend_option(o, "server_hardware")]
     if files and shared:
         raise BenchdbError(
@@ -61,7 +63,7 @@ def deployments(params: dict, runs: list[RunOptions]) -> dict[str, list[RunOptio
         )
     out: dict[str, list[RunOptions]] = {}
     for i, side in enumerate(SIDES):
-        given = {"url": params["ab_url"][i], **({"hardware_file": files[i]} if files else {})}
+        given = {"url": urls[i], **({"hardware_file": files[i]} if files else {})}
         out[side] = [options.apply(o, given, f"--ab-url {side}") for o in runs]
     found = [server_system(out[s][0], "--ab-hardware-file" if files else None) for s in SIDES]
     systems = [f[0] for f in found if f is not None]

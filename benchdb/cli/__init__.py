@@ -1,7 +1,7 @@
 """The `benchdb` command line. Thin: parse options, call the library, print.
 
 Commands live in submodules by theme: :mod:`~benchdb.cli.run` (run; its flags in
-:mod:`~benchdb.cli.run_flags`; ``run --ab`` in :mod:`~benchdb.cli.ab`), :mod:`~benchdb.cli.getting_started` (suites,
+:mod:`~benchdb.cli.run_flags`), :mod:`~benchdb.cli.getting_started` (suites,
 quickstart, hardware), :mod:`~benchdb.cli.db` (ingest, db status/upgrade, query,
 ack), :mod:`~benchdb.cli.report` (report, check), :mod:`~benchdb.cli.interop` (import, export),
 :mod:`~benchdb.cli.publish`, :mod:`~benchdb.cli.perfmodel` (calibrate, predict) and

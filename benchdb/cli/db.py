@@ -12,7 +12,7 @@ import sys
 import click
 
 from benchdb.cli.help import command, group
-from benchdb.cli.shared_options import READ_WAIT_S, db_option, duration_type
+from benchdb.cli.shared_options import db_option, duration_type
 from benchdb.errors import printable
 
 
@@ -228,7 +228,7 @@ def query(sql_text, db, fmt):
 
     SQL may read every table and view (docs: warehouse.md); nothing can write."""
     from benchdb.reports.tabular import render
-    from benchdb.warehouse import Warehouse
+    from benchdb.warehouse import READ_WAIT_S, Warehouse
 
     cols, rows = Warehouse(db, wait_s=READ_WAIT_S).query(sql_text)
     if cols:

@@ -126,47 +126,7 @@ def hardware_cmd(fmt, as_json):
     if as_json or fmt == "json":
         click.echo(json.dumps(rep, indent=1, default=str))
         return
-    cpu = rep["cpu"]
-    click.echo(f"host      {rep['host']} (Python {rep['python']}, {cpu['os']}, {cpu['arch']})")
-    click.echo(
-        f"cpu       {cpu['cpu_model']} ({cpu['cores_physical']} physical / "
-        f"{cpu['cores_logical']} logical cores; {', '.join(cpu['flags']) or 'no'} extensions)"
-    )
-    click.echo(f"memory    {cpu['memory_bytes'] / 2**30:.1f} GiB")
-    t = rep["topology"]
-    nodes = "; ".join(f"node {n}: cpus {c}" for n, c in t["numa_nodes"].items()) or "no NUMA information"
-    click.echo(f"topology  cpus {t['cpus']} ({t['physical_cores']} physical cores); {nodes}")
-    click.echo(
-        f"parallel  auto: {len(t['parallel_auto'])} worker(s) on cores "
-        f"{', '.join(s['cpus'] for s in t['parallel_auto'])}; --threads T: as many T-core workers as fit "
-        f"(--parallel {t['physical_cores']} --threads 1 at most here)"
-    )
-    if rep["accelerators"]:
-        for acc in rep["accelerators"]:
-            mem = f", {acc['memory_bytes'] / 2**30:.0f} GiB" if acc["memory_bytes"] else ""
-            click.echo(f"device    {acc['device']}: {acc['name']} ({acc['kind']}{mem})")
-    else:
-        click.echo("device    cpu only (no CUDA, ROCm, MPS or XPU device visible to PyTorch)")
-    tel = rep["nvidia_telemetry"]
-    click.echo(f"nvidia    telemetry {tel['status']}: {tel['detail']}")
-    click.echo(f"energy    cpu {rep['cpu_energy']['status']}: {rep['cpu_energy']['detail']}")
-    if rep["load_avg_1m"] is not None:
-        click.echo(f"load      {rep['load_avg_1m']:.2f} (1-min average)")
-    for title, items in (("backends", rep["backends"]), ("libraries", rep["libraries"])):
-        click.echo(f"{title}:")
-        for b in items:
-            click.echo(f"  {b['name']:<16} {availability_text(b)}")
-
-
-def availability_text(b: dict) -> str:
-    """A backend's or library's line of `benchdb hardware`: its version, or that it is unavailable
-    (and why, when a probe said) and the command that makes it available."""
-    if b["status"] != "available":
-        why = f": {b['reason']}" if b.get("reason") else ""
-        return f"unavailable{why} - to make it available: {b['hint']}"
-    if "uses" in b:  # named: openai's version is httpx's, ort-web's is onnxruntime-web's
-        return ", ".join(f"{name} {version or '(not installed)'}" for name, version in b["uses"].items())
-    return b["version"]
+    click.echo(machine.as_text(rep))
 
 
 COMMANDS = (suites, quickstart, hardware_cmd)

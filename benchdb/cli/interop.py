@@ -12,24 +12,26 @@ import click
 
 from benchdb.cli.help import command
 from benchdb.cli.shared_options import db_option
+from benchdb.interop import formats
 
-IMPORT_FORMATS = (
-    "optimum-benchmark",
-    "pytest-benchmark",
-    "transformers",
-    "hud-v3",
-    "mlperf",
-    "mlperf-endpoints",
-    "vllm-serve",
-    "sglang-serve",
-    "aiperf",
-    "guidellm",
-    "lm-eval",
-    "inferencex",
-    "kernels",
-    "llm-d",
-)
-EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve", "llm-d")
+
+def _import_help() -> str:
+    """The import command's help: each registered format with the files it reads."""
+    listed = "; ".join(f"{i.name} ({i.reads})" for i in formats.IMPORTERS)
+    return (
+        "Convert other tools' result files into contract files.\n\n"
+        f"PATHS are files or folders. FORMAT: {listed}.\n\n"
+        "A bad file is reported on one line and nothing of it is written; the others are imported. "
+        "Results never take this machine's hardware: a file's own, --hardware or --hardware-file, else unknown."
+    )
+
+
+def _export_help() -> str:
+    return "; ".join(f"{e.name}: {e.writes}" for e in formats.EXPORTERS) + "."
+
+
+def _or(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:-1]) + f" or {names[-1]}"
 
 
 @command(
@@ -42,8 +44,9 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve", "llm-d")
         ("every optimum-benchmark result under a folder", "benchdb import optimum-benchmark runs/ --out imported"),
     ),
     exit_codes={1: "a file failed (each is named with why on standard error); the others were imported"},
+    help=_import_help(),
 )
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(IMPORT_FORMATS))
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(formats.import_names()))
 @click.argument("paths", nargs=-1, required=True)
 @click.option(
     "--out",
@@ -103,30 +106,8 @@ EXPORT_FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve", "llm-d")
     "LoadGen version never decides: submitters may run the previous round's LoadGen).",
 )
 def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precision, mlperf_round):
-    """Convert other tools' result files into contract files.
-
-    PATHS are files or folders. FORMAT: optimum-benchmark (benchmark.json or
-    benchmark_report.json + benchmark_config.json), pytest-benchmark (--benchmark-json),
-    transformers (benchmark_v2 results), hud-v3 (PyTorch HUD records: JSON list, object or
-    lines), mlperf (LoadGen mlperf_log_summary.txt, or a whole MLPerf Inference results
-    repository, division or submitter folder: each run with its system, checked against the
-    published table, every disagreement printed); mlperf-endpoints (an MLPerf Endpoints
-    submission: each system and model's curve of load points, their regions by the rules,
-    tokens/s per kW from system_power.json); serving load points: vllm-serve (vllm bench
-    serve --save-result JSON), sglang-serve (sglang.bench_serving --output-file JSON lines),
-    aiperf (profile_export.jsonl + profile_export_aiperf.json), guidellm (benchmarks.json or
-    .yaml), recomputed in benchdb's serving definitions from their per-request data; accuracy:
-    lm-eval (lm-evaluation-harness results.json / results_*.json: task scores for a model,
-    precision and hardware, beside its speed); published serving points: inferencex (the
-    InferenceX app's /api/v1/benchmarks rows: summary-only, with their system and parallelism);
-    kernels (Hugging Face `kernels benchmark --output` JSON: each workload's timing summary);
-    llm-d (an llm-d Benchmark Report v0.1, YAML or JSON: a summary-only serving load point with
-    its prefill/decode instances).
-    A bad file is reported on one line and nothing of it is written; the others are imported.
-    Results never take this machine's hardware: a file's own, --hardware or --hardware-file,
-    else unknown.
-    """
-    from benchdb.interop import Declared, declared_hardware, import_files
+    """`benchdb import` (:func:`benchdb.interop.import_results`); its help lists the registered formats."""
+    from benchdb.interop import import_results
 
     if mlperf_round is not None:
         from benchdb.interop.mlperf.rules import round_name
@@ -138,13 +119,16 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
             mlperf_round = round_name(mlperf_round)
         except SourceError as exc:
             raise click.BadParameter(str(exc), param_hint="--round") from None
-    fingerprint, device, usage = declared_hardware(hardware, hardware_file)
-    if engine:
-        from benchdb.interop.serving_fields import engine_name
-
-        engine = engine_name(engine) or engine.strip().lower()
-    summary = import_files(
-        fmt, list(paths), out, Declared(fingerprint, device, engine, model, precision, usage, mlperf_round)
+    summary = import_results(
+        fmt,
+        list(paths),
+        out,
+        hardware=hardware,
+        hardware_file=hardware_file,
+        engine=engine,
+        model=model,
+        precision=precision,
+        mlperf_round=mlperf_round,
     )
     for src, problem in summary.failed:
         click.echo(f"benchdb: error: {src}: {problem}", err=True)
@@ -175,16 +159,7 @@ def import_cmd(fmt, paths, out, hardware, hardware_file, engine, model, precisio
         ("the whole warehouse as partitioned Parquet for Spark", "benchdb export --partitioned spark-data"),
     ),
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(EXPORT_FORMATS),
-    default=None,
-    help="hud-v3: JSON lines, one record per result x metric; optimum-benchmark: one "
-    "benchmark.json per result; vllm-serve: one `vllm bench serve --save-detailed` JSON per "
-    "serving load point (every request, vLLM's summary figures); llm-d: one llm-d Benchmark Report "
-    "v0.1 YAML per measured serving load point.",
-)
+@click.option("--format", "fmt", type=click.Choice(formats.export_names()), default=None, help=_export_help())
 @click.option(
     "--out",
     "out",
@@ -219,14 +194,13 @@ def export_cmd(fmt, out, models, partitioned, db):
             f"({s.total_results} result(s) in all)"
         )
         return
-    # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
+    # --format is checked here, not by click, so --partitioned can go without it
     if fmt is None:
-        raise click.UsageError("give --format hud-v3, optimum-benchmark, vllm-serve or llm-d (or --partitioned DIR)")
-    if fmt in ("optimum-benchmark", "vllm-serve", "llm-d") and out == "-":
+        raise click.UsageError(f"give --format {_or(formats.export_names())} (or --partitioned DIR)")
+    if formats.exporter(fmt).folder and out == "-":
         raise click.BadParameter(f"{fmt} writes one file per result: give --out FOLDER", param_hint="--out")
     results, written = export(db, fmt, out, list(models))
-    what = {"hud-v3": "record(s)", "vllm-serve": "result file(s)", "llm-d": "benchmark report(s)"}.get(fmt, "report(s)")
-    click.echo(f"exported {results} result(s) as {written} {fmt} {what} to {out}", err=out == "-")
+    click.echo(f"exported {results} result(s) as {written} {fmt} {formats.exporter(fmt).noun} to {out}", err=out == "-")
 
 
 COMMANDS: list = [import_cmd, export_cmd]

@@ -6,20 +6,12 @@ Commands import their library modules inside the command body: `benchdb --help` 
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
 from benchdb.cli.help import command
 from benchdb.cli.shared_options import csv_words, db_option, duration_type, old_name, size_type
-
-
-def _si(value: float | None, unit: str) -> str:
-    if value is None:
-        return "-"
-    for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= factor:
-            return f"{value / factor:.3g} {prefix}{unit}"
-    return f"{value:.3g} {unit}"
 
 
 @command(
@@ -85,49 +77,28 @@ def calibrate(device, backends, threads, trials, trial_time, matmul_n, stream_mb
 
     Matmul FLOP/s per precision and copy/triad bandwidth, added to the warehouse's hardware
     record (recalibrating adds rows, never overwrites); `benchdb predict` uses them."""
-    from benchdb.warehouse import Warehouse
+    from benchdb.perfmodel import answers
 
-    wh = Warehouse(db)
     if list_only:
-        from benchdb.perfmodel.calibrate import calibrations
-
-        rows = calibrations(wh)
-        if fmt == "json":
-            click.echo(json.dumps(rows, indent=1, default=str))
-            return
-        if not rows:
-            click.echo(f"no calibrations in {wh.path}; run `benchdb calibrate`")
-            return
-        for r in rows:
-            click.echo(
-                f"{str(r['calibrated_at'])[:19]}  {r['hardware_name']} ({r['hardware_id']}) "
-                f"threads={r['threads']}  {r['backend']:<8} {r['kind']:<6} {r['precision']:<5} "
-                f"{_si(r['value'], r['unit'])}"
-            )
+        rows, path = answers.calibrations(db)
+        click.echo(
+            json.dumps(rows, indent=1, default=str)
+            if fmt == "json"
+            else "\n".join(answers.calibration_lines(rows, path))
+        )
         return
-    from benchdb.perfmodel import calibrate as cal
-
-    device, threads = cal.target(device, threads)
-    settings = cal.Settings(
-        trials=trials, trial_time=trial_time, matmul_n=matmul_n, stream_bytes=int(stream_mb * 2**20), threads=threads
+    done = answers.calibrate(
+        db,
+        device,
+        tuple(backends),
+        threads=threads,
+        trials=trials,
+        trial_time=trial_time,
+        matmul_n=matmul_n,
+        stream_bytes=int(stream_mb * 2**20),
+        progress=lambda m: click.echo(m, err=True),
     )
-    peaks = cal.measure(device, tuple(backends), settings, progress=lambda m: click.echo(m, err=True))
-    stored = cal.store(wh, peaks, device, settings)
-    if fmt == "json":
-        click.echo(json.dumps({**stored, "peaks": cal.as_dicts(peaks)}, indent=1, default=str))
-        return
-    click.echo(f"{'backend':<9}{'kind':<8}{'precision':<11}{'median':>14}  95% CI")
-    for p in peaks:
-        ci = f"[{_si(p.ci_low, p.unit)}, {_si(p.ci_high, p.unit)}]" if p.ci_low is not None else "- (too few trials)"
-        click.echo(f"{p.backend:<9}{p.kind:<8}{p.precision:<11}{_si(p.value, p.unit):>14}  {ci}")
-    click.echo(
-        f"calibration {stored['calibration_id']} added to hardware {stored['hardware_name']} "
-        f"({stored['hardware_id']}, threads={stored['threads']}) in {wh.path}"
-    )
-
-
-def _ms(v: float | None) -> str:
-    return "-" if v is None else (f"{v * 1e3:.3g} ms" if v < 1 else f"{v:.3g} s")
+    click.echo(done.as_json() if fmt == "json" else "\n".join(done.lines()))
 
 
 @command(
@@ -165,85 +136,34 @@ def predict(model, hardware, threads, batch_size, shape, backend, precision, mod
 
     Latency and throughput with an 80 % interval, and the method and data used; --evaluate
     measures the methods' errors by cross-validation."""
-    import sys
+    from benchdb.perfmodel import answers
 
-    from benchdb.perfmodel import evaluate as ev
-    from benchdb.perfmodel import predict as pr
-    from benchdb.warehouse import Warehouse
-
-    with Warehouse(db).reading() as con:
-        rows, peaks = pr.load(con)
+    data = answers.load(db)
     if evaluate:
-        usable = [r for r in rows if r["latency_s"]]
-        if len({r["model_id"] for r in usable}) < 3:
+        table, usable = answers.evaluation(data)
+        if table is None:
             click.echo(
                 f"insufficient data: --evaluate needs results of at least 3 models; the warehouse has "
                 f"{len({r['model_id'] for r in usable})}"
             )
             sys.exit(2)
-        table = ev.evaluate(usable)
-        click.echo(json.dumps(table, indent=1) if fmt == "json" else ev.format_evaluation(table, usable))
+        from benchdb.perfmodel.evaluate import format_evaluation
+
+        click.echo(json.dumps(table, indent=1) if fmt == "json" else format_evaluation(table, usable))
         return
     if not model or not hardware:
         raise click.UsageError("give --model and --hardware (or --evaluate)")
-    targets, reason = pr.targets(
-        rows,
-        peaks,
-        model,
-        hardware,
-        threads=threads,
-        batch_size=batch_size,
-        shape=shape,
-        backend=backend,
-        precision=precision,
-        mode=mode,
-    )
-    if not targets:
-        click.echo(reason)
+    narrow = dict(threads=threads, batch_size=batch_size, shape=shape, backend=backend, precision=precision, mode=mode)
+    found = answers.predict(data, model, hardware, **narrow)
+    if not found.answers:
+        click.echo(found.reason)
         sys.exit(2)
-    learned = pr.Learned(rows)
-    answers = [(t, pr.answer(rows, t, learned)) for t in targets]
     if fmt == "json":
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "target": {k: v for k, v in t.items()},
-                        "method": a.method,
-                        "latency_s": a.value,
-                        "low_s": a.low,
-                        "high_s": a.high,
-                        "throughput_items_s": t["batch_size"] / a.value if a.value else None,
-                        "detail": a.detail,
-                        "reason": a.reason,
-                        "data": a.data,
-                    }
-                    for t, a in answers
-                ],
-                indent=1,
-                default=str,
-            )
-        )
+        click.echo(answers.predictions_json(found))
     else:
-        for t, a in answers:
-            head = (
-                f"{t['model_id']} on {t['hardware_config']}, {t['backend']} {t['mode']} {t['precision']}, "
-                f"batch {t['batch_size']}, {t['input_shape']}:"
-            )
-            if a.value is None:
-                click.echo(f"{head} {a.reason}")
-                continue
-            interval = (
-                f" [{_ms(a.low)}, {_ms(a.high)}] (80 % interval)"
-                if a.low is not None
-                else " (no interval: fewer than 5 cross-validated errors)"
-            )
-            tput = t["batch_size"] / a.value
-            tput_iv = f" [{t['batch_size'] / a.high:.4g}, {t['batch_size'] / a.low:.4g}]" if a.low is not None else ""
-            measured = f"; measured {_ms(t['measured'])}" if t.get("measured") else ""
-            click.echo(f"{head} latency {_ms(a.value)}{interval}, throughput {tput:.4g}{tput_iv} items/s{measured}")
-            click.echo(f"  method: {a.detail}")
-    if all(a.value is None for _, a in answers):
+        for line in answers.prediction_lines(found):
+            click.echo(line)
+    if not found.answered():
         sys.exit(2)
 
 

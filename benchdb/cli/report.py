@@ -10,7 +10,6 @@ import click
 from benchdb.cli.help import command
 from benchdb.cli.publish import model_card_options
 from benchdb.cli.shared_options import (
-    READ_WAIT_S,
     THRESHOLD,
     THRESHOLD_HELP,
     Normalisations,
@@ -210,7 +209,7 @@ def report(
     Markdown on a terminal; --out FILE.html writes one HTML page."""
     from benchdb.reports import build as builder
     from benchdb.reports import render as renderer
-    from benchdb.warehouse import Warehouse
+    from benchdb.warehouse import READ_WAIT_S, Warehouse
 
     chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
     if not chosen:
@@ -363,7 +362,7 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide
       unchanged     the whole 90% CI is within +-threshold (an equivalence test)
     """
     from benchdb.reports import render as renderer
-    from benchdb.warehouse import Warehouse
+    from benchdb.warehouse import READ_WAIT_S, Warehouse
 
     wh = Warehouse(db, wait_s=READ_WAIT_S)
     try:

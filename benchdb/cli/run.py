@@ -1,4 +1,6 @@
-"""Measuring: `benchdb run` (its flags are built in :mod:`benchdb.cli.run_flags`).
+"""Measuring: `benchdb run` (its flags are built in :mod:`benchdb.cli.run_flags`; the runs and their
+measuring are :func:`benchdb.plan.config.runs_from` and :mod:`benchdb.plan.measure`, an A/B
+:func:`benchdb.ab.compare.compare`).
 
 Runners, backends and the warehouse are imported inside the commands, so `benchdb --help` stays
 light (no torch, onnxruntime, openvino or duckdb).
@@ -12,16 +14,8 @@ import click
 
 from benchdb import parsing
 from benchdb.cli.help import command
-from benchdb.cli.run_flags import run_options, with_run_options
-from benchdb.cli.shared_options import (
-    READ_WAIT_S,
-    THRESHOLD,
-    THRESHOLD_HELP,
-    Quantity,
-    db_option,
-    plural,
-    progress_printer,
-)
+from benchdb.cli.run_flags import ab_stop_options, with_run_options
+from benchdb.cli.shared_options import Quantity, db_option, given, plural, progress_printer
 from benchdb.errors import BenchdbError
 
 #: --skip-fresh: a duration checked now and kept as written (it is echoed and recorded as given).
@@ -92,24 +86,7 @@ AS_WRITTEN = Quantity(lambda v: (parsing.duration(v), str(v))[1], "DURATION")
     metavar="NAME",
     help="Record this --ab-env variable's value as given in the run's config (repeatable).",
 )
-@click.option(
-    "--ab-max-trials",
-    "ab_max_trials",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="N",
-    help="With --ab: after the --repeats trials, give each scenario whose verdict is still "
-    "inconclusive two more trials at a time, up to N in all (0: exactly --repeats).",
-)
-@click.option(
-    "--ab-threshold",
-    "ab_threshold",
-    type=THRESHOLD,
-    default="5%",
-    show_default=True,
-    help="With --ab-max-trials: the threshold of the `benchdb check` that follows." + THRESHOLD_HELP,
-)
+@ab_stop_options(max_trials=0)
 @click.option(
     "--duet",
     is_flag=True,
@@ -165,12 +142,88 @@ def run(**params):
     Give --backend and --model (or --config FILE, --suite NAME or --bench PATH); --dry-run
     prints the plan. Options marked [backend] apply to that backend's runs only.
     """
-    from benchdb.plan import config as cfgmod
+    from benchdb.plan import measure
+    from benchdb.plan.config import runs_from
 
     ctx = click.get_current_context()
     if params["resume_dir"] is not None:
         return _resume(ctx, params)
-    runs, exclude, source = run_options(ctx, params)
+    runs, exclude, source = runs_from(params, given(ctx))
+    _check_combinations(params)
+    if params["ab"] or params["ab_url"]:
+        return _ab(ctx, params, runs, exclude, source)
+    workers = None
+    if params["parallel"]:
+        workers, runs = measure.workers(runs, params["parallel"], "--parallel", _note)
+    if params["ab_env"] or params.get("ab_env_public"):
+        raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
+    if params["ab_max_trials"]:
+        raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
+    done = measure.run(
+        runs,
+        exclude,
+        source,
+        shard=params["shard"],
+        skip_fresh=params["skip_fresh"],
+        db=params["db"],
+        dry_run=params["dry_run"],
+        workers=workers,
+        progress=progress_printer(),
+        note=_note,
+    )
+    if params["dry_run"]:
+        for item in done.items:
+            for sc in item.scenarios:
+                click.echo(sc.label())
+        click.echo(measure.plan_total(done.items, params["db"]))
+    elif done.report is None:
+        click.echo("0 scenarios to run")
+    else:
+        _print_run(done.report)
+
+
+def _ab(ctx: click.Context, params: dict, runs: list, exclude: list, source: str) -> None:
+    """`benchdb run ... --ab BASE CAND` (or --ab-url BASE_URL CAND_URL): plan, measure both sides, print
+    the check command."""
+    from benchdb.ab.compare import compare
+    from benchdb.reports.tabular import AB_SUMMARY, for_people
+
+    done = compare(
+        runs,
+        exclude,
+        source,
+        pythons=params["ab"],
+        urls=params.get("ab_url"),
+        hardware_files=params.get("ab_hardware_file"),
+        env=params["ab_env"],
+        env_public=params.get("ab_env_public") or (),
+        duet=bool(params.get("duet")),
+        repeats_given="repeats" in given(ctx),
+        max_trials=params.get("ab_max_trials") or 0,
+        threshold=params["ab_threshold"],
+        shard=params["shard"],
+        skip_fresh=params["skip_fresh"],
+        dry_run=params["dry_run"],
+        db=params["db"],
+        note=_note,
+    )
+    if params["dry_run"]:
+        for line in done.plan_lines():
+            click.echo(line)
+        return
+    click.echo(for_people(AB_SUMMARY, done.rows))
+    for line in done.side_lines():
+        click.echo(line)
+    done.check_succeeded()
+    click.echo(f"check with: {done.check}")
+
+
+def _note(text: str) -> None:
+    click.echo(text, err=True)
+
+
+def _check_combinations(params) -> None:
+    """Refuse options that do not go together: --parallel's form, and the A/B options' pairs."""
     if params["parallel"] is not None and (
         params["parallel"] != "auto" and not params["parallel"].isdigit() or params["parallel"] == "0"
     ):
@@ -183,197 +236,68 @@ def run(**params):
         raise BenchdbError("--ab-hardware-file gives the hardware of the two --ab-url endpoints; give --ab-url too")
     if params["ab_url"] and params["duet"]:
         raise BenchdbError("--duet runs two interpreters' processes at once; --ab-url alternates two endpoints")
-    if params["ab"] or params["ab_url"]:
-        from benchdb.cli import ab
-
-        if params["parallel"]:
-            raise BenchdbError(
-                "--parallel runs one side's scenarios at once; for --ab use --duet (both sides "
-                "at once on mirrored cores)"
-            )
-        return ab.cli(ctx, params, runs, exclude, source)
-    if params["duet"]:
+    if (params["ab"] or params["ab_url"]) and params["parallel"]:
+        raise BenchdbError(
+            "--parallel runs one side's scenarios at once; for --ab use --duet (both sides at once on mirrored cores)"
+        )
+    if params["duet"] and not (params["ab"] or params["ab_url"]):
         raise BenchdbError("--duet runs the two sides of --ab BASE CAND at the same time; give --ab too")
-    workers = None
-    if params["parallel"]:
-        workers, runs = _workers(runs, params["parallel"], "--parallel")
-    if params["ab_env"] or params.get("ab_env_public"):
-        raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
-    if params["ab_max_trials"]:
-        raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
-    shard = cfgmod.parse_shard(params["shard"]) if params["shard"] else None
-    if not params["dry_run"]:
-        from benchdb.plan.prestart import prestart
-
-        prestart(runs)
-    return _plan_and_run(params, runs, exclude, source, shard, workers)
 
 
-def _workers(runs, n: str, flag: str):
-    """The workers of --parallel N (``flag`` names it in errors), said on stderr, and the runs with
-    each worker's thread count where none was given (:func:`benchdb.plan.parallel.workers_for`)."""
-    from benchdb.plan import parallel
-
-    if any(not o.isolate for o in runs):
-        raise BenchdbError("--parallel measures in separate processes; drop --no-isolation")
-    workers, runs = parallel.workers_for(runs, n, flag)
-    click.echo(f"parallel: {plural(len(workers), 'worker')}: " + "; ".join(w.label() for w in workers), err=True)
-    return workers, runs
-
-
-def _plan_and_run(params, runs, exclude, source, shard, workers=None):
-    from benchdb.backends.core_options import recorded_config
-    from benchdb.plan.planning import build_plan
-
-    items = build_plan(
-        runs,
-        exclude=exclude,
-        shard=shard,
-        unmatched=lambda rule: click.echo(
-            f"warning: exclude rule {rule} matches no scenario of the plan; check its keys and values", err=True
-        ),
-    )
-    if params["skip_fresh"]:
-        skipped = _skip_fresh(items, params["skip_fresh"], params["db"])
-        items = [i for i in items if i.scenarios]
-        click.echo(f"skipped {skipped} scenario(s) with a valid result newer than {params['skip_fresh']}", err=True)
-    if params["dry_run"]:
-        _print_plan(items, params["db"])
-        return
-    if not items:
-        click.echo("0 scenarios to run")
-        return
-
-    config = {
-        "source": source,
-        "runs": [recorded_config(o) for o in runs],
-        "exclude": exclude,
-        "shard": params["shard"],
-        "skip_fresh": params["skip_fresh"],
-    }
-    if workers:
-        config["parallel"] = [w.record() for w in workers]
-    _measure(items, config, runs[0].out, runs[0].tags, params["db"], workers=workers)
-
-
-def _measure(items, config, out, tags, db, resume=None, workers=None) -> None:
-    """Run the plan, print what each scenario gave, and say how to resume after Ctrl-C."""
-    from benchdb.plan.driver import Interrupted, run_plan, summary_rows
+def _print_run(report) -> None:
+    """What each scenario gave, where its files are; exit 3 when none succeeded."""
+    from benchdb.plan.driver import summary_rows
+    from benchdb.plan.measure import check_succeeded
     from benchdb.reports.tabular import run_summary
 
-    try:
-        report = run_plan(
-            items, config=config, out=out, tags=tags, progress=progress_printer(), resume=resume, workers=workers
-        )
-    except Interrupted as stop:
-        raise BenchdbError(f"{stop}; resume with: {_resume_command(stop.report.out_dir, db)}", exit_code=130) from None
     click.echo(run_summary(summary_rows(report)))
     click.echo(f"run {report.run_id}: {plural(len(report.files), 'file')} in {report.out_dir}")
-    ok = sum(o.status == "ok" for o in report.outcomes)
-    if ok == 0:
-        from collections import Counter
-
-        why = ", ".join(f"{n} {status}" for status, n in Counter(o.status for o in report.outcomes).most_common())
-        raise BenchdbError(
-            f"no scenario succeeded ({why}); the files record each error: ingest them to keep "
-            "the record, and see the note column above",
-            exit_code=3,
-        )
+    check_succeeded(report)
 
 
-def _resume_command(out_dir, db) -> str:
-    """The commands that finish an interrupted run (exactly its missing scenarios), then ingest it."""
-    import shlex
-
-    from benchdb.warehouse import resolve_db
-
-    folder = shlex.quote(str(out_dir))
-    if "://" in str(out_dir):  # a remote --out records no plan: ingest what was kept
-        return f"benchdb ingest {folder} --db {shlex.quote(str(resolve_db(db)))}"
-    return f"benchdb run --resume {folder} && benchdb ingest {folder} --db {shlex.quote(str(resolve_db(db)))}"
+#: Options of a plan: --resume measures the plan the interrupted run recorded, and takes none.
+PLAN_OPTIONS = (
+    "backend",
+    "models",
+    "benches",
+    "config_file",
+    "suite",
+    "ab",
+    "ab_url",
+    "ab_hardware_file",
+    "ab_env",
+    "ab_env_public",
+    "ab_max_trials",
+    "shard",
+    "skip_fresh",
+    "dry_run",
+    "repeats",
+    "parallel",
+    "duet",
+)
 
 
 def _resume(ctx, params) -> None:
-    from click.core import ParameterSource
+    from benchdb.plan import measure
 
-    from benchdb.plan.prestart import prestart
-    from benchdb.plan.resume import resume_plan
-
-    plan_options = {
-        "backend",
-        "models",
-        "benches",
-        "config_file",
-        "suite",
-        "ab",
-        "ab_url",
-        "ab_hardware_file",
-        "ab_env",
-        "ab_env_public",
-        "ab_max_trials",
-        "shard",
-        "skip_fresh",
-        "dry_run",
-        "repeats",
-        "parallel",
-        "duet",
-    }
-    given = sorted(k for k in plan_options if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE)
-    if given:
+    refused = sorted(set(PLAN_OPTIONS) & given(ctx))
+    if refused:
         raise BenchdbError(
             f"--resume finishes the plan the interrupted run recorded; leave out "
-            f"{', '.join('--' + k.replace('_', '-') for k in given)}"
+            f"{', '.join('--' + k.replace('_', '-') for k in refused)}"
         )
-    folder = params["resume_dir"]
-    if not folder.is_dir() and len(folder.parts) == 1 and (Path(params["out"]) / folder).is_dir():
-        folder = Path(params["out"]) / folder  # a run id: the run's folder under --out
-    resume = resume_plan(folder)
-    left = sum(len(i.scenarios) for i in resume.items)
-    if not left:
-        click.echo(
-            f"nothing left to measure: all {plural(resume.planned, 'planned scenario')} of run "
-            f"{resume.run_id} have their files in {resume.folder}"
-        )
-        return
-    click.echo(
-        f"resuming run {resume.run_id}: {left} of {plural(resume.planned, 'planned scenario')} left "
-        f"({resume.done} measured before)",
-        err=True,
+    done = measure.resume(
+        params["resume_dir"], out=params["out"], db=params["db"], progress=progress_printer(), note=_note
     )
-    runs = [i.opts for i in resume.items]
-    workers = None
-    co_runners = max((o.co_runners or 0 for o in runs), default=0)
-    if co_runners:  # a --parallel run goes on in parallel: its scenarios' identity says so
-        workers, _ = _workers(runs, str(co_runners + 1), f"--resume of a --parallel {co_runners + 1} run")
-    prestart(runs)
-    _measure(resume.items, resume.config, resume.folder.parent, resume.tags, params["db"], resume, workers=workers)
-
-
-def _skip_fresh(items, duration: str, db) -> int:
-    from datetime import datetime, timedelta, timezone
-
-    from benchdb.plan.planning import skip_series
-    from benchdb.warehouse import Warehouse
-
-    if not db:
-        raise BenchdbError("--skip-fresh needs --db FILE (the warehouse that holds earlier results)")
-    since = datetime.now(timezone.utc).replace(tzinfo=None) - timedelta(seconds=parsing.duration(duration))
-    return skip_series(items, Warehouse(db, wait_s=READ_WAIT_S).fresh_series(since))
-
-
-def _print_plan(items, db) -> None:
-    from benchdb.plan.planning import estimate_seconds
-    from benchdb.warehouse import Warehouse
-
-    for item in items:
-        for sc in item.scenarios:
-            click.echo(sc.label())
-    total = sum(len(i.scenarios) for i in items)
-    if db:
-        seconds, known = estimate_seconds(items, Warehouse(db, wait_s=READ_WAIT_S).measured_seconds())
-        click.echo(f"{plural(total, 'scenario')}, about {seconds / 60:.1f} min ({known} estimated from history)")
-    else:
-        click.echo(plural(total, "scenario"))
+    if done.report is not None:
+        _print_run(done.report)
+        return
+    plan = done.resumed
+    assert plan is not None  # resume() always says which plan it read
+    click.echo(
+        f"nothing left to measure: all {plural(plan.planned, 'planned scenario')} of run "
+        f"{plan.run_id} have their files in {plan.folder}"
+    )
 
 
 COMMANDS = (with_run_options(run),)

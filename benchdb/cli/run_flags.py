@@ -1,6 +1,6 @@
 """The flags of `benchdb run` (and of `bisect`, which measures like it), built from the declared
-run options (:mod:`benchdb.backends.core_options` and each backend's own), and the run options a
-command line, config file or suite gives."""
+run options (:mod:`benchdb.backends.core_options` and each backend's own); the runs they describe
+are :func:`benchdb.plan.config.runs_from`'s."""
 
 from __future__ import annotations
 
@@ -9,8 +9,38 @@ from typing import Any
 
 import click
 
-from benchdb.cli.shared_options import Quantity, Renamed, csv_ints, csv_words
-from benchdb.errors import BenchdbError
+from benchdb.cli.shared_options import THRESHOLD, THRESHOLD_HELP, Quantity, Renamed, csv_ints, csv_words
+
+AB_MAX_TRIALS_HELP = (
+    "Trials of each A/B scenario (--ab, or a bisect step) at most: after the --repeats trials, two "
+    "more at a time while its verdict is inconclusive, up to N in all (0: exactly --repeats)."
+)
+AB_THRESHOLD_HELP = (
+    "The smallest change that counts (the gate's threshold): the A/B verdicts --ab-max-trials waits on "
+    "and each bisect step are judged by it, and the `benchdb check` printed after --ab gates at it." + THRESHOLD_HELP
+)
+
+
+def ab_stop_options(max_trials: int):
+    """``--ab-max-trials`` and ``--ab-threshold``: when an interleaved A/B stops measuring, the same
+    options on `benchdb run --ab` and `benchdb bisect` (each of its steps is such an A/B); each
+    command gives its own default number of trials."""
+
+    def decorate(command):
+        command = click.option(
+            "--ab-threshold", "ab_threshold", type=THRESHOLD, default="5%", show_default=True, help=AB_THRESHOLD_HELP
+        )(command)
+        return click.option(
+            "--ab-max-trials",
+            "ab_max_trials",
+            type=click.IntRange(min=0),
+            default=max_trials,
+            show_default=True,
+            metavar="N",
+            help=AB_MAX_TRIALS_HELP,
+        )(command)
+
+    return decorate
 
 
 def _click_option(opt, owners: list[str]) -> click.Option:
@@ -81,44 +111,3 @@ def with_run_options(
         if opt.name not in leave_out and not (owners and set(owners) <= set(backends_left_out))
     ]
     return command
-
-
-def run_options(ctx, params):
-    """RunOptions from --config/--suite with command-line overrides, or from the command line."""
-    from click.core import ParameterSource
-
-    from benchdb.backends import core_options as options
-    from benchdb.harness import machine_report
-    from benchdb.harness.scenario import RunOptions
-    from benchdb.plan import config as cfgmod
-
-    declared = {opt.param: opt for opt, _ in options.every()}
-    explicit = {k for k in params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
-    if params["benches"]:
-        if params["config_file"] or params["suite"]:
-            raise BenchdbError(
-                "give --bench or --config/--suite, not both; a config file names benches as models of backend userbench"
-            )
-        if params["backend"] not in (None, "userbench"):
-            raise BenchdbError(f"--bench runs backend userbench; leave out --backend {params['backend']}")
-        params = {**params, "backend": "userbench", "models": tuple(params["models"]) + tuple(params["benches"])}
-    if params["config_file"] and params["suite"]:
-        raise BenchdbError("give --config or --suite, not both")
-    if params["config_file"] or params["suite"]:
-        cfg = cfgmod.load(params["config_file"]) if params["config_file"] else cfgmod.load_suite(params["suite"])
-        runs, exclude, source = cfg.runs, cfg.exclude, cfg.source
-    else:
-        if not params["backend"] or not params["models"]:
-            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME (see `benchdb suites`)")
-        runs = [RunOptions(backend=params["backend"], models=tuple(params["models"]))]
-        exclude, source = [], "command line"
-        core = {o.param for o in options.CORE if o.name not in ("backend", "models")}
-        explicit |= core
-    given = {}
-    for param in explicit & set(declared) & set(params):  # a command may take only some (bisect)
-        opt = declared[param]
-        value = params[param]
-        given[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
-    runs = [options.apply(opts, given, "command line", strict=len(runs) == 1) for opts in runs]
-    machine_report.check_threads(runs)
-    return runs, exclude, source

@@ -20,8 +20,12 @@ from benchdb.text import plural  # noqa: F401  (the command modules take it from
 
 DB_HELP = "DuckDB warehouse file (default: $BENCHDB_DB, else ./benchdb.duckdb)."
 
-#: seconds a reading command waits for a writer that holds the warehouse
-READ_WAIT_S = 10.0
+
+def given(ctx: click.Context) -> set[str]:
+    """The parameters the command line set (not a default or the environment)."""
+    from click.core import ParameterSource
+
+    return {k for k in ctx.params if ctx.get_parameter_source(k) == ParameterSource.COMMANDLINE}
 
 
 def db_option(help: str = DB_HELP):

@@ -1,61 +1,29 @@
 """Other tools' result files: `benchdb import FORMAT PATH... --out DIR` writes contract files
-(then `benchdb ingest DIR`), and `benchdb export --format hud-v3|optimum-benchmark`.
+(then `benchdb ingest DIR`), and `benchdb export --format hud-v3|optimum-benchmark|...`.
 
-One module per format, each with ``FILES`` (the file names it picks from a folder) and
-``parse(path) -> list[Imported]`` (raising :class:`~benchdb.interop.writer.SourceError` on bad
-input); :mod:`.writer` writes contract files, :mod:`.export_formats` writes the warehouse in other
-tools' formats. A bad file is reported with its problem and nothing of it is written; the other
-files still are.
+One module per format, registered in :mod:`.formats`, each with ``FILES`` (the file names it
+picks from a folder) and ``parse(path) -> list[Imported]`` (raising
+:class:`~benchdb.interop.writer.SourceError` on bad input); :mod:`.writer` writes contract files,
+:mod:`.export_formats` writes the warehouse in other tools' formats. A bad file is reported with its
+problem and nothing of it is written; the other files still are. This module imports no contract
+code until a file is read: the command line reads the registry at start-up.
 """
 
 from __future__ import annotations
 
-import importlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import clip
-from benchdb.interop.writer import Imported, SourceError
+from benchdb.interop import formats
 
-#: format name -> module
-FORMATS = {
-    "optimum-benchmark": "optimum_benchmark",
-    "pytest-benchmark": "pytest_benchmark",
-    "transformers": "transformers_v2",
-    "hud-v3": "hud_v3",
-    "mlperf": "mlperf.repo",  # whole results repositories, and lone LoadGen logs (mlperf/loadgen.py)
-    "mlperf-endpoints": "mlperf.endpoints",  # MLPerf Endpoints submissions: curves of load points
-    "vllm-serve": "vllm_serve",
-    "sglang-serve": "sglang_serve",
-    "aiperf": "aiperf",
-    "guidellm": "guidellm",
-    "lm-eval": "lm_eval",
-    "inferencex": "inferencex",
-    "kernels": "kernels_bench",
-    "llm-d": "llmd",
-}
+if TYPE_CHECKING:
+    from benchdb.interop.writer import Imported
+
 #: The largest source file read (bytes): a report that big is far beyond any tool's real output, and
 #: reading it whole would hold several times its size in memory.
 MAX_SOURCE_BYTES = 256 * 2**20
-#: The name recorded as the source format (options.source, result_sources.format).
-FORMAT_IDS = {
-    "optimum-benchmark": "optimum-benchmark",
-    "pytest-benchmark": "pytest-benchmark",
-    "transformers": "transformers-benchmark-v2",
-    "hud-v3": "hud-v3",
-    "mlperf": "mlperf-loadgen",
-    "mlperf-endpoints": "mlperf-endpoints",
-    "vllm-serve": "vllm-bench-serve",
-    "sglang-serve": "sglang-bench-serving",
-    "aiperf": "aiperf",
-    "guidellm": "guidellm",
-    "lm-eval": "lm-evaluation-harness",
-    "inferencex": "inferencex",
-    "kernels": "kernels-benchmark",
-    "llm-d": "llm-d-benchmark-report",
-}
 
 
 @dataclass(frozen=True)
@@ -76,6 +44,8 @@ class Declared:
     mlperf_round: str | None = None
 
     def apply(self, item: Imported) -> None:
+        from benchdb.interop.writer import SourceError
+
         if self.model and item.settings.get("model_declarable"):
             item.model_id = self.model  # the id benchdb knows the model by (lm-eval: its scores' model)
         if self.precision and item.settings.get("precision_declarable"):
@@ -118,6 +88,7 @@ def declared_hardware(name: str | None, file: str | None) -> tuple[dict[str, Any
     result's usage options), the JSON of ``benchdb hardware --format json`` run on that machine (its
     first accelerator, else its CPU) or one fingerprint object (``SELECT fingerprint FROM hardware``)."""
     from benchdb.harness.hardware import declared
+    from benchdb.interop.writer import SourceError
     from benchdb.schema import system
 
     if name and file:
@@ -182,7 +153,10 @@ class ImportSummary:
 
 
 def module(fmt: str):
-    return importlib.import_module(f"benchdb.interop.{FORMATS[fmt]}")
+    """The module that reads format ``fmt`` (:data:`benchdb.interop.formats.IMPORTERS`)."""
+    import importlib
+
+    return importlib.import_module(f"benchdb.interop.{formats.importer(fmt).module}")
 
 
 #: Why a document nested past what the parser follows is refused (JSON's and YAML's readers recurse).
@@ -192,6 +166,7 @@ TOO_DEEP = "nested too deeply to read (no tool writes that many levels)"
 def load_json(path: Path, *, max_bytes: int = MAX_SOURCE_BYTES, within: Path | None = None) -> Any:
     """A JSON document through the bounded reader (:mod:`benchdb.schema.documents`), or a SourceError
     naming the position where it breaks (truncated files) or the limit it broke."""
+    from benchdb.interop.writer import SourceError
     from benchdb.schema import documents
 
     try:
@@ -206,6 +181,7 @@ def load_json(path: Path, *, max_bytes: int = MAX_SOURCE_BYTES, within: Path | N
 def load_yaml(path: Path) -> Any:
     """A YAML document through the bounded reader: no anchors or aliases (``&a`` / ``*a``: an alias
     repeats what it names, so a few kilobytes of them expand into gigabytes), no deep nesting."""
+    from benchdb.interop.writer import SourceError
     from benchdb.schema import documents
 
     try:
@@ -216,6 +192,8 @@ def load_yaml(path: Path) -> Any:
 
 def check_size(path: Path) -> None:
     """Refuse a source over :data:`MAX_SOURCE_BYTES` before reading any of it."""
+    from benchdb.interop.writer import SourceError
+
     size = path.stat().st_size
     if size > MAX_SOURCE_BYTES:
         raise SourceError(
@@ -227,6 +205,9 @@ def check_size(path: Path) -> None:
 def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
     """(line number, document) of each non-blank line of a JSON-lines file, or a SourceError naming
     the line where it breaks (the last one: the file looks truncated)."""
+    import json
+
+    from benchdb.interop.writer import SourceError
     from benchdb.schema import documents
 
     try:
@@ -253,6 +234,8 @@ def load_json_lines(path: Path, what: str) -> list[tuple[int, Any]]:
 
 def find_sources(fmt: str, paths: list[str]) -> list[Path]:
     """Files given, and inside folders the files the format's tool writes (recursively)."""
+    from benchdb.interop.writer import SourceError
+
     mod = module(fmt)
     found: list[Path] = []
     for p in map(Path, paths):
@@ -273,9 +256,10 @@ def find_sources(fmt: str, paths: list[str]) -> list[Path]:
 def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared | None = None) -> ImportSummary:
     """Convert every source file of ``fmt`` under ``paths`` into contract files under ``out``."""
     from benchdb.interop import writer
+    from benchdb.interop.writer import SourceError
 
-    if fmt not in FORMATS:
-        raise SourceError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in formats.import_names():
+        raise SourceError(f"unknown format {fmt!r}; choose one of {', '.join(formats.import_names())}")
     mod = module(fmt)
     if hasattr(mod, "import_paths"):  # a format whose files make sense only together (MLPerf repositories)
         result: ImportSummary = mod.import_paths(list(paths), Path(out), declared or Declared())
@@ -289,7 +273,7 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
                 raise SourceError(f"no results in it (is it a {fmt} file?)")
             for item in items:
                 (declared or Declared()).apply(item)
-            planned = writer.plan_files(items, FORMAT_IDS[fmt], src, Path(out))
+            planned = writer.plan_files(items, formats.importer(fmt).source, src, Path(out))
         except SourceError as exc:
             summary.failed.append((src, str(exc)))
             continue
@@ -307,3 +291,32 @@ def import_files(fmt: str, paths: list[str], out: str | Path, declared: Declared
         summary.written += writer.write_all(planned)
         summary.imported.append((src, len(planned)))
     return summary
+
+
+def import_results(
+    fmt: str,
+    paths: list[str],
+    out: str | Path,
+    *,
+    hardware: str | None = None,
+    hardware_file: str | None = None,
+    engine: str | None = None,
+    model: str | None = None,
+    precision: str | None = None,
+    mlperf_round: str | None = None,
+) -> ImportSummary:
+    """Convert other tools' result files into contract files: the Python API of `benchdb import`.
+
+    ``fmt`` is a registered format (:data:`benchdb.interop.formats.IMPORTERS`), ``paths`` files or
+    folders; ``hardware`` (a name) or ``hardware_file`` name the hardware where the files do not,
+    ``engine`` the serving engine (as `benchdb import --engine` spells it), ``model`` and
+    ``precision`` what a file leaves out, ``mlperf_round`` an MLPerf round (v4.1). Returns what was
+    written and which files failed (with why); then ``Warehouse(db).ingest([out])`` loads them.
+    """
+    fingerprint, device, usage = declared_hardware(hardware, hardware_file)
+    if engine:
+        from benchdb.interop.serving_fields import engine_name
+
+        engine = engine_name(engine) or engine.strip().lower()
+    declared = Declared(fingerprint, device, engine, model, precision, usage, mlperf_round)
+    return import_files(fmt, list(paths), out, declared)

@@ -32,10 +32,10 @@ from typing import Any
 
 from benchdb import __version__, sql
 from benchdb.errors import BenchdbError
+from benchdb.interop import formats
 from benchdb.paths import inside, write_atomic
 from benchdb.schema import identity
 
-FORMATS = ("hud-v3", "optimum-benchmark", "vllm-serve", "llm-d")
 #: benchdb metric -> optimum-benchmark report target (latency values)
 OPTIMUM_TARGETS = {
     "latency_s": "forward",
@@ -315,8 +315,8 @@ def export(db, fmt: str, out: str, models: list[str] | None = None) -> tuple[int
     """Write the export; returns (results, records or files written)."""
     from benchdb.warehouse import Warehouse
 
-    if fmt not in FORMATS:
-        raise BenchdbError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in formats.export_names():
+        raise BenchdbError(f"unknown export format {fmt!r}; choose one of {', '.join(formats.export_names())}")
     wh = Warehouse(db)
     if not wh.path.exists():
         raise BenchdbError(f"{wh.path}: no such warehouse; run `benchdb ingest` first or pass --db")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -187,3 +188,44 @@ def parse_shard(text: str) -> tuple[int, int]:
     if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
         raise BenchdbError(f"--shard {text!r} must be i/n with 1 <= i <= n, e.g. 2/4")
     return int(m.group(1)), int(m.group(2))
+
+
+def runs_from(values: Mapping[str, Any], given: Collection[str] = ()) -> tuple[list[RunOptions], list[dict], str]:
+    """The runs a command describes, as (runs, exclude rules, source): the runs of ``config_file``
+    or ``suite`` with the values in ``given`` over every one of them, or one run of ``backend`` and
+    ``models`` with every run option in ``values``; ``benches`` (bench files) are models of backend
+    userbench. The Python API of `benchdb run`'s options: ``values`` holds the options by parameter
+    name (``models``, ``batch_sizes``, ``config_file``, ...), ``given`` names those set on purpose,
+    e.g. ``runs_from({"config_file": "bench.yaml", "repeats": 3}, given={"repeats"})``."""
+    from benchdb.harness import machine_report
+
+    declared = {opt.param: opt for opt, _ in options.every()}
+    explicit = set(given)
+    values = {"benches": (), "config_file": None, "suite": None, "backend": None, "models": (), **values}
+    if values["benches"]:
+        if values["config_file"] or values["suite"]:
+            raise BenchdbError(
+                "give --bench or --config/--suite, not both; a config file names benches as models of backend userbench"
+            )
+        if values["backend"] not in (None, "userbench"):
+            raise BenchdbError(f"--bench runs backend userbench; leave out --backend {values['backend']}")
+        values = {**values, "backend": "userbench", "models": tuple(values["models"]) + tuple(values["benches"])}
+    if values["config_file"] and values["suite"]:
+        raise BenchdbError("give --config or --suite, not both")
+    if values["config_file"] or values["suite"]:
+        cfg = load(values["config_file"]) if values["config_file"] else load_suite(values["suite"])
+        runs, exclude, source = cfg.runs, cfg.exclude, cfg.source
+    else:
+        if not values["backend"] or not values["models"]:
+            raise BenchdbError("give --backend and --model, or --config FILE / --suite NAME (see `benchdb suites`)")
+        runs = [RunOptions(backend=values["backend"], models=tuple(values["models"]))]
+        exclude, source = [], "command line"
+        explicit |= {o.param for o in options.CORE if o.name not in ("backend", "models")}
+    chosen = {}
+    for param in explicit & set(declared) & set(values):  # a command may take only some (bisect)
+        opt = declared[param]
+        value = values[param]
+        chosen[opt.name] = (not value) if opt.negate else (tuple(value) if isinstance(value, (list, tuple)) else value)
+    runs = [options.apply(opts, chosen, "command line", strict=len(runs) == 1) for opts in runs]
+    machine_report.check_threads(runs)
+    return runs, exclude, source

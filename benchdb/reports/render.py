@@ -17,7 +17,8 @@ from benchdb.text import prose
 if TYPE_CHECKING:  # Jinja is imported when a template renders: JSON, CSV and errors never load it
     import jinja2
 
-FORMATS = ("md", "html", "json", "csv")
+#: The forms a report document is written in (`benchdb report --format`).
+REPORT_FORMATS = ("md", "html", "json", "csv")
 
 
 def fmt_value(v: Any, kind: str, scale: formatting.Scale | None = None) -> str:
@@ -330,4 +331,4 @@ def render(report: Report, fmt: str, wide: bool = False) -> str:
         return as_json(report) + "\n"
     if fmt == "csv":
         return as_csv(report)
-    raise BenchdbError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
+    raise BenchdbError(f"--format {fmt!r} is not one of {', '.join(REPORT_FORMATS)}")

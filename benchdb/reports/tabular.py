@@ -17,7 +17,8 @@ from benchdb import formatting
 from benchdb.errors import printable
 from benchdb.text import prose
 
-FORMATS = ("table", "csv", "json")
+#: The forms a table of rows is written in (`benchdb query --format`).
+TABLE_FORMATS = ("table", "csv", "json")
 
 
 def _cell(v: Any) -> str:

@@ -42,7 +42,7 @@ def test_a_declared_variable_set_on_one_side_is_warned_about_and_others_are_not(
 
 def test_each_side_measures_its_endpoint_on_the_system_its_file_describes():
     runs = [RunOptions("openai", ("m",)), RunOptions("openai", ("n",))]
-    got = deployments({"ab_url": URLS, "ab_hardware_file": [str(H200), str(MI300X)]}, runs)
+    got = deployments(URLS, [str(H200), str(MI300X)], runs)
     for side, url, file in (("base", URLS[0], H200), ("cand", URLS[1], MI300X)):
         assert [o.models for o in got[side]] == [("m",), ("n",)]
         assert {backend_option(o, "url") for o in got[side]} == {url}
@@ -69,7 +69,7 @@ def test_each_side_measures_its_endpoint_on_the_system_its_file_describes():
 )
 def test_what_cannot_be_two_deployments_is_refused(runs, params, says):
     with pytest.raises(BenchdbError) as caught:
-        deployments(params, runs)
+        deployments(params["ab_url"], params.get("ab_hardware_file"), runs)
     assert says in str(caught.value)
 
 
@@ -78,8 +78,7 @@ def test_two_systems_with_one_name_are_refused(tmp_path):
     twin.write_text("system_name: 8x H200 SXM\naccelerator: {name: NVIDIA H200-SXM-141GB}\n")
     twin2 = tmp_path / "twin2.yaml"
     twin2.write_text("system_name: 8x H200 SXM\naccelerator: {name: AMD Instinct MI300X}\n")
-    params = {"ab_url": URLS, "ab_hardware_file": [str(twin), str(twin2)]}
     with pytest.raises(BenchdbError, match="describe two systems both called remote:8x h200 sxm"):
-        deployments(params, [RunOptions("openai", ("m",))])
-    same = deployments({"ab_url": URLS, "ab_hardware_file": [str(twin), str(twin)]}, [RunOptions("openai", ("m",))])
+        deployments(URLS, [str(twin), str(twin2)], [RunOptions("openai", ("m",))])
+    same = deployments(URLS, [str(twin), str(twin)], [RunOptions("openai", ("m",))])
     assert [backend_option(same[s][0], "hardware_file") for s in ("base", "cand")] == [str(twin)] * 2

@@ -18,10 +18,11 @@ from benchdb.backends import core_options as run_options
 from benchdb.cli import main
 from benchdb.cli.shared_options import FORMATS, Quantity, csv_ints, csv_words
 from benchdb.errors import BenchdbError
+from benchdb.interop import formats
 
 #: --format values beyond FORMATS: names of other tools' formats, kept as those tools spell them
 #: (export), and a hardware file's own form (hardware --format yaml).
-FOREIGN_FORMATS = {"export": {"hud-v3", "optimum-benchmark", "vllm-serve", "llm-d"}, "hardware": {"yaml"}}
+FOREIGN_FORMATS = {"export": set(formats.export_names()), "hardware": {"yaml"}}
 #: Commands that read the warehouse and narrow what they read by these options: filters.
 FILTERING = {"report", "export", "publish"}
 #: A word at the end of a name that is a unit: the value carries its unit instead.

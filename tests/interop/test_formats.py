@@ -1,9 +1,11 @@
 """What every format of `benchdb import` shares (benchdb/interop/__init__.py): the files of a format
-found in folders, a bad file costing only itself, and the same files imported again adding nothing.
-Each format's own figures are checked in tests/interop/test_<its module>.py."""
+found in folders, a bad file costing only itself, and the same files imported again adding nothing;
+and each format registered once (benchdb/interop/formats.py). Each format's own figures are checked
+in tests/interop/test_<its module>.py."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -47,3 +49,62 @@ def test_a_bad_file_costs_only_itself_and_an_unknown_format_is_refused(tmp_path)
         import_files("nosuch", [str(good)], tmp_path / "out")
     with pytest.raises(SourceError, match="no such file or folder"):
         import_files("pytest-benchmark", [str(tmp_path / "none")], tmp_path / "out")
+
+
+def _literal_collections(tree: ast.AST):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            yield node.elts
+        elif isinstance(node, ast.Dict):
+            yield [k for k in node.keys if k is not None]
+
+
+def test_every_format_module_is_registered_once():
+    """A module that reads a format (``parse`` or ``import_paths``) is in the registry, and every
+    entry's module reads: the command line, the recorded source and the module come from one line."""
+    from benchdb.interop import formats, module
+
+    root = Path(formats.__file__).parent
+    readers = set()
+    for path in root.rglob("*.py"):
+        defined = {n.name for n in ast.parse(path.read_text(encoding="utf-8")).body if isinstance(n, ast.FunctionDef)}
+        if defined & {"parse", "import_paths"}:
+            readers.add(".".join(path.relative_to(root).with_suffix("").parts))
+    assert readers == {i.module for i in formats.IMPORTERS}
+    for entry in formats.IMPORTERS:
+        mod = module(entry.name)
+        assert hasattr(mod, "import_paths") or (mod.FILES and callable(mod.parse)), entry.name
+    for table in (formats.IMPORTERS, formats.EXPORTERS):
+        assert len({e.name for e in table}) == len(table)
+    assert len({i.source for i in formats.IMPORTERS}) == len(formats.IMPORTERS)
+
+
+def test_no_second_list_of_the_formats():
+    """Outside the registry no module spells out several format names together (a second list the
+    registry would not keep in step), and one module alone defines a ``FORMATS``."""
+    from benchdb.interop import formats
+
+    names = set(formats.import_names()) | set(formats.export_names())
+    package = Path(formats.__file__).parents[1]
+    lists, defining = [], []
+    for path in sorted(package.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "FORMATS" not in text and sum(f'"{n}"' in text for n in names) < 3:
+            continue  # nothing to look at closer
+        tree = ast.parse(text)
+        where = str(path.relative_to(package.parent))
+        if any(
+            isinstance(t, ast.Name) and t.id == "FORMATS"
+            for n in tree.body
+            if isinstance(n, ast.Assign)
+            for t in n.targets
+        ):
+            defining.append(where)
+        if path == Path(formats.__file__):
+            continue
+        for elts in _literal_collections(tree):
+            spelled = {e.value for e in elts if isinstance(e, ast.Constant)} & names
+            if len(spelled) >= 3:
+                lists.append(f"{where}:{elts[0].lineno}: {sorted(spelled)}")
+    assert lists == []
+    assert len(defining) <= 1, defining

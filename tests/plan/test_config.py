@@ -195,3 +195,22 @@ def test_run_needs_a_backend_or_a_config():
     assert r.stderr.strip() == (
         "benchdb: error: give --backend and --model, or --config FILE / --suite NAME (see `benchdb suites`)"
     )
+
+
+def test_runs_from_puts_the_values_given_over_a_config(tmp_path, monkeypatch):
+    """The Python API behind `benchdb run --config FILE --repeats 3`: only the values given override
+    the file; a value not given (a parameter's default) leaves the file's own."""
+    monkeypatch.setenv("OUT_DIR", str(tmp_path / "o"))
+    path = write(tmp_path, GOOD)
+    runs, exclude, source = cfgmod.runs_from({"config_file": path, "repeats": 3, "min_iters": 99}, given={"repeats"})
+    assert source == str(path) and exclude == [{"model": "matmul:32", "batch_size": 4}]
+    assert all(o.repeats == 3 and o.rule.min_iters == 10 for o in runs)
+
+
+def test_runs_from_the_command_line_alone(tmp_path):
+    (run,), exclude, source = cfgmod.runs_from({"backend": "numpy", "models": ("matmul:8",), "batch_sizes": (1, 4)})
+    assert (run.models, run.batch_sizes, exclude, source) == (("matmul:8",), (1, 4), [], "command line")
+    with pytest.raises(BenchdbError, match="give --bench or --config/--suite, not both"):
+        cfgmod.runs_from({"benches": ("b.py",), "suite": "smoke"})
+    with pytest.raises(BenchdbError, match="give --backend and --model"):
+        cfgmod.runs_from({"backend": "numpy"})

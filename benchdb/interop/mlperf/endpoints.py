@@ -36,10 +36,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchdb.interop import formats
 from benchdb.interop.mlperf.endpoints_rules import Power, accuracy_gate, positive, provisioned_power, region_of, regions
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
-FORMAT_ID = "mlperf-endpoints"
+FORMAT_ID = formats.importer("mlperf-endpoints").source
 POINT = "point.yaml"
 SUMMARY = "result_summary.json"
 ACCURACY = "accuracy_results.json"

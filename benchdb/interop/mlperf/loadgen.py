@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
+from benchdb.interop import formats
 from benchdb.interop.mlperf.rules import Headline, canonical_scenario, headline
 from benchdb.interop.mlperf.system import LOG_BYTES
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FILES = ("mlperf_log_summary.txt",)
-FORMAT_ID = "mlperf-loadgen"
+FORMAT_ID = formats.importer("mlperf").source
 _LINE = re.compile(r"^\s*([^:]+?)\s*:\s*(.*?)\s*$")
 _PCT = re.compile(r"^(\d+(?:\.\d+)?) percentile latency \(ns\)$")
 _CHECKS = (
