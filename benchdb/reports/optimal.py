@@ -207,25 +207,7 @@ def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Sec
     if f.objective == "throughput" and units and units != {"items/s"}:  # published tokens/s, or --per
         value_head["throughput"] = units.pop() if len(units) == 1 else "value"
     unit_column = [Column("unit", "unit")] if f.objective == "throughput" and len(units) > 1 else []
-    notes = []
-    empty = "No latest valid timing result to rank."
-    if f.objective in ("energy", "cost") or not rows:
-        scope = one_row(con, "optimal_scope", params)
-        if scope["candidates"] and not rows:
-            _objective_unanswerable(f, scope)  # energy/cost data missing: raises
-        if not scope["candidates"] and f.describe():
-            empty = f"No latest valid timing result matches {f.describe()}."
-        if f.objective == "cost":
-            missing = sorted(set(scope["hardware_names"] or []) - set(f.prices) - set(f.accelerator_prices))
-            if missing:
-                notes.append("no price for: " + ", ".join(missing) + " (left out of the cost ranking)")
-        if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
-            notes.append(
-                "energy needs power samples (power_w, from NVIDIA telemetry); results without them are left out"
-            )
-    notes += optimal_notes(rows)
-    if f.max_accuracy_drop is not None:
-        notes += accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
+    notes, empty = _scope_notes(con, f, params, rows)
     energy = (
         [Column("J/item", "best_energy_per_item_j", "sci", compact=False)]
         if any(r.get("best_energy_per_item_j") is not None for r in rows) and f.objective != "energy"
@@ -381,3 +363,28 @@ def _objective_unanswerable(f: Filters, scope: dict[str, Any]) -> None:
             f"({names}); --prices gives prices for: {', '.join(sorted(f.prices))} "
             "(names must match hardware names exactly)"
         )
+
+
+def _scope_notes(con, f: Filters, params: dict, rows: list[dict]) -> tuple[list[str], str]:
+    """What the optimal-hardware section says under its table (results left out, and why; its
+    figures' provenance) and what it says when it has no row."""
+    notes = []
+    empty = "No latest valid timing result to rank."
+    if f.objective in ("energy", "cost") or not rows:
+        scope = one_row(con, "optimal_scope", params)
+        if scope["candidates"] and not rows:
+            _objective_unanswerable(f, scope)  # energy/cost data missing: raises
+        if not scope["candidates"] and f.describe():
+            empty = f"No latest valid timing result matches {f.describe()}."
+        if f.objective == "cost":
+            missing = sorted(set(scope["hardware_names"] or []) - set(f.prices) - set(f.accelerator_prices))
+            if missing:
+                notes.append("no price for: " + ", ".join(missing) + " (left out of the cost ranking)")
+        if f.objective == "energy" and scope["candidates"] > sum(r["candidates"] for r in rows):
+            notes.append(
+                "energy needs power samples (power_w, from NVIDIA telemetry); results without them are left out"
+            )
+    notes += optimal_notes(rows)
+    if f.max_accuracy_drop is not None:
+        notes += accuracy_notes(section_rows(con, "accuracy_excluded", params)[1], f.max_accuracy_drop)
+    return notes, empty

@@ -166,48 +166,8 @@ def cost_section(con, f: Filters) -> Section:
     assert target is not None
     _, points = section_rows(con, "serving_cost_points", f.params())
     rows = cost_rows(points, f, target)
-    notes = []
     lists = price_lists(f)
-    if not lists:
-        notes.append("No --prices: throughputs only; a prices file (USD per GPU-hour) gives $ per million tokens.")
-    elif rows:
-        named = [str(p[2]) for p in lists]
-        notes.append(
-            (
-                "Prices: "
-                if len(lists) == 1
-                else "Price sources side by side, a row for each that prices a configuration: "
-            )
-            + "; ".join(named)
-            + "."
-        )
-        missing = sorted({r["hardware_name"] for r in rows if r["usd_per_gpu_hour"] is None})
-        if missing:
-            notes.append(f"no price{' in any source' if len(lists) > 1 else ''} for: " + ", ".join(missing))
-    bases = sorted({r["power_basis"] for r in rows if r.get("power_basis")})
-    if bases:
-        model = (
-            f"your chassis model {f.chassis}"
-            if f.chassis
-            else "benchdb's chassis model (chassis.yaml): an estimate from public component specs, not a wall meter"
-        )
-        modelled = any(b.startswith("measured") for b in bases)
-        notes.append(
-            "Power (the 'power' column): tokens/s per MW of facility power; "
-            + "; ".join(bases)
-            + (f" ({model})." if modelled else ".")
-        )
-    unmodelled = sorted({r["power_why"] for r in rows if r.get("power_why") and r["power_why"] != "no measured power"})
-    if unmodelled:
-        notes.append("power not modelled: " + "; ".join(unmodelled))
-    clamped = len({tuple(r.get(k) for k in _KEY) for r in rows if r["how"] == "clamped"})
-    if clamped:
-        one = clamped == 1
-        notes.append(
-            f"{plural(clamped, 'configuration')} never {'reaches' if one else 'reach'} {target:g} tokens/s per user "
-            f"on {'its' if one else 'their'} front (or never {'goes' if one else 'go'} below it): "
-            f"{'its' if one else 'their'} figures are the nearest measured end (clamped), not a reading at it."
-        )
+    notes = _cost_notes(f, lists, rows, target)
     return Section(
         "serving_cost",
         f"Cost at {target:g} tokens/s per user",
@@ -263,3 +223,50 @@ def cost_section(con, f: Filters) -> Section:
         notes=notes,
         empty="No serving configuration has load points with both a throughput per GPU and a TPOT.",
     )
+
+
+def _cost_notes(f: Filters, lists: list, rows: list[dict], target: float) -> list[str]:
+    """What the cost section says under its table: the price sources (and who has no price), how
+    power was counted, and which configurations were read at the end of their front."""
+    notes = []
+    if not lists:
+        notes.append("No --prices: throughputs only; a prices file (USD per GPU-hour) gives $ per million tokens.")
+    elif rows:
+        named = [str(p[2]) for p in lists]
+        notes.append(
+            (
+                "Prices: "
+                if len(lists) == 1
+                else "Price sources side by side, a row for each that prices a configuration: "
+            )
+            + "; ".join(named)
+            + "."
+        )
+        missing = sorted({r["hardware_name"] for r in rows if r["usd_per_gpu_hour"] is None})
+        if missing:
+            notes.append(f"no price{' in any source' if len(lists) > 1 else ''} for: " + ", ".join(missing))
+    bases = sorted({r["power_basis"] for r in rows if r.get("power_basis")})
+    if bases:
+        model = (
+            f"your chassis model {f.chassis}"
+            if f.chassis
+            else "benchdb's chassis model (chassis.yaml): an estimate from public component specs, not a wall meter"
+        )
+        modelled = any(b.startswith("measured") for b in bases)
+        notes.append(
+            "Power (the 'power' column): tokens/s per MW of facility power; "
+            + "; ".join(bases)
+            + (f" ({model})." if modelled else ".")
+        )
+    unmodelled = sorted({r["power_why"] for r in rows if r.get("power_why") and r["power_why"] != "no measured power"})
+    if unmodelled:
+        notes.append("power not modelled: " + "; ".join(unmodelled))
+    clamped = len({tuple(r.get(k) for k in _KEY) for r in rows if r["how"] == "clamped"})
+    if clamped:
+        one = clamped == 1
+        notes.append(
+            f"{plural(clamped, 'configuration')} never {'reaches' if one else 'reach'} {target:g} tokens/s per user "
+            f"on {'its' if one else 'their'} front (or never {'goes' if one else 'go'} below it): "
+            f"{'its' if one else 'their'} figures are the nearest measured end (clamped), not a reading at it."
+        )
+    return notes
