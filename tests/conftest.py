@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import serial_lock
+from support import serial_lock
 
 from benchdb.schema import contract
 
@@ -54,7 +54,7 @@ CI = os.environ.get("CI") == "true"
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test marked ``serial`` runs alone under pytest-xdist (tests/serial_lock.py)."""
+    """A test marked ``serial`` runs alone under pytest-xdist (tests/support/serial_lock.py)."""
     with serial_lock.held(item.get_closest_marker("serial") is not None):
         yield
 
@@ -434,8 +434,8 @@ class FakeClock:
 
 @pytest.fixture
 def hub():
-    """A fake Hugging Face Hub on a local port (tests/fakehub.py)."""
-    from fakehub import FakeHub
+    """A fake Hugging Face Hub on a local port (tests/support/fakehub.py)."""
+    from support.fakehub import FakeHub
 
     with FakeHub() as h:
         yield h
@@ -444,7 +444,7 @@ def hub():
 @pytest.fixture
 def hub_env(hub, tmp_path):
     """The environment of a user with a write token, the fake Hub, and a Hub cache of their own."""
-    from fakehub import WRITE
+    from support.fakehub import WRITE
 
     home = tmp_path / "hf-home"
     home.mkdir()

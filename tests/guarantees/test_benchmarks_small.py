@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-import shared_exports
 from conftest import fail_in_ci, have_browser, have_java
+from support import shared_exports
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
@@ -148,7 +148,7 @@ def quickstart_cache(tmp_path_factory) -> Path:
 
 
 #: Scripts that measure tiny models at the shapes the backend tests export them (batch 1, seq len
-#: 128): they take their exports from the session's shared export cache (tests/shared_exports.py).
+#: 128): they take their exports from the session's shared export cache (tests/support/shared_exports.py).
 SHARED_EXPORTS = ("ortweb.py",)
 
 

@@ -138,7 +138,7 @@ def test_no_page_speaks_of_this_vm_or_internal_versions():
 
 
 def test_every_docs_command_names_a_real_command_and_real_options():
-    from test_readme import benchdb_commands, check_commands
+    from support.doc_commands import benchdb_commands, check_commands
 
     commands = [c for page in (REPO / "docs").rglob("*.md") for c in benchdb_commands(page.read_text())]
     assert len(commands) >= 40

@@ -377,3 +377,37 @@ def test_every_child_a_test_leaves_running_is_started_through_one_helper():
                 if name == "Popen":
                     found.append(f"{path.relative_to(tests)}:{node.lineno}")
     assert found == [], f"start these through conftest.child: {found}"
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+def _test_tree() -> list[Path]:
+    """Every Python file of the test suite, the recorded tools' files under tests/fixtures/ aside."""
+    return [p for p in sorted(TESTS.rglob("*.py")) if "fixtures" not in p.relative_to(TESTS).parts]
+
+
+def test_no_test_module_imports_another_and_helpers_live_in_support():
+    """A test module is collected, and runs its module fixtures, wherever it is imported: what two
+    test modules share lives in tests/support/ or tests/conftest.py, and no file imports a test_*
+    module. Outside tests/support/ every file is a test module (or the conftest)."""
+    found = []
+    for path in _test_tree():
+        rel = path.relative_to(TESTS)
+        in_support = rel.parts[0] == "support"
+        if in_support == path.name.startswith("test_") and path.name != "conftest.py":
+            found.append(f"{rel}: {'a test module in support/' if in_support else 'a helper outside support/'}")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [node.module or "", *(a.name for a in node.names)]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            found += [
+                f"{rel}:{node.lineno} imports {n}"
+                for n in names
+                if any(part.startswith("test_") for part in n.split("."))
+            ]
+    assert found == []

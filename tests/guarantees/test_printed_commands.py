@@ -215,7 +215,7 @@ def test_the_upgrade_line_of_an_old_warehouse_upgrades_it(tmp_path):
 
 @pytest.mark.slow
 def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypatch):
-    from bisect_repo import make_repo
+    from support.bisect_repo import make_repo
 
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))  # environments built here, not in ~/.cache
     # a 3x slower commit, judged at 50 %: the real step clears it, the A/A step stays within it on a

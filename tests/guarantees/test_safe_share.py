@@ -2,7 +2,7 @@
 become paths outside the output (ingest refuses unsafe run ids; `site`, `export` and the remote mirror
 check every path they write), `site --out` replaces only an earlier site, and `publish --space`
 uploads only what `site` wrote and deletes only what an earlier publish wrote. Real contract files,
-real DuckDB warehouses, the real command line, and the local fake Hub (tests/fakehub.py) that the real
+real DuckDB warehouses, the real command line, and the local fake Hub (tests/support/fakehub.py) that the real
 huggingface_hub client talks to."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ part 5): the userinfo and query values of ``--url`` / ``--ab-url`` are hashed in
 hence in the warehouse and in what ``publish --repo`` uploads, while the live requests carry them where
 they belong (the query after the endpoint's path); ``--url`` takes only http(s); the ``/v1/models``
 probe follows no redirect. Real stub servers on 127.0.0.1, the real command line, a real warehouse and
-the local fake Hub (tests/fakehub.py).
+the local fake Hub (tests/support/fakehub.py).
 
 The run folder's ``plan.json`` keeps the URL as given: it is what ``--resume`` runs, it stays on this
 machine, and neither ingest nor publish reads it."""

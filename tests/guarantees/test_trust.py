@@ -272,7 +272,7 @@ def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_p
     """Each DuckDB file connection a reading command opens is read-only and sandboxed: it can read no
     other file (a secret beside the warehouse) and write none; the warehouse file is unchanged.
     (An export writes its own output itself, outside DuckDB; publish --dry-run lists what it would
-    upload to a local stand-in for the Hub, tests/fakehub.py.)"""
+    upload to a local stand-in for the Hub, tests/support/fakehub.py.)"""
     from benchdb.startup import duckdb as engine  # the module benchdb connects through
     from benchdb.store import database
 

@@ -15,21 +15,9 @@ import pytest
 import yaml
 from conftest import benchdb_cmd, cli, import_and_ingest
 from conftest import db_rows as rows
+from support.serving_imports import FIX, medians
 
 pytestmark = pytest.mark.core
-
-FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
-
-
-def medians(db, input_shape, mode="%"):
-    """metric -> (median, n) of the one imported result with ``input_shape`` (and ``mode``)."""
-    got = rows(
-        db,
-        "SELECT m.metric, m.median, m.n FROM result_metrics m JOIN results r USING (result_id) "
-        "WHERE r.input_shape = $s AND r.mode LIKE $m",
-        {"s": input_shape, "m": mode},
-    )
-    return {g["metric"]: (g["median"], g["n"]) for g in got}
 
 
 def source_stat(db, metric, statistic, input_shape):

@@ -14,7 +14,7 @@ from collections import defaultdict
 import pytest
 from conftest import db_rows as rows
 from conftest import import_and_ingest
-from test_serving import FIX, medians
+from support.serving_imports import FIX, medians
 
 pytestmark = pytest.mark.core
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import REPO, make_meta, make_run, need_chromium, write_file
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb.cli import main
 from benchdb.schema import contract
