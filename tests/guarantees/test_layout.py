@@ -365,26 +365,31 @@ def test_every_child_a_test_leaves_running_is_started_through_one_helper():
     starts it with ``conftest.child``: signals at their defaults however pytest was started (a
     background job ignores SIGINT, and so would the child), and the whole process group ended
     whatever the test's outcome. Direct ``Popen`` calls elsewhere in the tests are refused here."""
-    tests = PACKAGE.parent / "tests"
     found = []
-    for path in sorted(tests.rglob("*.py")):
-        if path == tests / "conftest.py" or "fixtures" in path.relative_to(tests).parts:
+    for path, tree in _test_tree():
+        if path == TESTS / "conftest.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
                 if name == "Popen":
-                    found.append(f"{path.relative_to(tests)}:{node.lineno}")
+                    found.append(f"{path.relative_to(TESTS)}:{node.lineno}")
     assert found == [], f"start these through conftest.child: {found}"
 
 
 TESTS = PACKAGE.parent / "tests"
 
 
-def _test_tree() -> list[Path]:
-    """Every Python file of the test suite, the recorded tools' files under tests/fixtures/ aside."""
-    return [p for p in sorted(TESTS.rglob("*.py")) if "fixtures" not in p.relative_to(TESTS).parts]
+@functools.cache
+def _test_tree() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every Python file of the test suite, parsed once, the recorded tools' files under
+    tests/fixtures/ aside."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for path in sorted(TESTS.rglob("*.py"))
+        if "fixtures" not in path.relative_to(TESTS).parts
+    )
 
 
 def test_no_test_module_imports_another_and_helpers_live_in_support():
@@ -392,12 +397,12 @@ def test_no_test_module_imports_another_and_helpers_live_in_support():
     test modules share lives in tests/support/ or tests/conftest.py, and no file imports a test_*
     module. Outside tests/support/ every file is a test module (or the conftest)."""
     found = []
-    for path in _test_tree():
+    for path, tree in _test_tree():
         rel = path.relative_to(TESTS)
         in_support = rel.parts[0] == "support"
         if in_support == path.name.startswith("test_") and path.name != "conftest.py":
             found.append(f"{rel}: {'a test module in support/' if in_support else 'a helper outside support/'}")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             names = (
                 [node.module or "", *(a.name for a in node.names)]
                 if isinstance(node, ast.ImportFrom)
@@ -410,4 +415,20 @@ def test_no_test_module_imports_another_and_helpers_live_in_support():
                 for n in names
                 if any(part.startswith("test_") for part in n.split("."))
             ]
+    assert found == []
+
+
+def test_a_missing_optional_module_goes_through_one_helper():
+    """Under CI=true every extra is installed, so a test that finds its module missing fails rather
+    than skips: the tests ask for an optional module through ``conftest.need_module`` (and
+    ``have_module``), never ``pytest.importorskip`` or a ``find_spec`` of their own, which would
+    skip quietly in CI."""
+    found = [
+        f"{path.relative_to(TESTS)}:{node.lineno} calls {name}"
+        for path, tree in _test_tree()
+        if path != TESTS / "conftest.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (name := getattr(node.func, "attr", getattr(node.func, "id", None))) in ("importorskip", "find_spec")
+    ]
     assert found == []

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import benchdb_cmd, cli, make_meta, make_run, write_file
+from conftest import benchdb_cmd, cli, make_meta, make_run, need_module, write_file
 
 from benchdb.schema import contract, identity
 from benchdb.store import database
@@ -126,7 +126,7 @@ def test_export_refuses_a_path_that_a_link_leads_outside(warehouse, tmp_path):
 def test_mirror_refuses_a_link_leading_out_of_it(tmp_path):
     """A remote results folder mirrored into benchdb's cache: a link planted in the mirror cannot
     carry a download to where it points."""
-    pytest.importorskip("fsspec")  # the mirror reads remote folders through fsspec (benchdb[spark])
+    need_module("fsspec", "benchdb[spark]")  # the mirror reads remote folders through fsspec
     remote = tmp_path / "remote"
     write_file(remote / "sub", make_meta(make_run()))
     cache, outside = tmp_path / "cache", tmp_path / "outside"

@@ -10,18 +10,17 @@ machine, and neither ingest nor publish reads it."""
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import benchdb_cmd, cli, db_rows
+from conftest import benchdb_cmd, cli, db_rows, need_module
 
 from benchdb.testing.stub import StubConfig, StubServer
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 USER, PASSWORD, KEY = "alice", "PWsecret1", "KEYsecret2"
 SECRETS = (PASSWORD, KEY)

@@ -5,7 +5,6 @@ Real sockets, real processes, real files; no mocks."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 import duckdb
 import psutil
 import pytest
-from conftest import benchdb_cmd, child, cli
+from conftest import benchdb_cmd, child, cli, need_module
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
@@ -25,7 +24,7 @@ from benchdb.schema.serving_metrics import LINE_LIMIT, StreamParser, summary
 from benchdb.schema.serving_request import RequestRecord
 from benchdb.text import hashed, redact_secrets
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
 MAX_TOKENS = 4

@@ -8,7 +8,6 @@ processes of their own, as they do for users), a real HTTP server on 127.0.0.1."
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -17,13 +16,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import benchdb_cmd, make_run, write_suite
+from conftest import benchdb_cmd, make_run, only_on_linux, write_suite
 
 from benchdb.store import parts
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
-needs_leases = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="leases ask Linux's OFD locks")
+needs_leases = only_on_linux("leases ask Linux's OFD locks")
 
 #: Samples of every result in these tests: a partial answer cannot hide in noise.
 N_VALUES = 1000

@@ -17,7 +17,7 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import HARDWARE, make_meta, make_run, write_file
+from conftest import HARDWARE, make_meta, make_run, need_module, write_file
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
@@ -278,7 +278,7 @@ def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_p
 
     env = None
     if command[0] == "publish":
-        pytest.importorskip("huggingface_hub")  # benchdb[hub]: not among the core floors
+        need_module("huggingface_hub", "benchdb[hub]")  # not among the core floors
         env = request.getfixturevalue("hub_env")
 
     db = _warehouse(tmp_path)
@@ -333,7 +333,7 @@ def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
 
 
 def test_mirror_refuses_traversal_and_refetches_changed_content(tmp_path, monkeypatch):
-    fsspec = pytest.importorskip("fsspec")
+    fsspec = need_module("fsspec", "benchdb[spark]")
     from benchdb.ingest.mirror import mirror
 
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))

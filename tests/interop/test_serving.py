@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import benchdb_cmd, cli, import_and_ingest
+from conftest import benchdb_cmd, cli, import_and_ingest, need_module
 from conftest import db_rows as rows
 from support.serving_imports import FIX, medians
 
@@ -401,7 +401,7 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     importing it again gives the same medians."""
     import sys
 
-    pytest.importorskip("httpx")  # benchdb[serving]: not among the core floors
+    need_module("httpx", "benchdb[serving]")  # not among the core floors
 
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 50 --itl-ms 10"
