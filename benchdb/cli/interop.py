@@ -219,7 +219,7 @@ def export_cmd(fmt, out, models, partitioned, db):
             f"({s.total_results} result(s) in all)"
         )
         return
-    # --format is checked here, not by click, so other outputs (issue 16's --partitioned) can join.
+    # --format is checked here, not by click, so other outputs (--partitioned) can join.
     if fmt is None:
         raise click.UsageError("give --format hud-v3, optimum-benchmark, vllm-serve or llm-d (or --partitioned DIR)")
     if fmt in ("optimum-benchmark", "vllm-serve", "llm-d") and out == "-":

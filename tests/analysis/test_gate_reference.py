@@ -1,4 +1,4 @@
-"""The gate made faster (issue 65: each side sorted once, medians read off the sorted samples, the
+"""The gate made faster (each side sorted once, medians read off the sorted samples, the
 table's scale made once) answers as the gate before it: on the same warehouses -- A/A pairs, clear
 regressions and improvements, noisy series, sides of thousands of samples (thinned), one process
 against several, interleaved A/B processes -- every series gets the same verdict, medians, change

@@ -1,5 +1,5 @@
-"""A serving result's precision is the server's (issue 52: an H100 served a bf16 LLaMA with
-`transformers serve` and benchdb recorded the load points as fp32, the run's default)."""
+"""A serving result's precision is the server's: a bf16 LLaMA served by `transformers serve` is
+recorded as bf16, never as the run's default fp32; a precision the server cannot give is refused."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Quantized precisions as axis values (issue 35): real int8 through ONNX Runtime's quantization tools
+"""Quantized precisions as axis values: real int8 through ONNX Runtime's quantization tools
 (dynamic and static), int8 and int4 through OpenVINO NNCF, PyTorch dynamic int8, each with its
 agreement with the fp32 reference; unsupported combinations recorded with their reason."""
 

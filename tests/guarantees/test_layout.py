@@ -1,11 +1,16 @@
-"""The seams the code keeps (issue 30): no module uses another module's private name, and nothing
-below `benchdb/cli/` imports the command line. Read from the source with `ast`, so a new breach
+"""The seams the code keeps: no module uses another module's private name, nothing below
+`benchdb/cli/` imports the command line, imports go down the documented order; and the tests'
+own: no test module imports another, a missing optional module goes through one helper, no
+comment or docstring cites an issue number. Read from the source with `ast`, so a new breach
 fails here before it spreads."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import re
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -430,5 +435,35 @@ def test_a_missing_optional_module_goes_through_one_helper():
         for node in ast.walk(tree)
         if isinstance(node, ast.Call)
         and (name := getattr(node.func, "attr", getattr(node.func, "id", None))) in ("importorskip", "find_spec")
+    ]
+    assert found == []
+
+
+#: "issue" or "issues" and a number, or "#" and a number after a space or "(": a number in this
+#: project's tracker. Another project's ("sglang#" and its number) names a bug a reader can look up.
+ISSUE_NUMBER = re.compile(r"\bissues? #?\d+|(?:^|[\s(])#\d{1,4}\b", re.I)
+
+
+def _comments_and_docstrings(path: Path, tree: ast.Module) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc is not None:
+                yield (node.body[0].lineno, doc)
+    with tokenize.open(path) as f:
+        for tok in tokenize.generate_tokens(f.readline):
+            if tok.type == tokenize.COMMENT:
+                yield (tok.start[0], tok.string)
+
+
+def test_no_comment_or_docstring_cites_an_issue_number():
+    """A comment or docstring says what the code does or what a test protects, in words a reader
+    needs no tracker for; the issue that asked for it is the commit's business."""
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {match.group().strip()}"
+        for path, tree in (*_modules(), *_test_tree())
+        if ISSUE_NUMBER.search(path.read_text(encoding="utf-8"))  # most files: no such text at all
+        for line, text in _comments_and_docstrings(path, tree)
+        for match in ISSUE_NUMBER.finditer(text)
     ]
     assert found == []

@@ -1,4 +1,4 @@
-"""Sharing a warehouse touches only what it owns (issue 46, items 2 and 3): names from the data never
+"""Sharing a warehouse touches only what it owns: names from the data never
 become paths outside the output (ingest refuses unsafe run ids; `site`, `export` and the remote mirror
 check every path they write), `site --out` replaces only an earlier site, and `publish --space`
 uploads only what `site` wrote and deletes only what an earlier publish wrote. Real contract files,

@@ -1,5 +1,5 @@
-"""An endpoint's secrets are never stored, and benchdb talks only to the endpoint it was given (issue 60,
-part 5): the userinfo and query values of ``--url`` / ``--ab-url`` are hashed in every contract file,
+"""An endpoint's secrets are never stored, and benchdb talks only to the endpoint it was given:
+the userinfo and query values of ``--url`` / ``--ab-url`` are hashed in every contract file,
 hence in the warehouse and in what ``publish --repo`` uploads, while the live requests carry them where
 they belong (the query after the endpoint's path); ``--url`` takes only http(s); the ``/v1/models``
 probe follows no redirect. Real stub servers on 127.0.0.1, the real command line, a real warehouse and

@@ -1,4 +1,4 @@
-"""Serving trusts nothing a server says and leaves nothing behind (issue 46): the stub server
+"""Serving trusts nothing a server says and leaves nothing behind: the stub server
 answers with hostile usage values and an 8 MiB event line, a wrapper script that does not `exec`
 serves it while `benchdb run` is interrupted or killed, and a --server command carries a secret.
 Real sockets, real processes, real files; no mocks."""
@@ -370,7 +370,7 @@ def test_a_secret_on_the_server_command_is_stored_redacted_and_no_log_is_left(tm
     assert not list(tmp_path.glob("benchdb-server-*"))
 
 
-# -- impossible token accounting in another tool's file (issue 63) ---------------------------------
+# -- impossible token accounting in another tool's file ----------------------------------------------
 
 TURNS = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "turns"
 SGLANG = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "sglang" / "c2_details.jsonl"

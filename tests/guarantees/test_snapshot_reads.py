@@ -1,4 +1,4 @@
-"""A reader sees one published generation, whole, or a clear error (issue 60): `benchdb dashboard`
+"""A reader sees one published generation, whole, or a clear error: `benchdb dashboard`
 answers every request from the newest published snapshot while `benchdb ingest` and `benchdb db
 compact` run beside it, never with a partial or empty 200; a plain ``duckdb.connect(read_only=True)``
 left open across compactions keeps reading its snapshot whole, and what it kept is removed once it

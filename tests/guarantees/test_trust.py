@@ -1,4 +1,4 @@
-"""Nothing lost, nothing leaked (issue 29): file names are data, a bad file costs only itself,
+"""Nothing lost, nothing leaked: file names are data, a bad file costs only itself,
 another program's writes are never lost silently, readers run only benchdb's own SQL in a sandbox,
 and values from files never drive the terminal. Real contract files, a real DuckDB warehouse, the
 real command line."""

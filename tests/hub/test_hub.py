@@ -1,4 +1,4 @@
-"""Publishing to the Hugging Face Hub (issue 15), against a local fake Hub (tests/support/fakehub.py) that the
+"""Publishing to the Hugging Face Hub, against a local fake Hub (tests/support/fakehub.py) that the
 real huggingface_hub client talks to through HF_ENDPOINT: the real command line in subprocesses,
 real contract files, real DuckDB warehouses, and `benchdb ingest hf://...` through HfFileSystem."""
 

@@ -289,7 +289,7 @@ def test_html_report_in_headless_chromium(db, tmp_path):
     assert shot.exists() and shot.stat().st_size > 10_000
 
 
-# ----------------------------------------------------------------------------- fail closed (issue 11)
+# ----------------------------------------------------------------------------- fail closed
 def _steady_history(folder, n_runs, model="m1", step_at=None, step=0.0):
     """One numpy run per day of one scenario, ~10 ms, shifted by `step` from run `step_at` on."""
     rng = np.random.default_rng(5)
