@@ -1,8 +1,10 @@
-"""Every script in benchmarks/ runs in its --small mode and prints its key lines, so a change that
-breaks a benchmark (an exception, a non-zero exit, a figure no longer printed) fails CI. Nothing
-here judges a timing: the speed goals stay in the scripts, measured against their baselines in
-the same run. benchmarks/gpu/ needs a GPU machine: its shell scripts are only parsed (bash -n) and
-its Python scripts compiled."""
+"""Every script in benchmarks/ runs in its --small mode and prints its key lines with sane figures,
+so a change that breaks a benchmark (an exception, a non-zero exit, a figure no longer printed, or
+printed as 0 requests, 0/N agreeing, a ratio no machine gives) fails CI. Nothing here judges a
+timing: the speed goals stay in the scripts, measured against their baselines in the same run. The
+comparisons with GuideLLM and optimum-benchmark run on those tools' recorded output
+(benchmarks/recorded/), through the same code as a live run. benchmarks/gpu/ needs a GPU machine:
+its shell scripts are only parsed (bash -n) and its Python scripts compiled."""
 
 from __future__ import annotations
 
@@ -195,8 +197,19 @@ KEY_LINES: dict[str, list[Line]] = {
     ]
     + [
         Line(r"^benchdb\s+([\d.]+)\s+[\d.-]+\s+\S+\s+[+-][\d.]+ %\s+[+-][\d.]+ %$", (POSITIVE,)),  # CPU us a chunk
-        Line(r"^guidellm: skipped \("),
-    ],
+        # the comparison with GuideLLM, on its recorded reports (benchmarks/recorded/serving_client/)
+        Line(r"^guidellm: replayed, not run: GuideLLM 0\.8\.1's reports at these settings"),
+    ]
+    + [
+        Line(
+            rf"^guidellm\s+{conc}\s+(\d+)\s+0\s+([\d.]+) \([^)]*\)\s+([\d.]+) \([^)]*\)\s+([\d.]+)$",
+            (COUNT, POSITIVE, POSITIVE, POSITIVE),
+        )
+        for conc in (1, 8)
+    ]
+    # its start-up CPU; not its CPU per chunk, which at --small's few requests is noise around a
+    # start-up of many seconds (the recorded slope is negative)
+    + [Line(r"^guidellm\s+[-\d.]+\s+([\d.]+)\s+\S+\s+[+-][\d.]+ %\s+[+-][\d.]+ %$", (POSITIVE,))],
     "serving_workloads.py": [
         # requests, none bad; TTFT measured/truth of each class; ITL ms
         Line(
@@ -233,8 +246,18 @@ KEY_LINES: dict[str, list[Line]] = {
             (POSITIVE, POSITIVE, COUNT),
         ),
         Line(r"^benchdb / bare loop wall time: ([\d.]+)x", (SAME_WORK,)),
-        Line(r"agreement\): ([\d.]+)", (SAME_WORK,)),
-        Line(r"^optimum-benchmark: skipped \("),
+        Line(r"^benchdb median latency / bare's, per round \(agreement\): ([\d.]+)", (SAME_WORK,)),
+        # the comparison with optimum-benchmark, on its recorded run (benchmarks/recorded/time_to_result/)
+        Line(r"^optimum-benchmark: replayed, not run: optimum-benchmark 0\.6\.0's recorded runs"),
+        Line(
+            r"^round 1 optimum-benchmark\s+wall\s+([\d.]+) s\s+median\s+([\d.]+) ms\s+valid True\s+n (\d+)",
+            (POSITIVE, POSITIVE, COUNT),
+        ),
+        Line(
+            r"^optimum-benchmark median latency / bare \(optimum venv\)'s, per round \(agreement\): ([\d.]+)",
+            (SAME_WORK,),
+        ),
+        Line(r"^benchdb / optimum-benchmark wall time: ([\d.]+)x", (RATIO,)),
     ],
 }
 
