@@ -2,7 +2,7 @@
 
     python benchmarks/bisect_noise.py [--bisects 10] [--factor 1.10] [--min-time 0.2] [--commits 16] [--small]
 
-A repository of 16 commits (--commits; tests/bisect_repo.py: a package and a user bench) whose commit
+A repository of 16 commits (--commits; tests/support/bisect_repo.py: a package and a user bench) whose commit
 11 (the same place in another count) makes the bench --factor times slower. Every commit's
 environment is built first (not timed). Then,
 alternating, --bisects times each:
@@ -33,7 +33,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from bisect_repo import git, make_repo  # noqa: E402
+from support.bisect_repo import git, make_repo  # noqa: E402
 
 STEP = '''"""One `git bisect run` step: the bench once on the good commit, once on HEAD; bad above 5 %."""
 import subprocess, sys

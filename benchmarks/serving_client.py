@@ -16,12 +16,18 @@ Then, per client: the highest concurrency whose TTFT and ITL medians are both wi
 errors at the highest concurrency. ``--client-workers 1,2`` runs benchdb once per worker count.
 
     python benchmarks/serving_client.py [--ttft-ms 50 --itl-ms 10] [--peer-dir /tmp/benchdb-peers]
-    python benchmarks/serving_client.py --small     # checks that the script works: seconds, no peer
+    python benchmarks/serving_client.py --small     # checks that the script works: seconds
+
+--small runs no peer: installing GuideLLM (it pulls torch) takes longer than the whole check. Its
+GuideLLM rows replay GuideLLM 0.8.1's own JSON reports, recorded against the stub at --small's
+settings (benchmarks/recorded/serving_client/; `--small --record-guidellm DIR` records them anew with
+the GuideLLM of --peer-dir), through the same reading and the same comparison as a live run.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import resource
@@ -35,6 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = {"guidellm": "guidellm", "aiperf": "aiperf"}
 PROMPT = "the quick brown fox jumps over the lazy dog"
+#: GuideLLM's reports at --small's settings, replayed by --small (see the module's docstring).
+RECORDED = Path(__file__).resolve().parent / "recorded" / "serving_client"
 
 
 def start_stub(ttft_ms: float, itl_ms: float, epoll: bool = False) -> tuple[subprocess.Popen[str], str]:
@@ -167,8 +175,11 @@ def _median_ms(metric: Any) -> float | None:
     return float(d["median"]) if isinstance(d, dict) and "median" in d else None
 
 
-def guidellm_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path, **_: Any) -> dict[str, Any]:
-    """GuideLLM's JSON report: benchmarks[-1].metrics.<name>.successful.median (ms)."""
+def guidellm_point(
+    url: str, conc: int, n: int, tokens: int, exe: str, tok: Path, record: Path | None = None, **_: Any
+) -> dict[str, Any]:
+    """GuideLLM run at one point, its JSON report read (:func:`guidellm_figures`); ``record``: a
+    folder that keeps the report and the run's CPU (:func:`guidellm_replayed` reads them)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "guidellm.json"
         cmd = [
@@ -193,6 +204,39 @@ def guidellm_point(url: str, conc: int, n: int, tokens: int, exe: str, tok: Path
         if code != 0 or not out.exists():
             return {"error": tail, "cpu": cpu}
         doc = json.loads(out.read_text())
+    if record is not None:
+        _record(record, doc, conc, n, tokens, cpu)
+    return guidellm_figures(doc, n, cpu)
+
+
+def _point_name(conc: int, n: int, tokens: int) -> str:
+    return f"guidellm_c{conc}_n{n}_t{tokens}.json.gz"
+
+
+def _record(folder: Path, doc: dict[str, Any], conc: int, n: int, tokens: int, cpu: float) -> None:
+    """The report as GuideLLM wrote it (gzip), its per-request records left out (the figures read
+    here are its summary's), and the run's CPU seconds beside it in cpu.json."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for bench in doc.get("benchmarks") or []:
+        bench["requests"] = {k: [] for k in bench.get("requests") or {}}
+    (folder / _point_name(conc, n, tokens)).write_bytes(gzip.compress(json.dumps(doc).encode(), mtime=0))
+    cpu_file = folder / "cpu.json"
+    cpus = json.loads(cpu_file.read_text()) if cpu_file.exists() else {}
+    cpus[_point_name(conc, n, tokens)] = round(cpu, 3)
+    cpu_file.write_text(json.dumps(cpus, indent=1, sort_keys=True) + "\n")
+
+
+def guidellm_replayed(url: str, conc: int, n: int, tokens: int, folder: Path, **_: Any) -> dict[str, Any]:
+    """A recorded GuideLLM report at this point (no GuideLLM run), read as a live one is."""
+    path = folder / _point_name(conc, n, tokens)
+    if not path.exists():
+        return {"error": f"no recorded report {path.name}", "cpu": 0.0}
+    cpu = json.loads((folder / "cpu.json").read_text())[path.name]
+    return guidellm_figures(json.loads(gzip.decompress(path.read_bytes())), n, cpu)
+
+
+def guidellm_figures(doc: dict[str, Any], n: int, cpu: float) -> dict[str, Any]:
+    """GuideLLM's JSON report: benchmarks[-1].metrics.<name>.successful.median (ms)."""
     m = (doc.get("benchmarks") or [{}])[-1].get("metrics") or {}
     totals = m.get("request_totals") or {}
     ok, errored = totals.get("successful"), totals.get("errored")
@@ -324,6 +368,11 @@ def main() -> None:
         action="store_true",
         help="concurrency 1 and 8, 5 ms TTFT, 1 ms ITL, 8 tokens, few requests, no peer: checks that the script works",
     )
+    ap.add_argument(
+        "--record-guidellm",
+        type=Path,
+        help="with --small: run GuideLLM (from --peer-dir) and keep its reports here, for --small to replay",
+    )
     ap.add_argument("--benchdb-point", nargs=5, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.benchdb_point:
@@ -340,8 +389,15 @@ def main() -> None:
     wanted = [p.strip() for p in a.peers.split(",") if p.strip()]
     for name in PEERS:
         exe, why = None, "--small runs no peer" if a.small else "not in --peers"
-        if name in wanted and not a.small:
+        if name in wanted and (not a.small or (name == "guidellm" and a.record_guidellm)):
             exe, why = peer_exe(name, Path(a.peer_dir))
+        if exe is None and name == "guidellm" and a.small:
+            print(
+                "guidellm: replayed, not run: GuideLLM 0.8.1's reports at these settings "
+                f"(benchmarks/recorded/{RECORDED.name}/)"
+            )
+            clients.append((name, guidellm_replayed, {"folder": RECORDED}))
+            continue
         if exe is None:
             print(f"{name}: skipped ({why})")
             continue
@@ -349,7 +405,7 @@ def main() -> None:
             (
                 name,
                 guidellm_point if name == "guidellm" else aiperf_point,
-                {"exe": exe, "tok": tokenizer_dir(a.tokenizer)},
+                {"exe": exe, "tok": tokenizer_dir(a.tokenizer), "record": a.record_guidellm},
             )
         )
     proc, url = start_stub(a.ttft_ms, a.itl_ms, epoll=max(levels) > 1000)

@@ -28,13 +28,19 @@ and benchdb / optimum-benchmark are medians of per-round ratios too. optimum-ben
 transformers < 5, which runs BERT faster than benchdb's 5.x, so its bare loop runs in its venv.
 Compare only within one invocation. Never run it beside another benchmark.
 
---small checks that the script works: BERT-tiny, 1 round; optimum-benchmark is skipped (a line
-says so) unless --optimum-python is given.
+--small checks that the script works: BERT-tiny, 1 round. Unless --optimum-python is given, its
+optimum-benchmark rows replay a recorded run (installing optimum-benchmark pulls its own torch and
+transformers: longer than the whole check): the wall times and output of optimum-benchmark 0.6.0 and
+of the bare loop in its venv, recorded by `--small --optimum-python PY --record-optimum FILE` into
+benchmarks/recorded/time_to_result/, go through the same reading and comparison as a live run's. Its
+ratios then set this run's benchdb beside another run's optimum-benchmark: they show the comparison
+works, not how the two compare.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -42,9 +48,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 SEQ, BATCH = 128, 1
+#: optimum-benchmark's recorded --small run, replayed by --small (see the module's docstring).
+RECORDED = Path(__file__).resolve().parent / "recorded" / "time_to_result" / "optimum_benchmark.json"
+#: The recorded tools, each with the run of the other venv it is compared with.
+OPTIMUM_TOOLS = ("optimum-benchmark", "bare (optimum venv)")
 
 BARE = rf"""
 import json, statistics, sys, time
@@ -149,12 +160,48 @@ def run_benchdb(folder: Path, threads: int, work: Path) -> tuple[float, dict]:
     return wall, {"median": statistics.median(lat), "valid": valid, "n": len(lat)}
 
 
-def run_python(python: str, script: str, folder: Path, threads: int) -> tuple[float, dict]:
+def run_python(
+    python: str, script: str, folder: Path, threads: int, keep: list[dict] | None = None
+) -> tuple[float, dict]:
+    """``script`` run by ``python``: its wall time and its result line; ``keep``: a list each run's
+    wall time and standard output are added to (--record-optimum)."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     wall, proc = timed([python, "-c", script, str(folder), str(threads)], env=env)
     if proc.returncode != 0:
         raise RuntimeError(f"{python} failed: {proc.stderr[-800:]}")
+    if keep is not None:
+        keep.append({"wall_s": round(wall, 3), "stdout": proc.stdout})
     return wall, last_json(proc.stdout)
+
+
+def replayed(runs: list[dict]) -> Callable[[], tuple[float, dict]]:
+    """A recorded tool's runs, one a call (round after round, again from the first when more rounds
+    are asked than were recorded), read as a live run's output is."""
+    rounds = itertools.cycle(runs)
+
+    def run() -> tuple[float, dict]:
+        one = next(rounds)
+        return one["wall_s"], last_json(one["stdout"])
+
+    return run
+
+
+def record_optimum(path: Path, python: str, args: argparse.Namespace, kept: dict[str, list[dict]]) -> None:
+    """The recorded runs, with the versions that made them and the settings they were made at."""
+    versions = subprocess.run(
+        [
+            python,
+            "-c",
+            "import importlib.metadata as m, json; "
+            "print(json.dumps({p: m.version(p) for p in ('optimum-benchmark', 'transformers', 'torch')}))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    doc = {"versions": json.loads(versions), "model": args.model, "threads": args.threads, "runs": kept}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
 
 
 def main() -> int:
@@ -163,6 +210,9 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--optimum-python", help="a Python with optimum-benchmark installed (a separate venv)")
+    ap.add_argument(
+        "--record-optimum", type=Path, help="with --optimum-python: keep its runs here, for --small to replay"
+    )
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "benchdb-time-to-result")
     ap.add_argument("--small", action="store_true", help="BERT-tiny, 1 round: checks that the script works")
     args = ap.parse_args()
@@ -177,12 +227,26 @@ def main() -> int:
     }
     #: each tool and the bare loop it is compared with, run next to each other in every round
     pairs = [("benchdb", "bare")]
+    kept: dict[str, list[dict]] = {name: [] for name in OPTIMUM_TOOLS}
     if args.optimum_python:
-        tools["optimum-benchmark"] = lambda: run_python(args.optimum_python, OPTIMUM, folder, args.threads)
+        py, keep = args.optimum_python, args.record_optimum is not None
+        tools["optimum-benchmark"] = lambda: run_python(
+            py, OPTIMUM, folder, args.threads, kept["optimum-benchmark"] if keep else None
+        )
         # its venv pins its own transformers (optimum-benchmark 0.6.0 needs < 5): the same bare loop
         # there is the reference for its median
-        tools["bare (optimum venv)"] = lambda: run_python(args.optimum_python, BARE, folder, args.threads)
-        pairs.append(("optimum-benchmark", "bare (optimum venv)"))
+        tools["bare (optimum venv)"] = lambda: run_python(
+            py, BARE, folder, args.threads, kept["bare (optimum venv)"] if keep else None
+        )
+        pairs.append(OPTIMUM_TOOLS)
+    elif args.small and RECORDED.exists():
+        rec = json.loads(RECORDED.read_text())
+        print(
+            f"optimum-benchmark: replayed, not run: optimum-benchmark {rec['versions']['optimum-benchmark']}'s "
+            f"recorded runs (benchmarks/recorded/time_to_result/; BERT-{rec['model']}, {rec['threads']} threads)"
+        )
+        tools.update({name: replayed(rec["runs"][name]) for name in OPTIMUM_TOOLS})
+        pairs.append(OPTIMUM_TOOLS)
     else:
         print("optimum-benchmark: skipped (give --optimum-python, a Python with optimum-benchmark in its own venv)")
     bare_of = {n: bare for pair in pairs for n, bare in (pair, (pair[1], pair[1]))}
@@ -236,6 +300,8 @@ def main() -> int:
         f"benchdb / bare loop wall time: {statistics.median(ratios):.2f}x (median of per-round ratios "
         f"{', '.join(f'{x:.2f}' for x in ratios)}; goal <= 1.1)"
     )
+    if args.record_optimum and args.optimum_python:
+        record_optimum(args.record_optimum, args.optimum_python, args, kept)
     return 0
 
 

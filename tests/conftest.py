@@ -15,10 +15,11 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
-import serial_lock
+from support import serial_lock
 
 from benchdb.schema import contract
 
@@ -46,15 +47,18 @@ HARDWARE = {
 }
 
 
-#: Set by .ci/run: there Chromium, playwright and Java are installed, so a test that needs one of them
-#: and finds it missing fails (:func:`need_chromium`, :func:`need_browser`, :func:`need_java`);
-#: elsewhere it is skipped with a line saying what is missing.
+#: Set by .ci/run: there every extra, Chromium, playwright and Java are installed, so a test that needs
+#: one of them and finds it missing fails (:func:`need_module`, :func:`need_chromium`,
+#: :func:`need_browser`, :func:`need_java`); elsewhere it is skipped with a line saying what is missing.
 CI = os.environ.get("CI") == "true"
+#: Set by .ci/floors, which runs the core tests on the core dependencies alone: there an extra is
+#: missing by design, so a test that needs one is skipped even under CI=true.
+CORE_ONLY = os.environ.get("BENCHDB_CORE_ONLY") == "1"
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test marked ``serial`` runs alone under pytest-xdist (tests/serial_lock.py)."""
+    """A test marked ``serial`` runs alone under pytest-xdist (tests/support/serial_lock.py)."""
     with serial_lock.held(item.get_closest_marker("serial") is not None):
         yield
 
@@ -95,9 +99,45 @@ def fail_in_ci(what: str) -> None:
         )
 
 
-def _missing(what: str) -> None:
-    fail_in_ci(what)
-    pytest.skip(f"{what} is missing here (CI installs it: see .ci/run)")
+def need(present: bool, what: str) -> None:
+    """Where ``present`` is false, ``what`` is missing: the test fails under CI=true (.ci/run provides
+    it) and is skipped elsewhere. In a test or at a test module's top."""
+    if not present:
+        fail_in_ci(what)
+        pytest.skip(f"{what} is missing here (CI installs it: see .ci/run)", allow_module_level=True)
+
+
+def need_module(name: str, extra: str) -> ModuleType:
+    """``name`` imported (a module one of benchdb's extras, or the test extra, installs: httpx,
+    pyspark, fsspec, torch, ...), in a test or at a test module's top. Where it is missing the test
+    fails under CI=true, which installs every extra (.ci/run), and is skipped elsewhere, and in the
+    floors' core-only run. ``extra`` says what installs it, for the line a user reads. The only way
+    the tests skip on a missing import (tests/guarantees/test_layout.py refuses
+    ``pytest.importorskip`` and ``find_spec`` elsewhere)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        what = f"{name} ({extra})"
+        if CORE_ONLY:
+            pytest.skip(f"{what} is not a core dependency: the core-only run skips it", allow_module_level=True)
+        need(False, what)
+        raise  # need(False, ...) fails or skips
+
+
+def have_module(name: str) -> bool:
+    """Whether ``name`` can be imported here, without importing it."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        return False
+
+
+def only_on_linux(why: str) -> pytest.MarkDecorator:
+    """Mark a test (or a module, as ``pytestmark``) that reads something only Linux has: skipped on
+    other systems, with ``why``; not a missing dependency, so skipped under CI=true too."""
+    return pytest.mark.skipif(not sys.platform.startswith("linux"), reason=f"needs Linux: {why}")
 
 
 def have_chromium() -> str | None:
@@ -109,9 +149,7 @@ def have_chromium() -> str | None:
 
 def have_browser() -> str | None:
     """Chromium, when playwright is installed too (what drives it), or None."""
-    import importlib.util
-
-    return have_chromium() if importlib.util.find_spec("playwright") is not None else None
+    return have_chromium() if have_module("playwright") else None
 
 
 def have_java() -> bool:
@@ -121,8 +159,7 @@ def have_java() -> bool:
 def need_chromium() -> str:
     """Chromium's path; where it is missing, the test fails under CI=true and is skipped elsewhere."""
     path = have_chromium()
-    if path is None:
-        _missing("Chromium")
+    need(path is not None, "Chromium")
     assert path is not None
     return path
 
@@ -131,16 +168,14 @@ def need_browser() -> str:
     """Chromium's path, with playwright installed; where either is missing, the test fails under
     CI=true and is skipped elsewhere."""
     path = have_browser()
-    if path is None:
-        _missing("Chromium or playwright")
+    need(path is not None, "Chromium or playwright")
     assert path is not None
     return path
 
 
 def need_java() -> None:
     """Java (for Spark); where it is missing, the test fails under CI=true and is skipped elsewhere."""
-    if not have_java():
-        _missing("Java 17 (for Spark: apt-get install openjdk-17-jre-headless)")
+    need(have_java(), "Java 17 (for Spark: apt-get install openjdk-17-jre-headless)")
 
 
 @pytest.fixture(scope="session")
@@ -434,8 +469,8 @@ class FakeClock:
 
 @pytest.fixture
 def hub():
-    """A fake Hugging Face Hub on a local port (tests/fakehub.py)."""
-    from fakehub import FakeHub
+    """A fake Hugging Face Hub on a local port (tests/support/fakehub.py)."""
+    from support.fakehub import FakeHub
 
     with FakeHub() as h:
         yield h
@@ -444,7 +479,7 @@ def hub():
 @pytest.fixture
 def hub_env(hub, tmp_path):
     """The environment of a user with a write token, the fake Hub, and a Hub cache of their own."""
-    from fakehub import WRITE
+    from support.fakehub import WRITE
 
     home = tmp_path / "hf-home"
     home.mkdir()

@@ -6,6 +6,7 @@ import math
 from datetime import datetime, timezone
 
 import pytest
+from conftest import need_module
 
 from benchdb import formatting
 from benchdb.reports.fit import fit
@@ -97,7 +98,7 @@ def test_a_histogram_range_leaves_out_one_outlier_and_says_so():
 
 
 def test_plot_axes_in_the_columns_unit_and_dates_as_people_read_them():
-    plt = pytest.importorskip("matplotlib.pyplot")
+    plt = need_module("matplotlib.pyplot", "benchdb[plots]")
     fig, ax = plt.subplots()
     ax.plot([datetime(2026, 11, 1, 19, 9), datetime(2026, 11, 2, 8, 0)], [1.6e-6, 1.7e-6])
     sc = formatting.seconds_axis(ax, [1.6e-6, 1.7e-6])

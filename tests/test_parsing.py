@@ -1,5 +1,5 @@
 """One rule for percentages, durations and sizes on every option and config key (benchdb.parsing),
-and axis values that are no value of their axis refused before anything runs (issue 46).
+and axis values that are no value of their axis refused before anything runs.
 
 A gate at `--threshold 5` used to read the bare 5 as a fraction and gate at 500 %: nothing failed.
 Real contract files, a real DuckDB warehouse and the real command line (click's CliRunner, and a

@@ -88,7 +88,7 @@ def _md_cell(text: str) -> str:
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
     """Compiled templates kept between commands (the per-user temp folder Jinja checks is safe;
     keyed by template source and Python version): compiling a template took a third of a
-    command's run time (issue 19)."""
+    command's run time."""
     import jinja2
 
     try:

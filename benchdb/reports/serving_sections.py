@@ -1,4 +1,4 @@
-"""The serving sections of `benchdb report --serving` (issue 31): every load point of an
+"""The serving sections of `benchdb report --serving`: every load point of an
 OpenAI-compatible endpoint (the ``serving_points`` view), each configuration's Pareto front of
 output-token throughput per device against interactivity (``serving_frontier``), and, with
 ``--slo``, the best hardware/engine at the SLO with its cost (the ``bdb_serving_at_slo`` macro).

@@ -7,7 +7,7 @@ program wrote in place -- names one state of its data. The answer of a determini
 rows of a report, the verdicts of a gate) over one state, under the same options and the same
 benchdb code, is the same answer. ``benchdb report`` and ``benchdb check`` keep theirs in the
 user's cache folder and answer from it while the warehouse, the options and the code are
-unchanged: one ``stat`` instead of starting DuckDB and running the queries (issue 19). What is
+unchanged: one ``stat`` instead of starting DuckDB and running the queries. What is
 rendered from an answer (Markdown, HTML, JSON, the report's generation time) is made anew each time.
 
 Where: ``$BENCHDB_ANSWERS_DIR``, else ``$BENCHDB_CACHE/answers`` (``$BENCHDB_CACHE`` defaults to

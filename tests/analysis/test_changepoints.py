@@ -1,4 +1,4 @@
-"""Change points that scale (issue 11): the E-divisive statistic from prefix sums against its
+"""Change points that scale: the E-divisive statistic from prefix sums against its
 definition, the chunked permutation test against a naive one, and the windowed update of the
 change_points table on a real warehouse (rows written through benchdb's schema)."""
 

@@ -1,4 +1,4 @@
-"""The regression gate fails closed (issue 11): broken candidates fail it, nothing to compare is an
+"""The regression gate fails closed: broken candidates fail it, nothing to compare is an
 error, `latest` compares each hardware and backend with itself, and the output carries units.
 
 Real contract files, a real DuckDB warehouse, the real command line (click's CliRunner)."""

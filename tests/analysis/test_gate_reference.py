@@ -1,8 +1,8 @@
-"""The gate made faster (issue 65: each side sorted once, medians read off the sorted samples, the
+"""The gate made faster (each side sorted once, medians read off the sorted samples, the
 table's scale made once) answers as the gate before it: on the same warehouses -- A/A pairs, clear
 regressions and improvements, noisy series, sides of thousands of samples (thinned), one process
 against several, interleaved A/B processes -- every series gets the same verdict, medians, change
-and intervals, bit for bit, as the computation it replaced (tests/analysis/gate_reference.py), which
+and intervals, bit for bit, as the computation it replaced (tests/support/gate_reference.py), which
 reads each result's raw samples on its own."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_meta, make_run, write_file
-from gate_reference import judge as reference_judge
-from gate_reference import processes
+from support.gate_reference import judge as reference_judge
+from support.gate_reference import processes
 
 from benchdb.analysis import check
 from benchdb.store import database

@@ -8,7 +8,6 @@ contract files written through the project's writer, whose medians are chosen.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shlex
 from pathlib import Path
@@ -16,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import HARDWARE, benchdb_cmd, make_run
+from conftest import HARDWARE, benchdb_cmd, make_run, need_module
 
 from benchdb.analysis import gate_window
 from benchdb.cli import main
 from benchdb.schema import contract
 from benchdb.warehouse import Warehouse
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 H200 = Path(__file__).parents[1] / "fixtures" / "systems" / "8xh200.yaml"
 #: One request at a time, 8 tokens at 5 ms: TPOT (which finds the window) well above the machine's jitter.

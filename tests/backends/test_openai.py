@@ -4,18 +4,17 @@ that dies mid-sweep; requests that fail (the stub server), counted, with goodput
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import benchdb_cmd
+from conftest import benchdb_cmd, need, need_module
 
 from benchdb.schema import contract
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 #: --min-iters 10: TTFT p90 needs 10 completed requests (bdb_pct_min_n); at fewer a point's p90 is
 #: unknown and the SLO answer fails closed, which a slow machine reached at concurrency 1.
@@ -52,8 +51,8 @@ def _results(folder: Path) -> list[dict]:
 
 @pytest.fixture(scope="module")
 def tiny_llm(tmp_path_factory):
-    if not TRANSFORMERS.exists() or importlib.util.find_spec("fastapi") is None:
-        pytest.skip("transformers serve needs transformers[serving]")
+    need_module("fastapi", "benchdb[transformers-serve]")  # what `transformers serve` needs beyond transformers
+    need(TRANSFORMERS.exists(), f"{TRANSFORMERS} (benchdb[transformers-serve])")
     from benchdb.testing.tiny_llm import build
 
     return build(tmp_path_factory.mktemp("llm") / "tiny-llama")

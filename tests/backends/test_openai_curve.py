@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from conftest import need_module
 
 from benchdb.backends.openai import curve
 
@@ -56,7 +57,7 @@ def test_a_curve_against_a_server_of_4_slots_spreads_its_points_below_saturation
     import duckdb
     from conftest import benchdb_cmd
 
-    pytest.importorskip("httpx")
+    need_module("httpx", "benchdb[serving]")
     stub = (
         f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 4 --itl-ms 10 --slots 4"
     )
@@ -89,7 +90,7 @@ def test_a_curve_against_a_server_of_4_slots_spreads_its_points_below_saturation
 def test_a_probe_whose_requests_fail_fails_every_point_with_the_reason(tmp_path):
     from conftest import benchdb_cmd
 
-    pytest.importorskip("httpx")
+    need_module("httpx", "benchdb[serving]")
     stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --fail-every 1"
     proc = benchdb_cmd(
         "run", "--backend", "openai", "--model", "stub", "--server", stub, "--curve", "8", "--curve-max", "64",

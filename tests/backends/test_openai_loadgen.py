@@ -13,13 +13,13 @@ import time
 from itertools import pairwise
 
 import pytest
-from conftest import child
+from conftest import child, need_module, only_on_linux
 
 from benchdb.errors import BenchdbError
 from benchdb.harness.timing import StopRule
 from benchdb.schema.serving import GOODPUT, ITL_TOKEN, REQUEST_THROUGHPUT, TTFT
 
-pytest.importorskip("httpx")
+need_module("httpx", "benchdb[serving]")
 
 from benchdb.backends.openai import workers  # noqa: E402
 from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402
@@ -272,7 +272,7 @@ def _workers_of(pid: int) -> list[int]:
     return out
 
 
-@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc")
+@only_on_linux("reads /proc")
 def test_a_killed_worker_is_a_one_line_error_not_a_hang():
     import os
     import signal

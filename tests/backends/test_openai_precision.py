@@ -1,15 +1,14 @@
-"""A serving result's precision is the server's (issue 52: an H100 served a bf16 LLaMA with
-`transformers serve` and benchdb recorded the load points as fp32, the run's default)."""
+"""A serving result's precision is the server's: a bf16 LLaMA served by `transformers serve` is
+recorded as bf16, never as the run's default fp32; a precision the server cannot give is refused."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import benchdb_cmd
+from conftest import benchdb_cmd, need_module
 
 from benchdb.backends.openai import precision
 from benchdb.errors import BenchdbError
@@ -62,8 +61,8 @@ def test_the_precision_comes_from_the_command_then_the_config(tmp_path):
 
 
 @pytest.mark.core
-@pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
 def test_a_bf16_model_served_is_recorded_as_bf16(tmp_path):
+    need_module("httpx", "benchdb[serving]")
     model = _folder(tmp_path, "bfloat16")
     out = tmp_path / "res"
     proc = benchdb_cmd(

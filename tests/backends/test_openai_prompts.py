@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from conftest import need_module
 
 from benchdb.backends.openai import prompts
 from benchdb.backends.openai.workload import WORDS
@@ -62,7 +63,7 @@ def test_generated_prompts_are_words_from_the_seed_without_a_tokenizer(tmp_path)
 
 
 def test_generated_prompts_have_the_asked_tokens_with_the_models_tokenizer(tmp_path):
-    tokenizers = pytest.importorskip("tokenizers")
+    tokenizers = need_module("tokenizers", "benchdb[torch]")
     from tokenizers import decoders, models, pre_tokenizers, trainers
 
     tok = tokenizers.Tokenizer(models.BPE())  # byte-level BPE, as a served model's tokenizer.json holds

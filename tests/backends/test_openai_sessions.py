@@ -12,12 +12,11 @@ import statistics
 import subprocess
 import sys
 
-import pytest
-from conftest import child
+from conftest import child, need_module
 
 from benchdb.harness.timing import StopRule
 
-pytest.importorskip("httpx")
+need_module("httpx", "benchdb[serving]")
 
 from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402
 from benchdb.schema import serving_sessions  # noqa: E402

@@ -4,15 +4,14 @@ warehouse and judged by `benchdb check`."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
-from conftest import benchdb_cmd, cli, db_rows
+from conftest import benchdb_cmd, cli, db_rows, need_module
 
 from benchdb.testing.stub import StubConfig, StubServer
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 SYSTEMS = Path(__file__).parents[1] / "fixtures" / "systems"
 H200, MI300X = SYSTEMS / "8xh200.yaml", SYSTEMS / "8xmi300x.yaml"

@@ -10,12 +10,11 @@ import json
 import subprocess
 import sys
 
-import pytest
-from conftest import child
+from conftest import child, need_module
 
 from benchdb.harness.timing import StopRule
 
-pytest.importorskip("httpx")
+need_module("httpx", "benchdb[serving]")
 
 from benchdb.backends.openai import raw_send  # noqa: E402
 from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402

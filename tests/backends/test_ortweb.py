@@ -17,9 +17,9 @@ import urllib.request
 
 import duckdb
 import pytest
-import shared_exports
 from click.testing import CliRunner
 from conftest import benchdb_cmd, have_browser, need_browser
+from support import shared_exports
 
 from benchdb.backends.ortweb import assets, browser
 from benchdb.backends.ortweb.server import Server
@@ -192,7 +192,7 @@ def test_page_crash_and_hang_become_statuses(tmp_path):
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    """The session's shared export cache (tests/shared_exports.py): tiny:bert and tiny:vit
+    """The session's shared export cache (tests/support/shared_exports.py): tiny:bert and tiny:vit
     at batch 1 and seq len 128 are test_shared_graph.py's sweep's exports too."""
     with shared_exports.used(tmp_path_factory) as path:
         yield path

@@ -7,8 +7,8 @@ import sys
 import duckdb
 import numpy as np
 import pytest
-import shared_exports
 from click.testing import CliRunner
+from support import shared_exports
 
 from benchdb.backends.shared import models
 from benchdb.backends.shared import onnx_export as export
@@ -41,7 +41,7 @@ def invoke(*args, env=None):
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
-    """The session's shared export cache (tests/shared_exports.py): the sweep's exports
+    """The session's shared export cache (tests/support/shared_exports.py): the sweep's exports
     serve test_ortweb.py's runs of the same models at the same shapes, and the other way round."""
     with shared_exports.used(tmp_path_factory) as path:
         yield path

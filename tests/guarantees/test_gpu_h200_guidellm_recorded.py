@@ -1,4 +1,4 @@
-"""benchdb's client beside GuideLLM on one GPU server (issue 52, item 2; benchmarks/gpu/guidellm.sh),
+"""benchdb's client beside GuideLLM on one GPU server (benchmarks/gpu/guidellm.sh),
 replayed with no GPU: ``transformers serve --continuous-batching`` of a ~250 M-parameter LLaMA on an
 NVIDIA H200, measured by ``benchdb run --backend openai --url`` and then by GuideLLM 0.8.1 at
 concurrency 4 and 16. The contract files are ingested as they came back and the serving view's

@@ -1,5 +1,5 @@
-"""What an NVIDIA H200 gave for the kernelized modes and its system description (issue 52, round two;
-benchmarks/gpu/kernels.sh and system.sh), replayed with no GPU:
+"""What an NVIDIA H200 gave for the kernelized modes and its system description
+(benchmarks/gpu/kernels.sh and system.sh), replayed with no GPU:
 
 - a ~250 M-parameter LLaMA (benchdb.testing.tiny_llm --size small, bf16, random weights) measured
   eager, ``--mode kernels`` and ``--mode kernels+compile``, its 33 RMSNorm layers swapped for a Triton

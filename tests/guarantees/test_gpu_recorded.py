@@ -1,4 +1,4 @@
-"""benchdb's CUDA paths against what a real GPU gave (issue 38; benchmarks/gpu/verify.sh on an
+"""benchdb's CUDA paths against what a real GPU gave (benchmarks/gpu/verify.sh on an
 NVIDIA H200). No GPU is needed here:
 
 - NVML traces recorded on the H200 are replayed through NvmlSource (a stand-in for pynvml that

@@ -1,4 +1,4 @@
-"""Honest answers (issue 28): one rule for uncertainty in the optimal-hardware table and in `check`,
+"""Honest answers: one rule for uncertainty in the optimal-hardware table and in `check`,
 terminal tables that fit, Markdown that never leaks into HTML. Real contract files, a real
 DuckDB warehouse, the real command line."""
 

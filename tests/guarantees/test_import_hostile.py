@@ -147,7 +147,7 @@ def _set_request(d: dict, i: int, **lists) -> None:
         d[name][i] = value
 
 
-#: Files whose figures no request could have (issue 60): file stem -> (change, words of its line).
+#: Files whose figures no request could have: file stem -> (change, words of its line).
 ABSURD = {
     "count": (lambda d: _set_request(d, 0, output_lens=1e23), "output_lens[0] 1e+23 is not a token count"),
     "all": (lambda d: d.update(output_lens=[10**12] * len(d["output_lens"])), "output_lens[0] 1000000000000 is not"),

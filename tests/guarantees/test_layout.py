@@ -1,11 +1,16 @@
-"""The seams the code keeps (issue 30): no module uses another module's private name, and nothing
-below `benchdb/cli/` imports the command line. Read from the source with `ast`, so a new breach
+"""The seams the code keeps: no module uses another module's private name, nothing below
+`benchdb/cli/` imports the command line, imports go down the documented order; and the tests'
+own: no test module imports another, a missing optional module goes through one helper, no
+comment or docstring cites an issue number. Read from the source with `ast`, so a new breach
 fails here before it spreads."""
 
 from __future__ import annotations
 
 import ast
 import functools
+import re
+import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -387,15 +392,100 @@ def test_every_child_a_test_leaves_running_is_started_through_one_helper():
     starts it with ``conftest.child``: signals at their defaults however pytest was started (a
     background job ignores SIGINT, and so would the child), and the whole process group ended
     whatever the test's outcome. Direct ``Popen`` calls elsewhere in the tests are refused here."""
-    tests = PACKAGE.parent / "tests"
     found = []
-    for path in sorted(tests.rglob("*.py")):
-        if path == tests / "conftest.py" or "fixtures" in path.relative_to(tests).parts:
+    for path, tree in _test_tree():
+        if path == TESTS / "conftest.py":
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
                 if name == "Popen":
-                    found.append(f"{path.relative_to(tests)}:{node.lineno}")
+                    found.append(f"{path.relative_to(TESTS)}:{node.lineno}")
     assert found == [], f"start these through conftest.child: {found}"
+
+
+TESTS = PACKAGE.parent / "tests"
+
+
+@functools.cache
+def _test_tree() -> tuple[tuple[Path, ast.Module], ...]:
+    """Every Python file of the test suite, parsed once, the recorded tools' files under
+    tests/fixtures/ aside."""
+    return tuple(
+        (path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for path in sorted(TESTS.rglob("*.py"))
+        if "fixtures" not in path.relative_to(TESTS).parts
+    )
+
+
+def test_no_test_module_imports_another_and_helpers_live_in_support():
+    """A test module is collected, and runs its module fixtures, wherever it is imported: what two
+    test modules share lives in tests/support/ or tests/conftest.py, and no file imports a test_*
+    module. Outside tests/support/ every file is a test module (or the conftest)."""
+    found = []
+    for path, tree in _test_tree():
+        rel = path.relative_to(TESTS)
+        in_support = rel.parts[0] == "support"
+        if in_support == path.name.startswith("test_") and path.name != "conftest.py":
+            found.append(f"{rel}: {'a test module in support/' if in_support else 'a helper outside support/'}")
+        for node in ast.walk(tree):
+            names = (
+                [node.module or "", *(a.name for a in node.names)]
+                if isinstance(node, ast.ImportFrom)
+                else [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else []
+            )
+            found += [
+                f"{rel}:{node.lineno} imports {n}"
+                for n in names
+                if any(part.startswith("test_") for part in n.split("."))
+            ]
+    assert found == []
+
+
+def test_a_missing_optional_module_goes_through_one_helper():
+    """Under CI=true every extra is installed, so a test that finds its module missing fails rather
+    than skips: the tests ask for an optional module through ``conftest.need_module`` (and
+    ``have_module``), never ``pytest.importorskip`` or a ``find_spec`` of their own, which would
+    skip quietly in CI."""
+    found = [
+        f"{path.relative_to(TESTS)}:{node.lineno} calls {name}"
+        for path, tree in _test_tree()
+        if path != TESTS / "conftest.py"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (name := getattr(node.func, "attr", getattr(node.func, "id", None))) in ("importorskip", "find_spec")
+    ]
+    assert found == []
+
+
+#: "issue" or "issues" and a number, or "#" and a number after a space or "(": a number in this
+#: project's tracker. Another project's ("sglang#" and its number) names a bug a reader can look up.
+ISSUE_NUMBER = re.compile(r"\bissues? #?\d+|(?:^|[\s(])#\d{1,4}\b", re.I)
+
+
+def _comments_and_docstrings(path: Path, tree: ast.Module) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            doc = ast.get_docstring(node, clean=False)
+            if doc is not None:
+                yield (node.body[0].lineno, doc)
+    with tokenize.open(path) as f:
+        for tok in tokenize.generate_tokens(f.readline):
+            if tok.type == tokenize.COMMENT:
+                yield (tok.start[0], tok.string)
+
+
+def test_no_comment_or_docstring_cites_an_issue_number():
+    """A comment or docstring says what the code does or what a test protects, in words a reader
+    needs no tracker for; the issue that asked for it is the commit's business."""
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{line}: {match.group().strip()}"
+        for path, tree in (*_modules(), *_test_tree())
+        if ISSUE_NUMBER.search(path.read_text(encoding="utf-8"))  # most files: no such text at all
+        for line, text in _comments_and_docstrings(path, tree)
+        for match in ISSUE_NUMBER.finditer(text)
+    ]
+    assert found == []

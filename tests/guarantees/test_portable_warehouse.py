@@ -1,4 +1,4 @@
-"""A warehouse is portable and fails loudly (issue 46): its file and samples folder, copied or moved
+"""A warehouse is portable and fails loudly: its file and samples folder, copied or moved
 together (read-only too, to another path), read with no write through benchdb and through a plain
 DuckDB connection from any working directory; a connection open across two compactions without a
 lease gets an error, not zero rows; parts take the warehouse's mode; a full disk or an unwritable ``--out`` is one

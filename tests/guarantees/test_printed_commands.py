@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import benchdb_cmd, cli, db_rows, interrupt_after_first_file
+from conftest import benchdb_cmd, cli, db_rows, interrupt_after_first_file, need_module
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 #: Quick, fixed measurements: one thread, short, not judged by the machine's other load.
@@ -136,7 +136,7 @@ def test_the_check_line_after_run_ab_runs_for_every_backend(backend, tmp_path):
     """A/A (the same interpreter on both sides): the printed check compares what was measured, on
     the backend's own headline metric, at the run's --ab-threshold, and passes."""
     if backend == "openai":
-        pytest.importorskip("httpx")
+        need_module("httpx", "benchdb[serving]")
         stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 20 --itl-ms 5"
         what = [
             "--backend",
@@ -215,7 +215,7 @@ def test_the_upgrade_line_of_an_old_warehouse_upgrades_it(tmp_path):
 
 @pytest.mark.slow
 def test_bisects_reproduce_line_measures_the_final_pair_again(tmp_path, monkeypatch):
-    from bisect_repo import make_repo
+    from support.bisect_repo import make_repo
 
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))  # environments built here, not in ~/.cache
     # a 3x slower commit, judged at 50 %: the real step clears it, the A/A step stays within it on a

@@ -1,4 +1,4 @@
-"""`benchdb query` only reads (issue 46): every way found to make DuckDB write through it (PREPARE/
+"""`benchdb query` only reads: every way found to make DuckDB write through it (PREPARE/
 EXECUTE, COPY in a WITH clause, in a `;`-chained text, under EXPLAIN ANALYZE or a PIVOT, EXPORT,
 macros and temporary tables, table functions with side effects, pragmas, SET/RESET of the
 settings that would reopen access, ATTACH, INSTALL/LOAD, COPY FROM DATABASE) is refused in one
@@ -30,7 +30,7 @@ _PARTITIONED = f"TO '{GEN}' (FORMAT csv, PARTITION_BY (x), OVERWRITE true)"
 #: (name, SQL): each would delete, rewrite or add files (most of them in the samples folder), change
 #: the connection's sandbox, or change the catalog's state, were it run.
 ATTACKS = [
-    # the issue's: a PREPAREd COPY replaces generation 2 by a CSV (its part is deleted)
+    # the first way found to write through `query`: a PREPAREd COPY replaces generation 2 by a CSV (its part is deleted)
     ("prepare-execute-copy", f"PREPARE p AS COPY (SELECT 1 AS x, 2 AS y) {_PARTITIONED}; EXECUTE p"),
     (
         "prepare-execute-rewrite-values",
@@ -203,8 +203,9 @@ def test_a_statement_that_could_write_is_refused_in_one_line_and_changes_no_file
     assert "Traceback" not in r.output and r.stdout == ""
 
 
-def test_the_command_line_refuses_the_issues_prepare_execute_copy_in_one_line(warehouse):
-    """The attack of the issue through a real `benchdb query` process: exit 2, one line, no part lost."""
+def test_the_command_line_refuses_a_prepared_copy_in_one_line(warehouse):
+    """The PREPAREd COPY (the first entry of ATTACKS) through a real `benchdb query` process: exit 2,
+    one line, no part lost."""
     before, gen = _state(warehouse), _parts(warehouse)[-1].parent
     proc = benchdb_cmd(
         "query",

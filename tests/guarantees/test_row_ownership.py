@@ -1,4 +1,4 @@
-"""Every sample's owner is proved from the rows, never from the file's word (issue 60): a file
+"""Every sample's owner is proved from the rows, never from the file's word: a file
 whose footer statistics lie about its key columns cannot add rows to another result, and the
 warehouse's per-result counts agree with the samples it holds. Real contract files (their
 footers edited byte for byte, as an attacker would), a real DuckDB warehouse, the real CLI."""

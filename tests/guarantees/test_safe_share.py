@@ -1,8 +1,8 @@
-"""Sharing a warehouse touches only what it owns (issue 46, items 2 and 3): names from the data never
+"""Sharing a warehouse touches only what it owns: names from the data never
 become paths outside the output (ingest refuses unsafe run ids; `site`, `export` and the remote mirror
 check every path they write), `site --out` replaces only an earlier site, and `publish --space`
 uploads only what `site` wrote and deletes only what an earlier publish wrote. Real contract files,
-real DuckDB warehouses, the real command line, and the local fake Hub (tests/fakehub.py) that the real
+real DuckDB warehouses, the real command line, and the local fake Hub (tests/support/fakehub.py) that the real
 huggingface_hub client talks to."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import benchdb_cmd, cli, make_meta, make_run, write_file
+from conftest import benchdb_cmd, cli, make_meta, make_run, need_module, write_file
 
 from benchdb.schema import contract, identity
 from benchdb.store import database
@@ -126,7 +126,7 @@ def test_export_refuses_a_path_that_a_link_leads_outside(warehouse, tmp_path):
 def test_mirror_refuses_a_link_leading_out_of_it(tmp_path):
     """A remote results folder mirrored into benchdb's cache: a link planted in the mirror cannot
     carry a download to where it points."""
-    pytest.importorskip("fsspec")  # the mirror reads remote folders through fsspec (benchdb[spark])
+    need_module("fsspec", "benchdb[spark]")  # the mirror reads remote folders through fsspec
     remote = tmp_path / "remote"
     write_file(remote / "sub", make_meta(make_run()))
     cache, outside = tmp_path / "cache", tmp_path / "outside"

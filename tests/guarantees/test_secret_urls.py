@@ -1,27 +1,26 @@
-"""An endpoint's secrets are never stored, and benchdb talks only to the endpoint it was given (issue 60,
-part 5): the userinfo and query values of ``--url`` / ``--ab-url`` are hashed in every contract file,
+"""An endpoint's secrets are never stored, and benchdb talks only to the endpoint it was given:
+the userinfo and query values of ``--url`` / ``--ab-url`` are hashed in every contract file,
 hence in the warehouse and in what ``publish --repo`` uploads, while the live requests carry them where
 they belong (the query after the endpoint's path); ``--url`` takes only http(s); the ``/v1/models``
 probe follows no redirect. Real stub servers on 127.0.0.1, the real command line, a real warehouse and
-the local fake Hub (tests/fakehub.py).
+the local fake Hub (tests/support/fakehub.py).
 
 The run folder's ``plan.json`` keeps the URL as given: it is what ``--resume`` runs, it stays on this
 machine, and neither ingest nor publish reads it."""
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import benchdb_cmd, cli, db_rows
+from conftest import benchdb_cmd, cli, db_rows, need_module
 
 from benchdb.testing.stub import StubConfig, StubServer
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 USER, PASSWORD, KEY = "alice", "PWsecret1", "KEYsecret2"
 SECRETS = (PASSWORD, KEY)

@@ -1,11 +1,10 @@
-"""Serving trusts nothing a server says and leaves nothing behind (issue 46): the stub server
+"""Serving trusts nothing a server says and leaves nothing behind: the stub server
 answers with hostile usage values and an 8 MiB event line, a wrapper script that does not `exec`
 serves it while `benchdb run` is interrupted or killed, and a --server command carries a secret.
 Real sockets, real processes, real files; no mocks."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import signal
@@ -17,7 +16,7 @@ from pathlib import Path
 import duckdb
 import psutil
 import pytest
-from conftest import benchdb_cmd, child, cli
+from conftest import benchdb_cmd, child, cli, need_module
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import contract
@@ -25,7 +24,7 @@ from benchdb.schema.serving_metrics import LINE_LIMIT, StreamParser, summary
 from benchdb.schema.serving_request import RequestRecord
 from benchdb.text import hashed, redact_secrets
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 2 --itl-ms 1"
 MAX_TOKENS = 4
@@ -371,7 +370,7 @@ def test_a_secret_on_the_server_command_is_stored_redacted_and_no_log_is_left(tm
     assert not list(tmp_path.glob("benchdb-server-*"))
 
 
-# -- impossible token accounting in another tool's file (issue 63) ---------------------------------
+# -- impossible token accounting in another tool's file ----------------------------------------------
 
 TURNS = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "turns"
 SGLANG = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "sglang" / "c2_details.jsonl"

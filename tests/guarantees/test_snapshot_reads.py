@@ -1,4 +1,4 @@
-"""A reader sees one published generation, whole, or a clear error (issue 60): `benchdb dashboard`
+"""A reader sees one published generation, whole, or a clear error: `benchdb dashboard`
 answers every request from the newest published snapshot while `benchdb ingest` and `benchdb db
 compact` run beside it, never with a partial or empty 200; a plain ``duckdb.connect(read_only=True)``
 left open across compactions keeps reading its snapshot whole, and what it kept is removed once it
@@ -8,7 +8,6 @@ processes of their own, as they do for users), a real HTTP server on 127.0.0.1."
 from __future__ import annotations
 
 import json
-import sys
 import threading
 import urllib.error
 import urllib.request
@@ -17,13 +16,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import benchdb_cmd, make_run, write_suite
+from conftest import benchdb_cmd, make_run, only_on_linux, write_suite
 
 from benchdb.store import parts
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
-needs_leases = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="leases ask Linux's OFD locks")
+needs_leases = only_on_linux("leases ask Linux's OFD locks")
 
 #: Samples of every result in these tests: a partial answer cannot hide in noise.
 N_VALUES = 1000

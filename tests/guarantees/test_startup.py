@@ -1,4 +1,4 @@
-"""Command start-up (issue 19): what `benchdb --help` and each reading command import.
+"""Command start-up: what `benchdb --help` and each reading command import.
 
 Times are not asserted (benchmarks/report.py measures them); the imports that cost them are."""
 

@@ -1,4 +1,4 @@
-"""Nothing lost, nothing leaked (issue 29): file names are data, a bad file costs only itself,
+"""Nothing lost, nothing leaked: file names are data, a bad file costs only itself,
 another program's writes are never lost silently, readers run only benchdb's own SQL in a sandbox,
 and values from files never drive the terminal. Real contract files, a real DuckDB warehouse, the
 real command line."""
@@ -17,7 +17,7 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
-from conftest import HARDWARE, make_meta, make_run, write_file
+from conftest import HARDWARE, make_meta, make_run, need_module, write_file
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
@@ -272,13 +272,13 @@ def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_p
     """Each DuckDB file connection a reading command opens is read-only and sandboxed: it can read no
     other file (a secret beside the warehouse) and write none; the warehouse file is unchanged.
     (An export writes its own output itself, outside DuckDB; publish --dry-run lists what it would
-    upload to a local stand-in for the Hub, tests/fakehub.py.)"""
+    upload to a local stand-in for the Hub, tests/support/fakehub.py.)"""
     from benchdb.startup import duckdb as engine  # the module benchdb connects through
     from benchdb.store import database
 
     env = None
     if command[0] == "publish":
-        pytest.importorskip("huggingface_hub")  # benchdb[hub]: not among the core floors
+        need_module("huggingface_hub", "benchdb[hub]")  # not among the core floors
         env = request.getfixturevalue("hub_env")
 
     db = _warehouse(tmp_path)
@@ -333,7 +333,7 @@ def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
 
 
 def test_mirror_refuses_traversal_and_refetches_changed_content(tmp_path, monkeypatch):
-    fsspec = pytest.importorskip("fsspec")
+    fsspec = need_module("fsspec", "benchdb[spark]")
     from benchdb.ingest.mirror import mirror
 
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))

@@ -1,4 +1,4 @@
-"""The wheel is the whole of benchdb (issue 46, item 9): built from the tree as `pip install .`
+"""The wheel is the whole of benchdb: built from the tree as `pip install .`
 would build it, it holds every file under benchdb/ (the dashboard's SQL and page included), and,
 installed into a fresh virtual environment, its own `benchdb` ingests, builds a site and serves."""
 

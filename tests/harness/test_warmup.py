@@ -1,4 +1,4 @@
-"""Adaptive warm-up (issue 19), driven by a fake clock: warm-up ends once the per-call time is
+"""Adaptive warm-up, driven by a fake clock: warm-up ends once the per-call time is
 stable, never before ``warmup_iters`` calls, never after ``warmup_s``; the samples' stopping rule
 is unchanged."""
 

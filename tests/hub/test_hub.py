@@ -1,4 +1,4 @@
-"""Publishing to the Hugging Face Hub (issue 15), against a local fake Hub (tests/fakehub.py) that the
+"""Publishing to the Hugging Face Hub, against a local fake Hub (tests/support/fakehub.py) that the
 real huggingface_hub client talks to through HF_ENDPOINT: the real command line in subprocesses,
 real contract files, real DuckDB warehouses, and `benchdb ingest hf://...` through HfFileSystem."""
 
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 from conftest import benchdb_cmd, make_meta, make_run, need_chromium, write_file
-from fakehub import READ, WRITE
+from support.fakehub import READ, WRITE
 
 from benchdb.hub.card import END, START, replace_section
 from benchdb.warehouse import Warehouse

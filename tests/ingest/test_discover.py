@@ -9,7 +9,7 @@ import hashlib
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import make_meta, make_run, write_file
+from conftest import make_meta, make_run, need_module, write_file
 
 from benchdb.errors import BenchdbError
 from benchdb.ingest.discover import discover, sha256
@@ -50,7 +50,7 @@ def test_a_named_file_must_be_a_measurement_file(tmp_path):
 
 
 def test_an_fsspec_url_is_mirrored_then_walked(tmp_path, monkeypatch):
-    fsspec = pytest.importorskip("fsspec")
+    fsspec = need_module("fsspec", "benchdb[spark]")
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))
     local = write_file(tmp_path / "res", make_meta(make_run()), name="r.parquet")
     fs = fsspec.filesystem("memory")

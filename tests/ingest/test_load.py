@@ -1,4 +1,4 @@
-"""Bulk footer checks (issue 19): ``footers.read_footers`` reads a batch's footers in one DuckDB
+"""Bulk footer checks: ``footers.read_footers`` reads a batch's footers in one DuckDB
 pass and checks the Arrow schema once per distinct schema, and must give every file exactly the
 verdict and message ``contract.read_footer`` gives it on its own."""
 

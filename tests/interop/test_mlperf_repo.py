@@ -307,7 +307,7 @@ def test_counts_and_accuracy_forms_that_disagree_are_named(tmp_path):
     from benchdb.interop.mlperf.tables import read_table
 
     doc = json.loads(V61_ROWS.read_text())
-    doc["2"]["Accuracy"] = "0.7028"  # the form the issue found in one wan row
+    doc["2"]["Accuracy"] = "0.7028"  # the form one wan row of the published table has
     doc["3"]["Platform"] = "87xMI350X_2xEPYC_9655"  # 87 named, 8 given
     doc["11"]["total_accelerators"] = 9
     doc["12"]["Platform"] = "2x4xMI355X_2xEPYC_9575F"  # 2 nodes x 4 named, 1 x 8 given: 8 in total agrees

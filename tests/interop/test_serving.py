@@ -13,23 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import benchdb_cmd, cli, import_and_ingest
+from conftest import benchdb_cmd, cli, import_and_ingest, need_module
 from conftest import db_rows as rows
+from support.serving_imports import FIX, medians
 
 pytestmark = pytest.mark.core
-
-FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "serving"
-
-
-def medians(db, input_shape, mode="%"):
-    """metric -> (median, n) of the one imported result with ``input_shape`` (and ``mode``)."""
-    got = rows(
-        db,
-        "SELECT m.metric, m.median, m.n FROM result_metrics m JOIN results r USING (result_id) "
-        "WHERE r.input_shape = $s AND r.mode LIKE $m",
-        {"s": input_shape, "m": mode},
-    )
-    return {g["metric"]: (g["median"], g["n"]) for g in got}
 
 
 def source_stat(db, metric, statistic, input_shape):
@@ -413,7 +401,7 @@ def test_guidellm_and_benchdb_side_by_side_and_the_vllm_export_round_trip(tmp_pa
     importing it again gives the same medians."""
     import sys
 
-    pytest.importorskip("httpx")  # benchdb[serving]: not among the core floors
+    need_module("httpx", "benchdb[serving]")  # not among the core floors
 
     out, db = tmp_path / "res", tmp_path / "w.duckdb"
     stub = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 50 --itl-ms 10"

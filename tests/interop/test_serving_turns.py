@@ -1,4 +1,4 @@
-"""Imports keep conversations (issue 63): GuideLLM multi-turn, AIPerf multi-turn and trace-replay
+"""Imports keep conversations: GuideLLM multi-turn, AIPerf multi-turn and trace-replay
 results carry each request's conversation and turn, so their turn figures (TTFT of first and later
 turns, conversation time, cached tokens and cache-hit share) are computed by the functions benchdb's
 own multi-turn runs use; SGLang's agentic-trace file keeps no turns and says why its totals cannot be
@@ -14,7 +14,7 @@ from collections import defaultdict
 import pytest
 from conftest import db_rows as rows
 from conftest import import_and_ingest
-from test_serving import FIX, medians
+from support.serving_imports import FIX, medians
 
 pytestmark = pytest.mark.core
 

@@ -4,6 +4,7 @@ hardware record, recalibrating adds rows, the roofline view puts a real numpy re
 import duckdb
 import pytest
 from click.testing import CliRunner
+from conftest import need_module
 
 from benchdb.cli import main
 
@@ -107,7 +108,7 @@ def test_bad_backend_is_one_line_and_writes_nothing(tmp_path):
 
 
 def test_a_device_this_machine_lacks_is_one_line(tmp_path):
-    torch = pytest.importorskip("torch")
+    torch = need_module("torch", "the README's pinned torch")
     if torch.cuda.is_available():
         pytest.skip("this machine has a CUDA device")
     db = tmp_path / "w.duckdb"

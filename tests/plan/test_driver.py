@@ -1,4 +1,4 @@
-"""Time to a result (issues 19, 28): measuring children fork from a server that imported the
+"""Time to a result: measuring children fork from a server that imported the
 backend ahead of the work, and a command that imported torch skips the interpreter's teardown.
 Real processes, real numpy / PyTorch runs."""
 

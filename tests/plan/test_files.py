@@ -7,7 +7,7 @@ import errno
 from pathlib import Path
 
 import pytest
-from conftest import make_run
+from conftest import make_run, need_module
 
 from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
@@ -65,7 +65,7 @@ def test_a_refused_write_names_the_path_and_other_errors_pass_through(tmp_path):
 
 
 def test_a_url_is_written_here_then_uploaded(tmp_path):
-    pytest.importorskip("fsspec")
+    need_module("fsspec", "benchdb[spark]")
     run = make_run()
     sink = Sink(f"file://{tmp_path / 'remote'}", run["run_id"])
     writer = Writer(run, sink)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import REPO, make_meta, make_run, need_chromium, write_file
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb.cli import main
 from benchdb.schema import contract
@@ -289,7 +289,7 @@ def test_html_report_in_headless_chromium(db, tmp_path):
     assert shot.exists() and shot.stat().st_size > 10_000
 
 
-# ----------------------------------------------------------------------------- fail closed (issue 11)
+# ----------------------------------------------------------------------------- fail closed
 def _steady_history(folder, n_runs, model="m1", step_at=None, step=0.0):
     """One numpy run per day of one scenario, ~10 ms, shifted by `step` from run `step_at` on."""
     rng = np.random.default_rng(5)

@@ -4,7 +4,7 @@ words, and the rows of one section's query with only the parameters its SQL name
 from __future__ import annotations
 
 import pytest
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb.reports.document import Filters, NothingToReport, generated_now, one_row, section_rows
 from benchdb.warehouse import Warehouse

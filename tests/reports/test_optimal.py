@@ -1,4 +1,4 @@
-"""Reports normalise across systems (issue 47, item 5): the system_results view, `report
+"""Reports normalise across systems: the system_results view, `report
 --optimal-hardware --per system|accelerator|watt|cost --prices`, and the dashboard's systems page in a
 real Chromium. The warehouse is built from real contract files: published (summary-only) MLPerf-style
 results on three systems, written through the contract as `benchdb import` writes them, and benchdb's

@@ -6,7 +6,7 @@ prices are tests/reports/test_optimal.py's."""
 from __future__ import annotations
 
 import pytest
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb.reports.document import Filters
 from benchdb.reports.optimal import OBJECTIVES, optimal_section

@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import json
 
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb.reports import build as builder
 from benchdb.reports import plots

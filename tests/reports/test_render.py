@@ -1,4 +1,4 @@
-"""Issue 13: the pages a performance engineer looks at, from a real warehouse (real contract files,
+"""The pages a performance engineer looks at, from a real warehouse (real contract files,
 real ingest, real samples), checked in headless Chromium: the optimal section tells a tie from a win,
 every figure leads to its result's drill-down, and `check --format html` is one comparison page."""
 

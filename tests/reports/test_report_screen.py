@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import cli
-from test_terminal_golden import build_warehouse
+from support.golden_warehouse import build_warehouse
 
 from benchdb.backends.ortweb import browser
 

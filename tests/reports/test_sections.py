@@ -5,7 +5,7 @@ invalid fastest result, a --verify-only check that is not a latency, an OOM."""
 from __future__ import annotations
 
 import pytest
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb.reports import sections
 from benchdb.reports.document import Filters

@@ -1,4 +1,4 @@
-"""Serving results (backend openai, issue 31) in the warehouse: the serving_points and
+"""Serving results (backend openai) in the warehouse: the serving_points and
 serving_frontier views and the bdb_serving_at_slo macro over real contract files ingested into a
 real DuckDB file, checked against figures worked out by hand; `benchdb report --serving`; and
 `benchdb check --metric ttft_s` on serving results."""

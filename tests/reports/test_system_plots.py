@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
+from conftest import need_module
 
 from benchdb.reports import system_plots
 from benchdb.reports.optimal_rows import unique_system_labels
 
-pytest.importorskip("matplotlib")
+need_module("matplotlib", "benchdb[plots]")
 
 
 def _row(submitter: str, batch: int, value: float, published: bool = True, name: str = "NVIDIA DGX B200") -> dict:

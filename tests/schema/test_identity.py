@@ -8,7 +8,7 @@ from dataclasses import replace
 import duckdb
 import pytest
 from click.testing import CliRunner
-from conftest import make_meta, make_run, write_file
+from conftest import make_meta, make_run, need_module, write_file
 
 from benchdb.backends.onnxruntime.options import ort_device
 from benchdb.cli import main
@@ -137,7 +137,7 @@ def test_onnxruntime_device_comes_from_the_first_provider():
 
 def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):
     """No GPU here: the installed onnxruntime stands in for onnxruntime-gpu by listing the CUDA provider."""
-    pytest.importorskip("onnxruntime")
+    need_module("onnxruntime", "benchdb[onnx]")
     import onnxruntime as ort
 
     real = ort.get_available_providers()
@@ -157,7 +157,7 @@ def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):
 
 
 def test_gen_tokens_are_part_of_the_shape_of_generative_pytorch_scenarios():
-    pytest.importorskip("transformers")
+    need_module("transformers", "benchdb[torch]")
     base = RunOptions("pytorch", ("tiny:llama", "tiny:bert"), seq_lens=(8,), threads=1)
     plans = {g: {i.model: i.scenarios[0] for i in build_plan([replace(base, gen_tokens=g)])} for g in (4, 8)}
     assert plans[4]["tiny:llama"].input_shape == "seq_len=8,new_tokens=4"

@@ -4,11 +4,12 @@ shapes, whose truth is known: a warm-up, a drain, a drift, a level shift; real s
 from __future__ import annotations
 
 import pytest
+from conftest import need_module
 
 from benchdb.harness.timing import StopRule
 from benchdb.schema import steady_state
 
-pytest.importorskip("httpx")
+need_module("httpx", "benchdb[serving]")
 
 from benchdb.backends.openai.loadgen import LoadSpec, run  # noqa: E402
 from benchdb.testing.stub import StubConfig, StubServer  # noqa: E402

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import need_module
 
-sqlglot = pytest.importorskip("sqlglot")
+sqlglot = need_module("sqlglot", "benchdb[test]")
 
 from benchdb.spark import translate  # noqa: E402
 from benchdb.spark.macros import Macro, inline_macros  # noqa: E402

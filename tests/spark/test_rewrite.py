@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import need_module
 
-pytest.importorskip("sqlglot")
+need_module("sqlglot", "benchdb[test]")
 
 from benchdb.spark import translate  # noqa: E402
 from benchdb.spark.rewrite import UntranslatableSQL, rewrite  # noqa: E402

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import need_module
 
-pyspark = pytest.importorskip("pyspark")
+pyspark = need_module("pyspark", "benchdb[spark]")
 
 from benchdb import sql  # noqa: E402
 from benchdb.schema import contract  # noqa: E402

@@ -15,11 +15,11 @@ import re
 import pyarrow.dataset as ds
 import pytest
 from click.testing import CliRunner
+from conftest import make_meta, make_run, need_module, write_file
 
-pytest.importorskip("sqlglot")
-pytest.importorskip("fsspec")
+need_module("sqlglot", "benchdb[test]")
+need_module("fsspec", "benchdb[spark]")
 
-from conftest import make_meta, make_run, write_file  # noqa: E402
 
 from benchdb.cli import main as cli  # noqa: E402
 from benchdb.spark import translate  # noqa: E402

@@ -3,7 +3,7 @@
 import duckdb
 import pytest
 import sqlglot
-from fixtures_views import build
+from support.fixtures_views import build
 
 from benchdb import sql
 

@@ -4,16 +4,14 @@ Real DuckDB files and Parquet; the writers are the real command line in processe
 
 from __future__ import annotations
 
-import sys
-
 import pytest
-from conftest import benchdb_cmd, make_run, write_suite
+from conftest import benchdb_cmd, make_run, only_on_linux, write_suite
 
 from benchdb.errors import BenchdbError
 from benchdb.store.latest import Latest
 
 pytestmark = pytest.mark.core
-needs_leases = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="leases ask Linux's OFD locks")
+needs_leases = only_on_linux("leases ask Linux's OFD locks")
 
 
 def _ingest(db, folder) -> None:

@@ -7,14 +7,11 @@ import subprocess
 import sys
 
 import pytest
-from conftest import benchdb_cmd, child, make_run, write_suite
+from conftest import benchdb_cmd, child, make_run, only_on_linux, write_suite
 
 from benchdb.store import leases, parts
 
-pytestmark = [
-    pytest.mark.core,
-    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="leases ask Linux's OFD locks"),
-]
+pytestmark = [pytest.mark.core, only_on_linux("leases ask Linux's OFD locks")]
 
 _HOLD = (
     "import duckdb, sys\n"

@@ -1,4 +1,4 @@
-"""Answers of `report` and `check` kept per state of the warehouse (benchdb.store.memo, issue 19): the
+"""Answers of `report` and `check` kept per state of the warehouse (benchdb.store.memo): the
 same answer again without starting DuckDB, a new answer after any write, and never an error of its own.
 
 Real contract files, a real DuckDB warehouse, the real command line (subprocesses for what a

@@ -1,4 +1,4 @@
-"""Samples as immutable Parquet parts beside a small catalog (issue 37): a write adds files and
+"""Samples as immutable Parquet parts beside a small catalog: a write adds files and
 copies the catalog, never the samples already there; readers see a write whole or not at all;
 analysts still open the warehouse in one line. Real contract files, real DuckDB, the real CLI."""
 

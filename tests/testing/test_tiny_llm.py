@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 import pytest
+from conftest import need_module
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
-pytest.importorskip("tokenizers")
+need_module("torch", "the README's pinned torch")
+need_module("transformers", "benchdb[torch]")
+need_module("tokenizers", "benchdb[torch]")
 
 
 @pytest.fixture(scope="module")

@@ -238,7 +238,7 @@ def _measure(
     cond = Conditions.now(opts.thread_count)
     settled_rss()  # memory an earlier scenario freed goes back to the OS before this peak
     # inference mode is entered once around the loop, as a bare loop does: entered in every call it
-    # added ~1.5 % to a 1.6 ms tiny-BERT call (issue 19's agreement with a bare loop)
+    # added ~1.5 % to a 1.6 ms tiny-BERT call, against benchdb's promise to agree with a bare loop
     with Monitor(sources) as mon, torch.inference_mode():
         m = measure(forward, opts.rule, sync=sync, timer=timer)
     rows = measurement_rows(m)

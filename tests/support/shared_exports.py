@@ -6,7 +6,7 @@ models is exported once a test session, not once a module.
 Shared by the session's xdist workers too: a cache entry is written into a temporary folder and
 moved into place (benchdb.backends.shared.onnx_export), so two workers exporting the same model at
 once both succeed and one copy is kept. A test that must see a model exported (not served from the
-cache) uses a shape of its own or a cache of its own. (A module beside tests/conftest.py, not a
+cache) uses a shape of its own or a cache of its own. (A module of tests/support/, not a
 tests/backends/conftest.py: a second conftest takes the name ``conftest`` from tests/conftest.py
 for the modules that import it by name, and their collection fails.)
 """
