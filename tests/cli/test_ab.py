@@ -4,7 +4,6 @@ real gate on the tags the command prints."""
 from __future__ import annotations
 
 import os
-import random
 import re
 import subprocess
 import sys
@@ -15,10 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import REPO, benchdb_cmd
 
-from benchdb.ab.plan import extension, schedule
-from benchdb.ab.process import SIDES, Group, Measured
-from benchdb.ab.stats import decided
-from benchdb.harness.scenario import Outcome, RunOptions, Scenario
+from benchdb.ab.process import SIDES
 from benchdb.schema import contract
 
 SHORT = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.05", "--max-time", "0.2", "--max-background-cpu", "100%"]
@@ -62,72 +58,6 @@ def _files(tmp_path: Path, tag: str) -> list[Path]:
         for p in sorted((tmp_path / "out").rglob("*.parquet"))
         if tag in contract.read_footer(p).metadata["run"]["tags"]
     ]
-
-
-def test_schedule_runs_both_sides_once_per_trial_in_counterbalanced_orders():
-    trials = [5, 5, 4, 3]
-    steps = schedule(trials, random.Random(3))
-    assert len(steps) == sum(trials)
-    for g, k in enumerate(trials):
-        mine = [s for s in steps if s.group == g]
-        assert [s.trial for s in mine] == list(range(k))  # once per trial, in trial order
-        assert all(sorted(s.order) == sorted(SIDES) for s in mine)  # both sides, back to back
-        firsts = Counter(s.order[0] for s in mine)
-        assert len(firsts) == 2 and abs(firsts["base"] - firsts["cand"]) <= 1  # orders vary, balanced
-    for r in range(max(trials)):  # a trial runs every group once
-        assert sorted(s.group for s in steps if s.trial == r) == [g for g, k in enumerate(trials) if k > r]
-    rounds = [[s.group for s in steps if s.trial == r] for r in range(3)]
-    assert len({tuple(r) for r in rounds}) > 1  # the scenario order is reshuffled
-    assert schedule(trials, random.Random(3)) == steps  # the seed fixes it all
-
-
-def test_extension_adds_two_counterbalanced_trials_per_open_group_up_to_the_cap():
-    steps = extension([0, 2, 3], {0: 5, 2: 5, 3: 6}, 7, random.Random(1))
-    for g, want in ((0, [5, 6]), (2, [5, 6]), (3, [6])):  # group 3 has one trial left
-        mine = [s for s in steps if s.group == g]
-        assert [s.trial for s in mine] == want
-        assert all(sorted(s.order) == sorted(SIDES) for s in mine)
-        if len(mine) == 2:  # each side first once
-            assert {s.order[0] for s in mine} == set(SIDES)
-    assert not [s for s in steps if s.group == 1]  # a decided group gets none
-    assert {s.group for s in steps[:3]} == {0, 2, 3} and {s.group for s in steps[3:]} == {0, 2}  # in waves
-
-
-def _trials(per_process: list[list[float]], status: str = "ok") -> list[list[Measured]]:
-    """One group of one scenario: a Measured per process (trial), latency samples as given."""
-    sc = Scenario("m", "numpy", "cpu", "eager", "fp32", 1, "n=1", {}, {})
-    return [
-        [
-            Measured(
-                Outcome(sc, {}, status=status, rows=[("latency_s", "s", i, i * 1e-3, v) for i, v in enumerate(vals)])
-            )
-        ]
-        for vals in per_process
-    ]
-
-
-def _group() -> Group:
-    sc = Scenario("m", "numpy", "cpu", "eager", "fp32", 1, "n=1", {}, {})
-    return Group(RunOptions("numpy", ("m",), repeats=2), "m", {}, {"base": [sc], "cand": [sc]})
-
-
-def test_decided_follows_the_gate_on_the_trials_so_far():
-    def procs(level: float, spread: list[float]) -> list[list[float]]:
-        rng = random.Random(0)
-        return [[level * f * (1 + rng.gauss(0, 0.002)) for _ in range(200)] for f in spread]
-
-    tight = [1.0, 1.002, 0.998, 1.001]
-    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.0, tight)), 0.05, 1)  # unchanged
-    assert decided(_group(), _trials(procs(1.0, tight)), _trials(procs(1.3, tight)), 0.05, 1)  # regressed
-    flip = [1.0, 1.5, 1.0, 1.5]  # half the processes 50 % slower on both sides
-    assert not decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip[::-1])), 0.05, 1)
-    # a failed side: more trials would not mend it
-    assert decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip), status="failed"), 0.05, 1)
-    # an equivalence interval that holds at one look (90 %: [-0.3 %, +4.2 %]) is too wide at the
-    # level of 20 looks (99.5 %: [-2.0 %, +5.7 %])
-    near = [1.0, 1.025, 0.975, 1.01]
-    base, cand = _trials(procs(1.0, near)), _trials(procs(1.02, near[::-1]))
-    assert decided(_group(), base, cand, 0.05, 1) and not decided(_group(), base, cand, 0.05, 20)
 
 
 FLIP_BENCH = '''\

@@ -16,8 +16,6 @@ import pytest
 from conftest import benchdb_cmd, child, cli, make_meta, make_run, write_file, write_suite
 from support.bisect_repo import make_repo
 
-from benchdb.bisect.search import Bisection, search
-from benchdb.bisect.steps import Commit, Verdict
 from benchdb.warehouse import Warehouse
 
 # The tests are about bisect's logic (which commit, which steps, what is cleaned up), not the gate's
@@ -111,7 +109,7 @@ def test_no_regression_between_good_and_bad_exits_1(tmp_path):
 def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
     # commit 3 cannot be installed; commit 4 is slower: the first slow commit is 3 or 4, and nothing
     # measured can say which (git bisect skip's answer too). Which commit a skip moves to next is
-    # test_a_skip_measures_the_nearest_untried_commit's
+    # test_a_skip_measures_the_nearest_untried_commit's (tests/bisect/test_search.py)
     shas = make_repo(tmp_path / "repo", n=4, slow_at=4, factor=3.0, broken=(3,))
     r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--format", "text")
     assert r.returncode == 3, r.stderr
@@ -123,33 +121,6 @@ def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
     )
     assert f"{shas[1][:10]} against {shas[0][:10]}: unchanged" in out
     assert f"{shas[3][:10]} against {shas[0][:10]}: regressed" in out
-
-
-def test_a_skip_measures_the_nearest_untried_commit():
-    """The search alone, judged by where the slow and the broken commits are: a commit that cannot be
-    measured at the middle moves the step to the nearest untried one (the older of two as near), later
-    steps measure against the newest good commit, and a range left with only skipped commits is named."""
-    commits = [Commit(f"{i:040x}", f"change {i + 1}", "2026-11-01") for i in range(6)]
-    broken, slow = {2}, 3
-    calls = []
-
-    def judge(base: Commit, tested: Commit) -> Verdict:
-        calls.append((commits.index(base), commits.index(tested)))
-        i = commits.index(tested)
-        if i in broken:
-            return Verdict("skipped", note="setup failed: broken")
-        return Verdict("regressed" if i >= slow else "unchanged", change=2.0 if i >= slow else 0.0)
-
-    b = search(commits, judge, Bisection("x", "repo", commits[0], commits[-1]))
-    assert calls == [(0, 5), (0, 2), (0, 1), (1, 3)]
-    assert [c.subject for c, _ in b.skipped] == ["change 3"]
-    assert b.status == "stopped" and b.last_good == commits[1] and b.suspects == commits[2:4]
-    assert "only skipped commits are left" in b.message
-    calls.clear()
-    broken, slow = set(), 4
-    b = search(commits, judge, Bisection("x", "repo", commits[0], commits[-1]))
-    assert calls == [(0, 5), (0, 2), (2, 3), (3, 4)]
-    assert b.status == "culprit" and b.culprit == commits[4] and b.skipped == []
 
 
 def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):

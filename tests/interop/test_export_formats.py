@@ -14,6 +14,9 @@ from click.testing import CliRunner
 from conftest import make_meta, make_run, write_file
 
 from benchdb.cli import main
+from benchdb.errors import BenchdbError
+from benchdb.interop import export_formats
+from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
 
@@ -112,3 +115,28 @@ def test_export_errors_are_one_line(tmp_path):
 def test_export_needs_a_format(tmp_path):
     r = cli("export", "--db", tmp_path / "none.duckdb")
     assert r.exit_code == 2 and "give --format hud-v3, optimum-benchmark, vllm-serve or llm-d" in r.output
+
+
+def test_export_writes_each_results_samples_in_the_formats_own_layout(tmp_path):
+    """The module's export itself: a native run of two batch sizes as HUD v3 records and as
+    optimum-benchmark reports, each value the sample benchdb holds; nothing to export is refused."""
+    run = make_run()
+    values = {bs: list(np.random.default_rng(bs).normal(1e-3 * bs, 1e-5, 20)) for bs in (1, 4)}
+    for bs, vals in values.items():
+        write_file(tmp_path / "res", make_meta(run, batch_size=bs), vals)
+    db = tmp_path / "w.duckdb"
+    Warehouse(db).ingest([tmp_path / "res"])
+    assert export_formats.export(db, "hud-v3", str(tmp_path / "hud.jsonl")) == (2, 2)
+    recs = [json.loads(line) for line in (tmp_path / "hud.jsonl").read_text().splitlines()]
+    by_bs = {r["benchmark"]["extra_info"]["batch_size"]: r for r in recs}
+    for bs, vals in values.items():
+        metric = by_bs[bs]["metric"]
+        assert metric["name"] == "latency_s" and sorted(metric["benchmark_values"]) == pytest.approx(sorted(vals))
+        assert by_bs[bs]["runners"][0]["gpu_count"] == 0 and by_bs[bs]["model"]["name"] == "matmul:64"
+    assert export_formats.export(db, "optimum-benchmark", str(tmp_path / "ob")) == (2, 2)
+    docs = [json.loads(p.read_text()) for p in sorted((tmp_path / "ob").glob("*/benchmark.json"))]
+    assert sorted(d["report"]["forward"]["latency"]["count"] for d in docs) == [20, 20]
+    with pytest.raises(BenchdbError, match="no results with samples to export for model\\(s\\) nosuch"):
+        export_formats.export(db, "hud-v3", str(tmp_path / "none.jsonl"), ["nosuch"])
+    with pytest.raises(BenchdbError, match="unknown export format 'csv'"):
+        export_formats.export(db, "csv", str(tmp_path / "x"))

@@ -13,6 +13,8 @@ import pytest
 from conftest import benchdb_cmd, cli, import_and_ingest
 from conftest import db_rows as rows
 
+from benchdb.interop import inferencex
+
 pytestmark = pytest.mark.core
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "interop" / "inferencex" / "benchmarks.json"
@@ -338,3 +340,18 @@ def test_absurd_figures_are_refused_at_import(tmp_path):
         (line,) = [e for e in errs if f"{path}:" in e]
         assert expected in line, line
     assert not list(out.rglob("*.parquet"))
+
+
+def test_a_row_is_one_point_on_its_system_with_the_rows_own_figures():
+    """The module's parse alone: the first row's figures, GPUs and parallelism, nothing computed."""
+    items = inferencex.parse(FIXTURE)
+    assert len(items) == len(ROWS)
+    first, row = items[0], ROWS[0]
+    assert (first.model_id, first.backend, first.precision) == (row["model"], row["framework"], row["precision"])
+    assert first.input_shape == f"in={row['isl']},out={row['osl']},concurrency={row['conc']}"
+    assert first.options["accelerators"] == _gpus(row) and first.options["parallelism"]["tp"] == row["decode_tp"]
+    assert first.hardware["system_name"] == row["hardware"] and first.summary_only and first.rows == []
+    stats = {(m, s): v for m, _, s, v in first.statistics}
+    assert stats[("ttft_s", "median")] == row["metrics"]["median_ttft"]
+    assert stats[("total_throughput_per_gpu", "value")] == row["metrics"]["tput_per_gpu"]
+    assert stats[("interactivity", "median")] == row["metrics"]["median_intvty"]

@@ -9,6 +9,8 @@ import pytest
 from conftest import benchdb_cmd, import_and_ingest, one_error_line
 from conftest import db_rows as rows
 
+from benchdb.interop import kernels_bench
+
 pytestmark = pytest.mark.core
 
 FIX = Path(__file__).parents[1] / "fixtures" / "interop" / "kernels" / "results.json"
@@ -58,3 +60,20 @@ def test_a_file_that_is_not_one_is_refused_in_one_line(tmp_path, change, why):
     line = one_error_line(r)
     assert why in line and str(bad) in line
     assert not list((tmp_path / "out").rglob("*.parquet"))
+
+
+def test_each_workload_is_parsed_with_the_tools_figures_in_seconds():
+    doc = json.loads(FIX.read_text())
+    items = kernels_bench.parse(FIX)
+    assert [i.model_id for i in items] == [f"kernels:{r['workload']}" for r in doc["results"]]
+    for item, r in zip(items, doc["results"], strict=True):
+        stats = {s: v for _, _, s, v in item.statistics}
+        assert stats["mean"] == pytest.approx(r["timingResults"]["mean_ms"] / 1e3)
+        assert item.summary_only and item.samples == {}
+    assert kernels_bench.hardware({"backend": "cuda", "gpu": "NVIDIA H200"})["device_name"] == "NVIDIA H200"
+    assert kernels_bench.hardware({"backend": "cpu", "gpu": "N/A", "cpu": "x86_64"}) == {
+        "kind": "cpu",
+        "device_name": "x86_64",
+        "os": None,
+        "arch": "x86_64",
+    }

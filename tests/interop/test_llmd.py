@@ -1,4 +1,5 @@
-"""`benchdb import llm-d`: llm-d Benchmark Report v0.1 files (tests/fixtures/interop/llmd)."""
+"""`benchdb import llm-d` (benchdb/interop/llmd.py): llm-d Benchmark Report v0.1 files
+(tests/fixtures/interop/llmd); the export to them is tests/interop/test_llmd_export.py's."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 import yaml
 from conftest import benchdb_cmd, import_and_ingest, one_error_line
 from conftest import db_rows as rows
+
+from benchdb.interop import llmd
 
 pytestmark = pytest.mark.core
 
@@ -82,46 +85,12 @@ def test_a_report_that_is_not_one_is_refused_in_one_line(tmp_path, change, why):
     assert why in line and str(bad) in line
 
 
-def test_export_writes_reports_llm_d_s_own_schema_accepts_and_they_import_back(tmp_path):
-    """AIPerf load points imported with their requests, exported as llm-d reports: each passes llm-d's
-    pydantic model (BenchmarkReportV01), and importing them again gives the same TTFT mean."""
-    import sys
-
-    sys.path.insert(0, str(FIX))
-    from llmd_schema.schema_v0_1 import BenchmarkReportV01
-
-    aiperf = Path(__file__).parents[1] / "fixtures" / "interop" / "serving" / "aiperf"
-    db = import_and_ingest(tmp_path, "aiperf", aiperf, extra=("--engine", "vllm", "--hardware", "h100-sxm"))
-    out = tmp_path / "llmd"
-    r = benchdb_cmd("export", "--format", "llm-d", "--db", str(db), "--out", str(out))
-    assert r.returncode == 0, r.stderr
-    files = sorted(out.glob("benchmark_report,_benchdb-*.yaml"))
-    points = rows(db, "SELECT result_id FROM serving_points")
-    assert len(files) == len(points) >= 2 and f"as {len(files)} llm-d benchmark report(s)" in r.stdout + r.stderr
-    for f in files:
-        doc = yaml.safe_load(f.read_text())
-        BenchmarkReportV01(**doc)  # llm-d's own validation: units, required fields, list lengths
-        assert doc["scenario"]["load"]["name"] == "aiperf" and doc["scenario"]["host"]["accelerator"][0]["model"]
-    db2 = import_and_ingest(tmp_path / "back", "llm-d", out)
-    mean = {
-        r["result_id"]: r["mean"]
-        for r in rows(
-            db,
-            "SELECT result_id, avg(value) AS mean FROM samples WHERE metric = 'ttft_s' "
-            "AND result_id IN (SELECT result_id FROM serving_points) GROUP BY ALL",
-        )
-    }
-    back = rows(
-        db2,
-        "SELECT s.value FROM results r JOIN source_statistics s USING (result_id) "
-        "WHERE s.metric = 'ttft_s' AND s.statistic = 'mean'",
-    )
-    assert sorted(b["value"] for b in back) == pytest.approx(sorted(mean.values()))
-
-
-def test_export_with_no_measured_serving_point_is_one_line(tmp_path):
-    db = import_and_ingest(tmp_path, "llm-d", EXAMPLE)  # a published summary: no requests to give
-    r = benchdb_cmd("export", "--format", "llm-d", "--db", str(db), "--out", str(tmp_path / "llmd"))
-    assert r.returncode != 0 and "Traceback" not in r.stderr
-    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith("benchdb: error:")]
-    assert "no measured serving load points" in line and not (tmp_path / "llmd").exists()
+def test_a_report_is_one_summary_only_point_with_its_figures_in_seconds():
+    doc = yaml.safe_load(EXAMPLE.read_text())
+    (item,) = llmd.parse(EXAMPLE)
+    assert (item.model_id, item.precision, item.summary_only) == ("deepseek-ai/DeepSeek-R1-0528", "fp16", True)
+    assert item.input_shape.endswith(",concurrency=15") and item.rows == []
+    stats = {(m, s): v for m, _, s, v in item.statistics}
+    ttft = doc["metrics"]["latency"]["time_to_first_token"]
+    assert stats[("ttft_s", "median")] == pytest.approx(ttft["p50"] * {"ms": 1e-3, "s": 1.0}[ttft["units"]])
+    assert item.options["parallelism"]["disaggregated"] is True

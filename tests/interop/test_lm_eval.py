@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchdb.cli import main
+from benchdb.interop import lm_eval
 
 pytestmark = pytest.mark.core
 
@@ -107,3 +108,16 @@ def test_bad_lm_eval_files_are_one_line_and_write_nothing(tmp_path):
     r = invoke("import", "lm-eval", str(fp32), "--precision", "bf16", "--out", str(tmp_path / "out"))
     assert r.exit_code == 1 and "the file names its precision (fp32); --precision bf16 contradicts it" in r.output
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.parquet"))
+
+
+def test_a_results_file_is_one_result_of_its_scores_at_the_dtype_it_ran():
+    (path,) = sorted((LM_EVAL / "bf16").glob("results_*.json"))
+    doc = json.loads(path.read_text())
+    (item,) = lm_eval.parse(path)
+    assert (item.mode, item.precision, item.device) == ("accuracy", "bf16", "cuda:0")
+    assert item.samples["arc_easy/acc"] == ("ratio", [doc["results"]["arc_easy"]["acc,none"]])
+    assert item.settings["model_declarable"]  # --model names the model the scores are of
+    assert lm_eval.model_args("pretrained=Qwen/Qwen2-0.5B,dtype=bfloat16") == {
+        "pretrained": "Qwen/Qwen2-0.5B",
+        "dtype": "bfloat16",
+    }

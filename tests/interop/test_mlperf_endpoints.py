@@ -13,7 +13,10 @@ import yaml
 from conftest import benchdb_cmd, cli, import_and_ingest, one_error_line
 from conftest import db_rows as rows
 
+from benchdb.interop import Declared
+from benchdb.interop.mlperf import endpoints
 from benchdb.interop.mlperf import endpoints_rules as ep
+from benchdb.interop.writer import SourceError
 
 pytestmark = pytest.mark.core
 
@@ -235,3 +238,16 @@ def test_cost_at_reads_tokens_per_megawatt_from_the_rules_provisioned_power(tmp_
     rule = _points(db)[2048]["system_tps_per_kw"] * 1000
     assert row["output_tokens_per_s_per_mw"] == pytest.approx(rule, rel=1e-6)
     assert row["tokens_per_s_per_mw"] is None  # the points publish output tokens only
+
+
+def test_discover_finds_each_point_folder_and_import_paths_writes_one_curve(tmp_path):
+    """The module's own two steps: every r<concurrency> folder holding a point.yaml, and the curve's
+    points written as contract files, with the summary line's detail."""
+    points = endpoints.discover([str(FIX)])
+    assert sorted(int(p.name[1:]) for p in points) == [4, 16, 1024, 2048]
+    assert endpoints.discover([str(CURVE / "r16" / "point.yaml")]) == [CURVE / "r16"]
+    with pytest.raises(SourceError, match="no such file or folder"):
+        endpoints.discover([str(tmp_path / "none")])
+    summary = endpoints.import_paths([str(FIX)], tmp_path / "out", Declared())
+    assert len(summary.written) == 4 and summary.failed == [] and [n for _, n in summary.imported] == [1, 1, 1, 1]
+    assert summary.detail == "4 point(s) on 1 curve(s); 0 disagreement(s)"

@@ -16,6 +16,8 @@ import pytest
 from conftest import benchdb_cmd, cli, import_and_ingest
 from conftest import db_rows as rows
 
+from benchdb.interop import Declared
+from benchdb.interop.mlperf import repo
 from benchdb.interop.mlperf import rules as mlperf_rules
 
 pytestmark = pytest.mark.core
@@ -654,3 +656,15 @@ def test_an_endpoints_runs_config_yaml_is_read_as_the_checker_reads_it(tmp_path)
     }
     assert got["Offline"]["load_pattern"] == "max_throughput" and got["Offline"]["min_duration_ms"] == 600000
     assert got["Offline"]["type"] == "offline" and got["Offline"]["scheduler_random_seed"] == 16159082839903944936
+
+
+def test_discover_counts_compliance_runs_apart_and_import_paths_writes_each_run(tmp_path):
+    """The module's own two steps: the performance runs under a path (a compliance audit is no result,
+    only counted) and each written as a contract file, with the summary line's detail."""
+    runs, skipped = repo.discover([str(V51)])
+    assert skipped == 1 and len(runs) == 6
+    assert all(p.name == "mlperf_log_summary.txt" and p.parts[-3:-1] == ("performance", "run_1") for p in runs)
+    summary = repo.import_paths([str(V41)], tmp_path / "out", Declared())
+    assert [(p.relative_to(V41).parts[-4], n) for p, n in summary.imported] == [("Offline", 1), ("Server", 1)]
+    assert len(summary.written) == 2 and summary.failed == []
+    assert summary.detail.startswith("2 run(s) on 1 system(s); skipped 0 compliance run(s)")
