@@ -51,7 +51,7 @@ from typing import Any
 
 from benchdb.ab.plan import Step, extension, need_trials, schedule
 from benchdb.ab.process import SIDES, Group, Measured, Side, run_process
-from benchdb.ab.stats import decided
+from benchdb.ab.stopping import decided
 from benchdb.ab.write import SideWriter, write_group
 from benchdb.errors import BenchdbError
 from benchdb.plan.files import RunReport

@@ -41,7 +41,7 @@ IMPORTERS: tuple[Importer, ...] = (
     Importer("hud-v3", "hud_v3", "hud-v3", "PyTorch HUD records: JSON list, object or lines"),
     Importer(
         "mlperf",
-        "mlperf.repo",  # whole results repositories, and lone LoadGen logs (mlperf/loadgen.py)
+        "mlperf.repo",  # whole results repositories, and lone LoadGen logs (mlperf/loadgen_log.py)
         "mlperf-loadgen",
         "LoadGen mlperf_log_summary.txt, or a whole MLPerf Inference results repository, division or "
         "submitter folder: each run with its system, checked against the published table, every "

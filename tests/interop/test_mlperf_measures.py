@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchdb.interop.mlperf import loadgen, measures
+from benchdb.interop.mlperf import loadgen_log as loadgen
+from benchdb.interop.mlperf import measures
 from benchdb.interop.writer import SourceError
 
 pytestmark = pytest.mark.core

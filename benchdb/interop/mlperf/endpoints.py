@@ -177,7 +177,7 @@ def _groups(desc: dict[str, Any], power_doc: dict[str, Any] | None) -> list[tupl
 def _hardware(point: _Point, power_doc: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
     """(hardware record, accelerators): each group's accelerators per node x its nodes (a group
     without accelerators, a head node, counts none)."""
-    from benchdb.interop.mlperf.system import count_or_none, text
+    from benchdb.interop.mlperf.system_desc import count_or_none, text
     from benchdb.schema.system import vendor_kind
 
     name, per_node, nodes, total = None, None, 0, 0

@@ -134,7 +134,7 @@ def accuracy_gate(model: str, results: Any) -> tuple[bool, list[str]] | None:
     ``accuracy_scores`` entry with a ``breakdown`` holding ``subset_scores`` is read; the overall
     accuracy falls back to the entry's ``score``, as the checker's does. A score may be text
     ("86.23", as older files wrote it): the checker reads those too."""
-    from benchdb.interop.mlperf.system import finite_float
+    from benchdb.interop.mlperf.system_desc import finite_float
 
     gates = ACCURACY_GATES.get(model.rsplit("/", 1)[-1].lower())  # "Qwen/Qwen3.6-27B" is qwen3.6-27b
     if not gates:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from benchdb.errors import clip
 from benchdb.interop.mlperf import rules
-from benchdb.interop.mlperf.system import LOG_BYTES, SIDE_BYTES, Located, finite_float
+from benchdb.interop.mlperf.system_desc import LOG_BYTES, SIDE_BYTES, Located, finite_float
 from benchdb.interop.writer import SourceError
 
 if TYPE_CHECKING:

@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop.mlperf import loadgen as mlperf
-from benchdb.interop.mlperf.check import Checked, Repository, RepositoryError
-from benchdb.interop.mlperf.system import ENDPOINTS, SUMMARY, locate
+from benchdb.interop.mlperf import loadgen_log as mlperf
+from benchdb.interop.mlperf.runs import Checked, Repository, RepositoryError
+from benchdb.interop.mlperf.system_desc import ENDPOINTS, SUMMARY, locate
 from benchdb.interop.writer import Imported, SourceError
 from benchdb.schema.documents import DocumentError
 

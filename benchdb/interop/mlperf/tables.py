@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from benchdb.errors import clip
-from benchdb.interop.mlperf import rules, system
-from benchdb.interop.mlperf.system import SIDE_BYTES, count, count_or_none, finite_float
+from benchdb.interop.mlperf import rules
+from benchdb.interop.mlperf import system_desc as system
+from benchdb.interop.mlperf.system_desc import SIDE_BYTES, count, count_or_none, finite_float
 from benchdb.interop.writer import SourceError
 
 ROOT_TABLES = ("summary_results.json", "summary.json")

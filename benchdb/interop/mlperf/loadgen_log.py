@@ -23,7 +23,7 @@ from typing import Any
 from benchdb.errors import clip
 from benchdb.interop import formats
 from benchdb.interop.mlperf.rules import Headline, canonical_scenario, headline
-from benchdb.interop.mlperf.system import LOG_BYTES
+from benchdb.interop.mlperf.system_desc import LOG_BYTES
 from benchdb.interop.writer import Imported, SourceError, utc_iso
 
 FILES = ("mlperf_log_summary.txt",)

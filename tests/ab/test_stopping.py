@@ -1,4 +1,4 @@
-"""When an adaptive A/B run may stop (benchdb/ab/stats.py): the gate's verdict on the trials so far,
+"""When an adaptive A/B run may stop (benchdb/ab/stopping.py): the gate's verdict on the trials so far,
 at the confidence level of the looks it may take."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import pytest
 
 from benchdb.ab.process import Group, Measured
-from benchdb.ab.stats import decided
+from benchdb.ab.stopping import decided
 from benchdb.harness.scenario import Outcome, RunOptions, Scenario
 
 pytestmark = pytest.mark.core

@@ -1,4 +1,4 @@
-"""MLPerf LoadGen logs (benchdb/interop/mlperf/loadgen.py): the real mlcommons-loadgen 6.0.17's summary and
+"""MLPerf LoadGen logs (benchdb/interop/mlperf/loadgen_log.py): the real mlcommons-loadgen 6.0.17's summary and
 detail logs (tests/fixtures/interop/mlperf), each run a summary-only result with LoadGen's verdict, its
 nearest-rank percentiles and the headline the submission checker publishes."""
 
@@ -10,7 +10,7 @@ import pytest
 from conftest import db_rows as rows
 from conftest import import_and_ingest
 
-from benchdb.interop.mlperf import loadgen
+from benchdb.interop.mlperf import loadgen_log as loadgen
 
 pytestmark = pytest.mark.core
 

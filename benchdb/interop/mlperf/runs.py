@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchdb.interop.mlperf import loadgen as mlperf
+from benchdb.interop.mlperf import loadgen_log as mlperf
 from benchdb.interop.mlperf import measures
 from benchdb.interop.mlperf import published as mlperf_published
 from benchdb.interop.mlperf import rules as mlperf_rules
 from benchdb.interop.mlperf.measures import read_endpoints
-from benchdb.interop.mlperf.system import (
+from benchdb.interop.mlperf.system_desc import (
     SIDE_BYTES,
     SUMMARY,
     Located,

@@ -1,5 +1,5 @@
 """An MLPerf run's place in a results repository and the system its systems JSON describes
-(benchdb/interop/mlperf/system.py), on the real v4.1 and v5.1 extracts (tests/fixtures/interop/mlperf_repo)."""
+(benchdb/interop/mlperf/system_desc.py), on the real v4.1 and v5.1 extracts (tests/fixtures/interop/mlperf_repo)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchdb.interop.mlperf import system
+from benchdb.interop.mlperf import system_desc as system
 from benchdb.interop.writer import SourceError
 
 pytestmark = pytest.mark.core

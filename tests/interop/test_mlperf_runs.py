@@ -1,4 +1,4 @@
-"""One MLPerf results repository read once (benchdb/interop/mlperf/check.py): each run as a benchdb result
+"""One MLPerf results repository read once (benchdb/interop/mlperf/runs.py): each run as a benchdb result
 and compared with its rows of the published tables, on the real v4.1 and v5.1 extracts; the round the
 repository was submitted to, and a systems JSON that cannot be read."""
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from benchdb.interop.mlperf import rules, system
-from benchdb.interop.mlperf.check import Repository, RepositoryError, SystemsJsonError
+from benchdb.interop.mlperf import rules
+from benchdb.interop.mlperf import system_desc as system
+from benchdb.interop.mlperf.runs import Repository, RepositoryError, SystemsJsonError
 
 pytestmark = pytest.mark.core
 
