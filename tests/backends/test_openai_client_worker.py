@@ -6,14 +6,13 @@ is tests/backends/test_openai.py."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 import time
 
 import pytest
-from conftest import child
+from conftest import child, need_module
 
 from benchdb.backends.openai.client_worker import record_from_json, record_to_json, spec_from_json, spec_to_json
 from benchdb.backends.openai.loadgen import LoadSpec
@@ -21,7 +20,7 @@ from benchdb.harness.timing import StopRule
 from benchdb.schema.serving_metrics import RequestRecord
 from benchdb.testing.stub import StubConfig, StubServer
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 
 def _spec(url: str) -> LoadSpec:

@@ -10,6 +10,7 @@ import shlex
 import sys
 from importlib import metadata
 
+import psutil
 import pytest
 
 from benchdb.backends.openai.launcher import Server, ServerFailed, engine_of, engine_version, render
@@ -19,10 +20,10 @@ STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{mode
 
 
 def _alive(pid: int) -> bool:
+    """A process that runs (a zombie has ended: only its exit status waits to be read)."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
 
 

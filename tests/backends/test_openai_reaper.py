@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+import psutil
 import pytest
 from conftest import child
 
@@ -18,10 +19,10 @@ pytestmark = pytest.mark.core
 
 
 def _alive(pid: int) -> bool:
+    """A process that runs (a zombie has ended: only its exit status waits to be read)."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().split(") ", 1)[1][0] != "Z"
-    except FileNotFoundError:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
 
 
@@ -30,13 +31,12 @@ def _group(group: int) -> list[int]:
     import os
 
     found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and _alive(int(entry)):
-            try:
-                if os.getpgid(int(entry)) == group:
-                    found.append(int(entry))
-            except ProcessLookupError:
-                continue
+    for proc in psutil.process_iter():
+        try:
+            if os.getpgid(proc.pid) == group and _alive(proc.pid):
+                found.append(proc.pid)
+        except (ProcessLookupError, psutil.Error):
+            continue
     return found
 
 

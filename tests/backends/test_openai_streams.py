@@ -5,16 +5,15 @@ that is not a 200 and a request that raised are recorded as."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 
-import pytest
+from conftest import need_module
 
 from benchdb.backends.openai.streams import ERROR_BODY_BYTES, Clients, failure, refused, stream_request
 from benchdb.schema.serving_metrics import RequestRecord
 from benchdb.testing.stub import StubConfig, StubServer
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("httpx") is None, reason="needs benchdb[serving] (httpx)")
+need_module("httpx", "benchdb[serving]")
 
 HEADERS = {"Content-Type": "application/json"}
 

