@@ -521,3 +521,47 @@ def imported_modules(*args: str) -> set[str]:
     line = [x for x in out.stdout.splitlines() if x.startswith("MODULES=")]
     assert line, out.stderr
     return set(json.loads(line[-1].removeprefix("MODULES=")))
+
+
+#: A kernel layer for the tiny LLaMA's RMSNorm: the same RMSNorm, appending to the file CALLS each
+#: time it runs (the proof that it replaced the layer).
+KERNEL = """import torch
+from torch import nn
+
+CALLS = {calls!r}
+
+
+class RMSNorm(nn.Module):
+    can_torch_compile = True
+
+    def forward(self, hidden_states: torch.Tensor) -> torch.Tensor:
+        with open(CALLS, "a") as fh:
+            fh.write("x")
+        dtype = hidden_states.dtype
+        x = hidden_states.to(torch.float32)
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.variance_epsilon)
+        return self.weight * x.to(dtype)
+"""
+
+
+def kernel_repo(root: Path, calls: Path, note: str = "", compiles: bool = True) -> Path:
+    """A local kernel repository in the layout the kernels library loads (build/<variant>/ with
+    metadata.json and the package), a noarch CPU build; ``compiles``: it declares torch.compile support."""
+    variant = root / "build" / "torch-cpu"
+    variant.mkdir(parents=True)
+    (variant / "metadata.json").write_text(
+        json.dumps(
+            {
+                "name": "bench-rmsnorm",
+                "id": f"_bench_rmsnorm_{root.name.replace('-', '_')}",
+                "version": 1,
+                "license": "Apache-2.0",
+                "backend": {"type": "cpu"},
+                "python-depends": [],
+            }
+        )
+    )
+    (variant / "__init__.py").write_text("from . import layers\n")
+    code = KERNEL.format(calls=str(calls)) + note
+    (variant / "layers.py").write_text(code if compiles else code.replace("    can_torch_compile = True\n", ""))
+    return root

@@ -10,9 +10,11 @@ import pytest
 from click.testing import CliRunner
 from support import shared_exports
 
-from benchdb.backends.shared import models
+from benchdb.backends.shared import graph, models
 from benchdb.backends.shared import onnx_export as export
 from benchdb.cli import main
+from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions
 from benchdb.schema import contract
 
 QUICK = [
@@ -335,3 +337,28 @@ def test_compare_flags_disagreement():
     assert ok is False and abs_err == pytest.approx(0.2) and rel == pytest.approx(0.05)
     assert export.compare(ref, ref + 0.1, "bf16")[2] is True  # within bf16 tolerance
     assert export.compare(ref, ref[:1], "fp32") == (float("inf"), float("inf"), False)
+
+
+def test_the_plan_takes_the_engines_modes_and_precisions_and_one_scenario_per_quantization_method():
+    """graph.plan with ONNX Runtime's engine: a mode or precision the engine lacks is refused before
+    anything runs; each quantized scenario carries its method (and calibration) in its options."""
+    from benchdb.backends.onnxruntime.backend import ENGINE
+    from benchdb.backends.onnxruntime.options import OnnxruntimeOptions
+
+    def options(mode, precision):
+        return OnnxruntimeOptions(threads=1)
+
+    base = RunOptions("onnxruntime", ("tiny:bert",), seq_lens=(8,), threads=1, modes=("opt-all",))
+    for bad, says in (
+        ({"modes": ("eager",)}, "mode 'eager' is not valid for onnxruntime; use one of opt-all,"),
+        ({"precisions": ("int3",)}, "precision 'int3' is not valid for onnxruntime; use one of fp32,"),
+    ):
+        with pytest.raises(BenchdbError) as err:
+            graph.plan(ENGINE, RunOptions(**{**vars(base), **bad}), "cpu", options)
+        assert str(err.value).startswith(says)
+    opts = RunOptions(**{**vars(base), "precisions": ("fp32", "int8"), "quantization": "dynamic,static"})
+    ((spec, scenarios),) = graph.plan(ENGINE, opts, "cpu", options)
+    assert spec == "tiny:bert"
+    got = [(sc.precision, sc.options.get("quantization"), sc.options.get("calibration")) for sc in scenarios]
+    assert got == [("fp32", None, None), ("int8", "dynamic", None), ("int8", "static", "seeded-inputs:8")]
+    assert {sc.backend for sc in scenarios} == {"onnxruntime"} and {sc.mode for sc in scenarios} == {"opt-all"}

