@@ -170,7 +170,12 @@ KEY_LINES: dict[str, list[Line]] = {
         # seeded series with a 20 % step on 1 % noise: a detector that finds none is broken
         Line(r"^  step\s+20%: recall\s+([\d.]+)%", (SOME_PERCENT,)),
         Line(r"^  no change\s+: false alarms\s+([\d.]+)%", (PERCENT,)),
-        Line(r"^  pair 1: change [+-][\d.]+% CI \[[+-][\d.]+%, [+-][\d.]+%\] n=(\d+)/(\d+)", (COUNT, COUNT)),
+        # a real A/A pair: its change and interval, or, beside a busy neighbour, inconclusive and why
+        Line(
+            r"^  pair 1: (?:change [+-][\d.]+% CI \[[+-][\d.]+%, [+-][\d.]+%\] n=[1-9]\d*/[1-9]\d*"
+            r"|inconclusive \(.+\) \(exit 3\))",
+            (),
+        ),
     ],
     "report.py": [
         Line(r"^warehouse: ([\d,]+) results, ([\d,]+) samples", (COUNT, COUNT)),

@@ -5,6 +5,7 @@ own CPU in that window is still left out."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 import psutil
@@ -26,10 +27,19 @@ def _spin(cpu_s: float) -> None:
 
 @pytest.fixture
 def sleeps(monkeypatch):
-    """The waits background_cpu_pct takes (each still taken)."""
+    """The waits background_cpu_pct takes (each still taken). ``background.time`` is the time module
+    itself, so only this thread's sleeps are counted: a thread another test left in this worker
+    (a dashboard's warm-up poll, say) sleeps through the same function."""
     taken: list[float] = []
     real = time.sleep
-    monkeypatch.setattr(background.time, "sleep", lambda s: taken.append(s) or real(s))
+    mine = threading.get_ident()
+
+    def sleep(s: float) -> None:
+        if threading.get_ident() == mine:
+            taken.append(s)
+        real(s)
+
+    monkeypatch.setattr(background.time, "sleep", sleep)
     monkeypatch.setattr(background, "_LAST_SAMPLE", None)
     return taken
 
