@@ -171,41 +171,39 @@ function table(doc, view) {
   }
   const at = cols.map((c) => doc.columns.indexOf(c));
   const show = Object.fromEntries(cols.map((c, j) => [c, FMT.column(c, rows.map((r) => r[at[j]]))]));
-  // the systems page's normalised figure: each row in its own normalised unit, which then needs no column
-  const normUnit = doc.columns.indexOf("normalised_unit");
-  if (normUnit >= 0 && cols.includes("normalised")) {
-    const j = doc.columns.indexOf("normalised"), of = {};
-    for (const r of rows) (of[r[normUnit]] ??= []).push(r[j]);
-    const scales = Object.fromEntries(Object.entries(of).map(([u, vs]) => [u, FMT.rateScale(vs, u || "")]));
-    show.normalised = (v, rec) => scales[rec.normalised_unit](v);
-    const k = cols.indexOf("normalised_unit");
+  // a column shown per row on the scale of the values of its group (rows sharing ``key``), in that
+  // group's unit; the column naming the unit then goes, since every such cell says it
+  const grouped = (c, key, unitOf, scaleOf) => {
+    const j = doc.columns.indexOf(c), of = {}, units = {};
+    for (const r of rows) {
+      (of[r[key]] ??= []).push(r[j]);
+      units[r[key]] = unitOf(r);
+    }
+    const scales = Object.fromEntries(Object.entries(of).map(([k, vs]) => [k, scaleOf(vs, units[k] || "")]));
+    return (v, rec) => scales[rec[doc.columns[key]]](v);
+  };
+  const drop = (c) => {
+    const k = cols.indexOf(c);
     if (k >= 0) {
       cols.splice(k, 1);
       at.splice(k, 1);
     }
+  };
+  // the systems page's normalised figure: each row in its own normalised unit
+  const normUnit = doc.columns.indexOf("normalised_unit");
+  if (normUnit >= 0 && cols.includes("normalised")) {
+    show.normalised = grouped("normalised", normUnit, (r) => r[normUnit], FMT.rateScale);
+    drop("normalised_unit");
   }
   // a value or statistic of rows of several metrics (raw samples, results): each row in its own metric's
-  // unit (FMT.quantity's rule), on the scale of that metric's values in the column; the stored unit
-  // column goes, since every such cell says its unit
+  // unit (FMT.quantity's rule), on the scale of that metric's values in the column
   // (rows without a metric column, the systems page's figures, go by their unit alone)
   const unit = doc.columns.indexOf("unit"), metric = doc.columns.includes("metric") ? doc.columns.indexOf("metric") : unit;
   const stats = cols.filter((c) => STATS.test(c) && show[c]);
   if (unit >= 0 && metric >= 0 && stats.length) {
-    for (const c of stats) {
-      const j = doc.columns.indexOf(c), of = {}, units = {};
-      for (const r of rows) {
-        (of[r[metric]] ??= []).push(r[j]);
-        units[r[metric]] = r[unit];
-      }
-      const scales = Object.fromEntries(Object.entries(of).map(([m, vs]) => [m, units[m] === "s" ? FMT.timeScale(vs)
-        : units[m] === "bytes" ? FMT.sizeScale(vs) : FMT.rateScale(vs, units[m] || "")]));
-      show[c] = (v, rec) => scales[rec[doc.columns[metric]]](v);
-    }
-    const k = cols.indexOf("unit");
-    if (k >= 0) {
-      cols.splice(k, 1);
-      at.splice(k, 1);
-    }
+    const scaleOf = (vs, u) => (u === "s" ? FMT.timeScale(vs) : u === "bytes" ? FMT.sizeScale(vs) : FMT.rateScale(vs, u));
+    for (const c of stats) show[c] = grouped(c, metric, (r) => r[unit], scaleOf);
+    drop("unit");
   }
   const ids = at.filter((i, j) => IDS.test(cols[j]));
   const short = FMT.shortIds(rows.flatMap((r) => ids.map((i) => r[i])));
