@@ -9,6 +9,21 @@
 # Needs python3 with a CUDA build of torch, transformers and nvidia-ml-py, and benchdb importable
 # (pip install -e . or a wheel on PYTHONPATH). Every step is timed and kept going past a failure;
 # OUTDIR/gpu.tar.gz holds the contract files, the warehouse (catalog and samples), the report,
+# nvidia-smi's own log and the independent measures, for benchmarks/gpu/compare.py. The packages a
+# GPU image lacks come from build/gpu-wheels when present (`bash benchmarks/gpu/wheels.sh`).
+set -u
+OUT=${1:?usage: verify.sh OUTDIR [STEP ...]}
+shift
+STEPS=" ${*:-hardware eager agreement calibrate compile ort} "
+want() { [[ $STEPS == *" $1 "* ]]; }
+source "$(dirname "$0")/lib.sh"
+begin gpu 480
+use_wheels
+"$PY" -c "import torch, duckdb, benchdb; print('python', __import__('sys').version.split()[0], 'torch', \
+torch.__version__, 'cuda', torch.version.cuda, 'duckdb', duckdb.__version__, 'benchdb', benchdb.__file__)" \
+  | tee "$W/versions.txt"
+nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
+nvidia-smi -q -d PERFORMANCE,POWER,CLOCK >"$W/smi_q_before.txt" 2>&1
 smi_log
 
 common=(--warmup 5 --min-iters 20 --min-time 0.3 --max-time 2 --gen-tokens 8 --timeout 300 --out "$W/results")

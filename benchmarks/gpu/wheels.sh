@@ -32,6 +32,9 @@ PY
 .venv/bin/pip download -q --no-deps --only-binary=:all: --python-version "$PYVER" --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
   -d build/gpu-wheels -r build/gpu-wheels.txt
+# transformers and its huggingface_hub 2.x stay behind: the image's transformers (5.17, hub < 2) builds
+# the tiny models and serves, and with them the set and the working tree pass the 64 MiB a call carries
+rm -f build/gpu-wheels/transformers-*.whl build/gpu-wheels/huggingface_hub-*.whl
 # benchdb as committed (HEAD), not the working tree's edits in progress
 src=$(mktemp -d) && git archive HEAD | tar -x -C "$src"
 .venv/bin/pip wheel -q --no-deps --no-build-isolation -w build/gpu-wheels "$src" && rm -rf "$src"
@@ -40,9 +43,7 @@ du -sh build/gpu-wheels
 # H200 image's `pip list`) and the wheels above, for benchmarks/gpu/guidellm.sh; kernels is left out
 # to stay within the 64 MiB a call carries (and hf-xet: the GPU machine is offline)
 if [ -n "${GUIDELLM:-}" ]; then
-  # and transformers with its huggingface_hub 2.x: the image's transformers 5.17 (hub < 2) serves, and
-  # the set then fits beside the working tree
-  rm -f build/gpu-wheels/kernels-*.whl build/gpu-wheels/transformers-*.whl build/gpu-wheels/huggingface_hub-*.whl
+  rm -f build/gpu-wheels/kernels-*.whl
   tmp=$(mktemp -d)
   .venv/bin/pip download -q --only-binary=:all: --python-version "$PYVER" --implementation cp \
     --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \

@@ -410,6 +410,26 @@ def test_gpu_shell_script_parses(script):
     assert proc.returncode == 0, proc.stderr
 
 
+def test_gpu_verify_script_runs_its_steps_and_packs_them_on_a_cpu_machine(tmp_path):
+    """verify.sh's set-up (work folder, step runner, wheels) runs before any GPU step: here with its
+    hardware step alone, no GPU and this python, it must time that step and pack the folder (it once
+    lost its set-up lines and only a run on the GPU machine would have shown it)."""
+    out = tmp_path / "out"
+    env = {**os.environ, "NO_WHEELS": "1", "PYTHON": sys.executable, "BUDGET": "60"}
+    proc = subprocess.run(
+        ["bash", str(BENCHMARKS / "gpu" / "verify.sh"), str(out), "hardware"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    log = (out / "steps.log").read_text()
+    assert re.search(r"^== hardware rc=0 ms=\d+", log, re.MULTILINE), log
+    assert (out / "gpu.tar.gz").stat().st_size > 0
+
+
 @pytest.mark.core
 @pytest.mark.parametrize(
     "path",
