@@ -330,6 +330,19 @@ def test_broken_openvino_install_is_reported_not_a_crash(tmp_path):
     )
 
 
+def test_dynamo_exports_in_one_process_share_one_torchlib_registry():
+    import torch
+    from torch.onnx._internal.exporter import _registration
+
+    cls = _registration.ONNXRegistry
+    before = cls.__dict__["from_torchlib"]
+    with export.one_torchlib_registry():
+        first = cls.from_torchlib(opset_version=export.OPSET)
+        assert cls().from_torchlib(opset_version=export.OPSET) is first  # as torch.onnx.export calls it
+        assert first.opset_version == export.OPSET and first.is_registered(torch.ops.aten.addmm.default)
+    assert cls.__dict__["from_torchlib"] is before  # torch's own again after the block
+
+
 def test_compare_flags_disagreement():
     ref = np.array([[1.0, -2.0], [0.5, 4.0]])
     assert export.compare(ref, ref + 1e-6, "fp32")[2] is True

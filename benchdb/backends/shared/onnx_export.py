@@ -15,6 +15,8 @@ import json
 import os
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -199,7 +201,7 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
 
         def write(folder: Path, fn=fn) -> Path:
             path = folder / "model.onnx"
-            with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad():
+            with warnings.catch_warnings(), torch.inference_mode(False), torch.no_grad(), one_torchlib_registry():
                 warnings.simplefilter("ignore")
                 quiet(fn, str(path))
             return path
@@ -209,6 +211,44 @@ def onnx(model: ResolvedModel, net, fwd: dict) -> Exported:
         except Exception as exc:  # this route cannot export the model: try the next
             reasons.append(f"{route}: {_first_line(exc)}")
     raise ExportFailed(reasons)
+
+
+#: torchlib registries built in this process, by the arguments they were built with.
+_REGISTRIES: dict[tuple, Any] = {}
+
+
+@contextmanager
+def one_torchlib_registry() -> Iterator[None]:
+    """Within the block, torch.onnx's dynamo exporter takes its table of ATen-to-ONNX functions
+    (the torchlib registry) from one built once per process and opset, not afresh for each export.
+
+    Building it costs about a second (onnxscript re-parses the source of every function in the
+    table), and it depends only on the opset and the installed torch and onnxscript; an export only
+    reads it (a custom translation table, which would add to it, is never passed here), so every
+    export gets the same graph either way. Where torch lacks the hook the exports build their own."""
+    try:
+        from torch.onnx._internal.exporter import _registration
+    except ImportError:
+        yield
+        return
+    cls = _registration.ONNXRegistry
+    original = cls.__dict__.get("from_torchlib")
+    if not isinstance(original, classmethod):
+        yield
+        return
+    build = original.__func__
+
+    def shared(klass, *args, **kwargs):
+        key = (klass, args, tuple(sorted(kwargs.items())))
+        if key not in _REGISTRIES:
+            _REGISTRIES[key] = build(klass, *args, **kwargs)
+        return _REGISTRIES[key]
+
+    cls.from_torchlib = classmethod(shared)  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        cls.from_torchlib = original  # type: ignore[method-assign,assignment]
 
 
 def quiet(fn, *args, **kwargs):
