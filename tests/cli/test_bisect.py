@@ -169,10 +169,11 @@ def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
 
 def test_bisect_of_a_change_point_finds_the_same_commit(history, tmp_path):
     repo, shas = history.repo, history.shas
-    # the nightly history: runs on commits 1-10 and 13-16 (none on 11 and 12), a step at 13
+    # the nightly history: runs on commits 1-10 and 12-16 (none on 11), a step at 12: the bisect has
+    # 11 to search, and the environments of 10, 11 and 12 are the culprit bisect's
     bench = f"{repo / 'benches' / 'bench_work.py'}::bench_work"
     rng = np.random.default_rng(3)
-    for i in [*range(1, 11), *range(13, 17)]:
+    for i in [*range(1, 11), *range(12, 17)]:
         run = make_run(started_at=f"2026-11-{i:02d}T10:00:00+00:00", git_commit=shas[i - 1])
         meta = make_meta(
             run,
@@ -183,12 +184,12 @@ def test_bisect_of_a_change_point_finds_the_same_commit(history, tmp_path):
             model={"model_id": "bench_work::bench_work", "family": "userbench"},
         )
         meta["scenario"]["settings"] = {"bench": bench, "params_index": 0, "params": {}}
-        write_file(tmp_path / "nightly" / str(i), meta, rng.normal(1e-3 * (1.25 if i >= 13 else 1.0), 1e-5, 40))
+        write_file(tmp_path / "nightly" / str(i), meta, rng.normal(1e-3 * (1.25 if i >= 12 else 1.0), 1e-5, 40))
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([tmp_path / "nightly"])
     with Warehouse(db).reading() as con:
         ((change_id, commit),) = con.execute("SELECT change_id, git_commit FROM change_points").fetchall()
-    assert commit == shas[12]
+    assert commit == shas[11]
     r = benchdb_cmd(
         "bisect",
         change_id[:10],
@@ -206,8 +207,9 @@ def test_bisect_of_a_change_point_finds_the_same_commit(history, tmp_path):
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert f"good {shas[9][:10]}, bad {shas[12][:10]}" in r.stderr
-    assert doc["culprit"]["sha"] == shas[10] and len(doc["steps"]) <= 3
+    assert f"good {shas[9][:10]}, bad {shas[11][:10]}" in r.stderr
+    assert doc["culprit"]["sha"] == shas[10]
+    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [11, 10]  # 12, then 11, against 10
 
 
 @pytest.mark.parametrize(
