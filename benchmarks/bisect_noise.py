@@ -15,9 +15,8 @@ alternating, --bisects times each:
 
 Prints, for each, how often it named commit 11, what it named otherwise, and the wall time of each.
 Goal: benchdb right >= 9 of 10 times. --small (checks that the script works): 3 commits, the 2nd
-slower, 1 bisect of each, 0.05-0.2 s a trial, benchdb with 2 trials a step, a +-20 % target, no
-limit on other processes' CPU use (a trial that short is invalid at +-2 % on a busy machine) and no
-measuring grandchild (--no-isolation: a trial that short is mostly process start-up).
+slower, 1 bisect of each, 0.05-0.2 s a trial, benchdb with 2 trials a step, a +-20 % target and no
+limit on other processes' CPU use (a trial that short is invalid at +-2 % on a busy machine).
 """
 
 from __future__ import annotations
@@ -70,7 +69,7 @@ def main() -> None:
     if args.small:
         args.bisects, args.commits, args.min_time = 1, 3, "0.05"
         small = ["--repeats", "2", "--ab-max-trials", "2", "--max-time", "0.2", "--target-ci", "20%"]
-        small += ["--max-background-cpu", "100%", "--no-isolation"]
+        small += ["--max-background-cpu", "100%"]
     slow_at = max(2, round(args.commits * 11 / 16))
     work = Path(tempfile.mkdtemp(prefix="benchdb-bisect-noise-"))
     repo = work / "repo"
