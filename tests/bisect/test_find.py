@@ -46,7 +46,7 @@ def test_reproduce_measures_the_culprit_against_the_commit_before_it():
 def test_reproduce_names_the_culprits_step_when_a_later_step_was_another_pair():
     # 3 commits, slower from the 3rd: 3 against 1 (regressed), then 2 against 1 (unchanged) names 3;
     # the last step compared 2 with 1, the line measures 3 against 1, the comparison that named it
-    commits = COMMITS[:3]
+    commits = [Commit(f"{i}" * 40, f"change {i}", "2026-11-01") for i in (1, 2, 3)]  # 12-char shas differ
 
     def judge(base: Commit, tested: Commit) -> Verdict:
         return Verdict("regressed" if commits.index(tested) >= 2 else "unchanged")
