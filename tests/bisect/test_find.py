@@ -41,3 +41,17 @@ def test_reproduce_measures_the_culprit_against_the_commit_before_it():
     )
     benches = reproduce(found, {"benches": ("b.py",), "repeats": 3}, setup=None, flags=[], max_trials=0, threshold=0.1)
     assert benches.endswith("--bench b.py --repeats 3 --ab-max-trials 0 --ab-threshold 10%")
+
+
+def test_reproduce_names_the_culprits_step_when_a_later_step_was_another_pair():
+    # 3 commits, slower from the 3rd: 3 against 1 (regressed), then 2 against 1 (unchanged) names 3;
+    # the last step compared 2 with 1, the line measures 3 against 1, the comparison that named it
+    commits = [Commit(f"{i}" * 40, f"change {i}", "2026-11-01") for i in (1, 2, 3)]  # 12-char shas differ
+
+    def judge(base: Commit, tested: Commit) -> Verdict:
+        return Verdict("regressed" if commits.index(tested) >= 2 else "unchanged")
+
+    found = search(commits, judge, Bisection("b2", "/repo", commits[0], commits[-1]))
+    assert found.culprit == commits[2] and found.steps[-1].tested == commits[1]
+    line = reproduce(found, {"benches": ("b.py",), "repeats": 3}, setup=None, flags=[], max_trials=15, threshold=0.5)
+    assert f"--good {commits[0].sha[:12]} --bad {commits[2].sha[:12]} " in line

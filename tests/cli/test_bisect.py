@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -44,7 +45,26 @@ def _own_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))  # environments built here, not in ~/.cache
 
 
-def bisect(repo: Path, tmp_path: Path, *args: str):
+class History(NamedTuple):
+    """One repository of 16 commits, the bench 3x slower from commit 11, and the cache its commits'
+    environments are built in: the bisects of the culprit, the no-regression and the change point
+    tests measure overlapping commits, so each commit's setup is built once for all of them."""
+
+    repo: Path
+    shas: list[str]
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory) -> History:
+    # three times the work: a +200 % step. At twice the work (+100 %) this VM once measured +76 % with
+    # a CI of [+49 %, +112 %], which straddles the 50 % threshold QUICK sets: inconclusive, exit 3
+    root = tmp_path_factory.mktemp("history")
+    shas = make_repo(root / "repo", n=16, slow_at=11, factor=3.0)
+    return History(root / "repo", shas, {"BENCHDB_CACHE": str(root / "cache")})
+
+
+def bisect(repo: Path, tmp_path: Path, *args: str, env: dict[str, str] | None = None):
     r = benchdb_cmd(
         "bisect",
         "--repo",
@@ -57,36 +77,41 @@ def bisect(repo: Path, tmp_path: Path, *args: str):
         "--format",
         "json",
         *args,
+        env=env,
         timeout=900,
     )
     doc = json.loads(r.stdout) if r.stdout.strip().startswith("{") else None
     return r, doc
 
 
+@pytest.fixture(scope="module")
+def culprit_bisect(history, tmp_path_factory):
+    """The bisect of commits 8 to 12 (slower from 11): bad against good, then 10 (unchanged: the good
+    commit moves to it), 11 against 10 (regressed)."""
+    h = history
+    return bisect(h.repo, tmp_path_factory.mktemp("culprit"), "--good", h.shas[7], "--bad", h.shas[11], env=h.env)
+
+
 @pytest.mark.slow
-def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
-    # three times the work: a +200 % step. At twice the work (+100 %) this VM once measured +76 % with
-    # a CI of [+49 %, +112 %], which straddles the 50 % threshold QUICK sets: inconclusive, exit 3
-    # 5 commits, slower from 4: bad against good, then 3 (unchanged: the good commit moves to it),
-    # 4 against 3 (regressed). Which comparison the reproduce line names when the last step is not the
-    # culprit's is test_printed_commands.py's test_bisects_reproduce_line_measures_the_final_pair_again
-    shas = make_repo(tmp_path / "repo", n=5, slow_at=4, factor=3.0)
-    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
+def test_bisect_names_the_commit_that_made_the_bench_slower(history, culprit_bisect):
+    shas = history.shas
+    r, doc = culprit_bisect
     assert r.returncode == 0, (r.stderr, doc and doc["steps"])
-    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[3]
-    assert doc["culprit"]["subject"] == "change 4 (slower work)" and doc["culprit"]["date"].startswith("2026-11-04")
-    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [4, 2, 3]
-    assert [shas.index(s["base"]["sha"]) for s in doc["steps"]] == [0, 0, 2]
+    assert doc["status"] == "culprit" and doc["culprit"]["sha"] == shas[10]
+    assert doc["culprit"]["subject"] == "change 11 (slower work)" and doc["culprit"]["date"].startswith("2026-11-11")
+    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [11, 9, 10]
+    assert [shas.index(s["base"]["sha"]) for s in doc["steps"]] == [7, 7, 9]
     # +200 % on a quiet machine (a swapped or A/A comparison would give -67 % or 0)
     assert doc["steps"][0]["verdict"] == "regressed" and 1.0 < doc["steps"][0]["change"] < 6.0
-    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 4 is
-        slower = shas.index(step["tested"]["sha"]) >= 3 > shas.index(step["base"]["sha"])
+    for step in doc["steps"]:  # the chain: each verdict agrees with where commit 11 is
+        slower = shas.index(step["tested"]["sha"]) >= 10 > shas.index(step["base"]["sha"])
         assert step["verdict"] == ("regressed" if slower else "unchanged"), step
         assert step["ci_low"] <= step["change"] <= step["ci_high"]
-    # the comparison that named the culprit: 4 against 3, the good commit it was measured against
-    assert f"--good {shas[2][:12]} --bad {shas[3][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
+    # the comparison that named the culprit: 11 against 10, the good commit it was measured against,
+    # not the last step's (test_bisects_reproduce_line_measures_the_final_pair_again runs it)
+    assert f"--good {shas[9][:12]} --bad {shas[10][:12]}" in doc["reproduce"] and "--min-time 0.2" in doc["reproduce"]
     # what it measured is ingestible, tagged with the bisect's id: two runs a step, on the commits measured
-    db = tmp_path / "w.duckdb"
+    db = history.repo.parent / "culprit.duckdb"
     assert cli("ingest", doc["out"], "--db", db).exit_code == 0
     with Warehouse(db).reading() as con:
         runs = con.execute(
@@ -96,10 +121,30 @@ def test_bisect_names_the_commit_that_made_the_bench_slower(tmp_path):
     assert {c for (c,) in runs} == {s["tested"]["sha"] for s in doc["steps"]} | {s["base"]["sha"] for s in doc["steps"]}
 
 
-def test_no_regression_between_good_and_bad_exits_1(tmp_path):
-    # identical commits: the one step is within the threshold, unchanged, exit 1
-    shas = make_repo(tmp_path / "repo", n=4, slow_at=None)
-    r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1])
+@pytest.mark.slow
+def test_bisects_reproduce_line_measures_the_final_pair_again(history, culprit_bisect, tmp_path):
+    """The reproduce line, run exactly as printed (a shell in another folder, the `benchdb` on PATH):
+    it measures 11 against 10 again and names 11. (Every other kind of printed command is run as
+    printed in tests/guarantees/test_printed_commands.py; this one reuses the culprit test's bisect.)"""
+    shas = history.shas
+    r, doc = culprit_bisect
+    assert r.returncode == 0, r.stderr
+    line = doc["reproduce"]
+    env = {k: v for k, v in os.environ.items() if k != "BENCHDB_DB"} | history.env
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    again = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"step 1: {shas[10][:10]} against {shas[9][:10]}: regressed" in again.stdout
+    assert f"culprit: {shas[10]}" in again.stdout
+    # the terminal answer prints the line the JSON answer holds: the same pair, the same flags
+    assert f"\nreproduce: {line}\n" in again.stdout
+
+
+def test_no_regression_between_good_and_bad_exits_1(history, tmp_path):
+    # commits 8 to 10 do the same work (their environments are the culprit bisect's): the one step is
+    # within the threshold, unchanged, exit 1
+    h = history
+    r, doc = bisect(h.repo, tmp_path, "--good", h.shas[7], "--bad", h.shas[9], env=h.env)
     assert r.returncode == 1, r.stderr
     assert doc["status"] == "no_regression" and [s["verdict"] for s in doc["steps"]] == ["unchanged"]
     assert "no regression between" in doc["message"]
@@ -107,29 +152,28 @@ def test_no_regression_between_good_and_bad_exits_1(tmp_path):
 
 @pytest.mark.slow
 def test_a_commit_whose_setup_fails_is_skipped_and_named(tmp_path):
-    # commit 3 cannot be installed; commit 4 is slower: the first slow commit is 3 or 4, and nothing
+    # commit 2 cannot be installed; commit 3 is slower: the first slow commit is 2 or 3, and nothing
     # measured can say which (git bisect skip's answer too). Which commit a skip moves to next is
     # test_a_skip_measures_the_nearest_untried_commit's (tests/bisect/test_search.py)
-    shas = make_repo(tmp_path / "repo", n=4, slow_at=4, factor=3.0, broken=(3,))
+    shas = make_repo(tmp_path / "repo", n=3, slow_at=3, factor=3.0, broken=(2,))
     r, doc = bisect(tmp_path / "repo", tmp_path, "--good", shas[0], "--bad", shas[-1], "--format", "text")
     assert r.returncode == 3, r.stderr
     out = r.stdout
-    assert f"skipped {shas[2][:10]} change 3 (broken build): setup failed" in out
+    assert f"{shas[2][:10]} against {shas[0][:10]}: regressed" in out
+    assert f"skipped {shas[1][:10]} change 2 (broken build): setup failed" in out
     assert (
-        f"only skipped commits are left: the first slow commit is one of {shas[2][:10]}, {shas[3][:10]} "
-        f"(after {shas[1][:10]})" in out
+        f"only skipped commits are left: the first slow commit is one of {shas[1][:10]}, {shas[2][:10]} "
+        f"(after {shas[0][:10]})" in out
     )
-    assert f"{shas[1][:10]} against {shas[0][:10]}: unchanged" in out
-    assert f"{shas[3][:10]} against {shas[0][:10]}: regressed" in out
 
 
-def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):
-    repo = tmp_path / "repo"
-    shas = make_repo(repo, n=16, slow_at=11, factor=3.0)
-    # the nightly history: runs on commits 1-10 and 13-16 (none on 11 and 12), a step at 13
+def test_bisect_of_a_change_point_finds_the_same_commit(history, tmp_path):
+    repo, shas = history.repo, history.shas
+    # the nightly history: runs on commits 1-10 and 12-16 (none on 11), a step at 12: the bisect has
+    # 11 to search, and the environments of 10, 11 and 12 are the culprit bisect's
     bench = f"{repo / 'benches' / 'bench_work.py'}::bench_work"
     rng = np.random.default_rng(3)
-    for i in [*range(1, 11), *range(13, 17)]:
+    for i in [*range(1, 11), *range(12, 17)]:
         run = make_run(started_at=f"2026-11-{i:02d}T10:00:00+00:00", git_commit=shas[i - 1])
         meta = make_meta(
             run,
@@ -140,12 +184,12 @@ def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):
             model={"model_id": "bench_work::bench_work", "family": "userbench"},
         )
         meta["scenario"]["settings"] = {"bench": bench, "params_index": 0, "params": {}}
-        write_file(tmp_path / "nightly" / str(i), meta, rng.normal(1e-3 * (1.25 if i >= 13 else 1.0), 1e-5, 40))
+        write_file(tmp_path / "nightly" / str(i), meta, rng.normal(1e-3 * (1.25 if i >= 12 else 1.0), 1e-5, 40))
     db = tmp_path / "w.duckdb"
     Warehouse(db).ingest([tmp_path / "nightly"])
     with Warehouse(db).reading() as con:
         ((change_id, commit),) = con.execute("SELECT change_id, git_commit FROM change_points").fetchall()
-    assert commit == shas[12]
+    assert commit == shas[11]
     r = benchdb_cmd(
         "bisect",
         change_id[:10],
@@ -158,12 +202,14 @@ def test_bisect_of_a_change_point_finds_the_same_commit(tmp_path):
         str(tmp_path / "results"),
         "--format",
         "json",
+        env=history.env,
         timeout=900,
     )
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
-    assert f"good {shas[9][:10]}, bad {shas[12][:10]}" in r.stderr
-    assert doc["culprit"]["sha"] == shas[10] and len(doc["steps"]) <= 3
+    assert f"good {shas[9][:10]}, bad {shas[11][:10]}" in r.stderr
+    assert doc["culprit"]["sha"] == shas[10]
+    assert [shas.index(s["tested"]["sha"]) for s in doc["steps"]] == [11, 10]  # 12, then 11, against 10
 
 
 @pytest.mark.parametrize(
