@@ -159,11 +159,13 @@ def comparisons(work: Path, n: int, min_time: str, sizes: tuple[int, ...], repea
             wh = Warehouse(db)
             wh.ingest([out])
             gate = wh.check(f"tag:{ab.group(1)}-base", f"tag:{ab.group(1)}-cand")
-            verdict = gate.comparisons[0].verdict
+            verdict, change = gate.comparisons[0].verdict, gate.comparisons[0].change
             verdicts[name].append(verdict)
             walls[name].append(took)
             print(
-                f"A/A {i + 1:>2} {fn} {name:<11}: {verdict:<12} {gate.comparisons[0].change:+6.1%} in {took:5.1f} s",
+                # no change where a side gave no interval (an invalid or broken side: too noisy on a busy machine)
+                f"A/A {i + 1:>2} {fn} {name:<11}: {verdict:<12} "
+                f"{'-' if change is None else format(change, '+6.1%'):>6} in {took:5.1f} s",
                 flush=True,
             )
     print(f"\n{'method':<12} {'unchanged':>10} {'other verdicts':<30} {'total s':>8}")

@@ -73,7 +73,8 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help="matmul:64,128,256 (numpy alone), threads 1,2, short loops: checks that the script works",
+        help="matmul:64,128,256 (numpy alone, in the run's process; calibrated with numpy), threads 1,2, short loops: "
+        "checks that the script works",
     )
     a = ap.parse_args()
     calibrate = ["--trials", "8", "--trial-time", "0.1", "--matmul-n", "512", "--stream-mb", "64"]
@@ -85,7 +86,11 @@ def main() -> None:
         a.models, a.matmul, a.backends, a.threads = "", "matmul:64,matmul:128,matmul:256", "", "1,2"
         a.batch_sizes, a.seq_lens, a.min_time, a.max_time = "1,2", "16", "0.02", "0.1"
         calibrate = ["--trials", "2", "--trial-time", "0.05", "--matmul-n", "128", "--stream-mb", "8"]
+        calibrate += ["--backend", "numpy"]  # numpy's peaks alone: the default adds PyTorch's, a torch import
         target = "0.2"  # loops this short on a busy machine: at +-5 % some would be invalid, left out
+    # --small measures numpy alone: its scenarios share the run's process (a fresh one each costs more
+    # than the scenario)
+    isolation = ["--no-isolation"] if a.small else []
     work = Path(a.work or tempfile.mkdtemp(prefix="predict_eval_"))
     db = work / "w.duckdb"
     t0 = time.perf_counter()
@@ -111,6 +116,7 @@ def main() -> None:
                 "100%",
                 "--out",
                 str(out),
+                *isolation,
             ]
             for backend in filter(None, a.backends.split(",")):
                 models = [m for spec in a.models.split(",") for m in ("--model", spec)]

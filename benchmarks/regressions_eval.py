@@ -14,8 +14,8 @@ gate on real A/A runs of one scenario on this machine.
    compared (same code, same machine: a flag is a false alarm; separate invocations without the
    series' history are inconclusive by rule, with the reason naming --ab).
 
---small checks that the script works: 10 series per kind (2 of the long ones), 2 real runs of
-0.02-0.1 s.
+--small checks that the script works: 10 series per kind (1 of the long ones), 2 real runs of
+0.02-0.1 s with --repeats 2.
 """
 
 from __future__ import annotations
@@ -50,12 +50,13 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help="10 series per kind (2 long ones), 2 real runs of 0.02-0.1 s: checks that the script works",
+        help="10 series per kind (1 long one), 2 real runs of 0.02-0.1 s, --repeats 2: checks that the script works",
     )
     args = ap.parse_args()
-    timing = ["--min-time", "1", "--max-time", "5"]
+    timing, repeats = ["--min-time", "1", "--max-time", "5"], "3"
     if args.small:
         args.series, args.aa_runs, timing = 10, 2, ["--min-time", "0.02", "--max-time", "0.1"]
+        repeats = "2"  # each repeat is a process of its own; 2 still give the gate an interval between processes
     rng = np.random.default_rng(2026)
     per = max(args.series // 10, 10)
     print(f"change points ({per} series per kind, n=30 runs, t(3) noise 1 %):")
@@ -70,7 +71,7 @@ def main() -> None:
         print(f"  {name:<12}: false alarms {fa / per:5.1%}")
 
     window = changepoints.WINDOW
-    per_long = 2 if args.small else per  # a long series takes ~0.1 s to scan
+    per_long = 1 if args.small else per  # a long series takes ~0.1 s to scan
     wrng = np.random.default_rng(2027)  # its own stream: the gate's numbers below stay comparable
     print(
         f"change points, windowed ({per_long} series per kind, window {window}): after an ingest of run 400 "
@@ -130,12 +131,15 @@ def main() -> None:
                 "--out",
                 str(work / "res"),
                 "--repeats",
-                "3",
+                repeats,
             ],
         )
         assert r.exit_code == 0, r.output
     runner.invoke(cli, ["ingest", str(work / "res"), "--db", str(work / "w.duckdb")])
-    print(f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, --repeats 3, consecutive pairs:")
+    print(
+        f"gate, real A/A: {args.aa_runs} runs of numpy matmul:256 bs=1, 1 thread, --repeats {repeats}, "
+        "consecutive pairs:"
+    )
     for i in range(args.aa_runs - 1, 0, -1):
         r = runner.invoke(
             cli,

@@ -25,9 +25,10 @@ from benchdb.warehouse import Warehouse
 need_module("httpx", "benchdb[serving]")
 
 H200 = Path(__file__).parents[1] / "fixtures" / "systems" / "8xh200.yaml"
-#: One request at a time, 8 tokens at 5 ms: TPOT (which finds the window) well above the machine's jitter.
+#: One request at a time, 8 tokens at 5 ms: TPOT (which finds the window) well above the machine's jitter;
+#: 48 requests: 12 buckets of 4 (steady_state.MIN_BUCKET), twice the 6 a window needs.
 LOAD = (
-    "--warmup 2 --min-iters 64 --min-time 0.1 --max-time 20 --target-ci 0.5 --max-background-cpu 100% "
+    "--warmup 2 --min-iters 48 --min-time 0.1 --max-time 20 --target-ci 0.5 --max-background-cpu 100% "
     "--seq-lens 8 --gen-tokens 8 --concurrency 1"
 ).split()
 

@@ -344,6 +344,8 @@ def test_an_ab_run_of_a_serving_point_gives_each_side_its_server_and_a_verdict(t
         "0.3",
         "--max-time",
         "3",
+        "--target-ci",  # the default 2 % can hold each side's process to --max-time
+        "0.5",
         "--max-background-cpu",
         "100%",
         "--seq-lens",
