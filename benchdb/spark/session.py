@@ -33,7 +33,8 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
     (name, reason) is appended to ``skipped`` and a warning names it.
 
     Columns come in the warehouse's order and types (from the export's manifest), so ``r.*`` in a
-    view gives the same columns as DuckDB; the partition-only column ``run_month`` is left out."""
+    view gives the same columns as DuckDB; the partition-only column ``run_month`` is left out.
+    The views read the tables registered here (register again, with views, to move them to others)."""
     from benchdb.spark import partitioned_export, translate
 
     fs, root, _ = partitioned_export.filesystem(str(data))
@@ -68,15 +69,34 @@ def register(spark, data: str, *, views: bool = True, skipped: list | None = Non
             warnings.warn(f"benchdb view {view} is not registered on Spark: {why}", stacklevel=2)
         if skipped is not None:
             skipped.extend(left)
+        _create_views(spark, stmts)
+        names.extend(stmt.name for stmt in stmts)
+    spark.conf.set(_REGISTERED, _registration(base, manifest, names))
+    return names
+
+
+#: A temporary view keeps its analyzed plan instead of its SQL text: Spark otherwise parses and
+#: analyzes the SQL of every view a view reads, recursively, at each reference (optimal_hardware
+#: reads system_results twice, which reads results_latest, ...), seconds per query and per view
+#: created. The views are bound to the tables registered with them, which register() does anyway.
+_STORE_PLAN = "spark.sql.legacy.storeAnalyzedPlanForView"
+
+
+def _create_views(spark, stmts) -> None:
+    before = spark.conf.get(_STORE_PLAN, None)
+    spark.conf.set(_STORE_PLAN, "true")
+    try:
         for stmt in stmts:
             try:
                 spark.sql(stmt.text)
             except Exception as exc:  # a Spark analysis error: name the view, one line
                 first = first_line(exc)
                 raise BenchdbError(f"Spark refused the view {stmt.name} ({stmt.source}): {first}") from None
-            names.append(stmt.name)
-    spark.conf.set(_REGISTERED, _registration(base, manifest, names))
-    return names
+    finally:
+        if before is None:
+            spark.conf.unset(_STORE_PLAN)
+        else:
+            spark.conf.set(_STORE_PLAN, before)
 
 
 #: The session's last complete registration (export, manifest, names), so that report() can reuse it.

@@ -176,6 +176,33 @@ def spark(exported: Path):
     s.stop()
 
 
+class _SharedSparkResults:
+    """The Spark connection of the report tests: a query already run with the same parameters (the
+    report-query test and the report builder ask many of the same) answers with the rows Spark gave
+    it then, so each is computed and compared once per module; the first run goes through
+    SparkConnection as a report does."""
+
+    def __init__(self, spark):
+        from benchdb.spark import SparkConnection
+
+        self.con = SparkConnection(spark)
+        self.seen: dict[tuple[str, str], object] = {}
+
+    def execute(self, text: str, params=None):
+        key = (text, repr(sorted((params or {}).items())))
+        if key not in self.seen:
+            self.seen[key] = self.con.execute(text, params)
+        return self.seen[key]
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def spark_con(spark) -> _SharedSparkResults:
+    return _SharedSparkResults(spark)
+
+
 # ------------------------------------------------------------------ comparison
 
 
@@ -271,11 +298,11 @@ def test_every_view_matches_duckdb(warehouse, spark):
     assert trends[0][0] > 150 and opt[0][0] == 8 and cm[0][0] >= 2 and cm[0][1] >= 1
 
 
-def test_every_report_query_matches_duckdb(warehouse, spark):
+def test_every_report_query_matches_duckdb(warehouse, spark_con):
     from benchdb.reports.build import Filters
-    from benchdb.spark import SparkConnection, translate
+    from benchdb.spark import translate
 
-    con_s = SparkConnection(spark)
+    con_s = spark_con
     _, ids = _duck(warehouse, "SELECT result_id FROM results ORDER BY result_id LIMIT 3")
     base = {
         "ids": [r[0] for r in ids],
@@ -349,12 +376,12 @@ def test_statistics_from_raw_samples_match(warehouse, spark):
     assert sum(r["median_ci_low"] is not None for r in by.values()) > 150
 
 
-def test_report_on_spark_builds_the_same(warehouse, exported, spark):
+def test_report_on_spark_builds_the_same(warehouse, spark_con):
     """The whole report builder through the Spark connection: the same sections, rows (in any order:
     the report queries leave ties unordered, e.g. two speedups of 1.00), notes, empty reasons,
-    summary and banner as on DuckDB; and it renders."""
+    summary and banner as on DuckDB; and it renders. A query the report-query test ran with the same
+    parameters is not run on Spark again (spark_con)."""
     from benchdb.reports import build, render
-    from benchdb.spark import SparkConnection
 
     f = build.Filters()
     con, _ = database.open_readonly(warehouse)
@@ -362,7 +389,7 @@ def test_report_on_spark_builds_the_same(warehouse, exported, spark):
         rep_d = build.build(con, "X", list(build.ALL), f)
     finally:
         con.close()
-    rep_s = build.build(SparkConnection(spark), "X", list(build.ALL), f)
+    rep_s = build.build(spark_con, "X", list(build.ALL), f)
     assert rep_d.banner is not None and rep_s.banner is not None
     assert rep_s.banner.text == rep_d.banner.text
     assert rep_s.summary == rep_d.summary
