@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +19,7 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from support import durations, serial_lock
+from support import serial_lock
 
 from benchdb.schema import contract
 
@@ -74,39 +73,11 @@ def pytest_xdist_make_scheduler(config, log):
     root = config.rootpath
 
     class ModuleFixturesTogether(LoadScopeScheduling):
-        ordered = False
-
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::", 1)[0]
             return module if _has_module_fixture(root / module) else nodeid
 
-        def _assign_work_unit(self, node) -> None:
-            # the first hand-out: the longest scopes first (tests/support/durations.py), so no long
-            # module starts last and runs on alone
-            if not self.ordered:
-                seconds = durations.read()
-                order = durations.longest_first(self.workqueue, seconds)
-                self.workqueue = OrderedDict((scope, self.workqueue[scope]) for scope in order)
-                self.ordered = True
-            super()._assign_work_unit(node)
-
     return ModuleFixturesTogether(config, log)
-
-
-_took: dict[str, float] = {}
-
-
-def pytest_runtest_logreport(report) -> None:
-    """Each test's setup, call and teardown summed, for BENCHDB_WRITE_DURATIONS (under xdist the
-    workers' reports reach the controller, which writes the file)."""
-    if os.environ.get("BENCHDB_WRITE_DURATIONS"):
-        _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
-
-
-def pytest_sessionfinish(session) -> None:
-    out = os.environ.get("BENCHDB_WRITE_DURATIONS")
-    if out and _took and not hasattr(session.config, "workerinput"):
-        durations.write(Path(out), _took)
 
 
 @functools.cache
