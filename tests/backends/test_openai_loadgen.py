@@ -246,6 +246,9 @@ def test_two_worker_processes_measure_what_one_client_does():
     assert two.loop_cpu_pct == max(w["loop_cpu_pct"] for w in two.workers)
 
 
+# serial: the arrival gaps are timings; beside a busy neighbour (Spark's JVM in two CI runs) a late
+# worker catches up in a burst and most gaps shrink to ~1 ms
+@pytest.mark.serial
 def test_an_open_loop_rate_is_shared_out_over_workers():
     with StubServer(StubConfig(ttft_ms=5.0, itl_ms=1.0)) as stub:
         res = workers.run(spec(stub.url, rate=40.0, arrival="constant", n=20), 2)
