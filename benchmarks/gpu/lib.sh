@@ -23,6 +23,14 @@ step() {  # step NAME SECONDS CMD...: one timed step, its output in $W/NAME.txt 
   tail -n 25 "$W/$name.txt"
 }
 
+machine_facts() {  # the versions benchdb runs with and the GPU, into $W/versions.txt and $W/gpu.csv
+  "$PY" -c "import sys, importlib.util as u, torch, duckdb, benchdb
+tf = __import__('transformers').__version__ if u.find_spec('transformers') else 'absent'
+print('python', sys.version.split()[0], 'torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', tf,
+      'duckdb', duckdb.__version__, 'benchdb', benchdb.__file__)" | tee "$W/versions.txt"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
+}
+
 smi_log() {  # nvidia-smi's own log beside benchdb's NVML samples, every 100 ms, into $W/smi.csv
   local fields=timestamp,power.draw,clocks.sm,clocks.mem,utilization.gpu,temperature.gpu
   nvidia-smi --help-query-gpu | grep -q '"power.draw.instant"' && fields=$fields,power.draw.instant

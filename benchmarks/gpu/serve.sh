@@ -29,10 +29,7 @@ source "$(dirname "$0")/lib.sh"
 begin gpu2 500
 
 use_wheels
-"$PY" -c "import torch, transformers, duckdb, benchdb; print('python', __import__('sys').version.split()[0], \
-'torch', torch.__version__, 'cuda', torch.version.cuda, 'transformers', transformers.__version__, 'duckdb', \
-duckdb.__version__, 'benchdb', benchdb.__file__)" | tee "$W/versions.txt"
-nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
+machine_facts
 nproc | tee "$W/nproc.txt"
 smi_log
 TF=$(command -v transformers || echo "$(dirname "$(command -v "$PY")")/transformers")

@@ -19,10 +19,7 @@ want() { [[ $STEPS == *" $1 "* ]]; }
 source "$(dirname "$0")/lib.sh"
 begin gpu 480
 use_wheels
-"$PY" -c "import torch, duckdb, benchdb; print('python', __import__('sys').version.split()[0], 'torch', \
-torch.__version__, 'cuda', torch.version.cuda, 'duckdb', duckdb.__version__, 'benchdb', benchdb.__file__)" \
-  | tee "$W/versions.txt"
-nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv | tee "$W/gpu.csv"
+machine_facts
 nvidia-smi -q -d PERFORMANCE,POWER,CLOCK >"$W/smi_q_before.txt" 2>&1
 smi_log
 
