@@ -110,7 +110,9 @@ CREATE OR REPLACE MACRO bdb_normalised(normalisation, value, higher_is_better, d
 
 -- A system's price per hour: prices (MAP: system or hardware name -> USD per hour) by its system name,
 -- else by its hardware name, else accelerator_prices (MAP: accelerator name -> USD per
--- accelerator-hour) times the accelerators it ran on (devices).
+-- accelerator-hour) times the accelerators it ran on (devices). The casts give the parameters a type
+-- while the macro is bound: DuckDB before 1.4 refuses map functions on an untyped macro parameter.
 CREATE OR REPLACE MACRO bdb_price_per_hour(prices, accelerator_prices, system_name, hardware_name, accelerator, devices) AS
-    coalesce(map_extract_value(prices, system_name), map_extract_value(prices, hardware_name),
-             map_extract_value(accelerator_prices, accelerator) * devices);
+    coalesce(map_extract_value(prices::MAP(VARCHAR, DOUBLE), system_name),
+             map_extract_value(prices::MAP(VARCHAR, DOUBLE), hardware_name),
+             map_extract_value(accelerator_prices::MAP(VARCHAR, DOUBLE), accelerator) * devices);
