@@ -66,7 +66,9 @@ def connect(
             if fresh:
                 con = duckdb.connect(":memory:", config=config)
                 try:
-                    con.execute(f"ATTACH $1 AS {ATTACHED} (READ_ONLY)", [str(path)])
+                    # a literal, not a parameter: DuckDB before 2.0 cannot bind ATTACH's path
+                    literal = "'" + str(path).replace("'", "''") + "'"
+                    con.execute(f"ATTACH {literal} AS {ATTACHED} (READ_ONLY)")
                     con.execute(f"USE {ATTACHED}")
                 except BaseException:
                     con.close()

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import child
+from conftest import child, need_module
 
 pytestmark = pytest.mark.core
 
@@ -98,6 +98,8 @@ def measured(args: list[str], tmp_path: Path, timeout: float = 60) -> tuple[int,
 @pytest.mark.parametrize("command", list(COMMANDS))
 def test_a_document_bomb_is_one_line_quickly_and_in_little_memory(tmp_path, command, bomb):
     use, args, prefix = COMMANDS[command]
+    if command == "server-hardware":
+        need_module("httpx", "serving")  # the openai backend is unavailable without it
     text = use.format(bomb=LAUGHS if bomb == "laughs" else DEEP)
     path = tmp_path / "bomb.yaml"
     path.write_text(text)

@@ -4,8 +4,6 @@ DuckDB warehouse, the real command line."""
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -18,11 +16,10 @@ pytestmark = pytest.mark.core
 
 
 #: click < 8.2 mixes stderr into output unless told not to (the floors run click 8.1)
-_SEPARATE = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
 
 
 def invoke(*args):
-    return CliRunner(**_SEPARATE).invoke(main, list(args))
+    return CliRunner().invoke(main, list(args))
 
 
 def _pair(folder, run, *, repeats: int, slower: float = 1.25, seed: int = 0, n: int = 600, spread=1e-6):

@@ -7,7 +7,6 @@ were. A real warehouse of two ingests (two generations of parts), the real CLI."
 
 from __future__ import annotations
 
-import inspect
 import shutil
 from pathlib import Path
 
@@ -93,11 +92,10 @@ ATTACKS = [
 
 
 #: click < 8.2 mixes stderr into output unless told not to (the floors run click 8.1)
-_SEPARATE = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
 
 
 def cli(*args):
-    return CliRunner(**_SEPARATE).invoke(main, [str(a) for a in args])
+    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 #: Attacks through a table function older DuckDB versions do not have.

@@ -6,7 +6,6 @@ footers edited byte for byte, as an attacker would), a real DuckDB warehouse, th
 from __future__ import annotations
 
 import hashlib
-import inspect
 import json
 import struct
 from pathlib import Path
@@ -24,11 +23,9 @@ from benchdb.schema import contract
 
 pytestmark = pytest.mark.core
 
-_SEPARATE = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
-
 
 def invoke(*args):
-    return CliRunner(**_SEPARATE).invoke(main, [str(a) for a in args])
+    return CliRunner().invoke(main, [str(a) for a in args])
 
 
 def _edit_footer(path: Path, old: bytes, new: bytes) -> int:

@@ -6,7 +6,6 @@ real command line."""
 from __future__ import annotations
 
 import copy
-import inspect
 import json
 import os
 import pickle
@@ -27,11 +26,10 @@ pytestmark = pytest.mark.core
 
 
 #: click < 8.2 mixes stderr into output unless told not to (the floors run click 8.1)
-_SEPARATE = {"mix_stderr": False} if "mix_stderr" in inspect.signature(CliRunner.__init__).parameters else {}
 
 
 def invoke(*args, env=None):
-    return CliRunner(**_SEPARATE).invoke(main, [str(a) for a in args], env=env)
+    return CliRunner().invoke(main, [str(a) for a in args], env=env)
 
 
 def _samples(db: Path, scenario_id: str) -> tuple[int, float]:

@@ -43,6 +43,20 @@ def test_a_reading_sees_the_write_before_it_while_an_older_reading_keeps_its_sna
         latest.close()
 
 
+@needs_leases
+def test_a_warehouse_whose_path_has_a_quote_is_read(tmp_path):
+    """The snapshot is attached by its path written as an SQL literal: a quote in a folder name is data."""
+    db = tmp_path / "it's here" / "w.duckdb"
+    db.parent.mkdir()
+    _ingest(db, tmp_path / "in0")
+    latest = Latest(db)
+    try:
+        with latest.reading() as con:
+            assert _counts(con) == (1, 400)
+    finally:
+        latest.close()
+
+
 def test_a_missing_warehouse_is_one_line(tmp_path):
     with pytest.raises(BenchdbError, match=r"^database .*nope\.duckdb does not exist; create it with"):
         with Latest(tmp_path / "nope.duckdb").reading():

@@ -152,7 +152,9 @@ def test_a_batch_that_rolls_back_leaves_no_part(tmp_path):
     )
     s = ingest([tmp_path / "in"], db)
     assert s.new == 2 and len(s.rejected) == 1, s
-    assert s.rejected[0][1].startswith("file: cannot be loaded (") and "repeat" in s.rejected[0][1], s.rejected
+    why = s.rejected[0][1]
+    # DuckDB from 1.3 names the column; 1.2 (the floor) says only that the value is out of range
+    assert why.startswith("file: cannot be loaded (") and ("repeat" in why or "out of range" in why), s.rejected
     assert _count(db) == 100
     names = {p.name for p in _on_disk(db)}
     con = duckdb.connect(str(db), read_only=True)
