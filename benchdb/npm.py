@@ -102,8 +102,10 @@ def install(
                     member = tar.getmember(f"package/{name}")
                 except KeyError:
                     raise error(f"{pkg.name} {pkg.version} tarball lacks {name}") from None
-                src = tar.extractfile(member)
-                if src is None:  # a link or folder where the file should be
+                # a link or folder where the file should be; a link is refused before extractfile
+                # follows it (to a member that may be missing, or another file's bytes)
+                src = tar.extractfile(member) if member.isfile() else None
+                if src is None:
                     raise error(f"{pkg.name} {pkg.version} tarball's {name} is not a regular file")
                 with src, open(staged / Path(name).name, "wb") as dst:
                     shutil.copyfileobj(src, dst)

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.core
 FILES = {"dist/lib.min.js": b"export const x = 1;\n", "dist/lib.wasm": b"\0asm\1\0\0\0"}
 
 
-def _tarball(path: Path, files: dict[str, bytes], folder: str | None = None) -> Path:
+def _tarball(path: Path, files: dict[str, bytes], folder: str | None = None, link: tuple | None = None) -> Path:
     with tarfile.open(path, "w:gz") as tar:
         for name, body in files.items():
             info = tarfile.TarInfo(f"package/{name}")
@@ -29,6 +29,10 @@ def _tarball(path: Path, files: dict[str, bytes], folder: str | None = None) -> 
         if folder:
             info = tarfile.TarInfo(f"package/{folder}")
             info.type = tarfile.DIRTYPE
+            tar.addfile(info)
+        if link:  # (name, where it points)
+            info = tarfile.TarInfo(f"package/{link[0]}")
+            info.type, info.linkname = tarfile.SYMTYPE, link[1]
             tar.addfile(info)
     return path
 
@@ -71,6 +75,10 @@ def test_a_tarball_that_fails_its_integrity_or_lacks_a_file_writes_nothing(tmp_p
     odd = _tarball(tmp_path / "odd.tgz", {"dist/lib.min.js": b"x"}, folder="dist/lib.wasm")
     with pytest.raises(BenchdbError, match="tarball's dist/lib.wasm is not a regular file"):
         npm.install(_package(odd), target, odd)
+    for where in ("../../etc/passwd", "lib.min.js"):  # outside the package (missing), or another file
+        linked = _tarball(tmp_path / "link.tgz", {"dist/lib.min.js": b"x"}, link=("dist/lib.wasm", where))
+        with pytest.raises(BenchdbError, match="tarball's dist/lib.wasm is not a regular file"):
+            npm.install(_package(linked), target, linked)
     assert not target.exists() and list(target.parent.iterdir()) == []
 
 
