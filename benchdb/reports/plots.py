@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 
 from benchdb import formatting
+from benchdb.analysis.frontier import pareto_front
 from benchdb.reports.document import Report, Section
 from benchdb.reports.figures import MAX_BARS, MAX_SERIES, RATING_COLORS, legend_below, pyplot, short, svg, yerr
 from benchdb.reports.serving_plots import frontier_plots, points_plots
@@ -225,11 +226,8 @@ def pareto(points: list[dict]) -> list[tuple[str, str]]:
                     xytext=(3, 3),
                     textcoords="offset points",
                 )
-        front, best = [], -math.inf
-        for p in sorted(pts, key=lambda p: (p["latency_s"], -p["throughput"])):
-            if p["throughput"] > best:
-                front.append(p)
-                best = p["throughput"]
+        # lower latency is better: the front of (-latency, throughput), drawn by rising latency
+        front = [pts[i] for i in reversed(pareto_front([(-p["latency_s"], p["throughput"]) for p in pts]))]
         ax.plot(
             [p["latency_s"] * lat.factor for p in front],
             [p["throughput"] for p in front],

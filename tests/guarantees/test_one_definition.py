@@ -40,6 +40,33 @@ def test_a_pareto_front_is_written_once_in_the_macros():
     assert users >= {"views/90_serving.sql", "views/93_serving_published.sql", "dashboard/systems.sql"}
 
 
+@pytest.mark.core
+def test_the_python_front_keeps_the_points_bdb_beats_keeps():
+    """The reports' Python front (benchdb.analysis.frontier.pareto_front: the serving cost reading and the
+    latency-throughput plot) keeps exactly the points no other point beats by the macros' bdb_beats, on
+    random points with ties on either measure."""
+    import random
+
+    import duckdb
+
+    from benchdb.analysis.frontier import pareto_front
+    from benchdb.sql import install_macros
+
+    con = duckdb.connect()
+    install_macros(con)
+    rng = random.Random(7)
+    for trial in range(200):
+        points = [(float(rng.randint(0, 12)), float(rng.randint(0, 12))) for _ in range(rng.randint(1, 25))]
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE p AS SELECT * FROM (SELECT unnest($1) AS x, unnest($2) AS y)",
+            [[x for x, _ in points], [y for _, y in points]],
+        )
+        kept = con.execute(
+            "SELECT DISTINCT x, y FROM p a WHERE NOT EXISTS (SELECT 1 FROM p b WHERE bdb_beats(b.y, b.x, a.y, a.x))"
+        ).fetchall()
+        assert {points[i] for i in pareto_front(points)} == set(kept), (trial, points)
+
+
 # ------------------------------------------------------------------ the scenario key
 
 #: Where a list of the key's columns is the definition itself, or history: the identity module, and the
