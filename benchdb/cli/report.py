@@ -207,39 +207,25 @@ def report(
     Choose one or more reports (or --all): optimal hardware, the compatibility matrix, speedup,
     speed against accuracy, batch scaling, peak memory, trends, open regressions, serving, sources.
     Markdown on a terminal; --out FILE.html writes one HTML page."""
-    from benchdb.reports import build as builder
     from benchdb.reports import render as renderer
-    from benchdb.warehouse import READ_WAIT_S, Warehouse
+    from benchdb.reports.request import request
 
-    chosen = list(builder.ALL) if all_ else list(dict.fromkeys(kinds))
-    if not chosen:
-        raise BenchdbError(
-            "choose a report: --optimal-hardware, --matrix, --speedup, --speed-accuracy, "
-            "--batch-scaling, --memory, --trends, --regressions, --serving, --sources or --all"
-        )
-    wants = {"--slo": (slo, "serving"), "--cost-at": (cost_at, "serving"), "--per": (per, "optimal-hardware")}
-    for flag, (given, needs) in wants.items():
-        if given is not None and needs not in chosen:
-            raise BenchdbError(f"{flag} applies to --{needs}")
-    if chassis is not None and cost_at is None:
-        raise BenchdbError("--chassis applies to --serving --cost-at")
-    from benchdb.reports.optimal import price_filters
-    from benchdb.reports.serving_sections import parse_slo
-
-    fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
-    filters = builder.Filters(
-        models=tuple(models),
-        hardware=tuple(hardware_names),
+    chosen, filters = request(
+        kinds,
+        every=all_,
+        models=models,
+        hardware=hardware_names,
         objective=objective,
         max_latency_ms=max_latency_ms,
         max_memory_mb=max_memory_mb,
         max_accuracy_drop=max_accuracy_drop,
-        **price_filters(prices, side_by_side=cost_at is not None and chosen == ["serving"] and slo is None),
         per=per,
-        slo=parse_slo(slo),
+        prices=prices,
+        slo=slo,
         cost_at=cost_at,
         chassis=chassis,
     )
+    fmt = fmt or ("html" if out is not None and out.suffix.lower() in (".html", ".htm") else "md")
     if engine == "spark" or data is not None:
         if "serving" in chosen:
             raise BenchdbError("--serving reads the warehouse's serving views: use --engine duckdb")
@@ -253,6 +239,8 @@ def report(
         rep = spark_report(data, chosen, filters, detail=fmt == "html")
     else:
         # HTML also draws every traced result's samples (the drill-down)
+        from benchdb.warehouse import READ_WAIT_S, Warehouse
+
         rep = Warehouse(db, wait_s=READ_WAIT_S).report(chosen, filters, detail=fmt == "html")
     text = renderer.render(rep, fmt, wide or out is not None)  # a file is not a terminal: every column
     if github_summary:  # a browser shows wide tables: every column
