@@ -8,9 +8,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import duckdb
 import pytest
-from conftest import benchdb_cmd
+from conftest import benchdb_cmd, db_rows
 
 # the quickstart's answer rests on valid measurements: beside another test its results came out
 # invalid (busy machine) and the "why missing" lines changed, so its tests run alone
@@ -36,10 +35,12 @@ def test_quickstart_end_to_end(quickstart):
     assert (home / "report.html").stat().st_size > 10_000
     assert "## Optimal hardware by throughput" in proc.stdout
     assert f"report: {home / 'report.html'}" in proc.stdout
-    con = duckdb.connect(str(home / "benchdb.duckdb"), read_only=True)
-    got = dict(con.execute("select backend, count(*) from results where status = 'ok' group by 1").fetchall())
-    repeats = {r for (r,) in con.execute("select distinct repeats from results").fetchall()}
-    con.close()
+    db = home / "benchdb.duckdb"
+    got = {
+        r["backend"]: r["n"]
+        for r in db_rows(db, "select backend, count(*) AS n from results where status = 'ok' group by 1")
+    }
+    repeats = {r["repeats"] for r in db_rows(db, "select distinct repeats from results")}
     assert got == {"numpy": 2, "pytorch": 6, "onnxruntime": 4, "openvino": 4}
     assert repeats == {3}  # 3 interleaved processes per scenario
     # the terminal table fits (a line naming a long path is as long as the path)
@@ -69,15 +70,14 @@ def test_quickstart_prints_ingest_then_answer_then_what_was_left_out_then_next_s
 def _no_valid_result(db: Path) -> dict[str, set[str]]:
     """Each smoke model without a valid result -> its scenarios' outcomes as the quickstart counts
     them (status, or validity where it ran): {"2 invalid"}."""
-    con = duckdb.connect(str(db), read_only=True)
-    rows = con.execute(
-        "select model_id, if(status = 'ok', validity, status), count(*) from results "
-        "where model_id not in (select model_id from results where validity = 'valid') group by all"
-    ).fetchall()
-    con.close()
+    rows = db_rows(
+        db,
+        "select model_id, if(status = 'ok', validity, status) AS outcome, count(*) AS n from results "
+        "where model_id not in (select model_id from results where validity = 'valid') group by all",
+    )
     said: dict[str, set[str]] = {}
-    for model, outcome, n in rows:
-        said.setdefault(model, set()).add(f"{n} {outcome}")
+    for r in rows:
+        said.setdefault(r["model_id"], set()).add(f"{r['n']} {r['outcome']}")
     return said
 
 
