@@ -3,7 +3,8 @@
 #
 #     bash benchmarks/gpu/verify.sh OUTDIR [STEP ...]
 #
-# STEPs (default all): hardware eager agreement calibrate compile ort. The packing steps (ingest,
+# STEPs (default all but ttr): hardware eager agreement calibrate compile ort; ttr: benchmarks/time_to_result.py
+# on the CPU. The packing steps (ingest,
 # reports, compare.py) always run. BUDGET (default 480) caps the seconds of the measuring steps.
 #
 # Needs python3 with a CUDA build of torch, transformers and nvidia-ml-py, and benchdb importable
@@ -50,6 +51,8 @@ if want compile; then
   step compile 300 "$PY" -m benchdb run --backend pytorch --device cuda --mode compile --model tiny:bert \
     --batch-size 4 --seq-len 32 --precision ${COMPILE_PRECISIONS:-fp32,fp16,bf16} --tag gpu-compile "${common[@]}"
 fi
+# time to a valid result on this machine's CPU, quiet (not a default step: CPU only, ~2 min)
+want ttr && step ttr 300 "$PY" benchmarks/time_to_result.py --rounds "${TTR_ROUNDS:-5}" --threads 2
 want ort && step ort-cuda 200 "$PY" -m benchdb run --backend onnxruntime --device cuda --ep CUDA --model tiny:bert \
   --batch-size 1 --seq-len 32 --tag gpu-ort "${common[@]}"
 
