@@ -88,3 +88,4 @@ def test_a_stopped_reaper_ends_the_group_and_kills_what_ignores_sigterm(tmp_path
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)  # past the grace period: what ignored SIGTERM was killed
         assert not _alive(command_pid) and not _alive(helper)
+        assert proc.returncode == 128 + signal.SIGKILL  # the command's end, as a shell reports it

@@ -95,7 +95,10 @@ def end_group(group: int, grace_s: float, child: subprocess.Popen | None = None)
         for proc in left:
             with contextlib.suppress(psutil.Error):
                 proc.kill()
-        psutil.wait_procs(left, timeout=1.0)
+        if child is not None:  # reaped by its Popen, which then keeps its exit status (-SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                child.wait(timeout=1.0)
+        psutil.wait_procs([p for p in left if child is None or p.pid != child.pid], timeout=1.0)
 
 
 def main(argv: list[str]) -> int:
