@@ -12,7 +12,7 @@ optimal-hardware table returned for the terminal) says how many results were fla
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -44,6 +44,22 @@ class QuickstartResult:
 REPEATS = 3
 
 
+def chosen(suite: cfgmod.Config, backends: Sequence[str]) -> tuple[cfgmod.Config, list[str]]:
+    """The suite's runs of ``backends`` (none: all), and a line naming those left out."""
+    if not backends:
+        return suite, []
+    offered = list(dict.fromkeys(o.backend for o in suite.runs))
+    unknown = [b for b in backends if b not in offered]
+    if unknown:
+        raise BenchdbError(
+            f"--backend {unknown[0]} is not a backend of the smoke suite; use one of {', '.join(offered)}"
+        )
+    left = [b for b in offered if b not in backends]
+    return replace(suite, runs=[o for o in suite.runs if o.backend in backends]), (
+        [f"{', '.join(left)}: not chosen (--backend)"] if left else []
+    )
+
+
 def run(
     db: str,
     out: str,
@@ -51,10 +67,12 @@ def run(
     progress: Callable | None = None,
     note: Callable[[str], None] = print,
     repeats: int = REPEATS,
+    backends: Sequence[str] = (),
 ) -> QuickstartResult:
     """With ``repeats`` K > 1, each scenario runs in K interleaved processes, each with 1/K of the
     suite's minimum and maximum time (the suite's total measuring time stays about the same);
-    ``repeats=1`` is the suite as written, one process per model."""
+    ``repeats=1`` is the suite as written, one process per model. ``backends``: only these of the
+    suite's backends (none: every installed one)."""
     from benchdb.plan.driver import run_plan
     from benchdb.plan.planning import build_plan
     from benchdb.plan.prestart import prestart
@@ -62,8 +80,8 @@ def run(
     from benchdb.reports import render
     from benchdb.warehouse import Warehouse
 
-    suite = cfgmod.load_suite("smoke")
-    runs, skipped = [], []
+    suite, skipped = chosen(cfgmod.load_suite("smoke"), backends)
+    runs = []
     without: dict[tuple[str, ...], list[str]] = {}  # models that cannot be built here -> their backends
     unmeasured: dict[str, list[str]] = {}  # why a backend is unavailable -> the models it would measure
     for opts in suite.runs:

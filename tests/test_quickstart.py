@@ -43,3 +43,20 @@ def test_a_model_one_backend_measured_and_a_model_without_a_valid_result_are_nam
     ]
     assert missing_from(items[:2], [], answer[:2]) == ["alone: only one backend measured it (nothing to compare)"]
     assert missing_from(items[:1], [], answer[:1]) == []
+
+
+def test_backend_chooses_among_the_suites_backends_and_the_rest_are_named_as_not_chosen(tmp_path):
+    from conftest import db_rows
+
+    from benchdb import quickstart
+    from benchdb.errors import BenchdbError
+
+    db = tmp_path / "w.duckdb"
+    with pytest.raises(BenchdbError, match=r"^--backend nope is not a backend of the smoke suite; use one of numpy, "):
+        quickstart.run(str(db), str(tmp_path / "out"), tmp_path / "r.html", backends=["numpy", "nope"])
+    assert not db.exists() and not (tmp_path / "out").exists()  # refused before anything ran
+    got = quickstart.run(
+        str(db), str(tmp_path / "out"), tmp_path / "r.html", note=lambda _: None, repeats=1, backends=["numpy"]
+    )
+    assert got.left_out[0] == "pytorch, onnxruntime, openvino: not chosen (--backend)"
+    assert {r["backend"] for r in db_rows(db, "SELECT DISTINCT backend FROM results")} == {"numpy"}

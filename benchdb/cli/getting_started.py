@@ -36,6 +36,7 @@ def suites():
             "one process per model: faster, but no winner can be confirmed",
             "benchdb quickstart --repeats 1 --report quick.html",
         ),
+        ("only the CPU backends that need no export", "benchdb quickstart --backend numpy --backend pytorch"),
     ),
     exit_codes=INTERRUPTED,
 )
@@ -57,7 +58,14 @@ def suites():
     help="Processes per scenario, interleaved (each with 1/K of the suite's time); 1: one process "
     "per model, and no winner can be confirmed.",
 )
-def quickstart(db, out, report_path, repeats):
+@click.option(
+    "--backend",
+    "backends",
+    multiple=True,
+    metavar="NAME",
+    help="Only this backend of the smoke suite (repeatable; default: every installed one).",
+)
+def quickstart(db, out, report_path, repeats, backends):
     """Measure, ingest and report the smoke suite on this machine.
 
     Every installed backend runs the smoke suite; the results are ingested into the warehouse and
@@ -73,6 +81,7 @@ def quickstart(db, out, report_path, repeats):
         progress=progress_printer(),
         note=lambda text: click.echo(text, err=True),
         repeats=repeats,
+        backends=backends,
     )
     click.echo(result.ingest_line)
     click.echo(result.optimal_markdown)
