@@ -12,7 +12,8 @@ a temporary git worktree; ``python -m benchdb`` imports the package from the wor
 so one interpreter serves both), interleaved with the new runs: its wall time is the baseline of
 the ratio printed, and its own "win" calls (one process, within-process intervals) are checked the
 same way against every other run. Never run it beside another benchmark or test run. --small checks
-that the script works: one quickstart (--repeats 1: its calls cannot be wins), no baseline.
+that the script works: one quickstart of numpy and pytorch (--repeats 1: its calls cannot be wins),
+no baseline.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: --small: the backends that need no export (the whole quickstart runs in tests/cli/test_start.py)
+SMALL_BACKENDS = ("--backend", "numpy", "--backend", "pytorch")
 
 
 def quickstart(checkout: Path, work: Path, extra: list[str]) -> tuple[float, list[dict]]:
@@ -132,12 +135,14 @@ def main() -> None:
     ap.add_argument("--baseline-ref", default="69eff9b", help="the commit whose quickstart is today's baseline")
     ap.add_argument("--baseline-runs", type=int, default=2)
     ap.add_argument(
-        "--small", action="store_true", help="1 quickstart with --repeats 1, no baseline: checks that the script works"
+        "--small",
+        action="store_true",
+        help=("1 quickstart of numpy and pytorch with --repeats 1, no baseline: checks that the script works"),
     )
     args = ap.parse_args()
     extra = []
     if args.small:
-        args.runs, args.baseline_runs, extra = 1, 0, ["--repeats", "1"]
+        args.runs, args.baseline_runs, extra = 1, 0, ["--repeats", "1", *SMALL_BACKENDS]
     with tempfile.TemporaryDirectory(prefix="bdb-qsrepeat-") as tmp:
         tmp = Path(tmp)
         base_tree = tmp / "baseline"

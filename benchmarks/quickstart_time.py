@@ -7,8 +7,9 @@ The earlier commit is checked out into a temporary git worktree; each side runs
 working directory, so the same interpreter and libraries serve both) into a fresh folder. The
 sides alternate (A B B A ...), and the script prints each wall time and the ratio of the medians.
 Never run it beside another benchmark or test run. --small checks that the script works: HEAD
-against itself with --repeats 1, in one quickstart run in the temporary worktree that serves as both
-sides (a second run of the same commit would only repeat it: its ratio is 1 by construction).
+against itself with --repeats 1 and numpy and pytorch only, in one quickstart run in the temporary
+worktree that serves as both sides (a second run of the same commit would only repeat it: its ratio
+is 1 by construction).
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: --small: the backends that need no export (the whole quickstart runs in tests/cli/test_start.py)
+SMALL_BACKENDS = ("--backend", "numpy", "--backend", "pytorch")
 
 
 def quickstart(checkout: Path, work: Path, extra: list[str]) -> float:
@@ -64,12 +67,12 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help="HEAD against itself, --repeats 1, one run serving both sides: checks that the script works",
+        help="HEAD against itself, numpy and pytorch, --repeats 1, one run serving both sides: checks the script",
     )
     args = ap.parse_args()
     extra = []
     if args.small:
-        args.baseline_ref, args.pairs, extra = "HEAD", 1, ["--repeats", "1"]
+        args.baseline_ref, args.pairs, extra = "HEAD", 1, ["--repeats", "1", *SMALL_BACKENDS]
     with tempfile.TemporaryDirectory(prefix="benchdb-qs-") as tmp:
         base = Path(tmp) / "baseline"
         subprocess.run(
