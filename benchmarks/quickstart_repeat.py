@@ -12,7 +12,7 @@ a temporary git worktree; ``python -m benchdb`` imports the package from the wor
 so one interpreter serves both), interleaved with the new runs: its wall time is the baseline of
 the ratio printed, and its own "win" calls (one process, within-process intervals) are checked the
 same way against every other run. Never run it beside another benchmark or test run. --small checks
-that the script works: one quickstart of numpy and pytorch (--repeats 1: its calls cannot be wins),
+that the script works: one quickstart of pytorch and onnxruntime (--repeats 1: its calls cannot be wins),
 no baseline.
 """
 
@@ -29,8 +29,9 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: --small: the backends that need no export (the whole quickstart runs in tests/cli/test_start.py)
-SMALL_BACKENDS = ("--backend", "numpy", "--backend", "pytorch")
+#: --small: two backends that measure the same models, so that the table has calls to check (the whole
+#: quickstart runs in tests/cli/test_start.py)
+SMALL_BACKENDS = ("--backend", "pytorch", "--backend", "onnxruntime")
 
 
 def quickstart(checkout: Path, work: Path, extra: list[str]) -> tuple[float, list[dict]]:
@@ -137,7 +138,7 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help=("1 quickstart of numpy and pytorch with --repeats 1, no baseline: checks that the script works"),
+        help=("1 quickstart of pytorch and onnxruntime, --repeats 1, no baseline: checks that the script works"),
     )
     args = ap.parse_args()
     extra = []

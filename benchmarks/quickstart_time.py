@@ -7,7 +7,7 @@ The earlier commit is checked out into a temporary git worktree; each side runs
 working directory, so the same interpreter and libraries serve both) into a fresh folder. The
 sides alternate (A B B A ...), and the script prints each wall time and the ratio of the medians.
 Never run it beside another benchmark or test run. --small checks that the script works: HEAD
-against itself with --repeats 1 and numpy and pytorch only, in one quickstart run in the temporary
+against itself with --repeats 1 and numpy only, in one quickstart run in the temporary
 worktree that serves as both sides (a second run of the same commit would only repeat it: its ratio
 is 1 by construction).
 """
@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: --small: the backends that need no export (the whole quickstart runs in tests/cli/test_start.py)
-SMALL_BACKENDS = ("--backend", "numpy", "--backend", "pytorch")
+#: --small: the one backend that needs no model build, for a wall time (the whole quickstart runs in
+#: tests/cli/test_start.py)
+SMALL_BACKENDS = ("--backend", "numpy")
 
 
 def quickstart(checkout: Path, work: Path, extra: list[str]) -> float:
@@ -67,7 +68,7 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help="HEAD against itself, numpy and pytorch, --repeats 1, one run serving both sides: checks the script",
+        help="HEAD against itself, numpy only, --repeats 1, one run serving both sides: checks the script",
     )
     args = ap.parse_args()
     extra = []
