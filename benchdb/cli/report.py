@@ -369,10 +369,10 @@ def check(baseline, candidate, threshold, metric, fmt, out, github_summary, wide
     if github_summary:
         append_summary(renderer.check_markdown(result, wide=True))
     if fmt == "html":
-        from benchdb.reports import compare
+        from benchdb.reports import check_page
 
         with wh.reading() as con:
-            text = compare.html(con, result)
+            text = check_page.html(con, result)
     else:
         text = md if fmt == "md" else renderer.check_json(result)
     if out is None:

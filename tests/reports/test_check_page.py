@@ -1,4 +1,4 @@
-"""`benchdb check --format html`'s page (benchdb/reports/compare.py): the gate's verdicts drawn, one
+"""`benchdb check --format html`'s page (benchdb/reports/check_page.py): the gate's verdicts drawn, one
 forest plot of every series' change with its interval, and each series' two distributions."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import make_meta, make_run, write_file
 
-from benchdb.reports import compare
+from benchdb.reports import check_page
 from benchdb.warehouse import Warehouse
 
 
@@ -39,7 +39,7 @@ def test_the_page_draws_the_gates_verdicts_a_forest_and_each_series(checked):
     db, result = checked
     assert sorted(c.verdict for c in result.comparisons) == ["regressed", "unchanged"]
     with Warehouse(db).reading() as con:
-        page = compare.html(con, result)
+        page = check_page.html(con, result)
     assert "<h1>benchdb check: FAIL</h1>" in page and 'class="verdict-regressed"' in page
     assert page.count("<svg") == 3  # the forest and the two series' distributions
     assert 'id="series-0"' in page and 'id="series-1"' in page
@@ -48,14 +48,14 @@ def test_the_page_draws_the_gates_verdicts_a_forest_and_each_series(checked):
 
 def test_the_forest_and_the_distributions_name_their_axes_in_the_checks_unit(checked):
     _, result = checked
-    forest = compare.forest(result)
+    forest = check_page.forest(result)
     assert _axes(forest)[0]["x"] == "change of the median latency_s, candidate vs baseline (%)"
     regressed = next(c for c in result.comparisons if c.verdict == "regressed")
     base = [[1e-3, 1.1e-3], [1.05e-3]]
     cand = [[1.3e-3, 1.35e-3]]
-    svg = compare.distributions(regressed, base, cand, "s", "latency_s")
+    svg = check_page.distributions(regressed, base, cand, "s", "latency_s")
     assert [(a["x"], a["y"]) for a in _axes(svg)] == [
         ("latency_s (ms)", "samples (count)"),
         ("latency_s (ms)", "fraction of samples (0-1)"),
     ]
-    assert compare.distributions(regressed, [], [], "s", "latency_s") is None
+    assert check_page.distributions(regressed, [], [], "s", "latency_s") is None
