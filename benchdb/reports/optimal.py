@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -122,18 +121,28 @@ class Normalisation:
     note: str
 
 
-@cache
-def normalisations() -> tuple[Normalisation, ...]:
-    """Every normalisation, in the order they are offered (the first is the default): read from the
-    SQL that defines them, so the command line, the reports and the dashboard offer the same ones."""
-    from benchdb.startup import duckdb
+_known: tuple[Normalisation, ...] | None = None
 
-    con = duckdb.connect()
-    try:
-        sql.install_macros(con)
-        return tuple(Normalisation(**r) for r in sql.rows(con.execute(sql.load("queries/normalisations.sql"))))
-    finally:
-        con.close()
+
+def normalisations(con: Any = None) -> tuple[Normalisation, ...]:
+    """Every normalisation, in the order they are offered (the first is the default), read from the
+    SQL that defines them: from ``con`` when it is an open warehouse (its macros are checked as it
+    opens), else from a database in memory started for them (~30 ms)."""
+    global _known
+    if _known is None:
+        from benchdb.startup import duckdb
+
+        own = isinstance(con, duckdb.DuckDBPyConnection)
+        mem = con if own else duckdb.connect()
+        try:
+            if not own:
+                sql.install_macros(mem)
+            found = sql.rows(mem.execute(sql.load("queries/normalisations.sql")))
+            _known = tuple(Normalisation(**r) for r in found)
+        finally:
+            if not own:
+                mem.close()
+    return _known
 
 
 def normalisation(name: str | None) -> Normalisation:
@@ -198,6 +207,7 @@ def _checked_per(f: Filters) -> Normalisation:
 
 def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Section]:
     """The optimal-hardware section; with an explicit --per, also every system side by side."""
+    normalisations(con)
     per = _checked_per(f)
     params = _params(f)
     keys, rows = section_rows(con, "optimal_hardware", params)
