@@ -18,6 +18,10 @@ SELECT (SELECT count(*) FROM runs)                                   AS runs,
        (SELECT count(*) FROM result_sources WHERE summary_only)     AS published_results,
        (SELECT count(*) FROM samples)                                AS samples,
        (SELECT max(started_at) FROM runs)                            AS latest_run,
-       (SELECT count(*) FROM results_current)                        AS latest_results,
-       (SELECT count(*) FROM results_current
-         WHERE status = 'ok' AND validity = 'valid' AND unit = 's')   AS latest_valid
+       latest.latest_results,
+       latest.latest_valid
+-- results_current once for both of its counts (each pass ranks every result)
+FROM (SELECT count(*)                                                AS latest_results,
+             count(*) FILTER (WHERE status = 'ok' AND validity = 'valid' AND unit = 's')
+                                                                     AS latest_valid
+      FROM results_current) latest
