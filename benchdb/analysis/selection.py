@@ -160,7 +160,7 @@ def _options_split(base: Selection, cand: Selection) -> str:
     (e.g. --ab-env on a variable a user bench declares in ENV, which is part of identity): which."""
 
     def loose(r: dict) -> tuple:
-        return tuple(str(r.get(k)) for k in _LOOSE)
+        return tuple(map(str, map(r.get, _LOOSE)))
 
     cands = {loose(r): r for r in cand.results.values()}
     differ: dict[str, set[str]] = {}

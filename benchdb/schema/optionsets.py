@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import fields
 from functools import lru_cache
-from importlib import metadata
 from typing import Any
 
 
@@ -46,6 +45,8 @@ def register(backend: str, option_set: type | None) -> None:
 def _from_entry_points() -> dict[str, type | None]:
     """Each backend's option set from the ``benchdb.backends`` entry points: benchdb's own first, so
     a plug-in cannot take its name; a plug-in that fails to load has none (any JSON object)."""
+    from importlib import metadata  # ~35 ms (email, zipfile): not paid by readers that never check options
+
     found: dict[str, type | None] = {}
     for ep in sorted(
         metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: (not ep.value.startswith("benchdb."), ep.name)
