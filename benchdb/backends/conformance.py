@@ -10,9 +10,10 @@ from benchdb.backends.protocol import Backend
 if TYPE_CHECKING:
     from benchdb.backends.numpy import backend as _numpy
     from benchdb.backends.onnxruntime import backend as _onnxruntime
+    from benchdb.backends.openai import backend as _openai
     from benchdb.backends.openvino import backend as _openvino
     from benchdb.backends.ortweb import backend as _ortweb
     from benchdb.backends.pytorch import backend as _pytorch
     from benchdb.backends.userbench import backend as _userbench
 
-    _checked: list[Backend] = [_numpy, _onnxruntime, _openvino, _ortweb, _pytorch, _userbench]
+    _checked: list[Backend] = [_numpy, _onnxruntime, _openai, _openvino, _ortweb, _pytorch, _userbench]

@@ -183,3 +183,25 @@ def test_the_page_holds_no_list_of_the_normalisations():
             found.append(f"{name} divides a figure by a power or a price")
     assert found == []
     assert len(normalisations()) >= 4 and normalisations()[0].name == "system"
+
+
+# ------------------------------------------------------------------ the backends
+
+
+@pytest.mark.core
+def test_the_type_checker_checks_every_backend_the_package_declares():
+    """benchdb/backends/conformance.py (read by mypy alone) names each backend of pyproject.toml's
+    ``benchdb.backends`` entry points: a backend added there is checked against the protocol too."""
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"][
+        "benchdb.backends"
+    ]
+    packages = {target.split(":")[0] for target in declared.values()}
+    tree = ast.parse((REPO / "benchdb" / "backends" / "conformance.py").read_text(encoding="utf-8"))
+    checked = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module and any(a.name == "backend" for a in node.names)
+    }
+    assert checked == packages
