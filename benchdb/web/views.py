@@ -226,9 +226,9 @@ def _plain_row(description, skip: int):
     return row_of
 
 
-def query(con, name: str, params: dict[str, str], limit: int | None = None) -> dict[str, Any]:
-    """``{"view", "title", "filters", "columns", "rows", "truncated"}`` of view ``name`` under
-    ``params``: at most ``limit`` rows (default :data:`MAX_ROWS`, :data:`MAX_SAMPLES` for samples)."""
+def checked(name: str, params: dict[str, str]) -> tuple[View, dict[str, Any]]:
+    """View ``name`` and the SQL parameters of ``params``; :class:`UnknownView` for a view or filter
+    it does not have, a required filter missing or a value it does not take."""
     view = VIEWS.get(name)
     if view is None:
         raise UnknownView(f"no dashboard view {name!r}; the views: {', '.join(VIEWS)}")
@@ -250,8 +250,14 @@ def query(con, name: str, params: dict[str, str], limit: int | None = None) -> d
                 float(params[f])
             except ValueError:
                 raise UnknownView(f"view {name}: {f} must be a number, not {params[f]!r}") from None
-    bound = {f: (params.get(f) or None) for f in view.filters}
-    cur = con.execute(sql.load(f"dashboard/{name}.sql"), {**bound, **priced})
+    return view, {**{f: (params.get(f) or None) for f in view.filters}, **priced}
+
+
+def query(con, name: str, params: dict[str, str], limit: int | None = None) -> dict[str, Any]:
+    """``{"view", "title", "filters", "columns", "rows", "truncated"}`` of view ``name`` under
+    ``params``: at most ``limit`` rows (default :data:`MAX_ROWS`, :data:`MAX_SAMPLES` for samples)."""
+    view, bound = checked(name, params)
+    cur = con.execute(sql.load(f"dashboard/{name}.sql"), bound)
     columns = [d[0] for d in cur.description]
     limit = limit or (MAX_SAMPLES if name in SAMPLE_VIEWS else MAX_ROWS)
     skip = 1 if view.hidden else 0
