@@ -72,8 +72,8 @@ def _learn(con, view: api.View, text: str, bound: dict) -> list[tuple[str, str]]
     """The view's columns and their types (no row read), or None when DuckDB cannot write one of them."""
     if view.hidden is not None or view.name == "samples":
         return None
-    description = con.execute(f"SELECT * FROM ({text}) q LIMIT 0", bound).description
-    columns = [(d[0], str(d[1])) for d in description]
+    # DESCRIBE names DuckDB's own types (a cursor's description gives DB-API names before DuckDB 1.3)
+    columns = [(row[0], str(row[1])) for row in con.execute(f"DESCRIBE SELECT * FROM ({text}) q", bound).fetchall()]
     return columns if all(kind in _AS_JSON for _, kind in columns) else None
 
 
