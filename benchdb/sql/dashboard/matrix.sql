@@ -5,4 +5,4 @@ SELECT family, model_type, hardware_name, backend, rating, rating_label, relativ
        results, ok, failed, invalid, top_error
 FROM compat_matrix
 WHERE ($family IS NULL OR family = $family)
-ORDER BY family, hardware_name, backend
+ORDER BY family, hardware_name, backend, model_type

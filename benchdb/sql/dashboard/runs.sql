@@ -9,9 +9,10 @@ WITH r AS (
     SELECT ru.run_id, ru.started_at,
            any_value(coalesce('import: ' || (ru.config ->> 'imported_from'),
                               'benchdb ' || coalesce(ru.benchdb_version, '?')))   AS source,
-           coalesce(string_agg(DISTINCT r.options ->> 'submitter', ', '),
+           coalesce(string_agg(DISTINCT r.options ->> 'submitter', ', ' ORDER BY r.options ->> 'submitter'),
                     CASE WHEN any_value(ru.host) <> 'unknown' THEN any_value(ru.host) END) AS submitter,
-           string_agg(DISTINCT coalesce(h.system_name, h.device_name), ', ')  AS systems,
+           string_agg(DISTINCT coalesce(h.system_name, h.device_name), ', '
+                      ORDER BY coalesce(h.system_name, h.device_name))       AS systems,
            count(r.result_id)                                                  AS results,
            count(l.result_id)                                                  AS latest_results,
            -- a run of published figures only (no samples) and of one model: its figures are on the systems page
