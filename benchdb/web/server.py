@@ -35,7 +35,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from benchdb.errors import BenchdbError, clip, first_line
 from benchdb.store.latest import Latest
-from benchdb.web import answer
+from benchdb.web import json_rows
 from benchdb.web import views as api
 
 STATIC = Path(__file__).parent / "static"
@@ -91,7 +91,7 @@ def answer_of(view: str, params: dict[str, str]) -> tuple[tuple, Callable[[Any],
     """The key an API request's answer is kept under (:meth:`Latest.answer`) and what computes it."""
 
     def compute(con) -> bytes:
-        return answer.answer(con, view, params)
+        return json_rows.answer(con, view, params)
 
     return (view, tuple(sorted(params.items()))), compute
 

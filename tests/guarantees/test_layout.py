@@ -472,3 +472,12 @@ def test_no_comment_or_docstring_cites_an_issue_number():
         for match in ISSUE_NUMBER.finditer(text)
     ]
     assert found == []
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test modules by their file name (no __init__.py in tests/): two of one name fail the
+    whole run at collection, which a run of one folder never shows."""
+    names: dict[str, list[str]] = {}
+    for path in TESTS.rglob("test_*.py"):
+        names.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}

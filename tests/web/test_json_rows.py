@@ -1,4 +1,4 @@
-"""The server's answers are written by DuckDB (benchdb.web.answer), not value by value in Python: the
+"""The server's answers are written by DuckDB (benchdb.web.json_rows), not value by value in Python: the
 same documents once parsed as views.query's, for every type a view's column has and for every view of
 a real warehouse."""
 
@@ -14,7 +14,7 @@ import pytest
 from conftest import make_meta, make_run, write_file
 
 from benchdb.warehouse import Warehouse
-from benchdb.web import answer
+from benchdb.web import json_rows
 from benchdb.web import views as api
 
 pytestmark = pytest.mark.core
@@ -43,12 +43,11 @@ def test_duckdb_writes_every_type_as_python_does():
     con = duckdb.connect()
     columns = [(row[0], row[1]) for row in con.execute(f"DESCRIBE {VALUES}").fetchall()]
     cur = con.execute(VALUES)
-    assert {kind for _, kind in columns} == set(answer._AS_JSON), "a type the DuckDB path writes is not tried here"
+    assert {kind for _, kind in columns} == set(json_rows._AS_JSON), "a type the DuckDB path writes is not tried here"
     row_of = api._plain_row(cur.description, 0)
     python = json.loads(json.dumps([row_of(r) for r in cur.fetchall()], allow_nan=False))
-    written = [
-        json.loads(text) for (text,) in con.execute(f"SELECT {answer.row_json(columns)} FROM ({VALUES}) q").fetchall()
-    ]
+    rows = con.execute(f"SELECT {json_rows.row_json(columns)} FROM ({VALUES}) q").fetchall()
+    written = [json.loads(text) for (text,) in rows]
     assert written == python
     d, f, ts = (next(i for i, (c, _) in enumerate(columns) if c == name) for name in ("d", "f", "ts"))
     assert [r[d] for r in written[:3]] == [0.1, None, None]  # not finite: null, as plain() has it
@@ -89,12 +88,12 @@ def test_every_view_answers_as_query_does(tmp_path):
         asked += [("results", {"model": "matmul:64"}), ("optimal", {"objective": "latency", "per": "accelerator"})]
         for name, params in asked:
             expected = json.loads(json.dumps(api.query(con, name, params), allow_nan=False))
-            got = json.loads(answer.answer(con, name, params))
+            got = json.loads(json_rows.answer(con, name, params))
             if name == "compare_samples":  # its ORDER BY leaves a side's samples in no order (a histogram's)
                 expected["rows"].sort(key=json.dumps)
                 got["rows"].sort(key=json.dumps)
             assert got == expected, (name, params)
         assert expected["rows"]
     # the views the page opens with the most rows are written by DuckDB, not by the Python fallback
-    assert all(answer._columns[name] is not None for name in ("results", "matrix", "flagged", "runs", "optimal"))
-    assert answer._columns["samples"] is None
+    assert all(json_rows._columns[name] is not None for name in ("results", "matrix", "flagged", "runs", "optimal"))
+    assert json_rows._columns["samples"] is None
