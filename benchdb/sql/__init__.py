@@ -30,6 +30,17 @@ def literal(path: str | os.PathLike) -> str:
     return "".join(f"[{ch}]" if ch in "*?[" else ch for ch in str(path))
 
 
+def string(text: str) -> str:
+    """A SQL string literal, for where DuckDB takes no bound parameter (a view's definition, COPY's
+    target, ATTACH's path before DuckDB 2.0)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def ident(name: str) -> str:
+    """A quoted SQL identifier (a column or table name read from a catalog, never a user's value)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def literals(paths) -> list[str]:
     """:func:`literal` of each path: the ``$files`` parameter of a query over discovered files."""
     return [literal(p) for p in paths]

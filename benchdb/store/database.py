@@ -67,8 +67,7 @@ def connect(
                 con = duckdb.connect(":memory:", config=config)
                 try:
                     # a literal, not a parameter: DuckDB before 2.0 cannot bind ATTACH's path
-                    literal = "'" + str(path).replace("'", "''") + "'"
-                    con.execute(f"ATTACH {literal} AS {ATTACHED} (READ_ONLY)")
+                    con.execute(f"ATTACH {sql.string(str(path))} AS {ATTACHED} (READ_ONLY)")
                     con.execute(f"USE {ATTACHED}")
                 except BaseException:
                     con.close()
@@ -290,7 +289,7 @@ def status(db: str | os.PathLike | None) -> dict:
         tables = {}
         if have:
             for (name,) in con.execute(sql.load("queries/list_tables.sql")).fetchall():
-                tables[name] = con.execute(f"SELECT count(*) FROM {_ident(name)}").fetchall()[0][0]
+                tables[name] = con.execute(f"SELECT count(*) FROM {sql.ident(name)}").fetchall()[0][0]
         files = parts.on_disk(path)
         return {
             "path": str(path),
@@ -307,8 +306,3 @@ def status(db: str | os.PathLike | None) -> dict:
         }
     finally:
         con.close()
-
-
-def _ident(name: str) -> str:
-    """Quote an identifier read from the catalog (never a value from a user)."""
-    return '"' + name.replace('"', '""') + '"'

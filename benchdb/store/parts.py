@@ -105,15 +105,9 @@ def gen_name(gen: int) -> str:
     return f"gen={gen:0{_GEN_DIGITS}d}"
 
 
-def string(text: str) -> str:
-    """A SQL string literal. View definitions and COPY targets cannot take bound parameters, so the
-    two values benchdb itself chose (the samples folder and a part's name) are quoted here."""
-    return "'" + text.replace("'", "''") + "'"
-
-
 def glob_string(folder: Path) -> str:
     """The SQL string literal of the pattern naming every part of ``folder``."""
-    return string(sql.literal(folder) + "/gen=*/*.parquet")
+    return sql.string(sql.literal(folder) + "/gen=*/*.parquet")
 
 
 def view_sql(low: int, high: int) -> str:
@@ -124,7 +118,7 @@ def view_sql(low: int, high: int) -> str:
     # DuckDB reads the schema from the first file a read_parquet lists: the second branch lists the
     # lowest generation first (this catalog's reader holds it), not whatever ``gen=*`` sorts first,
     # which may be an older generation a compaction is removing at that moment.
-    lowest = string("/" + gen_name(int(low)) + "/*.parquet")
+    lowest = sql.string("/" + gen_name(int(low)) + "/*.parquet")
     return (
         f"CREATE OR REPLACE VIEW samples AS SELECT {NAMES} FROM read_parquet({_ROOT} || {lowest}, "
         f"hive_partitioning = false) UNION ALL SELECT {NAMES} FROM read_parquet([{_ROOT} || {lowest}, "

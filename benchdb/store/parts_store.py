@@ -29,7 +29,6 @@ from benchdb.store.parts import (
     point,
     published,
     select_sql,
-    string,
     view_sql,
 )
 
@@ -112,7 +111,7 @@ class Store:
         part = self._gen_dir() / f"{uuid.uuid4().hex}.parquet"
         try:
             rows = con.execute(
-                f"COPY ({select_sql(source, sort=sort)}) TO {string(str(part))} (FORMAT parquet, COMPRESSION zstd)",
+                f"COPY ({select_sql(source, sort=sort)}) TO {sql.string(str(part))} (FORMAT parquet, COMPRESSION zstd)",
                 params,
             ).fetchall()[0][0]
             if rows:
@@ -153,9 +152,9 @@ class Store:
             con.execute(f"SET threads = {writers}")
         try:
             con.execute(
-                f"COPY ({select_sql(source, sort=False)}) TO {string(str(gen_dir))} "
+                f"COPY ({select_sql(source, sort=False)}) TO {sql.string(str(gen_dir))} "
                 f"(FORMAT parquet, COMPRESSION zstd, PER_THREAD_OUTPUT, OVERWRITE_OR_IGNORE, "
-                f"FILENAME_PATTERN {string(batch + '_{i}')})",
+                f"FILENAME_PATTERN {sql.string(batch + '_{i}')})",
                 params,
             )
         except BaseException:

@@ -64,7 +64,7 @@ def answer(con, name: str, params: dict[str, str]) -> bytes:
 def row_json(columns: list[tuple[str, str]]) -> str:
     """The SQL of one row of ``q`` as JSON text, from its columns (name, type), each written as
     :func:`benchdb.web.views.plain` and ``json.dumps`` would write it."""
-    values = ", ".join(_AS_JSON[kind].format(c=f"q.{_ident(column)}") for column, kind in columns)
+    values = ", ".join(_AS_JSON[kind].format(c=f"q.{sql.ident(column)}") for column, kind in columns)
     return f"CAST(json_array({values}) AS VARCHAR)"
 
 
@@ -75,7 +75,3 @@ def _learn(con, view: api.View, text: str, bound: dict) -> list[tuple[str, str]]
     # DESCRIBE names DuckDB's own types (a cursor's description gives DB-API names before DuckDB 1.3)
     columns = [(row[0], str(row[1])) for row in con.execute(f"DESCRIBE SELECT * FROM ({text}) q", bound).fetchall()]
     return columns if all(kind in _AS_JSON for _, kind in columns) else None
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
