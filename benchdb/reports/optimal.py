@@ -207,7 +207,7 @@ def _checked_per(f: Filters) -> Normalisation:
 
 def optimal_section(con, f: Filters, detail: bool = False) -> Section | list[Section]:
     """The optimal-hardware section; with an explicit --per, also every system side by side."""
-    normalisations(con)
+    normalisations(con)  # kept from this open warehouse: the calls below ask without a connection
     per = _checked_per(f)
     params = _params(f)
     keys, rows = section_rows(con, "optimal_hardware", params)
