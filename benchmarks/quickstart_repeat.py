@@ -138,7 +138,7 @@ def main() -> None:
     ap.add_argument(
         "--small",
         action="store_true",
-        help=("1 quickstart of pytorch and onnxruntime, --repeats 1, no baseline: checks that the script works"),
+        help="1 quickstart of pytorch and onnxruntime, --repeats 1, no baseline: checks that the script works",
     )
     args = ap.parse_args()
     extra = []

@@ -3,9 +3,9 @@
 #
 #     bash benchmarks/gpu/verify.sh OUTDIR [STEP ...]
 #
-# STEPs (default all but ttr): hardware eager agreement calibrate compile ort; ttr: benchmarks/time_to_result.py
-# on the CPU. The packing steps (ingest,
-# reports, compare.py) always run. BUDGET (default 480) caps the seconds of the measuring steps.
+# STEPs (default all but ttr): hardware eager agreement calibrate compile ort; ttr runs
+# benchmarks/time_to_result.py on the CPU. The packing steps (ingest, reports, compare.py) always run.
+# BUDGET (default 480) caps the seconds of the measuring steps.
 #
 # Needs python3 with a CUDA build of torch, transformers and nvidia-ml-py, and benchdb importable
 # (pip install -e . or a wheel on PYTHONPATH). Every step is timed and kept going past a failure;
