@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -243,6 +243,35 @@ def compare(
     done.rows = _rows({s: summary_rows(done.report.reports[s]) for s in SIDES})
     done.check = check_command(done.report, str(resolve_db(db)), threshold)
     return done
+
+
+def from_options(values: Mapping[str, Any], given: Collection[str] = (), *, note: Note = _quiet) -> Compared:
+    """`benchdb run --ab` / `--ab-url`'s options as one call: the runs they describe
+    (:func:`benchdb.plan.config.runs_from`: ``values`` by parameter name, ``given`` naming those set on
+    purpose), the combinations checked, and :func:`compare`."""
+    from benchdb.plan.config import check_combinations, runs_from
+
+    runs, exclude, source = runs_from(values, given)
+    check_combinations(values)
+    return compare(
+        runs,
+        exclude,
+        source,
+        pythons=values.get("ab"),
+        urls=values.get("ab_url"),
+        hardware_files=values.get("ab_hardware_file"),
+        env=values.get("ab_env") or (),
+        env_public=values.get("ab_env_public") or (),
+        duet=bool(values.get("duet")),
+        repeats_given="repeats" in given,
+        max_trials=values.get("ab_max_trials") or 0,
+        threshold=values.get("ab_threshold", 0.05),
+        shard=values.get("shard"),
+        skip_fresh=values.get("skip_fresh"),
+        dry_run=bool(values.get("dry_run")),
+        db=values.get("db"),
+        note=note,
+    )
 
 
 def _rows(rows: dict[str, list[dict]]) -> list[dict]:

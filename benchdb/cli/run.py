@@ -1,6 +1,6 @@
-"""Measuring: `benchdb run` (its flags are built in :mod:`benchdb.cli.run_flags`; the runs and their
-measuring are :func:`benchdb.plan.config.runs_from` and :mod:`benchdb.plan.measure`, an A/B
-:func:`benchdb.ab.compare.compare`).
+"""Measuring: `benchdb run` (its flags are built in :mod:`benchdb.cli.run_flags`). Each form is one call
+of the library: :func:`benchdb.plan.measure.from_options`, an A/B :func:`benchdb.ab.compare.from_options`,
+a resumed run :func:`benchdb.plan.measure.resume`.
 
 Runners, backends and the warehouse are imported inside the commands, so `benchdb --help` stays
 light (no torch, onnxruntime, openvino or duckdb).
@@ -143,34 +143,13 @@ def run(**params):
     prints the plan. Options marked [backend] apply to that backend's runs only.
     """
     from benchdb.plan import measure
-    from benchdb.plan.config import runs_from
 
     ctx = click.get_current_context()
     if params["resume_dir"] is not None:
         return _resume(ctx, params)
-    runs, exclude, source = runs_from(params, given(ctx))
-    _check_combinations(params)
     if params["ab"] or params["ab_url"]:
-        return _ab(ctx, params, runs, exclude, source)
-    workers = None
-    if params["parallel"]:
-        workers, runs = measure.workers(runs, params["parallel"], "--parallel", _note)
-    if params["ab_env"] or params.get("ab_env_public"):
-        raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
-    if params["ab_max_trials"]:
-        raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
-    done = measure.run(
-        runs,
-        exclude,
-        source,
-        shard=params["shard"],
-        skip_fresh=params["skip_fresh"],
-        db=params["db"],
-        dry_run=params["dry_run"],
-        workers=workers,
-        progress=progress_printer(),
-        note=_note,
-    )
+        return _ab(params, given(ctx))
+    done = measure.from_options(params, given(ctx), progress=progress_printer(), note=_note)
     if params["dry_run"]:
         for item in done.items:
             for sc in item.scenarios:
@@ -182,31 +161,13 @@ def run(**params):
         _print_run(done.report)
 
 
-def _ab(ctx: click.Context, params: dict, runs: list, exclude: list, source: str) -> None:
+def _ab(params: dict, given_: set) -> None:
     """`benchdb run ... --ab BASE CAND` (or --ab-url BASE_URL CAND_URL): plan, measure both sides, print
     the check command."""
-    from benchdb.ab.compare import compare
+    from benchdb.ab.compare import from_options
     from benchdb.reports.tabular import AB_SUMMARY, for_people
 
-    done = compare(
-        runs,
-        exclude,
-        source,
-        pythons=params["ab"],
-        urls=params.get("ab_url"),
-        hardware_files=params.get("ab_hardware_file"),
-        env=params["ab_env"],
-        env_public=params.get("ab_env_public") or (),
-        duet=bool(params.get("duet")),
-        repeats_given="repeats" in given(ctx),
-        max_trials=params.get("ab_max_trials") or 0,
-        threshold=params["ab_threshold"],
-        shard=params["shard"],
-        skip_fresh=params["skip_fresh"],
-        dry_run=params["dry_run"],
-        db=params["db"],
-        note=_note,
-    )
+    done = from_options(params, given_, note=_note)
     if params["dry_run"]:
         for line in done.plan_lines():
             click.echo(line)
@@ -220,28 +181,6 @@ def _ab(ctx: click.Context, params: dict, runs: list, exclude: list, source: str
 
 def _note(text: str) -> None:
     click.echo(text, err=True)
-
-
-def _check_combinations(params) -> None:
-    """Refuse options that do not go together: --parallel's form, and the A/B options' pairs."""
-    if params["parallel"] is not None and (
-        params["parallel"] != "auto" and not params["parallel"].isdigit() or params["parallel"] == "0"
-    ):
-        raise BenchdbError(f"--parallel {params['parallel']}: give auto or a number of workers (1 or more)")
-    if params["ab"] and params["ab_url"]:
-        raise BenchdbError(
-            "give --ab BASE CAND (two interpreters) or --ab-url BASE_URL CAND_URL (two endpoints), not both"
-        )
-    if params["ab_hardware_file"] and not params["ab_url"]:
-        raise BenchdbError("--ab-hardware-file gives the hardware of the two --ab-url endpoints; give --ab-url too")
-    if params["ab_url"] and params["duet"]:
-        raise BenchdbError("--duet runs two interpreters' processes at once; --ab-url alternates two endpoints")
-    if (params["ab"] or params["ab_url"]) and params["parallel"]:
-        raise BenchdbError(
-            "--parallel runs one side's scenarios at once; for --ab use --duet (both sides at once on mirrored cores)"
-        )
-    if params["duet"] and not (params["ab"] or params["ab_url"]):
-        raise BenchdbError("--duet runs the two sides of --ab BASE CAND at the same time; give --ab too")
 
 
 def _print_run(report) -> None:

@@ -229,3 +229,25 @@ def runs_from(values: Mapping[str, Any], given: Collection[str] = ()) -> tuple[l
     runs = [options.apply(opts, chosen, "command line", strict=len(runs) == 1) for opts in runs]
     machine_report.check_threads(runs)
     return runs, exclude, source
+
+
+def check_combinations(values: Mapping[str, Any]) -> None:
+    """Refuse `benchdb run` options that do not go together: --parallel's form, and the A/B options'
+    pairs. ``values`` holds the options by parameter name, as for :func:`runs_from`."""
+    v = {k: values.get(k) for k in ("parallel", "ab", "ab_url", "ab_hardware_file", "duet")}
+    if v["parallel"] is not None and (v["parallel"] != "auto" and not v["parallel"].isdigit() or v["parallel"] == "0"):
+        raise BenchdbError(f"--parallel {v['parallel']}: give auto or a number of workers (1 or more)")
+    if v["ab"] and v["ab_url"]:
+        raise BenchdbError(
+            "give --ab BASE CAND (two interpreters) or --ab-url BASE_URL CAND_URL (two endpoints), not both"
+        )
+    if v["ab_hardware_file"] and not v["ab_url"]:
+        raise BenchdbError("--ab-hardware-file gives the hardware of the two --ab-url endpoints; give --ab-url too")
+    if v["ab_url"] and v["duet"]:
+        raise BenchdbError("--duet runs two interpreters' processes at once; --ab-url alternates two endpoints")
+    if (v["ab"] or v["ab_url"]) and v["parallel"]:
+        raise BenchdbError(
+            "--parallel runs one side's scenarios at once; for --ab use --duet (both sides at once on mirrored cores)"
+        )
+    if v["duet"] and not (v["ab"] or v["ab_url"]):
+        raise BenchdbError("--duet runs the two sides of --ab BASE CAND at the same time; give --ab too")

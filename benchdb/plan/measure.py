@@ -7,7 +7,7 @@ run finished. Each returns what was planned and measured; what a person reads go
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,6 +100,40 @@ def run(
         config["parallel"] = [w.record() for w in workers]
     report = measure(items, config, runs[0].out, runs[0].tags, db, workers=workers, progress=progress)
     return Measured(items, report)
+
+
+def from_options(
+    values: Mapping[str, Any], given: Collection[str] = (), *, progress: Progress | None = None, note: Note = _quiet
+) -> Measured:
+    """`benchdb run`'s options as one call: the runs they describe (:func:`benchdb.plan.config.runs_from`:
+    ``values`` by parameter name, ``given`` naming those set on purpose), the combinations checked, the
+    ``parallel`` workers found, and :func:`run`. An A/B (``ab``, ``ab_url``) is
+    :func:`benchdb.ab.compare.from_options`."""
+    from benchdb.plan.config import check_combinations, runs_from
+
+    runs, exclude, source = runs_from(values, given)
+    check_combinations(values)
+    if values.get("ab") or values.get("ab_url"):
+        raise BenchdbError("an A/B measures two sides: benchdb.ab.compare.from_options takes these options")
+    if values.get("ab_env") or values.get("ab_env_public"):
+        raise BenchdbError("--ab-env sets a variable for one side of --ab BASE CAND; give --ab too")
+    if values.get("ab_max_trials"):
+        raise BenchdbError("--ab-max-trials extends the trials of --ab BASE CAND; give --ab too")
+    found = None
+    if values.get("parallel"):
+        found, runs = workers(runs, values["parallel"], "--parallel", note)
+    return run(
+        runs,
+        exclude,
+        source,
+        shard=values.get("shard"),
+        skip_fresh=values.get("skip_fresh"),
+        db=values.get("db"),
+        dry_run=bool(values.get("dry_run")),
+        workers=found,
+        progress=progress,
+        note=note,
+    )
 
 
 def resume(

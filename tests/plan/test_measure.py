@@ -37,6 +37,23 @@ def test_what_is_refused_before_measuring(tmp_path):
         measure.workers(_runs(no_isolate=True), "2")
 
 
+def test_the_options_of_the_command_line_are_one_call(tmp_path):
+    """What `benchdb run` passes through: the options by parameter name, those given on purpose, and one
+    call that plans (here dry) and refuses what does not go together before measuring."""
+    values = {"backend": "numpy", "models": ("matmul:8",), "batch_sizes": (1, 4), "out": str(tmp_path / "o")}
+    done = measure.from_options({**values, "dry_run": True}, {"batch_sizes", "out"})
+    assert [sc.batch_size for item in done.items for sc in item.scenarios] == [1, 4] and done.report is None
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(BenchdbError, match=r"--parallel 0: give auto or a number"):
+        measure.from_options({**values, "parallel": "0", "dry_run": True})
+    with pytest.raises(BenchdbError, match=r"--duet runs the two sides of --ab"):
+        measure.from_options({**values, "duet": True, "dry_run": True})
+    with pytest.raises(BenchdbError, match=r"--ab-max-trials extends the trials of --ab"):
+        measure.from_options({**values, "ab_max_trials": 9, "dry_run": True})
+    with pytest.raises(BenchdbError, match=r"benchdb.ab.compare.from_options"):
+        measure.from_options({**values, "ab": ("python3", "python3"), "dry_run": True})
+
+
 def test_the_resume_command_finishes_a_local_run_and_ingests_a_remote_one(tmp_path):
     db = tmp_path / "w.duckdb"
     assert measure.resume_command(tmp_path / "r 1", db) == (
