@@ -12,41 +12,12 @@ import duckdb
 import pytest
 from conftest import benchdb_cmd, need, need_module
 
-from benchdb.schema import contract
-
 need_module("httpx", "benchdb[serving]")
 
-#: --min-iters 10: TTFT p90 needs 10 completed requests (bdb_pct_min_n); at fewer a point's p90 is
-#: unknown and the SLO answer fails closed, which a slow machine reached at concurrency 1.
-QUICK = [
-    "--warmup",
-    "2",
-    "--min-iters",
-    "10",
-    "--min-time",
-    "0.3",
-    "--max-time",
-    "4",
-    "--target-ci",
-    "0.5",
-    "--max-background-cpu",
-    "100%",
-    "--seq-lens",
-    "8",
-    "--gen-tokens",
-    "8",
-]
+from support.serving_runs import QUICK, STUB, run_results  # noqa: E402
+
 #: The `transformers` command of this interpreter's environment.
 TRANSFORMERS = Path(sys.executable).parent / "transformers"
-STUB = f"{sys.executable} -m benchdb.testing.stub --port {{port}} --model {{model}} --ttft-ms 5 --itl-ms 2"
-
-
-def _results(folder: Path) -> list[dict]:
-    out = []
-    for path in sorted(folder.rglob("*.parquet")):
-        meta = contract.read_footer(path).metadata
-        out.append({"path": path, "scenario": meta["scenario"], "status": meta["scenario"].get("status"), "meta": meta})
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +51,7 @@ def test_a_sweep_of_transformers_serve_gives_valid_points_and_the_views(tiny_llm
         timeout=600,
     )
     assert proc.returncode == 0, proc.stderr
-    results = _results(out)
+    results = run_results(out)
     assert len(results) == 3
     shapes = sorted(r["scenario"]["input_shape"] for r in results)
     assert shapes == [f"in=8,out=8,concurrency={c}" for c in (1, 2, 4)]
@@ -133,7 +104,7 @@ def test_a_server_that_exits_at_once_fails_its_points_with_its_log_tail(tmp_path
         *QUICK,
     )
     assert proc.returncode == 3, proc.stderr  # no scenario succeeded; every file says why
-    results = _results(out)
+    results = run_results(out)
     assert len(results) == 4
     for r in results:
         meta = r["meta"]["scenario"]
@@ -173,7 +144,7 @@ def test_a_server_that_dies_mid_sweep_keeps_the_finished_points(tmp_path):
         "4",
     )
     assert proc.returncode == 0, proc.stderr  # some points succeeded
-    by_shape = {r["scenario"]["input_shape"]: r["scenario"] for r in _results(out)}
+    by_shape = {r["scenario"]["input_shape"]: r["scenario"] for r in run_results(out)}
     assert by_shape["in=8,out=4,concurrency=1"]["status"] == "ok"
     last = by_shape["in=8,out=4,concurrency=8"]
     assert last["status"] == "failed" and "server exited" in last["error"]
@@ -213,7 +184,7 @@ def test_a_point_whose_every_request_fails_says_what_the_server_answered(tmp_pat
         "4",
     )
     assert proc.returncode != 0
-    (res,) = _results(out)
+    (res,) = run_results(out)
     assert res["status"] == "failed"
     assert res["scenario"]["error"].startswith("all 6 requests failed: HTTP 500")
     assert "stub: injected failure" in res["scenario"]["error"]
@@ -288,7 +259,7 @@ def test_failed_requests_are_counted_and_goodput_drops(tmp_path):
     good = faulty["goodput"] * faulty["window_s"]
     assert good == pytest.approx(measured["stub-faulty"], abs=0.5)
     assert good / sent == pytest.approx(2 / 3, abs=0.1)
-    errors = json.loads(json.dumps(_results(out / "faulty")[0]["meta"]["scenario"]["extra"]["errors"]))
+    errors = json.loads(json.dumps(run_results(out / "faulty")[0]["meta"]["scenario"]["extra"]["errors"]))
     assert errors and sum(errors.values()) >= 8
 
 
@@ -355,7 +326,7 @@ def test_an_ab_run_of_a_serving_point_gives_each_side_its_server_and_a_verdict(t
         timeout=300,
     )
     assert proc.returncode == 0, proc.stderr
-    sides = {r["meta"]["run"]["config"]["ab"]["side"]: r["scenario"] for r in _results(out)}
+    sides = {r["meta"]["run"]["config"]["ab"]["side"]: r["scenario"] for r in run_results(out)}
     assert set(sides) == {"base", "cand"}
     for sc in sides.values():  # each side's child got the backend's own options (--server, --concurrency)
         assert sc["status"] == "ok" and sc["input_shape"] == "in=8,out=4,concurrency=2"
@@ -444,88 +415,6 @@ def test_energy_per_output_token_from_the_servers_device(tmp_path):
     assert per_item is None  # a load point's power is not a run's energy per item (TTFT x W)
 
 
-def test_a_load_point_with_too_many_failed_requests_is_invalid():
-    """Past 10 % failed, a load point's p90 is among its failures: the live client's point is invalid
-    with the reason, by the one rule every import's points are judged by too."""
-    from benchdb.backends.openai.loadgen import LoadResult
-    from benchdb.backends.openai.sweep import validity
-    from benchdb.harness.scenario import RunOptions
-    from benchdb.schema.serving_metrics import MAX_FAILED_SHARE
-
-    opts = RunOptions(models=("m",), backend="openai")
-    result = LoadResult(
-        records=[], window_start=0.0, window_end=5.0, stop_reason="max_iters", client_cpu_pct=5.0, errors={}
-    )
-    assert MAX_FAILED_SHARE == 0.10
-    assert validity({"ok": 90, "requests": 100, "errors": 10}, opts, result) == []
-    (reason,) = validity({"ok": 50, "requests": 100, "errors": 50}, opts, result)
-    assert reason == (
-        "failed_requests: 50 of 100 requests failed (50%, limit 10%); the figures describe only the "
-        "requests that completed"
-    )
-
-
-def test_a_client_bound_load_point_is_invalid(tmp_path):
-    """A load generator whose event loop is busy the whole window measures its own queueing: on an
-    H100 host one client at 100 % read a 2 ms ITL as 0.03 ms. Such a point is invalid, with the reason;
-    a short window (mostly per-request set-up) is not judged."""
-    from benchdb.backends.openai.loadgen import LoadResult
-    from benchdb.backends.openai.sweep import validity
-    from benchdb.harness.scenario import RunOptions
-
-    opts = RunOptions(models=("m",), backend="openai")
-    summary = {"ok": opts.rule.min_iters}
-
-    def point(loop_pct: float, window_s: float) -> LoadResult:
-        return LoadResult(
-            records=[],
-            window_start=10.0,
-            window_end=10.0 + window_s,
-            stop_reason="max_time",
-            client_cpu_pct=loop_pct + 20,
-            errors={},
-            loop_cpu_pct=loop_pct,
-        )
-
-    assert validity(summary, opts, point(40.0, 5.0)) == []
-    assert validity(summary, opts, point(99.0, 0.3)) == []  # too short to judge
-    (reason,) = validity(summary, opts, point(99.0, 5.0))
-    assert reason.startswith("client_bound: the load generator's event loop was busy 99 %")
-    # the H200 host's sweep: every point whose TTFT read more than 5 % high is invalid, and every point
-    # still valid read TTFT within 5 % and ITL within 0.5 % (the old 95 % limit passed +88 % TTFT)
-    recorded = json.loads((Path(__file__).parents[1] / "fixtures" / "gpu" / "h200_client" / "points.json").read_text())
-    truth = recorded["truth"]
-    for p in recorded["points"]:
-        judged = validity(summary, opts, point(p["loop_pct"], 5.0))
-        ttft_err = p["ttft_ms"] / truth["ttft_ms"] - 1
-        if ttft_err > 0.05:
-            assert judged and judged[0].startswith("client_bound"), p
-        if not judged:
-            assert ttft_err <= 0.05 and abs(p["itl_ms"] / truth["itl_ms"] - 1) <= 0.005, p
-    assert sum(not validity(summary, opts, point(p["loop_pct"], 5.0)) for p in recorded["points"]) == 5
-    # a real run records the loop's share beside the process's
-    out = tmp_path / "res"
-    proc = benchdb_cmd(
-        "run",
-        "--backend",
-        "openai",
-        "--model",
-        "stub-model",
-        "--server",
-        STUB,
-        "--concurrency",
-        "2",
-        "--out",
-        str(out),
-        *QUICK,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr
-    (res,) = _results(out)
-    extra = res["scenario"]["extra"]
-    assert 0 < extra["client_loop_cpu_pct"] <= extra["client_cpu_pct"] + 1
-
-
 def test_client_workers_share_a_load_point_and_are_recorded_not_identity(tmp_path):
     """--client-workers 2: two load generator processes, one merged point; the split is recorded in
     extra (per worker: cores, requests, CPU), and the scenario is the one a single client measures."""
@@ -550,7 +439,7 @@ def test_client_workers_share_a_load_point_and_are_recorded_not_identity(tmp_pat
             timeout=300,
         )
         assert proc.returncode == 0, proc.stderr
-        (runs[n],) = _results(out)
+        (runs[n],) = run_results(out)
     from benchdb.schema.identity import scenario_key
 
     one, two = runs["1"]["scenario"], runs["2"]["scenario"]

@@ -8,12 +8,7 @@ into a real DuckDB file. Skipped where there is no Chromium or playwright, and f
 
 from __future__ import annotations
 
-import io
 import json
-import socket
-import tarfile
-import urllib.error
-import urllib.request
 
 import duckdb
 import pytest
@@ -21,9 +16,7 @@ from click.testing import CliRunner
 from conftest import benchdb_cmd, have_browser, need_browser
 from support import shared_exports
 
-from benchdb.backends.ortweb import assets, browser
-from benchdb.backends.ortweb.server import Server
-from benchdb.errors import BackendUnavailable
+from benchdb.backends.ortweb import assets
 
 QUICK = [
     "--min-time",
@@ -50,59 +43,6 @@ def invoke(*args):
     from benchdb.cli import main
 
     return CliRunner().invoke(main, list(args))
-
-
-# --- the server: 127.0.0.1 only, cross-origin isolated, right MIME types, closed with the run ------
-
-
-@pytest.mark.core
-def test_server_headers_mime_types_and_close(tmp_path):
-    for name, body in (("ort.min.mjs", b"export {}"), ("x.wasm", b"\0asm\1\0\0\0")):
-        (tmp_path / name).write_bytes(body)
-    model = tmp_path / "m" / "model.onnx"
-    model.parent.mkdir()
-    model.write_bytes(b"onnx")
-    (model.parent / "model.onnx.data").write_bytes(b"weights")
-    with Server(tmp_path) as srv:
-        assert srv.httpd.server_address[0] == "127.0.0.1"
-        url_path = srv.serve_model(model)
-        got = {}
-        for path in ("/", "/bench.mjs", "/ort/ort.min.mjs", "/ort/x.wasm", url_path, "/model/model.onnx.data"):
-            with urllib.request.urlopen(srv.url + path, timeout=10) as resp:
-                got[path] = (
-                    resp.headers["Content-Type"],
-                    resp.headers["Cross-Origin-Opener-Policy"],
-                    resp.headers["Cross-Origin-Embedder-Policy"],
-                    resp.read(),
-                )
-        with pytest.raises(urllib.error.HTTPError) as e:  # nothing but the routes is served
-            urllib.request.urlopen(srv.url + "/../../etc/passwd", timeout=10)
-        assert e.value.code == 404
-        port = srv.httpd.server_address[1]
-    assert got["/ort/x.wasm"][0] == "application/wasm"
-    assert got["/ort/ort.min.mjs"][0].startswith("text/javascript")
-    assert got["/bench.mjs"][0].startswith("text/javascript")
-    assert got["/"][0].startswith("text/html")
-    assert all(v[1] == "same-origin" and v[2] == "require-corp" for v in got.values())
-    assert got["/model/model.onnx.data"][3] == b"weights"
-    with socket.socket() as s:  # closed with the run
-        assert s.connect_ex(("127.0.0.1", port)) != 0
-
-
-@pytest.mark.core
-def test_a_tarball_that_fails_its_integrity_writes_nothing(tmp_path, monkeypatch):
-    bad = tmp_path / "onnxruntime-web.tgz"
-    with tarfile.open(bad, "w:gz") as tar:
-        for name in assets.FILES:
-            info = tarfile.TarInfo(f"package/dist/{name}")
-            info.size = 3
-            tar.addfile(info, io.BytesIO(b"bad"))
-    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))
-    monkeypatch.delenv("BENCHDB_ORTWEB_DIR", raising=False)
-    with pytest.raises(BackendUnavailable, match="does not match its registry integrity"):
-        assets.install(bad)
-    assert not assets.folder().exists()
-    assert assets.missing() == list(assets.FILES)
 
 
 # --- unavailable: a missing browser or missing npm files, with the exact install command ---------
@@ -143,48 +83,6 @@ def test_a_device_ort_web_does_not_have_is_one_line(tmp_path):
         and "--device cuda is not a device of ort-web; use one of wasm, webgpu, webnn" in r.stderr
         and r.stderr.count("\n") == 1
     )
-
-
-# --- isolation: a crashed page and a hung call become the scenario's status ----------------------
-
-
-@needs_browser
-@pytest.mark.slow
-def test_page_crash_and_hang_become_statuses(tmp_path):
-    from benchdb.backends.ortweb.backend import _status_of
-
-    (tmp_path / "ort.min.mjs").write_text("export {}")
-    with Server(tmp_path) as srv:
-        b = browser.Browser("wasm")
-        try:
-            page = b.page(srv.url, 10)
-            with pytest.raises(Exception) as crashed:
-                page.goto("chrome://crash")
-                page.evaluate("() => 1")
-            status, text = _status_of(crashed.value)
-            assert status == "failed" and text.startswith("page crashed:")
-            assert b.alive() and b.page(srv.url, 10).evaluate("() => window.benchdb.ready")  # the next goes on
-            page = b.page(srv.url, 10)
-            # evaluate() has no timeout of its own: the deadline ends the browser, the call fails at once
-            with pytest.raises(Exception) as hung, b.deadline(1.5) as deadline:
-                page.evaluate("() => new Promise(() => {})")
-            assert deadline["fired"] and not b.alive()
-            # the kill has ended with the block: nothing of that browser is left to find, and the next
-            # browser, named afresh, starts and answers (a kill still walking once killed it as it started)
-            import psutil
-
-            killed = b.marker
-            assert not [p for p in psutil.process_iter(["cmdline"]) if killed in (p.info["cmdline"] or ())]
-            status, text = _status_of(hung.value, 1.5 if deadline["fired"] else None)
-            assert status == "timeout" and "exceeded --timeout 1.5 s" in text
-            b.revive()
-            assert b.marker != killed and b.page(srv.url, 10).evaluate("() => window.benchdb.ready")
-            with b.deadline(30) as quick:  # a deadline that is not reached does nothing
-                pass
-            assert not quick["fired"]
-        finally:
-            b.close()  # a killed browser closes quietly
-    assert not [p for p in psutil.process_iter(["cmdline"]) if b.marker in (p.info["cmdline"] or ())]
 
 
 # --- end to end: WASM ok and verified, WebGPU emulated, WebNN unsupported, reports -----------------

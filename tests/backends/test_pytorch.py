@@ -8,13 +8,11 @@ import torch
 from click.testing import CliRunner
 
 from benchdb.backends.pytorch import backend as P
-from benchdb.backends.pytorch import devices, generate
-from benchdb.backends.shared import inputs, models
+from benchdb.backends.shared import models
 from benchdb.cli import main
-from benchdb.errors import BenchdbError
 from benchdb.harness.monitors import Monitor, RssSource, frozen_heap, nvml_status, throttle_names
 from benchdb.harness.scenario import RunOptions
-from benchdb.harness.timing import HostTimer, StopRule, measure
+from benchdb.harness.timing import StopRule, measure
 
 # Loose stopping rule for speed; target wide enough that noise never makes a tiny model invalid.
 QUICK = [
@@ -308,43 +306,6 @@ def test_real_pretrained_minilm(tmp_path):
     assert footer.metadata["model"]["architecture"] == "BertModel"
 
 
-def test_token_clock_gives_ttft_and_per_token_tpot():
-    times = iter([10.0, 10.5, 10.6, 10.8, 20.0, 20.25, 20.5, 20.75])
-    clock = generate.TokenClock(sync=None, clock=lambda: next(times))
-    for _ in range(2):
-        clock.begin()
-        for _ in range(3):
-            clock(None, None)
-
-    class M:
-        samples = [0.9, 0.8]
-        offsets = [0.0, 5.0]
-
-    rows = generate.generation_rows(clock, M, batch=2, tokens=3)
-    ttft = [r[4] for r in rows if r[0] == "ttft_s"]
-    tpot = [round(r[4], 6) for r in rows if r[0] == "tpot_s"]
-    tps = [r[4] for r in rows if r[0] == "tokens_per_s"]
-    assert ttft == [0.5, 0.25]
-    assert tpot == [0.1, 0.2, 0.25, 0.25]
-    assert tps == [2 * 3 / 0.9, 2 * 3 / 0.8]
-
-
-def test_device_logic_with_cpu_stand_ins():
-    cpu = torch.device("cpu")
-    assert devices.sync_for(cpu) is None
-    t = devices.timer_for(cpu)
-    assert isinstance(t, HostTimer) and t.method == "host_clock"
-    synced = HostTimer(sync=lambda: None, device="mps")
-    assert synced.method == "host_clock+sync(mps)"
-    assert devices.device_kind("cpu") == "cpu"
-    assert devices.device_kind("mps") == "mps"
-    assert P.parse_mode("eager") is None
-    assert P.parse_mode("compile") == "default"
-    assert P.parse_mode("compile:max-autotune") == "max-autotune"
-    with pytest.raises(BenchdbError):
-        devices.check_device("tpu")
-
-
 def test_measure_with_sync_counts_device_time():
     calls = []
     m = measure(
@@ -374,11 +335,3 @@ def test_nvidia_telemetry_reported_unavailable_here():
     assert "nvidia    telemetry unavailable: " in r.stdout
     assert throttle_names(0x4 | 0x40) == {"hw_thermal_slowdown"}  # held at the power limit: not throttled
     assert throttle_names(0x1) == set()  # GPU idle is not throttling
-
-
-def test_input_shapes_are_known_before_the_model_is_built():
-    for t in models.KEY_CLASSES:
-        m = models.resolve(f"tiny:{t}")
-        described = inputs.describe(m, 16)
-        net = models.build(m)
-        assert inputs.make(m, net, 1, 16, new_tokens=2).shape == described, t

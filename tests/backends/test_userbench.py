@@ -7,13 +7,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
-from pathlib import Path
 
 import duckdb
 import pytest
 from click.testing import CliRunner
 from conftest import REPO
+from support.user_benches import bench_folder, write
 
 from benchdb import bench
 from benchdb.backends import registry
@@ -27,12 +26,6 @@ from benchdb.schema import identity
 FAST = ["--warmup", "1", "--min-iters", "5", "--min-time", "0.01", "--max-time", "0.1", "--max-background-cpu", "100%"]
 RULE = StopRule(warmup_iters=1, warmup_s=0.0, min_iters=5, min_time_s=0.01, max_time_s=0.1)
 EXAMPLE = REPO / "examples" / "benches" / "bench_example.py"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text))
-    return path
 
 
 def invoke(*args, env=None):
@@ -50,57 +43,7 @@ def keys(plan):
 @pytest.fixture
 def benches(tmp_path):
     """A folder of bench files: two found by name, one explicit-only, hidden and tool folders."""
-    root = tmp_path / "benches"
-    write(
-        root / "helpers.py",
-        """
-        def bench_imported():
-            return 0
-    """,
-    )
-    write(
-        root / "bench_a.py",
-        """
-        from benchdb import bench
-        from helpers import bench_imported      # imported, not defined here: not a bench
-
-        def helper():
-            return 1
-
-        @bench.params(n=[64, 128], dtype=["float32"], batch_size=[1, 4])
-        def bench_zeta(n, dtype, batch_size):
-            data = list(range(n * batch_size))
-            return lambda: sum(data)
-
-        def bench_alpha():
-            return sum(range(10))
-
-        bench_not_a_function = 3
-    """,
-    )
-    write(
-        root / "sub" / "bench_b.py",
-        """
-        from benchdb import bench
-
-        @bench.params(precision=["bf16"], k=[3], mode=["x"])
-        def bench_b(precision, k, mode):
-            return k
-    """,
-    )
-    write(root / "other.py", "def bench_other():\n    return 1\n")
-    write(root / ".hidden" / "bench_hidden.py", "def bench_h():\n    return 1\n")
-    write(root / "venv" / "bench_venv.py", "def bench_v():\n    return 1\n")
-    return root
-
-
-def test_discovery_finds_bench_files_and_functions_in_definition_order(benches):
-    found = [(p.relative_to(benches).as_posix(), name) for p, name in discovery.discover(str(benches))]
-    assert found == [("bench_a.py", "bench_zeta"), ("bench_a.py", "bench_alpha"), ("sub/bench_b.py", "bench_b")]
-    # any .py file given explicitly, and FILE::FUNCTION for one bench
-    assert [n for _, n in discovery.discover(str(benches / "other.py"))] == ["bench_other"]
-    assert [n for _, n in discovery.discover(f"{benches / 'bench_a.py'}::bench_alpha")] == ["bench_alpha"]
-    assert all(p.is_absolute() for p, _ in discovery.discover(str(benches)))
+    return bench_folder(tmp_path)
 
 
 def test_params_become_scenarios(benches):

@@ -137,13 +137,6 @@ def test_the_same_url_is_recorded_the_same_and_another_key_differently():
     assert recorded_url("http://127.0.0.1:8000") == "http://127.0.0.1:8000"
 
 
-def test_an_endpoint_goes_after_the_base_urls_path_and_before_its_query():
-    from benchdb.backends.openai.urls import endpoint
-
-    assert endpoint("http://h/v1?x=1", "/chat/completions") == "http://h/v1/chat/completions?x=1"
-    assert endpoint("https://u:p@h:8443/", "/v1/models") == "https://u:p@h:8443/v1/models"
-
-
 @pytest.mark.slow
 def test_ab_url_secrets_are_stored_hashed(tmp_path):
     """--ab-url: both endpoints' userinfo and keys are hashed in both sides' files, including the

@@ -10,12 +10,10 @@ import pytest
 from click.testing import CliRunner
 from conftest import make_meta, make_run, need_module, write_file
 
-from benchdb.backends.onnxruntime.options import ort_device
 from benchdb.cli import main
 from benchdb.harness import cpuinfo, hardware
 from benchdb.harness.scenario import RunOptions
-from benchdb.harness.timing import StopRule
-from benchdb.plan.planning import build_plan, hardware_ids
+from benchdb.plan.planning import build_plan
 from benchdb.schema import contract, identity
 from benchdb.warehouse import Warehouse
 
@@ -123,37 +121,6 @@ def test_options_are_canonical_and_hashed():
 )
 def test_devices_have_one_spelling(raw, canonical):
     assert identity.normalize_device(raw) == canonical
-
-
-def test_onnxruntime_device_comes_from_the_first_provider():
-    assert ort_device(["CPU"]) == "cpu"
-    assert ort_device(["CUDA", "CPU"]) == "cuda"
-    assert ort_device(["TensorRT", "CUDA", "CPU"], "cuda:1") == "cuda:1"
-    assert ort_device(["QNN", "CPU"]) == "npu"
-    assert ort_device(["DirectML"]) == "dml"
-    assert ort_device(["CoreML"]) == "coreml"
-    assert ort_device(["OpenVINO", "CPU"], "gpu") == "gpu"
-
-
-def test_onnxruntime_with_a_gpu_provider_is_keyed_to_that_device(monkeypatch):
-    """No GPU here: the installed onnxruntime stands in for onnxruntime-gpu by listing the CUDA provider."""
-    need_module("onnxruntime", "benchdb[onnx]")
-    import onnxruntime as ort
-
-    real = ort.get_available_providers()
-    monkeypatch.setattr(ort, "get_available_providers", lambda: ["CUDAExecutionProvider", *real])
-    rule = StopRule()
-    cpu = RunOptions("onnxruntime", ("tiny:bert",), seq_lens=(8,), threads=2, rule=rule)
-    gpu = replace(cpu, backend_options={"providers": ("CUDA", "CPU")})
-    [cpu_sc] = build_plan([cpu])[0].scenarios
-    [gpu_sc] = build_plan([gpu])[0].scenarios
-    assert cpu_sc.device == "cpu" and gpu_sc.device == "cuda:0"
-    assert gpu_sc.options["providers"] == ["CUDA", "CPU"]
-    ids = hardware_ids(build_plan([cpu, gpu]))
-    assert ids[("onnxruntime", "cpu")] == identity.hardware_id(hardware.cpu_fingerprint())
-    assert ids[("onnxruntime", "cuda:0")] != ids[("onnxruntime", "cpu")]
-    fp = hardware.device_fingerprint("cuda:0")
-    assert fp["kind"] == "cuda" and fp["device_name"] != hardware.cpu_fingerprint()["device_name"]
 
 
 def test_gen_tokens_are_part_of_the_shape_of_generative_pytorch_scenarios():
