@@ -1,9 +1,11 @@
-"""Contract files for footer and ingest tests: a file written with any metadata document (valid or
-not), and a folder of good files of several shapes beside one file per footer rule."""
+"""Contract files for footer, ingest and store tests: a file written with any metadata document (valid
+or not), a folder of good files of several shapes beside one file per footer rule, and a warehouse
+`benchdb ingest` made of one file."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -103,3 +105,15 @@ def read_alone(path):
         return contract.read_footer(path)
     except contract.ContractError as exc:
         return exc
+
+
+def ingested_warehouse(tmp_path: Path) -> Path:
+    """A warehouse of one result, written by `benchdb ingest`."""
+    from click.testing import CliRunner
+
+    from benchdb.cli import main
+
+    db = tmp_path / "w.duckdb"
+    write_file(tmp_path / "res", make_meta(make_run()))
+    assert CliRunner().invoke(main, ["ingest", str(tmp_path / "res"), "--db", str(db)]).exit_code == 0
+    return db
