@@ -59,7 +59,10 @@ def test_a_bad_list_or_value_refuses_the_file_by_its_field():
     good = {"ttfts": [0.1], "itls": [[0.05]], "output_lens": [2], "input_lens": [5]}
     for change, why in (
         ({"ttfts": None}, "f.json: per-request ttfts missing"),
-        ({"ttfts": [0.1, 0.2]}, r"f.json: the per-request lists disagree in length \(ttfts 2, itls 1"),
+        (
+            {"ttfts": [0.1, 0.2]},
+            r"f.json: the per-request lists disagree in length \(input_lens 1, output_lens 1, ttfts 2, itls 1\)",
+        ),
         ({"itls": "0.05"}, "f.json: itls is not a list"),
         ({"ttfts": [-0.1]}, r"ttfts\[0\] is -0.1: a time or a length cannot be negative"),
         ({"itls": [[float("nan")]]}, r"itls\[0\]\[0\] is nan, not a number"),

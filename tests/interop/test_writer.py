@@ -51,7 +51,7 @@ def test_planned_files_are_named_for_ingest_and_written_whole(tmp_path):
     )
     names = [p.relative_to(tmp_path / "out").parts for p, _m, _r in planned]
     assert all(n[0] == "pytest-benchmark" and n[1].startswith("hidden_results-") for n in names)
-    assert names[0][2].startswith("models_llama-") and not any(part.startswith(".") for n in names for part in n)
+    assert names[0][2].startswith("_models_llama-") and not any(part.startswith(".") for n in names for part in n)
     again = plan_files(
         [_item(model_id="./models/llama"), _item(batch_size=2)], "pytest-benchmark", source, tmp_path / "out"
     )
