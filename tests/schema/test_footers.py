@@ -14,7 +14,7 @@ from benchdb.schema import contract, footers
 pytestmark = pytest.mark.core
 
 
-def test_bulk_footers_give_each_file_read_footersverdict(tmp_path):
+def test_bulk_footers_give_each_file_read_footers_verdict(tmp_path):
     files = variety(tmp_path)
     con = duckdb.connect()
     bulk = footers.read_footers(con, files)
