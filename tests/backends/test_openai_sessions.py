@@ -228,21 +228,6 @@ def test_a_workload_that_contradicts_its_load_point_is_refused_in_one_line(tmp_p
         assert proc.returncode == 0 and f" {shape} " in proc.stdout, proc.stdout + proc.stderr
 
 
-def test_the_servers_input_counts_are_checked_against_the_models_tokenizer():
-    from benchdb.schema.serving_request import RequestRecord
-
-    def rec(i, server, client):
-        return RequestRecord(index=i, sent=float(i), end=i + 0.5, input_tokens=server, client_tokens=client)
-
-    agree = [rec(0, 11, 10), rec(1, 20, 20)]  # a BOS token the server adds is not a disagreement
-    assert serving_sessions.token_counts(agree, "completions")["disagree"] == 0
-    got = serving_sessions.token_counts([*agree, rec(2, 0, 30), rec(3, 90, 30)], "completions")
-    assert got["disagree"] == 2 and got["first"] == "request 2: server 0, tokenizer 30" and got["checked"] == 4
-    chat = serving_sessions.token_counts([rec(0, 17, 10), rec(1, 27, 20), rec(2, 37, 30)], "chat")
-    assert chat["chat_template_tokens_median"] == 7 and "disagree" not in chat
-    assert serving_sessions.token_counts([rec(0, 5, None)], "chat") == {"input_tokens": "server"}
-
-
 def test_a_local_model_folders_tokenizer_counts_every_prompt(tmp_path):
     import duckdb
     from conftest import benchdb_cmd

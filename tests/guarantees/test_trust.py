@@ -9,7 +9,6 @@ import copy
 import json
 import os
 import pickle
-import stat
 from pathlib import Path
 
 import duckdb
@@ -17,6 +16,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import HARDWARE, make_meta, make_run, need_module, write_file
+from support.contract_files import ingested_warehouse
 
 from benchdb.cli import main
 from benchdb.errors import BenchdbError
@@ -115,113 +115,9 @@ def test_huge_values_give_one_short_line(tmp_path, path, value, field):
     assert len(line) <= 300 + len(f"rejected {res / 'bad.parquet'}: ") and field in line, line[:400]
 
 
-# ----------------------------------------------------------------------------- foreign writers
-def _warehouse(tmp_path: Path) -> Path:
-    db = tmp_path / "w.duckdb"
-    write_file(tmp_path / "res", make_meta(make_run()))
-    assert invoke("ingest", tmp_path / "res", "--db", db).exit_code == 0
-    return db
-
-
-def test_a_foreign_write_during_a_write_session_is_never_lost(tmp_path):
-    db = _warehouse(tmp_path)
-    wh = Warehouse(db, wait_s=1)
-    with pytest.raises(BenchdbError, match="was changed by another program during this write") as err:
-        with wh.writing() as con:
-            con.execute("CREATE TABLE mine AS SELECT 1 AS x")
-            other = duckdb.connect(str(db))  # an analyst's plain connection
-            other.execute("CREATE TABLE notes AS SELECT 'keep me' AS note")
-            other.execute("UPDATE runs SET host = 'edited'")
-            other.close()
-    kept = Path(str(err.value).split("this write is kept in ")[1].split(". ")[0])
-    con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT note FROM notes").fetchall() == [("keep me",)]  # theirs: untouched
-    assert con.execute("SELECT DISTINCT host FROM runs").fetchall() == [("edited",)]
-    con.close()
-    con = duckdb.connect(str(kept), read_only=True)
-    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]  # ours: kept
-    con.close()
-
-
-#: A plain DuckDB writer (another program) that commits and dies without a checkpoint: its
-#: changes are left in the warehouse's WAL only.
-_DIES_WITH_A_WAL = """import os, sys
-import duckdb
-con = duckdb.connect(sys.argv[1])
-con.execute("SET checkpoint_threshold = '1GB'")
-con.execute("CREATE TABLE notes (note VARCHAR)")
-con.execute("INSERT INTO notes VALUES ('from the wal')")
-os._exit(0)                                   # no close, no checkpoint: as if killed
-"""
-
-
-def test_a_wal_of_the_old_file_never_meets_the_new_one(tmp_path, monkeypatch):
-    """A real WAL beside the warehouse (another program's committed change that died before its
-    checkpoint): the next write session keeps that change (the WAL is replayed into its copy) and
-    removes the old file's WAL before renaming the new file into place, so the old log is never
-    replayed onto the new file."""
-    import subprocess
-    import sys
-
-    from benchdb.ingest import ingest
-    from benchdb.store import snapshot
-
-    db = _warehouse(tmp_path)
-    wal = Path(f"{db}.wal")
-    subprocess.run([sys.executable, "-c", _DIES_WITH_A_WAL, str(db)], check=True, timeout=60)
-    assert wal.exists() and wal.stat().st_size > 0  # a real WAL, holding the only copy of the change
-    renames = []
-    real_replace = os.replace
-
-    def replace(src, dst):  # the real rename, seen at the moment it happens
-        if Path(dst) == db:
-            renames.append(wal.exists())
-        real_replace(src, dst)
-
-    monkeypatch.setattr(snapshot.os, "replace", replace)
-    write_file(tmp_path / "more", make_meta(make_run(), batch_size=2))
-    ingest([tmp_path / "more"], db)
-    assert renames == [False]  # published once, with the old WAL already gone
-    assert not wal.exists()
-    con = duckdb.connect(str(db), read_only=True)
-    try:  # the change from the WAL, once (a replay onto the new file would fail or double it)
-        assert con.execute("SELECT note FROM notes").fetchall() == [("from the wal",)]
-        assert con.execute("SELECT count(*) FROM results").fetchone() == (2,)
-    finally:
-        con.close()
-    monkeypatch.undo()
-    write_file(tmp_path / "third", make_meta(make_run(), batch_size=3))
-    assert invoke("ingest", tmp_path / "third", "--db", db).exit_code == 0  # and the next write goes on
-
-
-def test_a_write_keeps_mode_group_and_a_symlinked_db(tmp_path):
-    data, me = tmp_path / "data", tmp_path / "me"
-    data.mkdir()
-    me.mkdir()
-    link = me / "w.duckdb"
-    link.symlink_to(Path("..") / "data" / "w.duckdb")
-    run = make_run()
-    write_file(tmp_path / "r1", make_meta(run, batch_size=1))
-    write_file(tmp_path / "r2", make_meta(run, batch_size=2))
-    assert invoke("ingest", tmp_path / "r1", "--db", link).exit_code == 0
-    target = data / "w.duckdb"
-    assert link.is_symlink() and target.is_file() and (data / ".w.duckdb.lock").exists()
-    os.chmod(target, 0o600)
-    groups = sorted({g for g in os.getgroups() if g != os.stat(target).st_gid} or {os.stat(target).st_gid})
-    os.chown(target, -1, groups[0])
-    r = invoke("ingest", tmp_path / "r2", "--db", link)
-    assert r.exit_code == 0, r.output
-    st = os.stat(target)
-    assert link.is_symlink() and os.readlink(link) == str(Path("..") / "data" / "w.duckdb")
-    assert stat.S_IMODE(st.st_mode) == 0o600 and st.st_gid == groups[0]
-    con = duckdb.connect(str(target), read_only=True)
-    assert con.execute("SELECT count(*) FROM results").fetchone() == (2,)
-    con.close()
-
-
 # ----------------------------------------------------------------------------- stored SQL
 def test_a_redefined_view_is_refused_by_every_reader_until_upgrade(tmp_path):
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     secret = tmp_path / "secret.txt"
     secret.write_text("TOPSECRET-4711")
     con = duckdb.connect(str(db))
@@ -249,7 +145,7 @@ def test_a_redefined_view_is_refused_by_every_reader_until_upgrade(tmp_path):
 
 
 def test_readers_are_sandboxed(tmp_path):
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     with Warehouse(db).reading() as con:
         with pytest.raises(duckdb.Error, match="disabled"):
             con.execute(f"SELECT * FROM read_text('{tmp_path / 'res'}/*')").fetchall()
@@ -279,7 +175,7 @@ def test_every_reading_command_opens_the_warehouse_read_only_and_sandboxed(tmp_p
         need_module("huggingface_hub", "benchdb[hub]")  # not among the core floors
         env = request.getfixturevalue("hub_env")
 
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     write_file(tmp_path / "res2", make_meta(make_run(started_at="2026-11-02T10:00:00+00:00")))
     assert invoke("ingest", tmp_path / "res2", "--db", db).exit_code == 0
     secret = tmp_path / "secret.csv"
@@ -330,32 +226,6 @@ def test_asset_install_never_deletes_a_user_folder(tmp_path, monkeypatch):
     assert (mine / "notes.txt").read_text() == "mine"
 
 
-def test_mirror_refuses_traversal_and_refetches_changed_content(tmp_path, monkeypatch):
-    fsspec = need_module("fsspec", "benchdb[spark]")
-    from benchdb.ingest.mirror import mirror
-
-    monkeypatch.setenv("BENCHDB_CACHE", str(tmp_path / "cache"))
-    fs = fsspec.filesystem("memory")
-    run = make_run()
-    a = write_file(tmp_path / "src", make_meta(run, batch_size=1), np.full(20, 1e-3))
-    b = write_file(tmp_path / "src", make_meta(run, batch_size=2), np.full(20, 2e-3))
-    fs.pipe("/bucket29/r/x.parquet", a.read_bytes())
-    local = mirror("memory://bucket29/r")
-    assert (local / "x.parquet").read_bytes() == a.read_bytes()
-    same_size = b.read_bytes()
-    # other content of the very same size (a size check alone would miss it): fetched again
-    assert len(same_size) == len(a.read_bytes()) and same_size != a.read_bytes()
-    fs.pipe("/bucket29/r/x.parquet", same_size)
-    assert (mirror("memory://bucket29/r") / "x.parquet").read_bytes() == same_size
-    fs.pipe("/bucket29/r/../../escape.parquet", a.read_bytes())
-    # the store keeps the key as written ("r/../../escape.parquet" under the folder): the mirror must refuse it
-    assert [p for p in fs.find("/bucket29/r") if ".." in p], fs.find("/bucket29/r")
-    with pytest.raises(BenchdbError, match="refusing remote key"):
-        mirror("memory://bucket29/r")
-    assert not list((tmp_path / "cache").rglob("escape.parquet"))
-    assert not (tmp_path / "escape.parquet").exists()
-
-
 def test_escape_bytes_never_reach_the_terminal(tmp_path):
     db = tmp_path / "w.duckdb"
     hw = dict(HARDWARE, device_name="Evil\x1b[2J\x07 CPU", cpu_model="Evil\x1b[2J\x07 CPU")
@@ -401,7 +271,7 @@ def test_ab_env_values_are_recorded_hashed_unless_public():
 
 
 def test_a_query_error_while_fetching_is_one_line(tmp_path):
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     # the first rows are fine: DuckDB returns from execute, and the error comes while fetching
     r = invoke(
         "query",
@@ -415,7 +285,7 @@ def test_a_query_error_while_fetching_is_one_line(tmp_path):
 
 
 def test_the_answer_cache_is_read_only_through_a_private_real_folder(tmp_path, monkeypatch):
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     answers = tmp_path / "answers"
     monkeypatch.setenv("BENCHDB_ANSWERS_DIR", str(answers))
     assert invoke("report", "--optimal-hardware", "--db", db).exit_code == 0
@@ -447,7 +317,7 @@ def test_the_answer_cache_is_read_only_through_a_private_real_folder(tmp_path, m
 def test_a_library_user_holding_a_connection_still_gets_answers(tmp_path):
     """A notebook holds a plain read-only connection: DuckDB shares its database within the process,
     so the reader takes its settings; the catalog check still applies."""
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     mine = duckdb.connect(str(db), read_only=True)
     try:
         r = invoke("report", "--matrix", "--format", "csv", "--db", db)
@@ -466,7 +336,7 @@ def test_a_warehouse_open_for_writing_elsewhere_is_waited_for_then_refused(tmp_p
 
     from conftest import child
 
-    db = _warehouse(tmp_path)
+    db = ingested_warehouse(tmp_path)
     code = "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(60)"
     with child([sys.executable, "-c", code, str(db)], stdout=subprocess.PIPE, text=True) as holder:
         assert holder.stdout.readline().strip() == "ready"

@@ -1,10 +1,10 @@
-"""Bulk footer checks: ``footers.read_footers`` reads a batch's footers in one DuckDB
-pass and checks the Arrow schema once per distinct schema, and must give every file exactly the
-verdict and message ``contract.read_footer`` gives it on its own."""
+"""One batch, one transaction (benchdb.ingest.load): a mixed batch loads its good files and rejects
+each bad one with the reason the footer check gives it alone; rows that claim another file's scenario,
+break a row rule or change after they were read never reach the samples; samples come back in
+measurement order. Real contract files, a real DuckDB warehouse."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import duckdb
@@ -13,134 +13,20 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from conftest import make_meta, make_run, write_file
+from support.contract_files import read_alone, variety, write_raw
+from support.contract_files import verdict as footer_verdict
 
 from benchdb.ingest import ingest
-from benchdb.schema import contract, footers
+from benchdb.schema import contract
 
 pytestmark = pytest.mark.core
-
-
-def _raw(path, table, meta):
-    doc = meta if isinstance(meta, bytes) else json.dumps(meta).encode()
-    pq.write_table(table.replace_schema_metadata({contract.METADATA_KEY: doc}), path)
-    return path
-
-
-def _variety(folder):
-    """Good files of several shapes and one file per footer rule."""
-    run = make_run()
-    files = [write_file(folder, make_meta(run, batch_size=b)) for b in range(1, 6)]
-    meta = make_meta(run, batch_size=6)
-    t = contract.samples_table(meta, [("latency_s", "s", 0, 0.0, 0.001)])
-    col = t.schema.get_field_index
-    files.append(
-        _raw(
-            folder / "wide_int.parquet", t.set_column(col("batch_size"), "batch_size", pa.array([6], pa.int64())), meta
-        )
-    )
-    files.append(
-        _raw(
-            folder / "large_string.parquet",
-            t.set_column(col("metric"), "metric", pa.array(["latency_s"], pa.large_string())),
-            meta,
-        )
-    )
-    files.append(
-        _raw(
-            folder / "dictionary.parquet", t.set_column(col("unit"), "unit", pa.array(["s"]).dictionary_encode()), meta
-        )
-    )
-    files.append(_raw(folder / "missing_column.parquet", t.drop_columns(["unit"]), meta))
-    files.append(_raw(folder / "wrong_type.parquet", t.set_column(col("value"), "value", pa.array(["fast"])), meta))
-    files.append(_raw(folder / "extra_column.parquet", t.append_column("extra", pa.array([1])), meta))
-    files.append(
-        _raw(
-            folder / "two_extra.parquet", t.append_column("zz", pa.array([1])).append_column("aa", pa.array([1])), meta
-        )
-    )
-    # the same Parquet columns as a good file, but the stored Arrow schema reads one as a duration
-    dur = t.set_column(col("iteration"), "iteration", pa.array([0], pa.int64()))
-    files.append(_raw(folder / "int64_iteration.parquet", dur, meta))
-    files.append(
-        _raw(
-            folder / "duration_iteration.parquet",
-            dur.set_column(col("iteration"), "iteration", pa.array([0], pa.duration("s"))),
-            meta,
-        )
-    )
-    p = folder / "no_metadata.parquet"
-    pq.write_table(t.replace_schema_metadata({}), p)
-    files.append(p)
-    files.append(_raw(folder / "bad_json.parquet", t, b"{not json"))
-    files.append(_raw(folder / "future.parquet", t, {**meta, "contract_version": 99}))
-    bad = json.loads(json.dumps(meta))
-    bad["scenario"]["batch_size"] = "8"
-    files.append(_raw(folder / "typed_field.parquet", t, bad))
-    bad = json.loads(json.dumps(meta))
-    bad["scenario"]["scenario_id"] = "0" * 32
-    files.append(_raw(folder / "claimed_id.parquet", t, bad))
-    p = write_file(folder, make_meta(run, batch_size=7), name="truncated.parquet")
-    p.write_bytes(p.read_bytes()[:200])
-    files.append(p)
-    p = folder / "notes.parquet"
-    p.write_text("this is not parquet")
-    files.append(p)
-    # written by DuckDB: no Arrow schema stored, the contract document as its key-value metadata
-    # (a literal: DuckDB 1.2 binds no parameter in COPY options)
-    src = write_file(folder, make_meta(run, batch_size=8), name="src.parquet")
-    doc = json.dumps(make_meta(run, batch_size=8)).replace("'", "''")
-    p = folder / "by_duckdb.parquet"
-    con = duckdb.connect()
-    con.register("t", pq.read_table(src))
-    con.execute(f"COPY t TO '{p}' (FORMAT parquet, KV_METADATA {{'benchdb.contract': '{doc}'}})")
-    con.close()
-    assert b"ARROW:schema" not in pq.read_metadata(p).metadata
-    files += [src, p]
-    return files
-
-
-def _verdict(x):
-    return ("error", str(x)) if isinstance(x, contract.ContractError) else ("ok", x.metadata, x.num_rows)
-
-
-def _one(path):
-    try:
-        return contract.read_footer(path)
-    except contract.ContractError as exc:
-        return exc
-
-
-def test_bulk_footers_give_each_file_read_footers_verdict(tmp_path):
-    files = _variety(tmp_path)
-    con = duckdb.connect()
-    bulk = footers.read_footers(con, files)
-    assert sorted(bulk) == sorted(map(str, files))
-    for f in files:
-        assert _verdict(bulk[str(f)]) == _verdict(_one(f)), f.name
-    verdicts = {f.name: _verdict(bulk[str(f)])[0] for f in files}
-    assert verdicts["duration_iteration.parquet"] == "error"  # the stored Arrow schema counts
-    assert verdicts["int64_iteration.parquet"] == verdicts["by_duckdb.parquet"] == "ok"
-    assert str(bulk[str(tmp_path / "notes.parquet")]).startswith("file: not a readable Parquet file")
-    assert sum(v == "ok" for v in verdicts.values()) == 11
-
-
-def test_schema_is_checked_once_per_distinct_schema(tmp_path, monkeypatch):
-    run = make_run()
-    files = [write_file(tmp_path, make_meta(run, batch_size=b), name=f"f{b}.parquet") for b in range(1, 41)]
-    checked = []
-    real = footers._schema_error
-    monkeypatch.setattr(footers, "_schema_error", lambda path, version: checked.append(path) or real(path, version))
-    bulk = footers.read_footers(duckdb.connect(), files)
-    assert all(isinstance(v, contract.FileFooter) for v in bulk.values())
-    assert [v.scenario["batch_size"] for v in bulk.values()] == list(range(1, 41))
-    assert len(checked) == 1
 
 
 def test_ingest_of_a_mixed_batch_loads_the_good_files(tmp_path):
     folder = tmp_path / "results"
     folder.mkdir()
-    files = _variety(folder)
-    expected = {str(f.resolve()): _verdict(_one(f)) for f in files}
+    files = variety(folder)
+    expected = {str(f.resolve()): footer_verdict(read_alone(f)) for f in files}
     s = ingest([folder], tmp_path / "w.duckdb")
     rejected = dict(s.rejected)
     for path, verdict in expected.items():
@@ -168,7 +54,7 @@ def test_a_file_whose_rows_claim_another_scenario_never_mixes_into_its_statistic
     table = table.set_column(
         table.schema.get_field_index("scenario_id"), "scenario_id", pa.array([sid] * table.num_rows)
     )
-    bad = _raw(folder / "imitator.parquet", table, meta)
+    bad = write_raw(folder / "imitator.parquet", table, meta)
     s = ingest([folder], tmp_path / "w.duckdb")
     assert s.new == 1
     assert dict(s.rejected)[str(bad.resolve())].startswith("scenario key columns: scenario_id")
@@ -367,7 +253,7 @@ def test_an_iteration_past_integer_rejects_its_file_by_the_row_rule(tmp_path):
         t = contract.samples_table(meta, [("latency_s", "s", i, i * 1e-3, 1e-3) for i in range(20)])
         col = t.schema.get_field_index("iteration")
         t = t.set_column(col, "iteration", pa.array([*range(19), last], pa.int64()))
-        _raw(folder / f"b{batch_size}.parquet", t, meta)
+        write_raw(folder / f"b{batch_size}.parquet", t, meta)
     s = ingest([folder], tmp_path / "w.duckdb")
     rejected = dict(s.rejected)
     assert s.new == 1 and sorted(rejected) == sorted(str((folder / f"b{b}.parquet").resolve()) for b in (1, 2))

@@ -278,58 +278,7 @@ def test_the_round_comes_from_the_repository_or_round_never_from_loadgen(tmp_pat
         assert r.returncode == 2 and why in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
-def test_a_round_after_the_last_known_takes_the_latest_rules_before_it():
-    assert [mlperf_rules.round_name(t) for t in ("v4.1", "4.1", " V6.10 ")] == ["v4.1", "v4.1", "v6.10"]
-    assert mlperf_rules.round_rules("v6.1") == "v6.0" and mlperf_rules.round_rules("v4.1") == "v4.1"
-    assert mlperf_rules.round_rules(None) == max(mlperf_rules.RESULT_FIELD, key=lambda v: float(v[1:]))
-
-
 V61_ROWS = FIX / "v6.1-summary-rows.json"  # four more rows of v6.1's summary.json, unchanged
-
-
-def test_a_published_row_that_disagrees_with_itself_is_named():
-    """v6.1's table: the MI355X server's platform name says 2 EPYC processors per node where its row
-    gives 8 (its MI350X sibling's row gives 2 and agrees)."""
-    from benchdb.interop.mlperf.published import table_problems
-    from benchdb.interop.mlperf.tables import read_table
-
-    table = read_table(V61_ROWS)
-    assert table.errors == [] and len(table.rows) == 4
-    mi355 = "closed/AMD/results/8xMI355X_2xEPYC_9575F/wan-2.2-t2v-a14b"
-    assert table_problems(table) == {
-        f"{mi355}/{scenario}": [
-            "platform name '8xMI355X_2xEPYC_9575F' says 2 EPYC processor(s) per node; host_processors_per_node is 8"
-        ]
-        for scenario in ("Offline", "SingleStream")
-    }
-
-
-def test_counts_and_accuracy_forms_that_disagree_are_named(tmp_path):
-    from benchdb.interop.mlperf.published import table_problems
-    from benchdb.interop.mlperf.tables import read_table
-
-    doc = json.loads(V61_ROWS.read_text())
-    doc["2"]["Accuracy"] = "0.7028"  # the form one wan row of the published table has
-    doc["3"]["Platform"] = "87xMI350X_2xEPYC_9655"  # 87 named, 8 given
-    doc["11"]["total_accelerators"] = 9
-    doc["12"]["Platform"] = "2x4xMI355X_2xEPYC_9575F"  # 2 nodes x 4 named, 1 x 8 given: 8 in total agrees
-    doc["12"]["host_processors_per_node"] = 2
-    path = tmp_path / "summary.json"
-    path.write_text(json.dumps(doc))
-    problems = table_problems(read_table(path))
-    root = "closed/AMD/results"
-    assert problems == {
-        f"{root}/8xMI350X_2xEPYC_9655/wan-2.2-t2v-a14b/Offline": [
-            "accuracy '0.7028' names no metric; other wan-2.2-t2v-a14b rows write 'vbench_score: 70.1582'"
-        ],
-        f"{root}/8xMI350X_2xEPYC_9655/wan-2.2-t2v-a14b/SingleStream": [
-            "platform name '87xMI350X_2xEPYC_9655' says 87 MI350X; the row gives 8 per node, 1 node(s), 8 in total"
-        ],
-        f"{root}/8xMI355X_2xEPYC_9575F/wan-2.2-t2v-a14b/Offline": [
-            "total_accelerators 9, but accelerators per node 8 x nodes 1 = 8",
-            "platform name '8xMI355X_2xEPYC_9575F' says 2 EPYC processor(s) per node; host_processors_per_node is 8",
-        ],
-    }
 
 
 def test_disagreements_are_printed_kept_with_the_run_and_in_a_view(tmp_path):
@@ -359,13 +308,6 @@ def test_disagreements_are_printed_kept_with_the_run_and_in_a_view(tmp_path):
             "total_accelerators 71, but accelerators per node 4 x nodes 18 = 72",
         }
     ]
-
-
-def test_a_wan_single_stream_headline_is_in_seconds_as_the_table_prints_it():
-    head = mlperf_rules.make_headline(
-        20.603024726, "latency", "wan-2.2-t2v-a14b", "SingleStream", "early_stopping_latency_ss"
-    )
-    assert (head.metric, head.table_unit, head.table_value) == ("latency_s", "Latency (s)", 20.603024726)
 
 
 def _copy(tmp_path: Path) -> Path:

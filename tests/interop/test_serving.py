@@ -517,12 +517,6 @@ def test_declared_hardware_file_must_be_readable(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_rates_are_written_without_exponents():
-    from benchdb.interop.load_points import decimal
-
-    assert [decimal(x) for x in (1e-5, 20.0, 1234567.0, 0.5)] == ["0.00001", "20", "1234567", "0.5"]
-
-
 def test_declared_hardware_and_engine_never_contradict_the_file(tmp_path):
     out = tmp_path / "out"
     src = FIX / "guidellm" / "guidellm_c2.json"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from support.serving_records import timeline
 
 from benchdb.errors import BenchdbError
 from benchdb.schema.serving import (
@@ -25,47 +26,6 @@ from benchdb.schema.serving_metrics import StreamParser, meets_slo, parse_slo, p
 from benchdb.schema.serving_request import RequestRecord, request_metrics
 
 pytestmark = pytest.mark.core
-
-
-def timeline() -> RequestRecord:
-    """Sent at 10.000; headers 10.020; chunks at 10.100 (1 token), 10.150 (2 tokens), 10.190
-    (1 token); stream ends 10.200; usage: 7 in, 4 out."""
-    return RequestRecord(
-        index=0,
-        sent=10.0,
-        first_byte=10.02,
-        chunks=[(10.1, 1), (10.15, 2), (10.19, 1)],
-        end=10.2,
-        input_tokens=7,
-        output_tokens=4,
-    )
-
-
-def test_request_metrics_by_hand():
-    m = request_metrics(timeline())
-    assert m is not None
-    assert m.ttft == pytest.approx(0.100)  # 10.100 - 10.000
-    assert m.e2e == pytest.approx(0.200)  # 10.200 - 10.000
-    assert m.first_byte == pytest.approx(0.020)
-    assert m.tpot == pytest.approx((0.2 - 0.1) / 3)  # (E2E - TTFT) / (4 - 1)
-    assert m.itl_chunk == pytest.approx([0.05, 0.04])
-    # the 0.05 gap is shared by the 2 tokens of the later chunk, once per token
-    assert m.itl_token == pytest.approx([0.025, 0.025, 0.04])
-
-
-def test_tokens_from_chunks_without_usage_and_single_token():
-    rec = timeline()
-    rec.output_tokens = None
-    assert rec.tokens_out == 4  # 1 + 2 + 1 chunk tokens
-    one = RequestRecord(index=0, sent=0.0, chunks=[(0.3, 1)], end=0.31, output_tokens=1)
-    m = request_metrics(one)
-    assert m is not None and m.tpot is None and m.itl_chunk == [] and m.ttft == pytest.approx(0.3)
-
-
-def test_failed_request_has_no_latency():
-    rec = timeline()
-    rec.error = "HTTP 500: boom"
-    assert request_metrics(rec) is None
 
 
 def test_percentile_interpolates_like_numpy_and_needs_enough_values():

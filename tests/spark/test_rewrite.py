@@ -1,6 +1,6 @@
 """benchdb.spark.rewrite: the fixes on top of sqlglot's DuckDB -> Spark translation, each one
 something sqlglot alone gets wrong for benchdb's SQL, and the constructs with no faithful Spark form,
-refused by name (no JVM here: what the translation says; tests/spark/test_spark.py runs it)."""
+refused by name (no JVM here: what the translation says; tests/spark/test_session.py runs it)."""
 
 from __future__ import annotations
 

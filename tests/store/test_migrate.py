@@ -95,66 +95,9 @@ def test_failed_migration_rolls_back_whole(db_path):
     con.close()
 
 
-def test_not_a_database_file(tmp_path):
-    bogus = tmp_path / "notes.duckdb"
-    bogus.write_text("hello, I am a text file\n" * 100)
-    with pytest.raises(
-        BenchdbError, match=r"^cannot open database .*notes.duckdb: .*check that it is a benchdb DuckDB file"
-    ):
-        database.open_writable(bogus)
-
-
-def test_missing_database_read_only(tmp_path):
-    with pytest.raises(BenchdbError, match=r"does not exist; create it with `benchdb ingest"):
-        database.open_readonly(tmp_path / "none.duckdb")
-
-
 def test_db_path_resolution(monkeypatch, tmp_path):
     monkeypatch.delenv("BENCHDB_DB", raising=False)
     assert str(database.resolve_db(None)) == "benchdb.duckdb"
     monkeypatch.setenv("BENCHDB_DB", str(tmp_path / "env.duckdb"))
     assert database.resolve_db(None) == tmp_path / "env.duckdb"
     assert str(database.resolve_db("x.duckdb")) == "x.duckdb"
-
-
-def _catalog_of(path):
-    from benchdb.store import catalog
-
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-
-        def rows(query):
-            return con.execute(query).fetchall()
-
-        return (
-            catalog.current(con),
-            rows("SELECT version, name FROM schema_version ORDER BY version"),
-            rows("SELECT key, value FROM benchdb_meta WHERE key <> 'samples_folder' ORDER BY key"),
-            rows("SELECT min(applied_at) FROM schema_version")[0][0],
-        )
-    finally:
-        con.close()
-
-
-def test_a_new_warehouse_from_the_cached_blank_is_the_one_built_in_place(tmp_path, monkeypatch):
-    """A new warehouse starts as a copy of a blank catalog cached per code version: the same tables,
-    views, macros, migrations and bookkeeping as one whose migrations run in place (no cache), its
-    migrations dated when it was made; and the blank is what the next new warehouse copies."""
-    import datetime
-
-    from benchdb.store import snapshot
-
-    monkeypatch.setenv("BENCHDB_ANSWERS_DIR", str(tmp_path / "cache"))
-    (tmp_path / "cache").mkdir(mode=0o700)
-    for name in ("first", "second"):
-        with snapshot.write_session(tmp_path / f"{name}.duckdb"):
-            pass
-    monkeypatch.setenv("BENCHDB_NO_CACHE", "1")
-    with snapshot.write_session(tmp_path / "in_place.duckdb"):
-        pass
-    assert len(list((tmp_path / "cache").glob("blank-*.duckdb"))) == 1
-    first, second, in_place = (_catalog_of(tmp_path / f"{n}.duckdb") for n in ("first", "second", "in_place"))
-    assert first[:3] == second[:3] == in_place[:3]
-    made = second[3].replace(tzinfo=datetime.timezone.utc) if second[3].tzinfo is None else second[3]
-    assert abs(datetime.datetime.now(datetime.timezone.utc) - made).total_seconds() < 120
-    assert second[3] >= first[3]

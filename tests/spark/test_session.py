@@ -1,5 +1,6 @@
-"""benchdb on Spark: every view and every report query run by pyspark (local[2]) over a
-`benchdb export --partitioned` copy of a real warehouse, row for row against DuckDB.
+"""benchdb on a SparkSession (benchdb.spark.session: register, SparkConnection, report): every view and
+every report query run by pyspark (local[2]) over a `benchdb export --partitioned` copy of a real
+warehouse, row for row against DuckDB.
 
 The warehouse is built by the real ingest from generated contract files: 3 hardware, 2 models,
 2 backends, 2 batch sizes, 8 runs over three months (192 results, > 100k samples), with a 30 %

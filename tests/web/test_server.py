@@ -1,6 +1,7 @@
-"""`benchdb dashboard` and `benchdb site`: the read-only dashboard over a real warehouse, over real HTTP,
-and in a real Chromium (playwright) for both the server and the static site served by
-`python -m http.server` with no benchdb process running. Screenshots go to build/dashboard-screens/."""
+"""`benchdb dashboard`'s server (benchdb.web.server): the read-only dashboard over a real warehouse, over
+real HTTP, and in a real Chromium (playwright) for both the server and the static site served by
+`python -m http.server` with no benchdb process running. Screenshots go to build/dashboard-screens/.
+What `benchdb site` writes is checked in tests/web/test_site.py."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, child, cli, free_port, make_meta, make_run, wait_for_server, write_file
+from conftest import REPO, child, cli, free_port, wait_for_server
+from support import dashboard_warehouse
 
 from benchdb.backends.ortweb import browser
 from benchdb.warehouse import Warehouse
@@ -23,23 +25,9 @@ from benchdb.warehouse import Warehouse
 SCREENS = REPO / "build" / "dashboard-screens"
 
 
-def _write_run(folder: Path, day: int, shift: float = 1.0, failing: bool = False) -> None:
-    run = make_run(started_at=f"2026-11-{day:02d}T10:00:00+00:00")
-    for model in ("matmul:64", "matmul:128"):
-        rng = np.random.default_rng(day)
-        write_file(folder, make_meta(run, model_id=model), rng.normal(1e-3 * shift, 1e-5, 40))
-    if failing:
-        write_file(folder, make_meta(run, model_id="matmul:4096", status="oom", error="out of memory at batch 1"), [])
-
-
 @pytest.fixture
 def warehouse(tmp_path) -> Path:
-    res = tmp_path / "results"
-    for day in (1, 2, 3):
-        _write_run(res / f"d{day}", day, shift=1.0 if day < 3 else 1.3, failing=day == 3)
-    db = tmp_path / "w.duckdb"
-    Warehouse(db).ingest([res])
-    return db
+    return dashboard_warehouse.build(tmp_path)
 
 
 @pytest.fixture
@@ -180,87 +168,12 @@ def test_compare_and_environment_of_two_runs(server):
 
 
 @pytest.mark.core
-def test_an_open_change_point_carries_the_command_that_acknowledges_it(tmp_path):
-    res = tmp_path / "results"
-    for day in range(1, 13):  # a clear step after day 6: a change point
-        _write_run(res / f"d{day}", day, shift=1.0 if day <= 6 else 1.5)
-    db = tmp_path / "w.duckdb"
-    Warehouse(db).ingest([res])
-    from benchdb.web import views as api
-
-    with Warehouse(db).reading() as con:
-        doc = api.query(con, "change_points", {})
-    recs = [dict(zip(doc["columns"], r, strict=True)) for r in doc["rows"]]
-    assert recs and all(r["status"] == "open" for r in recs)
-    assert recs[0]["acknowledge_with"] == f'benchdb ack {recs[0]["change_id"]} --note "why"'
-    r = cli("ack", recs[0]["change_id"], "--note", "expected: new kernel", "--db", db)
-    assert r.exit_code == 0, r.output
-    with Warehouse(db).reading() as con:
-        doc = api.query(con, "change_points", {})
-    acked = [dict(zip(doc["columns"], r, strict=True)) for r in doc["rows"] if r[0] == recs[0]["change_id"]][0]
-    assert acked["status"] == "acked" and acked["acknowledge_with"] is None and acked["note"] == "expected: new kernel"
-
-
-@pytest.mark.core
 def test_a_run_ingested_while_serving_appears_on_the_next_request(server, warehouse, tmp_path):
     before = len(get(f"{server}/api/runs")[1]["rows"])
-    _write_run(tmp_path / "later", 9)
+    dashboard_warehouse.write_run(tmp_path / "later", 9)
     summary = Warehouse(warehouse).ingest([tmp_path / "later"])  # the server holds no connection open
     assert summary.new == 2
     assert len(get(f"{server}/api/runs")[1]["rows"]) == before + 1
-
-
-@pytest.mark.core
-def test_site_writes_every_view_and_every_series_and_result(warehouse, tmp_path):
-    from benchdb.web.site import build
-
-    out = tmp_path / "site"
-    counts = build(str(warehouse), out)
-    assert counts["runs"] == 3 and counts["results"] == 2 and counts["compare"] == 2
-    assert counts["trends"] == 2 and counts["samples"] == 7  # every series; every result of every run
-    shards = json.loads((out / "data" / "views.json").read_text())["site"]["shards"]
-    from benchdb.web import packed
-    from benchdb.web import views as api
-
-    def trends_file(series: str) -> dict:
-        return json.loads((out / "data" / "trends" / f"{packed.shard_of(series, shards['trends'])}.json").read_text())
-
-    def samples_file(result: str) -> Path:
-        return out / "data" / "samples" / f"{packed.shard_of(result, shards['samples'])}.bin"
-
-    flagged = _oom_result(warehouse, "series_id")
-    assert flagged not in trends_file(flagged)["series"]  # no valid result: no history (the page: empty, not a 404)
-    with Warehouse(warehouse).reading() as con:  # each series and result as the server answers it
-        results = api.query(con, "results", {})
-        for row in results["rows"]:
-            rec = dict(zip(results["columns"], row, strict=True))
-            served = json.loads(json.dumps(api.query(con, "trends", {"series": rec["series_id"]})))
-            shard = trends_file(rec["series_id"])
-            assert shard["columns"] == served["columns"] and shard["series"][rec["series_id"]] == served["rows"]
-            samples = api.query(con, "samples", {"result": rec["result_id"]})
-            written = packed.read_samples(samples_file(rec["result_id"]), rec["result_id"])
-            assert written is not None and written["statistics"] == samples["statistics"]
-            assert [r[:4] for r in written["rows"]] == [r[:4] for r in samples["rows"]]
-            assert [r[5] for r in written["rows"]] == pytest.approx([r[5] for r in samples["rows"]], rel=1e-4)
-    failed = packed.read_samples(samples_file(_oom_result(warehouse)), _oom_result(warehouse))
-    assert (
-        failed is not None
-        and failed["rows"] == []
-        and failed["statistics"]["rows"][0][failed["statistics"]["columns"].index("status")] == "oom"
-    )  # no samples, but what it was
-    assert 'content="static"' in (out / "index.html").read_text()
-    assert (out / "static" / "app.js").is_file()
-    from benchdb.web import assets
-
-    for name in assets.files():  # the charting library travels with the site: no CDN
-        assert (out / "static" / "vendor" / name).read_bytes() == assets.files()[name].read_bytes()
-    build(str(warehouse), out)  # again: replaced whole, nothing left over
-    assert not list(tmp_path.glob(".site.*"))
-
-
-def _oom_result(db: Path, column: str = "result_id") -> str:
-    with Warehouse(db).reading() as con:
-        return con.execute(f"SELECT {column} FROM results WHERE status = 'oom'").fetchone()[0]
 
 
 # ------------------------------------------------------------------ in a real browser
@@ -333,7 +246,7 @@ def _walk(base: str, name: str, warehouse: Path | None, tmp_path: Path) -> None:
         page.wait_for_selector("td:has-text('started_at')")
         page.screenshot(path=str(SCREENS / f"{name}-environment.png"))
         if warehouse is not None:
-            _write_run(tmp_path / "later", 9)
+            dashboard_warehouse.write_run(tmp_path / "later", 9)
             Warehouse(warehouse).ingest([tmp_path / "later"])
             page.goto(f"{base}/?view=runs")
             page.wait_for_selector(f"#status:has-text('{runs + 1} row(s)')")
