@@ -58,8 +58,11 @@ CORE_ONLY = os.environ.get("BENCHDB_CORE_ONLY") == "1"
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """A test marked ``serial`` runs alone under pytest-xdist (tests/support/serial_lock.py)."""
-    with serial_lock.held(item.get_closest_marker("serial") is not None):
+    """A test marked ``serial`` runs alone under pytest-xdist (tests/support/serial_lock.py), on every
+    CPU; one marked ``all_cpus`` beside others, on every CPU; any other test on its worker's own CPU
+    (serial_lock.pinned)."""
+    serial = item.get_closest_marker("serial") is not None
+    with serial_lock.held(serial), serial_lock.pinned(not serial and not item.get_closest_marker("all_cpus")):
         yield
 
 

@@ -335,6 +335,13 @@ def _env(tmp_path: Path, cache: Path | None = None) -> dict[str, str]:
 #: result, and beside another test its PyTorch int8 row is left out (seen in CI with up to 0.5 s a
 #: precision, as with 0.1 s), so it runs alone.
 QUIET = {"quantization.py"}
+#: Scripts that measure with two threads (--threads 2) or on two parallel workers: they need every
+#: CPU, not the one their xdist worker is pinned to (tests/support/serial_lock.py).
+ALL_CPUS = {"openvino_hints.py", "ortweb.py", "parallel.py", "predict_eval.py", "time_to_result.py"}
+
+
+def _marks(script: str) -> list[pytest.MarkDecorator]:
+    return [pytest.mark.serial] * (script in QUIET) + [pytest.mark.all_cpus] * (script in ALL_CPUS)
 
 
 @pytest.fixture
@@ -348,9 +355,7 @@ def short_tmp():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "script", [pytest.param(s, marks=pytest.mark.serial) if s in QUIET else s for s in sorted(KEY_LINES)]
-)
+@pytest.mark.parametrize("script", [pytest.param(s, marks=_marks(s)) for s in sorted(KEY_LINES)])
 def test_small_run(script, short_tmp, request):
     cwd = short_tmp / "cwd"
     cwd.mkdir()

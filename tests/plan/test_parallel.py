@@ -26,6 +26,8 @@ N = len(TOPO.cores)
 needs_two = pytest.mark.skipif(N < 2, reason="needs two physical cores this process may use")
 #: --threads T with 2 workers of T cores needing more cores than there are
 TOO_MANY = N // 2 + 1
+#: parallel runs put their workers on cores of their own: these tests need every core, not their worker's one
+pytestmark = pytest.mark.all_cpus
 
 BENCH = """
 import json, os, sys

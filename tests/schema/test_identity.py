@@ -25,6 +25,7 @@ FAST = (
 )
 
 
+@pytest.mark.all_cpus  # runs with --threads 1 and --threads 2
 def test_config_entries_differing_only_in_threads_give_distinct_files_results_and_series(tmp_path):
     cfg = tmp_path / "threads.yaml"
     out = tmp_path / "out"

@@ -11,6 +11,9 @@ the other workers to end, and no other test starts until it has ended.
 Two ``flock`` files make the lock fair to the serial tests: each test passes a turnstile first, and
 a serial test keeps the turnstile while it waits for the shared holders to leave, so a stream of
 ordinary tests cannot keep it waiting. Outside xdist (one process) the lock is never contended.
+
+Under xdist each worker also runs its ordinary tests pinned to a CPU of its own (:func:`pinned`), and a
+serial test, or one marked ``all_cpus``, on every CPU.
 """
 
 from __future__ import annotations
@@ -53,3 +56,37 @@ def held(serial: bool) -> Iterator[None]:
             fcntl.flock(machine, fcntl.LOCK_UN)
             if serial:
                 fcntl.flock(gate, fcntl.LOCK_UN)
+
+
+#: The CPUs this test run may use, read once before any pinning.
+_ALL_CPUS = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else frozenset()
+
+
+def _own_cpu() -> set[int] | None:
+    """This xdist worker's one CPU (worker N takes the N-th CPU, wrapping round), or None outside
+    xdist, where there is one CPU, or where BENCHDB_TEST_PIN=0 (to compare)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or len(_ALL_CPUS) < 2 or os.environ.get("BENCHDB_TEST_PIN") == "0":
+        return None
+    cpus = sorted(_ALL_CPUS)
+    return {cpus[int(worker[2:]) % len(cpus)]}
+
+
+@contextmanager
+def pinned(pin: bool) -> Iterator[None]:
+    """While a test runs, this worker and every process it starts run on the worker's own CPU
+    (``pin``), or on every CPU of the run (a serial test, which has the machine to itself).
+
+    Two workers on two cores each start runners whose default thread count is the cores they may
+    use (benchdb.harness.hardware.default_threads): unpinned, two runners of two threads each share
+    two cores, and a thread pool whose threads wait on each other at every operator runs far slower
+    than one thread alone. Pinned, each runner measures with one thread on a core of its own."""
+    own = _own_cpu()
+    if own is None:
+        yield
+        return
+    os.sched_setaffinity(0, own if pin else _ALL_CPUS)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, own)
