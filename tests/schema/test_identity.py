@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from conftest import make_meta, make_run, need_module, write_file
 
 from benchdb.cli import main
-from benchdb.harness import hardware
 from benchdb.harness.scenario import RunOptions
 from benchdb.plan.planning import build_plan
 from benchdb.schema import contract, identity
