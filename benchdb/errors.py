@@ -33,7 +33,7 @@ def clip(text: str, limit: int = LINE_LIMIT) -> str:
     return text[: limit - len(tail)] + tail
 
 
-_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0)]}
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0D, 0x20), *range(0x7F, 0xA0)]}
 
 
 def printable(text: str) -> str:

@@ -517,7 +517,7 @@ STARTUP_PROBE = (
 
 
 def imported_modules(*args: str) -> set[str]:
-    """The top-level modules `benchdb ARGS` imported (tests/guarantees/test_startup.py)."""
+    """The top-level modules `benchdb ARGS` imported (tests/test_startup.py)."""
     out = subprocess.run(
         [sys.executable, "-c", STARTUP_PROBE, json.dumps(list(args))], capture_output=True, text=True, timeout=120
     )

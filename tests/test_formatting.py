@@ -9,7 +9,6 @@ import pytest
 from conftest import need_module
 
 from benchdb import formatting
-from benchdb.reports.fit import fit
 
 
 def test_a_column_of_seconds_shares_the_unit_of_its_typical_value():
@@ -110,44 +109,6 @@ def test_plot_axes_in_the_columns_unit_and_dates_as_people_read_them():
     yticks = [t.get_text() for t in ax.get_yticklabels() if t.get_text()]
     assert yticks and all(len(t.split(".")[-1]) <= 4 for t in yticks)
     plt.close(fig)
-
-
-def test_a_narrow_terminal_keeps_the_runner_up_and_cuts_no_identifier():
-    rows = [
-        ("matmul:256", "1", "numpy/eager", "15,335.6", "", "only one; unstable tail: best", ""),
-        (
-            "tiny:bert",
-            "4",
-            "openvino/latency",
-            "1,666.6",
-            "+2% [0, +4]",
-            "tie; unstable tail: best",
-            "onnxruntime/optimized",
-        ),
-    ] * 2
-    head = ("model", "batch", "best", "items/s", "margin [95 % CI]", "verdict", "runner-up")
-    rows = [(*r[:6], r[6] + " (published figure)" * min(i, 1)) for i, r in enumerate(rows)]
-    md = "\n".join(
-        [
-            "| " + " | ".join(head) + " |",
-            "|" + "|".join(" --- " for _ in head) + "|",
-            *("| " + " | ".join(r) + " |" for r in rows),
-        ]
-    )
-    out = fit(md + "\n", 110)
-    # the runner-up tells rows apart: kept; too wide for a table, so one entry per row, nothing cut
-    assert "…" not in out and "not shown" not in out
-    assert "openvino/latency" in out and "only one; unstable tail: best" in out
-    assert out.count("runner-up onnxruntime/optimized") == 2 and max(len(ln) for ln in out.splitlines()) <= 110
-
-
-def test_a_one_row_table_is_a_list_with_nothing_cut():
-    why = "the candidate's interval spans the threshold band; " * 4
-    md = f"| verdict | model | why |\n| --- | --- | --- |\n| inconclusive | tiny:bert | {why.strip()} |\n"
-    out = fit(md, 80)
-    assert "…" not in out and out.startswith("- verdict: inconclusive\n- model: tiny:bert\n- why: ")
-    assert " ".join(ln.strip() for ln in out.splitlines()[2:]).endswith(why.strip())
-    assert max(len(ln) for ln in out.splitlines()) <= 80
 
 
 @pytest.mark.parametrize("unit", ["s", "bytes", "items/s", None])

@@ -179,7 +179,7 @@ def entry() -> None:
 #: The modules under benchdb.cli whose COMMANDS make up the command line.
 MODULES = ("run", "getting_started", "db", "report", "interop", "publish", "perfmodel", "spark", "web", "bisect")
 #: Where each command lives, so running one imports only its module (start-up time). A command
-#: missing here still works: an unknown name imports every module (tests/guarantees/test_startup.py keeps
+#: missing here still works: an unknown name imports every module (tests/test_startup.py keeps
 #: this table true).
 WHERE = {
     "run": "run",

@@ -1,5 +1,5 @@
-"""Honest answers: one rule for uncertainty in the optimal-hardware table and in `check`,
-terminal tables that fit, Markdown that never leaks into HTML. Real contract files, a real
+"""Honest answers: one rule for uncertainty in the optimal-hardware table and in `check`, Markdown
+that never leaks into HTML (terminal tables that fit: tests/reports/test_fit.py). Real contract files, a real
 DuckDB warehouse, the real command line."""
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from click.testing import CliRunner
 from conftest import make_meta, make_run, write_file
 
 from benchdb.cli import main
-from benchdb.reports.fit import fit
 
 pytestmark = pytest.mark.core
 
@@ -127,35 +126,6 @@ def test_check_whose_verdicts_are_all_inconclusive_is_undecided_exit_3(tmp_path)
     assert ok.exit_code == 0 and "(allowed: pass)" in ok.stdout.splitlines()[0]
     wide = invoke("check", "--baseline", "latest~1", "--candidate", "latest", "--db", str(db), "--wide")
     assert wide.exit_code == 3 and max(len(line) for line in wide.stdout.splitlines()) > 120  # every column
-
-
-def test_terminal_tables_fit_120_columns_and_wide_keeps_every_column():
-    rows = [
-        f"| tiny:model-{i} | {i} | seq_len=32,new_tokens=8 | AMD EPYC 7B13 64-Core Processor | fp32 | "
-        f"{'a reason that is long ' * 5}{i} |"
-        for i in range(3)
-    ]
-    text = (
-        "\n".join(
-            [
-                "# t",
-                "",
-                "| model | batch | input | hardware | precision | why |",
-                "| --- | --- | --- | --- | --- | --- |",
-                *rows,
-                "",
-                "word " * 60,
-            ]
-        )
-        + "\n"
-    )
-    out = fit(text)
-    assert max(len(line) for line in out.splitlines()) <= 120
-    # constants named once
-    assert "All rows: input seq_len=32,new_tokens=8; hardware AMD EPYC 7B13 64-Core Processor; precision fp32." in out
-    assert "| tiny:model-0 | 0 |" in out and "…" in out and "`--wide`" in out
-    narrow = "| a | b |\n| --- | --- |\n| 1 | 2 |\n"
-    assert fit(narrow) == narrow  # fits: unchanged
 
 
 def test_html_showscode_spans_as_code_never_backticks():

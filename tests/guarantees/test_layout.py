@@ -322,14 +322,6 @@ def test_every_package_says_its_one_job_in_the_layout_document():
 EXERCISED_THROUGH = {
     "benchdb.backends.conformance": ("tests/guarantees/test_layout.py", "for mypy alone: nothing imports it"),
     "benchdb.cli.spark": ("tests/spark/test_translate.py", "benchdb sql: one call of spark.translate.script"),
-    "benchdb.harness.server_exit": (
-        "tests/plan/test_driver.py",
-        "imported last by the fork server; importing it in a test would end that test's process at exit",
-    ),
-    "benchdb.store.migrations.0003_identity": (
-        "tests/guarantees/test_upgrade.py",
-        "a migration's companion, loaded by its file name (no importable name) when a v0.1 warehouse upgrades",
-    ),
 }
 
 
@@ -481,3 +473,56 @@ def test_test_modules_have_unique_names():
     for path in TESTS.rglob("test_*.py"):
         names.setdefault(path.name, []).append(str(path.relative_to(TESTS)))
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+#: Modules without a test module of their own, each with why: declarations with no logic to test.
+MIRROR_EXEMPT = {
+    "benchdb.backends.conformance": "read by mypy alone (under TYPE_CHECKING): no code of it runs",
+    "benchdb.backends.numpy.options": "an empty option set of the shared fields",
+    "benchdb.backends.openvino.options": "option fields; tests/schema/test_optionsets.py checks them by entry point",
+    "benchdb.backends.ortweb.options": "option fields; tests/schema/test_optionsets.py checks them by entry point",
+    "benchdb.backends.userbench.options": "option fields; tests/schema/test_optionsets.py checks them by entry point",
+    "benchdb.backends.pytorch.options": (
+        "option fields and flag declarations; tests/schema/test_optionsets.py and tests/cli/test_help.py check them"
+    ),
+    "benchdb.backends.openai.options": (
+        "option fields and flag declarations; tests/schema/test_optionsets.py and tests/cli/test_help.py check them"
+    ),
+    "benchdb.schema.serving": "the serving metrics' names and units (constants); tests/schema/test_serving_metrics.py",
+    "benchdb.cli.spark": "`benchdb sql`: prints spark.translate.script; tests/spark/test_translate.py runs it",
+}
+
+
+def _mirrors(parts: tuple[str, ...]) -> list[str]:
+    """The test modules that mirror benchdb/<parts>.py: tests/P/test_M.py for benchdb/P/M.py,
+    tests/P/test_S_M.py for benchdb/P/S/M.py (tests/P/test_S.py for a subpackage's backend.py),
+    tests/test_M.py for a top-level module. Test module names are unique (pytest imports them by
+    name), so where another package's mirror has the name, tests/P/test_P_M.py."""
+    if len(parts) == 1:
+        return [f"test_{parts[0]}.py"]
+    top, rest = parts[0], parts[1:]
+    found = [f"{top}/test_{'_'.join(rest)}.py", f"{top}/test_{top}_{'_'.join(rest)}.py"]
+    if len(rest) > 1 and rest[-1] == "backend":
+        found.append(f"{top}/test_{'_'.join(rest[:-1])}.py")
+    return found
+
+
+def test_every_module_with_logic_has_the_test_module_that_mirrors_it():
+    """A module's tests are where its path says (tests/<package>/test_<module>.py), so a change to
+    a module shows which tests to read and run; the modules left out are named in MIRROR_EXEMPT, each
+    with its reason, and every name there is a module that exists and still has no mirror."""
+    tests = PACKAGE.parent / "tests"
+    missing, stale = [], []
+    for path, _ in _modules():
+        parts = path.relative_to(PACKAGE).with_suffix("").parts
+        if parts[-1] in ("__init__", "__main__"):
+            continue
+        name = ".".join(("benchdb", *parts))
+        mirrored = any((tests / m).is_file() for m in _mirrors(parts))
+        if name in MIRROR_EXEMPT:
+            stale += [name] if mirrored else []
+        elif not mirrored:
+            missing.append(f"{name}: tests/{_mirrors(parts)[0]}")
+    known = {".".join(("benchdb", *p.relative_to(PACKAGE).with_suffix("").parts)) for p, _ in _modules()}
+    stale += sorted(set(MIRROR_EXEMPT) - known)
+    assert missing == [] and stale == []

@@ -17,7 +17,7 @@ import yaml
 from conftest import benchdb_cmd, make_meta, make_run, need_chromium, write_file
 from support.fakehub import READ, WRITE
 
-from benchdb.hub.card import END, START, replace_section
+from benchdb.hub.card import END, START
 from benchdb.warehouse import Warehouse
 
 REPO_ID = "org/bench"
@@ -320,17 +320,6 @@ def test_model_card_errors(source, env):
     assert "--dataset 'nope'" in line
     proc = benchdb_cmd("report", "--model-card", "tiny:none", "--push", "--db", str(db), env=env)
     assert "--push needs a Hub model repo" in _one_line_error(proc) and proc.stdout == ""
-
-
-def test_replace_section_changes_nothing_else():
-    section = f"{START}\nnew\n{END}\n"
-    assert replace_section("", section) == section
-    assert replace_section("# Card\n\ntext\n", section) == f"# Card\n\ntext\n\n{START}\nnew\n{END}\n"
-    assert replace_section(f"a\n{START}\nold\n{END}\nb\n", section) == f"a\n{START}\nnew\n{END}\nb\n"
-    from benchdb.errors import BenchdbError
-
-    with pytest.raises(BenchdbError, match="unmatched"):
-        replace_section(f"a\n{START}\nold\n", section)
 
 
 def test_publish_the_dashboard_as_a_static_space(hub, env, source, tmp_path):

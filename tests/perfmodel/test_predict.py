@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 from conftest import HARDWARE, make_meta, make_run, write_file
+from support import perf_rows
 
 from benchdb.cli import main
 from benchdb.perfmodel import calibrate as cal
-from benchdb.perfmodel import habitat
 from benchdb.perfmodel import predict as pr
 from benchdb.schema import identity
 from benchdb.warehouse import Warehouse
@@ -194,56 +194,14 @@ def test_evaluation_functions_directly(synthetic):
     assert max(errs) < 0.05
 
 
-def _row(model, hw, backend, batch, latency, roofline, peak=1e11, params=1e6):
-    return {
-        "model_id": model,
-        "family": "text",
-        "num_parameters": params,
-        "hardware_id": hw,
-        "threads": 1,
-        "hardware_config": hw,
-        "backend": backend,
-        "mode": "eager",
-        "precision": "fp32",
-        "batch_size": batch,
-        "input_shape": "x=1",
-        "latency_s": latency,
-        "roofline_s": roofline,
-        "flops": roofline * peak,
-        "bytes": None,
-        "peak_flops": peak,
-        "peak_bandwidth": 1e10,
-    }
-
-
 def test_a_feature_constant_in_training_does_not_blow_up_a_prediction():
     """Leave-one-batch-size-out with two batch sizes trains on one: log(batch) is constant there
     (its sd float noise, 1e-15). Standardised by that noise, a batch-1 target once predicted 1e176 x
     the truth. The feature drops out and the correction stays within what training saw."""
-    rows = [_row(f"m{i}", "A", "b", 4, 3.0 * r, r) for i, r in enumerate(np.geomspace(1e-5, 1e-2, 12))]
+    rows = [perf_rows.row(f"m{i}", "A", "b", 4, 3.0 * r, r) for i, r in enumerate(np.geomspace(1e-5, 1e-2, 12))]
     learned = pr.Learned(rows)
     assert learned.ok and learned.constant[3]  # log batch
-    target = _row("m99", "A", "b", 1, 3.0 * 2e-4, 2e-4)
+    target = perf_rows.row("m99", "A", "b", 1, 3.0 * 2e-4, 2e-4)
     assert learned.predict(target) == pytest.approx(3.0 * 2e-4, rel=0.05)
-    far = _row("m99", "A", "b", 1, 0.0, 2e-4, params=1e30)  # features far outside training
+    far = perf_rows.row("m99", "A", "b", 1, 0.0, 2e-4, params=1e30)  # features far outside training
     assert 2.9 * 2e-4 <= learned.predict(far) <= 3.1 * 2e-4
-
-
-def test_habitat_fits_how_far_latency_follows_the_peak():
-    """latency = c x roofline ** 0.5 across hardware (a model that gains less than the peak ratio
-    says): the fitted exponent is 0.5 and the scaled prediction exact; pure ratio scaling would
-    be off by sqrt(4) = 2x."""
-    rows = []
-    for model, c in (("m1", 1.0), ("m2", 2.0)):
-        for hw, peak in (("A", 1e11), ("B", 4e11), ("C", 2e11)):
-            for batch in (1, 2, 4):
-                roof = batch * 1e-4 * 1e11 / peak
-                rows.append(_row(model, hw, "b", batch, c * roof**0.5, roof, peak=peak))
-    train = [r for r in rows if r["hardware_id"] != "B"]
-    hab = habitat.Habitat(train)
-    assert hab.alpha == pytest.approx(0.5) and hab.own[("m1", "b")] == pytest.approx(0.5)
-    for t in (r for r in rows if r["hardware_id"] == "B"):
-        value, sources = hab.predict(t)
-        assert [s["hardware_id"] for s in sources] == ["A", "C"]
-        assert value == pytest.approx(t["latency_s"], rel=1e-9)
-    assert habitat.Habitat(train[:2]).alpha == 1.0  # too few pairs: pure scaling

@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from conftest import make_meta, make_run, need_module, write_file
 
 from benchdb.cli import main
-from benchdb.harness import cpuinfo, hardware
 from benchdb.harness.scenario import RunOptions
 from benchdb.plan.planning import build_plan
 from benchdb.schema import contract, identity
@@ -148,25 +147,6 @@ def test_contract_v2_refuses_bad_options_and_non_canonical_devices(tmp_path):
     assert contract.read_footer(write_file(tmp_path, meta)).scenario["options"] == {"threads": 1}
 
 
-ARM_N1 = (
-    "processor\t: 0\nBogoMIPS\t: 243.75\nFeatures\t: fp asimd evtstrm aes\nCPU implementer\t: 0x41\n"
-    "CPU architecture: 8\nCPU variant\t: 0x3\nCPU part\t: 0xd0c\nCPU revision\t: 1\n"
-)
-
-
-def test_arm_cpus_are_told_apart_by_part():
-    n1 = cpuinfo.fingerprint_from(cpuinfo.read_cpuinfo(ARM_N1), system="Linux", machine="aarch64")
-    v1 = cpuinfo.fingerprint_from(
-        cpuinfo.read_cpuinfo(ARM_N1.replace("0xd0c", "0xd40")), system="Linux", machine="aarch64"
-    )
-    assert n1["device_name"] == "ARM Neoverse-N1" and v1["device_name"] == "ARM Neoverse-V1"
-    assert n1["cpu_part"] == "0xd0c" and "asimd" in n1["flags"]
-    same = {"cores_logical": 64, "memory_bytes": 128 * 2**30}
-    assert identity.hardware_id({**n1, **same}) != identity.hardware_id({**v1, **same})
-    mac = cpuinfo.fingerprint_from({}, system="Darwin", machine="arm64", mac_brand="Apple M2 Pro")
-    assert mac["device_name"] == "Apple M2 Pro" and mac["vendor"] == "Apple"
-
-
 def test_x86_hardware_ids_are_unchanged_by_the_new_identity_fields():
     fp = {
         "kind": "cpu",
@@ -192,21 +172,3 @@ def test_x86_hardware_ids_are_unchanged_by_the_new_identity_fields():
     import hashlib
 
     assert identity.hardware_id(fp) == hashlib.sha256(json.dumps(norm, sort_keys=True).encode()).hexdigest()[:16]
-
-
-def test_default_threads_respect_affinity_and_cgroup_quota(tmp_path):
-    assert hardware.default_threads(physical=8, affinity=8, quota=None) == 8
-    assert hardware.default_threads(physical=8, affinity=3, quota=None) == 3
-    assert hardware.default_threads(physical=8, affinity=8, quota=2.5) == 2
-    assert hardware.default_threads(physical=8, affinity=8, quota=0.5) == 1
-    (tmp_path / "cpu.max").write_text("150000 100000\n")
-    assert hardware.cgroup_cpu_quota(str(tmp_path)) == 1.5
-    (tmp_path / "cpu.max").write_text("max 100000\n")
-    assert hardware.cgroup_cpu_quota(str(tmp_path)) is None
-    v1 = tmp_path / "v1"
-    (v1 / "cpu").mkdir(parents=True)
-    (v1 / "cpu" / "cpu.cfs_quota_us").write_text("200000\n")
-    (v1 / "cpu" / "cpu.cfs_period_us").write_text("100000\n")
-    assert hardware.cgroup_cpu_quota(str(v1)) == 2.0
-    fp = hardware.cpu_fingerprint()
-    assert "cpu_affinity" in fp and "cgroup_cpu_quota" in fp

@@ -1,5 +1,5 @@
 """The gate's judgement of a series by the plain computation its faster one replaced, kept only to
-prove that the two answer the same (tests/analysis/test_gate_reference.py).
+prove that the two answer the same (tests/analysis/test_check.py).
 
 Each side's samples are read on their own, per result and in measurement order, by plain SQL over
 the ``samples`` view (the raw-sample path, no passes, no segments); the one-process interval is the
