@@ -270,6 +270,23 @@ def write_file(
     return contract.write_scenario(folder / name, meta, table)
 
 
+#: A loose stopping rule for the backend tests' tiny models: quick, and a target wide enough that
+#: noise never makes one invalid.
+QUICK_RUN = ["--min-time", "0.05", "--max-time", "1", "--warmup", "1", "--min-iters", "10", "--target-ci", "0.5"]
+QUICK_RUN += ["--max-background-cpu", "100%"]
+
+
+def sample_count(db: Path, where: str = "") -> int:
+    """The warehouse's samples (``where``: a WHERE clause), read as an analyst reads them."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute(f"SELECT count(*) FROM samples {where}").fetchall()[0][0]
+    finally:
+        con.close()
+
+
 def write_suite(folder: Path, n_files: int = 3, n_values: int = 50, run: dict | None = None) -> list[Path]:
     run = run or make_run()
     rng = np.random.default_rng(7)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import duckdb
 import pytest
 from click.testing import CliRunner
-from conftest import need_module
+from conftest import QUICK_RUN, need_module
 from support import shared_exports
 
 from benchdb.cli import main
@@ -18,20 +18,7 @@ from benchdb.harness.timing import StopRule
 from benchdb.plan.planning import build_plan, hardware_ids
 from benchdb.schema import identity
 
-QUICK = [
-    "--min-time",
-    "0.05",
-    "--max-time",
-    "1",
-    "--warmup",
-    "1",
-    "--min-iters",
-    "10",
-    "--target-ci",
-    "0.5",
-    "--max-background-cpu",
-    "100%",
-]
+QUICK = QUICK_RUN
 
 
 def invoke(*args, env=None):

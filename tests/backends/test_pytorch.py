@@ -6,6 +6,7 @@ import duckdb
 import pytest
 import torch
 from click.testing import CliRunner
+from conftest import QUICK_RUN
 
 from benchdb.backends.pytorch import backend as P
 from benchdb.backends.shared import models
@@ -15,22 +16,7 @@ from benchdb.harness.scenario import RunOptions
 from benchdb.harness.timing import StopRule, measure
 
 # Loose stopping rule for speed; target wide enough that noise never makes a tiny model invalid.
-QUICK = [
-    "--min-time",
-    "0.05",
-    "--max-time",
-    "1",
-    "--warmup",
-    "1",
-    "--min-iters",
-    "10",
-    "--target-ci",
-    "0.5",
-    "--max-background-cpu",
-    "100%",
-    "--gen-tokens",
-    "4",
-]
+QUICK = [*QUICK_RUN, "--gen-tokens", "4"]
 
 
 def invoke(*args, env=None):

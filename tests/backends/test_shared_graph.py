@@ -8,6 +8,7 @@ import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from conftest import QUICK_RUN
 from support import shared_exports
 
 from benchdb.backends.shared import graph, models
@@ -17,20 +18,7 @@ from benchdb.errors import BenchdbError
 from benchdb.harness.scenario import RunOptions
 from benchdb.schema import contract
 
-QUICK = [
-    "--min-time",
-    "0.05",
-    "--max-time",
-    "1",
-    "--warmup",
-    "1",
-    "--min-iters",
-    "10",
-    "--target-ci",
-    "0.5",
-    "--max-background-cpu",
-    "100%",
-]
+QUICK = QUICK_RUN
 
 #: What each key class does through both exported-graph backends on this CPU (torch 2.13).
 EXPECTED = {t: "ok" for t in models.KEY_CLASSES}

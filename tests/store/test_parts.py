@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from conftest import benchdb_cmd, make_meta, make_run, write_file, write_suite
+from conftest import benchdb_cmd, make_meta, make_run, sample_count, write_file, write_suite
 
 from benchdb.ingest import ingest
 from benchdb.schema import contract
@@ -22,18 +21,6 @@ from benchdb.store import parts
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
-
-
-def _on_disk(db: Path) -> list[Path]:
-    return parts.on_disk(db)
-
-
-def _count(db: Path, where: str = "") -> int:
-    con = duckdb.connect(str(db), read_only=True)  # the analyst's one line
-    try:
-        return con.execute(f"SELECT count(*) FROM samples {where}").fetchall()[0][0]
-    finally:
-        con.close()
 
 
 def test_samples_live_in_parts_beside_a_catalog_that_a_plain_duckdb_connection_reads(tmp_path):
@@ -44,8 +31,8 @@ def test_samples_live_in_parts_beside_a_catalog_that_a_plain_duckdb_connection_r
     ingest([tmp_path / "b"], db)
     folder = tmp_path / "w.duckdb.samples"
     assert sorted(p.name for p in folder.iterdir()) == ["gen=0000000001", "gen=0000000002"]
-    assert len(_on_disk(db)) == 2  # one part per batch, one batch per ingest
-    assert _count(db) == 3 * 400 + 2 * 300
+    assert len(parts.on_disk(db)) == 2  # one part per batch, one batch per ingest
+    assert sample_count(db) == 3 * 400 + 2 * 300
     con = duckdb.connect(str(db), read_only=True)
     try:
         tables = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
@@ -56,15 +43,15 @@ def test_samples_live_in_parts_beside_a_catalog_that_a_plain_duckdb_connection_r
         ).fetchall() == [(0,)]
         assert con.execute("SELECT sum(n) FROM results").fetchall() == [(3 * 400 + 2 * 300,)]
         # a part is sorted by result, so a query for one result reads its own row groups
-        first = _on_disk(db)[0]
+        first = parts.on_disk(db)[0]
         ids = [r for (r,) in con.execute("SELECT result_id FROM read_parquet(?)", [str(first)]).fetchall()]
         assert ids == sorted(ids)
     finally:
         con.close()
     # a no-op ingest writes nothing at all
-    before = (db.stat().st_ino, _on_disk(db))
+    before = (db.stat().st_ino, parts.on_disk(db))
     assert ingest([tmp_path / "a", tmp_path / "b"], db).new == 0
-    assert (db.stat().st_ino, _on_disk(db)) == before
+    assert (db.stat().st_ino, parts.on_disk(db)) == before
 
 
 def test_an_open_reader_keeps_its_snapshot_and_its_samples_while_a_write_adds_parts(tmp_path):
@@ -75,7 +62,7 @@ def test_an_open_reader_keeps_its_snapshot_and_its_samples_while_a_write_adds_pa
         write_suite(tmp_path / "b", n_files=3, n_values=100, run=make_run())
         ingest([tmp_path / "b"], db, wait_s=5)  # the reader never blocks the writer
         assert reader.execute("SELECT count(*) FROM samples").fetchall() == [(200,)]
-    assert _count(db) == 500
+    assert sample_count(db) == 500
 
 
 def test_an_unpublished_generation_is_never_read_and_the_next_writer_removes_it(tmp_path):
@@ -87,13 +74,13 @@ def test_an_unpublished_generation_is_never_read_and_the_next_writer_removes_it(
     dead = tmp_path / "w.duckdb.samples" / "gen=0000000002"
     dead.mkdir()
     (dead / "half.parquet").write_bytes(b"PAR1 torn write")
-    assert _count(db) == 200
+    assert sample_count(db) == 200
     assert benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(db), check=True).stdout.split()[-3] == "200"
     write_suite(tmp_path / "b", n_files=1, n_values=100, run=make_run())
     ingest([tmp_path / "b"], db)
     assert not (dead / "half.parquet").exists()
-    assert _count(db) == 300
-    assert len(_on_disk(db)) == 2
+    assert sample_count(db) == 300
+    assert len(parts.on_disk(db)) == 2
 
 
 def test_a_batch_that_rolls_back_leaves_no_part(tmp_path):
@@ -115,8 +102,8 @@ def test_a_batch_that_rolls_back_leaves_no_part(tmp_path):
     why = s.rejected[0][1]
     # DuckDB from 1.3 names the column; 1.2 (the floor) says only that the value is out of range
     assert why.startswith("file: cannot be loaded (") and ("repeat" in why or "out of range" in why), s.rejected
-    assert _count(db) == 100
-    names = {p.name for p in _on_disk(db)}
+    assert sample_count(db) == 100
+    names = {p.name for p in parts.on_disk(db)}
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT count(DISTINCT result_id) FROM samples").fetchall() == [(len(good),)]
@@ -136,14 +123,14 @@ def test_a_moved_warehouse_reads_without_a_write_and_db_upgrade_records_its_new_
     moved = new / "w.duckdb"
     stamp = moved.stat().st_mtime_ns
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout
-    assert _count(moved) == 200 and moved.stat().st_mtime_ns == stamp  # read, nothing written
+    assert sample_count(moved) == 200 and moved.stat().st_mtime_ns == stamp  # read, nothing written
     out = benchdb_cmd("db", "upgrade", "--db", str(moved), check=True).stdout
     assert out.splitlines() == [
         f"{moved}: already at schema version 10",
         f"{moved}: samples read from {new / 'w.duckdb.samples'} (were at {tmp_path / 'w.duckdb.samples'})",
     ]
     assert "200" in benchdb_cmd("query", "SELECT count(*) FROM samples", "--db", str(moved), check=True).stdout
-    assert _count(moved) == 200
+    assert sample_count(moved) == 200
 
 
 def test_a_missing_samples_folder_is_one_clear_line(tmp_path):
@@ -171,14 +158,14 @@ def test_a_redefined_samples_view_is_refused(tmp_path):
     assert r.returncode != 0
     assert "view samples differs from the definition this benchdb ships" in r.stderr
     benchdb_cmd("db", "upgrade", "--db", str(db), check=True)  # restores benchdb's definitions
-    assert _count(db) == 200
+    assert sample_count(db) == 200
 
 
 def test_benchdb_query_reads_the_parts_but_writes_no_file_and_reads_no_other(tmp_path):
     db = tmp_path / "w.duckdb"
     write_suite(tmp_path / "a", n_files=1, n_values=100)
     ingest([tmp_path / "a"], db)
-    part = _on_disk(db)[0]
+    part = parts.on_disk(db)[0]
     r = benchdb_cmd("query", f"SELECT count(*) FROM read_parquet('{part}')", "--db", str(db), check=True)
     assert "100" in r.stdout
     evil = part.parent / "evil.parquet"
@@ -211,8 +198,8 @@ def test_an_older_single_file_warehouse_moves_its_samples_into_parts_on_upgrade(
     assert "run `benchdb db upgrade" in r.stderr
     out = benchdb_cmd("db", "upgrade", "--db", str(db), check=True).stdout
     assert "0009_sample_parts" in out
-    assert _count(db, "WHERE result_id = 'r1'") == 3
-    assert len(_on_disk(db)) == 1
+    assert sample_count(db, "WHERE result_id = 'r1'") == 3
+    assert len(parts.on_disk(db)) == 1
     con = duckdb.connect(str(db), read_only=True)
     try:
         assert con.execute("SELECT list(value ORDER BY iteration) FROM samples").fetchall() == [([1.0, 2.0, 3.0],)]
@@ -232,7 +219,7 @@ def test_a_symlinked_warehouse_keeps_its_samples_beside_the_target(tmp_path):
     assert (target_dir / "w.duckdb.samples").is_dir() and not (target_dir / "w.duckdb.samples").is_symlink()
     # beside the link, a link to it: plain DuckDB looks for the folder beside the path it opened
     assert (tmp_path / "w.duckdb.samples").resolve() == target_dir / "w.duckdb.samples"
-    assert _count(link) == 100
+    assert sample_count(link) == 100
 
 
 def test_a_reader_never_opens_a_generation_below_its_own_while_a_compaction_removes_it(tmp_path):
@@ -246,10 +233,10 @@ def test_a_reader_never_opens_a_generation_below_its_own_while_a_compaction_remo
     benchdb_cmd("db", "compact", "--db", str(db), check=True)
     write_suite(tmp_path / "r2", n_files=1, n_values=50, run=make_run())
     ingest([tmp_path / "r2"], db)  # the catalog reads generations 3 and 4; 1 and 2 are replaced
-    (oldest,) = [p for p in _on_disk(db) if p.parent.name == "gen=0000000001"]
+    (oldest,) = [p for p in parts.on_disk(db) if p.parent.name == "gen=0000000001"]
     oldest.write_bytes(b"half removed")
-    assert _count(db) == 250
-    assert _count(db, "WHERE value >= 0") == 250
+    assert sample_count(db) == 250
+    assert sample_count(db, "WHERE value >= 0") == 250
 
 
 def test_an_ingest_into_a_moved_warehouse_reads_and_writes_the_folder_beside_it(tmp_path):
@@ -261,8 +248,8 @@ def test_an_ingest_into_a_moved_warehouse_reads_and_writes_the_folder_beside_it(
     moved = tmp_path / "b" / "w.duckdb"
     write_suite(tmp_path / "in2", n_files=1, n_values=100, run=make_run())
     Warehouse(moved).ingest([tmp_path / "in2"])  # process-level intervals and change points read samples
-    assert _count(moved) == 300
-    assert {p.parent.parent for p in _on_disk(moved)} == {tmp_path / "b" / "w.duckdb.samples"}
+    assert sample_count(moved) == 300
+    assert {p.parent.parent for p in parts.on_disk(moved)} == {tmp_path / "b" / "w.duckdb.samples"}
     # the file moved without its folder: one line, nothing written
     other = tmp_path / "c"
     other.mkdir()

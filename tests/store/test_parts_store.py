@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from conftest import benchdb_cmd, make_run, write_suite
+from conftest import benchdb_cmd, make_run, sample_count, write_suite
 
 from benchdb.analysis import gate_samples
 from benchdb.ingest import ingest
@@ -18,18 +18,6 @@ from benchdb.store import parts, parts_store
 from benchdb.warehouse import Warehouse
 
 pytestmark = pytest.mark.core
-
-
-def _on_disk(db: Path) -> list[Path]:
-    return parts.on_disk(db)
-
-
-def _count(db: Path, where: str = "") -> int:
-    con = duckdb.connect(str(db), read_only=True)  # the analyst's one line
-    try:
-        return con.execute(f"SELECT count(*) FROM samples {where}").fetchall()[0][0]
-    finally:
-        con.close()
 
 
 def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tmp_path, monkeypatch):
@@ -48,7 +36,7 @@ def test_a_large_batch_is_written_by_its_threads_each_part_in_order_of_result(tm
         for f in files:
             t = pq.read_table(f)
             expected[t.column("scenario_id")[0].as_py()] = t.column("value").to_pylist()
-        on_disk = _on_disk(db)
+        on_disk = parts.on_disk(db)
         assert 1 <= len(on_disk) <= min(threads, 12 * 2_000 // 1_000)
         if threads > 1:  # the threads' parts, named by batch and thread (not one sorted part)
             assert all("_" in p.stem for p in on_disk)
@@ -77,7 +65,7 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
         write_suite(tmp_path / f"r{i}", n_files=2, n_values=100 + i, run=make_run())
         ingest([tmp_path / f"r{i}"], db)
     total = 2 * (100 + 101 + 102)
-    assert len(_on_disk(db)) == 3
+    assert len(parts.on_disk(db)) == 3
     con = duckdb.connect(str(db), read_only=True)
     before = con.execute("SELECT result_id, metric, repeat, iteration, value FROM samples ORDER BY ALL").fetchall()
     ids = [r for (r,) in con.execute("SELECT result_id FROM results ORDER BY result_id").fetchall()]
@@ -105,7 +93,7 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
         }
     finally:
         con.close()
-    assert len(_on_disk(db)) == 4  # three replaced, kept for older readers
+    assert len(parts.on_disk(db)) == 4  # three replaced, kept for older readers
     write_suite(tmp_path / "r3", n_files=1, n_values=50, run=make_run())
     ingest([tmp_path / "r3"], db)
     out = benchdb_cmd("db", "compact", "--db", str(db), check=True).stdout
@@ -113,8 +101,8 @@ def test_compaction_rewrites_the_parts_as_one_and_keeps_what_open_readers_read(t
         f"{db}: {total + 50:,} samples in 2 part(s) rewritten as 1; removed 3 "
         "generation(s) an earlier compaction replaced"
     )
-    assert [p.parent.name for p in _on_disk(db)] == ["gen=0000000004", "gen=0000000005", "gen=0000000006"]
-    assert published in _on_disk(db)
-    assert _count(db) == total + 50
+    assert [p.parent.name for p in parts.on_disk(db)] == ["gen=0000000004", "gen=0000000005", "gen=0000000006"]
+    assert published in parts.on_disk(db)
+    assert sample_count(db) == total + 50
     r = benchdb_cmd("db", "compact", "--db", str(tmp_path / "none.duckdb"))
     assert r.returncode == 2 and "does not exist" in r.stderr and not (tmp_path / "none.duckdb").exists()
