@@ -229,15 +229,11 @@ KEY_LINES: dict[str, list[Line]] = {
             rf"^{part}\s+{client}\s+(\d+)\s+0\s+([\d.]+)\s+([\d.]+)\s+[+-][\d.]+\s+([\d.]+) ",
             (COUNT, SAME_WORK, SAME_WORK, POSITIVE),
         )
-        for part, client in (("multi-turn", "benchdb"), ("trace", "benchdb"), ("multi-turn", r"guidellm \(recorded\)"))
-    ]
-    # AIPerf's hit column is not checked: at --small's 16-token trace blocks two lines share at most 3
-    # blocks, 48 tokens, about 12 stub words (4 tokens a word), short of the stub's 16-word cache
-    # block, so none of its requests hits and the column prints 0.000; its misses and ITL are checked
-    + [
-        Line(
-            r"^trace\s+aiperf \(recorded\)\s+(\d+)\s+0\s+([\d.]+)\s+[\d.]+\s+[+-][\d.]+\s+([\d.]+) ",
-            (COUNT, SAME_WORK, POSITIVE),
+        for part, client in (
+            ("multi-turn", "benchdb"),
+            ("trace", "benchdb"),
+            ("multi-turn", r"guidellm \(recorded\)"),
+            ("trace", r"aiperf \(recorded\)"),
         )
     ]
     + [
