@@ -37,12 +37,20 @@ held to its own requests' truth, and the table gives the median prompt words.
 
     python benchmarks/serving_workloads.py [--peer-dir /tmp/benchdb-peers] [--aiperf PATH]
     python benchmarks/serving_workloads.py --small   # checks that the script works: seconds, no peer
+
+--small runs no peer: installing either (each pulls torch) takes longer than the whole check. Its
+GuideLLM and AIPerf rows replay a recorded run of each at --small's settings
+(benchmarks/recorded/serving_workloads/): the peer's own output, trimmed to what the reading here
+reads, and the stub's truth log of that same run, since a record is judged against its own run's
+truth. The output goes through the same reading as a live run's, then the same judging.
+`--small --record-peers DIR` runs the peers of --peer-dir and records them anew.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import os
 import random
@@ -50,7 +58,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +69,12 @@ import serving_client as sc  # noqa: E402
 PINS = {"guidellm": "==0.8.1", "aiperf": "==0.13.0"}
 #: The peers' prompts are made in tokens of the tiny LLM's BPE, about this many a stub word.
 TOKENS_PER_WORD = 4
+#: The peers' runs at --small's settings, replayed by --small (see the module's docstring).
+RECORDED = Path(__file__).resolve().parent / "recorded" / "serving_workloads"
+#: The peers' names as their projects write them, for the lines that say a run is replayed.
+TOOLS = {"guidellm": "GuideLLM", "aiperf": "AIPerf"}
+#: A client's run: its records, the stub's truth log they are judged against, and why it gave none.
+Run = Callable[[], tuple[list[dict[str, Any]], list[Any], str]]
 
 
 # -- the stub, its truth log handed back -------------------------------------------------------
@@ -153,8 +167,11 @@ def run_benchdb(url: str, workload: str, conc: int, n: int, **_: Any) -> tuple[l
         return json.loads(Path(job["out"]).read_text()), ""
 
 
-def run_guidellm(url: str, data: str, conc: int, n: int, exe: str, tok: Path, **_: Any) -> tuple[list[Any], str]:
-    """GuideLLM's JSON report: every request under benchmarks[-1].requests (none sampled away)."""
+def run_guidellm(
+    url: str, data: str, conc: int, n: int, exe: str, tok: Path, record: Path | None = None, **_: Any
+) -> tuple[list[Any], str]:
+    """GuideLLM run to its JSON report, read by :func:`read_guidellm`; ``record``: a folder that
+    keeps the report, trimmed to what that reads."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "guidellm.json"
         cmd = [exe, "run", "--backend", f"kind=openai_http,target={url},model=stub,request_format=/v1/completions"]
@@ -165,7 +182,23 @@ def run_guidellm(url: str, data: str, conc: int, n: int, exe: str, tok: Path, **
         code, tail, _cpu = sc.run_tree(cmd, env)
         if code != 0 or not out.exists():
             return [], tail
-        reqs = (json.loads(out.read_text()).get("benchmarks") or [{}])[-1].get("requests") or {}
+        got = read_guidellm(out)
+        if record is not None:
+            trimmed = json.dumps(trim_guidellm(json.loads(out.read_text())))
+            keep(record, GUIDELLM_REPORT, trimmed, got, read_guidellm)
+    return got, ""
+
+
+#: What :func:`read_guidellm` reads of a request record, beside info.turn_index (all a recorded
+#: report keeps of it).
+GUIDELLM_FIELDS = ("time_to_first_token_ms", "inter_token_latency_ms", "prompt_tokens", "cached_tokens")
+#: The recorded report's name in a recording folder (".gz" added where it is large).
+GUIDELLM_REPORT = "guidellm_report.json"
+
+
+def read_guidellm(report: Path) -> list[dict[str, Any]]:
+    """GuideLLM's JSON report: every request under benchmarks[-1].requests (none sampled away)."""
+    reqs = (json.loads(_text(report)).get("benchmarks") or [{}])[-1].get("requests") or {}
     got: list[dict[str, Any]] = [{"error": "errored"} for _ in reqs.get("errored") or []]
     for r in reqs.get("successful") or []:
         got.append(
@@ -177,12 +210,25 @@ def run_guidellm(url: str, data: str, conc: int, n: int, exe: str, tok: Path, **
                 "cached": r.get("cached_tokens"),
             }
         )
-    return got, ""
+    return got
 
 
-def run_aiperf(url: str, trace: Path, block: int, exe: str, tok: Path, **_: Any) -> tuple[list[Any], str]:
-    """AIPerf's per-request export (profile_export.jsonl): a record's session_num is its trace line,
-    request_start_ns its send; token counts from the server's usage (--use-server-token-count)."""
+def trim_guidellm(doc: dict[str, Any]) -> dict[str, Any]:
+    """The report with only what :func:`read_guidellm` reads: its last benchmark's requests, each
+    with GUIDELLM_FIELDS and its turn (an errored one as an empty record: only counted)."""
+    reqs = (doc.get("benchmarks") or [{}])[-1].get("requests") or {}
+    ok = [
+        {**{k: r.get(k) for k in GUIDELLM_FIELDS}, "info": {"turn_index": r["info"]["turn_index"]}}
+        for r in reqs.get("successful") or []
+    ]
+    return {"benchmarks": [{"requests": {"successful": ok, "errored": [{} for _ in reqs.get("errored") or []]}}]}
+
+
+def run_aiperf(
+    url: str, trace: Path, block: int, exe: str, tok: Path, record: Path | None = None, **_: Any
+) -> tuple[list[Any], str]:
+    """AIPerf run to its per-request export, read by :func:`read_aiperf`; ``record``: a folder that
+    keeps the export, trimmed to what that reads, and the trace it replayed."""
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [exe, "profile", "--model", "stub", "--url", url, "--endpoint-type", "completions", "--streaming"]
         cmd += ["--input-file", str(trace), "--custom-dataset-type", "mooncake_trace", "--fixed-schedule"]
@@ -192,7 +238,25 @@ def run_aiperf(url: str, trace: Path, block: int, exe: str, tok: Path, **_: Any)
         path = Path(tmp) / "profile_export.jsonl"
         if code != 0 or not path.exists():
             return [], tail
-        lines = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+        got = read_aiperf(path, trace)
+        if record is not None:
+            (record / AIPERF_TRACE).write_text(trace.read_text())
+            trimmed = trim_aiperf(path.read_text())
+            keep(record, AIPERF_EXPORT, trimmed, got, lambda p: read_aiperf(p, record / AIPERF_TRACE))
+    return got, ""
+
+
+#: What :func:`read_aiperf` reads of a record's metrics (all a recorded export keeps of them, with
+#: metadata's request_start_ns and session_num, and the error).
+AIPERF_METRICS = ("time_to_first_token", "inter_token_latency", "usage_prompt_tokens", "usage_prompt_cache_read_tokens")
+#: The recorded export's and trace's names in a recording folder (".gz" added where large).
+AIPERF_EXPORT, AIPERF_TRACE = "aiperf_profile_export.jsonl", "aiperf_trace.jsonl"
+
+
+def read_aiperf(export: Path, trace: Path) -> list[dict[str, Any]]:
+    """AIPerf's per-request export (profile_export.jsonl): a record's session_num is its trace line,
+    request_start_ns its send; token counts from the server's usage (--use-server-token-count)."""
+    lines = [json.loads(x) for x in _text(export).splitlines() if x.strip()]
     stamps = [json.loads(x)["timestamp"] for x in trace.read_text().splitlines() if x.strip()]
     got: list[dict[str, Any]] = []
     for rec in lines:
@@ -211,7 +275,25 @@ def run_aiperf(url: str, trace: Path, block: int, exe: str, tok: Path, **_: Any)
                 "at": stamps[int(meta["session_num"])],
             }
         )
-    return got, ""
+    return got
+
+
+def trim_aiperf(export: str) -> str:
+    """The export with only what :func:`read_aiperf` reads of each record."""
+    out = []
+    for line in export.splitlines():
+        if not line.strip():
+            continue
+        rec = json.loads(line)
+        meta, metrics = rec.get("metadata") or {}, rec.get("metrics") or {}
+        kept: dict[str, Any] = {
+            "metadata": {k: meta[k] for k in ("request_start_ns", "session_num") if k in meta},
+            "metrics": {k: metrics[k] for k in AIPERF_METRICS if k in metrics},
+        }
+        if rec.get("error"):
+            kept["error"] = rec["error"]
+        out.append(json.dumps(kept))
+    return "\n".join(out) + "\n"
 
 
 #: The tokenizer's name in the hub cache made for AIPerf (:func:`hub_cache`).
@@ -229,6 +311,87 @@ def hub_cache(tok: Path, tmp: Path) -> dict[str, str]:
     (snap.parent.parent / "refs").mkdir()
     (snap.parent.parent / "refs" / "main").write_text("0" * 40)
     return {**os.environ, "HF_HUB_CACHE": str(tmp / "hub"), "HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+
+
+# -- recorded peer runs ------------------------------------------------------------------------
+#: A recorded file past this many bytes is kept gzipped (name + ".gz").
+PLAIN_BYTES = 16_000
+
+
+def _text(path: Path) -> str:
+    data = path.read_bytes()
+    return (gzip.decompress(data) if path.suffix == ".gz" else data).decode()
+
+
+def _recorded(folder: Path, name: str) -> Path:
+    """folder/name, or its gzipped form where that is what was kept."""
+    return folder / name if (folder / name).exists() else folder / f"{name}.gz"
+
+
+def keep(folder: Path, name: str, text: str, got: list[dict[str, Any]], read: Callable[[Path], Any]) -> None:
+    """Keep a peer's trimmed output, after checking that it reads as the untrimmed one did: a
+    replay that read otherwise than the run it stands for would judge something else."""
+    for old in (folder / name, folder / f"{name}.gz"):
+        old.unlink(missing_ok=True)
+    data = text.encode()
+    path = folder / name if len(data) <= PLAIN_BYTES else folder / f"{name}.gz"
+    path.write_bytes(data if path.suffix != ".gz" else gzip.compress(data, mtime=0))
+    if read(path) != got:
+        raise SystemExit(f"{path}: the trimmed output does not read as the peer's own did")
+
+
+def keep_run(folder: Path, peer: str, truth: list[Any], settings: dict[str, Any], exe: str) -> None:
+    """The stub's truth log of the peer's run beside its output, and in runs.json the settings it
+    ran at (a replay at others is refused) and the versions that made it."""
+    rows = ",\n".join(json.dumps([p, c, round(t, 4)]) for p, c, t in truth)
+    (folder / f"{peer}_truth.json").write_text(f"[\n{rows}\n]\n")
+    runs_file = folder / "runs.json"
+    runs = json.loads(runs_file.read_text()) if runs_file.exists() else {}
+    runs[peer] = {"settings": settings, "versions": versions(exe, peer)}
+    runs_file.write_text(json.dumps(runs, indent=1, sort_keys=True) + "\n")
+
+
+def versions(exe: str, peer: str) -> dict[str, str]:
+    """The peer's version and those of the torch and transformers of its venv (its python beside
+    ``exe``)."""
+    code = "import importlib.metadata as m, json, sys\nout = {}\nfor p in sys.argv[1:]:\n"
+    code += "    try:\n        out[p] = m.version(p)\n    except m.PackageNotFoundError:\n        pass\n"
+    code += "print(json.dumps(out))"
+    python = Path(exe).parent / "python"
+    p = subprocess.run([str(python), "-c", code, peer, "torch", "transformers"], capture_output=True, text=True)
+    return json.loads(p.stdout) if p.returncode == 0 else {peer: "unknown"}
+
+
+def live(stub_ms: list[float], fn: Callable[..., tuple[list[Any], str]], **kw: Any) -> Run:
+    """A client run against a fresh stub; a peer's, with ``record``, kept with the stub's truth."""
+    record: Path | None = kw.get("record")
+    peer, settings = kw.pop("peer", ""), kw.pop("settings", {})
+
+    def run() -> tuple[list[dict[str, Any]], list[Any], str]:
+        with stub(*stub_ms) as (url, truth):
+            got, why = fn(url, **kw)
+        if record is not None and got:
+            keep_run(record, peer, truth, {"stub_ms": stub_ms, **settings}, kw["exe"])
+        return got, truth, why
+
+    return run
+
+
+def replayed(peer: str, stub_ms: list[float], settings: dict[str, Any], folder: Path) -> Run:
+    """A recorded run of the peer (no peer run, no stub started): its output read as a live run's
+    is, with the truth log of the stub it ran against."""
+
+    def run() -> tuple[list[dict[str, Any]], list[Any], str]:
+        entry = json.loads((folder / "runs.json").read_text()).get(peer)
+        want = {"stub_ms": stub_ms, **settings}
+        if entry is None or entry["settings"] != want:
+            return [], [], f"no run recorded at these settings ({want}) in {folder}"
+        truth = json.loads((folder / f"{peer}_truth.json").read_text())
+        if peer == "guidellm":
+            return read_guidellm(_recorded(folder, GUIDELLM_REPORT)), truth, ""
+        return read_aiperf(_recorded(folder, AIPERF_EXPORT), folder / AIPERF_TRACE), truth, ""
+
+    return run
 
 
 # -- the trace ---------------------------------------------------------------------------------
@@ -278,7 +441,7 @@ def judge(name: str, part: str, got: list[dict[str, Any]], truth: list[Any], a: 
     pairs, unmatched = match(got, truth)
     errors = sum("error" in r for r in got)
     if not pairs:
-        print(f"{part:10} {name:8} no request matched the stub's truth ({errors} errors, {unmatched} unmatched)")
+        print(f"{part:10} {name:{NAME}} no request matched the stub's truth ({errors} errors, {unmatched} unmatched)")
         return
     later = (lambda r: (r.get("turn") or 1) > 1) if part == "multi-turn" else (lambda r: bool(r["cached"]))
     ratios = [statistics.median([r["ttft"] / t for r, t in pairs if later(r) == k] or [0.0]) for k in (False, True)]
@@ -294,18 +457,18 @@ def judge(name: str, part: str, got: list[dict[str, Any]], truth: list[Any], a: 
         lag = f"{pct(lags, 0.5):.2f}/{pct(lags, 0.99):.2f}"
         ok = ok and pct(lags, 0.99) <= 1.0
     print(
-        f"{part:10} {name:8} {len(pairs):5d} {errors + unmatched:4d} {ratios[0]:7.3f} {ratios[1]:7.3f} {over:+7.2f} "
-        f"{itl:7.3f} {words[0]:6.0f} {words[1]:6.0f} {hit:5.1f} {lag:>11} {'ok' if ok else 'NOT ok'}",
+        f"{part:10} {name:{NAME}} {len(pairs):5d} {errors + unmatched:4d} {ratios[0]:7.3f} {ratios[1]:7.3f} "
+        f"{over:+7.2f} {itl:7.3f} {words[0]:6.0f} {words[1]:6.0f} {hit:5.1f} {lag:>11} {'ok' if ok else 'NOT ok'}",
         flush=True,
     )
     own = [r["lag"] for r, _ in pairs if r.get("lag") is not None]
     if own:
         p50, p99 = pct(own, 0.5), pct(own, 0.99)
-        print(f"{'':10} {name:8} its own send lag (send - its schedule): p50 {p50:.2f}, p99 {p99:.2f} ms")
+        print(f"{'':10} {name:{NAME}} its own send lag (send - its schedule): p50 {p50:.2f}, p99 {p99:.2f} ms")
 
 
 # -- the two parts -----------------------------------------------------------------------------
-def part(name: str, a: argparse.Namespace, clients: list[tuple[str, Any, dict[str, Any]]]) -> None:
+def part(name: str, a: argparse.Namespace, clients: list[tuple[str, Run]]) -> None:
     print(
         f"\n{name}: stub TTFT {a.ttft:g} ms + {a.prefill:g} ms per uncached word, ITL {a.itl:g} ms. TTFT: median of "
         "measured/truth per class, and of measured - truth (ms); ITL: median ms; words: median prompt words",
@@ -313,30 +476,59 @@ def part(name: str, a: argparse.Namespace, clients: list[tuple[str, Any, dict[st
     )
     cls = ("first", "later") if name == "multi-turn" else ("miss", "hit")
     print(
-        f"{'part':10} {'client':8} {'reqs':>5} {'bad':>4} {cls[0]:>7} {cls[1]:>7} {'+ms':>7} {'ITL ms':>7} "
+        f"{'part':10} {'client':{NAME}} {'reqs':>5} {'bad':>4} {cls[0]:>7} {cls[1]:>7} {'+ms':>7} {'ITL ms':>7} "
         f"{cls[0]:>6} {cls[1]:>6} {'hit %':>5} {'lag p50/p99':>11} verdict"
     )
-    for client, fn, kw in clients:
-        with stub(a.ttft, a.itl, a.prefill) as (url, truth):
-            got, why = fn(url, **kw)
+    for client, run in clients:
+        got, truth, why = run()
         if not got:
-            print(f"{name:10} {client:8} failed: {why}", flush=True)
+            print(f"{name:10} {client:{NAME}} failed: {why}", flush=True)
             continue
         judge(client, name, got, truth, a)
 
 
 def peer(name: str, a: argparse.Namespace) -> dict[str, Any] | None:
-    """The peer's executable and the tokenizer for its prompts; None (said so) where it is not run."""
-    exe, why = None, "--small runs no peer" if a.small else "not in --peers"
-    if not a.small and name in a.peers.split(","):
-        exe, why = getattr(a, name) or None, ""
-        if exe is None:
-            exe, why = sc.peer_exe(name, Path(a.peer_dir), PINS[name])
+    """How this run gets the peer's records: {"exe", "tok"} to run it (and "record", a folder to
+    keep the run in), or {"replay": folder} for its recorded run; None (said so) where neither."""
+    if name not in a.peers.split(","):
+        print(f"{name}: skipped (not in --peers)")
+        return None
+    if a.small and a.record_peers is None:
+        runs = RECORDED / "runs.json"
+        version = (
+            (json.loads(runs.read_text()).get(name) or {}).get("versions", {}).get(name) if runs.exists() else None
+        )
+        if version is None:
+            print(f"{name}: skipped (--small runs no peer, and benchmarks/recorded/{RECORDED.name}/ has no run of it)")
+            return None
+        print(
+            f"{name}: replayed, not run: {TOOLS[name]} {version}'s output and the stub's truth log of that run, "
+            f"at these settings (benchmarks/recorded/{RECORDED.name}/)"
+        )
+        return {"replay": RECORDED}
+    exe, why = getattr(a, name) or None, ""
+    if exe is None:
+        exe, why = sc.peer_exe(name, Path(a.peer_dir), PINS[name])
     if exe is None:
         print(f"{name}: skipped ({why})")
         return None
     print(f"{name}: {exe}")
-    return {"exe": exe, "tok": sc.tokenizer_dir(a.tokenizer)}
+    if a.record_peers is not None:
+        a.record_peers.mkdir(parents=True, exist_ok=True)
+    return {"exe": exe, "tok": sc.tokenizer_dir(a.tokenizer), "record": a.record_peers}
+
+
+def peer_run(name: str, how: dict[str, Any], stub_ms: list[float], settings: dict[str, Any], **kw: Any) -> Run:
+    """The peer's run, live or replayed (:func:`peer`), at these settings (the stub's, and the ones
+    a recorded run must have been made at: ``settings``)."""
+    if "replay" in how:
+        return replayed(name, stub_ms, settings, how["replay"])
+    fn = run_guidellm if name == "guidellm" else run_aiperf
+    return live(stub_ms, fn, peer=name, settings=settings, **settings, **kw, **how)
+
+
+#: The client column's width: a replayed peer's name says so ("guidellm (recorded)").
+NAME = 19
 
 
 def main() -> None:
@@ -349,7 +541,12 @@ def main() -> None:
     ap.add_argument("--guidellm", help="GuideLLM's executable (default: its venv under --peer-dir)")
     ap.add_argument("--aiperf", help="AIPerf's executable (default: its venv under --peer-dir)")
     ap.add_argument("--tokenizer", help="tokenizer folder for the peers' synthetic prompts")
-    ap.add_argument("--small", action="store_true", help="tiny sizes, benchdb only: checks that the script works")
+    ap.add_argument(
+        "--small", action="store_true", help="tiny sizes, no peer run (their recorded runs replayed): checks the script"
+    )
+    ap.add_argument(
+        "--record-peers", type=Path, help="with --small: run the peers and keep each run here, for --small to replay"
+    )
     ap.add_argument("--stub-host", nargs=3, type=float, help=argparse.SUPPRESS)
     ap.add_argument("--benchdb-run", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -359,28 +556,35 @@ def main() -> None:
     if a.benchdb_run:
         benchdb_run(json.loads(a.benchdb_run))
         return
+    if a.record_peers is not None and not a.small:
+        ap.error("--record-peers records at --small's settings, the only ones replayed: add --small")
     if a.small:
         a.concurrency, a.requests, a.lines = 2, 16, 40
     guidellm, aiperf = peer("guidellm", a), peer("aiperf", a)
     words, out, turns = (32, 4, 2) if a.small else (64, 16, 4)
     a.ttft, a.itl, a.prefill = (5.0, 1.0, 0.05) if a.small else (100.0, 5.0, 0.5)
+    stub_ms = [a.ttft, a.itl, a.prefill]
     common = {"conc": a.concurrency, "n": a.requests}
-    clients: list[tuple[str, Any, dict[str, Any]]] = [
-        ("benchdb", run_benchdb, {**common, "workload": f"multi-turn:turns={turns},input={words},output={out}"})
-    ]
+    workload = f"multi-turn:turns={turns},input={words},output={out}"
+    clients = [("benchdb", live(stub_ms, run_benchdb, **common, workload=workload))]
     if guidellm:
         data = f"kind=synthetic_text,prompt_tokens={TOKENS_PER_WORD * words},output_tokens={out},turns={turns}"
-        clients.append(("guidellm", run_guidellm, {**common, "data": data, **guidellm}))
+        name = "guidellm" + (" (recorded)" if "replay" in guidellm else "")
+        clients.append((name, peer_run("guidellm", guidellm, stub_ms, {**common, "data": data})))
     part("multi-turn", a, clients)
 
     with tempfile.TemporaryDirectory() as tmp:
-        trace, block = Path(tmp) / "trace.jsonl", 16 if a.small else 64
+        # 64-token blocks in --small too: AIPerf makes a block's text in tokens, about 4 a stub word,
+        # and shorter blocks share prefixes shorter than the stub's 16-word cache block: none would hit
+        trace, block = Path(tmp) / "trace.jsonl", 64
         make_trace(trace, a.lines, 10.0 if a.small else 20.0, block, (2, 4) if a.small else (8, 32))
         a.ttft, a.itl, a.prefill = (5.0, 1.0, 0.02) if a.small else (100.0, 2.0, 0.2)
+        stub_ms = [a.ttft, a.itl, a.prefill]
         wl = f"trace:file={trace},block={block}"
-        clients = [("benchdb", run_benchdb, {"workload": wl, "conc": 0, "n": a.lines})]
+        clients = [("benchdb", live(stub_ms, run_benchdb, workload=wl, conc=0, n=a.lines))]
         if aiperf:
-            clients.append(("aiperf", run_aiperf, {"trace": trace, "block": block, **aiperf}))
+            name = "aiperf" + (" (recorded)" if "replay" in aiperf else "")
+            clients.append((name, peer_run("aiperf", aiperf, stub_ms, {"lines": a.lines, "block": block}, trace=trace)))
         part("trace", a, clients)
     print(
         "\nmatched: each record takes a stub request of the same (prompt, cached) words from the stub's "
