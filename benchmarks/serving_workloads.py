@@ -29,7 +29,7 @@ request. Figures, per client:
   server's token count; the median against --itl-ms, ok within 2 %;
 - part B, send lag: each request's send time against the trace's clock. AIPerf exports no start
   of its schedule, so for every client the clock's origin is fitted as the median of (send -
-  timestamp) and |send - timestamp - origin| is given, p50 and p99 (ok: p99 within 1 ms, issue 63).
+  timestamp) and |send - timestamp - origin| is given, p50 and p99 (ok: p99 within 1 ms).
 
 A word is a token to the stub; the peers make their prompts with a tokenizer (the tiny LLM's BPE,
 about 4 tokens a word), so their prompts hold fewer words for the same token counts: each client is
