@@ -4,14 +4,13 @@ the very contract v1 files it was made from."""
 
 from __future__ import annotations
 
-import gzip
 import json
-import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 from conftest import benchdb_cmd
+from support import old_warehouse
 
 from benchdb.store import database
 from benchdb.warehouse import Warehouse
@@ -34,10 +33,7 @@ TABLES = (
 
 @pytest.fixture
 def old_db(tmp_path: Path) -> Path:
-    target = tmp_path / "old.duckdb"
-    with gzip.open(FIXTURES / "warehouse_v0.1.0_schema2.duckdb.gz", "rb") as src, open(target, "wb") as dst:
-        shutil.copyfileobj(src, dst)
-    return target
+    return old_warehouse.copy_to(tmp_path / "old.duckdb")
 
 
 def _counts(path: Path) -> dict[str, int]:
@@ -48,28 +44,8 @@ def _counts(path: Path) -> dict[str, int]:
         con.close()
 
 
-def _add_change_point(path: Path) -> str:
-    """A reviewed change point on the threads=2, bs=1 numpy series, as 0.1 stored them."""
-    con = duckdb.connect(str(path))
-    try:
-        r = con.execute(
-            "SELECT result_id, run_id, hardware_id FROM results WHERE backend = 'numpy' AND threads = 2 "
-            "AND batch_size = 1"
-        ).fetchone()
-        con.execute(
-            "INSERT INTO change_points (change_id, series_id, model_id, backend, device, mode, precision, "
-            "batch_size, input_shape, hardware_id, run_id, change, detected_at, status, note) VALUES "
-            "('oldchange001', 'oldseries', 'matmul:32', 'numpy', 'cpu', 'eager', 'fp32', 1, 'n=32', ?, ?, "
-            "0.2, now(), 'acked', 'intended: BLAS upgrade')",
-            [r[2], r[1]],
-        )
-        return r[0]
-    finally:
-        con.close()
-
-
 def test_golden_warehouse_upgrades_in_place_and_keeps_every_row(old_db):
-    result_id = _add_change_point(old_db)
+    result_id = old_warehouse.add_change_point(old_db)
     before = _counts(old_db)
     hardware_before = duckdb.connect(str(old_db), read_only=True).execute("SELECT hardware_id FROM hardware").fetchall()
 

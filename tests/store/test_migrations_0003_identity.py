@@ -6,21 +6,17 @@ An empty warehouse gets the columns and nothing else."""
 
 from __future__ import annotations
 
-import gzip
 import json
-import shutil
-from pathlib import Path
 
 import duckdb
 import pytest
+from support import old_warehouse
 
 from benchdb.store import database, migrate
 from benchdb.store.transaction import transaction
 
 # Not in the core (dependency floors) set: the fixture is a duckdb 2.x file, which older DuckDB
 # versions cannot open.
-
-GOLDEN = Path(__file__).parents[1] / "fixtures" / "warehouse_v0.1.0_schema2.duckdb.gz"
 
 
 @pytest.fixture
@@ -31,23 +27,11 @@ def identity_migration():
 
 
 def test_results_get_todays_identity_and_a_reviewed_change_point_follows_its_series(tmp_path, identity_migration):
-    db = tmp_path / "old.duckdb"
-    with gzip.open(GOLDEN, "rb") as src, open(db, "wb") as dst:
-        shutil.copyfileobj(src, dst)
+    db = old_warehouse.copy_to(tmp_path / "old.duckdb")
+    result_id = old_warehouse.add_change_point(db)
     con = duckdb.connect(str(db))
     try:
         assert database.schema_version(con) == 2
-        result_id, run_id, hardware_id = con.execute(
-            "SELECT result_id, run_id, hardware_id FROM results WHERE backend = 'numpy' AND threads = 2 "
-            "AND batch_size = 1"
-        ).fetchone()
-        con.execute(
-            "INSERT INTO change_points (change_id, series_id, model_id, backend, device, mode, precision, "
-            "batch_size, input_shape, hardware_id, run_id, change, detected_at, status, note) VALUES "
-            "('oldchange001', 'oldseries', 'matmul:32', 'numpy', 'cpu', 'eager', 'fp32', 1, 'n=32', ?, ?, "
-            "0.2, now(), 'acked', 'intended: BLAS upgrade')",
-            [hardware_id, run_id],
-        )
         n = con.execute("SELECT count(*) FROM results").fetchone()[0]
         with transaction(con):
             identity_migration.run(con)
