@@ -328,10 +328,7 @@ def _env(tmp_path: Path, cache: Path | None = None) -> dict[str, str]:
     for name in ("tmp", "cache", "home"):
         (tmp_path / name).mkdir()
     env.update(
-        TMPDIR=str(tmp_path / "tmp"),
-        BENCHDB_CACHE=str(cache or tmp_path / "cache"),
-        HOME=str(tmp_path / "home"),
-        PYTHONDONTWRITEBYTECODE="1",
+        TMPDIR=str(tmp_path / "tmp"), BENCHDB_CACHE=str(cache or tmp_path / "cache"), HOME=str(tmp_path / "home")
     )
     if not assets.missing():
         env["BENCHDB_ORTWEB_DIR"] = str(assets.folder())
