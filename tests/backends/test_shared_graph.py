@@ -53,6 +53,7 @@ def sweep(cache, tmp_path_factory):
     con.close()
 
 
+@pytest.mark.slow  # its fixture exports tiny models and runs them through both backends
 @pytest.mark.parametrize("backend", ["onnxruntime", "openvino"])
 def test_every_key_class_has_its_expected_status(sweep, backend):
     rows = sweep.execute(
@@ -70,6 +71,7 @@ def test_every_key_class_has_its_expected_status(sweep, backend):
         assert "torch.export: " in error
 
 
+@pytest.mark.slow  # its fixture exports tiny models and runs them through both backends
 @pytest.mark.parametrize("backend", ["onnxruntime", "openvino"])
 def test_ok_classes_agree_with_pytorch(sweep, backend):
     rows = sweep.execute(
@@ -83,6 +85,7 @@ def test_ok_classes_agree_with_pytorch(sweep, backend):
         assert rel <= export.TOLERANCE["fp32"], model_id
 
 
+@pytest.mark.slow  # its fixture exports tiny models and runs them through both backends
 def test_export_routes_are_recorded(sweep):
     routes = dict(
         sweep.execute(
@@ -128,6 +131,7 @@ def timed(tmp_path_factory):
     con.close()
 
 
+@pytest.mark.slow  # its fixture exports tiny models and runs them through both backends
 def test_timed_runs_and_export_cache(timed):
     footers, _ = timed
     assert len(footers) == 12
@@ -145,6 +149,7 @@ def test_timed_runs_and_export_cache(timed):
     assert cached.count(False) == 4 and cached.count(True) == 8
 
 
+@pytest.mark.slow  # its fixture exports tiny models and runs them through both backends
 def test_openvino_throughput_hint_runs_the_optimal_number_of_async_requests(timed):
     footers, con = timed
     ov = [f for f in footers if f.scenario["backend"] == "openvino"]

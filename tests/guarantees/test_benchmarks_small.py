@@ -302,14 +302,11 @@ def test_every_benchmark_script_has_its_small_run():
 
 
 #: Scripts that run `benchdb quickstart` (the same exports of the smoke suite's models): they share
-#: one benchdb cache in this module, so only the first of them exports (quickstart_time.py's second
-#: quickstart always ran on a warm cache); each still runs every step of its own.
+#: one benchdb cache in the test session, so only the first of them exports (quickstart_time.py's second
+#: quickstart always ran on a warm cache); each still runs every step of its own. A folder the xdist
+#: workers share rather than a module fixture, so that each script is its own unit of work for the
+#: scheduler (tests/conftest.py), not the whole module on one worker.
 SHARED_CACHE = ("quickstart_repeat.py", "quickstart_time.py")
-
-
-@pytest.fixture(scope="module")
-def quickstart_cache(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("quickstart-cache")
 
 
 #: Scripts that measure tiny models at the shapes the backend tests export them (batch 1, seq len
@@ -363,9 +360,10 @@ def short_tmp():
 def test_small_run(script, short_tmp, request):
     cwd = short_tmp / "cwd"
     cwd.mkdir()
-    cache = request.getfixturevalue("quickstart_cache") if script in SHARED_CACHE else None
+    factory = request.getfixturevalue("tmp_path_factory")
+    cache = shared_exports.folder(factory, "quickstart-cache") if script in SHARED_CACHE else None
     if script in SHARED_EXPORTS:
-        cache = shared_exports.folder(request.getfixturevalue("tmp_path_factory"))
+        cache = shared_exports.folder(factory)
     proc = subprocess.run(
         [sys.executable, str(BENCHMARKS / script), "--small"],
         cwd=cwd,

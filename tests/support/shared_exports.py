@@ -21,11 +21,12 @@ from pathlib import Path
 import pytest
 
 
-def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session's shared export cache: under the folder all xdist workers' temporary folders
-    share (this session's alone, so every session starts with an empty cache)."""
+def folder(tmp_path_factory: pytest.TempPathFactory, name: str = "shared-export-cache") -> Path:
+    """The session's shared export cache (or another folder ``name`` its workers share): under the
+    folder all xdist workers' temporary folders share (this session's alone, so every session starts
+    with an empty cache)."""
     base = tmp_path_factory.getbasetemp()
-    path = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared-export-cache"
+    path = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
     path.mkdir(exist_ok=True)
     return path
 
