@@ -87,33 +87,33 @@ def pytest_xdist_make_scheduler(config, log):
 
     class ModuleFixturesTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            module = nodeid.split("::", 1)[0]
-            return module if _has_module_fixture(root / module) else nodeid
+            return _scope(root, nodeid)
 
     return ModuleFixturesTogether(config, log)
 
 
-def _scope(item: pytest.Item) -> str:
-    """What the xdist scheduler sends to one worker: the item's module, where a module fixture is
-    built once for all its tests, else the item alone."""
-    module = item.nodeid.split("::", 1)[0]
-    return module if _has_module_fixture(item.config.rootpath / module) else item.nodeid
+def _scope(root: Path, nodeid: str) -> str:
+    """What the xdist scheduler sends to one worker: the test's module, where a module fixture is
+    built once for all its tests, else the test alone."""
+    module = nodeid.split("::", 1)[0]
+    return module if _has_module_fixture(root / module) else nodeid
 
 
 def pytest_collection_modifyitems(config, items):
     """Under xdist, the tests that run alone first, then the heaviest work: a worker that starts a long
     module last keeps the run going while the other has nothing left, and a serial test waits for
-    whatever the other worker is running. A scope's weight is its tests, a slow one counting thirty
+    whatever the other worker is running. A scope's weight is its tests, a slow one counting thirty.
     (Each worker collects and sorts the same, so their collections agree; a module's tests keep
     their order.)"""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
+    scopes = {item.nodeid: _scope(config.rootpath, item.nodeid) for item in items}
     weight: dict[str, int] = {}
     for item in items:
         w = 30 if item.get_closest_marker("slow") else 1
         w += 10**6 if item.get_closest_marker("serial") else 0
-        weight[_scope(item)] = weight.get(_scope(item), 0) + w
-    items.sort(key=lambda item: -weight[_scope(item)])
+        weight[scopes[item.nodeid]] = weight.get(scopes[item.nodeid], 0) + w
+    items.sort(key=lambda item: -weight[scopes[item.nodeid]])
 
 
 @functools.cache
