@@ -139,21 +139,30 @@ def test_no_cache_and_unusable_or_corrupt_caches_compute(tmp_path, cache, monkey
     assert _cli(*args).output == expected and kept.read_bytes() == b"not a pickle"
 
 
-def test_an_edit_anywhere_in_the_package_changes_the_code_digest():
+def test_an_edit_anywhere_in_the_package_changes_the_code_digest(tmp_path):
     """A report template or query edited in a checkout must not be answered from the older code's
-    cache: the digest covers every file of benchdb/, not only the cache's own folder."""
+    cache: the digest covers every file of benchdb/, not only the cache's own folder. The edit is made
+    to a copy of the package: touching the checkout's own file changed the digest under the tests that
+    run beside this one, and a report they expected from the cache was computed again."""
+    import shutil
     import subprocess
     import sys
 
     import benchdb
 
-    template = Path(benchdb.__file__).parent / "reports" / "templates" / "report.md.j2"
-    digest = [sys.executable, "-c", "from benchdb.store import memo; print(memo.code_digest())"]
+    copy = tmp_path / "benchdb"
+    shutil.copytree(Path(benchdb.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code = "import benchdb; from benchdb.store import memo; print(benchdb.__file__, memo.code_digest())"
+
+    def digest() -> str:
+        # run beside the copy: `-c` puts the working directory first on sys.path
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+        where, value = out.stdout.split()
+        assert Path(where).parent == copy  # the copy was imported, not the checkout
+        return value
+
+    template = copy / "reports" / "templates" / "report.md.j2"
+    before = digest()
     st = template.stat()
-    before = subprocess.run(digest, capture_output=True, text=True, check=True).stdout
-    try:
-        os.utime(template, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
-        after = subprocess.run(digest, capture_output=True, text=True, check=True).stdout
-    finally:
-        os.utime(template, ns=(st.st_atime_ns, st.st_mtime_ns))
-    assert before != after
+    os.utime(template, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert digest() != before
