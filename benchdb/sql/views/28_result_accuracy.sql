@@ -8,9 +8,12 @@
 -- drop where there is one (a task's measured accuracy), else the STS drop, else 1 - agreement
 -- (0.01 = 1 %); accuracy_basis says which. fp32 results are the reference and have
 -- no row, nor do results with neither.
--- fp32_twin: each latest valid result that is not fp32, and the latest valid fp32 result of the same
+-- fp32_twin: each latest valid result that is not fp32, and one latest valid fp32 result of the same
 -- model, batch size, input shape, hardware, backend, mode and threads: what its speedup and its
--- accuracy drop are measured against (report --speed-accuracy, result_accuracy).
+-- accuracy drop are measured against (report --speed-accuracy, result_accuracy). Where several
+-- fp32 series qualify (they differ in options), the twin is the one with the same options (an
+-- fp16 or bf16 result: precision is not an option), else one measured in the same run, else the
+-- latest; never two, so no result is counted twice.
 CREATE OR REPLACE VIEW fp32_twin AS
 SELECT r.result_id, b.result_id AS fp32_result_id
 FROM results_latest r
@@ -18,7 +21,13 @@ JOIN results_latest b
   ON b.model_id = r.model_id AND b.batch_size = r.batch_size AND b.input_shape = r.input_shape
  AND b.hardware_id = r.hardware_id AND b.backend = r.backend AND b.mode = r.mode
  AND b.threads IS NOT DISTINCT FROM r.threads AND b.precision = 'fp32'
-WHERE r.precision <> 'fp32';
+WHERE r.precision <> 'fp32'
+QUALIFY row_number() OVER (
+    PARTITION BY r.result_id
+    ORDER BY CASE WHEN b.options IS NOT DISTINCT FROM r.options THEN 0 ELSE 1 END,
+             CASE WHEN b.run_id = r.run_id THEN 0 ELSE 1 END,
+             b.run_started_at DESC, b.result_id DESC
+) = 1;
 
 CREATE OR REPLACE VIEW result_accuracy AS
 WITH m AS (
