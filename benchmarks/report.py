@@ -157,8 +157,8 @@ def main() -> None:
         f"{name} (computed)": argv for name, argv in commands.items() if name.split()[1:2] in (["report"], ["check"])
     }
     # ... and computed as the first call after a write is: no answer kept for this state of the
-    # warehouse, but benchdb's catalog of its own views kept (built once per code version; with
-    # BENCHDB_NO_CACHE=1 every command builds it again)
+    # warehouse and its catalog check not yet passed, but benchdb's catalog of its own views kept
+    # (built once per code version; with BENCHDB_NO_CACHE=1 every command builds it again)
     after_write = {
         f"{name} (first after a write)": argv
         for name, argv in commands.items()
@@ -179,9 +179,13 @@ def main() -> None:
         for name, argv in commands.items():
             if i == 0 and args.small and name not in memo:
                 continue
-            if name in after_write:  # its own answer only (benchdb.store.memo names it KIND-KEY.pickle)
-                for answer in (work / "answers").glob(f"{name.split()[1]}-*.pickle"):
-                    answer.unlink()
+            if name in after_write:  # its own answer (benchdb.store.memo names it KIND-KEY.pickle), and
+                # the record that this state passed the catalog check: a write makes a new state
+                for kept in [
+                    *(work / "answers").glob(f"{name.split()[1]}-*.pickle"),
+                    *(work / "answers").glob("catalog-*.passed"),
+                ]:
+                    kept.unlink()
             t = time.perf_counter()
             r = subprocess.run(
                 argv, capture_output=True, env={**env, "BENCHDB_NO_CACHE": "1"} if name in fresh else env

@@ -9,6 +9,8 @@ benchdb code, is the same answer. ``benchdb report`` and ``benchdb check`` keep 
 user's cache folder and answer from it while the warehouse, the options and the code are
 unchanged: one ``stat`` instead of starting DuckDB and running the queries. What is
 rendered from an answer (Markdown, HTML, JSON, the report's generation time) is made anew each time.
+The same identity keeps which states passed a check of their own (:func:`passed`): a warehouse's
+stored views and macros are compared with benchdb's once per state, not at every open.
 
 Where: ``$BENCHDB_ANSWERS_DIR``, else ``$BENCHDB_CACHE/answers`` (``$BENCHDB_CACHE`` defaults to
 ``~/.cache/benchdb``, as for exported models); a folder of this user's alone (made 0700; one that another user owns
@@ -173,10 +175,40 @@ def answer(path: Path, kind: str, options: dict[str, Any], compute: Callable[[],
     return value
 
 
+def _check_name(check: str, before: tuple) -> str:
+    from benchdb.startup import duckdb
+
+    # the state alone names the file (device, inode, change time): a symlinked path is the same file
+    key = hashlib.sha256(json.dumps([check, before, code_digest(), duckdb.__version__]).encode()).hexdigest()
+    return f"{check}-{key}.passed"
+
+
+def passed(path: Path, check: str, before: tuple | None) -> bool:
+    """Whether this user's cache says the warehouse state ``before`` passed ``check`` under this
+    code and DuckDB, and ``path`` is still that state (so a connection opened since ``before`` was
+    taken opened it). Any trouble reading the cache means no."""
+    d = private_folder()
+    if d is None or before is None or state(path) != before:
+        return False
+    try:
+        with os.fdopen(open_private(d, _check_name(check, before)), "rb") as f:
+            return f.read() == b"passed"
+    except OSError:
+        return False
+
+
+def record_pass(path: Path, check: str, before: tuple | None) -> None:
+    """Keep that the state ``before`` passed ``check``, when ``path`` is still that state."""
+    d = private_folder()
+    if d is not None and before is not None and state(path) == before:
+        if write_private(d, _check_name(check, before), b"passed"):
+            _trim(d)
+
+
 def _trim(d: Path) -> None:
     entries = []
     for e in os.scandir(d):
-        if e.name.endswith(".pickle") and not e.name.startswith("."):
+        if e.name.endswith((".pickle", ".passed")) and not e.name.startswith("."):
             try:
                 entries.append((e.stat().st_mtime_ns, e.path))
             except OSError:

@@ -166,3 +166,38 @@ def test_an_edit_anywhere_in_the_package_changes_the_code_digest(tmp_path):
     st = template.stat()
     os.utime(template, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     assert digest() != before
+
+
+def test_a_state_that_passed_the_catalog_check_is_not_checked_again_and_an_edit_is_still_refused(tmp_path, cache):
+    """The catalog check (stored views and macros against benchdb's) is kept per state of the file:
+    the second open of an unchanged warehouse skips it; an edit in place, by a program that is not
+    benchdb, is a new state and is refused although the state before it passed."""
+    from benchdb.errors import BenchdbError
+    from benchdb.store import database
+
+    db = _warehouse(tmp_path, runs=("a",))
+    before = memo.state(db)
+    assert not memo.passed(db, "catalog", before)
+    con, _ = database.open_readonly(db)
+    con.close()
+    assert memo.passed(db, "catalog", before)
+    assert [p.suffix for p in cache.iterdir() if p.name.startswith("catalog-")] == [".passed"]
+    # the record speaks for that state only: a state taken before the file changed is not vouched for
+    os.utime(db)
+    assert not memo.passed(db, "catalog", before)
+
+    raw = duckdb.connect(str(db))
+    raw.execute("CREATE OR REPLACE MACRO bdb_pct_min_n(q) AS 1")
+    raw.close()
+    with pytest.raises(BenchdbError, match="bdb_pct_min_n differs"):
+        database.open_readonly(db)
+    assert not memo.passed(db, "catalog", memo.state(db))
+    # a record another user could have planted (not private) vouches for nothing
+    (tmp_path / "good").mkdir()
+    good = _warehouse(tmp_path / "good", runs=("a",))
+    con, _ = database.open_readonly(good)
+    con.close()
+    assert memo.passed(good, "catalog", memo.state(good))
+    for p in cache.iterdir():
+        p.chmod(0o666)
+    assert not memo.passed(good, "catalog", memo.state(good))
