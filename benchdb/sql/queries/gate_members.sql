@@ -2,5 +2,5 @@
 -- processes the gate pools, per series.
 SELECT result_id, series_id
 FROM results
-WHERE list_contains($results, result_id) AND list_contains($series, series_id)
+WHERE result_id IN (SELECT unnest($results)) AND series_id IN (SELECT unnest($series))
   AND status = 'ok' AND validity = 'valid'

@@ -6,5 +6,5 @@ SELECT list_position($series, r.series_id) AS s, list_position($results, x.resul
        x.iteration, x.value
 FROM samples x
 JOIN results r ON r.result_id = x.result_id
-WHERE x.result_id IN (SELECT unnest($results)) AND list_contains($series, r.series_id)
+WHERE x.result_id IN (SELECT unnest($results)) AND r.series_id IN (SELECT unnest($series))
   AND x.metric = $metric AND r.status = 'ok' AND r.validity = 'valid'

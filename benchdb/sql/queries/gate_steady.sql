@@ -6,6 +6,6 @@ SELECT r.result_id, r.series_id,
        coalesce(json_extract_string(r.extra, '$.steady_state.found') = 'true', false) AS found,
        json_extract_string(r.extra, '$.steady_state.reason') AS reason
 FROM results r
-WHERE list_contains($results, r.result_id) AND list_contains($series, r.series_id)
+WHERE r.result_id IN (SELECT unnest($results)) AND r.series_id IN (SELECT unnest($series))
   AND r.status = 'ok' AND r.validity = 'valid'
 ORDER BY r.series_id, r.result_id

@@ -5,5 +5,5 @@ FROM results r
 JOIN runs ru USING (run_id)
 JOIN result_metrics m USING (result_id)
 WHERE m.metric = $metric AND r.status = 'ok' AND r.validity = 'valid' AND ru.started_at < $before
-  AND list_contains($series, r.series_id)
+  AND r.series_id IN (SELECT unnest($series))
 GROUP BY 1
