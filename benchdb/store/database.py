@@ -38,6 +38,8 @@ _LOCK_PID = re.compile(r"PID (\d+)")
 #: Marks a connection benchdb sandboxes: DuckDB shares one database among a process's connections of
 #: equal configuration, so a notebook's own connection to the file (without it) is never changed.
 _SANDBOX = {"custom_user_agent": "benchdb-sandbox"}
+#: The most values of a join's build side DuckDB pushes into a scan as an IN filter (:func:`_sandbox`).
+JOIN_FILTER_VALUES = 10_000
 
 
 #: The name a fresh connection gives the warehouse it attaches (:func:`connect`).
@@ -114,6 +116,13 @@ def _sandbox(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     benchdb's own goes through :func:`benchdb.store.query_guard.check_read_only` first."""
     from benchdb.store import parts
 
+    try:
+        # DuckDB turns a join's build side of at most this many values into an IN filter on the
+        # scan (default 50), which skips the row groups of other results: the parts are sorted by
+        # result id, and the gate asks for hundreds of results at a time.
+        con.execute(f"SET dynamic_or_filter_threshold = {JOIN_FILTER_VALUES}")
+    except duckdb.Error:
+        pass  # configuration locked by a connection of this process: its default
     if not con.execute("SELECT current_setting('enable_external_access')").fetchall()[0][0]:
         return  # a connection of this process sandboxed it already
     folder = parts.folder_for(path)
