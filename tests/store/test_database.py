@@ -4,6 +4,8 @@ catalog this code version caches, the same as one whose migrations run in place.
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
@@ -68,3 +70,36 @@ def test_a_new_warehouse_from_the_cached_blank_is_the_one_built_in_place(tmp_pat
     made = second[3].replace(tzinfo=datetime.timezone.utc) if second[3].tzinfo is None else second[3]
     assert abs(datetime.datetime.now(datetime.timezone.utc) - made).total_seconds() < 120
     assert second[3] >= first[3]
+
+
+def test_a_read_connection_skips_the_row_groups_of_results_it_does_not_ask_for(tmp_path):
+    """The gate asks for hundreds of results at a time: DuckDB makes the ids a join asks for a filter
+    on the samples scan (which skips other results' row groups) only up to
+    ``dynamic_or_filter_threshold`` values, 50 by default; a read connection raises it."""
+    from conftest import make_meta, make_run, write_file
+
+    from benchdb import sql
+    from benchdb.warehouse import Warehouse
+
+    run, res, db = make_run(), tmp_path / "res", tmp_path / "w.duckdb"
+    for bs in range(1, 61):
+        write_file(res, make_meta(run, batch_size=bs), values=[1e-3] * 5)
+    Warehouse(db).ingest([res])
+    con, _ = database.open_readonly(db)
+    try:
+        assert con.execute("SELECT current_setting('dynamic_or_filter_threshold')").fetchall() == [
+            (database.JOIN_FILTER_VALUES,)
+        ]
+        ids = [r for (r,) in con.execute("SELECT result_id FROM results ORDER BY result_id").fetchall()]
+        if int(duckdb.__version__.split(".")[0]) < 2:
+            pytest.skip(f"DuckDB {duckdb.__version__}'s EXPLAIN ANALYZE does not list a scan's dynamic filters")
+        query = sql.load("queries/samples_for.sql")
+        plan = con.execute(f"EXPLAIN ANALYZE {query}", {"ids": ids, "metric": "latency_s"}).fetchall()[0][1]
+        pushed = re.sub(r"[\s│]+", " ", plan[plan.index("Dynamic Filters") :])
+        # the ids themselves, checked against each row group's range; past the default's 50 values the
+        # scan gets a hash probe of the join instead ("result_id IN PRF(#0)"), which skips nothing
+        assert re.search(r"optional: \(result_id IN \('[0-9a-f]{32}'", pushed), pushed[:300]
+    finally:
+        con.close()
+    second, _ = database.open_readonly(db)  # the process's configuration is locked by now: still opens
+    second.close()
