@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 
 from conftest import need_module
 
@@ -86,3 +88,34 @@ def test_clients_are_reused_before_new_ones_are_made():
     a, b, c, every = asyncio.run(run())
     assert a is not b and c is a and every == [a, b]
     assert all(x.is_closed for x in every)
+
+
+def test_a_first_request_imports_nothing_its_clients_did_not_import_before_it():
+    """httpx imports httpcore, h11 and anyio's backend at a client's first request (about 50 ms, ten
+    times that beside a busy process): Clients imports them when it is made, so no timed request pays
+    for them. Run in a fresh interpreter: this one imported them long ago."""
+    code = """
+import asyncio, json, sys
+from benchdb.backends.openai.streams import Clients, stream_request
+from benchdb.schema.serving_metrics import RequestRecord
+from benchdb.testing.stub import StubConfig, StubServer
+
+async def first(url, body):
+    clients = Clients(timeout_s=10)
+    before = set(sys.modules)
+    client = clients.take()
+    rec = RequestRecord(index=0, sent=0.0)
+    await stream_request(client, url + "/v1/completions", body, {"Content-Type": "application/json"}, rec,
+                         chat=False, max_tokens=4)
+    await clients.aclose()
+    return rec, sorted(set(sys.modules) - before)
+
+with StubServer(StubConfig(ttft_ms=1.0, itl_ms=1.0)) as stub:
+    rec, new = asyncio.run(first(stub.url, sys.stdin.buffer.read()))
+print(json.dumps({"tokens": rec.tokens_out, "error": rec.error, "new": new}))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], input=_body(4), capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    got = json.loads(proc.stdout)
+    assert got["error"] is None and got["tokens"] == 4
+    assert got["new"] == [], got["new"]

@@ -7,6 +7,7 @@ failure's words) is decided here for both send paths: httpx's and a replayed tra
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -101,6 +102,12 @@ class Clients:
         except ImportError as e:
             raise BenchdbError("serving benchmarks need httpx: pip install 'benchdb[serving]'") from e
         self.httpx = httpx
+        # what httpx imports at a client's first request (httpcore, h11, anyio's asyncio backend:
+        # 71 modules, 44-54 ms here, ten times that on a busy machine), imported now, before anything
+        # is timed: else the first request of a window without warm-up carried it in its TTFT, and an
+        # open loop's arrivals queued behind it went out in one burst
+        for name in ("httpcore", "h11", "anyio._backends._asyncio"):
+            importlib.import_module(name)
         self.timeout_s = timeout_s
         self.ssl = httpx.create_ssl_context()  # once: building one per client costs ~20 ms
         self.free: list[httpx.AsyncClient] = []
