@@ -73,6 +73,11 @@ def pytest_runtest_protocol(item, nextitem):
         yield
 
 
+def pytest_configure(config):
+    # a serial test runs again where its measurement failed (serial_lock.Retries), inside the lock above
+    config.pluginmanager.register(serial_lock.Retries(), "benchdb-serial-retries")
+
+
 def pytest_xdist_make_scheduler(config, log):
     """Under xdist, the tests of a module with a module-scoped fixture run on one worker, so the
     fixture (a warehouse, an export, a Spark session, a quickstart) is built once, not once a worker;

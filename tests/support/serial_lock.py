@@ -25,6 +25,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 
 def _folder() -> Path | None:
     """The lock files' folder for this test run, shared by its workers; None outside xdist."""
@@ -90,3 +92,63 @@ def pinned(pin: bool) -> Iterator[None]:
         yield
     finally:
         os.sched_setaffinity(0, own)
+
+
+#: How many times a serial test runs before its failure stands.
+ATTEMPTS = 3
+
+
+class Retries:
+    """The plugin that runs serial tests through :func:`run_measured` (registered by tests/conftest.py)."""
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        if item.get_closest_marker("serial") is None:
+            return None
+        return run_measured(item, nextitem)
+
+
+def run_measured(item, nextitem) -> bool:
+    """Run a serial test (``pytest_runtest_protocol``) up to :data:`ATTEMPTS` times, reporting the
+    first attempt that passes, else the last; a pass after a failure says so in a warning.
+
+    A serial test's verdict rests on a measurement, and the serial lock keeps only the suite's own
+    tests away from it: this VM's other tenants and the processes a test left behind still slow it
+    at times (CI runs failed on an open-loop gap of 2.6 ms for 25 and on a steady state found two
+    buckets late, each passing alone). A broken feature fails every attempt; a disturbed measurement
+    rarely fails three in a row. Ordinary tests run once."""
+    from _pytest.runner import call_and_report
+
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    failed: list[str] = []
+    for attempt in range(1, ATTEMPTS + 1):
+        # as _pytest.runner.runtestprotocol, but the teardown's next item is known after the call
+        if hasattr(item, "_request") and not item._request:
+            item._initrequest()
+        try:
+            reports = [call_and_report(item, "setup", False)]
+            if reports[0].passed:
+                reports.append(call_and_report(item, "call", False))
+            bad = [r for r in reports if r.failed]
+            again = bool(bad) and attempt < ATTEMPTS and not (item.session.shouldfail or item.session.shouldstop)
+            # before another attempt only the test's own fixtures go (as if a sibling came next)
+            reports.append(call_and_report(item, "teardown", False, nextitem=item.parent if again else nextitem))
+        finally:
+            if hasattr(item, "_request"):
+                item._request = False
+                item.funcargs = None
+        if not again:
+            break
+        failed.append(f"attempt {attempt}: {bad[0].when}: {_first_line(bad[0])}")
+    if failed and not bad:
+        item.warn(pytest.PytestWarning(f"serial test passed on attempt {attempt} of {ATTEMPTS}; " + "; ".join(failed)))
+    for report in reports:
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True
+
+
+def _first_line(report) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr)
+    return (text.splitlines() or [""])[0][:200]
