@@ -12,6 +12,7 @@ import statistics
 import subprocess
 import sys
 
+import pytest
 from conftest import child, need_module
 
 from benchdb.harness.timing import StopRule
@@ -93,6 +94,9 @@ def test_a_shared_prefix_is_cached_for_the_rest_of_its_group():
     assert [i for i, h in enumerate(hits) if h < 256] == [0, 10, 20], hits
 
 
+# serial: each send is timed against its schedule; beside a busy neighbour (CI at 29e80cd) the p99 lag
+# reached 34 ms
+@pytest.mark.serial
 def test_a_replayed_trace_leaves_on_the_traces_clock(tmp_path):
     trace = tmp_path / "trace.jsonl"
     lines = [
