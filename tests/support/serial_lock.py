@@ -127,12 +127,15 @@ def run_measured(item, nextitem) -> bool:
             item._initrequest()
         try:
             reports = [call_and_report(item, "setup", False)]
-            if reports[0].passed:
+            if reports[0].passed and not item.config.getoption("setuponly", False):
                 reports.append(call_and_report(item, "call", False))
             bad = [r for r in reports if r.failed]
-            again = bool(bad) and attempt < ATTEMPTS and not (item.session.shouldfail or item.session.shouldstop)
-            # before another attempt only the test's own fixtures go (as if a sibling came next)
-            reports.append(call_and_report(item, "teardown", False, nextitem=item.parent if again else nextitem))
+            stopping = bool(item.session.shouldfail or item.session.shouldstop)
+            again = bool(bad) and attempt < ATTEMPTS and not stopping
+            # before another attempt only the test's own fixtures go (as if a sibling came next); a
+            # session about to stop tears everything down, as runtestprotocol does
+            after = item.parent if again else None if stopping else nextitem
+            reports.append(call_and_report(item, "teardown", False, nextitem=after))
         finally:
             if hasattr(item, "_request"):
                 item._request = False
