@@ -206,7 +206,9 @@ KEY_LINES: dict[str, list[Line]] = {
         for conc in (1, 8)  # requests, TTFT and ITL medians (ms), CPU s; no error
     ]
     + [
-        Line(r"^benchdb\s+([\d.]+)\s+[\d.-]+\s+\S+\s+[+-][\d.]+ %\s+[+-][\d.]+ %$", (POSITIVE,)),  # CPU us a chunk
+        # its start-up CPU; its CPU per chunk is printed but not judged here: at --small's 16 to 48
+        # requests the slope is noise beside a busy neighbour (a busy CI run printed -294.4 us)
+        Line(r"^benchdb\s+[-\d.]+\s+([\d.]+)\s+\S+\s+[+-][\d.]+ %\s+[+-][\d.]+ %$", (POSITIVE,)),
         # the comparison with GuideLLM, on its recorded reports (benchmarks/recorded/serving_client/)
         Line(r"^guidellm: replayed, not run: GuideLLM 0\.8\.1's reports at these settings"),
     ]
