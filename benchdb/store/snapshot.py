@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from benchdb import ctrl_c, sql
 from benchdb.errors import BenchdbError, refused_write
-from benchdb.store import database, leases, parts, parts_store
+from benchdb.store import database, leases, memo, parts, parts_store
+from benchdb.store.migrate import mismatch as catalog_mismatch
 
 if TYPE_CHECKING:
     import duckdb
@@ -245,6 +246,9 @@ def write_session(
                 store.publish(con)
                 con.execute("COMMIT")
             con.execute("CHECKPOINT")
+            # The catalog as published, checked here against this code's: the first reader of the
+            # new state then finds it passed (benchdb.store.memo) instead of checking it again.
+            catalog_ok = catalog_mismatch(con) is None
             con.close()
             con = None
             _keep_attributes(st, tmp)
@@ -266,6 +270,7 @@ def write_session(
                 leases.keep(path, *store.opened)
             os.replace(tmp, path)
             published = True  # the catalog names the new parts from here on
+            _vouch_for_catalog(path, catalog_ok)
             parts.fsync(path.parent)  # the rename itself is durable
             _link_samples(named, store)
             leases.read_ranges(path)  # forget the replaced catalogs no reader holds any more
@@ -289,6 +294,13 @@ def write_session(
             if not published:
                 store.abandon()
             _discard(tmp)
+
+
+def _vouch_for_catalog(path: Path, checked: bool) -> None:
+    """Keep that the state just published passed the catalog check (``checked``: its catalog matched
+    this code's when the session closed it), so that its first reader skips that check."""
+    if checked:
+        memo.record_pass(path, "catalog", memo.state(path))
 
 
 def _link_samples(named: Path, store: parts_store.Store) -> None:
