@@ -246,9 +246,7 @@ def write_session(
                 store.publish(con)
                 con.execute("COMMIT")
             con.execute("CHECKPOINT")
-            # The catalog as published, checked here against this code's: the first reader of the
-            # new state then finds it passed (benchdb.store.memo) instead of checking it again.
-            catalog_ok = catalog_mismatch(con) is None
+            catalog_ok = catalog_mismatch(con) is None  # see _vouch_for_catalog
             con.close()
             con = None
             _keep_attributes(st, tmp)
@@ -298,7 +296,8 @@ def write_session(
 
 def _vouch_for_catalog(path: Path, checked: bool) -> None:
     """Keep that the state just published passed the catalog check (``checked``: its catalog matched
-    this code's when the session closed it), so that its first reader skips that check."""
+    this code's when the session closed it), so that its first reader finds it passed
+    (benchdb.store.memo) instead of checking it again."""
     if checked:
         memo.record_pass(path, "catalog", memo.state(path))
 
