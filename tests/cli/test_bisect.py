@@ -277,10 +277,13 @@ def test_sigterm_removes_the_worktrees(tmp_path, when):
     argv += [*QUICK, "--out", str(tmp_path / "results"), "--good", shas[0], "--bad", shas[-1]]
     with child(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
         deadline = time.monotonic() + 300
-        while len(worktrees(repo)) < 2 or (when == "setting-up" and not checked_out(Path(worktrees(repo)[1]))):
+        while True:
+            found = worktrees(repo, settled=False)
+            if len(found) >= 2 and (when == "adding" or checked_out(Path(found[1]))):
+                break
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read() if proc.stderr else ""
             time.sleep(0.02)
-        added = worktrees(repo)[1]
+        added = found[1]
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signal.SIGTERM, err
@@ -299,8 +302,12 @@ def checked_out(worktree: Path) -> bool:
     )
 
 
-def worktrees(repo: Path) -> list[str]:
-    out = subprocess.run(
-        ["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True, text=True, check=True
-    ).stdout
+def worktrees(repo: Path, settled: bool = True) -> list[str]:
+    """The worktrees git lists. Not ``settled`` (a bisect may be adding one at this moment, and git
+    fails to list a worktree whose admin folder is half written): such a failure lists none."""
+    got = subprocess.run(["git", "-C", str(repo), "worktree", "list", "--porcelain"], capture_output=True, text=True)
+    if got.returncode != 0 and not settled:
+        return []
+    got.check_returncode()
+    out = got.stdout
     return [line.removeprefix("worktree ") for line in out.splitlines() if line.startswith("worktree ")]

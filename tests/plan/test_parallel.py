@@ -209,6 +209,7 @@ def test_a_crash_in_one_worker_does_not_stop_the_other(tmp_path):
 
 
 @needs_two
+@pytest.mark.serial  # its gate judges an A/A pair: a test beside it on those cores made one side +48 %
 def test_duet_ab_runs_both_sides_at_once_on_mirrored_cores_swapping_them(tmp_path):
     bench = _bench(tmp_path)
     r = benchdb_cmd(
