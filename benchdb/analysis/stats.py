@@ -6,6 +6,7 @@ them data read from the warehouse.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -95,6 +96,36 @@ def robust_noise(medians) -> float | None:
     d = np.diff(x)
     mad = np.median(np.abs(d - np.median(d))) * 1.4826
     return float(mad / np.sqrt(2.0))  # successive differences carry two points' noise
+
+
+def t_two_sided(level: float, df: int) -> float:
+    """The x with P(|T| < x) = ``level`` for Student's t with ``df`` (an integer >= 1) degrees of
+    freedom: the closed form of P(|T| < x) for integer df (Abramowitz & Stegun 26.7.3-4), inverted
+    by bisection. The gate needs it for 2-30 processes, where scipy would be a dependency for one
+    number."""
+    if not 0 < level < 1 or df < 1:
+        raise ValueError(f"t_two_sided needs 0 < level < 1 and df >= 1, not {level}, {df}")
+
+    def inside(x: float) -> float:
+        theta = math.atan(x / math.sqrt(df))
+        c2, term, total = math.cos(theta) ** 2, 1.0, 1.0
+        if df % 2:  # odd: (2/pi) (theta + sin cos (1 + 2/3 cos^2 + 2.4/3.5 cos^4 + ...))
+            for k in range(1, (df - 1) // 2):
+                term *= c2 * (2 * k) / (2 * k + 1)
+                total += term
+            return 2 / math.pi * (theta + (math.sin(theta) * math.cos(theta) * total if df > 1 else 0.0))
+        for k in range(1, df // 2):  # even: sin (1 + 1/2 cos^2 + 1.3/2.4 cos^4 + ...)
+            term *= c2 * (2 * k - 1) / (2 * k)
+            total += term
+        return math.sin(theta) * total
+
+    lo, hi = 0.0, 1.0
+    while inside(hi) < level:
+        hi *= 2
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if inside(mid) < level else (lo, mid)
+    return (lo + hi) / 2
 
 
 @dataclass

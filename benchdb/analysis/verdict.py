@@ -221,6 +221,11 @@ def _interval_verdict(
             f"whole {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] within +-{t:.1%} "
             "(equivalence: two one-sided tests at 5%)"
         )
+    if e_lo > t or e_hi < -t:  # beyond the threshold at eq_level, not at level
+        return "inconclusive", (
+            f"the {level:.0%} CI [{lo:+.1%}, {hi:+.1%}] is not wholly beyond +-{t:.1%} (the {eq_level:.0%} CI "
+            f"[{eq_lo:+.1%}, {eq_hi:+.1%}] is); measure longer or with more --repeats"
+        )
     return "inconclusive", (
         f"the {eq_level:.0%} CI [{eq_lo:+.1%}, {eq_hi:+.1%}] straddles +-{t:.1%}; measure longer or with more --repeats"
     )

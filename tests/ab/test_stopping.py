@@ -44,8 +44,8 @@ def test_decided_follows_the_gate_on_the_trials_so_far():
     assert not decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip[::-1])), 0.05, 1)
     # a failed side: more trials would not mend it
     assert decided(_group(), _trials(procs(1.0, flip)), _trials(procs(1.0, flip), status="failed"), 0.05, 1)
-    # an equivalence interval that holds at one look (90 %: [-0.3 %, +4.2 %]) is too wide at the
-    # level of 20 looks (99.5 %: [-2.0 %, +5.7 %])
-    near = [1.0, 1.025, 0.975, 1.01]
+    # an equivalence interval that holds at one look (90 %: [+0.5 %, +3.5 %]) is too wide at the
+    # level of 20 looks (99.5 %: [-3.0 %, +6.4 %])
+    near = [1.0, 1.01, 0.99, 1.005]
     base, cand = _trials(procs(1.0, near)), _trials(procs(1.02, near[::-1]))
     assert decided(_group(), base, cand, 0.05, 1) and not decided(_group(), base, cand, 0.05, 20)

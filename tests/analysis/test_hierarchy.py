@@ -215,3 +215,29 @@ def test_intervals_at_several_levels_come_from_one_set_of_resamples():
     want = [v for lv in (0.95, 0.5) for v in (point, *np.quantile(ratios, [(1 - lv) / 2, (1 + lv) / 2]))]
     got = bootstrap_median_ratios(vb, vc, (0.95, 0.5), seed=3)
     assert [v for interval in got for v in interval] == pytest.approx(want, rel=1e-12)
+
+
+def test_student_t_quantiles_match_the_tables():
+    from benchdb.analysis.stats import t_two_sided
+
+    table = {(1, 0.95): 12.7062, (2, 0.95): 4.3027, (2, 0.90): 2.9200, (3, 0.90): 2.3534, (4, 0.95): 2.7764}
+    table |= {(5, 0.99): 4.0321, (9, 0.95): 2.2622, (14, 0.90): 1.7613, (30, 0.95): 2.0423}
+    for (df, level), want in table.items():
+        assert t_two_sided(level, df) == pytest.approx(want, abs=1e-4), (df, level)
+    assert hierarchy.small_sample_factor(1, 0.95) == 1.0
+    assert hierarchy.small_sample_factor(3, 0.95) == pytest.approx(2.689, abs=1e-3)
+    with pytest.raises(ValueError):
+        t_two_sided(1.0, 3)
+
+
+def test_few_processes_that_differ_widely_give_few_false_alarms():
+    """A/A pairs whose processes differ by 20 % (log sd; a loaded CI machine, where a 3-process
+    `--ab` A/A run came out regressed), 3 processes a side: the 95 % interval lies beyond a 5 %
+    threshold in at most 5 % of pairs. Resampling the 3 processes alone gave 35 of 300 (11.7 %)."""
+    rng = np.random.default_rng(1)
+    alarms = 0
+    for trial in range(300):
+        b, c = ([np.exp(rng.normal(0, 0.2)) * np.exp(rng.normal(0, 0.01, 50)) for _ in range(3)] for _ in range(2))
+        ((_, lo, hi),) = hierarchy.ratio_cis(b, c, (0.95,), seed=trial)
+        alarms += lo > 0.05 or hi < -0.05
+    assert alarms <= 15, alarms

@@ -82,15 +82,17 @@ def test_a_a_comparisons_are_almost_never_flagged():
 
 
 def test_real_regressions_are_found_and_direction_respected():
+    # 5 processes a side (--ab's default) of 100 samples; with 3 of 67 the process part of the
+    # interval is 2.7x wider (hierarchy.small_sample_factor) and 10 % is found 38 times in 50
     rng = np.random.default_rng(8)
-    assert sum(_verdict(*_pair(rng, shift=0.10)).verdict == "regressed" for _ in range(50)) >= 48
-    assert sum(_verdict(*_pair(rng, shift=-0.10)).verdict == "improved" for _ in range(50)) >= 48
+    assert sum(_verdict(*_pair(rng, n=500, shift=0.10), processes=5).verdict == "regressed" for _ in range(50)) >= 48
+    assert sum(_verdict(*_pair(rng, n=500, shift=-0.10), processes=5).verdict == "improved" for _ in range(50)) >= 48
     # throughput-like units regress downward
-    b, c = _pair(rng, shift=-0.10)
+    b, c = _pair(rng, n=500, shift=-0.10)
     v = verdict.judge(
         {},
-        gate.SideSamples("ok", "valid", unit="tokens/s", values=b, processes=np.array_split(np.asarray(b), 3)),
-        gate.SideSamples("ok", "valid", unit="tokens/s", values=c, processes=np.array_split(np.asarray(c), 3)),
+        gate.SideSamples("ok", "valid", unit="tokens/s", values=b, processes=np.array_split(np.asarray(b), 5)),
+        gate.SideSamples("ok", "valid", unit="tokens/s", values=c, processes=np.array_split(np.asarray(c), 5)),
         threshold=0.05,
         interleaved=True,
     )
@@ -150,6 +152,19 @@ def test_a_change_whose_whole_interval_is_inside_the_threshold_is_unchanged():
     )
     assert straddle.ci_low < 0.05 < straddle.ci_high and straddle.eq_low < 0.05 < straddle.eq_high
     assert straddle.verdict == "inconclusive" and "straddles" in straddle.reason
+    # beyond the threshold at 90 %, not at 95 %: the reason names the interval that falls short
+    rng = np.random.default_rng(3)
+    tight = [rng.normal(0.01, 1e-5, 1000) for _ in range(3)]
+    apart = [rng.normal(0.01 * f, 1e-5, 1000) for f in (1.09, 1.12, 1.15)]
+    short = verdict.judge(
+        {},
+        gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(tight), processes=tight),
+        gate.SideSamples("ok", "valid", unit="s", values=np.concatenate(apart), processes=apart),
+        threshold=0.05,
+        interleaved=True,
+    )
+    assert short.ci_low < 0.05 < short.eq_low and short.verdict == "inconclusive"
+    assert short.reason.startswith(f"the 95% CI [{short.ci_low:+.1%}, {short.ci_high:+.1%}] is not wholly beyond")
 
 
 def test_noisy_history_raises_the_threshold():
